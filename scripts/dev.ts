@@ -1,0 +1,65 @@
+// `npm run dev`: the whole service on this machine. Postgres (embedded unless DATABASE_URL is
+// set) with the migrations, the Neon driver's local proxies, a demo installation, and
+// `wrangler dev` on http://127.0.0.1:8787. Ctrl-C stops everything it started.
+import { spawn } from 'node:child_process';
+import pg from 'pg';
+import { createInstallation, addApiKey } from './seed';
+import { startLocalStack } from './stack';
+import { quietWranglerEnv, workerVars } from './worker-vars';
+
+const PORT = Number(process.env.PORT ?? 8787);
+
+async function ensureDemoInstallation(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const given = process.env.HELPDESK_DEV_API_KEY;
+    const { rows } = await client.query(`SELECT i.id, u.id AS owner_id FROM installations i JOIN users u ON u.installation_id = i.id AND u.role = 'owner' WHERE i.site_name = 'demo' ORDER BY u.id LIMIT 1`);
+    if (rows.length === 0) {
+      const demo = await createInstallation(client, 'demo', given);
+      console.log(`\nDemo installation created. Owner API key (shown once${given ? ', from HELPDESK_DEV_API_KEY' : ''}):\n\n    ${demo.users.owner.apiKey}\n`);
+    } else if (given) {
+      await addApiKey(client, rows[0].id, rows[0].owner_id, given);
+      console.log('\nDemo installation ready; HELPDESK_DEV_API_KEY works as the owner key.\n');
+    } else {
+      console.log('\nDemo installation ready; its owner key was printed when it was first created.');
+      console.log('Set HELPDESK_DEV_API_KEY to choose a key, or delete .data/postgres-dev to start afresh.\n');
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const stack = await startLocalStack({ purpose: 'dev' });
+  await ensureDemoInstallation(stack.databaseUrl);
+
+  const vars = Object.entries(workerVars(stack)).flatMap(([key, value]) => ['--var', `${key}:${value}`]);
+  const wrangler = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(PORT), ...vars], {
+    stdio: 'inherit',
+    env: { ...process.env, ...quietWranglerEnv },
+    detached: true,
+  });
+
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    if (wrangler.exitCode === null && wrangler.pid) {
+      try {
+        process.kill(-wrangler.pid, 'SIGTERM');
+      } catch {}
+    }
+    await stack.stop().catch((e) => console.error(e));
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  wrangler.on('exit', (code) => void stop(code ?? 0));
+  console.log(`Serving on http://127.0.0.1:${PORT}  (API reference: http://127.0.0.1:${PORT}/v2/docs)`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

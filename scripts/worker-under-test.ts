@@ -1,0 +1,45 @@
+// The Worker as tests and benchmarks run it: the bundle `wrangler deploy` would upload, served
+// by workerd through Miniflare with the bindings of wrangler.toml and the local stack's vars.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Miniflare } from 'miniflare';
+import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import type { LocalStack } from './stack';
+import { quietWranglerEnv, workerVars } from './worker-vars';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Bundles the Worker exactly as a deploy would, into `outdir`; returns the entry module. */
+export function buildWorker(outdir: string): string {
+  execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir], {
+    cwd: root,
+    env: { ...process.env, ...quietWranglerEnv },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return path.join(outdir, 'index.js');
+}
+
+export interface WorkerUnderTest {
+  url: string;
+  miniflare: Miniflare;
+  stop(): Promise<void>;
+}
+
+export async function startWorker(stack: LocalStack, options: { outdir: string; port?: number }): Promise<WorkerUnderTest> {
+  Object.assign(process.env, quietWranglerEnv);
+  const scriptPath = buildWorker(options.outdir);
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, 'wrangler.toml'));
+  const miniflare = new Miniflare({
+    ...(workerOptions as object),
+    name: 'helpdesk-api',
+    modules: true,
+    scriptPath,
+    bindings: { ...workerOptions.bindings, ...workerVars(stack) },
+    host: '127.0.0.1',
+    port: options.port ?? 0,
+    // Durable Object storage, queues and caches stay in memory: each run starts clean.
+  } as ConstructorParameters<typeof Miniflare>[0]);
+  const url = (await miniflare.ready).toString().replace(/\/$/, '');
+  return { url, miniflare, stop: () => miniflare.dispose() };
+}

@@ -1,0 +1,19 @@
+// What the Worker needs to reach the local stack, and the environment that keeps wrangler offline.
+import type { LocalStack } from './stack';
+
+/** Without these wrangler tries to reach the internet. */
+export const quietWranglerEnv = {
+  WRANGLER_SEND_METRICS: 'false',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  WRANGLER_HIDE_BANNER: 'true',
+};
+
+/** The Worker's variables for the local stack: the database and the Neon driver's two local stand-ins. */
+export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort' | 'sqlHttpUrl'>): Record<string, string> {
+  return {
+    ENVIRONMENT: 'development',
+    DATABASE_URL: stack.databaseUrl,
+    NEON_LOCAL_WS_PROXY: `127.0.0.1:${stack.wsProxyPort}`,
+    NEON_LOCAL_SQL_HTTP: stack.sqlHttpUrl,
+  };
+}

@@ -1,0 +1,15 @@
+import type { Principal } from './auth/principal';
+import type { Database, DatabaseEnv } from './db/client';
+
+/** The Worker's bindings, as `wrangler.toml` declares them. */
+export interface Env extends DatabaseEnv {
+  /** `production` turns off nothing yet; reported by the health check. */
+  ENVIRONMENT?: string;
+  CONVERSATION_ROOMS: DurableObjectNamespace;
+  JOBS: Queue<import('./jobs/queue').JobMessage>;
+}
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: { principal: Principal; db: Database };
+}

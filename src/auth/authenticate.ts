@@ -1,0 +1,51 @@
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../app-env';
+import type { Database } from '../db/client';
+import { credentials, users } from '../db/schema';
+import { ApiError } from '../http/errors';
+import { presentedSecret } from './credentials';
+import type { Principal } from './principal';
+import { hashSecret } from './secrets';
+
+/**
+ * Credentials seen in the last 30 seconds, per isolate: a busy client pays the look-up once,
+ * not on every request. A revoked key or a changed role takes effect within that time.
+ */
+const CACHE_MS = 30_000;
+const CACHE_MAX = 5_000;
+const recent = new Map<string, { principal: Principal; until: number }>();
+
+async function lookUp(db: Database, hash: string): Promise<Principal | undefined> {
+  const [row] = await db.http
+    .select({ installationId: credentials.installationId, userId: credentials.userId, role: users.role })
+    .from(credentials)
+    .innerJoin(users, and(eq(users.id, credentials.userId), eq(users.installationId, credentials.installationId)))
+    .where(
+      and(
+        eq(credentials.secretHash, hash),
+        isNull(credentials.revokedAt),
+        or(isNull(credentials.expiresAt), gt(credentials.expiresAt, sql`now()`)),
+        eq(users.state, 'active'),
+      ),
+    );
+  return row;
+}
+
+/** Resolves the caller from the Authorization header: 401 with `WWW-Authenticate` when it cannot. */
+export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const secret = presentedSecret(c.req.header('authorization'));
+  if (!secret) throw ApiError.unauthorized('send an API key as "Authorization: Bearer <key>"');
+  const hash = await hashSecret(secret);
+  const now = Date.now();
+  const cached = recent.get(hash);
+  let principal = cached && cached.until > now ? cached.principal : undefined;
+  if (!principal) {
+    principal = await lookUp(c.var.db, hash);
+    if (!principal) throw ApiError.unauthorized('the credential is not valid');
+    if (recent.size >= CACHE_MAX) recent.clear();
+    recent.set(hash, { principal, until: now + CACHE_MS });
+  }
+  c.set('principal', principal);
+  await next();
+};

@@ -1,0 +1,65 @@
+import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import type { SQL } from 'drizzle-orm';
+import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
+import { drizzle as drizzlePool, type NeonDatabase } from 'drizzle-orm/neon-serverless';
+import * as schema from './schema';
+
+/** What the database part of the Worker's environment holds. */
+export interface DatabaseEnv {
+  DATABASE_URL: string;
+  /** Local stack only: `host:port` of the WebSocket-to-TCP proxy in front of a plain Postgres. */
+  NEON_LOCAL_WS_PROXY?: string;
+  /** Local stack only: address of the SQL-over-HTTP stand-in for Neon's HTTP endpoint. */
+  NEON_LOCAL_SQL_HTTP?: string;
+}
+
+export type Transaction = Parameters<Parameters<NeonDatabase<typeof schema>['transaction']>[0]>[0];
+
+/** Anything a statement can run on: the HTTP client or an open transaction. */
+export interface Queryable {
+  execute(query: SQL): Promise<{ rows: Record<string, unknown>[] }>;
+}
+
+/**
+ * The connection strategy (see docs/connection-strategy.md): single statements and reads go over
+ * the driver's HTTP mode, which opens no connection of the Worker's own; interactive
+ * transactions take one pooled WebSocket connection, opened on first use and closed with the
+ * request. Never one connection per query.
+ */
+export interface Database {
+  http: Queryable & ReturnType<typeof drizzleHttp<typeof schema>>;
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Ends the WebSocket pool if one was opened. */
+  close(): Promise<void>;
+}
+
+function applyLocalStackSettings(env: DatabaseEnv): void {
+  if (env.NEON_LOCAL_SQL_HTTP) {
+    neonConfig.fetchEndpoint = env.NEON_LOCAL_SQL_HTTP;
+  }
+  if (env.NEON_LOCAL_WS_PROXY) {
+    const proxy = env.NEON_LOCAL_WS_PROXY;
+    neonConfig.wsProxy = (host, port) => `${proxy}/v2?address=${host}:${port}`;
+    neonConfig.useSecureWebSocket = false;
+    neonConfig.pipelineTLS = false;
+    neonConfig.pipelineConnect = false;
+  }
+}
+
+export function openDatabase(env: DatabaseEnv): Database {
+  applyLocalStackSettings(env);
+  const http = drizzleHttp(neon(env.DATABASE_URL), { schema });
+  let pool: Pool | undefined;
+  return {
+    http: http as Database['http'],
+    transaction(work) {
+      pool ??= new Pool({ connectionString: env.DATABASE_URL, max: 1 });
+      return drizzlePool(pool, { schema }).transaction(work);
+    },
+    async close() {
+      const open = pool;
+      pool = undefined;
+      await open?.end();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { integer, text, timestamp } from 'drizzle-orm/pg-core';
+
+/**
+ * The columns every tenant-owned record carries: its installation and the audit set of the
+ * wire conventions. `createdBy`, `updatedBy` and `deletedBy` are user ids (no foreign key, so a
+ * removed user never blocks anything).
+ */
+export function auditColumns() {
+  return {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    installationId: integer('installation_id').notNull(),
+    state: text('state', { enum: ['active', 'deleted'] }).notNull().default('active'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdBy: integer('created_by'),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedBy: integer('updated_by'),
+    deletedAt: timestamp('deleted_at', { withTimezone: true, precision: 3 }),
+    deletedBy: integer('deleted_by'),
+  };
+}

@@ -1,0 +1,4 @@
+export * from './identity';
+export * from './customers';
+export * from './inboxes';
+export * from './companies';

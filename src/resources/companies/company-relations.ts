@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import {
+  companyAddresses,
+  companyCustomers,
+  companyDomains,
+  companyPhones,
+  companySocialLinks,
+  companyTimelogSettings,
+  PHONE_TYPES,
+  SOCIAL_LINK_TYPES,
+} from '../../db/schema';
+import { customerShape } from '../customers/customer-shape';
+import { hasMany, hasOne, manyToMany } from '../engine/relations';
+import type { RecordShape, WritableField } from '../engine/resource';
+
+const text = (max: number) => z.string().trim().max(max).nullable();
+
+/** The fields of a related record, and its shape built from them. */
+function related(type: string, table: RecordShape['table'], fields: Record<string, WritableField>) {
+  const properties = Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, field.column]));
+  return { shape: { type, table, properties } satisfies RecordShape, fields };
+}
+
+const addresses = related('addresses', companyAddresses, {
+  line1: { column: companyAddresses.line1, schema: text(255) },
+  line2: { column: companyAddresses.line2, schema: text(255) },
+  city: { column: companyAddresses.city, schema: text(120) },
+  region: { column: companyAddresses.region, schema: text(120) },
+  postalCode: { column: companyAddresses.postalCode, schema: text(32) },
+  country: { column: companyAddresses.country, schema: text(120) },
+});
+
+const domains = related('domains', companyDomains, {
+  name: {
+    column: companyDomains.name,
+    schema: z.string().trim().toLowerCase().regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/, 'must be a domain name such as example.com'),
+    required: true,
+  },
+});
+
+const phones = related('phones', companyPhones, {
+  number: { column: companyPhones.number, schema: z.string().trim().min(1).max(40), required: true },
+  type: { column: companyPhones.type, schema: z.enum(PHONE_TYPES) },
+  countryCode: { column: companyPhones.countryCode, schema: text(8) },
+  extension: { column: companyPhones.extension, schema: text(16) },
+});
+
+const socialLinks = related('sociallinks', companySocialLinks, {
+  type: { column: companySocialLinks.type, schema: z.enum(SOCIAL_LINK_TYPES) },
+  url: { column: companySocialLinks.url, schema: z.url({ protocol: /^https?$/ }).max(2048), required: true },
+});
+
+const timelogSettings = related('timelogsettings', companyTimelogSettings, {
+  billable: { column: companyTimelogSettings.billable, schema: z.boolean() },
+  hourlyRate: {
+    column: companyTimelogSettings.hourlyRate,
+    // numeric(12,2): a string keeps cents exact on the way in
+    schema: z.union([z.number().nonnegative().max(9_999_999_999.99), z.string().regex(/^\d{1,10}(\.\d{1,2})?$/)]).transform(String).nullable(),
+  },
+  currency: { column: companyTimelogSettings.currency, schema: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as EUR').nullable() },
+});
+
+/** The company's `includes` names, each readable through `includes` and writable through its property. */
+export const companyRelations = {
+  addresses: hasMany({ ...addresses, parentKey: companyAddresses.companyId }),
+  customers: manyToMany({
+    target: customerShape,
+    through: companyCustomers,
+    parentKey: companyCustomers.companyId,
+    targetKey: companyCustomers.customerId,
+  }),
+  domains: hasMany({ ...domains, parentKey: companyDomains.companyId }),
+  phones: hasMany({ ...phones, parentKey: companyPhones.companyId }),
+  sociallinks: hasMany({ ...socialLinks, parentKey: companySocialLinks.companyId }),
+  timelogsettings: hasOne({ ...timelogSettings, parentKey: companyTimelogSettings.companyId }),
+};

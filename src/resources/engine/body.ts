@@ -1,0 +1,84 @@
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { ApiError, type ErrorEntry } from '../../http/errors';
+
+/** Bodies larger than this answer 413. */
+export const MAX_BODY_BYTES = 1_000_000;
+
+/** Audit properties a client may send back (even as 0 or null) and that are ignored. */
+const AUDIT_PROPERTIES = ['state', 'createdAt', 'createdBy', 'updatedAt', 'updatedBy', 'deletedAt', 'deletedBy'];
+
+function without(value: unknown, names: readonly string[]): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const name of names) delete copy[name];
+  return copy;
+}
+
+/** Accepts the read-only audit properties beside the schema's own and drops them. */
+export function ignoringReadOnly<T extends z.ZodType>(schema: T, alsoIgnored: readonly string[] = []) {
+  const names = [...AUDIT_PROPERTIES, ...alsoIgnored];
+  return z.preprocess((value) => without(value, names), schema);
+}
+
+/** Reads a JSON body: 415 when it says it is not JSON, 413 when too large, 400 when it does not parse. */
+export async function readJson(c: Context): Promise<unknown> {
+  const type = c.req.header('content-type');
+  if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
+    throw new ApiError(415, [{ code: 'unsupportedMediaType', source: 'body', detail: 'send the body as application/json' }]);
+  }
+  const declared = Number(c.req.header('content-length') ?? 0);
+  const text = declared > MAX_BODY_BYTES ? '' : await c.req.text();
+  if (declared > MAX_BODY_BYTES || text.length > MAX_BODY_BYTES) {
+    throw new ApiError(413, [{ code: 'tooLarge', source: 'body', detail: `the body is larger than ${MAX_BODY_BYTES} bytes` }]);
+  }
+  if (text.trim() === '') throw ApiError.invalid('body', 'a JSON body is required');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw ApiError.invalid('body', 'the body is not valid JSON');
+  }
+}
+
+/**
+ * The record of a body that arrives wrapped (`{"company": {...}}`, with `included` and `meta`
+ * beside it ignored) or bare (`{...}`).
+ */
+export function unwrapRecord(body: unknown, wrapper: string): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw ApiError.invalid('body', `expected a JSON object, bare or wrapped as {"${wrapper}": {...}}`);
+  }
+  const object = body as Record<string, unknown>;
+  if (!(wrapper in object)) return object;
+  const unknown = Object.keys(object).filter((key) => key !== wrapper && key !== 'included' && key !== 'meta');
+  if (unknown.length) throw ApiError.invalid(unknown[0]!, 'unknown property');
+  const record = object[wrapper];
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+    throw ApiError.invalid(wrapper, 'expected an object');
+  }
+  return record as Record<string, unknown>;
+}
+
+function pathOf(prefix: string, path: readonly PropertyKey[]): string {
+  let source = prefix;
+  for (const part of path) source += typeof part === 'number' ? `[${part}]` : `.${String(part)}`;
+  return source;
+}
+
+/** Zod's issues as entries of the error body, each naming the property at fault. */
+export function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix: string): ErrorEntry[] {
+  return issues.flatMap((issue): ErrorEntry[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ code: 'invalid', source: pathOf(prefix, [...issue.path, key]), detail: 'unknown property' }));
+    }
+    const missing = issue.code === 'invalid_type' && issue.input === undefined;
+    return [{ code: 'invalid', source: pathOf(prefix, issue.path), detail: missing ? 'must be set' : issue.message }];
+  });
+}
+
+/** Validates with the schema or answers 400 naming every property at fault. */
+export function validate<T extends z.ZodType>(schema: T, value: unknown, prefix: string): z.output<T> {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (!result.success) throw new ApiError(400, issuesToErrors(result.error.issues, prefix));
+  return result.data;
+}

@@ -1,0 +1,25 @@
+import { ApiError } from '../../http/errors';
+import type { ResourceDeclaration } from './resource';
+
+/** The SQLSTATE and constraint of a database error, from either driver mode, wrapped or not. */
+function sqlState(error: unknown): { code?: string; constraint?: string } {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const candidate = current as { code?: unknown; constraint?: unknown; cause?: unknown };
+    if (typeof candidate.code === 'string' && /^[0-9A-Z]{5}$/.test(candidate.code)) {
+      return { code: candidate.code, constraint: typeof candidate.constraint === 'string' ? candidate.constraint : undefined };
+    }
+    current = candidate.cause;
+  }
+  return {};
+}
+
+/** Turns a unique violation the resource declared into its 409; anything else goes on as it was. */
+export function translateDbError(error: unknown, resource: ResourceDeclaration): unknown {
+  const { code, constraint } = sqlState(error);
+  if (code === '23505') {
+    const known = constraint ? resource.unique?.[constraint] : undefined;
+    return known ? ApiError.conflict(known.source, known.detail) : ApiError.conflict(resource.singular, 'conflicts with an existing record');
+  }
+  return error;
+}

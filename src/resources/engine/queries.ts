@@ -1,0 +1,97 @@
+import { and, eq, sql, type Column, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../../db/client';
+import { finishRecord, recordJson } from './record-json';
+import { shapeOf, type AuditedTable, type ResourceDeclaration } from './resource';
+
+/**
+ * The one place tenancy enters a query: every statement the engine runs on a resource's table
+ * selects through this, so another installation's record is simply not there (a 404).
+ * Deleted records are left out unless the caller's filter asks about `state`.
+ */
+export function tenantScope(table: AuditedTable, installationId: number, withDeleted = false): SQL {
+  return withDeleted ? eq(table.installationId, installationId) : and(eq(table.installationId, installationId), eq(table.state, 'active'))!;
+}
+
+export interface RecordSelection {
+  installationId: number;
+  where?: SQL;
+  withDeleted?: boolean;
+  includes: readonly string[];
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+  order: { expr: Column | SQL; descending: boolean } | undefined;
+}
+
+export type WireRecord = Record<string, unknown>;
+
+export interface RecordsResult {
+  records: WireRecord[];
+  included: Record<string, WireRecord[]>;
+  total: number;
+}
+
+function includeColumns(resource: ResourceDeclaration, includes: readonly string[]): SQL[] {
+  return includes.map((name) => sql`${resource.relations[name]!.recordsJson(resource.table)} AS ${sql.identifier(`inc_${name}`)}`);
+}
+
+/** Puts the related records of each row into `included`, once each, and references on the record. */
+function assemble(resource: ResourceDeclaration, rows: Record<string, unknown>[], includes: readonly string[]): Omit<RecordsResult, 'total'> {
+  const included: Record<string, Map<number, WireRecord>> = {};
+  const records = rows.map((row) => {
+    const record = finishRecord(row.record as WireRecord);
+    for (const name of includes) {
+      const relation = resource.relations[name]!;
+      const related = (row[`inc_${name}`] as WireRecord[]).map(finishRecord);
+      const seen = (included[relation.type] ??= new Map());
+      for (const item of related) seen.set(item.id as number, item);
+      const refs = related.map((item) => ({ id: item.id, type: relation.type }));
+      record[name] = relation.cardinality === 'many' ? refs : (refs[0] ?? null);
+    }
+    return record;
+  });
+  return { records, included: Object.fromEntries(Object.entries(included).map(([type, byId]) => [type, [...byId.values()]])) };
+}
+
+function scopeOf(resource: ResourceDeclaration, selection: RecordSelection): SQL {
+  return and(tenantScope(resource.table, selection.installationId, selection.withDeleted), selection.where)!;
+}
+
+/** One record by id, with what it includes: one statement. */
+export async function selectOne(db: Queryable, resource: ResourceDeclaration, id: number, selection: RecordSelection): Promise<RecordsResult | undefined> {
+  const t = resource.table;
+  const { rows } = await db.execute(sql`
+    SELECT ${recordJson(shapeOf(resource))} AS record ${sql.join(includeColumns(resource, selection.includes).map((c) => sql`, ${c}`))}
+    FROM ${t} WHERE ${scopeOf(resource, selection)} AND ${t.id} = ${id}`);
+  if (rows.length === 0) return undefined;
+  return { ...assemble(resource, rows, selection.includes), total: 1 };
+}
+
+/**
+ * A page of records with what they include and the total that matches: one statement, whatever
+ * the page size. The inner query picks the page's ids; the outer one builds only those records.
+ */
+export async function selectPage(db: Queryable, resource: ResourceDeclaration, selection: RecordSelection, page: Page): Promise<RecordsResult> {
+  const t = resource.table;
+  const direction = page.order?.descending ? sql`DESC` : sql`ASC`;
+  const order = page.order ? sql`${page.order.expr} ${direction}, ${t.id} ${direction}` : sql`${t.id} ASC`;
+  const scope = scopeOf(resource, selection);
+  const { rows } = await db.execute(sql`
+    SELECT ${recordJson(shapeOf(resource))} AS record ${sql.join(includeColumns(resource, selection.includes).map((c) => sql`, ${c}`))},
+      page.total
+    FROM (
+      SELECT ${t.id} AS page_id, count(*) OVER ()::int AS total, row_number() OVER (ORDER BY ${order}) AS position
+      FROM ${t} WHERE ${scope}
+      ORDER BY position LIMIT ${page.limit} OFFSET ${page.offset}
+    ) page
+    JOIN ${t} ON ${t.id} = page.page_id
+    ORDER BY page.position`);
+  let total = (rows[0]?.total as number | undefined) ?? 0;
+  if (rows.length === 0 && page.offset > 0) {
+    const counted = await db.execute(sql`SELECT count(*)::int AS total FROM ${t} WHERE ${scope}`);
+    total = counted.rows[0]!.total as number;
+  }
+  return { ...assemble(resource, rows, selection.includes), total };
+}

@@ -1,0 +1,63 @@
+import type { Context } from 'hono';
+import type { AppEnv } from '../../app-env';
+import { requireRole } from '../../auth/access';
+import { ApiError } from '../../http/errors';
+import { pathParam } from '../../http/route';
+import { compiled } from './compiled';
+import { parseIncludes, parseOrdering, parsePaging } from './list-params';
+import { selectOne, selectPage, type RecordsResult } from './queries';
+import type { ResourceDeclaration } from './resource';
+import { selectionFromFilter } from './selection';
+
+/** `{"company": {...}, "included": {...}}` */
+export function oneRecordBody(resource: ResourceDeclaration, result: RecordsResult) {
+  return { [resource.singular]: result.records[0], included: result.included };
+}
+
+/** A record by id in the caller's installation, or the spec's 404 error body. */
+export async function readOne(c: Context<AppEnv>, resource: ResourceDeclaration, id: number, includes: readonly string[]) {
+  const result = await selectOne(c.var.db.http, resource, id, { installationId: c.var.principal.installationId, includes });
+  if (!result) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
+  return oneRecordBody(resource, result);
+}
+
+export function listHandler(resource: ResourceDeclaration) {
+  return async (c: Context<AppEnv>) => {
+    requireRole(c.var.principal, resource.access.read);
+    const compiledResource = compiled(resource);
+    const query = c.req.query();
+    const paging = parsePaging(query);
+    const ordering = parseOrdering(query, Object.keys(compiledResource.orderFields));
+    const includes = parseIncludes(query.includes, compiledResource.includeNames);
+    const selection = selectionFromFilter(query.filter, compiledResource, c.var.principal);
+    const result = await selectPage(c.var.db.http, resource, { ...selection, includes }, {
+      limit: paging.pageSize,
+      offset: (paging.page - 1) * paging.pageSize,
+      order: ordering.name ? { expr: compiledResource.orderFields[ordering.name]!, descending: ordering.descending } : undefined,
+    });
+    const pages = Math.ceil(result.total / paging.pageSize);
+    return c.json({
+      [resource.type]: result.records,
+      included: result.included,
+      meta: {
+        page: {
+          page: paging.page,
+          pageSize: paging.pageSize,
+          pageOffset: (paging.page - 1) * paging.pageSize,
+          count: result.total,
+          pages,
+          hasMore: paging.page < pages,
+        },
+      },
+    });
+  };
+}
+
+export function getHandler(resource: ResourceDeclaration) {
+  return async (c: Context<AppEnv>) => {
+    requireRole(c.var.principal, resource.access.read);
+    const id = pathParam(c, 'id');
+    const includes = parseIncludes(c.req.query('includes'), compiled(resource).includeNames);
+    return c.json(await readOne(c, resource, id, includes));
+  };
+}

@@ -1,0 +1,28 @@
+import type { SQL } from 'drizzle-orm';
+import type { Principal } from '../../auth/principal';
+import { compileFilter, parseFilter } from './filter';
+import type { CompiledResource } from './compiled';
+
+/** Whether a parsed filter names the field anywhere, under `$and`/`$or` too. */
+function names(filter: unknown, field: string): boolean {
+  if (Array.isArray(filter)) return filter.some((item) => names(item, field));
+  if (filter === null || typeof filter !== 'object') return false;
+  return Object.entries(filter).some(([key, value]) => key === field || (key.startsWith('$') && names(value, field)));
+}
+
+export interface FilterSelection {
+  installationId: number;
+  where: SQL | undefined;
+  /** a filter on `state` reaches deleted records too */
+  withDeleted: boolean;
+}
+
+/** The records a `filter` parameter selects in the caller's installation. */
+export function selectionFromFilter(raw: string | undefined, compiledResource: CompiledResource, who: Principal): FilterSelection {
+  const filter = parseFilter(raw);
+  return {
+    installationId: who.installationId,
+    where: compileFilter(filter, compiledResource.filterFields),
+    withDeleted: names(filter, 'state'),
+  };
+}

@@ -1,0 +1,29 @@
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startLocalStack } from '../../scripts/stack';
+import { startWorker } from '../../scripts/worker-under-test';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    workerUrl: string;
+    databaseUrl: string;
+  }
+}
+
+/** One throwaway database and one Worker in workerd for the whole run. */
+export default async function setup(project: TestProject) {
+  const stack = await startLocalStack({ purpose: 'test' });
+  let worker;
+  try {
+    worker = await startWorker(stack, { outdir: path.resolve('.wrangler/test-build') });
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+  project.provide('workerUrl', worker.url);
+  project.provide('databaseUrl', stack.databaseUrl);
+  return async () => {
+    await worker.stop();
+    await stack.stop();
+  };
+}
