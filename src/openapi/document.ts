@@ -1,8 +1,21 @@
 import { z } from 'zod';
 import { registry, type RouteDoc } from './registry';
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  return z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+type Components = Record<string, unknown>;
+
+/**
+ * A zod schema as JSON Schema. Schemas named with `.meta({ id })` move to
+ * `components.schemas` (input ones with an `Input` suffix, as they may differ), and their
+ * references are rewritten to point there.
+ */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Components): Record<string, unknown> {
+  const suffix = io === 'input' ? 'Input' : '';
+  const { $schema, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  void $schema;
+  const relink = (value: unknown) =>
+    JSON.parse(JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, (_, id: string) => `"#/components/schemas/${id}${suffix}"`));
+  for (const [id, definition] of Object.entries(($defs ?? {}) as Record<string, unknown>)) components[`${id}${suffix}`] = relink(definition);
+  return relink(rest);
 }
 
 function pathParameters(path: string) {
@@ -14,11 +27,11 @@ function pathParameters(path: string) {
   }));
 }
 
-function operation(route: RouteDoc) {
+function operation(route: RouteDoc, components: Components) {
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(route.responses)) {
     responses[status] = response.schema
-      ? { description: response.description, content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } } }
+      ? { description: response.description, content: { 'application/json': { schema: jsonSchema(response.schema, 'output', components) } } }
       : { description: response.description };
   }
   return {
@@ -34,7 +47,7 @@ function operation(route: RouteDoc) {
       ? {
           requestBody: {
             required: route.body.required,
-            content: { [route.body.contentType ?? 'application/json']: { schema: jsonSchema(route.body.schema, 'input') } },
+            content: { [route.body.contentType ?? 'application/json']: { schema: jsonSchema(route.body.schema, 'input', components) } },
           },
         }
       : {}),
@@ -48,7 +61,8 @@ let cached: unknown;
 export function openApiDocument(): unknown {
   if (cached) return cached;
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of registry) (paths[route.path] ??= {})[route.method] = operation(route);
+  const schemas: Components = {};
+  for (const route of registry) (paths[route.path] ??= {})[route.method] = operation(route, schemas);
   cached = {
     openapi: '3.1.0',
     info: {
@@ -59,6 +73,7 @@ export function openApiDocument(): unknown {
     servers: [{ url: '/' }],
     security: [{ bearer: [] }, { basic: [] }],
     components: {
+      schemas,
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'an API key or an OAuth 2.0 access token' },
         basic: { type: 'http', scheme: 'basic', description: 'the API key as user name, any password' },

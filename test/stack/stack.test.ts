@@ -4,6 +4,9 @@ import { Pool, neon, neonConfig } from '@neondatabase/serverless';
 import { existsSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import pg from 'pg';
+import { sql as dsql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/neon-http';
+import { jsonb, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ws from 'ws';
 import { startLocalStack, type LocalStack } from '../../scripts/stack/index.js';
@@ -143,6 +146,23 @@ describe('neon() over the SQL-over-HTTP endpoint', () => {
       neonConfig.poolQueryViaFetch = false;
       await pool.end();
     }
+  });
+});
+
+describe('drizzle neon-http over the endpoint', () => {
+  it('batches atomically and reads typed rows', async () => {
+    const things = pgTable('drizzle_things', {
+      id: serial('id').primaryKey(),
+      name: text('name').notNull().unique(),
+      meta: jsonb('meta'),
+      at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    });
+    const db = drizzle({ client: neon(stack.databaseUrl) });
+    await db.execute(dsql`CREATE TABLE drizzle_things (id serial PRIMARY KEY, name text NOT NULL UNIQUE, meta jsonb, at timestamptz NOT NULL DEFAULT now())`);
+    const [inserted] = await db.batch([db.insert(things).values({ name: 'a', meta: { x: 1 } }).returning(), db.select().from(things)]);
+    expect(inserted).toEqual([{ id: 1, name: 'a', meta: { x: 1 }, at: expect.any(Date) }]);
+    await expect(db.batch([db.insert(things).values({ name: 'b' }), db.insert(things).values({ name: 'a' })])).rejects.toMatchObject({ code: '23505' });
+    expect(await db.select({ name: things.name }).from(things)).toEqual([{ name: 'a' }]);
   });
 });
 
