@@ -31,12 +31,25 @@ const ERROR_FIELDS = ['code', 'detail', 'hint', 'position', 'internalPosition', 
 
 class BadRequest extends Error {}
 
+const databaseOf = (connectionString: unknown) => {
+  try {
+    return new URL(String(connectionString)).pathname;
+  } catch {
+    return undefined;
+  }
+};
+
 export async function startSqlOverHttp(opts: { databaseUrl: string; port?: number }): Promise<RunningSqlOverHttp> {
   const database = new URL(opts.databaseUrl).pathname;
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, idleTimeoutMillis: 0, keepAlive: true, types: asText });
   pool.on('error', () => {}); // an idle client lost (server stopped): the pool replaces it
-  const clients = await Promise.all(Array.from({ length: 10 }, () => pool.connect())); // warm up
-  clients.forEach((c) => c.release());
+  try {
+    const warm = await Promise.all(Array.from({ length: 10 }, () => pool.connect())); // open them all now
+    warm.forEach((c) => c.release());
+  } catch (e) {
+    await pool.end();
+    throw e;
+  }
 
   const run = async (db: pg.Pool | pg.PoolClient, q: Query, arrayMode: boolean) => {
     if (typeof q?.query !== 'string') throw new BadRequest('expected {query, params} or {queries: [...]}');
@@ -78,8 +91,7 @@ export async function startSqlOverHttp(opts: { databaseUrl: string; port?: numbe
       const h = req.headers;
       if (req.method !== 'POST') throw new BadRequest('POST a query to /sql');
       if (h['neon-raw-text-output'] !== 'true') throw new BadRequest('only Neon-Raw-Text-Output: true is supported');
-      const target = h['neon-connection-string'];
-      if (typeof target !== 'string' || new URL(target).pathname !== database) {
+      if (databaseOf(h['neon-connection-string']) !== database) {
         throw new BadRequest(`this endpoint serves only the database ${database.slice(1)}`);
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');

@@ -16,9 +16,9 @@ const CACHE_MS = 30_000;
 const CACHE_MAX = 5_000;
 const recent = new Map<string, { principal: Principal; until: number }>();
 
-async function lookUp(db: Database, hash: string): Promise<Principal | undefined> {
+async function lookUp(db: Database, hash: string): Promise<{ principal: Principal; expiresAt: Date | null } | undefined> {
   const [row] = await db.http
-    .select({ installationId: credentials.installationId, userId: credentials.userId, role: users.role })
+    .select({ installationId: credentials.installationId, userId: credentials.userId, role: users.role, expiresAt: credentials.expiresAt })
     .from(credentials)
     .innerJoin(users, and(eq(users.id, credentials.userId), eq(users.installationId, credentials.installationId)))
     .where(
@@ -29,7 +29,9 @@ async function lookUp(db: Database, hash: string): Promise<Principal | undefined
         eq(users.state, 'active'),
       ),
     );
-  return row;
+  if (!row) return undefined;
+  const { expiresAt, ...principal } = row;
+  return { principal, expiresAt };
 }
 
 /** Resolves the caller from the Authorization header: 401 with `WWW-Authenticate` when it cannot. */
@@ -41,10 +43,12 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const cached = recent.get(hash);
   let principal = cached && cached.until > now ? cached.principal : undefined;
   if (!principal) {
-    principal = await lookUp(c.var.db, hash);
-    if (!principal) throw ApiError.unauthorized('the credential is not valid');
+    const found = await lookUp(c.var.db, hash);
+    if (!found) throw ApiError.unauthorized('the credential is not valid');
+    principal = found.principal;
     if (recent.size >= CACHE_MAX) recent.clear();
-    recent.set(hash, { principal, until: now + CACHE_MS });
+    // Never remembered past its expiry.
+    recent.set(hash, { principal, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
   }
   c.set('principal', principal);
   await next();

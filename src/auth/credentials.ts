@@ -4,8 +4,9 @@
  */
 export function presentedSecret(header: string | undefined): string | undefined {
   if (!header) return undefined;
-  const [scheme, value] = header.trim().split(/\s+/, 2);
-  if (!scheme || !value) return undefined;
+  const parts = header.trim().split(/\s+/);
+  if (parts.length !== 2) return undefined;
+  const [scheme, value] = parts as [string, string];
   if (scheme.toLowerCase() === 'bearer') return value;
   if (scheme.toLowerCase() !== 'basic') return undefined;
   let decoded: string;

@@ -83,7 +83,7 @@ describe('filter', () => {
   ];
   for (const [title, filter, expected] of cases) {
     it(title, async () => {
-      const response = await api('/v2/companies.json?orderBy=name', { key, query: { filter } });
+      const response = await api('/v2/companies.json?orderBy=name', { key, query: { filter: filter as object } });
       expect(response.status, response.text).toBe(200);
       expect(names(response.body)).toEqual(expected);
       expect(response.body.meta.page.count).toBe(expected.length);

@@ -15,7 +15,10 @@ import type { RecordShape, WritableField } from '../engine/resource';
 
 const text = (max: number) => z.string().trim().max(max).nullable();
 
-/** The fields of a related record, and its shape built from them. */
+/**
+ * The fields of a related record, and its shape built from them. `type` is every record's type
+ * name, so a phone's or a link's own kind is `phoneType` / `linkType`.
+ */
 function related(type: string, table: RecordShape['table'], fields: Record<string, WritableField>) {
   const properties = Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, field.column]));
   return { shape: { type, table, properties } satisfies RecordShape, fields };
@@ -40,13 +43,13 @@ const domains = related('domains', companyDomains, {
 
 const phones = related('phones', companyPhones, {
   number: { column: companyPhones.number, schema: z.string().trim().min(1).max(40), required: true },
-  type: { column: companyPhones.type, schema: z.enum(PHONE_TYPES) },
+  phoneType: { column: companyPhones.type, schema: z.enum(PHONE_TYPES) },
   countryCode: { column: companyPhones.countryCode, schema: text(8) },
   extension: { column: companyPhones.extension, schema: text(16) },
 });
 
 const socialLinks = related('sociallinks', companySocialLinks, {
-  type: { column: companySocialLinks.type, schema: z.enum(SOCIAL_LINK_TYPES) },
+  linkType: { column: companySocialLinks.type, schema: z.enum(SOCIAL_LINK_TYPES) },
   url: { column: companySocialLinks.url, schema: z.url({ protocol: /^https?$/ }).max(2048), required: true },
 });
 

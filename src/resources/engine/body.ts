@@ -21,23 +21,63 @@ export function ignoringReadOnly<T extends z.ZodType>(schema: T, alsoIgnored: re
   return z.preprocess((value) => without(value, names), schema);
 }
 
+const tooLarge = () =>
+  new ApiError(413, [{ code: 'tooLarge', source: 'body', detail: `the body is larger than ${MAX_BODY_BYTES} bytes` }]);
+
+/** The body as text, refusing (413) as soon as it passes the limit in bytes, declared or not. */
+async function readLimited(request: Request): Promise<string> {
+  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
 /** Reads a JSON body: 415 when it says it is not JSON, 413 when too large, 400 when it does not parse. */
 export async function readJson(c: Context): Promise<unknown> {
   const type = c.req.header('content-type');
   if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
     throw new ApiError(415, [{ code: 'unsupportedMediaType', source: 'body', detail: 'send the body as application/json' }]);
   }
-  const declared = Number(c.req.header('content-length') ?? 0);
-  const text = declared > MAX_BODY_BYTES ? '' : await c.req.text();
-  if (declared > MAX_BODY_BYTES || text.length > MAX_BODY_BYTES) {
-    throw new ApiError(413, [{ code: 'tooLarge', source: 'body', detail: `the body is larger than ${MAX_BODY_BYTES} bytes` }]);
-  }
+  const text = await readLimited(c.req.raw);
   if (text.trim() === '') throw ApiError.invalid('body', 'a JSON body is required');
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw ApiError.invalid('body', 'the body is not valid JSON');
   }
+  return body;
+}
+
+/** Where a NUL character sits in the value, if anywhere: Postgres text cannot hold one. */
+function nulAt(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const at = Array.isArray(value) ? Number(key) : key;
+      const found = key.includes('\0') ? [...path, at] : nulAt(item, [...path, at]);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -78,6 +118,8 @@ export function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix: stri
 
 /** Validates with the schema or answers 400 naming every property at fault. */
 export function validate<T extends z.ZodType>(schema: T, value: unknown, prefix: string): z.output<T> {
+  const nul = nulAt(value, []);
+  if (nul) throw ApiError.invalid(pathOf(prefix, nul), 'must not contain NUL (\\u0000) characters');
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw new ApiError(400, issuesToErrors(result.error.issues, prefix));
   return result.data;

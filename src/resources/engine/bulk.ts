@@ -7,7 +7,7 @@ import { ApiError } from '../../http/errors';
 import { readJson, unwrapRecord, validate } from './body';
 import { deletedValues, rowValues, updatedValues } from './columns';
 import { compiled } from './compiled';
-import { translateDbError } from './db-errors';
+import { translateDbError } from '../../db/errors';
 import { tenantScope } from './queries';
 import type { ResourceDeclaration } from './resource';
 import { selectionFromFilter } from './selection';
@@ -19,12 +19,15 @@ export interface BulkResult {
   jobId: number | null;
 }
 
-/** The records a bulk operation acts on: a filter is required, so no request touches everything by accident. */
+/**
+ * The live records a bulk operation acts on: a filter is required, so no request touches
+ * everything by accident, and deleted records are never changed (as a single PATCH would 404).
+ */
 function bulkTarget(c: Context<AppEnv>, resource: ResourceDeclaration) {
   const who = c.var.principal;
   const selection = selectionFromFilter(c.req.query('filter'), compiled(resource), who);
   if (!selection.where) throw ApiError.invalid('filter', 'a bulk operation needs a filter that selects the records');
-  return and(tenantScope(resource.table, who.installationId, selection.withDeleted), selection.where)!;
+  return and(tenantScope(resource.table, who.installationId), selection.where)!;
 }
 
 function result(rows: { id: unknown }[]): BulkResult {
@@ -58,7 +61,7 @@ export function bulkDeleteHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
     requireRole(who, resource.access.write);
-    const target = and(bulkTarget(c, resource), tenantScope(resource.table, who.installationId))!;
+    const target = bulkTarget(c, resource);
     const rows = await c.var.db.http
       .update(resource.table as PgTable)
       .set(deletedValues(who) as never)

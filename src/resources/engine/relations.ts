@@ -24,7 +24,7 @@ export interface Relation {
   write(tx: Transaction, who: Principal, parentId: number, value: unknown, source: string): Promise<void>;
 }
 
-const entryId = z.number().int().positive();
+const entryId = z.number().int().positive().max(2_147_483_647);
 
 function entrySchema(fields: Record<string, WritableField>, type: string) {
   const shape: Record<string, z.ZodType> = { id: entryId.optional(), type: z.literal(type).optional(), delete: z.boolean().optional() };
@@ -108,7 +108,8 @@ export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fiel
 export function hasOne(options: { shape: RecordShape; parentKey: PgColumn; fields: Record<string, WritableField> }): Relation {
   const { shape, parentKey, fields } = options;
   const table = shape.table;
-  const schema: Record<string, z.ZodType> = { type: z.literal(shape.type).optional() };
+  // `id` and `type` are accepted so the reference a client read can be sent back.
+  const schema: Record<string, z.ZodType> = { id: entryId.optional(), type: z.literal(shape.type).optional() };
   for (const [name, field] of Object.entries(fields)) schema[name] = field.schema.optional();
   const liveChildOf = (parentId: number) => and(eq(parentKey, parentId), eq(table.state, 'active'))!;
   return {

@@ -5,7 +5,8 @@ import type { ResourceDeclaration } from './resource';
 const memo = new WeakMap<ResourceDeclaration, ReturnType<typeof build>>();
 
 function build(resource: ResourceDeclaration) {
-  const ignored = ['id', 'type', ...Object.keys(resource.computed ?? {})];
+  // `included` and `meta` may also sit inside a bare body the SDK sends back.
+  const ignored = ['id', 'type', 'included', 'meta', ...Object.keys(resource.computed ?? {})];
   const plain: Record<string, z.ZodType> = {};
   const required: Record<string, z.ZodType> = {};
   for (const [name, field] of Object.entries(resource.fields)) {

@@ -10,7 +10,7 @@ import { pathParam } from '../../http/route';
 import { readJson, unwrapRecord, validate } from './body';
 import { createdValues, deletedValues, rowValues, updatedValues } from './columns';
 import { compiled } from './compiled';
-import { translateDbError } from './db-errors';
+import { translateDbError } from '../../db/errors';
 import { parseIncludes } from './list-params';
 import { selectOne, tenantScope } from './queries';
 import { oneRecordBody } from './read';

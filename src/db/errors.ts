@@ -1,8 +1,8 @@
-import { ApiError } from '../../http/errors';
-import type { ResourceDeclaration } from './resource';
+import { ApiError } from '../http/errors';
+import type { ResourceDeclaration } from '../resources/engine/resource';
 
 /** The SQLSTATE and constraint of a database error, from either driver mode, wrapped or not. */
-function sqlState(error: unknown): { code?: string; constraint?: string } {
+export function sqlState(error: unknown): { code?: string; constraint?: string } {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
     const candidate = current as { code?: unknown; constraint?: unknown; cause?: unknown };
