@@ -8,6 +8,9 @@ import { startLocalStack } from './stack';
 import { quietWranglerEnv, workerVars } from './worker-vars';
 
 const PORT = Number(process.env.PORT ?? 8787);
+/** The cron trigger of wrangler.toml. */
+const CRON = '*/5 * * * *';
+const CRON_EVERY_MS = 5 * 60_000;
 
 async function ensureDemoInstallation(databaseUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -41,10 +44,16 @@ async function main(): Promise<void> {
     detached: true,
   });
 
+  // wrangler dev does not fire cron triggers by itself: fire them on their schedule, as Cloudflare would.
+  const cronTimer = setInterval(() => {
+    fetch(`http://127.0.0.1:${PORT}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(CRON)}`).catch(() => {});
+  }, CRON_EVERY_MS);
+
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    clearInterval(cronTimer);
     if (wrangler.exitCode === null && wrangler.pid) {
       try {
         process.kill(-wrangler.pid, 'SIGTERM');

@@ -78,6 +78,12 @@ async function embedded(purpose: Purpose): Promise<RunningPostgres> {
     });
   }
 
+  // A crash (of the machine, or a SIGKILL during start-up) can leave a lock file behind, empty or
+  // naming a process that is gone: postgres refuses to start over it, so clear such a remnant.
+  if (existsSync(path.join(dir, 'postmaster.pid')) && !alive(postmasterPid(dir))) {
+    await rm(path.join(dir, 'postmaster.pid'), { force: true });
+  }
+
   // The port is free when chosen but may be taken before postgres binds it: retry on a new one.
   let pgServer: EmbeddedPostgres | undefined;
   let port = 0;
