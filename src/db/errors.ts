@@ -14,12 +14,18 @@ export function sqlState(error: unknown): { code?: string; constraint?: string }
   return {};
 }
 
-/** Turns a unique violation the resource declared into its 409; anything else goes on as it was. */
+const CONSTRAINT_VIOLATIONS: Record<string, 400 | 409> = {
+  '23505': 409, // unique
+  '23514': 400, // check
+  '23503': 400, // foreign key
+};
+
+/** Turns a violation of a constraint into its 409 or 400; anything else goes on as it was. */
 export function translateDbError(error: unknown, resource: ResourceDeclaration): unknown {
   const { code, constraint } = sqlState(error);
-  if (code === '23505') {
-    const known = constraint ? resource.unique?.[constraint] : undefined;
-    return known ? ApiError.conflict(known.source, known.detail) : ApiError.conflict(resource.singular, 'conflicts with an existing record');
-  }
-  return error;
+  const status = code ? CONSTRAINT_VIOLATIONS[code] : undefined;
+  if (!status) return error;
+  const known = constraint ? resource.constraints?.[constraint] : undefined;
+  const entry = known ?? { source: resource.singular, detail: status === 409 ? 'conflicts with an existing record' : 'breaks a rule of this record' };
+  return new ApiError(status, [{ code: status === 409 ? 'conflict' : 'invalid', ...entry }]);
 }

@@ -54,7 +54,7 @@ export const companiesResource = defineResource({
     phones: sql`(SELECT min(${companyPhones.number}) FROM ${companyPhones} WHERE ${liveChild(companyPhones)})`,
   },
   relations: companyRelations,
-  unique: {
+  constraints: {
     companies_installation_name_key: { source: 'company.name', detail: 'a company with this name already exists' },
   },
   access: { read: EVERYONE, write: AGENTS },

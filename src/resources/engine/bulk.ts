@@ -6,9 +6,10 @@ import { requireRole } from '../../auth/access';
 import { ApiError } from '../../http/errors';
 import { readJson, unwrapRecord, validate } from './body';
 import { deletedValues, rowValues, updatedValues } from './columns';
-import { compiled } from './compiled';
+import { compiled, queryableFields } from './compiled';
 import { translateDbError } from '../../db/errors';
-import { tenantScope } from './queries';
+import { requireReferences } from './references';
+import { recordScope } from './scope';
 import type { ResourceDeclaration } from './resource';
 import { selectionFromFilter } from './selection';
 
@@ -25,9 +26,9 @@ export interface BulkResult {
  */
 function bulkTarget(c: Context<AppEnv>, resource: ResourceDeclaration) {
   const who = c.var.principal;
-  const selection = selectionFromFilter(c.req.query('filter'), compiled(resource), who);
+  const selection = selectionFromFilter(c.req.query('filter'), queryableFields(resource, who), who);
   if (!selection.where) throw ApiError.invalid('filter', 'a bulk operation needs a filter that selects the records');
-  return and(tenantScope(resource.table, who.installationId), selection.where)!;
+  return and(recordScope(resource, who), selection.where)!;
 }
 
 function result(rows: { id: unknown }[]): BulkResult {
@@ -43,6 +44,7 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
     const record = validate(compiled(resource).schemas.bulkPatch, unwrapRecord(await readJson(c), resource.singular), resource.singular);
     const values = rowValues(resource.table, resource.fields, record);
     if (Object.keys(values).length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
+    await requireReferences(c.var.db.http, resource, who, record);
     try {
       const rows = await c.var.db.http
         .update(resource.table as PgTable)

@@ -1,12 +1,11 @@
 import type { Column, SQL } from 'drizzle-orm';
+import type { Principal } from '../../auth/principal';
 import { filterFieldsOf, orderFieldsOf } from './fields';
 import type { FilterFields } from './filter';
 import type { ResourceDeclaration } from './resource';
 import { schemasOf } from './schemas';
 
 export interface CompiledResource {
-  filterFields: FilterFields;
-  orderFields: Record<string, Column | SQL>;
   includeNames: string[];
   schemas: ReturnType<typeof schemasOf>;
 }
@@ -17,13 +16,18 @@ const memo = new WeakMap<ResourceDeclaration, CompiledResource>();
 export function compiled(resource: ResourceDeclaration): CompiledResource {
   let result = memo.get(resource);
   if (!result) {
-    result = {
-      filterFields: filterFieldsOf(resource),
-      orderFields: orderFieldsOf(resource),
-      includeNames: Object.keys(resource.relations),
-      schemas: schemasOf(resource),
-    };
+    result = { includeNames: Object.keys(resource.relations), schemas: schemasOf(resource) };
     memo.set(resource, result);
   }
   return result;
+}
+
+/** The names `filter` and `orderBy` accept and what each stands for: computed fields may depend on the caller. */
+export interface QueryableFields {
+  filterFields: FilterFields;
+  orderFields: Record<string, Column | SQL>;
+}
+
+export function queryableFields(resource: ResourceDeclaration, who: Principal): QueryableFields {
+  return { filterFields: filterFieldsOf(resource, who), orderFields: orderFieldsOf(resource, who) };
 }

@@ -1,6 +1,7 @@
 import type { Column, SQL } from 'drizzle-orm';
 import type { FilterField, FilterFieldType, FilterFields } from './filter';
-import type { ResourceDeclaration } from './resource';
+import type { Principal } from '../../auth/principal';
+import { computedExpr, type ResourceDeclaration } from './resource';
 
 function typeOf(column: Column): FilterFieldType {
   if (column.enumValues?.length) return 'enum';
@@ -22,19 +23,19 @@ function columnField(column: Column): FilterField {
 }
 
 /** Every name a resource's records answer to in SQL: the audit set, its fields, its computed ones. */
-function namedFields(resource: ResourceDeclaration): Record<string, FilterField> {
+function namedFields(resource: ResourceDeclaration, who: Principal): Record<string, FilterField> {
   const t = resource.table;
   const named: Record<string, FilterField> = {};
   const audit = { id: t.id, state: t.state, createdAt: t.createdAt, createdBy: t.createdBy, updatedAt: t.updatedAt, updatedBy: t.updatedBy, deletedAt: t.deletedAt, deletedBy: t.deletedBy };
   for (const [name, column] of Object.entries(audit)) named[name] = columnField(column);
   for (const [name, field] of Object.entries(resource.fields)) named[name] = columnField(field.column);
-  for (const [name, field] of Object.entries(resource.computed ?? {})) named[name] = field;
+  for (const [name, field] of Object.entries(resource.computed ?? {})) named[name] = { expr: computedExpr(field, who), type: field.type };
   return named;
 }
 
 /** The fields `filter` may name: exactly the declaration's list. */
-export function filterFieldsOf(resource: ResourceDeclaration): FilterFields {
-  const named = namedFields(resource);
+export function filterFieldsOf(resource: ResourceDeclaration, who: Principal): FilterFields {
+  const named = namedFields(resource, who);
   const fields: Record<string, FilterField> = {};
   for (const name of resource.filter) {
     const field = named[name];
@@ -45,8 +46,8 @@ export function filterFieldsOf(resource: ResourceDeclaration): FilterFields {
 }
 
 /** The sort expression of each name `orderBy` accepts: `filter`'s names and the extra ones. */
-export function orderFieldsOf(resource: ResourceDeclaration): Record<string, Column | SQL> {
+export function orderFieldsOf(resource: ResourceDeclaration, who: Principal): Record<string, Column | SQL> {
   const order: Record<string, Column | SQL> = {};
-  for (const [name, field] of Object.entries(filterFieldsOf(resource))) order[name] = field.expr;
+  for (const [name, field] of Object.entries(filterFieldsOf(resource, who))) order[name] = field.expr;
   return { ...order, ...resource.orderByExtra };
 }

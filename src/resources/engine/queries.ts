@@ -1,19 +1,12 @@
-import { and, eq, sql, type Column, type SQL } from 'drizzle-orm';
+import { and, sql, type Column, type SQL } from 'drizzle-orm';
+import type { Principal } from '../../auth/principal';
 import type { Queryable } from '../../db/client';
 import { finishRecord, recordJson } from './record-json';
-import { shapeOf, type AuditedTable, type ResourceDeclaration } from './resource';
-
-/**
- * The one place tenancy enters a query: every statement the engine runs on a resource's table
- * selects through this, so another installation's record is simply not there (a 404).
- * Deleted records are left out unless the caller's filter asks about `state`.
- */
-export function tenantScope(table: AuditedTable, installationId: number, withDeleted = false): SQL {
-  return withDeleted ? eq(table.installationId, installationId) : and(eq(table.installationId, installationId), eq(table.state, 'active'))!;
-}
+import { shapeOf, type ResourceDeclaration } from './resource';
+import { recordScope } from './scope';
 
 export interface RecordSelection {
-  installationId: number;
+  who: Principal;
   where?: SQL;
   withDeleted?: boolean;
   includes: readonly string[];
@@ -47,6 +40,7 @@ function assemble(resource: ResourceDeclaration, rows: Record<string, unknown>[]
       const related = (row[`inc_${name}`] as WireRecord[]).map(finishRecord);
       const seen = (included[relation.type] ??= new Map());
       for (const item of related) seen.set(item.id as number, item);
+      if (relation.cardinality === 'none') continue;
       const refs = related.map((item) => ({ id: item.id, type: relation.type }));
       record[name] = relation.cardinality === 'many' ? refs : (refs[0] ?? null);
     }
@@ -56,14 +50,14 @@ function assemble(resource: ResourceDeclaration, rows: Record<string, unknown>[]
 }
 
 function scopeOf(resource: ResourceDeclaration, selection: RecordSelection): SQL {
-  return and(tenantScope(resource.table, selection.installationId, selection.withDeleted), selection.where)!;
+  return and(recordScope(resource, selection.who, selection.withDeleted), selection.where)!;
 }
 
 /** One record by id, with what it includes: one statement. */
 export async function selectOne(db: Queryable, resource: ResourceDeclaration, id: number, selection: RecordSelection): Promise<RecordsResult | undefined> {
   const t = resource.table;
   const { rows } = await db.execute(sql`
-    SELECT ${recordJson(shapeOf(resource))} AS record ${sql.join(includeColumns(resource, selection.includes).map((c) => sql`, ${c}`))}
+    SELECT ${recordJson(shapeOf(resource, selection.who))} AS record ${sql.join(includeColumns(resource, selection.includes).map((c) => sql`, ${c}`))}
     FROM ${t} WHERE ${scopeOf(resource, selection)} AND ${t.id} = ${id}`);
   if (rows.length === 0) return undefined;
   return { ...assemble(resource, rows, selection.includes), total: 1 };
@@ -79,7 +73,7 @@ export async function selectPage(db: Queryable, resource: ResourceDeclaration, s
   const order = page.order ? sql`${page.order.expr} ${direction}, ${t.id} ${direction}` : sql`${t.id} ASC`;
   const scope = scopeOf(resource, selection);
   const { rows } = await db.execute(sql`
-    SELECT ${recordJson(shapeOf(resource))} AS record ${sql.join(includeColumns(resource, selection.includes).map((c) => sql`, ${c}`))},
+    SELECT ${recordJson(shapeOf(resource, selection.who))} AS record ${sql.join(includeColumns(resource, selection.includes).map((c) => sql`, ${c}`))},
       page.total
     FROM (
       SELECT ${t.id} AS page_id, count(*) OVER ()::int AS total, row_number() OVER (ORDER BY ${order}) AS position

@@ -3,7 +3,7 @@ import type { AppEnv } from '../../app-env';
 import { requireRole } from '../../auth/access';
 import { ApiError } from '../../http/errors';
 import { pathParam } from '../../http/route';
-import { compiled } from './compiled';
+import { compiled, queryableFields } from './compiled';
 import { parseIncludes, parseOrdering, parsePaging } from './list-params';
 import { selectOne, selectPage, type RecordsResult } from './queries';
 import type { ResourceDeclaration } from './resource';
@@ -16,7 +16,7 @@ export function oneRecordBody(resource: ResourceDeclaration, result: RecordsResu
 
 /** A record by id in the caller's installation, or the spec's 404 error body. */
 export async function readOne(c: Context<AppEnv>, resource: ResourceDeclaration, id: number, includes: readonly string[]) {
-  const result = await selectOne(c.var.db.http, resource, id, { installationId: c.var.principal.installationId, includes });
+  const result = await selectOne(c.var.db.http, resource, id, { who: c.var.principal, includes });
   if (!result) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
   return oneRecordBody(resource, result);
 }
@@ -24,16 +24,16 @@ export async function readOne(c: Context<AppEnv>, resource: ResourceDeclaration,
 export function listHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     requireRole(c.var.principal, resource.access.read);
-    const compiledResource = compiled(resource);
+    const fields = queryableFields(resource, c.var.principal);
     const query = c.req.query();
     const paging = parsePaging(query);
-    const ordering = parseOrdering(query, Object.keys(compiledResource.orderFields));
-    const includes = parseIncludes(query.includes, compiledResource.includeNames);
-    const selection = selectionFromFilter(query.filter, compiledResource, c.var.principal);
+    const ordering = parseOrdering(query, Object.keys(fields.orderFields));
+    const includes = parseIncludes(query.includes, compiled(resource).includeNames);
+    const selection = selectionFromFilter(query.filter, fields, c.var.principal);
     const result = await selectPage(c.var.db.http, resource, { ...selection, includes }, {
       limit: paging.pageSize,
       offset: (paging.page - 1) * paging.pageSize,
-      order: ordering.name ? { expr: compiledResource.orderFields[ordering.name]!, descending: ordering.descending } : undefined,
+      order: ordering.name ? { expr: fields.orderFields[ordering.name]!, descending: ordering.descending } : undefined,
     });
     const pages = Math.ceil(result.total / paging.pageSize);
     return c.json({

@@ -8,6 +8,7 @@ import { columnKey, createdValues, deletedValues, rowValues, updatedValues } fro
 import { recordJson } from './record-json';
 import type { AuditedTable, RecordShape, WritableField } from './resource';
 import { ignoringReadOnly } from './body';
+import { tenantScope } from './scope';
 
 /**
  * A relation of a resource, named by an `includes` name. It is read as a JSON array of the
@@ -17,11 +18,15 @@ import { ignoringReadOnly } from './body';
 export interface Relation {
   /** type name of the related records, their `included` key */
   readonly type: string;
-  /** many: the property holds an array of references; one: a reference or null */
-  readonly cardinality: 'many' | 'one';
+  /**
+   * many: the property holds an array of references; one: a reference or null; none: the
+   * record already refers to them by other properties (`createdBy`...), so only `included` fills.
+   */
+  readonly cardinality: 'many' | 'one' | 'none';
   recordsJson(parent: AuditedTable): SQL;
-  readonly bodySchema: z.ZodType;
-  write(tx: Transaction, who: Principal, parentId: number, value: unknown, source: string): Promise<void>;
+  /** absent: read-only, no body property */
+  readonly bodySchema?: z.ZodType;
+  write?(tx: Transaction, who: Principal, parentId: number, value: unknown, source: string): Promise<void>;
 }
 
 const entryId = z.number().int().positive().max(2_147_483_647);
@@ -161,7 +166,7 @@ export function manyToMany(options: {
     async write(tx, who, parentId, value, source) {
       const entries = value as { id: number; delete?: boolean }[];
       const linking = entries.filter((e) => !e.delete);
-      const scope = and(eq(target.table.installationId, who.installationId), eq(target.table.state, 'active'))!;
+      const scope = tenantScope(target.table, who.installationId)!;
       const toCheck = entries.map((e) => (e.delete ? {} : e));
       await requireChildren(tx, target.table, scope, toCheck, source, target.type);
       if (linking.length) {
@@ -175,6 +180,22 @@ export function manyToMany(options: {
       }
       const unlinking = entries.filter((e) => e.delete).map((e) => e.id);
       if (unlinking.length) await tx.delete(through).where(and(eq(parentKey, parentId), inArray(targetKey, unlinking)));
+    },
+  };
+}
+
+/**
+ * The records that properties of the parent refer to (`includes=users`: the users named by
+ * `createdBy`, `updatedBy`, `deletedBy`, `user`...). Read-only: the references are the parent's own.
+ */
+export function referencedBy(options: { target: RecordShape; columns: (parent: AuditedTable) => (PgColumn | undefined)[] }): Relation {
+  const { target } = options;
+  return {
+    type: target.type,
+    cardinality: 'none',
+    recordsJson(parent) {
+      const ids = options.columns(parent).filter((c): c is PgColumn => c !== undefined);
+      return jsonArrayOf(target, sql`${target.table}`, sql`${target.table.id} IN (${sql.join(ids.map((c) => sql`${c}`), sql`, `)})`);
     },
   };
 }

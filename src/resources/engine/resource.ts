@@ -1,6 +1,8 @@
 import type { Column, SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
+import type { Principal } from '../../auth/principal';
+import type { Transaction } from '../../db/client';
 import type { UserRole } from '../../db/schema';
 import type { FilterFieldType } from './filter';
 import type { Relation } from './relations';
@@ -9,7 +11,8 @@ import type { WireValue } from './record-json';
 /** A table with the audit columns of `auditColumns()`. */
 export type AuditedTable = PgTable & {
   id: PgColumn;
-  installationId: PgColumn;
+  /** absent only on global tables (catalogues every installation shares) */
+  installationId?: PgColumn;
   state: PgColumn;
   createdAt: PgColumn;
   createdBy: PgColumn;
@@ -37,11 +40,15 @@ export interface WritableField {
   schema: z.ZodType;
   /** must be present on create */
   required?: boolean;
+  /** how the property reads, when not as the bare column (a reference, say) */
+  output?: WireValue;
+  /** the value names a record of this table, which must be live in the caller's installation */
+  references?: { table: AuditedTable; type: string };
 }
 
-/** A read-only property computed in SQL, usable in `filter` and `orderBy`. */
+/** A read-only property computed in SQL, usable in `filter` and `orderBy`; it may depend on the caller. */
 export interface ComputedField {
-  expr: SQL;
+  expr: SQL | ((who: Principal) => SQL);
   type: FilterFieldType;
 }
 
@@ -63,12 +70,29 @@ export interface ResourceDeclaration {
   orderByExtra?: Record<string, SQL | Column>;
   /** `includes` names, each a relation written and read through the property of the same name */
   relations: Record<string, Relation>;
-  /** unique constraints (index names) and the error a violation answers */
-  unique?: Record<string, { source: string; detail: string }>;
+  /**
+   * Database constraints (unique indexes, checks, foreign keys) by name, and what a violation
+   * answers: a unique one 409, the others 400, each naming the property at fault.
+   */
+  constraints?: Record<string, { source: string; detail: string }>;
   /** who may read and who may write */
   access: { read: readonly UserRole[]; write: readonly UserRole[] };
   /** the operations the generic routes serve; all of them when absent */
   operations?: readonly Operation[];
+  /** `global`: a catalogue every installation reads (no installation column); default `installation` */
+  tenancy?: 'installation' | 'global';
+  /** a rule narrowing which of the installation's records the caller sees at all */
+  scope?: (who: Principal) => SQL | undefined;
+  /** body properties accepted and ignored (beside the audit set, `id` and `type`) */
+  ignored?: readonly string[];
+  /** values the server sets on a new record, whatever the body says */
+  onCreate?: (context: WriteContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
+}
+
+/** What a write hook gets: the open transaction and the caller. */
+export interface WriteContext {
+  tx: Transaction;
+  who: Principal;
 }
 
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete' | 'bulkUpdate' | 'bulkDelete';
@@ -77,10 +101,15 @@ export function defineResource(declaration: ResourceDeclaration): ResourceDeclar
   return declaration;
 }
 
-/** The shape of a resource's own records. */
-export function shapeOf(resource: ResourceDeclaration): RecordShape {
+/** A computed field's expression for this caller. */
+export function computedExpr(field: ComputedField, who: Principal): SQL {
+  return typeof field.expr === 'function' ? field.expr(who) : field.expr;
+}
+
+/** The shape of a resource's own records, as this caller sees them. */
+export function shapeOf(resource: ResourceDeclaration, who: Principal): RecordShape {
   const properties: Record<string, WireValue> = {};
-  for (const [name, field] of Object.entries(resource.fields)) properties[name] = field.column;
-  for (const [name, field] of Object.entries(resource.computed ?? {})) properties[name] = field.expr;
+  for (const [name, field] of Object.entries(resource.fields)) properties[name] = field.output ?? field.column;
+  for (const [name, field] of Object.entries(resource.computed ?? {})) properties[name] = computedExpr(field, who);
   return { type: resource.type, table: resource.table, properties };
 }

@@ -29,8 +29,8 @@ function queryDocs(resource: ResourceDeclaration, list: boolean): QueryParameter
   };
   if (!list) return c.includeNames.length ? [includes] : [];
   return [
-    { name: 'filter', description: `JSON filter over: ${Object.keys(c.filterFields).join(', ')}`, schema: { type: 'string' } },
-    { name: 'orderBy', description: 'one of the names', schema: { type: 'string', enum: Object.keys(c.orderFields) } },
+    { name: 'filter', description: `JSON filter over: ${resource.filter.join(', ')}`, schema: { type: 'string' } },
+    { name: 'orderBy', description: 'one of the names', schema: { type: 'string', enum: [...resource.filter, ...Object.keys(resource.orderByExtra ?? {})] } },
     { name: 'orderMode', description: 'sort direction', schema: { type: 'string', enum: ['asc', 'desc'], default: 'asc' } },
     { name: 'page', description: 'page number from 1', schema: { type: 'integer', minimum: 1, default: 1 } },
     { name: 'pageSize', description: 'records a page', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE } },

@@ -6,7 +6,7 @@ const memo = new WeakMap<ResourceDeclaration, ReturnType<typeof build>>();
 
 function build(resource: ResourceDeclaration) {
   // `included` and `meta` may also sit inside a bare body the SDK sends back.
-  const ignored = ['id', 'type', 'included', 'meta', ...Object.keys(resource.computed ?? {})];
+  const ignored = ['id', 'type', 'included', 'meta', ...Object.keys(resource.computed ?? {}), ...(resource.ignored ?? [])];
   const plain: Record<string, z.ZodType> = {};
   const required: Record<string, z.ZodType> = {};
   for (const [name, field] of Object.entries(resource.fields)) {
@@ -14,7 +14,9 @@ function build(resource: ResourceDeclaration) {
     required[name] = field.required ? field.schema : field.schema.optional();
   }
   const relations: Record<string, z.ZodType> = {};
-  for (const [name, relation] of Object.entries(resource.relations)) relations[name] = relation.bodySchema.optional();
+  for (const [name, relation] of Object.entries(resource.relations)) {
+    if (relation.bodySchema) relations[name] = relation.bodySchema.optional();
+  }
 
   const reference = z.object({ id: z.number().int(), type: z.string() });
   const record: Record<string, z.ZodType> = { id: z.number().int(), type: z.literal(resource.type) };
@@ -23,6 +25,7 @@ function build(resource: ResourceDeclaration) {
     record[name] = field.type === 'integer' ? z.number().int() : field.type === 'boolean' ? z.boolean() : z.string();
   }
   for (const [name, relation] of Object.entries(resource.relations)) {
+    if (relation.cardinality === 'none') continue;
     record[name] = (relation.cardinality === 'many' ? z.array(reference) : reference.nullable())
       .optional()
       .describe(`present when \`includes\` names ${name}`);

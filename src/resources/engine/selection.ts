@@ -1,7 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { Principal } from '../../auth/principal';
 import { compileFilter, parseFilter } from './filter';
-import type { CompiledResource } from './compiled';
+import type { QueryableFields } from './compiled';
 
 /** Whether a parsed filter names the field anywhere, under `$and`/`$or` too. */
 function names(filter: unknown, field: string): boolean {
@@ -11,18 +11,18 @@ function names(filter: unknown, field: string): boolean {
 }
 
 export interface FilterSelection {
-  installationId: number;
+  who: Principal;
   where: SQL | undefined;
   /** a filter on `state` reaches deleted records too */
   withDeleted: boolean;
 }
 
 /** The records a `filter` parameter selects in the caller's installation. */
-export function selectionFromFilter(raw: string | undefined, compiledResource: CompiledResource, who: Principal): FilterSelection {
+export function selectionFromFilter(raw: string | undefined, fields: QueryableFields, who: Principal): FilterSelection {
   const filter = parseFilter(raw);
   return {
-    installationId: who.installationId,
-    where: compileFilter(filter, compiledResource.filterFields),
+    who,
+    where: compileFilter(filter, fields.filterFields),
     withDeleted: names(filter, 'state'),
   };
 }

@@ -8,17 +8,19 @@ import type { Queryable, Transaction } from '../../db/client';
 import { ApiError } from '../../http/errors';
 import { pathParam } from '../../http/route';
 import { readJson, unwrapRecord, validate } from './body';
+import { requireReferences } from './references';
 import { createdValues, deletedValues, rowValues, updatedValues } from './columns';
 import { compiled } from './compiled';
 import { translateDbError } from '../../db/errors';
 import { parseIncludes } from './list-params';
-import { selectOne, tenantScope } from './queries';
+import { selectOne } from './queries';
+import { recordScope } from './scope';
 import { oneRecordBody } from './read';
 import type { ResourceDeclaration } from './resource';
 
 async function writeRelations(tx: Transaction, resource: ResourceDeclaration, who: Principal, id: number, record: Record<string, unknown>) {
   for (const [name, relation] of Object.entries(resource.relations)) {
-    if (record[name] !== undefined) await relation.write(tx, who, id, record[name], `${resource.singular}.${name}`);
+    if (record[name] !== undefined && relation.write) await relation.write(tx, who, id, record[name], `${resource.singular}.${name}`);
   }
 }
 
@@ -30,7 +32,7 @@ function includesAfterWrite(c: Context<AppEnv>, resource: ResourceDeclaration, r
 }
 
 async function readBack(tx: Transaction, resource: ResourceDeclaration, who: Principal, id: number, includes: string[]) {
-  const result = await selectOne(tx as unknown as Queryable, resource, id, { installationId: who.installationId, includes });
+  const result = await selectOne(tx as unknown as Queryable, resource, id, { who, includes });
   return oneRecordBody(resource, result!);
 }
 
@@ -50,7 +52,9 @@ export function createHandler(resource: ResourceDeclaration) {
     const includes = includesAfterWrite(c, resource, record);
     const body = await inTransaction(c, resource, async (tx) => {
       const table = resource.table as PgTable;
-      const values = { ...rowValues(table, resource.fields, record), ...createdValues(who) };
+      await requireReferences(tx, resource, who, record);
+      const serverSet = (await resource.onCreate?.({ tx, who })) ?? {};
+      const values = { ...rowValues(table, resource.fields, record), ...serverSet, ...createdValues(who) };
       const [row] = await tx.insert(table).values(values as never).returning({ id: resource.table.id });
       const id = row!.id as number;
       await writeRelations(tx, resource, who, id, record);
@@ -70,11 +74,12 @@ export function updateHandler(resource: ResourceDeclaration) {
     const includes = includesAfterWrite(c, resource, record);
     const body = await inTransaction(c, resource, async (tx) => {
       const table = resource.table as PgTable;
+      await requireReferences(tx, resource, who, record);
       const values = { ...rowValues(table, resource.fields, record), ...updatedValues(who) };
       const updated = await tx
         .update(table)
         .set(values as never)
-        .where(and(tenantScope(resource.table, who.installationId), eq(resource.table.id, id)))
+        .where(and(recordScope(resource, who), eq(resource.table.id, id)))
         .returning({ id: resource.table.id });
       if (updated.length === 0) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
       await writeRelations(tx, resource, who, id, record);
@@ -93,7 +98,7 @@ export function deleteHandler(resource: ResourceDeclaration) {
     const deleted = await c.var.db.http
       .update(resource.table as PgTable)
       .set(deletedValues(who) as never)
-      .where(and(tenantScope(resource.table, who.installationId), eq(resource.table.id, id)))
+      .where(and(recordScope(resource, who), eq(resource.table.id, id)))
       .returning({ id: resource.table.id });
     if (deleted.length === 0) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
     return c.body(null, 204);
