@@ -5,6 +5,19 @@ import { withDatabase } from './db/middleware';
 import { handleError, handleNotFound } from './http/error-handler';
 import { openApiRoutes } from './openapi/routes';
 import { companiesRoutes } from './resources/companies';
+import { agentInvitesRoutes } from './resources/agentinvites';
+import { announcementRoutes } from './resources/announcement';
+import { anomaliesRoutes } from './resources/anomalies';
+import { appsRoutes } from './resources/apps';
+import { appFeaturesRoutes } from './resources/appfeatures';
+import { appFeaturesInstallationsRoutes } from './resources/appfeaturesinstallations';
+import { businessHoursRoutes } from './resources/businesshours';
+import { businessHoursHolidaysRoutes } from './resources/businesshoursholidays';
+import { businessHoursSchedulesRoutes } from './resources/businesshoursschedules';
+import { cannedResponsesRoutes } from './resources/cannedresponses';
+import { contactFormsRoutes } from './resources/contactforms';
+import { codeTemplatesRoutes } from './resources/codetemplates';
+import { backgroundJobsRoutes } from './resources/backgroundjobs';
 
 /**
  * The whole HTTP surface. Public routes come first; everything added after `authenticate`
@@ -20,5 +33,18 @@ export function createApp(): Hono<AppEnv> {
 
   app.use('/v2/*', withDatabase, authenticate);
   companiesRoutes(app);
+  agentInvitesRoutes(app);
+  announcementRoutes(app);
+  anomaliesRoutes(app);
+  appsRoutes(app);
+  appFeaturesRoutes(app);
+  appFeaturesInstallationsRoutes(app);
+  businessHoursRoutes(app);
+  businessHoursHolidaysRoutes(app);
+  businessHoursSchedulesRoutes(app);
+  cannedResponsesRoutes(app);
+  contactFormsRoutes(app);
+  codeTemplatesRoutes(app);
+  backgroundJobsRoutes(app);
   return app;
 }

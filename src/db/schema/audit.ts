@@ -1,14 +1,9 @@
 import { integer, text, timestamp } from 'drizzle-orm/pg-core';
 
-/**
- * The columns every tenant-owned record carries: its installation and the audit set of the
- * wire conventions. `createdBy`, `updatedBy` and `deletedBy` are user ids (no foreign key, so a
- * removed user never blocks anything).
- */
-export function auditColumns() {
+/** The audit set of the wire conventions, without the installation: for catalogues every installation shares. */
+export function globalAuditColumns() {
   return {
     id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
-    installationId: integer('installation_id').notNull(),
     state: text('state', { enum: ['active', 'deleted'] }).notNull().default('active'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
@@ -16,5 +11,17 @@ export function auditColumns() {
     updatedBy: integer('updated_by'),
     deletedAt: timestamp('deleted_at', { withTimezone: true, precision: 3 }),
     deletedBy: integer('deleted_by'),
+  };
+}
+
+/**
+ * The columns every tenant-owned record carries: its installation and the audit set of the
+ * wire conventions. `createdBy`, `updatedBy` and `deletedBy` are user ids (no foreign key, so a
+ * removed user never blocks anything).
+ */
+export function auditColumns() {
+  return {
+    ...globalAuditColumns(),
+    installationId: integer('installation_id').notNull(),
   };
 }

@@ -26,8 +26,8 @@ export interface RecordsResult {
   total: number;
 }
 
-function includeColumns(resource: ResourceDeclaration, includes: readonly string[]): SQL[] {
-  return includes.map((name) => sql`${resource.relations[name]!.recordsJson(resource.table)} AS ${sql.identifier(`inc_${name}`)}`);
+function includeColumns(resource: ResourceDeclaration, includes: readonly string[], who: Principal): SQL[] {
+  return includes.map((name) => sql`${resource.relations[name]!.recordsJson(resource.table, who)} AS ${sql.identifier(`inc_${name}`)}`);
 }
 
 /** Puts the related records of each row into `included`, once each, and references on the record. */
@@ -57,7 +57,7 @@ function scopeOf(resource: ResourceDeclaration, selection: RecordSelection): SQL
 export async function selectOne(db: Queryable, resource: ResourceDeclaration, id: number, selection: RecordSelection): Promise<RecordsResult | undefined> {
   const t = resource.table;
   const { rows } = await db.execute(sql`
-    SELECT ${recordJson(shapeOf(resource, selection.who))} AS record ${sql.join(includeColumns(resource, selection.includes).map((c) => sql`, ${c}`))}
+    SELECT ${recordJson(shapeOf(resource, selection.who))} AS record ${sql.join(includeColumns(resource, selection.includes, selection.who).map((c) => sql`, ${c}`))}
     FROM ${t} WHERE ${scopeOf(resource, selection)} AND ${t.id} = ${id}`);
   if (rows.length === 0) return undefined;
   return { ...assemble(resource, rows, selection.includes), total: 1 };
@@ -73,7 +73,7 @@ export async function selectPage(db: Queryable, resource: ResourceDeclaration, s
   const order = page.order ? sql`${page.order.expr} ${direction}, ${t.id} ${direction}` : sql`${t.id} ASC`;
   const scope = scopeOf(resource, selection);
   const { rows } = await db.execute(sql`
-    SELECT ${recordJson(shapeOf(resource, selection.who))} AS record ${sql.join(includeColumns(resource, selection.includes).map((c) => sql`, ${c}`))},
+    SELECT ${recordJson(shapeOf(resource, selection.who))} AS record ${sql.join(includeColumns(resource, selection.includes, selection.who).map((c) => sql`, ${c}`))},
       page.total
     FROM (
       SELECT ${t.id} AS page_id, count(*) OVER ()::int AS total, row_number() OVER (ORDER BY ${order}) AS position

@@ -23,7 +23,8 @@ export interface Relation {
    * record already refers to them by other properties (`createdBy`...), so only `included` fills.
    */
   readonly cardinality: 'many' | 'one' | 'none';
-  recordsJson(parent: AuditedTable): SQL;
+  /** the related records of the current parent row, as a JSON array; they may depend on the caller */
+  recordsJson(parent: AuditedTable, who: Principal): SQL;
   /** absent: read-only, no body property */
   readonly bodySchema?: z.ZodType;
   write?(tx: Transaction, who: Principal, parentId: number, value: unknown, source: string): Promise<void>;

@@ -85,6 +85,12 @@ export interface ResourceDeclaration {
   scope?: (who: Principal) => SQL | undefined;
   /** body properties accepted and ignored (beside the audit set, `id` and `type`) */
   ignored?: readonly string[];
+  /**
+   * Runs in the write's transaction before a create (`id` undefined) or an update: checks that
+   * need the database or several properties, and changes the validated wire record (which may
+   * be amended) or other rows (e.g. clearing another default). Throw an ApiError to refuse.
+   */
+  beforeWrite?: (context: WriteContext, record: Record<string, unknown>, id: number | undefined) => Promise<void> | void;
   /** values the server sets on a new record, whatever the body says */
   onCreate?: (context: WriteContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
 }

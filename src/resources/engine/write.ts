@@ -53,6 +53,7 @@ export function createHandler(resource: ResourceDeclaration) {
     const body = await inTransaction(c, resource, async (tx) => {
       const table = resource.table as PgTable;
       await requireReferences(tx, resource, who, record);
+      await resource.beforeWrite?.({ tx, who }, record, undefined);
       const serverSet = (await resource.onCreate?.({ tx, who })) ?? {};
       const values = { ...rowValues(table, resource.fields, record), ...serverSet, ...createdValues(who) };
       const [row] = await tx.insert(table).values(values as never).returning({ id: resource.table.id });
@@ -75,6 +76,7 @@ export function updateHandler(resource: ResourceDeclaration) {
     const body = await inTransaction(c, resource, async (tx) => {
       const table = resource.table as PgTable;
       await requireReferences(tx, resource, who, record);
+      await resource.beforeWrite?.({ tx, who }, record, id);
       const values = { ...rowValues(table, resource.fields, record), ...updatedValues(who) };
       const updated = await tx
         .update(table)

@@ -1,0 +1,30 @@
+import { index, integer, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+
+export const BACKGROUND_JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+
+/**
+ * Work that runs on the queue. `type` and `action` are integer codes (docs/background-jobs.md):
+ * type 1 companies; action 1 import, 2 bulk update, 3 bulk delete, 4 migrate.
+ */
+export const backgroundJobs = pgTable(
+  'background_jobs',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    installationId: integer('installation_id').notNull(),
+    type: smallint('type').notNull(),
+    action: smallint('action').notNull(),
+    status: text('status', { enum: BACKGROUND_JOB_STATUSES }).notNull().default('queued'),
+    rowsTotal: integer('rows_total').notNull().default(0),
+    rowsDone: integer('rows_done').notNull().default(0),
+    rowsFailed: integer('rows_failed').notNull().default(0),
+    /** per-row problems: `[{ "line": 7, "reason": "name must be set" }]`, the first 1,000 */
+    problems: jsonb('problems').notNull().default([]),
+    payload: jsonb('payload'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdBy: integer('created_by'),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true, precision: 3 }),
+    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [index('background_jobs_installation_idx').on(t.installationId, t.id)],
+);

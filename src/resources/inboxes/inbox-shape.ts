@@ -1,0 +1,9 @@
+import { inboxes } from '../../db/schema';
+import type { RecordShape } from '../engine/resource';
+
+/** Inboxes as other resources include them. Their own endpoints come with the tickets work. */
+export const inboxShape: RecordShape = {
+  type: 'inboxes',
+  table: inboxes,
+  properties: { name: inboxes.name, email: inboxes.email },
+};
