@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalStack } from '../../scripts/stack';
@@ -12,10 +13,12 @@ declare module 'vitest' {
 
 /** One throwaway database and one Worker in workerd for the whole run. */
 export default async function setup(project: TestProject) {
+  // Its own bundle folder, so runs side by side never overwrite each other's Worker.
+  const outdir = path.resolve(`.wrangler/test-build-${process.pid}`);
   const stack = await startLocalStack({ purpose: 'test' });
   let worker;
   try {
-    worker = await startWorker(stack, { outdir: path.resolve('.wrangler/test-build') });
+    worker = await startWorker(stack, { outdir });
   } catch (error) {
     await stack.stop();
     throw error;
@@ -25,5 +28,6 @@ export default async function setup(project: TestProject) {
   return async () => {
     await worker.stop();
     await stack.stop();
+    await rm(outdir, { recursive: true, force: true });
   };
 }

@@ -1,7 +1,8 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../../app-env';
+import { updateSentimentRoutes } from './update-sentiment';
 
-/** `/v2/codetemplates...` */
+/** `/v2/codetemplates...`: only the sentiment settings of a template (docs/resources/codetemplates.md). */
 export function codeTemplatesRoutes(app: Hono<AppEnv>): void {
-  void app;
+  updateSentimentRoutes(app);
 }

@@ -1,0 +1,67 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { ADMINS, EVERYONE } from '../../auth/access';
+import { CONTACT_FORM_POSITIONS, CONTACT_FORM_THEMES, contactFormHelpdocs, contactForms, inboxes } from '../../db/schema';
+import { manyToMany, referencedBy } from '../engine/relations';
+import { referenceField } from '../engine/reference-field';
+import { AUDIT_SET, defineResource } from '../engine/resource';
+import { inboxShape } from '../inboxes/inbox-shape';
+import { includedUsers } from '../users/user-shape';
+import { newFormToken } from './form-token';
+import { helpdocShape } from './helpdoc-shape';
+
+/** `#RRGGBB`, stored lower case. */
+const hexColor = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #RRGGBB, e.g. #3b82f6')
+  .transform((color) => color.toLowerCase());
+
+export const contactFormsResource = defineResource({
+  type: 'contactforms',
+  singular: 'contactform',
+  table: contactForms,
+  fields: {
+    name: { column: contactForms.name, schema: z.string().trim().min(1).max(255), required: true },
+    inbox: referenceField(contactForms.inboxId, { table: inboxes, type: 'inboxes' }),
+    inboxFieldName: { column: contactForms.inboxFieldName, schema: z.string().trim().max(255).nullable() },
+    accentColor: { column: contactForms.accentColor, schema: hexColor },
+    triggerColor: { column: contactForms.triggerColor, schema: hexColor },
+    theme: { column: contactForms.theme, schema: z.enum(CONTACT_FORM_THEMES) },
+    position: { column: contactForms.position, schema: z.enum(CONTACT_FORM_POSITIONS) },
+    isLiveChatEnabled: { column: contactForms.isLiveChatEnabled, schema: z.boolean() },
+    liveChatWelcomeMessage: { column: contactForms.liveChatWelcomeMessage, schema: z.string().max(1000).nullable() },
+  },
+  // The token is the server's: read-only, so a computed property (readable, filterable, ignored in bodies).
+  computed: {
+    token: { expr: sql`${contactForms.token}`, type: 'string' },
+  },
+  filter: [
+    ...AUDIT_SET,
+    'accentColor',
+    'inboxFieldName',
+    'isLiveChatEnabled',
+    'liveChatWelcomeMessage',
+    'name',
+    'position',
+    'theme',
+    'token',
+    'triggerColor',
+  ],
+  relations: {
+    helpdocs: manyToMany({
+      target: helpdocShape,
+      through: contactFormHelpdocs,
+      parentKey: contactFormHelpdocs.contactFormId,
+      targetKey: contactFormHelpdocs.helpdocId,
+    }),
+    inboxes: referencedBy({ target: inboxShape, columns: () => [contactForms.inboxId] }),
+    users: includedUsers(),
+  },
+  constraints: {
+    contact_forms_token_key: { source: 'contactform.token', detail: 'token collision; send the request again' },
+  },
+  // A form is the helpdesk's public entry point (and, with live chat, its chat widget): settings, so admins change it.
+  access: { read: EVERYONE, write: ADMINS },
+  ignored: ['token'],
+  onCreate: () => ({ token: newFormToken() }),
+});

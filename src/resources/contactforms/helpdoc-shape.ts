@@ -1,0 +1,9 @@
+import { helpdocs } from '../../db/schema';
+import type { RecordShape } from '../engine/resource';
+
+/** Help-docs sites as a contact form includes them. Their own endpoints come later. */
+export const helpdocShape: RecordShape = {
+  type: 'helpdocs',
+  table: helpdocs,
+  properties: { name: helpdocs.name, url: helpdocs.url },
+};
