@@ -1,0 +1,43 @@
+import { expect } from 'vitest';
+import type { ApiResponse } from '../support/api';
+import { rows } from '../support/db';
+
+export interface AnomalyRow {
+  name: string;
+  customerId?: number | null;
+  inboxId?: number | null;
+  userId?: number | null;
+  details?: unknown;
+  status?: 'open' | 'cleared';
+  clearedAt?: string | null;
+  clearedBy?: number | null;
+  clearNote?: string | null;
+  state?: 'active' | 'deleted';
+}
+
+/** Anomalies have no create endpoint (the scheduled scan makes them): tests insert them. */
+export async function insertAnomaly(installationId: number, a: AnomalyRow): Promise<number> {
+  const [row] = await rows<{ id: number }>(
+    `INSERT INTO anomalies (installation_id, name, customer_id, inbox_id, user_id, details, status, cleared_at, cleared_by, clear_note, state,
+                            deleted_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $11 = 'deleted' THEN now() END, now() - interval '1 hour') RETURNING id`,
+    [installationId, a.name, a.customerId ?? null, a.inboxId ?? null, a.userId ?? null, a.details === undefined ? null : JSON.stringify(a.details),
+      a.status ?? 'open', a.clearedAt ?? null, a.clearedBy ?? null, a.clearNote ?? null, a.state ?? 'active'],
+  );
+  return row!.id;
+}
+
+/** Every anomaly row of the installations, whole: a refused request must leave them exactly as they were. */
+export async function anomalyRows(installationIds: number[]) {
+  return rows(`SELECT to_jsonb(a) AS row FROM anomalies a WHERE installation_id = ANY($1) ORDER BY id`, [installationIds]);
+}
+
+/** The one error body, with an entry naming the culprit. */
+export function expectError(response: ApiResponse, status: number, source: string | RegExp, detail?: RegExp): void {
+  expect(response.status, response.text).toBe(status);
+  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
+  const errors = response.body.errors as { code: string; source?: string; detail: string }[];
+  const match = errors.find((e) => (typeof source === 'string' ? e.source === source : source.test(e.source ?? '')));
+  expect(match, `no error names ${String(source)}: ${response.text}`).toBeDefined();
+  if (detail) expect(match!.detail).toMatch(detail);
+}
