@@ -18,6 +18,7 @@ const CONSTRAINT_VIOLATIONS: Record<string, 400 | 409> = {
   '23505': 409, // unique
   '23514': 400, // check
   '23503': 400, // foreign key
+  '23502': 400, // not null
 };
 
 /** Turns a violation of a constraint into its 409 or 400; anything else goes on as it was. */

@@ -366,3 +366,20 @@ describe('compileFilter', () => {
     });
   });
 });
+
+describe('date fields', () => {
+  const dates = { day: { expr: sql`day_col`, type: 'date' as const } };
+  const render = (filter: Record<string, unknown>) => new PgDialect().sqlToQuery(compileFilter(filter, dates)!);
+
+  it('compares calendar dates as dates', () => {
+    const query = render({ day: { $gte: '2024-02-29' } });
+    expect(query.sql).toContain('::date');
+    expect(query.params).toEqual(['2024-02-29']);
+  });
+
+  it('refuses a date that is not a calendar date, and $contains', () => {
+    for (const filter of [{ day: '2023-02-29' }, { day: '2024-05-01T00:00:00Z' }, { day: { $contains: '12' } }]) {
+      expect(() => render(filter)).toThrowError(expect.objectContaining({ status: 400, errors: [expect.objectContaining({ source: 'filter.day' })] }));
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { computedExpr, type ResourceDeclaration } from './resource';
 
 function typeOf(column: Column): FilterFieldType {
   if (column.enumValues?.length) return 'enum';
+  if (column.columnType === 'PgDate' || column.columnType === 'PgDateString') return 'date';
   switch (column.dataType) {
     case 'number':
       return 'integer';

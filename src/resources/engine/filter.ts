@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors';
  * syntax) into a parameterised SQL condition over an allow-list of fields.
  */
 
-export type FilterFieldType = 'integer' | 'string' | 'boolean' | 'datetime' | 'enum';
+export type FilterFieldType = 'integer' | 'string' | 'boolean' | 'datetime' | 'date' | 'enum';
 
 export interface FilterField {
   /** the column or SQL expression the name stands for */
@@ -166,6 +166,8 @@ function param(field: FilterField, value: unknown, source: string): SQL {
       return sql`${value}`;
     case 'datetime':
       return sql`${datetimeValue(value, source)}::timestamptz`;
+    case 'date':
+      return sql`${dateValue(value, source)}::date`;
     case 'enum': {
       const allowed = field.values ?? [];
       if (typeof value !== 'string' || !allowed.includes(value)) {
@@ -193,6 +195,15 @@ function datetimeValue(value: unknown, source: string): string {
   const text = match[0];
   if (offset) return text;
   return text.includes('T') ? `${text}Z` : `${text}T00:00:00Z`;
+}
+
+/** A calendar date `YYYY-MM-DD`, as date columns (a holiday's days) hold them. */
+function dateValue(value: unknown, source: string): string {
+  const match = typeof value === 'string' ? /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/.exec(value) : null;
+  if (!match || match[1] === '0000' || Number(match[3]) > daysInMonth(Number(match[1]), Number(match[2]))) {
+    throw ApiError.invalid(source, 'must be a date like 2024-05-01');
+  }
+  return match[0];
 }
 
 function daysInMonth(year: number, month: number): number {

@@ -1,0 +1,65 @@
+import { holidayDays, weekdayOf, workingWeek, type HolidayInput, type MinuteRange, type ScheduleInput } from './working-week';
+import { offsetPieces, zoneFormatter } from './zone-offsets';
+
+export type { HolidayInput, ScheduleInput } from './working-week';
+export { canonicalTimeZone } from './time-zone';
+
+/** Business hours as the working-time count needs them. */
+export interface WorkingHours {
+  /** IANA time zone id the schedules and holidays are read in */
+  timezoneId: string;
+  schedules: readonly ScheduleInput[];
+  holidays: readonly HolidayInput[];
+}
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Working milliseconds in `[from, to)` of the local wall-clock timeline (epoch milliseconds of
+ * local time read as if it were UTC), one local day at a time.
+ */
+function workingWallTime(week: MinuteRange[][], holidays: readonly (readonly [number, number])[], from: number, to: number): number {
+  let total = 0;
+  for (let day = Math.floor(from / DAY_MS); day * DAY_MS < to; day++) {
+    if (holidays.some(([first, last]) => day >= first && day <= last)) continue;
+    const midnight = day * DAY_MS;
+    for (const [start, end] of week[weekdayOf(day)]!) {
+      const overlap = Math.min(to, midnight + end * MINUTE_MS) - Math.max(from, midnight + start * MINUTE_MS);
+      if (overlap > 0) total += overlap;
+    }
+  }
+  return total;
+}
+
+/**
+ * The working minutes between two instants: the real time elapsed in `[from, to)` while the
+ * local wall clock of `hours.timezoneId` shows a day that is not a holiday and a time of day
+ * inside one of that weekday's schedules. Consequences of that definition:
+ *
+ * - 09:00–17:00 is 8 hours on the days clocks change too (the change happens outside it).
+ * - Local times that do not exist (the hour skipped in spring) are not worked: 00:00–24:00 is
+ *   23 hours on that day, and 02:30–10:00 in New York on that day runs from 03:00, 7 hours.
+ * - Local times that repeat (the hour repeated in autumn) are worked each time they occur:
+ *   00:00–24:00 is 25 hours on that day.
+ * - Schedules of one weekday that overlap count once; a holiday takes whole local days off.
+ * - `from` at or after `to` answers 0. The answer has a fraction when the instants are not on
+ *   whole minutes (the count is exact, so counts of adjacent spans add up).
+ *
+ * Throws RangeError for an invalid date, an unknown time zone or a malformed schedule or holiday.
+ * Cost grows with the days in the span (one Intl call a day), not with its minutes.
+ */
+export function workingMinutesBetween(hours: WorkingHours, from: Date, to: Date): number {
+  const start = from.getTime();
+  const end = to.getTime();
+  if (Number.isNaN(start) || Number.isNaN(end)) throw new RangeError('from and to must be valid dates');
+  zoneFormatter(hours.timezoneId);
+  const week = workingWeek(hours.schedules);
+  const holidays = holidayDays(hours.holidays);
+  if (start >= end || week.every((ranges) => ranges.length === 0)) return 0;
+  let total = 0;
+  for (const piece of offsetPieces(hours.timezoneId, start, end)) {
+    total += workingWallTime(week, holidays, piece.start + piece.offset, piece.end + piece.offset);
+  }
+  return total / MINUTE_MS;
+}

@@ -1,0 +1,65 @@
+import { eq, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
+import { ADMINS, EVERYONE } from '../../auth/access';
+import { businessHours, businessHoursHolidays, businessHoursSchedules } from '../../db/schema';
+import { holidayDates, holidayConstraints } from '../businesshoursholidays/holiday-rules';
+import { scheduleConstraints, scheduleHours } from '../businesshoursschedules/schedule-rules';
+import { AUDIT_SET, defineResource, type WriteContext } from '../engine/resource';
+import { businessHoursRelations } from './businesshours-relations';
+import { clearOtherDefaults } from './default-hours';
+import { requireOrdered, type OrderedPair, type PairEntry } from './ordered-pair';
+import { reconcileTimeZone, timeZoneSchema } from './time-zone';
+
+/** The entries of a relation the body writes, as the order checks take them (removals need no check). */
+function relationEntries(record: Record<string, unknown>, name: string): PairEntry[] {
+  const entries = (record[name] as Record<string, unknown>[] | undefined) ?? [];
+  return entries.flatMap((values, index) =>
+    values.delete ? [] : [{ source: `businesshour.${name}[${index}]`, id: values.id as number | undefined, values }],
+  );
+}
+
+/** Schedules and holidays sent inside the business hours are checked as their own endpoints check them. */
+async function requireOrderedChildren(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+  const children: [string, OrderedPair, PgColumn][] = [
+    ['businesshoursschedules', scheduleHours, businessHoursSchedules.businesshoursId],
+    ['businesshoursholidays', holidayDates, businessHoursHolidays.businesshoursId],
+  ];
+  for (const [name, pair, parentKey] of children) {
+    // On create no entry with an id is a child yet; the relation's write refuses those.
+    const within = id === undefined ? sql`false` : eq(parentKey, id);
+    await requireOrdered(context.tx, context.who, pair, relationEntries(record, name), within);
+  }
+}
+
+/** When a team works, in one time zone. Workspace settings: everyone reads, admins write. */
+export const businessHoursResource = defineResource({
+  type: 'businesshours',
+  singular: 'businesshour',
+  table: businessHours,
+  fields: {
+    name: { column: businessHours.name, schema: z.string().trim().min(1).max(255), required: true },
+    description: { column: businessHours.description, schema: z.string().trim().max(10_000).nullable() },
+    isDefault: { column: businessHours.isDefault, schema: z.boolean() },
+    timezoneId: { column: businessHours.timezoneId, schema: timeZoneSchema },
+    timezone_name: { column: businessHours.timezoneName, schema: timeZoneSchema },
+  },
+  filter: [...AUDIT_SET, 'description', 'isDefault', 'name', 'timezoneId', 'timezone_name'],
+  relations: businessHoursRelations,
+  constraints: {
+    business_hours_timezone_consistent: { source: 'businesshour.timezone_name', detail: 'must name the same time zone as timezoneId' },
+    business_hours_one_default: { source: 'businesshour.isDefault', detail: 'other business hours became the default at the same moment; try again' },
+    ...scheduleConstraints({ hours: 'businesshour.businesshoursschedules', day: 'businesshour.businesshoursschedules' }),
+    ...holidayConstraints('businesshour.businesshoursholidays'),
+  },
+  access: { read: EVERYONE, write: ADMINS },
+  // Delete is a route of its own (`delete-business-hours.ts`): it takes the schedules and holidays along.
+  operations: ['list', 'get', 'create', 'update'],
+  // A trigger chooses its business hours; the reference a client reads back is accepted and ignored.
+  ignored: ['triggers'],
+  async beforeWrite(context, record, id) {
+    reconcileTimeZone(record, id === undefined);
+    await requireOrderedChildren(context, record, id);
+    if (record.isDefault === true) await clearOtherDefaults(context, id);
+  },
+});

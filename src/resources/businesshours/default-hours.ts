@@ -1,0 +1,24 @@
+import { and, eq, ne, sql } from 'drizzle-orm';
+import { businessHours } from '../../db/schema';
+import type { WriteContext } from '../engine/resource';
+
+/**
+ * Business hours about to become the default take the flag from the others, in the same
+ * transaction, so an installation keeps at most one live default (a unique index holds it).
+ * Writes making a default in one installation take turns (a transaction-scoped lock), so two
+ * at once both succeed, the later one winning, instead of one failing on the index.
+ */
+export async function clearOtherDefaults({ tx, who }: WriteContext, id: number | undefined): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('business_hours_default'), ${who.installationId}::int)`);
+  await tx
+    .update(businessHours)
+    .set({ isDefault: false, updatedAt: sql`now()`, updatedBy: who.userId })
+    .where(
+      and(
+        eq(businessHours.installationId, who.installationId),
+        eq(businessHours.state, 'active'),
+        eq(businessHours.isDefault, true),
+        id === undefined ? undefined : ne(businessHours.id, id),
+      ),
+    );
+}

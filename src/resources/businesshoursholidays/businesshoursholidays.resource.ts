@@ -1,0 +1,28 @@
+import { ADMINS, EVERYONE } from '../../auth/access';
+import { businessHoursHolidays } from '../../db/schema';
+import { requireOrdered } from '../businesshours/ordered-pair';
+import { businessHoursIdField } from '../businesshours/parent-field';
+import { AUDIT_SET, defineResource } from '../engine/resource';
+import { includedUsers } from '../users/user-shape';
+import { holidayFields } from './holiday-fields';
+import { holidayConstraints, holidayDates } from './holiday-rules';
+
+/** Whole local days off in business hours, `startDate` to `endDate` included. Workspace settings: admins write. */
+export const businessHoursHolidaysResource = defineResource({
+  type: 'businesshoursholidays',
+  singular: 'businesshoursholiday',
+  table: businessHoursHolidays,
+  fields: {
+    businesshours_id: businessHoursIdField(businessHoursHolidays.businesshoursId),
+    ...holidayFields,
+  },
+  filter: [...AUDIT_SET, 'businesshours_id', 'endDate', 'name', 'startDate'],
+  relations: { users: includedUsers() },
+  constraints: {
+    ...holidayConstraints('businesshoursholiday.endDate'),
+    business_hours_holidays_businesshours_id_business_hours_id_fk: { source: 'businesshoursholiday.businesshours_id', detail: 'names no business hours here' },
+  },
+  access: { read: EVERYONE, write: ADMINS },
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  beforeWrite: ({ tx, who }, record, id) => requireOrdered(tx, who, holidayDates, [{ source: 'businesshoursholiday', id, values: record }]),
+});

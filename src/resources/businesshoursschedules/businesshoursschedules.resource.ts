@@ -1,0 +1,28 @@
+import { ADMINS, EVERYONE } from '../../auth/access';
+import { businessHoursSchedules } from '../../db/schema';
+import { requireOrdered } from '../businesshours/ordered-pair';
+import { businessHoursIdField } from '../businesshours/parent-field';
+import { AUDIT_SET, defineResource } from '../engine/resource';
+import { includedUsers } from '../users/user-shape';
+import { scheduleFields } from './schedule-fields';
+import { scheduleConstraints, scheduleHours } from './schedule-rules';
+
+/** One working interval of business hours on one weekday. Workspace settings: admins write. */
+export const businessHoursSchedulesResource = defineResource({
+  type: 'businesshoursschedules',
+  singular: 'businesshoursschedule',
+  table: businessHoursSchedules,
+  fields: {
+    businesshours_id: businessHoursIdField(businessHoursSchedules.businesshoursId),
+    ...scheduleFields,
+  },
+  filter: [...AUDIT_SET, 'businesshours_id', 'day', 'endHour', 'startHour'],
+  relations: { users: includedUsers() },
+  constraints: {
+    ...scheduleConstraints({ hours: 'businesshoursschedule.endHour', day: 'businesshoursschedule.day' }),
+    business_hours_schedules_businesshours_id_business_hours_id_fk: { source: 'businesshoursschedule.businesshours_id', detail: 'names no business hours here' },
+  },
+  access: { read: EVERYONE, write: ADMINS },
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  beforeWrite: ({ tx, who }, record, id) => requireOrdered(tx, who, scheduleHours, [{ source: 'businesshoursschedule', id, values: record }]),
+});

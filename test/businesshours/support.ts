@@ -1,0 +1,99 @@
+// Helpers shared by the business hours tests: the error body, a snapshot of every row the three
+// resources can write, and a refusal check that the snapshot did not move.
+import { expect } from 'vitest';
+import type { SeededInstallation } from '../../scripts/seed';
+import { api, type ApiRequest, type ApiResponse } from '../support/api';
+import { rows } from '../support/db';
+
+export interface ErrorEntry {
+  code: string;
+  source?: string;
+  detail: string;
+}
+
+const TABLES = ['business_hours', 'business_hours_schedules', 'business_hours_holidays', 'triggers'] as const;
+
+/** Every row the business hours endpoints could touch, in the given installations. */
+export async function snapshot(installations: number[]): Promise<Record<string, unknown[]>> {
+  const result: Record<string, unknown[]> = {};
+  for (const table of TABLES) {
+    result[table] = await rows(`SELECT to_jsonb(t) AS row FROM ${table} t WHERE installation_id = ANY($1) ORDER BY id`, [installations]);
+  }
+  return result;
+}
+
+/** The one error body, with an entry whose `source` is (or matches) the culprit. */
+export function expectErrorBody(response: ApiResponse, status: number, source?: string | RegExp): ErrorEntry | undefined {
+  expect(response.status, response.text).toBe(status);
+  expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
+  const errors = response.body.errors as ErrorEntry[];
+  expect(errors.length, response.text).toBeGreaterThan(0);
+  for (const entry of errors) {
+    expect(typeof entry.detail).toBe('string');
+    if (status === 400) expect(entry.code).toBe('invalid');
+    if (status === 403) expect(entry.code).toBe('forbidden');
+    if (status === 404) expect(entry.code).toBe('notFound');
+  }
+  if (source === undefined) return undefined;
+  const match = errors.find((entry) => (typeof source === 'string' ? entry.source === source : source.test(entry.source ?? '')));
+  expect(match, `no error names ${String(source)}: ${response.text}`).toBeDefined();
+  return match;
+}
+
+/** A refusal checker for a file's installations: status, the error naming the culprit, and no row changed. */
+export function refusals(sites: () => SeededInstallation[], defaultKey: () => string) {
+  return async function rejects(path: string, request: ApiRequest, status: number, source?: string | RegExp): Promise<ErrorEntry | undefined> {
+    const installations = sites().map((site) => site.id);
+    const before = await snapshot(installations);
+    const response = await api(path, { key: defaultKey(), ...request });
+    const entry = expectErrorBody(response, status, source);
+    expect(await snapshot(installations)).toEqual(before);
+    return entry;
+  };
+}
+
+/** Bodies that are not a JSON object, and the source each 400 names. */
+export const NOT_AN_OBJECT = (wrapper: string): [string, string, string][] => [
+  ['malformed JSON', `{"${wrapper}": {"name": "Broken",}`, 'body'],
+  ['truncated JSON', `{"${wrapper}": {"name": "Broken"`, 'body'],
+  ['an empty body', '', 'body'],
+  ['a JSON array', '[{"name": "Listed"}]', 'body'],
+  ['a JSON number', '42', 'body'],
+  ['JSON null', 'null', 'body'],
+  ['a wrapper holding an array', `{"${wrapper}": [{"name": "Listed"}]}`, wrapper],
+  ['a wrapper holding null', `{"${wrapper}": null}`, wrapper],
+];
+
+/** Each name is accepted by `filter` (an equality the type accepts) and `orderBy`. */
+export async function expectListAccepts(path: string, key: string, names: Record<string, unknown>): Promise<void> {
+  for (const [name, value] of Object.entries(names)) {
+    const filtered = await api(path, { key, query: { filter: { [name]: value } as object } });
+    expect(filtered.status, `filter ${name}: ${filtered.text}`).toBe(200);
+    const ordered = await api(path, { key, query: { orderBy: name, orderMode: 'desc' } });
+    expect(ordered.status, `orderBy ${name}: ${ordered.text}`).toBe(200);
+  }
+}
+
+/** Each name is refused by `filter` and `orderBy`, with a 400 naming it. */
+export async function expectListRefuses(path: string, key: string, names: string[]): Promise<void> {
+  for (const name of names) {
+    const filtered = await api(path, { key, query: { filter: { [name]: 'x' } } });
+    expectErrorBody(filtered, 400, `filter.${name}`);
+    const ordered = await api(path, { key, query: { orderBy: name } });
+    const entry = expectErrorBody(ordered, 400, 'orderBy');
+    expect(entry!.detail).toContain(name);
+  }
+}
+
+/** Each include is accepted; each refused one answers a 400 naming `includes`. */
+export async function expectIncludes(path: string, key: string, allowed: string[], refused: string[]): Promise<void> {
+  for (const name of [...allowed, 'all', allowed.join(',')]) {
+    const response = await api(path, { key, query: { includes: name } });
+    expect(response.status, `includes=${name}: ${response.text}`).toBe(200);
+  }
+  for (const name of refused) {
+    const entry = expectErrorBody(await api(path, { key, query: { includes: name } }), 400, 'includes');
+    expect(entry!.detail).toContain(name);
+  }
+}
