@@ -61,3 +61,19 @@ describe('GET /v2/docs', () => {
     for (const [method, path] of companyOperations) expect(response.text).toContain(`<b>${method.toUpperCase()}</b></td><td><code>${path}</code>`);
   });
 });
+
+describe('the endpoint table of docs/endpoints.md', () => {
+  it('every row marked implemented is in the OpenAPI document', async () => {
+    const { readFileSync } = await import('node:fs');
+    const table = readFileSync(new URL('../../docs/endpoints.md', import.meta.url), 'utf8');
+    const implemented = [...table.matchAll(/^\| (\w+) \| `([^`]+)` \| implemented \|/gm)].map(([, method, path]) => [
+      method!.toLowerCase(),
+      path!.replace(/:(\w+)/g, '{$1}'),
+    ]);
+    expect(implemented.length).toBeGreaterThan(50);
+    const { paths } = (await api('/v2/openapi.json')).body;
+    const documentedIds = (name: string) => name.replace(/\{\w+\}/g, '{}');
+    const documented = new Set(Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${documentedIds(path)}`)));
+    for (const [method, path] of implemented) expect(documented.has(`${method} ${documentedIds(path!)}`), `${method} ${path}`).toBe(true);
+  });
+});
