@@ -2,7 +2,6 @@ import { neon, neonConfig, Pool } from '@neondatabase/serverless';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { drizzle as drizzlePool, type NeonDatabase } from 'drizzle-orm/neon-serverless';
-import * as schema from './schema';
 
 /** What the database part of the Worker's environment holds. */
 export interface DatabaseEnv {
@@ -13,7 +12,7 @@ export interface DatabaseEnv {
   NEON_LOCAL_SQL_HTTP?: string;
 }
 
-export type Transaction = Parameters<Parameters<NeonDatabase<typeof schema>['transaction']>[0]>[0];
+export type Transaction = Parameters<Parameters<NeonDatabase['transaction']>[0]>[0];
 
 /** Anything a statement can run on: the HTTP client or an open transaction. */
 export interface Queryable {
@@ -27,7 +26,7 @@ export interface Queryable {
  * request. Never one connection per query.
  */
 export interface Database {
-  http: Queryable & ReturnType<typeof drizzleHttp<typeof schema>>;
+  http: Queryable & HttpDatabase;
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Ends the WebSocket pool if one was opened. */
   close(): Promise<void>;
@@ -46,15 +45,30 @@ function applyLocalStackSettings(env: DatabaseEnv): void {
   }
 }
 
+type HttpDatabase = ReturnType<typeof drizzleHttp>;
+
+/**
+ * The HTTP client per database address, kept for the isolate's life: `neon()` opens nothing (each
+ * query is its own fetch), so nothing crosses requests but a function. Drizzle is built without
+ * a relational schema: we use none, and building one costs 0.1 to 0.2 ms a request.
+ */
+const httpClients = new Map<string, HttpDatabase>();
+
+function httpClient(url: string): HttpDatabase {
+  let client = httpClients.get(url);
+  if (!client) httpClients.set(url, (client = drizzleHttp(neon(url))));
+  return client;
+}
+
 export function openDatabase(env: DatabaseEnv): Database {
   applyLocalStackSettings(env);
-  const http = drizzleHttp(neon(env.DATABASE_URL), { schema });
+  const http = httpClient(env.DATABASE_URL);
   let pool: Pool | undefined;
   return {
     http: http as Database['http'],
     transaction(work) {
       pool ??= new Pool({ connectionString: env.DATABASE_URL, max: 1 });
-      return drizzlePool(pool, { schema }).transaction(work);
+      return drizzlePool(pool).transaction(work);
     },
     async close() {
       const open = pool;

@@ -54,6 +54,7 @@ export function settingJson(): SQL {
 export const appSettingsRelation: Relation = {
   type: SETTING_TYPE,
   cardinality: 'many',
+  dependsOnCaller: true,
   recordsJson: (parent, who) =>
     sql`(SELECT coalesce(json_agg(${settingJson()} ORDER BY ${definitions.id}), '[]'::json)
       FROM ${settingsOf(who)} WHERE ${definitions.appId} = ${parent.id} AND ${definitions.state} = 'active')`,

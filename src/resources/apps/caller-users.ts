@@ -15,6 +15,7 @@ export function callerUsers(more?: (parent: AuditedTable, who: Principal) => SQL
   return {
     type: 'users',
     cardinality: 'none',
+    dependsOnCaller: true,
     recordsJson(parent, who) {
       const own = sql`${users.id} IN (${parent.createdBy}, ${parent.updatedBy}, ${parent.deletedBy})`;
       const named = more ? sql`(${own} OR ${users.id} IN (${more(parent, who)}))` : own;

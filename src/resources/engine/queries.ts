@@ -26,8 +26,33 @@ export interface RecordsResult {
   total: number;
 }
 
-function includeColumns(resource: ResourceDeclaration, includes: readonly string[], who: Principal): SQL[] {
-  return includes.map((name) => sql`${resource.relations[name]!.recordsJson(resource.table, who)} AS ${sql.identifier(`inc_${name}`)}`);
+/**
+ * SQL fragments that do not depend on the caller are built once per isolate: building them is
+ * a good part of a request's own CPU (docs/benchmarks.md).
+ */
+const recordSql = new WeakMap<ResourceDeclaration, SQL>();
+const includeSql = new WeakMap<ResourceDeclaration, Map<string, SQL>>();
+
+function recordOf(resource: ResourceDeclaration, who: Principal): SQL {
+  const dependsOnCaller = Object.values(resource.computed ?? {}).some((field) => typeof field.expr === 'function');
+  if (dependsOnCaller) return recordJson(shapeOf(resource, who));
+  let fragment = recordSql.get(resource);
+  if (!fragment) recordSql.set(resource, (fragment = recordJson(shapeOf(resource, who))));
+  return fragment;
+}
+
+/** `, (related records) AS inc_<name>` for each include. */
+function includeColumns(resource: ResourceDeclaration, includes: readonly string[], who: Principal): SQL {
+  const columns = includes.map((name) => {
+    const relation = resource.relations[name]!;
+    if (relation.dependsOnCaller) return sql`, ${relation.recordsJson(resource.table, who)} AS ${sql.identifier(`inc_${name}`)}`;
+    let built = includeSql.get(resource);
+    if (!built) includeSql.set(resource, (built = new Map()));
+    let fragment = built.get(name);
+    if (!fragment) built.set(name, (fragment = sql`, ${relation.recordsJson(resource.table, who)} AS ${sql.identifier(`inc_${name}`)}`));
+    return fragment;
+  });
+  return sql.join(columns);
 }
 
 /** Puts the related records of each row into `included`, once each, and references on the record. */
@@ -57,7 +82,7 @@ function scopeOf(resource: ResourceDeclaration, selection: RecordSelection): SQL
 export async function selectOne(db: Queryable, resource: ResourceDeclaration, id: number, selection: RecordSelection): Promise<RecordsResult | undefined> {
   const t = resource.table;
   const { rows } = await db.execute(sql`
-    SELECT ${recordJson(shapeOf(resource, selection.who))} AS record ${sql.join(includeColumns(resource, selection.includes, selection.who).map((c) => sql`, ${c}`))}
+    SELECT ${recordOf(resource, selection.who)} AS record ${includeColumns(resource, selection.includes, selection.who)}
     FROM ${t} WHERE ${scopeOf(resource, selection)} AND ${t.id} = ${id}`);
   if (rows.length === 0) return undefined;
   return { ...assemble(resource, rows, selection.includes), total: 1 };
@@ -65,7 +90,8 @@ export async function selectOne(db: Queryable, resource: ResourceDeclaration, id
 
 /**
  * A page of records with what they include and the total that matches: one statement, whatever
- * the page size. The inner query picks the page's ids; the outer one builds only those records.
+ * the page size. The innermost query picks the page's ids in order (an index can serve it and
+ * stop at the page); the outer one builds only those records; the total is one count, run once.
  */
 export async function selectPage(db: Queryable, resource: ResourceDeclaration, selection: RecordSelection, page: Page): Promise<RecordsResult> {
   const t = resource.table;
@@ -73,12 +99,11 @@ export async function selectPage(db: Queryable, resource: ResourceDeclaration, s
   const order = page.order ? sql`${page.order.expr} ${direction}, ${t.id} ${direction}` : sql`${t.id} ASC`;
   const scope = scopeOf(resource, selection);
   const { rows } = await db.execute(sql`
-    SELECT ${recordJson(shapeOf(resource, selection.who))} AS record ${sql.join(includeColumns(resource, selection.includes, selection.who).map((c) => sql`, ${c}`))},
-      page.total
+    SELECT ${recordOf(resource, selection.who)} AS record ${includeColumns(resource, selection.includes, selection.who)},
+      (SELECT count(*)::int FROM ${t} WHERE ${scope}) AS total
     FROM (
-      SELECT ${t.id} AS page_id, count(*) OVER ()::int AS total, row_number() OVER (ORDER BY ${order}) AS position
-      FROM ${t} WHERE ${scope}
-      ORDER BY position LIMIT ${page.limit} OFFSET ${page.offset}
+      SELECT ids.page_id, row_number() OVER () AS position
+      FROM (SELECT ${t.id} AS page_id FROM ${t} WHERE ${scope} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}) ids
     ) page
     JOIN ${t} ON ${t.id} = page.page_id
     ORDER BY page.position`);

@@ -25,6 +25,8 @@ export interface Relation {
   readonly cardinality: 'many' | 'one' | 'none';
   /** the related records of the current parent row, as a JSON array; they may depend on the caller */
   recordsJson(parent: AuditedTable, who: Principal): SQL;
+  /** its records differ by caller (then its SQL is built per request, not once) */
+  readonly dependsOnCaller?: boolean;
   /** absent: read-only, no body property */
   readonly bodySchema?: z.ZodType;
   write?(tx: Transaction, who: Principal, parentId: number, value: unknown, source: string): Promise<void>;
