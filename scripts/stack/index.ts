@@ -2,13 +2,15 @@
 // WebSocket proxy for the Neon driver's Pool, and the SQL-over-HTTP stand-in for neon().
 import { migrate } from './migrate.js';
 import { startPostgres, type Purpose } from './postgres.js';
-import { startSqlOverHttp } from './sql-over-http.js';
-import { startWsProxy } from './ws-proxy.js';
+import { startSqlOverHttp, type SqlOverHttpStats } from './sql-over-http.js';
+import { startWsProxy, type WsProxyStats } from './ws-proxy.js';
 
 export interface LocalStack {
   databaseUrl: string;
   wsProxyPort: number;
   sqlHttpUrl: string;
+  /** What the two stand-ins have carried since start: the Worker's database round trips. */
+  stats(): { sqlHttp: SqlOverHttpStats; wsProxy: WsProxyStats };
   stop(): Promise<void>;
 }
 
@@ -30,7 +32,8 @@ export async function startLocalStack(opts: { purpose: Purpose }): Promise<Local
     stops.push(wsProxy.stop);
     const sqlHttp = await startSqlOverHttp({ databaseUrl: postgres.url });
     stops.push(sqlHttp.stop);
-    return { databaseUrl: postgres.url, wsProxyPort: wsProxy.port, sqlHttpUrl: sqlHttp.url, stop };
+    const stats = () => ({ sqlHttp: sqlHttp.stats(), wsProxy: wsProxy.stats() });
+    return { databaseUrl: postgres.url, wsProxyPort: wsProxy.port, sqlHttpUrl: sqlHttp.url, stats, stop };
   } catch (e) {
     await stop().catch(() => {});
     throw e;

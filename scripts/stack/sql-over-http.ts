@@ -11,7 +11,19 @@ import pg from 'pg';
 export interface RunningSqlOverHttp {
   port: number;
   url: string;
+  /** Counts since start, for benchmarks: HTTP requests, and of those single queries and batches. */
+  stats(): SqlOverHttpStats;
   stop(): Promise<void>;
+}
+export interface SqlOverHttpStats {
+  /** POSTs received: each is one round trip of the Worker to the database */
+  requests: number;
+  /** requests carrying one {query, params} */
+  queries: number;
+  /** requests carrying {queries: [...]}, run as one transaction */
+  batches: number;
+  /** statements run, counting each statement of a batch */
+  statements: number;
 }
 interface Query {
   query: string;
@@ -82,7 +94,9 @@ export async function startSqlOverHttp(opts: { databaseUrl: string; port?: numbe
     }
   };
 
+  const counts: SqlOverHttpStats = { requests: 0, queries: 0, batches: 0, statements: 0 };
   const server = http.createServer({ keepAliveTimeout: 60_000 }, async (req, res) => {
+    counts.requests++;
     let status = 200;
     let out: unknown;
     try {
@@ -96,7 +110,15 @@ export async function startSqlOverHttp(opts: { databaseUrl: string; port?: numbe
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
       const arrayMode = h['neon-array-mode'] === 'true';
-      out = Array.isArray(body?.queries) ? await transaction(body.queries, h, arrayMode) : await run(pool, body, body?.arrayMode ?? arrayMode);
+      if (Array.isArray(body?.queries)) {
+        counts.batches++;
+        counts.statements += body.queries.length;
+        out = await transaction(body.queries, h, arrayMode);
+      } else {
+        counts.queries++;
+        counts.statements++;
+        out = await run(pool, body, body?.arrayMode ?? arrayMode);
+      }
     } catch (e) {
       const err = e as Error & Record<string, unknown>;
       const known = e instanceof pg.DatabaseError || e instanceof BadRequest || e instanceof SyntaxError;
@@ -120,5 +142,5 @@ export async function startSqlOverHttp(opts: { databaseUrl: string; port?: numbe
       server.close(() => resolve());
       server.closeAllConnections(); // idle keep-alive sockets would hold close() open
     }).then(() => pool.end()));
-  return { port, url: `http://127.0.0.1:${port}/sql`, stop };
+  return { port, url: `http://127.0.0.1:${port}/sql`, stats: () => ({ ...counts }), stop };
 }

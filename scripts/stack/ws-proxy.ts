@@ -8,10 +8,16 @@ import { WebSocketServer, type WebSocket } from 'ws';
 
 export interface RunningWsProxy {
   port: number;
+  /** Counts since start, for benchmarks: WebSocket connections bridged to Postgres. */
+  stats(): WsProxyStats;
   stop(): Promise<void>;
+}
+export interface WsProxyStats {
+  connections: number;
 }
 
 export async function startWsProxy(opts: { port?: number } = {}): Promise<RunningWsProxy> {
+  const counts: WsProxyStats = { connections: 0 };
   const server = http.createServer((_req, res) => res.writeHead(426).end('WebSocket only\n'));
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
 
@@ -22,7 +28,10 @@ export async function startWsProxy(opts: { port?: number } = {}): Promise<Runnin
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => bridge(ws, target));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      counts.connections++;
+      bridge(ws, target);
+    });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -39,7 +48,7 @@ export async function startWsProxy(opts: { port?: number } = {}): Promise<Runnin
       server.close(() => resolve());
       server.closeAllConnections();
     }));
-  return { port, stop };
+  return { port, stats: () => ({ ...counts }), stop };
 }
 
 function bridge(ws: WebSocket, target: { host: string; port: number }) {

@@ -1,0 +1,189 @@
+// `npm run bench`: the benchmark of issue 2, in one run, on 127.0.0.1 only.
+//
+//   1. a throwaway local stack, seeded with one installation and BENCH_COMPANIES companies;
+//   2. three Workers in workerd through Miniflare: the ceiling (bare Hono, static JSON), the bare
+//      SQL Worker (the service's GET statement over HTTP, over a per-request Pool, and two more
+//      shapes for docs/connection-strategy.md), and the service;
+//   3. the same load on each: autocannon, BENCH_CONNECTIONS connections, BENCH_WARMUP s of
+//      warm-up, then BENCH_DURATION s measured; the table and the three target checks;
+//   4. database round trips per API request, from the stand-ins' counters;
+//   5. the raw results in bench/results/, and everything it started stopped.
+//
+// Settings (environment): BENCH_DURATION=10 BENCH_WARMUP=2 BENCH_CONNECTIONS=20
+// BENCH_COMPANIES=10000 BENCH_ROUND_TRIPS=50 (sequential requests per round-trip count).
+import { addApiKey } from '../scripts/seed';
+import { startLocalStack, type LocalStack } from '../scripts/stack';
+import { quietWranglerEnv } from '../scripts/worker-vars';
+import pg from 'pg';
+import { load, type LoadResult } from './load';
+import { checks, cpuTable, disturbed, leftoverProcesses, machine, roundTripTable, table, writeResults, type Measured } from './report';
+import { countRoundTrips, type RoundTrips } from './round-trips';
+import { seed } from './seed';
+import { companyGetStatement, credentialLookUpStatement } from './statements';
+import { startBareSql, startCeiling, startService, serviceRuntime, type RunningWorker } from './workers';
+import { hashSecret } from '../src/auth/secrets';
+
+const setting = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number`);
+  return value;
+};
+const config = {
+  durationSeconds: setting('BENCH_DURATION', 10),
+  warmupSeconds: setting('BENCH_WARMUP', 2),
+  connections: setting('BENCH_CONNECTIONS', 20),
+  companies: setting('BENCH_COMPANIES', 10_000),
+  roundTripRequests: setting('BENCH_ROUND_TRIPS', 50),
+};
+Object.assign(process.env, quietWranglerEnv);
+
+const log = (message: string) => process.stdout.write(`${message}\n`);
+const started = Date.now();
+const stops: Array<() => Promise<void>> = [];
+let stopping: Promise<void> | undefined;
+/** Stops what was started, last first; safe to call twice. */
+const stopAll = () =>
+  (stopping ??= (async () => {
+    for (const stop of stops.reverse()) await stop().catch((e: unknown) => log(`stopping failed: ${String(e)}`));
+  })());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void stopAll().finally(() => process.exit(130)));
+}
+
+async function main(): Promise<void> {
+  const host = machine();
+  log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
+  log(`settings: ${config.connections} connections, ${config.warmupSeconds} s warm-up + ${config.durationSeconds} s per target, ${config.companies} companies`);
+
+  const stack: LocalStack = await startLocalStack({ purpose: 'test' });
+  stops.push(stack.stop);
+  const seedStart = Date.now();
+  const data = await seed(stack.databaseUrl, config.companies);
+  log(`seeded installation ${data.installationId} in ${((Date.now() - seedStart) / 1000).toFixed(1)} s: ${Object.entries(data.rows).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+
+  const statements = {
+    get: await companyGetStatement({ installationId: data.installationId, userId: data.ownerUserId, role: 'owner' }),
+    auth: credentialLookUpStatement(await hashSecret(data.ownerKey)),
+  };
+  const runtime = serviceRuntime();
+  log(`bundling and starting 3 Workers (compatibility date ${runtime.date}) ...`);
+  const start = async (worker: Promise<RunningWorker>) => {
+    const running = await worker;
+    stops.push(running.stop);
+    return running;
+  };
+  const ceiling = await start(startCeiling());
+  const bare = await start(startBareSql(stack, statements));
+  const service = await start(startService(stack));
+
+  const auth = { authorization: `Bearer ${data.ownerKey}` };
+  const byId = (prefix: string) => data.companyIds.map((id) => `${prefix}/v2/companies/${id}.json`);
+  const listPath = (pageSize: number) => `/v2/companies.json?pageSize=${pageSize}&includes=all`;
+  const targets: Array<{ key: string; label: string; url: string; paths: string[]; headers?: Record<string, string> }> = [
+    // The targets the checks compare run back to back, so that drift on a shared machine hits them alike.
+    { key: 'ceiling', label: 'ceiling: bare Hono, static JSON', url: ceiling.url, paths: byId('') },
+    { key: 'bareHttp', label: 'bare SQL GET, HTTP (neon() query)', url: bare.url, paths: byId('/http') },
+    { key: 'serviceGet', label: 'service GET /v2/companies/{id}.json', url: service.url, paths: byId(''), headers: auth },
+    { key: 'serviceList', label: 'service list pageSize=50 includes=all', url: service.url, paths: [listPath(50)], headers: auth },
+    { key: 'barePool', label: 'bare SQL GET, Pool per request', url: bare.url, paths: byId('/pool') },
+    { key: 'bareHttpX2', label: 'bare SQL auth + GET, 2 HTTP queries', url: bare.url, paths: byId('/http-x2') },
+    { key: 'bareBatch', label: 'bare SQL auth + GET, 1 HTTP batch', url: bare.url, paths: byId('/batch') },
+  ];
+
+  const measured: Measured[] = [];
+  for (const target of targets) {
+    const result = await load({
+      url: target.url,
+      paths: target.paths,
+      headers: target.headers ?? {},
+      connections: config.connections,
+      warmupSeconds: config.warmupSeconds,
+      durationSeconds: config.durationSeconds,
+    });
+    measured.push({ key: target.key, label: target.label, result });
+    log(`  ${target.label}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, non-2xx ${result.non2xx}, errors ${result.errors + result.timeouts}`);
+  }
+  const get = (key: string): LoadResult => measured.find((m) => m.key === key)!.result;
+
+  log('');
+  log(table(measured, get('ceiling').rps));
+  log('');
+  log(`CPU cores used while measuring, by process (${host.nproc} on this machine; stand-ins = this node process):`);
+  log(cpuTable(measured));
+  for (const warning of disturbed(measured)) log(`  DISTURBED  ${warning}: its figures are low; run again on a quiet machine`);
+  log('');
+  log('target checks:');
+  const targetChecks = checks(get('ceiling'), get('bareHttp'), get('serviceGet'), get('serviceList'));
+  for (const check of targetChecks) log(`  ${check.pass ? 'PASS' : 'MISS'}  ${check.name}: ${check.detail}`);
+  const failedRequests = measured.filter((m) => m.result.non2xx > 0 || m.result.errors > 0 || m.result.timeouts > 0);
+  for (const m of failedRequests) log(`  FAIL  ${m.label}: ${m.result.non2xx} non-2xx, ${m.result.errors} errors, ${m.result.timeouts} timeouts ${JSON.stringify(m.result.statusCodes)}`);
+
+  // Round trips. One request first puts the owner key in the isolate's credential cache (it holds
+  // a key 30 s, and the load on the service ended longer ago); a key never seen shows a miss.
+  const n = config.roundTripRequests;
+  await (await fetch(`${service.url}/v2/companies/${data.companyIds[0]}.json`, { headers: auth })).arrayBuffer();
+  const ids = (count: number) => Array.from({ length: count }, (_, i) => data.companyIds[(i * 197) % data.companyIds.length]!);
+  const counts: RoundTrips[] = [];
+  counts.push(await countRoundTrips(stack, 'service GET by id', ids(n).map((id) => `${service.url}/v2/companies/${id}.json`), auth));
+  for (const pageSize of [10, 50, 100]) {
+    const pages = Array.from({ length: n }, (_, i) => `${service.url}${listPath(pageSize)}&page=${1 + (i % Math.floor(data.companyIds.length / pageSize))}`);
+    counts.push(await countRoundTrips(stack, `service list includes=all pageSize=${pageSize}`, pages, auth));
+  }
+  const freshKey = await withClient(stack.databaseUrl, (client) => addApiKey(client, data.installationId, data.ownerUserId));
+  const fresh = { authorization: `Bearer ${freshKey}` };
+  counts.push(await countRoundTrips(stack, 'service GET, first request of a new key', [`${service.url}/v2/companies/${data.companyIds[0]}.json`], fresh));
+  counts.push(await countRoundTrips(stack, 'service GET, same key again', ids(n).map((id) => `${service.url}/v2/companies/${id}.json`), fresh));
+  // A create with relations: the interactive write transaction, on its one WebSocket connection.
+  const creates = Array.from({ length: n }, (_, i) => new Request(`${service.url}/v2/companies.json`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ company: { name: `Bench create ${started}-${i}`, domains: [{ name: `create${i}.example.com` }], phones: [{ number: '+1 555 0100' }] } }),
+  }));
+  counts.push(await countRoundTrips(stack, 'service POST create (+2 relations)', creates, auth));
+  for (const [prefix, label] of [['/http', 'bare HTTP'], ['/pool', 'bare Pool per request'], ['/http-x2', 'bare auth + GET, 2 HTTP'], ['/batch', 'bare auth + GET, 1 batch']] as const) {
+    counts.push(await countRoundTrips(stack, label, ids(n).map((id) => `${bare.url}${prefix}/v2/companies/${id}.json`)));
+  }
+  log('');
+  log('database round trips per API request (HTTP requests + WebSocket connections at the stand-ins):');
+  log(roundTripTable(counts));
+  const lists = counts.filter((c) => c.label.startsWith('service list'));
+  const constant = lists.every((c) => c.perRequest === lists[0]!.perRequest);
+  log(`  list round trips ${constant ? 'are constant' : 'VARY'} in the page size: ${lists.map((c) => c.perRequest.toFixed(2)).join(', ')}`);
+
+  const file = await writeResults({
+    startedAt: new Date(started).toISOString(),
+    machine: host,
+    config,
+    compatibility: runtime,
+    seeded: data.rows,
+    statements,
+    targets: measured,
+    checks: targetChecks,
+    roundTrips: counts,
+  });
+  log(`\nraw results: ${file}`);
+  if (failedRequests.length) process.exitCode = 1;
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+  const left = leftoverProcesses();
+  log(left.length ? `processes left running:\n  ${left.join('\n  ')}` : 'stopped everything it started (no processes left)');
+  log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+process.exit(process.exitCode ?? 0);

@@ -1,0 +1,72 @@
+// The three Workers under load, each bundled by wrangler as a deploy would and served by workerd
+// through Miniflare on 127.0.0.1: the ceiling and the bare SQL Worker (bench/workers/), with
+// the compatibility date of wrangler.toml, and the service itself (scripts/worker-under-test.ts).
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Miniflare } from 'miniflare';
+import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import type { LocalStack } from '../scripts/stack';
+import { startWorker } from '../scripts/worker-under-test';
+import { quietWranglerEnv, workerVars } from '../scripts/worker-vars';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const buildRoot = path.join(root, '.wrangler', 'bench-build');
+
+export interface RunningWorker {
+  name: string;
+  url: string;
+  stop(): Promise<void>;
+}
+
+function runtimeOf(configPath: string) {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
+  return { workerOptions, date: workerOptions.compatibilityDate, flags: [...(workerOptions.compatibilityFlags ?? [])].sort() };
+}
+
+/** The compatibility date and flags every bench Worker shares with the service. */
+export function serviceRuntime(): { date: string | undefined; flags: string[] } {
+  const { date, flags } = runtimeOf(path.join(root, 'wrangler.toml'));
+  return { date, flags };
+}
+
+/** Bundles and serves one of bench/workers/ by its name (`ceiling`, `bare-sql`). */
+async function startBenchWorker(name: string, bindings: Record<string, string>): Promise<RunningWorker> {
+  const configPath = path.join(root, 'bench', 'workers', `${name}.wrangler.toml`);
+  const { workerOptions, date, flags } = runtimeOf(configPath);
+  const service = serviceRuntime();
+  if (date !== service.date || flags.join() !== service.flags.join()) {
+    throw new Error(`${configPath}: compatibility ${date} [${flags}] differs from wrangler.toml's ${service.date} [${service.flags}]`);
+  }
+  const outdir = path.join(buildRoot, name);
+  execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir, '--config', configPath], {
+    cwd: root,
+    env: { ...process.env, ...quietWranglerEnv },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const miniflare = new Miniflare({
+    ...(workerOptions as object),
+    name: `bench-${name}`,
+    modules: true,
+    scriptPath: path.join(outdir, `${name}.js`),
+    bindings,
+    host: '127.0.0.1',
+    port: 0,
+  } as ConstructorParameters<typeof Miniflare>[0]);
+  const url = (await miniflare.ready).toString().replace(/\/$/, '');
+  return { name, url, stop: () => miniflare.dispose() };
+}
+
+export function startCeiling(): Promise<RunningWorker> {
+  return startBenchWorker('ceiling', {});
+}
+
+/** The bare SQL Worker, reaching the database exactly as the service does (the same variables). */
+export function startBareSql(stack: LocalStack, statements: unknown): Promise<RunningWorker> {
+  return startBenchWorker('bare-sql', { ...workerVars(stack), BENCH_STATEMENTS: JSON.stringify(statements) });
+}
+
+export async function startService(stack: LocalStack): Promise<RunningWorker> {
+  const worker = await startWorker(stack, { outdir: path.join(buildRoot, 'service') });
+  return { name: 'service', url: worker.url, stop: worker.stop };
+}

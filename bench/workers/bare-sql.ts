@@ -1,0 +1,103 @@
+// The bare SQL Worker: Hono and the Neon driver, set up as src/db/client.ts does, running the
+// very statement the service runs for `GET /v2/companies/{id}.json` (rendered from the service's
+// own query builder by bench/statements.ts and handed over in BENCH_STATEMENTS). No auth, no
+// drizzle, no JSON assembly: the baseline the service's GET is measured against.
+//
+//   /http/v2/companies/{id}.json     one neon() HTTP query
+//   /pool/v2/companies/{id}.json     a WebSocket Pool opened for the request, one query, closed
+//   /http-x2/v2/companies/{id}.json  the credential look-up, then the GET: two HTTP queries in turn
+//   /batch/v2/companies/{id}.json    the same two statements in one HTTP transaction([...])
+import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import { Hono, type Context } from 'hono';
+
+interface Env {
+  DATABASE_URL: string;
+  NEON_LOCAL_WS_PROXY?: string;
+  NEON_LOCAL_SQL_HTTP?: string;
+  /** JSON: {get: {text, params, idParam}, auth: {text, params}} */
+  BENCH_STATEMENTS: string;
+}
+interface Statements {
+  get: { text: string; params: unknown[]; idParam: number };
+  auth: { text: string; params: unknown[] };
+}
+type C = Context<{ Bindings: Env }>;
+
+/** The same neonConfig settings, from the same variables, as applyLocalStackSettings in src/db/client.ts. */
+function applyLocalStackSettings(env: Env): void {
+  if (env.NEON_LOCAL_SQL_HTTP) {
+    neonConfig.fetchEndpoint = env.NEON_LOCAL_SQL_HTTP;
+  }
+  if (env.NEON_LOCAL_WS_PROXY) {
+    const proxy = env.NEON_LOCAL_WS_PROXY;
+    neonConfig.wsProxy = (host, port) => `${proxy}/v2?address=${host}:${port}`;
+    neonConfig.useSecureWebSocket = false;
+    neonConfig.pipelineTLS = false;
+    neonConfig.pipelineConnect = false;
+  }
+}
+
+let parsed: Statements | undefined;
+/** The request's statements: the GET with the path's id in its place. */
+function statements(c: C) {
+  parsed ??= JSON.parse(c.env.BENCH_STATEMENTS) as Statements;
+  const id = Number(c.req.param('id')!.slice(0, -'.json'.length));
+  const params = [...parsed.get.params];
+  params[parsed.get.idParam] = id;
+  return { get: { text: parsed.get.text, params }, auth: parsed.auth };
+}
+
+// How drizzle's neon-http session calls the driver for `db.execute` (rawQueryConfig).
+const AS_DRIZZLE_DOES = { arrayMode: false, fullResults: true } as const;
+
+function answer(c: C, rows: Record<string, unknown>[]) {
+  const row = rows[0];
+  return row ? c.json({ company: row.record, included: {} }) : c.json({ errors: [{ code: 'not_found' }] }, 404);
+}
+
+const app = new Hono<{ Bindings: Env }>();
+const route = '/v2/companies/:id{[0-9]+\\.json}';
+
+app.get(`/http${route}`, async (c) => {
+  applyLocalStackSettings(c.env);
+  const { get } = statements(c);
+  const result = await neon(c.env.DATABASE_URL).query(get.text, get.params, AS_DRIZZLE_DOES);
+  return answer(c, result.rows);
+});
+
+app.get(`/pool${route}`, async (c) => {
+  applyLocalStackSettings(c.env);
+  const { get } = statements(c);
+  // As the service's Database.transaction does: a pool of one, for this request only.
+  const pool = new Pool({ connectionString: c.env.DATABASE_URL, max: 1 });
+  try {
+    const result = await pool.query(get.text, get.params);
+    return answer(c, result.rows);
+  } finally {
+    c.executionCtx.waitUntil(pool.end());
+  }
+});
+
+app.get(`/http-x2${route}`, async (c) => {
+  applyLocalStackSettings(c.env);
+  const { get, auth } = statements(c);
+  const sql = neon(c.env.DATABASE_URL);
+  const who = await sql.query(auth.text, auth.params, AS_DRIZZLE_DOES);
+  if (who.rows.length !== 1) return c.json({ errors: [{ code: 'unauthorized' }] }, 401);
+  const result = await sql.query(get.text, get.params, AS_DRIZZLE_DOES);
+  return answer(c, result.rows);
+});
+
+app.get(`/batch${route}`, async (c) => {
+  applyLocalStackSettings(c.env);
+  const { get, auth } = statements(c);
+  const sql = neon(c.env.DATABASE_URL);
+  const [who, result] = await sql.transaction([sql.query(auth.text, auth.params), sql.query(get.text, get.params)], {
+    ...AS_DRIZZLE_DOES,
+    readOnly: true,
+  });
+  if (who!.rows.length !== 1) return c.json({ errors: [{ code: 'unauthorized' }] }, 401);
+  return answer(c, result!.rows);
+});
+
+export default app;
