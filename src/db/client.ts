@@ -17,6 +17,8 @@ export type Transaction = Parameters<Parameters<NeonDatabase['transaction']>[0]>
 /** Anything a statement can run on: the HTTP client or an open transaction. */
 export interface Queryable {
   execute(query: SQL): Promise<{ rows: Record<string, unknown>[] }>;
+  /** a statement already rendered to text and parameters (see `preparedStatement`), where the client can take one */
+  executeText?(text: string, params: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
 /**
@@ -52,12 +54,18 @@ type HttpDatabase = ReturnType<typeof drizzleHttp>;
  * query is its own fetch), so nothing crosses requests but a function. Drizzle is built without
  * a relational schema: we use none, and building one costs 0.1 to 0.2 ms a request.
  */
-const httpClients = new Map<string, HttpDatabase>();
+const httpClients = new Map<string, Database['http']>();
 
-function httpClient(url: string): HttpDatabase {
+function httpClient(url: string): Database['http'] {
   let client = httpClients.get(url);
-  if (!client) httpClients.set(url, (client = drizzleHttp(neon(url))));
-  return client;
+  if (!client) {
+    const query = neon(url);
+    client = Object.assign(drizzleHttp(query), {
+      executeText: (text: string, params: unknown[]) => query.query(text, params, { fullResults: true }),
+    });
+    httpClients.set(url, client);
+  }
+  return client as Database['http'];
 }
 
 export function openDatabase(env: DatabaseEnv): Database {
@@ -65,7 +73,7 @@ export function openDatabase(env: DatabaseEnv): Database {
   const http = httpClient(env.DATABASE_URL);
   let pool: Pool | undefined;
   return {
-    http: http as Database['http'],
+    http,
     transaction(work) {
       pool ??= new Pool({ connectionString: env.DATABASE_URL, max: 1 });
       return drizzlePool(pool).transaction(work);

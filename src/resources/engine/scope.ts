@@ -1,4 +1,4 @@
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Principal } from '../../auth/principal';
 import type { AuditedTable, ResourceDeclaration } from './resource';
 
@@ -8,7 +8,7 @@ import type { AuditedTable, ResourceDeclaration } from './resource';
  * unless the caller's filter asks about `state`. A global table (a catalogue every
  * installation shares) has no installation column and is scoped by state alone.
  */
-export function tenantScope(table: AuditedTable, installationId: number | 'global', withDeleted = false): SQL | undefined {
+export function tenantScope(table: AuditedTable, installationId: number | Placeholder | 'global', withDeleted = false): SQL | undefined {
   const live = withDeleted ? undefined : eq(table.state, 'active');
   if (installationId === 'global') return live;
   if (!table.installationId) throw new Error('a tenant table without installation_id');
