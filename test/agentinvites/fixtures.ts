@@ -4,6 +4,8 @@ import { addUser, type SeededUser } from '../../scripts/seed';
 import type { UserRole } from '../../src/db/schema';
 import { api, type ApiResponse } from '../support/api';
 import { db, rows } from '../support/db';
+export { expectError } from '../support/errors';
+import { expectError } from '../support/errors';
 
 /** Another teammate of the installation, with a key of their own. */
 export function newUser(installationId: number, role: UserRole = 'collaborator'): Promise<SeededUser> {
@@ -29,12 +31,3 @@ export async function roleOf(userId: number): Promise<string> {
   return (await rows<{ role: string }>('SELECT role FROM users WHERE id = $1', [userId]))[0]!.role;
 }
 
-/** The one error body, with an entry naming the culprit. */
-export function expectError(response: ApiResponse, status: number, source: string | RegExp, detail?: RegExp): void {
-  expect(response.status, response.text).toBe(status);
-  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
-  const errors = response.body.errors as { code: string; source?: string; detail: string }[];
-  const match = errors.find((e) => (typeof source === 'string' ? e.source === source : source.test(e.source ?? '')));
-  expect(match, `no error names ${String(source)}: ${response.text}`).toBeDefined();
-  if (detail) expect(match!.detail).toMatch(detail);
-}

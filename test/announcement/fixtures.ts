@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import type { ApiResponse } from '../support/api';
 import { rows } from '../support/db';
+export { expectError } from '../support/errors';
+import { expectError } from '../support/errors';
 
 /** Every announcement row of the installations, whole: a refused request must leave them as they were. */
 export async function announcementRows(installationIds: number[]) {
@@ -20,12 +22,3 @@ export async function insertAnnouncement(
   return row!.id;
 }
 
-/** The one error body, with an entry naming the culprit. */
-export function expectError(response: ApiResponse, status: number, source: string | RegExp, detail?: RegExp): void {
-  expect(response.status, response.text).toBe(status);
-  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
-  const errors = response.body.errors as { code: string; source?: string; detail: string }[];
-  const match = errors.find((e) => (typeof source === 'string' ? e.source === source : source.test(e.source ?? '')));
-  expect(match, `no error names ${String(source)}: ${response.text}`).toBeDefined();
-  if (detail) expect(match!.detail).toMatch(detail);
-}

@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import type { ApiResponse } from '../support/api';
 import { rows } from '../support/db';
+export { expectError } from '../support/errors';
+import { expectError } from '../support/errors';
 
 export interface AnomalyRow {
   name: string;
@@ -32,12 +34,3 @@ export async function anomalyRows(installationIds: number[]) {
   return rows(`SELECT to_jsonb(a) AS row FROM anomalies a WHERE installation_id = ANY($1) ORDER BY id`, [installationIds]);
 }
 
-/** The one error body, with an entry naming the culprit. */
-export function expectError(response: ApiResponse, status: number, source: string | RegExp, detail?: RegExp): void {
-  expect(response.status, response.text).toBe(status);
-  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
-  const errors = response.body.errors as { code: string; source?: string; detail: string }[];
-  const match = errors.find((e) => (typeof source === 'string' ? e.source === source : source.test(e.source ?? '')));
-  expect(match, `no error names ${String(source)}: ${response.text}`).toBeDefined();
-  if (detail) expect(match!.detail).toMatch(detail);
-}

@@ -3,6 +3,8 @@
 import { expect } from 'vitest';
 import type { ApiResponse } from '../support/api';
 import { rows } from '../support/db';
+export { expectError } from '../support/errors';
+import { expectError } from '../support/errors';
 
 export interface ErrorEntry {
   code: string;
@@ -10,23 +12,6 @@ export interface ErrorEntry {
   detail: string;
 }
 
-/** The one error body, with an entry naming the culprit. */
-export function expectError(response: ApiResponse, status: number, source: string): ErrorEntry {
-  expect(response.status, response.text).toBe(status);
-  expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
-  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
-  const errors = response.body.errors as ErrorEntry[];
-  for (const entry of errors) {
-    expect(typeof entry.detail).toBe('string');
-    expect(entry.detail.length).toBeGreaterThan(0);
-  }
-  const match = errors.find((entry) => entry.source === source);
-  expect(match, `no error names ${source}: ${response.text}`).toBeDefined();
-  if (status === 400) expect(match!.code).toBe('invalid');
-  if (status === 404) expect(match!.code).toBe('notFound');
-  if (status === 409) expect(match!.code).toBe('conflict');
-  return match!;
-}
 
 /** The id of a seeded app. */
 export async function appId(slug: string): Promise<number> {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiResponse } from '../support/api';
 import { newInstallation, rows } from '../support/db';
+import { expectError } from '../support/errors';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -37,14 +38,6 @@ async function job(id: number): Promise<JobRow> {
   return row!;
 }
 
-/** The one error body; with a source, an entry naming it (403 names no property). */
-function expectError(response: ApiResponse, status: number, source: string | null) {
-  expect(response.status, response.text).toBe(status);
-  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
-  if (source === null) return;
-  const entry = response.body.errors.find((e: { source?: string }) => e.source === source);
-  expect(entry, `no error names ${source}: ${response.text}`).toBeDefined();
-}
 
 const cancelPath = (type: number | string, action: number | string, id: number | string) => `/v2/backgroundjobs/${type}/${action}/${id}.json`;
 

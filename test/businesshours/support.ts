@@ -4,6 +4,8 @@ import { expect } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiRequest, type ApiResponse } from '../support/api';
 import { rows } from '../support/db';
+export { expectError as expectErrorBody } from '../support/errors';
+import { expectError as expectErrorBody } from '../support/errors';
 
 export interface ErrorEntry {
   code: string;
@@ -22,24 +24,6 @@ export async function snapshot(installations: number[]): Promise<Record<string, 
   return result;
 }
 
-/** The one error body, with an entry whose `source` is (or matches) the culprit. */
-export function expectErrorBody(response: ApiResponse, status: number, source?: string | RegExp): ErrorEntry | undefined {
-  expect(response.status, response.text).toBe(status);
-  expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
-  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
-  const errors = response.body.errors as ErrorEntry[];
-  expect(errors.length, response.text).toBeGreaterThan(0);
-  for (const entry of errors) {
-    expect(typeof entry.detail).toBe('string');
-    if (status === 400) expect(entry.code).toBe('invalid');
-    if (status === 403) expect(entry.code).toBe('forbidden');
-    if (status === 404) expect(entry.code).toBe('notFound');
-  }
-  if (source === undefined) return undefined;
-  const match = errors.find((entry) => (typeof source === 'string' ? entry.source === source : source.test(entry.source ?? '')));
-  expect(match, `no error names ${String(source)}: ${response.text}`).toBeDefined();
-  return match;
-}
 
 /** A refusal checker for a file's installations: status, the error naming the culprit, and no row changed. */
 export function refusals(sites: () => SeededInstallation[], defaultKey: () => string) {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiRequest, type ApiResponse } from '../support/api';
 import { newInstallation, rows } from '../support/db';
+import { expectError } from '../support/errors';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -29,15 +30,6 @@ async function snapshot() {
   };
 }
 
-/** The one error body; with a source, an entry naming it (403 names no property). */
-function expectError(response: ApiResponse, status: number, source: string | null) {
-  expect(response.status, response.text).toBe(status);
-  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
-  if (source === null) return;
-  const entry = response.body.errors.find((e: { source?: string }) => e.source === source);
-  expect(entry, `no error names ${source}: ${response.text}`).toBeDefined();
-  return entry;
-}
 
 async function rejects(path: string, request: ApiRequest, status: number, source: string | null) {
   const before = await snapshot();

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiRequest, type ApiResponse } from '../support/api';
 import { newInstallation, rows } from '../support/db';
+import { expectError as expectErrorBody } from '../support/errors';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -55,25 +56,6 @@ interface ErrorEntry {
   detail: string;
 }
 
-/** The one error body, with an entry whose `source` is (or matches) the culprit. */
-function expectErrorBody(response: ApiResponse, status: number, source: string | RegExp): ErrorEntry {
-  expect(response.status, response.text).toBe(status);
-  expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
-  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
-  const errors = response.body.errors as ErrorEntry[];
-  expect(Array.isArray(errors) && errors.length > 0, response.text).toBe(true);
-  for (const entry of errors) {
-    expect(typeof entry.code, response.text).toBe('string');
-    expect(typeof entry.source, response.text).toBe('string');
-    expect(typeof entry.detail, response.text).toBe('string');
-    expect(entry.detail.length).toBeGreaterThan(0);
-    if (status === 400) expect(entry.code).toBe('invalid');
-    if (status === 409) expect(entry.code).toBe('conflict');
-  }
-  const match = errors.find((entry) => (typeof source === 'string' ? entry.source === source : source.test(entry.source ?? '')));
-  expect(match, `no error names ${String(source)}: ${response.text}`).toBeDefined();
-  return match!;
-}
 
 /** Sends the request and checks the status, the error body and that nothing changed. */
 async function rejects(path: string, request: ApiRequest, status: number, source: string | RegExp): Promise<ErrorEntry> {
