@@ -7,8 +7,9 @@
 //   /pool/v2/companies/{id}.json     a WebSocket Pool opened for the request, one query, closed
 //   /http-x2/v2/companies/{id}.json  the credential look-up, then the GET: two HTTP queries in turn
 //   /batch/v2/companies/{id}.json    the same two statements in one HTTP transaction([...])
-import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import { neon, Pool } from '@neondatabase/serverless';
 import { Hono, type Context } from 'hono';
+import { applyLocalStackSettings } from '../../src/db/local-stack-settings';
 
 interface Env {
   DATABASE_URL: string;
@@ -22,20 +23,6 @@ interface Statements {
   auth: { text: string; params: unknown[] };
 }
 type C = Context<{ Bindings: Env }>;
-
-/** The same neonConfig settings, from the same variables, as applyLocalStackSettings in src/db/client.ts. */
-function applyLocalStackSettings(env: Env): void {
-  if (env.NEON_LOCAL_SQL_HTTP) {
-    neonConfig.fetchEndpoint = env.NEON_LOCAL_SQL_HTTP;
-  }
-  if (env.NEON_LOCAL_WS_PROXY) {
-    const proxy = env.NEON_LOCAL_WS_PROXY;
-    neonConfig.wsProxy = (host, port) => `${proxy}/v2?address=${host}:${port}`;
-    neonConfig.useSecureWebSocket = false;
-    neonConfig.pipelineTLS = false;
-    neonConfig.pipelineConnect = false;
-  }
-}
 
 let parsed: Statements | undefined;
 /** The request's statements: the GET with the path's id in its place. */

@@ -1,15 +1,12 @@
-import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import { neon, Pool } from '@neondatabase/serverless';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
+import { applyLocalStackSettings, type LocalStackVars } from './local-stack-settings';
 import { drizzle as drizzlePool, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 
 /** What the database part of the Worker's environment holds. */
-export interface DatabaseEnv {
+export interface DatabaseEnv extends LocalStackVars {
   DATABASE_URL: string;
-  /** Local stack only: `host:port` of the WebSocket-to-TCP proxy in front of a plain Postgres. */
-  NEON_LOCAL_WS_PROXY?: string;
-  /** Local stack only: address of the SQL-over-HTTP stand-in for Neon's HTTP endpoint. */
-  NEON_LOCAL_SQL_HTTP?: string;
 }
 
 export type Transaction = Parameters<Parameters<NeonDatabase['transaction']>[0]>[0];
@@ -32,19 +29,6 @@ export interface Database {
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Ends the WebSocket pool if one was opened. */
   close(): Promise<void>;
-}
-
-function applyLocalStackSettings(env: DatabaseEnv): void {
-  if (env.NEON_LOCAL_SQL_HTTP) {
-    neonConfig.fetchEndpoint = env.NEON_LOCAL_SQL_HTTP;
-  }
-  if (env.NEON_LOCAL_WS_PROXY) {
-    const proxy = env.NEON_LOCAL_WS_PROXY;
-    neonConfig.wsProxy = (host, port) => `${proxy}/v2?address=${host}:${port}`;
-    neonConfig.useSecureWebSocket = false;
-    neonConfig.pipelineTLS = false;
-    neonConfig.pipelineConnect = false;
-  }
 }
 
 type HttpDatabase = ReturnType<typeof drizzleHttp>;
