@@ -11,3 +11,4 @@ export * from './replies';
 export * from './contact-forms';
 export * from './code-templates';
 export * from './jobs';
+export * from './integrations';
