@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const BACKGROUND_JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 
@@ -27,4 +27,28 @@ export const backgroundJobs = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true, precision: 3 }),
   },
   (t) => [index('background_jobs_installation_idx').on(t.installationId, t.id)],
+);
+
+/** The rows of an uploaded CSV, staged by the request so the queue consumer can work through them in chunks. */
+export const importRows = pgTable(
+  'import_rows',
+  {
+    jobId: integer('job_id').notNull().references(() => backgroundJobs.id),
+    line: integer('line').notNull(),
+    data: jsonb('data').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.line] })],
+);
+
+/** One chunk of an import: done once, whatever the queue redelivers. */
+export const importChunks = pgTable(
+  'import_chunks',
+  {
+    jobId: integer('job_id').notNull().references(() => backgroundJobs.id),
+    chunk: integer('chunk').notNull(),
+    fromLine: integer('from_line').notNull(),
+    toLine: integer('to_line').notNull(),
+    doneAt: timestamp('done_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.chunk] })],
 );
