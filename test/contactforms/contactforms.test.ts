@@ -5,6 +5,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiRequest, type ApiResponse } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { refusals } from '../support/refusals';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -33,12 +34,7 @@ async function snapshot() {
 }
 
 
-async function rejects(path: string, request: ApiRequest, status: number, source: string | null) {
-  const before = await snapshot();
-  const response = await api(path, { key, ...request });
-  expectError(response, status, source);
-  expect(await snapshot()).toEqual(before);
-}
+const rejects = refusals(snapshot, () => key);
 
 async function create(record: Record<string, unknown>, query = '', apiKey = key) {
   const response = await api(`${LIST}${query}`, { method: 'POST', key: apiKey, body: { contactform: record } });
