@@ -8,6 +8,9 @@ export const quietWranglerEnv = {
   WRANGLER_HIDE_BANNER: 'true',
 };
 
+/** The project-management token key of local runs and tests only: never a deployed secret. */
+export const DEV_PM_TOKEN_KEY = 'KwXxkNG7HBFwFLgckMQLiCFxVigh3EN/yHgHEcIda0A=';
+
 /** The Worker's variables for the local stack: the database and the Neon driver's two local stand-ins. */
 export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort' | 'sqlHttpUrl'>): Record<string, string> {
   return {
@@ -15,5 +18,6 @@ export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort'
     DATABASE_URL: stack.databaseUrl,
     NEON_LOCAL_WS_PROXY: `127.0.0.1:${stack.wsProxyPort}`,
     NEON_LOCAL_SQL_HTTP: stack.sqlHttpUrl,
+    PM_TOKEN_KEY: DEV_PM_TOKEN_KEY,
   };
 }

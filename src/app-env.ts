@@ -7,6 +7,8 @@ export interface Env extends DatabaseEnv {
   ENVIRONMENT?: string;
   CONVERSATION_ROOMS: DurableObjectNamespace;
   JOBS: Queue<import('./jobs/queue').JobMessage>;
+  /** Secret: base64 of 32 bytes, the AES-GCM key of the project-management token (src/lib/crypto). */
+  PM_TOKEN_KEY?: string;
 }
 
 export interface AppEnv {

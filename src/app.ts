@@ -5,6 +5,7 @@ import { withDatabase } from './db/middleware';
 import { handleError, handleNotFound } from './http/error-handler';
 import { openApiRoutes } from './openapi/routes';
 import { companiesRoutes } from './resources/companies';
+import { pmConnectionRoutes } from './resources/pmconnection';
 import { agentInvitesRoutes } from './resources/agentinvites';
 import { announcementRoutes } from './resources/announcement';
 import { anomaliesRoutes } from './resources/anomalies';
@@ -33,6 +34,7 @@ export function createApp(): Hono<AppEnv> {
 
   app.use('/v2/*', withDatabase, authenticate);
   companiesRoutes(app);
+  pmConnectionRoutes(app);
   agentInvitesRoutes(app);
   announcementRoutes(app);
   anomaliesRoutes(app);

@@ -1,4 +1,5 @@
 import type { Env } from '../app-env';
+import { consumeImportChunk, IMPORT_CHUNK_KIND } from '../resources/companies/import-consumer';
 
 /** A message on the jobs queue: `kind` picks the consumer. */
 export interface JobMessage {
@@ -9,7 +10,9 @@ export interface JobMessage {
 export type JobConsumer = (message: JobMessage, env: Env) => Promise<void>;
 
 /** The consumers of each kind of job. Background work registers here (company import, ...). */
-export const jobConsumers: Record<string, JobConsumer> = {};
+export const jobConsumers: Record<string, JobConsumer> = {
+  [IMPORT_CHUNK_KIND]: consumeImportChunk,
+};
 
 /**
  * The queue consumer: each message goes to its kind's consumer and is acknowledged when that

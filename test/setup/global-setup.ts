@@ -3,11 +3,14 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalStack } from '../../scripts/stack';
 import { startWorker } from '../../scripts/worker-under-test';
+import { startQueueSender } from './queue-sender';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     workerUrl: string;
     databaseUrl: string;
+    /** POST a JSON message here to put it on the JOBS queue */
+    queueSendUrl: string;
   }
 }
 
@@ -23,9 +26,12 @@ export default async function setup(project: TestProject) {
     await stack.stop();
     throw error;
   }
+  const queueSender = await startQueueSender(worker.miniflare, 'JOBS');
+  project.provide('queueSendUrl', queueSender.url);
   project.provide('workerUrl', worker.url);
   project.provide('databaseUrl', stack.databaseUrl);
   return async () => {
+    await queueSender.stop();
     await worker.stop();
     await stack.stop();
     await rm(outdir, { recursive: true, force: true });

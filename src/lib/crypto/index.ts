@@ -1,0 +1,1 @@
+export { decryptToken, encryptToken, pmTokenContext, TokenKeyError } from './token-cipher';
