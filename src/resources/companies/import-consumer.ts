@@ -123,38 +123,50 @@ async function lockChunk(tx: Transaction, jobId: number, chunk: number): Promise
   return rows[0] as ChunkState | undefined;
 }
 
-/** Inserts or updates (by name, ignoring case, among live companies) and adds phones and domains not yet there. */
+/**
+ * Inserts or updates (by name, ignoring case, among live companies) and adds phones and domains
+ * not yet there: one statement, the children joined to the ids the upsert returns.
+ */
 async function writeCompanies(tx: Transaction, state: ChunkState, companies: CompanyRow[]): Promise<void> {
   if (companies.length === 0) return;
   const installation = state.installationId;
   const user = state.createdBy;
+  const children = companies.flatMap((company) => [
+    ...company.domains.map((value) => ({ name: company.name, kind: 'domains', value })),
+    ...company.phones.map((value) => ({ name: company.name, kind: 'phones', value })),
+  ]);
   await tx.execute(sql`
-    INSERT INTO companies (installation_id, name, email, website, industry, details, description, created_by, updated_by)
-    SELECT ${installation}, r.name, r.email, r.website, r.industry, r.details, r.description, ${user}::integer, ${user}::integer
-      FROM jsonb_to_recordset(${JSON.stringify(companies)}::jsonb)
-           AS r(name text, email text, website text, industry text, details text, description text)
-    ON CONFLICT (installation_id, lower(name)) WHERE state = 'active'
-    DO UPDATE SET email = coalesce(EXCLUDED.email, companies.email),
-                  website = coalesce(EXCLUDED.website, companies.website),
-                  industry = coalesce(EXCLUDED.industry, companies.industry),
-                  details = coalesce(EXCLUDED.details, companies.details),
-                  description = coalesce(EXCLUDED.description, companies.description),
-                  updated_at = now(),
-                  updated_by = EXCLUDED.updated_by`);
-
-  const children = (kind: 'phones' | 'domains') =>
-    JSON.stringify(companies.flatMap((company) => company[kind].map((value) => ({ key: company.key, value }))));
-  const companyOf = (entries: string) => sql`
-    FROM jsonb_to_recordset(${entries}::jsonb) AS e(key text, value text)
-    JOIN companies c ON c.installation_id = ${installation} AND c.state = 'active' AND lower(c.name) = e.key`;
-  await tx.execute(sql`
-    INSERT INTO company_domains (installation_id, company_id, name, created_by, updated_by)
-    SELECT ${installation}, c.id, e.value, ${user}::integer, ${user}::integer ${companyOf(children('domains'))}
-     WHERE NOT EXISTS (SELECT 1 FROM company_domains d WHERE d.company_id = c.id AND d.state = 'active' AND d.name = e.value)`);
-  await tx.execute(sql`
+    WITH upserted AS (
+      INSERT INTO companies (installation_id, name, email, website, industry, details, description, created_by, updated_by)
+      SELECT ${installation}, r.name, r.email, r.website, r.industry, r.details, r.description, ${user}::integer, ${user}::integer
+        FROM jsonb_to_recordset(${JSON.stringify(companies)}::jsonb)
+             AS r(name text, email text, website text, industry text, details text, description text)
+      ON CONFLICT (installation_id, lower(name)) WHERE state = 'active'
+      DO UPDATE SET email = coalesce(EXCLUDED.email, companies.email),
+                    website = coalesce(EXCLUDED.website, companies.website),
+                    industry = coalesce(EXCLUDED.industry, companies.industry),
+                    details = coalesce(EXCLUDED.details, companies.details),
+                    description = coalesce(EXCLUDED.description, companies.description),
+                    updated_at = now(),
+                    updated_by = EXCLUDED.updated_by
+      -- matched by Postgres' own lower(), as the unique index is
+      RETURNING id, lower(name) AS key
+    ),
+    entries AS (
+      SELECT u.id AS company_id, e.kind, e.value
+        FROM jsonb_to_recordset(${JSON.stringify(children)}::jsonb) AS e(name text, kind text, value text)
+        JOIN upserted u ON u.key = lower(e.name)
+    ),
+    domains AS (
+      INSERT INTO company_domains (installation_id, company_id, name, created_by, updated_by)
+      SELECT ${installation}, e.company_id, e.value, ${user}::integer, ${user}::integer FROM entries e
+       WHERE e.kind = 'domains'
+         AND NOT EXISTS (SELECT 1 FROM company_domains d WHERE d.company_id = e.company_id AND d.state = 'active' AND d.name = e.value)
+    )
     INSERT INTO company_phones (installation_id, company_id, number, created_by, updated_by)
-    SELECT ${installation}, c.id, e.value, ${user}::integer, ${user}::integer ${companyOf(children('phones'))}
-     WHERE NOT EXISTS (SELECT 1 FROM company_phones p WHERE p.company_id = c.id AND p.state = 'active' AND p.number = e.value)`);
+    SELECT ${installation}, e.company_id, e.value, ${user}::integer, ${user}::integer FROM entries e
+     WHERE e.kind = 'phones'
+       AND NOT EXISTS (SELECT 1 FROM company_phones p WHERE p.company_id = e.company_id AND p.state = 'active' AND p.number = e.value)`);
 }
 
 /**
