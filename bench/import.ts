@@ -27,7 +27,8 @@ import { startWorker } from '../scripts/worker-under-test';
 import { quietWranglerEnv } from '../scripts/worker-vars';
 import { applyLocalStackSettings } from '../src/db/local-stack-settings';
 import { coresUsed as processCores, snapshot as processSnapshot, type CpuUse } from './cpu';
-import { leftoverProcesses, machine, type Check } from './report';
+import { machine, type Check } from './report';
+import { log, runBench, started, stops } from './lifecycle';
 
 const setting = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -46,18 +47,6 @@ const TARGET_SECONDS = 60;
 Object.assign(process.env, quietWranglerEnv);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const log = (message: string) => process.stdout.write(`${message}\n`);
-const started = Date.now();
-const stops: Array<() => Promise<void>> = [];
-let stopping: Promise<void> | undefined;
-/** Stops what was started, last first; safe to call twice. */
-const stopAll = () =>
-  (stopping ??= (async () => {
-    for (const stop of stops.reverse()) await stop().catch((e: unknown) => log(`stopping failed: ${String(e)}`));
-  })());
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void stopAll().finally(() => process.exit(130)));
-}
 
 /**
  * bench/cpu.ts reads each live process's own CPU time, which misses a Postgres backend that
@@ -367,15 +356,4 @@ async function main(): Promise<void> {
   if (verified.some((v) => !v.pass)) process.exitCode = 1;
 }
 
-try {
-  await main();
-} catch (error) {
-  log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  const left = leftoverProcesses();
-  log(left.length ? `processes left running:\n  ${left.join('\n  ')}` : 'stopped everything it started (no processes left)');
-  log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-}
-process.exit(process.exitCode ?? 0);
+await runBench(main);

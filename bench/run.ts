@@ -16,12 +16,13 @@ import { startLocalStack, type LocalStack } from '../scripts/stack';
 import { quietWranglerEnv } from '../scripts/worker-vars';
 import pg from 'pg';
 import { load, type LoadResult } from './load';
-import { checks, cpuTable, disturbed, leftoverProcesses, machine, roundTripTable, table, writeResults, type Measured } from './report';
+import { checks, cpuTable, disturbed, machine, roundTripTable, table, writeResults, type Measured } from './report';
 import { countRoundTrips, type RoundTrips } from './round-trips';
 import { seed } from './seed';
 import { companyGetStatement, credentialLookUpStatement } from './statements';
 import { startBareSql, startCeiling, startService, serviceRuntime, type RunningWorker } from './workers';
 import { hashSecret } from '../src/auth/secrets';
+import { log, runBench, started, stops } from './lifecycle';
 
 const setting = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -37,18 +38,6 @@ const config = {
 };
 Object.assign(process.env, quietWranglerEnv);
 
-const log = (message: string) => process.stdout.write(`${message}\n`);
-const started = Date.now();
-const stops: Array<() => Promise<void>> = [];
-let stopping: Promise<void> | undefined;
-/** Stops what was started, last first; safe to call twice. */
-const stopAll = () =>
-  (stopping ??= (async () => {
-    for (const stop of stops.reverse()) await stop().catch((e: unknown) => log(`stopping failed: ${String(e)}`));
-  })());
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void stopAll().finally(() => process.exit(130)));
-}
 
 async function main(): Promise<void> {
   const host = machine();
@@ -175,15 +164,4 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  const left = leftoverProcesses();
-  log(left.length ? `processes left running:\n  ${left.join('\n  ')}` : 'stopped everything it started (no processes left)');
-  log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-}
-process.exit(process.exitCode ?? 0);
+await runBench(main);

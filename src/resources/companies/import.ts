@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../app-env';
 import { AGENTS, requireRole } from '../../auth/access';
+import { readBodyBytes } from '../../http/body-bytes';
 import { ApiError } from '../../http/errors';
 import { addRoute } from '../../http/route';
 import type { JobMessage } from '../../jobs/queue';
@@ -25,32 +26,6 @@ const JOB_ACTION_IMPORT = 1;
 const tooLarge = (detail: string) => new ApiError(413, [{ code: 'tooLarge', source: 'body', detail }]);
 const sizeLimit = () => tooLarge(`the CSV is larger than the limit of ${MAX_IMPORT_BYTES} bytes (20 MB); split it into several imports`);
 
-/** The body's bytes, refusing (413) as soon as they pass the limit, declared or not. */
-async function readLimitedBytes(request: Request): Promise<Uint8Array> {
-  if (Number(request.headers.get('content-length') ?? 0) > MAX_IMPORT_BYTES) throw sizeLimit();
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_IMPORT_BYTES) {
-      await reader.cancel();
-      throw sizeLimit();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
-
 function decodeUtf8(bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -66,9 +41,9 @@ const notCsv = () =>
 /** The CSV text of the request: the body itself (`text/csv`), or the `file` field of a multipart form. */
 async function readCsvText(c: Context<AppEnv>): Promise<string> {
   const type = c.req.header('content-type') ?? '';
-  if (CSV_TYPE.test(type)) return decodeUtf8(await readLimitedBytes(c.req.raw));
+  if (CSV_TYPE.test(type)) return decodeUtf8(await readBodyBytes(c.req.raw, MAX_IMPORT_BYTES, sizeLimit));
   if (!/^multipart\/form-data\b/i.test(type)) throw notCsv();
-  const bytes = await readLimitedBytes(c.req.raw);
+  const bytes = await readBodyBytes(c.req.raw, MAX_IMPORT_BYTES, sizeLimit);
   let form: FormData;
   try {
     form = await new Response(bytes, { headers: { 'content-type': type } }).formData();

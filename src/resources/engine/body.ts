@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
+import { readBodyBytes } from '../../http/body-bytes';
 import { ApiError, type ErrorEntry } from '../../http/errors';
 
 /** Bodies larger than this answer 413. */
@@ -24,39 +25,13 @@ export function ignoringReadOnly<T extends z.ZodType>(schema: T, alsoIgnored: re
 const tooLarge = () =>
   new ApiError(413, [{ code: 'tooLarge', source: 'body', detail: `the body is larger than ${MAX_BODY_BYTES} bytes` }]);
 
-/** The body as text, refusing (413) as soon as it passes the limit in bytes, declared or not. */
-async function readLimited(request: Request): Promise<string> {
-  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
-
 /** Reads a JSON body: 415 when it says it is not JSON, 413 when too large, 400 when it does not parse. */
 export async function readJson(c: Context): Promise<unknown> {
   const type = c.req.header('content-type');
   if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
     throw new ApiError(415, [{ code: 'unsupportedMediaType', source: 'body', detail: 'send the body as application/json' }]);
   }
-  const text = await readLimited(c.req.raw);
+  const text = new TextDecoder().decode(await readBodyBytes(c.req.raw, MAX_BODY_BYTES, tooLarge));
   if (text.trim() === '') throw ApiError.invalid('body', 'a JSON body is required');
   let body: unknown;
   try {
