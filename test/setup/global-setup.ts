@@ -3,14 +3,14 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalStack } from '../../scripts/stack';
 import { startWorker } from '../../scripts/worker-under-test';
-import { startQueueSender } from './queue-sender';
+import { startWorkerControls } from './worker-controls';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     workerUrl: string;
     databaseUrl: string;
-    /** POST a JSON message here to put it on the JOBS queue */
-    queueSendUrl: string;
+    /** `POST /queue` puts a message on the JOBS queue; `POST /scheduled?time=` fires the cron trigger */
+    workerControlsUrl: string;
   }
 }
 
@@ -26,12 +26,12 @@ export default async function setup(project: TestProject) {
     await stack.stop();
     throw error;
   }
-  const queueSender = await startQueueSender(worker.miniflare, 'JOBS');
-  project.provide('queueSendUrl', queueSender.url);
+  const controls = await startWorkerControls(worker.miniflare, 'JOBS');
+  project.provide('workerControlsUrl', controls.url);
   project.provide('workerUrl', worker.url);
   project.provide('databaseUrl', stack.databaseUrl);
   return async () => {
-    await queueSender.stop();
+    await controls.stop();
     await worker.stop();
     await stack.stop();
     await rm(outdir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { date, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 
 /** One helpdesk site: the tenant. */
@@ -8,6 +8,11 @@ export const installations = pgTable('installations', {
   name: text('name').notNull(),
   siteName: text('site_name').notNull().unique(),
   createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  /** The billing cycle: payments fall on this date and every `billingInterval` after it. */
+  billingAnchor: date('billing_anchor', { mode: 'string' }).notNull().default(sql`current_date`),
+  billingInterval: text('billing_interval', { enum: ['month', 'year'] }).notNull().default('month'),
+  /** AI add-on units per billing period, both streams together; 0 means no add-on. */
+  aiAllowance: integer('ai_allowance').notNull().default(0),
 });
 
 export const USER_ROLES = ['owner', 'admin', 'agent', 'collaborator'] as const;

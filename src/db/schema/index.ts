@@ -12,3 +12,5 @@ export * from './contact-forms';
 export * from './code-templates';
 export * from './jobs';
 export * from './integrations';
+export * from './conversations';
+export * from './ai';

@@ -49,6 +49,9 @@ export const importChunks = pgTable(
     fromLine: integer('from_line').notNull(),
     toLine: integer('to_line').notNull(),
     doneAt: timestamp('done_at', { withTimezone: true, precision: 3 }),
+    /** failed tries so far, and why the last one failed: the cron sweep reads them */
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.chunk] })],
 );

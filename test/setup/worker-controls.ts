@@ -1,0 +1,46 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Miniflare } from 'miniflare';
+
+export const CRON = '*/5 * * * *';
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => resolve(body));
+    request.on('error', reject);
+  });
+}
+
+/**
+ * Lets test files (in other processes than Miniflare) reach the Worker's other entry points the
+ * way the platform does:
+ * - `POST /queue` with a JSON body puts it on the real JOBS queue, as a redelivery would;
+ * - `POST /scheduled?time=ISO` fires the cron trigger as if at that time, and answers 204 once
+ *   the scheduled handler finished, 500 with its outcome when it threw.
+ */
+export async function startWorkerControls(miniflare: Miniflare, queueBinding: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const queue = await miniflare.getQueueProducer(queueBinding);
+  const worker = await miniflare.getWorker();
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const done = (status: number, text = '') => response.writeHead(status).end(text);
+    (async () => {
+      const body = await readBody(request);
+      if (url.pathname === '/queue') {
+        await queue.send(JSON.parse(body));
+        return done(204);
+      }
+      if (url.pathname === '/scheduled') {
+        const time = url.searchParams.get('time');
+        const result = await worker.scheduled({ scheduledTime: time ? new Date(time) : new Date(), cron: CRON });
+        return result.outcome === 'ok' ? done(204) : done(500, result.outcome);
+      }
+      done(404);
+    })().catch((error: unknown) => done(500, String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
