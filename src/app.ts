@@ -19,6 +19,7 @@ import { cannedResponsesRoutes } from './resources/cannedresponses';
 import { contactFormsRoutes } from './resources/contactforms';
 import { codeTemplatesRoutes } from './resources/codetemplates';
 import { backgroundJobsRoutes } from './resources/backgroundjobs';
+import { aiRoutes } from './resources/ai';
 
 /**
  * The whole HTTP surface. Public routes come first; everything added after `authenticate`
@@ -48,5 +49,6 @@ export function createApp(): Hono<AppEnv> {
   contactFormsRoutes(app);
   codeTemplatesRoutes(app);
   backgroundJobsRoutes(app);
+  aiRoutes(app);
   return app;
 }

@@ -1,9 +1,16 @@
 import type { Env } from '../app-env';
+import { meterAiUsage } from '../resources/ai/metering';
+import { scanForAnomalies } from '../resources/anomalies/scan';
+import { sweepStalledImports } from '../resources/companies/import-sweep';
 
 export type ScheduledTask = (env: Env, at: Date) => Promise<void>;
 
 /** What the cron trigger runs. Metering, anomaly scans and sweeps register here. */
-export const scheduledTasks: Record<string, ScheduledTask> = {};
+export const scheduledTasks: Record<string, ScheduledTask> = {
+  aiMetering: meterAiUsage,
+  anomalyScan: scanForAnomalies,
+  importSweep: sweepStalledImports,
+};
 
 /**
  * The cron trigger: every task runs, side by side; one failing does not stop the others, but the
