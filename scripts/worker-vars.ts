@@ -11,6 +11,9 @@ export const quietWranglerEnv = {
 /** The project-management token key of local runs and tests only: never a deployed secret. */
 export const DEV_PM_TOKEN_KEY = 'KwXxkNG7HBFwFLgckMQLiCFxVigh3EN/yHgHEcIda0A=';
 
+/** The rooms' webhook signing secret of local runs and tests only: never a deployed secret. */
+export const DEV_ROOM_WEBHOOK_SECRET = 'local-room-webhook-secret-not-for-production';
+
 /** The Worker's variables for the local stack: the database and the Neon driver's two local stand-ins. */
 export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort' | 'sqlHttpUrl'>): Record<string, string> {
   return {
@@ -19,5 +22,6 @@ export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort'
     NEON_LOCAL_WS_PROXY: `127.0.0.1:${stack.wsProxyPort}`,
     NEON_LOCAL_SQL_HTTP: stack.sqlHttpUrl,
     PM_TOKEN_KEY: DEV_PM_TOKEN_KEY,
+    ROOM_WEBHOOK_SECRET: DEV_ROOM_WEBHOOK_SECRET,
   };
 }

@@ -9,6 +9,10 @@ export interface Env extends DatabaseEnv {
   JOBS: Queue<import('./jobs/queue').JobMessage>;
   /** Secret: base64 of 32 bytes, the AES-GCM key of the project-management token (src/lib/crypto). */
   PM_TOKEN_KEY?: string;
+  /** Secret: signs the rooms' deliveries to `POST /v2/conversationmessages/webhooks.json`. */
+  ROOM_WEBHOOK_SECRET?: string;
+  /** Where rooms deliver messages; unset: this Worker's own endpoint, called in the room's isolate. */
+  ROOM_WEBHOOK_URL?: string;
 }
 
 export interface AppEnv {

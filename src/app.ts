@@ -20,6 +20,9 @@ import { contactFormsRoutes } from './resources/contactforms';
 import { codeTemplatesRoutes } from './resources/codetemplates';
 import { backgroundJobsRoutes } from './resources/backgroundjobs';
 import { aiRoutes } from './resources/ai';
+import { conversationMessagesRoutes, publicConversationMessagesRoutes } from './resources/conversationmessages';
+import { conversationsRoutes, publicConversationsRoutes } from './resources/conversations';
+import { roomsRoutes } from './resources/rooms';
 
 /**
  * The whole HTTP surface. Public routes come first; everything added after `authenticate`
@@ -33,7 +36,13 @@ export function createApp(): Hono<AppEnv> {
   app.get('/health', (c) => c.json({ status: 'ok' }));
   openApiRoutes(app);
 
-  app.use('/v2/*', withDatabase, authenticate);
+  app.use('/v2/*', withDatabase);
+  // Public, or authenticated by what they carry: a conversation token, a contact form token, a signature.
+  publicConversationsRoutes(app);
+  publicConversationMessagesRoutes(app);
+  roomsRoutes(app);
+
+  app.use('/v2/*', authenticate);
   companiesRoutes(app);
   pmConnectionRoutes(app);
   agentInvitesRoutes(app);
@@ -50,5 +59,7 @@ export function createApp(): Hono<AppEnv> {
   codeTemplatesRoutes(app);
   backgroundJobsRoutes(app);
   aiRoutes(app);
+  conversationsRoutes(app);
+  conversationMessagesRoutes(app);
   return app;
 }

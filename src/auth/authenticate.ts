@@ -34,22 +34,26 @@ async function lookUp(db: Database, hash: string): Promise<{ principal: Principa
   return { principal, expiresAt };
 }
 
+/** The teammate behind a presented secret, or undefined when it is no valid credential. */
+export async function principalOf(db: Database, secret: string): Promise<Principal | undefined> {
+  const hash = await hashSecret(secret);
+  const now = Date.now();
+  const cached = recent.get(hash);
+  if (cached && cached.until > now) return cached.principal;
+  const found = await lookUp(db, hash);
+  if (!found) return undefined;
+  if (recent.size >= CACHE_MAX) recent.clear();
+  // Never remembered past its expiry.
+  recent.set(hash, { principal: found.principal, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
+  return found.principal;
+}
+
 /** Resolves the caller from the Authorization header: 401 with `WWW-Authenticate` when it cannot. */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const secret = presentedSecret(c.req.header('authorization'));
   if (!secret) throw ApiError.unauthorized('send an API key as "Authorization: Bearer <key>"');
-  const hash = await hashSecret(secret);
-  const now = Date.now();
-  const cached = recent.get(hash);
-  let principal = cached && cached.until > now ? cached.principal : undefined;
-  if (!principal) {
-    const found = await lookUp(c.var.db, hash);
-    if (!found) throw ApiError.unauthorized('the credential is not valid');
-    principal = found.principal;
-    if (recent.size >= CACHE_MAX) recent.clear();
-    // Never remembered past its expiry.
-    recent.set(hash, { principal, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
-  }
+  const principal = await principalOf(c.var.db, secret);
+  if (!principal) throw ApiError.unauthorized('the credential is not valid');
   c.set('principal', principal);
   await next();
 };

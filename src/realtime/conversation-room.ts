@@ -1,12 +1,186 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../app-env';
+import { createApp } from '../app';
+import { DELIVERY_BATCH, deliveryRequest, isPermanentRefusal, retryDelayMs } from './room-delivery';
+import {
+  CLIENT_FRAME_TYPES,
+  HISTORY_ON_JOIN,
+  MAX_FRAME_BYTES,
+  ROOM_HEADERS,
+  clientFrame,
+  errorFrame,
+  messageFrame,
+  type ClientFrame,
+  type Participant,
+} from './room-protocol';
+import { RoomStore, type RoomConversation } from './room-store';
+
+let app: ReturnType<typeof createApp> | undefined;
 
 /**
- * One realtime room per conversation, addressed by its token. Declared now so the binding
- * exists from the first deploy; the room's messaging arrives with the conversations work.
+ * One realtime room per conversation, addressed by its token. Sockets use the Hibernation API:
+ * an idle room is evicted from memory and woken by the next frame, with each socket's
+ * participant kept in its attachment. A message is stored in the room's SQLite before anyone
+ * sees it, then delivered in signed batches to the webhooks endpoint until acknowledged.
  */
 export class ConversationRoom extends DurableObject<Env> {
-  override async fetch(): Promise<Response> {
-    return Response.json({ errors: [{ code: 'notFound', detail: 'conversation rooms are not open yet' }] }, { status: 404 });
+  private readonly store: RoomStore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.store = new RoomStore(ctx.storage.sql);
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === '/status' && request.method === 'POST') return this.changeStatus(request);
+    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('expected a WebSocket upgrade', { status: 426 });
+    const conversation = JSON.parse(request.headers.get(ROOM_HEADERS.conversation) ?? 'null') as RoomConversation | null;
+    const participant = JSON.parse(request.headers.get(ROOM_HEADERS.participant) ?? 'null') as Participant | null;
+    if (!conversation || !participant) return new Response('joins come through the Worker', { status: 400 });
+    this.store.setConversation(conversation);
+
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.acceptWebSocket(server);
+    server.serializeAttachment(participant);
+    server.send(
+      JSON.stringify({
+        type: 'welcome',
+        conversation: { id: conversation.conversationId, token: conversation.token, status: conversation.status },
+        you: participant,
+        present: this.participants(),
+        history: this.store.recent(HISTORY_ON_JOIN).map((message) => JSON.parse(messageFrame(message))),
+      }),
+    );
+    this.broadcast(JSON.stringify({ type: 'presence', event: 'joined', who: participant }), server);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  override async webSocketMessage(ws: WebSocket, data: string | ArrayBuffer): Promise<void> {
+    if (typeof data !== 'string') return ws.send(errorFrame('not_text', 'frames are JSON text'));
+    if (new TextEncoder().encode(data).byteLength > MAX_FRAME_BYTES) {
+      return ws.send(errorFrame('too_large', `a frame may hold at most ${MAX_FRAME_BYTES} bytes`));
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data);
+    } catch {
+      return ws.send(errorFrame('invalid_json', 'the frame is not valid JSON'));
+    }
+    const type = (raw as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || !CLIENT_FRAME_TYPES.includes(type)) {
+      return ws.send(errorFrame('unknown_type', `type must be one of: ${CLIENT_FRAME_TYPES.join(', ')}`));
+    }
+    const parsed = clientFrame.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path.join('.');
+      return ws.send(errorFrame('invalid', `${field}: ${issue.code === 'unrecognized_keys' ? 'unknown property' : issue.message}`, { field }));
+    }
+    const participant = ws.deserializeAttachment() as Participant;
+    const frame = parsed.data;
+    if (frame.type === 'ping') return ws.send(JSON.stringify({ type: 'pong' }));
+    if (frame.type === 'typing') return this.broadcast(JSON.stringify({ type: 'typing', who: participant, typing: frame.typing }), ws);
+    this.acceptMessage(ws, participant, frame);
+  }
+
+  private acceptMessage(ws: WebSocket, participant: Participant, frame: Extract<ClientFrame, { type: 'message' }>): void {
+    const refuse = (code: 'forbidden' | 'conversation_closed', detail: string) => ws.send(errorFrame(code, detail, { clientId: frame.clientId }));
+    if (participant.role !== 'agent' && (frame.aiDraft !== undefined || frame.as !== undefined)) {
+      return refuse('forbidden', 'only agents send aiDraft or as');
+    }
+    if (this.store.conversation()?.status === 'closed') return refuse('conversation_closed', 'the conversation is closed');
+    const earlier = frame.clientId === undefined ? undefined : this.store.byClientId(frame.clientId);
+    if (earlier) return ws.send(messageFrame(earlier));
+    const message = this.store.add({
+      clientId: frame.clientId ?? null,
+      author: { type: frame.as === 'ai' ? 'ai' : participant.role, id: participant.id },
+      message: frame.message,
+      aiDraft: frame.as === 'ai' ? null : (frame.aiDraft ?? null),
+      sentAt: new Date().toISOString(),
+    });
+    this.broadcast(messageFrame(message));
+    this.ctx.waitUntil(this.scheduleDelivery(0));
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    this.left(ws);
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, 'bye');
+    } catch {
+      // already closed
+    }
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.left(ws);
+  }
+
+  /** Delivers the next batch of stored messages to the webhooks endpoint; retried with backoff until it is acknowledged. */
+  override async alarm(): Promise<void> {
+    const conversation = this.store.conversation();
+    const batch = this.store.undelivered(DELIVERY_BATCH);
+    if (!conversation || batch.length === 0) return;
+    let status: number;
+    try {
+      status = (await this.deliver(await deliveryRequest(this.env, this.env.ROOM_WEBHOOK_URL ?? 'https://rooms.internal', conversation, batch))).status;
+    } catch (error) {
+      console.error('room: delivery failed:', error);
+      status = 0;
+    }
+    if (status >= 200 && status < 300) {
+      this.store.markDelivered(batch.map((message) => message.id));
+      this.store.setDeliveryAttempts(0);
+      if (this.store.undelivered(1).length) await this.scheduleDelivery(0);
+      return;
+    }
+    if (isPermanentRefusal(status)) {
+      // Retrying cannot help; the messages stay in the room's storage and its history.
+      console.error(`room: delivery of ${batch.length} messages refused with ${status}; not retried`);
+      this.store.markDelivered(batch.map((message) => message.id));
+      return;
+    }
+    const attempts = this.store.deliveryAttempts() + 1;
+    this.store.setDeliveryAttempts(attempts);
+    await this.ctx.storage.setAlarm(Date.now() + retryDelayMs(attempts));
+  }
+
+  private async deliver(request: Request): Promise<Response> {
+    if (this.env.ROOM_WEBHOOK_URL) return fetch(request);
+    // The same Worker's endpoint, called in this isolate: no public round trip, same checks.
+    app ??= createApp();
+    return app.fetch(request, this.env, { waitUntil: (promise: Promise<unknown>) => this.ctx.waitUntil(promise), passThroughOnException() {}, props: {} });
+  }
+
+  private async scheduleDelivery(delayMs: number): Promise<void> {
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + delayMs);
+  }
+
+  private async changeStatus(request: Request): Promise<Response> {
+    const { status } = (await request.json()) as { status: RoomConversation['status'] };
+    const conversation = this.store.conversation();
+    if (conversation) this.store.setConversation({ ...conversation, status });
+    this.broadcast(JSON.stringify({ type: 'status', status }));
+    return new Response(null, { status: 204 });
+  }
+
+  private participants(): Participant[] {
+    return this.ctx.getWebSockets().map((ws) => ws.deserializeAttachment() as Participant);
+  }
+
+  private left(ws: WebSocket): void {
+    const who = ws.deserializeAttachment() as Participant | null;
+    if (who) this.broadcast(JSON.stringify({ type: 'presence', event: 'left', who }), ws);
+  }
+
+  private broadcast(frame: string, except?: WebSocket): void {
+    for (const ws of this.ctx.getWebSockets()) {
+      if (ws === except) continue;
+      try {
+        ws.send(frame);
+      } catch {
+        // a socket closing under us; its close handler tells the others
+      }
+    }
   }
 }

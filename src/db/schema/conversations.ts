@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, primaryKey, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { contactForms } from './contact-forms';
 import { customers } from './customers';
+import { files } from './files';
 import { inboxes } from './inboxes';
 
 /** A chat visitor: who writes from the widget. Becomes linked to a customer once known. */
@@ -70,4 +71,17 @@ export const conversationMessages = pgTable(
     index('conversation_messages_installation_idx').on(t.installationId, t.id),
     index('conversation_messages_installation_sent_idx').on(t.installationId, t.sentAt),
   ],
+);
+
+/** Files attached to a message. */
+export const conversationMessageFiles = pgTable(
+  'conversation_message_files',
+  {
+    installationId: integer('installation_id').notNull(),
+    messageId: integer('message_id').notNull().references(() => conversationMessages.id),
+    fileId: integer('file_id').notNull().references(() => files.id),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdBy: integer('created_by'),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.fileId] })],
 );

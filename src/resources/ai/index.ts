@@ -1,5 +1,10 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../../app-env';
+import { aiStatsRoute } from './stats';
+import { aiUsageRoute } from './usage';
 
-/** `GET /v2/ai/usage.json` and `GET /v2/ai/stats.json`. */
-export function aiRoutes(_app: Hono<AppEnv>): void {}
+/** `GET /v2/ai/usage.json` and `GET /v2/ai/stats.json` (docs/ai.md). */
+export function aiRoutes(app: Hono<AppEnv>): void {
+  aiUsageRoute(app);
+  aiStatsRoute(app);
+}

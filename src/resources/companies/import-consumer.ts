@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Env } from '../../app-env';
-import { openDatabase, type Transaction } from '../../db/client';
+import { openDatabase, type Database, type Transaction } from '../../db/client';
 import type { JobMessage } from '../../jobs/queue';
 
 /** The queue message kind of one chunk of a company import: `{kind, jobId, chunk}`. */
@@ -193,11 +193,59 @@ async function countIntoJob(tx: Transaction, jobId: number, handled: number, pro
   if (rows.length === 0) throw new JobNoLongerRunning();
 }
 
+/** The SQLSTATE of a database error, wherever it sits in the chain of causes (Drizzle wraps them). */
+function sqlState(error: unknown): string | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/**
+ * Why a chunk failed, as a job's reader may see it: a kind of failure, never the error's text
+ * (which can hold SQL, values or addresses). The whole error goes to the log.
+ */
+export function failureReason(error: unknown): string {
+  const state = sqlState(error);
+  if (state === undefined) return 'the import worker failed unexpectedly';
+  switch (state.slice(0, 2)) {
+    case '08':
+    case '53':
+    case '57':
+    case '58':
+      return 'the database was unavailable or overloaded';
+    case '40':
+      return 'the rows conflicted with other changes made at the same time';
+    case '22':
+    case '23':
+      return 'the database refused a value or a row of these lines';
+    default:
+      return 'the database refused to write these lines';
+  }
+}
+
+/**
+ * Counts a failed try on the chunk row, with its reason, for the cron sweep
+ * (`import-sweep.ts`). A statement of its own: the chunk's transaction has rolled back. If even
+ * this fails (the database is gone), the queue's retry still happens; only the count is short.
+ */
+async function recordFailedAttempt(db: Database, jobId: number, chunk: number, error: unknown): Promise<void> {
+  try {
+    await db.http.execute(sql`
+      UPDATE import_chunks SET attempts = attempts + 1, last_error = ${failureReason(error)}
+       WHERE job_id = ${jobId} AND chunk = ${chunk} AND done_at IS NULL`);
+  } catch (recording) {
+    console.error(`jobs: ${IMPORT_CHUNK_KIND} could not record the failed attempt of job ${jobId} chunk ${chunk}:`, recording);
+  }
+}
+
 /**
  * Imports one chunk of a company import, all of it in one transaction: a consumer that dies
  * half-way leaves nothing, and the queue's redelivery does the chunk whole. The chunk row stays
  * locked while it runs and is marked done in the same transaction, so a message delivered twice
- * finds it done and does nothing.
+ * finds it done and does nothing. A failure is counted on the chunk row and thrown again, so the
+ * queue retries the message.
  */
 export async function consumeImportChunk(message: JobMessage, env: Env): Promise<void> {
   const jobId = Number(message.jobId);
@@ -231,7 +279,9 @@ export async function consumeImportChunk(message: JobMessage, env: Env): Promise
       await countIntoJob(tx, jobId, rows.length, problems);
     });
   } catch (error) {
-    if (!(error instanceof JobNoLongerRunning)) throw error;
+    if (error instanceof JobNoLongerRunning) return;
+    await recordFailedAttempt(db, jobId, chunk, error);
+    throw error;
   } finally {
     await db.close();
   }

@@ -27,6 +27,11 @@ const tooLarge = () =>
 
 /** Reads a JSON body: 415 when it says it is not JSON, 413 when too large, 400 when it does not parse. */
 export async function readJson(c: Context): Promise<unknown> {
+  return (await readJsonText(c)).body;
+}
+
+/** `readJson`, keeping the exact text too (for a signature over it). */
+export async function readJsonText(c: Context): Promise<{ text: string; body: unknown }> {
   const type = c.req.header('content-type');
   if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
     throw new ApiError(415, [{ code: 'unsupportedMediaType', source: 'body', detail: 'send the body as application/json' }]);
@@ -39,7 +44,7 @@ export async function readJson(c: Context): Promise<unknown> {
   } catch {
     throw ApiError.invalid('body', 'the body is not valid JSON');
   }
-  return body;
+  return { text, body };
 }
 
 /** Where a NUL character sits in the value, if anywhere: Postgres text cannot hold one. */

@@ -1,6 +1,8 @@
+import { and, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../app-env';
 import { requireRole } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
 import { ApiError } from '../../http/errors';
 import { pathParam } from '../../http/route';
 import { compiled, queryableFields } from './compiled';
@@ -21,35 +23,43 @@ export async function readOne(c: Context<AppEnv>, resource: ResourceDeclaration,
   return oneRecordBody(resource, result);
 }
 
+/**
+ * A list body: `filter`, `orderBy`, paging and `includes` from the query, within what `who` may
+ * see and, when given, `within` (a conversation's history, say).
+ */
+export async function listBody(c: Context<AppEnv>, resource: ResourceDeclaration, who: Principal, within?: SQL) {
+  const fields = queryableFields(resource, who);
+  const query = c.req.query();
+  const paging = parsePaging(query);
+  const ordering = parseOrdering(query, Object.keys(fields.orderFields));
+  const includes = parseIncludes(query.includes, compiled(resource).includeNames);
+  const selection = selectionFromFilter(query.filter, fields, who);
+  const result = await selectPage(c.var.db.http, resource, { ...selection, where: and(selection.where, within), includes }, {
+    limit: paging.pageSize,
+    offset: (paging.page - 1) * paging.pageSize,
+    order: ordering.name ? { expr: fields.orderFields[ordering.name]!, descending: ordering.descending } : undefined,
+  });
+  const pages = Math.ceil(result.total / paging.pageSize);
+  return {
+    [resource.type]: result.records,
+    included: result.included,
+    meta: {
+      page: {
+        page: paging.page,
+        pageSize: paging.pageSize,
+        pageOffset: (paging.page - 1) * paging.pageSize,
+        count: result.total,
+        pages,
+        hasMore: paging.page < pages,
+      },
+    },
+  };
+}
+
 export function listHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     requireRole(c.var.principal, resource.access.read);
-    const fields = queryableFields(resource, c.var.principal);
-    const query = c.req.query();
-    const paging = parsePaging(query);
-    const ordering = parseOrdering(query, Object.keys(fields.orderFields));
-    const includes = parseIncludes(query.includes, compiled(resource).includeNames);
-    const selection = selectionFromFilter(query.filter, fields, c.var.principal);
-    const result = await selectPage(c.var.db.http, resource, { ...selection, includes }, {
-      limit: paging.pageSize,
-      offset: (paging.page - 1) * paging.pageSize,
-      order: ordering.name ? { expr: fields.orderFields[ordering.name]!, descending: ordering.descending } : undefined,
-    });
-    const pages = Math.ceil(result.total / paging.pageSize);
-    return c.json({
-      [resource.type]: result.records,
-      included: result.included,
-      meta: {
-        page: {
-          page: paging.page,
-          pageSize: paging.pageSize,
-          pageOffset: (paging.page - 1) * paging.pageSize,
-          count: result.total,
-          pages,
-          hasMore: paging.page < pages,
-        },
-      },
-    });
+    return c.json(await listBody(c, resource, c.var.principal));
   };
 }
 

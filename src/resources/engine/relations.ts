@@ -109,6 +109,16 @@ export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fiel
   };
 }
 
+/** Records owned by the parent that are written elsewhere (a conversation's messages): read-only. */
+export function ownedRecords(options: { shape: RecordShape; parentKey: PgColumn }): Relation {
+  const { shape, parentKey } = options;
+  return {
+    type: shape.type,
+    cardinality: 'many',
+    recordsJson: (parent) => jsonArrayOf(shape, sql`${shape.table}`, sql`${parentKey} = ${parent.id} AND ${shape.table.state} = 'active'`),
+  };
+}
+
 /**
  * At most one live record owned by the parent (a company's time-log settings). The property
  * takes the record's properties, which create it or change it, or null, which removes it.
@@ -191,13 +201,13 @@ export function manyToMany(options: {
  * The records that properties of the parent refer to (`includes=users`: the users named by
  * `createdBy`, `updatedBy`, `deletedBy`, `user`...). Read-only: the references are the parent's own.
  */
-export function referencedBy(options: { target: RecordShape; columns: (parent: AuditedTable) => (PgColumn | undefined)[] }): Relation {
+export function referencedBy(options: { target: RecordShape; columns: (parent: AuditedTable) => (PgColumn | SQL | undefined)[] }): Relation {
   const { target } = options;
   return {
     type: target.type,
     cardinality: 'none',
     recordsJson(parent) {
-      const ids = options.columns(parent).filter((c): c is PgColumn => c !== undefined);
+      const ids = options.columns(parent).filter((c): c is PgColumn | SQL => c !== undefined);
       return jsonArrayOf(target, sql`${target.table}`, sql`${target.table.id} IN (${sql.join(ids.map((c) => sql`${c}`), sql`, `)})`);
     },
   };

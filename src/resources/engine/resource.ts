@@ -1,6 +1,7 @@
 import type { Column, SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
+import type { Env } from '../../app-env';
 import type { Principal } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
 import type { UserRole } from '../../db/schema';
@@ -91,6 +92,11 @@ export interface ResourceDeclaration {
    * be amended) or other rows (e.g. clearing another default). Throw an ApiError to refuse.
    */
   beforeWrite?: (context: WriteContext, record: Record<string, unknown>, id: number | undefined) => Promise<void> | void;
+  /**
+   * Runs once an update is committed, with the record as it now reads: tells other parts of the
+   * system (a conversation's room) what changed.
+   */
+  afterUpdate?: (env: Env, record: Record<string, unknown>) => Promise<void>;
   /** values the server sets on a new record, whatever the body says */
   onCreate?: (context: WriteContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
 }

@@ -87,6 +87,7 @@ export function updateHandler(resource: ResourceDeclaration) {
       await writeRelations(tx, resource, who, id, record);
       return readBack(tx, resource, who, id, includes);
     });
+    await resource.afterUpdate?.(c.env, body[resource.singular] as Record<string, unknown>);
     return c.json(body);
   };
 }

@@ -1,0 +1,51 @@
+import type { Env } from '../app-env';
+import { signPayload } from '../lib/webhook-signature';
+import type { DeliveredMessage } from '../resources/conversationmessages/store-messages';
+import type { RoomConversation } from './room-store';
+import type { RoomMessage } from './room-protocol';
+
+export const DELIVERY_BATCH = 100;
+export const WEBHOOK_PATH = '/v2/conversationmessages/webhooks.json';
+
+/** Waits between failed deliveries: 1 s, 2 s, 4 s, ... up to a minute, for as long as it takes. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(60_000, 1000 * 2 ** Math.max(0, attempts - 1));
+}
+
+export function asDelivered(conversation: RoomConversation, message: RoomMessage): DeliveredMessage {
+  const byContact = message.author.type === 'contact';
+  return {
+    conversationToken: conversation.token,
+    roomId: message.id,
+    author: message.author.type,
+    contactId: byContact ? message.author.id : null,
+    userId: byContact ? null : message.author.id,
+    message: message.message,
+    aiDraft: message.aiDraft,
+    sentAt: message.sentAt,
+  };
+}
+
+/** The signed webhook request of one batch, as the platform signs its deliveries (docs/realtime.md). */
+export async function deliveryRequest(env: Env, base: string, conversation: RoomConversation, batch: RoomMessage[]): Promise<Request> {
+  const secret = env.ROOM_WEBHOOK_SECRET;
+  if (!secret) throw new Error('ROOM_WEBHOOK_SECRET is not set');
+  const body = JSON.stringify({ conversationmessages: batch.map((message) => asDelivered(conversation, message)) });
+  const timestamp = Math.floor(Date.now() / 1000);
+  return new Request(new URL(WEBHOOK_PATH, base), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-desk-event': 'conversationmessages.created',
+      'x-desk-delivery': crypto.randomUUID(),
+      'x-desk-timestamp': String(timestamp),
+      'x-desk-signature': await signPayload(secret, timestamp, body),
+    },
+    body,
+  });
+}
+
+/** A refusal that no retry can change: our own payload was wrong. Anything else is retried. */
+export function isPermanentRefusal(status: number): boolean {
+  return status === 400 || status === 413 || status === 415;
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** Frames larger than this are refused with an error frame; the socket stays open. */
+export const MAX_FRAME_BYTES = 16_384;
+export const MAX_MESSAGE_LENGTH = 10_000;
+/** Messages the welcome frame replays to a new socket. */
+export const HISTORY_ON_JOIN = 50;
+
+/** Headers the Worker sets on a join it has checked (`src/resources/rooms/join.ts`). */
+export const ROOM_HEADERS = { conversation: 'x-room-conversation', participant: 'x-room-participant' } as const;
+
+/** Who a socket is: the conversation's contact, or a teammate. Kept on the socket across hibernation. */
+export interface Participant {
+  role: 'contact' | 'agent';
+  id: number;
+  name: string;
+}
+
+const clientId = z.string().min(1).max(64);
+
+/** What a client may send. */
+export const clientFrame = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('message'),
+    message: z.string().max(MAX_MESSAGE_LENGTH).refine((text) => text.trim() !== '', 'must not be blank'),
+    clientId: clientId.optional(),
+    /** agents only: the AI draft this reply started from */
+    aiDraft: z.string().max(MAX_MESSAGE_LENGTH).optional(),
+    /** agents only: `ai` when an AI assistant integration writes the answer */
+    as: z.literal('ai').optional(),
+  }),
+  z.strictObject({ type: z.literal('typing'), typing: z.boolean() }),
+  z.strictObject({ type: z.literal('ping') }),
+]);
+export type ClientFrame = z.output<typeof clientFrame>;
+export const CLIENT_FRAME_TYPES = ['message', 'typing', 'ping'];
+
+/** A message as the room stores and broadcasts it. */
+export interface RoomMessage {
+  id: string;
+  clientId: string | null;
+  author: { type: 'contact' | 'agent' | 'ai'; id: number };
+  message: string;
+  aiDraft: string | null;
+  sentAt: string;
+}
+
+export type ErrorCode = 'not_text' | 'too_large' | 'invalid_json' | 'unknown_type' | 'invalid' | 'forbidden' | 'conversation_closed';
+
+export function errorFrame(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ type: 'error', code, detail, ...extra });
+}
+
+/** The message frame everyone in the room gets; the sender's `clientId` comes back in it as the acknowledgement. */
+export function messageFrame(message: RoomMessage): string {
+  const { aiDraft: _draft, ...visible } = message;
+  return JSON.stringify({ type: 'message', ...visible });
+}

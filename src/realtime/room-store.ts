@@ -1,0 +1,94 @@
+import type { RoomMessage } from './room-protocol';
+
+/** What the room knows of its conversation, set by the Worker at every join. */
+export interface RoomConversation {
+  token: string;
+  conversationId: number;
+  installationId: number;
+  status: 'open' | 'closed';
+}
+
+interface MessageRow extends Record<string, SqlStorageValue> {
+  seq: number;
+  client_id: string | null;
+  author: string;
+  author_id: number;
+  message: string;
+  ai_draft: string | null;
+  sent_at: string;
+}
+
+const toMessage = (row: MessageRow): RoomMessage => ({
+  id: String(row.seq),
+  clientId: row.client_id,
+  author: { type: row.author as RoomMessage['author']['type'], id: row.author_id },
+  message: row.message,
+  aiDraft: row.ai_draft,
+  sentAt: row.sent_at,
+});
+
+/**
+ * The room's own durable storage (the Durable Object's SQLite): every accepted message, whether
+ * it has reached Postgres yet, and the conversation the room serves.
+ */
+export class RoomStore {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS messages (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      client_id TEXT UNIQUE,
+      author TEXT NOT NULL,
+      author_id INTEGER NOT NULL,
+      message TEXT NOT NULL,
+      ai_draft TEXT,
+      sent_at TEXT NOT NULL,
+      delivered INTEGER NOT NULL DEFAULT 0)`);
+    sql.exec('CREATE INDEX IF NOT EXISTS messages_undelivered ON messages (delivered, seq)');
+    sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+  }
+
+  conversation(): RoomConversation | undefined {
+    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'conversation'").toArray()[0];
+    return row ? (JSON.parse(row.value) as RoomConversation) : undefined;
+  }
+
+  setConversation(conversation: RoomConversation): void {
+    this.sql.exec("INSERT INTO meta (key, value) VALUES ('conversation', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", JSON.stringify(conversation));
+  }
+
+  /** The message a sender already sent under this client id, if any: a resend is answered, not stored again. */
+  byClientId(clientId: string): RoomMessage | undefined {
+    const row = this.sql.exec<MessageRow>('SELECT * FROM messages WHERE client_id = ?', clientId).toArray()[0];
+    return row ? toMessage(row) : undefined;
+  }
+
+  add(message: Omit<RoomMessage, 'id'>): RoomMessage {
+    const row = this.sql
+      .exec<MessageRow>(
+        'INSERT INTO messages (client_id, author, author_id, message, ai_draft, sent_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+        message.clientId, message.author.type, message.author.id, message.message, message.aiDraft, message.sentAt,
+      )
+      .one();
+    return toMessage(row);
+  }
+
+  recent(limit: number): RoomMessage[] {
+    return this.sql.exec<MessageRow>('SELECT * FROM (SELECT * FROM messages ORDER BY seq DESC LIMIT ?) ORDER BY seq', limit).toArray().map(toMessage);
+  }
+
+  undelivered(limit: number): RoomMessage[] {
+    return this.sql.exec<MessageRow>('SELECT * FROM messages WHERE delivered = 0 ORDER BY seq LIMIT ?', limit).toArray().map(toMessage);
+  }
+
+  markDelivered(ids: string[]): void {
+    for (const id of ids) this.sql.exec('UPDATE messages SET delivered = 1 WHERE seq = ?', Number(id));
+  }
+
+  deliveryAttempts(): number {
+    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'attempts'").toArray()[0];
+    return row ? Number(row.value) : 0;
+  }
+
+  setDeliveryAttempts(attempts: number): void {
+    this.sql.exec("INSERT INTO meta (key, value) VALUES ('attempts', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", String(attempts));
+  }
+}

@@ -1,0 +1,51 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AGENTS, EVERYONE } from '../../auth/access';
+import { contacts, conversationMessageFiles, conversationMessages } from '../../db/schema';
+import { contactShape } from '../contacts/contact-shape';
+import { customerShape } from '../customers/customer-shape';
+import { manyToMany, referencedBy } from '../engine/relations';
+import { AUDIT_SET, defineResource } from '../engine/resource';
+import { fileShape } from '../files/file-shape';
+import { includedUsers } from '../users/user-shape';
+import { messageProperties } from './message-shape';
+
+const m = conversationMessages;
+
+/**
+ * The messages of conversations, as the rooms delivered them (`webhooks.json`). Agents may
+ * correct or remove one; everything but the text is the room's record of what was said.
+ */
+export const conversationMessagesResource = defineResource({
+  type: 'conversationmessages',
+  singular: 'conversationmessage',
+  table: m,
+  fields: {
+    message: {
+      column: m.message,
+      schema: z.string().max(10_000).refine((text) => text.trim() !== '', 'must not be blank'),
+    },
+  },
+  computed: {
+    ...Object.fromEntries(Object.entries(messageProperties).map(([name, expr]) => [name, { expr: sql`${expr}`, type: 'string' as const }])),
+    contactId: { expr: sql`${m.contactId}`, type: 'integer' },
+    userId: { expr: sql`${m.userId}`, type: 'integer' },
+  },
+  filter: [...AUDIT_SET, 'contactId', 'message', 'userId'],
+  relations: {
+    contacts: referencedBy({ target: contactShape, columns: () => [m.contactId] }),
+    customers: referencedBy({
+      target: customerShape,
+      columns: () => [sql`(SELECT ${contacts.customerId} FROM ${contacts} WHERE ${contacts.id} = ${m.contactId})`],
+    }),
+    files: manyToMany({
+      target: fileShape,
+      through: conversationMessageFiles,
+      parentKey: conversationMessageFiles.messageId,
+      targetKey: conversationMessageFiles.fileId,
+    }),
+    users: includedUsers(() => [m.userId]),
+  },
+  access: { read: EVERYONE, write: AGENTS },
+  operations: ['list', 'update', 'delete', 'bulkUpdate', 'bulkDelete'],
+});

@@ -1,0 +1,26 @@
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { conversations } from '../../db/schema';
+import { ApiError } from '../../http/errors';
+import { CONVERSATION_TOKEN } from './conversation-token';
+
+export interface TokenConversation {
+  id: number;
+  installationId: number;
+  contactId: number | null;
+  status: 'open' | 'closed';
+}
+
+/**
+ * The live conversation a public token opens. A token of the wrong form or one no conversation
+ * has is the same 404: the answer tells a guesser nothing.
+ */
+export async function conversationByToken(db: Database, token: string, source = 'token'): Promise<TokenConversation> {
+  if (!CONVERSATION_TOKEN.test(token)) throw ApiError.notFound(source, 'no conversation has this token');
+  const [found] = await db.http
+    .select({ id: conversations.id, installationId: conversations.installationId, contactId: conversations.contactId, status: conversations.status })
+    .from(conversations)
+    .where(and(eq(conversations.token, token), eq(conversations.state, 'active')));
+  if (!found) throw ApiError.notFound(source, 'no conversation has this token');
+  return found;
+}

@@ -1,0 +1,51 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AGENTS, EVERYONE } from '../../auth/access';
+import { CONVERSATION_STATUSES, contacts, conversationMessages, conversations, inboxes } from '../../db/schema';
+import { contactShape } from '../contacts/contact-shape';
+import { customerShape } from '../customers/customer-shape';
+import { messageShape } from '../conversationmessages/message-shape';
+import { isoTime, refJson } from '../engine/record-json';
+import { ownedRecords, referencedBy } from '../engine/relations';
+import { referenceField } from '../engine/reference-field';
+import { defineResource } from '../engine/resource';
+import { includedUsers } from '../users/user-shape';
+import { tellRoomStatus } from './tell-room';
+
+const positiveId = z.number().int().positive().max(2_147_483_647);
+
+/**
+ * A live chat with one contact. Created by `create.ts` (an agent, or the chat widget with a
+ * contact form's token); read, listed and updated here. Its messages arrive through its room.
+ */
+export const conversationsResource = defineResource({
+  type: 'conversations',
+  singular: 'conversation',
+  table: conversations,
+  fields: {
+    contactId: { column: conversations.contactId, schema: positiveId, references: { table: contacts, type: 'contacts' } },
+    subject: { column: conversations.subject, schema: z.string().trim().max(255).nullable() },
+    status: { column: conversations.status, schema: z.enum(CONVERSATION_STATUSES) },
+    inbox: referenceField(conversations.inboxId, { table: inboxes, type: 'inboxes' }),
+    // The spec's name; tickets come later, so any positive id is kept as given.
+    ticket_id: { column: conversations.ticketId, schema: positiveId.nullable() },
+  },
+  computed: {
+    token: { expr: sql`${conversations.token}`, type: 'string' },
+    contactForm: { expr: refJson(conversations.contactFormId, 'contactforms'), type: 'integer' },
+    lastMessageAt: { expr: isoTime(conversations.lastMessageAt), type: 'datetime' },
+  },
+  filter: ['contactId', 'createdAt', 'deletedAt', 'id', 'state', 'ticket_id', 'token', 'updatedAt'],
+  relations: {
+    contacts: referencedBy({ target: contactShape, columns: () => [conversations.contactId] }),
+    conversationmessages: ownedRecords({ shape: messageShape, parentKey: conversationMessages.conversationId }),
+    customers: referencedBy({
+      target: customerShape,
+      columns: () => [sql`(SELECT ${contacts.customerId} FROM ${contacts} WHERE ${contacts.id} = ${conversations.contactId})`],
+    }),
+    users: includedUsers(),
+  },
+  access: { read: EVERYONE, write: AGENTS },
+  operations: ['list', 'get', 'update'],
+  afterUpdate: tellRoomStatus,
+});

@@ -1,0 +1,62 @@
+import { sql } from 'drizzle-orm';
+import type { Context, Hono } from 'hono';
+import type { AppEnv } from '../../app-env';
+import { AGENTS, requireRole } from '../../auth/access';
+import { principalOf } from '../../auth/authenticate';
+import { presentedSecret } from '../../auth/credentials';
+import { ApiError } from '../../http/errors';
+import { addRoute, rawPathParam } from '../../http/route';
+import { errorBodySchema } from '../../openapi/schemas';
+import { ROOM_HEADERS, type Participant } from '../../realtime/room-protocol';
+import type { RoomConversation } from '../../realtime/room-store';
+import { conversationByToken } from '../conversations/conversation-by-token';
+
+/** The teammate joining with a credential, or else the conversation's contact (the token is theirs). */
+async function participantOf(c: Context<AppEnv>, contactId: number | null, installationId: number): Promise<Participant> {
+  const header = c.req.header('authorization');
+  if (header) {
+    const secret = presentedSecret(header);
+    const principal = secret ? await principalOf(c.var.db, secret) : undefined;
+    if (!principal) throw ApiError.unauthorized('the credential is not valid');
+    if (principal.installationId !== installationId) throw ApiError.notFound('token', 'no conversation has this token');
+    requireRole(principal, AGENTS);
+    const user = await c.var.db.http.execute(sql`SELECT trim(first_name || ' ' || last_name) AS name FROM users WHERE id = ${principal.userId}`);
+    return { role: 'agent', id: principal.userId, name: (user.rows[0]?.name as string) ?? '' };
+  }
+  if (contactId === null) throw ApiError.forbidden('this conversation has no contact to join as');
+  const contact = await c.var.db.http.execute(sql`SELECT name FROM contacts WHERE id = ${contactId}`);
+  return { role: 'contact', id: contactId, name: (contact.rows[0]?.name as string) ?? '' };
+}
+
+/**
+ * `GET /v2/rooms/{token}/socket`: joins a conversation's room over a WebSocket. The token is the
+ * contact's credential; an agent also sends its API key (`Authorization`) and joins as itself.
+ */
+async function joinRoom(c: Context<AppEnv>) {
+  const token = rawPathParam(c, 'token');
+  const conversation = await conversationByToken(c.var.db, token);
+  if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+    throw new ApiError(426, [{ code: 'upgradeRequired', detail: 'connect with a WebSocket (Upgrade: websocket)' }], { Upgrade: 'websocket' });
+  }
+  const participant = await participantOf(c, conversation.contactId, conversation.installationId);
+  const room: RoomConversation = { token, conversationId: conversation.id, installationId: conversation.installationId, status: conversation.status };
+  const stub = c.env.CONVERSATION_ROOMS.get(c.env.CONVERSATION_ROOMS.idFromName(token));
+  const headers = new Headers(c.req.raw.headers);
+  headers.set(ROOM_HEADERS.conversation, JSON.stringify(room));
+  headers.set(ROOM_HEADERS.participant, JSON.stringify(participant));
+  return stub.fetch(new Request('https://room/connect', { headers }));
+}
+
+export function joinRoomRoute(app: Hono<AppEnv>): void {
+  addRoute(app, {
+    method: 'get',
+    path: '/v2/rooms/{token}/socket',
+    public: true,
+    tag: 'conversations',
+    summary: 'Join a conversation\'s realtime room (WebSocket): the token is the contact\'s credential; agents add their API key',
+    responses: {
+      101: { description: 'switching to the WebSocket protocol (docs/realtime.md)' },
+      ...Object.fromEntries([401, 403, 404, 426].map((status) => [status, { description: 'error', schema: errorBodySchema }])),
+    },
+  }, joinRoom);
+}
