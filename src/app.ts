@@ -23,6 +23,7 @@ import { aiRoutes } from './resources/ai';
 import { conversationMessagesRoutes, publicConversationMessagesRoutes } from './resources/conversationmessages';
 import { conversationsRoutes, publicConversationsRoutes } from './resources/conversations';
 import { roomsRoutes } from './resources/rooms';
+import { widgetRoutes } from './widget';
 
 /**
  * The whole HTTP surface. Public routes come first; everything added after `authenticate`
@@ -35,6 +36,7 @@ export function createApp(): Hono<AppEnv> {
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
   openApiRoutes(app);
+  widgetRoutes(app);
 
   app.use('/v2/*', withDatabase);
   // Public, or authenticated by what they carry: a conversation token, a contact form token, a signature.
