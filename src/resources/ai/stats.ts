@@ -64,7 +64,7 @@ async function getStats(c: Context<AppEnv>) {
      AND m.sent_at >= ${startOfUtcDay(sql`p.period_start`)}
      AND m.sent_at < ${startOfUtcDay(sql`p.reset_date`)}
      AND m.author = 'agent'
-     
+     AND m.state = 'active'
      AND m.ai_draft IS NOT NULL
      AND m.ai_similarity IS NOT NULL
     WHERE i.id = ${who.installationId}

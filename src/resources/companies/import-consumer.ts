@@ -206,7 +206,7 @@ function sqlState(error: unknown): string | undefined {
  * Why a chunk failed, as a job's reader may see it: a kind of failure, never the error's text
  * (which can hold SQL, values or addresses). The whole error goes to the log.
  */
-export function failureReason(error: unknown): string {
+function failureReason(error: unknown): string {
   const state = sqlState(error);
   if (state === undefined) return 'the import worker failed unexpectedly';
   switch (state.slice(0, 2)) {
