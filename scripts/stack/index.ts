@@ -12,6 +12,13 @@ export interface LocalStack {
   /** What the two stand-ins have carried since start: the Worker's database round trips. */
   stats(): { sqlHttp: SqlOverHttpStats; wsProxy: WsProxyStats };
   stop(): Promise<void>;
+  /**
+   * Tests only: the Worker loses its way to the database (both stand-ins stop, connections
+   * refused, as when the database is unreachable) until `restoreDatabase`, which brings them
+   * back on the same ports. Postgres itself stays up for the test to look at.
+   */
+  cutDatabase(): Promise<void>;
+  restoreDatabase(): Promise<void>;
 }
 
 export async function startLocalStack(opts: { purpose: Purpose }): Promise<LocalStack> {
@@ -28,12 +35,21 @@ export async function startLocalStack(opts: { purpose: Purpose }): Promise<Local
     const postgres = await startPostgres(opts);
     stops.push(postgres.stop);
     await migrate(postgres.url);
-    const wsProxy = await startWsProxy();
-    stops.push(wsProxy.stop);
-    const sqlHttp = await startSqlOverHttp({ databaseUrl: postgres.url });
-    stops.push(sqlHttp.stop);
+    let wsProxy = await startWsProxy();
+    let sqlHttp = await startSqlOverHttp({ databaseUrl: postgres.url });
+    const { port: wsProxyPort } = wsProxy;
+    const { port: sqlHttpPort, url: sqlHttpUrl } = sqlHttp;
+    const stopStandIns = async () => {
+      await wsProxy.stop();
+      await sqlHttp.stop();
+    };
+    stops.push(stopStandIns);
+    const restoreDatabase = async () => {
+      wsProxy = await startWsProxy({ port: wsProxyPort });
+      sqlHttp = await startSqlOverHttp({ databaseUrl: postgres.url, port: sqlHttpPort });
+    };
     const stats = () => ({ sqlHttp: sqlHttp.stats(), wsProxy: wsProxy.stats() });
-    return { databaseUrl: postgres.url, wsProxyPort: wsProxy.port, sqlHttpUrl: sqlHttp.url, stats, stop };
+    return { databaseUrl: postgres.url, wsProxyPort, sqlHttpUrl, stats, stop, cutDatabase: stopStandIns, restoreDatabase };
   } catch (e) {
     await stop().catch(() => {});
     throw e;
