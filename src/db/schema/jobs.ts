@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const BACKGROUND_JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -26,7 +27,11 @@ export const backgroundJobs = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true, precision: 3 }),
     finishedAt: timestamp('finished_at', { withTimezone: true, precision: 3 }),
   },
-  (t) => [index('background_jobs_installation_idx').on(t.installationId, t.id)],
+  (t) => [
+    index('background_jobs_installation_idx').on(t.installationId, t.id),
+    // The cron sweep looks only at unfinished jobs, across installations.
+    index('background_jobs_unfinished_idx').on(t.status).where(sql`${t.status} IN ('queued', 'running')`),
+  ],
 );
 
 /** The rows of an uploaded CSV, staged by the request so the queue consumer can work through them in chunks. */

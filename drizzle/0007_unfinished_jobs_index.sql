@@ -1,0 +1,1 @@
+CREATE INDEX "background_jobs_unfinished_idx" ON "background_jobs" USING btree ("status") WHERE "background_jobs"."status" IN ('queued', 'running');
