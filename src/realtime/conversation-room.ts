@@ -6,6 +6,8 @@ import {
   CLIENT_FRAME_TYPES,
   HISTORY_ON_JOIN,
   MAX_FRAME_BYTES,
+  PING_FRAME,
+  PONG_FRAME,
   ROOM_HEADERS,
   clientFrame,
   errorFrame,
@@ -29,6 +31,8 @@ export class ConversationRoom extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new RoomStore(ctx.storage.sql);
+    // A heartbeat is answered without waking a hibernating room.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_FRAME, PONG_FRAME));
   }
 
   override async fetch(request: Request): Promise<Response> {
@@ -79,7 +83,7 @@ export class ConversationRoom extends DurableObject<Env> {
     }
     const participant = ws.deserializeAttachment() as Participant;
     const frame = parsed.data;
-    if (frame.type === 'ping') return ws.send(JSON.stringify({ type: 'pong' }));
+    if (frame.type === 'ping') return ws.send(PONG_FRAME);
     if (frame.type === 'typing') return this.broadcast(JSON.stringify({ type: 'typing', who: participant, typing: frame.typing }), ws);
     this.acceptMessage(ws, participant, frame);
   }

@@ -35,6 +35,10 @@ export const clientFrame = z.discriminatedUnion('type', [
 export type ClientFrame = z.output<typeof clientFrame>;
 export const CLIENT_FRAME_TYPES = ['message', 'typing', 'ping'];
 
+/** The heartbeat, exactly as a client sends it, is answered by the runtime without waking the room. */
+export const PING_FRAME = '{"type":"ping"}';
+export const PONG_FRAME = '{"type":"pong"}';
+
 /** A message as the room stores and broadcasts it. */
 export interface RoomMessage {
   id: string;

@@ -95,3 +95,16 @@ describe('AI work said in a room', () => {
     await contact.close();
   });
 });
+
+describe('heartbeat', () => {
+  it('answers a ping with a pong, exact or spaced', async () => {
+    const conversation = await startConversation('Pat');
+    const contact = await joinRoom(conversation.socketUrl);
+    await contact.next('welcome');
+    contact.send('{"type":"ping"}');
+    await contact.next('pong');
+    contact.send('{ "type": "ping" }');
+    await contact.next('pong');
+    await contact.close();
+  });
+});
