@@ -1,0 +1,495 @@
+/**
+ * The chat widget, as the browser runs it: plain ES2017, no dependencies, no build step. Served
+ * as `GET /widget.js` (docs/widget.md). It lives in a string so the Worker bundle carries it;
+ * it uses no template literals, so the string needs no escaping.
+ *
+ * Every piece of text that comes from a person (names, messages, the welcome) goes into the
+ * page through `textContent` or an attribute, never through HTML.
+ */
+export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script src="https://HOST/widget.js" data-form-token="FORM_TOKEN" async></script> */
+(function () {
+  'use strict';
+
+  var script = document.currentScript || document.querySelector('script[data-form-token]');
+  if (!script) return;
+  var formToken = script.getAttribute('data-form-token') || '';
+  var log = function (text) { if (window.console) console.warn('[helpdesk widget] ' + text); };
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(formToken)) return log('data-form-token is missing or malformed');
+  window.__helpdeskWidgets = window.__helpdeskWidgets || {};
+  if (window.__helpdeskWidgets[formToken]) return; // included twice
+  window.__helpdeskWidgets[formToken] = true;
+
+  var api = new URL(script.src, location.href).origin;
+  var STORAGE_KEY = 'helpdesk-widget:' + formToken;
+  var HEARTBEAT_MS = 25000;
+  var TYPING_SENT_EVERY_MS = 3000;
+  var TYPING_IDLE_MS = 4000;
+  var TYPING_SHOWN_MS = 8000;
+
+  // ---- small helpers ---------------------------------------------------------------------
+
+  /** An element: attrs are attributes, except text (textContent) and on<event> (listeners). */
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      var value = attrs[name];
+      if (value === undefined || value === null || value === false) return;
+      if (name === 'text') node.textContent = value;
+      else if (name.slice(0, 2) === 'on') node.addEventListener(name.slice(2), value);
+      else node.setAttribute(name, value === true ? '' : value);
+    });
+    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    return node;
+  }
+
+  var ICONS = {
+    chat: 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z',
+    hide: 'M7.41 8.59 12 13.17l4.59-4.58L18 10l-6 6-6-6z',
+  };
+
+  function icon(name) {
+    var ns = 'http://www.w3.org/2000/svg';
+    var svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24');
+    svg.setAttribute('aria-hidden', 'true');
+    var path = document.createElementNS(ns, 'path');
+    path.setAttribute('d', ICONS[name]);
+    svg.appendChild(path);
+    return svg;
+  }
+
+  /** localStorage can throw (private modes, sandboxed frames): then the widget just forgets. */
+  var storage = {
+    read: function () {
+      try { return JSON.parse(window.localStorage.getItem(STORAGE_KEY) || 'null'); } catch (e) { return null; }
+    },
+    write: function (value) {
+      try { window.localStorage.setItem(STORAGE_KEY, JSON.stringify(value)); } catch (e) { /* not kept */ }
+    },
+    clear: function () {
+      try { window.localStorage.removeItem(STORAGE_KEY); } catch (e) { /* nothing kept */ }
+    },
+  };
+
+  function hexColor(value, fallback) {
+    return typeof value === 'string' && /^#[0-9a-fA-F]{6}$/.test(value) ? value : fallback;
+  }
+
+  /** Black or white, whichever reads better on the colour. */
+  function textOn(color) {
+    var rgb = [1, 3, 5].map(function (i) {
+      var c = parseInt(color.slice(i, i + 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    });
+    var luminance = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+    return luminance > 0.45 ? '#111827' : '#ffffff';
+  }
+
+  function whenBodyReady(run) {
+    if (document.body) run();
+    else document.addEventListener('DOMContentLoaded', run);
+  }
+
+  // ---- styles ------------------------------------------------------------------------------
+
+  function styles(settings) {
+    var accent = hexColor(settings.accentColor, '#3b82f6');
+    var trigger = hexColor(settings.triggerColor, accent);
+    var dark = settings.theme === 'dark';
+    var side = settings.position === 'bottom-left' ? 'left' : 'right';
+    return [
+      ':host { all: initial; }',
+      '* { box-sizing: border-box; }',
+      '.root { position: fixed; bottom: 20px; ' + side + ': 20px; z-index: 2147483000; display: flex; flex-direction: column;',
+      '  align-items: ' + (side === 'left' ? 'flex-start' : 'flex-end') + '; gap: 12px;',
+      '  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }',
+      '.launcher { width: 56px; height: 56px; border-radius: 50%; border: 0; cursor: pointer; background: ' + trigger + ';',
+      '  color: ' + textOn(trigger) + '; box-shadow: 0 4px 14px rgba(0,0,0,.25); display: grid; place-items: center; }',
+      '.launcher svg { width: 28px; height: 28px; fill: currentColor; }',
+      '.launcher:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible { outline: 2px solid ' + accent + '; outline-offset: 2px; }',
+      '.panel { width: 340px; max-width: calc(100vw - 40px); height: 460px; max-height: calc(100vh - 110px); display: flex; flex-direction: column;',
+      '  border-radius: 12px; overflow: hidden; box-shadow: 0 10px 30px rgba(0,0,0,.25);',
+      '  background: ' + (dark ? '#1f2937' : '#ffffff') + '; color: ' + (dark ? '#f9fafb' : '#111827') + '; }',
+      '.panel[hidden] { display: none; }',
+      '.panel.compact { height: auto; }',
+      '.header { display: flex; align-items: center; justify-content: space-between; padding: 12px 14px; background: ' + accent + '; color: ' + textOn(accent) + '; }',
+      '.title { font-weight: 600; font-size: 15px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }',
+      '.close { background: transparent; border: 0; color: inherit; font-size: 22px; line-height: 1; cursor: pointer; padding: 0 4px; }',
+      '.body { flex: 1; display: flex; flex-direction: column; min-height: 0; }',
+      '.scroll { flex: 1; overflow-y: auto; padding: 14px; display: flex; flex-direction: column; gap: 8px; }',
+      '.welcome { margin: 0; padding: 10px 12px; border-radius: 10px; background: ' + (dark ? '#374151' : '#f3f4f6') + '; white-space: pre-wrap; overflow-wrap: anywhere; }',
+      '.info { margin: 0; padding: 14px; color: ' + (dark ? '#d1d5db' : '#4b5563') + '; }',
+      'form.start { display: flex; flex-direction: column; gap: 10px; padding: 14px; }',
+      'label { display: flex; flex-direction: column; gap: 4px; font-size: 13px; font-weight: 500; }',
+      'input, textarea { font: inherit; color: inherit; background: ' + (dark ? '#111827' : '#ffffff') + '; border: 1px solid ' + (dark ? '#4b5563' : '#d1d5db') + ';',
+      '  border-radius: 8px; padding: 8px 10px; }',
+      'button.primary { font: inherit; font-weight: 600; border: 0; border-radius: 8px; padding: 9px 14px; cursor: pointer; background: ' + accent + '; color: ' + textOn(accent) + '; }',
+      'button.primary:disabled { opacity: .6; cursor: default; }',
+      'button.link { font: inherit; background: none; border: 0; padding: 0; color: ' + accent + '; text-decoration: underline; cursor: pointer; }',
+      '.error { margin: 0; color: #dc2626; font-size: 13px; }',
+      '.error:empty { display: none; }',
+      '.messages { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 8px; }',
+      '.message { max-width: 80%; display: flex; flex-direction: column; gap: 2px; }',
+      '.message.own { align-self: flex-end; align-items: flex-end; }',
+      '.message.other { align-self: flex-start; }',
+      '.who { font-size: 12px; color: ' + (dark ? '#9ca3af' : '#6b7280') + '; }',
+      '.text { margin: 0; padding: 8px 11px; border-radius: 14px; white-space: pre-wrap; overflow-wrap: anywhere; }',
+      '.own .text { background: ' + accent + '; color: ' + textOn(accent) + '; border-bottom-right-radius: 4px; }',
+      '.other .text { background: ' + (dark ? '#374151' : '#f3f4f6') + '; border-bottom-left-radius: 4px; }',
+      '.pending .text { opacity: .6; }',
+      '.failed .text { outline: 1px solid #dc2626; }',
+      '.status { font-size: 12px; color: ' + (dark ? '#9ca3af' : '#6b7280') + '; }',
+      '.failed .status { color: #dc2626; }',
+      '.typing, .notice { margin: 0; padding: 0 14px 6px; font-size: 12px; color: ' + (dark ? '#9ca3af' : '#6b7280') + '; }',
+      '.typing[hidden], .notice[hidden] { display: none; }',
+      'form.composer { display: flex; gap: 8px; padding: 10px; border-top: 1px solid ' + (dark ? '#374151' : '#e5e7eb') + '; }',
+      'form.composer textarea { flex: 1; resize: none; height: 40px; }',
+    ].join('\n');
+  }
+
+  // ---- the widget ----------------------------------------------------------------------------
+
+  function start(settings) {
+    var host = el('div', { 'data-helpdesk-widget': formToken });
+    var shadow = host.attachShadow({ mode: 'open' });
+    shadow.appendChild(el('style', { text: styles(settings) }));
+
+    var saved = storage.read();
+    var panelOpen = Boolean(saved && saved.open);
+    var launcher = el('button', { class: 'launcher', type: 'button', 'aria-label': 'Open chat', 'aria-expanded': 'false', onclick: function () { setOpen(!panelOpen); } }, [icon('chat')]);
+    var body = el('div', { class: 'body' });
+    var panel = el('section', { class: 'panel', role: 'dialog', 'aria-label': 'Chat with ' + settings.name, hidden: true }, [
+      el('div', { class: 'header' }, [
+        el('span', { class: 'title', text: settings.name }),
+        el('button', { class: 'close', type: 'button', 'aria-label': 'Close chat', text: '\u00d7', onclick: function () { setOpen(false); } }),
+      ]),
+      body,
+    ]);
+    shadow.appendChild(el('div', { class: 'root' }, [panel, launcher]));
+    document.body.appendChild(host);
+
+    function remember(changes) {
+      var current = storage.read();
+      if (!current) return;
+      Object.keys(changes).forEach(function (key) { current[key] = changes[key]; });
+      storage.write(current);
+    }
+
+    function setOpen(open) {
+      panelOpen = open;
+      panel.hidden = !open;
+      launcher.setAttribute('aria-expanded', String(open));
+      launcher.setAttribute('aria-label', open ? 'Hide chat' : 'Open chat');
+      launcher.replaceChild(icon(open ? 'hide' : 'chat'), launcher.firstChild);
+      remember({ open: open });
+      if (open) {
+        var focus = body.querySelector('input, textarea');
+        if (focus) focus.focus();
+      }
+    }
+
+    /** Shows a state of the panel; a short notice (compact) gets a panel its own size. */
+    function show(children, compact) {
+      panel.classList.toggle('compact', Boolean(compact));
+      while (body.firstChild) body.removeChild(body.firstChild);
+      children.forEach(function (child) { body.appendChild(child); });
+    }
+
+    function welcomeNote() {
+      return settings.liveChatWelcomeMessage ? el('p', { class: 'welcome', text: settings.liveChatWelcomeMessage }) : null;
+    }
+
+    function showUnavailable() {
+      show([el('p', { class: 'info', role: 'status', text: 'Live chat is not available right now. Please come back later.' })], true);
+    }
+
+    function showStartForm(note) {
+      var error = el('p', { class: 'error', role: 'alert' });
+      var button = el('button', { class: 'primary', type: 'submit', text: 'Start chat' });
+      var form = el('form', { class: 'start', novalidate: true }, [
+        welcomeNote(),
+        note ? el('p', { class: 'error', role: 'alert', text: note }) : null,
+        el('label', {}, [document.createTextNode('Your name'), el('input', { name: 'name', required: true, maxlength: '255', autocomplete: 'name' })]),
+        el('label', {}, [document.createTextNode('Email'), el('input', { name: 'email', type: 'email', required: true, maxlength: '254', autocomplete: 'email' })]),
+        error,
+        button,
+      ]);
+      form.addEventListener('submit', function (event) {
+        event.preventDefault();
+        var nameInput = form.elements.namedItem('name');
+        var emailInput = form.elements.namedItem('email');
+        var name = nameInput.value.trim();
+        var email = emailInput.value.trim();
+        if (!name) return void (error.textContent = 'Please tell us your name.');
+        if (!email || !emailInput.checkValidity()) return void (error.textContent = 'Please enter a valid email address.');
+        error.textContent = '';
+        button.disabled = true;
+        startConversation(name, email).then(function (outcome) {
+          button.disabled = false;
+          if (outcome.unavailable) return showUnavailable();
+          if (outcome.error) return void (error.textContent = outcome.error);
+          storage.write({ token: outcome.token, socketUrl: outcome.socketUrl, open: true });
+          openChat(outcome);
+        });
+      });
+      show([el('div', { class: 'scroll' }, [form])]);
+    }
+
+    /** POST /v2/conversations.json with the form's token: the new conversation's token and room, or why not. */
+    function startConversation(name, email) {
+      return fetch(api + '/v2/conversations.json', {
+        method: 'POST',
+        headers: { authorization: 'Bearer ' + formToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ conversation: { contact: { name: name, email: email } } }),
+      }).then(function (response) {
+        return response.json().catch(function () { return {}; }).then(function (body) {
+          if (response.status === 201) return { token: body.conversation.token, socketUrl: body.conversation.socketUrl };
+          if (response.status === 403 || response.status === 401) return { unavailable: true };
+          var first = body && body.errors && body.errors[0];
+          return { error: response.status === 400 && first ? 'Please check the form: ' + first.detail + '.' : 'Something went wrong; please try again.' };
+        });
+      }, function () {
+        return { error: 'Could not reach the chat. Check your connection and try again.' };
+      });
+    }
+
+    // ---- the conversation ------------------------------------------------------------------
+
+    function openChat(conversation) {
+      var you = null;
+      var names = {}; // "agent:7" -> "Ada Lovelace", from the room's presence
+      var rendered = {}; // message id -> true
+      var pending = {}; // clientId -> { text, item }
+      var socket = null;
+      var failures = 0;
+      var closed = false; // the conversation, by an agent
+      var stopped = false; // this chat, by the visitor starting anew
+      var heartbeat = null;
+      var reconnectTimer = null;
+      var typingSentAt = 0;
+      var typingIdle = null;
+      var typingShown = null;
+      var counter = 0;
+
+      var messages = el('ol', { class: 'messages', 'aria-live': 'polite' });
+      var scroll = el('div', { class: 'scroll' }, [welcomeNote(), messages]);
+      var typing = el('p', { class: 'typing', hidden: true });
+      var notice = el('p', { class: 'notice', role: 'status', hidden: true });
+      var input = el('textarea', { name: 'message', rows: '1', maxlength: '10000', placeholder: 'Write a message\u2026', 'aria-label': 'Message' });
+      var sendButton = el('button', { class: 'primary', type: 'submit', text: 'Send' });
+      var composer = el('form', { class: 'composer' }, [input, sendButton]);
+      show([scroll, typing, notice, composer]);
+
+      function setNotice(text, action) {
+        while (notice.firstChild) notice.removeChild(notice.firstChild);
+        notice.hidden = !text;
+        if (!text) return;
+        notice.appendChild(document.createTextNode(text + ' '));
+        if (action) notice.appendChild(el('button', { class: 'link', type: 'button', text: action.label, onclick: action.run }));
+      }
+
+      var startAnew = {
+        label: 'Start a new conversation',
+        run: function () {
+          stopped = true;
+          clearTimeout(reconnectTimer);
+          clearInterval(heartbeat);
+          if (socket) socket.close(1000, 'new conversation');
+          storage.clear();
+          showStartForm();
+        },
+      };
+
+      function setClosed(isClosed) {
+        closed = isClosed;
+        input.disabled = isClosed;
+        sendButton.disabled = isClosed;
+        if (isClosed) setNotice('This conversation has ended.', startAnew);
+        else setNotice('');
+      }
+
+      function authorKey(author) { return author.type + ':' + author.id; }
+
+      function isOwn(author) { return Boolean(you) && author.type === you.role && author.id === you.id; }
+
+      function authorName(author) {
+        if (author.type === 'ai') return 'Assistant';
+        return names[authorKey(author)] || (author.type === 'agent' ? 'Support' : 'Visitor');
+      }
+
+      function scrollDown() { scroll.scrollTop = scroll.scrollHeight; }
+
+      function messageItem(text, own, who) {
+        return el('li', { class: 'message ' + (own ? 'own' : 'other') }, [
+          own ? null : el('span', { class: 'who', text: who }),
+          el('p', { class: 'text', text: text }),
+        ]);
+      }
+
+      /** A message the room accepted: the acknowledgement of one of ours, or someone's new one. */
+      function received(message) {
+        if (rendered[message.id]) return;
+        rendered[message.id] = true;
+        var mine = message.clientId && pending[message.clientId];
+        if (mine && isOwn(message.author)) {
+          delete pending[message.clientId];
+          mine.item.classList.remove('pending', 'failed');
+          var status = mine.item.querySelector('.status');
+          if (status) status.remove();
+          mine.item.setAttribute('data-id', message.id);
+          mine.item.title = new Date(message.sentAt).toLocaleString();
+          return;
+        }
+        var item = messageItem(message.message, isOwn(message.author), authorName(message.author));
+        item.setAttribute('data-id', message.id);
+        item.title = new Date(message.sentAt).toLocaleString();
+        // Ours wait at the bottom until the room takes them.
+        var firstPending = messages.querySelector('.pending');
+        messages.insertBefore(item, firstPending);
+        if (!isOwn(message.author)) hideTyping();
+        scrollDown();
+      }
+
+      function send(text) {
+        var clientId = 'w-' + Date.now().toString(36) + '-' + (counter += 1) + '-' + Math.random().toString(36).slice(2, 8);
+        var item = messageItem(text, true, '');
+        item.classList.add('pending');
+        item.appendChild(el('span', { class: 'status', text: 'Sending\u2026' }));
+        messages.appendChild(item);
+        pending[clientId] = { text: text, item: item };
+        scrollDown();
+        transmit(clientId);
+        stopTyping();
+      }
+
+      /** Sends, or resends after a reconnect: the room answers a known clientId without storing it twice. */
+      function transmit(clientId) {
+        if (socket && socket.readyState === 1) socket.send(JSON.stringify({ type: 'message', message: pending[clientId].text, clientId: clientId }));
+      }
+
+      function refused(frame) {
+        if (frame.code === 'conversation_closed') setClosed(true);
+        var mine = frame.clientId && pending[frame.clientId];
+        if (!mine) return;
+        delete pending[frame.clientId];
+        mine.item.classList.remove('pending');
+        mine.item.classList.add('failed');
+        var status = mine.item.querySelector('.status');
+        if (status) status.textContent = 'Not sent: ' + (frame.code === 'conversation_closed' ? 'the conversation has ended' : frame.detail);
+      }
+
+      function showTyping(who) {
+        typing.textContent = (who.role === 'agent' ? (who.name || 'Support') : who.name || 'Someone') + ' is typing\u2026';
+        typing.hidden = false;
+        clearTimeout(typingShown);
+        typingShown = setTimeout(hideTyping, TYPING_SHOWN_MS);
+      }
+
+      function hideTyping() {
+        typing.hidden = true;
+        clearTimeout(typingShown);
+      }
+
+      function sendTyping(value) {
+        if (socket && socket.readyState === 1) socket.send(JSON.stringify({ type: 'typing', typing: value }));
+      }
+
+      function stopTyping() {
+        clearTimeout(typingIdle);
+        if (typingSentAt) sendTyping(false);
+        typingSentAt = 0;
+      }
+
+      input.addEventListener('input', function () {
+        if (!input.value.trim()) return stopTyping();
+        if (Date.now() - typingSentAt > TYPING_SENT_EVERY_MS) {
+          typingSentAt = Date.now();
+          sendTyping(true);
+        }
+        clearTimeout(typingIdle);
+        typingIdle = setTimeout(stopTyping, TYPING_IDLE_MS);
+      });
+      input.addEventListener('keydown', function (event) {
+        if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+          event.preventDefault();
+          composer.requestSubmit();
+        }
+      });
+      composer.addEventListener('submit', function (event) {
+        event.preventDefault();
+        var text = input.value.trim();
+        if (!text || closed) return;
+        input.value = '';
+        send(text);
+      });
+
+      function onFrame(frame) {
+        if (frame.type === 'welcome') {
+          failures = 0;
+          setNotice('');
+          you = frame.you;
+          (frame.present || []).forEach(function (who) { names[who.role + ':' + who.id] = who.name; });
+          (frame.history || []).forEach(received);
+          Object.keys(pending).forEach(transmit);
+          setClosed(frame.conversation && frame.conversation.status === 'closed');
+        } else if (frame.type === 'message') {
+          received(frame);
+        } else if (frame.type === 'presence') {
+          if (frame.who) names[frame.who.role + ':' + frame.who.id] = frame.who.name;
+        } else if (frame.type === 'typing') {
+          var who = frame.who || {};
+          if (you && who.role === you.role && who.id === you.id) return; // the visitor, in another tab
+          if (frame.typing) showTyping(who);
+          else hideTyping();
+        } else if (frame.type === 'status') {
+          setClosed(frame.status === 'closed');
+        } else if (frame.type === 'error') {
+          refused(frame);
+        }
+      }
+
+      function connect() {
+        if (stopped) return;
+        var opened = false;
+        socket = new WebSocket(conversation.socketUrl);
+        socket.addEventListener('open', function () {
+          opened = true;
+          clearInterval(heartbeat);
+          heartbeat = setInterval(function () { if (socket.readyState === 1) socket.send('{"type":"ping"}'); }, HEARTBEAT_MS);
+        });
+        socket.addEventListener('message', function (event) {
+          var frame;
+          try { frame = JSON.parse(event.data); } catch (e) { return; }
+          onFrame(frame);
+        });
+        socket.addEventListener('close', function () {
+          clearInterval(heartbeat);
+          if (stopped) return;
+          failures = opened ? 1 : failures + 1;
+          // A room that refuses us again and again may be gone (or the network is): let the visitor choose.
+          setNotice('Reconnecting\u2026', failures >= 3 ? startAnew : null);
+          reconnectTimer = setTimeout(connect, Math.min(30000, 1000 * Math.pow(2, failures - 1)));
+        });
+      }
+
+      connect();
+      setOpen(panelOpen);
+    }
+
+    if (!settings.isLiveChatEnabled) showUnavailable();
+    else if (saved && saved.token && saved.socketUrl) openChat(saved);
+    else showStartForm();
+    setOpen(panelOpen);
+  }
+
+  fetch(api + '/widget/forms/' + encodeURIComponent(formToken) + '.json').then(function (response) {
+    if (response.status === 404) return log('no contact form has the token ' + formToken);
+    if (!response.ok) return log('could not load the contact form (' + response.status + ')');
+    return response.json().then(function (body) {
+      whenBodyReady(function () { start(body.contactform); });
+    });
+  }).catch(function (error) {
+    log('could not load the contact form: ' + error);
+  });
+})();
+`;

@@ -1,0 +1,286 @@
+// The chat widget end to end, in a real headless Chromium against the Worker under test: a
+// visitor chats on the demo page while an agent answers over the room's WebSocket API.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { SeededInstallation } from '../../scripts/seed';
+import { api } from '../support/api';
+import { BROWSER_SETUP_TIMEOUT, launchBrowser } from '../support/browser';
+import { newInstallation } from '../support/db';
+import { eventually, joinRoom, type RoomClient } from '../support/room';
+
+/** What the page's functions use of the browser's globals (the project's TypeScript has no DOM library). */
+interface BrowserGlobals {
+  getComputedStyle(element: unknown): { backgroundColor: string };
+  localStorage: { getItem(key: string): string | null };
+  __pwned?: boolean;
+}
+
+const SCREENSHOT = new URL('../../docs/widget.png', import.meta.url).pathname;
+const WAIT = { timeout: 10_000 };
+
+let browser: Browser;
+let site: SeededInstallation;
+const rooms: RoomClient[] = [];
+
+beforeAll(async () => {
+  [browser, site] = await Promise.all([launchBrowser(), newInstallation('widget')]);
+}, BROWSER_SETUP_TIMEOUT);
+
+afterAll(async () => {
+  await Promise.all(rooms.map((room) => room.close()));
+  await browser?.close();
+});
+
+async function createForm(properties: Record<string, unknown>): Promise<string> {
+  const created = await api('/v2/contactforms.json', { method: 'POST', key: site.users.owner.apiKey, body: { contactform: { name: 'Acme Outdoor Supplies', ...properties } } });
+  expect(created.status, created.text).toBe(201);
+  return created.body.contactform.token as string;
+}
+
+interface Visitor {
+  page: Page;
+  /** the widget's element: locators pierce its open shadow root */
+  widget: Locator;
+  /** uncaught errors in the page */
+  errors: Error[];
+  warnings: string[];
+}
+
+/** A fresh browser profile (nothing in localStorage) on the demo page of a form. */
+async function visit(url: string): Promise<Visitor> {
+  const context = await browser.newContext({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce' });
+  const page = await context.newPage();
+  const errors: Error[] = [];
+  const warnings: string[] = [];
+  page.on('pageerror', (error) => errors.push(error));
+  page.on('console', (message) => message.type() === 'warning' && warnings.push(message.text()));
+  await page.goto(url);
+  return { page, widget: page.locator('[data-helpdesk-widget]'), errors, warnings };
+}
+
+const demo = (formToken: string) => `${inject('workerUrl')}/widget/demo.html?form=${formToken}`;
+
+async function startChat({ widget }: Visitor, name: string, email: string): Promise<void> {
+  await widget.getByRole('button', { name: 'Open chat' }).click();
+  await widget.getByLabel('Your name').fill(name);
+  await widget.getByLabel('Email').fill(email);
+  await widget.getByRole('button', { name: 'Start chat' }).click();
+  await widget.getByLabel('Message').waitFor(WAIT);
+}
+
+/** Types a message and waits until the room has acknowledged it (the bubble gets the room's id). */
+async function say({ widget }: Visitor, text: string): Promise<void> {
+  await widget.getByLabel('Message').fill(text);
+  await widget.getByLabel('Message').press('Enter');
+  await widget.locator('.message.own[data-id]', { hasText: text }).waitFor(WAIT);
+}
+
+/** The agent finds the newest conversation of the installation, as an agent would, and joins its room. */
+async function agentJoinsNewest(contactName: string): Promise<RoomClient> {
+  const list = await api('/v2/conversations.json', { key: site.users.agent.apiKey, query: { orderBy: 'id', orderMode: 'desc', pageSize: 1, includes: 'contacts' } });
+  expect(list.status, list.text).toBe(200);
+  const [conversation] = list.body.conversations;
+  expect(list.body.included.contacts.find((contact: { id: number }) => contact.id === conversation.contactId)?.name).toBe(contactName);
+  const agent = await joinRoom(`${inject('workerUrl').replace(/^http/, 'ws')}/v2/rooms/${conversation.token}/socket`, site.users.agent.apiKey);
+  rooms.push(agent);
+  return agent;
+}
+
+const bubbles = (widget: Locator) =>
+  widget.locator('.message').evaluateAll((items) => items.map((item) => ({ own: item.classList.contains('own'), text: item.querySelector('.text')!.textContent })));
+
+describe('the chat widget on the demo page', () => {
+  it('a visitor and an agent chat live: the welcome, the visitor\'s message, the agent\'s answer', async () => {
+    const welcome = 'Hi there! Ask us anything about your order.';
+    const token = await createForm({ isLiveChatEnabled: true, liveChatWelcomeMessage: welcome, accentColor: '#0F766E', triggerColor: '#0f766e' });
+    const visitor = await visit(demo(token));
+    const { widget, page } = visitor;
+
+    await widget.getByRole('button', { name: 'Open chat' }).waitFor(WAIT);
+    expect(await widget.locator('.panel').isHidden()).toBe(true);
+    await widget.getByRole('button', { name: 'Open chat' }).click();
+    await widget.getByText(welcome).waitFor(WAIT);
+    expect(await widget.locator('.title').textContent()).toBe('Acme Outdoor Supplies');
+    // The form's colour, lower-cased by the API, reaches the header.
+    expect(await widget.locator('.header').evaluate((header) => (globalThis as unknown as BrowserGlobals).getComputedStyle(header).backgroundColor)).toBe('rgb(15, 118, 110)');
+
+    // No name: the widget asks for it and starts nothing.
+    await widget.getByRole('button', { name: 'Start chat' }).click();
+    await widget.getByText('Please tell us your name.').waitFor(WAIT);
+    await widget.getByLabel('Your name').fill('Grace');
+    await widget.getByLabel('Email').fill('grace@example.com');
+    await widget.getByRole('button', { name: 'Start chat' }).click();
+    await widget.getByLabel('Message').waitFor(WAIT);
+    await say(visitor, 'Hi! My order #1042 has not arrived yet.');
+
+    const agent = await agentJoinsNewest('Grace');
+    const agentWelcome = await agent.next('welcome');
+    expect(agentWelcome.history.map((message: { message: string; author: { type: string } }) => [message.author.type, message.message])).toEqual([
+      ['contact', 'Hi! My order #1042 has not arrived yet.'],
+    ]);
+
+    agent.send({ type: 'typing', typing: true });
+    await widget.getByText('Agent Demo is typing…').waitFor(WAIT);
+    agent.send({ type: 'message', message: 'Sorry about that, Grace. It left our warehouse this morning and arrives on Friday.', clientId: 'agent-1' });
+    const answer = widget.locator('.message.other', { hasText: 'arrives on Friday' });
+    await answer.waitFor(WAIT);
+    expect(await answer.locator('.who').textContent()).toBe('Agent Demo');
+    expect(await widget.getByText('Agent Demo is typing…').isHidden()).toBe(true);
+
+    await say(visitor, 'Great, thank you!');
+    expect(await agent.next('message')).toMatchObject({ clientId: 'agent-1', author: { type: 'agent', id: site.users.agent.id } });
+    const thanks = await agent.next('message');
+    expect(thanks).toMatchObject({ message: 'Great, thank you!', author: { type: 'contact', id: agentWelcome.history[0].author.id } });
+    expect(thanks.clientId).toMatch(/^w-/);
+
+    expect(await bubbles(widget)).toEqual([
+      { own: true, text: 'Hi! My order #1042 has not arrived yet.' },
+      { own: false, text: 'Sorry about that, Grace. It left our warehouse this morning and arrives on Friday.' },
+      { own: true, text: 'Great, thank you!' },
+    ]);
+
+    agent.send({ type: 'typing', typing: true });
+    await widget.getByText('Agent Demo is typing…').waitFor(WAIT);
+    if (process.env.UPDATE_SCREENSHOT === '1') {
+      // The demo page prints the form's token, new each run: masked, so the picture only changes when the widget does.
+      await page.locator('main').evaluate((main, formToken) => {
+        main.innerHTML = main.innerHTML.split(formToken).join('FORM_TOKEN');
+      }, token);
+      await page.screenshot({ path: SCREENSHOT, animations: 'disabled', caret: 'hide' });
+    }
+    expect(visitor.errors).toEqual([]);
+  });
+
+  it('a reload rejoins the same conversation and shows its history; text is shown as text, never as HTML', async () => {
+    const token = await createForm({ isLiveChatEnabled: true, liveChatWelcomeMessage: 'Welcome <b>back</b>' });
+    const visitor = await visit(demo(token));
+    const { widget, page } = visitor;
+    await startChat(visitor, 'Ada <i>Lovelace</i>', 'ada@example.com');
+    await widget.getByText('Welcome <b>back</b>').waitFor(WAIT);
+    await say(visitor, 'First question');
+
+    const agent = await agentJoinsNewest('Ada <i>Lovelace</i>');
+    await agent.next('welcome');
+    const hostile = '<img src="x" onerror="window.__pwned = true"><b>bold</b>';
+    agent.send({ type: 'message', message: hostile, clientId: 'agent-html' });
+    await widget.locator('.message.other', { hasText: hostile }).waitFor(WAIT);
+
+    await page.reload();
+    // The panel was open: it opens again, in the conversation, not on the start form.
+    await widget.locator('.message.other', { hasText: hostile }).waitFor(WAIT);
+    expect(await widget.getByLabel('Your name').count()).toBe(0);
+    expect(await bubbles(widget)).toEqual([
+      { own: true, text: 'First question' },
+      { own: false, text: hostile },
+    ]);
+    expect(await widget.locator('img, b, i').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).__pwned)).toBeUndefined();
+
+    // Still the same room: the agent, still there, gets what the visitor says after the reload.
+    await say(visitor, 'Second question, after a reload');
+    const messages = [await agent.next('message'), await agent.next('message')];
+    expect(messages.map((message) => message.message)).toEqual([hostile, 'Second question, after a reload']);
+    expect(await page.evaluate((key) => Object.keys(JSON.parse((globalThis as unknown as BrowserGlobals).localStorage.getItem(key) ?? '{}')).sort(), `helpdesk-widget:${token}`)).toEqual(['open', 'socketUrl', 'token']);
+    expect(visitor.errors).toEqual([]);
+  });
+
+  it('when an agent closes the conversation the widget says so, and the visitor may start a new one', async () => {
+    const token = await createForm({ isLiveChatEnabled: true });
+    const visitor = await visit(demo(token));
+    const { widget } = visitor;
+    await startChat(visitor, 'Closer', 'closer@example.com');
+    await say(visitor, 'Thanks, that was all');
+    const list = await api('/v2/conversations.json', { key: site.users.agent.apiKey, query: { orderBy: 'id', orderMode: 'desc', pageSize: 1 } });
+    const closing = await api(`/v2/conversations/${list.body.conversations[0].id}.json`, { method: 'PATCH', key: site.users.agent.apiKey, body: { conversation: { status: 'closed' } } });
+    expect(closing.status, closing.text).toBe(200);
+
+    await widget.getByText('This conversation has ended.').waitFor(WAIT);
+    expect(await widget.getByLabel('Message').isDisabled()).toBe(true);
+    await widget.getByRole('button', { name: 'Start a new conversation' }).click();
+    await widget.getByLabel('Your name').waitFor(WAIT);
+    await widget.getByLabel('Your name').fill('Closer again');
+    await widget.getByLabel('Email').fill('closer@example.com');
+    await widget.getByRole('button', { name: 'Start chat' }).click();
+    await say(visitor, 'One more thing');
+    expect(await bubbles(widget)).toEqual([{ own: true, text: 'One more thing' }]);
+    const newest = await api('/v2/conversations.json', { key: site.users.agent.apiKey, query: { orderBy: 'id', orderMode: 'desc', pageSize: 1 } });
+    expect(newest.body.conversations[0].id).toBeGreaterThan(list.body.conversations[0].id);
+    expect(visitor.errors).toEqual([]);
+  });
+
+  it('the close button hides the panel and the launcher brings it back as it was', async () => {
+    const token = await createForm({ isLiveChatEnabled: true, liveChatWelcomeMessage: 'Hello' });
+    const { widget } = await visit(demo(token));
+    await widget.getByRole('button', { name: 'Open chat' }).click();
+    await widget.getByLabel('Your name').fill('Half typed');
+    await widget.getByRole('button', { name: 'Close chat' }).click();
+    expect(await widget.locator('.panel').isHidden()).toBe(true);
+    await widget.getByRole('button', { name: 'Open chat' }).click();
+    expect(await widget.getByLabel('Your name').inputValue()).toBe('Half typed');
+  });
+
+  it('a form without live chat says so and offers no chat', async () => {
+    const token = await createForm({ isLiveChatEnabled: false, liveChatWelcomeMessage: 'You should not see this' });
+    const visitor = await visit(demo(token));
+    const { widget } = visitor;
+    await widget.getByRole('button', { name: 'Open chat' }).click();
+    await widget.getByText('Live chat is not available right now. Please come back later.').waitFor(WAIT);
+    expect(await widget.getByText('You should not see this').count()).toBe(0);
+    expect(await widget.locator('input, textarea, form').count()).toBe(0);
+    expect(visitor.errors).toEqual([]);
+  });
+
+  it('a form whose live chat is turned off after the page loaded: starting a chat says it is unavailable', async () => {
+    const token = await createForm({ isLiveChatEnabled: true });
+    const visitor = await visit(demo(token));
+    const { widget } = visitor;
+    await widget.getByRole('button', { name: 'Open chat' }).click();
+    await widget.getByLabel('Your name').fill('Late');
+    await widget.getByLabel('Email').fill('late@example.com');
+    const forms = await api('/v2/contactforms.json', { key: site.users.owner.apiKey, query: { filter: { token } } });
+    const off = await api(`/v2/contactforms/${forms.body.contactforms[0].id}.json`, { method: 'PATCH', key: site.users.owner.apiKey, body: { contactform: { isLiveChatEnabled: false } } });
+    expect(off.status, off.text).toBe(200);
+    await widget.getByRole('button', { name: 'Start chat' }).click();
+    await widget.getByText('Live chat is not available right now. Please come back later.').waitFor(WAIT);
+    expect(await widget.locator('textarea').count()).toBe(0);
+  });
+
+  it('an unknown form token shows nothing and says why in the console', async () => {
+    const visitor = await visit(demo('NoSuchFormTokenNoSuchFormToken00'));
+    await eventually(async () => (visitor.warnings.some((text) => text.includes('no contact form has the token')) ? true : undefined));
+    expect(await visitor.widget.count()).toBe(0);
+    expect(visitor.errors).toEqual([]);
+  });
+});
+
+describe('the widget embedded on another origin', () => {
+  let server: Server;
+  let customerSite: string;
+
+  beforeAll(async () => {
+    // A customer's website: another origin (another port) than the Worker's.
+    server = createServer((request, response) => {
+      const formToken = new URL(request.url ?? '/', 'http://x').searchParams.get('form') ?? '';
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(`<!doctype html><title>Customer</title><p>Our shop</p><script src="${inject('workerUrl')}/widget.js" data-form-token="${formToken.replace(/[^\w-]/g, '')}" async></script>`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    customerSite = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    expect(customerSite).not.toBe(inject('workerUrl'));
+  });
+
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('loads the settings, starts a conversation cross-origin (CORS) and chats', async () => {
+    const token = await createForm({ isLiveChatEnabled: true, liveChatWelcomeMessage: 'Hello from across origins' });
+    const visitor = await visit(`${customerSite}/?form=${token}`);
+    await startChat(visitor, 'Cross Origin', 'cross@example.com');
+    await visitor.widget.getByText('Hello from across origins').waitFor(WAIT);
+    await say(visitor, 'Can you hear me from here?');
+    const agent = await agentJoinsNewest('Cross Origin');
+    expect((await agent.next('welcome')).history.map((message: { message: string }) => message.message)).toEqual(['Can you hear me from here?']);
+    expect(visitor.errors).toEqual([]);
+  });
+});
