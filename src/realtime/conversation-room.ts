@@ -94,9 +94,10 @@ export class ConversationRoom extends DurableObject<Env> {
       return refuse('forbidden', 'only agents send aiDraft or as');
     }
     if (this.store.conversation()?.status === 'closed') return refuse('conversation_closed', 'the conversation is closed');
-    const earlier = frame.clientId === undefined ? undefined : this.store.byClientId(frame.clientId);
+    const sender = `${participant.role}:${participant.id}`;
+    const earlier = frame.clientId === undefined ? undefined : this.store.byClientId(sender, frame.clientId);
     if (earlier) return ws.send(messageFrame(earlier));
-    const message = this.store.add({
+    const message = this.store.add(sender, {
       clientId: frame.clientId ?? null,
       author: { type: frame.as === 'ai' ? 'ai' : participant.role, id: participant.id },
       message: frame.message,

@@ -31,17 +31,39 @@ const toMessage = (row: MessageRow): RoomMessage => ({
  * The room's own durable storage (the Durable Object's SQLite): every accepted message, whether
  * it has reached Postgres yet, and the conversation the room serves.
  */
+/**
+ * Rooms created before client ids were scoped to their sender had `client_id` unique across the
+ * room; their table is rebuilt once with the sender spelled out (`role:id` of the author, an AI
+ * answer being its agent's).
+ */
+function migrateSenderScopedClientIds(sql: SqlStorage): void {
+  const table = sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages'").toArray()[0];
+  if (!table || table.sql.includes('sender')) return;
+  sql.exec('ALTER TABLE messages RENAME TO messages_before_sender');
+  sql.exec('DROP INDEX IF EXISTS messages_undelivered');
+  sql.exec(`CREATE TABLE messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, sender TEXT NOT NULL, client_id TEXT, author TEXT NOT NULL, author_id INTEGER NOT NULL,
+    message TEXT NOT NULL, ai_draft TEXT, sent_at TEXT NOT NULL, delivered INTEGER NOT NULL DEFAULT 0, UNIQUE (sender, client_id))`);
+  sql.exec(`INSERT INTO messages (seq, sender, client_id, author, author_id, message, ai_draft, sent_at, delivered)
+    SELECT seq, (CASE author WHEN 'ai' THEN 'agent' ELSE author END) || ':' || author_id, client_id, author, author_id, message, ai_draft, sent_at, delivered
+    FROM messages_before_sender`);
+  sql.exec('DROP TABLE messages_before_sender');
+}
+
 export class RoomStore {
   constructor(private readonly sql: SqlStorage) {
+    migrateSenderScopedClientIds(sql);
     sql.exec(`CREATE TABLE IF NOT EXISTS messages (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      client_id TEXT UNIQUE,
+      sender TEXT NOT NULL,
+      client_id TEXT,
       author TEXT NOT NULL,
       author_id INTEGER NOT NULL,
       message TEXT NOT NULL,
       ai_draft TEXT,
       sent_at TEXT NOT NULL,
-      delivered INTEGER NOT NULL DEFAULT 0)`);
+      delivered INTEGER NOT NULL DEFAULT 0,
+      UNIQUE (sender, client_id))`);
     sql.exec('CREATE INDEX IF NOT EXISTS messages_undelivered ON messages (delivered, seq)');
     sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   }
@@ -55,17 +77,20 @@ export class RoomStore {
     this.sql.exec("INSERT INTO meta (key, value) VALUES ('conversation', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", JSON.stringify(conversation));
   }
 
-  /** The message a sender already sent under this client id, if any: a resend is answered, not stored again. */
-  byClientId(clientId: string): RoomMessage | undefined {
-    const row = this.sql.exec<MessageRow>('SELECT * FROM messages WHERE client_id = ?', clientId).toArray()[0];
+  /**
+   * The message this sender already sent under this client id, if any: a resend is answered, not
+   * stored again. Client ids are the sender's own: another participant may use the same one.
+   */
+  byClientId(sender: string, clientId: string): RoomMessage | undefined {
+    const row = this.sql.exec<MessageRow>('SELECT * FROM messages WHERE sender = ? AND client_id = ?', sender, clientId).toArray()[0];
     return row ? toMessage(row) : undefined;
   }
 
-  add(message: Omit<RoomMessage, 'id'>): RoomMessage {
+  add(sender: string, message: Omit<RoomMessage, 'id'>): RoomMessage {
     const row = this.sql
       .exec<MessageRow>(
-        'INSERT INTO messages (client_id, author, author_id, message, ai_draft, sent_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
-        message.clientId, message.author.type, message.author.id, message.message, message.aiDraft, message.sentAt,
+        'INSERT INTO messages (sender, client_id, author, author_id, message, ai_draft, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
+        sender, message.clientId, message.author.type, message.author.id, message.message, message.aiDraft, message.sentAt,
       )
       .one();
     return toMessage(row);

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Principal } from '../../auth/principal';
 import { anomalies } from '../../db/schema';
-import { ignoringReadOnly } from '../engine/body';
+import { ignoringReadOnly, RECORD_ENVELOPE } from '../engine/body';
 import { anomaliesResource } from './anomalies.resource';
 
 const CLEAR_NOTE_MAX = 2000;
@@ -13,7 +13,7 @@ const CLEAR_NOTE_MAX = 2000;
  */
 export const clearBodySchema = ignoringReadOnly(
   z.strictObject({ clearNote: z.string().trim().max(CLEAR_NOTE_MAX).nullable().optional() }),
-  ['id', 'type', 'included', 'meta', ...Object.keys(anomaliesResource.fields).filter((name) => name !== 'clearNote')],
+  [...RECORD_ENVELOPE, ...Object.keys(anomaliesResource.fields).filter((name) => name !== 'clearNote')],
 ).meta({ id: 'AnomalyClear' });
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { APP_SETTING_TYPES } from '../../db/schema';
-import { ignoringReadOnly } from '../engine/body';
+import { ignoringReadOnly, RECORD_ENVELOPE } from '../engine/body';
 
 /** Longest string or secret a setting takes. */
 export const MAX_SETTING_TEXT = 10_000;
@@ -32,7 +32,7 @@ function valueSchema(setting: SettingDeclaration): z.ZodType {
 }
 
 /** Properties of a setting as it reads, accepted in a body and ignored (beside the audit set). */
-const READ_ONLY = ['id', 'type', 'app', 'key', 'name', 'settingType', 'options', 'required', 'defaultValue', 'isSet'];
+const READ_ONLY = [...RECORD_ENVELOPE, 'app', 'key', 'name', 'settingType', 'options', 'required', 'defaultValue', 'isSet'];
 
 /** The body of a setting update: `value` of the setting's type, or null. */
 export function settingBodySchema(setting: SettingDeclaration) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { codeTemplateSentiments, SENTIMENT_TONES } from '../../db/schema';
-import { ignoringReadOnly } from '../engine/body';
+import { ignoringReadOnly, RECORD_ENVELOPE } from '../engine/body';
 import { refJson } from '../engine/record-json';
 import type { RecordShape } from '../engine/resource';
 
@@ -34,7 +34,7 @@ export const sentimentBodySchema = ignoringReadOnly(
       .nullable()
       .optional(),
   }),
-  ['id', 'type', 'included', 'meta'],
+  RECORD_ENVELOPE,
 );
 
 const reference = z.object({ id: z.number().int(), type: z.string() });

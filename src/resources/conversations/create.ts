@@ -7,7 +7,7 @@ import type { Transaction } from '../../db/client';
 import { ApiError } from '../../http/errors';
 import { addRoute } from '../../http/route';
 import { errorBodySchema } from '../../openapi/schemas';
-import { ignoringReadOnly, readJson, unwrapRecord, validate } from '../engine/body';
+import { ignoringReadOnly, readJson, RECORD_ENVELOPE, unwrapRecord, validate } from '../engine/body';
 import { selectOne } from '../engine/queries';
 import { conversationCaller, type ConversationCaller } from './conversation-caller';
 import { newConversationToken } from './conversation-token';
@@ -29,7 +29,7 @@ const createBody = ignoringReadOnly(
       message: 'name the contact: either contactId, or contact with its name (and email)',
       path: ['contact'],
     }),
-  ['token', 'status', 'lastMessageAt', 'contactForm', 'ticket_id', 'socketUrl', 'socketId'],
+  [...RECORD_ENVELOPE, 'token', 'status', 'lastMessageAt', 'contactForm', 'ticket_id', 'socketUrl', 'socketId'],
 );
 
 type CreateBody = z.output<typeof createBody>;

@@ -16,6 +16,12 @@ function without(value: unknown, names: readonly string[]): unknown {
   return copy;
 }
 
+/**
+ * What a client reads back about a whole record and may send back in it: ignored on create and
+ * update (`included` and `meta` may sit inside a bare body an SDK sends back).
+ */
+export const RECORD_ENVELOPE = ['id', 'type', 'included', 'meta'] as const;
+
 /** Accepts the read-only audit properties beside the schema's own and drops them. */
 export function ignoringReadOnly<T extends z.ZodType>(schema: T, alsoIgnored: readonly string[] = []) {
   const names = [...AUDIT_PROPERTIES, ...alsoIgnored];

@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { ignoringReadOnly } from './body';
+import { ignoringReadOnly, RECORD_ENVELOPE } from './body';
 import type { ResourceDeclaration } from './resource';
 
 const memo = new WeakMap<ResourceDeclaration, ReturnType<typeof build>>();
 
 function build(resource: ResourceDeclaration) {
-  // `included` and `meta` may also sit inside a bare body the SDK sends back.
-  const ignored = ['id', 'type', 'included', 'meta', ...Object.keys(resource.computed ?? {}), ...(resource.ignored ?? [])];
+  const ignored = [...RECORD_ENVELOPE, ...Object.keys(resource.computed ?? {}), ...(resource.ignored ?? [])];
   const plain: Record<string, z.ZodType> = {};
   const required: Record<string, z.ZodType> = {};
   for (const [name, field] of Object.entries(resource.fields)) {

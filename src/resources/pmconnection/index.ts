@@ -9,7 +9,7 @@ import { addRoute } from '../../http/route';
 import { encryptToken, pmTokenContext, TokenKeyError } from '../../lib/crypto';
 import { errorBodySchema } from '../../openapi/schemas';
 import { tokenKeyMissing } from '../companies/pm-connection';
-import { ignoringReadOnly, readJson, unwrapRecord, validate } from '../engine/body';
+import { ignoringReadOnly, readJson, RECORD_ENVELOPE, unwrapRecord, validate } from '../engine/body';
 import { pmConnectionBodySchema, pmConnectionRecord } from './pmconnection-record';
 
 const error = { description: 'error', schema: errorBodySchema };
@@ -21,7 +21,7 @@ const putBodySchema = ignoringReadOnly(
     baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048).transform((url) => url.replace(/\/+$/, '')),
     token: z.string().min(1).max(4096),
   }),
-  ['id', 'type', 'hasToken', 'lastSyncedAt'],
+  [...RECORD_ENVELOPE, 'hasToken', 'lastSyncedAt'],
 );
 
 /**
