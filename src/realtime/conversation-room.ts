@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../app-env';
 import { createApp } from '../app';
-import { DELIVERY_BATCH, deliveryRequest, isPermanentRefusal, retryDelayMs } from './room-delivery';
+import { DELIVERY_BATCH, DELIVERY_GATHER_MS, deliveryRequest, isPermanentRefusal, retryDelayMs } from './room-delivery';
 import {
   CLIENT_FRAME_TYPES,
   HISTORY_ON_JOIN,
@@ -27,6 +27,8 @@ let app: ReturnType<typeof createApp> | undefined;
  */
 export class ConversationRoom extends DurableObject<Env> {
   private readonly store: RoomStore;
+  /** A delivery alarm is set for what this instance accepted; saves a storage call per message (lost with hibernation, harmlessly). */
+  private deliveryScheduled = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -105,7 +107,10 @@ export class ConversationRoom extends DurableObject<Env> {
       sentAt: new Date().toISOString(),
     });
     this.broadcast(messageFrame(message));
-    this.ctx.waitUntil(this.scheduleDelivery(0));
+    if (!this.deliveryScheduled) {
+      this.deliveryScheduled = true;
+      this.ctx.waitUntil(this.scheduleDelivery(DELIVERY_GATHER_MS));
+    }
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
@@ -123,6 +128,7 @@ export class ConversationRoom extends DurableObject<Env> {
 
   /** Delivers the next batch of stored messages to the webhooks endpoint; retried with backoff until it is acknowledged. */
   override async alarm(): Promise<void> {
+    this.deliveryScheduled = false;
     const conversation = this.store.conversation();
     const batch = this.store.undelivered(DELIVERY_BATCH);
     if (!conversation || batch.length === 0) return;

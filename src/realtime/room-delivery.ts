@@ -5,6 +5,11 @@ import type { RoomConversation } from './room-store';
 import type { RoomMessage } from './room-protocol';
 
 export const DELIVERY_BATCH = 100;
+/**
+ * How long the room gathers messages before a delivery: a busy room sends one batch per interval
+ * instead of one webhook call (and one database transaction) per message.
+ */
+export const DELIVERY_GATHER_MS = 200;
 export const WEBHOOK_PATH = '/v2/conversationmessages/webhooks.json';
 
 /** Waits between failed deliveries: 1 s, 2 s, 4 s, ... up to a minute, for as long as it takes. */

@@ -105,7 +105,7 @@ export class RoomStore {
   }
 
   markDelivered(ids: string[]): void {
-    for (const id of ids) this.sql.exec('UPDATE messages SET delivered = 1 WHERE seq = ?', Number(id));
+    if (ids.length) this.sql.exec(`UPDATE messages SET delivered = 1 WHERE seq IN (${ids.map(() => '?').join(', ')})`, ...ids.map(Number));
   }
 
   deliveryAttempts(): number {
