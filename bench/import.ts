@@ -15,10 +15,8 @@
 // Settings (environment): BENCH_IMPORT_ROWS=100000 BENCH_IMPORT_BATCH=1000 BENCH_IMPORT_POLL_MS=250
 // BENCH_IMPORT_TIMEOUT=300 (seconds to wait for the job).
 import { neonConfig, Pool, type PoolClient } from '@neondatabase/serverless';
-import pg from 'pg';
 import ws from 'ws';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInstallation, type SeededInstallation } from '../scripts/seed';
@@ -27,7 +25,7 @@ import { startWorker } from '../scripts/worker-under-test';
 import { quietWranglerEnv } from '../scripts/worker-vars';
 import { applyLocalStackSettings } from '../src/db/local-stack-settings';
 import { coresUsed as processCores, snapshot as processSnapshot, type CpuUse } from './cpu';
-import { machine, type Check } from './report';
+import { fixed, machine, withClient, writeResults, type Check } from './report';
 import { log, runBench, started, stops } from './lifecycle';
 
 const setting = (name: string, fallback: number) => {
@@ -107,16 +105,6 @@ function csvOf(rows: number): string {
     lines.push(`${c.name},${c.email},${c.website},${c.industry},${c.domain},${c.phone}`);
   }
   return `${lines.join('\n')}\n`;
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 const newInstallation = (stack: LocalStack, name: string) =>
@@ -255,18 +243,6 @@ async function runPlainInsert(stack: LocalStack, site: SeededInstallation): Prom
   return { seconds, statements, cpu: coresUsed(before, snapshot()) };
 }
 
-/** Writes `bench/results/import-<time>.json` and `import-latest.json` (not `latest.json`, which is `npm run bench`'s). */
-async function writeImportResults(results: unknown): Promise<string> {
-  const dir = path.join(root, 'bench', 'results');
-  await mkdir(dir, { recursive: true });
-  const json = `${JSON.stringify(results, null, 2)}\n`;
-  const file = path.join(dir, `import-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  await writeFile(file, json);
-  await writeFile(path.join(dir, 'import-latest.json'), json);
-  return path.relative(root, file);
-}
-
-const fixed = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 const cpuLine = (cpu: CpuUse & { machine: number }) =>
   `whole machine ${fixed(cpu.machine, 2)}: workerd ${fixed(cpu.workerd, 2)}, postgres ${fixed(cpu.postgres, 2)}, this node process (proxy, client) ${fixed(cpu['stand-ins'], 2)}, other ${fixed(cpu.other, 2)}, steal ${fixed(cpu.steal, 2)} cores`;
 
@@ -341,7 +317,7 @@ async function main(): Promise<void> {
   log('target checks:');
   for (const check of targetChecks) log(`  ${check.pass ? 'PASS' : 'MISS'}  ${check.name}: ${check.detail}`);
 
-  const file = await writeImportResults({
+  const file = await writeResults({
     kind: 'import',
     startedAt: new Date(started).toISOString(),
     machine: host,
@@ -351,7 +327,7 @@ async function main(): Promise<void> {
     ratio,
     checks: targetChecks,
     verified,
-  });
+  }, 'import');
   log(`\nraw results: ${file}`);
   if (verified.some((v) => !v.pass)) process.exitCode = 1;
 }

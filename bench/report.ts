@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import type { LoadResult } from './load';
 import type { RoundTrips } from './round-trips';
 
@@ -37,7 +38,7 @@ export function machine() {
   };
 }
 
-const fixed = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
+export const fixed = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 export function table(measured: Measured[], ceilingRps: number): string {
   const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'x ceiling'];
@@ -60,7 +61,7 @@ export function cpuTable(measured: Measured[]): string {
   return align(head, rows);
 }
 
-function align(head: string[], rows: string[][]): string {
+export function align(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
@@ -101,15 +102,30 @@ export function roundTripTable(counts: RoundTrips[]): string {
   return align(head, rows);
 }
 
-/** Writes the run as `bench/results/<time>.json` and `bench/results/latest.json`; returns the first path. */
-export async function writeResults(results: unknown): Promise<string> {
+/**
+ * Writes the run as `bench/results/<kind->time.json` and `<kind->latest.json` (`npm run bench`'s
+ * are unprefixed); returns the first path.
+ */
+export async function writeResults(results: unknown, kind?: 'import' | 'room'): Promise<string> {
   const dir = path.join(root, 'bench', 'results');
   await mkdir(dir, { recursive: true });
   const json = `${JSON.stringify(results, null, 2)}\n`;
-  const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  const prefix = kind ? `${kind}-` : '';
+  const file = path.join(dir, `${prefix}${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   await writeFile(file, json);
-  await writeFile(path.join(dir, 'latest.json'), json);
+  await writeFile(path.join(dir, `${prefix}latest.json`), json);
   return path.relative(root, file);
+}
+
+/** One plain `pg` connection for the work, closed after it. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Processes under this one still running, apart from tsx's own esbuild service (it ends with us) and zombies. */

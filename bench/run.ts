@@ -14,9 +14,8 @@
 import { addApiKey } from '../scripts/seed';
 import { startLocalStack, type LocalStack } from '../scripts/stack';
 import { quietWranglerEnv } from '../scripts/worker-vars';
-import pg from 'pg';
 import { load, type LoadResult } from './load';
-import { checks, cpuTable, disturbed, machine, roundTripTable, table, writeResults, type Measured } from './report';
+import { checks, cpuTable, disturbed, machine, roundTripTable, table, withClient, writeResults, type Measured } from './report';
 import { countRoundTrips, type RoundTrips } from './round-trips';
 import { seed } from './seed';
 import { companyGetStatement, credentialLookUpStatement } from './statements';
@@ -152,16 +151,6 @@ async function main(): Promise<void> {
   });
   log(`\nraw results: ${file}`);
   if (failedRequests.length) process.exitCode = 1;
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 await runBench(main);
