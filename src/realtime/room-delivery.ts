@@ -9,7 +9,7 @@ export const DELIVERY_BATCH = 100;
  * How long the room gathers messages before a delivery: a busy room sends one batch per interval
  * instead of one webhook call (and one database transaction) per message.
  */
-export const DELIVERY_GATHER_MS = 200;
+export const DELIVERY_GATHER_MS = 1000;
 export const WEBHOOK_PATH = '/v2/conversationmessages/webhooks.json';
 
 /** Waits between failed deliveries: 1 s, 2 s, 4 s, ... up to a minute, for as long as it takes. */
@@ -41,6 +41,7 @@ export async function deliveryRequest(env: Env, base: string, conversation: Room
     method: 'POST',
     headers: {
       'content-type': 'application/json',
+      prefer: 'return=minimal',
       'x-desk-event': 'conversationmessages.created',
       'x-desk-delivery': crypto.randomUUID(),
       'x-desk-timestamp': String(timestamp),

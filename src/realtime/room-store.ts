@@ -51,6 +51,8 @@ function migrateSenderScopedClientIds(sql: SqlStorage): void {
 }
 
 export class RoomStore {
+  private knownConversation: RoomConversation | null | undefined;
+
   constructor(private readonly sql: SqlStorage) {
     migrateSenderScopedClientIds(sql);
     sql.exec(`CREATE TABLE IF NOT EXISTS messages (
@@ -68,13 +70,18 @@ export class RoomStore {
     sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   }
 
+  /** Read once per instance: only this room writes its storage, and every message asks for it. */
   conversation(): RoomConversation | undefined {
-    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'conversation'").toArray()[0];
-    return row ? (JSON.parse(row.value) as RoomConversation) : undefined;
+    if (this.knownConversation === undefined) {
+      const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'conversation'").toArray()[0];
+      this.knownConversation = row ? (JSON.parse(row.value) as RoomConversation) : null;
+    }
+    return this.knownConversation ?? undefined;
   }
 
   setConversation(conversation: RoomConversation): void {
     this.sql.exec("INSERT INTO meta (key, value) VALUES ('conversation', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", JSON.stringify(conversation));
+    this.knownConversation = conversation;
   }
 
   /**

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import type { Transaction } from '../../db/client';
+import type { Queryable } from '../../db/client';
 import type { MESSAGE_AUTHORS } from '../../db/schema';
 import { textSimilarity } from '../../lib/text-similarity';
 import { ApiError } from '../../http/errors';
-import { recordAiUsage, type AiUsageEvent } from '../ai/usage-events';
+import { meterStoredMessages } from '../ai/usage-events';
 
 /** A message as a room delivers it: the room's id for it is the key that makes delivery idempotent. */
 export interface DeliveredMessage {
@@ -23,49 +23,62 @@ export interface StoredMessage {
 }
 
 /**
- * Stores delivered messages in the caller's transaction: each at most once (a redelivery finds
- * it by conversation and room id and writes nothing), with the AI usage the new ones metered
- * and the conversations' `lastMessageAt` moved on. Answers every message's row, new or not.
+ * Stores delivered messages in one statement, so one round trip over the driver's HTTP mode and
+ * all or nothing: each message at most once (a redelivery finds it by conversation and room id
+ * and writes nothing), the AI usage of the new ones metered, the conversations' `lastMessageAt`
+ * moved on. A token of no conversation refuses the whole delivery. Answers every message's row,
+ * new or not, in id order.
  */
-export async function storeMessages(tx: Transaction, messages: DeliveredMessage[], source = 'conversationmessages'): Promise<StoredMessage[]> {
-  const tokens = [...new Set(messages.map((m) => m.conversationToken))];
-  const found = await tx.execute(sql`
-    SELECT id, installation_id, token FROM conversations WHERE token IN (${sql.join(tokens.map((t) => sql`${t}`), sql`, `)})`);
-  const byToken = new Map(found.rows.map((row) => [row.token as string, { id: row.id as number, installationId: row.installation_id as number }]));
-  const unknown = messages.findIndex((m) => !byToken.has(m.conversationToken));
-  if (unknown >= 0) throw ApiError.invalid(`${source}[${unknown}].conversationToken`, 'no conversation has this token');
-
-  const values = messages.map((m) => {
-    const conversation = byToken.get(m.conversationToken)!;
-    const similarity = m.aiDraft !== null && m.author === 'agent' ? textSimilarity(m.aiDraft, m.message) : null;
-    return sql`(${conversation.installationId}, ${conversation.id}, ${m.author}, ${m.contactId}, ${m.userId}, ${m.message},
-      ${m.roomId}, ${m.sentAt}::timestamptz, ${m.aiDraft}, ${similarity}::real, ${m.userId}, ${m.userId})`;
-  });
-  const inserted = await tx.execute(sql`
-    INSERT INTO conversation_messages
-      (installation_id, conversation_id, author, contact_id, user_id, message, client_id, sent_at, ai_draft, ai_similarity, created_by, updated_by)
-    VALUES ${sql.join(values, sql`, `)}
-    ON CONFLICT (conversation_id, client_id) DO NOTHING
-    RETURNING id, installation_id, conversation_id, author, ai_draft, sent_at`);
-
-  const usage: AiUsageEvent[] = inserted.rows.flatMap((row) => {
-    const stream = row.author === 'ai' ? 'chat' : row.author === 'agent' && row.ai_draft !== null ? 'replies' : undefined;
-    if (!stream) return [];
-    return [{ installationId: row.installation_id as number, stream, sourceType: 'conversationmessages', sourceId: row.id as number, occurredAt: new Date(row.sent_at as string) }];
-  });
-  await recordAiUsage(tx, usage);
-
-  if (inserted.rows.length > 0) {
-    await tx.execute(sql`
+export async function storeMessages(db: Queryable, messages: DeliveredMessage[], source = 'conversationmessages'): Promise<StoredMessage[]> {
+  const delivered = messages.map((m, ord) => ({
+    ord,
+    token: m.conversationToken,
+    roomId: m.roomId,
+    author: m.author,
+    contactId: m.contactId,
+    userId: m.userId,
+    message: m.message,
+    aiDraft: m.aiDraft,
+    aiSimilarity: m.aiDraft !== null && m.author === 'agent' ? textSimilarity(m.aiDraft, m.message) : null,
+    sentAt: m.sentAt,
+  }));
+  const { rows } = await db.execute(sql`
+    WITH delivered AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(delivered)}::jsonb) AS d(
+        ord integer, token text, "roomId" text, author text, "contactId" integer, "userId" integer,
+        message text, "aiDraft" text, "aiSimilarity" real, "sentAt" timestamptz)
+    ),
+    unknown AS (
+      SELECT min(d.ord) AS ord FROM delivered d WHERE NOT EXISTS (SELECT 1 FROM conversations c WHERE c.token = d.token)
+    ),
+    target AS (
+      SELECT d.*, c.id AS conversation_id, c.installation_id
+      FROM delivered d JOIN conversations c ON c.token = d.token
+      WHERE (SELECT ord FROM unknown) IS NULL
+    ),
+    inserted AS (
+      INSERT INTO conversation_messages
+        (installation_id, conversation_id, author, contact_id, user_id, message, client_id, sent_at, ai_draft, ai_similarity, created_by, updated_by)
+      SELECT installation_id, conversation_id, author, "contactId", "userId", message, "roomId", "sentAt", "aiDraft", "aiSimilarity", "userId", "userId"
+      FROM target ORDER BY ord
+      ON CONFLICT (conversation_id, client_id) DO NOTHING
+      RETURNING id, installation_id, conversation_id, author, ai_draft, sent_at
+    ),
+    metered AS (${meterStoredMessages(sql`inserted`)}),
+    moved AS (
       UPDATE conversations c SET last_message_at = greatest(c.last_message_at, latest.sent_at)
-      FROM (SELECT conversation_id, max(sent_at) AS sent_at FROM conversation_messages
-            WHERE id IN (${sql.join(inserted.rows.map((row) => sql`${row.id as number}`), sql`, `)}) GROUP BY conversation_id) latest
-      WHERE c.id = latest.conversation_id`);
-  }
+      FROM (SELECT conversation_id, max(sent_at) AS sent_at FROM inserted GROUP BY conversation_id) latest
+      WHERE c.id = latest.conversation_id
+    )
+    SELECT id, installation_id, NULL::integer AS unknown FROM inserted
+    UNION ALL
+    SELECT m.id, m.installation_id, NULL FROM conversation_messages m
+    WHERE (m.conversation_id, m.client_id) IN (SELECT conversation_id, "roomId" FROM target)
+    UNION ALL
+    SELECT NULL, NULL, ord FROM unknown WHERE ord IS NOT NULL
+    ORDER BY id`);
 
-  const keys = messages.map((m) => sql`(${byToken.get(m.conversationToken)!.id}::int, ${m.roomId}::text)`);
-  const stored = await tx.execute(sql`
-    SELECT id, installation_id FROM conversation_messages
-    WHERE (conversation_id, client_id) IN (${sql.join(keys, sql`, `)}) ORDER BY id`);
-  return stored.rows.map((row) => ({ id: row.id as number, installationId: row.installation_id as number }));
+  const unknown = rows.find((row) => row.unknown !== null);
+  if (unknown) throw ApiError.invalid(`${source}[${unknown.unknown as number}].conversationToken`, 'no conversation has this token');
+  return rows.map((row) => ({ id: row.id as number, installationId: row.installation_id as number }));
 }

@@ -47,6 +47,10 @@ async function requireSignature(c: Context<AppEnv>, text: string): Promise<void>
   if (problem === 'mismatch') throw ApiError.unauthorized('X-Desk-Signature does not match the body');
 }
 
+/** `Prefer: return=minimal` (RFC 7240), among other preferences or alone. */
+export const prefersMinimal = (prefer: string | undefined) =>
+  prefer !== undefined && prefer.split(',').some((preference) => preference.trim().toLowerCase() === 'return=minimal');
+
 /**
  * `POST /v2/conversationmessages/webhooks.json`: the rooms (our realtime-messaging provider)
  * deliver accepted messages here in batches. Signed, not authenticated by an API key; safe to
@@ -58,7 +62,10 @@ async function receiveDelivery(c: Context<AppEnv>) {
   const delivery = validate(deliveryBody, body, 'body');
   const single = 'conversationmessage' in delivery;
   const messages: DeliveredMessage[] = single ? [delivery.conversationmessage] : delivery.conversationmessages;
-  const stored = await c.var.db.transaction((tx) => storeMessages(tx, messages, single ? 'conversationmessage' : 'conversationmessages'));
+  const stored = await storeMessages(c.var.db.http, messages, single ? 'conversationmessage' : 'conversationmessages');
+  // The rooms only need to know the batch is stored: they ask for no body (RFC 7240) and spare
+  // the endpoint reading back and shaping every record.
+  if (prefersMinimal(c.req.header('prefer'))) return c.body(null, 201, { 'Preference-Applied': 'return=minimal' });
 
   const records = [];
   for (const installationId of new Set(stored.map((row) => row.installationId))) {
@@ -83,7 +90,7 @@ export function webhooksRoute(app: Hono<AppEnv>): void {
     summary: 'Receive a signed batch of messages from the realtime rooms (X-Desk-Signature, X-Desk-Timestamp)',
     body: { schema: deliveryBody, required: true },
     responses: {
-      201: { description: 'the stored messages' },
+      201: { description: 'the stored messages; no body when the request says `Prefer: return=minimal`' },
       ...Object.fromEntries([400, 401, 413, 415].map((status) => [status, { description: 'error', schema: errorBodySchema }])),
     },
   }, receiveDelivery);
