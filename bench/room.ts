@@ -20,7 +20,10 @@
 // Settings (environment): BENCH_ROOM_CLIENTS=50 BENCH_ROOM_RATE=100 (messages a second, all
 // clients together) BENCH_ROOM_ROUNDS=2 BENCH_ROOM_WARMUP=2 BENCH_ROOM_DURATION=10 (seconds a
 // round) BENCH_ROOM_DRAIN=10 (seconds to wait for late receipts) BENCH_ROOM_STORE_TIMEOUT=60
-// (seconds to wait for Postgres) BENCH_ROOM_DEFLATE=1 (offer permessage-deflate, as browsers do).
+// (seconds to wait for Postgres) BENCH_ROOM_DEFLATE=1 (offer permessage-deflate, as browsers do)
+// BENCH_ROOM_STORAGE=disk (the rooms' SQLite files on the machine's disk instead of tmpfs).
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addUser, createInstallation } from '../scripts/seed';
@@ -48,6 +51,8 @@ const config = {
   storeTimeoutSeconds: setting('BENCH_ROOM_STORE_TIMEOUT', 60),
   /** offer permessage-deflate as browsers do (BENCH_ROOM_DEFLATE=1); off by default, see docs/benchmarks.md */
   deflate: process.env.BENCH_ROOM_DEFLATE === '1',
+  /** where workerd keeps the rooms' SQLite files: tmpfs (default) or the machine's disk (BENCH_ROOM_STORAGE=disk); see docs/benchmarks.md */
+  storage: process.env.BENCH_ROOM_STORAGE === 'disk' || !existsSync('/dev/shm') ? ('disk' as const) : ('tmpfs' as const),
 };
 if (config.clients < 2) throw new Error('BENCH_ROOM_CLIENTS must be at least 2');
 /** The target of issue 5: the room's p99 within this many times the bare echo room's. */
@@ -158,7 +163,7 @@ const withoutRaw = ({ raw: _raw, ...rest }: RoomLoadResult) => rest;
 async function main(): Promise<void> {
   const host = machine();
   log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
-  log(`settings: ${config.clients} clients in one room, ${config.ratePerSecond} messages/s offered in all (round robin), ${config.rounds} rounds of each target alternating, each warm-up ${config.warmupSeconds} s + measured ${config.durationSeconds} s; permessage-deflate ${config.deflate ? 'offered' : 'off'}`);
+  log(`settings: ${config.clients} clients in one room, ${config.ratePerSecond} messages/s offered in all (round robin), ${config.rounds} rounds of each target alternating, each warm-up ${config.warmupSeconds} s + measured ${config.durationSeconds} s; permessage-deflate ${config.deflate ? 'offered' : 'off'}; Durable Object storage on ${config.storage === 'tmpfs' ? 'tmpfs (/dev/shm)' : 'disk'}`);
 
   const stack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
@@ -166,6 +171,13 @@ async function main(): Promise<void> {
   const { site, keys } = await seedAgents(stack, agents);
   log(`local stack up; installation ${site.id} with ${keys.length} agents, each with an API key`);
 
+  if (config.storage === 'tmpfs') {
+    // Miniflare keeps Durable Object storage under the temporary directory; on tmpfs a commit
+    // costs what it costs workerd, not the virtual disk's flush (docs/benchmarks.md, "Conversation room").
+    const dir = await mkdtemp('/dev/shm/bench-room-');
+    process.env.TMPDIR = dir;
+    stops.push(() => rm(dir, { recursive: true, force: true }));
+  }
   log('bundling and starting the bare echo room (workerd, its own Miniflare) ...');
   const echoRoom = await startEchoRoom();
   stops.push(echoRoom.stop);
