@@ -31,11 +31,26 @@ const deliveredMessage = z
   .refine((m) => m.author !== 'contact' || m.contactId !== null, { message: 'a contact\'s message names its contactId', path: ['contactId'] })
   .refine((m) => m.aiDraft === null || m.author === 'agent', { message: 'only an agent\'s reply comes from an AI draft', path: ['aiDraft'] });
 
+const deliveredBatch = z.array(deliveredMessage).min(1).max(MAX_EVENTS_PER_DELIVERY);
+
 /** One message (`{"conversationmessage": {...}}`, the spec's body) or a batch (`{"conversationmessages": [...]}`). */
-const deliveryBody = z.union([
-  z.strictObject({ conversationmessage: deliveredMessage }),
-  z.strictObject({ conversationmessages: z.array(deliveredMessage).min(1).max(MAX_EVENTS_PER_DELIVERY) }),
-]);
+const deliveryBody = z.union([z.strictObject({ conversationmessage: deliveredMessage }), z.strictObject({ conversationmessages: deliveredBatch })]);
+
+/**
+ * The delivery's messages, checked against the wrapper it names, so that a refusal names the
+ * item and property at fault (a union's error would only say the body is wrong).
+ */
+function deliveredMessages(body: unknown): { single: boolean; messages: DeliveredMessage[] } {
+  const keys = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
+  const record = body as Record<string, unknown>;
+  if (keys.length === 1 && keys[0] === 'conversationmessage') {
+    return { single: true, messages: [validate(deliveredMessage, record.conversationmessage, 'conversationmessage')] };
+  }
+  if (keys.length === 1 && keys[0] === 'conversationmessages') {
+    return { single: false, messages: validate(deliveredBatch, record.conversationmessages, 'conversationmessages') };
+  }
+  throw ApiError.invalid('body', 'must be an object with exactly one of conversationmessage (one message) and conversationmessages (a batch)');
+}
 
 /** Refuses a delivery that is not signed with the rooms' secret (docs/realtime.md). */
 async function requireSignature(c: Context<AppEnv>, text: string): Promise<void> {
@@ -59,9 +74,7 @@ export const prefersMinimal = (prefer: string | undefined) =>
 async function receiveDelivery(c: Context<AppEnv>) {
   const { text, body } = await readJsonText(c);
   await requireSignature(c, text);
-  const delivery = validate(deliveryBody, body, 'body');
-  const single = 'conversationmessage' in delivery;
-  const messages: DeliveredMessage[] = single ? [delivery.conversationmessage] : delivery.conversationmessages;
+  const { single, messages } = deliveredMessages(body);
   const stored = await storeMessages(c.var.db.http, messages, single ? 'conversationmessage' : 'conversationmessages');
   // The rooms only need to know the batch is stored: they ask for no body (RFC 7240) and spare
   // the endpoint reading back and shaping every record.
