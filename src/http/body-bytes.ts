@@ -1,9 +1,16 @@
+/** How much of a refused body is still read (and dropped), as a multiple of the limit. */
+const DRAIN_FACTOR = 4;
+
 /**
  * A request body's bytes, refusing as soon as they pass `maxBytes`, whether or not the request
  * declared its length: a client cannot make the Worker buffer more than the limit.
  */
 export async function readBodyBytes(request: Request, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
-  if (Number(request.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge();
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) {
+    if (declared <= maxBytes * DRAIN_FACTOR) await drain(request.body?.getReader(), maxBytes * DRAIN_FACTOR);
+    throw tooLarge();
+  }
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -13,7 +20,7 @@ export async function readBodyBytes(request: Request, maxBytes: number, tooLarge
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel();
+      await drain(reader, maxBytes * DRAIN_FACTOR - size);
       throw tooLarge();
     }
     chunks.push(value);
@@ -25,4 +32,19 @@ export async function readBodyBytes(request: Request, maxBytes: number, tooLarge
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+/**
+ * Reads and drops the rest of a refused body, up to `budget` bytes, so that a client still
+ * sending it gets to read the 413 instead of a reset connection; past the budget it is cut off.
+ */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, budget: number): Promise<void> {
+  if (!reader) return;
+  let left = budget;
+  while (left > 0) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    left -= value.byteLength;
+  }
+  await reader.cancel();
 }
