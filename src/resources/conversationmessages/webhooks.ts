@@ -63,7 +63,7 @@ async function requireSignature(c: Context<AppEnv>, text: string): Promise<void>
 }
 
 /** `Prefer: return=minimal` (RFC 7240), among other preferences or alone. */
-export const prefersMinimal = (prefer: string | undefined) =>
+const prefersMinimal = (prefer: string | undefined) =>
   prefer !== undefined && prefer.split(',').some((preference) => preference.trim().toLowerCase() === 'return=minimal');
 
 /**
