@@ -139,16 +139,14 @@ export class ConversationRoom extends DurableObject<Env> {
       console.error('room: delivery failed:', error);
       status = 0;
     }
-    if (status >= 200 && status < 300) {
+    const acknowledged = status >= 200 && status < 300;
+    if (acknowledged || isPermanentRefusal(status)) {
+      // A refusal no retry can change: the messages stay in the room's storage and its history.
+      if (!acknowledged) console.error(`room: delivery of ${batch.length} messages refused with ${status}; not retried`);
       this.store.markDelivered(batch.map((message) => message.id));
       this.store.setDeliveryAttempts(0);
+      // What arrived meanwhile (or did not fit the batch) goes next.
       if (this.store.undelivered(1).length) await this.scheduleDelivery(0);
-      return;
-    }
-    if (isPermanentRefusal(status)) {
-      // Retrying cannot help; the messages stay in the room's storage and its history.
-      console.error(`room: delivery of ${batch.length} messages refused with ${status}; not retried`);
-      this.store.markDelivered(batch.map((message) => message.id));
       return;
     }
     const attempts = this.store.deliveryAttempts() + 1;
