@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../app-env';
 import { createApp } from '../app';
-import { DELIVERY_BATCH, DELIVERY_GATHER_MS, deliveryRequest, isPermanentRefusal, retryDelayMs } from './room-delivery';
+import { DELIVERY_BATCH, DELIVERY_GATHER_MS, deliveryPayload, deliveryRequest, isPermanentRefusal, retryDelayMs } from './room-delivery';
 import {
   CLIENT_FRAME_TYPES,
   HISTORY_ON_JOIN,
@@ -130,11 +130,12 @@ export class ConversationRoom extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.deliveryScheduled = false;
     const conversation = this.store.conversation();
-    const batch = this.store.undelivered(DELIVERY_BATCH);
-    if (!conversation || batch.length === 0) return;
+    const undelivered = this.store.undelivered(DELIVERY_BATCH);
+    if (!conversation || undelivered.length === 0) return;
+    const { body, messages: batch } = deliveryPayload(conversation, undelivered);
     let status: number;
     try {
-      status = (await this.deliver(await deliveryRequest(this.env, this.env.ROOM_WEBHOOK_URL ?? 'https://rooms.internal', conversation, batch))).status;
+      status = (await this.deliver(await deliveryRequest(this.env, this.env.ROOM_WEBHOOK_URL ?? 'https://rooms.internal', body))).status;
     } catch (error) {
       console.error('room: delivery failed:', error);
       status = 0;

@@ -1,4 +1,5 @@
 import type { Env } from '../app-env';
+import { MAX_BODY_BYTES } from '../resources/engine/body';
 import { signPayload } from '../lib/webhook-signature';
 import type { DeliveredMessage } from '../resources/conversationmessages/store-messages';
 import type { RoomConversation } from './room-store';
@@ -31,11 +32,32 @@ export function asDelivered(conversation: RoomConversation, message: RoomMessage
   };
 }
 
-/** The signed webhook request of one batch, as the platform signs its deliveries (docs/realtime.md). */
-export async function deliveryRequest(env: Env, base: string, conversation: RoomConversation, batch: RoomMessage[]): Promise<Request> {
+/** What one delivery's body may weigh: the endpoint refuses bodies over `MAX_BODY_BYTES`. */
+export const MAX_DELIVERY_BYTES = MAX_BODY_BYTES - 1024;
+
+const encoder = new TextEncoder();
+
+/**
+ * The body of one delivery: the first messages of `batch` that fit `MAX_DELIVERY_BYTES`, at
+ * least one (a message is at most a few tens of KB). The rest go in the next delivery.
+ */
+export function deliveryPayload(conversation: RoomConversation, batch: RoomMessage[]): { body: string; messages: RoomMessage[] } {
+  const items: string[] = [];
+  let bytes = encoder.encode('{"conversationmessages":[]}').byteLength;
+  for (const message of batch) {
+    const item = JSON.stringify(asDelivered(conversation, message));
+    const size = encoder.encode(item).byteLength + (items.length ? 1 : 0);
+    if (items.length && bytes + size > MAX_DELIVERY_BYTES) break;
+    items.push(item);
+    bytes += size;
+  }
+  return { body: `{"conversationmessages":[${items.join(',')}]}`, messages: batch.slice(0, items.length) };
+}
+
+/** The signed webhook request of one delivery's body, as the platform signs its deliveries (docs/realtime.md). */
+export async function deliveryRequest(env: Env, base: string, body: string): Promise<Request> {
   const secret = env.ROOM_WEBHOOK_SECRET;
   if (!secret) throw new Error('ROOM_WEBHOOK_SECRET is not set');
-  const body = JSON.stringify({ conversationmessages: batch.map((message) => asDelivered(conversation, message)) });
   const timestamp = Math.floor(Date.now() / 1000);
   return new Request(new URL(WEBHOOK_PATH, base), {
     method: 'POST',

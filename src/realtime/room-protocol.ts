@@ -17,15 +17,17 @@ export interface Participant {
 }
 
 const clientId = z.string().min(1).max(64);
+/** Text that is stored in Postgres, which cannot hold NUL: refused here, not after it was accepted. */
+const storableText = z.string().max(MAX_MESSAGE_LENGTH).refine((text) => !text.includes('\u0000'), 'must not contain NUL (\\u0000) characters');
 
 /** What a client may send. */
 export const clientFrame = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('message'),
-    message: z.string().max(MAX_MESSAGE_LENGTH).refine((text) => text.trim() !== '', 'must not be blank'),
+    message: storableText.refine((text) => text.trim() !== '', 'must not be blank'),
     clientId: clientId.optional(),
     /** agents only: the AI draft this reply started from */
-    aiDraft: z.string().max(MAX_MESSAGE_LENGTH).optional(),
+    aiDraft: storableText.optional(),
     /** agents only: `ai` when an AI assistant integration writes the answer */
     as: z.literal('ai').optional(),
   }),

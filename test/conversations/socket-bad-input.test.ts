@@ -133,6 +133,10 @@ describe('refused frames', () => {
     await refused({ type: 'message', message: 'hi', colour: 'red' }, 'invalid', { field: 'colour' });
   });
 
+  it('a NUL character (Postgres cannot store it): invalid, naming the field', async () => {
+    await refused({ type: 'message', message: 'hello\u0000world' }, 'invalid', { field: 'message' });
+  });
+
   it('a contact sending aiDraft or as: forbidden, with its clientId', async () => {
     await refused({ type: 'message', message: 'I am the AI', aiDraft: 'draft', clientId: 'f1' }, 'forbidden', { clientId: 'f1' });
     await refused({ type: 'message', message: 'I am the AI', as: 'ai', clientId: 'f2' }, 'forbidden', { clientId: 'f2' });
@@ -164,6 +168,21 @@ describe('refused frames', () => {
       return found.length >= 2 ? found : undefined;
     });
     expect(stored.map((row) => row.message)).toEqual([`agent says ${sent - 1}`, `contact says ${sent}`]);
+  });
+});
+
+describe('what the room accepts always reaches Postgres', () => {
+  it('a burst of long messages, more than one delivery can carry, is stored whole, in order', async () => {
+    const r = await room();
+    // 5,000 three-byte characters: 15 KB a frame, under the frame limit; 80 of them are 1.2 MB.
+    const texts = Array.from({ length: 80 }, (_, i) => `${i} ${'€'.repeat(5000)}`);
+    for (const [i, text] of texts.entries()) r.agent.send({ type: 'message', message: text, clientId: `long-${i}` });
+    for (let i = 0; i < texts.length; i++) await r.agent.next('message');
+    const stored = await eventually(async () => {
+      const found = await rows<{ message: string }>(`SELECT message FROM conversation_messages WHERE conversation_id = $1 ORDER BY id`, [r.conversation.id]);
+      return found.length >= texts.length ? found : undefined;
+    }, 20_000);
+    expect(stored.map((row) => row.message)).toEqual(texts);
   });
 });
 
