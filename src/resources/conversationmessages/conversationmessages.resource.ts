@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { MAX_MESSAGE_LENGTH } from '../../realtime/room-protocol';
 import { AGENTS, EVERYONE } from '../../auth/access';
 import { contacts, conversationMessageFiles, conversationMessages } from '../../db/schema';
 import { contactShape } from '../contacts/contact-shape';
@@ -23,7 +24,7 @@ export const conversationMessagesResource = defineResource({
   fields: {
     message: {
       column: m.message,
-      schema: z.string().max(10_000).refine((text) => text.trim() !== '', 'must not be blank'),
+      schema: z.string().max(MAX_MESSAGE_LENGTH).refine((text) => text.trim() !== '', 'must not be blank'),
     },
   },
   computed: {

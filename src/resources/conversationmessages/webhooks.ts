@@ -1,6 +1,7 @@
 import { inArray } from 'drizzle-orm';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
+import { MAX_MESSAGE_LENGTH } from '../../realtime/room-protocol';
 import type { AppEnv } from '../../app-env';
 import { MESSAGE_AUTHORS, conversationMessages } from '../../db/schema';
 import { ApiError } from '../../http/errors';
@@ -23,8 +24,8 @@ const deliveredMessage = z
     author: z.enum(MESSAGE_AUTHORS),
     userId: id.nullable().default(null),
     contactId: id.nullable().default(null),
-    message: z.string().min(1).max(10_000),
-    aiDraft: z.string().max(10_000).nullable().default(null),
+    message: z.string().min(1).max(MAX_MESSAGE_LENGTH),
+    aiDraft: z.string().max(MAX_MESSAGE_LENGTH).nullable().default(null),
     sentAt: z.iso.datetime({ offset: true }),
   })
   .refine((m) => m.author !== 'agent' || m.userId !== null, { message: 'an agent\'s message names its userId', path: ['userId'] })
