@@ -1,6 +1,10 @@
 // Where the CPU went during a load run, from /proc (Linux): cores used by workerd, Postgres, this
 // process (the SQL-over-HTTP and WebSocket stand-ins run in it), the load generator, and
 // anything else on the machine. On a small machine this says what limits what.
+//
+// workerd, Postgres and the load generator count as such only when this process started them
+// (they descend from it): another session's test run on the same machine has its own workerd and
+// Postgres, which are `other`. With DATABASE_URL naming a server, every Postgres process counts.
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
@@ -12,18 +16,23 @@ interface Snapshot {
   at: number;
   ticks: Map<number, { group: Group; ticks: number }>;
   stealTicks: number;
+  /** CPU of Postgres processes that exited and were reaped by another Postgres process (cutime + cstime) */
+  reapedPostgresTicks: number;
 }
 
-function groupOf(pid: number, comm: string, args: string): Group {
+const externalPostgres = Boolean(process.env.DATABASE_URL);
+
+function groupOf(pid: number, comm: string, args: string, ours: boolean): Group {
   if (pid === process.pid) return 'stand-ins';
+  if (comm === 'postgres' && (ours || externalPostgres)) return 'postgres';
+  if (!ours) return 'other';
   if (comm === 'workerd') return 'workerd';
-  if (comm === 'postgres') return 'postgres';
   if (args.includes('load-child')) return 'load';
   return 'other';
 }
 
 export function snapshot(): Snapshot {
-  const ticks: Snapshot['ticks'] = new Map();
+  const processes: Array<{ pid: number; ppid: number; comm: string; used: number; reaped: number }> = [];
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
@@ -32,16 +41,35 @@ export function snapshot(): Snapshot {
       const close = stat.lastIndexOf(')');
       const comm = stat.slice(stat.indexOf('(') + 1, close);
       const fields = stat.slice(close + 2).split(' '); // fields[0] is field 3 (state)
-      const used = Number(fields[11]) + Number(fields[12]); // utime + stime
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      ticks.set(pid, { group: groupOf(pid, comm, args), ticks: used });
+      // utime + stime; cutime + cstime: children that exited and were reaped
+      processes.push({ pid, ppid: Number(fields[1]), comm, used: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) });
     } catch {
       // gone meanwhile
     }
   }
+  const parent = new Map(processes.map((p) => [p.pid, p.ppid]));
+  const ours = (pid: number) => {
+    for (let at: number | undefined = pid, hops = 0; at && hops < 64; at = parent.get(at), hops++) if (at === process.pid) return true;
+    return false;
+  };
+  const ticks: Snapshot['ticks'] = new Map();
+  let reapedPostgresTicks = 0;
+  for (const p of processes) {
+    let args = '';
+    try {
+      args = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const group = groupOf(p.pid, p.comm, args, ours(p.pid));
+    ticks.set(p.pid, { group, ticks: p.used });
+    // A backend that served one connection (a Pool per request) is gone by the second
+    // snapshot; the postmaster reaps it and holds its time as cutime + cstime.
+    if (group === 'postgres') reapedPostgresTicks += p.reaped;
+  }
   // /proc/stat: "cpu user nice system idle iowait irq softirq steal ..."
   const stealTicks = Number(readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)[8] ?? 0);
-  return { at: Date.now(), ticks, stealTicks };
+  return { at: Date.now(), ticks, stealTicks, reapedPostgresTicks };
 }
 
 /** Cores used on average between two snapshots, by group (a process born in between counts from 0). */
@@ -52,6 +80,8 @@ export function coresUsed(before: Snapshot, after: Snapshot): CpuUse {
     const delta = now.ticks - (before.ticks.get(pid)?.ticks ?? 0);
     if (delta > 0) use[now.group] += delta / TICKS_PER_SECOND / seconds;
   }
+  // Postgres backends that ended in between (their whole life; those born in between count fully anyway).
+  use.postgres += Math.max(0, after.reapedPostgresTicks - before.reapedPostgresTicks) / TICKS_PER_SECOND / seconds;
   for (const key of Object.keys(use) as Array<keyof CpuUse>) use[key] = Math.round(use[key] * 100) / 100;
   return use;
 }

@@ -46,27 +46,6 @@ Object.assign(process.env, quietWranglerEnv);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/**
- * bench/cpu.ts reads each live process's own CPU time, which misses a Postgres backend that
- * exited in between: the consumer opens (and ends) one connection per chunk. Postgres reaps its
- * backends, so their time shows up in the postmaster's cutime + cstime; this adds it.
- */
-function reapedPostgresTicks(): number {
-  let ticks = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
-      const fields = stat.slice(close + 2).split(' ');
-      ticks += Number(fields[13]) + Number(fields[14]); // cutime + cstime
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ticks;
-}
 /** Busy and total ticks of the whole machine (/proc/stat). */
 function machineTicks(): { busy: number; total: number } {
   const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
@@ -74,13 +53,14 @@ function machineTicks(): { busy: number; total: number } {
   const total = n.slice(0, 8).reduce((a, b) => a + b, 0);
   return { busy: total - n[3]! - n[4]!, total };
 }
-type Snapshot = { processes: ReturnType<typeof processSnapshot>; reaped: number; machine: { busy: number; total: number } };
-const snapshot = (): Snapshot => ({ processes: processSnapshot(), reaped: reapedPostgresTicks(), machine: machineTicks() });
-/** Cores used by group (Postgres including exited backends), and by the whole machine. */
+type Snapshot = { processes: ReturnType<typeof processSnapshot>; machine: { busy: number; total: number } };
+const snapshot = (): Snapshot => ({ processes: processSnapshot(), machine: machineTicks() });
+/**
+ * Cores used by group, and by the whole machine. bench/cpu.ts counts Postgres backends that exited
+ * in between too (the consumer opens and ends one connection per chunk).
+ */
 function coresUsed(before: Snapshot, after: Snapshot): CpuUse & { machine: number } {
   const use = processCores(before.processes, after.processes);
-  const seconds = (after.processes.at - before.processes.at) / 1000;
-  use.postgres = Math.round((use.postgres + (after.reaped - before.reaped) / 100 / seconds) * 100) / 100;
   const cores = ((after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)) * readdirSync('/sys/devices/system/cpu').filter((d) => /^cpu\d+$/.test(d)).length;
   return { ...use, machine: Math.round(cores * 100) / 100 };
 }

@@ -9,15 +9,23 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** Numbers the POST bodies of this process: warm-up and measurement never send the same one. */
+let sent = 0;
+
 async function run(job: LoadRequest, seconds: number): Promise<Omit<LoadResult, 'cpu'>> {
   const latencies: number[] = [];
   const pick = () => job.paths[Math.floor(Math.random() * job.paths.length)]!;
+  const template = job.postBody;
   const instance = autocannon({
     url: job.url,
     connections: job.connections,
     duration: seconds,
-    headers: job.headers,
-    requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: pick() }) }],
+    headers: template === undefined ? job.headers : { ...job.headers, 'content-type': 'application/json' },
+    requests: [
+      template === undefined
+        ? { method: 'GET', setupRequest: (request) => ({ ...request, path: pick() }) }
+        : { method: 'POST', setupRequest: (request) => ({ ...request, path: pick(), body: template.replaceAll('{n}', String(++sent)) }) },
+    ],
   });
   // Exact latencies (autocannon's own histogram rounds to whole milliseconds); 2xx only, as autocannon does.
   instance.on('response', (_client, status, _bytes, ms) => {
@@ -37,6 +45,7 @@ async function run(job: LoadRequest, seconds: number): Promise<Omit<LoadResult, 
     timeouts: r.timeouts,
     statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, s.count])),
     autocannon: { p50: r.latency.p50, p99: r.latency.p99, requestsPerSecondAverage: r.requests.average },
+    ...(job.keepLatencies ? { latencies } : {}),
   };
 }
 

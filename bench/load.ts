@@ -1,5 +1,6 @@
 // The load tool: autocannon with a fixed number of connections, run in a child process
-// (bench/load-child.ts), each request to a path picked at random from the given ones.
+// (bench/load-child.ts), each request to a path picked at random from the given ones (a GET,
+// or a POST of a body made new for each request).
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,10 @@ export interface LoadRequest {
   connections: number;
   warmupSeconds: number;
   durationSeconds: number;
+  /** POST instead of GET: each request's body is this text with `{n}` replaced by a number new to the load process */
+  postBody?: string;
+  /** keep every 2xx response's latency in the result (`latencies`), to pool runs */
+  keepLatencies?: boolean;
 }
 
 export interface LoadResult {
@@ -31,6 +36,8 @@ export interface LoadResult {
   autocannon: { p50: number; p99: number; requestsPerSecondAverage: number };
   /** cores used on average during the measured seconds, by process group */
   cpu: CpuUse;
+  /** every 2xx latency, ms, ascending: only with `keepLatencies` */
+  latencies?: number[];
 }
 
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), 'load-child.ts');

@@ -94,6 +94,58 @@ export function checks(ceiling: LoadResult, bareHttp: LoadResult, get: LoadResul
   ];
 }
 
+/**
+ * The list's own targets: its p50 against the bare SQL Worker sending the very same statement
+ * (the service's cost over the driver's), and the Postgres CPU a list request costs, from /proc.
+ */
+export function listChecks(bareList: LoadResult, list: LoadResult): Check[] {
+  const postgresMs = (r: LoadResult) => (r.cpu.postgres / r.rps) * 1000;
+  return [
+    {
+      name: '(iv) list p50 <= 1.2 x bare-SQL list p50 (the same statement)',
+      pass: list.p50 <= 1.2 * bareList.p50,
+      detail: `${fixed(list.p50)} ms vs 1.2 x ${fixed(bareList.p50)} = ${fixed(1.2 * bareList.p50)} ms (ratio ${fixed(list.p50 / bareList.p50, 2)})`,
+    },
+    {
+      name: '(v) list Postgres CPU <= 8 ms per request',
+      pass: postgresMs(list) <= 8,
+      detail: `${fixed(postgresMs(list), 2)} ms (${fixed(list.cpu.postgres, 2)} cores at ${fixed(list.rps, 0)} req/s; bare SQL list ${fixed(postgresMs(bareList), 2)} ms)`,
+    },
+  ];
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN;
+}
+
+/**
+ * Rounds of one target pooled (each loaded with `keepLatencies`): rates over all measured
+ * seconds, percentiles over every response, CPU weighted by time.
+ */
+export function pooled(results: LoadResult[]): LoadResult {
+  const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
+  const latencies = results.flatMap((r) => r.latencies ?? []).sort((a, b) => a - b);
+  const weighted = (pick: (r: LoadResult) => number) => results.reduce((sum, r) => sum + pick(r) * r.seconds, 0) / seconds;
+  const cpu = Object.fromEntries(Object.keys(results[0]!.cpu).map((key) => [key, Math.round(weighted((r) => r.cpu[key as keyof LoadResult['cpu']]) * 100) / 100])) as LoadResult['cpu'];
+  const sum = (pick: (r: LoadResult) => number) => results.reduce((total, r) => total + pick(r), 0);
+  const statusCodes: Record<string, number> = {};
+  for (const r of results) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  return {
+    seconds,
+    requests: sum((r) => r.requests),
+    rps: sum((r) => r.requests) / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    mean: latencies.reduce((total, v) => total + v, 0) / (latencies.length || 1),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    statusCodes,
+    autocannon: { p50: NaN, p99: NaN, requestsPerSecondAverage: NaN },
+    cpu,
+  };
+}
+
 export function roundTripTable(counts: RoundTrips[]): string {
   const head = ['requests', 'n', 'HTTP', 'statements', 'batches', 'WS conns', 'round trips / request', 'p50 ms alone'];
   const rows = counts.map((c) => [
@@ -106,7 +158,7 @@ export function roundTripTable(counts: RoundTrips[]): string {
  * Writes the run as `bench/results/<kind->time.json` and `<kind->latest.json` (`npm run bench`'s
  * are unprefixed); returns the first path.
  */
-export async function writeResults(results: unknown, kind?: 'import' | 'room'): Promise<string> {
+export async function writeResults(results: unknown, kind?: 'import' | 'room' | 'events'): Promise<string> {
   const dir = path.join(root, 'bench', 'results');
   await mkdir(dir, { recursive: true });
   const json = `${JSON.stringify(results, null, 2)}\n`;

@@ -3,11 +3,12 @@
 // the compatibility date of wrangler.toml, and the service itself (scripts/worker-under-test.ts).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import type { LocalStack } from '../scripts/stack';
-import { startWorker } from '../scripts/worker-under-test';
+import { buildWorker, startWorker } from '../scripts/worker-under-test';
 import { quietWranglerEnv, workerVars } from '../scripts/worker-vars';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -67,6 +68,38 @@ export function startBareSql(stack: LocalStack, statements: unknown): Promise<Ru
 }
 
 export async function startService(stack: LocalStack): Promise<RunningWorker> {
-  const worker = await startWorker(stack, { outdir: path.join(buildRoot, 'service') });
+  // The service logs a line a request (src/http/request-context.ts): read and dropped, not printed.
+  const worker = await startWorker(stack, { outdir: path.join(buildRoot, 'service'), onLogLine: () => {} });
   return { name: 'service', url: worker.url, stop: worker.stop };
+}
+
+/**
+ * The service bundled once (`buildWorker`, as a deploy would) and served by several Miniflare
+ * instances, each as `startWorker` serves it (the bindings of wrangler.toml and the local
+ * stack's variables) plus variables of its own: the events benchmark's two Workers, events on
+ * and `WRITE_EVENTS=off`, from the very same bundle.
+ */
+export function serviceBundle(): { serve(stack: LocalStack, name: string, vars: Record<string, string>): Promise<RunningWorker> } {
+  const scriptPath = buildWorker(path.join(buildRoot, 'service-variants'));
+  const { workerOptions } = runtimeOf(path.join(root, 'wrangler.toml'));
+  return {
+    async serve(stack, name, vars) {
+      const miniflare = new Miniflare({
+        ...(workerOptions as object),
+        name: 'helpdesk-api',
+        modules: true,
+        scriptPath,
+        bindings: { ...workerOptions.bindings, ...workerVars(stack), ...vars },
+        host: '127.0.0.1',
+        port: 0,
+        // The service logs a line a request: read and dropped, as `startService` does.
+        handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+          stdout.resume();
+          stderr.resume();
+        },
+      } as ConstructorParameters<typeof Miniflare>[0]);
+      const url = (await miniflare.ready).toString().replace(/\/$/, '');
+      return { name, url, stop: () => miniflare.dispose() };
+    },
+  };
 }

@@ -1,9 +1,12 @@
 // The bare SQL Worker: Hono and the Neon driver, set up as src/db/client.ts does, running the
-// very statement the service runs for `GET /v2/companies/{id}.json` (rendered from the service's
-// own query builder by bench/statements.ts and handed over in BENCH_STATEMENTS). No auth, no
-// drizzle, no JSON assembly: the baseline the service's GET is measured against.
+// very statements the service runs for `GET /v2/companies/{id}.json` and for the benchmark's
+// list page (rendered from the service's own query builder by bench/statements.ts and handed
+// over in BENCH_STATEMENTS). No auth, no drizzle, no JSON assembly: the baselines the service's
+// GET and list are measured against.
 //
 //   /http/v2/companies/{id}.json     one neon() HTTP query
+//   /http/v2/companies.json          the list statement (whatever the query string: the page is
+//                                    fixed), answered with the rows as the driver returns them
 //   /pool/v2/companies/{id}.json     a WebSocket Pool opened for the request, one query, closed
 //   /http-x2/v2/companies/{id}.json  the credential look-up, then the GET: two HTTP queries in turn
 //   /batch/v2/companies/{id}.json    the same two statements in one HTTP transaction([...])
@@ -15,31 +18,33 @@ interface Env {
   DATABASE_URL: string;
   NEON_LOCAL_WS_PROXY?: string;
   NEON_LOCAL_SQL_HTTP?: string;
-  /** JSON: {get: {text, params, idParam}, auth: {text, params}} */
+  /** JSON: {get: {text, params, idParam}, auth: {text, params}, list: {text, params}} */
   BENCH_STATEMENTS: string;
 }
 interface Statements {
   get: { text: string; params: unknown[]; idParam: number };
   auth: { text: string; params: unknown[] };
+  list: { text: string; params: unknown[] };
 }
 type C = Context<{ Bindings: Env }>;
 
 let parsed: Statements | undefined;
+const all = (c: C) => (parsed ??= JSON.parse(c.env.BENCH_STATEMENTS) as Statements);
 /** The request's statements: the GET with the path's id in its place. */
 function statements(c: C) {
-  parsed ??= JSON.parse(c.env.BENCH_STATEMENTS) as Statements;
+  const { get, auth } = all(c);
   const id = Number(c.req.param('id')!.slice(0, -'.json'.length));
-  const params = [...parsed.get.params];
-  params[parsed.get.idParam] = id;
-  return { get: { text: parsed.get.text, params }, auth: parsed.auth };
+  const params = [...get.params];
+  params[get.idParam] = id;
+  return { get: { text: get.text, params }, auth };
 }
 
 // How drizzle's neon-http session calls the driver for `db.execute` (rawQueryConfig).
 const AS_DRIZZLE_DOES = { arrayMode: false, fullResults: true } as const;
 
+/** The rows as the driver returned them (their shape is the statement's), or 404 when there are none. */
 function answer(c: C, rows: Record<string, unknown>[]) {
-  const row = rows[0];
-  return row ? c.json({ company: row.record, included: {} }) : c.json({ errors: [{ code: 'not_found' }] }, 404);
+  return rows.length ? c.json({ rows }) : c.json({ errors: [{ code: 'not_found' }] }, 404);
 }
 
 const app = new Hono<{ Bindings: Env }>();
@@ -49,6 +54,13 @@ app.get(`/http${route}`, async (c) => {
   applyLocalStackSettings(c.env);
   const { get } = statements(c);
   const result = await neon(c.env.DATABASE_URL).query(get.text, get.params, AS_DRIZZLE_DOES);
+  return answer(c, result.rows);
+});
+
+app.get('/http/v2/companies.json', async (c) => {
+  applyLocalStackSettings(c.env);
+  const { list } = all(c);
+  const result = await neon(c.env.DATABASE_URL).query(list.text, list.params, AS_DRIZZLE_DOES);
   return answer(c, result.rows);
 });
 
