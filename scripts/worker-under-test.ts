@@ -1,6 +1,8 @@
 // The Worker as tests and benchmarks run it: the bundle `wrangler deploy` would upload, served
 // by workerd through Miniflare with the bindings of wrangler.toml and the local stack's vars.
 import { execFileSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
@@ -26,7 +28,14 @@ export interface WorkerUnderTest {
   stop(): Promise<void>;
 }
 
-export async function startWorker(stack: LocalStack, options: { outdir: string; port?: number }): Promise<WorkerUnderTest> {
+/** What workerd prints, line by line: the Worker's structured log lines among them. */
+export type LogLineHandler = (line: string, stream: 'stdout' | 'stderr') => void;
+
+function eachLine(stream: Readable, handle: (line: string) => void): void {
+  createInterface({ input: stream, crlfDelay: Infinity }).on('line', handle);
+}
+
+export async function startWorker(stack: LocalStack, options: { outdir: string; port?: number; onLogLine?: LogLineHandler }): Promise<WorkerUnderTest> {
   Object.assign(process.env, quietWranglerEnv);
   const scriptPath = buildWorker(options.outdir);
   const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, 'wrangler.toml'));
@@ -38,6 +47,14 @@ export async function startWorker(stack: LocalStack, options: { outdir: string; 
     bindings: { ...workerOptions.bindings, ...workerVars(stack) },
     host: '127.0.0.1',
     port: options.port ?? 0,
+    ...(options.onLogLine
+      ? {
+          handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+            eachLine(stdout, (line) => options.onLogLine!(line, 'stdout'));
+            eachLine(stderr, (line) => options.onLogLine!(line, 'stderr'));
+          },
+        }
+      : {}),
     // Durable Object storage, queues and caches stay in memory: each run starts clean.
   } as ConstructorParameters<typeof Miniflare>[0]);
   const url = (await miniflare.ready).toString().replace(/\/$/, '');

@@ -1,21 +1,35 @@
 import type { Principal } from './auth/principal';
 import type { Database, DatabaseEnv } from './db/client';
+import type { JobMessage } from './jobs/job-message';
 
 /** The Worker's bindings, as `wrangler.toml` declares them. */
 export interface Env extends DatabaseEnv {
   /** `production` turns off nothing yet; reported by the health check. */
   ENVIRONMENT?: string;
   CONVERSATION_ROOMS: DurableObjectNamespace;
-  JOBS: Queue<import('./jobs/queue').JobMessage>;
+  /** This Worker, bound to itself: the rooms deliver messages to its webhooks endpoint without a public round trip. */
+  SELF: Fetcher;
+  JOBS: Queue<JobMessage>;
   /** Secret: base64 of 32 bytes, the AES-GCM key of the project-management token (src/lib/crypto). */
   PM_TOKEN_KEY?: string;
   /** Secret: signs the rooms' deliveries to `POST /v2/conversationmessages/webhooks.json`. */
   ROOM_WEBHOOK_SECRET?: string;
+  /** `off` writes no events (an operator's switch, and the events benchmark's baseline); on otherwise. */
+  WRITE_EVENTS?: string;
   /** Where rooms deliver messages; unset: this Worker's own endpoint, called in the room's isolate. */
   ROOM_WEBHOOK_URL?: string;
 }
 
 export interface AppEnv {
   Bindings: Env;
-  Variables: { principal: Principal; db: Database };
+  Variables: {
+    /** the caller, once authenticated (absent on public routes) */
+    principal: Principal;
+    db: Database;
+    requestId: string;
+    /** the matched route's path as the document writes it, for the log */
+    route: string;
+    /** a JSON body's exact text, once read (`jsonBodyText`) */
+    bodyText: string | undefined;
+  };
 }

@@ -1,14 +1,18 @@
 import { createApp } from './app';
 import type { Env } from './app-env';
-import { consumeJobs, type JobMessage } from './jobs/queue';
-import { runScheduled } from './jobs/scheduled';
+import type { JobMessage } from './jobs/job-message';
+import { queueHandler } from './jobs/queue';
+import { scheduledHandler } from './jobs/scheduled';
+import { modules } from './modules';
+import { registerSubscribers } from './events/subscriptions';
 
 export { ConversationRoom } from './realtime/conversation-room';
 
-const app = createApp();
+registerSubscribers(modules.flatMap((module) => module.subscribers));
+const app = createApp(modules);
 
 export default {
   fetch: app.fetch,
-  queue: consumeJobs,
-  scheduled: runScheduled,
+  queue: queueHandler(modules),
+  scheduled: scheduledHandler(modules),
 } satisfies ExportedHandler<Env, JobMessage>;

@@ -30,8 +30,8 @@ async function lookUp(db: Database, hash: string): Promise<{ principal: Principa
       ),
     );
   if (!row) return undefined;
-  const { expiresAt, ...principal } = row;
-  return { principal, expiresAt };
+  const { expiresAt, ...teammate } = row;
+  return { principal: { kind: 'teammate', ...teammate }, expiresAt };
 }
 
 /** The teammate behind a presented secret, or undefined when it is no valid credential. */

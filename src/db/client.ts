@@ -1,4 +1,4 @@
-import { neon, Pool } from '@neondatabase/serverless';
+import { neon, Pool, type PoolClient } from '@neondatabase/serverless';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { applyLocalStackSettings, type LocalStackVars } from './local-stack-settings';
@@ -27,41 +27,81 @@ export interface Queryable {
 export interface Database {
   http: Queryable & HttpDatabase;
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Round trips to the database so far: statements over HTTP, and statements (with BEGIN and COMMIT) on the connection. */
+  roundTrips(): number;
+  /** Installations whose events this handle wrote: the queue is told to drain them once the work is done. */
+  eventInstallations: Set<number>;
   /** Ends the WebSocket pool if one was opened. */
   close(): Promise<void>;
 }
 
 type HttpDatabase = ReturnType<typeof drizzleHttp>;
+type QueryFunction = ReturnType<typeof neon>;
 
 /**
- * The HTTP client per database address, kept for the isolate's life: `neon()` opens nothing (each
- * query is its own fetch), so nothing crosses requests but a function. Drizzle is built without
- * a relational schema: we use none, and building one costs 0.1 to 0.2 ms a request.
+ * The driver's query function per database address, kept for the isolate's life: `neon()` opens
+ * nothing (each query is its own fetch). Drizzle is built per handle, over a function that counts
+ * the handle's round trips, without a relational schema (we use none).
  */
-const httpClients = new Map<string, Database['http']>();
+const queryFunctions = new Map<string, QueryFunction>();
 
-function httpClient(url: string): Database['http'] {
-  let client = httpClients.get(url);
-  if (!client) {
-    const query = neon(url);
-    client = Object.assign(drizzleHttp(query), {
-      executeText: (text: string, params: unknown[]) => query.query(text, params, { fullResults: true }),
-    });
-    httpClients.set(url, client);
-  }
-  return client as Database['http'];
+function queryFunction(url: string): QueryFunction {
+  let query = queryFunctions.get(url);
+  if (!query) queryFunctions.set(url, (query = neon(url)));
+  return query;
+}
+
+/** The query function, counting each statement it sends into `count`. */
+function countingQuery(query: QueryFunction, count: () => void): QueryFunction {
+  const counted = ((strings: TemplateStringsArray, ...values: unknown[]) => {
+    count();
+    return query(strings, ...values);
+  }) as QueryFunction;
+  return Object.assign(counted, query, {
+    query: (text: string, params?: unknown[], options?: object) => {
+      count();
+      return (query.query as (...args: unknown[]) => unknown)(text, params, options);
+    },
+    // a batch of statements in one request: one round trip
+    transaction: (...args: unknown[]) => {
+      count();
+      return (query.transaction as (...args: unknown[]) => unknown)(...args);
+    },
+  }) as QueryFunction;
+}
+
+/** Counts the statements sent on each connection the pool hands out. */
+function countingPool(pool: Pool, count: () => void): Pool {
+  const connect = pool.connect.bind(pool) as () => Promise<PoolClient>;
+  (pool as unknown as { connect: () => Promise<PoolClient> }).connect = async () => {
+    const client = await connect();
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      count();
+      return query(...args);
+    };
+    return client;
+  };
+  return pool;
 }
 
 export function openDatabase(env: DatabaseEnv): Database {
   applyLocalStackSettings(env);
-  const http = httpClient(env.DATABASE_URL);
+  let trips = 0;
+  const count = () => void trips++;
+  const query = countingQuery(queryFunction(env.DATABASE_URL), count);
+  const http = Object.assign(drizzleHttp(query), {
+    executeText: (text: string, params: unknown[]) => query.query(text, params, { fullResults: true }),
+  }) as Database['http'];
   let pool: Pool | undefined;
   return {
     http,
     transaction(work) {
-      pool ??= new Pool({ connectionString: env.DATABASE_URL, max: 1 });
+      pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count);
       return drizzlePool(pool).transaction(work);
     },
+    roundTrips: () => trips,
+    eventInstallations: new Set(),
     async close() {
       const open = pool;
       pool = undefined;

@@ -1,74 +1,74 @@
 import { and } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { requireRole } from '../../auth/access';
-import { ApiError } from '../../http/errors';
-import { readJson, unwrapRecord, validate } from './body';
-import { deletedValues, rowValues, updatedValues } from './columns';
-import { compiled, queryableFields } from './compiled';
-import { translateDbError } from '../../db/errors';
+import { z } from 'zod';
+import type { AppEnv } from '../app-env';
+import type { Principal } from '../auth/principal';
+import { translateDbError } from './constraints';
+import { noteEvents } from '../events/record-events';
+import { ApiError } from '../http/errors';
+import { deleteRecords, updateRecords } from './changes';
+import { rowValues } from './columns';
+import { queryableFields } from './compiled';
 import { requireReferences } from './references';
+import { writableFields } from './resource';
+import type { ResourceDeclaration } from './types';
 import { recordScope } from './scope';
-import type { ResourceDeclaration } from './resource';
 import { selectionFromFilter } from './selection';
+import { watchedProperties } from './write';
+
+export const bulkResultSchema = z
+  .object({
+    affected: z.number().int().meta({ description: 'how many records changed' }),
+    ids: z.array(z.number().int()).meta({ description: 'their ids, ascending' }),
+    jobId: z.number().int().nullable().meta({ description: 'a background job doing the work, when it is queued; null: done' }),
+  })
+  .meta({ id: 'BulkOpResponse' });
 
 /** The bulk result record. `jobId` names a background job when the work is queued (not yet). */
-export interface BulkResult {
-  affected: number;
-  ids: number[];
-  jobId: number | null;
-}
+export type BulkResult = z.infer<typeof bulkResultSchema>;
 
 /**
  * The live records a bulk operation acts on: a filter is required, so no request touches
  * everything by accident, and deleted records are never changed (as a single PATCH would 404).
  */
-function bulkTarget(c: Context<AppEnv>, resource: ResourceDeclaration) {
-  const who = c.var.principal;
-  const selection = selectionFromFilter(c.req.query('filter'), queryableFields(resource, who), who);
+export function bulkTarget(resource: ResourceDeclaration, who: Principal, filter: string | undefined) {
+  const selection = selectionFromFilter(filter, queryableFields(resource, who), who);
   if (!selection.where) throw ApiError.invalid('filter', 'a bulk operation needs a filter that selects the records');
-  return and(recordScope(resource, who), selection.where)!;
+  return { table: resource.table, type: resource.type, where: and(recordScope(resource, who), selection.where)! };
 }
 
-function result(rows: { id: unknown }[]): BulkResult {
-  return { affected: rows.length, ids: rows.map((row) => row.id as number).sort((a, b) => a - b), jobId: null };
+export function bulkResult(ids: number[]): BulkResult {
+  return { affected: ids.length, ids: [...ids].sort((a, b) => a - b), jobId: null };
 }
 
-/** Sets the given properties on every record the filter selects, in one statement. */
+type Validated = { json: Record<string, unknown>; query: { filter: string } };
+const input = <K extends keyof Validated>(c: Context<AppEnv>, target: K) => (c.req as unknown as { valid(t: K): Validated[K] }).valid(target);
+
+/** Sets the given properties on every record the filter selects: one statement, one event a changed record. */
 export function bulkUpdateHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    requireRole(who, resource.access.write);
-    const target = bulkTarget(c, resource);
-    const record = validate(compiled(resource).schemas.bulkPatch, unwrapRecord(await readJson(c), resource.singular), resource.singular);
-    const values = rowValues(resource.table, resource.fields, record);
+    const target = bulkTarget(resource, who, input(c, 'query').filter);
+    const record = input(c, 'json');
+    const values = rowValues(resource.table, writableFields(resource), record);
     if (Object.keys(values).length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
     await requireReferences(c.var.db.http, resource, who, record);
     try {
-      const rows = await c.var.db.http
-        .update(resource.table as PgTable)
-        .set({ ...values, ...updatedValues(who) } as never)
-        .where(target)
-        .returning({ id: resource.table.id });
-      return c.json(result(rows));
+      const ids = await updateRecords(c.var.db.http, who, target, values, watchedProperties(resource, record));
+      noteEvents(c.var.db, who.installationId, [[resource.type, 'updated']]);
+      return c.json(bulkResult(ids), 200);
     } catch (error) {
       throw translateDbError(error, resource);
     }
   };
 }
 
-/** Soft-deletes every live record the filter selects, in one statement. */
+/** Soft-deletes every live record the filter selects: one statement, one event a record. */
 export function bulkDeleteHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    requireRole(who, resource.access.write);
-    const target = bulkTarget(c, resource);
-    const rows = await c.var.db.http
-      .update(resource.table as PgTable)
-      .set(deletedValues(who) as never)
-      .where(target)
-      .returning({ id: resource.table.id });
-    return c.json(result(rows));
+    const ids = await deleteRecords(c.var.db.http, who, bulkTarget(resource, who, input(c, 'query').filter));
+    noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted']]);
+    return c.json(bulkResult(ids), 200);
   };
 }

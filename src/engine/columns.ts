@@ -1,7 +1,7 @@
 import { getTableColumns, sql, type Column } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Principal } from '../../auth/principal';
-import type { WritableField } from './resource';
+import type { Actor } from '../auth/principal';
+import type { WritableField } from './types';
 
 /** The table's property key of a column, as Drizzle's insert and update builders take it. */
 export function columnKey(table: PgTable, column: Column): string {
@@ -21,16 +21,16 @@ export function rowValues(table: PgTable, fields: Record<string, WritableField>,
 }
 
 /** The audit values of a new row. */
-export function createdValues(who: Principal): Record<string, unknown> {
+export function createdValues(who: Actor): Record<string, unknown> {
   return { installationId: who.installationId, createdBy: who.userId, updatedBy: who.userId };
 }
 
 /** The audit values of a changed row. */
-export function updatedValues(who: Principal): Record<string, unknown> {
+export function updatedValues(who: Actor): Record<string, unknown> {
   return { updatedAt: sql`now()`, updatedBy: who.userId };
 }
 
 /** The audit values of a soft-deleted row. */
-export function deletedValues(who: Principal): Record<string, unknown> {
+export function deletedValues(who: Actor): Record<string, unknown> {
   return { state: 'deleted', deletedAt: sql`now()`, deletedBy: who.userId, updatedAt: sql`now()`, updatedBy: who.userId };
 }

@@ -1,8 +1,8 @@
 import type { Column, SQL } from 'drizzle-orm';
-import type { Principal } from '../../auth/principal';
+import type { Actor } from '../auth/principal';
 import { filterFieldsOf, orderFieldsOf } from './fields';
 import type { FilterFields } from './filter';
-import type { ResourceDeclaration } from './resource';
+import type { ResourceDeclaration } from './types';
 import { schemasOf } from './schemas';
 
 export interface CompiledResource {
@@ -28,6 +28,6 @@ export interface QueryableFields {
   orderFields: Record<string, Column | SQL>;
 }
 
-export function queryableFields(resource: ResourceDeclaration, who: Principal): QueryableFields {
+export function queryableFields(resource: ResourceDeclaration, who: Actor): QueryableFields {
   return { filterFields: filterFieldsOf(resource, who), orderFields: orderFieldsOf(resource, who) };
 }

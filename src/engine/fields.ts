@@ -1,7 +1,8 @@
 import type { Column, SQL } from 'drizzle-orm';
 import type { FilterField, FilterFieldType, FilterFields } from './filter';
-import type { Principal } from '../../auth/principal';
-import { computedExpr, type ResourceDeclaration } from './resource';
+import type { Actor } from '../auth/principal';
+import { computedExpr } from './resource';
+import type { ResourceDeclaration } from './types';
 
 function typeOf(column: Column): FilterFieldType {
   if (column.enumValues?.length) return 'enum';
@@ -24,7 +25,7 @@ function columnField(column: Column): FilterField {
 }
 
 /** Every name a resource's records answer to in SQL: the audit set, its fields, its computed ones. */
-function namedFields(resource: ResourceDeclaration, who: Principal): Record<string, FilterField> {
+function namedFields(resource: ResourceDeclaration, who: Actor): Record<string, FilterField> {
   const t = resource.table;
   const named: Record<string, FilterField> = {};
   const audit = { id: t.id, state: t.state, createdAt: t.createdAt, createdBy: t.createdBy, updatedAt: t.updatedAt, updatedBy: t.updatedBy, deletedAt: t.deletedAt, deletedBy: t.deletedBy };
@@ -35,7 +36,7 @@ function namedFields(resource: ResourceDeclaration, who: Principal): Record<stri
 }
 
 /** The fields `filter` may name: exactly the declaration's list. */
-export function filterFieldsOf(resource: ResourceDeclaration, who: Principal): FilterFields {
+export function filterFieldsOf(resource: ResourceDeclaration, who: Actor): FilterFields {
   const named = namedFields(resource, who);
   const fields: Record<string, FilterField> = {};
   for (const name of resource.filter) {
@@ -47,7 +48,7 @@ export function filterFieldsOf(resource: ResourceDeclaration, who: Principal): F
 }
 
 /** The sort expression of each name `orderBy` accepts: `filter`'s names and the extra ones. */
-export function orderFieldsOf(resource: ResourceDeclaration, who: Principal): Record<string, Column | SQL> {
+export function orderFieldsOf(resource: ResourceDeclaration, who: Actor): Record<string, Column | SQL> {
   const order: Record<string, Column | SQL> = {};
   for (const [name, field] of Object.entries(filterFieldsOf(resource, who))) order[name] = field.expr;
   return { ...order, ...resource.orderByExtra };

@@ -1,5 +1,5 @@
 import { and, is, or, sql, SQL, type Column } from 'drizzle-orm';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../http/errors';
 
 /**
  * Compiles the `filter` parameter of lists and bulk operations (the platform's Mongo-like

@@ -1,53 +1,137 @@
-import { ApiError } from '../../http/errors';
+import { z } from 'zod';
+
+/**
+ * The query parameters of lists and single records, as zod schemas: the routes validate with
+ * them and the OpenAPI document describes them, so a bad value is a 400 naming the parameter.
+ */
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE = 1_000_000;
 
-export interface Paging {
-  page: number;
-  pageSize: number;
+/** A whole number from 1 to `max`; out of range is a 400, never a silent clamp. */
+function wholeNumber(max: number, fallback: number, description: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw === '') return fallback;
+      const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+      if (!(value >= 1 && value <= max)) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number from 1 to ${max}` });
+        return z.NEVER;
+      }
+      return value;
+    })
+    .meta({ type: 'integer', minimum: 1, maximum: max, default: fallback, description });
 }
 
-function positiveInteger(raw: string | undefined, name: string, fallback: number, max: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw ApiError.invalid(name, `must be a whole number from 1 to ${max}`);
-  const value = Number(raw);
-  if (value < 1 || value > max) throw ApiError.invalid(name, `must be a whole number from 1 to ${max}`);
-  return value;
-}
+export const pageParam = wholeNumber(MAX_PAGE, 1, 'the page, from 1');
+export const pageSizeParam = wholeNumber(MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, `records a page, 1 to ${MAX_PAGE_SIZE}`);
 
-/** `page` from 1 and `pageSize` from 1 to 100; out of range is a 400, never a silent clamp. */
-export function parsePaging(query: Record<string, string | undefined>): Paging {
-  return {
-    page: positiveInteger(query.page, 'page', 1, 1_000_000),
-    pageSize: positiveInteger(query.pageSize, 'pageSize', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
+/** A comma list of names, each one of `allowed`: unknown ones are a 400 naming them. */
+function nameList(allowed: readonly string[], options: { all: boolean; what: string }) {
+  return (raw: string | undefined, ctx: z.core.$RefinementCtx<string | undefined>): string[] => {
+    if (raw === undefined || raw.trim() === '') return [];
+    const names = [...new Set(raw.split(',').map((name) => name.trim()).filter(Boolean))];
+    if (options.all && names.includes('all')) return [...allowed];
+    const unknown = names.find((name) => !allowed.includes(name));
+    if (unknown !== undefined) {
+      const choices = [...allowed, ...(options.all ? ['all'] : [])].join(', ') || 'none';
+      ctx.addIssue({ code: 'custom', message: `unknown ${options.what} "${unknown}"; allowed: ${choices}` });
+      return z.NEVER;
+    }
+    return names;
   };
 }
 
-/** `includes`: a comma list of allowed names, or `all`. */
-export function parseIncludes(raw: string | undefined, allowed: readonly string[]): string[] {
-  if (raw === undefined || raw.trim() === '') return [];
-  const names = [...new Set(raw.split(',').map((name) => name.trim()).filter(Boolean))];
-  if (names.includes('all')) return [...allowed];
-  for (const name of names) {
-    if (!allowed.includes(name)) {
-      throw ApiError.invalid('includes', `unknown include "${name}"; allowed: ${[...allowed, 'all'].join(', ') || 'none'}`);
+/** `includes`: a comma list of the relation names, or `all`. */
+export function includesParam(allowed: readonly string[]) {
+  return z
+    .string()
+    .optional()
+    .transform(nameList(allowed, { all: true, what: 'include' }))
+    .meta({
+      type: 'string',
+      description: allowed.length ? `related records to include: a comma list of ${allowed.join(', ')}, or all` : 'nothing to include here; `all` is accepted',
+      example: 'all',
+    });
+}
+
+/** `fields`: a sparse field set, a comma list of the record's properties; `id` and `type` always come back. */
+export function fieldsParam(allowed: readonly string[]) {
+  return z
+    .string()
+    .optional()
+    .transform(nameList(allowed, { all: false, what: 'field' }))
+    .transform((names) => (names.length ? names : undefined))
+    .meta({ type: 'string', description: `only these properties of each record (and \`id\`, \`type\`): a comma list of ${allowed.join(', ')}` });
+}
+
+/** `orderBy`: one allowed name. */
+export function orderByParam(allowed: readonly string[]) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw === '') return undefined;
+      if (!allowed.includes(raw)) {
+        ctx.addIssue({ code: 'custom', message: `unknown name "${raw}"; allowed: ${allowed.join(', ')}` });
+        return z.NEVER;
+      }
+      return raw;
+    })
+    .meta({ type: 'string', enum: [...allowed], description: 'the property to sort by; ties break on id' });
+}
+
+/** `orderMode`: `asc` or `desc`, any case. */
+export const orderModeParam = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    const mode = (raw || 'asc').toLowerCase();
+    if (mode !== 'asc' && mode !== 'desc') {
+      ctx.addIssue({ code: 'custom', message: 'must be asc or desc' });
+      return z.NEVER;
     }
-  }
-  return names;
+    return mode;
+  })
+  .meta({ type: 'string', enum: ['asc', 'desc'], default: 'asc', description: 'the sort direction' });
+
+/** `filter`: JSON over the allowed names, compiled for the caller (`filter.ts`). */
+export function filterParam(names: readonly string[], required = false) {
+  const described = { type: 'string', description: `a JSON filter${required ? ' (required)' : ''} over: ${names.join(', ')}; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or`, example: '{"name": {"$contains": "ac"}}' } as const;
+  return required ? z.string().meta(described) : z.string().optional().meta(described);
 }
 
-export interface Ordering {
-  /** absent: by id */
-  name?: string;
-  descending: boolean;
-}
+/** The page's metadata, as `meta.page`. */
+export const pageMetaSchema = z
+  .object({
+    page: z.number().int(),
+    pageSize: z.number().int(),
+    pageOffset: z.number().int(),
+    count: z.number().int().meta({ description: 'the records the filter matches, on every page' }),
+    pages: z.number().int(),
+    hasMore: z.boolean(),
+  })
+  .meta({ id: 'PageMeta' });
 
-/** `orderBy` takes one allowed name, `orderMode` takes `asc` or `desc`. */
-export function parseOrdering(query: Record<string, string | undefined>, allowed: readonly string[]): Ordering {
-  const name = query.orderBy === '' ? undefined : query.orderBy;
-  if (name !== undefined && !allowed.includes(name)) throw ApiError.invalid('orderBy', `unknown name "${name}"; allowed: ${allowed.join(', ')}`);
-  const mode = (query.orderMode ?? 'asc').toLowerCase();
-  if (mode !== 'asc' && mode !== 'desc') throw ApiError.invalid('orderMode', 'must be asc or desc');
-  return { name, descending: mode === 'desc' };
+/** The page as the platform's client reads it: `pagination`. */
+export const paginationSchema = z
+  .object({
+    records: z.number().int().meta({ description: 'the records the filter matches, on every page' }),
+    pageSize: z.number().int(),
+    pages: z.number().int(),
+    page: z.number().int(),
+    hasMorePages: z.boolean(),
+  })
+  .meta({ id: 'Pagination' });
+
+/** Both forms of a page's metadata for a page of `pageSize` out of `count` records. */
+export function pageMetadata(page: number, pageSize: number, count: number) {
+  const pages = Math.ceil(count / pageSize);
+  return {
+    meta: { page: { page, pageSize, pageOffset: (page - 1) * pageSize, count, pages, hasMore: page < pages } },
+    pagination: { records: count, pageSize, pages, page, hasMorePages: page < pages },
+  };
 }

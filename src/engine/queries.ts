@@ -1,13 +1,15 @@
 import { and, fillPlaceholders, sql, type Column, type Query, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { Principal } from '../../auth/principal';
-import type { Queryable } from '../../db/client';
-import { finishRecord, recordJson } from './record-json';
-import { shapeOf, type ResourceDeclaration } from './resource';
+import type { Actor } from '../auth/principal';
+import type { Queryable } from '../db/client';
+import { finishRecord, recordValues, type RecordValues } from './record-json';
+import { pageReadOf, type PageRead } from './relations';
+import { shapeOf } from './resource';
+import type { Relation, ResourceDeclaration } from './types';
 import { recordScope, tenantScope } from './scope';
 
 export interface RecordSelection {
-  who: Principal;
+  who: Actor;
   where?: SQL;
   withDeleted?: boolean;
   includes: readonly string[];
@@ -19,7 +21,12 @@ export interface Page {
   order: { expr: Column | SQL; descending: boolean } | undefined;
 }
 
-export type WireRecord = Record<string, unknown>;
+/**
+ * A record as Postgres built it (`record-json.ts`): its shape is the resource's record schema,
+ * which the test harness checks every answer against, not something TypeScript can see.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type WireRecord = Record<string, any>;
 
 export interface RecordsResult {
   records: WireRecord[];
@@ -27,62 +34,201 @@ export interface RecordsResult {
   total: number;
 }
 
-/**
- * SQL fragments that do not depend on the caller are built once per isolate: building them is
- * a good part of a request's own CPU (docs/benchmarks.md).
+/*
+ * A read is one statement, for a page of records or for one (a GET), built from the same parts:
+ *
+ *   WITH page AS MATERIALIZED (SELECT page_id, position ...)        -- the page's ids, in order
+ *   SELECT
+ *     (SELECT json_agg(<row> ORDER BY position) FROM page JOIN t ON t.id = page.page_id) AS records,
+ *     (<each include's records over ARRAY(SELECT page_id FROM page)>) AS inc_<i>, ...
+ *     (SELECT count(*) FROM t WHERE <scope>) AS total
+ *
+ *   SELECT <row> AS record, (<each include's records over ARRAY[id]>) AS inc_<i>, ...
+ *   FROM t WHERE <scope> AND t.id = <id>                              -- one record
+ *
+ * `<row>` is `json_build_array(<the record's values>, <per-row extras>)` (`recordValues`).
+ * `page` picks the ids (`ORDER BY ... LIMIT`, which an index can serve). Each include of a
+ * relation made by `relations.ts` is one aggregate over the ids (`pageReadOf`): its records for
+ * all the parents at once, each tagged with its parent's id, and a `referencedBy` relation's
+ * records once each however many rows name them (each row then carries the ids it names, as a
+ * per-row extra). A relation without a page form (one defined elsewhere, e.g. an app's settings)
+ * keeps its `recordsJson` subquery per row, as a per-row extra. The Worker makes the wire
+ * records, groups the related ones by parent and fills `included` in the order the records name
+ * them.
  */
-const recordSql = new WeakMap<ResourceDeclaration, SQL>();
-const includeSql = new WeakMap<ResourceDeclaration, Map<string, SQL>>();
+
+/** How the statement reads one include, and where its result is. */
+type IncludePlan =
+  | { name: string; relation: Relation; kind: 'children'; read: Extract<PageRead, { kind: 'children' }>; column: string }
+  | { name: string; relation: Relation; kind: 'referenced'; read: Extract<PageRead, { kind: 'referenced' }>; column: string }
+  | { name: string; relation: Relation; kind: 'perRow' };
+
+/** What a read of a resource with these includes is made of, whatever its ids. */
+interface ReadParts {
+  record: RecordValues;
+  plans: IncludePlan[];
+  /** `json_build_array(<record values>, <per-row extras>)` of the current row of the resource's table */
+  row: SQL;
+  /** `(...) AS inc_<i>, ...` over the parents whose ids `ids` (an SQL int array) holds; empty when nothing is read that way */
+  includes(ids: SQL): SQL[];
+}
 
 function recordDependsOnCaller(resource: ResourceDeclaration): boolean {
   return Object.values(resource.computed ?? {}).some((field) => typeof field.expr === 'function');
 }
 
-function recordOf(resource: ResourceDeclaration, who: Principal): SQL {
-  if (recordDependsOnCaller(resource)) return recordJson(shapeOf(resource, who));
-  let fragment = recordSql.get(resource);
-  if (!fragment) recordSql.set(resource, (fragment = recordJson(shapeOf(resource, who))));
-  return fragment;
+function partsDependOnCaller(resource: ResourceDeclaration, includes: readonly string[]): boolean {
+  return recordDependsOnCaller(resource) || includes.some((name) => resource.relations[name]!.dependsOnCaller);
 }
 
-/** `, (related records) AS inc_<name>` for each include. */
-function includeColumns(resource: ResourceDeclaration, includes: readonly string[], who: Principal): SQL {
-  const columns = includes.map((name) => {
+function buildParts(resource: ResourceDeclaration, includes: readonly string[], who: Actor): ReadParts {
+  const t = resource.table;
+  const record = recordValues(shapeOf(resource, who));
+  const plans: IncludePlan[] = includes.map((name, i) => {
     const relation = resource.relations[name]!;
-    if (relation.dependsOnCaller) return sql`, ${relation.recordsJson(resource.table, who)} AS ${sql.identifier(`inc_${name}`)}`;
-    let built = includeSql.get(resource);
-    if (!built) includeSql.set(resource, (built = new Map()));
-    let fragment = built.get(name);
-    if (!fragment) built.set(name, (fragment = sql`, ${relation.recordsJson(resource.table, who)} AS ${sql.identifier(`inc_${name}`)}`));
-    return fragment;
+    const read = relation.dependsOnCaller ? undefined : pageReadOf(relation);
+    const column = `inc_${i}`;
+    if (read?.kind === 'children') return { name, relation, kind: 'children', read, column };
+    if (read?.kind === 'referenced') return { name, relation, kind: 'referenced', read, column };
+    return { name, relation, kind: 'perRow' };
   });
-  return sql.join(columns);
+  // Per-row extras, after the record's values, in the includes' order.
+  const extras = plans.flatMap((plan) => {
+    if (plan.kind === 'referenced') return [plan.read.refs(t)];
+    if (plan.kind === 'perRow') return [plan.relation.recordsJson(t, who)];
+    return [];
+  });
+  if (record.count + extras.length > 100) throw new Error(`${resource.type}: too many values for json_build_array`);
+  return {
+    record,
+    plans,
+    row: sql`json_build_array(${extras.length ? sql`${record.values}, ${sql.join(extras, sql`, `)}` : record.values})`,
+    includes: (ids) =>
+      plans.flatMap((plan) => {
+        if (plan.kind === 'children') return [sql`${plan.read.rows(ids)} AS ${sql.identifier(plan.column)}`];
+        if (plan.kind === 'referenced') return [sql`${plan.read.rows(t, ids)} AS ${sql.identifier(plan.column)}`];
+        return [];
+      }),
+  };
 }
 
-/** Puts the related records of each row into `included`, once each, and references on the record. */
-function assemble(resource: ResourceDeclaration, rows: Record<string, unknown>[], includes: readonly string[]): Omit<RecordsResult, 'total'> {
+const dialect = new PgDialect();
+
+/**
+ * Text that needs no parameters stands in a statement as raw SQL: drizzle then only copies it on
+ * each request. Building and rendering a statement this size is most of a read's own CPU in the
+ * Worker (docs/benchmarks.md).
+ */
+function rendered(fragment: SQL): SQL {
+  const query = dialect.sqlToQuery(fragment);
+  return query.params.length === 0 ? sql.raw(query.sql) : fragment;
+}
+
+function byIncludes<T>(cache: WeakMap<ResourceDeclaration, Map<string, T>>, resource: ResourceDeclaration, includes: readonly string[], make: () => T): T {
+  let entries = cache.get(resource);
+  if (!entries) cache.set(resource, (entries = new Map()));
+  const key = includes.join(',');
+  let entry = entries.get(key);
+  if (entry === undefined) entries.set(key, (entry = make()));
+  return entry;
+}
+
+/** The parts of a read, built once per resource and includes when they depend on nobody. */
+const cachedParts = new WeakMap<ResourceDeclaration, Map<string, ReadParts>>();
+
+function partsOf(resource: ResourceDeclaration, includes: readonly string[], who: Actor): ReadParts {
+  if (partsDependOnCaller(resource, includes)) return buildParts(resource, includes, who);
+  return byIncludes(cachedParts, resource, includes, () => buildParts(resource, includes, who));
+}
+
+const PAGE_IDS = sql.raw('ARRAY(SELECT page_id FROM page)');
+
+/** A page's `SELECT` list, before its total: rendered once when it depends on nobody. */
+function pageSelect(parts: ReadParts, resource: ResourceDeclaration): SQL {
+  const t = resource.table;
+  return sql.join([
+    sql`(SELECT json_agg(${parts.row} ORDER BY page.position) FROM page JOIN ${t} ON ${t.id} = page.page_id) AS records`,
+    ...parts.includes(PAGE_IDS),
+  ], sql`, `);
+}
+const cachedPageSelects = new WeakMap<ResourceDeclaration, Map<string, SQL>>();
+
+/** One record's statement: the row, and its includes over its id. */
+function oneStatement(parts: ReadParts, resource: ResourceDeclaration, scope: SQL, id: SQL): SQL {
+  const t = resource.table;
+  return sql`SELECT ${sql.join([sql`${parts.row} AS record`, ...parts.includes(sql`ARRAY[${id}::int]`)], sql`, `)}
+    FROM ${t} WHERE ${scope} AND ${t.id} = ${id}`;
+}
+
+type Row = readonly unknown[];
+
+/** The ids a row names through a `referencedBy` relation, as `id IN (...) ORDER BY id` finds them: ascending, each once. */
+function namedIds(values: readonly (number | null)[]): number[] {
+  const ids = values.filter((id): id is number => id !== null).sort((a, b) => a - b);
+  return ids.filter((id, i) => i === 0 || id !== ids[i - 1]);
+}
+
+/**
+ * The wire records of the rows (each a `<row>` array), with what they include from `found` (the
+ * statement's row, holding the include columns): each record's related records in id order, put
+ * into `included` once each (in the order the records name them) and referenced on the record.
+ */
+function assemble(parts: ReadParts, rows: readonly Row[], found: Record<string, unknown> | undefined): Omit<RecordsResult, 'total'> {
+  const { record: own, plans } = parts;
+  // Each include's records: by parent id (children), or by id (referenced).
+  const byParent = new Map<string, Map<number, WireRecord[]>>();
+  const byId = new Map<string, Map<number, WireRecord>>();
+  if (rows.length) {
+    for (const plan of plans) {
+      if (plan.kind === 'perRow') continue;
+      const all = (found?.[plan.column] ?? []) as Row[];
+      if (plan.kind === 'children') {
+        const groups = new Map<number, WireRecord[]>();
+        for (const values of all) {
+          const parentId = values[0] as number;
+          const item = plan.read.record.decode(values, 1);
+          const group = groups.get(parentId);
+          if (group) group.push(item);
+          else groups.set(parentId, [item]);
+        }
+        byParent.set(plan.name, groups);
+      } else {
+        const records = new Map<number, WireRecord>();
+        for (const values of all) {
+          const item = plan.read.record.decode(values, 0);
+          records.set(item.id as number, item);
+        }
+        byId.set(plan.name, records);
+      }
+    }
+  }
   const included: Record<string, Map<number, WireRecord>> = {};
-  const records = rows.map((row) => {
-    const record = finishRecord(row.record as WireRecord);
-    for (const name of includes) {
-      const relation = resource.relations[name]!;
-      const related = (row[`inc_${name}`] as WireRecord[]).map(finishRecord);
+  const records = rows.map((values) => {
+    const record = own.decode(values, 0);
+    let extra = own.count;
+    for (const plan of plans) {
+      const { relation } = plan;
+      let related: WireRecord[];
+      if (plan.kind === 'children') related = byParent.get(plan.name)!.get(record.id as number) ?? [];
+      else if (plan.kind === 'referenced') {
+        const named = byId.get(plan.name)!;
+        related = namedIds(values[extra++] as (number | null)[]).flatMap((id) => named.get(id) ?? []);
+      } else related = (values[extra++] as WireRecord[]).map(finishRecord);
       const seen = (included[relation.type] ??= new Map());
       for (const item of related) seen.set(item.id as number, item);
       if (relation.cardinality === 'none') continue;
       const refs = related.map((item) => ({ id: item.id, type: relation.type }));
-      record[name] = relation.cardinality === 'many' ? refs : (refs[0] ?? null);
+      record[plan.name] = relation.cardinality === 'many' ? refs : (refs[0] ?? null);
     }
     return record;
   });
-  return { records, included: Object.fromEntries(Object.entries(included).map(([type, byId]) => [type, [...byId.values()]])) };
+  return { records, included: Object.fromEntries(Object.entries(included).map(([type, seen]) => [type, [...seen.values()]])) };
 }
 
 function scopeOf(resource: ResourceDeclaration, selection: RecordSelection): SQL {
   return and(recordScope(resource, selection.who, selection.withDeleted), selection.where)!;
 }
 
-const dialect = new PgDialect();
 const preparedOnes = new WeakMap<ResourceDeclaration, Map<string, Query>>();
 
 /**
@@ -91,59 +237,74 @@ const preparedOnes = new WeakMap<ResourceDeclaration, Map<string, Query>>();
  * CPU. Only for resources whose records and scope are the same for every caller (with a scope
  * rule of its own, `recordScope` is needed, and the statement is rendered per request).
  */
-function preparedOne(resource: ResourceDeclaration, includes: readonly string[], who: Principal): Query | undefined {
-  if (resource.scope || recordDependsOnCaller(resource) || includes.some((name) => resource.relations[name]!.dependsOnCaller)) return undefined;
-  let byIncludes = preparedOnes.get(resource);
-  if (!byIncludes) preparedOnes.set(resource, (byIncludes = new Map()));
-  const key = includes.join(',');
-  let prepared = byIncludes.get(key);
-  if (!prepared) {
-    const t = resource.table;
-    const scope = tenantScope(t, resource.tenancy === 'global' ? 'global' : sql.placeholder('installationId'));
-    prepared = dialect.sqlToQuery(sql`
-      SELECT ${recordOf(resource, who)} AS record ${includeColumns(resource, includes, who)}
-      FROM ${t} WHERE ${scope} AND ${t.id} = ${sql.placeholder('id')}`);
-    byIncludes.set(key, prepared);
-  }
-  return prepared;
+function preparedOne(resource: ResourceDeclaration, includes: readonly string[], who: Actor): Query | undefined {
+  if (resource.scope || partsDependOnCaller(resource, includes)) return undefined;
+  return byIncludes(preparedOnes, resource, includes, () => {
+    const scope = tenantScope(resource.table, resource.tenancy === 'global' ? 'global' : sql.placeholder('installationId'))!;
+    return dialect.sqlToQuery(oneStatement(partsOf(resource, includes, who), resource, scope, sql`${sql.placeholder('id')}`));
+  });
 }
 
 /** One record by id, with what it includes: one statement. */
 export async function selectOne(db: Queryable, resource: ResourceDeclaration, id: number, selection: RecordSelection): Promise<RecordsResult | undefined> {
-  const t = resource.table;
+  const parts = partsOf(resource, selection.includes, selection.who);
   const prepared = !selection.where && !selection.withDeleted && db.executeText ? preparedOne(resource, selection.includes, selection.who) : undefined;
   const { rows } = prepared
     ? await db.executeText!(prepared.sql, fillPlaceholders(prepared.params, { installationId: selection.who.installationId, id }))
-    : await db.execute(sql`
-    SELECT ${recordOf(resource, selection.who)} AS record ${includeColumns(resource, selection.includes, selection.who)}
-    FROM ${t} WHERE ${scopeOf(resource, selection)} AND ${t.id} = ${id}`);
-  if (rows.length === 0) return undefined;
-  return { ...assemble(resource, rows, selection.includes), total: 1 };
+    : await db.execute(oneStatement(parts, resource, scopeOf(resource, selection), sql`${id}`));
+  const row = rows[0];
+  if (!row) return undefined;
+  return { ...assemble(parts, [row.record as Row], row), total: 1 };
+}
+
+/** The page statement: `page`, the select list, the total. */
+function pageStatement(t: ResourceDeclaration['table'], scope: SQL, order: SQL, limit: SQL, offset: SQL, select: SQL): SQL {
+  return sql`
+    WITH page AS MATERIALIZED (
+      SELECT ids.page_id, row_number() OVER () AS position
+      FROM (SELECT ${t.id} AS page_id FROM ${t} WHERE ${scope} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) ids
+    )
+    SELECT ${select}, (SELECT count(*)::int FROM ${t} WHERE ${scope}) AS total`;
+}
+
+const preparedPages = new WeakMap<ResourceDeclaration, Map<string, Query>>();
+
+/**
+ * A plain page (no filter, the default order) rendered to text once per resource and includes,
+ * like `preparedOne`, with the installation, the limit and the offset as parameters.
+ */
+function preparedPage(resource: ResourceDeclaration, includes: readonly string[], who: Actor): Query | undefined {
+  if (resource.scope || partsDependOnCaller(resource, includes)) return undefined;
+  return byIncludes(preparedPages, resource, includes, () => {
+    const t = resource.table;
+    const scope = tenantScope(t, resource.tenancy === 'global' ? 'global' : sql.placeholder('installationId'))!;
+    const select = pageSelect(partsOf(resource, includes, who), resource);
+    return dialect.sqlToQuery(pageStatement(t, scope, sql`${t.id} ASC`, sql`${sql.placeholder('limit')}`, sql`${sql.placeholder('offset')}`, select));
+  });
 }
 
 /**
  * A page of records with what they include and the total that matches: one statement, whatever
- * the page size. The innermost query picks the page's ids in order (an index can serve it and
- * stop at the page); the outer one builds only those records; the total is one count, run once.
+ * the page size and the includes. `page` picks the page's ids in order (an index can serve it
+ * and stop at the page); only those records are built; the total is one count, run once.
  */
 export async function selectPage(db: Queryable, resource: ResourceDeclaration, selection: RecordSelection, page: Page): Promise<RecordsResult> {
   const t = resource.table;
-  const direction = page.order?.descending ? sql`DESC` : sql`ASC`;
-  const order = page.order ? sql`${page.order.expr} ${direction}, ${t.id} ${direction}` : sql`${t.id} ASC`;
-  const scope = scopeOf(resource, selection);
-  const { rows } = await db.execute(sql`
-    SELECT ${recordOf(resource, selection.who)} AS record ${includeColumns(resource, selection.includes, selection.who)},
-      (SELECT count(*)::int FROM ${t} WHERE ${scope}) AS total
-    FROM (
-      SELECT ids.page_id, row_number() OVER () AS position
-      FROM (SELECT ${t.id} AS page_id FROM ${t} WHERE ${scope} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}) ids
-    ) page
-    JOIN ${t} ON ${t.id} = page.page_id
-    ORDER BY page.position`);
-  let total = (rows[0]?.total as number | undefined) ?? 0;
-  if (rows.length === 0 && page.offset > 0) {
-    const counted = await db.execute(sql`SELECT count(*)::int AS total FROM ${t} WHERE ${scope}`);
-    total = counted.rows[0]!.total as number;
+  const parts = partsOf(resource, selection.includes, selection.who);
+  const plain = !selection.where && !selection.withDeleted && !page.order && db.executeText;
+  const prepared = plain ? preparedPage(resource, selection.includes, selection.who) : undefined;
+  let rows: Record<string, unknown>[];
+  if (prepared) {
+    const values = { installationId: selection.who.installationId, limit: page.limit, offset: page.offset };
+    ({ rows } = await db.executeText!(prepared.sql, fillPlaceholders(prepared.params, values)));
+  } else {
+    const direction = page.order?.descending ? sql`DESC` : sql`ASC`;
+    const order = page.order ? sql`${page.order.expr} ${direction}, ${t.id} ${direction}` : sql`${t.id} ASC`;
+    const select = partsDependOnCaller(resource, selection.includes)
+      ? pageSelect(parts, resource)
+      : byIncludes(cachedPageSelects, resource, selection.includes, () => rendered(pageSelect(parts, resource)));
+    ({ rows } = await db.execute(pageStatement(t, scopeOf(resource, selection), order, sql`${page.limit}`, sql`${page.offset}`, select)));
   }
-  return { ...assemble(resource, rows, selection.includes), total };
+  const row = rows[0];
+  return { ...assemble(parts, (row?.records ?? []) as Row[], row), total: (row?.total as number | undefined) ?? 0 };
 }

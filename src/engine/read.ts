@@ -1,73 +1,59 @@
 import { and, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { requireRole } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
-import { ApiError } from '../../http/errors';
-import { pathParam } from '../../http/route';
-import { compiled, queryableFields } from './compiled';
-import { parseIncludes, parseOrdering, parsePaging } from './list-params';
-import { selectOne, selectPage, type RecordsResult } from './queries';
-import type { ResourceDeclaration } from './resource';
+import type { AppEnv } from '../app-env';
+import type { Actor } from '../auth/principal';
+import { ApiError } from '../http/errors';
+import { queryableFields } from './compiled';
+import { pageMetadata } from './list-params';
+import { selectOne, selectPage, type RecordsResult, type WireRecord } from './queries';
+import type { ResourceDeclaration } from './types';
 import { selectionFromFilter } from './selection';
 
+/** A sparse field set: only the named properties of each record, and always `id` and `type`. */
+export function sparse(records: WireRecord[], fields: readonly string[] | undefined): WireRecord[] {
+  if (!fields) return records;
+  const keep = new Set(['id', 'type', ...fields]);
+  return records.map((record) => Object.fromEntries(Object.entries(record).filter(([name]) => keep.has(name))));
+}
+
 /** `{"company": {...}, "included": {...}}` */
-export function oneRecordBody(resource: ResourceDeclaration, result: RecordsResult) {
-  return { [resource.singular]: result.records[0], included: result.included };
+export function oneRecordBody(resource: ResourceDeclaration, result: RecordsResult, fields?: readonly string[]) {
+  return { [resource.singular]: sparse(result.records, fields)[0]!, included: result.included };
 }
 
 /** A record by id in the caller's installation, or the spec's 404 error body. */
-export async function readOne(c: Context<AppEnv>, resource: ResourceDeclaration, id: number, includes: readonly string[]) {
+export async function readOne(c: Context<AppEnv>, resource: ResourceDeclaration, id: number, includes: readonly string[], fields?: readonly string[]) {
   const result = await selectOne(c.var.db.http, resource, id, { who: c.var.principal, includes });
   if (!result) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
-  return oneRecordBody(resource, result);
+  return oneRecordBody(resource, result, fields);
+}
+
+/** A list's validated query: what `schemasOf(resource).listQuery` gives. */
+export interface ListQuery {
+  filter?: string;
+  orderBy?: string;
+  orderMode: string;
+  page: number;
+  pageSize: number;
+  includes: string[];
+  fields?: string[];
 }
 
 /**
- * A list body: `filter`, `orderBy`, paging and `includes` from the query, within what `who` may
- * see and, when given, `within` (a conversation's history, say).
+ * A list body: `filter`, `orderBy`, paging, `includes` and `fields` from the query, within what
+ * `who` may see and, when given, `within` (a conversation's history, say).
  */
-export async function listBody(c: Context<AppEnv>, resource: ResourceDeclaration, who: Principal, within?: SQL) {
+export async function listBody(c: Context<AppEnv>, resource: ResourceDeclaration, who: Actor, query: ListQuery, within?: SQL) {
   const fields = queryableFields(resource, who);
-  const query = c.req.query();
-  const paging = parsePaging(query);
-  const ordering = parseOrdering(query, Object.keys(fields.orderFields));
-  const includes = parseIncludes(query.includes, compiled(resource).includeNames);
   const selection = selectionFromFilter(query.filter, fields, who);
-  const result = await selectPage(c.var.db.http, resource, { ...selection, where: and(selection.where, within), includes }, {
-    limit: paging.pageSize,
-    offset: (paging.page - 1) * paging.pageSize,
-    order: ordering.name ? { expr: fields.orderFields[ordering.name]!, descending: ordering.descending } : undefined,
+  const result = await selectPage(c.var.db.http, resource, { ...selection, where: and(selection.where, within), includes: query.includes }, {
+    limit: query.pageSize,
+    offset: (query.page - 1) * query.pageSize,
+    order: query.orderBy ? { expr: fields.orderFields[query.orderBy]!, descending: query.orderMode === 'desc' } : undefined,
   });
-  const pages = Math.ceil(result.total / paging.pageSize);
   return {
-    [resource.type]: result.records,
+    [resource.type]: sparse(result.records, query.fields),
     included: result.included,
-    meta: {
-      page: {
-        page: paging.page,
-        pageSize: paging.pageSize,
-        pageOffset: (paging.page - 1) * paging.pageSize,
-        count: result.total,
-        pages,
-        hasMore: paging.page < pages,
-      },
-    },
-  };
-}
-
-export function listHandler(resource: ResourceDeclaration) {
-  return async (c: Context<AppEnv>) => {
-    requireRole(c.var.principal, resource.access.read);
-    return c.json(await listBody(c, resource, c.var.principal));
-  };
-}
-
-export function getHandler(resource: ResourceDeclaration) {
-  return async (c: Context<AppEnv>) => {
-    requireRole(c.var.principal, resource.access.read);
-    const id = pathParam(c, 'id');
-    const includes = parseIncludes(c.req.query('includes'), compiled(resource).includeNames);
-    return c.json(await readOne(c, resource, id, includes));
+    ...pageMetadata(query.page, query.pageSize, result.total),
   };
 }

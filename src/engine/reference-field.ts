@@ -1,12 +1,13 @@
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import { refJson } from './record-json';
-import type { AuditedTable, WritableField } from './resource';
+import { MAX_ID } from '../http/params';
+import { refProperty } from './record-json';
+import type { AuditedTable, WritableField } from './types';
 
-/** A reference as a client may send it: `{"id": 7, "type": "inboxes"}`, or the bare id 7. */
-function referenceSchema(type: string) {
-  const id = z.number().int().positive().max(2_147_483_647);
-  return z.union([id, z.object({ id, type: z.literal(type).optional() }).transform((ref) => ref.id)]);
+/** A reference as a client may send it: `{"id": 7, "type": "inboxes"}` (with `meta`, ignored), or the bare id 7. */
+export function referenceInput(type: string) {
+  const id = z.number().int().positive().max(MAX_ID);
+  return z.union([id, z.object({ id, type: z.literal(type).nullable().optional(), meta: z.unknown().optional() }).transform((ref) => ref.id)]);
 }
 
 /**
@@ -14,13 +15,14 @@ function referenceSchema(type: string) {
  * as `{"id", "type"}` or null, takes a reference or an id, and must name a live record of the
  * caller's installation.
  */
-export function referenceField(column: PgColumn, target: { table: AuditedTable; type: string }, options: { required?: boolean } = {}): WritableField {
-  const schema = referenceSchema(target.type);
+export function referenceField(column: PgColumn, target: { table: AuditedTable; type: string }, options: { required?: boolean; readOnly?: boolean } = {}): WritableField {
+  const schema = referenceInput(target.type);
   return {
     column,
     schema: options.required ? schema : schema.nullable(),
     required: options.required,
-    output: refJson(column, target.type),
+    readOnly: options.readOnly,
+    output: refProperty(column, target.type, !column.notNull),
     references: target,
   };
 }

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Principal } from '../../auth/principal';
-import type { Database, Transaction } from '../../db/client';
-import { ApiError } from '../../http/errors';
-import type { ResourceDeclaration } from './resource';
+import type { Actor } from '../auth/principal';
+import type { Database, Transaction } from '../db/client';
+import { ApiError } from '../http/errors';
+import type { ResourceDeclaration } from './types';
 import { tenantScope } from './scope';
 
 type Selecting = Pick<Transaction, 'select'> | Pick<Database['http'], 'select'>;
@@ -12,7 +12,7 @@ type Selecting = Pick<Transaction, 'select'> | Pick<Database['http'], 'select'>;
  * Each property that names another record must name a live one of the caller's installation:
  * a foreign key alone would let one installation point at another's records. A 400 names the property.
  */
-export async function requireReferences(db: Selecting, resource: ResourceDeclaration, who: Principal, record: Record<string, unknown>): Promise<void> {
+export async function requireReferences(db: Selecting, resource: ResourceDeclaration, who: Actor, record: Record<string, unknown>): Promise<void> {
   for (const [name, field] of Object.entries(resource.fields)) {
     const id = record[name];
     if (!field.references || id === undefined || id === null) continue;

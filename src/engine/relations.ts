@@ -1,53 +1,89 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import type { Principal } from '../../auth/principal';
-import type { Transaction } from '../../db/client';
-import { ApiError } from '../../http/errors';
-import { columnKey, createdValues, deletedValues, rowValues, updatedValues } from './columns';
-import { recordJson } from './record-json';
-import type { AuditedTable, RecordShape, WritableField } from './resource';
-import { ignoringReadOnly } from './body';
+import type { Actor } from '../auth/principal';
+import type { Transaction } from '../db/client';
+import { changeWithEvents } from '../events/record-events';
+import { ApiError } from '../http/errors';
+import { writableRecord } from '../http/record-body';
+import { MAX_ID } from '../http/params';
+import { createRecords, deleteRecords, updateRecords } from './changes';
+import { columnKey, rowValues } from './columns';
+import { recordJson, recordValues, type RecordValues } from './record-json';
+import { recordSchema } from './record-schema';
+import type { AuditedTable, Parent, RecordShape, Relation, WritableField } from './types';
 import { tenantScope } from './scope';
 
-/**
- * A relation of a resource, named by an `includes` name. It is read as a JSON array of the
- * related live records of the current parent row, and written through the body property of
- * the same name.
- */
-export interface Relation {
-  /** type name of the related records, their `included` key */
-  readonly type: string;
-  /**
-   * many: the property holds an array of references; one: a reference or null; none: the
-   * record already refers to them by other properties (`createdBy`...), so only `included` fills.
-   */
-  readonly cardinality: 'many' | 'one' | 'none';
-  /** the related records of the current parent row, as a JSON array; they may depend on the caller */
-  recordsJson(parent: AuditedTable, who: Principal): SQL;
-  /** its records differ by caller (then its SQL is built per request, not once) */
-  readonly dependsOnCaller?: boolean;
-  /** absent: read-only, no body property */
-  readonly bodySchema?: z.ZodType;
-  write?(tx: Transaction, who: Principal, parentId: number, value: unknown, source: string): Promise<void>;
+const entryId = z.number().int().positive().max(MAX_ID);
+
+/** `"delete": true`, or the platform's `"meta": {"delete": true}`. */
+const deleteFlag = z.boolean().optional();
+const entryMeta = z.object({ delete: z.boolean().optional() }).loose().nullable().optional().meta({ description: '`{"delete": true}` removes the entry, as `delete` does' });
+
+function isDeletion(entry: { delete?: boolean; meta?: { delete?: boolean } | null }): boolean {
+  return entry.delete === true || entry.meta?.delete === true;
 }
 
-const entryId = z.number().int().positive().max(2_147_483_647);
-
-function entrySchema(fields: Record<string, WritableField>, type: string) {
-  const shape: Record<string, z.ZodType> = { id: entryId.optional(), type: z.literal(type).optional(), delete: z.boolean().optional() };
+function entrySchema(fields: Record<string, WritableField>) {
+  const shape: Record<string, z.ZodType> = { id: entryId.optional(), delete: deleteFlag, meta: entryMeta };
   for (const [name, field] of Object.entries(fields)) shape[name] = field.schema.optional();
-  return ignoringReadOnly(z.strictObject(shape));
+  return writableRecord(shape);
 }
 
 function jsonArrayOf(shape: RecordShape, from: SQL, where: SQL): SQL {
   return sql`(SELECT coalesce(json_agg(${recordJson(shape)} ORDER BY ${shape.table.id}), '[]'::json) FROM ${from} WHERE ${where})`;
 }
 
+/**
+ * How the related records of a whole page are read at once (`queries.ts`), for the relations
+ * made here: one part of the statement per include over the page's ids, instead of
+ * `recordsJson`'s subquery for every row. A relation without one (those written elsewhere, like
+ * an app's settings) is read per row through `recordsJson`.
+ *
+ * - `children`: `rows(ids)` is a JSON array of `[parent id, ...record values]` of the live
+ *   related records of every parent in `ids` (an SQL int array), ordered by the related id.
+ * - `referenced`: the records named by columns of the parent (`referencedBy`): `refs` gives each
+ *   parent row's ids (a JSON array, nulls and repeats included), and `rows` the records those
+ *   name over the whole page, each once, `[...record values]`, ordered by id.
+ */
+export type PageRead =
+  | { kind: 'children'; record: RecordValues; rows(ids: SQL): SQL }
+  | { kind: 'referenced'; record: RecordValues; refs(parent: AuditedTable): SQL; rows(parent: AuditedTable, ids: SQL): SQL };
+
+const pageReads = new WeakMap<Relation, PageRead>();
+
+/** The page form of a relation made by this module, if it has one. */
+export function pageReadOf(relation: Relation): PageRead | undefined {
+  return pageReads.get(relation);
+}
+
+function withPageRead(relation: Relation, read: PageRead): Relation {
+  pageReads.set(relation, read);
+  return relation;
+}
+
+/** `children` reads: the live `target` records reached through `from` whose `parentKey` is one of the page's. */
+function childrenOf(target: RecordShape, from: SQL, parentKey: PgColumn): PageRead {
+  const record = recordValues(target);
+  if (record.count + 1 > 100) throw new Error(`${target.type}: too many properties for json_build_array`);
+  const t = target.table;
+  return {
+    kind: 'children',
+    record,
+    rows: (ids) =>
+      sql`(SELECT json_agg(json_build_array(${parentKey}, ${record.values}) ORDER BY ${t.id}) FROM ${from} WHERE ${parentKey} = ANY(${ids}) AND ${t.state} = 'active')`,
+  };
+}
+
 function missingFields(fields: Record<string, WritableField>, entry: Record<string, unknown>): string[] {
   return Object.entries(fields)
     .filter(([name, field]) => field.required && entry[name] === undefined)
     .map(([name]) => name);
+}
+
+/** The properties of a related record that an entry may change, as they read: watched for `updated` events. */
+function watchedProperties(shape: RecordShape, fields: Record<string, WritableField>) {
+  return Object.fromEntries(Object.keys(fields).filter((name) => name in shape.properties).map((name) => [name, shape.properties[name]!]));
 }
 
 /** Checks that every id is a live child of the parent; answers 400 naming the first that is not. */
@@ -67,56 +103,59 @@ async function requireChildren(
   if (index >= 0) throw ApiError.invalid(`${source}[${index}].id`, `no ${type} ${entries[index]!.id} here`);
 }
 
+type Entry = Record<string, unknown> & { id?: number; delete?: boolean; meta?: { delete?: boolean } | null };
+
 /**
  * Records owned by the parent (a company's domains, phones, ...). An entry without `id` is
  * created; with `id` and `delete: true` it is removed; with `id` and properties those are
- * changed; a bare reference leaves it as it is. Entries not sent stay.
+ * changed; a bare reference leaves it as it is. Entries not sent stay; `null` leaves them all.
+ * Each created, changed or removed record gets its own event, naming the parent.
  */
 export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fields: Record<string, WritableField> }): Relation {
   const { shape, parentKey, fields } = options;
   const table = shape.table;
   const liveChildrenOf = (parentId: number) => and(eq(parentKey, parentId), eq(table.state, 'active'))!;
-  return {
+  const watched = watchedProperties(shape, fields);
+  return withPageRead({
     type: shape.type,
+    schema: recordSchema(shape),
     cardinality: 'many',
     recordsJson: (parent) => jsonArrayOf(shape, sql`${table}`, sql`${parentKey} = ${parent.id} AND ${table.state} = 'active'`),
-    bodySchema: z.array(entrySchema(fields, shape.type)).max(100),
-    async write(tx, who, parentId, value, source) {
-      const entries = value as Array<Record<string, unknown> & { id?: number; delete?: boolean }>;
-      await requireChildren(tx, table, liveChildrenOf(parentId), entries, source, shape.type);
+    bodySchema: z.array(entrySchema(fields)).max(100).nullable(),
+    async write(tx, who, parent, value, source) {
+      if (value === null) return;
+      const entries = value as Entry[];
+      await requireChildren(tx, table, liveChildrenOf(parent.id), entries, source, shape.type);
       const parentColumn = columnKey(table, parentKey);
       const inserts = entries.flatMap((entry, index) => {
         if (entry.id !== undefined) return [];
-        if (entry.delete) throw ApiError.invalid(`${source}[${index}].delete`, 'only an entry with an id can be deleted');
+        if (isDeletion(entry)) throw ApiError.invalid(`${source}[${index}].delete`, 'only an entry with an id can be deleted');
         const missing = missingFields(fields, entry);
         if (missing.length) throw ApiError.invalid(`${source}[${index}].${missing[0]}`, 'must be set');
-        return [{ ...rowValues(table, fields, entry), ...createdValues(who), [parentColumn]: parentId }];
+        return [{ ...rowValues(table, fields, entry), [parentColumn]: parent.id }];
       });
-      if (inserts.length) await tx.insert(table as PgTable).values(inserts as never);
-      const removed = entries.flatMap((e) => (e.id !== undefined && e.delete ? [e.id] : []));
-      if (removed.length) {
-        await tx.update(table as PgTable).set(deletedValues(who) as never).where(and(liveChildrenOf(parentId), inArray(table.id, removed)));
-      }
+      const event = { parent };
+      await createRecords(tx, who, shape, inserts, event);
+      const removed = entries.flatMap((e) => (e.id !== undefined && isDeletion(e) ? [e.id] : []));
+      if (removed.length) await deleteRecords(tx, who, { ...shape, where: and(liveChildrenOf(parent.id), inArray(table.id, removed))! }, event);
       for (const entry of entries) {
         const changes = rowValues(table, fields, entry);
-        if (entry.id === undefined || entry.delete || Object.keys(changes).length === 0) continue;
-        await tx
-          .update(table as PgTable)
-          .set({ ...changes, ...updatedValues(who) } as never)
-          .where(and(liveChildrenOf(parentId), eq(table.id, entry.id)));
+        if (entry.id === undefined || isDeletion(entry) || Object.keys(changes).length === 0) continue;
+        await updateRecords(tx, who, { ...shape, where: and(liveChildrenOf(parent.id), eq(table.id, entry.id))! }, changes, watched);
       }
     },
-  };
+  }, childrenOf(shape, sql`${table}`, parentKey));
 }
 
 /** Records owned by the parent that are written elsewhere (a conversation's messages): read-only. */
 export function ownedRecords(options: { shape: RecordShape; parentKey: PgColumn }): Relation {
   const { shape, parentKey } = options;
-  return {
+  return withPageRead({
     type: shape.type,
+    schema: recordSchema(shape),
     cardinality: 'many',
     recordsJson: (parent) => jsonArrayOf(shape, sql`${shape.table}`, sql`${parentKey} = ${parent.id} AND ${shape.table.state} = 'active'`),
-  };
+  }, childrenOf(shape, sql`${shape.table}`, parentKey));
 }
 
 /**
@@ -126,48 +165,55 @@ export function ownedRecords(options: { shape: RecordShape; parentKey: PgColumn 
 export function hasOne(options: { shape: RecordShape; parentKey: PgColumn; fields: Record<string, WritableField> }): Relation {
   const { shape, parentKey, fields } = options;
   const table = shape.table;
-  // `id` and `type` are accepted so the reference a client read can be sent back.
-  const schema: Record<string, z.ZodType> = { id: entryId.optional(), type: z.literal(shape.type).optional() };
+  const schema: Record<string, z.ZodType> = { id: entryId.optional() };
   for (const [name, field] of Object.entries(fields)) schema[name] = field.schema.optional();
   const liveChildOf = (parentId: number) => and(eq(parentKey, parentId), eq(table.state, 'active'))!;
-  return {
+  const watched = watchedProperties(shape, fields);
+  return withPageRead({
     type: shape.type,
+    schema: recordSchema(shape),
     cardinality: 'one',
     recordsJson: (parent) => jsonArrayOf(shape, sql`${table}`, sql`${parentKey} = ${parent.id} AND ${table.state} = 'active'`),
-    bodySchema: ignoringReadOnly(z.strictObject(schema)).nullable(),
-    async write(tx, who, parentId, value, source) {
+    bodySchema: writableRecord(schema).nullable(),
+    async write(tx, who, parent, value, source) {
+      const event = { parent };
       if (value === null) {
-        await tx.update(table as PgTable).set(deletedValues(who) as never).where(liveChildOf(parentId));
+        await deleteRecords(tx, who, { ...shape, where: liveChildOf(parent.id) }, event);
         return;
       }
       const changes = rowValues(table, fields, value as Record<string, unknown>);
-      const updated = await tx
-        .update(table as PgTable)
-        .set({ ...changes, ...updatedValues(who) } as never)
-        .where(liveChildOf(parentId))
-        .returning({ id: table.id });
-      if (updated.length) return;
+      const [live] = await tx.select({ id: table.id }).from(table as PgTable).where(liveChildOf(parent.id)).for('update');
+      if (live) {
+        await updateRecords(tx, who, { ...shape, where: eq(table.id, live.id as number) }, changes, watched);
+        return;
+      }
       const missing = missingFields(fields, value as Record<string, unknown>);
       if (missing.length) throw ApiError.invalid(`${source}.${missing[0]}`, 'must be set');
-      await tx.insert(table as PgTable).values({ ...changes, ...createdValues(who), [columnKey(table, parentKey)]: parentId } as never);
+      await createRecords(tx, who, shape, [{ ...changes, [columnKey(table, parentKey)]: parent.id }], event);
     },
-  };
+  }, childrenOf(shape, sql`${table}`, parentKey));
 }
 
 /**
  * Links between the parent and records that live on their own (a company's customers).
- * `{"id": 5}` links record 5, `{"id": 5, "delete": true}` unlinks it; links not sent stay.
+ * `{"id": 5}` links record 5, `{"id": 5, "delete": true}` unlinks it (a 400 when it is not
+ * linked); links not sent stay. Each new link and each removed one is an event of the parent
+ * (`linked`, `unlinked`) naming the relation and the record.
  */
 export function manyToMany(options: {
+  name: string;
   target: RecordShape;
   through: PgTable & { installationId: PgColumn };
   parentKey: PgColumn;
   targetKey: PgColumn;
 }): Relation {
-  const { target, through, parentKey, targetKey } = options;
-  const entry = ignoringReadOnly(z.strictObject({ id: entryId, type: z.literal(target.type).optional(), delete: z.boolean().optional() }));
-  return {
+  const { name, target, through, parentKey, targetKey } = options;
+  const entry = writableRecord({ id: entryId, delete: deleteFlag, meta: entryMeta });
+  const linkEvent = (parent: Parent) =>
+    [sql`${parent.id}::int`, sql`jsonb_build_object('relation', ${name}::text, 'record', jsonb_build_object('id', r.id, 'type', ${target.type}::text))`] as const;
+  return withPageRead({
     type: target.type,
+    schema: recordSchema(target),
     cardinality: 'many',
     recordsJson: (parent) =>
       jsonArrayOf(
@@ -175,26 +221,33 @@ export function manyToMany(options: {
         sql`${through} JOIN ${target.table} ON ${target.table.id} = ${targetKey}`,
         sql`${parentKey} = ${parent.id} AND ${target.table.state} = 'active'`,
       ),
-    bodySchema: z.array(entry).max(500),
-    async write(tx, who, parentId, value, source) {
-      const entries = value as { id: number; delete?: boolean }[];
-      const linking = entries.filter((e) => !e.delete);
+    bodySchema: z.array(entry).max(500).nullable(),
+    async write(tx, who, parent, value, source) {
+      if (value === null) return;
+      const entries = value as { id: number; delete?: boolean; meta?: { delete?: boolean } | null }[];
       const scope = tenantScope(target.table, who.installationId)!;
-      const toCheck = entries.map((e) => (e.delete ? {} : e));
-      await requireChildren(tx, target.table, scope, toCheck, source, target.type);
-      if (linking.length) {
-        const rows = linking.map((e) => ({
-          installationId: who.installationId,
-          [columnKey(through, parentKey)]: parentId,
-          [columnKey(through, targetKey)]: e.id,
-          createdBy: who.userId,
-        }));
-        await tx.insert(through).values(rows as never).onConflictDoNothing();
+      await requireChildren(tx, target.table, scope, entries.map((e) => (isDeletion(e) ? {} : e)), source, target.type);
+      const unlinking = entries.flatMap((e) => (isDeletion(e) ? [e.id] : []));
+      if (unlinking.length) {
+        const linked = await tx.select({ id: targetKey }).from(through).where(and(eq(parentKey, parent.id), inArray(targetKey, unlinking)));
+        const known = new Set(linked.map((row) => row.id as number));
+        const index = entries.findIndex((e) => isDeletion(e) && !known.has(e.id));
+        if (index >= 0) throw ApiError.invalid(`${source}[${index}].id`, `${target.type} ${entries[index]!.id} is not linked, so it cannot be removed`);
       }
-      const unlinking = entries.filter((e) => e.delete).map((e) => e.id);
-      if (unlinking.length) await tx.delete(through).where(and(eq(parentKey, parentId), inArray(targetKey, unlinking)));
+      const [recordId, data] = linkEvent(parent);
+      const linking = [...new Set(entries.filter((e) => !isDeletion(e)).map((e) => e.id))];
+      if (linking.length) {
+        const rows = linking.map((id) => sql`(${who.installationId}::int, ${parent.id}::int, ${id}::int, ${who.userId}::int)`);
+        const statement = sql`INSERT INTO ${through} (installation_id, ${sql.identifier(parentKey.name)}, ${sql.identifier(targetKey.name)}, created_by)
+          VALUES ${sql.join(rows, sql`, `)} ON CONFLICT DO NOTHING RETURNING ${sql.identifier(targetKey.name)} AS id`;
+        await changeWithEvents(tx, statement, who, parent.type, 'linked', data, recordId);
+      }
+      if (unlinking.length) {
+        const statement = sql`DELETE FROM ${through} WHERE ${parentKey} = ${parent.id} AND ${inArray(targetKey, unlinking)} RETURNING ${sql.identifier(targetKey.name)} AS id`;
+        await changeWithEvents(tx, statement, who, parent.type, 'unlinked', data, recordId);
+      }
     },
-  };
+  }, childrenOf(target, sql`${through} JOIN ${target.table} ON ${target.table.id} = ${targetKey}`, parentKey));
 }
 
 /**
@@ -203,12 +256,24 @@ export function manyToMany(options: {
  */
 export function referencedBy(options: { target: RecordShape; columns: (parent: AuditedTable) => (PgColumn | SQL | undefined)[] }): Relation {
   const { target } = options;
-  return {
+  const t = target.table;
+  const columns = (parent: AuditedTable) => sql.join(options.columns(parent).filter((c): c is PgColumn | SQL => c !== undefined).map((c) => sql`${c}`), sql`, `);
+  const record = recordValues(target);
+  if (record.count > 100) throw new Error(`${target.type}: too many properties for json_build_array`);
+  return withPageRead({
     type: target.type,
+    schema: recordSchema(target),
     cardinality: 'none',
     recordsJson(parent) {
-      const ids = options.columns(parent).filter((c): c is PgColumn | SQL => c !== undefined);
-      return jsonArrayOf(target, sql`${target.table}`, sql`${target.table.id} IN (${sql.join(ids.map((c) => sql`${c}`), sql`, `)})`);
+      return jsonArrayOf(target, sql`${t}`, sql`${t.id} IN (${columns(parent)})`);
     },
-  };
+  }, {
+    kind: 'referenced',
+    record,
+    refs: (parent) => sql`json_build_array(${columns(parent)})`,
+    // The ids every parent of the page names, then each record once (by its primary key).
+    rows: (parent, ids) =>
+      sql`(SELECT json_agg(json_build_array(${record.values}) ORDER BY ${t.id}) FROM ${t}
+        WHERE ${t.id} = ANY(ARRAY(SELECT unnest(ARRAY[${columns(parent)}]) FROM ${parent} WHERE ${parent.id} = ANY(${ids}))))`,
+  });
 }

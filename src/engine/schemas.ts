@@ -1,14 +1,48 @@
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { ignoringReadOnly, RECORD_ENVELOPE } from './body';
-import type { ResourceDeclaration } from './resource';
+import { recordBody, writableRecord } from '../http/record-body';
+import { fieldsParam, filterParam, includesParam, orderByParam, orderModeParam, pageMetaSchema, pageParam, pageSizeParam, paginationSchema } from './list-params';
+import { recordSchema } from './record-schema';
+import { refSchema, type WireValue } from './wire';
+import { writableFields } from './resource';
+import type { RecordShape, ResourceDeclaration } from './types';
 
 const memo = new WeakMap<ResourceDeclaration, ReturnType<typeof build>>();
 
+/** The shape of a resource's records for its schema: the SQL of computed properties does not matter here. */
+function schemaShape(resource: ResourceDeclaration): RecordShape {
+  const properties: Record<string, WireValue> = {};
+  for (const [name, field] of Object.entries(resource.fields)) properties[name] = field.output ?? field.column;
+  for (const [name, field] of Object.entries(resource.computed ?? {})) properties[name] = { sql: sql`NULL`, schema: field.schema };
+  return { type: resource.type, table: resource.table, properties, component: resource.title.one };
+}
+
+/** `included`: for each related type, the records included, each once. */
+function includedSchema(resource: ResourceDeclaration) {
+  const types: Record<string, z.ZodType> = {};
+  for (const relation of Object.values(resource.relations)) {
+    types[relation.type] ??= z.array(relation.schema).optional();
+  }
+  return z.object(types).meta({ description: 'the records `includes` asked for, by type, each once' });
+}
+
+/** The names `fields` accepts: every property of the record, and its relations' references. */
+export function propertyNames(resource: ResourceDeclaration): string[] {
+  const references = Object.entries(resource.relations).filter(([, r]) => r.cardinality !== 'none').map(([name]) => name);
+  return [...Object.keys(resource.fields), ...Object.keys(resource.computed ?? {}), ...references, 'state', 'createdAt', 'createdBy', 'updatedAt', 'updatedBy', 'deletedAt', 'deletedBy'];
+}
+
 function build(resource: ResourceDeclaration) {
-  const ignored = [...RECORD_ENVELOPE, ...Object.keys(resource.computed ?? {}), ...(resource.ignored ?? [])];
+  const writable = writableFields(resource);
+  const readOnly = [
+    ...Object.keys(resource.fields).filter((name) => !(name in writable)),
+    ...Object.keys(resource.computed ?? {}),
+    ...Object.entries(resource.relations).filter(([, r]) => !r.bodySchema).map(([name]) => name),
+    ...(resource.ignored ?? []),
+  ];
   const plain: Record<string, z.ZodType> = {};
   const required: Record<string, z.ZodType> = {};
-  for (const [name, field] of Object.entries(resource.fields)) {
+  for (const [name, field] of Object.entries(writable)) {
     plain[name] = field.schema.optional();
     required[name] = field.required ? field.schema : field.schema.optional();
   }
@@ -17,38 +51,50 @@ function build(resource: ResourceDeclaration) {
     if (relation.bodySchema) relations[name] = relation.bodySchema.optional();
   }
 
-  const reference = z.object({ id: z.number().int(), type: z.string() });
-  const record: Record<string, z.ZodType> = { id: z.number().int(), type: z.literal(resource.type) };
-  for (const [name, field] of Object.entries(resource.fields)) record[name] = field.schema;
-  for (const [name, field] of Object.entries(resource.computed ?? {})) {
-    record[name] = field.type === 'integer' ? z.number().int() : field.type === 'boolean' ? z.boolean() : z.string();
-  }
+  const references: Record<string, z.ZodType> = {};
   for (const [name, relation] of Object.entries(resource.relations)) {
     if (relation.cardinality === 'none') continue;
-    record[name] = (relation.cardinality === 'many' ? z.array(reference) : reference.nullable())
-      .optional()
-      .describe(`present when \`includes\` names ${name}`);
+    const reference = refSchema(relation.type);
+    references[name] = (relation.cardinality === 'many' ? z.array(reference) : reference.nullable()).meta({ description: `present when \`includes\` names ${name}` });
   }
-  Object.assign(record, {
-    state: z.enum(['active', 'deleted']),
-    createdAt: z.iso.datetime(),
-    createdBy: reference.nullable(),
-    updatedAt: z.iso.datetime(),
-    updatedBy: reference.nullable(),
-    deletedAt: z.iso.datetime().optional(),
-    deletedBy: reference.nullable().optional(),
-  });
+  const record = recordSchema(schemaShape(resource), references);
+  const included = includedSchema(resource);
+  const includeNames = Object.keys(resource.relations);
+  const orderNames = [...resource.filter, ...Object.keys(resource.orderByExtra ?? {})];
+
+  const create = writableRecord({ ...required, ...relations }, readOnly).meta({ id: `${resource.title.one}Create` });
+  const patch = writableRecord({ ...plain, ...relations }, readOnly).meta({ id: `${resource.title.one}Update` });
+  // Relations are not set in bulk: naming one is a 400, as any unknown property.
+  const bulkPatch = writableRecord(plain, readOnly.filter((name) => !(name in resource.relations))).meta({ id: `${resource.title.one}BulkUpdate` });
 
   return {
-    create: ignoringReadOnly(z.strictObject({ ...required, ...relations }), ignored),
-    patch: ignoringReadOnly(z.strictObject({ ...plain, ...relations }), ignored),
-    /** bulk update sets plain properties only */
-    bulkPatch: ignoringReadOnly(z.strictObject(plain), ignored),
-    record: z.object(record).meta({ id: resource.singular }),
+    record,
+    create,
+    patch,
+    bulkPatch,
+    createBody: recordBody(resource.singular, create),
+    patchBody: recordBody(resource.singular, patch),
+    bulkPatchBody: recordBody(resource.singular, bulkPatch),
+    /** `{"company": {...}, "included": {...}}` */
+    one: z.object({ [resource.singular]: record, included }).meta({ id: `${resource.title.one}Body` }),
+    /** `{"companies": [...], "included": {...}, "meta": {"page": ...}, "pagination": {...}}` */
+    many: z.object({ [resource.type]: z.array(record), included, meta: z.object({ page: pageMetaSchema }), pagination: paginationSchema }).meta({ id: `${resource.title.many}Body` }),
+    listQuery: z.object({
+      filter: filterParam(resource.filter),
+      orderBy: orderByParam(orderNames),
+      orderMode: orderModeParam,
+      page: pageParam,
+      pageSize: pageSizeParam,
+      includes: includesParam(includeNames),
+      fields: fieldsParam(propertyNames(resource)),
+    }),
+    oneQuery: z.object({ includes: includesParam(includeNames), fields: fieldsParam(propertyNames(resource)) }),
+    writeQuery: z.object({ includes: includesParam(includeNames) }),
+    bulkQuery: z.object({ filter: filterParam(resource.filter, true) }),
   };
 }
 
-/** The body and record schemas of a resource, built once from its declaration. */
+/** The body, record and query schemas of a resource, built once from its declaration. */
 export function schemasOf(resource: ResourceDeclaration) {
   let schemas = memo.get(resource);
   if (!schemas) memo.set(resource, (schemas = build(resource)));

@@ -1,6 +1,6 @@
 import { and, eq, type Placeholder, type SQL } from 'drizzle-orm';
-import type { Principal } from '../../auth/principal';
-import type { AuditedTable, ResourceDeclaration } from './resource';
+import type { Actor } from '../auth/principal';
+import type { AuditedTable, ResourceDeclaration } from './types';
 
 /**
  * The one place tenancy enters a query: every statement the engine runs selects through this,
@@ -16,7 +16,7 @@ export function tenantScope(table: AuditedTable, installationId: number | Placeh
 }
 
 /** The records of a resource the caller may see at all: tenancy plus the resource's own rule. */
-export function recordScope(resource: ResourceDeclaration, who: Principal, withDeleted = false): SQL {
+export function recordScope(resource: ResourceDeclaration, who: Actor, withDeleted = false): SQL {
   const tenancy = tenantScope(resource.table, resource.tenancy === 'global' ? 'global' : who.installationId, withDeleted);
   return and(tenancy, resource.scope?.(who)) ?? eq(resource.table.id, resource.table.id);
 }

@@ -1,5 +1,5 @@
 import type { SQL } from 'drizzle-orm';
-import type { Principal } from '../../auth/principal';
+import type { Actor } from '../auth/principal';
 import { compileFilter, parseFilter } from './filter';
 import type { QueryableFields } from './compiled';
 
@@ -11,14 +11,14 @@ function names(filter: unknown, field: string): boolean {
 }
 
 export interface FilterSelection {
-  who: Principal;
+  who: Actor;
   where: SQL | undefined;
   /** a filter on `state` reaches deleted records too */
   withDeleted: boolean;
 }
 
 /** The records a `filter` parameter selects in the caller's installation. */
-export function selectionFromFilter(raw: string | undefined, fields: QueryableFields, who: Principal): FilterSelection {
+export function selectionFromFilter(raw: string | undefined, fields: QueryableFields, who: Actor): FilterSelection {
   const filter = parseFilter(raw);
   return {
     who,

@@ -1,39 +1,50 @@
 import { and, eq } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { requireRole } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
-import type { Queryable, Transaction } from '../../db/client';
-import { ApiError } from '../../http/errors';
-import { pathParam } from '../../http/route';
-import { readJson, unwrapRecord, validate } from './body';
-import { requireReferences } from './references';
-import { createdValues, deletedValues, rowValues, updatedValues } from './columns';
-import { compiled } from './compiled';
-import { translateDbError } from '../../db/errors';
-import { parseIncludes } from './list-params';
+import type { AppEnv } from '../app-env';
+import type { Actor } from '../auth/principal';
+import type { Queryable, Transaction } from '../db/client';
+import { translateDbError } from './constraints';
+import { noteEvents, type EventKind, type WrittenEvents } from '../events/record-events';
+import { ApiError } from '../http/errors';
+import { createRecords, deleteRecords, updateRecords } from './changes';
+import { rowValues } from './columns';
 import { selectOne } from './queries';
-import { recordScope } from './scope';
 import { oneRecordBody } from './read';
-import type { ResourceDeclaration } from './resource';
+import { requireReferences } from './references';
+import { writableFields } from './resource';
+import type { ResourceDeclaration } from './types';
+import { recordScope } from './scope';
+import type { WireValue } from './wire';
 
-async function writeRelations(tx: Transaction, resource: ResourceDeclaration, who: Principal, id: number, record: Record<string, unknown>) {
+async function writeRelations(tx: Transaction, resource: ResourceDeclaration, who: Actor, id: number, record: Record<string, unknown>) {
   for (const [name, relation] of Object.entries(resource.relations)) {
-    if (record[name] !== undefined && relation.write) await relation.write(tx, who, id, record[name], `${resource.singular}.${name}`);
+    if (record[name] !== undefined && relation.write) await relation.write(tx, who, { type: resource.type, id }, record[name], `${resource.singular}.${name}`);
   }
 }
 
 /** What a write answers with: the includes asked for, and the relations the body wrote. */
-function includesAfterWrite(c: Context<AppEnv>, resource: ResourceDeclaration, record: Record<string, unknown>): string[] {
-  const asked = parseIncludes(c.req.query('includes'), compiled(resource).includeNames);
+function includesAfterWrite(resource: ResourceDeclaration, asked: readonly string[], record: Record<string, unknown>): string[] {
   const written = Object.keys(resource.relations).filter((name) => record[name] !== undefined);
   return [...new Set([...asked, ...written])];
 }
 
-async function readBack(tx: Transaction, resource: ResourceDeclaration, who: Principal, id: number, includes: string[]) {
+async function readBack(tx: Transaction, resource: ResourceDeclaration, who: Actor, id: number, includes: string[]) {
   const result = await selectOne(tx as unknown as Queryable, resource, id, { who, includes });
   return oneRecordBody(resource, result!);
+}
+
+/** The events a write of the resource may write: its own of this kind, links of it, and any of its relations' records. */
+export function writtenEvents(resource: ResourceDeclaration, kind: EventKind): WrittenEvents {
+  return [[resource.type, kind], [resource.type, 'linked'], [resource.type, 'unlinked'], ...Object.values(resource.relations).map((relation) => [relation.type] as const)];
+}
+
+/** The wire properties a write of these body properties may change: watched for the `updated` event. */
+export function watchedProperties(resource: ResourceDeclaration, record: Record<string, unknown>): Record<string, WireValue> {
+  const watched: Record<string, WireValue> = {};
+  for (const [name, field] of Object.entries(writableFields(resource))) {
+    if (record[name] !== undefined) watched[name] = field.output ?? field.column;
+  }
+  return watched;
 }
 
 async function inTransaction<T>(c: Context<AppEnv>, resource: ResourceDeclaration, work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -44,23 +55,24 @@ async function inTransaction<T>(c: Context<AppEnv>, resource: ResourceDeclaratio
   }
 }
 
+type Validated = { json: Record<string, unknown>; query: { includes: string[] }; param: { id: number } };
+const input = <K extends keyof Validated>(c: Context<AppEnv>, target: K) => (c.req as unknown as { valid(t: K): Validated[K] }).valid(target);
+
+/** Creates the record and what its body's relations name, in one transaction with their events. */
 export function createHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    requireRole(who, resource.access.write);
-    const record = validate(compiled(resource).schemas.create, unwrapRecord(await readJson(c), resource.singular), resource.singular);
-    const includes = includesAfterWrite(c, resource, record);
+    const record = { ...input(c, 'json') };
+    const includes = includesAfterWrite(resource, input(c, 'query').includes, record);
     const body = await inTransaction(c, resource, async (tx) => {
-      const table = resource.table as PgTable;
       await requireReferences(tx, resource, who, record);
       await resource.beforeWrite?.({ tx, who }, record, undefined);
       const serverSet = (await resource.onCreate?.({ tx, who })) ?? {};
-      const values = { ...rowValues(table, resource.fields, record), ...serverSet, ...createdValues(who) };
-      const [row] = await tx.insert(table).values(values as never).returning({ id: resource.table.id });
-      const id = row!.id as number;
-      await writeRelations(tx, resource, who, id, record);
-      return readBack(tx, resource, who, id, includes);
+      const [id] = await createRecords(tx, who, resource, [{ ...rowValues(resource.table, writableFields(resource), record), ...serverSet }]);
+      await writeRelations(tx, resource, who, id!, record);
+      return readBack(tx, resource, who, id!, includes);
     });
+    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'created'));
     return c.json(body, 201);
   };
 }
@@ -69,41 +81,33 @@ export function createHandler(resource: ResourceDeclaration) {
 export function updateHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    requireRole(who, resource.access.write);
-    const id = pathParam(c, 'id');
-    const record = validate(compiled(resource).schemas.patch, unwrapRecord(await readJson(c), resource.singular), resource.singular);
-    const includes = includesAfterWrite(c, resource, record);
+    const { id } = input(c, 'param');
+    const record = { ...input(c, 'json') };
+    const includes = includesAfterWrite(resource, input(c, 'query').includes, record);
     const body = await inTransaction(c, resource, async (tx) => {
-      const table = resource.table as PgTable;
       await requireReferences(tx, resource, who, record);
       await resource.beforeWrite?.({ tx, who }, record, id);
-      const values = { ...rowValues(table, resource.fields, record), ...updatedValues(who) };
-      const updated = await tx
-        .update(table)
-        .set(values as never)
-        .where(and(recordScope(resource, who), eq(resource.table.id, id)))
-        .returning({ id: resource.table.id });
+      const values = rowValues(resource.table, writableFields(resource), record);
+      const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who), eq(resource.table.id, id))! };
+      const updated = await updateRecords(tx, who, target, values, watchedProperties(resource, record));
       if (updated.length === 0) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
       await writeRelations(tx, resource, who, id, record);
       return readBack(tx, resource, who, id, includes);
     });
-    await resource.afterUpdate?.(c.env, body[resource.singular] as Record<string, unknown>);
-    return c.json(body);
+    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated'));
+    return c.json(body, 200);
   };
 }
 
-/** Soft delete: the record then reads as 404 and leaves lists. */
+/** Soft delete: the record then reads as 404 and leaves lists. One statement with its event. */
 export function deleteHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    requireRole(who, resource.access.write);
-    const id = pathParam(c, 'id');
-    const deleted = await c.var.db.http
-      .update(resource.table as PgTable)
-      .set(deletedValues(who) as never)
-      .where(and(recordScope(resource, who), eq(resource.table.id, id)))
-      .returning({ id: resource.table.id });
+    const { id } = input(c, 'param');
+    const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who), eq(resource.table.id, id))! };
+    const deleted = await deleteRecords(c.var.db.http, who, target);
     if (deleted.length === 0) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
+    noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted']]);
     return c.body(null, 204);
   };
 }

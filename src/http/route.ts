@@ -1,35 +1,38 @@
-import type { Context, Handler, Hono } from 'hono';
+import type { RouteConfig, RouteHandler } from '@hono/zod-openapi';
+import type { Handler, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
-import { registry, type RouteDoc } from '../openapi/registry';
-import { ApiError } from './errors';
+import type { UserRole } from '../db/schema';
 
 /**
- * Turns a documented path into Hono's pattern. A parameter that ends the path with its
- * extension (`{id}.json`) is matched with the extension and stripped by `pathParam`, because
- * Hono's parameters cannot be followed by text in the same segment.
+ * One route, declared once: its OpenAPI operation (path, parameters, body, answers), the zod
+ * schemas that validate its path, query and body (the same ones the document is made of), and
+ * who may call it. `mountRoute` (`mount.ts`) turns it into the Hono route and the document's
+ * operation; the handler's parameters and answers are typed by it.
  */
-export function toHonoPath(path: string): string {
-  return path.replace(/\{(\w+)\}(\.\w+)?/g, (_, name: string, extension?: string) =>
-    extension ? `:${name}{[^/]+\\${extension}}` : `:${name}`,
-  );
+export type RouteDeclaration = Omit<RouteConfig, 'middleware' | 'hide' | 'tags' | 'operationId' | 'summary'> & {
+  /** a name, as `listCompanies` or `getCompany` */
+  operationId: string;
+  /** the group of the spec the operation belongs to, as `Companies` */
+  tag: string;
+  summary: string;
+  /**
+   * Served without an API key: the route checks what the request carries itself (a conversation
+   * token, a contact form token, a signature), or nothing needs one.
+   */
+  public?: true;
+  /** the roles that may call it; every route that is not public names them */
+  roles?: readonly UserRole[];
+  /** runs once the caller may call, before the body is read and validated (a credential of its own, a signature over the body) */
+  middleware?: MiddlewareHandler<AppEnv>[];
+};
+
+export interface ApiRoute {
+  declaration: RouteDeclaration;
+  handler: Handler<AppEnv>;
 }
 
-/** Adds a route to the app and its description to the OpenAPI document: one declaration, both. */
-export function addRoute(app: Hono<AppEnv>, doc: RouteDoc, handler: Handler<AppEnv>): void {
-  registry.push(doc);
-  app.on(doc.method.toUpperCase(), toHonoPath(doc.path), handler);
-}
-
-/** A path parameter without its extension. */
-export function rawPathParam(c: Context<AppEnv>, name: string): string {
-  return (c.req.param(name) ?? '').replace(/\.(json|csv)$/, '');
-}
-
-/** An integer path parameter (`{id}`): anything else is a 400 naming it. */
-export function pathParam(c: Context<AppEnv>, name: string): number {
-  const raw = rawPathParam(c, name);
-  if (!/^\d{1,10}$/.test(raw) || Number(raw) < 1 || Number(raw) > 2_147_483_647) {
-    throw ApiError.invalid(name, `must be a positive integer, got "${raw}"`);
-  }
-  return Number(raw);
+/** Declares a route: the handler's validated input and its answers are typed by the declaration. */
+export function defineRoute<const R extends RouteDeclaration>(declaration: R, handler: RouteHandler<R, AppEnv>): ApiRoute {
+  if (!declaration.public && !declaration.roles) throw new Error(`${declaration.operationId}: a route that is not public names the roles that may call it`);
+  return { declaration, handler: handler as unknown as Handler<AppEnv> };
 }

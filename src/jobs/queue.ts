@@ -1,25 +1,29 @@
 import type { Env } from '../app-env';
-import { consumeImportChunk, IMPORT_CHUNK_KIND } from '../resources/companies/import-consumer';
+import { DRAIN_KIND, drainEvents } from '../events/drain';
+import { errorField, log } from '../lib/log';
+import type { JobConsumer, Module } from '../modules/module';
+import type { JobMessage } from './job-message';
+import { RetryLater } from './retry-later';
 
-/** A message on the jobs queue: `kind` picks the consumer. */
-export interface JobMessage {
-  kind: string;
-  [key: string]: unknown;
+/** The consumers of every module by message kind, and the drain of the events to their subscribers. */
+function consumersOf(modules: readonly Module[]): Record<string, JobConsumer> {
+  const consumers: Record<string, JobConsumer> = { [DRAIN_KIND]: drainEvents(modules.flatMap((module) => module.subscribers)) };
+  for (const module of modules) {
+    for (const [kind, consumer] of Object.entries(module.consumers)) {
+      if (consumers[kind]) throw new Error(`two consumers of ${kind}`);
+      consumers[kind] = consumer;
+    }
+  }
+  return consumers;
 }
 
-export type JobConsumer = (message: JobMessage, env: Env) => Promise<void>;
-
-/** The consumers of each kind of job. Background work registers here (company import, ...). */
-export const jobConsumers: Record<string, JobConsumer> = {
-  [IMPORT_CHUNK_KIND]: consumeImportChunk,
-};
-
 /** Hands one message to its kind's consumer; acknowledges it, or asks the queue to retry it later. */
-async function consumeOne(message: Message<JobMessage>, env: Env): Promise<void> {
-  const consumer = jobConsumers[message.body?.kind];
+async function consumeOne(consumers: Record<string, JobConsumer>, message: Message<JobMessage>, env: Env): Promise<void> {
+  const kind = message.body?.kind;
+  const consumer = consumers[kind];
   if (!consumer) {
     // A message of an unknown kind can never succeed: acknowledged and logged, not retried.
-    console.warn(`jobs: no consumer for kind ${JSON.stringify(message.body?.kind)}; dropped`);
+    log('warn', 'jobs: no consumer for this kind; dropped', { kind: String(kind), messageId: message.id });
     message.ack();
     return;
   }
@@ -27,16 +31,24 @@ async function consumeOne(message: Message<JobMessage>, env: Env): Promise<void>
     await consumer(message.body, env);
     message.ack();
   } catch (error) {
-    console.error(`jobs: ${message.body.kind} failed (attempt ${message.attempts}):`, error);
+    if (error instanceof RetryLater) {
+      message.retry({ delaySeconds: error.seconds });
+      return;
+    }
+    log('error', 'jobs: consumer failed', { kind, messageId: message.id, attempt: message.attempts, error: errorField(error) });
     message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) });
   }
 }
 
 /**
- * The queue consumer. The messages of a batch run side by side (each consumer works in a
- * transaction of its own and is safe to run twice), so a batch costs its slowest message, not
- * the sum: the import's chunks keep the database busy instead of waiting in line.
+ * The queue consumer over every module's consumers. The messages of a batch run side by side
+ * (each consumer works in a transaction of its own and is safe to run twice), so a batch costs
+ * its slowest message, not the sum: the import's chunks keep the database busy instead of
+ * waiting in line.
  */
-export async function consumeJobs(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
-  await Promise.all(batch.messages.map((message) => consumeOne(message, env)));
+export function queueHandler(modules: readonly Module[]) {
+  const consumers = consumersOf(modules);
+  return async (batch: MessageBatch<JobMessage>, env: Env): Promise<void> => {
+    await Promise.all(batch.messages.map((message) => consumeOne(consumers, message, env)));
+  };
 }

@@ -1,6 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../app-env';
-import { createApp } from '../app';
 import { DELIVERY_BATCH, DELIVERY_GATHER_MS, deliveryPayload, deliveryRequest, isPermanentRefusal, retryDelayMs } from './room-delivery';
 import {
   CLIENT_FRAME_TYPES,
@@ -17,7 +16,6 @@ import {
 } from './room-protocol';
 import { RoomStore, type RoomConversation } from './room-store';
 
-let app: ReturnType<typeof createApp> | undefined;
 
 /**
  * One realtime room per conversation, addressed by its token. Sockets use the Hibernation API:
@@ -157,17 +155,25 @@ export class ConversationRoom extends DurableObject<Env> {
 
   private async deliver(request: Request): Promise<Response> {
     if (this.env.ROOM_WEBHOOK_URL) return fetch(request);
-    // The same Worker's endpoint, called in this isolate: no public round trip, same checks.
-    app ??= createApp();
-    return app.fetch(request, this.env, { waitUntil: (promise: Promise<unknown>) => this.ctx.waitUntil(promise), passThroughOnException() {}, props: {} });
+    // This Worker's own endpoint, through its service binding to itself: no public round trip, same checks.
+    return this.env.SELF.fetch(request);
   }
 
   private async scheduleDelivery(delayMs: number): Promise<void> {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + delayMs);
   }
 
+  /**
+   * The conversation's status changed (an event of the conversation, `eventId`). An event told
+   * again (the queue delivers at least once) or one older than the last applied changes nothing
+   * and is not broadcast again.
+   */
   private async changeStatus(request: Request): Promise<Response> {
-    const { status } = (await request.json()) as { status: RoomConversation['status'] };
+    const { status, eventId } = (await request.json()) as { status: RoomConversation['status']; eventId?: number };
+    if (eventId !== undefined) {
+      if (eventId <= this.store.appliedEvent()) return new Response(null, { status: 204 });
+      this.store.setAppliedEvent(eventId);
+    }
     const conversation = this.store.conversation();
     if (conversation) this.store.setConversation({ ...conversation, status });
     this.broadcast(JSON.stringify({ type: 'status', status }));

@@ -1,5 +1,5 @@
 import type { Env } from '../app-env';
-import { MAX_BODY_BYTES } from '../resources/engine/body';
+import { MAX_BODY_BYTES } from '../http/json-body';
 import { signPayload } from '../lib/webhook-signature';
 import type { DeliveredMessage } from '../resources/conversationmessages/store-messages';
 import type { RoomConversation } from './room-store';

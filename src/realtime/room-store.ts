@@ -115,6 +115,16 @@ export class RoomStore {
     if (ids.length) this.sql.exec(`UPDATE messages SET delivered = 1 WHERE seq IN (${ids.map(() => '?').join(', ')})`, ...ids.map(Number));
   }
 
+  /** The last event of the conversation the room applied (a status change): an event told again is not applied twice. */
+  appliedEvent(): number {
+    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'applied_event'").toArray()[0];
+    return row ? Number(row.value) : 0;
+  }
+
+  setAppliedEvent(eventId: number): void {
+    this.sql.exec("INSERT INTO meta (key, value) VALUES ('applied_event', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", String(eventId));
+  }
+
   deliveryAttempts(): number {
     const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'attempts'").toArray()[0];
     return row ? Number(row.value) : 0;

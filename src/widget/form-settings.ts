@@ -1,11 +1,10 @@
 import { and, eq } from 'drizzle-orm';
-import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../app-env';
 import { CONTACT_FORM_POSITIONS, CONTACT_FORM_THEMES, contactForms } from '../db/schema';
 import { ApiError } from '../http/errors';
-import { addRoute, rawPathParam } from '../http/route';
-import { errorBodySchema } from '../openapi/schemas';
+import { textParam } from '../http/params';
+import { errorResponse, jsonResponse } from '../http/responses';
+import { defineRoute } from '../http/route';
 
 /** What a contact form's token may look like (src/resources/contactforms/form-token.ts makes 32 such characters). */
 export const FORM_TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -19,13 +18,22 @@ export const publicFormSettings = z.object({
   position: z.enum(CONTACT_FORM_POSITIONS),
   isLiveChatEnabled: z.boolean(),
   liveChatWelcomeMessage: z.string().nullable(),
-});
+}).meta({ id: 'ContactFormSettings' });
 
 /** Browsers and CDNs may reuse the settings for a minute: a changed colour or welcome shows within that. */
 const SETTINGS_CACHE = 'public, max-age=60';
 
-async function formSettings(c: Context<AppEnv>) {
-  const token = rawPathParam(c, 'formToken');
+/** `GET /widget/forms/{formToken}.json`: a contact form's public settings, for the chat widget. */
+export const formSettingsRoute = defineRoute({
+  method: 'get', path: '/widget/forms/{formToken}.json', tag: 'Widget', operationId: 'getContactFormSettings', public: true,
+  summary: "A contact form's public settings (name, colours, theme, position, live chat and its welcome message), by the form's token",
+  request: { params: z.object({ formToken: textParam("the contact form's token") }) },
+  responses: {
+    200: jsonResponse('the settings, as `{"contactform": {...}}`', z.object({ contactform: publicFormSettings })),
+    404: errorResponse('no live contact form has this token'),
+  },
+}, async (c) => {
+  const { formToken: token } = c.req.valid('param');
   // A token of the wrong form is no form, like an unknown one: the answer tells a guesser nothing.
   if (!FORM_TOKEN.test(token)) throw ApiError.notFound('formToken', 'no contact form has this token');
   const [form] = await c.var.db.http
@@ -42,19 +50,4 @@ async function formSettings(c: Context<AppEnv>) {
     .where(and(eq(contactForms.token, token), eq(contactForms.state, 'active')));
   if (!form) throw ApiError.notFound('formToken', 'no contact form has this token');
   return c.json({ contactform: form }, 200, { 'cache-control': SETTINGS_CACHE });
-}
-
-/** `GET /widget/forms/{formToken}.json`: a contact form's public settings, for the chat widget. */
-export function formSettingsRoute(app: Hono<AppEnv>): void {
-  addRoute(app, {
-    method: 'get',
-    path: '/widget/forms/{formToken}.json',
-    tag: 'widget',
-    public: true,
-    summary: 'A contact form\'s public settings (name, colours, theme, position, live chat and its welcome message), by the form\'s token',
-    responses: {
-      200: { description: 'the settings, as `{"contactform": {...}}`', schema: z.object({ contactform: publicFormSettings }) },
-      404: { description: 'no live contact form has this token', schema: errorBodySchema },
-    },
-  }, formSettings);
-}
+});

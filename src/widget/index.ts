@@ -1,6 +1,6 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../app-env';
-import { withDatabase } from '../db/middleware';
+import { z } from 'zod';
+import { defineRoute } from '../http/route';
+import { defineModule } from '../modules/module';
 import { conversationStartCors, formSettingsCors } from './cors';
 import { demoPage } from './demo-page';
 import { formSettingsRoute } from './form-settings';
@@ -20,24 +20,36 @@ const SCRIPT_ETAG = etagOf(WIDGET_SCRIPT);
  */
 const SCRIPT_CACHE = 'public, max-age=300';
 
+const scriptRoute = defineRoute({
+  method: 'get', path: '/widget.js', tag: 'Widget', operationId: 'getWidgetScript', public: true,
+  summary: 'The chat widget, to embed on a site (docs/widget.md)',
+  responses: {
+    200: { description: 'the script', content: { 'text/javascript': { schema: { type: 'string' } } } },
+    304: { description: 'not modified since the ETag sent in If-None-Match' },
+  },
+}, (c) => {
+  const headers = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': SCRIPT_CACHE, etag: SCRIPT_ETAG };
+  if (c.req.header('if-none-match')?.split(',').some((tag) => tag.trim() === SCRIPT_ETAG)) return c.body(null, 304, headers);
+  return c.body(WIDGET_SCRIPT, 200, headers);
+});
+
+const demoRoute = defineRoute({
+  method: 'get', path: '/widget/demo.html', tag: 'Widget', operationId: 'getWidgetDemo', public: true,
+  summary: 'A page embedding the chat widget for a contact form, to try it',
+  request: { query: z.object({ form: z.string().optional().meta({ description: "the contact form's token" }) }) },
+  responses: { 200: { description: 'an HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
+}, (c) => c.html(demoPage(c.req.valid('query').form), 200, { 'cache-control': 'no-cache' }));
+
 /**
  * The chat widget (docs/widget.md): its script, a demo page, the public settings of a contact
- * form, and the CORS of the two routes the widget calls from a customer's site. Mounted before
- * the `/v2` database and authentication middleware.
+ * form, and the CORS of the two routes the widget calls from a customer's site (the start of a
+ * conversation is the conversations' own route).
  */
-export function widgetRoutes(app: Hono<AppEnv>): void {
-  app.get('/widget.js', (c) => {
-    const headers = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': SCRIPT_CACHE, etag: SCRIPT_ETAG };
-    if (c.req.header('if-none-match')?.split(',').some((tag) => tag.trim() === SCRIPT_ETAG)) return c.body(null, 304, headers);
-    return c.body(WIDGET_SCRIPT, 200, headers);
-  });
-
-  app.get('/widget/demo.html', (c) =>
-    c.html(demoPage(c.req.query('form')), 200, { 'cache-control': 'no-cache' }));
-
-  app.use('/widget/forms/*', formSettingsCors(), withDatabase);
-  formSettingsRoute(app);
-
-  // The widget starts its conversation cross-origin; the route itself is the conversations' own.
-  app.use('/v2/conversations.json', conversationStartCors());
-}
+export const widgetModule = defineModule({
+  name: 'widget',
+  routes: [scriptRoute, demoRoute, formSettingsRoute],
+  middleware: [
+    { path: '/widget/forms/*', handler: formSettingsCors() },
+    { path: '/v2/conversations.json', handler: conversationStartCors() },
+  ],
+});

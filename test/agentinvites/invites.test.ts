@@ -148,7 +148,7 @@ describe('GET /v2/agentinvites.json', () => {
   it('answers 200 with the plural wrapper and meta.page', async () => {
     const response = await listAs(ann);
     expect(response.status, response.text).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['agentinvites', 'included', 'meta']);
+    expect(Object.keys(response.body).sort()).toEqual(['agentinvites', 'included', 'meta', 'pagination']);
     expect(response.body.meta.page).toEqual({ page: 1, pageSize: 50, pageOffset: 0, count: 1, pages: 1, hasMore: false });
   });
 

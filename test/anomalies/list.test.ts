@@ -38,7 +38,7 @@ describe('GET /v2/anomalies.json', () => {
   it('answers 200 with the plural wrapper, meta.page, open and cleared anomalies alike', async () => {
     const response = await api('/v2/anomalies.json', { key });
     expect(response.status, response.text).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['anomalies', 'included', 'meta']);
+    expect(Object.keys(response.body).sort()).toEqual(['anomalies', 'included', 'meta', 'pagination']);
     expect(names(response.body)).toEqual(['conversation burst', 'ai usage jump', 'login storm']);
     expect(response.body.meta.page).toEqual({ page: 1, pageSize: 50, pageOffset: 0, count: 3, pages: 1, hasMore: false });
     expect(response.body.included).toEqual({});

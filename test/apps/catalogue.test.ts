@@ -63,7 +63,7 @@ describe('GET /v2/apps.json', () => {
   it('answers 200 with the plural wrapper, included and meta.page', async () => {
     const response = await api('/v2/apps.json', { key });
     expect(response.status, response.text).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['apps', 'included', 'meta']);
+    expect(Object.keys(response.body).sort()).toEqual(['apps', 'included', 'meta', 'pagination']);
     expect(response.body.included).toEqual({});
     expect(response.body.meta.page).toMatchObject({ page: 1, pageSize: 50, pageOffset: 0, hasMore: false });
     expect(response.body.meta.page.count).toBeGreaterThanOrEqual(5);
@@ -233,7 +233,7 @@ describe('GET /v2/appfeatures.json and /v2/appfeatures/{id}.json', () => {
   it('lists the features with the plural wrapper and meta.page', async () => {
     const response = await api('/v2/appfeatures.json', { key });
     expect(response.status, response.text).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['appfeatures', 'included', 'meta']);
+    expect(Object.keys(response.body).sort()).toEqual(['appfeatures', 'included', 'meta', 'pagination']);
     expect(response.body.meta.page.count).toBeGreaterThanOrEqual(10);
     const jira = await appId('jira');
     const sidebar = response.body.appfeatures.find((f: { name: string }) => f.name === 'Linked issues sidebar');

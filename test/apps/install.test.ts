@@ -216,7 +216,7 @@ describe('GET /v2/appfeaturesinstallations.json and /{id}.json', () => {
   it('lists only the caller installation\'s rows, with the plural wrapper and meta.page', async () => {
     const response = await api('/v2/appfeaturesinstallations.json', { key: site.users.collaborator.apiKey });
     expect(response.status, response.text).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['appfeaturesinstallations', 'included', 'meta']);
+    expect(Object.keys(response.body).sort()).toEqual(['appfeaturesinstallations', 'included', 'meta', 'pagination']);
     const live = await rows<{ id: number }>(`SELECT id FROM app_feature_installations WHERE installation_id = $1 AND state = 'active' ORDER BY id`, [site.id]);
     expect(response.body.appfeaturesinstallations.map((f: { id: number }) => f.id)).toEqual(live.map((f) => f.id));
     expect(response.body.meta.page).toMatchObject({ page: 1, count: live.length, hasMore: false });

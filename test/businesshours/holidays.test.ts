@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
-import { expectErrorBody, expectIncludes, expectListAccepts, expectListRefuses, NOT_AN_OBJECT, refusals } from './support';
+import { expectErrorBody, expectIncludes, expectListAccepts, expectListRefuses, expectPagination, NOT_AN_OBJECT, refusals, zoneId } from './support';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -17,6 +17,7 @@ const rejects = refusals(() => [site, other], () => admin);
 async function createHours(key: string, name: string): Promise<number> {
   const response = await api('/v2/businesshours.json', { method: 'POST', key, body: { name, timezone_name: 'America/New_York' } });
   expect(response.status, response.text).toBe(201);
+  expect(response.body.businesshour.timezoneId).toBe(await zoneId('America/New_York'));
   return response.body.businesshour.id;
 }
 
@@ -68,9 +69,11 @@ describe('CRUD', () => {
   it('lists: plural wrapper with meta.page, the caller’s installation only', async () => {
     const response = await api(LIST, { key: site.users.agent.apiKey, query: { pageSize: 1 } });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['businesshoursholidays', 'included', 'meta']);
+    expect(Object.keys(response.body).sort()).toEqual(['businesshoursholidays', 'included', 'meta', 'pagination']);
     expect(response.body.businesshoursholidays).toHaveLength(1);
     expect(response.body.meta.page).toMatchObject({ page: 1, pageSize: 1, hasMore: true });
+    expect(response.body.pagination).toMatchObject({ page: 1, pageSize: 1, hasMorePages: true });
+    expectPagination(response.body);
     const all = await api(LIST, { key: admin, query: { pageSize: 100 } });
     expect(all.body.businesshoursholidays.map((h: { id: number }) => h.id)).not.toContain(ids.theirHoliday);
   });

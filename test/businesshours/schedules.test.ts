@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
-import { expectErrorBody, expectIncludes, expectListAccepts, expectListRefuses, NOT_AN_OBJECT, refusals } from './support';
+import { expectErrorBody, expectIncludes, expectListAccepts, expectListRefuses, NOT_AN_OBJECT, refusals, zoneId } from './support';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -15,7 +15,7 @@ const one = (id: number) => `/v2/businesshoursschedules/${id}.json`;
 const rejects = refusals(() => [site, other], () => admin);
 
 async function createHours(key: string, name: string): Promise<number> {
-  const response = await api('/v2/businesshours.json', { method: 'POST', key, body: { name, timezoneId: 'Europe/Dublin' } });
+  const response = await api('/v2/businesshours.json', { method: 'POST', key, body: { name, timezoneId: await zoneId('Europe/Dublin') } });
   expect(response.status, response.text).toBe(201);
   return response.body.businesshour.id;
 }
@@ -70,8 +70,9 @@ describe('CRUD', () => {
   it('lists: plural wrapper with meta.page, the caller’s installation only', async () => {
     const response = await api(LIST, { key: site.users.agent.apiKey });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['businesshoursschedules', 'included', 'meta']);
+    expect(Object.keys(response.body).sort()).toEqual(['businesshoursschedules', 'included', 'meta', 'pagination']);
     expect(response.body.meta.page).toMatchObject({ page: 1, pageSize: 50, count: response.body.businesshoursschedules.length, hasMore: false });
+    expect(response.body.pagination).toEqual({ records: response.body.businesshoursschedules.length, pageSize: 50, pages: 1, page: 1, hasMorePages: false });
     expect(response.body.businesshoursschedules.map((s: { id: number }) => s.id)).not.toContain(ids.theirSchedule);
   });
 

@@ -25,6 +25,28 @@ export async function snapshot(installations: number[]): Promise<Record<string, 
 }
 
 
+/** UTC's id in the time-zone catalogue: the first row of drizzle/0008_events_timezones.sql, fixed for good. */
+export const UTC = 1;
+
+/** The catalogue's id of a zone (`GET /v2/timezones.json`), or undefined when the zone is not listed. */
+export async function catalogueId(name: string): Promise<number | undefined> {
+  const [row] = await rows<{ id: number }>('SELECT id FROM timezones WHERE name = $1', [name]);
+  return row?.id;
+}
+
+/** The catalogue's id of a zone that must be listed. */
+export async function zoneId(name: string): Promise<number> {
+  const id = await catalogueId(name);
+  if (id === undefined) throw new Error(`${name} is not in the time-zone catalogue`);
+  return id;
+}
+
+/** The list body's `pagination`, as `meta.page` says it in other words. */
+export function expectPagination(body: { meta: { page: Record<string, unknown> }; pagination: unknown }): void {
+  const { page, pageSize, count, pages, hasMore } = body.meta.page;
+  expect(body.pagination).toEqual({ records: count, pageSize, pages, page, hasMorePages: hasMore });
+}
+
 /** A refusal checker for a file's installations: status, the error naming the culprit, and no row changed. */
 export function refusals(sites: () => SeededInstallation[], defaultKey: () => string) {
   return async function rejects(path: string, request: ApiRequest, status: number, source?: string | RegExp): Promise<ErrorEntry | undefined> {

@@ -204,7 +204,7 @@ describe('list: GET /v2/cannedresponses.json', () => {
   it('wraps the page as the plural with meta.page', async () => {
     const response = await api(`${LIST}?pageSize=2&page=2`, { key: listKey });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['cannedresponses', 'included', 'meta']);
+    expect(Object.keys(response.body).sort()).toEqual(['cannedresponses', 'included', 'meta', 'pagination']);
     expect(names(response)).toEqual(['Bravo']);
     expect(response.body.meta).toEqual({ page: { page: 2, pageSize: 2, pageOffset: 2, count: 3, pages: 2, hasMore: false } });
   });

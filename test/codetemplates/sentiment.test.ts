@@ -232,6 +232,7 @@ describe('code templates have no other endpoint here', () => {
     const doc = (await api('/v2/openapi.json')).body;
     const patch = doc.paths['/v2/codetemplates/{id}.json'].patch;
     expect(Object.keys(patch.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '404']));
-    expect(doc.components.schemas.sentiment.properties.threshold).toMatchObject({ minimum: 0, maximum: 1 });
+    expect(doc.components.schemas.SentimentUpdate.properties.threshold).toMatchObject({ minimum: 0, maximum: 1 });
+    expect(doc.components.schemas.Sentiment.properties.threshold.type).toBe('number');
   });
 });

@@ -630,7 +630,7 @@ describe('read-only properties sent back', () => {
             industry: 'Loops',
             domains: [{ name: 'roundtrip.test' }],
             addresses: [{ city: 'Lyon' }],
-            phones: [{ number: '+1 555 0199', phoneType: 'mobile' }],
+            phones: [{ number: '+1 555 0199', type: 'mobile' }],
             sociallinks: [{ linkType: 'github', url: 'https://github.com/roundtrip' }],
             timelogsettings: { billable: true, hourlyRate: 80, currency: 'EUR' },
             customers: [{ id: ids.customer }],

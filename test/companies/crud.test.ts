@@ -51,7 +51,7 @@ describe('create', () => {
     const body = await createCompany({
       name: 'Initech',
       domains: [{ name: 'initech.test' }, { name: 'Initech.Example' }],
-      phones: [{ number: '+1 555 0100', phoneType: 'work', extension: '12' }],
+      phones: [{ number: '+1 555 0100', type: 'work', extension: '12' }],
       addresses: [{ line1: '1 Main St', city: 'Austin', country: 'US' }],
       sociallinks: [{ linkType: 'linkedin', url: 'https://linkedin.com/company/initech' }],
       timelogsettings: { billable: false, hourlyRate: 120.5, currency: 'USD' },
@@ -60,7 +60,7 @@ describe('create', () => {
     expect(company.domains).toHaveLength(2);
     expect(company.timelogsettings).toEqual({ id: expect.any(Number), type: 'timelogsettings' });
     expect(body.included.domains.map((d: { name: string }) => d.name)).toEqual(['initech.test', 'initech.example']);
-    expect(body.included.phones[0]).toMatchObject({ number: '+1 555 0100', type: 'phones', phoneType: 'work', extension: '12' });
+    expect(body.included.phones[0]).toMatchObject({ number: '+1 555 0100', type: 'work', extension: '12' });
     expect(body.included.addresses[0]).toMatchObject({ line1: '1 Main St', city: 'Austin', country: 'US', line2: null });
     expect(body.included.sociallinks[0]).toMatchObject({ type: 'sociallinks', linkType: 'linkedin', url: 'https://linkedin.com/company/initech' });
     expect(body.included.timelogsettings[0]).toMatchObject({ billable: false, hourlyRate: 120.5, currency: 'USD' });

@@ -249,7 +249,7 @@ describe('list: GET /v2/contactforms.json', () => {
   it('wraps the page as the plural with meta.page', async () => {
     const response = await api(`${LIST}?pageSize=2`, { key: listKey });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['contactforms', 'included', 'meta']);
+    expect(Object.keys(response.body).sort()).toEqual(['contactforms', 'included', 'meta', 'pagination']);
     expect(names(response)).toEqual(['Charlie', 'Alpha']);
     expect(response.body.meta).toEqual({ page: { page: 1, pageSize: 2, pageOffset: 0, count: 3, pages: 2, hasMore: true } });
   });

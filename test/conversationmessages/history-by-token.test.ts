@@ -48,7 +48,7 @@ describe('GET /v2/conversationmessages/history/{token}.json', () => {
   it('needs no credential: the token opens that conversation\'s live messages, in order', async () => {
     const response = await api(historyPath(mine.token));
     expect(response.status, response.text).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['conversationmessages', 'included', 'meta']);
+    expect(Object.keys(response.body).sort()).toEqual(['conversationmessages', 'included', 'meta', 'pagination']);
     expect(texts(response.body)).toEqual(['Hi, my parcel is late', 'Let me look', 'Thanks']);
     expect(response.body.conversationmessages[1]).toMatchObject({ id: said[1]!.id, author: 'agent', userId: site.users.agent.id, roomId: said[1]!.roomId });
     expect(response.body.meta.page).toMatchObject({ page: 1, count: 3, hasMore: false });

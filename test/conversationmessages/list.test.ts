@@ -92,7 +92,7 @@ afterAll(async () => {
 describe('GET /v2/conversationmessages.json', () => {
   it('lists the live messages of the caller\'s installation by id, with paging metadata and empty included', async () => {
     const body = await list({});
-    expect(Object.keys(body).sort()).toEqual(['conversationmessages', 'included', 'meta']);
+    expect(Object.keys(body).sort()).toEqual(['conversationmessages', 'included', 'meta', 'pagination']);
     expect(listedIds(body)).toEqual(idsOf('ada', 'agent', 'bo', 'admin', 'ai', 'room'));
     expect(body.meta.page).toEqual({ page: 1, pageSize: 50, pageOffset: 0, count: 6, pages: 1, hasMore: false });
     expect(body.included).toEqual({});

@@ -70,3 +70,22 @@ describe('a message sent while the database is down', () => {
     await contact.close();
   }, 60_000);
 });
+
+describe('GET /health while the database is down', () => {
+  it('answers 503 within 2 s, saying the database does not answer, and 200 again once it is back', async () => {
+    await stack.cutDatabase();
+    try {
+      const started = Date.now();
+      const response = await fetch(`${worker.url}/health`);
+      const elapsed = Date.now() - started;
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ status: 'unavailable', database: 'unreachable', environment: expect.any(String) });
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+      expect(elapsed).toBeLessThan(2_000);
+    } finally {
+      await stack.restoreDatabase();
+    }
+    await eventually(async () => ((await fetch(`${worker.url}/health`)).status === 200 ? true : undefined), 10_000);
+  }, 30_000);
+});

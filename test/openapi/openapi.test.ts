@@ -1,79 +1,147 @@
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../support/api';
 
-const companyOperations = [
-  ['get', '/v2/companies.json'],
-  ['post', '/v2/companies.json'],
-  ['get', '/v2/companies/{id}.json'],
-  ['patch', '/v2/companies/{id}.json'],
-  ['put', '/v2/companies/{id}.json'],
-  ['delete', '/v2/companies/{id}.json'],
-  ['patch', '/v2/companies/update.json'],
-  ['delete', '/v2/companies/delete.json'],
-] as const;
-
-describe('GET /v2/openapi.json', () => {
-  it('is public and OpenAPI 3.1', async () => {
-    const response = await api('/v2/openapi.json');
-    expect(response.status).toBe(200);
-    expect(response.body.openapi).toBe('3.1.0');
-    const refs = [...response.text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
-    expect(refs.length).toBeGreaterThan(0);
-    for (const name of refs) expect(response.body.components.schemas[name], name).toBeDefined();
-    expect(response.text).not.toContain('#/$defs/');
-    expect(response.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-  });
-
-  it('lists every company operation with its parameters and answers', async () => {
-    const doc = (await api('/v2/openapi.json')).body;
-    const { paths } = doc;
-    for (const [method, path] of companyOperations) expect(paths[path]?.[method], `${method} ${path}`).toBeDefined();
-    const list = paths['/v2/companies.json'].get;
-    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['filter', 'orderBy', 'orderMode', 'page', 'pageSize', 'includes']);
-    const orderBy = list.parameters.find((p: { name: string }) => p.name === 'orderBy');
-    expect(orderBy.schema.enum).toEqual(expect.arrayContaining(['name', 'customersCount', 'address.country', 'domains.name', 'inboxes.id', 'phones']));
-    expect(Object.keys(list.responses)).toEqual(['200', '400', '401', '403']);
-    const get = paths['/v2/companies/{id}.json'].get;
-    expect(get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'integer' } });
-    expect(get.responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
-    expect(doc.components.schemas.Error.properties.errors.type).toBe('array');
-  });
-
-  it('describes the bodies with the schemas the routes validate with', async () => {
-    const doc = (await api('/v2/openapi.json')).body;
-    const { paths } = doc;
-    const create = paths['/v2/companies.json'].post.requestBody.content['application/json'].schema;
-    expect(create.required).toEqual(['name']);
-    expect(create.properties.permission.enum).toEqual(['own', 'all']);
-    expect(create.properties.domains.items.properties.name).toBeDefined();
-    expect(create.additionalProperties).toBe(false);
-    const record = paths['/v2/companies.json'].post.responses['201'].content['application/json'].schema;
-    expect(record.properties.company).toEqual({ $ref: '#/components/schemas/company' });
-    expect(doc.components.schemas.company.properties.customersCount.type).toBe('integer');
-  });
+/** The document, as any client reads it. */
+let doc: any;
+beforeAll(async () => {
+  const response = await api('/v2/openapi.json');
+  expect(response.status).toBe(200);
+  doc = response.body;
 });
 
-describe('GET /v2/docs', () => {
-  it('is a public page naming every operation', async () => {
-    const response = await api('/v2/docs');
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/text\/html/);
-    for (const [method, path] of companyOperations) expect(response.text).toContain(`<b>${method.toUpperCase()}</b></td><td><code>${path}</code>`);
+const companyOperations = [
+  ['get', '/v2/companies.json', 'listCompanies'],
+  ['post', '/v2/companies.json', 'createCompany'],
+  ['get', '/v2/companies/{id}.json', 'getCompany'],
+  ['patch', '/v2/companies/{id}.json', 'updateCompany'],
+  ['put', '/v2/companies/{id}.json', 'replaceCompany'],
+  ['delete', '/v2/companies/{id}.json', 'deleteCompany'],
+  ['patch', '/v2/companies/update.json', 'updateCompanies'],
+  ['delete', '/v2/companies/delete.json', 'deleteCompanies'],
+  ['post', '/v2/companies/import.csv', 'importCompanies'],
+  ['post', '/v2/companies/migrate.json', 'migrateCompanies'],
+  ['post', '/v2/companies/{id}/pmsync.json', 'syncCompany'],
+] as const;
+
+const schema = (name: string) => doc.components.schemas[name];
+const jsonSchemaOf = (operation: any, status: number) => operation.responses[String(status)].content['application/json'].schema;
+
+describe('GET /v2/openapi.json', () => {
+  it('is public OpenAPI 3.1 whose every reference resolves', async () => {
+    const response = await api('/v2/openapi.json');
+    expect(response.headers.get('content-type')).toMatch(/application\/json/);
+    expect(doc.openapi).toBe('3.1.0');
+    const refs = [...response.text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(50);
+    for (const name of refs) expect(schema(name), name).toBeDefined();
+    expect(response.text).not.toContain('#/$defs/');
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('names every operation, uniquely, as a name reads (listCompanies, getCompany)', () => {
+    const ids: string[] = Object.values(doc.paths).flatMap((methods: any) => Object.values(methods).map((operation: any) => operation.operationId));
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z]+$/);
+    for (const [method, path, id] of companyOperations) expect(doc.paths[path]?.[method]?.operationId, `${method} ${path}`).toBe(id);
+  });
+
+  it('groups operations as the spec groups them', () => {
+    const tags = doc.tags.map((tag: { name: string }) => tag.name);
+    for (const group of ['AIUsage', 'AgentInvites', 'Announcement', 'Anomalies', 'AppFeatures', 'AppFeaturesInstallations', 'Apps', 'BackgroundJobs', 'BusinessHours', 'BusinessHoursHolidays', 'BusinessHoursSchedules', 'CannedResponses', 'Companies', 'ContactForms', 'ConversationMessages', 'Conversations']) {
+      expect(tags).toContain(group);
+    }
+    for (const methods of Object.values(doc.paths) as any[]) {
+      for (const operation of Object.values(methods) as any[]) expect(tags).toContain(operation.tags[0]);
+    }
+    expect(doc.paths['/v2/companies.json'].get.tags).toEqual(['Companies']);
+    expect(doc.paths['/v2/announcement.json'].get.tags).toEqual(['Announcement']);
+    expect(doc.paths['/v2/announcements.json'].get.tags).toEqual(['Announcement']);
+  });
+
+  it('describes a list: its parameters, its answers, a typed page and included records', () => {
+    const list = doc.paths['/v2/companies.json'].get;
+    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['filter', 'orderBy', 'orderMode', 'page', 'pageSize', 'includes', 'fields']);
+    const orderBy = list.parameters.find((p: { name: string }) => p.name === 'orderBy');
+    expect(orderBy.schema.enum).toEqual(expect.arrayContaining(['name', 'customersCount', 'address.country', 'domains.name', 'inboxes.id', 'phones']));
+    expect(list.parameters.find((p: { name: string }) => p.name === 'pageSize').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(Object.keys(list.responses)).toEqual(['200', '400', '401', '403', '500']);
+    const body = schema(jsonSchemaOf(list, 200).$ref.split('/').pop());
+    expect(body.required).toEqual(['companies', 'included', 'meta', 'pagination']);
+    expect(body.properties.meta.properties.page).toEqual({ $ref: '#/components/schemas/PageMeta' });
+    expect(schema('PageMeta').properties.count.type).toBe('integer');
+    expect(body.properties.pagination).toEqual({ $ref: '#/components/schemas/Pagination' });
+    expect(schema('Pagination').properties).toMatchObject({ records: { type: 'integer' }, hasMorePages: { type: 'boolean' } });
+    // `included` names each related type with an array of its records, not `{}`.
+    expect(body.properties.included.properties.domains.items).toEqual({ $ref: '#/components/schemas/Domain' });
+    expect(body.properties.included.properties.customers.items).toEqual({ $ref: '#/components/schemas/Customer' });
+  });
+
+  it('describes one record: the path id an integer, a 404 with the error body', () => {
+    const get = doc.paths['/v2/companies/{id}.json'].get;
+    expect(get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } });
+    expect(get.responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(schema('Error').properties.errors.type).toBe('array');
+    expect(jsonSchemaOf(get, 200)).toEqual({ $ref: '#/components/schemas/CompanyBody' });
+    expect(schema('CompanyBody').properties.company).toEqual({ $ref: '#/components/schemas/Company' });
+    expect(schema('Company').properties.customersCount.type).toBe('integer');
+  });
+
+  it('describes a body in both forms, wrapped and bare, with the schema the route validates with', () => {
+    const create = doc.paths['/v2/companies.json'].post.requestBody.content['application/json'].schema;
+    expect(create.anyOf).toHaveLength(2);
+    const [wrapped, bare] = create.anyOf;
+    expect(wrapped.properties.company).toEqual({ $ref: '#/components/schemas/CompanyCreate' });
+    expect(bare).toEqual({ $ref: '#/components/schemas/CompanyCreate' });
+    const record = schema('CompanyCreate');
+    expect(record.required).toEqual(['name']);
+    expect(record.properties.permission.enum).toEqual(['own', 'all']);
+    expect(record.properties.domains.type).toEqual(['array', 'null']);
+    expect(record.properties.domains.items.properties.name).toBeDefined();
+    expect(record.additionalProperties).toBe(false);
+    // What a client read may be sent back: the read-only properties are there, marked so.
+    expect(record.properties.createdAt).toMatchObject({ readOnly: true });
+    expect(record.properties.customersCount).toMatchObject({ readOnly: true });
+  });
+
+  it('types references as references and says which properties may be null', () => {
+    const reference = schema('CannedResponse').properties.inbox;
+    expect(reference.type).toEqual(['object', 'null']);
+    expect(reference.properties).toMatchObject({ id: { type: 'integer' }, type: { type: 'string', enum: ['inboxes'] } });
+    expect(schema('Company').properties.createdBy.type).toEqual(['object', 'null']);
+    expect(schema('App').properties.installedAt.type).toEqual(['string', 'null']);
+    expect(schema('Conversation').properties.lastMessageAt.type).toEqual(['string', 'null']);
+    expect(schema('Conversation').properties.contactForm.type).toEqual(['object', 'null']);
+    expect(schema('Company').properties.name.type).toBe('string');
+  });
+
+  it('gives every answer a schema: the conversation create, the public history, the import\'s Location', () => {
+    expect(jsonSchemaOf(doc.paths['/v2/conversations.json'].post, 201)).toEqual({ $ref: '#/components/schemas/ConversationCreatedBody' });
+    expect(schema('ConversationCreatedBody').properties.conversation.properties.socketUrl.type).toBe('string');
+    expect(jsonSchemaOf(doc.paths['/v2/conversationmessages/history/{token}.json'].get, 200)).toEqual({ $ref: '#/components/schemas/ConversationMessagesBody' });
+    const created = doc.paths['/v2/companies/import.csv'].post.responses['201'];
+    expect(created.headers.Location).toMatchObject({ required: true, schema: { type: 'string' } });
+  });
+
+  it('says which operations are public', () => {
+    for (const [path, method] of [['/v2/openapi.json', 'get'], ['/v2/docs', 'get'], ['/health', 'get'], ['/v2/conversationmessages/history/{token}.json', 'get']] as const) {
+      expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([]);
+    }
+    expect(doc.paths['/v2/companies.json'].get.security).toBeUndefined();
+    expect(doc.security).toEqual([{ bearer: [] }, { basic: [] }]);
   });
 });
 
 describe('the endpoint table of docs/endpoints.md', () => {
   it('every row marked implemented is in the OpenAPI document', async () => {
-    const { readFileSync } = await import('node:fs');
     const table = readFileSync(new URL('../../docs/endpoints.md', import.meta.url), 'utf8');
     const implemented = [...table.matchAll(/^\| (\w+) \| `([^`]+)` \| implemented \|/gm)].map(([, method, path]) => [
       method!.toLowerCase(),
       path!.replace(/:(\w+)/g, '{$1}'),
     ]);
     expect(implemented.length).toBeGreaterThan(50);
-    const { paths } = (await api('/v2/openapi.json')).body;
     const documentedIds = (name: string) => name.replace(/\{\w+\}/g, '{}');
-    const documented = new Set(Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${documentedIds(path)}`)));
+    const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${documentedIds(path)}`)));
     for (const [method, path] of implemented) expect(documented.has(`${method} ${documentedIds(path!)}`), `${method} ${path}`).toBe(true);
   });
 });

@@ -4,12 +4,13 @@ import type { TestProject } from 'vitest/node';
 import { startLocalStack } from '../../scripts/stack';
 import { startWorker } from '../../scripts/worker-under-test';
 import { startWorkerControls } from './worker-controls';
+import { workerLogs } from './worker-logs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     workerUrl: string;
     databaseUrl: string;
-    /** `POST /queue` puts a message on the JOBS queue; `POST /scheduled?time=` fires the cron trigger */
+    /** `POST /queue` puts a message on the JOBS queue; `POST /scheduled?time=` fires the cron trigger; `GET /logs?field=value` reads the Worker's log lines */
     workerControlsUrl: string;
   }
 }
@@ -19,14 +20,15 @@ export default async function setup(project: TestProject) {
   // Its own bundle folder, so runs side by side never overwrite each other's Worker.
   const outdir = path.resolve(`.wrangler/test-build-${process.pid}`);
   const stack = await startLocalStack({ purpose: 'test' });
+  const logs = workerLogs();
   let worker;
   try {
-    worker = await startWorker(stack, { outdir });
+    worker = await startWorker(stack, { outdir, onLogLine: logs.handle });
   } catch (error) {
     await stack.stop();
     throw error;
   }
-  const controls = await startWorkerControls(worker.miniflare, 'JOBS');
+  const controls = await startWorkerControls(worker.miniflare, 'JOBS', logs);
   project.provide('workerControlsUrl', controls.url);
   project.provide('workerUrl', worker.url);
   project.provide('databaseUrl', stack.databaseUrl);

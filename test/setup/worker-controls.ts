@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Miniflare } from 'miniflare';
+import type { WorkerLogs } from './worker-logs';
 
 export const CRON = '*/5 * * * *';
 
@@ -18,9 +19,10 @@ function readBody(request: IncomingMessage): Promise<string> {
  * way the platform does:
  * - `POST /queue` with a JSON body puts it on the real JOBS queue, as a redelivery would;
  * - `POST /scheduled?time=ISO` fires the cron trigger as if at that time, and answers 204 once
- *   the scheduled handler finished, 500 with its outcome when it threw.
+ *   the scheduled handler finished, 500 with its outcome when it threw;
+ * - `GET /logs?name=value&...` answers the Worker's JSON log lines with those fields, as a JSON array.
  */
-export async function startWorkerControls(miniflare: Miniflare, queueBinding: string): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startWorkerControls(miniflare: Miniflare, queueBinding: string, logs: WorkerLogs): Promise<{ url: string; stop(): Promise<void> }> {
   const queue = await miniflare.getQueueProducer(queueBinding);
   const worker = await miniflare.getWorker();
   const server = createServer((request, response) => {
@@ -31,6 +33,10 @@ export async function startWorkerControls(miniflare: Miniflare, queueBinding: st
       if (url.pathname === '/queue') {
         await queue.send(JSON.parse(body));
         return done(204);
+      }
+      if (url.pathname === '/logs') {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(logs.matching(Object.fromEntries(url.searchParams))));
+        return;
       }
       if (url.pathname === '/scheduled') {
         const time = url.searchParams.get('time');

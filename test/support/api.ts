@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+import { checkAgainstContract } from './contract';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -14,9 +15,14 @@ export interface ApiRequest {
   key?: string | null;
   headers?: Record<string, string>;
   query?: Record<string, string | number | object>;
+  /** skip the check of the answer against the OpenAPI document (only for answers that are not the API's) */
+  unchecked?: boolean;
 }
 
-/** A request to the Worker under test, as a client would send it. */
+/**
+ * A request to the Worker under test, as a client would send it. The answer is checked against
+ * the OpenAPI document (`contract.ts`): a mismatch fails the test.
+ */
 export async function api<T = any>(path: string, request: ApiRequest = {}): Promise<ApiResponse<T>> {
   const url = new URL(inject('workerUrl') + path);
   for (const [name, value] of Object.entries(request.query ?? {})) {
@@ -37,5 +43,7 @@ export async function api<T = any>(path: string, request: ApiRequest = {}): Prom
   } catch {
     parsed = undefined;
   }
+  const method = (request.method ?? 'GET').toUpperCase();
+  if (!request.unchecked) await checkAgainstContract(method, url, response.status, response.headers, parsed, text);
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }

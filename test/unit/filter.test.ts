@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, integer, PgDialect, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors';
-import { compileFilter, parseFilter, type FilterFields } from '../../src/resources/engine/filter';
+import { compileFilter, parseFilter, type FilterFields } from '../../src/engine/filter';
 
 const tickets = pgTable('tickets', {
   id: integer('id').primaryKey(),

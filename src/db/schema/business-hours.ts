@@ -1,6 +1,20 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, date, index, integer, pgTable, smallint, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { auditColumns } from './audit';
+import { boolean, check, date, foreignKey, index, integer, pgTable, smallint, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
+import { auditColumns, globalAuditColumns } from './audit';
+
+/**
+ * The time zones business hours may use, each with the integer id the platform's clients send
+ * and read as `timezoneId`, and its IANA name (`timezone_name`), one row per name ignoring case.
+ * Seeded with the runtime's zones; a valid zone not yet here is added when first named. Ids never change.
+ */
+export const timeZones = pgTable(
+  'timezones',
+  {
+    ...globalAuditColumns(),
+    name: text('name').notNull(),
+  },
+  (t) => [uniqueIndex('timezones_name_key').on(sql`lower(${t.name})`), unique('timezones_id_name_key').on(t.id, t.name)],
+);
 
 /** When a team works, in one IANA time zone. At most one live default per installation. */
 export const businessHours = pgTable(
@@ -10,14 +24,14 @@ export const businessHours = pgTable(
     name: text('name').notNull(),
     description: text('description'),
     isDefault: boolean('is_default').notNull().default(false),
-    /** IANA time zone id, e.g. Europe/Dublin */
-    timezoneId: text('timezone_id').notNull(),
-    /** the same zone as `timezone_id`, under the platform's other name for it */
+    /** the zone's id in `timezones` */
+    timezoneId: integer('timezone_id').notNull(),
+    /** the same zone's IANA name, e.g. Europe/Dublin: the pair must be a row of `timezones` */
     timezoneName: text('timezone_name').notNull(),
   },
   (t) => [
     uniqueIndex('business_hours_one_default').on(t.installationId).where(sql`${t.isDefault} AND ${t.state} = 'active'`),
-    check('business_hours_timezone_consistent', sql`${t.timezoneId} = ${t.timezoneName}`),
+    foreignKey({ name: 'business_hours_timezone_fk', columns: [t.timezoneId, t.timezoneName], foreignColumns: [timeZones.id, timeZones.name] }),
   ],
 );
 
@@ -55,8 +69,12 @@ export const businessHoursHolidays = pgTable(
 );
 
 /** Automations. Their own endpoints come later; business hours include the ones that use them. */
+/** A trigger is active, inactive, incomplete (it refers to something deleted) or deleted. */
+export const TRIGGER_STATES = ['active', 'inactive', 'incomplete', 'deleted'] as const;
+
 export const triggers = pgTable('triggers', {
   ...auditColumns(),
+  state: text('state', { enum: TRIGGER_STATES }).notNull().default('active'),
   name: text('name').notNull(),
   businesshoursId: integer('businesshours_id').references(() => businessHours.id),
 });

@@ -14,3 +14,4 @@ export * from './jobs';
 export * from './integrations';
 export * from './conversations';
 export * from './ai';
+export * from './events';

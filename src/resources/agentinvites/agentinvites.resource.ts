@@ -1,11 +1,11 @@
-import { and, asc, eq, or } from 'drizzle-orm';
+import { and, asc, eq, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { EVERYONE } from '../../auth/access';
 import type { Transaction } from '../../db/client';
 import { AGENT_INVITE_STATUSES, agentInvites, users } from '../../db/schema';
 import { ApiError } from '../../http/errors';
-import { referenceField } from '../engine/reference-field';
-import { AUDIT_SET, defineResource, type WriteContext } from '../engine/resource';
+import { referenceField } from '../../engine';
+import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 
 const userRef = { table: users, type: 'users' };
@@ -27,6 +27,7 @@ async function installationOwner(tx: Transaction, installationId: number): Promi
  * credential (remembered for up to 30 s), so a request just accepted cannot be followed by another.
  */
 async function requireCollaborator({ tx, who }: WriteContext): Promise<void> {
+  if (who.kind !== 'teammate') throw ApiError.forbidden('only a teammate asks for a seat');
   const [caller] = await tx.select({ role: users.role }).from(users).where(eq(users.id, who.userId));
   const role = caller?.role ?? who.role;
   if (role !== 'collaborator') {
@@ -41,15 +42,16 @@ async function requireCollaborator({ tx, who }: WriteContext): Promise<void> {
 export const agentInvitesResource = defineResource({
   type: 'agentinvites',
   singular: 'agentinvite',
+  title: { one: 'AgentInvite', many: 'AgentInvites' },
   table: agentInvites,
   fields: {
-    // read-only: the server sets all but `message` (see `ignored`)
-    user: referenceField(agentInvites.userId, userRef),
-    owner: referenceField(agentInvites.ownerId, userRef),
-    status: { column: agentInvites.status, schema: z.enum(AGENT_INVITE_STATUSES) },
+    // the server sets all but `message`
+    user: referenceField(agentInvites.userId, userRef, { readOnly: true }),
+    owner: referenceField(agentInvites.ownerId, userRef, { readOnly: true }),
+    status: { column: agentInvites.status, schema: z.enum(AGENT_INVITE_STATUSES), readOnly: true },
     message: { column: agentInvites.message, schema: z.string().trim().max(2000).nullable() },
-    decidedAt: { column: agentInvites.decidedAt, schema: z.iso.datetime().nullable() },
-    decidedBy: referenceField(agentInvites.decidedBy, userRef),
+    decidedAt: { column: agentInvites.decidedAt, schema: z.iso.datetime().nullable(), readOnly: true },
+    decidedBy: referenceField(agentInvites.decidedBy, userRef, { readOnly: true }),
   },
   filter: [...AUDIT_SET, 'user'],
   relations: {
@@ -61,11 +63,10 @@ export const agentInvitesResource = defineResource({
   // Anyone may call; `requireCollaborator` turns away those who already have a seat.
   access: { read: EVERYONE, write: EVERYONE },
   operations: ['list', 'get', 'create'],
-  scope: (who) => or(eq(agentInvites.userId, who.userId), eq(agentInvites.ownerId, who.userId)),
-  ignored: ['user', 'owner', 'status', 'decidedAt', 'decidedBy'],
+  scope: (who) => (who.userId === null ? sql`false` : or(eq(agentInvites.userId, who.userId), eq(agentInvites.ownerId, who.userId))),
   beforeWrite: (context) => requireCollaborator(context),
   onCreate: async ({ tx, who }) => ({
-    userId: who.userId,
+    userId: who.userId!,
     ownerId: await installationOwner(tx, who.installationId),
     status: 'pending',
   }),

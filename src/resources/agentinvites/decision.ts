@@ -1,26 +1,18 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Context } from 'hono';
-import { z } from 'zod';
-import type { AppEnv } from '../../app-env';
-import { requireRole } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import type { Queryable, Transaction } from '../../db/client';
 import { agentInvites, users } from '../../db/schema';
+import { compiled, oneRecordBody, recordScope, selectOne, updateRecords, updatedValues } from '../../engine';
+import { noteEvents, recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { pathParam } from '../../http/route';
-import type { ResponseDoc } from '../../openapi/registry';
-import { errorBodySchema } from '../../openapi/schemas';
-import { updatedValues } from '../engine/columns';
-import { compiled } from '../engine/compiled';
-import { parseIncludes } from '../engine/list-params';
-import { selectOne } from '../engine/queries';
-import { oneRecordBody } from '../engine/read';
-import { recordScope } from '../engine/scope';
+import { idParams } from '../../http/params';
+import { errorResponse, jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
 import { agentInvitesResource } from './agentinvites.resource';
 
 export type Outcome = 'accepted' | 'declined';
 
-/** Gives the requester a seat: a collaborator becomes an agent; a teammate who has one keeps their role. */
+/** Gives the requester a seat: a collaborator becomes an agent (an `updated` event of the user); a teammate who has one keeps their role. */
 async function grantSeat(tx: Transaction, who: Principal, userId: number): Promise<void> {
   const [user] = await tx
     .select({ role: users.role })
@@ -29,7 +21,7 @@ async function grantSeat(tx: Transaction, who: Principal, userId: number): Promi
     .for('update');
   if (!user) throw ApiError.conflict('agentinvite.user', `user ${userId} is no longer a teammate here; decline the request instead`);
   if (user.role === 'collaborator') {
-    await tx.update(users).set({ role: 'agent', ...updatedValues(who) }).where(eq(users.id, userId));
+    await updateRecords(tx, who, { table: users, type: 'users', where: eq(users.id, userId) }, { role: 'agent' }, { role: users.role });
   }
 }
 
@@ -37,12 +29,20 @@ async function grantSeat(tx: Transaction, who: Principal, userId: number): Promi
  * Accepts or declines a pending request, in one transaction: only the owner it is addressed
  * to decides, once. The invite's row is locked first, so two decisions at once cannot both pass.
  */
-export function decisionHandler(outcome: Outcome) {
-  return async (c: Context<AppEnv>) => {
+export function decisionRoute(outcome: Outcome) {
+  const action = outcome === 'accepted' ? 'accept' : 'decline';
+  const s = compiled(agentInvitesResource).schemas;
+  return defineRoute({
+    method: 'post', path: `/v2/agentinvites/{id}/${action}.json`, tag: 'AgentInvites', operationId: `${action}AgentInvite`, roles: ['owner'],
+    summary: outcome === 'accepted'
+      ? 'Accept a request for a seat (the owner it is addressed to): a collaborator becomes an agent'
+      : 'Decline a request for a seat (the owner it is addressed to); the requester may ask again',
+    request: { params: idParams, query: s.writeQuery },
+    responses: { 200: jsonResponse('the decided invite', s.one), 409: errorResponse('already decided, or the requester is gone') },
+  }, async (c) => {
     const who = c.var.principal;
-    requireRole(who, ['owner']);
-    const id = pathParam(c, 'id');
-    const includes = parseIncludes(c.req.query('includes'), compiled(agentInvitesResource).includeNames);
+    const { id } = c.req.valid('param');
+    const { includes } = c.req.valid('query');
     const body = await c.var.db.transaction(async (tx) => {
       const [invite] = await tx
         .select({ userId: agentInvites.userId, ownerId: agentInvites.ownerId, status: agentInvites.status })
@@ -57,20 +57,11 @@ export function decisionHandler(outcome: Outcome) {
         .update(agentInvites)
         .set({ status: outcome, decidedAt: sql`now()`, decidedBy: who.userId, ...updatedValues(who) })
         .where(eq(agentInvites.id, id));
+      await recordEvents(tx, who, [{ recordType: 'agentinvites', recordId: id, kind: outcome, data: { user: { id: invite.userId, type: 'users' } } }]);
       const result = await selectOne(tx as unknown as Queryable, agentInvitesResource, id, { who, includes });
       return oneRecordBody(agentInvitesResource, result!);
     });
-    return c.json(body);
-  };
+    noteEvents(c.var.db, who.installationId, [['agentinvites'], ['users', 'updated']]);
+    return c.json(body, 200);
+  });
 }
-
-const one = z.object({ agentinvite: compiled(agentInvitesResource).schemas.record, included: z.record(z.string(), z.array(z.unknown())) });
-const errors = (...statuses: number[]): Record<number, ResponseDoc> =>
-  Object.fromEntries(statuses.map((status) => [status, { description: 'error', schema: errorBodySchema }]));
-
-/** What the OpenAPI document says of both decisions. */
-export const decisionDoc = {
-  tag: 'agentinvites',
-  query: [{ name: 'includes', description: 'comma list of: users, all', schema: { type: 'string' } }],
-  responses: { 200: { description: 'the decided invite', schema: one }, ...errors(400, 401, 403, 404, 409) },
-};

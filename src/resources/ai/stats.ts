@@ -1,12 +1,10 @@
 import { sql } from 'drizzle-orm';
-import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../../app-env';
-import { EVERYONE, requireRole } from '../../auth/access';
-import { addRoute } from '../../http/route';
+import { EVERYONE } from '../../auth/access';
+import { jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
 import { EDITED_FROM } from '../../lib/text-similarity';
-import { errorBodySchema } from '../../openapi/schemas';
-import { parseIncludes } from '../engine/list-params';
+import { includesParam } from '../../engine';
 import { billingPeriodSql, startOfUtcDay } from './billing-period';
 import { percentShares } from './shares';
 
@@ -26,9 +24,9 @@ export const aiEffectivenessSchema = z
     periodStart: day,
     resetDate: day,
   })
-  .meta({ id: 'aieffectiveness' });
+  .meta({ id: 'AIEffectiveness' });
 
-const answer = z.object({ aieffectiveness: aiEffectivenessSchema, included: z.record(z.string(), z.array(z.unknown())) });
+const answer = z.object({ aieffectiveness: aiEffectivenessSchema, included: z.object({}) }).meta({ id: 'AIEffectivenessBody' });
 
 interface StatsRow {
   period_start: string;
@@ -42,13 +40,18 @@ interface StatsRow {
 }
 
 /**
+ * `GET /v2/ai/stats.json`: how closely the replies sent this billing period kept to their AI drafts (docs/ai.md).
+ *
  * The caller's installation's live agent replies that came from an AI draft, sent in the current
  * billing period: counted by outcome with `replyOutcome`'s thresholds, in one statement.
  */
-async function getStats(c: Context<AppEnv>) {
+export const aiStatsRoute = defineRoute({
+  method: 'get', path: '/v2/ai/stats.json', tag: 'AIUsage', operationId: 'getAiStats', roles: EVERYONE,
+  summary: 'AI effectiveness in the current billing period',
+  request: { query: z.object({ includes: includesParam([]) }) },
+  responses: { 200: jsonResponse('the effectiveness figures', answer) },
+}, async (c) => {
   const who = c.var.principal;
-  requireRole(who, EVERYONE);
-  parseIncludes(c.req.query('includes'), []);
   const { rows } = await c.var.db.http.execute(sql`
     SELECT to_char(p.period_start, 'YYYY-MM-DD') AS period_start,
            to_char(p.reset_date, 'YYYY-MM-DD') AS reset_date,
@@ -81,20 +84,5 @@ async function getStats(c: Context<AppEnv>) {
     periodStart: row.period_start,
     resetDate: row.reset_date,
   };
-  return c.json({ aieffectiveness, included: {} });
-}
-
-/** `GET /v2/ai/stats.json`: how closely the replies sent this billing period kept to their AI drafts (docs/ai.md). */
-export function aiStatsRoute(app: Hono<AppEnv>): void {
-  addRoute(app, {
-    method: 'get',
-    path: '/v2/ai/stats.json',
-    tag: 'ai',
-    summary: 'AI effectiveness in the current billing period',
-    query: [{ name: 'includes', description: 'accepted for the single-record convention; nothing to include (all)', schema: { type: 'string' } }],
-    responses: {
-      200: { description: 'the effectiveness figures', schema: answer },
-      ...Object.fromEntries([400, 401].map((status) => [status, { description: 'error', schema: errorBodySchema }])),
-    },
-  }, getStats);
-}
+  return c.json({ aieffectiveness, included: {} }, 200);
+});

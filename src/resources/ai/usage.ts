@@ -1,13 +1,11 @@
 import { sql } from 'drizzle-orm';
-import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../../app-env';
-import { EVERYONE, requireRole } from '../../auth/access';
+import { EVERYONE } from '../../auth/access';
 import { AI_USAGE_STATES } from '../../db/schema';
-import { addRoute } from '../../http/route';
-import { errorBodySchema } from '../../openapi/schemas';
-import { isoTime } from '../engine/record-json';
-import { parseIncludes } from '../engine/list-params';
+import { jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
+import { isoTime } from '../../engine';
+import { includesParam } from '../../engine';
 import { billingPeriodSql } from './billing-period';
 import { usageStateSql, type AiUsageState } from './usage-state';
 
@@ -28,9 +26,9 @@ export const aiUsageSchema = z
     resetDate: day.describe('the next payment date: the allowance starts again that day (UTC)'),
     measuredAt: z.iso.datetime().nullable().describe('when the metering counted these figures; null when it has not yet run in this period'),
   })
-  .meta({ id: 'aiusage' });
+  .meta({ id: 'AIUsage' });
 
-const answer = z.object({ aiusage: aiUsageSchema, included: z.record(z.string(), z.array(z.unknown())) });
+const answer = z.object({ aiusage: aiUsageSchema, included: z.object({}) }).meta({ id: 'AIUsageBody' });
 
 interface UsageRow {
   period_start: string;
@@ -43,13 +41,18 @@ interface UsageRow {
 }
 
 /**
+ * `GET /v2/ai/usage.json`: the AI add-on's usage in the current billing period (docs/ai.md).
+ *
  * What the metering last measured for the caller's current billing period; before it first runs
  * in the period, the period with nothing used (and `measuredAt` null). One statement.
  */
-async function getUsage(c: Context<AppEnv>) {
+export const aiUsageRoute = defineRoute({
+  method: 'get', path: '/v2/ai/usage.json', tag: 'AIUsage', operationId: 'getAiUsage', roles: EVERYONE,
+  summary: 'AI add-on usage in the current billing period',
+  request: { query: z.object({ includes: includesParam([]) }) },
+  responses: { 200: jsonResponse('the usage, as last measured', answer) },
+}, async (c) => {
   const who = c.var.principal;
-  requireRole(who, EVERYONE);
-  parseIncludes(c.req.query('includes'), []);
   const { rows } = await c.var.db.http.execute(sql`
     SELECT to_char(p.period_start, 'YYYY-MM-DD') AS period_start,
            to_char(p.reset_date, 'YYYY-MM-DD') AS reset_date,
@@ -77,20 +80,5 @@ async function getUsage(c: Context<AppEnv>) {
     resetDate: row.reset_date,
     measuredAt: row.measured_at,
   };
-  return c.json({ aiusage, included: {} });
-}
-
-/** `GET /v2/ai/usage.json`: the AI add-on's usage in the current billing period (docs/ai.md). */
-export function aiUsageRoute(app: Hono<AppEnv>): void {
-  addRoute(app, {
-    method: 'get',
-    path: '/v2/ai/usage.json',
-    tag: 'ai',
-    summary: 'AI add-on usage in the current billing period',
-    query: [{ name: 'includes', description: 'accepted for the single-record convention; nothing to include (all)', schema: { type: 'string' } }],
-    responses: {
-      200: { description: 'the usage, as last measured', schema: answer },
-      ...Object.fromEntries([400, 401].map((status) => [status, { description: 'error', schema: errorBodySchema }])),
-    },
-  }, getUsage);
-}
+  return c.json({ aiusage, included: {} }, 200);
+});

@@ -1,10 +1,5 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { announcementsRoutes } from '../announcements';
+import { defineModule } from '../../modules/module';
 import { currentAnnouncementRoute } from './current';
 
-/** `/v2/announcement.json` (what a caller sees) and `/v2/announcements...` (where the owner publishes). */
-export function announcementRoutes(app: Hono<AppEnv>): void {
-  currentAnnouncementRoute(app);
-  announcementsRoutes(app);
-}
+/** `GET /v2/announcement.json`: what a caller sees (the owner publishes through `/v2/announcements...`). */
+export const announcementModule = defineModule({ name: 'announcement', routes: [currentAnnouncementRoute] });

@@ -2,8 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { ANNOUNCEMENT_AUDIENCES, announcements } from '../../db/schema';
 import { ApiError } from '../../http/errors';
-import { AUDIT_SET, defineResource, type WriteContext } from '../engine/resource';
-import { tenantScope } from '../engine/scope';
+import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
+import { tenantScope } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 
 /** A time as ISO 8601 with a zone (`Z` or an offset), read as a Date; years a timestamp column takes. */
@@ -37,6 +37,7 @@ async function requireExpiryAfterPublication({ tx, who }: WriteContext, record: 
 export const announcementsResource = defineResource({
   type: 'announcements',
   singular: 'announcement',
+  title: { one: 'Announcement', many: 'Announcements', group: 'Announcement' },
   table: announcements,
   fields: {
     title: { column: announcements.title, schema: z.string().trim().min(1).max(255), required: true },

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { AGENTS, EVERYONE } from '../../auth/access';
 import { ANOMALY_STATUSES, anomalies, customers, inboxes, users } from '../../db/schema';
-import { referenceField } from '../engine/reference-field';
-import { AUDIT_SET, defineResource } from '../engine/resource';
+import { referenceField } from '../../engine';
+import { AUDIT_SET, defineResource } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 
 /**
@@ -12,6 +12,7 @@ import { includedUsers } from '../users/user-shape';
 export const anomaliesResource = defineResource({
   type: 'anomalies',
   singular: 'anomaly',
+  title: { one: 'Anomaly', many: 'Anomalies' },
   table: anomalies,
   fields: {
     name: { column: anomalies.name, schema: z.string() },

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Principal } from '../../auth/principal';
 import { anomalies } from '../../db/schema';
-import { ignoringReadOnly, RECORD_ENVELOPE } from '../engine/body';
+import { recordBody, writableRecord } from '../../http/record-body';
 import { anomaliesResource } from './anomalies.resource';
 
 const CLEAR_NOTE_MAX = 2000;
@@ -11,10 +11,12 @@ const CLEAR_NOTE_MAX = 2000;
  * The body of both clears: an Anomaly of which only `clearNote` is read. The other properties
  * of the record (what a client read and sends back) are accepted and ignored; others are a 400.
  */
-export const clearBodySchema = ignoringReadOnly(
-  z.strictObject({ clearNote: z.string().trim().max(CLEAR_NOTE_MAX).nullable().optional() }),
-  [...RECORD_ENVELOPE, ...Object.keys(anomaliesResource.fields).filter((name) => name !== 'clearNote')],
+export const clearRecord = writableRecord(
+  { clearNote: z.string().trim().max(CLEAR_NOTE_MAX).nullable().optional() },
+  Object.keys(anomaliesResource.fields).filter((name) => name !== 'clearNote'),
 ).meta({ id: 'AnomalyClear' });
+
+export const clearBody = recordBody('anomaly', clearRecord);
 
 /**
  * What clearing sets on each selected row, in one UPDATE. Clearing is idempotent: an anomaly
@@ -35,3 +37,11 @@ export function clearValues(who: Principal, note: string | null | undefined) {
     updatedBy: sql`CASE WHEN ${changes} THEN ${who.userId}::int ELSE ${t.updatedBy} END`,
   };
 }
+
+/** The wire properties clearing changes: an `updated` event holds them before and after, when they changed. */
+export const clearedProperties = {
+  status: anomalies.status,
+  clearedAt: anomalies.clearedAt,
+  clearedBy: anomaliesResource.fields.clearedBy!.output!,
+  clearNote: anomalies.clearNote,
+};

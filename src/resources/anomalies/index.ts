@@ -1,13 +1,13 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { resourceRoutes } from '../engine/routes';
+import { defineModule } from '../../modules/module';
 import { anomaliesResource } from './anomalies.resource';
 import { bulkClearRoute } from './bulk-clear';
 import { clearRoute } from './clear';
+import { scanForAnomalies } from './scan';
 
-/** `/v2/anomalies...`: list and get, and the clears (before `{id}.json`, so `clear.json` is not an id). */
-export function anomaliesRoutes(app: Hono<AppEnv>): void {
-  bulkClearRoute(app);
-  clearRoute(app);
-  resourceRoutes(app, anomaliesResource);
-}
+/** `/v2/anomalies...`: list and get, clear one and clear by filter; the cron's scan records new ones. */
+export const anomaliesModule = defineModule({
+  name: 'anomalies',
+  resources: [anomaliesResource],
+  routes: [clearRoute, bulkClearRoute],
+  cron: { scan: scanForAnomalies },
+});

@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Env } from '../../app-env';
 import { openDatabase } from '../../db/client';
+import { announceEvents } from '../../events/announce';
+import { configureEvents, eventsOn, noteEvents } from '../../events/record-events';
+import { initialDispatch } from '../../events/subscriptions';
 import { anomalyFindings } from './scan-rules';
 
 /**
@@ -21,11 +24,18 @@ export const DEDUPE_HOURS = 24;
  */
 export async function scanForAnomalies(env: Env, at: Date): Promise<void> {
   const moment = sql`${at.toISOString()}::timestamptz`;
+  configureEvents(env);
   const db = openDatabase(env);
   try {
     await db.transaction(async (tx) => {
       await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('anomaly_scan'))`);
-      await tx.execute(sql`
+      // Each anomaly recorded is a `created` event of its installation, written by the cron.
+      const events = eventsOn()
+        ? sql`INSERT INTO events (installation_id, record_type, record_id, kind, actor_system, dispatched_at)
+            SELECT installation_id, 'anomalies', id, 'created', 'cron', ${initialDispatch('anomalies', 'created')} FROM recorded RETURNING installation_id`
+        : sql`SELECT installation_id FROM recorded`;
+      const { rows } = await tx.execute(sql`
+        WITH recorded AS (
         INSERT INTO anomalies (installation_id, name, customer_id, inbox_id, details, detected_at)
         SELECT f.installation_id, f.name, f.customer_id, f.inbox_id, f.details, ${moment}
           FROM (${anomalyFindings(at)}) f
@@ -35,8 +45,12 @@ export async function scanForAnomalies(env: Env, at: Date): Promise<void> {
                     AND a.customer_id IS NOT DISTINCT FROM f.customer_id
                     AND a.inbox_id IS NOT DISTINCT FROM f.inbox_id
                     AND a.detected_at > ${moment} - make_interval(hours => ${DEDUPE_HOURS}::int))
-         ORDER BY f.installation_id, f.name, f.customer_id, f.inbox_id`);
+         ORDER BY f.installation_id, f.name, f.customer_id, f.inbox_id
+        RETURNING id, installation_id)
+        ${events}`);
+      for (const row of rows) noteEvents(db, Number(row.installation_id), [['anomalies', 'created']]);
     });
+    await announceEvents(env, db);
   } finally {
     await db.close();
   }

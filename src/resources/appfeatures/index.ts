@@ -1,9 +1,5 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { resourceRoutes } from '../engine/routes';
+import { defineModule } from '../../modules/module';
 import { appFeaturesResource } from './appfeatures.resource';
 
 /** `/v2/appfeatures...`: the catalogue's features, list and get. */
-export function appFeaturesRoutes(app: Hono<AppEnv>): void {
-  resourceRoutes(app, appFeaturesResource);
-}
+export const appFeaturesModule = defineModule({ name: 'appfeatures', resources: [appFeaturesResource] });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { appFeatureInstallations } from '../../db/schema';
-import { AUDIT_SET, defineResource } from '../engine/resource';
+import { AUDIT_SET, defineResource } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 
 /**
@@ -11,6 +11,7 @@ import { includedUsers } from '../users/user-shape';
 export const appFeaturesInstallationsResource = defineResource({
   type: 'appfeaturesinstallations',
   singular: 'appfeaturesinstallation',
+  title: { one: 'AppFeaturesInstallation', many: 'AppFeaturesInstallations' },
   table: appFeatureInstallations,
   fields: {
     appfeatureId: { column: appFeatureInstallations.appfeatureId, schema: z.number().int() },

@@ -1,9 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Principal } from '../../auth/principal';
+import type { Actor } from '../../auth/principal';
 import { appSettingDefinitions as definitions, appSettingValues as values, APP_SETTING_TYPES } from '../../db/schema';
-import type { Relation } from '../engine/relations';
-import { isoTime, jsonObject, literal, refJson } from '../engine/record-json';
+import type { Relation } from '../../engine';
+import { isoTime, jsonObject, literal, refJson } from '../../engine';
 
 /**
  * An app's settings as the caller's installation has them (`appsettings`): each declared
@@ -14,7 +14,7 @@ import { isoTime, jsonObject, literal, refJson } from '../engine/record-json';
 export const SETTING_TYPE = 'appsettings';
 
 /** The declarations joined to the caller's values: what `settingJson` reads from. */
-export function settingsOf(who: Principal): SQL {
+export function settingsOf(who: Actor): SQL {
   return sql`${definitions} LEFT JOIN ${values} ON ${values.settingId} = ${definitions.id}
     AND ${values.installationId} = ${who.installationId} AND ${values.state} = 'active'`;
 }
@@ -50,16 +50,6 @@ export function settingJson(): SQL {
   });
 }
 
-/** `includes=appsettings`: read-only here; a setting changes through its own PUT. */
-export const appSettingsRelation: Relation = {
-  type: SETTING_TYPE,
-  cardinality: 'many',
-  dependsOnCaller: true,
-  recordsJson: (parent, who) =>
-    sql`(SELECT coalesce(json_agg(${settingJson()} ORDER BY ${definitions.id}), '[]'::json)
-      FROM ${settingsOf(who)} WHERE ${definitions.appId} = ${parent.id} AND ${definitions.state} = 'active')`,
-};
-
 const settingValue = z.union([z.string(), z.number(), z.boolean()]).nullable();
 const reference = z.object({ id: z.number().int(), type: z.string() });
 
@@ -83,4 +73,15 @@ export const settingRecordSchema = z
     updatedAt: z.iso.datetime(),
     updatedBy: reference.nullable(),
   })
-  .meta({ id: 'appsetting' });
+  .meta({ id: 'AppSetting' });
+
+/** `includes=appsettings`: read-only here; a setting changes through its own PUT. */
+export const appSettingsRelation: Relation = {
+  type: SETTING_TYPE,
+  schema: settingRecordSchema,
+  cardinality: 'many',
+  dependsOnCaller: true,
+  recordsJson: (parent, who) =>
+    sql`(SELECT coalesce(json_agg(${settingJson()} ORDER BY ${definitions.id}), '[]'::json)
+      FROM ${settingsOf(who)} WHERE ${definitions.appId} = ${parent.id} AND ${definitions.state} = 'active')`,
+};

@@ -1,15 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
+import type { Actor } from '../../auth/principal';
 import { appInstallations, apps, appSettingValues } from '../../db/schema';
-import { isoTime } from '../engine/record-json';
-import { defineResource } from '../engine/resource';
+import { isoTime, timeSchema } from '../../engine';
+import { defineResource } from '../../engine';
 import { appSettingsRelation } from './app-settings';
 import { callerUsers } from './caller-users';
 
 /** The caller's installation of the current app row, when it is installed. */
-const installedRow = (who: Principal) =>
+const installedRow = (who: Actor) =>
   sql`FROM ${appInstallations} WHERE ${appInstallations.installationId} = ${who.installationId}
     AND ${appInstallations.appId} = ${apps.id} AND ${appInstallations.status} = 'installed' AND ${appInstallations.state} = 'active'`;
 
@@ -20,6 +20,7 @@ const installedRow = (who: Principal) =>
 export const appsResource = defineResource({
   type: 'apps',
   singular: 'app',
+  title: { one: 'App', many: 'Apps' },
   table: apps,
   tenancy: 'global',
   fields: {
@@ -30,8 +31,12 @@ export const appsResource = defineResource({
     iconUrl: { column: apps.iconUrl, schema: z.string().nullable() },
   },
   computed: {
-    installed: { type: 'boolean', expr: (who) => sql`EXISTS (SELECT 1 ${installedRow(who)})` },
-    installedAt: { type: 'datetime', expr: (who) => isoTime(sql`(SELECT ${appInstallations.installedAt} ${installedRow(who)})`) },
+    installed: { type: 'boolean', schema: z.boolean().meta({ description: "installed in the caller's installation" }), expr: (who) => sql`EXISTS (SELECT 1 ${installedRow(who)})` },
+    installedAt: {
+      type: 'datetime',
+      schema: timeSchema.nullable().meta({ description: 'when it was installed here; null when it is not' }),
+      expr: (who) => isoTime(sql`(SELECT ${appInstallations.installedAt} ${installedRow(who)})`),
+    },
   },
   // The spec lists no `id` for apps: filtering or ordering by it is a 400.
   filter: ['createdAt', 'createdBy', 'deletedAt', 'deletedBy', 'state', 'updatedAt', 'updatedBy'],

@@ -1,9 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Principal } from '../../auth/principal';
+import type { Actor } from '../../auth/principal';
 import { users } from '../../db/schema';
-import type { Relation } from '../engine/relations';
-import { recordJson } from '../engine/record-json';
-import type { AuditedTable } from '../engine/resource';
+import type { Relation } from '../../engine';
+import { recordJson, recordSchema } from '../../engine';
+import type { AuditedTable } from '../../engine';
 import { userShape } from '../users/user-shape';
 
 /**
@@ -11,9 +11,10 @@ import { userShape } from '../users/user-shape';
  * those `more` names (a subquery of user ids). A catalogue row is shared by every installation,
  * so only users of the caller's own installation are ever included.
  */
-export function callerUsers(more?: (parent: AuditedTable, who: Principal) => SQL): Relation {
+export function callerUsers(more?: (parent: AuditedTable, who: Actor) => SQL): Relation {
   return {
     type: 'users',
+    schema: recordSchema(userShape),
     cardinality: 'none',
     dependsOnCaller: true,
     recordsJson(parent, who) {

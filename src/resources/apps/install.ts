@@ -1,19 +1,14 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Context, Hono } from 'hono';
-import { z } from 'zod';
-import type { AppEnv } from '../../app-env';
-import { ADMINS, requireRole } from '../../auth/access';
+import { ADMINS } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import type { Queryable, Transaction } from '../../db/client';
 import { appFeatureInstallations, appFeatures, appInstallations, apps } from '../../db/schema';
+import { compiled, deleteRecords, oneRecordBody, selectOne } from '../../engine';
+import { insertEventsFrom, noteEvents, recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { addRoute, pathParam } from '../../http/route';
-import { errorBodySchema } from '../../openapi/schemas';
-import { deletedValues } from '../engine/columns';
-import { compiled } from '../engine/compiled';
-import { parseIncludes } from '../engine/list-params';
-import { selectOne } from '../engine/queries';
-import { oneRecordBody } from '../engine/read';
+import { idParams } from '../../http/params';
+import { jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
 import { appsResource } from './apps.resource';
 
 /** 404 unless the app is in the catalogue. */
@@ -25,91 +20,75 @@ async function requireApp(db: Pick<Transaction, 'select'>, id: number, source = 
 /**
  * Marks the app installed (unless it already is: then nothing changes) and gives the
  * installation each of the app's features it does not have yet, valued at the feature's
- * default. Setting values kept from an earlier installation apply again.
+ * default. Setting values kept from an earlier installation apply again. An `installed` event
+ * of the app when it was not installed, and a `created` one for each feature installation.
  */
 async function install(tx: Transaction, who: Principal, appId: number): Promise<void> {
-  await tx
+  const changed = await tx
     .insert(appInstallations)
     .values({ installationId: who.installationId, appId, status: 'installed', installedAt: sql`now()`, createdBy: who.userId, updatedBy: who.userId })
     .onConflictDoUpdate({
       target: [appInstallations.installationId, appInstallations.appId],
       set: { status: 'installed', installedAt: sql`now()`, uninstalledAt: null, state: 'active', updatedAt: sql`now()`, updatedBy: who.userId },
       setWhere: sql`${appInstallations.status} <> 'installed' OR ${appInstallations.state} <> 'active'`,
-    });
+    })
+    .returning({ id: appInstallations.id });
+  if (changed.length) await recordEvents(tx, who, [{ recordType: 'apps', recordId: appId, kind: 'installed' }]);
   // ON CONFLICT DO NOTHING: a concurrent install may have created the same live row.
   await tx.execute(sql`
-    INSERT INTO ${appFeatureInstallations} (installation_id, appfeature_id, value, created_by, updated_by)
-    SELECT ${who.installationId}, ${appFeatures.id}, ${appFeatures.defaultValue}, ${who.userId}, ${who.userId}
-    FROM ${appFeatures}
-    WHERE ${appFeatures.appId} = ${appId} AND ${appFeatures.state} = 'active'
-      AND NOT EXISTS (SELECT 1 FROM ${appFeatureInstallations} WHERE ${appFeatureInstallations.installationId} = ${who.installationId}
-        AND ${appFeatureInstallations.appfeatureId} = ${appFeatures.id} AND ${appFeatureInstallations.state} = 'active')
-    ON CONFLICT DO NOTHING`);
+    WITH made AS (
+      INSERT INTO ${appFeatureInstallations} (installation_id, appfeature_id, value, created_by, updated_by)
+      SELECT ${who.installationId}, ${appFeatures.id}, ${appFeatures.defaultValue}, ${who.userId}, ${who.userId}
+      FROM ${appFeatures}
+      WHERE ${appFeatures.appId} = ${appId} AND ${appFeatures.state} = 'active'
+        AND NOT EXISTS (SELECT 1 FROM ${appFeatureInstallations} WHERE ${appFeatureInstallations.installationId} = ${who.installationId}
+          AND ${appFeatureInstallations.appfeatureId} = ${appFeatures.id} AND ${appFeatureInstallations.state} = 'active')
+      ON CONFLICT DO NOTHING
+      RETURNING id)
+    ${insertEventsFrom(sql`made`, who, 'appfeaturesinstallations', 'created', sql`jsonb_build_object('app', ${appId}::int)`)}`);
 }
 
 /** Marks the app uninstalled (if it is installed) and soft-deletes its feature installations; setting values stay. */
 async function uninstall(tx: Transaction, who: Principal, appId: number): Promise<void> {
-  await tx
+  const changed = await tx
     .update(appInstallations)
     .set({ status: 'uninstalled', uninstalledAt: sql`now()`, updatedAt: sql`now()`, updatedBy: who.userId })
-    .where(and(eq(appInstallations.installationId, who.installationId), eq(appInstallations.appId, appId), eq(appInstallations.status, 'installed')));
+    .where(and(eq(appInstallations.installationId, who.installationId), eq(appInstallations.appId, appId), eq(appInstallations.status, 'installed')))
+    .returning({ id: appInstallations.id });
+  if (changed.length) await recordEvents(tx, who, [{ recordType: 'apps', recordId: appId, kind: 'uninstalled' }]);
   const features = tx.select({ id: appFeatures.id }).from(appFeatures).where(eq(appFeatures.appId, appId));
-  await tx
-    .update(appFeatureInstallations)
-    .set(deletedValues(who) as never)
-    .where(
-      and(
-        eq(appFeatureInstallations.installationId, who.installationId),
-        eq(appFeatureInstallations.state, 'active'),
-        inArray(appFeatureInstallations.appfeatureId, features),
-      ),
-    );
+  const live = and(
+    eq(appFeatureInstallations.installationId, who.installationId),
+    eq(appFeatureInstallations.state, 'active'),
+    inArray(appFeatureInstallations.appfeatureId, features),
+  )!;
+  await deleteRecords(tx, who, { table: appFeatureInstallations, type: 'appfeaturesinstallations', where: live }, { app: appId });
 }
 
 /** Install or uninstall: idempotent, in one transaction, answering the app as the caller now sees it. */
-function stateChange(change: typeof install) {
-  return async (c: Context<AppEnv>) => {
+function stateChangeRoute(action: 'install' | 'uninstall', change: typeof install, summary: string) {
+  const s = compiled(appsResource).schemas;
+  return defineRoute({
+    method: 'post', path: `/v2/apps/{id}/${action}.json`, tag: 'Apps', operationId: `${action}App`, roles: ADMINS,
+    summary, description: 'Idempotent. Any request body is ignored.',
+    request: { params: idParams, query: s.writeQuery },
+    responses: { 200: jsonResponse('the app', s.one) },
+  }, async (c) => {
     const who = c.var.principal;
-    requireRole(who, ADMINS);
-    const id = pathParam(c, 'id');
-    const includes = parseIncludes(c.req.query('includes'), compiled(appsResource).includeNames);
+    const { id } = c.req.valid('param');
+    const { includes } = c.req.valid('query');
     const body = await c.var.db.transaction(async (tx) => {
       await requireApp(tx, id);
       await change(tx, who, id);
       const result = await selectOne(tx as unknown as Queryable, appsResource, id, { who, includes });
       return oneRecordBody(appsResource, result!);
     });
-    return c.json(body);
-  };
+    noteEvents(c.var.db, who.installationId, [['apps'], ['appfeaturesinstallations']]);
+    return c.json(body, 200);
+  });
 }
 
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { description: 'error', schema: errorBodySchema }]));
-
-/** `POST /v2/apps/{id}/install.json` and `.../uninstall.json`. Any request body is ignored. */
-export function installRoutes(app: Hono<AppEnv>): void {
-  const appBody = z.object({ app: compiled(appsResource).schemas.record, included: z.record(z.string(), z.array(z.unknown())) });
-  const includes = {
-    name: 'includes',
-    description: `comma list of: ${[...compiled(appsResource).includeNames, 'all'].join(', ')}`,
-    schema: { type: 'string' },
-  };
-  const routes = [
-    ['install', install, "Install an app in the caller's installation (idempotent)"],
-    ['uninstall', uninstall, "Uninstall an app from the caller's installation (idempotent); its setting values are kept"],
-  ] as const;
-  for (const [action, change, summary] of routes) {
-    addRoute(
-      app,
-      {
-        method: 'post',
-        path: `/v2/apps/{id}/${action}.json`,
-        tag: 'apps',
-        summary,
-        query: [includes],
-        responses: { 200: { description: 'the app', schema: appBody }, ...errors(400, 401, 403, 404) },
-      },
-      stateChange(change),
-    );
-  }
-}
+/** `POST /v2/apps/{id}/install.json` */
+export const installRoute = stateChangeRoute('install', install, "Install an app in the caller's installation (idempotent)");
+/** `POST /v2/apps/{id}/uninstall.json` */
+export const uninstallRoute = stateChangeRoute('uninstall', uninstall, "Uninstall an app from the caller's installation (idempotent); its setting values are kept");

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { APP_SETTING_TYPES } from '../../db/schema';
-import { ignoringReadOnly, RECORD_ENVELOPE } from '../engine/body';
+import { recordBody, writableRecord } from '../../http/record-body';
 
 /** Longest string or secret a setting takes. */
 export const MAX_SETTING_TEXT = 10_000;
@@ -31,10 +31,32 @@ function valueSchema(setting: SettingDeclaration): z.ZodType {
   }
 }
 
-/** Properties of a setting as it reads, accepted in a body and ignored (beside the audit set). */
-const READ_ONLY = [...RECORD_ENVELOPE, 'app', 'key', 'name', 'settingType', 'options', 'required', 'defaultValue', 'isSet'];
+/** Properties of a setting as it reads, accepted in a body and ignored (beside the audit set, `id` and `type`). */
+const READ_ONLY = ['app', 'key', 'name', 'settingType', 'options', 'required', 'defaultValue'];
 
-/** The body of a setting update: `value` of the setting's type, or null. */
-export function settingBodySchema(setting: SettingDeclaration) {
-  return ignoringReadOnly(z.strictObject({ value: valueSchema(setting).nullable() }), READ_ONLY) as z.ZodType<{ value: unknown }>;
+/**
+ * What any setting's value may be. Checked against the setting's own type once the setting is
+ * known (`settingValueSchema`), so that a refusal says what that setting takes.
+ */
+const anyValue = z.unknown().meta({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] });
+
+/**
+ * The body of a setting update, as the document shows it and the route first checks it: `value`,
+ * and `isSet` as a client read it (a secret sent back as read, `value` null and `isSet` true,
+ * is left alone).
+ */
+export const settingUpdateBody = recordBody(
+  'appsetting',
+  writableRecord(
+    {
+      value: anyValue.meta({ description: "of the setting's type: string, number, boolean, one of a select's options, or a secret string; null: back to the default" }),
+      isSet: z.boolean().optional().meta({ description: 'read-only, as read: with `value` null on a secret, the secret is kept' }),
+    },
+    READ_ONLY,
+  ).meta({ id: 'AppSettingUpdate' }),
+);
+
+/** `value` checked against the setting's declared type (null, the reset, is allowed beside it). */
+export function settingValueSchema(setting: SettingDeclaration) {
+  return z.object({ value: valueSchema(setting).nullable() });
 }

@@ -1,18 +1,18 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../../app-env';
-import { ADMINS, requireRole } from '../../auth/access';
+import { ADMINS } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import type { Database } from '../../db/client';
 import { appInstallations, apps, appSettingDefinitions as definitions, appSettingValues as values } from '../../db/schema';
+import { finishRecord, type WireRecord } from '../../engine';
+import { insertEventsFrom, noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { addRoute, pathParam } from '../../http/route';
-import { errorBodySchema } from '../../openapi/schemas';
-import { readJson, unwrapRecord, validate } from '../engine/body';
-import { finishRecord } from '../engine/record-json';
+import { integerParam } from '../../http/params';
+import { validate } from '../../http/record-body';
+import { errorResponse, jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
 import { settingJson, settingRecordSchema, settingsOf } from './app-settings';
-import { settingBodySchema } from './setting-value';
+import { settingUpdateBody, settingValueSchema } from './setting-value';
 
 const installedHere = (who: Principal, appId: number) =>
   sql`EXISTS (SELECT 1 FROM ${appInstallations} WHERE ${appInstallations.installationId} = ${who.installationId}
@@ -37,35 +37,52 @@ async function findSetting(db: Database['http'], who: Principal, appId: number, 
   return { ...found, settingType: found.settingType };
 }
 
-/** Stores the installation's value (null: back to the default), only while the app is installed here. */
-async function storeValue(db: Database['http'], who: Principal, appId: number, id: number, value: unknown): Promise<boolean> {
+/**
+ * Stores the installation's value (null: back to the default), only while the app is installed
+ * here, with a `settingChanged` event of the app (a secret's value is never in it).
+ */
+async function storeValue(db: Database['http'], who: Principal, appId: number, id: number, value: unknown, secret: boolean): Promise<boolean> {
   const json = value === null ? null : JSON.stringify(value);
+  const data = { setting: id, ...(secret ? {} : { value }) };
   const { rows } = await db.execute(sql`
-    INSERT INTO ${values} (installation_id, app_id, setting_id, value, created_by, updated_by)
-    SELECT ${who.installationId}, ${appId}, ${id}, ${json}::jsonb, ${who.userId}, ${who.userId}
-    WHERE ${installedHere(who, appId)}
-    ON CONFLICT (installation_id, setting_id) DO UPDATE SET value = excluded.value, state = 'active', deleted_at = NULL,
-      deleted_by = NULL, updated_at = now(), updated_by = excluded.updated_by
-    RETURNING id`);
+    WITH stored AS (
+      INSERT INTO ${values} (installation_id, app_id, setting_id, value, created_by, updated_by)
+      SELECT ${who.installationId}, ${appId}, ${id}, ${json}::jsonb, ${who.userId}, ${who.userId}
+      WHERE ${installedHere(who, appId)}
+      ON CONFLICT (installation_id, setting_id) DO UPDATE SET value = excluded.value, state = 'active', deleted_at = NULL,
+        deleted_by = NULL, updated_at = now(), updated_by = excluded.updated_by
+      RETURNING id),
+    logged AS (${insertEventsFrom(sql`stored`, who, 'apps', 'settingChanged', sql`${JSON.stringify(data)}::jsonb`, undefined, sql`${appId}::int`)})
+    SELECT id FROM stored`);
   return rows.length > 0;
 }
 
-async function readSetting(db: Database['http'], who: Principal, id: number) {
+async function readSetting(db: Database['http'], who: Principal, id: number): Promise<WireRecord> {
   const { rows } = await db.execute(sql`SELECT ${settingJson()} AS setting FROM ${settingsOf(who)} WHERE ${definitions.id} = ${id}`);
-  return finishRecord(rows[0]!.setting as Record<string, unknown>);
+  return finishRecord(rows[0]!.setting as WireRecord);
 }
 
 const notInstalled = (appId: number) =>
   ApiError.conflict('appId', `app ${appId} is not installed in this installation; install it first (POST /v2/apps/${appId}/install.json)`);
 
-async function updateSetting(c: Context<AppEnv>) {
+/** `PUT /v2/apps/{appId}/settings/{id}.json` (the spec writes `:appId` and `:id`). */
+export const updateSettingRoute = defineRoute({
+  method: 'put', path: '/v2/apps/{appId}/settings/{id}.json', tag: 'Apps', operationId: 'updateAppSetting', roles: ADMINS,
+  summary: "Change one setting of an installed app for the caller's installation (null: back to the default)",
+  request: {
+    params: z.object({ appId: integerParam('the app'), id: integerParam("the setting's declaration") }),
+    body: { required: true, content: { 'application/json': { schema: settingUpdateBody } } },
+  },
+  responses: {
+    200: jsonResponse('the setting', z.object({ appsetting: settingRecordSchema, included: z.object({}) }).meta({ id: 'AppSettingBody' })),
+    409: errorResponse('the app is not installed in this installation'),
+  },
+}, async (c) => {
   const who = c.var.principal;
-  requireRole(who, ADMINS);
-  const appId = pathParam(c, 'appId');
-  const id = pathParam(c, 'id');
-  const record = unwrapRecord(await readJson(c), 'appsetting');
+  const { appId, id } = c.req.valid('param');
+  const record = c.req.valid('json');
   const setting = await findSetting(c.var.db.http, who, appId, id);
-  const { value } = validate(settingBodySchema(setting), record, 'appsetting');
+  const { value } = validate(settingValueSchema(setting), { value: record.value }, 'appsetting');
   // A secret reads back as null with isSet true: that record sent back as it was read leaves
   // the secret alone rather than erasing it. Any other null clears it.
   const sentBackAsRead = setting.settingType === 'secret' && value === null && record.isSet === true;
@@ -73,31 +90,7 @@ async function updateSetting(c: Context<AppEnv>) {
     throw ApiError.invalid('appsetting.value', 'this setting is required and has no default, so it cannot be reset to null');
   }
   if (!setting.installed) throw notInstalled(appId);
-  if (!sentBackAsRead && !(await storeValue(c.var.db.http, who, appId, id, value))) throw notInstalled(appId);
-  return c.json({ appsetting: await readSetting(c.var.db.http, who, id), included: {} });
-}
-
-/** `PUT /v2/apps/{appId}/settings/{id}.json` (the spec writes `:appId` and `:id`). */
-export function updateSettingRoute(app: Hono<AppEnv>): void {
-  const value = z.union([z.string(), z.number(), z.boolean()]).nullable();
-  addRoute(
-    app,
-    {
-      method: 'put',
-      path: '/v2/apps/{appId}/settings/{id}.json',
-      tag: 'apps',
-      summary: "Change one setting of an installed app for the caller's installation (null: back to the default)",
-      body: {
-        schema: z
-          .object({ appsetting: z.strictObject({ value: value.describe("of the setting's type: string, number, boolean, one of a select's options, or a secret string") }) })
-          .describe('also accepted bare: {"value": ...}'),
-        required: true,
-      },
-      responses: {
-        200: { description: 'the setting', schema: z.object({ appsetting: settingRecordSchema, included: z.record(z.string(), z.array(z.unknown())) }) },
-        ...Object.fromEntries([400, 401, 403, 404, 409, 413, 415].map((status) => [status, { description: 'error', schema: errorBodySchema }])),
-      },
-    },
-    updateSetting,
-  );
-}
+  if (!sentBackAsRead && !(await storeValue(c.var.db.http, who, appId, id, value, setting.settingType === 'secret'))) throw notInstalled(appId);
+  noteEvents(c.var.db, who.installationId, [['apps', 'settingChanged']]);
+  return c.json({ appsetting: (await readSetting(c.var.db.http, who, id)) as z.infer<typeof settingRecordSchema>, included: {} }, 200);
+});

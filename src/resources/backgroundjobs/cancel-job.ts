@@ -1,49 +1,52 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Context, Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { AGENTS, requireRole } from '../../auth/access';
+import { and, inArray, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AGENTS } from '../../auth/access';
 import { backgroundJobs } from '../../db/schema';
+import { insertEventsFrom, noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { addRoute, pathParam } from '../../http/route';
-import { errorBodySchema } from '../../openapi/schemas';
+import { integerParam } from '../../http/params';
+import { errorResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
+import { JOB_ACTION_CODES, JOB_TYPE_CODES } from '../../jobs/job-codes';
 import { jobOf } from './job-record';
 
 /**
- * Cancels a job that is queued or running. Cancelling a cancelled job again is a 204 (DELETE is
- * idempotent); a job that already completed or failed cannot be undone: 409. The queue consumer
- * sees the status before each chunk and stops, and never moves a cancelled job on.
+ * `DELETE /v2/backgroundjobs/{type}/{action}/{id}.json`: cancels a job that is queued or
+ * running (a `cancelled` event of the job). Cancelling a cancelled job again is a 204 (DELETE
+ * is idempotent); a job that already completed or failed cannot be undone: 409. The queue
+ * consumer sees the status before each chunk and stops, and never moves a cancelled job on.
  */
-async function cancelJob(c: Context<AppEnv>) {
+export const cancelJobRoute = defineRoute({
+  method: 'delete', path: '/v2/backgroundjobs/{type}/{action}/{id}.json', tag: 'BackgroundJobs', operationId: 'cancelBackgroundJob', roles: AGENTS,
+  summary: 'Cancel a background job, addressed by its integer type, action and id',
+  request: {
+    params: z.object({
+      type: integerParam(`the job's type: ${JOB_TYPE_CODES}`),
+      action: integerParam(`the job's action: ${JOB_ACTION_CODES}`),
+      id: integerParam("the job's id"),
+    }),
+  },
+  responses: { 204: { description: 'cancelled (or already cancelled)' }, 409: errorResponse('the job already completed or failed') },
+}, async (c) => {
   const who = c.var.principal;
-  requireRole(who, AGENTS);
-  const jobType = pathParam(c, 'type');
-  const jobAction = pathParam(c, 'action');
-  const id = pathParam(c, 'id');
+  const { type: jobType, action: jobAction, id } = c.req.valid('param');
   // Compared as integers: a code past smallint's range is simply no job, not a database error.
   const addressed = and(jobOf(who, id), sql`${backgroundJobs.type}::integer = ${jobType}`, sql`${backgroundJobs.action}::integer = ${jobAction}`);
-  const cancelled = await c.var.db.http
+  const cancel = c.var.db.http
     .update(backgroundJobs)
     .set({ status: 'cancelled', updatedAt: sql`now()`, finishedAt: sql`now()` })
     .where(and(addressed, inArray(backgroundJobs.status, ['queued', 'running'])))
-    .returning({ id: backgroundJobs.id });
-  if (cancelled.length) return c.body(null, 204);
-
+    .returning({ id: backgroundJobs.id })
+    .getSQL();
+  const { rows } = await c.var.db.http.execute(sql`
+    WITH cancelled(id) AS (${cancel}), logged AS (${insertEventsFrom(sql`cancelled`, who, 'backgroundjobs', 'cancelled')})
+    SELECT id FROM cancelled`);
+  if (rows.length) {
+    noteEvents(c.var.db, who.installationId, [['backgroundjobs', 'cancelled']]);
+    return c.body(null, 204);
+  }
   const [job] = await c.var.db.http.select({ status: backgroundJobs.status }).from(backgroundJobs).where(addressed);
   if (!job) throw ApiError.notFound('id', `no background job ${id} of type ${jobType} and action ${jobAction}`);
   if (job.status === 'cancelled') return c.body(null, 204);
   throw ApiError.conflict('id', `background job ${id} has already ${job.status === 'completed' ? 'completed' : 'failed'}; it cannot be cancelled`);
-}
-
-/** `DELETE /v2/backgroundjobs/{type}/{action}/{id}.json`: cancels a job. */
-export function cancelJobRoute(app: Hono<AppEnv>): void {
-  addRoute(app, {
-    method: 'delete',
-    path: '/v2/backgroundjobs/{type}/{action}/{id}.json',
-    tag: 'backgroundjobs',
-    summary: 'Cancel a background job, addressed by its integer type, action and id',
-    responses: {
-      204: { description: 'cancelled (or already cancelled)' },
-      ...Object.fromEntries([400, 401, 403, 404, 409].map((status) => [status, { description: 'error', schema: errorBodySchema }])),
-    },
-  }, cancelJob);
-}
+});

@@ -1,10 +1,6 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
+import { defineModule } from '../../modules/module';
 import { cancelJobRoute } from './cancel-job';
 import { getJobRoute } from './get-job';
 
 /** `/v2/backgroundjobs...`: a job's progress and its cancellation (docs/background-jobs.md). */
-export function backgroundJobsRoutes(app: Hono<AppEnv>): void {
-  getJobRoute(app);
-  cancelJobRoute(app);
-}
+export const backgroundJobsModule = defineModule({ name: 'backgroundjobs', routes: [getJobRoute, cancelJobRoute] });

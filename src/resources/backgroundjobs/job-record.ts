@@ -1,8 +1,9 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Principal } from '../../auth/principal';
+import type { Actor } from '../../auth/principal';
+import { JOB_ACTION_CODES, JOB_TYPE_CODES } from '../../jobs/job-codes';
 import { BACKGROUND_JOB_STATUSES, backgroundJobs, users } from '../../db/schema';
-import { jsonObject, literal, recordJson, refJson } from '../engine/record-json';
+import { jsonObject, literal, recordJson, refJson } from '../../engine';
 import { userShape } from '../users/user-shape';
 
 /**
@@ -30,7 +31,7 @@ export const jobJson: SQL = jsonObject({
 export const jobUsersJson: SQL = sql`(SELECT coalesce(json_agg(${recordJson(userShape)}), '[]'::json) FROM ${users} WHERE ${users.id} = ${backgroundJobs.createdBy})`;
 
 /** The caller's installation's job with this id: another installation's job is simply not there. */
-export function jobOf(who: Principal, id: number): SQL {
+export function jobOf(who: Actor, id: number): SQL {
   return and(eq(backgroundJobs.installationId, who.installationId), eq(backgroundJobs.id, id))!;
 }
 
@@ -41,8 +42,8 @@ export const jobRecordSchema = z
   .object({
     id: z.number().int(),
     type: z.literal('backgroundjobs'),
-    jobType: z.number().int().describe('1 companies'),
-    jobAction: z.number().int().describe('1 import, 2 bulk update, 3 bulk delete, 4 migrate'),
+    jobType: z.number().int().describe(JOB_TYPE_CODES),
+    jobAction: z.number().int().describe(JOB_ACTION_CODES),
     status: z.enum(BACKGROUND_JOB_STATUSES),
     rowsTotal: z.number().int(),
     rowsDone: z.number().int(),
@@ -54,4 +55,4 @@ export const jobRecordSchema = z
     startedAt: time.nullable(),
     finishedAt: time.nullable(),
   })
-  .meta({ id: 'backgroundjob' });
+  .meta({ id: 'BackgroundJob' });

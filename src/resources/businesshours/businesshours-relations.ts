@@ -1,7 +1,7 @@
 import { businessHoursHolidays, businessHoursSchedules } from '../../db/schema';
 import { holidayFields, holidayShape } from '../businesshoursholidays/holiday-fields';
 import { scheduleFields, scheduleShape } from '../businesshoursschedules/schedule-fields';
-import { hasMany } from '../engine/relations';
+import { hasMany } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 import { triggersUsingHours } from './trigger-shape';
 

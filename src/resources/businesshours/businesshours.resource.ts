@@ -5,11 +5,11 @@ import { ADMINS, EVERYONE } from '../../auth/access';
 import { businessHours, businessHoursHolidays, businessHoursSchedules } from '../../db/schema';
 import { holidayDates, holidayConstraints } from '../businesshoursholidays/holiday-rules';
 import { scheduleConstraints, scheduleHours } from '../businesshoursschedules/schedule-rules';
-import { AUDIT_SET, defineResource, type WriteContext } from '../engine/resource';
+import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
 import { businessHoursRelations } from './businesshours-relations';
 import { clearOtherDefaults } from './default-hours';
 import { requireOrdered, type OrderedPair, type PairEntry } from './ordered-pair';
-import { reconcileTimeZone, timeZoneSchema } from './time-zone';
+import { reconcileTimeZone, timeZoneIdSchema, timeZoneNameSchema } from './time-zone';
 
 /** The entries of a relation the body writes, as the order checks take them (removals need no check). */
 function relationEntries(record: Record<string, unknown>, name: string): PairEntry[] {
@@ -36,18 +36,19 @@ async function requireOrderedChildren(context: WriteContext, record: Record<stri
 export const businessHoursResource = defineResource({
   type: 'businesshours',
   singular: 'businesshour',
+  title: { one: 'BusinessHour', many: 'BusinessHours' },
   table: businessHours,
   fields: {
     name: { column: businessHours.name, schema: z.string().trim().min(1).max(255), required: true },
     description: { column: businessHours.description, schema: z.string().trim().max(10_000).nullable() },
     isDefault: { column: businessHours.isDefault, schema: z.boolean() },
-    timezoneId: { column: businessHours.timezoneId, schema: timeZoneSchema },
-    timezone_name: { column: businessHours.timezoneName, schema: timeZoneSchema },
+    timezoneId: { column: businessHours.timezoneId, schema: timeZoneIdSchema },
+    timezone_name: { column: businessHours.timezoneName, schema: timeZoneNameSchema },
   },
   filter: [...AUDIT_SET, 'description', 'isDefault', 'name', 'timezoneId', 'timezone_name'],
   relations: businessHoursRelations,
   constraints: {
-    business_hours_timezone_consistent: { source: 'businesshour.timezone_name', detail: 'must name the same time zone as timezoneId' },
+    business_hours_timezone_fk: { source: 'businesshour.timezoneId', detail: 'must be a time zone of /v2/timezones.json' },
     business_hours_one_default: { source: 'businesshour.isDefault', detail: 'other business hours became the default at the same moment; try again' },
     ...scheduleConstraints({ hours: 'businesshour.businesshoursschedules', day: 'businesshour.businesshoursschedules' }),
     ...holidayConstraints('businesshour.businesshoursholidays'),
@@ -58,7 +59,7 @@ export const businessHoursResource = defineResource({
   // A trigger chooses its business hours; the reference a client reads back is accepted and ignored.
   ignored: ['triggers'],
   async beforeWrite(context, record, id) {
-    reconcileTimeZone(record, id === undefined);
+    await reconcileTimeZone(context.tx, record, id === undefined);
     await requireOrderedChildren(context, record, id);
     if (record.isDefault === true) await clearOtherDefaults(context, id);
   },

@@ -1,6 +1,6 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { businessHours } from '../../db/schema';
-import type { WriteContext } from '../engine/resource';
+import { updateRecords, type WriteContext } from '../../engine';
 
 /**
  * Business hours about to become the default take the flag from the others, in the same
@@ -10,15 +10,11 @@ import type { WriteContext } from '../engine/resource';
  */
 export async function clearOtherDefaults({ tx, who }: WriteContext, id: number | undefined): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('business_hours_default'), ${who.installationId}::int)`);
-  await tx
-    .update(businessHours)
-    .set({ isDefault: false, updatedAt: sql`now()`, updatedBy: who.userId })
-    .where(
-      and(
-        eq(businessHours.installationId, who.installationId),
-        eq(businessHours.state, 'active'),
-        eq(businessHours.isDefault, true),
-        id === undefined ? undefined : ne(businessHours.id, id),
-      ),
-    );
+  const others = and(
+    eq(businessHours.installationId, who.installationId),
+    eq(businessHours.state, 'active'),
+    eq(businessHours.isDefault, true),
+    id === undefined ? undefined : ne(businessHours.id, id),
+  )!;
+  await updateRecords(tx, who, { table: businessHours, type: 'businesshours', where: others }, { isDefault: false }, { isDefault: businessHours.isDefault });
 }

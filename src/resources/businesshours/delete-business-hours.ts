@@ -1,44 +1,41 @@
-import { and, eq } from 'drizzle-orm';
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { requireRole } from '../../auth/access';
+import { and, eq, sql } from 'drizzle-orm';
 import { businessHours, businessHoursHolidays, businessHoursSchedules } from '../../db/schema';
+import { deletedValues, recordScope } from '../../engine';
+import { insertEventsFrom, noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { addRoute, pathParam } from '../../http/route';
-import { errorBodySchema } from '../../openapi/schemas';
-import { deletedValues } from '../engine/columns';
-import { recordScope } from '../engine/scope';
+import { idParams } from '../../http/params';
+import { defineRoute } from '../../http/route';
 import { businessHoursResource } from './businesshours.resource';
-
-const error = { description: 'error', schema: errorBodySchema };
 
 /**
  * `DELETE /v2/businesshours/{id}.json`: soft-deletes the business hours with their schedules and
- * holidays, which mean nothing without them, in one batch (one transaction). Triggers that use
- * them are left as they are.
+ * holidays, which mean nothing without them, in one statement with a `deleted` event of each.
+ * Triggers that use them are left as they are.
  */
-export function deleteBusinessHoursRoute(app: Hono<AppEnv>): void {
-  addRoute(app, {
-    method: 'delete', path: '/v2/businesshours/{id}.json', tag: 'businesshours',
-    summary: 'Delete business hours, with their schedules and holidays',
-    responses: { 204: { description: 'deleted' }, 400: error, 401: error, 403: error, 404: error },
-  }, async (c) => {
-    const who = c.var.principal;
-    requireRole(who, businessHoursResource.access.write);
-    const id = pathParam(c, 'id');
-    // Children of the installation only: so another installation's id deletes nothing at all.
-    const liveChildren = (table: typeof businessHoursSchedules | typeof businessHoursHolidays) =>
-      and(eq(table.installationId, who.installationId), eq(table.businesshoursId, id), eq(table.state, 'active'));
-    const [deleted] = await c.var.db.http.batch([
-      c.var.db.http
-        .update(businessHours)
-        .set(deletedValues(who))
-        .where(and(recordScope(businessHoursResource, who), eq(businessHours.id, id)))
-        .returning({ id: businessHours.id }),
-      c.var.db.http.update(businessHoursSchedules).set(deletedValues(who)).where(liveChildren(businessHoursSchedules)),
-      c.var.db.http.update(businessHoursHolidays).set(deletedValues(who)).where(liveChildren(businessHoursHolidays)),
-    ]);
-    if (deleted.length === 0) throw ApiError.notFound('id', `businesshour ${id} not found`);
-    return c.body(null, 204);
-  });
-}
+export const deleteBusinessHoursRoute = defineRoute({
+  method: 'delete', path: '/v2/businesshours/{id}.json', tag: 'BusinessHours', operationId: 'deleteBusinessHour', roles: businessHoursResource.access.write,
+  summary: 'Delete business hours, with their schedules and holidays',
+  request: { params: idParams },
+  responses: { 204: { description: 'deleted' } },
+}, async (c) => {
+  const who = c.var.principal;
+  const { id } = c.req.valid('param');
+  const http = c.var.db.http;
+  // Children of the installation only, of the hours this statement deletes.
+  const liveChildren = (table: typeof businessHoursSchedules | typeof businessHoursHolidays) =>
+    and(eq(table.installationId, who.installationId), sql`${table.businesshoursId} IN (SELECT id FROM hours)`, eq(table.state, 'active'));
+  const remove = (table: typeof businessHours | typeof businessHoursSchedules | typeof businessHoursHolidays, where: ReturnType<typeof and>) =>
+    http.update(table).set(deletedValues(who)).where(where).returning({ id: table.id }).getSQL();
+  const parent = sql`jsonb_build_object('parent', jsonb_build_object('id', ${id}::int, 'type', 'businesshours'))`;
+  const { rows } = await http.execute(sql`
+    WITH hours AS (${remove(businessHours, and(recordScope(businessHoursResource, who), eq(businessHours.id, id)))}),
+    schedules AS (${remove(businessHoursSchedules, liveChildren(businessHoursSchedules))}),
+    holidays AS (${remove(businessHoursHolidays, liveChildren(businessHoursHolidays))}),
+    hours_events AS (${insertEventsFrom(sql`hours`, who, 'businesshours', 'deleted')}),
+    schedule_events AS (${insertEventsFrom(sql`schedules`, who, 'businesshoursschedules', 'deleted', parent)}),
+    holiday_events AS (${insertEventsFrom(sql`holidays`, who, 'businesshoursholidays', 'deleted', parent)})
+    SELECT id FROM hours`);
+  if (rows.length === 0) throw ApiError.notFound('id', `businesshour ${id} not found`);
+  noteEvents(c.var.db, who.installationId, [['businesshours', 'deleted'], ['businesshoursschedules', 'deleted'], ['businesshoursholidays', 'deleted']]);
+  return c.body(null, 204);
+});

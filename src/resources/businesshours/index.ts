@@ -1,6 +1,4 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { resourceRoutes } from '../engine/routes';
+import { defineModule } from '../../modules/module';
 import { businessHoursResource } from './businesshours.resource';
 import { deleteBusinessHoursRoute } from './delete-business-hours';
 
@@ -8,7 +6,4 @@ import { deleteBusinessHoursRoute } from './delete-business-hours';
  * `/v2/businesshours...`: the generic list, get, create and PATCH/PUT (the spec has no bulk
  * operations for them), and a delete that takes the schedules and holidays along.
  */
-export function businessHoursRoutes(app: Hono<AppEnv>): void {
-  deleteBusinessHoursRoute(app);
-  resourceRoutes(app, businessHoursResource);
-}
+export const businessHoursModule = defineModule({ name: 'businesshours', resources: [businessHoursResource], routes: [deleteBusinessHoursRoute] });

@@ -1,10 +1,10 @@
 import { and, inArray, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Principal } from '../../auth/principal';
+import type { Actor } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
 import { ApiError } from '../../http/errors';
-import type { AuditedTable } from '../engine/resource';
-import { tenantScope } from '../engine/scope';
+import type { AuditedTable } from '../../engine';
+import { tenantScope } from '../../engine';
 
 /** Two properties of a record where one must not come before the other (a schedule's hours, a holiday's dates). */
 export interface OrderedPair {
@@ -27,7 +27,7 @@ export interface PairEntry {
  * (both are fixed-width text, so text order is time order). An entry that changes only one of
  * them is checked against the other as stored; ids not found are left to the write to refuse.
  */
-export async function requireOrdered(tx: Transaction, who: Principal, pair: OrderedPair, entries: PairEntry[], within?: SQL): Promise<void> {
+export async function requireOrdered(tx: Transaction, who: Actor, pair: OrderedPair, entries: PairEntry[], within?: SQL): Promise<void> {
   const { start, end } = pair;
   const partial = entries.filter((e) => e.id !== undefined && (e.values[start.name] === undefined) !== (e.values[end.name] === undefined));
   const stored = new Map<number, { start: string; end: string }>();

@@ -1,7 +1,7 @@
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { businessHours } from '../../db/schema';
-import type { WritableField } from '../engine/resource';
+import type { WritableField } from '../../engine';
 
 /**
  * `businesshours_id` of a schedule or a holiday: the integer id of live business hours of the

@@ -1,29 +1,69 @@
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Transaction } from '../../db/client';
 import { ApiError } from '../../http/errors';
+import { MAX_ID } from '../../http/params';
 import { canonicalTimeZone } from '../../lib/working-time/time-zone';
 
 /** An IANA time zone id the runtime knows, spelt as the zone list spells it (`europe/dublin` -> `Europe/Dublin`). */
-export const timeZoneSchema = z
+export const timeZoneNameSchema = z
   .string()
   .trim()
   .refine((name) => canonicalTimeZone(name) !== undefined, 'must be an IANA time zone id such as Europe/Dublin')
   .overwrite((name) => canonicalTimeZone(name) ?? name)
-  .describe('an IANA time zone id such as Europe/Dublin; a create needs timezoneId or timezone_name (the same zone)');
+  .meta({ description: 'the IANA name of the zone, such as Europe/Dublin; a create needs it or timezoneId' });
+
+/** A zone's id in the catalogue (`GET /v2/timezones.json`). */
+export const timeZoneIdSchema = z
+  .number()
+  .int()
+  .positive()
+  .max(MAX_ID)
+  .meta({ description: "the zone's id in /v2/timezones.json; a create needs it or timezone_name" });
 
 /**
- * `timezoneId` and `timezone_name` name one zone (the platform's two names for it): a client
- * may send either or both. Sent alone, one sets the other; sent together they must agree.
+ * The catalogue's row of a zone name, matched ignoring case (`utc` is `UTC`, id 1), adding the
+ * zone when it is valid but not listed yet (ids never change). Two writes adding one zone at once
+ * both get its one row: the later insert waits for the earlier and takes it.
  */
-export function reconcileTimeZone(record: Record<string, unknown>, creating: boolean): void {
-  const id = record.timezoneId as string | undefined;
+async function zoneOfName(tx: Transaction, name: string): Promise<{ id: number; name: string }> {
+  const { rows } = await tx.execute(sql`
+    WITH listed AS (SELECT id, name FROM timezones WHERE lower(name) = lower(${name})),
+    added AS (
+      INSERT INTO timezones (name) SELECT ${name} WHERE NOT EXISTS (SELECT 1 FROM listed)
+      ON CONFLICT ((lower(name))) DO UPDATE SET updated_at = timezones.updated_at
+      RETURNING id, name)
+    SELECT id, name FROM listed UNION ALL SELECT id, name FROM added`);
+  return { id: Number(rows[0]!.id), name: rows[0]!.name as string };
+}
+
+/**
+ * `timezoneId` (the catalogue's integer id, as the platform's client sends it) and
+ * `timezone_name` (the IANA name) name one zone: a client may send either or both. Sent alone,
+ * one sets the other; sent together they must agree.
+ */
+export async function reconcileTimeZone(tx: Transaction, record: Record<string, unknown>, creating: boolean): Promise<void> {
+  const id = record.timezoneId as number | undefined;
   const name = record.timezone_name as string | undefined;
-  if (id !== undefined && name !== undefined) {
-    if (id !== name) throw ApiError.invalid('businesshour.timezone_name', `must name the same time zone as timezoneId (${id}); send either, or both alike`);
-  } else if (id !== undefined) {
-    record.timezone_name = id;
-  } else if (name !== undefined) {
-    record.timezoneId = name;
-  } else if (creating) {
-    throw ApiError.invalid('businesshour.timezoneId', 'must be set (an IANA time zone id such as Europe/Dublin), or timezone_name');
+  if (id === undefined && name === undefined) {
+    if (creating) throw ApiError.invalid('businesshour.timezoneId', 'must be set (an id of /v2/timezones.json), or timezone_name (an IANA time zone id such as Europe/Dublin)');
+    return;
   }
+  let listed: string | undefined;
+  if (id !== undefined) {
+    const { rows } = await tx.execute(sql`SELECT name FROM timezones WHERE id = ${id} AND state = 'active'`);
+    listed = rows[0]?.name as string | undefined;
+    if (listed === undefined) throw ApiError.invalid('businesshour.timezoneId', `no time zone ${id}; the ids are listed at /v2/timezones.json`);
+  }
+  if (name !== undefined && listed !== undefined && name.toLowerCase() !== listed.toLowerCase()) {
+    throw ApiError.invalid('businesshour.timezone_name', `must name the same time zone as timezoneId (${id} is ${listed}); send either, or both alike`);
+  }
+  if (listed !== undefined) {
+    record.timezone_name = listed;
+    record.timezoneId = id;
+    return;
+  }
+  const zone = await zoneOfName(tx, name!);
+  record.timezone_name = zone.name;
+  record.timezoneId = zone.id;
 }

@@ -1,12 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { triggers } from '../../db/schema';
-import { recordJson } from '../engine/record-json';
-import type { Relation } from '../engine/relations';
-import type { RecordShape } from '../engine/resource';
+import { recordJson, recordSchema } from '../../engine';
+import type { Relation } from '../../engine';
+import type { RecordShape } from '../../engine';
 
 /** Triggers as business hours include them. Their own endpoints come later. */
 export const triggerShape: RecordShape = {
   type: 'triggers',
+  component: 'Trigger',
   table: triggers,
   properties: { name: triggers.name, businesshours_id: triggers.businesshoursId },
 };
@@ -17,6 +18,7 @@ export const triggerShape: RecordShape = {
  */
 export const triggersUsingHours: Relation = {
   type: 'triggers',
+  schema: recordSchema(triggerShape),
   cardinality: 'many',
   recordsJson: (parent) => sql`(SELECT coalesce(json_agg(${recordJson(triggerShape)} ORDER BY ${triggers.id}), '[]'::json)
     FROM ${triggers}

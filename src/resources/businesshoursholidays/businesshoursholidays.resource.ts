@@ -2,7 +2,7 @@ import { ADMINS, EVERYONE } from '../../auth/access';
 import { businessHoursHolidays } from '../../db/schema';
 import { requireOrdered } from '../businesshours/ordered-pair';
 import { businessHoursIdField } from '../businesshours/parent-field';
-import { AUDIT_SET, defineResource } from '../engine/resource';
+import { AUDIT_SET, defineResource } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 import { holidayFields } from './holiday-fields';
 import { holidayConstraints, holidayDates } from './holiday-rules';
@@ -11,6 +11,7 @@ import { holidayConstraints, holidayDates } from './holiday-rules';
 export const businessHoursHolidaysResource = defineResource({
   type: 'businesshoursholidays',
   singular: 'businesshoursholiday',
+  title: { one: 'BusinessHoursHoliday', many: 'BusinessHoursHolidays' },
   table: businessHoursHolidays,
   fields: {
     businesshours_id: businessHoursIdField(businessHoursHolidays.businesshoursId),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { businessHoursHolidays } from '../../db/schema';
-import type { RecordShape, WritableField } from '../engine/resource';
+import type { RecordShape, WritableField } from '../../engine';
 
 /** A calendar date `YYYY-MM-DD` that exists (no 2025-02-30), year 1 to 9999 as Postgres takes it. */
 export function isCalendarDate(text: string): boolean {

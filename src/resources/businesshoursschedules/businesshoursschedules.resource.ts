@@ -2,7 +2,7 @@ import { ADMINS, EVERYONE } from '../../auth/access';
 import { businessHoursSchedules } from '../../db/schema';
 import { requireOrdered } from '../businesshours/ordered-pair';
 import { businessHoursIdField } from '../businesshours/parent-field';
-import { AUDIT_SET, defineResource } from '../engine/resource';
+import { AUDIT_SET, defineResource } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 import { scheduleFields } from './schedule-fields';
 import { scheduleConstraints, scheduleHours } from './schedule-rules';
@@ -11,6 +11,7 @@ import { scheduleConstraints, scheduleHours } from './schedule-rules';
 export const businessHoursSchedulesResource = defineResource({
   type: 'businesshoursschedules',
   singular: 'businesshoursschedule',
+  title: { one: 'BusinessHoursSchedule', many: 'BusinessHoursSchedules' },
   table: businessHoursSchedules,
   fields: {
     businesshours_id: businessHoursIdField(businessHoursSchedules.businesshoursId),

@@ -1,9 +1,5 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { resourceRoutes } from '../engine/routes';
+import { defineModule } from '../../modules/module';
 import { businessHoursSchedulesResource } from './businesshoursschedules.resource';
 
 /** `/v2/businesshoursschedules...`: the generic CRUD routes (the spec has no bulk operations for them). */
-export function businessHoursSchedulesRoutes(app: Hono<AppEnv>): void {
-  resourceRoutes(app, businessHoursSchedulesResource);
-}
+export const businessHoursSchedulesModule = defineModule({ name: 'businesshoursschedules', resources: [businessHoursSchedulesResource] });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { businessHoursSchedules } from '../../db/schema';
-import type { RecordShape, WritableField } from '../engine/resource';
+import type { RecordShape, WritableField } from '../../engine';
 
 const START_HOUR = /^([01]\d|2[0-3]):[0-5]\d$/;
 const END_HOUR = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { AGENTS, EVERYONE } from '../../auth/access';
 import { cannedResponseFiles, cannedResponses, inboxes } from '../../db/schema';
-import { manyToMany, referencedBy } from '../engine/relations';
-import { referenceField } from '../engine/reference-field';
-import { AUDIT_SET, defineResource } from '../engine/resource';
+import { manyToMany, referencedBy } from '../../engine';
+import { referenceField } from '../../engine';
+import { AUDIT_SET, defineResource } from '../../engine';
 import { fileShape } from '../files/file-shape';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
@@ -11,6 +11,7 @@ import { includedUsers } from '../users/user-shape';
 export const cannedResponsesResource = defineResource({
   type: 'cannedresponses',
   singular: 'cannedresponse',
+  title: { one: 'CannedResponse', many: 'CannedResponses' },
   table: cannedResponses,
   fields: {
     name: { column: cannedResponses.name, schema: z.string().trim().min(1).max(255), required: true },
@@ -25,6 +26,7 @@ export const cannedResponsesResource = defineResource({
   filter: [...AUDIT_SET, 'inbox', 'name', 'reply'],
   relations: {
     files: manyToMany({
+      name: 'files',
       target: fileShape,
       through: cannedResponseFiles,
       parentKey: cannedResponseFiles.cannedResponseId,

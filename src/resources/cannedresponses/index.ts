@@ -1,9 +1,5 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { resourceRoutes } from '../engine/routes';
+import { defineModule } from '../../modules/module';
 import { cannedResponsesResource } from './cannedresponses.resource';
 
 /** `/v2/cannedresponses...`: the generic CRUD routes (the spec has no bulk operations for them). */
-export function cannedResponsesRoutes(app: Hono<AppEnv>): void {
-  resourceRoutes(app, cannedResponsesResource);
-}
+export const cannedResponsesModule = defineModule({ name: 'cannedresponses', resources: [cannedResponsesResource] });

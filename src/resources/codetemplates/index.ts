@@ -1,8 +1,5 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
+import { defineModule } from '../../modules/module';
 import { updateSentimentRoutes } from './update-sentiment';
 
 /** `/v2/codetemplates...`: only the sentiment settings of a template (docs/resources/codetemplates.md). */
-export function codeTemplatesRoutes(app: Hono<AppEnv>): void {
-  updateSentimentRoutes(app);
-}
+export const codeTemplatesModule = defineModule({ name: 'codetemplates', routes: updateSentimentRoutes });

@@ -12,7 +12,7 @@ import {
   COMPANY_PERMISSIONS,
   customers,
 } from '../../db/schema';
-import { AUDIT_SET, defineResource } from '../engine/resource';
+import { AUDIT_SET, defineResource } from '../../engine';
 import { companyRelations } from './company-relations';
 
 const text = (max: number) => z.string().trim().max(max).nullable();
@@ -23,6 +23,7 @@ const liveChild = (table: typeof companyAddresses | typeof companyDomains | type
 export const companiesResource = defineResource({
   type: 'companies',
   singular: 'company',
+  title: { one: 'Company', many: 'Companies' },
   table: companies,
   fields: {
     name: { column: companies.name, schema: z.string().trim().min(1).max(255), required: true },
@@ -39,6 +40,7 @@ export const companiesResource = defineResource({
   computed: {
     customersCount: {
       type: 'integer',
+      schema: z.number().int().meta({ description: 'live customers linked to the company' }),
       expr: sql`(SELECT count(*)::int FROM ${companyCustomers} JOIN ${customers} ON ${customers.id} = ${companyCustomers.customerId}
         WHERE ${companyCustomers.companyId} = ${companies.id} AND ${customers.state} = 'active')`,
     },

@@ -10,21 +10,21 @@ import {
   SOCIAL_LINK_TYPES,
 } from '../../db/schema';
 import { customerShape } from '../customers/customer-shape';
-import { hasMany, hasOne, manyToMany } from '../engine/relations';
-import type { RecordShape, WritableField } from '../engine/resource';
+import { hasMany, hasOne, manyToMany } from '../../engine';
+import type { RecordShape, WritableField } from '../../engine';
 
 const text = (max: number) => z.string().trim().max(max).nullable();
 
 /**
  * The fields of a related record, and its shape built from them. `type` is every record's type
- * name, so a phone's or a link's own kind is `phoneType` / `linkType`.
+ * name, except a phone's: its `type` is its kind, as on the platform. A social link's kind is `linkType`.
  */
-function related(type: string, table: RecordShape['table'], fields: Record<string, WritableField>) {
+function related(type: string, component: string, table: RecordShape['table'], fields: Record<string, WritableField>) {
   const properties = Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, field.column]));
-  return { shape: { type, table, properties } satisfies RecordShape, fields };
+  return { shape: { type, table, properties, component } satisfies RecordShape, fields };
 }
 
-const addresses = related('addresses', companyAddresses, {
+const addresses = related('addresses', 'Address', companyAddresses, {
   line1: { column: companyAddresses.line1, schema: text(255) },
   line2: { column: companyAddresses.line2, schema: text(255) },
   city: { column: companyAddresses.city, schema: text(120) },
@@ -33,7 +33,7 @@ const addresses = related('addresses', companyAddresses, {
   country: { column: companyAddresses.country, schema: text(120) },
 });
 
-const domains = related('domains', companyDomains, {
+const domains = related('domains', 'Domain', companyDomains, {
   name: {
     column: companyDomains.name,
     schema: z.string().trim().toLowerCase().regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/, 'must be a domain name such as example.com'),
@@ -41,19 +41,24 @@ const domains = related('domains', companyDomains, {
   },
 });
 
-const phones = related('phones', companyPhones, {
+const phones = related('phones', 'Phone', companyPhones, {
   number: { column: companyPhones.number, schema: z.string().trim().min(1).max(40), required: true },
-  phoneType: { column: companyPhones.type, schema: z.enum(PHONE_TYPES) },
+  // A phone owns its `type`, its kind, as the platform's client decodes it (a string). `phones`,
+  // the type name a reference to the phone reads with, and null say nothing of the kind.
+  type: {
+    column: companyPhones.type,
+    schema: z.union([z.enum(PHONE_TYPES), z.literal('phones'), z.null()]).transform((kind) => (kind === 'phones' || kind === null ? undefined : kind)),
+  },
   countryCode: { column: companyPhones.countryCode, schema: text(8) },
   extension: { column: companyPhones.extension, schema: text(16) },
 });
 
-const socialLinks = related('sociallinks', companySocialLinks, {
+const socialLinks = related('sociallinks', 'SocialLink', companySocialLinks, {
   linkType: { column: companySocialLinks.type, schema: z.enum(SOCIAL_LINK_TYPES) },
   url: { column: companySocialLinks.url, schema: z.url({ protocol: /^https?$/ }).max(2048), required: true },
 });
 
-const timelogSettings = related('timelogsettings', companyTimelogSettings, {
+const timelogSettings = related('timelogsettings', 'TimelogSetting', companyTimelogSettings, {
   billable: { column: companyTimelogSettings.billable, schema: z.boolean() },
   hourlyRate: {
     column: companyTimelogSettings.hourlyRate,
@@ -67,6 +72,7 @@ const timelogSettings = related('timelogsettings', companyTimelogSettings, {
 export const companyRelations = {
   addresses: hasMany({ ...addresses, parentKey: companyAddresses.companyId }),
   customers: manyToMany({
+    name: 'customers',
     target: customerShape,
     through: companyCustomers,
     parentKey: companyCustomers.companyId,

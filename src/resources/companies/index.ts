@@ -1,15 +1,15 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { resourceRoutes } from '../engine/routes';
+import { defineModule } from '../../modules/module';
 import { companiesResource } from './companies.resource';
 import { importRoute } from './import';
+import { companyImport } from './import-job';
 import { migrateRoute } from './migrate';
 import { pmSyncRoute } from './pmsync';
 
-/** `/v2/companies...`: migrate and sync first (so `migrate.json` is not an id), then the generic routes. */
-export function companiesRoutes(app: Hono<AppEnv>): void {
-  migrateRoute(app);
-  pmSyncRoute(app);
-  importRoute(app);
-  resourceRoutes(app, companiesResource);
-}
+/** `/v2/companies...`: the generic routes, the CSV import (a background job), migrate and the project-management sync. */
+export const companiesModule = defineModule({
+  name: 'companies',
+  resources: [companiesResource],
+  routes: [importRoute, migrateRoute, pmSyncRoute],
+  consumers: { [companyImport.kind]: companyImport.consumer },
+  cron: { importSweep: companyImport.sweep },
+});

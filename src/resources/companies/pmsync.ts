@@ -1,17 +1,15 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { AGENTS, requireRole } from '../../auth/access';
+import { AGENTS } from '../../auth/access';
 import { companies, companyCustomers, customers, pmConnections, pmLinks } from '../../db/schema';
+import { recordScope } from '../../engine';
+import { noteEvents, recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { addRoute, pathParam } from '../../http/route';
-import { errorBodySchema } from '../../openapi/schemas';
-import { recordScope } from '../engine/scope';
+import { idParams } from '../../http/params';
+import { errorResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
 import { companiesResource } from './companies.resource';
 import { PmClient } from './pm-client';
 import { loadPmSettings } from './pm-connection';
-
-const error = { description: 'error', schema: errorBodySchema };
 
 /** The whole sync's time with the product, every call included. */
 export const PM_SYNC_BUDGET_MS = 5_000;
@@ -34,61 +32,68 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
  * remote ids in pm_links. All remote work happens first; the links are written together at the
  * end, so a failure leaves nothing local half-written (see docs/resources/pmsync.md on retries).
  */
-export function pmSyncRoute(app: Hono<AppEnv>): void {
-  addRoute(app, {
-    method: 'post', path: '/v2/companies/{id}/pmsync.json', tag: 'companies', summary: 'Synchronise a company and its customers with the project-management product',
-    responses: { 200: { description: 'synchronised; no body' }, 400: error, 401: error, 403: error, 404: error, 409: error, 502: error, 503: error, 504: error },
-  }, async (c) => {
-    const who = c.var.principal;
-    requireRole(who, AGENTS);
-    const id = pathParam(c, 'id');
-    const db = c.var.db;
-    const installation = who.installationId;
-    const [company] = await db.http
-      .select({ name: companies.name, email: companies.email, website: companies.website, industry: companies.industry })
-      .from(companies)
-      .where(and(recordScope(companiesResource, who), eq(companies.id, id)));
-    if (!company) throw ApiError.notFound('id', `company ${id} not found`);
-    const settings = await loadPmSettings(db, c.env, installation);
+export const pmSyncRoute = defineRoute({
+  method: 'post', path: '/v2/companies/{id}/pmsync.json', tag: 'Companies', operationId: 'syncCompany', roles: AGENTS,
+  summary: 'Synchronise a company and its customers with the project-management product',
+  request: { params: idParams },
+  responses: {
+    200: { description: 'synchronised; no body' },
+    409: errorResponse('no project-management connection is configured, or its token cannot be read'),
+    502: errorResponse('the project-management product failed or refused the token'),
+    503: errorResponse('the server cannot handle project-management tokens (PM_TOKEN_KEY)'),
+    504: errorResponse('the project-management product did not answer in time'),
+  },
+}, async (c) => {
+  const who = c.var.principal;
+  const { id } = c.req.valid('param');
+  const db = c.var.db;
+  const installation = who.installationId;
+  const [company] = await db.http
+    .select({ name: companies.name, email: companies.email, website: companies.website, industry: companies.industry })
+    .from(companies)
+    .where(and(recordScope(companiesResource, who), eq(companies.id, id)));
+  if (!company) throw ApiError.notFound('id', `company ${id} not found`);
+  const settings = await loadPmSettings(db, c.env, installation);
 
-    const linkOf = (type: Link['localType'], localId: unknown) => sql`(SELECT ${pmLinks.remoteId} FROM ${pmLinks}
-      WHERE ${pmLinks.installationId} = ${installation} AND ${pmLinks.localType} = ${type} AND ${pmLinks.localId} = ${localId})`;
-    const [[companyLink], members] = await Promise.all([
-      db.http.select({ remoteId: pmLinks.remoteId }).from(pmLinks)
-        .where(and(eq(pmLinks.installationId, installation), eq(pmLinks.localType, 'companies'), eq(pmLinks.localId, id))),
-      db.http
-        .select({
-          id: customers.id, email: customers.email, firstName: customers.firstName, lastName: customers.lastName,
-          remoteId: sql<string | null>`${linkOf('customers', customers.id)}`,
-        })
-        .from(companyCustomers)
-        .innerJoin(customers, eq(customers.id, companyCustomers.customerId))
-        .where(and(eq(companyCustomers.companyId, id), eq(customers.installationId, installation), eq(customers.state, 'active'), sql`btrim(${customers.email}) <> ''`))
-        .orderBy(asc(customers.id)),
-    ]);
+  const linkOf = (type: Link['localType'], localId: unknown) => sql`(SELECT ${pmLinks.remoteId} FROM ${pmLinks}
+    WHERE ${pmLinks.installationId} = ${installation} AND ${pmLinks.localType} = ${type} AND ${pmLinks.localId} = ${localId})`;
+  const [[companyLink], members] = await Promise.all([
+    db.http.select({ remoteId: pmLinks.remoteId }).from(pmLinks)
+      .where(and(eq(pmLinks.installationId, installation), eq(pmLinks.localType, 'companies'), eq(pmLinks.localId, id))),
+    db.http
+      .select({
+        id: customers.id, email: customers.email, firstName: customers.firstName, lastName: customers.lastName,
+        remoteId: sql<string | null>`${linkOf('customers', customers.id)}`,
+      })
+      .from(companyCustomers)
+      .innerJoin(customers, eq(customers.id, companyCustomers.customerId))
+      .where(and(eq(companyCustomers.companyId, id), eq(customers.installationId, installation), eq(customers.state, 'active'), sql`btrim(${customers.email}) <> ''`))
+      .orderBy(asc(customers.id)),
+  ]);
 
-    const remote = new PmClient(settings.baseUrl, settings.token, AbortSignal.timeout(PM_SYNC_BUDGET_MS));
-    // A stored id the product no longer knows is found again by name, or created.
-    const remoteCompanyId = (companyLink && (await remote.companyById(companyLink.remoteId))) || (await remote.findOrCreateCompany(company));
-    const links: Link[] = [{ localType: 'companies', localId: id, remoteId: remoteCompanyId }];
-    await eachLimited(members, CONCURRENCY, async (member) => {
-      const person = { email: member.email.trim(), firstName: member.firstName, lastName: member.lastName };
-      const personId = (member.remoteId && (await remote.personById(member.remoteId))) || (await remote.findOrCreatePerson(person));
-      await remote.link(remoteCompanyId, personId);
-      links.push({ localType: 'customers', localId: member.id, remoteId: personId });
-    });
-
-    await db.transaction(async (tx) => {
-      await tx
-        .insert(pmLinks)
-        .values(links.map((link) => ({ ...link, installationId: installation })))
-        .onConflictDoUpdate({
-          target: [pmLinks.installationId, pmLinks.localType, pmLinks.localId],
-          set: { remoteId: sql`excluded.remote_id`, syncedAt: sql`now()` },
-        });
-      await tx.update(pmConnections).set({ lastSyncedAt: sql`now()` })
-        .where(and(eq(pmConnections.installationId, installation), eq(pmConnections.state, 'active')));
-    });
-    return c.body(null, 200);
+  const remote = new PmClient(settings.baseUrl, settings.token, AbortSignal.timeout(PM_SYNC_BUDGET_MS));
+  // A stored id the product no longer knows is found again by name, or created.
+  const remoteCompanyId = (companyLink && (await remote.companyById(companyLink.remoteId))) || (await remote.findOrCreateCompany(company));
+  const links: Link[] = [{ localType: 'companies', localId: id, remoteId: remoteCompanyId }];
+  await eachLimited(members, CONCURRENCY, async (member) => {
+    const person = { email: member.email.trim(), firstName: member.firstName, lastName: member.lastName };
+    const personId = (member.remoteId && (await remote.personById(member.remoteId))) || (await remote.findOrCreatePerson(person));
+    await remote.link(remoteCompanyId, personId);
+    links.push({ localType: 'customers', localId: member.id, remoteId: personId });
   });
-}
+
+  await db.transaction(async (tx) => {
+    await tx
+      .insert(pmLinks)
+      .values(links.map((link) => ({ ...link, installationId: installation })))
+      .onConflictDoUpdate({
+        target: [pmLinks.installationId, pmLinks.localType, pmLinks.localId],
+        set: { remoteId: sql`excluded.remote_id`, syncedAt: sql`now()` },
+      });
+    await tx.update(pmConnections).set({ lastSyncedAt: sql`now()` })
+      .where(and(eq(pmConnections.installationId, installation), eq(pmConnections.state, 'active')));
+    await recordEvents(tx, who, [{ recordType: 'companies', recordId: id, kind: 'synced', data: { product: 'pm', remoteId: remoteCompanyId, people: links.length - 1 } }]);
+  });
+  noteEvents(db, installation, [['companies', 'synced']]);
+  return c.body(null, 200);
+});

@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { CONTACT_FORM_POSITIONS, CONTACT_FORM_THEMES, contactFormHelpdocs, contactForms, inboxes } from '../../db/schema';
-import { manyToMany, referencedBy } from '../engine/relations';
-import { referenceField } from '../engine/reference-field';
-import { AUDIT_SET, defineResource } from '../engine/resource';
+import { manyToMany, referencedBy } from '../../engine';
+import { referenceField } from '../../engine';
+import { AUDIT_SET, defineResource } from '../../engine';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
 import { newFormToken } from './form-token';
@@ -19,6 +19,7 @@ const hexColor = z
 export const contactFormsResource = defineResource({
   type: 'contactforms',
   singular: 'contactform',
+  title: { one: 'ContactForm', many: 'ContactForms' },
   table: contactForms,
   fields: {
     name: { column: contactForms.name, schema: z.string().trim().min(1).max(255), required: true },
@@ -33,7 +34,7 @@ export const contactFormsResource = defineResource({
   },
   // The token is the server's: read-only, so a computed property (readable, filterable, ignored in bodies).
   computed: {
-    token: { expr: sql`${contactForms.token}`, type: 'string' },
+    token: { expr: sql`${contactForms.token}`, type: 'string', schema: z.string().meta({ description: 'the form\'s public token: the chat widget\'s credential' }) },
   },
   filter: [
     ...AUDIT_SET,
@@ -49,6 +50,7 @@ export const contactFormsResource = defineResource({
   ],
   relations: {
     helpdocs: manyToMany({
+      name: 'helpdocs',
       target: helpdocShape,
       through: contactFormHelpdocs,
       parentKey: contactFormHelpdocs.contactFormId,
@@ -62,6 +64,5 @@ export const contactFormsResource = defineResource({
   },
   // A form is the helpdesk's public entry point (and, with live chat, its chat widget): settings, so admins change it.
   access: { read: EVERYONE, write: ADMINS },
-  ignored: ['token'],
   onCreate: () => ({ token: newFormToken() }),
 });

@@ -1,9 +1,10 @@
 import { helpdocs } from '../../db/schema';
-import type { RecordShape } from '../engine/resource';
+import type { RecordShape } from '../../engine';
 
 /** Help-docs sites as a contact form includes them. Their own endpoints come later. */
 export const helpdocShape: RecordShape = {
   type: 'helpdocs',
+  component: 'Helpdoc',
   table: helpdocs,
   properties: { name: helpdocs.name, url: helpdocs.url },
 };

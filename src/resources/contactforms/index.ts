@@ -1,9 +1,5 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { resourceRoutes } from '../engine/routes';
+import { defineModule } from '../../modules/module';
 import { contactFormsResource } from './contactforms.resource';
 
 /** `/v2/contactforms...`: the generic routes, bulk update and bulk delete included. */
-export function contactFormsRoutes(app: Hono<AppEnv>): void {
-  resourceRoutes(app, contactFormsResource);
-}
+export const contactFormsModule = defineModule({ name: 'contactforms', resources: [contactFormsResource] });

@@ -1,14 +1,15 @@
 import { contacts } from '../../db/schema';
-import { refJson } from '../engine/record-json';
-import type { RecordShape } from '../engine/resource';
+import { refProperty } from '../../engine';
+import type { RecordShape } from '../../engine';
 
 /** Chat visitors as conversations and messages include them. */
 export const contactShape: RecordShape = {
   type: 'contacts',
+  component: 'Contact',
   table: contacts,
   properties: {
     name: contacts.name,
     email: contacts.email,
-    customer: refJson(contacts.customerId, 'customers'),
+    customer: refProperty(contacts.customerId, 'customers'),
   },
 };

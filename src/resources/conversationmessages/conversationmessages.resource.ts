@@ -5,8 +5,8 @@ import { AGENTS, EVERYONE } from '../../auth/access';
 import { contacts, conversationMessageFiles, conversationMessages } from '../../db/schema';
 import { contactShape } from '../contacts/contact-shape';
 import { customerShape } from '../customers/customer-shape';
-import { manyToMany, referencedBy } from '../engine/relations';
-import { AUDIT_SET, defineResource } from '../engine/resource';
+import { manyToMany, referencedBy } from '../../engine';
+import { AUDIT_SET, computedFrom, defineResource } from '../../engine';
 import { fileShape } from '../files/file-shape';
 import { includedUsers } from '../users/user-shape';
 import { messageProperties } from './message-shape';
@@ -20,6 +20,7 @@ const m = conversationMessages;
 export const conversationMessagesResource = defineResource({
   type: 'conversationmessages',
   singular: 'conversationmessage',
+  title: { one: 'ConversationMessage', many: 'ConversationMessages' },
   table: m,
   fields: {
     message: {
@@ -27,10 +28,16 @@ export const conversationMessagesResource = defineResource({
       schema: z.string().max(MAX_MESSAGE_LENGTH).refine((text) => text.trim() !== '', 'must not be blank'),
     },
   },
+  // Everything but the text is the room's record: read-only.
   computed: {
-    ...Object.fromEntries(Object.entries(messageProperties).map(([name, expr]) => [name, { expr: sql`${expr}`, type: 'string' as const }])),
-    contactId: { expr: sql`${m.contactId}`, type: 'integer' },
-    userId: { expr: sql`${m.userId}`, type: 'integer' },
+    conversation: computedFrom(messageProperties.conversation, 'integer'),
+    author: computedFrom(messageProperties.author, 'enum'),
+    contactId: computedFrom(messageProperties.contactId, 'integer'),
+    userId: computedFrom(messageProperties.userId, 'integer'),
+    roomId: computedFrom(messageProperties.roomId, 'string'),
+    sentAt: computedFrom(messageProperties.sentAt, 'datetime'),
+    aiDraft: computedFrom(messageProperties.aiDraft, 'string'),
+    aiSimilarity: computedFrom(messageProperties.aiSimilarity, 'string'),
   },
   filter: [...AUDIT_SET, 'contactId', 'message', 'userId'],
   relations: {
@@ -40,6 +47,7 @@ export const conversationMessagesResource = defineResource({
       columns: () => [sql`(SELECT ${contacts.customerId} FROM ${contacts} WHERE ${contacts.id} = ${m.contactId})`],
     }),
     files: manyToMany({
+      name: 'files',
       target: fileShape,
       through: conversationMessageFiles,
       parentKey: conversationMessageFiles.messageId,

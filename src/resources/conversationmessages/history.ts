@@ -1,44 +1,30 @@
 import { eq } from 'drizzle-orm';
-import type { Context, Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import type { Principal } from '../../auth/principal';
+import { z } from 'zod';
+import { systemActor } from '../../auth/principal';
 import { conversationMessages } from '../../db/schema';
-import { addRoute, rawPathParam } from '../../http/route';
-import { errorBodySchema } from '../../openapi/schemas';
+import { compiled, listBody, type ListQuery } from '../../engine';
+import { textParam } from '../../http/params';
+import { errorResponse, jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
 import { conversationByToken } from '../conversations/conversation-by-token';
-import { listBody } from '../engine/read';
 import { conversationMessagesResource } from './conversationmessages.resource';
+
+const s = compiled(conversationMessagesResource).schemas;
 
 /**
  * `GET /v2/conversationmessages/history/{token}.json`: public, the token in the path is the
  * credential. The messages of that one conversation, with the list's filter, order, paging and
  * includes.
  */
-async function history(c: Context<AppEnv>) {
-  const conversation = await conversationByToken(c.var.db, rawPathParam(c, 'token'));
+export const historyRoute = defineRoute({
+  method: 'get', path: '/v2/conversationmessages/history/{token}.json', tag: 'ConversationMessages', operationId: 'getConversationHistory', public: true,
+  summary: "A conversation's messages, by its token (public: the token is the credential)",
+  request: { params: z.object({ token: textParam("the conversation's token: 24 digits") }), query: s.listQuery },
+  responses: { 200: jsonResponse('a page of the messages', s.many), 404: errorResponse('no conversation has this token') },
+}, async (c) => {
+  const conversation = await conversationByToken(c.var.db, c.req.valid('param').token);
   // Reads as the installation sees its own records, narrowed to the one conversation.
-  const who: Principal = { installationId: conversation.installationId, userId: 0, role: 'collaborator' };
-  return c.json(await listBody(c, conversationMessagesResource, who, eq(conversationMessages.conversationId, conversation.id)));
-}
-
-export function historyRoute(app: Hono<AppEnv>): void {
-  addRoute(app, {
-    method: 'get',
-    path: '/v2/conversationmessages/history/{token}.json',
-    tag: 'conversationmessages',
-    public: true,
-    summary: 'A conversation\'s messages, by its token (public: the token is the credential)',
-    query: [
-      { name: 'filter', description: `JSON filter over: ${conversationMessagesResource.filter.join(', ')}`, schema: { type: 'string' } },
-      { name: 'orderBy', description: 'one of the filter names', schema: { type: 'string' } },
-      { name: 'orderMode', description: 'asc or desc', schema: { type: 'string', enum: ['asc', 'desc'] } },
-      { name: 'page', description: 'from 1', schema: { type: 'integer', minimum: 1 } },
-      { name: 'pageSize', description: '1 to 100', schema: { type: 'integer', minimum: 1, maximum: 100 } },
-      { name: 'includes', description: 'contacts, customers, files, users, all', schema: { type: 'string' } },
-    ],
-    responses: {
-      200: { description: 'ConversationMessagesAPIBody' },
-      ...Object.fromEntries([400, 404].map((status) => [status, { description: 'error', schema: errorBodySchema }])),
-    },
-  }, history);
-}
+  const reader = systemActor(conversation.installationId, 'widget');
+  const query = c.req.valid('query') as unknown as ListQuery;
+  return c.json(await listBody(c, conversationMessagesResource, reader, query, eq(conversationMessages.conversationId, conversation.id)), 200);
+});

@@ -1,21 +1,22 @@
 import { conversationMessages } from '../../db/schema';
-import { isoTime, refJson } from '../engine/record-json';
-import type { RecordShape } from '../engine/resource';
+import { refProperty, timeProperty } from '../../engine';
+import type { RecordShape } from '../../engine';
 
 /** The read-only properties of a message, shared by its resource and the conversation's `includes`. */
 export const messageProperties = {
-  conversation: refJson(conversationMessages.conversationId, 'conversations'),
+  conversation: refProperty(conversationMessages.conversationId, 'conversations', false),
   author: conversationMessages.author,
   contactId: conversationMessages.contactId,
   userId: conversationMessages.userId,
   roomId: conversationMessages.clientId,
-  sentAt: isoTime(conversationMessages.sentAt),
+  sentAt: timeProperty(conversationMessages.sentAt, false),
   aiDraft: conversationMessages.aiDraft,
   aiSimilarity: conversationMessages.aiSimilarity,
 };
 
 export const messageShape: RecordShape = {
   type: 'conversationmessages',
+  component: 'ConversationMessageEntry',
   table: conversationMessages,
   properties: { message: conversationMessages.message, ...messageProperties },
 };

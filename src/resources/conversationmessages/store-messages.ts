@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client';
+import type { Database } from '../../db/client';
+import { eventsOn, noteEvents } from '../../events/record-events';
+import { initialDispatch } from '../../events/subscriptions';
 import type { MESSAGE_AUTHORS } from '../../db/schema';
 import { textSimilarity } from '../../lib/text-similarity';
 import { ApiError } from '../../http/errors';
@@ -25,11 +27,11 @@ export interface StoredMessage {
 /**
  * Stores delivered messages in one statement, so one round trip over the driver's HTTP mode and
  * all or nothing: each message at most once (a redelivery finds it by conversation and room id
- * and writes nothing), the AI usage of the new ones metered, the conversations' `lastMessageAt`
- * moved on. A token of no conversation refuses the whole delivery. Answers every message's row,
- * new or not, in id order.
+ * and writes nothing), a `created` event of each new one (written by the room), the AI usage of
+ * the new ones metered, the conversations' `lastMessageAt` moved on. A token of no conversation
+ * refuses the whole delivery. Answers every message's row, new or not, in id order.
  */
-export async function storeMessages(db: Queryable, messages: DeliveredMessage[], source = 'conversationmessages'): Promise<StoredMessage[]> {
+export async function storeMessages(db: Database, messages: DeliveredMessage[], source = 'conversationmessages'): Promise<StoredMessage[]> {
   const delivered = messages.map((m, ord) => ({
     ord,
     token: m.conversationToken,
@@ -42,7 +44,7 @@ export async function storeMessages(db: Queryable, messages: DeliveredMessage[],
     aiSimilarity: m.aiDraft !== null && m.author === 'agent' ? textSimilarity(m.aiDraft, m.message) : null,
     sentAt: m.sentAt,
   }));
-  const { rows } = await db.execute(sql`
+  const { rows } = await db.http.execute(sql`
     WITH delivered AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(delivered)}::jsonb) AS d(
         ord integer, token text, "roomId" text, author text, "contactId" integer, "userId" integer,
@@ -65,6 +67,13 @@ export async function storeMessages(db: Queryable, messages: DeliveredMessage[],
       RETURNING id, installation_id, conversation_id, author, ai_draft, sent_at
     ),
     metered AS (${meterStoredMessages(sql`inserted`)}),
+    logged AS (${
+      eventsOn()
+        ? sql`INSERT INTO events (installation_id, record_type, record_id, kind, data, actor_user_id, actor_system, dispatched_at)
+            SELECT installation_id, 'conversationmessages', id, 'created', jsonb_build_object('conversation', conversation_id), NULL, 'room', ${initialDispatch('conversationmessages', 'created')}
+              FROM inserted`
+        : sql`SELECT NULL WHERE false`
+    }),
     moved AS (
       UPDATE conversations c SET last_message_at = greatest(c.last_message_at, latest.sent_at)
       FROM (SELECT conversation_id, max(sent_at) AS sent_at FROM inserted GROUP BY conversation_id) latest
@@ -80,5 +89,7 @@ export async function storeMessages(db: Queryable, messages: DeliveredMessage[],
 
   const unknown = rows.find((row) => row.unknown !== null);
   if (unknown) throw ApiError.invalid(`${source}[${unknown.unknown as number}].conversationToken`, 'no conversation has this token');
-  return rows.map((row) => ({ id: row.id as number, installationId: row.installation_id as number }));
+  const stored = rows.map((row) => ({ id: row.id as number, installationId: row.installation_id as number }));
+  for (const row of stored) noteEvents(db, row.installationId, [['conversationmessages', 'created']]);
+  return stored;
 }

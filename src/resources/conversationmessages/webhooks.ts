@@ -1,21 +1,24 @@
 import { inArray } from 'drizzle-orm';
-import type { Context, Hono } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import { MAX_MESSAGE_LENGTH } from '../../realtime/room-protocol';
 import type { AppEnv } from '../../app-env';
+import { systemActor } from '../../auth/principal';
 import { MESSAGE_AUTHORS, conversationMessages } from '../../db/schema';
+import { compiled, selectPage } from '../../engine';
 import { ApiError } from '../../http/errors';
-import { addRoute } from '../../http/route';
+import { jsonBodyText, pathName } from '../../http/json-body';
+import { MAX_ID } from '../../http/params';
+import { describeBody, validate } from '../../http/record-body';
+import { errorResponse, jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
 import { checkSignature } from '../../lib/webhook-signature';
-import { errorBodySchema } from '../../openapi/schemas';
-import { readJsonText, validate } from '../engine/body';
-import { selectPage } from '../engine/queries';
+import { MAX_MESSAGE_LENGTH } from '../../realtime/room-protocol';
 import { conversationMessagesResource } from './conversationmessages.resource';
 import { storeMessages, type DeliveredMessage } from './store-messages';
 
 export const MAX_EVENTS_PER_DELIVERY = 500;
 
-const id = z.number().int().positive().max(2_147_483_647);
+const id = z.number().int().positive().max(MAX_ID);
 
 const deliveredMessage = z
   .strictObject({
@@ -35,7 +38,9 @@ const deliveredMessage = z
 const deliveredBatch = z.array(deliveredMessage).min(1).max(MAX_EVENTS_PER_DELIVERY);
 
 /** One message (`{"conversationmessage": {...}}`, the spec's body) or a batch (`{"conversationmessages": [...]}`). */
-const deliveryBody = z.union([z.strictObject({ conversationmessage: deliveredMessage }), z.strictObject({ conversationmessages: deliveredBatch })]);
+const deliveryBody = z
+  .union([z.strictObject({ conversationmessage: deliveredMessage }), z.strictObject({ conversationmessages: deliveredBatch })])
+  .meta({ id: 'MessageDelivery' });
 
 /**
  * The delivery's messages, checked against the wrapper it names, so that a refusal names the
@@ -53,59 +58,70 @@ function deliveredMessages(body: unknown): { single: boolean; messages: Delivere
   throw ApiError.invalid('body', 'must be an object with exactly one of conversationmessage (one message) and conversationmessages (a batch)');
 }
 
-/** Refuses a delivery that is not signed with the rooms' secret (docs/realtime.md). */
-async function requireSignature(c: Context<AppEnv>, text: string): Promise<void> {
+describeBody(deliveryBody, {
+  name: (path) => pathName('', path) || 'body',
+  explain: (raw) => {
+    deliveredMessages(raw);
+    return [];
+  },
+});
+
+/** Refuses a delivery that is not signed with the rooms' secret (docs/realtime.md), before its body is looked at. */
+const requireSignature: MiddlewareHandler<AppEnv> = async (c, next) => {
   const secret = c.env.ROOM_WEBHOOK_SECRET;
   if (!secret) throw new Error('ROOM_WEBHOOK_SECRET is not set');
-  const problem = await checkSignature(secret, c.req.header('x-desk-signature'), c.req.header('x-desk-timestamp'), text);
+  const problem = await checkSignature(secret, c.req.header('x-desk-signature'), c.req.header('x-desk-timestamp'), await jsonBodyText(c));
   if (problem === 'missing') throw ApiError.unauthorized('sign the delivery: X-Desk-Signature and X-Desk-Timestamp are required');
   if (problem === 'stale') throw ApiError.unauthorized('X-Desk-Timestamp is not within 5 minutes of now');
   if (problem === 'mismatch') throw ApiError.unauthorized('X-Desk-Signature does not match the body');
-}
+  await next();
+};
 
 /** `Prefer: return=minimal` (RFC 7240), among other preferences or alone. */
 const prefersMinimal = (prefer: string | undefined) =>
   prefer !== undefined && prefer.split(',').some((preference) => preference.trim().toLowerCase() === 'return=minimal');
 
+const s = compiled(conversationMessagesResource).schemas;
+
 /**
  * `POST /v2/conversationmessages/webhooks.json`: the rooms (our realtime-messaging provider)
  * deliver accepted messages here in batches. Signed, not authenticated by an API key; safe to
- * deliver again: every message is stored once.
+ * deliver again: every message is stored once. The messages are the room's writes (`room`).
  */
-async function receiveDelivery(c: Context<AppEnv>) {
-  const { text, body } = await readJsonText(c);
-  await requireSignature(c, text);
-  const { single, messages } = deliveredMessages(body);
-  const stored = await storeMessages(c.var.db.http, messages, single ? 'conversationmessage' : 'conversationmessages');
+export const webhooksRoute = defineRoute({
+  method: 'post', path: '/v2/conversationmessages/webhooks.json', tag: 'ConversationMessages', operationId: 'receiveConversationMessages', public: true,
+  summary: 'Receive a signed batch of messages from the realtime rooms (X-Desk-Signature, X-Desk-Timestamp)',
+  description: 'Safe to deliver again: every message is stored once (by conversation and room id). `Prefer: return=minimal` answers without a body.',
+  middleware: [requireSignature],
+  request: { body: { required: true, content: { 'application/json': { schema: deliveryBody } } } },
+  responses: {
+    201: jsonResponse(
+      'the stored messages; no body when the request says `Prefer: return=minimal`',
+      z.union([
+        z.object({ conversationmessage: s.record, included: z.object({}) }),
+        z.object({ conversationmessages: z.array(s.record), included: z.object({}) }),
+      ]),
+    ),
+    401: errorResponse('not signed, a stale timestamp, or a signature that does not match'),
+  },
+}, async (c) => {
+  const body = c.req.valid('json');
+  const single = 'conversationmessage' in body;
+  const messages: DeliveredMessage[] = single ? [body.conversationmessage] : body.conversationmessages;
+  const stored = await storeMessages(c.var.db, messages, single ? 'conversationmessage' : 'conversationmessages');
   // The rooms only need to know the batch is stored: they ask for no body (RFC 7240) and spare
   // the endpoint reading back and shaping every record.
-  if (prefersMinimal(c.req.header('prefer'))) return c.body(null, 201, { 'Preference-Applied': 'return=minimal' });
+  if (prefersMinimal(c.req.header('prefer'))) return c.body(null, 201, { 'Preference-Applied': 'return=minimal' }) as never;
 
   const records = [];
   for (const installationId of new Set(stored.map((row) => row.installationId))) {
     const ids = stored.filter((row) => row.installationId === installationId).map((row) => row.id);
-    const who = { installationId, userId: 0, role: 'owner' as const };
-    const page = await selectPage(c.var.db.http, conversationMessagesResource, { who, where: inArray(conversationMessages.id, ids), includes: [] }, {
+    const page = await selectPage(c.var.db.http, conversationMessagesResource, { who: systemActor(installationId, 'room'), where: inArray(conversationMessages.id, ids), includes: [] }, {
       limit: ids.length,
       offset: 0,
       order: undefined,
     });
     records.push(...page.records);
   }
-  return c.json(single ? { conversationmessage: records[0], included: {} } : { conversationmessages: records, included: {} }, 201);
-}
-
-export function webhooksRoute(app: Hono<AppEnv>): void {
-  addRoute(app, {
-    method: 'post',
-    path: '/v2/conversationmessages/webhooks.json',
-    public: true,
-    tag: 'conversationmessages',
-    summary: 'Receive a signed batch of messages from the realtime rooms (X-Desk-Signature, X-Desk-Timestamp)',
-    body: { schema: deliveryBody, required: true },
-    responses: {
-      201: { description: 'the stored messages; no body when the request says `Prefer: return=minimal`' },
-      ...Object.fromEntries([400, 401, 413, 415].map((status) => [status, { description: 'error', schema: errorBodySchema }])),
-    },
-  }, receiveDelivery);
-}
+  return c.json(single ? { conversationmessage: records[0]!, included: {} } : { conversationmessages: records, included: {} }, 201);
+});

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../app-env';
 import { AGENTS, requireRole } from '../../auth/access';
 import { principalOf } from '../../auth/authenticate';
@@ -32,4 +32,19 @@ export async function conversationCaller(c: Context<AppEnv>): Promise<Conversati
   if (!form) throw ApiError.unauthorized('the credential is not valid');
   if (!form.live) throw ApiError.forbidden('live chat is not enabled on this contact form');
   return { kind: 'widget', installationId: form.installationId, contactFormId: form.id, inboxId: form.inboxId };
+}
+
+const callers = new WeakMap<Request, ConversationCaller>();
+
+/** Finds the caller before the body is validated, so a request without a valid credential is a 401 whatever it sends. */
+export const identifyConversationCaller: MiddlewareHandler<AppEnv> = async (c, next) => {
+  callers.set(c.req.raw, await conversationCaller(c));
+  await next();
+};
+
+/** The caller `identifyConversationCaller` found for this request. */
+export function callerOf(c: Context<AppEnv>): ConversationCaller {
+  const caller = callers.get(c.req.raw);
+  if (!caller) throw new Error('identifyConversationCaller did not run');
+  return caller;
 }

@@ -5,12 +5,11 @@ import { CONVERSATION_STATUSES, contacts, conversationMessages, conversations, i
 import { contactShape } from '../contacts/contact-shape';
 import { customerShape } from '../customers/customer-shape';
 import { messageShape } from '../conversationmessages/message-shape';
-import { isoTime, refJson } from '../engine/record-json';
-import { ownedRecords, referencedBy } from '../engine/relations';
-import { referenceField } from '../engine/reference-field';
-import { defineResource } from '../engine/resource';
+import { isoTime, refJson, refSchema, timeSchema } from '../../engine';
+import { ownedRecords, referencedBy } from '../../engine';
+import { referenceField } from '../../engine';
+import { defineResource } from '../../engine';
 import { includedUsers } from '../users/user-shape';
-import { tellRoomStatus } from './tell-room';
 
 const positiveId = z.number().int().positive().max(2_147_483_647);
 
@@ -21,6 +20,7 @@ const positiveId = z.number().int().positive().max(2_147_483_647);
 export const conversationsResource = defineResource({
   type: 'conversations',
   singular: 'conversation',
+  title: { one: 'Conversation', many: 'Conversations' },
   table: conversations,
   fields: {
     contactId: { column: conversations.contactId, schema: positiveId, references: { table: contacts, type: 'contacts' } },
@@ -31,9 +31,13 @@ export const conversationsResource = defineResource({
     ticket_id: { column: conversations.ticketId, schema: positiveId.nullable() },
   },
   computed: {
-    token: { expr: sql`${conversations.token}`, type: 'string' },
-    contactForm: { expr: refJson(conversations.contactFormId, 'contactforms'), type: 'integer' },
-    lastMessageAt: { expr: isoTime(conversations.lastMessageAt), type: 'datetime' },
+    token: { expr: sql`${conversations.token}`, type: 'string', schema: z.string().meta({ description: 'the room\'s name; opens the history publicly' }) },
+    contactForm: {
+      expr: refJson(conversations.contactFormId, 'contactforms'),
+      type: 'integer',
+      schema: refSchema('contactforms').nullable().meta({ description: 'the contact form the chat widget started it from; null when an agent did' }),
+    },
+    lastMessageAt: { expr: isoTime(conversations.lastMessageAt), type: 'datetime', schema: timeSchema.nullable().meta({ description: 'null until the first message' }) },
   },
   filter: ['contactId', 'createdAt', 'deletedAt', 'id', 'state', 'ticket_id', 'token', 'updatedAt'],
   relations: {
@@ -47,5 +51,4 @@ export const conversationsResource = defineResource({
   },
   access: { read: EVERYONE, write: AGENTS },
   operations: ['list', 'get', 'update'],
-  afterUpdate: tellRoomStatus,
 });

@@ -1,15 +1,15 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../../app-env';
-import { resourceRoutes } from '../engine/routes';
+import { defineModule } from '../../modules/module';
 import { conversationsResource } from './conversations.resource';
 import { createConversationRoute } from './create';
+import { tellRoomStatus } from './tell-room';
 
-/** Before the API-key middleware: the chat widget may start a conversation with a contact form's token. */
-export function publicConversationsRoutes(app: Hono<AppEnv>): void {
-  createConversationRoute(app);
-}
-
-/** `/v2/conversations...`: list, get, PATCH. */
-export function conversationsRoutes(app: Hono<AppEnv>): void {
-  resourceRoutes(app, conversationsResource);
-}
+/**
+ * `/v2/conversations...`: list, get, PATCH, and the start of a conversation (by an agent, or the
+ * chat widget with a contact form's token: its CORS is the widget's); a change of status reaches the room.
+ */
+export const conversationsModule = defineModule({
+  name: 'conversations',
+  resources: [conversationsResource],
+  routes: [createConversationRoute],
+  subscribers: [tellRoomStatus],
+});

@@ -1,8 +1,23 @@
-import type { Env } from '../../app-env';
+import { sql } from 'drizzle-orm';
+import type { Subscriber } from '../../events/subscriber';
 
-/** Tells a conversation's room its new status, so a closed conversation stops taking messages at once. */
-export async function tellRoomStatus(env: Env, record: Record<string, unknown>): Promise<void> {
-  const token = record.token as string;
-  const stub = env.CONVERSATION_ROOMS.get(env.CONVERSATION_ROOMS.idFromName(token));
-  await stub.fetch('https://room/status', { method: 'POST', body: JSON.stringify({ status: record.status }) });
-}
+/**
+ * Tells a conversation's room its status whenever a change of the conversation changed it, so
+ * a closed conversation stops taking messages (within the queue's delay, about a second). Events
+ * come in order, each with the status it set and its id: the room applies an event once, so a
+ * second telling (a redelivery, a drain that died after the call) changes nothing.
+ */
+export const tellRoomStatus: Subscriber = {
+  name: 'conversations.tellRoom',
+  on: [{ recordType: 'conversations', kinds: ['updated'] }],
+  async handle(event, { tx, env }) {
+    const change = event.data.status as { after?: unknown } | undefined;
+    if (change?.after !== 'open' && change?.after !== 'closed') return;
+    const { rows } = await tx.execute(sql`SELECT token FROM conversations WHERE id = ${event.recordId} AND installation_id = ${event.installationId}`);
+    const token = rows[0]?.token as string | undefined;
+    if (!token) return;
+    const stub = env.CONVERSATION_ROOMS.get(env.CONVERSATION_ROOMS.idFromName(token));
+    const answer = await stub.fetch('https://room/status', { method: 'POST', body: JSON.stringify({ status: change.after, eventId: event.id }) });
+    if (!answer.ok) throw new Error(`the room answered ${answer.status}`);
+  },
+};

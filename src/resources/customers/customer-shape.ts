@@ -1,9 +1,10 @@
 import { customers } from '../../db/schema';
-import type { RecordShape } from '../engine/resource';
+import type { RecordShape } from '../../engine';
 
 /** Customers as other resources include them. Their own endpoints come with the customers work. */
 export const customerShape: RecordShape = {
   type: 'customers',
+  component: 'Customer',
   table: customers,
   properties: {
     firstName: customers.firstName,

@@ -4,20 +4,22 @@ import { pmConnections } from '../../db/schema';
 const userRef = z.object({ id: z.number().int(), type: z.literal('users') }).nullable();
 
 /** The connection as the wire shows it: everything but the token, which is never sent back. */
-export const pmConnectionSchema = z.object({
+export const pmConnectionSchema = z
+  .object({
   id: z.number().int(),
   type: z.literal('pmconnections'),
   baseUrl: z.string(),
   hasToken: z.boolean(),
-  lastSyncedAt: z.string().nullable(),
+  lastSyncedAt: z.iso.datetime().nullable(),
   state: z.enum(['active', 'deleted']),
-  createdAt: z.string(),
+  createdAt: z.iso.datetime(),
   createdBy: userRef,
-  updatedAt: z.string(),
+  updatedAt: z.iso.datetime(),
   updatedBy: userRef,
-});
+  })
+  .meta({ id: 'PmConnection' });
 
-export const pmConnectionBodySchema = z.object({ pmconnection: pmConnectionSchema });
+export const pmConnectionBodySchema = z.object({ pmconnection: pmConnectionSchema }).meta({ id: 'PmConnectionBody' });
 
 export type PmConnectionRow = typeof pmConnections.$inferSelect;
 

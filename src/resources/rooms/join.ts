@@ -1,12 +1,14 @@
 import { sql } from 'drizzle-orm';
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv } from '../../app-env';
 import { AGENTS, requireRole } from '../../auth/access';
 import { principalOf } from '../../auth/authenticate';
 import { presentedSecret } from '../../auth/credentials';
 import { ApiError } from '../../http/errors';
-import { addRoute, rawPathParam } from '../../http/route';
-import { errorBodySchema } from '../../openapi/schemas';
+import { textParam } from '../../http/params';
+import { errorResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
 import { ROOM_HEADERS, type Participant } from '../../realtime/room-protocol';
 import type { RoomConversation } from '../../realtime/room-store';
 import { conversationByToken } from '../conversations/conversation-by-token';
@@ -32,8 +34,20 @@ async function participantOf(c: Context<AppEnv>, contactId: number | null, insta
  * `GET /v2/rooms/{token}/socket`: joins a conversation's room over a WebSocket. The token is the
  * contact's credential; an agent also sends its API key (`Authorization`) and joins as itself.
  */
-async function joinRoom(c: Context<AppEnv>) {
-  const token = rawPathParam(c, 'token');
+export const joinRoomRoute = defineRoute({
+  method: 'get', path: '/v2/rooms/{token}/socket', tag: 'Conversations', operationId: 'joinConversationRoom', public: true,
+  summary: "Join a conversation's realtime room (WebSocket): the token is the contact's credential; agents add their API key",
+  description: 'The protocol of the frames is in docs/realtime.md.',
+  request: { params: z.object({ token: textParam("the conversation's token") }) },
+  responses: {
+    101: { description: 'switching to the WebSocket protocol' },
+    401: errorResponse('an agent credential that is not valid'),
+    403: errorResponse('the role may not, or the conversation has no contact to join as'),
+    404: errorResponse('no conversation has this token'),
+    426: errorResponse('not a WebSocket upgrade'),
+  },
+}, async (c) => {
+  const { token } = c.req.valid('param');
   const conversation = await conversationByToken(c.var.db, token);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
     throw new ApiError(426, [{ code: 'upgradeRequired', detail: 'connect with a WebSocket (Upgrade: websocket)' }], { Upgrade: 'websocket' });
@@ -44,19 +58,5 @@ async function joinRoom(c: Context<AppEnv>) {
   const headers = new Headers(c.req.raw.headers);
   headers.set(ROOM_HEADERS.conversation, JSON.stringify(room));
   headers.set(ROOM_HEADERS.participant, JSON.stringify(participant));
-  return stub.fetch(new Request('https://room/connect', { headers }));
-}
-
-export function joinRoomRoute(app: Hono<AppEnv>): void {
-  addRoute(app, {
-    method: 'get',
-    path: '/v2/rooms/{token}/socket',
-    public: true,
-    tag: 'conversations',
-    summary: 'Join a conversation\'s realtime room (WebSocket): the token is the contact\'s credential; agents add their API key',
-    responses: {
-      101: { description: 'switching to the WebSocket protocol (docs/realtime.md)' },
-      ...Object.fromEntries([401, 403, 404, 426].map((status) => [status, { description: 'error', schema: errorBodySchema }])),
-    },
-  }, joinRoom);
-}
+  return stub.fetch(new Request('https://room/connect', { headers })) as unknown as Response;
+});

@@ -1,12 +1,13 @@
 import { users } from '../../db/schema';
-import type { RecordShape } from '../engine/resource';
-import { referencedBy } from '../engine/relations';
-import type { AuditedTable } from '../engine/resource';
+import type { RecordShape } from '../../engine';
+import { referencedBy } from '../../engine';
+import type { AuditedTable } from '../../engine';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 
 /** Teammates as other resources include them. Their own endpoints come later. */
 export const userShape: RecordShape = {
   type: 'users',
+  component: 'User',
   table: users,
   properties: {
     firstName: users.firstName,

@@ -1,0 +1,153 @@
+import type { Column, SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { z } from 'zod';
+import type { Actor } from '../auth/principal';
+import type { Transaction } from '../db/client';
+import type { UserRole } from '../db/schema';
+import type { FilterFieldType } from './filter';
+import type { TypedSql, WireValue } from './wire';
+
+/**
+ * The types a resource is declared with, in a module of their own that imports nothing of the
+ * engine's code: every other part of the engine may use them without an import circle.
+ */
+
+/** A table with the audit columns of `auditColumns()`. */
+export type AuditedTable = PgTable & {
+  id: PgColumn;
+  /** absent only on global tables (catalogues every installation shares) */
+  installationId?: PgColumn;
+  state: PgColumn;
+  createdAt: PgColumn;
+  createdBy: PgColumn;
+  updatedAt: PgColumn;
+  updatedBy: PgColumn;
+  deletedAt: PgColumn;
+  deletedBy: PgColumn;
+};
+
+/** How records of one table look on the wire: the audit set plus these properties. */
+export interface RecordShape {
+  /** lowercase plural type name, also the `included` key */
+  type: string;
+  table: AuditedTable;
+  /** its properties; one named `type` is the record's own (a phone's kind), replacing the type name */
+  properties: Record<string, WireValue>;
+  /** the record schema's name in the OpenAPI document */
+  component?: string;
+}
+
+/** A property of a resource's records, stored in a column. */
+export interface WritableField {
+  column: PgColumn;
+  /** the value a client writes; nullable columns accept null */
+  schema: z.ZodType;
+  /** must be present on create */
+  required?: boolean;
+  /** set by the server only: read, never written (a client sending it back is ignored) */
+  readOnly?: boolean;
+  /** how the property reads, when not as the bare column (a reference, say) */
+  output?: TypedSql;
+  /** the value names a record of this table, which must be live in the caller's installation */
+  references?: { table: AuditedTable; type: string };
+}
+
+/** A read-only property computed in SQL, usable in `filter` and `orderBy`; it may depend on the caller. */
+export interface ComputedField {
+  expr: SQL | ((who: Actor) => SQL);
+  type: FilterFieldType;
+  /** what it reads as */
+  schema: z.ZodType;
+}
+
+/** Names for people: `operationId`s (`listCompanies`, `getCompany`) and the document's group. */
+export interface ResourceTitle {
+  /** `Company` */
+  one: string;
+  /** `Companies` */
+  many: string;
+  /** the group of the spec its operations belong to; `many` when absent */
+  group?: string;
+}
+
+/**
+ * A resource, declared once: the generic routes (`routes.ts`) give it list, get, create,
+ * patch, delete, bulk update and bulk delete.
+ */
+export interface ResourceDeclaration {
+  /** lowercase plural type name: the path segment, list wrapper and `included` key */
+  type: string;
+  /** lowercase singular: the wrapper of one record */
+  singular: string;
+  title: ResourceTitle;
+  table: AuditedTable;
+  fields: Record<string, WritableField>;
+  computed?: Record<string, ComputedField>;
+  /** names `filter` accepts (from the audit set, `fields` and `computed`) */
+  filter: readonly string[];
+  /** names `orderBy` accepts beyond `filter`'s, each with its sort expression */
+  orderByExtra?: Record<string, SQL | Column>;
+  /** `includes` names, each a relation written and read through the property of the same name */
+  relations: Record<string, Relation>;
+  /**
+   * Database constraints (unique indexes, checks, foreign keys) by name, and what a violation
+   * answers: a unique one 409, the others 400, each naming the property at fault.
+   */
+  constraints?: Record<string, { source: string; detail: string }>;
+  /** who may read and who may write */
+  access: { read: readonly UserRole[]; write: readonly UserRole[] };
+  /** the operations the generic routes serve; all of them when absent */
+  operations?: readonly Operation[];
+  /** `global`: a catalogue every installation reads (no installation column); default `installation` */
+  tenancy?: 'installation' | 'global';
+  /** a rule narrowing which of the installation's records the caller sees at all */
+  scope?: (who: Actor) => SQL | undefined;
+  /** body properties accepted and ignored (beside the audit set, `id`, `type` and read-only fields) */
+  ignored?: readonly string[];
+  /**
+   * Runs in the write's transaction before a create (`id` undefined) or an update: checks that
+   * need the database or several properties, and changes the validated wire record (which may
+   * be amended) or other rows (e.g. clearing another default). Throw an ApiError to refuse.
+   */
+  beforeWrite?: (context: WriteContext, record: Record<string, unknown>, id: number | undefined) => Promise<void> | void;
+  /** values the server sets on a new record, whatever the body says */
+  onCreate?: (context: WriteContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
+}
+
+/** What a write hook gets: the open transaction and who writes. */
+export interface WriteContext {
+  tx: Transaction;
+  who: Actor;
+}
+
+export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete' | 'bulkUpdate' | 'bulkDelete';
+
+/** The record a relation is written on: where its events say the change came from. */
+export interface Parent {
+  type: string;
+  id: number;
+}
+
+/**
+ * A relation of a resource, named by an `includes` name. It is read as a JSON array of the
+ * related live records of the current parent row, and written through the body property of
+ * the same name.
+ */
+export interface Relation {
+  /** type name of the related records, their `included` key */
+  readonly type: string;
+  /** the schema of one related record, as `included` holds it */
+  readonly schema: z.ZodType;
+  /**
+   * many: the property holds an array of references; one: a reference or null; none: the
+   * record already refers to them by other properties (`createdBy`...), so only `included` fills.
+   */
+  readonly cardinality: 'many' | 'one' | 'none';
+  /** the related records of the current parent row, as a JSON array; they may depend on the caller */
+  recordsJson(parent: AuditedTable, who: Actor): SQL;
+  /** its records differ by caller (then its SQL is built per request, not once) */
+  readonly dependsOnCaller?: boolean;
+  /** absent: read-only, no body property */
+  readonly bodySchema?: z.ZodType;
+  write?(tx: Transaction, who: Actor, parent: Parent, value: unknown, source: string): Promise<void>;
+}

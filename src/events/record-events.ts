@@ -1,0 +1,80 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Actor } from '../auth/principal';
+import type { Database, Queryable } from '../db/client';
+import type { EventKind } from './kinds';
+import { initialDispatch, isWanted } from './subscriptions';
+
+export type { EventKind } from './kinds';
+
+export interface EventInput {
+  recordType: string;
+  recordId: number;
+  kind: EventKind;
+  data?: Record<string, unknown>;
+}
+
+let writing = true;
+
+/**
+ * Events are written unless the Worker's `WRITE_EVENTS` variable is `off`: an operator's switch,
+ * and the baseline of the events benchmark (bench/events.ts). Set from the environment on each
+ * request and message, which is the same for the isolate's life.
+ */
+export function configureEvents(env: { WRITE_EVENTS?: string }): void {
+  writing = env.WRITE_EVENTS !== 'off';
+}
+
+export function eventsOn(): boolean {
+  return writing;
+}
+
+function actorColumns(who: Actor): SQL {
+  return sql`${who.userId}::int, ${who.kind === 'system' ? who.part : null}::text`;
+}
+
+/**
+ * One event per row of `rows` (an SQL relation, usually a CTE of changed rows, with an `id`
+ * column), inserted by the same statement as the change: `data` may use the row's columns (`r`).
+ */
+export function insertEventsFrom(rows: SQL, who: Actor, recordType: string, kind: EventKind, data: SQL = sql`'{}'::jsonb`, where?: SQL, recordId: SQL = sql`r.id`): SQL {
+  // Switched off: a statement that writes nothing, where the insert would sit.
+  if (!writing) return sql`SELECT NULL WHERE false`;
+  return sql`INSERT INTO events (installation_id, record_type, record_id, kind, data, actor_user_id, actor_system, dispatched_at)
+    SELECT ${who.installationId}::int, ${recordType}::text, ${recordId}, ${kind}::text, ${data}, ${actorColumns(who)}, ${initialDispatch(recordType, kind)}
+      FROM ${rows} r ${where ? sql`WHERE ${where}` : sql``}`;
+}
+
+/**
+ * A data-modifying statement that returns `id` (its changed rows) with one event per changed
+ * row written by the same statement: all or nothing. `data` and `recordId` may use the row (`r`);
+ * the event is the row's own unless `recordId` names another (a link's parent). Answers the changed ids.
+ */
+export async function changeWithEvents(db: Queryable, statement: SQL, who: Actor, recordType: string, kind: EventKind, data?: SQL, recordId?: SQL): Promise<number[]> {
+  const { rows } = writing
+    ? await db.execute(sql`WITH changed AS (${statement}), logged AS (${insertEventsFrom(sql`changed`, who, recordType, kind, data, undefined, recordId)})
+        SELECT id FROM changed`)
+    : await db.execute(statement);
+  return rows.map((row) => Number(row.id));
+}
+
+/** Events of a special operation, in its transaction. */
+export async function recordEvents(db: Queryable, who: Actor, list: EventInput[]): Promise<void> {
+  if (!writing || list.length === 0) return;
+  const values = list.map(
+    (event) =>
+      sql`(${who.installationId}::int, ${event.recordType}::text, ${event.recordId}::int, ${event.kind}::text, ${JSON.stringify(event.data ?? {})}::jsonb, ${actorColumns(who)}, ${initialDispatch(event.recordType, event.kind)})`,
+  );
+  await db.execute(sql`INSERT INTO events (installation_id, record_type, record_id, kind, data, actor_user_id, actor_system, dispatched_at)
+    VALUES ${sql.join(values, sql`, `)}`);
+}
+
+/** Events a write may have written: of a record type, of one kind or (absent) of any. */
+export type WrittenEvents = readonly (readonly [recordType: string, kind?: EventKind])[];
+
+/**
+ * Marks that the handle wrote events of the installation: once it is done, the queue is told to
+ * drain them, when some subscriber wants one of these.
+ */
+export function noteEvents(db: Database, installationId: number, written: WrittenEvents): void {
+  if (writing && written.some(([type, kind]) => isWanted(type, kind))) db.eventInstallations.add(installationId);
+}

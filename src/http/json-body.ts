@@ -1,0 +1,109 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../app-env';
+import { readBodyBytes } from './body-bytes';
+import { ApiError } from './errors';
+
+/** Bodies larger than this answer 413. */
+export const MAX_BODY_BYTES = 1_000_000;
+
+/**
+ * Values nested deeper than this (objects and arrays) answer 400, checked before anything walks
+ * the value recursively: no record of ours nests past a handful of levels, and a walk over a
+ * value nested thousands deep would exhaust the stack.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Where in a body a property sits: `["company", "domains", 0]`. */
+export type JsonPath = readonly PropertyKey[];
+
+/** Names a path of the body as the error body's `source` does. */
+export type NamePath = (path: JsonPath) => string;
+
+export function pathName(prefix: string, path: JsonPath): string {
+  let source = prefix;
+  for (const part of path) source += typeof part === 'number' ? `[${part}]` : source === '' ? String(part) : `.${String(part)}`;
+  return source;
+}
+
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
+
+const tooLarge = () =>
+  new ApiError(413, [{ code: 'tooLarge', source: 'body', detail: `the body is larger than ${MAX_BODY_BYTES} bytes` }]);
+
+/**
+ * The first place the value nests past `MAX_JSON_DEPTH`, or where a string holds NUL (Postgres
+ * text cannot): found without recursion, whatever the depth.
+ */
+export function unsafeSpot(value: unknown): { path: JsonPath; problem: 'depth' | 'nul' } | undefined {
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: current, path } = stack.pop()!;
+    if (typeof current === 'string') {
+      if (current.includes('\0')) return { path, problem: 'nul' };
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (path.length >= MAX_JSON_DEPTH) return { path, problem: 'depth' };
+    const entries = Object.entries(current);
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const [key, item] = entries[index]!;
+      const at = Array.isArray(current) ? index : key;
+      if (key.includes('\0')) return { path: [...path, at], problem: 'nul' };
+      stack.push({ value: item, path: [...path, at] });
+    }
+  }
+  return undefined;
+}
+
+/** The property that holds a value nested too deep: the path's first named levels, not the whole chain. */
+function holder(path: JsonPath): JsonPath {
+  let end = 0;
+  for (let index = 0; index < Math.min(path.length, 4); index++) if (typeof path[index] === 'string') end = index + 1;
+  return path.slice(0, end);
+}
+
+/**
+ * Reads a JSON body before it is validated: 415 when it is not sent as JSON, 413 when too large,
+ * 400 when it is empty, does not parse, nests too deep or holds NUL. The parsed value is left
+ * where the validator reads it (Hono's body cache).
+ */
+export function readJsonBody(name: NamePath): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const text = await jsonBodyText(c);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw ApiError.invalid('body', 'the body is not valid JSON');
+    }
+    const spot = unsafeSpot(body);
+    if (spot?.problem === 'depth') throw ApiError.invalid(name(holder(spot.path)), `is nested more than ${MAX_JSON_DEPTH} levels deep`);
+    if (spot) throw ApiError.invalid(name(spot.path), 'must not contain NUL (\\u0000) characters');
+    c.req.bodyCache.json = Promise.resolve(body);
+    await next();
+  };
+}
+
+/**
+ * A JSON body's exact text, read once (with the checks above) and kept: a guard that needs it
+ * before the body is parsed (a signature over it) and the parsing itself share one reading.
+ */
+export async function jsonBodyText(c: Context<AppEnv>): Promise<string> {
+  const read = c.get('bodyText');
+  if (read !== undefined) return read;
+  const text = await readJsonText(c);
+  c.set('bodyText', text);
+  return text;
+}
+
+async function readJsonText(c: Context<AppEnv>): Promise<string> {
+  const type = c.req.header('content-type');
+  const declared = Number(c.req.header('content-length') ?? 0);
+  if (type === undefined && declared === 0 && !c.req.raw.body) throw ApiError.invalid('body', 'a JSON body is required');
+  if (!type || !JSON_TYPE.test(type)) {
+    throw new ApiError(415, [{ code: 'unsupportedMediaType', source: 'body', detail: 'send the body as application/json' }]);
+  }
+  const text = new TextDecoder().decode(await readBodyBytes(c.req.raw, MAX_BODY_BYTES, tooLarge));
+  if (text.trim() === '') throw ApiError.invalid('body', 'a JSON body is required');
+  return text;
+}

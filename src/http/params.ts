@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/** The largest id an `integer` column holds. */
+export const MAX_ID = 2_147_483_647;
+
+/** Path parameters that match digits only, so that `update.json` can never be read as an id. */
+const integerParams = new WeakSet<z.ZodType>();
+
+/** Whether the router should match this parameter as digits only. */
+export function isIntegerParam(schema: z.ZodType): boolean {
+  return integerParams.has(schema);
+}
+
+/**
+ * An integer path parameter (`{id}`, `{jobId}`): the router hands it over as digits, with the
+ * path's extension when it ends the path (`12.json`). One record has one address: a leading
+ * zero, 0, or a value past an `integer` column is a 400 naming the parameter.
+ */
+export function integerParam(description: string): z.ZodType<number, string> {
+  const schema = z
+    .string()
+    .transform((raw, ctx) => {
+      const digits = raw.replace(/\.(json|csv)$/, '');
+      if (!/^[1-9]\d{0,9}$/.test(digits) || Number(digits) > MAX_ID) {
+        ctx.addIssue({ code: 'custom', message: `must be a positive integer without leading zeros, at most ${MAX_ID}; got "${digits}"` });
+        return z.NEVER;
+      }
+      return Number(digits);
+    })
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_ID, description });
+  integerParams.add(schema);
+  return schema;
+}
+
+/** A text path parameter (a token); its extension, when it ends the path, is dropped. */
+export function textParam(description: string): z.ZodType<string, string> {
+  return z
+    .string()
+    .transform((raw) => raw.replace(/\.(json|csv)$/, ''))
+    .meta({ type: 'string', description });
+}
+
+/** `{id}`: the record's id. */
+export const idParams = z.object({ id: integerParam('the record\'s id') });

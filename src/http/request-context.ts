@@ -1,0 +1,44 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../app-env';
+import { openDatabase } from '../db/client';
+import { announceEvents } from '../events/announce';
+import { configureEvents } from '../events/record-events';
+import { log } from '../lib/log';
+
+/** A request id a client may choose: short, printable, no spaces or quotes. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/**
+ * Every request: its id (the client's `X-Request-Id` when sane, a new one otherwise), echoed on
+ * the answer; its database handle, closed once answered, after the queue is told to drain the
+ * events it wrote; and one log line when it is done: id, installation, route pattern, status,
+ * duration and database round trips.
+ */
+export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const started = Date.now();
+  const sent = c.req.header('x-request-id');
+  const requestId = sent && SANE_REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+  c.set('requestId', requestId);
+  configureEvents(c.env);
+  const db = openDatabase(c.env);
+  c.set('db', db);
+  try {
+    await next();
+  } finally {
+    try {
+      c.res.headers.set('X-Request-Id', requestId);
+    } catch {
+      // A WebSocket upgrade's answer comes from the room with headers that cannot change.
+    }
+    c.executionCtx.waitUntil(announceEvents(c.env, db).finally(() => db.close()));
+    log(c.res.status >= 500 ? 'error' : 'info', 'request', {
+      requestId,
+      installationId: c.var.principal?.installationId ?? null,
+      method: c.req.method,
+      route: c.var.route ?? null,
+      status: c.res.status,
+      durationMs: Date.now() - started,
+      dbRoundTrips: db.roundTrips(),
+    });
+  }
+};

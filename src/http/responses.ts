@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** The one error body (the spec's Validator and Error bodies). */
+export const errorBodySchema = z
+  .object({
+    errors: z
+      .array(
+        z.object({
+          code: z.string().describe('invalid, notFound, conflict, unauthorized, forbidden, tooLarge, unsupportedMediaType, badGateway, gatewayTimeout, notConfigured, unavailable, internal'),
+          source: z.string().optional().describe('the property, parameter or path part at fault'),
+          detail: z.string(),
+        }),
+      )
+      .min(1),
+  })
+  .meta({ id: 'Error', description: 'what went wrong, one entry per problem' });
+
+/** An answer with a JSON body. */
+export function jsonResponse<T extends z.ZodType>(description: string, schema: T) {
+  return { description, content: { 'application/json': { schema } } } as const;
+}
+
+/** An answer with the error body. */
+export function errorResponse(description: string) {
+  return jsonResponse(description, errorBodySchema);
+}
+
+const STANDARD: Record<number, string> = {
+  400: 'a parameter or the body is not valid: every problem is named',
+  401: 'no valid credential (with `WWW-Authenticate`)',
+  403: 'the caller\'s role may not do this',
+  404: 'no such record here',
+  413: 'the body is too large',
+  415: 'the body is not sent as JSON',
+  500: 'something went wrong on our side; nothing was changed',
+};
+
+/**
+ * The errors every route may answer, by what it takes: a 400 always (the spec declares it on
+ * every operation), 401 and 403 unless public, 404 with a path parameter, 413 and 415 with a
+ * JSON body, and 500.
+ */
+export function standardErrors(options: { public: boolean; pathParameters: boolean; jsonBody: boolean }): Record<number, ReturnType<typeof errorResponse>> {
+  const statuses = [400, ...(options.public ? [] : [401, 403]), ...(options.pathParameters ? [404] : []), ...(options.jsonBody ? [413, 415] : []), 500];
+  return Object.fromEntries(statuses.map((status) => [status, errorResponse(STANDARD[status]!)]));
+}

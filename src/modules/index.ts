@@ -1,0 +1,67 @@
+import { healthModule } from '../health';
+import { openApiModule } from '../openapi';
+import { agentInvitesModule } from '../resources/agentinvites';
+import { aiModule } from '../resources/ai';
+import { announcementModule } from '../resources/announcement';
+import { announcementsModule } from '../resources/announcements';
+import { anomaliesModule } from '../resources/anomalies';
+import { appFeaturesModule } from '../resources/appfeatures';
+import { appFeaturesInstallationsModule } from '../resources/appfeaturesinstallations';
+import { appsModule } from '../resources/apps';
+import { backgroundJobsModule } from '../resources/backgroundjobs';
+import { businessHoursModule } from '../resources/businesshours';
+import { businessHoursHolidaysModule } from '../resources/businesshoursholidays';
+import { businessHoursSchedulesModule } from '../resources/businesshoursschedules';
+import { cannedResponsesModule } from '../resources/cannedresponses';
+import { codeTemplatesModule } from '../resources/codetemplates';
+import { companiesModule } from '../resources/companies';
+import { contactFormsModule } from '../resources/contactforms';
+import { contactsModule } from '../resources/contacts';
+import { conversationMessagesModule } from '../resources/conversationmessages';
+import { conversationsModule } from '../resources/conversations';
+import { customersModule } from '../resources/customers';
+import { filesModule } from '../resources/files';
+import { inboxesModule } from '../resources/inboxes';
+import { pmConnectionModule } from '../resources/pmconnection';
+import { roomsModule } from '../resources/rooms';
+import { timeZonesModule } from '../resources/timezones';
+import { usersModule } from '../resources/users';
+import { widgetModule } from '../widget';
+import type { Module } from './module';
+
+/**
+ * Every module of the service, once: the app mounts their routes, the queue consumer their
+ * consumers and subscribers, the cron their tasks. Adding a group is adding its folder and a line
+ * here; the order does not matter.
+ */
+export const modules: readonly Module[] = [
+  agentInvitesModule,
+  aiModule,
+  announcementModule,
+  announcementsModule,
+  anomaliesModule,
+  appFeaturesModule,
+  appFeaturesInstallationsModule,
+  appsModule,
+  backgroundJobsModule,
+  businessHoursModule,
+  businessHoursHolidaysModule,
+  businessHoursSchedulesModule,
+  cannedResponsesModule,
+  codeTemplatesModule,
+  companiesModule,
+  contactFormsModule,
+  contactsModule,
+  conversationMessagesModule,
+  conversationsModule,
+  customersModule,
+  filesModule,
+  inboxesModule,
+  pmConnectionModule,
+  roomsModule,
+  timeZonesModule,
+  usersModule,
+  widgetModule,
+  openApiModule,
+  healthModule,
+];

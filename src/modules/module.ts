@@ -1,0 +1,42 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv, Env } from '../app-env';
+import type { Subscriber } from '../events/subscriber';
+import type { ApiRoute } from '../http/route';
+import type { JobMessage } from '../jobs/job-message';
+import { resourceRoutes, type ResourceDeclaration } from '../engine';
+
+/** Work a queue message of one kind asks for. Safe to run twice: the queue may deliver a message again. */
+export type JobConsumer = (message: JobMessage, env: Env) => Promise<void>;
+
+/** Work the cron trigger runs, as if at `at`. */
+export type ScheduledTask = (env: Env, at: Date) => Promise<void>;
+
+/**
+ * A resource group, whole: its routes (the generic ones of its resource declarations, and its
+ * special operations), its queue consumers by message kind, its cron tasks, and its event
+ * subscribers. The app, the queue consumer and the scheduled handler walk one list of these
+ * (`src/modules/index.ts`).
+ */
+export interface Module {
+  name: string;
+  resources: ResourceDeclaration[];
+  routes: ApiRoute[];
+  /** app-level middleware by path, ahead of every route (a CORS preflight has no route of its own) */
+  middleware: { path: string; handler: MiddlewareHandler<AppEnv> }[];
+  consumers: Record<string, JobConsumer>;
+  cron: Record<string, ScheduledTask>;
+  subscribers: Subscriber[];
+}
+
+export function defineModule(parts: Partial<Omit<Module, 'name'>> & { name: string }): Module {
+  const resources = parts.resources ?? [];
+  return {
+    name: parts.name,
+    resources,
+    routes: [...resources.flatMap(resourceRoutes), ...(parts.routes ?? [])],
+    middleware: parts.middleware ?? [],
+    consumers: parts.consumers ?? {},
+    cron: parts.cron ?? {},
+    subscribers: parts.subscribers ?? [],
+  };
+}

@@ -1,0 +1,48 @@
+import scalarScript from '@scalar/api-reference/dist/browser/standalone.js';
+import { Scalar } from '@scalar/hono-api-reference';
+import { z } from 'zod';
+import { defineRoute } from '../http/route';
+import { jsonResponse } from '../http/responses';
+import { defineModule } from '../modules/module';
+import { openApiDocument } from './document';
+
+/** Pinned with package.json: a new version is a new address, so the script is cached for good. */
+export const SCALAR_VERSION = '1.72.1';
+const SCALAR_PATH = `/v2/docs/scalar-${SCALAR_VERSION}.js`;
+
+const documentRoute = defineRoute({
+  method: 'get', path: '/v2/openapi.json', tag: 'Service', operationId: 'getOpenApiDocument', public: true,
+  summary: 'This OpenAPI 3.1 document',
+  responses: { 200: jsonResponse('the document', z.object({ openapi: z.literal('3.1.0') }).loose()) },
+}, (c) => c.json(openApiDocument() as { openapi: '3.1.0' }, 200));
+
+/**
+ * The API reference as a web page: Scalar over the document, its script served by this Worker
+ * (no CDN), with nothing fetched from elsewhere (no web fonts, no telemetry).
+ */
+const docsPage = Scalar({
+  url: '/v2/openapi.json',
+  cdn: SCALAR_PATH,
+  pageTitle: 'Helpdesk API v2',
+  favicon: 'data:,',
+  withDefaultFonts: false,
+  showDeveloperTools: 'never',
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  hideClientButton: true,
+});
+
+const docsRoute = defineRoute({
+  method: 'get', path: '/v2/docs', tag: 'Service', operationId: 'getApiReference', public: true,
+  summary: 'The API reference as a web page: operations by group, schemas, examples, search',
+  responses: { 200: { description: 'an HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
+}, (c, next) => docsPage(c as never, next) as never);
+
+const scriptRoute = defineRoute({
+  method: 'get', path: SCALAR_PATH, tag: 'Service', operationId: 'getApiReferenceScript', public: true,
+  summary: "The API reference page's script (Scalar)",
+  responses: { 200: { description: 'the script', content: { 'text/javascript': { schema: { type: 'string' } } } } },
+}, (c) => c.body(scalarScript, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' }));
+
+/** The contract, for machines and for people: `/v2/openapi.json` and `/v2/docs`. */
+export const openApiModule = defineModule({ name: 'openapi', routes: [documentRoute, docsRoute, scriptRoute] });

@@ -1,0 +1,91 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? filesUnder(full) : full.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Every relative import of a file, type-only ones included, resolved to a file. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:from\s+|import\(\s*)'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]!);
+  return specifiers.map((specifier) => {
+    const base = path.resolve(path.dirname(file), specifier);
+    for (const candidate of [`${base}.ts`, path.join(base, 'index.ts')]) if (existsSync(candidate)) return candidate;
+    throw new Error(`${path.relative(src, file)}: cannot resolve ${specifier}`);
+  });
+}
+
+const files = filesUnder(src);
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+const rel = (file: string) => path.relative(src, file);
+
+/** The import circles: each as the files around it, starting from its smallest. */
+function cycles(): string[][] {
+  const found = new Map<string, string[]>();
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') {
+        const circle = stack.slice(stack.indexOf(next)).map(rel);
+        const start = circle.indexOf([...circle].sort()[0]!);
+        const normal = [...circle.slice(start), ...circle.slice(0, start)];
+        found.set(normal.join(' -> '), normal);
+      } else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return [...found.values()];
+}
+
+describe('the source tree', () => {
+  it('has no import circles, type-only imports included', () => {
+    expect(cycles().map((circle) => circle.join(' -> '))).toEqual([]);
+  });
+
+  it('reaches the engine only through engine/index.ts', () => {
+    const engine = path.join(src, 'engine');
+    const offenders = files
+      .filter((file) => !file.startsWith(engine + path.sep))
+      .flatMap((file) => graph.get(file)!.filter((target) => target.startsWith(engine + path.sep) && target !== path.join(engine, 'index.ts')).map((target) => `${rel(file)} -> ${rel(target)}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps the database layer free of the engine, and the room free of the app', () => {
+    const reaches = (from: string, to: (file: string) => boolean): string[] => {
+      const seen = new Set<string>();
+      const walk = (file: string) => {
+        if (seen.has(file)) return;
+        seen.add(file);
+        for (const next of graph.get(file) ?? []) walk(next);
+      };
+      walk(from);
+      return [...seen].filter(to).map(rel);
+    };
+    for (const file of files.filter((f) => f.startsWith(path.join(src, 'db') + path.sep))) {
+      expect(reaches(file, (f) => f.startsWith(path.join(src, 'engine') + path.sep)), rel(file)).toEqual([]);
+    }
+    for (const file of files.filter((f) => f.startsWith(path.join(src, 'realtime') + path.sep))) {
+      expect(reaches(file, (f) => f === path.join(src, 'app.ts') || f.startsWith(path.join(src, 'modules') + path.sep)), rel(file)).toEqual([]);
+    }
+  });
+
+  it('lists every folder under src/resources in the one list of modules', () => {
+    const list = readFileSync(path.join(src, 'modules/index.ts'), 'utf8');
+    for (const folder of readdirSync(path.join(src, 'resources'))) {
+      expect(list, folder).toContain(`'../resources/${folder}'`);
+    }
+  });
+});
