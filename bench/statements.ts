@@ -8,7 +8,7 @@ import { PgDialect, QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Principal } from '../src/auth/principal';
 import { credentials, users } from '../src/db/schema';
 import { companiesResource } from '../src/resources/companies/companies.resource';
-import { compiled, listBody, selectOne } from '../src/engine';
+import { listBody, schemasOf, selectOne } from '../src/engine';
 
 export interface Statement {
   text: string;
@@ -82,7 +82,7 @@ export function credentialLookUpStatement(secretHash: string): Statement {
  */
 export async function companyListStatement(who: Principal, query: string): Promise<Statement> {
   const { db, statements } = recorder();
-  const parsed = compiled(companiesResource).schemas.listQuery.parse(Object.fromEntries(new URLSearchParams(query)));
+  const parsed = schemasOf(companiesResource).listQuery.parse(Object.fromEntries(new URLSearchParams(query)));
   const context = { var: { db: { http: db }, principal: who } };
   await listBody(context as never, companiesResource, who, parsed as never);
   if (statements.length !== 1) throw new Error(`listBody ran ${statements.length} statements, not 1`);

@@ -3,12 +3,11 @@
 // the compatibility date of wrangler.toml, and the service itself (scripts/worker-under-test.ts).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import type { LocalStack } from '../scripts/stack';
-import { buildWorker, startWorker } from '../scripts/worker-under-test';
+import { buildWorker, serveWorker, startWorker } from '../scripts/worker-under-test';
 import { quietWranglerEnv, workerVars } from '../scripts/worker-vars';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -75,31 +74,17 @@ export async function startService(stack: LocalStack): Promise<RunningWorker> {
 
 /**
  * The service bundled once (`buildWorker`, as a deploy would) and served by several Miniflare
- * instances, each as `startWorker` serves it (the bindings of wrangler.toml and the local
- * stack's variables) plus variables of its own: the events benchmark's two Workers, events on
- * and `WRITE_EVENTS=off`, from the very same bundle.
+ * instances, each as `startWorker` serves it (`serveWorker`: the bindings of wrangler.toml and
+ * the local stack's variables) plus variables of its own: the events benchmark's two Workers,
+ * events on and `WRITE_EVENTS=off`, from the very same bundle.
  */
 export function serviceBundle(): { serve(stack: LocalStack, name: string, vars: Record<string, string>): Promise<RunningWorker> } {
   const scriptPath = buildWorker(path.join(buildRoot, 'service-variants'));
-  const { workerOptions } = runtimeOf(path.join(root, 'wrangler.toml'));
   return {
     async serve(stack, name, vars) {
-      const miniflare = new Miniflare({
-        ...(workerOptions as object),
-        name: 'helpdesk-api',
-        modules: true,
-        scriptPath,
-        bindings: { ...workerOptions.bindings, ...workerVars(stack), ...vars },
-        host: '127.0.0.1',
-        port: 0,
-        // The service logs a line a request: read and dropped, as `startService` does.
-        handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-          stdout.resume();
-          stderr.resume();
-        },
-      } as ConstructorParameters<typeof Miniflare>[0]);
-      const url = (await miniflare.ready).toString().replace(/\/$/, '');
-      return { name, url, stop: () => miniflare.dispose() };
+      // The service logs a line a request: read and dropped, as `startService` does.
+      const worker = await serveWorker(stack, scriptPath, { vars, onLogLine: () => {} });
+      return { name, url: worker.url, stop: worker.stop };
     },
   };
 }

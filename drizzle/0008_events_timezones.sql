@@ -437,13 +437,14 @@ INSERT INTO "timezones" ("id", "name") OVERRIDING SYSTEM VALUE VALUES
 SELECT setval(pg_get_serial_sequence('timezones', 'id'), (SELECT max("id") FROM "timezones"));
 --> statement-breakpoint
 CREATE TABLE "event_deliveries" (
-	"subscriber" text NOT NULL,
 	"event_id" bigint NOT NULL,
+	"subscriber" text NOT NULL,
 	"handled_at" timestamp (3) with time zone,
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"last_error" text,
+	"next_attempt_at" timestamp (3) with time zone,
 	"gave_up_at" timestamp (3) with time zone,
-	CONSTRAINT "event_deliveries_subscriber_event_id_pk" PRIMARY KEY("subscriber","event_id")
+	CONSTRAINT "event_deliveries_event_id_subscriber_pk" PRIMARY KEY("event_id","subscriber")
 );
 --> statement-breakpoint
 CREATE TABLE "events" (
@@ -469,7 +470,6 @@ UPDATE "business_hours" b SET "timezone_id_new" = t."id", "timezone_name" = t."n
 ALTER TABLE "business_hours" DROP COLUMN "timezone_id";--> statement-breakpoint
 ALTER TABLE "business_hours" RENAME COLUMN "timezone_id_new" TO "timezone_id";--> statement-breakpoint
 ALTER TABLE "business_hours" ALTER COLUMN "timezone_id" SET NOT NULL;--> statement-breakpoint
-CREATE INDEX "event_deliveries_event_idx" ON "event_deliveries" USING btree ("event_id");--> statement-breakpoint
 CREATE INDEX "events_record_idx" ON "events" USING btree ("installation_id","record_type","record_id","id");--> statement-breakpoint
 CREATE INDEX "events_pending_idx" ON "events" USING btree ("installation_id","id") WHERE "events"."dispatched_at" IS NULL;--> statement-breakpoint
 CREATE INDEX "events_dispatched_idx" ON "events" USING btree ("dispatched_at") WHERE "events"."dispatched_at" IS NOT NULL;--> statement-breakpoint

@@ -35,28 +35,57 @@ function eachLine(stream: Readable, handle: (line: string) => void): void {
   createInterface({ input: stream, crlfDelay: Infinity }).on('line', handle);
 }
 
-export async function startWorker(stack: LocalStack, options: { outdir: string; port?: number; onLogLine?: LogLineHandler }): Promise<WorkerUnderTest> {
-  Object.assign(process.env, quietWranglerEnv);
-  const scriptPath = buildWorker(options.outdir);
+/**
+ * The handler when none is given: a request's log line (the Worker's JSON, level info) is read
+ * and dropped, one a request would drown what runs it; anything else (warn and error lines, what
+ * is not the Worker's JSON) is printed.
+ */
+export const dropRequestLines: LogLineHandler = (line, stream) => {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (value && typeof value === 'object' && (value as { level?: unknown }).level === 'info') return;
+  } catch {
+    // not JSON: printed
+  }
+  (stream === 'stderr' ? process.stderr : process.stdout).write(`[worker] ${line}\n`);
+};
+
+export interface ServeOptions {
+  /** variables of its own, over the local stack's */
+  vars?: Record<string, string>;
+  port?: number;
+  /** each line workerd prints; `dropRequestLines` when not given */
+  onLogLine?: LogLineHandler;
+}
+
+/**
+ * Serves a bundle of the service (`buildWorker`) in workerd through Miniflare: the bindings of
+ * wrangler.toml and the local stack's variables. Several may serve the same bundle.
+ */
+export async function serveWorker(stack: LocalStack, scriptPath: string, options: ServeOptions = {}): Promise<WorkerUnderTest> {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, 'wrangler.toml'));
+  const onLogLine = options.onLogLine ?? dropRequestLines;
   const miniflare = new Miniflare({
     ...(workerOptions as object),
     name: 'helpdesk-api',
     modules: true,
     scriptPath,
-    bindings: { ...workerOptions.bindings, ...workerVars(stack) },
+    bindings: { ...workerOptions.bindings, ...workerVars(stack), ...options.vars },
     host: '127.0.0.1',
     port: options.port ?? 0,
-    ...(options.onLogLine
-      ? {
-          handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-            eachLine(stdout, (line) => options.onLogLine!(line, 'stdout'));
-            eachLine(stderr, (line) => options.onLogLine!(line, 'stderr'));
-          },
-        }
-      : {}),
+    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+      eachLine(stdout, (line) => onLogLine(line, 'stdout'));
+      eachLine(stderr, (line) => onLogLine(line, 'stderr'));
+    },
     // Durable Object storage, queues and caches stay in memory: each run starts clean.
   } as ConstructorParameters<typeof Miniflare>[0]);
   const url = (await miniflare.ready).toString().replace(/\/$/, '');
   return { url, miniflare, stop: () => miniflare.dispose() };
+}
+
+/** Bundles the Worker into `outdir` and serves it (`serveWorker`). */
+export async function startWorker(stack: LocalStack, options: { outdir: string; port?: number; onLogLine?: LogLineHandler }): Promise<WorkerUnderTest> {
+  Object.assign(process.env, quietWranglerEnv);
+  const scriptPath = buildWorker(options.outdir);
+  return serveWorker(stack, scriptPath, { port: options.port, onLogLine: options.onLogLine });
 }

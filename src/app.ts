@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './app-env';
 import { handleError, handleNotFound } from './http/error-handler';
-import { mountRoute, resetRoutes } from './http/mount';
+import { mountRoute } from './http/mount';
 import { requestContext } from './http/request-context';
 import type { Module } from './modules/module';
 
@@ -10,7 +10,6 @@ import type { Module } from './modules/module';
  * (public or the roles), mounted in any order (`{id}` matches an integer only).
  */
 export function createApp(modules: readonly Module[]): OpenAPIHono<AppEnv> {
-  resetRoutes();
   const app = new OpenAPIHono<AppEnv>();
   app.onError(handleError);
   app.notFound(handleNotFound);

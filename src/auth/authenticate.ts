@@ -1,9 +1,10 @@
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
 import type { Database } from '../db/client';
-import { credentials, users } from '../db/schema';
+import { credentials, users, type UserRole } from '../db/schema';
 import { ApiError } from '../http/errors';
+import { requireRole } from './access';
 import { presentedSecret } from './credentials';
 import type { Principal } from './principal';
 import { hashSecret } from './secrets';
@@ -48,12 +49,37 @@ export async function principalOf(db: Database, secret: string): Promise<Princip
   return found.principal;
 }
 
-/** Resolves the caller from the Authorization header: 401 with `WWW-Authenticate` when it cannot. */
-export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+/** The 401 of a request that presents no credential (or a header that is not one). */
+export const noCredential = (detail = 'send an API key as "Authorization: Bearer <key>"') => ApiError.unauthorized(detail);
+
+/** The 401 of a credential that is no valid one (unknown, revoked, expired, or its user gone). */
+export const invalidCredential = () => ApiError.unauthorized('the credential is not valid');
+
+/**
+ * The secret the request's `Authorization` header presents, and the teammate behind it when it
+ * is a valid credential: for a route that also takes another kind of secret (a form token).
+ */
+export async function presentedTeammate(c: Context<AppEnv>): Promise<{ secret: string | undefined; principal: Principal | undefined }> {
   const secret = presentedSecret(c.req.header('authorization'));
-  if (!secret) throw ApiError.unauthorized('send an API key as "Authorization: Bearer <key>"');
-  const principal = await principalOf(c.var.db, secret);
-  if (!principal) throw ApiError.unauthorized('the credential is not valid');
-  c.set('principal', principal);
-  await next();
-};
+  return { secret, principal: secret ? await principalOf(c.var.db, secret) : undefined };
+}
+
+/**
+ * The teammate calling, from the `Authorization` header: 401 (with `WWW-Authenticate`) when it
+ * presents no valid credential, then 403 unless the role is one of `roles` (when given).
+ */
+export async function requireTeammate(c: Context<AppEnv>, roles?: readonly UserRole[]): Promise<Principal> {
+  const { secret, principal } = await presentedTeammate(c);
+  if (!secret) throw noCredential();
+  if (!principal) throw invalidCredential();
+  if (roles) requireRole(principal, roles);
+  return principal;
+}
+
+/** Resolves the caller from the Authorization header (`requireTeammate`), for the routes that are not public. */
+export function authenticate(roles?: readonly UserRole[]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set('principal', await requireTeammate(c, roles));
+    await next();
+  };
+}

@@ -85,17 +85,26 @@ function countingPool(pool: Pool, count: () => void): Pool {
   return pool;
 }
 
+/**
+ * The handle of a request or a job. Nothing is built until first used: a request that never
+ * reaches the database (a script, the document, a CORS preflight) costs nothing here.
+ */
 export function openDatabase(env: DatabaseEnv): Database {
   applyLocalStackSettings(env);
   let trips = 0;
   const count = () => void trips++;
-  const query = countingQuery(queryFunction(env.DATABASE_URL), count);
-  const http = Object.assign(drizzleHttp(query), {
-    executeText: (text: string, params: unknown[]) => query.query(text, params, { fullResults: true }),
-  }) as Database['http'];
+  let http: Database['http'] | undefined;
   let pool: Pool | undefined;
   return {
-    http,
+    get http() {
+      if (!http) {
+        const query = countingQuery(queryFunction(env.DATABASE_URL), count);
+        http = Object.assign(drizzleHttp(query), {
+          executeText: (text: string, params: unknown[]) => query.query(text, params, { fullResults: true }),
+        }) as Database['http'];
+      }
+      return http;
+    },
     transaction(work) {
       pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count);
       return drizzlePool(pool).transaction(work);

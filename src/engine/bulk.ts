@@ -8,9 +8,10 @@ import { noteEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';
 import { deleteRecords, updateRecords } from './changes';
 import { rowValues } from './columns';
-import { queryableFields } from './compiled';
+import { input } from './input';
 import { requireReferences } from './references';
 import { writableFields } from './resource';
+import type { BulkQuery } from './schemas';
 import type { ResourceDeclaration } from './types';
 import { recordScope } from './scope';
 import { selectionFromFilter } from './selection';
@@ -25,14 +26,14 @@ export const bulkResultSchema = z
   .meta({ id: 'BulkOpResponse' });
 
 /** The bulk result record. `jobId` names a background job when the work is queued (not yet). */
-export type BulkResult = z.infer<typeof bulkResultSchema>;
+type BulkResult = z.infer<typeof bulkResultSchema>;
 
 /**
  * The live records a bulk operation acts on: a filter is required, so no request touches
  * everything by accident, and deleted records are never changed (as a single PATCH would 404).
  */
 export function bulkTarget(resource: ResourceDeclaration, who: Principal, filter: string | undefined) {
-  const selection = selectionFromFilter(filter, queryableFields(resource, who), who);
+  const selection = selectionFromFilter(filter, resource, who);
   if (!selection.where) throw ApiError.invalid('filter', 'a bulk operation needs a filter that selects the records');
   return { table: resource.table, type: resource.type, where: and(recordScope(resource, who), selection.where)! };
 }
@@ -41,21 +42,19 @@ export function bulkResult(ids: number[]): BulkResult {
   return { affected: ids.length, ids: [...ids].sort((a, b) => a - b), jobId: null };
 }
 
-type Validated = { json: Record<string, unknown>; query: { filter: string } };
-const input = <K extends keyof Validated>(c: Context<AppEnv>, target: K) => (c.req as unknown as { valid(t: K): Validated[K] }).valid(target);
-
 /** Sets the given properties on every record the filter selects: one statement, one event a changed record. */
 export function bulkUpdateHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    const target = bulkTarget(resource, who, input(c, 'query').filter);
-    const record = input(c, 'json');
+    const target = bulkTarget(resource, who, input<BulkQuery>(c, 'query').filter);
+    const record = input<Record<string, unknown>>(c, 'json');
     const values = rowValues(resource.table, writableFields(resource), record);
     if (Object.keys(values).length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
     await requireReferences(c.var.db.http, resource, who, record);
     try {
-      const ids = await updateRecords(c.var.db.http, who, target, values, watchedProperties(resource, record));
-      noteEvents(c.var.db, who.installationId, [[resource.type, 'updated']]);
+      const watched = watchedProperties(resource, record);
+      const ids = await updateRecords(c.var.db.http, who, target, values, watched);
+      noteEvents(c.var.db, who.installationId, [[resource.type, 'updated', Object.keys(watched)]]);
       return c.json(bulkResult(ids), 200);
     } catch (error) {
       throw translateDbError(error, resource);
@@ -67,7 +66,7 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
 export function bulkDeleteHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    const ids = await deleteRecords(c.var.db.http, who, bulkTarget(resource, who, input(c, 'query').filter));
+    const ids = await deleteRecords(c.var.db.http, who, bulkTarget(resource, who, input<BulkQuery>(c, 'query').filter));
     noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted']]);
     return c.json(bulkResult(ids), 200);
   };

@@ -1,8 +1,8 @@
-import { inArray, sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgTable } from 'drizzle-orm/pg-core';
 import type { Actor } from '../auth/principal';
 import type { Queryable } from '../db/client';
-import { changeWithEvents, eventsOn, insertEventsFrom, type EventKind } from '../events/record-events';
+import { changeWithEvents, eventsOn, insertEventsFrom } from '../events/record-events';
 import { createdValues, deletedValues, updatedValues } from './columns';
 import { jsonObject } from './record-json';
 import type { AuditedTable } from './types';
@@ -18,10 +18,15 @@ import type { WireValue } from './wire';
 type Writer = PgDatabase<any, any, any>;
 
 /** The rows of `table` matching `where`: the records the statement acts on. */
-export interface Target {
+interface Target {
   table: AuditedTable;
   type: string;
   where: SQL;
+}
+
+/** What an event records beside its record, as the events' `data` column takes it. */
+function eventData(data: Record<string, unknown> | undefined): SQL | undefined {
+  return data ? sql`${JSON.stringify(data)}::jsonb` : undefined;
 }
 
 /** Inserts one record per row of values; `data` goes into each `created` event. Answers the new ids, in order. */
@@ -29,7 +34,7 @@ export async function createRecords(db: Queryable & Writer, who: Actor, target: 
   if (rows.length === 0) return [];
   const values = rows.map((row) => ({ ...row, ...createdValues(who) }));
   const statement = db.insert(target.table as PgTable).values(values as never).returning({ id: target.table.id }).getSQL();
-  return changeWithEvents(db, statement, who, target.type, 'created', data ? sql`${JSON.stringify(data)}::jsonb` : undefined);
+  return changeWithEvents(db, statement, who, target.type, 'created', eventData(data));
 }
 
 /**
@@ -67,16 +72,5 @@ export async function updateRecords(db: Queryable & Writer, who: Actor, target: 
 /** Soft-deletes the live records of the target: each gets a `deleted` event. Answers their ids. */
 export function deleteRecords(db: Queryable & Writer, who: Actor, target: Target, data?: Record<string, unknown>): Promise<number[]> {
   const statement = db.update(target.table as PgTable).set(deletedValues(who) as never).where(target.where).returning({ id: target.table.id }).getSQL();
-  return changeWithEvents(db, statement, who, target.type, 'deleted', data ? sql`${JSON.stringify(data)}::jsonb` : undefined);
-}
-
-/** A change of the target's records of some other kind (`cleared`, `cancelled`): `set` on them, one event each. */
-export function changeRecords(db: Queryable & Writer, who: Actor, target: Target, set: Record<string, unknown>, kind: EventKind, data?: Record<string, unknown>): Promise<number[]> {
-  const statement = db.update(target.table as PgTable).set(set as never).where(target.where).returning({ id: target.table.id }).getSQL();
-  return changeWithEvents(db, statement, who, target.type, kind, data ? sql`${JSON.stringify(data)}::jsonb` : undefined);
-}
-
-/** `id IN (...)` on the target's table. */
-export function byIds(table: AuditedTable, ids: number[]): SQL {
-  return inArray(table.id, ids);
+  return changeWithEvents(db, statement, who, target.type, 'deleted', eventData(data));
 }

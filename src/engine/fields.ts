@@ -1,7 +1,7 @@
 import type { Column, SQL } from 'drizzle-orm';
 import type { FilterField, FilterFieldType, FilterFields } from './filter';
 import type { Actor } from '../auth/principal';
-import { computedExpr } from './resource';
+import { computedDependsOnCaller, computedExpr } from './resource';
 import type { ResourceDeclaration } from './types';
 
 function typeOf(column: Column): FilterFieldType {
@@ -35,8 +35,15 @@ function namedFields(resource: ResourceDeclaration, who: Actor): Record<string, 
   return named;
 }
 
-/** The fields `filter` may name: exactly the declaration's list. */
+const filterFieldsMemo = new WeakMap<ResourceDeclaration, FilterFields>();
+
+/**
+ * The fields `filter` may name: exactly the declaration's list. Built once per resource, unless
+ * a computed field depends on the caller: then for each request that filters or orders.
+ */
 export function filterFieldsOf(resource: ResourceDeclaration, who: Actor): FilterFields {
+  const known = filterFieldsMemo.get(resource);
+  if (known) return known;
   const named = namedFields(resource, who);
   const fields: Record<string, FilterField> = {};
   for (const name of resource.filter) {
@@ -44,12 +51,14 @@ export function filterFieldsOf(resource: ResourceDeclaration, who: Actor): Filte
     if (!field) throw new Error(`${resource.type}: filter name ${name} is not a field`);
     fields[name] = field;
   }
+  if (!computedDependsOnCaller(resource)) filterFieldsMemo.set(resource, fields);
   return fields;
 }
 
-/** The sort expression of each name `orderBy` accepts: `filter`'s names and the extra ones. */
-export function orderFieldsOf(resource: ResourceDeclaration, who: Actor): Record<string, Column | SQL> {
-  const order: Record<string, Column | SQL> = {};
-  for (const [name, field] of Object.entries(filterFieldsOf(resource, who))) order[name] = field.expr;
-  return { ...order, ...resource.orderByExtra };
+/** The sort expression of a name `orderBy` accepts: an extra one's own, or that of a `filter` name. */
+export function orderExprOf(resource: ResourceDeclaration, who: Actor, name: string): Column | SQL {
+  if (resource.orderByExtra && Object.hasOwn(resource.orderByExtra, name)) return resource.orderByExtra[name]!;
+  const fields = filterFieldsOf(resource, who);
+  if (!Object.hasOwn(fields, name)) throw new Error(`${resource.type}: orderBy name ${name} is not a field`);
+  return fields[name]!.expr;
 }

@@ -5,8 +5,8 @@ import { z } from 'zod';
  * them and the OpenAPI document describes them, so a bad value is a 400 naming the parameter.
  */
 
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE = 1_000_000;
 
 /** A whole number from 1 to `max`; out of range is a 400, never a silent clamp. */

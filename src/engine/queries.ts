@@ -2,13 +2,12 @@ import { and, fillPlaceholders, sql, type Column, type Query, type SQL } from 'd
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Actor } from '../auth/principal';
 import type { Queryable } from '../db/client';
-import { finishRecord, recordValues, type RecordValues } from './record-json';
-import { pageReadOf, type PageRead } from './relations';
-import { shapeOf } from './resource';
-import type { Relation, ResourceDeclaration } from './types';
+import { finishRecord, recordValues } from './record-json';
+import { computedDependsOnCaller, shapeOf } from './resource';
+import type { PageRead, RecordValues, Relation, ResourceDeclaration, RowRelation } from './types';
 import { recordScope, tenantScope } from './scope';
 
-export interface RecordSelection {
+interface RecordSelection {
   who: Actor;
   where?: SQL;
   withDeleted?: boolean;
@@ -48,7 +47,7 @@ export interface RecordsResult {
  *
  * `<row>` is `json_build_array(<the record's values>, <per-row extras>)` (`recordValues`).
  * `page` picks the ids (`ORDER BY ... LIMIT`, which an index can serve). Each include of a
- * relation made by `relations.ts` is one aggregate over the ids (`pageReadOf`): its records for
+ * relation made by `relations.ts` is one aggregate over the ids (its `page` form): its records for
  * all the parents at once, each tagged with its parent's id, and a `referencedBy` relation's
  * records once each however many rows name them (each row then carries the ids it names, as a
  * per-row extra). A relation without a page form (one defined elsewhere, e.g. an app's settings)
@@ -61,7 +60,7 @@ export interface RecordsResult {
 type IncludePlan =
   | { name: string; relation: Relation; kind: 'children'; read: Extract<PageRead, { kind: 'children' }>; column: string }
   | { name: string; relation: Relation; kind: 'referenced'; read: Extract<PageRead, { kind: 'referenced' }>; column: string }
-  | { name: string; relation: Relation; kind: 'perRow' };
+  | { name: string; relation: RowRelation; kind: 'perRow' };
 
 /** What a read of a resource with these includes is made of, whatever its ids. */
 interface ReadParts {
@@ -73,12 +72,8 @@ interface ReadParts {
   includes(ids: SQL): SQL[];
 }
 
-function recordDependsOnCaller(resource: ResourceDeclaration): boolean {
-  return Object.values(resource.computed ?? {}).some((field) => typeof field.expr === 'function');
-}
-
 function partsDependOnCaller(resource: ResourceDeclaration, includes: readonly string[]): boolean {
-  return recordDependsOnCaller(resource) || includes.some((name) => resource.relations[name]!.dependsOnCaller);
+  return computedDependsOnCaller(resource) || includes.some((name) => resource.relations[name]!.dependsOnCaller);
 }
 
 function buildParts(resource: ResourceDeclaration, includes: readonly string[], who: Actor): ReadParts {
@@ -86,11 +81,10 @@ function buildParts(resource: ResourceDeclaration, includes: readonly string[], 
   const record = recordValues(shapeOf(resource, who));
   const plans: IncludePlan[] = includes.map((name, i) => {
     const relation = resource.relations[name]!;
-    const read = relation.dependsOnCaller ? undefined : pageReadOf(relation);
+    if (!relation.page) return { name, relation, kind: 'perRow' };
+    const read = relation.page;
     const column = `inc_${i}`;
-    if (read?.kind === 'children') return { name, relation, kind: 'children', read, column };
-    if (read?.kind === 'referenced') return { name, relation, kind: 'referenced', read, column };
-    return { name, relation, kind: 'perRow' };
+    return read.kind === 'children' ? { name, relation, kind: 'children', read, column } : { name, relation, kind: 'referenced', read, column };
   });
   // Per-row extras, after the record's values, in the includes' order.
   const extras = plans.flatMap((plan) => {
@@ -124,6 +118,17 @@ function rendered(fragment: SQL): SQL {
   return query.params.length === 0 ? sql.raw(query.sql) : fragment;
 }
 
+/**
+ * The includes in the order the declaration names its relations. Every read goes through it, so
+ * the statements and their parts are cached once per set of includes, however a client orders
+ * them (each order its own entry would let a client fill the isolate's memory with GETs), and the
+ * answer (the `included` keys, the references on each record) is the same whatever the order.
+ */
+export function canonicalIncludes(resource: ResourceDeclaration, includes: readonly string[]): readonly string[] {
+  return Object.keys(resource.relations).filter((name) => includes.includes(name));
+}
+
+/** A cache entry per resource and includes, which must be in their canonical order (`canonicalIncludes`). */
 function byIncludes<T>(cache: WeakMap<ResourceDeclaration, Map<string, T>>, resource: ResourceDeclaration, includes: readonly string[], make: () => T): T {
   let entries = cache.get(resource);
   if (!entries) cache.set(resource, (entries = new Map()));
@@ -247,8 +252,9 @@ function preparedOne(resource: ResourceDeclaration, includes: readonly string[],
 
 /** One record by id, with what it includes: one statement. */
 export async function selectOne(db: Queryable, resource: ResourceDeclaration, id: number, selection: RecordSelection): Promise<RecordsResult | undefined> {
-  const parts = partsOf(resource, selection.includes, selection.who);
-  const prepared = !selection.where && !selection.withDeleted && db.executeText ? preparedOne(resource, selection.includes, selection.who) : undefined;
+  const includes = canonicalIncludes(resource, selection.includes);
+  const parts = partsOf(resource, includes, selection.who);
+  const prepared = !selection.where && !selection.withDeleted && db.executeText ? preparedOne(resource, includes, selection.who) : undefined;
   const { rows } = prepared
     ? await db.executeText!(prepared.sql, fillPlaceholders(prepared.params, { installationId: selection.who.installationId, id }))
     : await db.execute(oneStatement(parts, resource, scopeOf(resource, selection), sql`${id}`));
@@ -290,9 +296,10 @@ function preparedPage(resource: ResourceDeclaration, includes: readonly string[]
  */
 export async function selectPage(db: Queryable, resource: ResourceDeclaration, selection: RecordSelection, page: Page): Promise<RecordsResult> {
   const t = resource.table;
-  const parts = partsOf(resource, selection.includes, selection.who);
+  const includes = canonicalIncludes(resource, selection.includes);
+  const parts = partsOf(resource, includes, selection.who);
   const plain = !selection.where && !selection.withDeleted && !page.order && db.executeText;
-  const prepared = plain ? preparedPage(resource, selection.includes, selection.who) : undefined;
+  const prepared = plain ? preparedPage(resource, includes, selection.who) : undefined;
   let rows: Record<string, unknown>[];
   if (prepared) {
     const values = { installationId: selection.who.installationId, limit: page.limit, offset: page.offset };
@@ -300,9 +307,9 @@ export async function selectPage(db: Queryable, resource: ResourceDeclaration, s
   } else {
     const direction = page.order?.descending ? sql`DESC` : sql`ASC`;
     const order = page.order ? sql`${page.order.expr} ${direction}, ${t.id} ${direction}` : sql`${t.id} ASC`;
-    const select = partsDependOnCaller(resource, selection.includes)
+    const select = partsDependOnCaller(resource, includes)
       ? pageSelect(parts, resource)
-      : byIncludes(cachedPageSelects, resource, selection.includes, () => rendered(pageSelect(parts, resource)));
+      : byIncludes(cachedPageSelects, resource, includes, () => rendered(pageSelect(parts, resource)));
     ({ rows } = await db.execute(pageStatement(t, scopeOf(resource, selection), order, sql`${page.limit}`, sql`${page.offset}`, select)));
   }
   const row = rows[0];

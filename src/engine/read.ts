@@ -3,21 +3,23 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
 import type { Actor } from '../auth/principal';
 import { ApiError } from '../http/errors';
-import { queryableFields } from './compiled';
+import type { Transaction } from '../db/client';
+import { orderExprOf } from './fields';
 import { pageMetadata } from './list-params';
 import { selectOne, selectPage, type RecordsResult, type WireRecord } from './queries';
+import type { ListQuery } from './schemas';
 import type { ResourceDeclaration } from './types';
 import { selectionFromFilter } from './selection';
 
 /** A sparse field set: only the named properties of each record, and always `id` and `type`. */
-export function sparse(records: WireRecord[], fields: readonly string[] | undefined): WireRecord[] {
+function sparse(records: WireRecord[], fields: readonly string[] | undefined): WireRecord[] {
   if (!fields) return records;
   const keep = new Set(['id', 'type', ...fields]);
   return records.map((record) => Object.fromEntries(Object.entries(record).filter(([name]) => keep.has(name))));
 }
 
 /** `{"company": {...}, "included": {...}}` */
-export function oneRecordBody(resource: ResourceDeclaration, result: RecordsResult, fields?: readonly string[]) {
+function oneRecordBody(resource: ResourceDeclaration, result: RecordsResult, fields?: readonly string[]) {
   return { [resource.singular]: sparse(result.records, fields)[0]!, included: result.included };
 }
 
@@ -28,15 +30,14 @@ export async function readOne(c: Context<AppEnv>, resource: ResourceDeclaration,
   return oneRecordBody(resource, result, fields);
 }
 
-/** A list's validated query: what `schemasOf(resource).listQuery` gives. */
-export interface ListQuery {
-  filter?: string;
-  orderBy?: string;
-  orderMode: string;
-  page: number;
-  pageSize: number;
-  includes: string[];
-  fields?: string[];
+/**
+ * The record a write made or changed, read inside the write's transaction (so it reads as the
+ * write left it, before the commit), as the write answers it: `{"company": {...}, "included": {...}}`.
+ */
+export async function readBack(tx: Transaction, resource: ResourceDeclaration, who: Actor, id: number, includes: readonly string[]) {
+  const result = await selectOne(tx, resource, id, { who, includes });
+  if (!result) throw new Error(`${resource.singular} ${id} is not there to read back`);
+  return oneRecordBody(resource, result);
 }
 
 /**
@@ -44,12 +45,11 @@ export interface ListQuery {
  * `who` may see and, when given, `within` (a conversation's history, say).
  */
 export async function listBody(c: Context<AppEnv>, resource: ResourceDeclaration, who: Actor, query: ListQuery, within?: SQL) {
-  const fields = queryableFields(resource, who);
-  const selection = selectionFromFilter(query.filter, fields, who);
+  const selection = selectionFromFilter(query.filter, resource, who);
   const result = await selectPage(c.var.db.http, resource, { ...selection, where: and(selection.where, within), includes: query.includes }, {
     limit: query.pageSize,
     offset: (query.page - 1) * query.pageSize,
-    order: query.orderBy ? { expr: fields.orderFields[query.orderBy]!, descending: query.orderMode === 'desc' } : undefined,
+    order: query.orderBy ? { expr: orderExprOf(resource, who, query.orderBy), descending: query.orderMode === 'desc' } : undefined,
   });
   return {
     [resource.type]: sparse(result.records, query.fields),

@@ -1,7 +1,7 @@
 import { sql, type Column, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { FilterFieldType } from './filter';
-import type { ComputedField, RecordShape } from './types';
+import type { ComputedField, RecordShape, RecordValues } from './types';
 import { isTimestamp, isTypedSql, refSchema, timeSchema, typed, wireSchema, type TypedSql, type WireValue } from './wire';
 
 /**
@@ -88,24 +88,6 @@ export function computedFrom(value: WireValue, type: FilterFieldType): ComputedF
 }
 
 /**
- * A record as the values of a `json_build_array`, with what makes the wire record of them: the
- * engine's reads (`queries.ts`) use it for a resource's own records and those of the relations
- * in `relations.ts`. It reads exactly as `recordJson` then `finishRecord` give it (the same
- * properties, values and order), for about a third of Postgres's work: `json_build_object`
- * costs far more a value than `json_build_array`, `to_char` far more than a timestamp's own
- * JSON, and the audit references leave Postgres as bare ids. The keys, the type name, the
- * references and the times' last form are made in the Worker, in the loop of `decode`.
- */
-export interface RecordValues {
-  /** the values, comma-separated: the arguments of a `json_build_array(...)` */
-  readonly values: SQL;
-  /** how many values `values` holds */
-  readonly count: number;
-  /** the wire record from `row[offset]` on */
-  decode(row: readonly unknown[], offset: number): Record<string, unknown>;
-}
-
-/**
  * How one wire property of a record read by position is made (`decode` dispatches on it; kept in
  * plain arrays, not one object a property, so that its loop stays fast in V8).
  */
@@ -128,7 +110,7 @@ function isTimeWithZone(value: unknown): value is Column {
  * fraction at all), ` BC` after a year before 1, `infinity` for an infinite time (which
  * `to_char` reads as null). `to_char`'s `MS` cuts the fraction to milliseconds, as this does.
  */
-export function wireTime(value: unknown): unknown {
+function wireTime(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   // The usual case, `YYYY-MM-DDTHH:MI:SS.mmm`: only the zone is missing.
   if (value.length === 23 && value.charCodeAt(19) === 46 /* . */) return `${value}Z`;
@@ -140,6 +122,7 @@ export function wireTime(value: unknown): unknown {
   return `${text.slice(0, dot + 1)}${fraction.length >= 3 ? fraction.slice(0, 3) : fraction.padEnd(3, '0')}Z`;
 }
 
+/** A record as the values of a `json_build_array` (`RecordValues`, in `types.ts`). */
 export function recordValues(shape: RecordShape): RecordValues {
   const t = shape.table;
   const audit = auditProperties(t);

@@ -1,13 +1,12 @@
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import { MAX_ID } from '../http/params';
+import { idValue } from '../http/params';
 import { refProperty } from './record-json';
 import type { AuditedTable, WritableField } from './types';
 
 /** A reference as a client may send it: `{"id": 7, "type": "inboxes"}` (with `meta`, ignored), or the bare id 7. */
 export function referenceInput(type: string) {
-  const id = z.number().int().positive().max(MAX_ID);
-  return z.union([id, z.object({ id, type: z.literal(type).nullable().optional(), meta: z.unknown().optional() }).transform((ref) => ref.id)]);
+  return z.union([idValue, z.object({ id: idValue, type: z.literal(type).nullable().optional(), meta: z.unknown().optional() }).transform((ref) => ref.id)]);
 }
 
 /**

@@ -6,15 +6,13 @@ import type { Transaction } from '../db/client';
 import { changeWithEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';
 import { writableRecord } from '../http/record-body';
-import { MAX_ID } from '../http/params';
+import { idValue } from '../http/params';
 import { createRecords, deleteRecords, updateRecords } from './changes';
 import { columnKey, rowValues } from './columns';
-import { recordJson, recordValues, type RecordValues } from './record-json';
+import { recordValues } from './record-json';
 import { recordSchema } from './record-schema';
-import type { AuditedTable, Parent, RecordShape, Relation, WritableField } from './types';
+import type { AuditedTable, PageRead, PageRelation, Parent, RecordShape, WritableField } from './types';
 import { tenantScope } from './scope';
-
-const entryId = z.number().int().positive().max(MAX_ID);
 
 /** `"delete": true`, or the platform's `"meta": {"delete": true}`. */
 const deleteFlag = z.boolean().optional();
@@ -25,44 +23,15 @@ function isDeletion(entry: { delete?: boolean; meta?: { delete?: boolean } | nul
 }
 
 function entrySchema(fields: Record<string, WritableField>) {
-  const shape: Record<string, z.ZodType> = { id: entryId.optional(), delete: deleteFlag, meta: entryMeta };
+  const shape: Record<string, z.ZodType> = { id: idValue.optional(), delete: deleteFlag, meta: entryMeta };
   for (const [name, field] of Object.entries(fields)) shape[name] = field.schema.optional();
   return writableRecord(shape);
 }
 
-function jsonArrayOf(shape: RecordShape, from: SQL, where: SQL): SQL {
-  return sql`(SELECT coalesce(json_agg(${recordJson(shape)} ORDER BY ${shape.table.id}), '[]'::json) FROM ${from} WHERE ${where})`;
-}
-
 /**
- * How the related records of a whole page are read at once (`queries.ts`), for the relations
- * made here: one part of the statement per include over the page's ids, instead of
- * `recordsJson`'s subquery for every row. A relation without one (those written elsewhere, like
- * an app's settings) is read per row through `recordsJson`.
- *
- * - `children`: `rows(ids)` is a JSON array of `[parent id, ...record values]` of the live
- *   related records of every parent in `ids` (an SQL int array), ordered by the related id.
- * - `referenced`: the records named by columns of the parent (`referencedBy`): `refs` gives each
- *   parent row's ids (a JSON array, nulls and repeats included), and `rows` the records those
- *   name over the whole page, each once, `[...record values]`, ordered by id.
+ * The page form (`PageRead`, `types.ts`) every relation made here has but `referencedBy`'s:
+ * the live `target` records reached through `from` whose `parentKey` is one of the page's.
  */
-export type PageRead =
-  | { kind: 'children'; record: RecordValues; rows(ids: SQL): SQL }
-  | { kind: 'referenced'; record: RecordValues; refs(parent: AuditedTable): SQL; rows(parent: AuditedTable, ids: SQL): SQL };
-
-const pageReads = new WeakMap<Relation, PageRead>();
-
-/** The page form of a relation made by this module, if it has one. */
-export function pageReadOf(relation: Relation): PageRead | undefined {
-  return pageReads.get(relation);
-}
-
-function withPageRead(relation: Relation, read: PageRead): Relation {
-  pageReads.set(relation, read);
-  return relation;
-}
-
-/** `children` reads: the live `target` records reached through `from` whose `parentKey` is one of the page's. */
 function childrenOf(target: RecordShape, from: SQL, parentKey: PgColumn): PageRead {
   const record = recordValues(target);
   if (record.count + 1 > 100) throw new Error(`${target.type}: too many properties for json_build_array`);
@@ -81,8 +50,8 @@ function missingFields(fields: Record<string, WritableField>, entry: Record<stri
     .map(([name]) => name);
 }
 
-/** The properties of a related record that an entry may change, as they read: watched for `updated` events. */
-function watchedProperties(shape: RecordShape, fields: Record<string, WritableField>) {
+/** The properties of a related record that an entry may write, as they read: watched for `updated` events. */
+function writableProperties(shape: RecordShape, fields: Record<string, WritableField>) {
   return Object.fromEntries(Object.keys(fields).filter((name) => name in shape.properties).map((name) => [name, shape.properties[name]!]));
 }
 
@@ -111,16 +80,16 @@ type Entry = Record<string, unknown> & { id?: number; delete?: boolean; meta?: {
  * changed; a bare reference leaves it as it is. Entries not sent stay; `null` leaves them all.
  * Each created, changed or removed record gets its own event, naming the parent.
  */
-export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fields: Record<string, WritableField> }): Relation {
+export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fields: Record<string, WritableField> }): PageRelation {
   const { shape, parentKey, fields } = options;
   const table = shape.table;
   const liveChildrenOf = (parentId: number) => and(eq(parentKey, parentId), eq(table.state, 'active'))!;
-  const watched = watchedProperties(shape, fields);
-  return withPageRead({
+  const watched = writableProperties(shape, fields);
+  return {
     type: shape.type,
     schema: recordSchema(shape),
     cardinality: 'many',
-    recordsJson: (parent) => jsonArrayOf(shape, sql`${table}`, sql`${parentKey} = ${parent.id} AND ${table.state} = 'active'`),
+    page: childrenOf(shape, sql`${table}`, parentKey),
     bodySchema: z.array(entrySchema(fields)).max(100).nullable(),
     async write(tx, who, parent, value, source) {
       if (value === null) return;
@@ -144,36 +113,36 @@ export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fiel
         await updateRecords(tx, who, { ...shape, where: and(liveChildrenOf(parent.id), eq(table.id, entry.id))! }, changes, watched);
       }
     },
-  }, childrenOf(shape, sql`${table}`, parentKey));
+  };
 }
 
 /** Records owned by the parent that are written elsewhere (a conversation's messages): read-only. */
-export function ownedRecords(options: { shape: RecordShape; parentKey: PgColumn }): Relation {
+export function ownedRecords(options: { shape: RecordShape; parentKey: PgColumn }): PageRelation {
   const { shape, parentKey } = options;
-  return withPageRead({
+  return {
     type: shape.type,
     schema: recordSchema(shape),
     cardinality: 'many',
-    recordsJson: (parent) => jsonArrayOf(shape, sql`${shape.table}`, sql`${parentKey} = ${parent.id} AND ${shape.table.state} = 'active'`),
-  }, childrenOf(shape, sql`${shape.table}`, parentKey));
+    page: childrenOf(shape, sql`${shape.table}`, parentKey),
+  };
 }
 
 /**
  * At most one live record owned by the parent (a company's time-log settings). The property
  * takes the record's properties, which create it or change it, or null, which removes it.
  */
-export function hasOne(options: { shape: RecordShape; parentKey: PgColumn; fields: Record<string, WritableField> }): Relation {
+export function hasOne(options: { shape: RecordShape; parentKey: PgColumn; fields: Record<string, WritableField> }): PageRelation {
   const { shape, parentKey, fields } = options;
   const table = shape.table;
-  const schema: Record<string, z.ZodType> = { id: entryId.optional() };
+  const schema: Record<string, z.ZodType> = { id: idValue.optional() };
   for (const [name, field] of Object.entries(fields)) schema[name] = field.schema.optional();
   const liveChildOf = (parentId: number) => and(eq(parentKey, parentId), eq(table.state, 'active'))!;
-  const watched = watchedProperties(shape, fields);
-  return withPageRead({
+  const watched = writableProperties(shape, fields);
+  return {
     type: shape.type,
     schema: recordSchema(shape),
     cardinality: 'one',
-    recordsJson: (parent) => jsonArrayOf(shape, sql`${table}`, sql`${parentKey} = ${parent.id} AND ${table.state} = 'active'`),
+    page: childrenOf(shape, sql`${table}`, parentKey),
     bodySchema: writableRecord(schema).nullable(),
     async write(tx, who, parent, value, source) {
       const event = { parent };
@@ -191,7 +160,7 @@ export function hasOne(options: { shape: RecordShape; parentKey: PgColumn; field
       if (missing.length) throw ApiError.invalid(`${source}.${missing[0]}`, 'must be set');
       await createRecords(tx, who, shape, [{ ...changes, [columnKey(table, parentKey)]: parent.id }], event);
     },
-  }, childrenOf(shape, sql`${table}`, parentKey));
+  };
 }
 
 /**
@@ -206,21 +175,16 @@ export function manyToMany(options: {
   through: PgTable & { installationId: PgColumn };
   parentKey: PgColumn;
   targetKey: PgColumn;
-}): Relation {
+}): PageRelation {
   const { name, target, through, parentKey, targetKey } = options;
-  const entry = writableRecord({ id: entryId, delete: deleteFlag, meta: entryMeta });
+  const entry = writableRecord({ id: idValue, delete: deleteFlag, meta: entryMeta });
   const linkEvent = (parent: Parent) =>
     [sql`${parent.id}::int`, sql`jsonb_build_object('relation', ${name}::text, 'record', jsonb_build_object('id', r.id, 'type', ${target.type}::text))`] as const;
-  return withPageRead({
+  return {
     type: target.type,
     schema: recordSchema(target),
     cardinality: 'many',
-    recordsJson: (parent) =>
-      jsonArrayOf(
-        target,
-        sql`${through} JOIN ${target.table} ON ${target.table.id} = ${targetKey}`,
-        sql`${parentKey} = ${parent.id} AND ${target.table.state} = 'active'`,
-      ),
+    page: childrenOf(target, sql`${through} JOIN ${target.table} ON ${target.table.id} = ${targetKey}`, parentKey),
     bodySchema: z.array(entry).max(500).nullable(),
     async write(tx, who, parent, value, source) {
       if (value === null) return;
@@ -247,33 +211,31 @@ export function manyToMany(options: {
         await changeWithEvents(tx, statement, who, parent.type, 'unlinked', data, recordId);
       }
     },
-  }, childrenOf(target, sql`${through} JOIN ${target.table} ON ${target.table.id} = ${targetKey}`, parentKey));
+  };
 }
 
 /**
  * The records that properties of the parent refer to (`includes=users`: the users named by
  * `createdBy`, `updatedBy`, `deletedBy`, `user`...). Read-only: the references are the parent's own.
  */
-export function referencedBy(options: { target: RecordShape; columns: (parent: AuditedTable) => (PgColumn | SQL | undefined)[] }): Relation {
+export function referencedBy(options: { target: RecordShape; columns: (parent: AuditedTable) => (PgColumn | SQL | undefined)[] }): PageRelation {
   const { target } = options;
   const t = target.table;
   const columns = (parent: AuditedTable) => sql.join(options.columns(parent).filter((c): c is PgColumn | SQL => c !== undefined).map((c) => sql`${c}`), sql`, `);
   const record = recordValues(target);
   if (record.count > 100) throw new Error(`${target.type}: too many properties for json_build_array`);
-  return withPageRead({
+  return {
     type: target.type,
     schema: recordSchema(target),
     cardinality: 'none',
-    recordsJson(parent) {
-      return jsonArrayOf(target, sql`${t}`, sql`${t.id} IN (${columns(parent)})`);
+    page: {
+      kind: 'referenced',
+      record,
+      refs: (parent) => sql`json_build_array(${columns(parent)})`,
+      // The ids every parent of the page names, then each record once (by its primary key).
+      rows: (parent, ids) =>
+        sql`(SELECT json_agg(json_build_array(${record.values}) ORDER BY ${t.id}) FROM ${t}
+          WHERE ${t.id} = ANY(ARRAY(SELECT unnest(ARRAY[${columns(parent)}]) FROM ${parent} WHERE ${parent.id} = ANY(${ids}))))`,
     },
-  }, {
-    kind: 'referenced',
-    record,
-    refs: (parent) => sql`json_build_array(${columns(parent)})`,
-    // The ids every parent of the page names, then each record once (by its primary key).
-    rows: (parent, ids) =>
-      sql`(SELECT json_agg(json_build_array(${record.values}) ORDER BY ${t.id}) FROM ${t}
-        WHERE ${t.id} = ANY(ARRAY(SELECT unnest(ARRAY[${columns(parent)}]) FROM ${parent} WHERE ${parent.id} = ANY(${ids}))))`,
-  });
+  };
 }

@@ -4,15 +4,13 @@ import { idParams } from '../http/params';
 import { errorResponse, jsonResponse } from '../http/responses';
 import { defineRoute, type ApiRoute } from '../http/route';
 import { bulkDeleteHandler, bulkResultSchema, bulkUpdateHandler } from './bulk';
-import { compiled } from './compiled';
-import { listBody, readOne, type ListQuery } from './read';
+import { input, type IdParam } from './input';
+import { listBody, readOne } from './read';
+import { schemasOf, type ListQuery, type OneQuery } from './schemas';
 import type { Operation, ResourceDeclaration } from './types';
 import { createHandler, deleteHandler, updateHandler } from './write';
 
 const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'delete', 'bulkUpdate', 'bulkDelete'];
-
-type Valid = { query: ListQuery & { includes: string[]; fields?: string[] }; param: { id: number } };
-const input = <K extends keyof Valid>(c: Context<AppEnv>, target: K) => (c.req as unknown as { valid(t: K): Valid[K] }).valid(target);
 
 /**
  * Turns a declaration into its routes: list, get, create, patch (and PUT with PATCH's meaning),
@@ -23,7 +21,7 @@ const input = <K extends keyof Valid>(c: Context<AppEnv>, target: K) => (c.req a
 export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
   const { type, singular, title, access } = resource;
   const ops = new Set(resource.operations ?? ALL_OPERATIONS);
-  const s = compiled(resource).schemas;
+  const s = schemasOf(resource);
   const base = `/v2/${type}`;
   const tag = title.group ?? title.many;
   const routes: ApiRoute[] = [];
@@ -35,7 +33,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       summary: `List ${type}`, description: 'A page of the records the filter selects, with what `includes` names.',
       request: { query: s.listQuery },
       responses: { 200: jsonResponse('a page', s.many) },
-    }, (async (c: Context<AppEnv>) => c.json(await listBody(c, resource, c.var.principal, input(c, 'query')), 200)) as never));
+    }, (async (c: Context<AppEnv>) => c.json(await listBody(c, resource, c.var.principal, input<ListQuery>(c, 'query')), 200)) as never));
   }
   if (ops.has('get')) {
     routes.push(defineRoute({
@@ -44,8 +42,8 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       request: { params: idParams, query: s.oneQuery },
       responses: { 200: jsonResponse('the record', s.one) },
     }, (async (c: Context<AppEnv>) => {
-      const { includes, fields } = input(c, 'query');
-      return c.json(await readOne(c, resource, input(c, 'param').id, includes, fields), 200);
+      const { includes, fields } = input<OneQuery>(c, 'query');
+      return c.json(await readOne(c, resource, input<IdParam>(c, 'param').id, includes, fields), 200);
     }) as never));
   }
   if (ops.has('create')) {

@@ -1,21 +1,12 @@
-import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { recordBody, writableRecord } from '../http/record-body';
+import { AUDIT_PROPERTIES, recordBody, writableRecord } from '../http/record-body';
 import { fieldsParam, filterParam, includesParam, orderByParam, orderModeParam, pageMetaSchema, pageParam, pageSizeParam, paginationSchema } from './list-params';
 import { recordSchema } from './record-schema';
-import { refSchema, type WireValue } from './wire';
-import { writableFields } from './resource';
-import type { RecordShape, ResourceDeclaration } from './types';
+import { refSchema } from './wire';
+import { shapeOf, writableFields } from './resource';
+import type { ResourceDeclaration } from './types';
 
-const memo = new WeakMap<ResourceDeclaration, ReturnType<typeof build>>();
-
-/** The shape of a resource's records for its schema: the SQL of computed properties does not matter here. */
-function schemaShape(resource: ResourceDeclaration): RecordShape {
-  const properties: Record<string, WireValue> = {};
-  for (const [name, field] of Object.entries(resource.fields)) properties[name] = field.output ?? field.column;
-  for (const [name, field] of Object.entries(resource.computed ?? {})) properties[name] = { sql: sql`NULL`, schema: field.schema };
-  return { type: resource.type, table: resource.table, properties, component: resource.title.one };
-}
+const memo = new WeakMap<ResourceDeclaration, ResourceSchemas>();
 
 /** `included`: for each related type, the records included, each once. */
 function includedSchema(resource: ResourceDeclaration) {
@@ -27,9 +18,9 @@ function includedSchema(resource: ResourceDeclaration) {
 }
 
 /** The names `fields` accepts: every property of the record, and its relations' references. */
-export function propertyNames(resource: ResourceDeclaration): string[] {
+function propertyNames(resource: ResourceDeclaration): string[] {
   const references = Object.entries(resource.relations).filter(([, r]) => r.cardinality !== 'none').map(([name]) => name);
-  return [...Object.keys(resource.fields), ...Object.keys(resource.computed ?? {}), ...references, 'state', 'createdAt', 'createdBy', 'updatedAt', 'updatedBy', 'deletedAt', 'deletedBy'];
+  return [...Object.keys(resource.fields), ...Object.keys(resource.computed ?? {}), ...references, ...AUDIT_PROPERTIES];
 }
 
 function build(resource: ResourceDeclaration) {
@@ -57,7 +48,8 @@ function build(resource: ResourceDeclaration) {
     const reference = refSchema(relation.type);
     references[name] = (relation.cardinality === 'many' ? z.array(reference) : reference.nullable()).meta({ description: `present when \`includes\` names ${name}` });
   }
-  const record = recordSchema(schemaShape(resource), references);
+  // No caller: the SQL of computed properties does not matter to their schema.
+  const record = recordSchema(shapeOf(resource), references);
   const included = includedSchema(resource);
   const includeNames = Object.keys(resource.relations);
   const orderNames = [...resource.filter, ...Object.keys(resource.orderByExtra ?? {})];
@@ -94,8 +86,19 @@ function build(resource: ResourceDeclaration) {
   };
 }
 
+export type ResourceSchemas = ReturnType<typeof build>;
+
+/** A list's validated query (`listQuery`): filter, order, paging, `includes` and `fields`. */
+export type ListQuery = z.output<ResourceSchemas['listQuery']>;
+/** A GET's validated query: `includes` and `fields`. */
+export type OneQuery = z.output<ResourceSchemas['oneQuery']>;
+/** A write's validated query: `includes`. */
+export type WriteQuery = z.output<ResourceSchemas['writeQuery']>;
+/** A bulk operation's validated query: `filter`. */
+export type BulkQuery = z.output<ResourceSchemas['bulkQuery']>;
+
 /** The body, record and query schemas of a resource, built once from its declaration. */
-export function schemasOf(resource: ResourceDeclaration) {
+export function schemasOf(resource: ResourceDeclaration): ResourceSchemas {
   let schemas = memo.get(resource);
   if (!schemas) memo.set(resource, (schemas = build(resource)));
   return schemas;

@@ -1,7 +1,8 @@
 import type { SQL } from 'drizzle-orm';
 import type { Actor } from '../auth/principal';
+import { filterFieldsOf } from './fields';
 import { compileFilter, parseFilter } from './filter';
-import type { QueryableFields } from './compiled';
+import type { ResourceDeclaration } from './types';
 
 /** Whether a parsed filter names the field anywhere, under `$and`/`$or` too. */
 function names(filter: unknown, field: string): boolean {
@@ -10,19 +11,19 @@ function names(filter: unknown, field: string): boolean {
   return Object.entries(filter).some(([key, value]) => key === field || (key.startsWith('$') && names(value, field)));
 }
 
-export interface FilterSelection {
+interface FilterSelection {
   who: Actor;
   where: SQL | undefined;
   /** a filter on `state` reaches deleted records too */
   withDeleted: boolean;
 }
 
-/** The records a `filter` parameter selects in the caller's installation. */
-export function selectionFromFilter(raw: string | undefined, fields: QueryableFields, who: Actor): FilterSelection {
+/** The records a `filter` parameter selects in the caller's installation; no filter, no fields to build. */
+export function selectionFromFilter(raw: string | undefined, resource: ResourceDeclaration, who: Actor): FilterSelection {
   const filter = parseFilter(raw);
   return {
     who,
-    where: compileFilter(filter, fields.filterFields),
+    where: filter === undefined ? undefined : compileFilter(filter, filterFieldsOf(resource, who)),
     withDeleted: names(filter, 'state'),
   };
 }

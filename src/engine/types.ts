@@ -61,7 +61,7 @@ export interface ComputedField {
 }
 
 /** Names for people: `operationId`s (`listCompanies`, `getCompany`) and the document's group. */
-export interface ResourceTitle {
+interface ResourceTitle {
   /** `Company` */
   one: string;
   /** `Companies` */
@@ -129,11 +129,40 @@ export interface Parent {
 }
 
 /**
- * A relation of a resource, named by an `includes` name. It is read as a JSON array of the
- * related live records of the current parent row, and written through the body property of
- * the same name.
+ * A record as the values of a `json_build_array`, with what makes the wire record of them: the
+ * engine's reads (`queries.ts`) use it for a resource's own records and those of the relations
+ * in `relations.ts` (`recordValues` in `record-json.ts` makes it). It reads exactly as
+ * `recordJson` then `finishRecord` give it (the same properties, values and order), for about a
+ * third of Postgres's work: `json_build_object` costs far more a value than `json_build_array`,
+ * `to_char` far more than a timestamp's own JSON, and the audit references leave Postgres as bare
+ * ids. The keys, the type name, the references and the times' last form are made in the Worker,
+ * in the loop of `decode`.
  */
-export interface Relation {
+export interface RecordValues {
+  /** the values, comma-separated: the arguments of a `json_build_array(...)` */
+  readonly values: SQL;
+  /** how many values `values` holds */
+  readonly count: number;
+  /** the wire record from `row[offset]` on */
+  decode(row: readonly unknown[], offset: number): Record<string, unknown>;
+}
+
+/**
+ * How the related records of a whole page are read at once (`queries.ts`): one part of the
+ * statement per include over the page's ids, instead of a subquery for every row.
+ *
+ * - `children`: `rows(ids)` is a JSON array of `[parent id, ...record values]` of the live
+ *   related records of every parent in `ids` (an SQL int array), ordered by the related id.
+ * - `referenced`: the records named by columns of the parent (`referencedBy`): `refs` gives each
+ *   parent row's ids (a JSON array, nulls and repeats included), and `rows` the records those
+ *   name over the whole page, each once, `[...record values]`, ordered by id.
+ */
+export type PageRead =
+  | { kind: 'children'; record: RecordValues; rows(ids: SQL): SQL }
+  | { kind: 'referenced'; record: RecordValues; refs(parent: AuditedTable): SQL; rows(parent: AuditedTable, ids: SQL): SQL };
+
+/** What every relation has, however it is read. */
+interface RelationBase {
   /** type name of the related records, their `included` key */
   readonly type: string;
   /** the schema of one related record, as `included` holds it */
@@ -143,11 +172,29 @@ export interface Relation {
    * record already refers to them by other properties (`createdBy`...), so only `included` fills.
    */
   readonly cardinality: 'many' | 'one' | 'none';
-  /** the related records of the current parent row, as a JSON array; they may depend on the caller */
-  recordsJson(parent: AuditedTable, who: Actor): SQL;
-  /** its records differ by caller (then its SQL is built per request, not once) */
-  readonly dependsOnCaller?: boolean;
   /** absent: read-only, no body property */
   readonly bodySchema?: z.ZodType;
   write?(tx: Transaction, who: Actor, parent: Parent, value: unknown, source: string): Promise<void>;
 }
+
+/** A relation made by `relations.ts`: read for a whole page at once, the same for every caller. */
+export interface PageRelation extends RelationBase {
+  readonly page: PageRead;
+  readonly recordsJson?: undefined;
+  readonly dependsOnCaller?: false;
+}
+
+/** A relation defined elsewhere (an app's settings): read row by row through its own subquery. */
+export interface RowRelation extends RelationBase {
+  readonly page?: undefined;
+  /** the related records of the current parent row, as a JSON array; they may depend on the caller */
+  recordsJson(parent: AuditedTable, who: Actor): SQL;
+  /** its records differ by caller (then its SQL is built per request, not once) */
+  readonly dependsOnCaller?: boolean;
+}
+
+/**
+ * A relation of a resource, named by an `includes` name. It is read as the related live records
+ * of each parent record, and written through the body property of the same name.
+ */
+export type Relation = PageRelation | RowRelation;

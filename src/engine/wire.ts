@@ -35,7 +35,7 @@ export function isTimestamp(column: Column): boolean {
 }
 
 /** What a column reads as in a record built by `json_build_object`. */
-export function columnSchema(column: Column): z.ZodType {
+function columnSchema(column: Column): z.ZodType {
   const base = (): z.ZodType => {
     if (column.enumValues?.length) return z.enum(column.enumValues as [string, ...string[]]);
     switch (column.columnType) {

@@ -2,16 +2,17 @@ import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
 import type { Actor } from '../auth/principal';
-import type { Queryable, Transaction } from '../db/client';
+import type { Transaction } from '../db/client';
 import { translateDbError } from './constraints';
 import { noteEvents, type EventKind, type WrittenEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';
 import { createRecords, deleteRecords, updateRecords } from './changes';
 import { rowValues } from './columns';
-import { selectOne } from './queries';
-import { oneRecordBody } from './read';
+import { input, type IdParam } from './input';
+import { readBack } from './read';
 import { requireReferences } from './references';
 import { writableFields } from './resource';
+import type { WriteQuery } from './schemas';
 import type { ResourceDeclaration } from './types';
 import { recordScope } from './scope';
 import type { WireValue } from './wire';
@@ -24,18 +25,18 @@ async function writeRelations(tx: Transaction, resource: ResourceDeclaration, wh
 
 /** What a write answers with: the includes asked for, and the relations the body wrote. */
 function includesAfterWrite(resource: ResourceDeclaration, asked: readonly string[], record: Record<string, unknown>): string[] {
-  const written = Object.keys(resource.relations).filter((name) => record[name] !== undefined);
-  return [...new Set([...asked, ...written])];
+  return Object.keys(resource.relations).filter((name) => asked.includes(name) || record[name] !== undefined);
 }
 
-async function readBack(tx: Transaction, resource: ResourceDeclaration, who: Actor, id: number, includes: string[]) {
-  const result = await selectOne(tx as unknown as Queryable, resource, id, { who, includes });
-  return oneRecordBody(resource, result!);
-}
-
-/** The events a write of the resource may write: its own of this kind, links of it, and any of its relations' records. */
-export function writtenEvents(resource: ResourceDeclaration, kind: EventKind): WrittenEvents {
-  return [[resource.type, kind], [resource.type, 'linked'], [resource.type, 'unlinked'], ...Object.values(resource.relations).map((relation) => [relation.type] as const)];
+/**
+ * The events a write of this body may have written: the record's own of this kind (an update's,
+ * of the properties sent), and for each relation sent, links of the record and its related records'.
+ */
+function writtenEvents(resource: ResourceDeclaration, kind: EventKind, record: Record<string, unknown>): WrittenEvents {
+  const own = kind === 'updated' ? ([resource.type, kind, Object.keys(watchedProperties(resource, record))] as const) : ([resource.type, kind] as const);
+  const relations = Object.entries(resource.relations).filter(([name]) => record[name] !== undefined);
+  if (relations.length === 0) return [own];
+  return [own, [resource.type, 'linked'], [resource.type, 'unlinked'], ...relations.map(([, relation]) => [relation.type] as const)];
 }
 
 /** The wire properties a write of these body properties may change: watched for the `updated` event. */
@@ -55,15 +56,12 @@ async function inTransaction<T>(c: Context<AppEnv>, resource: ResourceDeclaratio
   }
 }
 
-type Validated = { json: Record<string, unknown>; query: { includes: string[] }; param: { id: number } };
-const input = <K extends keyof Validated>(c: Context<AppEnv>, target: K) => (c.req as unknown as { valid(t: K): Validated[K] }).valid(target);
-
 /** Creates the record and what its body's relations name, in one transaction with their events. */
 export function createHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    const record = { ...input(c, 'json') };
-    const includes = includesAfterWrite(resource, input(c, 'query').includes, record);
+    const record = { ...input<Record<string, unknown>>(c, 'json') };
+    const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, record);
     const body = await inTransaction(c, resource, async (tx) => {
       await requireReferences(tx, resource, who, record);
       await resource.beforeWrite?.({ tx, who }, record, undefined);
@@ -72,7 +70,7 @@ export function createHandler(resource: ResourceDeclaration) {
       await writeRelations(tx, resource, who, id!, record);
       return readBack(tx, resource, who, id!, includes);
     });
-    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'created'));
+    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'created', record));
     return c.json(body, 201);
   };
 }
@@ -81,9 +79,9 @@ export function createHandler(resource: ResourceDeclaration) {
 export function updateHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    const { id } = input(c, 'param');
-    const record = { ...input(c, 'json') };
-    const includes = includesAfterWrite(resource, input(c, 'query').includes, record);
+    const { id } = input<IdParam>(c, 'param');
+    const record = { ...input<Record<string, unknown>>(c, 'json') };
+    const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, record);
     const body = await inTransaction(c, resource, async (tx) => {
       await requireReferences(tx, resource, who, record);
       await resource.beforeWrite?.({ tx, who }, record, id);
@@ -94,7 +92,7 @@ export function updateHandler(resource: ResourceDeclaration) {
       await writeRelations(tx, resource, who, id, record);
       return readBack(tx, resource, who, id, includes);
     });
-    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated'));
+    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', record));
     return c.json(body, 200);
   };
 }
@@ -103,7 +101,7 @@ export function updateHandler(resource: ResourceDeclaration) {
 export function deleteHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    const { id } = input(c, 'param');
+    const { id } = input<IdParam>(c, 'param');
     const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who), eq(resource.table.id, id))! };
     const deleted = await deleteRecords(c.var.db.http, who, target);
     if (deleted.length === 0) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);

@@ -10,7 +10,6 @@ export type EventKind =
   | 'installed'
   | 'uninstalled'
   | 'settingChanged'
-  | 'cleared'
   | 'accepted'
   | 'declined'
   | 'cancelled'

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Actor } from '../auth/principal';
+import type { Actor, SystemPart } from '../auth/principal';
 import type { Database, Queryable } from '../db/client';
 import type { EventKind } from './kinds';
 import { initialDispatch, isWanted } from './subscriptions';
@@ -28,7 +28,23 @@ export function eventsOn(): boolean {
   return writing;
 }
 
-function actorColumns(who: Actor): SQL {
+/**
+ * Who writes events for rows of several installations in one statement (a room's delivery, the
+ * cron): a part of the system, each event in its row's installation (`installationId`, SQL over
+ * the row `r`).
+ */
+export interface RowsActor {
+  kind: 'system';
+  part: SystemPart;
+  installationId: SQL;
+  userId: null;
+}
+
+export function rowsActor(part: SystemPart, installationId: SQL = sql`r.installation_id`): RowsActor {
+  return { kind: 'system', part, installationId, userId: null };
+}
+
+function actorColumns(who: Actor | RowsActor): SQL {
   return sql`${who.userId}::int, ${who.kind === 'system' ? who.part : null}::text`;
 }
 
@@ -36,11 +52,11 @@ function actorColumns(who: Actor): SQL {
  * One event per row of `rows` (an SQL relation, usually a CTE of changed rows, with an `id`
  * column), inserted by the same statement as the change: `data` may use the row's columns (`r`).
  */
-export function insertEventsFrom(rows: SQL, who: Actor, recordType: string, kind: EventKind, data: SQL = sql`'{}'::jsonb`, where?: SQL, recordId: SQL = sql`r.id`): SQL {
+export function insertEventsFrom(rows: SQL, who: Actor | RowsActor, recordType: string, kind: EventKind, data: SQL = sql`'{}'::jsonb`, where?: SQL, recordId: SQL = sql`r.id`): SQL {
   // Switched off: a statement that writes nothing, where the insert would sit.
   if (!writing) return sql`SELECT NULL WHERE false`;
   return sql`INSERT INTO events (installation_id, record_type, record_id, kind, data, actor_user_id, actor_system, dispatched_at)
-    SELECT ${who.installationId}::int, ${recordType}::text, ${recordId}, ${kind}::text, ${data}, ${actorColumns(who)}, ${initialDispatch(recordType, kind)}
+    SELECT ${who.installationId}::int, ${recordType}::text, ${recordId}, ${kind}::text, ${data}, ${actorColumns(who)}, ${initialDispatch(recordType, kind, data)}
       FROM ${rows} r ${where ? sql`WHERE ${where}` : sql``}`;
 }
 
@@ -60,21 +76,25 @@ export async function changeWithEvents(db: Queryable, statement: SQL, who: Actor
 /** Events of a special operation, in its transaction. */
 export async function recordEvents(db: Queryable, who: Actor, list: EventInput[]): Promise<void> {
   if (!writing || list.length === 0) return;
-  const values = list.map(
-    (event) =>
-      sql`(${who.installationId}::int, ${event.recordType}::text, ${event.recordId}::int, ${event.kind}::text, ${JSON.stringify(event.data ?? {})}::jsonb, ${actorColumns(who)}, ${initialDispatch(event.recordType, event.kind)})`,
-  );
+  const values = list.map((event) => {
+    const data = sql`${JSON.stringify(event.data ?? {})}::jsonb`;
+    return sql`(${who.installationId}::int, ${event.recordType}::text, ${event.recordId}::int, ${event.kind}::text, ${data}, ${actorColumns(who)}, ${initialDispatch(event.recordType, event.kind, data)})`;
+  });
   await db.execute(sql`INSERT INTO events (installation_id, record_type, record_id, kind, data, actor_user_id, actor_system, dispatched_at)
     VALUES ${sql.join(values, sql`, `)}`);
 }
 
-/** Events a write may have written: of a record type, of one kind or (absent) of any. */
-export type WrittenEvents = readonly (readonly [recordType: string, kind?: EventKind])[];
+/**
+ * Events a write may have written: of a record type, of one kind or (absent) of any, and for
+ * `updated` the properties it may have changed (absent: any).
+ */
+export type WrittenEvents = readonly (readonly [recordType: string, kind?: EventKind, changed?: readonly string[]])[];
 
 /**
  * Marks that the handle wrote events of the installation: once it is done, the queue is told to
- * drain them, when some subscriber wants one of these.
+ * drain them, when some subscriber may want one of these. Saying more than was written costs a
+ * drain that finds nothing; saying less leaves the events to the cron's sweep.
  */
 export function noteEvents(db: Database, installationId: number, written: WrittenEvents): void {
-  if (writing && written.some(([type, kind]) => isWanted(type, kind))) db.eventInstallations.add(installationId);
+  if (writing && written.some(([type, kind, changed]) => isWanted(type, kind, changed))) db.eventInstallations.add(installationId);
 }

@@ -15,21 +15,38 @@ export interface StoredEvent {
   occurredAt: string;
 }
 
+/** Events a subscriber wants: of a record type, of these kinds (all when absent). */
+export interface EventInterest {
+  recordType: string;
+  kinds?: readonly EventKind[];
+  /** only `updated` events that changed one of these properties (the keys of the event's data) */
+  changed?: readonly string[];
+}
+
 /**
  * Something a module does when records change (tell a conversation's room, run triggers, send
  * webhooks). It gets each event it wants once, in the order the events happened in the
  * installation. Whatever it writes through `tx` commits together with the record that it handled
  * the event, so that effect happens exactly once; an effect outside the database (a call to a
- * room) happens at least once and must be safe to repeat.
+ * room) happens at least once and must be safe to repeat, and gives up by `signal` (the drain's
+ * deadline for one event) rather than hold the drain.
  */
 export interface Subscriber {
   /** unique, as `conversations.tellRoom`: what it handled is recorded under this name */
   name: string;
-  /** the events it wants: of these record types, and of these kinds (all kinds when absent) */
-  on: { recordType: string; kinds?: readonly EventKind[] }[];
-  handle(event: StoredEvent, context: { tx: Transaction; env: Env }): Promise<void>;
+  on: readonly EventInterest[];
+  handle(event: StoredEvent, context: { tx: Transaction; env: Env; signal: AbortSignal }): Promise<void>;
 }
 
-export function wants(subscriber: Subscriber, event: StoredEvent): boolean {
-  return subscriber.on.some((on) => on.recordType === event.recordType && (!on.kinds || on.kinds.includes(event.kind)));
+/**
+ * Waits for `work` until `signal` aborts, then fails with the signal's reason: for effects outside
+ * the database, whose promise the subscriber may leave behind (never one that uses `tx`).
+ */
+export function withDeadline<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }

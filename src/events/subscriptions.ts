@@ -1,34 +1,61 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { EventKind } from './kinds';
-import type { Subscriber } from './subscriber';
+import type { EventInterest, StoredEvent, Subscriber } from './subscriber';
 
 /**
- * Which events some subscriber wants, by record type and kind, registered once as the Worker
- * starts (`src/index.ts`). An event nobody wants is written already dispatched, and a write of
- * only such events sends no message to the queue: the outbox costs a queue message only for
- * events that have somewhere to go.
+ * The modules' subscribers, registered once as the Worker starts (`src/index.ts`). An event
+ * nobody wants is written already dispatched, and a write of only such events sends no message
+ * to the queue: the outbox costs a queue message only for events that have somewhere to go.
  */
-const wanted = new Map<string, Set<string> | 'every kind'>();
+let registered: readonly Subscriber[] = [];
 
 export function registerSubscribers(subscribers: readonly Subscriber[]): void {
-  wanted.clear();
-  for (const subscriber of subscribers) {
-    for (const { recordType, kinds } of subscriber.on) {
-      const known = wanted.get(recordType);
-      if (!kinds || known === 'every kind') wanted.set(recordType, 'every kind');
-      else wanted.set(recordType, new Set([...(known ?? []), ...kinds]));
-    }
+  const names = new Set<string>();
+  for (const { name } of subscribers) {
+    // what a subscriber handled is recorded under its name: two of one name would share it
+    if (names.has(name)) throw new Error(`two event subscribers named ${name}`);
+    names.add(name);
   }
+  registered = subscribers;
 }
 
-/** Whether some subscriber wants events of this record type (of this kind, when given). */
-export function isWanted(recordType: string, kind?: EventKind): boolean {
-  const kinds = wanted.get(recordType);
-  if (!kinds) return false;
-  return kinds === 'every kind' || kind === undefined || kinds.has(kind);
+export function registeredSubscribers(): readonly Subscriber[] {
+  return registered;
 }
 
-/** `dispatched_at` of a new event: null while some subscriber has yet to handle it, now when none wants it. */
-export function initialDispatch(recordType: string, kind: EventKind): SQL {
-  return isWanted(recordType, kind) ? sql`NULL::timestamptz` : sql`now()`;
+/** The interests of every subscriber in events of this type and kind (of any kind when absent). */
+function interestsIn(recordType: string, kind?: EventKind): EventInterest[] {
+  return registered.flatMap((subscriber) => subscriber.on.filter((on) => on.recordType === recordType && (!kind || !on.kinds || on.kinds.includes(kind))));
+}
+
+function meets(interest: EventInterest, changed: readonly string[] | undefined): boolean {
+  return !interest.changed || changed === undefined || interest.changed.some((name) => changed.includes(name));
+}
+
+/**
+ * Whether some subscriber may want an event of this type (of this kind, when given) that
+ * changed these properties (when known).
+ */
+export function isWanted(recordType: string, kind?: EventKind, changed?: readonly string[]): boolean {
+  return interestsIn(recordType, kind).some((interest) => meets(interest, changed));
+}
+
+/** Whether the subscriber wants this stored event. */
+export function wants(subscriber: Subscriber, event: StoredEvent): boolean {
+  const changed = event.kind === 'updated' ? Object.keys(event.data) : undefined;
+  return subscriber.on.some(
+    (on) => on.recordType === event.recordType && (!on.kinds || on.kinds.includes(event.kind)) && (event.kind !== 'updated' || meets(on, changed)),
+  );
+}
+
+/**
+ * `dispatched_at` of a new event whose data is `data` (SQL): null while some subscriber has yet
+ * to handle it, now when none wants it.
+ */
+export function initialDispatch(recordType: string, kind: EventKind, data: SQL): SQL {
+  const interests = interestsIn(recordType, kind);
+  if (interests.length === 0) return sql`now()`;
+  if (kind !== 'updated' || interests.some((interest) => !interest.changed)) return sql`NULL::timestamptz`;
+  const names = [...new Set(interests.flatMap((interest) => interest.changed ?? []))];
+  return sql`CASE WHEN (${data}) ?| ARRAY[${sql.join(names.map((name) => sql`${name}::text`), sql`, `)}] THEN NULL::timestamptz ELSE now() END`;
 }

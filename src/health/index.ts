@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/database-unavailable';
 import { jsonResponse } from '../http/responses';
 import { defineRoute } from '../http/route';
 import { defineModule } from '../modules/module';
@@ -29,7 +30,7 @@ const healthRoute = defineRoute({
   const environment = c.env.ENVIRONMENT ?? null;
   return answers
     ? c.json({ status: 'ok' as const, database: 'ok' as const, environment }, 200)
-    : c.json({ status: 'unavailable' as const, database: 'unreachable' as const, environment }, 503, { 'Retry-After': '5' });
+    : c.json({ status: 'unavailable' as const, database: 'unreachable' as const, environment }, 503, { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
 });
 
 /** `/health`, for load balancers and monitors: public, cheap, one query. */

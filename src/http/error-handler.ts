@@ -3,26 +3,57 @@ import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../app-env';
 import { sqlState } from '../db/errors';
 import { errorField, log } from '../lib/log';
-import { ApiError } from './errors';
+import { databaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from './database-unavailable';
+import { ApiError, type ErrorCode } from './errors';
 import { malformedParameter } from './mount';
 
-const CODES: Record<number, string> = { 400: 'invalid', 401: 'unauthorized', 403: 'forbidden', 404: 'notFound', 405: 'methodNotAllowed', 413: 'tooLarge', 415: 'unsupportedMediaType' };
+const CODES: Partial<Record<number, ErrorCode>> = { 400: 'invalid', 401: 'unauthorized', 403: 'forbidden', 404: 'notFound', 413: 'tooLarge', 415: 'unsupportedMediaType' };
 
-/** Every failure leaves as the one error body; anything unexpected is a 500 that reveals nothing. */
+/**
+ * Every failure leaves as the one error body: a database that does not answer is a 503 the
+ * client may retry; anything else unexpected is a 500 that reveals nothing.
+ */
 export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ApiError) {
     return c.json({ errors: error.errors }, error.status, error.headers);
   }
   // Thrown by Hono or a library before our code ran (a body it could not read, say): its status, our body.
   if (error instanceof HTTPException && error.status < 500) {
-    return c.json({ errors: [{ code: CODES[error.status] ?? 'invalid', detail: error.message || 'the request cannot be served' }] }, error.status);
+    const source = error.status === 413 || error.status === 415 ? { source: 'body' } : {};
+    return c.json({ errors: [{ code: CODES[error.status] ?? 'invalid', ...source, detail: error.message || 'the request cannot be served' }] }, error.status);
   }
+  const where = { requestId: c.var.requestId, method: c.req.method, route: c.var.route ?? null };
   // A data exception (a value out of a column's range, say) is the request's fault: never a 500.
-  if (sqlState(error).code?.startsWith('22')) {
+  const state = sqlState(error).code;
+  if (state?.startsWith('22')) {
+    log('warn', 'a value the database refused', { ...where, code: state });
     return c.json({ errors: [{ code: 'invalid', detail: 'a value is out of range or malformed for its field' }] }, 400);
   }
-  log('error', 'request failed', { requestId: c.var.requestId, method: c.req.method, route: c.var.route ?? null, error: errorField(error) });
+  if (databaseUnavailable(error)) {
+    log('error', 'database unavailable', { ...where, error: errorField(error) });
+    return c.json(
+      { errors: [{ code: 'unavailable', detail: `the database does not answer; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds` }] },
+      503,
+      { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+    );
+  }
+  log('error', 'request failed', { ...where, error: errorField(error) });
   return c.json({ errors: [{ code: 'internal', detail: 'something went wrong on our side; try again' }] }, 500);
+}
+
+/**
+ * A thrown value that is no `Error` as one. Hono hands only errors to the error handler; anything
+ * else (the WebSocket's `error` event the database driver rejects with when it cannot connect)
+ * would leave the request unanswered but for the runtime's bare 500.
+ */
+export function asError(thrown: unknown): Error {
+  if (thrown instanceof Error) return thrown;
+  let what = String(thrown);
+  if (typeof thrown === 'object' && thrown !== null) {
+    const { type, message } = thrown as { type?: unknown; message?: unknown };
+    what = `${thrown.constructor?.name ?? 'an object'}${typeof type === 'string' ? ` (${type})` : ''}${typeof message === 'string' && message ? `: ${message}` : ''}`;
+  }
+  return new Error(`thrown, not an Error: ${what}`, { cause: thrown });
 }
 
 /** No route: a malformed integer in a path that would otherwise name one is a 400 naming it; anything else a 404. */

@@ -1,8 +1,30 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
+/**
+ * Every `code` an error entry carries: the document declares exactly these, so an answer with
+ * another fails the contract check, and an entry written with another does not compile.
+ */
+export const ERROR_CODES = [
+  'invalid',
+  'unauthorized',
+  'forbidden',
+  'notFound',
+  'conflict',
+  'tooLarge',
+  'unsupportedMediaType',
+  'upgradeRequired',
+  'badGateway',
+  'gatewayTimeout',
+  'notConfigured',
+  'unavailable',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 /** One entry of the shared error body: `{"errors": [{"code", "source", "detail"}]}`. */
 export interface ErrorEntry {
-  code: string;
+  code: ErrorCode;
   source?: string;
   detail: string;
 }

@@ -25,31 +25,60 @@ export function pathName(prefix: string, path: JsonPath): string {
   return source;
 }
 
-const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
+/**
+ * A JSON media type, with parameters: `application/json`, `application/vnd.x+json;
+ * charset=utf-8`. Exactly the grammar @hono/zod-openapi's own media-type check accepts, so a type
+ * it would refuse (with a bare 415) is refused here first, with the error body: never
+ * `application/json-seq`, `application/json, text/plain` or a parameter without a value.
+ */
+export const JSON_TYPE = /^application\/([a-z.-]+\+)?json(;\s*[a-z0-9-]+=[^;]+)*$/i;
 
 const tooLarge = () =>
   new ApiError(413, [{ code: 'tooLarge', source: 'body', detail: `the body is larger than ${MAX_BODY_BYTES} bytes` }]);
 
+/** A value met walking a body: its depth and where it sits, as a link to its parent (the path is only built for a problem). */
+interface Spot {
+  value: unknown;
+  depth: number;
+  parent: Spot | undefined;
+  key: PropertyKey;
+}
+
+function pathOf(spot: Spot, last?: PropertyKey): PropertyKey[] {
+  const path: PropertyKey[] = last === undefined ? [] : [last];
+  for (let at: Spot | undefined = spot; at?.parent; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
 /**
  * The first place the value nests past `MAX_JSON_DEPTH`, or where a string holds NUL (Postgres
- * text cannot): found without recursion, whatever the depth.
+ * text cannot): found without recursion, whatever the depth, in the order the body is written.
  */
 export function unsafeSpot(value: unknown): { path: JsonPath; problem: 'depth' | 'nul' } | undefined {
-  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];
+  const stack: Spot[] = [{ value, depth: 0, parent: undefined, key: '' }];
   while (stack.length > 0) {
-    const { value: current, path } = stack.pop()!;
+    const spot = stack.pop()!;
+    const current = spot.value;
     if (typeof current === 'string') {
-      if (current.includes('\0')) return { path, problem: 'nul' };
+      if (current.includes('\0')) return { path: pathOf(spot), problem: 'nul' };
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    if (path.length >= MAX_JSON_DEPTH) return { path, problem: 'depth' };
-    const entries = Object.entries(current);
-    for (let index = entries.length - 1; index >= 0; index--) {
-      const [key, item] = entries[index]!;
-      const at = Array.isArray(current) ? index : key;
-      if (key.includes('\0')) return { path: [...path, at], problem: 'nul' };
-      stack.push({ value: item, path: [...path, at] });
+    if (spot.depth >= MAX_JSON_DEPTH) return { path: pathOf(spot), problem: 'depth' };
+    const depth = spot.depth + 1;
+    if (Array.isArray(current)) {
+      for (let index = current.length - 1; index >= 0; index--) {
+        const item: unknown = current[index];
+        if (typeof item === 'string' || (item !== null && typeof item === 'object')) stack.push({ value: item, depth, parent: spot, key: index });
+      }
+      continue;
+    }
+    const keys = Object.keys(current);
+    for (let index = keys.length - 1; index >= 0; index--) {
+      const key = keys[index]!;
+      if (key.includes('\0')) return { path: pathOf(spot, key), problem: 'nul' };
+      const item: unknown = (current as Record<string, unknown>)[key];
+      if (typeof item === 'string' || (item !== null && typeof item === 'object')) stack.push({ value: item, depth, parent: spot, key });
     }
   }
   return undefined;

@@ -1,12 +1,11 @@
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import type { AppEnv } from '../app-env';
-import { requireRole } from '../auth/access';
 import { authenticate } from '../auth/authenticate';
 import { registry } from '../openapi/registry';
-import { ApiError } from './errors';
-import { readJsonBody } from './json-body';
+import { ApiError, type ErrorEntry } from './errors';
+import { pathName, readJsonBody } from './json-body';
 import { isIntegerParam } from './params';
 import { bodyContract, issuesToErrors } from './record-body';
 import { standardErrors } from './responses';
@@ -61,16 +60,25 @@ function paramsShape(declaration: RouteDeclaration): Record<string, z.ZodType> {
   return (params?.shape ?? {}) as Record<string, z.ZodType>;
 }
 
+/**
+ * The 400 of a path, query or body the declaration's schema refused. The validator parses
+ * without `reportInput`, so zod's issues do not say what was sent and a wrong-typed value would
+ * read as a missing one: the refused value is parsed again, once, with it. A query parameter
+ * sent twice arrives as an array, which is named as such.
+ */
+function refusal(schema: z.ZodType | undefined, target: string, value: unknown, issues: readonly z.core.$ZodIssue[]): ErrorEntry[] {
+  const reparsed = schema?.safeParse(value, { reportInput: true });
+  const described = reparsed && !reparsed.success ? reparsed.error.issues : issues;
+  return described.flatMap((issue) => {
+    const repeated = target === 'query' && issue.code === 'invalid_type' && issue.path.length === 1 && Array.isArray(issue.input);
+    return repeated ? [{ code: 'invalid' as const, source: pathName('', issue.path), detail: 'must be sent once, not repeated' }] : issuesToErrors([issue], '');
+  });
+}
+
 /** The zod schema of the route's JSON body, if it takes one. */
 function jsonBodySchema(declaration: RouteDeclaration): z.ZodType | undefined {
   const content = declaration.request?.body?.content as Record<string, { schema?: unknown }> | undefined;
   return content?.['application/json']?.schema as z.ZodType | undefined;
-}
-
-/** Clears what earlier mounts registered: one app per isolate, but tests may build several. */
-export function resetRoutes(): void {
-  registry.definitions.length = 0;
-  looseRoutes.length = 0;
 }
 
 /**
@@ -84,19 +92,19 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
   const params = paramsShape(declaration);
   const body = jsonBodySchema(declaration);
   const contract = body ? bodyContract(body) : undefined;
+  const schemas: Record<string, z.ZodType | undefined> = {
+    param: declaration.request?.params as z.ZodType | undefined,
+    query: declaration.request?.query as z.ZodType | undefined,
+    header: declaration.request?.headers as z.ZodType | undefined,
+    json: body,
+  };
 
   const middleware: MiddlewareHandler<AppEnv>[] = [];
   middleware.push(async (c, next) => {
     c.set('route', declaration.path);
     await next();
   });
-  if (!isPublic) middleware.push(authenticate);
-  if (roles) {
-    middleware.push(async (c, next) => {
-      requireRole(c.var.principal, roles);
-      await next();
-    });
-  }
+  if (!isPublic) middleware.push(authenticate(roles));
   middleware.push(...guards);
   if (contract) middleware.push(readJsonBody((path) => contract.name(path)));
 
@@ -116,13 +124,13 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
   app.openapi(
     { ...config, path: routingPath(declaration.path, params), hide: true, middleware },
     route.handler as never,
-    (async (result: { success: boolean; target: string; error?: z.ZodError }, c: Context<AppEnv>) => {
+    ((result: { success: boolean; target: string; data: unknown; error?: z.ZodError }) => {
       if (result.success) return;
-      if (result.target === 'json' && contract) {
-        const errors = contract.explain(await c.req.json());
+      if (result.target === 'json' && contract?.explain) {
+        const errors = contract.explain(result.data);
         throw new ApiError(400, errors.length ? errors : [{ code: 'invalid', source: 'body', detail: 'the body does not match what this operation takes' }]);
       }
-      throw new ApiError(400, issuesToErrors(result.error!.issues, ''));
+      throw new ApiError(400, refusal(schemas[result.target], result.target, result.data, result.error!.issues));
     }) as never,
   );
 }

@@ -3,6 +3,9 @@ import { z } from 'zod';
 /** The largest id an `integer` column holds. */
 export const MAX_ID = 2_147_483_647;
 
+/** An id sent in a body or a filter: what an `integer` id column can hold. */
+export const idValue = z.number().int().positive().max(MAX_ID);
+
 /** Path parameters that match digits only, so that `update.json` can never be read as an id. */
 const integerParams = new WeakSet<z.ZodType>();
 

@@ -53,8 +53,8 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, prefix:
 export interface BodyContract {
   /** the `source` of a path of the raw body */
   name(path: JsonPath): string;
-  /** the errors of a raw body the schema refused */
-  explain(raw: unknown): ErrorEntry[];
+  /** the errors of a raw body the schema refused; without it, zod's own issues name them */
+  explain?(raw: unknown): ErrorEntry[];
 }
 
 const contracts = new WeakMap<z.ZodType, BodyContract>();
@@ -63,17 +63,11 @@ export function describeBody(schema: z.ZodType, contract: BodyContract): void {
   contracts.set(schema, contract);
 }
 
+const plainContract: BodyContract = { name: (path) => pathName('', path) || 'body' };
+
 /** The contract of a body schema: its own, or plain zod naming from the body's root. */
 export function bodyContract(schema: z.ZodType): BodyContract {
-  return (
-    contracts.get(schema) ?? {
-      name: (path) => pathName('', path) || 'body',
-      explain: (raw) => {
-        const result = schema.safeParse(raw, { reportInput: true });
-        return result.success ? [] : issuesToErrors(result.error.issues, '');
-      },
-    }
-  );
+  return contracts.get(schema) ?? plainContract;
 }
 
 /**

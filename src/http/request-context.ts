@@ -4,15 +4,16 @@ import { openDatabase } from '../db/client';
 import { announceEvents } from '../events/announce';
 import { configureEvents } from '../events/record-events';
 import { log } from '../lib/log';
+import { asError, handleError } from './error-handler';
 
 /** A request id a client may choose: short, printable, no spaces or quotes. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /**
  * Every request: its id (the client's `X-Request-Id` when sane, a new one otherwise), echoed on
- * the answer; its database handle, closed once answered, after the queue is told to drain the
- * events it wrote; and one log line when it is done: id, installation, route pattern, status,
- * duration and database round trips.
+ * the answer; its database handle (opened on first use), closed once answered, after the queue
+ * is told to drain the events it wrote; and one log line when it is done: id, installation,
+ * route pattern, status, duration and database round trips.
  */
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
@@ -24,6 +25,10 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('db', db);
   try {
     await next();
+  } catch (thrown) {
+    // Hono answers every Error with the app's error handler; what else is thrown arrives here.
+    if (thrown instanceof Error) throw thrown;
+    c.res = handleError(asError(thrown), c);
   } finally {
     try {
       c.res.headers.set('X-Request-Id', requestId);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_CODES } from './errors';
 
 /** The one error body (the spec's Validator and Error bodies). */
 export const errorBodySchema = z
@@ -6,7 +7,7 @@ export const errorBodySchema = z
     errors: z
       .array(
         z.object({
-          code: z.string().describe('invalid, notFound, conflict, unauthorized, forbidden, tooLarge, unsupportedMediaType, badGateway, gatewayTimeout, notConfigured, unavailable, internal'),
+          code: z.enum(ERROR_CODES),
           source: z.string().optional().describe('the property, parameter or path part at fault'),
           detail: z.string(),
         }),
@@ -33,14 +34,15 @@ const STANDARD: Record<number, string> = {
   413: 'the body is too large',
   415: 'the body is not sent as JSON',
   500: 'something went wrong on our side; nothing was changed',
+  503: 'the database does not answer; try again after `Retry-After` seconds',
 };
 
 /**
  * The errors every route may answer, by what it takes: a 400 always (the spec declares it on
  * every operation), 401 and 403 unless public, 404 with a path parameter, 413 and 415 with a
- * JSON body, and 500.
+ * JSON body, 500, and 503 when the database does not answer.
  */
 export function standardErrors(options: { public: boolean; pathParameters: boolean; jsonBody: boolean }): Record<number, ReturnType<typeof errorResponse>> {
-  const statuses = [400, ...(options.public ? [] : [401, 403]), ...(options.pathParameters ? [404] : []), ...(options.jsonBody ? [413, 415] : []), 500];
+  const statuses = [400, ...(options.public ? [] : [401, 403]), ...(options.pathParameters ? [404] : []), ...(options.jsonBody ? [413, 415] : []), 500, 503];
   return Object.fromEntries(statuses.map((status) => [status, errorResponse(STANDARD[status]!)]));
 }

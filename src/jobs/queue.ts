@@ -7,7 +7,7 @@ import { RetryLater } from './retry-later';
 
 /** The consumers of every module by message kind, and the drain of the events to their subscribers. */
 function consumersOf(modules: readonly Module[]): Record<string, JobConsumer> {
-  const consumers: Record<string, JobConsumer> = { [DRAIN_KIND]: drainEvents(modules.flatMap((module) => module.subscribers)) };
+  const consumers: Record<string, JobConsumer> = { [DRAIN_KIND]: drainEvents };
   for (const module of modules) {
     for (const [kind, consumer] of Object.entries(module.consumers)) {
       if (consumers[kind]) throw new Error(`two consumers of ${kind}`);
@@ -15,6 +15,21 @@ function consumersOf(modules: readonly Module[]): Record<string, JobConsumer> {
     }
   }
   return consumers;
+}
+
+/**
+ * A message whose consumer cannot do its work yet goes back on the queue as a new message:
+ * waiting is not failing, so it uses none of the message's retries (`max_retries`). Where the
+ * send fails, the queue's own retry stands in.
+ */
+async function sendAgain(message: Message<JobMessage>, env: Env, delaySeconds: number): Promise<void> {
+  try {
+    await env.JOBS.send(message.body, { delaySeconds });
+    message.ack();
+  } catch (error) {
+    log('warn', 'jobs: could not queue a message again; retrying it instead', { kind: message.body.kind, error: errorField(error) });
+    message.retry({ delaySeconds });
+  }
 }
 
 /** Hands one message to its kind's consumer; acknowledges it, or asks the queue to retry it later. */
@@ -32,7 +47,7 @@ async function consumeOne(consumers: Record<string, JobConsumer>, message: Messa
     message.ack();
   } catch (error) {
     if (error instanceof RetryLater) {
-      message.retry({ delaySeconds: error.seconds });
+      await sendAgain(message, env, error.seconds);
       return;
     }
     log('error', 'jobs: consumer failed', { kind, messageId: message.id, attempt: message.attempts, error: errorField(error) });

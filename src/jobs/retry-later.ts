@@ -1,4 +1,4 @@
-/** Thrown by a consumer that cannot do its work yet (not a failure): the queue delivers the message again after the delay. */
+/** Thrown by a consumer that cannot do its work yet (not a failure): the message is queued again, to come back after the delay. */
 export class RetryLater extends Error {
   constructor(readonly seconds: number, reason: string) {
     super(reason);

@@ -19,7 +19,6 @@ export type ScheduledTask = (env: Env, at: Date) => Promise<void>;
  */
 export interface Module {
   name: string;
-  resources: ResourceDeclaration[];
   routes: ApiRoute[];
   /** app-level middleware by path, ahead of every route (a CORS preflight has no route of its own) */
   middleware: { path: string; handler: MiddlewareHandler<AppEnv> }[];
@@ -28,12 +27,11 @@ export interface Module {
   subscribers: Subscriber[];
 }
 
-export function defineModule(parts: Partial<Omit<Module, 'name'>> & { name: string }): Module {
-  const resources = parts.resources ?? [];
+/** A module from its parts; `resources` are declarations, turned into their generic routes here. */
+export function defineModule(parts: Partial<Omit<Module, 'name'>> & { name: string; resources?: ResourceDeclaration[] }): Module {
   return {
     name: parts.name,
-    resources,
-    routes: [...resources.flatMap(resourceRoutes), ...(parts.routes ?? [])],
+    routes: [...(parts.resources ?? []).flatMap(resourceRoutes), ...(parts.routes ?? [])],
     middleware: parts.middleware ?? [],
     consumers: parts.consumers ?? {},
     cron: parts.cron ?? {},

@@ -26,11 +26,16 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Service', description: 'the API reference and the health check' },
 ];
 
+const SECURITY_SCHEMES = {
+  bearer: { type: 'http', scheme: 'bearer', description: 'an API key or an OAuth 2.0 access token' },
+  basic: { type: 'http', scheme: 'basic', description: 'the API key as user name, any password' },
+};
+
 let cached: unknown;
 
 /** The OpenAPI 3.1 document of every mounted route, made from their declarations once per isolate. */
 export function openApiDocument(): unknown {
-  cached ??= new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  cached ??= withSecuritySchemes(new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Helpdesk API',
@@ -45,14 +50,10 @@ export function openApiDocument(): unknown {
     servers: [{ url: '/' }],
     tags: TAGS,
     security: [{ bearer: [] }, { basic: [] }],
-  });
-  const document = cached as { components?: Record<string, unknown> };
-  document.components = {
-    ...document.components,
-    securitySchemes: {
-      bearer: { type: 'http', scheme: 'bearer', description: 'an API key or an OAuth 2.0 access token' },
-      basic: { type: 'http', scheme: 'basic', description: 'the API key as user name, any password' },
-    },
-  };
+  }));
   return cached;
+}
+
+function withSecuritySchemes<D extends { components?: object }>(document: D): D {
+  return { ...document, components: { ...document.components, securitySchemes: SECURITY_SCHEMES } };
 }

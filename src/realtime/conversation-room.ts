@@ -169,11 +169,9 @@ export class ConversationRoom extends DurableObject<Env> {
    * and is not broadcast again.
    */
   private async changeStatus(request: Request): Promise<Response> {
-    const { status, eventId } = (await request.json()) as { status: RoomConversation['status']; eventId?: number };
-    if (eventId !== undefined) {
-      if (eventId <= this.store.appliedEvent()) return new Response(null, { status: 204 });
-      this.store.setAppliedEvent(eventId);
-    }
+    const { status, eventId } = (await request.json()) as { status: RoomConversation['status']; eventId: number };
+    if (eventId <= this.store.appliedEvent()) return new Response(null, { status: 204 });
+    this.store.setAppliedEvent(eventId);
     const conversation = this.store.conversation();
     if (conversation) this.store.setConversation({ ...conversation, status });
     this.broadcast(JSON.stringify({ type: 'status', status }));

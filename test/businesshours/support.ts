@@ -41,11 +41,7 @@ export async function zoneId(name: string): Promise<number> {
   return id;
 }
 
-/** The list body's `pagination`, as `meta.page` says it in other words. */
-export function expectPagination(body: { meta: { page: Record<string, unknown> }; pagination: unknown }): void {
-  const { page, pageSize, count, pages, hasMore } = body.meta.page;
-  expect(body.pagination).toEqual({ records: count, pageSize, pages, page, hasMorePages: hasMore });
-}
+export { expectPagination } from '../support/pagination';
 
 /** A refusal checker for a file's installations: status, the error naming the culprit, and no row changed. */
 export function refusals(sites: () => SeededInstallation[], defaultKey: () => string) {

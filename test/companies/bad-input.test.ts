@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiRequest, type ApiResponse } from '../support/api';
+import { checkAnswer } from '../support/contract';
 import { newInstallation, rows } from '../support/db';
 import { expectError as expectErrorBody } from '../support/errors';
 
@@ -490,20 +491,14 @@ describe('bodies over 1 MB', () => {
         controller.close();
       },
     });
-    const response = await fetch(inject('workerUrl') + LIST, {
+    const url = inject('workerUrl') + LIST;
+    const response = await fetch(url, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: stream,
       duplex: 'half',
     } as RequestInit);
-    const responseText = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(responseText);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text: responseText };
+    return checkAnswer('POST', url, response);
   }
 
   it('answers 413 to an ASCII body over 1 MB sent without a Content-Length (chunked)', async () => {

@@ -2,11 +2,12 @@
 // minutes) is failed by the cron sweep, through the real cron trigger in workerd, and read back
 // through GET /v2/backgroundjobs/{id}.json. Also end to end: a chunk failing for real in the
 // queue consumer counts its attempts, and once they are used up the sweep fails the job.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { runCron } from '../support/cron';
 import { newInstallation, rows } from '../support/db';
+import { readJob, startImport } from '../support/jobs';
 import { sendJobMessage } from '../support/queue';
 
 let site: SeededInstallation;
@@ -18,12 +19,6 @@ beforeAll(async () => {
 });
 
 const MINUTE = 60_000;
-
-async function readJob(jobId: number) {
-  const response = await api(`/v2/backgroundjobs/${jobId}.json`, { key });
-  expect(response.status, response.text).toBe(200);
-  return response.body.backgroundjob;
-}
 
 interface ChunkSetup {
   rows: number;
@@ -85,7 +80,7 @@ describe('a chunk the queue gave up on (6 failed attempts)', () => {
       chunks: [{ rows: 1000, done: true, attempts: 1, lastError: REFUSED }, { rows: 1000, attempts: 6, lastError: REFUSED }, { rows: 500 }],
     });
     await runCron(new Date());
-    swept = await readJob(jobId);
+    swept = await readJob(key, jobId);
   });
 
   it('fails the job: every chunk not done listed, its rows done and failed', async () => {
@@ -109,7 +104,7 @@ describe('a chunk the queue gave up on (6 failed attempts)', () => {
   it('a second run, and runs side by side, change nothing more', async () => {
     await runCron(new Date());
     await Promise.all([runCron(new Date()), runCron(new Date())]);
-    expect(await readJob(jobId)).toEqual(swept);
+    expect(await readJob(key, jobId)).toEqual(swept);
   });
 
   it('a failed job cannot be cancelled any more: 409', async () => {
@@ -122,7 +117,7 @@ describe('runs side by side on a job to fail', () => {
   it('fail it once: the problems are not doubled', async () => {
     const jobId = await importJob({ status: 'running', idleMinutes: 0, chunks: [{ rows: 3, attempts: 7, lastError: REFUSED }] });
     await Promise.all([runCron(new Date()), runCron(new Date()), runCron(new Date())]);
-    expect(await readJob(jobId)).toMatchObject({
+    expect(await readJob(key, jobId)).toMatchObject({
       status: 'failed', rowsDone: 3, rowsFailed: 3,
       problems: [{ line: 2, reason: `lines 2–4 could not be imported after 7 attempts: ${REFUSED}` }],
     });
@@ -134,9 +129,9 @@ describe('what the sweep leaves alone', () => {
     const two = await importJob({ status: 'running', idleMinutes: 1, chunks: [{ rows: 10, done: true }, { rows: 10, attempts: 2, lastError: REFUSED }] });
     const five = await importJob({ status: 'running', idleMinutes: 29, chunks: [{ rows: 10, attempts: 5, lastError: REFUSED }, { rows: 10 }] });
     const queued = await importJob({ status: 'queued', idleMinutes: 29, chunks: [{ rows: 10 }] });
-    const before = [await readJob(two), await readJob(five), await readJob(queued)];
+    const before = [await readJob(key, two), await readJob(key, five), await readJob(key, queued)];
     await runCron(new Date());
-    expect([await readJob(two), await readJob(five), await readJob(queued)]).toEqual(before);
+    expect([await readJob(key, two), await readJob(key, five), await readJob(key, queued)]).toEqual(before);
     expect(before.map((job) => job.status)).toEqual(['running', 'running', 'queued']);
   });
 
@@ -145,23 +140,23 @@ describe('what the sweep leaves alone', () => {
     for (const status of ['completed', 'cancelled', 'failed'] as const) {
       ids.push(await importJob({ status, idleMinutes: 120, chunks: [{ rows: 10, done: true }, { rows: 10, attempts: 6, lastError: REFUSED }] }));
     }
-    const before = await Promise.all(ids.map(readJob));
+    const before = await Promise.all(ids.map((id) => readJob(key, id)));
     await runCron(new Date());
-    expect(await Promise.all(ids.map(readJob))).toEqual(before);
+    expect(await Promise.all(ids.map((id) => readJob(key, id)))).toEqual(before);
   });
 
   it('a running job idle for long whose chunks are all done', async () => {
     const jobId = await importJob({ status: 'running', idleMinutes: 120, chunks: [{ rows: 10, done: true }] });
-    const before = await readJob(jobId);
+    const before = await readJob(key, jobId);
     await runCron(new Date());
-    expect(await readJob(jobId)).toEqual(before);
+    expect(await readJob(key, jobId)).toEqual(before);
   });
 
   it('a run fired for a moment ahead of the clock fails no live import early', async () => {
     const jobId = await importJob({ status: 'running', idleMinutes: 1, chunks: [{ rows: 10 }] });
-    const before = await readJob(jobId);
+    const before = await readJob(key, jobId);
     await runCron(new Date(Date.now() + 24 * 60 * MINUTE));
-    expect(await readJob(jobId)).toEqual(before);
+    expect(await readJob(key, jobId)).toEqual(before);
   });
 });
 
@@ -173,7 +168,7 @@ describe('an import that made no progress for 30 minutes', () => {
       chunks: [{ rows: 4, done: true }, { rows: 4, attempts: 2, lastError: REFUSED }, { rows: 2 }],
     });
     await runCron(new Date());
-    const job = await readJob(jobId);
+    const job = await readJob(key, jobId);
     expect(job).toMatchObject({
       status: 'failed', rowsTotal: 10, rowsDone: 10, rowsFailed: 6,
       problems: [
@@ -187,7 +182,7 @@ describe('an import that made no progress for 30 minutes', () => {
   it('a queued job that never started too', async () => {
     const jobId = await importJob({ status: 'queued', idleMinutes: 45, chunks: [{ rows: 3 }] });
     await runCron(new Date());
-    expect(await readJob(jobId)).toMatchObject({
+    expect(await readJob(key, jobId)).toMatchObject({
       status: 'failed', startedAt: null, rowsDone: 3, rowsFailed: 3,
       problems: [{ line: 2, reason: 'lines 2–4 were not imported: the import made no progress for 30 minutes' }],
     });
@@ -230,19 +225,13 @@ describe('end to end: a chunk that fails in the consumer', () => {
     rows('SELECT id FROM companies WHERE installation_id = $1 AND name = $2', [site.id, name]);
 
   it('counts each failed attempt with a reason free of internals, writes nothing, and the sweep fails the job once they are used up', async () => {
-    const response = await fetch(`${inject('workerUrl')}/v2/companies/import.csv`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' },
-      body: 'name,domains\nSweep Written First,first.test\nSweep Refused,refused.test\n',
-    });
-    expect(response.status, await response.text()).toBe(201);
-    const jobId = Number(response.headers.get('location')!.match(/(\d+)\.json$/)![1]);
+    const jobId = await startImport(key, 'name,domains\nSweep Written First,first.test\nSweep Refused,refused.test\n');
 
     // The queue's first delivery fails: counted, with a reason saying what kind of failure.
     const first = await attemptsReach(jobId, 1);
     expect(first).toMatchObject({ last_error: REFUSED, done: false });
     expect(first.last_error).not.toMatch(/test:|refuses this row|INSERT|companies/);
-    expect(await readJob(jobId)).toMatchObject({ status: 'queued', rowsDone: 0, rowsFailed: 0, problems: [] });
+    expect(await readJob(key, jobId)).toMatchObject({ status: 'queued', rowsDone: 0, rowsFailed: 0, problems: [] });
     // The chunk rolled back whole: not even the row before the refused one is written.
     expect(await companiesNamed('Sweep Written First')).toEqual([]);
 
@@ -253,7 +242,7 @@ describe('end to end: a chunk that fails in the consumer', () => {
     }
 
     await runCron(new Date());
-    const failed = await readJob(jobId);
+    const failed = await readJob(key, jobId);
     expect(failed).toMatchObject({ status: 'failed', rowsTotal: 2, rowsDone: 2, rowsFailed: 2 });
     expect(failed.problems).toHaveLength(1);
     expect(failed.problems[0].line).toBe(2);
@@ -270,7 +259,7 @@ describe('end to end: a chunk that fails in the consumer', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await chunkRow(jobId)).toEqual({ attempts, last_error: REFUSED, done: false });
-    expect(await readJob(jobId)).toEqual(failed);
+    expect(await readJob(key, jobId)).toEqual(failed);
     expect(await companiesNamed('Sweep Written First')).toEqual([]);
   }, 60_000);
 });

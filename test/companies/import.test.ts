@@ -4,8 +4,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiResponse } from '../support/api';
+import { checkAnswer } from '../support/contract';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { finishedJob, readJob, startImport } from '../support/jobs';
 import { sendJobMessage } from '../support/queue';
 
 let site: SeededInstallation;
@@ -27,44 +29,10 @@ function postCsv(csv: string | FormData | Uint8Array, options: { key?: string | 
   return fetchRaw('/v2/companies/import.csv', { method: 'POST', headers, body: csv });
 }
 
-/** Like `api`, but sends the body exactly as given (a CSV string or a multipart form). */
+/** Like `api`, but sends the body exactly as given (a CSV string or a multipart form, with or without a content type); the answer is checked against the document all the same. */
 async function fetchRaw(path: string, init: RequestInit): Promise<ApiResponse> {
-  const response = await fetch(inject('workerUrl') + path, init);
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, headers: response.headers, body, text };
-}
-
-/** Starts an import and answers its job id, checking the 201 with no body and its Location. */
-async function startImport(csv: string | FormData): Promise<number> {
-  const response = await postCsv(csv);
-  expect(response.status, response.text).toBe(201);
-  expect(response.text).toBe('');
-  const location = response.headers.get('location') ?? '';
-  expect(location).toMatch(/^\/v2\/backgroundjobs\/\d+\.json$/);
-  return Number(location.match(/(\d+)\.json$/)![1]);
-}
-
-async function readJob(jobId: number) {
-  const response = await api(`/v2/backgroundjobs/${jobId}.json`, { key });
-  expect(response.status, response.text).toBe(200);
-  return response.body.backgroundjob;
-}
-
-/** Polls the job until it leaves queued/running. */
-async function finished(jobId: number, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await readJob(jobId);
-    if (job.status !== 'queued' && job.status !== 'running') return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms: ${JSON.stringify(job)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const url = inject('workerUrl') + path;
+  return checkAnswer(init.method ?? 'GET', url, await fetch(url, init));
 }
 
 async function companiesNamed(installationId: number, name: string) {
@@ -88,8 +56,8 @@ describe('a small import', () => {
       'Small One,info@small-one.test,https://small-one.test,Retail,"Details, with a comma","two\nlines",+1 555 0101; +1 555 0102,small-one.test;Small-One.example',
       'Small Two,,,,,,,',
     ].join('\r\n');
-    const jobId = await startImport(csv);
-    const job = await finished(jobId);
+    const jobId = await startImport(key, csv);
+    const job = await finishedJob(key, jobId);
     expect(job).toMatchObject({
       id: jobId,
       type: 'backgroundjobs',
@@ -130,8 +98,8 @@ describe('a small import', () => {
   it('takes the CSV as the field "file" of a multipart form too', async () => {
     const form = new FormData();
     form.append('file', new Blob(['name,industry\nMultipart Co,Media\n'], { type: 'text/csv' }), 'companies.csv');
-    const jobId = await startImport(form);
-    expect(await finished(jobId)).toMatchObject({ status: 'completed', rowsDone: 1, rowsFailed: 0 });
+    const jobId = await startImport(key, form);
+    expect(await finishedJob(key, jobId)).toMatchObject({ status: 'completed', rowsDone: 1, rowsFailed: 0 });
     expect(await companiesNamed(site.id, 'Multipart Co')).toEqual([expect.objectContaining({ industry: 'Media' })]);
   });
 });
@@ -150,8 +118,8 @@ describe('bad rows', () => {
       `${'x'.repeat(256)},,,`, // 9
       'Good Row Two,,,', // 10
     ].join('\n');
-    const jobId = await startImport(csv);
-    const job = await finished(jobId);
+    const jobId = await startImport(key, csv);
+    const job = await finishedJob(key, jobId);
     expect(job).toMatchObject({ status: 'completed', rowsTotal: 8, rowsDone: 8, rowsFailed: 5 });
     expect(job.problems).toEqual([
       { line: 3, reason: 'name must be set' },
@@ -180,8 +148,8 @@ describe('an existing company', () => {
       'EXISTING co,hello@existing.test,,New,existing.test;existing.example,+1 555 0200',
       'existing CO,,,,existing.org,+1 555 0201', // the same company again in the same file
     ].join('\n');
-    const jobId = await startImport(csv);
-    expect(await finished(jobId)).toMatchObject({ status: 'completed', rowsDone: 2, rowsFailed: 0 });
+    const jobId = await startImport(key, csv);
+    expect(await finishedJob(key, jobId)).toMatchObject({ status: 'completed', rowsDone: 2, rowsFailed: 0 });
     const found = await companiesNamed(site.id, 'existing co');
     expect(found).toEqual([expect.objectContaining({ id, name: 'Existing Co', email: 'hello@existing.test', website: 'https://existing.test', industry: 'New' })]);
     expect(await childrenOf(id)).toEqual({ domains: ['existing.example', 'existing.org', 'existing.test'], phones: ['+1 555 0200', '+1 555 0201'] });
@@ -244,12 +212,12 @@ describe('bad input changes nothing', () => {
 describe('cancelling', () => {
   it('stops the chunks not yet run; what ran stays counted and written', async () => {
     const names = Array.from({ length: 5_000 }, (_, i) => `Cancel Co ${i + 1}`);
-    const jobId = await startImport(`name\n${names.join('\n')}\n`);
+    const jobId = await startImport(key, `name\n${names.join('\n')}\n`);
     const cancel = await api(`/v2/backgroundjobs/1/1/${jobId}.json`, { method: 'DELETE', key });
     expect(cancel.status, cancel.text).toBe(204);
     // Give the queue time to deliver every chunk; the cancelled ones must do nothing.
     await new Promise((resolve) => setTimeout(resolve, 4_000));
-    const job = await readJob(jobId);
+    const job = await readJob(key, jobId);
     expect(job.status).toBe('cancelled');
     expect(job.rowsDone).toBeLessThan(5_000);
     const imported = await rows<{ n: number }>(`SELECT count(*)::int AS n FROM companies WHERE installation_id = $1 AND name LIKE 'Cancel Co %'`, [site.id]);
@@ -260,20 +228,20 @@ describe('cancelling', () => {
     expect(await rows('SELECT 1 FROM import_rows WHERE job_id = $1', [jobId])).toHaveLength(0);
     // Cancelling again is still a 204, and the job stays as it is.
     expect((await api(`/v2/backgroundjobs/1/1/${jobId}.json`, { method: 'DELETE', key })).status).toBe(204);
-    expect(await readJob(jobId)).toEqual(job);
+    expect(await readJob(key, jobId)).toEqual(job);
   });
 
   it('a completed import cannot be cancelled: 409', async () => {
-    const jobId = await startImport('name\nFinished Co\n');
-    await finished(jobId);
+    const jobId = await startImport(key, 'name\nFinished Co\n');
+    await finishedJob(key, jobId);
     expectError(await api(`/v2/backgroundjobs/1/1/${jobId}.json`, { method: 'DELETE', key }), 409, 'id');
   });
 });
 
 describe('a message delivered twice', () => {
   it('does no harm: a chunk already done is not done again', async () => {
-    const jobId = await startImport('name,domains\nTwice Co,twice.test\nTwice Two,two.test\n');
-    const done = await finished(jobId);
+    const jobId = await startImport(key, 'name,domains\nTwice Co,twice.test\nTwice Two,two.test\n');
+    const done = await finishedJob(key, jobId);
     expect(done).toMatchObject({ status: 'completed', rowsDone: 2, rowsFailed: 0 });
     const chunks = await rows<{ chunk: number }>('SELECT chunk FROM import_chunks WHERE job_id = $1', [jobId]);
     expect(chunks.length).toBe(1);
@@ -283,12 +251,12 @@ describe('a message delivered twice', () => {
     await sendJobMessage({ kind: 'companies.import', jobId, chunk: chunks[0]!.chunk });
     await sendJobMessage({ kind: 'companies.import', jobId, chunk: chunks[0]!.chunk });
     // A later import on the same queue finishing shows the redeliveries were consumed too.
-    await finished(await startImport('name\nAfter Twice\n'));
+    await finishedJob(key, await startImport(key, 'name\nAfter Twice\n'));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
 
     expect(await rows(`SELECT id, name, updated_at::text FROM companies WHERE installation_id = $1 AND name LIKE 'Twice%' ORDER BY id`, [site.id])).toEqual(before);
     expect(await rows(`SELECT id FROM company_domains WHERE company_id = ANY($1) ORDER BY id`, [before.map((c) => c.id)])).toEqual(domainsBefore);
-    expect(await readJob(jobId)).toEqual(done);
+    expect(await readJob(key, jobId)).toEqual(done);
   });
 });
 
@@ -314,8 +282,8 @@ describe('a consumer that dies mid-chunk', () => {
 
   it('leaves no duplicates and no lost rows: the redelivery does the chunk exactly once', async () => {
     const csv = ['name,domains', 'Dies Before,before.test', 'Dies Co,dies.test', ',', 'Dies After,after.test'].join('\n');
-    const jobId = await startImport(csv);
-    const job = await finished(jobId, 30_000);
+    const jobId = await startImport(key, csv);
+    const job = await finishedJob(key, jobId, 30_000);
     expect(job).toMatchObject({ status: 'completed', rowsTotal: 4, rowsDone: 4, rowsFailed: 1, problems: [{ line: 4, reason: 'name must be set' }] });
     // It did die once: the trigger fired at least twice.
     const fired = await rows<{ last_value: string }>(`SELECT last_value FROM ${sequence}`);
@@ -334,9 +302,9 @@ describe('a 100,000-row file', () => {
     const lines = ['name,email,domains,phones'];
     for (let i = 1; i <= count; i++) lines.push(`Bulk Co ${i},info@bulk-${i}.test,bulk-${i}.test,+1 555 ${String(i).padStart(6, '0')}`);
     const started = Date.now();
-    const jobId = await startImport(lines.join('\n'));
+    const jobId = await startImport(key, lines.join('\n'));
     const accepted = Date.now();
-    const job = await finished(jobId, 170_000);
+    const job = await finishedJob(key, jobId, 170_000);
     const seconds = (Date.now() - started) / 1000;
     console.log(`import of ${count} rows: request ${(accepted - started) / 1000} s, done after ${seconds} s (${Math.round(count / seconds)} rows/s)`);
     expect(job).toMatchObject({ status: 'completed', rowsTotal: count, rowsDone: count, rowsFailed: 0 });

@@ -137,7 +137,8 @@ describe('unlinking an entry that is not linked', () => {
       /is not linked/,
     );
 
-    const [{ name: after } = { name: '' }] = await rows<{ name: string; description: string | null }>('SELECT name, description FROM companies WHERE id = $1', [company.id]);
-    expect(after).toBe('Unlinked Co');
+    // The refused PATCH sent a description: neither it nor the name changed.
+    const after = await rows<{ name: string; description: string | null }>('SELECT name, description FROM companies WHERE id = $1', [company.id]);
+    expect(after).toEqual([{ name: 'Unlinked Co', description: null }]);
   });
 });

@@ -1,5 +1,5 @@
 // `GET /health` while the database answers; the database cut off is in
-// test/conversations/database-outage.test.ts, which has a stack of its own to cut.
+// test/operability/database-outage.test.ts, which has a stack of its own to cut.
 import { describe, expect, it } from 'vitest';
 import { api } from '../support/api';
 

@@ -8,6 +8,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation } from '../support/db';
 import { expectError } from '../support/errors';
+import { expectPagination } from '../support/pagination';
 
 let site: SeededInstallation;
 let owner: string;
@@ -37,8 +38,9 @@ describe('every list', () => {
     for (const path of lists) {
       const response = await api(path, { key: owner, headers: SDK_HEADERS, query: { page: 1, pageSize: 1 } });
       expect(response.status, `${path}: ${response.text}`).toBe(200);
-      const { meta, pagination } = response.body;
-      expect(pagination, path).toEqual({ records: meta.page.count, pageSize: 1, pages: meta.page.pages, page: 1, hasMorePages: meta.page.hasMore });
+      const { pagination } = response.body;
+      expectPagination(response.body, path);
+      expect(pagination, path).toMatchObject({ pageSize: 1, page: 1 });
       for (const value of [pagination.records, pagination.pageSize, pagination.pages, pagination.page]) expect(Number.isInteger(value), path).toBe(true);
     }
     const second = await api('/v2/companies.json', { key: owner, query: { page: 2, pageSize: 1, filter: { name: { $contains: 'Paged' } } } });
@@ -108,6 +110,23 @@ describe("the SDK's request shapes", () => {
   });
 
   it('answers every single GET with includes=all and a JSON Content-Type on the request', async () => {
+    // Every read of one record by its id the document declares: a missing record is a 404, never a
+    // 400 for the `includes=all` or the Content-Type.
+    const { paths } = (await api('/v2/openapi.json')).body;
+    type Parameter = { in: string; name: string; schema?: { type?: string } };
+    const singles = Object.entries(paths as Record<string, { get?: { parameters?: Parameter[] } }>)
+      .filter(([, methods]) => {
+        const parameters = methods.get?.parameters ?? [];
+        const inPath = parameters.filter((p) => p.in === 'path');
+        return inPath.length === 1 && inPath[0]!.schema?.type === 'integer' && parameters.some((p) => p.in === 'query' && p.name === 'includes');
+      })
+      .map(([path]) => path);
+    expect(singles.length).toBeGreaterThan(12);
+    for (const template of singles) {
+      const path = template.replace(/\{\w+\}/, '2147483647');
+      expectError(await api(path, { key: owner, headers: SDK_HEADERS, query: { includes: 'all' } }), 404);
+    }
+
     const ids: Record<string, number> = {
       companies: (await api('/v2/companies.json', { method: 'POST', key: owner, body: { name: 'All Co' } })).body.company.id,
       businesshours: (await api('/v2/businesshours.json', { method: 'POST', key: owner, body: { name: 'All hours', timezone_name: 'UTC' } })).body.businesshour.id,
@@ -118,6 +137,7 @@ describe("the SDK's request shapes", () => {
     const { body } = await api('/v2/apps.json', { key: owner });
     ids.apps = body.apps[0].id;
     for (const [type, id] of Object.entries(ids)) {
+      expect(singles, type).toContain(`/v2/${type}/{id}.json`);
       const response = await api(`/v2/${type}/${id}.json`, { key: owner, headers: SDK_HEADERS, query: { includes: 'all' } });
       expect(response.status, `${type}: ${response.text}`).toBe(200);
     }

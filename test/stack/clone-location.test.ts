@@ -48,7 +48,7 @@ try {
   await client.connect();
   const { rows } = await client.query('SELECT 1 AS one');
   await client.end();
-  console.log(JSON.stringify({ rows }));
+  console.log(JSON.stringify({ pid: process.pid, rows }));
 } finally {
   await stack.stop();
 }
@@ -62,15 +62,18 @@ describe('the local stack from a clone other users cannot enter', () => {
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.DATABASE_URL;
     const tsx = path.join(repo, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-    let pid = 0;
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      pid = execFile(process.execPath, [tsx, 'start-stop.ts'], { cwd: app, env, timeout: 50_000 }, (error, stdout, stderr) =>
+      execFile(process.execPath, [tsx, 'start-stop.ts'], { cwd: app, env, timeout: 50_000 }, (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-      ).pid ?? 0;
+      );
     });
     expect(result.stderr).not.toMatch(/EACCES/);
     expect(result, result.stderr).toMatchObject({ code: 0 });
-    expect(JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '')).toEqual({ rows: [{ one: 1 }] });
+    // tsx runs the script in a process of its own: the cluster is named after that process's pid, which the script prints.
+    const printed = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '') as { pid: number; rows: unknown };
+    expect(printed).toEqual({ pid: expect.any(Number), rows: [{ one: 1 }] });
+    const { pid } = printed;
+    expect(pid).toBeGreaterThan(0);
     // Its test cluster went with it, wherever it was made: the clone's .data or, as root, a root the postgres user can enter.
     const roots = [path.join(app, '.data'), '/var/lib/helpdesk-api', path.join(os.tmpdir(), 'helpdesk-api-root')];
     const leftovers = (await Promise.all(roots.map((root) => readdir(root).catch(() => [])))).flat();

@@ -1,22 +1,18 @@
 import { inject } from 'vitest';
-import { checkAgainstContract } from './contract';
+import { checkAnswer, type ApiResponse } from './contract';
 
-export interface ApiResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export type { ApiResponse } from './contract';
 
 export interface ApiRequest {
   method?: string;
-  /** an object is sent as JSON; a string is sent as it is */
+  /**
+   * an object is sent as JSON; a string is sent as it is (as JSON unless a content-type header
+   * says otherwise); a form or bytes are sent as they are, with the content type fetch gives them
+   */
   body?: unknown;
   key?: string | null;
   headers?: Record<string, string>;
   query?: Record<string, string | number | object>;
-  /** skip the check of the answer against the OpenAPI document (only for answers that are not the API's) */
-  unchecked?: boolean;
 }
 
 /**
@@ -30,20 +26,13 @@ export async function api<T = any>(path: string, request: ApiRequest = {}): Prom
   }
   const headers: Record<string, string> = { ...request.headers };
   if (request.key) headers.authorization ??= `Bearer ${request.key}`;
-  let body: string | undefined;
-  if (request.body !== undefined) {
+  let body: string | FormData | Blob | Uint8Array | undefined;
+  if (request.body instanceof FormData || request.body instanceof Blob || request.body instanceof Uint8Array) {
+    body = request.body;
+  } else if (request.body !== undefined) {
     body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(url, { method: request.method ?? 'GET', headers, body });
-  const text = await response.text();
-  let parsed: unknown = undefined;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  const method = (request.method ?? 'GET').toUpperCase();
-  if (!request.unchecked) await checkAgainstContract(method, url, response.status, response.headers, parsed, text);
-  return { status: response.status, headers: response.headers, body: parsed as T, text };
+  const method = request.method ?? 'GET';
+  return checkAnswer<T>(method, url, await fetch(url, { method, headers, body }));
 }

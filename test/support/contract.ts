@@ -3,8 +3,8 @@ import addFormats from 'ajv-formats';
 import { inject } from 'vitest';
 
 /**
- * Every answer a test receives is checked against what the OpenAPI document declares for that
- * operation and status (JSON Schema 2020-12, with Ajv): a status the operation does not declare,
+ * Every answer a test receives from the API (`api()`, or `checkAnswer` for a request it fetches
+ * itself) is checked against what the OpenAPI document declares for that operation and status (JSON Schema 2020-12, with Ajv): a status the operation does not declare,
  * a body that does not match, or a content type it does not name fails the test. The document is
  * the Worker's own `GET /v2/openapi.json`, fetched once per test file.
  */
@@ -68,6 +68,31 @@ function validatorFor(ajv: Ajv2020, ref: string): ValidateFunction {
 }
 
 const BODYLESS = new Set([101, 204, 304]);
+
+/** An answer of the Worker, read and parsed. */
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/**
+ * Reads an answer a test fetched itself and checks it against the document, as `api()` does with
+ * its own: for a request `api()` cannot send (a streamed body, a body with no content type, a
+ * Worker of the test's own). A mismatch fails the test.
+ */
+export async function checkAnswer<T = any>(method: string, url: string | URL, response: Response): Promise<ApiResponse<T>> {
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  await checkAgainstContract(method.toUpperCase(), new URL(url), response.status, response.headers, parsed, text);
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
 
 /** Checks one answer against the document; throws naming what does not match. */
 export async function checkAgainstContract(method: string, url: URL, status: number, headers: Headers, body: unknown, text: string): Promise<void> {

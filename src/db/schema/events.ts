@@ -36,21 +36,24 @@ export const events = pgTable(
 
 /**
  * What each subscriber has done with each event: handled (its effect happened, in the same
- * transaction as this row where the effect is in the database), or failed so far. A message
- * delivered twice finds the row and does nothing again.
+ * transaction as this row where the effect is in the database), failed so far and when it is
+ * tried next, or given up. A message delivered twice finds the row and does nothing again.
  */
 export const eventDeliveries = pgTable(
   'event_deliveries',
   {
-    subscriber: text('subscriber').notNull(),
     eventId: bigint('event_id', { mode: 'number' })
       .notNull()
       .references(() => events.id, { onDelete: 'cascade' }),
+    subscriber: text('subscriber').notNull(),
     handledAt: timestamp('handled_at', { withTimezone: true, precision: 3 }),
-    /** failed tries; past `MAX_SUBSCRIBER_ATTEMPTS` the event is given up for this subscriber (`gaveUp`) */
+    /** failed tries (a try that never finished counts); at `MAX_SUBSCRIBER_ATTEMPTS` the event is given up for this subscriber */
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
+    /** after a failure: the next try is not before this */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }),
     gaveUpAt: timestamp('gave_up_at', { withTimezone: true, precision: 3 }),
   },
-  (t) => [primaryKey({ columns: [t.subscriber, t.eventId] }), index('event_deliveries_event_idx').on(t.eventId)],
+  // event first: the drain reads the deliveries of a batch of events, the cascade those of an event
+  (t) => [primaryKey({ columns: [t.eventId, t.subscriber] })],
 );

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Principal } from '../../auth/principal';
-import type { Queryable, Transaction } from '../../db/client';
+import type { Transaction } from '../../db/client';
 import { agentInvites, users } from '../../db/schema';
-import { compiled, oneRecordBody, recordScope, selectOne, updateRecords, updatedValues } from '../../engine';
+import { readBack, recordScope, schemasOf, updateRecords, updatedValues } from '../../engine';
 import { noteEvents, recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
@@ -31,7 +31,7 @@ async function grantSeat(tx: Transaction, who: Principal, userId: number): Promi
  */
 export function decisionRoute(outcome: Outcome) {
   const action = outcome === 'accepted' ? 'accept' : 'decline';
-  const s = compiled(agentInvitesResource).schemas;
+  const s = schemasOf(agentInvitesResource);
   return defineRoute({
     method: 'post', path: `/v2/agentinvites/{id}/${action}.json`, tag: 'AgentInvites', operationId: `${action}AgentInvite`, roles: ['owner'],
     summary: outcome === 'accepted'
@@ -58,8 +58,7 @@ export function decisionRoute(outcome: Outcome) {
         .set({ status: outcome, decidedAt: sql`now()`, decidedBy: who.userId, ...updatedValues(who) })
         .where(eq(agentInvites.id, id));
       await recordEvents(tx, who, [{ recordType: 'agentinvites', recordId: id, kind: outcome, data: { user: { id: invite.userId, type: 'users' } } }]);
-      const result = await selectOne(tx as unknown as Queryable, agentInvitesResource, id, { who, includes });
-      return oneRecordBody(agentInvitesResource, result!);
+      return readBack(tx, agentInvitesResource, who, id, includes);
     });
     noteEvents(c.var.db, who.installationId, [['agentinvites'], ['users', 'updated']]);
     return c.json(body, 200);

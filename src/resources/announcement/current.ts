@@ -1,7 +1,7 @@
 import { and, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { EVERYONE } from '../../auth/access';
 import { announcements, type UserRole } from '../../db/schema';
-import { compiled, selectPage } from '../../engine';
+import { schemasOf, selectPage } from '../../engine';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { announcementsResource } from '../announcements/announcements.resource';
@@ -16,7 +16,7 @@ const AUDIENCES_OF: Record<UserRole, readonly Audience[]> = {
   collaborator: ['everyone'],
 };
 
-const s = compiled(announcementsResource).schemas;
+const s = schemasOf(announcementsResource);
 
 /**
  * `GET /v2/announcement.json`: the newest announcement published, not expired and addressed to

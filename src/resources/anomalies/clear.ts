@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { anomalies } from '../../db/schema';
-import { compiled, readOne, recordScope, updateRecords } from '../../engine';
+import { readOne, recordScope, schemasOf, updateRecords } from '../../engine';
 import { noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
@@ -9,7 +9,7 @@ import { defineRoute } from '../../http/route';
 import { anomaliesResource } from './anomalies.resource';
 import { clearBody, clearedProperties, clearValues } from './clearing';
 
-const s = compiled(anomaliesResource).schemas;
+const s = schemasOf(anomaliesResource);
 
 /** `POST /v2/anomalies/{id}/clear.json`: marks one anomaly cleared, recording who and when. */
 export const clearRoute = defineRoute({

@@ -2,8 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Env } from '../../app-env';
 import { openDatabase } from '../../db/client';
 import { announceEvents } from '../../events/announce';
-import { configureEvents, eventsOn, noteEvents } from '../../events/record-events';
-import { initialDispatch } from '../../events/subscriptions';
+import { configureEvents, insertEventsFrom, noteEvents, rowsActor } from '../../events/record-events';
 import { anomalyFindings } from './scan-rules';
 
 /**
@@ -29,11 +28,6 @@ export async function scanForAnomalies(env: Env, at: Date): Promise<void> {
   try {
     await db.transaction(async (tx) => {
       await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('anomaly_scan'))`);
-      // Each anomaly recorded is a `created` event of its installation, written by the cron.
-      const events = eventsOn()
-        ? sql`INSERT INTO events (installation_id, record_type, record_id, kind, actor_system, dispatched_at)
-            SELECT installation_id, 'anomalies', id, 'created', 'cron', ${initialDispatch('anomalies', 'created')} FROM recorded RETURNING installation_id`
-        : sql`SELECT installation_id FROM recorded`;
       const { rows } = await tx.execute(sql`
         WITH recorded AS (
         INSERT INTO anomalies (installation_id, name, customer_id, inbox_id, details, detected_at)
@@ -46,8 +40,10 @@ export async function scanForAnomalies(env: Env, at: Date): Promise<void> {
                     AND a.inbox_id IS NOT DISTINCT FROM f.inbox_id
                     AND a.detected_at > ${moment} - make_interval(hours => ${DEDUPE_HOURS}::int))
          ORDER BY f.installation_id, f.name, f.customer_id, f.inbox_id
-        RETURNING id, installation_id)
-        ${events}`);
+        RETURNING id, installation_id),
+        -- each anomaly recorded is a created event of its installation, written by the cron
+        logged AS (${insertEventsFrom(sql`recorded`, rowsActor('cron'), 'anomalies', 'created')})
+        SELECT installation_id FROM recorded`);
       for (const row of rows) noteEvents(db, Number(row.installation_id), [['anomalies', 'created']]);
     });
     await announceEvents(env, db);

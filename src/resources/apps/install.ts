@@ -1,9 +1,9 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ADMINS } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import type { Queryable, Transaction } from '../../db/client';
+import type { Transaction } from '../../db/client';
 import { appFeatureInstallations, appFeatures, appInstallations, apps } from '../../db/schema';
-import { compiled, deleteRecords, oneRecordBody, selectOne } from '../../engine';
+import { deleteRecords, readBack, schemasOf } from '../../engine';
 import { insertEventsFrom, noteEvents, recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
@@ -67,7 +67,7 @@ async function uninstall(tx: Transaction, who: Principal, appId: number): Promis
 
 /** Install or uninstall: idempotent, in one transaction, answering the app as the caller now sees it. */
 function stateChangeRoute(action: 'install' | 'uninstall', change: typeof install, summary: string) {
-  const s = compiled(appsResource).schemas;
+  const s = schemasOf(appsResource);
   return defineRoute({
     method: 'post', path: `/v2/apps/{id}/${action}.json`, tag: 'Apps', operationId: `${action}App`, roles: ADMINS,
     summary, description: 'Idempotent. Any request body is ignored.',
@@ -80,8 +80,7 @@ function stateChangeRoute(action: 'install' | 'uninstall', change: typeof instal
     const body = await c.var.db.transaction(async (tx) => {
       await requireApp(tx, id);
       await change(tx, who, id);
-      const result = await selectOne(tx as unknown as Queryable, appsResource, id, { who, includes });
-      return oneRecordBody(appsResource, result!);
+      return readBack(tx, appsResource, who, id, includes);
     });
     noteEvents(c.var.db, who.installationId, [['apps'], ['appfeaturesinstallations']]);
     return c.json(body, 200);

@@ -5,7 +5,7 @@ import type { Principal } from '../../auth/principal';
 import type { Database } from '../../db/client';
 import { appInstallations, apps, appSettingDefinitions as definitions, appSettingValues as values } from '../../db/schema';
 import { finishRecord, type WireRecord } from '../../engine';
-import { insertEventsFrom, noteEvents } from '../../events/record-events';
+import { changeWithEvents, noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { integerParam } from '../../http/params';
 import { validate } from '../../http/record-body';
@@ -44,17 +44,14 @@ async function findSetting(db: Database['http'], who: Principal, appId: number, 
 async function storeValue(db: Database['http'], who: Principal, appId: number, id: number, value: unknown, secret: boolean): Promise<boolean> {
   const json = value === null ? null : JSON.stringify(value);
   const data = { setting: id, ...(secret ? {} : { value }) };
-  const { rows } = await db.execute(sql`
-    WITH stored AS (
-      INSERT INTO ${values} (installation_id, app_id, setting_id, value, created_by, updated_by)
-      SELECT ${who.installationId}, ${appId}, ${id}, ${json}::jsonb, ${who.userId}, ${who.userId}
-      WHERE ${installedHere(who, appId)}
-      ON CONFLICT (installation_id, setting_id) DO UPDATE SET value = excluded.value, state = 'active', deleted_at = NULL,
-        deleted_by = NULL, updated_at = now(), updated_by = excluded.updated_by
-      RETURNING id),
-    logged AS (${insertEventsFrom(sql`stored`, who, 'apps', 'settingChanged', sql`${JSON.stringify(data)}::jsonb`, undefined, sql`${appId}::int`)})
-    SELECT id FROM stored`);
-  return rows.length > 0;
+  const stored = await changeWithEvents(db, sql`
+    INSERT INTO ${values} (installation_id, app_id, setting_id, value, created_by, updated_by)
+    SELECT ${who.installationId}, ${appId}, ${id}, ${json}::jsonb, ${who.userId}, ${who.userId}
+    WHERE ${installedHere(who, appId)}
+    ON CONFLICT (installation_id, setting_id) DO UPDATE SET value = excluded.value, state = 'active', deleted_at = NULL,
+      deleted_by = NULL, updated_at = now(), updated_by = excluded.updated_by
+    RETURNING id`, who, 'apps', 'settingChanged', sql`${JSON.stringify(data)}::jsonb`, sql`${appId}::int`);
+  return stored.length > 0;
 }
 
 async function readSetting(db: Database['http'], who: Principal, id: number): Promise<WireRecord> {

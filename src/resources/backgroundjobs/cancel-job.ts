@@ -2,7 +2,7 @@ import { and, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { backgroundJobs } from '../../db/schema';
-import { insertEventsFrom, noteEvents } from '../../events/record-events';
+import { changeWithEvents, noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { integerParam } from '../../http/params';
 import { errorResponse } from '../../http/responses';
@@ -38,10 +38,8 @@ export const cancelJobRoute = defineRoute({
     .where(and(addressed, inArray(backgroundJobs.status, ['queued', 'running'])))
     .returning({ id: backgroundJobs.id })
     .getSQL();
-  const { rows } = await c.var.db.http.execute(sql`
-    WITH cancelled(id) AS (${cancel}), logged AS (${insertEventsFrom(sql`cancelled`, who, 'backgroundjobs', 'cancelled')})
-    SELECT id FROM cancelled`);
-  if (rows.length) {
+  const cancelled = await changeWithEvents(c.var.db.http, cancel, who, 'backgroundjobs', 'cancelled');
+  if (cancelled.length) {
     noteEvents(c.var.db, who.installationId, [['backgroundjobs', 'cancelled']]);
     return c.body(null, 204);
   }

@@ -1,7 +1,7 @@
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import { z } from 'zod';
 import { businessHours } from '../../db/schema';
 import type { WritableField } from '../../engine';
+import { idValue } from '../../http/params';
 
 /**
  * `businesshours_id` of a schedule or a holiday: the integer id of live business hours of the
@@ -11,7 +11,7 @@ import type { WritableField } from '../../engine';
 export function businessHoursIdField(column: PgColumn): WritableField {
   return {
     column,
-    schema: z.number().int().positive().max(2_147_483_647),
+    schema: idValue,
     required: true,
     references: { table: businessHours, type: 'businesshours' },
   };

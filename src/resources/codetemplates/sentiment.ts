@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { codeTemplateSentiments, SENTIMENT_TONES } from '../../db/schema';
+import { idValue } from '../../http/params';
 import { writableRecord } from '../../http/record-body';
 import { recordSchema, refProperty } from '../../engine';
 import type { RecordShape } from '../../engine';
@@ -17,8 +18,6 @@ export const sentimentShape: RecordShape = {
   },
 };
 
-const templateId = z.number().int().positive().max(2_147_483_647);
-
 /**
  * The body of `PATCH /v2/codetemplates/{id}.json`. `codeTemplate` is fixed by the path; it is
  * accepted (as a reference or an id) so that a record read can be sent back, and must then
@@ -30,7 +29,7 @@ export const sentimentRecord = writableRecord({
   threshold: z.number().min(0).max(1).transform((value) => Math.round(value * 1e6) / 1e6).optional(),
   enabled: z.boolean().optional(),
   codeTemplate: z
-    .union([templateId, z.object({ id: templateId, type: z.literal('codetemplates').optional() }).transform((ref) => ref.id)])
+    .union([idValue, z.object({ id: idValue, type: z.literal('codetemplates').optional() }).transform((ref) => ref.id)])
     .nullable()
     .optional(),
 }).meta({ id: 'SentimentUpdate' });

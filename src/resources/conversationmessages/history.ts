@@ -2,14 +2,14 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { systemActor } from '../../auth/principal';
 import { conversationMessages } from '../../db/schema';
-import { compiled, listBody, type ListQuery } from '../../engine';
+import { listBody, schemasOf } from '../../engine';
 import { textParam } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { conversationByToken } from '../conversations/conversation-by-token';
 import { conversationMessagesResource } from './conversationmessages.resource';
 
-const s = compiled(conversationMessagesResource).schemas;
+const s = schemasOf(conversationMessagesResource);
 
 /**
  * `GET /v2/conversationmessages/history/{token}.json`: public, the token in the path is the
@@ -25,6 +25,5 @@ export const historyRoute = defineRoute({
   const conversation = await conversationByToken(c.var.db, c.req.valid('param').token);
   // Reads as the installation sees its own records, narrowed to the one conversation.
   const reader = systemActor(conversation.installationId, 'widget');
-  const query = c.req.valid('query') as unknown as ListQuery;
-  return c.json(await listBody(c, conversationMessagesResource, reader, query, eq(conversationMessages.conversationId, conversation.id)), 200);
+  return c.json(await listBody(c, conversationMessagesResource, reader, c.req.valid('query'), eq(conversationMessages.conversationId, conversation.id)), 200);
 });

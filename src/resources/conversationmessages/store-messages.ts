@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { eventsOn, noteEvents } from '../../events/record-events';
-import { initialDispatch } from '../../events/subscriptions';
+import { insertEventsFrom, noteEvents, rowsActor } from '../../events/record-events';
 import type { MESSAGE_AUTHORS } from '../../db/schema';
 import { textSimilarity } from '../../lib/text-similarity';
 import { ApiError } from '../../http/errors';
@@ -67,13 +66,7 @@ export async function storeMessages(db: Database, messages: DeliveredMessage[], 
       RETURNING id, installation_id, conversation_id, author, ai_draft, sent_at
     ),
     metered AS (${meterStoredMessages(sql`inserted`)}),
-    logged AS (${
-      eventsOn()
-        ? sql`INSERT INTO events (installation_id, record_type, record_id, kind, data, actor_user_id, actor_system, dispatched_at)
-            SELECT installation_id, 'conversationmessages', id, 'created', jsonb_build_object('conversation', conversation_id), NULL, 'room', ${initialDispatch('conversationmessages', 'created')}
-              FROM inserted`
-        : sql`SELECT NULL WHERE false`
-    }),
+    logged AS (${insertEventsFrom(sql`inserted`, rowsActor('room'), 'conversationmessages', 'created', sql`jsonb_build_object('conversation', r.conversation_id)`)}),
     moved AS (
       UPDATE conversations c SET last_message_at = greatest(c.last_message_at, latest.sent_at)
       FROM (SELECT conversation_id, max(sent_at) AS sent_at FROM inserted GROUP BY conversation_id) latest

@@ -9,9 +9,8 @@ import { isoTime, refJson, refSchema, timeSchema } from '../../engine';
 import { ownedRecords, referencedBy } from '../../engine';
 import { referenceField } from '../../engine';
 import { defineResource } from '../../engine';
+import { idValue } from '../../http/params';
 import { includedUsers } from '../users/user-shape';
-
-const positiveId = z.number().int().positive().max(2_147_483_647);
 
 /**
  * A live chat with one contact. Created by `create.ts` (an agent, or the chat widget with a
@@ -23,12 +22,12 @@ export const conversationsResource = defineResource({
   title: { one: 'Conversation', many: 'Conversations' },
   table: conversations,
   fields: {
-    contactId: { column: conversations.contactId, schema: positiveId, references: { table: contacts, type: 'contacts' } },
+    contactId: { column: conversations.contactId, schema: idValue, references: { table: contacts, type: 'contacts' } },
     subject: { column: conversations.subject, schema: z.string().trim().max(255).nullable() },
     status: { column: conversations.status, schema: z.enum(CONVERSATION_STATUSES) },
     inbox: referenceField(conversations.inboxId, { table: inboxes, type: 'inboxes' }),
     // The spec's name; tickets come later, so any positive id is kept as given.
-    ticket_id: { column: conversations.ticketId, schema: positiveId.nullable() },
+    ticket_id: { column: conversations.ticketId, schema: idValue.nullable() },
   },
   computed: {
     token: { expr: sql`${conversations.token}`, type: 'string', schema: z.string().meta({ description: 'the room\'s name; opens the history publicly' }) },

@@ -2,10 +2,10 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { systemActor, type Actor } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
-import { compiled, referenceInput, selectOne } from '../../engine';
-import { insertEventsFrom, noteEvents } from '../../events/record-events';
+import { referenceInput, schemasOf, selectOne } from '../../engine';
+import { changeWithEvents, noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { MAX_ID } from '../../http/params';
+import { idValue } from '../../http/params';
 import { recordBody, writableRecord } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
@@ -14,11 +14,9 @@ import { newConversationToken } from './conversation-token';
 import { conversationsResource } from './conversations.resource';
 import { roomAddress } from './room-address';
 
-const id = z.number().int().positive().max(MAX_ID);
-
 const createRecord = writableRecord(
   {
-    contactId: id.optional(),
+    contactId: idValue.optional(),
     contact: z.strictObject({ name: z.string().trim().min(1).max(255), email: z.email().max(254).optional() }).optional(),
     subject: z.string().trim().max(255).nullable().optional(),
     inbox: referenceInput('inboxes').nullable().optional(),
@@ -42,18 +40,15 @@ async function contactFor(tx: Transaction, who: Actor, body: CreateRecord): Prom
     return body.contactId;
   }
   const { name, email } = body.contact!;
-  const created = await tx.execute(sql`
-    WITH made AS (
-      INSERT INTO contacts (installation_id, name, email, customer_id)
-      VALUES (${installationId}, ${name}, ${email ?? null},
-        (SELECT id FROM customers WHERE installation_id = ${installationId} AND state = 'active' AND lower(email) = lower(${email ?? null}) ORDER BY id LIMIT 1))
-      RETURNING id),
-    logged AS (${insertEventsFrom(sql`made`, who, 'contacts', 'created')})
-    SELECT id FROM made`);
-  return created.rows[0]!.id as number;
+  const [created] = await changeWithEvents(tx, sql`
+    INSERT INTO contacts (installation_id, name, email, customer_id)
+    VALUES (${installationId}, ${name}, ${email ?? null},
+      (SELECT id FROM customers WHERE installation_id = ${installationId} AND state = 'active' AND lower(email) = lower(${email ?? null}) ORDER BY id LIMIT 1))
+    RETURNING id`, who, 'contacts', 'created');
+  return created!;
 }
 
-const s = compiled(conversationsResource).schemas;
+const s = schemasOf(conversationsResource);
 const room = { socketUrl: z.string().meta({ description: 'the WebSocket address of the room' }), socketId: z.string().meta({ description: "the room's id" }) };
 const createdBody = z
   .object({ conversation: s.record.extend(room), included: z.object({}) })
@@ -90,15 +85,12 @@ export const createConversationRoute = defineRoute({
       const inbox = await tx.execute(sql`SELECT id FROM inboxes WHERE id = ${inboxId} AND installation_id = ${who.installationId} AND state = 'active'`);
       if (inbox.rows.length === 0) throw ApiError.invalid('conversation.inbox', `no inbox ${inboxId} here`);
     }
-    const inserted = await tx.execute(sql`
-      WITH made AS (
-        INSERT INTO conversations (installation_id, token, contact_id, inbox_id, contact_form_id, subject, created_by, updated_by)
-        VALUES (${who.installationId}, ${newConversationToken()}, ${contactId}, ${inboxId}, ${widget ? caller.contactFormId : null},
-                ${body.subject ?? null}, ${who.userId}, ${who.userId})
-        RETURNING id),
-      logged AS (${insertEventsFrom(sql`made`, who, 'conversations', 'created')})
-      SELECT id FROM made`);
-    return inserted.rows[0]!.id as number;
+    const [inserted] = await changeWithEvents(tx, sql`
+      INSERT INTO conversations (installation_id, token, contact_id, inbox_id, contact_form_id, subject, created_by, updated_by)
+      VALUES (${who.installationId}, ${newConversationToken()}, ${contactId}, ${inboxId}, ${widget ? caller.contactFormId : null},
+              ${body.subject ?? null}, ${who.userId}, ${who.userId})
+      RETURNING id`, who, 'conversations', 'created');
+    return inserted!;
   });
   noteEvents(c.var.db, who.installationId, [['conversations', 'created'], ['contacts', 'created']]);
 

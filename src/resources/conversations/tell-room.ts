@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Subscriber } from '../../events/subscriber';
+import { withDeadline, type Subscriber } from '../../events/subscriber';
 
 /**
  * Tells a conversation's room its status whenever a change of the conversation changed it, so
@@ -9,15 +9,15 @@ import type { Subscriber } from '../../events/subscriber';
  */
 export const tellRoomStatus: Subscriber = {
   name: 'conversations.tellRoom',
-  on: [{ recordType: 'conversations', kinds: ['updated'] }],
-  async handle(event, { tx, env }) {
+  on: [{ recordType: 'conversations', kinds: ['updated'], changed: ['status'] }],
+  async handle(event, { tx, env, signal }) {
     const change = event.data.status as { after?: unknown } | undefined;
     if (change?.after !== 'open' && change?.after !== 'closed') return;
     const { rows } = await tx.execute(sql`SELECT token FROM conversations WHERE id = ${event.recordId} AND installation_id = ${event.installationId}`);
     const token = rows[0]?.token as string | undefined;
     if (!token) return;
     const stub = env.CONVERSATION_ROOMS.get(env.CONVERSATION_ROOMS.idFromName(token));
-    const answer = await stub.fetch('https://room/status', { method: 'POST', body: JSON.stringify({ status: change.after, eventId: event.id }) });
+    const answer = await withDeadline(signal, stub.fetch('https://room/status', { method: 'POST', body: JSON.stringify({ status: change.after, eventId: event.id }), signal }));
     if (!answer.ok) throw new Error(`the room answered ${answer.status}`);
   },
 };

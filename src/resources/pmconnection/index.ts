@@ -10,7 +10,7 @@ import { defineRoute } from '../../http/route';
 import { encryptToken, pmTokenContext, TokenKeyError } from '../../lib/crypto';
 import { defineModule } from '../../modules/module';
 import { tokenKeyMissing } from '../companies/pm-connection';
-import { pmConnectionBodySchema, pmConnectionRecord } from './pmconnection-record';
+import { pmConnectionBodySchema, pmConnectionJson, pmConnectionRecord } from './pmconnection-record';
 
 const PATH = '/v2/pmconnection.json';
 
@@ -30,10 +30,10 @@ const getRoute = defineRoute({
   responses: { 200: jsonResponse('the connection, without its token', pmConnectionBodySchema), 404: errorResponse('no connection is configured') },
 }, async (c) => {
   const who = c.var.principal;
-  const [row] = await c.var.db.http.select().from(pmConnections)
+  const [row] = await c.var.db.http.select({ record: pmConnectionJson }).from(pmConnections)
     .where(and(eq(pmConnections.installationId, who.installationId), eq(pmConnections.state, 'active')));
   if (!row) throw ApiError.notFound('pmconnection', 'no project-management connection is configured');
-  return c.json({ pmconnection: pmConnectionRecord(row) }, 200);
+  return c.json({ pmconnection: pmConnectionRecord(row.record), included: {} }, 200);
 });
 
 /** `PUT /v2/pmconnection.json`: sets the address and token (encrypted at rest); another address forgets the remote ids. */
@@ -67,12 +67,12 @@ const putRoute = defineRoute({
           ...(previous && previous.baseUrl !== baseUrl ? { lastSyncedAt: null } : {}),
         },
       })
-      .returning();
+      .returning({ id: pmConnections.id, record: pmConnectionJson });
     await recordEvents(tx, who, [{ recordType: 'pmconnections', recordId: saved!.id, kind: previous ? 'updated' : 'created', data: previous && previous.baseUrl !== baseUrl ? { baseUrl: { before: previous.baseUrl, after: baseUrl } } : {} }]);
     return saved!;
   });
   noteEvents(c.var.db, installation, [['pmconnections']]);
-  return c.json({ pmconnection: pmConnectionRecord(row) }, 200);
+  return c.json({ pmconnection: pmConnectionRecord(row.record), included: {} }, 200);
 });
 
 /**

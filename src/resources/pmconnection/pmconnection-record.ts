@@ -1,41 +1,28 @@
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { pmConnections } from '../../db/schema';
+import { finishRecord, recordJson, recordSchema, typed, type RecordShape } from '../../engine';
 
-const userRef = z.object({ id: z.number().int(), type: z.literal('users') }).nullable();
+/** The connection as the wire shows it: the audit set and everything but the token, which is never sent back. */
+export const pmConnectionShape: RecordShape = {
+  type: 'pmconnections',
+  component: 'PmConnection',
+  table: pmConnections,
+  properties: {
+    baseUrl: pmConnections.baseUrl,
+    hasToken: typed(sql`${pmConnections.tokenCiphertext} <> ''`, z.boolean()),
+    lastSyncedAt: pmConnections.lastSyncedAt,
+  },
+};
 
-/** The connection as the wire shows it: everything but the token, which is never sent back. */
-export const pmConnectionSchema = z
-  .object({
-  id: z.number().int(),
-  type: z.literal('pmconnections'),
-  baseUrl: z.string(),
-  hasToken: z.boolean(),
-  lastSyncedAt: z.iso.datetime().nullable(),
-  state: z.enum(['active', 'deleted']),
-  createdAt: z.iso.datetime(),
-  createdBy: userRef,
-  updatedAt: z.iso.datetime(),
-  updatedBy: userRef,
-  })
-  .meta({ id: 'PmConnection' });
+/** The record, built by Postgres from the row (`SELECT` or `RETURNING`): finish it with `pmConnectionRecord`. */
+export const pmConnectionJson = recordJson(pmConnectionShape);
 
-export const pmConnectionBodySchema = z.object({ pmconnection: pmConnectionSchema }).meta({ id: 'PmConnectionBody' });
+export const pmConnectionSchema = recordSchema(pmConnectionShape);
 
-export type PmConnectionRow = typeof pmConnections.$inferSelect;
+/** `{"pmconnection": {...}, "included": {}}`: one record, as every one reads (nothing to include). */
+export const pmConnectionBodySchema = z.object({ pmconnection: pmConnectionSchema, included: z.object({}) }).meta({ id: 'PmConnectionBody' });
 
-const user = (id: number | null) => (id === null ? null : { id, type: 'users' as const });
-
-export function pmConnectionRecord(row: PmConnectionRow): z.infer<typeof pmConnectionSchema> {
-  return {
-    id: row.id,
-    type: 'pmconnections',
-    baseUrl: row.baseUrl,
-    hasToken: row.tokenCiphertext !== '',
-    lastSyncedAt: row.lastSyncedAt?.toISOString() ?? null,
-    state: row.state,
-    createdAt: row.createdAt.toISOString(),
-    createdBy: user(row.createdBy),
-    updatedAt: row.updatedAt.toISOString(),
-    updatedBy: user(row.updatedBy),
-  };
+export function pmConnectionRecord(json: unknown): z.infer<typeof pmConnectionSchema> {
+  return finishRecord(json as Record<string, unknown>) as z.infer<typeof pmConnectionSchema>;
 }

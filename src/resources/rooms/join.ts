@@ -3,8 +3,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../app-env';
 import { AGENTS, requireRole } from '../../auth/access';
-import { principalOf } from '../../auth/authenticate';
-import { presentedSecret } from '../../auth/credentials';
+import { requireTeammate } from '../../auth/authenticate';
 import { ApiError } from '../../http/errors';
 import { textParam } from '../../http/params';
 import { errorResponse } from '../../http/responses';
@@ -15,11 +14,9 @@ import { conversationByToken } from '../conversations/conversation-by-token';
 
 /** The teammate joining with a credential, or else the conversation's contact (the token is theirs). */
 async function participantOf(c: Context<AppEnv>, contactId: number | null, installationId: number): Promise<Participant> {
-  const header = c.req.header('authorization');
-  if (header) {
-    const secret = presentedSecret(header);
-    const principal = secret ? await principalOf(c.var.db, secret) : undefined;
-    if (!principal) throw ApiError.unauthorized('the credential is not valid');
+  if (c.req.header('authorization')) {
+    const principal = await requireTeammate(c);
+    // Another installation's teammate learns nothing of this conversation, not even its role's refusal.
     if (principal.installationId !== installationId) throw ApiError.notFound('token', 'no conversation has this token');
     requireRole(principal, AGENTS);
     const user = await c.var.db.http.execute(sql`SELECT trim(first_name || ' ' || last_name) AS name FROM users WHERE id = ${principal.userId}`);
@@ -38,6 +35,8 @@ export const joinRoomRoute = defineRoute({
   method: 'get', path: '/v2/rooms/{token}/socket', tag: 'Conversations', operationId: 'joinConversationRoom', public: true,
   summary: "Join a conversation's realtime room (WebSocket): the token is the contact's credential; agents add their API key",
   description: 'The protocol of the frames is in docs/realtime.md.',
+  // The contact needs nothing but the token in the path; an agent joins with its credential.
+  security: [{}, { bearer: [] }, { basic: [] }],
   request: { params: z.object({ token: textParam("the conversation's token") }) },
   responses: {
     101: { description: 'switching to the WebSocket protocol' },
