@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import { hashSecret, newApiKey } from '../src/auth/secrets';
 import type { UserRole } from '../src/db/schema';
+import { provisionInstallation } from '../src/installations/provision';
 
 export interface SeededUser {
   id: number;
@@ -45,16 +46,18 @@ export interface SeededInstallation {
   users: Record<UserRole, SeededUser>;
 }
 
-/** An installation with one user of each role. The owner's key is `ownerKey` when given. */
+/**
+ * An installation made as the operators' command makes it (`provisionInstallation`: its defaults
+ * and its owner), plus one user of each other role. The owner's key is `ownerKey` when given.
+ */
 export async function createInstallation(client: pg.ClientBase, siteName: string, ownerKey?: string): Promise<SeededInstallation> {
-  const installation = await one<{ id: number }>(
-    client,
-    `INSERT INTO installations (name, site_name) VALUES ($1, $2) RETURNING id`,
-    [`${siteName} helpdesk`, siteName],
-  );
-  const users = {} as Record<UserRole, SeededUser>;
-  for (const role of ['owner', 'admin', 'agent', 'collaborator'] as const) {
-    users[role] = await addUser(client, installation.id, role, role === 'owner' ? ownerKey : undefined);
+  const ownerEmail = `owner-${Math.random().toString(36).slice(2, 8)}@example.test`;
+  const provisioned = await provisionInstallation(client, { siteName, ownerEmail, ownerFirstName: 'Owner', ownerLastName: 'Demo', ownerKey });
+  const users = {
+    owner: { id: provisioned.ownerId, role: 'owner', email: ownerEmail, apiKey: provisioned.ownerKey },
+  } as Record<UserRole, SeededUser>;
+  for (const role of ['admin', 'agent', 'collaborator'] as const) {
+    users[role] = await addUser(client, provisioned.installationId, role);
   }
-  return { id: installation.id, siteName, users };
+  return { id: provisioned.installationId, siteName, users };
 }

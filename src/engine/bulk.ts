@@ -35,7 +35,7 @@ type BulkResult = z.infer<typeof bulkResultSchema>;
 export function bulkTarget(resource: ResourceDeclaration, who: Principal, filter: string | undefined) {
   const selection = selectionFromFilter(filter, resource, who);
   if (!selection.where) throw ApiError.invalid('filter', 'a bulk operation needs a filter that selects the records');
-  return { table: resource.table, type: resource.type, where: and(recordScope(resource, who), selection.where)! };
+  return { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), selection.where)! };
 }
 
 export function bulkResult(ids: number[]): BulkResult {

@@ -52,7 +52,7 @@ export async function listBody(c: Context<AppEnv>, resource: ResourceDeclaration
     order: query.orderBy ? { expr: orderExprOf(resource, who, query.orderBy), descending: query.orderMode === 'desc' } : undefined,
   });
   return {
-    [resource.type]: sparse(result.records, query.fields),
+    [resource.listKey ?? resource.type]: sparse(result.records, query.fields),
     included: result.included,
     ...pageMetadata(query.page, query.pageSize, result.total),
   };

@@ -69,8 +69,11 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
     routes.push(defineRoute({
       method: 'delete', path: `${base}/{id}.json`, tag, operationId: `delete${title.one}`, roles: access.write,
       summary: `Delete a ${singular}`, description: 'A soft delete: the record then reads as 404 and leaves lists, unless a filter asks for `state`.',
-      request: { params: idParams },
-      responses: { 204: { description: 'deleted' } },
+      request: s.deleteQuery ? { params: idParams, query: s.deleteQuery } : { params: idParams },
+      responses: {
+        204: { description: 'deleted' },
+        ...(s.deleteQuery || resource.beforeDelete ? { 409: errorResponse(s.deleteQuery ? 'in use, and no `replaceWith` named; or not to be deleted' : 'not to be deleted') } : {}),
+      },
     }, deleteHandler(resource) as never));
   }
   if (ops.has('bulkUpdate')) {

@@ -3,6 +3,7 @@ import { AUDIT_PROPERTIES, recordBody, writableRecord } from '../http/record-bod
 import { fieldsParam, filterParam, includesParam, orderByParam, orderModeParam, pageMetaSchema, pageParam, pageSizeParam, paginationSchema } from './list-params';
 import { recordSchema } from './record-schema';
 import { refSchema } from './wire';
+import { integerParam } from '../http/params';
 import { shapeOf, writableFields } from './resource';
 import type { ResourceDeclaration } from './types';
 
@@ -70,7 +71,7 @@ function build(resource: ResourceDeclaration) {
     /** `{"company": {...}, "included": {...}}` */
     one: z.object({ [resource.singular]: record, included }).meta({ id: `${resource.title.one}Body` }),
     /** `{"companies": [...], "included": {...}, "meta": {"page": ...}, "pagination": {...}}` */
-    many: z.object({ [resource.type]: z.array(record), included, meta: z.object({ page: pageMetaSchema }), pagination: paginationSchema }).meta({ id: `${resource.title.many}Body` }),
+    many: z.object({ [resource.listKey ?? resource.type]: z.array(record), included, meta: z.object({ page: pageMetaSchema }), pagination: paginationSchema }).meta({ id: `${resource.title.many}Body` }),
     listQuery: z.object({
       filter: filterParam(resource.filter),
       orderBy: orderByParam(orderNames),
@@ -82,6 +83,14 @@ function build(resource: ResourceDeclaration) {
     }),
     oneQuery: z.object({ includes: includesParam(includeNames), fields: fieldsParam(propertyNames(resource)) }),
     writeQuery: z.object({ includes: includesParam(includeNames) }),
+    /** only for a resource whose records other records use */
+    deleteQuery: resource.usedBy?.length
+      ? z.object({
+          replaceWith: integerParam(
+            `the ${resource.singular} the records using this one move to; required while any does (${resource.usedBy.map((use) => `${use.type}' \`${use.property}\``).join(', ')})`,
+          ).optional(),
+        })
+      : undefined,
     bulkQuery: z.object({ filter: filterParam(resource.filter, true) }),
   };
 }
@@ -94,6 +103,8 @@ export type ListQuery = z.output<ResourceSchemas['listQuery']>;
 export type OneQuery = z.output<ResourceSchemas['oneQuery']>;
 /** A write's validated query: `includes`. */
 export type WriteQuery = z.output<ResourceSchemas['writeQuery']>;
+/** A delete's validated query: `replaceWith`, for a resource whose records other records use. */
+export type DeleteQuery = { replaceWith?: number };
 /** A bulk operation's validated query: `filter`. */
 export type BulkQuery = z.output<ResourceSchemas['bulkQuery']>;
 

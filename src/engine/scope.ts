@@ -1,22 +1,30 @@
-import { and, eq, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, or, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Actor } from '../auth/principal';
 import type { AuditedTable, ResourceDeclaration } from './types';
+
+/** What a statement does with the rows it scopes: rows every installation shares are read, never written. */
+export type ScopePurpose = 'read' | 'write';
 
 /**
  * The one place tenancy enters a query: every statement the engine runs selects through this,
  * so another installation's record is simply not there (a 404). Deleted records are left out
  * unless the caller's filter asks about `state`. A global table (a catalogue every
- * installation shares) has no installation column and is scoped by state alone.
+ * installation shares) has no installation column and is scoped by state alone. A table whose
+ * installation column may be null (the platform's ticket statuses) also holds rows every
+ * installation reads and none writes.
  */
-export function tenantScope(table: AuditedTable, installationId: number | Placeholder | 'global', withDeleted = false): SQL | undefined {
+export function tenantScope(table: AuditedTable, installationId: number | Placeholder | 'global', withDeleted = false, purpose: ScopePurpose = 'read'): SQL | undefined {
   const live = withDeleted ? undefined : eq(table.state, 'active');
   if (installationId === 'global') return live;
-  if (!table.installationId) throw new Error('a tenant table without installation_id');
-  return and(eq(table.installationId, installationId), live);
+  const column = table.installationId;
+  if (!column) throw new Error('a tenant table without installation_id');
+  const own = eq(column, installationId);
+  const tenancy = purpose === 'read' && !column.notNull ? or(own, isNull(column)) : own;
+  return and(tenancy, live);
 }
 
-/** The records of a resource the caller may see at all: tenancy plus the resource's own rule. */
-export function recordScope(resource: ResourceDeclaration, who: Actor, withDeleted = false): SQL {
-  const tenancy = tenantScope(resource.table, resource.tenancy === 'global' ? 'global' : who.installationId, withDeleted);
+/** The records of a resource the caller may see (or, for `write`, change) at all: tenancy plus the resource's own rule. */
+export function recordScope(resource: ResourceDeclaration, who: Actor, withDeleted = false, purpose: ScopePurpose = 'read'): SQL {
+  const tenancy = tenantScope(resource.table, resource.tenancy === 'global' ? 'global' : who.installationId, withDeleted, purpose);
   return and(tenancy, resource.scope?.(who)) ?? eq(resource.table.id, resource.table.id);
 }

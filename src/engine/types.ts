@@ -79,6 +79,8 @@ export interface ResourceDeclaration {
   type: string;
   /** lowercase singular: the wrapper of one record */
   singular: string;
+  /** the wrapper of a list, when the platform's clients read another than `type` (`ticketSources`) */
+  listKey?: string;
   title: ResourceTitle;
   table: AuditedTable;
   fields: Record<string, WritableField>;
@@ -110,8 +112,26 @@ export interface ResourceDeclaration {
    * be amended) or other rows (e.g. clearing another default). Throw an ApiError to refuse.
    */
   beforeWrite?: (context: WriteContext, record: Record<string, unknown>, id: number | undefined) => Promise<void> | void;
+  /**
+   * Properties of other records that name this one (an inbox's default `ticketstatus`): a record
+   * in use is deleted only with `replaceWith`, another record they are moved to (409 otherwise).
+   */
+  usedBy?: readonly RecordUse[];
+  /** Runs in the delete's transaction before anything else: throw an ApiError to refuse (a system record). */
+  beforeDelete?: (context: WriteContext, id: number) => Promise<void> | void;
   /** values the server sets on a new record, whatever the body says */
   onCreate?: (context: WriteContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
+}
+
+/** A property of another resource's records naming a record of this one. */
+export interface RecordUse {
+  /** the records' type name, for their `updated` events and the 409's words */
+  type: string;
+  table: AuditedTable;
+  /** the column holding the id */
+  column: PgColumn;
+  /** the wire property it reads as */
+  property: string;
 }
 
 /** What a write hook gets: the open transaction and who writes. */

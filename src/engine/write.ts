@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
 import type { Actor } from '../auth/principal';
@@ -12,7 +13,8 @@ import { input, type IdParam } from './input';
 import { readBack } from './read';
 import { requireReferences } from './references';
 import { writableFields } from './resource';
-import type { WriteQuery } from './schemas';
+import type { DeleteQuery, WriteQuery } from './schemas';
+import { moveUses } from './uses';
 import type { ResourceDeclaration } from './types';
 import { recordScope } from './scope';
 import type { WireValue } from './wire';
@@ -86,7 +88,7 @@ export function updateHandler(resource: ResourceDeclaration) {
       await requireReferences(tx, resource, who, record);
       await resource.beforeWrite?.({ tx, who }, record, id);
       const values = rowValues(resource.table, writableFields(resource), record);
-      const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who), eq(resource.table.id, id))! };
+      const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
       const updated = await updateRecords(tx, who, target, values, watchedProperties(resource, record));
       if (updated.length === 0) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
       await writeRelations(tx, resource, who, id, record);
@@ -97,14 +99,31 @@ export function updateHandler(resource: ResourceDeclaration) {
   };
 }
 
-/** Soft delete: the record then reads as 404 and leaves lists. One statement with its event. */
+/**
+ * Soft delete: the record then reads as 404 and leaves lists. One statement with its event; a
+ * resource with a delete hook or records that use it deletes in a transaction, after the hook
+ * and after moving those records to `replaceWith` (`uses.ts`).
+ */
 export function deleteHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
     const { id } = input<IdParam>(c, 'param');
-    const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who), eq(resource.table.id, id))! };
-    const deleted = await deleteRecords(c.var.db.http, who, target);
-    if (deleted.length === 0) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
+    const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
+    const notFound = () => ApiError.notFound('id', `${resource.singular} ${id} not found`);
+    if (!resource.usedBy && !resource.beforeDelete) {
+      const deleted = await deleteRecords(c.var.db.http, who, target);
+      if (deleted.length === 0) throw notFound();
+    } else {
+      const { replaceWith } = resource.usedBy?.length ? input<DeleteQuery>(c, 'query') : ({} as DeleteQuery);
+      await inTransaction(c, resource, async (tx) => {
+        await resource.beforeDelete?.({ tx, who }, id);
+        const [live] = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).for('update');
+        if (!live) throw notFound();
+        await moveUses(tx, resource, who, id, replaceWith);
+        await deleteRecords(tx, who, target);
+      });
+      for (const use of resource.usedBy ?? []) noteEvents(c.var.db, who.installationId, [[use.type, 'updated', [use.property]]]);
+    }
     noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted']]);
     return c.body(null, 204);
   };

@@ -24,6 +24,12 @@ import { filesModule } from '../resources/files';
 import { inboxesModule } from '../resources/inboxes';
 import { pmConnectionModule } from '../resources/pmconnection';
 import { roomsModule } from '../resources/rooms';
+import { spamListsModule } from '../resources/spamlists';
+import { tagsModule } from '../resources/tags';
+import { ticketPrioritiesModule } from '../resources/ticketpriorities';
+import { ticketSourcesModule } from '../resources/ticketsources';
+import { ticketStatusesModule } from '../resources/ticketstatuses';
+import { ticketTypesModule } from '../resources/tickettypes';
 import { timeZonesModule } from '../resources/timezones';
 import { usersModule } from '../resources/users';
 import { widgetModule } from '../widget';
@@ -59,6 +65,12 @@ export const modules: readonly Module[] = [
   inboxesModule,
   pmConnectionModule,
   roomsModule,
+  spamListsModule,
+  tagsModule,
+  ticketPrioritiesModule,
+  ticketSourcesModule,
+  ticketStatusesModule,
+  ticketTypesModule,
   timeZonesModule,
   usersModule,
   widgetModule,

@@ -1,56 +1,15 @@
 // Migration 0008 on a database that has data: business hours written before it (their zone a text
 // id) come out naming the catalogue's integer id, a zone the catalogue did not list joins it, and
 // nothing is lost. Applied with drizzle's own migrator, as `drizzle-kit migrate` applies it.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { drizzle } from 'drizzle-orm/node-postgres';
-import { migrate } from 'drizzle-orm/node-postgres/migrator';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { databaseBefore } from '../support/migration-db';
 
-const drizzleFolder = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../drizzle');
-const name = `migration_0008_${Math.random().toString(36).slice(2, 10)}`;
-let admin: pg.Client;
-let client: pg.Client;
-let before: string;
-
-/** The migrations folder as it was before the given one: the same files, the journal cut there. */
-function folderBefore(tag: string): string {
-  const folder = mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
-  cpSync(drizzleFolder, folder, { recursive: true });
-  const journalPath = path.join(folder, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-  journal.entries = journal.entries.slice(0, journal.entries.findIndex((entry) => entry.tag === tag));
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return folder;
-}
-
-beforeAll(async () => {
-  const server = new URL(inject('databaseUrl'));
-  server.pathname = '/postgres';
-  admin = new pg.Client({ connectionString: server.toString() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(inject('databaseUrl'));
-  url.pathname = `/${name}`;
-  client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  before = folderBefore('0008_events_timezones');
-  await migrate(drizzle(client), { migrationsFolder: before });
-}, 60_000);
-
-afterAll(async () => {
-  await client?.end();
-  await admin?.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin?.end();
-  if (before) rmSync(before, { recursive: true, force: true });
-});
+const database = databaseBefore('0008_events_timezones');
 
 describe('migration 0008', () => {
   it('gives every business hours the catalogue id of its zone, adding the zones it did not list', async () => {
-    const { rows: [site] } = await client.query(`INSERT INTO installations (name, site_name) VALUES ('Old', 'old-site') RETURNING id`);
-    const { rows: hours } = await client.query(
+    const { rows: [site] } = await database.client().query(`INSERT INTO installations (name, site_name) VALUES ('Old', 'old-site') RETURNING id`);
+    const { rows: hours } = await database.client().query(
       `INSERT INTO business_hours (installation_id, name, timezone_id, timezone_name) VALUES
          ($1, 'Dublin', 'Europe/Dublin', 'Europe/Dublin'),
          ($1, 'Eastern', 'US/Eastern', 'US/Eastern'),
@@ -59,28 +18,28 @@ describe('migration 0008', () => {
        RETURNING id, name`,
       [site.id],
     );
-    await client.query(`INSERT INTO business_hours_schedules (installation_id, businesshours_id, day, start_hour, end_hour) VALUES ($1, $2, 1, '09:00', '17:00')`, [site.id, hours[0].id]);
+    await database.client().query(`INSERT INTO business_hours_schedules (installation_id, businesshours_id, day, start_hour, end_hour) VALUES ($1, $2, 1, '09:00', '17:00')`, [site.id, hours[0].id]);
 
-    await migrate(drizzle(client), { migrationsFolder: drizzleFolder });
+    await database.migrateToLatest();
 
-    const { rows: zones } = await client.query(`SELECT id, name FROM timezones WHERE name IN ('UTC', 'Europe/Dublin', 'US/Eastern') ORDER BY id`);
+    const { rows: zones } = await database.client().query(`SELECT id, name FROM timezones WHERE name IN ('UTC', 'Europe/Dublin', 'US/Eastern') ORDER BY id`);
     const idOf: Record<string, number> = Object.fromEntries(zones.map((zone: { id: number; name: string }) => [zone.name, zone.id]));
     expect(idOf.UTC).toBe(1);
     expect(idOf['Europe/Dublin']).toBeLessThan(idOf['US/Eastern']!);
-    const { rows: after } = await client.query(`SELECT name, timezone_id, timezone_name FROM business_hours ORDER BY id`);
+    const { rows: after } = await database.client().query(`SELECT name, timezone_id, timezone_name FROM business_hours ORDER BY id`);
     expect(after).toEqual([
       { name: 'Dublin', timezone_id: idOf['Europe/Dublin'], timezone_name: 'Europe/Dublin' },
       { name: 'Eastern', timezone_id: idOf['US/Eastern'], timezone_name: 'US/Eastern' },
       { name: 'Also eastern', timezone_id: idOf['US/Eastern'], timezone_name: 'US/Eastern' },
       { name: 'Plain', timezone_id: 1, timezone_name: 'UTC' },
     ]);
-    const { rows: [schedules] } = await client.query(`SELECT count(*)::int AS n FROM business_hours_schedules WHERE businesshours_id = $1`, [hours[0].id]);
+    const { rows: [schedules] } = await database.client().query(`SELECT count(*)::int AS n FROM business_hours_schedules WHERE businesshours_id = $1`, [hours[0].id]);
     expect(schedules.n).toBe(1);
     // The catalogue's sequence goes on after the seeded ids and the zones the migration added.
-    const { rows: [next] } = await client.query(`INSERT INTO timezones (name) VALUES ('Test/Next') RETURNING id`);
+    const { rows: [next] } = await database.client().query(`INSERT INTO timezones (name) VALUES ('Test/Next') RETURNING id`);
     expect(next.id).toBeGreaterThan(idOf['US/Eastern']!);
     // The events tables are there, empty.
-    const { rows: [events] } = await client.query(`SELECT count(*)::int AS n FROM events`);
+    const { rows: [events] } = await database.client().query(`SELECT count(*)::int AS n FROM events`);
     expect(events.n).toBe(0);
   });
 });

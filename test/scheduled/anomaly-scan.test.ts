@@ -204,7 +204,7 @@ describe('ai_usage_spike: AI units in the 24 hours before, against the 7 days be
   const sites: Record<'exactlyThreeTimes' | 'underThreeTimes' | 'fifty' | 'fortyNine', SeededInstallation> = {} as never;
 
   beforeAll(async () => {
-    for (const name of ['exactlyThreeTimes', 'underThreeTimes', 'fifty', 'fortyNine'] as const) sites[name] = await newInstallation(`scan-ai-${name}`);
+    for (const name of ['exactlyThreeTimes', 'underThreeTimes', 'fifty', 'fortyNine'] as const) sites[name] = await newInstallation(`scan-ai-${name.toLowerCase()}`);
     // 51 units against 119 in 7 days (17 a day): exactly 3 times; against 120, just under.
     await aiUnits(sites.exactlyThreeTimes.id, 30, before(at, 1));
     await aiUnits(sites.exactlyThreeTimes.id, 21, since);

@@ -25,3 +25,14 @@ export function auditColumns() {
     installationId: integer('installation_id').notNull(),
   };
 }
+
+/**
+ * The audit set of a table whose rows are an installation's own or shared by every installation:
+ * a row with no installation (the platform's ticket statuses) is read by all and written by none.
+ */
+export function sharedAuditColumns() {
+  return {
+    ...globalAuditColumns(),
+    installationId: integer('installation_id'),
+  };
+}

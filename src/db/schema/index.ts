@@ -15,3 +15,4 @@ export * from './integrations';
 export * from './conversations';
 export * from './ai';
 export * from './events';
+export * from './vocabulary';

@@ -1,0 +1,39 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { ADMINS, EVERYONE } from '../../auth/access';
+import { ticketSources } from '../../db/schema';
+import { AUDIT_SET, defineResource } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { displayOrderField, iconField, nameField, uniqueName } from '../../lib/vocabulary-fields';
+import { includedUsers } from '../users/user-shape';
+
+/**
+ * The channel a ticket came through. The platform's channels (`isCustom: false`) may be renamed
+ * and reordered but not deleted. The platform's clients wrap them as `ticketSource` and `ticketSources`.
+ */
+export const ticketSourcesResource = defineResource({
+  type: 'ticketsources',
+  singular: 'ticketSource',
+  listKey: 'ticketSources',
+  title: { one: 'TicketSource', many: 'TicketSources' },
+  table: ticketSources,
+  fields: {
+    name: nameField(ticketSources.name),
+    icon: iconField(ticketSources.icon),
+    displayOrder: displayOrderField(ticketSources.displayOrder),
+    isCustom: { column: ticketSources.isCustom, schema: z.boolean(), readOnly: true },
+  },
+  filter: [...AUDIT_SET, 'displayOrder', 'isCustom', 'name'],
+  relations: { users: includedUsers() },
+  constraints: uniqueName('ticket_sources_installation_name_key', 'ticketSource', 'a source'),
+  access: { read: EVERYONE, write: ADMINS },
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  async beforeDelete({ tx, who }, id) {
+    const [row] = await tx
+      .select({ isCustom: ticketSources.isCustom })
+      .from(ticketSources)
+      .where(and(eq(ticketSources.id, id), eq(ticketSources.installationId, who.installationId), eq(ticketSources.state, 'active')));
+    if (row && !row.isCustom) throw ApiError.conflict('id', `ticketsource ${id} is one of the platform's channels, which cannot be deleted`);
+  },
+  onCreate: () => ({ isCustom: true }),
+});

@@ -1,0 +1,57 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { ADMINS, EVERYONE } from '../../auth/access';
+import { inboxes, TICKET_STATUS_CODES, ticketStatuses } from '../../db/schema';
+import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { colorField, displayOrderField, iconField, nameField, uniqueName } from '../../lib/vocabulary-fields';
+import { includedUsers } from '../users/user-shape';
+
+async function isPlatformStatus({ tx }: WriteContext, id: number): Promise<boolean> {
+  const [row] = await tx.select({ id: ticketStatuses.id }).from(ticketStatuses).where(and(eq(ticketStatuses.id, id), isNull(ticketStatuses.installationId)));
+  return row !== undefined;
+}
+
+/**
+ * The platform's six statuses (ids 1, 3 to 7) are shared rows every installation reads and none
+ * changes; a team adds its own (`isCustom: true`), each with the `code` it behaves as.
+ */
+export const ticketStatusesResource = defineResource({
+  type: 'ticketstatuses',
+  singular: 'ticketstatus',
+  title: { one: 'TicketStatus', many: 'TicketStatuses' },
+  table: ticketStatuses,
+  fields: {
+    name: nameField(ticketStatuses.name),
+    code: {
+      column: ticketStatuses.code,
+      schema: z.enum(TICKET_STATUS_CODES).meta({ description: 'what tickets in this status are to the system: open (`active`), waiting, on hold, solved, closed or spam; `active` when not sent' }),
+    },
+    color: colorField(ticketStatuses.color),
+    icon: iconField(ticketStatuses.icon),
+    displayOrder: displayOrderField(ticketStatuses.displayOrder),
+    isCustom: { column: ticketStatuses.isCustom, schema: z.boolean(), readOnly: true },
+  },
+  filter: [...AUDIT_SET, 'code', 'color', 'displayOrder', 'isCustom', 'name'],
+  relations: { users: includedUsers() },
+  constraints: uniqueName('ticket_statuses_installation_name_key', 'ticketstatus', 'a status'),
+  access: { read: EVERYONE, write: ADMINS },
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  usedBy: [{ type: 'inboxes', table: inboxes, column: inboxes.ticketStatusId, property: 'ticketstatus' }],
+  async beforeWrite(context, record, id) {
+    if (id !== undefined && (await isPlatformStatus(context, id))) {
+      throw ApiError.conflict('id', `ticketstatus ${id} is one of the platform's statuses, which cannot be changed; add a status of your own instead`);
+    }
+    if (typeof record.name === 'string') {
+      const [shared] = await context.tx
+        .select({ id: ticketStatuses.id })
+        .from(ticketStatuses)
+        .where(and(isNull(ticketStatuses.installationId), sql`lower(${ticketStatuses.name}) = lower(${record.name})`));
+      if (shared) throw ApiError.conflict('ticketstatus.name', `a status with this name already exists (ticketstatus ${shared.id})`);
+    }
+  },
+  async beforeDelete(context, id) {
+    if (await isPlatformStatus(context, id)) throw ApiError.conflict('id', `ticketstatus ${id} is one of the platform's statuses, which cannot be deleted`);
+  },
+  onCreate: () => ({ isCustom: true }),
+});
