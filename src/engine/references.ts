@@ -6,7 +6,8 @@ import { ApiError } from '../http/errors';
 import type { ResourceDeclaration } from './types';
 import { tenantScope } from './scope';
 
-type Selecting = Pick<Transaction, 'select'> | Pick<Database['http'], 'select'>;
+/** A transaction or the HTTP client: what a check that only selects runs on. */
+export type Selecting = Pick<Transaction, 'select'> | Pick<Database['http'], 'select'>;
 
 /**
  * Each property that names another record must name a live one of the caller's installation:

@@ -8,6 +8,7 @@ import { input, type IdParam } from './input';
 import { listBody, readOne } from './read';
 import { schemasOf, type ListQuery, type OneQuery } from './schemas';
 import type { Operation, ResourceDeclaration } from './types';
+import { holdsSharedRows } from './scope';
 import { createHandler, deleteHandler, updateHandler } from './write';
 
 const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'delete', 'bulkUpdate', 'bulkDelete'];
@@ -72,7 +73,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       request: s.deleteQuery ? { params: idParams, query: s.deleteQuery } : { params: idParams },
       responses: {
         204: { description: 'deleted' },
-        ...(s.deleteQuery || resource.beforeDelete ? { 409: errorResponse(s.deleteQuery ? 'in use, and no `replaceWith` named; or not to be deleted' : 'not to be deleted') } : {}),
+        ...(s.deleteQuery || resource.beforeDelete || holdsSharedRows(resource.table) ? { 409: errorResponse('not to be deleted, or in use and no `replaceWith` named') } : {}),
       },
     }, deleteHandler(resource) as never));
   }

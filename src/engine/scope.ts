@@ -5,6 +5,11 @@ import type { AuditedTable, ResourceDeclaration } from './types';
 /** What a statement does with the rows it scopes: rows every installation shares are read, never written. */
 export type ScopePurpose = 'read' | 'write';
 
+/** Whether the table's installation may be null: it then also holds rows every installation reads and none writes. */
+export function holdsSharedRows(table: AuditedTable): boolean {
+  return table.installationId?.notNull === false;
+}
+
 /**
  * The one place tenancy enters a query: every statement the engine runs selects through this,
  * so another installation's record is simply not there (a 404). Deleted records are left out
@@ -19,7 +24,7 @@ export function tenantScope(table: AuditedTable, installationId: number | Placeh
   const column = table.installationId;
   if (!column) throw new Error('a tenant table without installation_id');
   const own = eq(column, installationId);
-  const tenancy = purpose === 'read' && !column.notNull ? or(own, isNull(column)) : own;
+  const tenancy = purpose === 'read' && holdsSharedRows(table) ? or(own, isNull(column)) : own;
   return and(tenancy, live);
 }
 

@@ -100,6 +100,14 @@ export interface ResourceDeclaration {
   access: { read: readonly UserRole[]; write: readonly UserRole[] };
   /** the operations the generic routes serve; all of them when absent */
   operations?: readonly Operation[];
+  /** a boolean field of which an installation has one live record true (its default): setting it takes it from the others (`default-flag.ts`) */
+  defaultFlag?: string;
+  /**
+   * What the rows without an installation are called, for the 409 a write naming one answers
+   * (`the platform's statuses`): a table whose installation may be null holds rows every
+   * installation reads and none changes (`scope.ts`).
+   */
+  sharedRows?: string;
   /** `global`: a catalogue every installation reads (no installation column); default `installation` */
   tenancy?: 'installation' | 'global';
   /** a rule narrowing which of the installation's records the caller sees at all */

@@ -11,12 +11,13 @@ import { createRecords, deleteRecords, updateRecords } from './changes';
 import { rowValues } from './columns';
 import { input, type IdParam } from './input';
 import { readBack } from './read';
-import { requireReferences } from './references';
+import { requireReferences, type Selecting } from './references';
 import { writableFields } from './resource';
 import type { DeleteQuery, WriteQuery } from './schemas';
 import { moveUses } from './uses';
+import { takeDefaultFlag } from './default-flag';
 import type { ResourceDeclaration } from './types';
-import { recordScope } from './scope';
+import { holdsSharedRows, recordScope } from './scope';
 import type { WireValue } from './wire';
 
 async function writeRelations(tx: Transaction, resource: ResourceDeclaration, who: Actor, id: number, record: Record<string, unknown>) {
@@ -67,6 +68,7 @@ export function createHandler(resource: ResourceDeclaration) {
     const body = await inTransaction(c, resource, async (tx) => {
       await requireReferences(tx, resource, who, record);
       await resource.beforeWrite?.({ tx, who }, record, undefined);
+      await takeDefaultFlag({ tx, who }, resource, record, undefined);
       const serverSet = (await resource.onCreate?.({ tx, who })) ?? {};
       const [id] = await createRecords(tx, who, resource, [{ ...rowValues(resource.table, writableFields(resource), record), ...serverSet }]);
       await writeRelations(tx, resource, who, id!, record);
@@ -87,16 +89,32 @@ export function updateHandler(resource: ResourceDeclaration) {
     const body = await inTransaction(c, resource, async (tx) => {
       await requireReferences(tx, resource, who, record);
       await resource.beforeWrite?.({ tx, who }, record, id);
+      await takeDefaultFlag({ tx, who }, resource, record, id);
       const values = rowValues(resource.table, writableFields(resource), record);
       const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
       const updated = await updateRecords(tx, who, target, values, watchedProperties(resource, record));
-      if (updated.length === 0) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
+      if (updated.length === 0) throw await notWritable(tx, resource, who, id, 'changed');
       await writeRelations(tx, resource, who, id, record);
       return readBack(tx, resource, who, id, includes);
     });
     noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', record));
     return c.json(body, 200);
   };
+}
+
+/**
+ * Why a write found no record to change: one of the rows every installation shares (a table whose
+ * installation may be null, `sharedRows`) is a 409 saying so; anything else is not there, a 404.
+ */
+async function notWritable(db: Selecting, resource: ResourceDeclaration, who: Actor, id: number, verb: 'changed' | 'deleted'): Promise<ApiError> {
+  if (holdsSharedRows(resource.table)) {
+    const [shared] = await db.select({ id: resource.table.id }).from(resource.table as PgTable).where(and(recordScope(resource, who), eq(resource.table.id, id)));
+    if (shared) {
+      const what = resource.sharedRows ?? `the ${resource.type} every installation shares`;
+      return ApiError.conflict('id', `${resource.singular} ${id} is one of ${what}, which every installation shares: it cannot be ${verb}`);
+    }
+  }
+  return ApiError.notFound('id', `${resource.singular} ${id} not found`);
 }
 
 /**
@@ -109,22 +127,19 @@ export function deleteHandler(resource: ResourceDeclaration) {
     const who = c.var.principal;
     const { id } = input<IdParam>(c, 'param');
     const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
-    const notFound = () => ApiError.notFound('id', `${resource.singular} ${id} not found`);
-    if (!resource.usedBy && !resource.beforeDelete) {
-      const deleted = await deleteRecords(c.var.db.http, who, target);
-      if (deleted.length === 0) throw notFound();
-    } else {
-      const { replaceWith } = resource.usedBy?.length ? input<DeleteQuery>(c, 'query') : ({} as DeleteQuery);
-      await inTransaction(c, resource, async (tx) => {
-        await resource.beforeDelete?.({ tx, who }, id);
-        const [live] = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).for('update');
-        if (!live) throw notFound();
-        await moveUses(tx, resource, who, id, replaceWith);
-        await deleteRecords(tx, who, target);
-      });
-      for (const use of resource.usedBy ?? []) noteEvents(c.var.db, who.installationId, [[use.type, 'updated', [use.property]]]);
-    }
-    noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted']]);
+    const uses = resource.usedBy ?? [];
+    const deleted =
+      uses.length === 0 && !resource.beforeDelete
+        ? await deleteRecords(c.var.db.http, who, target)
+        : await inTransaction(c, resource, async (tx) => {
+            await resource.beforeDelete?.({ tx, who }, id);
+            const [live] = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).for('update');
+            if (!live) return [];
+            await moveUses(tx, resource, who, id, uses.length ? input<DeleteQuery>(c, 'query').replaceWith : undefined);
+            return deleteRecords(tx, who, target);
+          });
+    if (deleted.length === 0) throw await notWritable(c.var.db.http, resource, who, id, 'deleted');
+    noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted'], ...uses.map((use) => [use.type, 'updated', [use.property]] as const)]);
     return c.body(null, 204);
   };
 }

@@ -7,7 +7,6 @@ import { holidayDates, holidayConstraints } from '../businesshoursholidays/holid
 import { scheduleConstraints, scheduleHours } from '../businesshoursschedules/schedule-rules';
 import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
 import { businessHoursRelations } from './businesshours-relations';
-import { clearOtherDefaults } from './default-hours';
 import { requireOrdered, type OrderedPair, type PairEntry } from './ordered-pair';
 import { reconcileTimeZone, timeZoneIdSchema, timeZoneNameSchema } from './time-zone';
 
@@ -58,9 +57,9 @@ export const businessHoursResource = defineResource({
   operations: ['list', 'get', 'create', 'update'],
   // A trigger chooses its business hours; the reference a client reads back is accepted and ignored.
   ignored: ['triggers'],
+  defaultFlag: 'isDefault',
   async beforeWrite(context, record, id) {
     await reconcileTimeZone(context.tx, record, id === undefined);
     await requireOrderedChildren(context, record, id);
-    if (record.isDefault === true) await clearOtherDefaults(context, id);
   },
 });

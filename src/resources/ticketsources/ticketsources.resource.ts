@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { ticketSources } from '../../db/schema';
-import { AUDIT_SET, defineResource } from '../../engine';
+import { AUDIT_SET, defineResource, tenantScope } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { displayOrderField, iconField, nameField, uniqueName } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
@@ -32,8 +32,7 @@ export const ticketSourcesResource = defineResource({
     const [row] = await tx
       .select({ isCustom: ticketSources.isCustom })
       .from(ticketSources)
-      .where(and(eq(ticketSources.id, id), eq(ticketSources.installationId, who.installationId), eq(ticketSources.state, 'active')));
+      .where(and(tenantScope(ticketSources, who.installationId), eq(ticketSources.id, id)));
     if (row && !row.isCustom) throw ApiError.conflict('id', `ticketsource ${id} is one of the platform's channels, which cannot be deleted`);
   },
-  onCreate: () => ({ isCustom: true }),
 });

@@ -1,16 +1,11 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { inboxes, TICKET_STATUS_CODES, ticketStatuses } from '../../db/schema';
-import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
+import { AUDIT_SET, defineResource } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { colorField, displayOrderField, iconField, nameField, uniqueName } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
-
-async function isPlatformStatus({ tx }: WriteContext, id: number): Promise<boolean> {
-  const [row] = await tx.select({ id: ticketStatuses.id }).from(ticketStatuses).where(and(eq(ticketStatuses.id, id), isNull(ticketStatuses.installationId)));
-  return row !== undefined;
-}
 
 /**
  * The platform's six statuses (ids 1, 3 to 7) are shared rows every installation reads and none
@@ -38,10 +33,9 @@ export const ticketStatusesResource = defineResource({
   access: { read: EVERYONE, write: ADMINS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   usedBy: [{ type: 'inboxes', table: inboxes, column: inboxes.ticketStatusId, property: 'ticketstatus' }],
-  async beforeWrite(context, record, id) {
-    if (id !== undefined && (await isPlatformStatus(context, id))) {
-      throw ApiError.conflict('id', `ticketstatus ${id} is one of the platform's statuses, which cannot be changed; add a status of your own instead`);
-    }
+  sharedRows: "the platform's statuses",
+  // The unique index covers an installation's own names; these are the shared ones.
+  async beforeWrite(context, record) {
     if (typeof record.name === 'string') {
       const [shared] = await context.tx
         .select({ id: ticketStatuses.id })
@@ -50,8 +44,4 @@ export const ticketStatusesResource = defineResource({
       if (shared) throw ApiError.conflict('ticketstatus.name', `a status with this name already exists (ticketstatus ${shared.id})`);
     }
   },
-  async beforeDelete(context, id) {
-    if (await isPlatformStatus(context, id)) throw ApiError.conflict('id', `ticketstatus ${id} is one of the platform's statuses, which cannot be deleted`);
-  },
-  onCreate: () => ({ isCustom: true }),
 });
