@@ -4,6 +4,7 @@ import type { ResourceDeclaration } from './types';
 
 const CONSTRAINT_VIOLATIONS: Record<string, 400 | 409> = {
   '23505': 409, // unique
+  '23P01': 409, // exclusion (a deferred uniqueness)
   '23514': 400, // check
   '23503': 400, // foreign key
   '23502': 400, // not null

@@ -32,6 +32,7 @@ function namedFields(resource: ResourceDeclaration, who: Actor): Record<string, 
   for (const [name, column] of Object.entries(audit)) named[name] = columnField(column);
   for (const [name, field] of Object.entries(resource.fields)) named[name] = columnField(field.column);
   for (const [name, field] of Object.entries(resource.computed ?? {})) named[name] = { expr: computedExpr(field, who), type: field.type };
+  for (const [name, field] of Object.entries(resource.relatedFilter ?? {})) named[name] = field;
   return named;
 }
 
@@ -55,10 +56,16 @@ export function filterFieldsOf(resource: ResourceDeclaration, who: Actor): Filte
   return fields;
 }
 
+/** The names `orderBy` accepts: `filter`'s but those over related records, and the extra ones. */
+export function orderNamesOf(resource: ResourceDeclaration): string[] {
+  const related = resource.relatedFilter ?? {};
+  return [...resource.filter.filter((name) => !Object.hasOwn(related, name)), ...Object.keys(resource.orderByExtra ?? {})];
+}
+
 /** The sort expression of a name `orderBy` accepts: an extra one's own, or that of a `filter` name. */
 export function orderExprOf(resource: ResourceDeclaration, who: Actor, name: string): Column | SQL {
   if (resource.orderByExtra && Object.hasOwn(resource.orderByExtra, name)) return resource.orderByExtra[name]!;
   const fields = filterFieldsOf(resource, who);
-  if (!Object.hasOwn(fields, name)) throw new Error(`${resource.type}: orderBy name ${name} is not a field`);
+  if (!Object.hasOwn(fields, name) || fields[name]!.exists) throw new Error(`${resource.type}: orderBy name ${name} is not a field`);
   return fields[name]!.expr;
 }

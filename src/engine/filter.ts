@@ -14,6 +14,11 @@ export interface FilterField {
   type: FilterFieldType;
   /** allowed values when type is 'enum' */
   values?: readonly string[];
+  /**
+   * The expression is a column of related records (a customer's contacts): a condition holds
+   * when some related record meets it, `exists(condition)`. Negations hold when none does.
+   */
+  exists?: (condition: SQL) => SQL;
 }
 
 export type FilterFields = Readonly<Record<string, FilterField>>;
@@ -103,6 +108,20 @@ export function compileFilter(
     if (++conditions > MAX_CONDITIONS) {
       throw ApiError.invalid('filter', `has more than ${MAX_CONDITIONS} conditions`);
     }
+    if (field.exists) return relatedCondition(field, field.exists, op, value, source);
+    return ownCondition(field, op, value, source);
+  };
+
+  // "No related record is x" is the negation of "some related record is x", not "some is not x".
+  const relatedCondition = (field: FilterField, exists: (condition: SQL) => SQL, op: string, value: unknown, source: string): SQL => {
+    if (value === null && (op === '$eq' || op === '$ne')) return op === '$eq' ? sql`not ${exists(sql`true`)}` : exists(sql`true`);
+    const some = (positive: string) => exists(sql`(${ownCondition(field, positive, value, source)})`);
+    if (op === '$ne') return sql`not ${some('$eq')}`;
+    if (op === '$nin') return sql`not ${some('$in')}`;
+    return some(op);
+  };
+
+  const ownCondition = (field: FilterField, op: string, value: unknown, source: string): SQL => {
     // Parenthesised so an expression's own operators cannot bind to the comparison.
     const expr = is(field.expr, SQL) ? sql`(${field.expr})` : field.expr;
     switch (op) {

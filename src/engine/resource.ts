@@ -27,11 +27,23 @@ export function writableFields(resource: ResourceDeclaration): Record<string, Wr
 
 /**
  * The shape of a resource's own records, as this caller sees them. Without a caller (for the
- * record's schema, which only their schemas make) computed properties read as NULL.
+ * record's schema, and for a shape other resources include) a computed property that depends on
+ * the caller reads as NULL.
  */
 export function shapeOf(resource: ResourceDeclaration, who?: Actor): RecordShape {
+  return shapeOfFields({ type: resource.type, component: resource.title.one, table: resource.table, fields: resource.fields, computed: resource.computed }, who);
+}
+
+/** A record shape made of a resource's fields, declared apart so that others may include its records. */
+export function shapeOfFields(
+  declared: { type: string; component: string; table: RecordShape['table']; fields: Record<string, WritableField>; computed?: Record<string, ComputedField> },
+  who?: Actor,
+): RecordShape {
   const properties: Record<string, WireValue> = {};
-  for (const [name, field] of Object.entries(resource.fields)) properties[name] = field.output ?? field.column;
-  for (const [name, field] of Object.entries(resource.computed ?? {})) properties[name] = { sql: who ? computedExpr(field, who) : sql`NULL`, schema: field.schema };
-  return { type: resource.type, table: resource.table, properties, component: resource.title.one };
+  for (const [name, field] of Object.entries(declared.fields)) properties[name] = field.output ?? field.column;
+  for (const [name, field] of Object.entries(declared.computed ?? {})) {
+    const expr = typeof field.expr === 'function' ? (who ? field.expr(who) : sql`NULL`) : field.expr;
+    properties[name] = { sql: expr, schema: field.schema };
+  }
+  return { type: declared.type, table: declared.table, properties, component: declared.component };
 }

@@ -4,6 +4,7 @@ import { fieldsParam, filterParam, includesParam, orderByParam, orderModeParam, 
 import { recordSchema } from './record-schema';
 import { refSchema } from './wire';
 import { integerParam } from '../http/params';
+import { orderNamesOf } from './fields';
 import { shapeOf, writableFields } from './resource';
 import type { ResourceDeclaration } from './types';
 
@@ -53,20 +54,21 @@ function build(resource: ResourceDeclaration) {
   const record = recordSchema(shapeOf(resource), references);
   const included = includedSchema(resource);
   const includeNames = Object.keys(resource.relations);
-  const orderNames = [...resource.filter, ...Object.keys(resource.orderByExtra ?? {})];
+  const orderNames = orderNamesOf(resource);
 
   const create = writableRecord({ ...required, ...relations }, readOnly).meta({ id: `${resource.title.one}Create` });
   const patch = writableRecord({ ...plain, ...relations }, readOnly).meta({ id: `${resource.title.one}Update` });
   // Relations are not set in bulk: naming one is a 400, as any unknown property.
-  const bulkPatch = writableRecord(plain, readOnly.filter((name) => !(name in resource.relations))).meta({ id: `${resource.title.one}BulkUpdate` });
+  const bulkPlain = Object.fromEntries(Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk));
+  const bulkPatch = writableRecord(bulkPlain, readOnly.filter((name) => !(name in resource.relations))).meta({ id: `${resource.title.one}BulkUpdate` });
 
   return {
     record,
     create,
     patch,
     bulkPatch,
-    createBody: recordBody(resource.singular, create),
-    patchBody: recordBody(resource.singular, patch),
+    createBody: recordBody(resource.singular, create, resource.includedWrites),
+    patchBody: recordBody(resource.singular, patch, resource.includedWrites),
     bulkPatchBody: recordBody(resource.singular, bulkPatch),
     /** `{"company": {...}, "included": {...}}` */
     one: z.object({ [resource.singular]: record, included }).meta({ id: `${resource.title.one}Body` }),

@@ -50,6 +50,8 @@ export interface WritableField {
   output?: TypedSql;
   /** the value names a record of this table, which must be live in the caller's installation */
   references?: { table: AuditedTable; type: string };
+  /** one record's own value (unique, or written by rules of its own): a bulk update may not set it */
+  notInBulk?: boolean;
 }
 
 /** A read-only property computed in SQL, usable in `filter` and `orderBy`; it may depend on the caller. */
@@ -58,6 +60,15 @@ export interface ComputedField {
   type: FilterFieldType;
   /** what it reads as */
   schema: z.ZodType;
+}
+
+/** A filter name over a column of related records. */
+export interface RelatedFilter {
+  /** the related records' column or expression */
+  expr: Column | SQL;
+  type: FilterFieldType;
+  /** `EXISTS` over the related records of the current row that meet the condition */
+  exists: (condition: SQL) => SQL;
 }
 
 /** Names for people: `operationId`s (`listCompanies`, `getCompany`) and the document's group. */
@@ -85,8 +96,13 @@ export interface ResourceDeclaration {
   table: AuditedTable;
   fields: Record<string, WritableField>;
   computed?: Record<string, ComputedField>;
-  /** names `filter` accepts (from the audit set, `fields` and `computed`) */
+  /** names `filter` accepts (from the audit set, `fields`, `computed` and `relatedFilter`) */
   filter: readonly string[];
+  /**
+   * Filter names over related records (`contacts.value`): a condition holds when some related
+   * record meets it. Filter only: they do not sort.
+   */
+  relatedFilter?: Record<string, RelatedFilter>;
   /** names `orderBy` accepts beyond `filter`'s, each with its sort expression */
   orderByExtra?: Record<string, SQL | Column>;
   /** `includes` names, each a relation written and read through the property of the same name */
@@ -112,6 +128,8 @@ export interface ResourceDeclaration {
   tenancy?: 'installation' | 'global';
   /** a rule narrowing which of the installation's records the caller sees at all */
   scope?: (who: Actor) => SQL | undefined;
+  /** relations whose entries a body may also send under `included.<name>` (a customer's contacts, as the platform's client sends them) */
+  includedWrites?: readonly string[];
   /** body properties accepted and ignored (beside the audit set, `id`, `type` and read-only fields) */
   ignored?: readonly string[];
   /**
@@ -120,6 +138,12 @@ export interface ResourceDeclaration {
    * be amended) or other rows (e.g. clearing another default). Throw an ApiError to refuse.
    */
   beforeWrite?: (context: WriteContext, record: Record<string, unknown>, id: number | undefined) => Promise<void> | void;
+  /**
+   * Runs in the write's transaction after the record and its relations are written (`id` is the
+   * record's, `created` whether it is new): rules over the record as written, relations included,
+   * and the writes they lead to. Throw an ApiError to refuse the whole write.
+   */
+  afterWrite?: (context: WriteContext, record: Record<string, unknown>, id: number, created: boolean) => Promise<void> | void;
   /**
    * Properties of other records that name this one (an inbox's default `ticketstatus`): a record
    * in use is deleted only with `replaceWith`, another record they are moved to (409 otherwise).

@@ -72,6 +72,7 @@ export function createHandler(resource: ResourceDeclaration) {
       const serverSet = (await resource.onCreate?.({ tx, who })) ?? {};
       const [id] = await createRecords(tx, who, resource, [{ ...rowValues(resource.table, writableFields(resource), record), ...serverSet }]);
       await writeRelations(tx, resource, who, id!, record);
+      await resource.afterWrite?.({ tx, who }, record, id!, true);
       return readBack(tx, resource, who, id!, includes);
     });
     noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'created', record));
@@ -95,6 +96,7 @@ export function updateHandler(resource: ResourceDeclaration) {
       const updated = await updateRecords(tx, who, target, values, watchedProperties(resource, record));
       if (updated.length === 0) throw await notWritable(tx, resource, who, id, 'changed');
       await writeRelations(tx, resource, who, id, record);
+      await resource.afterWrite?.({ tx, who }, record, id, false);
       return readBack(tx, resource, who, id, includes);
     });
     noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', record));

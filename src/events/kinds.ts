@@ -13,4 +13,5 @@ export type EventKind =
   | 'accepted'
   | 'declined'
   | 'cancelled'
-  | 'synced';
+  | 'synced'
+  | 'merged';

@@ -92,7 +92,23 @@ export function unwrapRecord(body: unknown, wrapper: string): Record<string, unk
  * bare record. The document shows both forms; the handler gets the record either way, and a
  * refusal names the property as `<wrapper>.<property>` whichever form was sent.
  */
-export function recordBody<T extends z.ZodType>(wrapper: string, record: T) {
+/**
+ * The entries of `included.<name>` for each of `names`, added to the record's own `<name>`: the
+ * platform's clients send the related records they write (a customer's contacts) under `included`.
+ */
+function liftIncluded(raw: unknown, wrapper: string, names: readonly string[]): unknown {
+  const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+  if (!isObject(raw) || !isObject(raw.included)) return raw;
+  const included = raw.included;
+  const lifted = names.filter((name) => Array.isArray(included[name]));
+  if (lifted.length === 0) return raw;
+  const wrapped = isObject(raw[wrapper]);
+  const record = { ...((wrapped ? raw[wrapper] : raw) as Record<string, unknown>) };
+  for (const name of lifted) record[name] = [...(Array.isArray(record[name]) ? record[name] : []), ...(included[name] as unknown[])];
+  return wrapped ? { ...raw, [wrapper]: record } : record;
+}
+
+export function recordBody<T extends z.ZodType>(wrapper: string, record: T, liftedFromIncluded: readonly string[] = []) {
   const wrapped = z
     .strictObject({
       [wrapper]: record,
@@ -100,14 +116,15 @@ export function recordBody<T extends z.ZodType>(wrapper: string, record: T) {
       meta: z.unknown().optional().meta({ description: 'ignored' }),
     })
     .transform((body) => body[wrapper] as z.output<T>);
-  const schema = z.union([wrapped, record as z.ZodType<z.output<T>, z.input<T>>]);
+  const union = z.union([wrapped, record as z.ZodType<z.output<T>, z.input<T>>]);
+  const schema = liftedFromIncluded.length ? z.preprocess((raw) => liftIncluded(raw, wrapper, liftedFromIncluded), union) : union;
   describeBody(schema, {
     name(path) {
       const inner = path[0] === wrapper && typeof path[1] !== 'number' ? path.slice(1) : path;
       return pathName(wrapper, inner);
     },
     explain(raw) {
-      const result = record.safeParse(unwrapRecord(raw, wrapper), { reportInput: true });
+      const result = record.safeParse(unwrapRecord(liftIncluded(raw, wrapper, liftedFromIncluded), wrapper), { reportInput: true });
       return result.success ? [{ code: 'invalid', source: 'body', detail: `expected a ${wrapper}, bare or wrapped as {"${wrapper}": {...}}` }] : issuesToErrors(result.error.issues, wrapper);
     },
   });

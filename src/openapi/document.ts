@@ -20,6 +20,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'ContactForms', description: 'public entry points and the chat widget' },
   { name: 'ConversationMessages', description: 'the messages of live chats' },
   { name: 'Conversations', description: 'live chats and their realtime rooms' },
+  { name: 'Customers', description: 'the people served, their contacts and companies; merge' },
   { name: 'SpamLists', description: 'senders let through (whitelist) or refused (blacklist)' },
   { name: 'Tags', description: 'labels on tickets' },
   { name: 'TicketPriorities', description: 'how urgent a ticket is' },

@@ -383,3 +383,29 @@ describe('date fields', () => {
     }
   });
 });
+
+describe('a filter name over related records (exists)', () => {
+  const tags = pgTable('tags', { ticketId: integer('ticket_id'), name: text('name') });
+  const related: FilterFields = {
+    'tags.name': { expr: tags.name, type: 'string', exists: (condition) => sql`exists (select 1 from ${tags} where ${tags.ticketId} = ${tickets.id} and ${condition})` },
+  };
+  const renderRelated = (filter: unknown) => dialect.sqlToQuery(compileFilter(filter as Record<string, unknown>, related)!);
+  const EXISTS = 'exists (select 1 from "tags" where "tags"."ticket_id" = "tickets"."id" and';
+
+  it('holds when some related record meets the condition', () => {
+    expect(renderRelated({ 'tags.name': { $in: ['a', 'b'] } })).toMatchObject({ sql: `${EXISTS} ("tags"."name" in ($1, $2)))`, params: ['a', 'b'] });
+    expect(renderRelated({ 'tags.name': { $contains: 'v' } }).sql).toBe(`${EXISTS} ("tags"."name" ilike $1 escape '\\'))`);
+  });
+
+  it('negates: $ne and $nin hold when no related record has the value, null asks whether there is one', () => {
+    expect(renderRelated({ 'tags.name': { $nin: ['a'] } }).sql).toBe(`not ${EXISTS} ("tags"."name" in ($1)))`);
+    expect(renderRelated({ 'tags.name': { $ne: 'a' } }).sql).toBe(`not ${EXISTS} ("tags"."name" = $1))`);
+    expect(renderRelated({ 'tags.name': null }).sql).toBe(`not ${EXISTS} true)`);
+    expect(renderRelated({ 'tags.name': { $ne: null } }).sql).toBe(`${EXISTS} true)`);
+  });
+
+  it('checks the operand as any field', () => {
+    expect(apiError(() => renderRelated({ 'tags.name': { $in: 'a' } })).status).toBe(400);
+    expect(apiError(() => renderRelated({ 'tags.name': 7 })).status).toBe(400);
+  });
+});

@@ -1,24 +1,50 @@
-import { customers } from '../../db/schema';
-import type { RecordShape } from '../../engine';
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { CUSTOMER_ADD_METHODS, CUSTOMER_PERMISSIONS, customers } from '../../db/schema';
+import { shapeOfFields, type ComputedField, type WritableField } from '../../engine';
 
-/** Customers as other resources include them. Their own endpoints come with the customers work. */
-export const customerShape: RecordShape = {
-  type: 'customers',
-  component: 'Customer',
-  table: customers,
-  properties: {
-    firstName: customers.firstName,
-    lastName: customers.lastName,
-    email: customers.email,
-    organization: customers.organization,
-    jobTitle: customers.jobTitle,
-    phone: customers.phone,
-    mobile: customers.mobile,
-    address: customers.address,
-    notes: customers.notes,
-    externalId: customers.externalId,
-    extraData: customers.extraData,
-    trusted: customers.trusted,
-    verifiedEmail: customers.verifiedEmail,
+const text = (max: number) => z.string().trim().max(max).nullable();
+const webAddress = z.url({ protocol: /^https?$/ }).max(2048).nullable();
+
+/** An email address as a customer's contact holds it: trimmed, at most 254 characters. */
+export const customerEmail = z.string().trim().pipe(z.email().max(254));
+
+/**
+ * A customer's own properties, as the platform's record has them: the customers resource's
+ * fields, and the shape other records include a customer with (a company's `customers`).
+ */
+export const customerFields: Record<string, WritableField> = {
+  firstName: { column: customers.firstName, schema: z.string().trim().max(255) },
+  lastName: { column: customers.lastName, schema: z.string().trim().max(255) },
+  // The main email contact's value (customer-contacts.ts keeps them one).
+  email: { column: customers.email, schema: customerEmail, notInBulk: true },
+  organization: { column: customers.organization, schema: text(255) },
+  jobTitle: { column: customers.jobTitle, schema: text(255) },
+  phone: { column: customers.phone, schema: text(40) },
+  mobile: { column: customers.mobile, schema: text(40) },
+  address: { column: customers.address, schema: text(1000) },
+  notes: { column: customers.notes, schema: text(10_000) },
+  externalId: { column: customers.externalId, schema: text(255) },
+  extraData: { column: customers.extraData, schema: text(65_535) },
+  trusted: { column: customers.trusted, schema: z.boolean() },
+  verifiedEmail: { column: customers.verifiedEmail, schema: z.boolean() },
+  linkedinURL: { column: customers.linkedinUrl, schema: webAddress },
+  facebookURL: { column: customers.facebookUrl, schema: webAddress },
+  twitterHandle: { column: customers.twitterHandle, schema: z.string().trim().regex(/^@?\w{1,15}$/, 'must be a handle such as @acme').nullable() },
+  avatarURL: { column: customers.avatarUrl, schema: webAddress },
+  welcomeEmailSent: { column: customers.welcomeEmailSent, schema: z.boolean() },
+  permission: { column: customers.permission, schema: z.enum(CUSTOMER_PERMISSIONS) },
+  addMethod: {
+    column: customers.addMethod,
+    schema: z.enum(CUSTOMER_ADD_METHODS).meta({ description: 'how the customer came to be: api, widget, email, ticket or import' }),
+    readOnly: true,
   },
 };
+
+export const customerComputed: Record<string, ComputedField> = {
+  // Tickets arrive with the tickets work; until then a customer has none.
+  numTickets: { type: 'integer', schema: z.number().int().meta({ description: "the customer's tickets" }), expr: sql`0` },
+};
+
+/** Customers as other records include them (a company's `customers`, a conversation's). */
+export const customerShape = shapeOfFields({ type: 'customers', component: 'Customer', table: customers, fields: customerFields, computed: customerComputed });

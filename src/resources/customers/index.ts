@@ -1,4 +1,6 @@
 import { defineModule } from '../../modules/module';
+import { customersResource } from './customers.resource';
+import { mergeRoute } from './merge';
 
-/** Customers: only as other resources include them (customer-shape.ts); their own endpoints come with the customers work. */
-export const customersModule = defineModule({ name: 'customers' });
+/** `/v2/customers...`: the generic routes (contacts written inline, companies linked) and merge. */
+export const customersModule = defineModule({ name: 'customers', resources: [customersResource], routes: [mergeRoute] });

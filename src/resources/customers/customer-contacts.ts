@@ -1,0 +1,195 @@
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { CUSTOMER_CONTACT_TYPES, customerContacts, customers } from '../../db/schema';
+import { hasMany, updateRecords, type WriteContext } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { writableRecord } from '../../http/record-body';
+import { customerEmail } from './customer-shape';
+
+type ContactType = (typeof CUSTOMER_CONTACT_TYPES)[number];
+
+/** A contact's value by its type: an email address, a handle, or a profile's address. */
+const contactValue = z.string().trim().min(1).max(2048);
+
+const VALUE_RULES: Record<ContactType, z.ZodType> = {
+  email: customerEmail,
+  twitter: z.string().regex(/^@?\w{1,15}$/, 'must be a handle such as @acme'),
+  facebook: z.string().max(2048),
+  linkedin: z.string().max(2048),
+};
+
+const contactShape = {
+  type: 'contacts',
+  component: 'CustomerContact',
+  table: customerContacts,
+  // A contact's `type` is its kind, as the platform's client reads it.
+  properties: { type: customerContacts.type, value: customerContacts.value, isMain: customerContacts.isMain },
+};
+
+const generic = hasMany({
+  shape: contactShape,
+  parentKey: customerContacts.customerId,
+  fields: {
+    type: { column: customerContacts.type, schema: z.enum(CUSTOMER_CONTACT_TYPES) },
+    value: { column: customerContacts.value, schema: contactValue, required: true },
+    isMain: { column: customerContacts.isMain, schema: z.boolean() },
+  },
+});
+
+/** An entry as the body has it: the platform's client sends new ones with `id: 0`. */
+interface Entry {
+  id?: number;
+  type?: ContactType;
+  value?: string;
+  isMain?: boolean;
+  delete?: boolean;
+  meta?: { delete?: boolean } | null;
+}
+
+const isDeletion = (entry: Entry) => entry.delete === true || entry.meta?.delete === true;
+
+const entrySchema = writableRecord({
+  id: z.number().int().min(0).max(2_147_483_647).optional(),
+  // `contacts`, the type name a bare reference reads with, and null say nothing of the kind.
+  type: z.union([z.enum(CUSTOMER_CONTACT_TYPES), z.literal('contacts'), z.null()]).optional(),
+  value: contactValue.optional(),
+  isMain: z.boolean().optional(),
+  delete: z.boolean().optional(),
+  meta: z.looseObject({ delete: z.boolean().optional() }).nullable().optional(),
+}).transform(({ id, type, ...rest }): Entry => ({ ...rest, ...(id ? { id } : {}), ...(type && type !== 'contacts' ? { type } : {}) }));
+
+/**
+ * A customer's contacts (`includes=contacts`), written through `contacts` or `included.contacts`:
+ * an entry without an id (or with the client's `id: 0`) adds one, `{id, delete: true}` removes
+ * one, `{id, ...}` changes one; a bare `{id: 0}` placeholder is skipped. Marking one contact main
+ * unmarks the customer's other main contact of its type, with its event; the rules over the whole
+ * set (at least one email, a main of each type, values unique) are `settleContacts`'s.
+ */
+export const contactsRelation = {
+  ...generic,
+  bodySchema: z.array(entrySchema).max(100).nullable(),
+  async write(tx, who, parent, value, source) {
+    if (value === null) return;
+    const entries = (value as Entry[]).filter((entry) => entry.id !== undefined || entry.value !== undefined || isDeletion(entry));
+    entries.forEach((entry, index) => {
+      if (entry.value === undefined || isDeletion(entry)) return;
+      const rule = VALUE_RULES[(entry.type as ContactType | undefined) ?? 'email'];
+      const checked = rule.safeParse(entry.value);
+      if (!checked.success) throw ApiError.invalid(`${source}[${index}].value`, checked.error.issues[0]?.message ?? 'is not valid');
+    });
+    await unmarkOtherMains(tx, who, parent.id, entries, source);
+    await generic.write!(tx, who, parent, entries, source);
+  },
+} satisfies typeof generic;
+
+/** Before entries marked main are written, the customer's other main contacts of their types lose the mark. */
+async function unmarkOtherMains(tx: WriteContext['tx'], who: WriteContext['who'], customerId: number, entries: Entry[], source: string) {
+  // One contact may be named twice (a client sending back what it read, and the `email` it holds).
+  const marked = entries.filter((entry, index) => entry.isMain === true && !isDeletion(entry) && (entry.id === undefined || entries.findIndex((e) => e.id === entry.id && e.isMain === true) === index));
+  if (marked.length === 0) return;
+  const ids = marked.flatMap((entry) => (entry.id === undefined ? [] : [entry.id]));
+  const known = ids.length
+    ? await tx.select({ id: customerContacts.id, type: customerContacts.type }).from(customerContacts).where(and(eq(customerContacts.customerId, customerId), inArray(customerContacts.id, ids)))
+    : [];
+  const typeOf = (entry: Entry): ContactType => (entry.type as ContactType | undefined) ?? known.find((row) => row.id === entry.id)?.type ?? 'email';
+  const types = marked.map(typeOf);
+  const twice = types.findIndex((type, index) => types.indexOf(type) !== index);
+  if (twice >= 0) throw ApiError.invalid(source, `only one ${types[twice]} contact can be main`);
+  const keep = ids.length ? sql`${customerContacts.id} NOT IN ${ids}` : sql`true`;
+  await updateRecords(
+    tx,
+    who,
+    {
+      table: customerContacts,
+      type: 'contacts',
+      where: and(eq(customerContacts.customerId, customerId), eq(customerContacts.state, 'active'), eq(customerContacts.isMain, true), inArray(customerContacts.type, [...new Set(types)]), keep)!,
+    },
+    { isMain: false },
+    { isMain: customerContacts.isMain },
+  );
+}
+
+/**
+ * Where a customer's `email` goes among its contacts before they are written: an address it
+ * already has becomes main, a new one is added as main. On create without `email`, the main
+ * (or first) email contact sent gives it; a customer with no email at all is a 400.
+ */
+export async function placeEmail(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+  const entries = [...((record.contacts as Entry[] | null | undefined) ?? [])];
+  const email = record.email as string | undefined;
+  const emailEntries = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
+  if (email === undefined) {
+    if (id !== undefined) return;
+    const main = emailEntries.find((entry) => entry.isMain) ?? emailEntries[0];
+    if (!main) throw ApiError.invalid('customer.email', 'a customer needs an email address: send `email` or an email contact');
+    const address = customerEmail.safeParse(main.value);
+    if (!address.success) throw ApiError.invalid(`customer.contacts[${entries.indexOf(main)}].value`, address.error.issues[0]?.message ?? 'is not an email address');
+    main.isMain = true;
+    record.email = address.data;
+    record.contacts = entries;
+    return;
+  }
+  const same = (value: string | undefined) => value !== undefined && value.trim().toLowerCase() === email.toLowerCase();
+  const sent = emailEntries.find((entry) => same(entry.value));
+  if (sent) sent.isMain = true;
+  else {
+    const [held] = id === undefined
+      ? []
+      : await context.tx
+          .select({ id: customerContacts.id })
+          .from(customerContacts)
+          .where(and(eq(customerContacts.customerId, id), eq(customerContacts.type, 'email'), eq(customerContacts.state, 'active'), sql`lower(${customerContacts.value}) = lower(${email})`));
+    entries.push(held ? { id: held.id, isMain: true } : { type: 'email', value: email, isMain: true });
+  }
+  record.contacts = entries;
+}
+
+/**
+ * The rules over a customer's contacts once a write is done: at least one email contact, one
+ * main contact of each type it has (the oldest, when the main one went), values no other contact
+ * of the installation holds (409 naming it), and `email` the main email contact's value.
+ */
+export async function settleContacts({ tx, who }: WriteContext, customerId: number): Promise<void> {
+  const live = and(eq(customerContacts.customerId, customerId), eq(customerContacts.state, 'active'))!;
+  const [taken] = await tx
+    .select({ type: customerContacts.type, value: customerContacts.value, owner: sql<number>`other.customer_id` })
+    .from(customerContacts)
+    .innerJoin(
+      sql`customer_contacts other`,
+      sql`other.installation_id = ${customerContacts.installationId} AND other.type = ${customerContacts.type} AND lower(other.value) = lower(${customerContacts.value})
+        AND other.state = 'active' AND other.id <> ${customerContacts.id}`,
+    )
+    .where(live)
+    .limit(1);
+  if (taken) {
+    const whose = taken.owner === customerId ? 'this customer twice' : `customer ${taken.owner}`;
+    throw ApiError.conflict('customer.contacts', `the ${taken.type} ${taken.value} is already a contact of ${whose}`);
+  }
+  // The oldest contact of each type that has no main one becomes main.
+  await updateRecords(
+    tx,
+    who,
+    {
+      table: customerContacts,
+      type: 'contacts',
+      where: sql`${customerContacts.id} IN (SELECT DISTINCT ON (c.type) c.id FROM customer_contacts c
+        WHERE c.customer_id = ${customerId} AND c.state = 'active'
+          AND NOT EXISTS (SELECT 1 FROM customer_contacts m WHERE m.customer_id = c.customer_id AND m.type = c.type AND m.is_main AND m.state = 'active')
+        ORDER BY c.type, c.id)`,
+    },
+    { isMain: true },
+    { isMain: customerContacts.isMain },
+  );
+  const [main] = await tx
+    .select({ value: customerContacts.value })
+    .from(customerContacts)
+    .where(and(live, eq(customerContacts.type, 'email'), eq(customerContacts.isMain, true)));
+  if (!main) throw ApiError.invalid('customer.contacts', 'a customer needs at least one email contact');
+  await updateRecords(
+    tx,
+    who,
+    { table: customers, type: 'customers', where: and(eq(customers.id, customerId), ne(customers.email, main.value))! },
+    { email: main.value },
+    { email: customers.email },
+  );
+}

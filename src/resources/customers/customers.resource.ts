@@ -1,0 +1,76 @@
+import { sql } from 'drizzle-orm';
+import { AGENTS, EVERYONE } from '../../auth/access';
+import { companyCustomers, customerContacts, customers } from '../../db/schema';
+import { AUDIT_SET, defineResource, manyToMany, type WriteContext } from '../../engine';
+import { insertEventsFrom } from '../../events/record-events';
+import { companyShape } from '../companies/company-shape';
+import { includedUsers } from '../users/user-shape';
+import { contactsRelation, placeEmail, settleContacts } from './customer-contacts';
+import { customerComputed, customerFields } from './customer-shape';
+
+/**
+ * A new customer whose email's domain is a live domain of a company of kind `company` joins it:
+ * a `linked` event of the customer saying `"addMethod": "domain"`.
+ */
+async function joinCompaniesByDomain({ tx, who }: WriteContext, customerId: number): Promise<void> {
+  await tx.execute(sql`
+    WITH linked AS (
+      INSERT INTO company_customers (installation_id, company_id, customer_id, created_by)
+      SELECT ${who.installationId}::int, c.id, ${customerId}::int, ${who.userId}::int
+        FROM companies c
+        JOIN company_domains d ON d.company_id = c.id AND d.state = 'active'
+        JOIN customers m ON m.id = ${customerId}
+       WHERE c.installation_id = ${who.installationId} AND c.state = 'active' AND c.kind = 'company'
+         AND d.name = lower(split_part(m.email, '@', 2))
+      ON CONFLICT DO NOTHING
+      RETURNING customer_id AS id, company_id)
+    ${insertEventsFrom(sql`linked`, who, 'customers', 'linked', sql`jsonb_build_object('relation', 'companies', 'record', jsonb_build_object('id', r.company_id, 'type', 'companies'), 'addMethod', 'domain')`)}`);
+}
+
+export const customersResource = defineResource({
+  type: 'customers',
+  singular: 'customer',
+  title: { one: 'Customer', many: 'Customers' },
+  table: customers,
+  fields: customerFields,
+  computed: customerComputed,
+  filter: [
+    ...AUDIT_SET,
+    'addMethod', 'contacts.value', 'email', 'externalId', 'firstName', 'jobTitle', 'lastName', 'numTickets',
+    'organization', 'permission', 'phone', 'mobile', 'trusted', 'twitterHandle', 'verifiedEmail', 'welcomeEmailSent',
+  ],
+  relatedFilter: {
+    'contacts.value': {
+      expr: customerContacts.value,
+      type: 'string',
+      exists: (condition) =>
+        sql`EXISTS (SELECT 1 FROM ${customerContacts} WHERE ${customerContacts.customerId} = ${customers.id} AND ${customerContacts.state} = 'active' AND ${condition})`,
+    },
+  },
+  orderByExtra: {
+    name: sql`lower(${customers.firstName} || ' ' || ${customers.lastName})`,
+  },
+  relations: {
+    companies: manyToMany({
+      name: 'companies',
+      target: companyShape,
+      through: companyCustomers,
+      parentKey: companyCustomers.customerId,
+      targetKey: companyCustomers.companyId,
+    }),
+    contacts: contactsRelation,
+    users: includedUsers(),
+  },
+  includedWrites: ['contacts'],
+  ignored: ['customerwelcomeemails'],
+  constraints: {
+    customer_contacts_value_key: { source: 'customer.contacts', detail: 'another customer took one of these contact values at the same moment; try again' },
+    customer_contacts_one_main_key: { source: 'customer.contacts', detail: 'only one contact of each type can be main' },
+  },
+  access: { read: EVERYONE, write: AGENTS },
+  beforeWrite: placeEmail,
+  async afterWrite(context, record, id, created) {
+    await settleContacts(context, id);
+    if (created && record.companies === undefined) await joinCompaniesByDomain(context, id);
+  },
+});

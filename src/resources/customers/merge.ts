@@ -1,0 +1,74 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AGENTS } from '../../auth/access';
+import { customers } from '../../db/schema';
+import { deleteRecords, readBack, recordScope, referenceInput, schemasOf } from '../../engine';
+import { insertEventsFrom, noteEvents, recordEvents } from '../../events/record-events';
+import { ApiError } from '../../http/errors';
+import { idParams } from '../../http/params';
+import { errorResponse, jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
+import { customersResource } from './customers.resource';
+
+const mergeBody = z
+  .strictObject({ customer: referenceInput('customers').meta({ description: 'the customer folded into this one, and deleted' }) })
+  .meta({ id: 'CustomerMerge' });
+
+/**
+ * `POST /v2/customers/{id}/merge.json` with `{"customer": {"id": 12}}`: customer 12 is folded into
+ * this one, in one transaction. Its contacts move (keeping this customer's main ones; each an
+ * `updated` contact event), its company links move (each a `linked` event of this customer), its
+ * chat visitors name this customer (each an `updated` event), it is deleted (its `deleted` event
+ * says `mergedInto`), and this customer gets a `merged` event naming it. This customer's own
+ * properties stay as they are. Tickets move with them once tickets exist.
+ */
+export const mergeRoute = defineRoute({
+  method: 'post', path: '/v2/customers/{id}/merge.json', tag: 'Customers', operationId: 'mergeCustomer', roles: AGENTS,
+  summary: 'Fold another customer into this one: contacts, company links and conversations move, the other is deleted',
+  request: { params: idParams, body: { required: true, content: { 'application/json': { schema: mergeBody } } } },
+  responses: { 200: jsonResponse('the customer, with its contacts and companies', schemasOf(customersResource).one) },
+}, async (c) => {
+  const who = c.var.principal;
+  const { id } = c.req.valid('param');
+  const other = c.req.valid('json').customer;
+  if (other === id) throw ApiError.invalid('customer.id', 'a customer cannot be merged into itself');
+  const body = await c.var.db.transaction(async (tx) => {
+    const live = await tx
+      .select({ id: customers.id })
+      .from(customers)
+      .where(and(recordScope(customersResource, who, false, 'write'), inArray(customers.id, [id, other])))
+      .orderBy(customers.id)
+      .for('update');
+    if (!live.some((row) => row.id === id)) throw ApiError.notFound('id', `customer ${id} not found`);
+    if (!live.some((row) => row.id === other)) throw ApiError.invalid('customer.id', `no customer ${other} here`);
+    const moved = sql`jsonb_build_object('customer', jsonb_build_object('before', jsonb_build_object('id', ${other}::int, 'type', 'customers'), 'after', jsonb_build_object('id', ${id}::int, 'type', 'customers')))`;
+    // The other's main contacts stay main only for types this customer has no main contact of.
+    await tx.execute(sql`
+      WITH mains AS (SELECT type FROM customer_contacts WHERE customer_id = ${id} AND is_main AND state = 'active'),
+      changed AS (
+        UPDATE customer_contacts SET customer_id = ${id}, is_main = is_main AND type NOT IN (SELECT type FROM mains),
+               updated_at = now(), updated_by = ${who.userId}::int
+         WHERE customer_id = ${other} AND state = 'active'
+        RETURNING id)
+      ${insertEventsFrom(sql`changed`, who, 'contacts', 'updated', moved)}`);
+    await tx.execute(sql`
+      WITH gone AS (DELETE FROM company_customers WHERE customer_id = ${other} RETURNING company_id),
+      linked AS (
+        INSERT INTO company_customers (installation_id, company_id, customer_id, created_by)
+        SELECT ${who.installationId}::int, company_id, ${id}::int, ${who.userId}::int FROM gone
+        ON CONFLICT DO NOTHING
+        RETURNING customer_id AS id, company_id)
+      ${insertEventsFrom(sql`linked`, who, 'customers', 'linked', sql`jsonb_build_object('relation', 'companies', 'record', jsonb_build_object('id', r.company_id, 'type', 'companies'), 'mergedFrom', ${other}::int)`)}`);
+    await tx.execute(sql`
+      WITH changed AS (
+        UPDATE contacts SET customer_id = ${id}, updated_at = now(), updated_by = ${who.userId}::int
+         WHERE customer_id = ${other} AND installation_id = ${who.installationId} AND state = 'active'
+        RETURNING id)
+      ${insertEventsFrom(sql`changed`, who, 'contacts', 'updated', moved)}`);
+    await deleteRecords(tx, who, { table: customers, type: 'customers', where: eq(customers.id, other) }, { mergedInto: { id, type: 'customers' } });
+    await recordEvents(tx, who, [{ recordType: 'customers', recordId: id, kind: 'merged', data: { customer: { id: other, type: 'customers' } } }]);
+    return readBack(tx, customersResource, who, id, ['companies', 'contacts']);
+  });
+  noteEvents(c.var.db, who.installationId, [['customers'], ['contacts', 'updated']]);
+  return c.json(body, 200);
+});
