@@ -3,10 +3,10 @@
 // parsed by the route's own schema) are handed a Queryable that only records what it is asked to
 // execute: text the service prepared once (`executeText`), or drizzle SQL rendered exactly as
 // drizzle's neon-http `db.execute` does (`dialect.sqlToQuery`).
-import { and, eq, gt, isNull, or, sql, type SQL } from 'drizzle-orm';
-import { PgDialect, QueryBuilder } from 'drizzle-orm/pg-core';
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Principal } from '../src/auth/principal';
-import { credentials, users } from '../src/db/schema';
+import { credentialLookUp } from '../src/auth/authenticate';
 import { companiesResource } from '../src/resources/companies/companies.resource';
 import { listBody, schemasOf, selectOne } from '../src/engine';
 
@@ -54,23 +54,11 @@ export async function companyGetStatement(who: Principal): Promise<GetStatement>
 }
 
 /**
- * The credential look-up of `authenticate` (src/auth/authenticate.ts) rebuilt with the same
- * builder calls: what a request costs when its key is not in the isolate's cache.
+ * The credential look-up of `authenticate` (src/auth/authenticate.ts), the same statement: what a
+ * request costs when its key is not in the isolate's cache.
  */
 export function credentialLookUpStatement(secretHash: string): Statement {
-  const query = new QueryBuilder()
-    .select({ installationId: credentials.installationId, userId: credentials.userId, role: users.role, expiresAt: credentials.expiresAt })
-    .from(credentials)
-    .innerJoin(users, and(eq(users.id, credentials.userId), eq(users.installationId, credentials.installationId)))
-    .where(
-      and(
-        eq(credentials.secretHash, secretHash),
-        isNull(credentials.revokedAt),
-        or(isNull(credentials.expiresAt), gt(credentials.expiresAt, sql`now()`)),
-        eq(users.state, 'active'),
-      ),
-    )
-    .toSQL();
+  const query = dialect.sqlToQuery(credentialLookUp(secretHash));
   return { text: query.sql, params: query.params };
 }
 

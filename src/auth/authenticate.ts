@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
 import type { Database } from '../db/client';
@@ -17,22 +17,33 @@ const CACHE_MS = 30_000;
 const CACHE_MAX = 5_000;
 const recent = new Map<string, { principal: Principal; until: number }>();
 
+/**
+ * The live credential of the hash, with its teammate, in one statement that also records its use
+ * (`lastUsedAt`, written at most once a minute: a busy key costs no write per request).
+ */
+export function credentialLookUp(hash: string): SQL {
+  return sql`
+    WITH found AS (
+      SELECT ${credentials.id} AS id, ${credentials.installationId} AS installation_id, ${credentials.userId} AS user_id, ${users.role} AS role,
+             ${credentials.expiresAt} AS expires_at, ${credentials.lastUsedAt} AS last_used_at
+        FROM ${credentials}
+        JOIN ${users} ON ${users.id} = ${credentials.userId} AND ${users.installationId} = ${credentials.installationId}
+       WHERE ${credentials.secretHash} = ${hash} AND ${credentials.state} = 'active'
+         AND (${credentials.expiresAt} IS NULL OR ${credentials.expiresAt} > now()) AND ${users.state} = 'active'),
+    touched AS (
+      UPDATE ${credentials} SET last_used_at = now() FROM found
+       WHERE ${credentials.id} = found.id AND (found.last_used_at IS NULL OR found.last_used_at < now() - interval '1 minute'))
+    SELECT installation_id, user_id, role, expires_at FROM found`;
+}
+
 async function lookUp(db: Database, hash: string): Promise<{ principal: Principal; expiresAt: Date | null } | undefined> {
-  const [row] = await db.http
-    .select({ installationId: credentials.installationId, userId: credentials.userId, role: users.role, expiresAt: credentials.expiresAt })
-    .from(credentials)
-    .innerJoin(users, and(eq(users.id, credentials.userId), eq(users.installationId, credentials.installationId)))
-    .where(
-      and(
-        eq(credentials.secretHash, hash),
-        isNull(credentials.revokedAt),
-        or(isNull(credentials.expiresAt), gt(credentials.expiresAt, sql`now()`)),
-        eq(users.state, 'active'),
-      ),
-    );
+  const { rows } = await db.http.execute(credentialLookUp(hash));
+  const row = rows[0];
   if (!row) return undefined;
-  const { expiresAt, ...teammate } = row;
-  return { principal: { kind: 'teammate', ...teammate }, expiresAt };
+  return {
+    principal: { kind: 'teammate', installationId: Number(row.installation_id), userId: Number(row.user_id), role: row.role as UserRole },
+    expiresAt: row.expires_at ? new Date(row.expires_at as string) : null,
+  };
 }
 
 /** The teammate behind a presented secret, or undefined when it is no valid credential. */
@@ -47,6 +58,18 @@ export async function principalOf(db: Database, secret: string): Promise<Princip
   // Never remembered past its expiry.
   recent.set(hash, { principal: found.principal, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
   return found.principal;
+}
+
+/**
+ * Drops this isolate's remembered credentials of a teammate (deactivated, or its role changed) or
+ * of one secret hash (revoked): here they stop at once; other isolates forget them within 30 s.
+ */
+export function forgetCredentials(which: { userId: number } | { secretHash: string }): void {
+  if ('secretHash' in which) {
+    recent.delete(which.secretHash);
+    return;
+  }
+  for (const [hash, entry] of recent) if (entry.principal.userId === which.userId) recent.delete(hash);
 }
 
 /** The 401 of a request that presents no credential (or a header that is not one). */

@@ -17,7 +17,7 @@ export { listBody, readBack, readOne } from './read';
 export { filterParam, includesParam } from './list-params';
 export { recordScope, tenantScope } from './scope';
 export { bulkResult, bulkResultSchema, bulkTarget } from './bulk';
-export { deleteRecords, updateRecords } from './changes';
+export { createRecords, deleteRecords, updateRecords } from './changes';
 export { deletedValues, updatedValues } from './columns';
 export { resourceRoutes } from './routes';
 export { schemasOf } from './schemas';

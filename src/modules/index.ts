@@ -4,6 +4,7 @@ import { agentInvitesModule } from '../resources/agentinvites';
 import { aiModule } from '../resources/ai';
 import { announcementModule } from '../resources/announcement';
 import { announcementsModule } from '../resources/announcements';
+import { apiKeysModule } from '../resources/apikeys';
 import { anomaliesModule } from '../resources/anomalies';
 import { appFeaturesModule } from '../resources/appfeatures';
 import { appFeaturesInstallationsModule } from '../resources/appfeaturesinstallations';
@@ -45,6 +46,7 @@ export const modules: readonly Module[] = [
   aiModule,
   announcementModule,
   announcementsModule,
+  apiKeysModule,
   anomaliesModule,
   appFeaturesModule,
   appFeaturesInstallationsModule,

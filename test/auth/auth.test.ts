@@ -175,7 +175,7 @@ describe('valid credentials', () => {
 describe('revoked and expired credentials', () => {
   it('answers 401 to a key whose row is revoked', async () => {
     const key = await freshKey(siteA);
-    await rows(`UPDATE credentials SET revoked_at = now() WHERE secret_hash = $1`, [await hashSecret(key)]);
+    await rows(`UPDATE credentials SET state = 'deleted', deleted_at = now() WHERE secret_hash = $1`, [await hashSecret(key)]);
     expectUnauthorized(await listWith(`Bearer ${key}`));
     expectUnauthorized(await listWith(basic(key, 'x')));
   });
@@ -203,7 +203,7 @@ describe('revoked and expired credentials', () => {
 
   it('answers 401 to a revoked OAuth access token that has not expired', async () => {
     const token = await oauthToken(siteA, siteA.users.agent.id, `now() + interval '1 hour'`);
-    await rows(`UPDATE credentials SET revoked_at = now() WHERE secret_hash = $1`, [await hashSecret(token)]);
+    await rows(`UPDATE credentials SET state = 'deleted', deleted_at = now() WHERE secret_hash = $1`, [await hashSecret(token)]);
     expectUnauthorized(await listWith(`Bearer ${token}`));
   });
 

@@ -15,7 +15,7 @@ beforeAll(async () => {
   agent = site.users.agent.apiKey;
 });
 
-const create = (body: unknown, query?: Record<string, unknown>) => api('/v2/customers.json', { method: 'POST', key: agent, body, query });
+const create = (body: unknown, query?: Record<string, string>) => api('/v2/customers.json', { method: 'POST', key: agent, body, query });
 const contactsOf = (id: number) =>
   rows<{ type: string; value: string; isMain: boolean }>(
     `SELECT type, value, is_main AS "isMain" FROM customer_contacts WHERE customer_id = $1 AND state = 'active' ORDER BY id`,
@@ -69,7 +69,7 @@ describe('a customer', () => {
     expectError(conflict, 409, 'customer.contacts', new RegExp(`taken@example.test is already a contact of customer ${first.body.customer.id}`, 'i'));
     const second = await create({ email: 'free@example.test' });
     expectError(await api(`/v2/customers/${second.body.customer.id}.json`, { method: 'PATCH', key: agent, body: { contacts: [{ type: 'email', value: 'taken@example.test' }] } }), 409, 'customer.contacts', /taken@example.test/);
-    expect(await rows('SELECT count(*)::int AS n FROM customer_contacts WHERE installation_id = $1', [site.id])).toEqual([{ n: before[0]!.n + 1 }]);
+    expect(await rows('SELECT count(*)::int AS n FROM customer_contacts WHERE installation_id = $1', [site.id])).toEqual([{ n: (before[0] as { n: number }).n + 1 }]);
     // another installation may hold the same value
     const other = await newInstallation('customers-other');
     const theirs = await api('/v2/customers.json', { method: 'POST', key: other.users.agent.apiKey, body: { email: 'taken@example.test' } });

@@ -7,14 +7,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation } from '../support/db';
+import { SDK_HEADERS, SDK_INCLUDED } from '../support/sdk';
 
 let site: SeededInstallation;
 let key: string;
 
-const SDK_INCLUDED = Object.fromEntries(
-  ['companies', 'contacts', 'customers', 'domains', 'inboxes', 'messages', 'slacustomers', 'slacompanies', 'slainboxes', 'slanotifications', 'slaticketpriorities', 'slatags', 'tags', 'ticketactivities', 'ticketsources', 'ticketstatuses', 'tickettypes', 'timelogs', 'users'].map((name) => [name, null]),
-);
-const SDK_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
 
 interface Service {
   path: string;

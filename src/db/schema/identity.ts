@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { date, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { auditColumns } from './audit';
+import { boolean, date, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { auditColumns, globalAuditColumns } from './audit';
+import { timeZones } from './business-hours';
 
 /** One helpdesk site: the tenant. */
 export const installations = pgTable('installations', {
@@ -18,7 +19,10 @@ export const installations = pgTable('installations', {
 export const USER_ROLES = ['owner', 'admin', 'agent', 'collaborator'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
-/** Teammates. Collaborators have no seat. */
+/** How a teammate writes replies. */
+export const EDIT_METHODS = ['html', 'markdown'] as const;
+
+/** Teammates. Collaborators have no seat. A deleted teammate is deactivated: its keys stop working. */
 export const users = pgTable(
   'users',
   {
@@ -27,6 +31,16 @@ export const users = pgTable(
     lastName: text('last_name').notNull().default(''),
     email: text('email').notNull(),
     role: text('role', { enum: USER_ROLES }).notNull(),
+    avatarUrl: text('avatar_url'),
+    editMethod: text('edit_method', { enum: EDIT_METHODS }).notNull().default('html'),
+    isPartTime: boolean('is_part_time').notNull().default(false),
+    reviewer: boolean('reviewer').notNull().default(false),
+    timezoneId: integer('timezone_id').notNull().default(1).references(() => timeZones.id),
+    /** 1: 12-hour clock, 2: 24-hour clock */
+    timeFormatId: integer('time_format_id').notNull().default(1),
+    sendPushNotifications: boolean('send_push_notifications').notNull().default(true),
+    sendWebNotifications: boolean('send_web_notifications').notNull().default(true),
+    autoFollowOnCC: boolean('auto_follow_on_cc').notNull().default(false),
   },
   (t) => [
     uniqueIndex('users_installation_email_key')
@@ -38,23 +52,23 @@ export const users = pgTable(
 export const CREDENTIAL_KINDS = ['api_key', 'oauth_access_token'] as const;
 
 /**
- * API keys and OAuth access tokens. Only a SHA-256 digest of the secret is stored: the secrets
+ * API keys and OAuth access tokens; a revoked one is deleted (`state`). Only a SHA-256 digest of the secret is stored: the secrets
  * are 190+ bits of randomness, so a slow password hash would add latency to every request and
  * no protection. `prefix` lets an owner recognise a key without revealing it.
  */
 export const credentials = pgTable(
   'credentials',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    ...globalAuditColumns(),
     installationId: integer('installation_id').notNull().references(() => installations.id),
     userId: integer('user_id').notNull().references(() => users.id),
     kind: text('kind', { enum: CREDENTIAL_KINDS }).notNull(),
     name: text('name').notNull().default(''),
     prefix: text('prefix').notNull(),
     secretHash: text('secret_hash').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
-    revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
+    /** when it last authenticated a request, to about a minute (authenticate.ts) */
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, precision: 3 }),
   },
   (t) => [uniqueIndex('credentials_secret_hash_key').on(t.secretHash), index('credentials_user_idx').on(t.userId)],
 );

@@ -1,4 +1,6 @@
 import { defineModule } from '../../modules/module';
+import { meRoute } from './me';
+import { usersResource } from './users.resource';
 
-/** Teammates: only as other resources include them (user-shape.ts); their own endpoints come with the teammates work. */
-export const usersModule = defineModule({ name: 'users' });
+/** `/v2/users...` and `/v2/me.json`: teammates, with who may add, change and deactivate them in `teammate-rules.ts`. */
+export const usersModule = defineModule({ name: 'users', resources: [usersResource], routes: [meRoute] });
