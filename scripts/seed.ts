@@ -36,6 +36,10 @@ export async function addUser(client: pg.ClientBase, installationId: number, rol
     `INSERT INTO users (installation_id, first_name, last_name, email, role) VALUES ($1, $2, 'Demo', $3, $4) RETURNING id`,
     [installationId, role[0]!.toUpperCase() + role.slice(1), email, role],
   );
+  // A seated teammate works every inbox of the demo (collaborators have no seat).
+  if (role !== 'collaborator') {
+    await client.query(`INSERT INTO inbox_users (installation_id, inbox_id, user_id) SELECT installation_id, id, $2 FROM inboxes WHERE installation_id = $1 AND state = 'active'`, [installationId, user.id]);
+  }
   return { id: user.id, role, email, apiKey: await addApiKey(client, installationId, user.id, apiKey) };
 }
 

@@ -4,7 +4,7 @@
  * and record shapes describe what it reads and writes; the rest serves special operations that
  * read or change records the way the generic routes do.
  */
-export { AUDIT_SET, defineResource, shapeOfFields } from './resource';
+export { AUDIT_SET, defineResource, shapeOf, shapeOfFields } from './resource';
 export type { AuditedTable, ComputedField, RecordShape, Relation, ResourceDeclaration, WritableField, WriteContext } from './types';
 export { hasMany, hasOne, manyToMany, ownedRecords, referencedBy } from './relations';
 export { referenceField, referenceInput } from './reference-field';

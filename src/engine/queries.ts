@@ -182,6 +182,8 @@ function assemble(parts: ReadParts, rows: readonly Row[], found: Record<string, 
   const { record: own, plans } = parts;
   // Each include's records: by parent id (children), or by id (referenced).
   const byParent = new Map<string, Map<number, WireRecord[]>>();
+  // The meta of the link a related record was reached through (a member's access), for its reference.
+  const linkMetaOf = new WeakMap<WireRecord, Record<string, unknown>>();
   const byId = new Map<string, Map<number, WireRecord>>();
   if (rows.length) {
     for (const plan of plans) {
@@ -189,9 +191,11 @@ function assemble(parts: ReadParts, rows: readonly Row[], found: Record<string, 
       const all = (found?.[plan.column] ?? []) as Row[];
       if (plan.kind === 'children') {
         const groups = new Map<number, WireRecord[]>();
+        const offset = plan.read.linkMeta ? 2 : 1;
         for (const values of all) {
           const parentId = values[0] as number;
-          const item = plan.read.record.decode(values, 1);
+          const item = plan.read.record.decode(values, offset);
+          if (plan.read.linkMeta) linkMetaOf.set(item, values[1] as Record<string, unknown>);
           const group = groups.get(parentId);
           if (group) group.push(item);
           else groups.set(parentId, [item]);
@@ -222,7 +226,10 @@ function assemble(parts: ReadParts, rows: readonly Row[], found: Record<string, 
       const seen = (included[relation.type] ??= new Map());
       for (const item of related) seen.set(item.id as number, item);
       if (relation.cardinality === 'none') continue;
-      const refs = related.map((item) => ({ id: item.id, type: relation.type }));
+      const refs = related.map((item) => {
+        const meta = linkMetaOf.get(item);
+        return meta ? { id: item.id, type: relation.type, meta } : { id: item.id, type: relation.type };
+      });
       record[plan.name] = relation.cardinality === 'many' ? refs : (refs[0] ?? null);
     }
     return record;

@@ -11,6 +11,7 @@ import { createRecords, deleteRecords, updateRecords } from './changes';
 import { columnKey, rowValues } from './columns';
 import { recordValues } from './record-json';
 import { recordSchema } from './record-schema';
+import { refSchema } from './wire';
 import type { AuditedTable, PageRead, PageRelation, Parent, RecordShape, WritableField } from './types';
 import { tenantScope } from './scope';
 
@@ -32,15 +33,17 @@ function entrySchema(fields: Record<string, WritableField>) {
  * The page form (`PageRead`, `types.ts`) every relation made here has but `referencedBy`'s:
  * the live `target` records reached through `from` whose `parentKey` is one of the page's.
  */
-function childrenOf(target: RecordShape, from: SQL, parentKey: PgColumn): PageRead {
+function childrenOf(target: RecordShape, from: SQL, parentKey: PgColumn, linkMeta?: SQL): PageRead {
   const record = recordValues(target);
-  if (record.count + 1 > 100) throw new Error(`${target.type}: too many properties for json_build_array`);
+  if (record.count + 2 > 100) throw new Error(`${target.type}: too many properties for json_build_array`);
   const t = target.table;
+  const meta = linkMeta ? sql`${linkMeta}, ` : sql``;
   return {
     kind: 'children',
     record,
+    linkMeta: linkMeta !== undefined,
     rows: (ids) =>
-      sql`(SELECT json_agg(json_build_array(${parentKey}, ${record.values}) ORDER BY ${t.id}) FROM ${from} WHERE ${parentKey} = ANY(${ids}) AND ${t.state} = 'active')`,
+      sql`(SELECT json_agg(json_build_array(${parentKey}, ${meta}${record.values}) ORDER BY ${t.id}) FROM ${from} WHERE ${parentKey} = ANY(${ids}) AND ${t.state} = 'active')`,
   };
 }
 
@@ -163,11 +166,23 @@ export function hasOne(options: { shape: RecordShape; parentKey: PgColumn; field
   };
 }
 
+/** A property of a link itself (a member's `access`), written and read as the reference's `meta.<name>`. */
+export interface LinkField {
+  column: PgColumn;
+  schema: z.ZodType;
+  /** what a new link without it gets */
+  default: string | number | boolean;
+}
+
+type LinkEntry = { id: number; delete?: boolean; meta?: ({ delete?: boolean } & Record<string, unknown>) | null };
+
 /**
  * Links between the parent and records that live on their own (a company's customers).
  * `{"id": 5}` links record 5, `{"id": 5, "delete": true}` unlinks it (a 400 when it is not
  * linked); links not sent stay. Each new link and each removed one is an event of the parent
- * (`linked`, `unlinked`) naming the relation and the record.
+ * (`linked`, `unlinked`) naming the relation and the record. `linkFields` are properties of the
+ * link (an inbox member's `access`): written as `meta.<name>` of an entry, read in the
+ * reference's `meta`; a changed one is a `linked` event again, with the new `meta`.
  */
 export function manyToMany(options: {
   name: string;
@@ -175,39 +190,66 @@ export function manyToMany(options: {
   through: PgTable & { installationId: PgColumn };
   parentKey: PgColumn;
   targetKey: PgColumn;
+  linkFields?: Record<string, LinkField>;
 }): PageRelation {
   const { name, target, through, parentKey, targetKey } = options;
-  const entry = writableRecord({ id: idValue, delete: deleteFlag, meta: entryMeta });
-  const linkEvent = (parent: Parent) =>
-    [sql`${parent.id}::int`, sql`jsonb_build_object('relation', ${name}::text, 'record', jsonb_build_object('id', r.id, 'type', ${target.type}::text))`] as const;
+  const linkFields = Object.entries(options.linkFields ?? {});
+  const metaShape: Record<string, z.ZodType> = { delete: z.boolean().optional() };
+  for (const [field, link] of linkFields) metaShape[field] = link.schema.optional();
+  const entryMetaSchema = linkFields.length ? z.looseObject(metaShape).nullable().optional().meta({ description: `\`delete: true\` removes the link; ${linkFields.map(([field]) => `\`${field}\``).join(', ')} set the link's own properties` }) : entryMeta;
+  const entry = writableRecord({ id: idValue, delete: deleteFlag, meta: entryMetaSchema });
+  const metaJson = linkFields.length ? sql`json_build_object(${sql.join(linkFields.map(([field, link]) => sql`${field}::text, ${link.column}`), sql`, `)})` : undefined;
+  const returning = sql.join([sql`${sql.identifier(targetKey.name)} AS id`, ...linkFields.map(([field, link]) => sql`${sql.identifier(link.column.name)} AS ${sql.identifier(field)}`)], sql`, `);
+  const linkEvent = (parent: Parent) => {
+    const meta = linkFields.length ? sql`, 'meta', jsonb_build_object(${sql.join(linkFields.map(([field]) => sql`${field}::text, r.${sql.identifier(field)}`), sql`, `)})` : sql``;
+    return [sql`${parent.id}::int`, sql`jsonb_build_object('relation', ${name}::text, 'record', jsonb_build_object('id', r.id, 'type', ${target.type}::text)${meta})`] as const;
+  };
+  const referenceSchema = linkFields.length
+    ? refSchema(target.type).extend({ meta: z.object(Object.fromEntries(linkFields.map(([field, link]) => [field, link.schema]))) })
+    : undefined;
   return {
     type: target.type,
     schema: recordSchema(target),
     cardinality: 'many',
-    page: childrenOf(target, sql`${through} JOIN ${target.table} ON ${target.table.id} = ${targetKey}`, parentKey),
+    page: childrenOf(target, sql`${through} JOIN ${target.table} ON ${target.table.id} = ${targetKey}`, parentKey, metaJson),
     bodySchema: z.array(entry).max(500).nullable(),
+    referenceSchema,
     async write(tx, who, parent, value, source) {
       if (value === null) return;
-      const entries = value as { id: number; delete?: boolean; meta?: { delete?: boolean } | null }[];
+      const entries = value as LinkEntry[];
       const scope = tenantScope(target.table, who.installationId)!;
       await requireChildren(tx, target.table, scope, entries.map((e) => (isDeletion(e) ? {} : e)), source, target.type);
       const unlinking = entries.flatMap((e) => (isDeletion(e) ? [e.id] : []));
-      if (unlinking.length) {
-        const linked = await tx.select({ id: targetKey }).from(through).where(and(eq(parentKey, parent.id), inArray(targetKey, unlinking)));
-        const known = new Set(linked.map((row) => row.id as number));
-        const index = entries.findIndex((e) => isDeletion(e) && !known.has(e.id));
-        if (index >= 0) throw ApiError.invalid(`${source}[${index}].id`, `${target.type} ${entries[index]!.id} is not linked, so it cannot be removed`);
+      const linked = new Map<number, Record<string, unknown>>();
+      const named = [...new Set(entries.map((e) => e.id))];
+      if (named.length) {
+        const rows = await tx.execute(sql`SELECT ${returning} FROM ${through} WHERE ${parentKey} = ${parent.id} AND ${inArray(targetKey, named)}`);
+        for (const row of rows.rows) linked.set(Number(row.id), row);
       }
+      const index = entries.findIndex((e) => isDeletion(e) && !linked.has(e.id));
+      if (index >= 0) throw ApiError.invalid(`${source}[${index}].id`, `${target.type} ${entries[index]!.id} is not linked, so it cannot be removed`);
       const [recordId, data] = linkEvent(parent);
-      const linking = [...new Set(entries.filter((e) => !isDeletion(e)).map((e) => e.id))];
-      if (linking.length) {
-        const rows = linking.map((id) => sql`(${who.installationId}::int, ${parent.id}::int, ${id}::int, ${who.userId}::int)`);
-        const statement = sql`INSERT INTO ${through} (installation_id, ${sql.identifier(parentKey.name)}, ${sql.identifier(targetKey.name)}, created_by)
-          VALUES ${sql.join(rows, sql`, `)} ON CONFLICT DO NOTHING RETURNING ${sql.identifier(targetKey.name)} AS id`;
+      // The last entry naming a record wins.
+      const wanted = new Map(entries.filter((e) => !isDeletion(e)).map((e) => [e.id, e.meta ?? {}] as const));
+      const fresh = [...wanted].filter(([id]) => !linked.has(id));
+      if (fresh.length) {
+        const columns = [sql`installation_id`, sql.identifier(parentKey.name), sql.identifier(targetKey.name), sql`created_by`, ...linkFields.map(([, link]) => sql.identifier(link.column.name))];
+        const rows = fresh.map(([id, meta]) =>
+          sql`(${sql.join([sql`${who.installationId}::int`, sql`${parent.id}::int`, sql`${id}::int`, sql`${who.userId}::int`, ...linkFields.map(([field, link]) => sql`${meta[field] ?? link.default}`)], sql`, `)})`,
+        );
+        const statement = sql`INSERT INTO ${through} (${sql.join(columns, sql`, `)}) VALUES ${sql.join(rows, sql`, `)} ON CONFLICT DO NOTHING RETURNING ${returning}`;
+        await changeWithEvents(tx, statement, who, parent.type, 'linked', data, recordId);
+      }
+      for (const [id, meta] of wanted) {
+        const current = linked.get(id);
+        const changes = linkFields.filter(([field]) => current && meta[field] !== undefined && meta[field] !== current[field]);
+        if (changes.length === 0) continue;
+        const set = sql.join(changes.map(([field, link]) => sql`${sql.identifier(link.column.name)} = ${meta[field]}`), sql`, `);
+        const statement = sql`UPDATE ${through} SET ${set} WHERE ${parentKey} = ${parent.id} AND ${targetKey} = ${id} RETURNING ${returning}`;
         await changeWithEvents(tx, statement, who, parent.type, 'linked', data, recordId);
       }
       if (unlinking.length) {
-        const statement = sql`DELETE FROM ${through} WHERE ${parentKey} = ${parent.id} AND ${inArray(targetKey, unlinking)} RETURNING ${sql.identifier(targetKey.name)} AS id`;
+        const statement = sql`DELETE FROM ${through} WHERE ${parentKey} = ${parent.id} AND ${inArray(targetKey, unlinking)} RETURNING ${returning}`;
         await changeWithEvents(tx, statement, who, parent.type, 'unlinked', data, recordId);
       }
     },

@@ -40,7 +40,7 @@ export function shapeOfFields(
   who?: Actor,
 ): RecordShape {
   const properties: Record<string, WireValue> = {};
-  for (const [name, field] of Object.entries(declared.fields)) properties[name] = field.output ?? field.column;
+  for (const [name, field] of Object.entries(declared.fields)) if (!field.writeOnly) properties[name] = field.output ?? field.column;
   for (const [name, field] of Object.entries(declared.computed ?? {})) {
     const expr = typeof field.expr === 'function' ? (who ? field.expr(who) : sql`NULL`) : field.expr;
     properties[name] = { sql: expr, schema: field.schema };

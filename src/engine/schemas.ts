@@ -22,7 +22,8 @@ function includedSchema(resource: ResourceDeclaration) {
 /** The names `fields` accepts: every property of the record, and its relations' references. */
 function propertyNames(resource: ResourceDeclaration): string[] {
   const references = Object.entries(resource.relations).filter(([, r]) => r.cardinality !== 'none').map(([name]) => name);
-  return [...Object.keys(resource.fields), ...Object.keys(resource.computed ?? {}), ...references, ...AUDIT_PROPERTIES];
+  const readable = Object.entries(resource.fields).filter(([, field]) => !field.writeOnly).map(([name]) => name);
+  return [...readable, ...Object.keys(resource.computed ?? {}), ...references, ...AUDIT_PROPERTIES];
 }
 
 function build(resource: ResourceDeclaration) {
@@ -47,7 +48,7 @@ function build(resource: ResourceDeclaration) {
   const references: Record<string, z.ZodType> = {};
   for (const [name, relation] of Object.entries(resource.relations)) {
     if (relation.cardinality === 'none') continue;
-    const reference = refSchema(relation.type);
+    const reference = relation.referenceSchema ?? refSchema(relation.type);
     references[name] = (relation.cardinality === 'many' ? z.array(reference) : reference.nullable()).meta({ description: `present when \`includes\` names ${name}` });
   }
   // No caller: the SQL of computed properties does not matter to their schema.
@@ -59,7 +60,8 @@ function build(resource: ResourceDeclaration) {
   const create = writableRecord({ ...required, ...relations }, readOnly).meta({ id: `${resource.title.one}Create` });
   const patch = writableRecord({ ...plain, ...relations }, readOnly).meta({ id: `${resource.title.one}Update` });
   // Relations are not set in bulk: naming one is a 400, as any unknown property.
-  const bulkPlain = Object.fromEntries(Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk));
+  // A secret is sealed by its resource's write hook, which a bulk update does not run.
+  const bulkPlain = Object.fromEntries(Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk && !writable[name]!.writeOnly));
   const bulkPatch = writableRecord(bulkPlain, readOnly.filter((name) => !(name in resource.relations))).meta({ id: `${resource.title.one}BulkUpdate` });
 
   return {

@@ -1,6 +1,7 @@
 import type { Column, SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
+import type { Env } from '../app-env';
 import type { Actor } from '../auth/principal';
 import type { Transaction } from '../db/client';
 import type { UserRole } from '../db/schema';
@@ -46,6 +47,8 @@ export interface WritableField {
   required?: boolean;
   /** set by the server only: read, never written (a client sending it back is ignored) */
   readOnly?: boolean;
+  /** written, never read: a secret (stored encrypted by the resource's hook), in no answer and no event */
+  writeOnly?: boolean;
   /** how the property reads, when not as the bare column (a reference, say) */
   output?: TypedSql;
   /** the value names a record of this table, which must be live in the caller's installation */
@@ -166,10 +169,11 @@ export interface RecordUse {
   property: string;
 }
 
-/** What a write hook gets: the open transaction and who writes. */
+/** What a write hook gets: the open transaction, who writes, and the Worker's bindings and secrets. */
 export interface WriteContext {
   tx: Transaction;
   who: Actor;
+  env: Env;
 }
 
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete' | 'bulkUpdate' | 'bulkDelete';
@@ -204,13 +208,14 @@ export interface RecordValues {
  * statement per include over the page's ids, instead of a subquery for every row.
  *
  * - `children`: `rows(ids)` is a JSON array of `[parent id, ...record values]` of the live
- *   related records of every parent in `ids` (an SQL int array), ordered by the related id.
+ *   related records of every parent in `ids` (an SQL int array), ordered by the related id;
+ *   with `linkMeta`, `[parent id, link meta, ...record values]`, the meta a reference carries.
  * - `referenced`: the records named by columns of the parent (`referencedBy`): `refs` gives each
  *   parent row's ids (a JSON array, nulls and repeats included), and `rows` the records those
  *   name over the whole page, each once, `[...record values]`, ordered by id.
  */
 export type PageRead =
-  | { kind: 'children'; record: RecordValues; rows(ids: SQL): SQL }
+  | { kind: 'children'; record: RecordValues; rows(ids: SQL): SQL; linkMeta?: boolean }
   | { kind: 'referenced'; record: RecordValues; refs(parent: AuditedTable): SQL; rows(parent: AuditedTable, ids: SQL): SQL };
 
 /** What every relation has, however it is read. */
@@ -226,6 +231,8 @@ interface RelationBase {
   readonly cardinality: 'many' | 'one' | 'none';
   /** absent: read-only, no body property */
   readonly bodySchema?: z.ZodType;
+  /** a reference's schema, when it carries more than `{id, type}` (a member's `meta.access`) */
+  readonly referenceSchema?: z.ZodType;
   write?(tx: Transaction, who: Actor, parent: Parent, value: unknown, source: string): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
@@ -18,7 +19,7 @@ import { moveUses } from './uses';
 import { takeDefaultFlag } from './default-flag';
 import type { ResourceDeclaration } from './types';
 import { holdsSharedRows, recordScope } from './scope';
-import type { WireValue } from './wire';
+import { typed, type WireValue } from './wire';
 
 async function writeRelations(tx: Transaction, resource: ResourceDeclaration, who: Actor, id: number, record: Record<string, unknown>) {
   for (const [name, relation] of Object.entries(resource.relations)) {
@@ -46,7 +47,9 @@ function writtenEvents(resource: ResourceDeclaration, kind: EventKind, record: R
 export function watchedProperties(resource: ResourceDeclaration, record: Record<string, unknown>): Record<string, WireValue> {
   const watched: Record<string, WireValue> = {};
   for (const [name, field] of Object.entries(writableFields(resource))) {
-    if (record[name] !== undefined) watched[name] = field.output ?? field.column;
+    if (record[name] === undefined) continue;
+    // A secret's event says that it changed, by a digest of its ciphertext (new on every write), never what it is.
+    watched[name] = field.writeOnly ? typed(sql`md5(${field.column})`, z.string().nullable()) : (field.output ?? field.column);
   }
   return watched;
 }
@@ -66,13 +69,14 @@ export function createHandler(resource: ResourceDeclaration) {
     const record = { ...input<Record<string, unknown>>(c, 'json') };
     const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, record);
     const body = await inTransaction(c, resource, async (tx) => {
+      const context = { tx, who, env: c.env };
       await requireReferences(tx, resource, who, record);
-      await resource.beforeWrite?.({ tx, who }, record, undefined);
-      await takeDefaultFlag({ tx, who }, resource, record, undefined);
-      const serverSet = (await resource.onCreate?.({ tx, who })) ?? {};
+      await resource.beforeWrite?.(context, record, undefined);
+      await takeDefaultFlag(context, resource, record, undefined);
+      const serverSet = (await resource.onCreate?.(context)) ?? {};
       const [id] = await createRecords(tx, who, resource, [{ ...rowValues(resource.table, writableFields(resource), record), ...serverSet }]);
       await writeRelations(tx, resource, who, id!, record);
-      await resource.afterWrite?.({ tx, who }, record, id!, true);
+      await resource.afterWrite?.(context, record, id!, true);
       return readBack(tx, resource, who, id!, includes);
     });
     noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'created', record));
@@ -88,15 +92,16 @@ export function updateHandler(resource: ResourceDeclaration) {
     const record = { ...input<Record<string, unknown>>(c, 'json') };
     const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, record);
     const body = await inTransaction(c, resource, async (tx) => {
+      const context = { tx, who, env: c.env };
       await requireReferences(tx, resource, who, record);
-      await resource.beforeWrite?.({ tx, who }, record, id);
-      await takeDefaultFlag({ tx, who }, resource, record, id);
+      await resource.beforeWrite?.(context, record, id);
+      await takeDefaultFlag(context, resource, record, id);
       const values = rowValues(resource.table, writableFields(resource), record);
       const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
       const updated = await updateRecords(tx, who, target, values, watchedProperties(resource, record));
       if (updated.length === 0) throw await notWritable(tx, resource, who, id, 'changed');
       await writeRelations(tx, resource, who, id, record);
-      await resource.afterWrite?.({ tx, who }, record, id, false);
+      await resource.afterWrite?.(context, record, id, false);
       return readBack(tx, resource, who, id, includes);
     });
     noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', record));
@@ -134,7 +139,7 @@ export function deleteHandler(resource: ResourceDeclaration) {
       uses.length === 0 && !resource.beforeDelete
         ? await deleteRecords(c.var.db.http, who, target)
         : await inTransaction(c, resource, async (tx) => {
-            await resource.beforeDelete?.({ tx, who }, id);
+            await resource.beforeDelete?.({ tx, who, env: c.env }, id);
             const [live] = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).for('update');
             if (!live) return [];
             await moveUses(tx, resource, who, id, uses.length ? input<DeleteQuery>(c, 'query').replaceWith : undefined);

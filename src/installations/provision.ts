@@ -47,7 +47,10 @@ WITH installation AS (
   SELECT provision_ticket_vocabulary(id) FROM installation
 ), inbox AS (
   INSERT INTO inboxes (installation_id, name, ticket_status_id, created_by, updated_by)
-  SELECT installation_id, 'Support', 1, id, id FROM owner
+  SELECT installation_id, 'Support', 1, id, id FROM owner RETURNING id, installation_id, created_by
+), members AS (
+  INSERT INTO inbox_users (installation_id, inbox_id, user_id, access, created_by)
+  SELECT installation_id, id, created_by, 'full', created_by FROM inbox
 ), hours AS (
   INSERT INTO business_hours (installation_id, name, description, is_default, timezone_id, timezone_name, created_by, updated_by)
   SELECT installation_id, 'Working hours', 'Monday to Friday, 09:00 to 17:00', true, 1, 'UTC', id, id FROM owner RETURNING id, installation_id, created_by

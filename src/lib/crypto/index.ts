@@ -1,1 +1,1 @@
-export { decryptToken, encryptToken, pmTokenContext, TokenKeyError } from './token-cipher';
+export { decryptToken, encryptToken, inboxSecretContext, pmTokenContext, TokenKeyError } from './token-cipher';

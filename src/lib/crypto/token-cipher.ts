@@ -63,3 +63,6 @@ export async function decryptToken(stored: string, keyBase64: string | undefined
 
 /** The additional data of an installation's project-management token. */
 export const pmTokenContext = (installationId: number) => `pm_connections:${installationId}`;
+
+/** An inbox's mail-server password is bound to its installation and inbox. */
+export const inboxSecretContext = (installationId: number) => `inboxes.smtp_password:${installationId}`;

@@ -1,4 +1,5 @@
 import { defineModule } from '../../modules/module';
+import { inboxesResource } from './inboxes.resource';
 
-/** Inboxes: only as other resources include them (inbox-shape.ts); their own endpoints come with the inboxes work. */
-export const inboxesModule = defineModule({ name: 'inboxes' });
+/** `/v2/inboxes...`: the generic routes; members (`users` with `meta.access`) and ticket types are written inline. */
+export const inboxesModule = defineModule({ name: 'inboxes', resources: [inboxesResource] });

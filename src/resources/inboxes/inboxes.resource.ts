@@ -1,0 +1,93 @@
+import { sql } from 'drizzle-orm';
+import { ADMINS, EVERYONE } from '../../auth/access';
+import { inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes } from '../../db/schema';
+import { AUDIT_SET, defineResource, manyToMany, shapeOf, type WriteContext } from '../../engine';
+import { insertEventsFrom } from '../../events/record-events';
+import { ApiError } from '../../http/errors';
+import { encryptToken, inboxSecretContext, TokenKeyError } from '../../lib/crypto';
+import { z } from 'zod';
+import { tokenKeyMissing } from '../companies/pm-connection';
+import { ticketTypesResource } from '../tickettypes/tickettypes.resource';
+import { userShape } from '../users/user-shape';
+import { inboxComputed, inboxFields } from './inbox-shape';
+
+/** The mail-server password goes into the row only as ciphertext, sealed to the installation. */
+async function sealSmtpPassword({ who, env }: WriteContext, record: Record<string, unknown>): Promise<void> {
+  if (typeof record.smtpPassword !== 'string') return;
+  try {
+    record.smtpPassword = await encryptToken(record.smtpPassword, env.PM_TOKEN_KEY, inboxSecretContext(who.installationId));
+  } catch (error) {
+    if (error instanceof TokenKeyError) throw tokenKeyMissing(error);
+    throw error;
+  }
+}
+
+/**
+ * A new inbox joins the ticket types limited to some inboxes that are `enabledForFutureInboxes`
+ * (a type limited to none is offered in every inbox already): a `linked` event of each type.
+ */
+async function offerFutureTypes({ tx, who }: WriteContext, inboxId: number): Promise<void> {
+  await tx.execute(sql`
+    WITH linked AS (
+      INSERT INTO ticket_type_inboxes (installation_id, ticket_type_id, inbox_id, created_by)
+      SELECT ${who.installationId}::int, t.id, ${inboxId}::int, ${who.userId}::int FROM ticket_types t
+       WHERE t.installation_id = ${who.installationId} AND t.state = 'active' AND t.enabled_for_future_inboxes
+         AND EXISTS (SELECT 1 FROM ticket_type_inboxes l WHERE l.ticket_type_id = t.id)
+      ON CONFLICT DO NOTHING
+      RETURNING ticket_type_id AS id)
+    ${insertEventsFrom(sql`linked`, who, 'tickettypes', 'linked', sql`jsonb_build_object('relation', 'inboxes', 'record', jsonb_build_object('id', ${inboxId}::int, 'type', 'inboxes'), 'futureInbox', true)`)}`);
+}
+
+/** Mailboxes and channels: what tickets arrive through, who works them (`users`), how replies leave. */
+export const inboxesResource = defineResource({
+  type: 'inboxes',
+  singular: 'inbox',
+  title: { one: 'Inbox', many: 'Inboxes' },
+  table: inboxes,
+  fields: inboxFields,
+  computed: inboxComputed,
+  filter: [...AUDIT_SET, 'autoReplyEnabled', 'displayOrder', 'email', 'happinessRatingEnabled', 'languageCode', 'localPart', 'name', 'spamThreshold', 'ticketstatus', 'users.id'],
+  relatedFilter: {
+    'users.id': {
+      expr: inboxUsers.userId,
+      type: 'integer',
+      exists: (condition) => sql`EXISTS (SELECT 1 FROM ${inboxUsers} WHERE ${inboxUsers.inboxId} = ${inboxes.id} AND ${condition})`,
+    },
+  },
+  relations: {
+    users: manyToMany({
+      name: 'users',
+      target: userShape,
+      through: inboxUsers,
+      parentKey: inboxUsers.inboxId,
+      targetKey: inboxUsers.userId,
+      linkFields: {
+        access: { column: inboxUsers.access, schema: z.enum(INBOX_ACCESS).meta({ description: 'full: every ticket of the inbox; restricted: only those assigned to the teammate' }), default: 'full' },
+      },
+    }),
+    tickettypes: manyToMany({
+      name: 'tickettypes',
+      target: shapeOf(ticketTypesResource),
+      through: ticketTypeInboxes,
+      parentKey: ticketTypeInboxes.inboxId,
+      targetKey: ticketTypeInboxes.ticketTypeId,
+    }),
+  },
+  // what the platform's client sends back from what it read, and settings this service has no use for
+  ignored: ['clientOnly', 'emailForwardingState', 'forwardingAddress', 'iconImage', 'inboxaliases', 'inboxcnames', 'inboxemailrefs', 'includeTicketHistoryOnForward', 'isAdmin', 'isFreeDomain', 'notificationsOnly', 'oauth2token', 'onClosedLock', 'projects', 'publicIconImage', 'restricteddomains', 'starred', 'syncAccountId', 'syncDays', 'synced', 'syncSubscriptionId', 'timeloggingEnabled', 'triggers', 'user', 'useTeamworkMailServer', 'usingOfficeHours', 'verified'],
+  constraints: {
+    inboxes_installation_email_key: { source: 'inbox.email', detail: 'another inbox has this address' },
+    inboxes_installation_local_part_key: { source: 'inbox.localPart', detail: 'another inbox has this local part' },
+  },
+  access: { read: EVERYONE, write: ADMINS },
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  async beforeWrite(context, record) {
+    await sealSmtpPassword(context, record);
+    if (record.smtpPort !== undefined && record.smtpPort !== null && record.smtpServer === null) {
+      throw ApiError.invalid('inbox.smtpServer', 'a mail-server port needs the server');
+    }
+  },
+  async afterWrite(context, _record, id, created) {
+    if (created) await offerFutureTypes(context, id);
+  },
+});
