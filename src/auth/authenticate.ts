@@ -15,7 +15,7 @@ import { hashSecret } from './secrets';
  */
 const CACHE_MS = 30_000;
 const CACHE_MAX = 5_000;
-const recent = new Map<string, { principal: Principal; until: number }>();
+const recent = new Map<string, { principal: Principal; credentialId: number; until: number }>();
 
 /**
  * The live credential of the hash, with its teammate, in one statement that also records its use
@@ -33,15 +33,16 @@ export function credentialLookUp(hash: string): SQL {
     touched AS (
       UPDATE ${credentials} SET last_used_at = now() FROM found
        WHERE ${credentials.id} = found.id AND (found.last_used_at IS NULL OR found.last_used_at < now() - interval '1 minute'))
-    SELECT installation_id, user_id, role, expires_at FROM found`;
+    SELECT id, installation_id, user_id, role, expires_at FROM found`;
 }
 
-async function lookUp(db: Database, hash: string): Promise<{ principal: Principal; expiresAt: Date | null } | undefined> {
+async function lookUp(db: Database, hash: string): Promise<{ principal: Principal; credentialId: number; expiresAt: Date | null } | undefined> {
   const { rows } = await db.http.execute(credentialLookUp(hash));
   const row = rows[0];
   if (!row) return undefined;
   return {
     principal: { kind: 'teammate', installationId: Number(row.installation_id), userId: Number(row.user_id), role: row.role as UserRole },
+    credentialId: Number(row.id),
     expiresAt: row.expires_at ? new Date(row.expires_at as string) : null,
   };
 }
@@ -56,20 +57,19 @@ export async function principalOf(db: Database, secret: string): Promise<Princip
   if (!found) return undefined;
   if (recent.size >= CACHE_MAX) recent.clear();
   // Never remembered past its expiry.
-  recent.set(hash, { principal: found.principal, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
+  recent.set(hash, { principal: found.principal, credentialId: found.credentialId, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
   return found.principal;
 }
 
 /**
  * Drops this isolate's remembered credentials of a teammate (deactivated, or its role changed) or
- * of one secret hash (revoked): here they stop at once; other isolates forget them within 30 s.
+ * one credential (revoked), once the change has committed: here they stop at once; other
+ * isolates forget them within 30 s.
  */
-export function forgetCredentials(which: { userId: number } | { secretHash: string }): void {
-  if ('secretHash' in which) {
-    recent.delete(which.secretHash);
-    return;
+export function forgetCredentials(which: { userId: number } | { credentialId: number }): void {
+  for (const [hash, entry] of recent) {
+    if ('userId' in which ? entry.principal.userId === which.userId : entry.credentialId === which.credentialId) recent.delete(hash);
   }
-  for (const [hash, entry] of recent) if (entry.principal.userId === which.userId) recent.delete(hash);
 }
 
 /** The 401 of a request that presents no credential (or a header that is not one). */

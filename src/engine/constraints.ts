@@ -10,9 +10,13 @@ const CONSTRAINT_VIOLATIONS: Record<string, 400 | 409> = {
   '23502': 400, // not null
 };
 
-/** Turns a violation of a constraint into its 409 or 400; anything else goes on as it was. */
+/** A write that lost to a simultaneous one (a deadlock, a serialization failure): the client may simply retry. */
+const LOST_RACE = new Set(['40P01', '40001']);
+
+/** Turns a violation of a constraint into its 409 or 400, and a lost race into a 409; anything else goes on as it was. */
 export function translateDbError(error: unknown, resource: ResourceDeclaration): unknown {
   const { code, constraint } = sqlState(error);
+  if (code && LOST_RACE.has(code)) return ApiError.conflict(resource.singular, 'a simultaneous change got in the way; try again');
   const status = code ? CONSTRAINT_VIOLATIONS[code] : undefined;
   if (!status) return error;
   const known = constraint ? resource.constraints?.[constraint] : undefined;

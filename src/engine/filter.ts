@@ -19,6 +19,8 @@ export interface FilterField {
    * when some related record meets it, `exists(condition)`. Negations hold when none does.
    */
   exists?: (condition: SQL) => SQL;
+  /** a string compared ignoring case: `expr` is lowercase, and every value is lowered */
+  caseInsensitive?: boolean;
 }
 
 export type FilterFields = Readonly<Record<string, FilterField>>;
@@ -179,7 +181,7 @@ function param(field: FilterField, value: unknown, source: string): SQL {
       return sql`${n}::bigint`;
     }
     case 'string':
-      return sql`${stringValue(value, source)}`;
+      return field.caseInsensitive ? sql`lower(${stringValue(value, source)})` : sql`${stringValue(value, source)}`;
     case 'boolean':
       if (typeof value !== 'boolean') throw ApiError.invalid(source, 'must be true or false');
       return sql`${value}`;

@@ -20,4 +20,5 @@ export { bulkResult, bulkResultSchema, bulkTarget } from './bulk';
 export { createRecords, deleteRecords, updateRecords } from './changes';
 export { deletedValues, updatedValues } from './columns';
 export { resourceRoutes } from './routes';
+export { translateDbError } from './constraints';
 export { schemasOf } from './schemas';

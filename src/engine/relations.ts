@@ -88,6 +88,7 @@ export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fiel
   const table = shape.table;
   const liveChildrenOf = (parentId: number) => and(eq(parentKey, parentId), eq(table.state, 'active'))!;
   const watched = writableProperties(shape, fields);
+  const target = { table, type: shape.eventType ?? shape.type };
   return {
     type: shape.type,
     schema: recordSchema(shape),
@@ -107,13 +108,13 @@ export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fiel
         return [{ ...rowValues(table, fields, entry), [parentColumn]: parent.id }];
       });
       const event = { parent };
-      await createRecords(tx, who, shape, inserts, event);
+      await createRecords(tx, who, target, inserts, event);
       const removed = entries.flatMap((e) => (e.id !== undefined && isDeletion(e) ? [e.id] : []));
-      if (removed.length) await deleteRecords(tx, who, { ...shape, where: and(liveChildrenOf(parent.id), inArray(table.id, removed))! }, event);
+      if (removed.length) await deleteRecords(tx, who, { ...target, where: and(liveChildrenOf(parent.id), inArray(table.id, removed))! }, event);
       for (const entry of entries) {
         const changes = rowValues(table, fields, entry);
         if (entry.id === undefined || isDeletion(entry) || Object.keys(changes).length === 0) continue;
-        await updateRecords(tx, who, { ...shape, where: and(liveChildrenOf(parent.id), eq(table.id, entry.id))! }, changes, watched);
+        await updateRecords(tx, who, { ...target, where: and(liveChildrenOf(parent.id), eq(table.id, entry.id))! }, changes, watched);
       }
     },
   };

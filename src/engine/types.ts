@@ -36,6 +36,8 @@ export interface RecordShape {
   properties: Record<string, WireValue>;
   /** the record schema's name in the OpenAPI document */
   component?: string;
+  /** the record type of its events, when its `type` names records of another table too (a customer's contacts and chat visitors are both `contacts`) */
+  eventType?: string;
 }
 
 /** A property of a resource's records, stored in a column. */
@@ -72,6 +74,8 @@ export interface RelatedFilter {
   type: FilterFieldType;
   /** `EXISTS` over the related records of the current row that meet the condition */
   exists: (condition: SQL) => SQL;
+  /** compared ignoring case (`expr` is then lowercase, and so is every value) */
+  caseInsensitive?: boolean;
 }
 
 /** Names for people: `operationId`s (`listCompanies`, `getCompany`) and the document's group. */
@@ -147,6 +151,11 @@ export interface ResourceDeclaration {
    * and the writes they lead to. Throw an ApiError to refuse the whole write.
    */
   afterWrite?: (context: WriteContext, record: Record<string, unknown>, id: number, created: boolean) => Promise<void> | void;
+  /**
+   * Runs once a single update or delete of the record has committed (`record` is the update's
+   * body; absent for a delete): effects outside the database, as an isolate's caches.
+   */
+  afterCommit?: (id: number, record?: Record<string, unknown>) => void;
   /**
    * Properties of other records that name this one (an inbox's default `ticketstatus`): a record
    * in use is deleted only with `replaceWith`, another record they are moved to (409 otherwise).

@@ -104,6 +104,7 @@ export function updateHandler(resource: ResourceDeclaration) {
       await resource.afterWrite?.(context, record, id, false);
       return readBack(tx, resource, who, id, includes);
     });
+    resource.afterCommit?.(id, record);
     noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', record));
     return c.json(body, 200);
   };
@@ -146,6 +147,7 @@ export function deleteHandler(resource: ResourceDeclaration) {
             return deleteRecords(tx, who, target);
           });
     if (deleted.length === 0) throw await notWritable(c.var.db.http, resource, who, id, 'deleted');
+    resource.afterCommit?.(id);
     noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted'], ...uses.map((use) => [use.type, 'updated', [use.property]] as const)]);
     return c.body(null, 204);
   };

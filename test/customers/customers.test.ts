@@ -86,7 +86,7 @@ describe('a customer', () => {
       { type: 'email', value: 'second@change.test', isMain: true },
       { type: 'email', value: 'old@change.test', isMain: false },
     ]);
-    expect(summary(await eventsSince(site.id, mark))).toEqual(['customers:updated', 'contacts:updated', 'contacts:updated']);
+    expect(summary(await eventsSince(site.id, mark))).toEqual(['customers:updated', 'customercontacts:updated', 'customercontacts:updated']);
     await api(`/v2/customers/${id}.json`, { method: 'PATCH', key: agent, body: { email: 'third@change.test' } });
     expect((await contactsOf(id)).filter((c) => c.isMain)).toEqual([{ type: 'email', value: 'third@change.test', isMain: true }]);
   });
@@ -112,6 +112,25 @@ describe('a customer', () => {
     const not = await api('/v2/customers.json', { key: agent, query: { filter: { 'contacts.value': { $nin: ['@findme'] }, email: { $contains: '@lookup.test' } } } });
     expect(not.body.customers.map((c: any) => c.id)).toEqual([two]);
     expectError(await api('/v2/customers.json', { key: agent, query: { orderBy: 'contacts.value' } }), 400, 'orderBy');
+  });
+
+  it('checks a changed contact against the type it will have, and finds values ignoring case', async () => {
+    const created = await create({ email: 'types@check.test', contacts: [{ type: 'twitter', value: '@typed' }] }, { includes: 'contacts' });
+    const twitter = created.body.included.contacts.find((c: any) => c.type === 'twitter').id;
+    const renamed = await api(`/v2/customers/${created.body.customer.id}.json`, { method: 'PATCH', key: agent, body: { contacts: [{ id: twitter, value: '@retyped' }] } });
+    expect(renamed.status, renamed.text).toBe(200);
+    expectError(await api(`/v2/customers/${created.body.customer.id}.json`, { method: 'PATCH', key: agent, body: { contacts: [{ id: twitter, type: 'email' }] } }), 400, 'customer.contacts[0].value', /email/);
+    const found = await api('/v2/customers.json', { key: agent, query: { filter: { 'contacts.value': { $in: ['TYPES@Check.test'] } } } });
+    expect(found.body.customers.map((c: any) => c.id)).toEqual([created.body.customer.id]);
+  });
+
+  it('written before contacts existed (no contact), stays writable; its contacts rules apply once they are written', async () => {
+    const [old] = await rows<{ id: number }>(`INSERT INTO customers (installation_id, email) VALUES ($1, 'legacy@old.test') RETURNING id`, [site.id]);
+    const patched = await api(`/v2/customers/${old!.id}.json`, { method: 'PATCH', key: agent, body: { firstName: 'Legacy', email: 'legacy@old.test' } });
+    expect(patched.status, patched.text).toBe(200);
+    const moved = await api(`/v2/customers/${old!.id}.json`, { method: 'PATCH', key: agent, body: { email: 'legacy@new.test' } });
+    expect(moved.status, moved.text).toBe(200);
+    expect(await contactsOf(old!.id)).toEqual([{ type: 'email', value: 'legacy@new.test', isMain: true }]);
   });
 
   it('is deleted with its contacts, whose values are free again', async () => {
@@ -161,9 +180,13 @@ describe('merging customers', () => {
     ]);
     expect(await rows('SELECT customer_id AS "customerId" FROM contacts WHERE id = $1', [visitor!.id])).toEqual([{ customerId: keep }]);
     expect((await api(`/v2/customers/${fold}.json`, { key: agent })).status).toBe(404);
-    expect(summary(await eventsSince(site.id, mark))).toEqual([
-      'contacts:updated', 'contacts:updated', 'contacts:updated', 'customers:linked', 'contacts:updated', 'customers:deleted', 'customers:merged',
+    const events = await eventsSince(site.id, mark);
+    expect(summary(events)).toEqual([
+      'customercontacts:updated', 'customercontacts:updated', 'customercontacts:updated', 'customers:linked', 'contacts:updated', 'customers:deleted', 'customers:merged',
     ]);
+    // the other's main twitter contact lost the mark to this customer's; its main linkedin one kept it
+    expect(events.slice(0, 3).map((e) => e.data.isMain ?? null)).toEqual(expect.arrayContaining([{ before: true, after: false }, null]));
+    expect(events.filter((e) => (e.data as any).isMain).length).toBe(2);
   });
 
   it('refuses itself, an unknown other, and an unknown target, changing nothing', async () => {

@@ -77,4 +77,13 @@ describe('the SDK on /v2/customers.json', () => {
     const contact = ({ id, type, value, isMain }: any) => ({ id, type, value, isMain });
     expect(response.body.included.contacts.map(contact)).toEqual(read.included.contacts.map(contact));
   });
+
+  it('changes the email with PUT, sending back the contacts it read (the old main among them)', async () => {
+    const body = { customer: { ...read.customer, email: 'sdk-new@customer.test' }, included: { ...SDK_INCLUDED, ...read.included } };
+    const response = await api(`/v2/customers/${read.customer.id}.json`, { method: 'PUT', key, headers: SDK_HEADERS, body, query: { includes: 'contacts' } });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.customer.email).toBe('sdk-new@customer.test');
+    const emails = response.body.included.contacts.filter((c: any) => c.type === 'email').map(({ value, isMain }: any) => ({ value, isMain }));
+    expect(emails).toEqual([{ value: 'sdk@customer.test', isMain: false }, { value: 'sdk-new@customer.test', isMain: true }]);
+  });
 });

@@ -51,6 +51,7 @@ describe('/v2/inboxes.json', () => {
     await refused(list, { method: 'POST', body: { inbox: {} } }, 400, 'inbox.name');
     await refused(list, { method: 'POST', body: { inbox: { name: 'X', users: [{ id: site.users.agent.id, meta: { access: 'god' } }] } } }, 400, /^inbox\.users\[0\]\.meta/);
     await refused(one(ids.mine), { method: 'PATCH', body: { smtpServer: null, smtpPort: 25 } }, 400, 'inbox.smtpServer');
+    await refused(list, { method: 'POST', body: { name: 'Port only', smtpPort: 587 } }, 400, 'inbox.smtpServer');
   });
 
   it("refuses another installation's teammate, status and ticket type, and removing a member that is none (400)", async () => {

@@ -60,6 +60,12 @@ describe('an inbox', () => {
     expect((await create({ name: 'Sales again', email: 'sales@acme.test', localPart: 'sales' })).status).toBe(201);
   });
 
+  it('needs a server for a port, however the two are written', async () => {
+    const id = (await create({ name: 'Ports', smtpServer: 'smtp.ports.test', smtpPort: 25 })).body.inbox.id;
+    expectError(await api(`/v2/inboxes/${id}.json`, { method: 'PATCH', key: admin, body: { smtpServer: null } }), 400, 'inbox.smtpServer');
+    expect((await api(`/v2/inboxes/${id}.json`, { method: 'PATCH', key: admin, body: { smtpServer: null, smtpPort: null } })).status).toBe(200);
+  });
+
   it('stores the mail-server password sealed: never answered, never in an event, null removes it', async () => {
     const mark = await lastEventId(site.id);
     const created = await create({ name: 'Own SMTP', smtpServer: 'smtp.acme.test', smtpPort: 587, smtpUsername: 'desk', smtpPassword: 'hunter2-secret', smtpSecurity: 'starttls' });
@@ -89,6 +95,12 @@ describe('an inbox', () => {
     expect(created.body.inbox.tickettypes).toEqual([{ id: limited.body.tickettype.id, type: 'tickettypes' }]);
     const type = await api(`/v2/tickettypes/${limited.body.tickettype.id}.json`, { key: admin, query: { includes: 'inboxes' } });
     expect(type.body.tickettype.inboxes.map((i: any) => i.id)).toContain(created.body.inbox.id);
+    // a type whose only inbox was deleted is offered everywhere again: a new inbox does not narrow it
+    const gone = (await create({ name: 'Gone' })).body.inbox.id;
+    const everywhere = await api('/v2/tickettypes.json', { method: 'POST', key: admin, body: { name: 'Everywhere again', inboxes: [{ id: gone }] } });
+    await api(`/v2/inboxes/${gone}.json`, { method: 'DELETE', key: admin });
+    const later = await create({ name: 'Later' }, { includes: 'tickettypes' });
+    expect(later.body.inbox.tickettypes.map((t: any) => t.id)).not.toContain(everywhere.body.tickettype.id);
   });
 
   it('is written by owners and admins only, and read by everyone', async () => {

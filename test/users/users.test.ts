@@ -144,6 +144,13 @@ describe('API keys', () => {
     expect(key.status, key.text).toBe(201);
     expect((await api('/v2/me.json', { key: key.body.apikey.secret })).body.user.id).toBe(added.body.user.id);
     expectError(await api('/v2/apikeys.json', { method: 'POST', key: keys.agent, body: { user: { id: site.users.collaborator.id } } }), 403);
+    // an admin may not mint the power of an owner or another admin
+    const before = await rows('SELECT count(*)::int AS n FROM credentials WHERE installation_id = $1', [site.id]);
+    expectError(await api('/v2/apikeys.json', { method: 'POST', key: keys.admin, body: { user: { id: site.users.owner.id } } }), 403);
+    const otherAdmin = await api('/v2/users.json', { method: 'POST', key: keys.owner, body: { email: 'admin2@team.test', firstName: 'A2', role: 'admin' } });
+    expectError(await api('/v2/apikeys.json', { method: 'POST', key: keys.admin, body: { user: { id: otherAdmin.body.user.id } } }), 403);
+    expect(await rows('SELECT count(*)::int AS n FROM credentials WHERE installation_id = $1', [site.id])).toEqual(before);
+    expect((await api('/v2/apikeys.json', { method: 'POST', key: keys.owner, body: { user: { id: otherAdmin.body.user.id } } })).status).toBe(201);
     const other = await newInstallation('teammates-keys-other');
     expectError(await api('/v2/apikeys.json', { method: 'POST', key: keys.owner, body: { user: { id: other.users.agent.id } } }), 400, 'apikey.user');
     // a secret sent back is read-only, ignored: the key's secret is always a new random one

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { EVERYONE } from '../../auth/access';
 import { forgetCredentials } from '../../auth/authenticate';
 import { credentials } from '../../db/schema';
@@ -34,8 +34,7 @@ export const apiKeysResource = defineResource({
   operations: ['list', 'get', 'delete'],
   scope: (who) =>
     and(eq(credentials.kind, 'api_key'), who.kind === 'teammate' && who.role === 'owner' ? undefined : eq(credentials.userId, who.userId ?? -1)),
-  async beforeDelete({ tx, who }, id) {
-    const { rows } = await tx.execute(sql`SELECT secret_hash FROM credentials WHERE id = ${id} AND installation_id = ${who.installationId}`);
-    if (rows[0]) forgetCredentials({ secretHash: rows[0].secret_hash as string });
+  afterCommit(id) {
+    forgetCredentials({ credentialId: id });
   },
 });

@@ -9,12 +9,13 @@ import { ApiError } from '../../http/errors';
 import { recordBody, writableRecord } from '../../http/record-body';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
+import { requireOwnerFor } from '../users/teammate-rules';
 import { apiKeyName, apiKeysResource } from './apikeys.resource';
 
 const createRecord = writableRecord(
   {
     name: apiKeyName.optional(),
-    user: referenceInput('users').optional().meta({ description: "whose key: the caller's when absent; an owner or admin may name another teammate (to hand a new teammate their first key)" }),
+    user: referenceInput('users').optional().meta({ description: "whose key: the caller's when absent; an owner may name any teammate, an admin an agent or collaborator (to hand a new teammate their first key)" }),
   },
   ['prefix', 'lastUsedAt', 'expiresAt', 'secret'],
 ).meta({ id: 'ApiKeyCreate' });
@@ -37,11 +38,13 @@ export const createApiKeyRoute = defineRoute({
   const who = c.var.principal;
   const body = c.req.valid('json');
   const owner = body.user ?? who.userId;
-  if (owner !== who.userId && who.role !== 'owner' && who.role !== 'admin') throw ApiError.forbidden("only an owner or admin makes a key for another teammate");
+  if (owner !== who.userId && who.role !== 'owner' && who.role !== 'admin') throw ApiError.forbidden('only an owner or admin makes a key for another teammate');
   const key = await newApiKey();
   const created = await c.var.db.transaction(async (tx) => {
-    const [teammate] = await tx.select({ id: users.id }).from(users).where(and(eq(users.id, owner), eq(users.installationId, who.installationId), eq(users.state, 'active')));
+    const [teammate] = await tx.select({ role: users.role }).from(users).where(and(eq(users.id, owner), eq(users.installationId, who.installationId), eq(users.state, 'active')));
     if (!teammate) throw ApiError.invalid('apikey.user', `no teammate ${owner} here`);
+    // A key is its teammate's power: an admin may not mint one for an owner or another admin.
+    if (owner !== who.userId) requireOwnerFor(who, teammate.role);
     const [id] = await createRecords(tx, who, { table: credentials, type: 'apikeys' }, [
       { installationId: who.installationId, userId: owner, kind: 'api_key', name: body.name ?? '', prefix: key.prefix, secretHash: key.hash },
     ]);

@@ -8,6 +8,9 @@ import { customerEmail } from './customer-shape';
 
 type ContactType = (typeof CUSTOMER_CONTACT_TYPES)[number];
 
+/** The record type of a customer contact's events (they read as type `contacts`, as chat visitors do). */
+export const CONTACT_EVENTS = 'customercontacts';
+
 /** A contact's value by its type: an email address, a handle, or a profile's address. */
 const contactValue = z.string().trim().min(1).max(2048);
 
@@ -22,6 +25,8 @@ const contactShape = {
   type: 'contacts',
   component: 'CustomerContact',
   table: customerContacts,
+  // chat visitors read as `contacts` too: their events keep the two apart
+  eventType: CONTACT_EVENTS,
   // A contact's `type` is its kind, as the platform's client reads it.
   properties: { type: customerContacts.type, value: customerContacts.value, isMain: customerContacts.isMain },
 };
@@ -71,28 +76,45 @@ export const contactsRelation = {
   async write(tx, who, parent, value, source) {
     if (value === null) return;
     const entries = (value as Entry[]).filter((entry) => entry.id !== undefined || entry.value !== undefined || isDeletion(entry));
+    const stored = await storedContacts(tx, parent.id);
     entries.forEach((entry, index) => {
-      if (entry.value === undefined || isDeletion(entry)) return;
-      const rule = VALUE_RULES[(entry.type as ContactType | undefined) ?? 'email'];
-      const checked = rule.safeParse(entry.value);
-      if (!checked.success) throw ApiError.invalid(`${source}[${index}].value`, checked.error.issues[0]?.message ?? 'is not valid');
+      if (isDeletion(entry) || (entry.value === undefined && entry.type === undefined)) return;
+      const before = entry.id === undefined ? undefined : stored.get(entry.id);
+      // not this customer's contact: the generic write answers 400 naming it
+      if (entry.id !== undefined && before === undefined) return;
+      // A changed type or value is checked as the contact will be: the type and value it keeps or gets.
+      const type = entry.type ?? before?.type ?? 'email';
+      const checked = VALUE_RULES[type].safeParse(entry.value ?? before?.value);
+      if (!checked.success) throw ApiError.invalid(`${source}[${index}].value`, `${checked.error.issues[0]?.message ?? 'is not valid'} (a ${type} contact)`);
     });
-    await unmarkOtherMains(tx, who, parent.id, entries, source);
+    await unmarkOtherMains(tx, who, parent.id, entries, stored, source);
     await generic.write!(tx, who, parent, entries, source);
   },
 } satisfies typeof generic;
 
+type StoredContact = { type: ContactType; value: string; isMain: boolean };
+
+/** The customer's live contacts by id. */
+async function storedContacts(tx: WriteContext['tx'], customerId: number): Promise<Map<number, StoredContact>> {
+  const rows = await tx
+    .select({ id: customerContacts.id, type: customerContacts.type, value: customerContacts.value, isMain: customerContacts.isMain })
+    .from(customerContacts)
+    .where(and(eq(customerContacts.customerId, customerId), eq(customerContacts.state, 'active')));
+  return new Map(rows.map(({ id, ...contact }) => [id, contact]));
+}
+
+/** The type an entry's contact has once written. */
+function typeOf(entry: Entry, stored: Map<number, StoredContact>): ContactType {
+  return entry.type ?? (entry.id === undefined ? undefined : stored.get(entry.id)?.type) ?? 'email';
+}
+
 /** Before entries marked main are written, the customer's other main contacts of their types lose the mark. */
-async function unmarkOtherMains(tx: WriteContext['tx'], who: WriteContext['who'], customerId: number, entries: Entry[], source: string) {
+async function unmarkOtherMains(tx: WriteContext['tx'], who: WriteContext['who'], customerId: number, entries: Entry[], stored: Map<number, StoredContact>, source: string) {
   // One contact may be named twice (a client sending back what it read, and the `email` it holds).
   const marked = entries.filter((entry, index) => entry.isMain === true && !isDeletion(entry) && (entry.id === undefined || entries.findIndex((e) => e.id === entry.id && e.isMain === true) === index));
   if (marked.length === 0) return;
   const ids = marked.flatMap((entry) => (entry.id === undefined ? [] : [entry.id]));
-  const known = ids.length
-    ? await tx.select({ id: customerContacts.id, type: customerContacts.type }).from(customerContacts).where(and(eq(customerContacts.customerId, customerId), inArray(customerContacts.id, ids)))
-    : [];
-  const typeOf = (entry: Entry): ContactType => (entry.type as ContactType | undefined) ?? known.find((row) => row.id === entry.id)?.type ?? 'email';
-  const types = marked.map(typeOf);
+  const types = marked.map((entry) => typeOf(entry, stored));
   const twice = types.findIndex((type, index) => types.indexOf(type) !== index);
   if (twice >= 0) throw ApiError.invalid(source, `only one ${types[twice]} contact can be main`);
   const keep = ids.length ? sql`${customerContacts.id} NOT IN ${ids}` : sql`true`;
@@ -101,7 +123,7 @@ async function unmarkOtherMains(tx: WriteContext['tx'], who: WriteContext['who']
     who,
     {
       table: customerContacts,
-      type: 'contacts',
+      type: CONTACT_EVENTS,
       where: and(eq(customerContacts.customerId, customerId), eq(customerContacts.state, 'active'), eq(customerContacts.isMain, true), inArray(customerContacts.type, [...new Set(types)]), keep)!,
     },
     { isMain: false },
@@ -111,16 +133,18 @@ async function unmarkOtherMains(tx: WriteContext['tx'], who: WriteContext['who']
 
 /**
  * Where a customer's `email` goes among its contacts before they are written: an address it
- * already has becomes main, a new one is added as main. On create without `email`, the main
- * (or first) email contact sent gives it; a customer with no email at all is a 400.
+ * already has becomes main, a new one is added as main, and no other email entry of the body
+ * stays marked main (`email` wins over a main mark sent back with what a client read). On an
+ * update, the address the customer already reads as is no change. On create without `email`,
+ * the main (or first) email contact sent gives it; a customer with no email at all is a 400.
  */
-export async function placeEmail(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+export async function placeEmail({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
   const entries = [...((record.contacts as Entry[] | null | undefined) ?? [])];
   const email = record.email as string | undefined;
-  const emailEntries = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
+  const newEmails = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
   if (email === undefined) {
     if (id !== undefined) return;
-    const main = emailEntries.find((entry) => entry.isMain) ?? emailEntries[0];
+    const main = newEmails.find((entry) => entry.isMain) ?? newEmails[0];
     if (!main) throw ApiError.invalid('customer.email', 'a customer needs an email address: send `email` or an email contact');
     const address = customerEmail.safeParse(main.value);
     if (!address.success) throw ApiError.invalid(`customer.contacts[${entries.indexOf(main)}].value`, address.error.issues[0]?.message ?? 'is not an email address');
@@ -130,16 +154,26 @@ export async function placeEmail(context: WriteContext, record: Record<string, u
     return;
   }
   const same = (value: string | undefined) => value !== undefined && value.trim().toLowerCase() === email.toLowerCase();
-  const sent = emailEntries.find((entry) => same(entry.value));
-  if (sent) sent.isMain = true;
-  else {
-    const [held] = id === undefined
-      ? []
-      : await context.tx
-          .select({ id: customerContacts.id })
-          .from(customerContacts)
-          .where(and(eq(customerContacts.customerId, id), eq(customerContacts.type, 'email'), eq(customerContacts.state, 'active'), sql`lower(${customerContacts.value}) = lower(${email})`));
-    entries.push(held ? { id: held.id, isMain: true } : { type: 'email', value: email, isMain: true });
+  let stored = new Map<number, StoredContact>();
+  if (id !== undefined) {
+    const [current] = await tx.select({ email: customers.email }).from(customers).where(and(eq(customers.id, id), eq(customers.installationId, who.installationId)));
+    if (current === undefined) return;
+    if (same(current.email)) {
+      // the address it already has (as a client sends back what it read): no change
+      delete record.email;
+      return;
+    }
+    stored = await storedContacts(tx, id);
+  }
+  let target = newEmails.find((entry) => same(entry.value));
+  if (!target) {
+    const held = [...stored].find(([, contact]) => contact.type === 'email' && same(contact.value));
+    target = held ? { id: held[0] } : { type: 'email', value: email };
+    entries.push(target);
+  }
+  target.isMain = true;
+  for (const entry of entries) {
+    if (entry !== target && entry.id !== target.id && entry.isMain === true && typeOf(entry, stored) === 'email') delete entry.isMain;
   }
   record.contacts = entries;
 }
@@ -171,7 +205,7 @@ export async function settleContacts({ tx, who }: WriteContext, customerId: numb
     who,
     {
       table: customerContacts,
-      type: 'contacts',
+      type: CONTACT_EVENTS,
       where: sql`${customerContacts.id} IN (SELECT DISTINCT ON (c.type) c.id FROM customer_contacts c
         WHERE c.customer_id = ${customerId} AND c.state = 'active'
           AND NOT EXISTS (SELECT 1 FROM customer_contacts m WHERE m.customer_id = c.customer_id AND m.type = c.type AND m.is_main AND m.state = 'active')

@@ -41,8 +41,10 @@ export const customersResource = defineResource({
   ],
   relatedFilter: {
     'contacts.value': {
-      expr: customerContacts.value,
+      // as values are unique: ignoring case (and by the lower(value) index)
+      expr: sql`lower(${customerContacts.value})`,
       type: 'string',
+      caseInsensitive: true,
       exists: (condition) =>
         sql`EXISTS (SELECT 1 FROM ${customerContacts} WHERE ${customerContacts.customerId} = ${customers.id} AND ${customerContacts.state} = 'active' AND ${condition})`,
     },
@@ -70,7 +72,8 @@ export const customersResource = defineResource({
   access: { read: EVERYONE, write: AGENTS },
   beforeWrite: placeEmail,
   async afterWrite(context, record, id, created) {
-    await settleContacts(context, id);
+    // A customer written before contacts existed (and without one) stays writable until its contacts or email are.
+    if (record.contacts !== undefined || record.email !== undefined) await settleContacts(context, id);
     if (created && record.companies === undefined) await joinCompaniesByDomain(context, id);
   },
 });

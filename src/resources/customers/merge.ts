@@ -2,12 +2,13 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { customers } from '../../db/schema';
-import { deleteRecords, readBack, recordScope, referenceInput, schemasOf } from '../../engine';
+import { deleteRecords, readBack, recordScope, referenceInput, schemasOf, translateDbError } from '../../engine';
 import { insertEventsFrom, noteEvents, recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
+import { CONTACT_EVENTS, settleContacts } from './customer-contacts';
 import { customersResource } from './customers.resource';
 
 const mergeBody = z
@@ -26,7 +27,10 @@ export const mergeRoute = defineRoute({
   method: 'post', path: '/v2/customers/{id}/merge.json', tag: 'Customers', operationId: 'mergeCustomer', roles: AGENTS,
   summary: 'Fold another customer into this one: contacts, company links and conversations move, the other is deleted',
   request: { params: idParams, body: { required: true, content: { 'application/json': { schema: mergeBody } } } },
-  responses: { 200: jsonResponse('the customer, with its contacts and companies', schemasOf(customersResource).one) },
+  responses: {
+    200: jsonResponse('the customer, with its contacts and companies', schemasOf(customersResource).one),
+    409: errorResponse('another write took one of the moved contact values at the same moment; try again'),
+  },
 }, async (c) => {
   const who = c.var.principal;
   const { id } = c.req.valid('param');
@@ -41,16 +45,18 @@ export const mergeRoute = defineRoute({
       .for('update');
     if (!live.some((row) => row.id === id)) throw ApiError.notFound('id', `customer ${id} not found`);
     if (!live.some((row) => row.id === other)) throw ApiError.invalid('customer.id', `no customer ${other} here`);
-    const moved = sql`jsonb_build_object('customer', jsonb_build_object('before', jsonb_build_object('id', ${other}::int, 'type', 'customers'), 'after', jsonb_build_object('id', ${id}::int, 'type', 'customers')))`;
-    // The other's main contacts stay main only for types this customer has no main contact of.
+    const customerMoved = sql`jsonb_build_object('customer', jsonb_build_object('before', jsonb_build_object('id', ${other}::int, 'type', 'customers'), 'after', jsonb_build_object('id', ${id}::int, 'type', 'customers')))`;
+    // The other's main contacts stay main only for types this customer has no main contact of;
+    // an event says so when one loses the mark.
     await tx.execute(sql`
       WITH mains AS (SELECT type FROM customer_contacts WHERE customer_id = ${id} AND is_main AND state = 'active'),
+      before AS (SELECT id, is_main FROM customer_contacts WHERE customer_id = ${other} AND state = 'active' FOR UPDATE),
       changed AS (
-        UPDATE customer_contacts SET customer_id = ${id}, is_main = is_main AND type NOT IN (SELECT type FROM mains),
+        UPDATE customer_contacts c SET customer_id = ${id}, is_main = c.is_main AND c.type NOT IN (SELECT type FROM mains),
                updated_at = now(), updated_by = ${who.userId}::int
-         WHERE customer_id = ${other} AND state = 'active'
-        RETURNING id)
-      ${insertEventsFrom(sql`changed`, who, 'contacts', 'updated', moved)}`);
+          FROM before WHERE c.id = before.id
+        RETURNING c.id, before.is_main AS was_main, c.is_main)
+      ${insertEventsFrom(sql`changed`, who, CONTACT_EVENTS, 'updated', sql`${customerMoved} || CASE WHEN r.was_main <> r.is_main THEN jsonb_build_object('isMain', jsonb_build_object('before', r.was_main, 'after', r.is_main)) ELSE '{}'::jsonb END`)}`);
     await tx.execute(sql`
       WITH gone AS (DELETE FROM company_customers WHERE customer_id = ${other} RETURNING company_id),
       linked AS (
@@ -64,11 +70,14 @@ export const mergeRoute = defineRoute({
         UPDATE contacts SET customer_id = ${id}, updated_at = now(), updated_by = ${who.userId}::int
          WHERE customer_id = ${other} AND installation_id = ${who.installationId} AND state = 'active'
         RETURNING id)
-      ${insertEventsFrom(sql`changed`, who, 'contacts', 'updated', moved)}`);
+      ${insertEventsFrom(sql`changed`, who, 'contacts', 'updated', customerMoved)}`);
     await deleteRecords(tx, who, { table: customers, type: 'customers', where: eq(customers.id, other) }, { mergedInto: { id, type: 'customers' } });
     await recordEvents(tx, who, [{ recordType: 'customers', recordId: id, kind: 'merged', data: { customer: { id: other, type: 'customers' } } }]);
+    await settleContacts({ tx, who, env: c.env }, id);
     return readBack(tx, customersResource, who, id, ['companies', 'contacts']);
+  }).catch((error: unknown) => {
+    throw translateDbError(error, customersResource);
   });
-  noteEvents(c.var.db, who.installationId, [['customers'], ['contacts', 'updated']]);
+  noteEvents(c.var.db, who.installationId, [['customers'], [CONTACT_EVENTS, 'updated'], ['contacts', 'updated']]);
   return c.json(body, 200);
 });

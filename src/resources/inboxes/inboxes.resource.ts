@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany, shapeOf, type WriteContext } from '../../engine';
@@ -32,7 +32,7 @@ async function offerFutureTypes({ tx, who }: WriteContext, inboxId: number): Pro
       INSERT INTO ticket_type_inboxes (installation_id, ticket_type_id, inbox_id, created_by)
       SELECT ${who.installationId}::int, t.id, ${inboxId}::int, ${who.userId}::int FROM ticket_types t
        WHERE t.installation_id = ${who.installationId} AND t.state = 'active' AND t.enabled_for_future_inboxes
-         AND EXISTS (SELECT 1 FROM ticket_type_inboxes l WHERE l.ticket_type_id = t.id)
+         AND EXISTS (SELECT 1 FROM ticket_type_inboxes l JOIN inboxes i ON i.id = l.inbox_id AND i.state = 'active' WHERE l.ticket_type_id = t.id)
       ON CONFLICT DO NOTHING
       RETURNING ticket_type_id AS id)
     ${insertEventsFrom(sql`linked`, who, 'tickettypes', 'linked', sql`jsonb_build_object('relation', 'inboxes', 'record', jsonb_build_object('id', ${inboxId}::int, 'type', 'inboxes'), 'futureInbox', true)`)}`);
@@ -81,13 +81,10 @@ export const inboxesResource = defineResource({
   },
   access: { read: EVERYONE, write: ADMINS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
-  async beforeWrite(context, record) {
-    await sealSmtpPassword(context, record);
-    if (record.smtpPort !== undefined && record.smtpPort !== null && record.smtpServer === null) {
-      throw ApiError.invalid('inbox.smtpServer', 'a mail-server port needs the server');
-    }
-  },
+  beforeWrite: sealSmtpPassword,
   async afterWrite(context, _record, id, created) {
+    const [written] = await context.tx.select({ port: inboxes.smtpPort, server: inboxes.smtpServer }).from(inboxes).where(eq(inboxes.id, id));
+    if (written?.port !== null && written?.server === null) throw ApiError.invalid('inbox.smtpServer', 'a mail-server port needs the server');
     if (created) await offerFutureTypes(context, id);
   },
 });

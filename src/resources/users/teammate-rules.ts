@@ -16,31 +16,35 @@ function requireManager(who: Actor, detail: string): void {
   if (!RUNS_IT.includes(roleOf(who) as UserRole)) throw ApiError.forbidden(detail);
 }
 
-/** The live teammate's role, locked for the write; undefined when there is none (the engine answers 404). */
-async function lockedRole({ tx, who }: WriteContext, id: number): Promise<UserRole | undefined> {
-  const [row] = await tx
-    .select({ role: users.role })
-    .from(users)
-    .where(and(eq(users.id, id), eq(users.installationId, who.installationId), eq(users.state, 'active')))
-    .for('update');
-  return row?.role;
-}
-
-/** 409 when the teammate is the installation's last live owner (the owners are locked, so two demotions cannot both pass). */
-async function refuseLastOwner({ tx, who }: WriteContext, id: number, verb: string): Promise<void> {
+/**
+ * Locks the installation's live owners, then the teammate, always in that order (so two owners
+ * demoting each other wait for one another instead of deadlocking), and answers the teammate's
+ * role (undefined when there is none: the engine answers 404) and the owners' ids.
+ */
+async function lockTeammate({ tx, who }: WriteContext, id: number): Promise<{ role: UserRole | undefined; owners: number[] }> {
   const owners = await tx
     .select({ id: users.id })
     .from(users)
     .where(and(eq(users.installationId, who.installationId), eq(users.role, 'owner'), eq(users.state, 'active')))
     .orderBy(users.id)
     .for('update');
-  if (owners.length <= 1 && owners.some((owner) => owner.id === id)) {
+  const [row] = await tx
+    .select({ role: users.role })
+    .from(users)
+    .where(and(eq(users.id, id), eq(users.installationId, who.installationId), eq(users.state, 'active')))
+    .for('update');
+  return { role: row?.role, owners: owners.map((owner) => owner.id) };
+}
+
+/** 409 when the teammate is the installation's last live owner. */
+function refuseLastOwner(owners: number[], id: number, verb: string): void {
+  if (owners.length <= 1 && owners.includes(id)) {
     throw ApiError.conflict('id', `user ${id} is the installation's last owner and cannot be ${verb}; make another teammate owner first`);
   }
 }
 
-/** Making, changing or removing an owner or admin is the owner's. */
-function requireOwnerFor(who: Actor, ...roles: (UserRole | undefined)[]): void {
+/** Making, changing or removing an owner or admin, or acting for one, is an owner's. */
+export function requireOwnerFor(who: Actor, ...roles: (UserRole | undefined)[]): void {
   if (roles.some((role) => role !== undefined && RUNS_IT.includes(role)) && roleOf(who) !== 'owner') {
     throw ApiError.forbidden('only an owner may make, change or remove an owner or admin');
   }
@@ -60,7 +64,7 @@ export async function checkTeammateWrite(context: WriteContext, record: Record<s
     requireOwnerFor(who, record.role as UserRole);
     return;
   }
-  const current = await lockedRole(context, id);
+  const { role: current, owners } = await lockTeammate(context, id);
   if (current === undefined) return;
   const self = who.userId === id;
   if (!self) requireManager(who, "a teammate changes only their own profile; an owner or admin changes others'");
@@ -68,20 +72,19 @@ export async function checkTeammateWrite(context: WriteContext, record: Record<s
   if (self && roleOf(who) !== 'owner') throw ApiError.forbidden('a teammate cannot change their own role');
   requireManager(who, 'only an owner or admin changes roles');
   requireOwnerFor(who, current, wanted);
-  if (current === 'owner') await refuseLastOwner(context, id, 'demoted');
+  if (current === 'owner') refuseLastOwner(owners, id, 'demoted');
 }
 
 /** Deactivating a teammate: an owner's or admin's, an owner or admin only by an owner, never the last owner. */
 export async function checkTeammateDelete(context: WriteContext, id: number): Promise<void> {
   requireManager(context.who, 'only an owner or admin deactivates teammates');
-  const current = await lockedRole(context, id);
+  const { role: current, owners } = await lockTeammate(context, id);
   if (current === undefined) return;
   requireOwnerFor(context.who, current);
-  if (current === 'owner') await refuseLastOwner(context, id, 'removed');
-  forgetTeammate(id);
+  if (current === 'owner') refuseLastOwner(owners, id, 'removed');
 }
 
-/** A changed role or a deactivation reaches this isolate's remembered credentials at once (others within 30 s). */
+/** A changed role or a deactivation, once committed, reaches this isolate's remembered credentials at once (others within 30 s). */
 export function forgetTeammate(id: number): void {
   forgetCredentials({ userId: id });
 }

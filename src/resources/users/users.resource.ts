@@ -28,8 +28,8 @@ export const usersResource = defineResource({
   access: { read: EVERYONE, write: EVERYONE },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: checkTeammateWrite,
-  afterWrite(_context, record, id) {
-    if (record.role !== undefined) forgetTeammate(id);
+  afterCommit(id, record) {
+    if (record === undefined || record.role !== undefined) forgetTeammate(id);
   },
   beforeDelete: checkTeammateDelete,
 });
