@@ -72,8 +72,8 @@ export interface RelatedFilter {
   /** the related records' column or expression */
   expr: Column | SQL;
   type: FilterFieldType;
-  /** `EXISTS` over the related records of the current row that meet the condition */
-  exists: (condition: SQL) => SQL;
+  /** `EXISTS` over the related records of the current row that meet the condition; absent: `expr` is a column of the record, under the platform's name (`inboxes.id`) */
+  exists?: (condition: SQL) => SQL;
   /** compared ignoring case (`expr` is then lowercase, and so is every value) */
   caseInsensitive?: boolean;
 }
@@ -135,6 +135,11 @@ export interface ResourceDeclaration {
   tenancy?: 'installation' | 'global';
   /** a rule narrowing which of the installation's records the caller sees at all */
   scope?: (who: Actor) => SQL | undefined;
+  /**
+   * Body properties that are no column of the record, handled by its write hooks (a ticket's
+   * first `message`): in the create and update bodies, never in bulk, never read.
+   */
+  inputs?: Record<string, z.ZodType>;
   /** relations whose entries a body may also send under `included.<name>` (a customer's contacts, as the platform's client sends them) */
   includedWrites?: readonly string[];
   /** body properties accepted and ignored (beside the audit set, `id`, `type` and read-only fields) */

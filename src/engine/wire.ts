@@ -62,6 +62,11 @@ function columnSchema(column: Column): z.ZodType {
       case 'PgText':
       case 'PgVarchar':
         return z.string();
+      case 'PgArray': {
+        // `text[]` (a ticket's cc): the elements as their own column reads
+        const element = (column as unknown as { baseColumn: Column }).baseColumn;
+        return z.array(element.columnType === 'PgInteger' ? z.number().int() : z.string());
+      }
       default:
         throw new Error(`no wire schema for column ${column.name} (${column.columnType})`);
     }

@@ -31,6 +31,7 @@ import { ticketPrioritiesModule } from '../resources/ticketpriorities';
 import { ticketSourcesModule } from '../resources/ticketsources';
 import { ticketStatusesModule } from '../resources/ticketstatuses';
 import { ticketTypesModule } from '../resources/tickettypes';
+import { ticketsModule } from '../resources/tickets';
 import { timeZonesModule } from '../resources/timezones';
 import { usersModule } from '../resources/users';
 import { widgetModule } from '../widget';
@@ -73,6 +74,7 @@ export const modules: readonly Module[] = [
   ticketSourcesModule,
   ticketStatusesModule,
   ticketTypesModule,
+  ticketsModule,
   timeZonesModule,
   usersModule,
   widgetModule,

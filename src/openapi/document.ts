@@ -24,6 +24,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Customers', description: 'the people served, their contacts and companies; merge' },
   { name: 'SpamLists', description: 'senders let through (whitelist) or refused (blacklist)' },
   { name: 'Tags', description: 'labels on tickets' },
+  { name: 'Tickets', description: "customers' requests and their threads" },
   { name: 'TicketPriorities', description: 'how urgent a ticket is' },
   { name: 'TicketSources', description: 'the channel a ticket came through' },
   { name: 'TicketStatuses', description: "the platform's six statuses and a team's own" },

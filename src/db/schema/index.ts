@@ -16,3 +16,4 @@ export * from './conversations';
 export * from './ai';
 export * from './events';
 export * from './vocabulary';
+export * from './tickets';

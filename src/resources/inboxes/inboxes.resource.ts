@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes } from '../../db/schema';
+import { inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes, tickets } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany, shapeOf, type WriteContext } from '../../engine';
 import { insertEventsFrom } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
@@ -80,6 +80,7 @@ export const inboxesResource = defineResource({
     inboxes_installation_local_part_key: { source: 'inbox.localPart', detail: 'another inbox has this local part' },
   },
   access: { read: EVERYONE, write: ADMINS },
+  usedBy: [{ type: 'tickets', table: tickets, column: tickets.inboxId, property: 'inbox' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: sealSmtpPassword,
   async afterWrite(context, _record, id, created) {

@@ -1,5 +1,5 @@
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { ticketPriorities } from '../../db/schema';
+import { ticketPriorities, tickets } from '../../db/schema';
 import { AUDIT_SET, defineResource } from '../../engine';
 import { colorField, displayOrderField, nameField, uniqueName } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
@@ -19,5 +19,6 @@ export const ticketPrioritiesResource = defineResource({
   relations: { users: includedUsers() },
   constraints: uniqueName('ticket_priorities_installation_name_key', 'ticketpriority', 'a priority'),
   access: { read: EVERYONE, write: ADMINS },
+  usedBy: [{ type: 'tickets', table: tickets, column: tickets.priorityId, property: 'priority' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
 });

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { ticketSources } from '../../db/schema';
+import { ticketSources, tickets } from '../../db/schema';
 import { AUDIT_SET, defineResource, tenantScope } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { displayOrderField, iconField, nameField, uniqueName } from '../../lib/vocabulary-fields';
@@ -27,6 +27,7 @@ export const ticketSourcesResource = defineResource({
   relations: { users: includedUsers() },
   constraints: uniqueName('ticket_sources_installation_name_key', 'ticketSource', 'a source'),
   access: { read: EVERYONE, write: ADMINS },
+  usedBy: [{ type: 'tickets', table: tickets, column: tickets.sourceId, property: 'source' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
   async beforeDelete({ tx, who }, id) {
     const [row] = await tx

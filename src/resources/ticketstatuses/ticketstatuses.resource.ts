@@ -1,7 +1,7 @@
 import { and, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { inboxes, TICKET_STATUS_CODES, ticketStatuses } from '../../db/schema';
+import { inboxes, TICKET_STATUS_CODES, ticketStatuses, tickets } from '../../db/schema';
 import { AUDIT_SET, defineResource } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { colorField, displayOrderField, iconField, nameField, uniqueName } from '../../lib/vocabulary-fields';
@@ -32,7 +32,10 @@ export const ticketStatusesResource = defineResource({
   constraints: uniqueName('ticket_statuses_installation_name_key', 'ticketstatus', 'a status'),
   access: { read: EVERYONE, write: ADMINS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
-  usedBy: [{ type: 'inboxes', table: inboxes, column: inboxes.ticketStatusId, property: 'ticketstatus' }],
+  usedBy: [
+    { type: 'inboxes', table: inboxes, column: inboxes.ticketStatusId, property: 'ticketstatus' },
+    { type: 'tickets', table: tickets, column: tickets.statusId, property: 'status' },
+  ],
   sharedRows: "the platform's statuses",
   // The unique index covers an installation's own names; these are the shared ones.
   async beforeWrite(context, record) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { ticketTypeInboxes, ticketTypes } from '../../db/schema';
+import { ticketTypeInboxes, ticketTypes, tickets } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany } from '../../engine';
 import { displayOrderField, nameField, uniqueName } from '../../lib/vocabulary-fields';
 import { inboxShape } from '../inboxes/inbox-shape';
@@ -34,6 +34,7 @@ export const ticketTypesResource = defineResource({
     ticket_types_one_default: { source: 'tickettype.default', detail: 'another type became the default at the same moment; try again' },
   },
   access: { read: EVERYONE, write: ADMINS },
+  usedBy: [{ type: 'tickets', table: tickets, column: tickets.typeId, property: 'type' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
   defaultFlag: 'default',
 });

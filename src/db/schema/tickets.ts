@@ -1,0 +1,94 @@
+import { sql } from 'drizzle-orm';
+import { type AnyPgColumn, boolean, index, integer, pgTable, primaryKey, real, text, timestamp } from 'drizzle-orm/pg-core';
+import { auditColumns } from './audit';
+import { customers } from './customers';
+import { users } from './identity';
+import { inboxes } from './inboxes';
+import { tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes } from './vocabulary';
+
+/** A customer's request and its conversation: the heart of the helpdesk. */
+export const tickets = pgTable(
+  'tickets',
+  {
+    ...auditColumns(),
+    subject: text('subject').notNull(),
+    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
+    customerId: integer('customer_id').notNull().references(() => customers.id),
+    /** the teammate working it; null: unassigned */
+    agentId: integer('agent_id').references(() => users.id),
+    statusId: integer('status_id').notNull().default(1).references(() => ticketStatuses.id),
+    priorityId: integer('priority_id').references(() => ticketPriorities.id),
+    typeId: integer('type_id').references(() => ticketTypes.id),
+    sourceId: integer('source_id').references(() => ticketSources.id),
+    cc: text('cc').array().notNull().default(sql`'{}'::text[]`),
+    bcc: text('bcc').array().notNull().default(sql`'{}'::text[]`),
+    notifyCustomer: boolean('notify_customer').notNull().default(true),
+    /** the address the first message was sent to */
+    originalRecipient: text('original_recipient'),
+    imagesHidden: boolean('images_hidden').notNull().default(false),
+    spamScore: real('spam_score'),
+    happinessSurveySentAt: timestamp('happiness_survey_sent_at', { withTimezone: true, precision: 3 }),
+    /** the ticket this one was merged into */
+    mergedIntoId: integer('merged_into_id').references((): AnyPgColumn => tickets.id),
+    /** the plain text start of the latest thread entry that is not a note */
+    previewText: text('preview_text').notNull().default(''),
+    lastMessageAt: timestamp('last_message_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    index('tickets_status_idx').on(t.installationId, t.statusId, t.id),
+    index('tickets_inbox_idx').on(t.installationId, t.inboxId, t.id),
+    index('tickets_customer_idx').on(t.installationId, t.customerId),
+    index('tickets_agent_idx').on(t.installationId, t.agentId),
+    index('tickets_updated_idx').on(t.installationId, t.updatedAt, t.id),
+  ],
+);
+
+export const THREAD_TYPES = ['message', 'note', 'forward'] as const;
+export const EDIT_METHODS_OF_BODIES = ['html', 'markdown'] as const;
+
+/** A ticket's thread entry: a message to or from the customer, an internal note, a forward. */
+export const ticketMessages = pgTable(
+  'ticket_messages',
+  {
+    ...auditColumns(),
+    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    threadType: text('thread_type', { enum: THREAD_TYPES }).notNull().default('message'),
+    /** sanitized HTML (`src/lib/html/message-body.ts`) */
+    htmlBody: text('html_body').notNull().default(''),
+    textBody: text('text_body').notNull().default(''),
+    editMethod: text('edit_method', { enum: EDIT_METHODS_OF_BODIES }).notNull().default('html'),
+    /** the customer who wrote it; null: a teammate (`created_by`) */
+    customerId: integer('customer_id').references(() => customers.id),
+    cc: text('cc').array().notNull().default(sql`'{}'::text[]`),
+    bcc: text('bcc').array().notNull().default(sql`'{}'::text[]`),
+    isPinned: boolean('is_pinned').notNull().default(false),
+    isDraft: boolean('is_draft').notNull().default(false),
+    viewedByCustomerAt: timestamp('viewed_by_customer_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [index('ticket_messages_ticket_idx').on(t.ticketId, t.id)],
+);
+
+export const ticketTags = pgTable(
+  'ticket_tags',
+  {
+    installationId: integer('installation_id').notNull(),
+    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    tagId: integer('tag_id').notNull().references(() => tags.id),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdBy: integer('created_by'),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.tagId] }), index('ticket_tags_tag_idx').on(t.tagId)],
+);
+
+/** Teammates who follow a ticket: told of its changes; a collaborator sees the tickets it follows. */
+export const ticketFollowers = pgTable(
+  'ticket_followers',
+  {
+    installationId: integer('installation_id').notNull(),
+    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    userId: integer('user_id').notNull().references(() => users.id),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdBy: integer('created_by'),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.userId] }), index('ticket_followers_user_idx').on(t.userId)],
+);

@@ -1,0 +1,35 @@
+import { marked } from 'marked';
+import { FilterXSS, getDefaultWhiteList } from 'xss';
+
+/** How a body is written: HTML as it is, or Markdown rendered to HTML. */
+export type EditMethod = 'html' | 'markdown';
+
+// js-xss's allow-list of tags and attributes (no scripts, styles, frames, forms or event
+// handlers; `javascript:` and other unsafe URLs dropped), with what mail bodies commonly carry.
+const allowed = getDefaultWhiteList();
+for (const tag of ['table', 'thead', 'tbody', 'tr', 'td', 'th']) allowed[tag] = [...(allowed[tag] ?? []), 'colspan', 'rowspan', 'align'];
+
+const sanitizer = new FilterXSS({ whiteList: allowed, stripIgnoreTag: true, stripIgnoreTagBody: ['script', 'style', 'noscript', 'template'] });
+const textOnly = new FilterXSS({ whiteList: {}, stripIgnoreTag: true, stripIgnoreTagBody: ['script', 'style', 'noscript', 'template'] });
+
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&nbsp;': ' ' };
+
+/**
+ * A thread entry's body as it is stored and sent: Markdown rendered, then every body sanitized
+ * (`docs/resources/tickets.md` says what survives).
+ */
+export function messageHtml(body: string, editMethod: EditMethod): string {
+  const html = editMethod === 'markdown' ? (marked.parse(body, { async: false, gfm: true, breaks: true }) as string) : body;
+  return sanitizer.process(html).trim();
+}
+
+/** The plain text of a stored HTML body: tags dropped, entities decoded, whitespace collapsed. */
+export function messageText(html: string): string {
+  const spaced = html.replace(/<(br|\/p|\/div|\/li|\/tr|\/h[1-6])\b[^>]*>/gi, '\n');
+  return textOnly
+    .process(spaced)
+    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (entity) => ENTITIES[entity] ?? entity)
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\n\s*\n+/g, '\n')
+    .trim();
+}

@@ -1,0 +1,181 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AGENTS, EVERYONE } from '../../auth/access';
+import {
+  companyCustomers,
+  EDIT_METHODS_OF_BODIES,
+  inboxes,
+  ticketFollowers,
+  ticketMessages,
+  ticketPriorities,
+  ticketSources,
+  ticketStatuses,
+  ticketTags,
+  tickets,
+  ticketTypes,
+  users,
+} from '../../db/schema';
+import {
+  AUDIT_SET,
+  defineResource,
+  manyToMany,
+  ownedRecords,
+  referencedBy,
+  referenceField,
+  referenceInput,
+  refProperty,
+  shapeOf,
+  timeProperty,
+  type AuditedTable,
+  type WriteContext,
+} from '../../engine';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { ApiError } from '../../http/errors';
+import { customerShape } from '../customers/customer-shape';
+import { inboxShape } from '../inboxes/inbox-shape';
+import { tagsResource } from '../tags/tags.resource';
+import { ticketPrioritiesResource } from '../ticketpriorities/ticketpriorities.resource';
+import { ticketSourcesResource } from '../ticketsources/ticketsources.resource';
+import { ticketStatusesResource } from '../ticketstatuses/ticketstatuses.resource';
+import { ticketTypesResource } from '../tickettypes/tickettypes.resource';
+import { includedUsers, userShape } from '../users/user-shape';
+import { messageShape } from './message-shape';
+import { customerInput, resolveCustomer } from './ticket-customer';
+import { visibleTickets } from './ticket-visibility';
+import { addThreadEntry } from './thread-entry';
+
+const addresses = z.array(z.string().trim().pipe(z.email().max(254))).max(50);
+
+/** Before a ticket is written: its customer named by email found or made, its defaults, a seated agent. */
+async function prepareTicket(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+  const { tx, who } = context;
+  if (record.customer !== undefined) record.customer = await resolveCustomer(context, record.customer as z.output<typeof customerInput>);
+  if (id === undefined) {
+    if (record.customer === undefined) throw ApiError.invalid('ticket.customer', 'must be set: {"id": ...} or {"email": ...}');
+    // the inbox's status for new tickets, else active; the installation's default type
+    if (record.status === undefined) {
+      const [inbox] = await tx.select({ status: inboxes.ticketStatusId }).from(inboxes).where(eq(inboxes.id, record.inbox as number));
+      record.status = inbox?.status ?? 1;
+    }
+    if (record.type === undefined) {
+      const [type] = await tx
+        .select({ id: ticketTypes.id })
+        .from(ticketTypes)
+        .where(and(eq(ticketTypes.installationId, who.installationId), eq(ticketTypes.isDefault, true), eq(ticketTypes.state, 'active')));
+      if (type) record.type = type.id;
+    }
+  }
+  if (typeof record.agent === 'number') {
+    const [agent] = await tx.select({ role: users.role }).from(users).where(and(eq(users.id, record.agent), eq(users.installationId, who.installationId)));
+    if (agent?.role === 'collaborator') throw ApiError.invalid('ticket.agent', 'a collaborator has no seat: a ticket is assigned to an owner, admin or agent');
+  }
+}
+
+/**
+ * Once written: the first message becomes the first thread entry (on create), and the caller
+ * must still see the ticket (an agent cannot put one where they do not work).
+ */
+async function finishTicket(context: WriteContext, record: Record<string, unknown>, id: number, created: boolean): Promise<void> {
+  const { tx, who } = context;
+  if (created && typeof record.message === 'string' && record.message.trim() !== '') {
+    await addThreadEntry(context, {
+      ticketId: id,
+      body: record.message,
+      editMethod: (record.editMethod as 'html' | 'markdown' | undefined) ?? 'html',
+      threadType: 'message',
+      customerId: record.customer as number,
+      cc: record.cc as string[] | undefined,
+      bcc: record.bcc as string[] | undefined,
+    });
+  }
+  const scope = visibleTickets(who);
+  if (!scope) return;
+  const { rows } = await tx.execute(sql`SELECT 1 FROM tickets WHERE id = ${id} AND ${scope}`);
+  if (rows.length === 0) {
+    throw ApiError.forbidden('the ticket would leave what you see: put it in an inbox you work (assigned to you, where your access is restricted)');
+  }
+}
+
+const vocabulary = (column: PgColumn, table: AuditedTable, type: string) => referenceField(column, { table, type });
+
+/** A ticket's companies are its customer's. */
+const companiesOfCustomer = (condition: ReturnType<typeof sql>) =>
+  sql`EXISTS (SELECT 1 FROM ${companyCustomers} WHERE ${companyCustomers.customerId} = ${tickets.customerId} AND ${condition})`;
+
+export const ticketsResource = defineResource({
+  type: 'tickets',
+  singular: 'ticket',
+  title: { one: 'Ticket', many: 'Tickets' },
+  table: tickets,
+  fields: {
+    subject: { column: tickets.subject, schema: z.string().trim().min(1).max(998), required: true },
+    inbox: { ...referenceField(tickets.inboxId, { table: inboxes, type: 'inboxes' }, { required: true }) },
+    customer: { column: tickets.customerId, schema: customerInput, output: refProperty(tickets.customerId, 'customers', false), notInBulk: true },
+    agent: referenceField(tickets.agentId, { table: users, type: 'users' }),
+    status: { ...vocabulary(tickets.statusId, ticketStatuses, 'ticketstatuses'), schema: referenceInput('ticketstatuses') },
+    priority: vocabulary(tickets.priorityId, ticketPriorities, 'ticketpriorities'),
+    // a ticket's `type` is its ticket type, as the platform's client reads it
+    type: vocabulary(tickets.typeId, ticketTypes, 'tickettypes'),
+    source: vocabulary(tickets.sourceId, ticketSources, 'ticketsources'),
+    cc: { column: tickets.cc, schema: addresses },
+    bcc: { column: tickets.bcc, schema: addresses },
+    notifyCustomer: { column: tickets.notifyCustomer, schema: z.boolean().meta({ description: 'whether the customer is told of the new ticket by mail (mail out)' }) },
+    imagesHidden: { column: tickets.imagesHidden, schema: z.boolean() },
+    originalRecipient: { column: tickets.originalRecipient, schema: z.string(), readOnly: true },
+    previewText: { column: tickets.previewText, schema: z.string(), readOnly: true },
+    spam_score: { column: tickets.spamScore, schema: z.number(), readOnly: true },
+    happinessSurveySentAt: { column: tickets.happinessSurveySentAt, schema: z.unknown(), readOnly: true, output: timeProperty(tickets.happinessSurveySentAt) },
+  },
+  inputs: {
+    message: z.string().max(1_000_000).meta({ description: 'on create: the first message, the first thread entry (written by the customer)' }),
+    editMethod: z.enum(EDIT_METHODS_OF_BODIES).meta({ description: 'how `message` is written: html (default) or markdown, rendered; every body is sanitized' }),
+  },
+  computed: {
+    messageCount: {
+      type: 'integer',
+      schema: z.number().int().meta({ description: 'thread entries to or from the customer (notes and drafts left out)' }),
+      expr: sql`(SELECT count(*)::int FROM ticket_messages m WHERE m.ticket_id = ${tickets.id} AND m.state = 'active' AND m.thread_type <> 'note' AND NOT m.is_draft)`,
+    },
+  },
+  filter: [
+    ...AUDIT_SET,
+    'agent', 'customer', 'inbox', 'imagesHidden', 'messageCount', 'notifyCustomer', 'priority', 'source', 'status', 'subject', 'type',
+    'companies.id', 'customers.id', 'inboxes.id', 'priorities.id', 'sources.id', 'statuses.id', 'tags.id', 'types.id', 'users.id',
+  ],
+  relatedFilter: {
+    'customers.id': { expr: tickets.customerId, type: 'integer' },
+    'inboxes.id': { expr: tickets.inboxId, type: 'integer' },
+    'priorities.id': { expr: tickets.priorityId, type: 'integer' },
+    'sources.id': { expr: tickets.sourceId, type: 'integer' },
+    'statuses.id': { expr: tickets.statusId, type: 'integer' },
+    'types.id': { expr: tickets.typeId, type: 'integer' },
+    // the agent
+    'users.id': { expr: tickets.agentId, type: 'integer' },
+    'tags.id': {
+      expr: ticketTags.tagId,
+      type: 'integer',
+      exists: (condition) => sql`EXISTS (SELECT 1 FROM ${ticketTags} WHERE ${ticketTags.ticketId} = ${tickets.id} AND ${condition})`,
+    },
+    'companies.id': { expr: companyCustomers.companyId, type: 'integer', exists: companiesOfCustomer },
+  },
+  orderByExtra: { lastMessageAt: tickets.lastMessageAt },
+  relations: {
+    tags: manyToMany({ name: 'tags', target: shapeOf(tagsResource), through: ticketTags, parentKey: ticketTags.ticketId, targetKey: ticketTags.tagId }),
+    followers: manyToMany({ name: 'followers', target: userShape, through: ticketFollowers, parentKey: ticketFollowers.ticketId, targetKey: ticketFollowers.userId }),
+    messages: ownedRecords({ shape: messageShape, parentKey: ticketMessages.ticketId }),
+    users: includedUsers((t) => [(t as typeof tickets).agentId]),
+    customers: referencedBy({ target: customerShape, columns: (t) => [(t as typeof tickets).customerId] }),
+    inboxes: referencedBy({ target: inboxShape, columns: (t) => [(t as typeof tickets).inboxId] }),
+    ticketstatuses: referencedBy({ target: shapeOf(ticketStatusesResource), columns: (t) => [(t as typeof tickets).statusId] }),
+    ticketpriorities: referencedBy({ target: shapeOf(ticketPrioritiesResource), columns: (t) => [(t as typeof tickets).priorityId] }),
+    tickettypes: referencedBy({ target: shapeOf(ticketTypesResource), columns: (t) => [(t as typeof tickets).typeId] }),
+    ticketsources: referencedBy({ target: shapeOf(ticketSourcesResource), columns: (t) => [(t as typeof tickets).sourceId] }),
+  },
+  // what the platform's client marshals on every ticket
+  ignored: ['activities', 'contact', 'files', 'isRead', 'readonly', 'resolutionTimeMins', 'responseTimeMins', 'spam_rules', 'suggestions', 'tasks', 'timelogs'],
+  access: { read: EVERYONE, write: AGENTS },
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  scope: visibleTickets,
+  beforeWrite: prepareTicket,
+  afterWrite: finishTicket,
+});
