@@ -49,7 +49,8 @@ describe('the SDK on /v2/tickets.json', () => {
     read = response.body;
     expectTicketTypes(read.ticket);
     expect(read.ticket.messages).toEqual([{ id: expect.any(Number), type: 'messages' }]);
-    expect(read.included.messages[0]).toMatchObject({ message: 'Sent by the SDK', threadType: 'message' });
+    // the client's Message decodes `htmlBody` into its `message`
+    expect(read.included.messages[0]).toMatchObject({ message: 'Sent by the SDK', htmlBody: 'Sent by the SDK', threadType: 'message', ticket: { id: read.ticket.id, type: 'tickets' }, cc: ['cc@tickets.test'], bcc: [] });
   });
 
   it('updates with PATCH, sending back what it read with a new status', async () => {

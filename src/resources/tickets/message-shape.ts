@@ -7,8 +7,9 @@ export const messageShape: RecordShape = {
   component: 'Message',
   table: ticketMessages,
   properties: {
-    // the platform's client reads the body as `message`
+    // the body as the platform has it: `message`, and `htmlBody`, which its client decodes into `message`
     message: ticketMessages.htmlBody,
+    htmlBody: ticketMessages.htmlBody,
     textBody: ticketMessages.textBody,
     threadType: ticketMessages.threadType,
     editMethod: ticketMessages.editMethod,
