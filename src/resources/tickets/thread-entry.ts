@@ -1,7 +1,11 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { WriteContext } from '../../engine';
 import { insertEventsFrom } from '../../events/record-events';
 import { messageHtml, messageText, type EditMethod } from '../../lib/html/message-body';
+
+/** A ticket's or an entry's `cc` or `bcc`: email addresses, at most 50. */
+export const addressList = z.array(z.string().trim().pipe(z.email().max(254))).max(50);
 
 /** A list of strings as a Postgres `text[]` (drizzle would spread a JS array into a list of parameters). */
 const textArray = (items: string[] = []) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(items)}::jsonb))`;
@@ -11,25 +15,35 @@ const PREVIEW_CHARS = 200;
 
 /**
  * Adds a thread entry to a ticket, its body sanitized (Markdown rendered first), with its
- * `created` event naming the ticket; an entry that is not a note nor a draft becomes the
+ * `created` event naming the ticket; an entry that is neither a note nor a draft becomes the
  * ticket's preview and last message. Written by the customer when `customerId` is given (the
  * teammate in `createdBy` wrote it on their behalf), else by the teammate.
  */
 export async function addThreadEntry(
   { tx, who }: WriteContext,
-  entry: { ticketId: number; body: string; editMethod: EditMethod; threadType: 'message' | 'note'; customerId: number | null; cc?: string[]; bcc?: string[] },
+  entry: {
+    ticketId: number;
+    body: string;
+    editMethod: EditMethod;
+    threadType: 'message' | 'note';
+    customerId: number | null;
+    cc?: string[];
+    bcc?: string[];
+    isPinned?: boolean;
+    isDraft?: boolean;
+  },
 ): Promise<number> {
   const html = messageHtml(entry.body, entry.editMethod);
   const text = messageText(html);
   const { rows } = await tx.execute(sql`
     WITH entry AS (
-      INSERT INTO ticket_messages (installation_id, ticket_id, thread_type, html_body, text_body, edit_method, customer_id, cc, bcc, created_by, updated_by)
+      INSERT INTO ticket_messages (installation_id, ticket_id, thread_type, html_body, text_body, edit_method, customer_id, cc, bcc, is_pinned, is_draft, created_by, updated_by)
       VALUES (${who.installationId}, ${entry.ticketId}, ${entry.threadType}, ${html}, ${text}, ${entry.editMethod}, ${entry.customerId},
-              ${textArray(entry.cc)}, ${textArray(entry.bcc)}, ${who.userId}::int, ${who.userId}::int)
-      RETURNING id, ticket_id, thread_type, created_at),
+              ${textArray(entry.cc)}, ${textArray(entry.bcc)}, ${entry.isPinned ?? false}, ${entry.isDraft ?? false}, ${who.userId}::int, ${who.userId}::int)
+      RETURNING id, ticket_id, thread_type, is_draft, created_at),
     preview AS (
       UPDATE tickets t SET preview_text = left(${text}, ${PREVIEW_CHARS}), last_message_at = entry.created_at
-        FROM entry WHERE t.id = entry.ticket_id AND entry.thread_type <> 'note'),
+        FROM entry WHERE t.id = entry.ticket_id AND entry.thread_type <> 'note' AND NOT entry.is_draft),
     logged AS (${insertEventsFrom(sql`entry`, who, 'messages', 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type)`)})
     SELECT id FROM entry`);
   return Number(rows[0]!.id);

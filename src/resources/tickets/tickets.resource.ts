@@ -42,9 +42,9 @@ import { includedUsers, userShape } from '../users/user-shape';
 import { messageShape } from './message-shape';
 import { customerInput, resolveCustomer } from './ticket-customer';
 import { visibleTickets } from './ticket-visibility';
-import { addThreadEntry } from './thread-entry';
+import { addressList, addThreadEntry } from './thread-entry';
 
-const addresses = z.array(z.string().trim().pipe(z.email().max(254))).max(50);
+const addresses = addressList;
 
 /** Before a ticket is written: its customer named by email found or made, its defaults, a seated agent. */
 async function prepareTicket(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {

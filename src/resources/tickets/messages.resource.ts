@@ -1,0 +1,25 @@
+import { sql } from 'drizzle-orm';
+import { EVERYONE } from '../../auth/access';
+import { ticketMessages, tickets } from '../../db/schema';
+import { AUDIT_SET, defineResource } from '../../engine';
+import { includedUsers } from '../users/user-shape';
+import { messageFields } from './message-shape';
+import { visibleTickets } from './ticket-visibility';
+
+/**
+ * A ticket's thread entries, read on their own: `GET /v2/messages.json`, `GET /v2/messages/{id}.json`
+ * and, per ticket and paginated, `GET /v2/tickets/{id}/messages.json` (`thread.ts`). A caller sees
+ * the entries of the live tickets they see.
+ */
+export const messagesResource = defineResource({
+  type: 'messages',
+  singular: 'message',
+  title: { one: 'Message', many: 'Messages', group: 'Tickets' },
+  table: ticketMessages,
+  fields: messageFields,
+  filter: [...AUDIT_SET, 'customer', 'editMethod', 'isDraft', 'isPinned', 'threadType', 'ticket'],
+  relations: { users: includedUsers() },
+  access: { read: EVERYONE, write: EVERYONE },
+  operations: ['list', 'get'],
+  scope: (who) => sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${ticketMessages.ticketId} AND ${tickets.state} = 'active' AND ${visibleTickets(who) ?? sql`true`})`,
+});

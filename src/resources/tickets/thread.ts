@@ -1,0 +1,104 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AGENTS, EVERYONE } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import type { Transaction } from '../../db/client';
+import { EDIT_METHODS_OF_BODIES, ticketMessages, tickets, ticketStatuses } from '../../db/schema';
+import { listBody, readBack, recordScope, referenceInput, schemasOf, translateDbError, updateRecords } from '../../engine';
+import { noteEvents } from '../../events/record-events';
+import { ApiError } from '../../http/errors';
+import { idParams } from '../../http/params';
+import { writableRecord } from '../../http/record-body';
+import { errorResponse, jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
+import { messagesResource } from './messages.resource';
+import { ticketsResource } from './tickets.resource';
+import { addressList, addThreadEntry } from './thread-entry';
+
+const addresses = addressList.nullable();
+
+/** A reply or a note as the platform's client sends it: bare, with what it reads back accepted and ignored. */
+const entryBody = writableRecord(
+  {
+    message: z.string().min(1).max(1_000_000),
+    threadType: z.enum(['message', 'note']).optional(),
+    editMethod: z.enum(EDIT_METHODS_OF_BODIES).optional(),
+    status: referenceInput('ticketstatuses').optional().meta({ description: "changes the ticket's status in the same transaction" }),
+    cc: addresses.optional(),
+    bcc: addresses.optional(),
+    isPinned: z.boolean().optional(),
+    isDraft: z.boolean().optional().meta({ description: 'a draft is not sent and not counted until it is' }),
+  },
+  ['ticket', 'htmlBody', 'textBody', 'customer', 'viewedByCustomerAt', 'assigningUser', 'contact', 'delayed'],
+).meta({ id: 'MessageCreate' });
+
+const s = schemasOf(messagesResource);
+
+/** The live ticket the caller may see, locked for a write; 404 otherwise (another installation's too). */
+async function lockTicket(tx: Transaction, who: Principal, id: number) {
+  const [ticket] = await tx
+    .select({ id: tickets.id, statusCode: ticketStatuses.code })
+    .from(tickets)
+    .innerJoin(ticketStatuses, eq(ticketStatuses.id, tickets.statusId))
+    .where(and(recordScope(ticketsResource, who, false, 'write'), eq(tickets.id, id)))
+    .for('update', { of: tickets });
+  if (!ticket) throw ApiError.notFound('id', `ticket ${id} not found`);
+  return ticket;
+}
+
+/**
+ * `POST /v2/tickets/{id}/messages.json`: a teammate's reply (`threadType: message`) or internal
+ * note, in one transaction with the status it names. An agent's reply that is no draft, to an
+ * `active` ticket, without a status, moves the ticket to waiting on the customer (3).
+ */
+export const createThreadEntryRoute = defineRoute({
+  method: 'post', path: '/v2/tickets/{id}/messages.json', tag: 'Tickets', operationId: 'createTicketMessage', roles: AGENTS,
+  summary: 'Reply to a ticket, or add an internal note',
+  request: { params: idParams, body: { required: true, content: { 'application/json': { schema: entryBody } } } },
+  responses: { 201: jsonResponse('the thread entry', s.one), 409: errorResponse('a simultaneous change got in the way; try again') },
+}, async (c) => {
+  const who = c.var.principal;
+  const { id } = c.req.valid('param');
+  const body = c.req.valid('json');
+  const threadType = body.threadType ?? 'message';
+  const answer = await c.var.db
+    .transaction(async (tx) => {
+      const context = { tx, who, env: c.env };
+      const ticket = await lockTicket(tx, who, id);
+      let status = body.status;
+      if (status !== undefined) {
+        const { rows } = await tx.execute(sql`SELECT 1 FROM ticket_statuses WHERE id = ${status} AND state = 'active' AND (installation_id = ${who.installationId} OR installation_id IS NULL)`);
+        if (rows.length === 0) throw ApiError.invalid('message.status', `no ticketstatuses ${status} here`);
+      } else if (threadType === 'message' && !body.isDraft && ticket.statusCode === 'active') status = 3;
+      const entryId = await addThreadEntry(context, {
+        ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: null,
+        cc: body.cc ?? undefined, bcc: body.bcc ?? undefined, isPinned: body.isPinned, isDraft: body.isDraft,
+      });
+      if (status !== undefined) {
+        await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, id) }, { statusId: status }, { status: ticketsResource.fields.status!.output! });
+      }
+      return readBack(tx, messagesResource, who, entryId, []);
+    })
+    .catch((error: unknown) => {
+      throw translateDbError(error, messagesResource);
+    });
+  noteEvents(c.var.db, who.installationId, [['messages', 'created'], ['tickets', 'updated', ['status']]]);
+  return c.json(answer, 201);
+});
+
+/**
+ * `GET /v2/tickets/{id}/messages.json`: the ticket's thread in pages, apart from the ticket (a
+ * ticket of thousands of entries reads page by page), with the list's filter and order.
+ */
+export const threadRoute = defineRoute({
+  method: 'get', path: '/v2/tickets/{id}/messages.json', tag: 'Tickets', operationId: 'listTicketMessages', roles: EVERYONE,
+  summary: "A ticket's thread, paginated",
+  request: { params: idParams, query: s.listQuery },
+  responses: { 200: jsonResponse('a page of the thread', s.many) },
+}, async (c) => {
+  const who = c.var.principal;
+  const { id } = c.req.valid('param');
+  const [ticket] = await c.var.db.http.select({ id: tickets.id }).from(tickets).where(and(recordScope(ticketsResource, who), eq(tickets.id, id)));
+  if (!ticket) throw ApiError.notFound('id', `ticket ${id} not found`);
+  return c.json(await listBody(c, messagesResource, who, c.req.valid('query'), eq(ticketMessages.ticketId, id)), 200);
+});
