@@ -221,8 +221,10 @@ export function manyToMany(options: {
       const scope = tenantScope(target.table, who.installationId)!;
       await requireChildren(tx, target.table, scope, entries.map((e) => (isDeletion(e) ? {} : e)), source, target.type);
       const unlinking = entries.flatMap((e) => (isDeletion(e) ? [e.id] : []));
+      // The links there already: those to remove must be, and with link fields a link sent
+      // again may change. Plain new links need no look-up: the insert skips what is there.
       const linked = new Map<number, Record<string, unknown>>();
-      const named = [...new Set(entries.map((e) => e.id))];
+      const named = linkFields.length ? [...new Set(entries.map((e) => e.id))] : unlinking;
       if (named.length) {
         const rows = await tx.execute(sql`SELECT ${returning} FROM ${through} WHERE ${parentKey} = ${parent.id} AND ${inArray(targetKey, named)}`);
         for (const row of rows.rows) linked.set(Number(row.id), row);

@@ -136,10 +136,10 @@ export interface ResourceDeclaration {
   /** a rule narrowing which of the installation's records the caller sees at all */
   scope?: (who: Actor) => SQL | undefined;
   /**
-   * Body properties that are no column of the record, handled by its write hooks (a ticket's
-   * first `message`): in the create and update bodies, never in bulk, never read.
+   * Body properties of a create that are no column of the record, handled by its write hooks (a
+   * ticket's first `message`): never in an update, never read.
    */
-  inputs?: Record<string, z.ZodType>;
+  createInputs?: Record<string, z.ZodType>;
   /** relations whose entries a body may also send under `included.<name>` (a customer's contacts, as the platform's client sends them) */
   includedWrites?: readonly string[];
   /** body properties accepted and ignored (beside the audit set, `id`, `type` and read-only fields) */

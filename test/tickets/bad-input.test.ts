@@ -59,6 +59,8 @@ describe('/v2/tickets.json', () => {
     await refused(list, { method: 'POST', body: { ticket: { subject: 'x', customer: ids.customer } } }, 400, 'ticket.inbox');
     await refused(list, { method: 'POST', body: { ticket: { inbox: ids.inbox, customer: ids.customer } } }, 400, 'ticket.subject');
     await refused(one(ids.mine), { method: 'PATCH', body: { ticket: { notifyCustomer: 'yes' } } }, 400, 'ticket.notifyCustomer');
+    // the first message is a create's: a reply is POST /v2/tickets/{id}/messages.json
+    await refused(one(ids.mine), { method: 'PATCH', body: { message: 'a reply?' } }, 400, 'ticket.message');
   });
 
   it("refuses another installation's inbox, customer, priority, tag and teammate (400)", async () => {

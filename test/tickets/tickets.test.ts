@@ -49,6 +49,11 @@ describe('creating a ticket', () => {
     expect(made.body.included.messages[0]).toMatchObject({ message: '<p><strong>Bold</strong> ask</p>', editMethod: 'markdown' });
     const known = await create({ subject: 'Again', inbox: support, customer: { email: 'ada@TICKETS.test' } });
     expect(known.body.ticket.customer.id).toBe(customer);
+    // a customer made by a ticket joins the company of its email's domain, as one made directly does
+    const company = (await api('/v2/companies.json', { method: 'POST', key: agent, body: { name: 'Domain Co', domains: [{ name: 'domain-co.test' }] } })).body.company.id;
+    const joined = await create({ subject: 'From a company', inbox: support, customer: { email: 'lin@domain-co.test' } });
+    const sender = await api(`/v2/customers/${joined.body.ticket.customer.id}.json`, { key: agent, query: { includes: 'companies' } });
+    expect(sender.body.customer.companies).toEqual([{ id: company, type: 'companies' }]);
   });
 
   it('refuses both or neither customer form, a foreign inbox, a collaborator as agent — writing nothing', async () => {

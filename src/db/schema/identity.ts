@@ -19,7 +19,7 @@ export const installations = pgTable('installations', {
 export const USER_ROLES = ['owner', 'admin', 'agent', 'collaborator'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
-/** How a teammate writes replies. */
+/** How a body is written: HTML, or Markdown rendered to HTML (a teammate's preference, a thread entry's). */
 export const EDIT_METHODS = ['html', 'markdown'] as const;
 
 /** Teammates. Collaborators have no seat. A deleted teammate is deactivated: its keys stop working. */

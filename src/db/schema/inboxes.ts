@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { users } from './identity';
 
@@ -40,6 +40,7 @@ export const inboxes = pgTable(
   (t) => [
     uniqueIndex('inboxes_installation_email_key').on(t.installationId, sql`lower(${t.email})`).where(sql`${t.state} = 'active' AND ${t.email} IS NOT NULL`),
     uniqueIndex('inboxes_installation_local_part_key').on(t.installationId, sql`lower(${t.localPart})`).where(sql`${t.state} = 'active' AND ${t.localPart} IS NOT NULL`),
+    check('inboxes_smtp_port_needs_server', sql`${t.smtpPort} IS NULL OR ${t.smtpServer} IS NOT NULL`),
   ],
 );
 

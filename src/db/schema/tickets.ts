@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { type AnyPgColumn, boolean, index, integer, pgTable, primaryKey, real, text, timestamp } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { customers } from './customers';
-import { users } from './identity';
+import { EDIT_METHODS, users } from './identity';
 import { inboxes } from './inboxes';
 import { tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes } from './vocabulary';
 
@@ -44,7 +44,6 @@ export const tickets = pgTable(
 );
 
 export const THREAD_TYPES = ['message', 'note', 'forward'] as const;
-export const EDIT_METHODS_OF_BODIES = ['html', 'markdown'] as const;
 
 /** A ticket's thread entry: a message to or from the customer, an internal note, a forward. */
 export const ticketMessages = pgTable(
@@ -56,7 +55,7 @@ export const ticketMessages = pgTable(
     /** sanitized HTML (`src/lib/html/message-body.ts`) */
     htmlBody: text('html_body').notNull().default(''),
     textBody: text('text_body').notNull().default(''),
-    editMethod: text('edit_method', { enum: EDIT_METHODS_OF_BODIES }).notNull().default('html'),
+    editMethod: text('edit_method', { enum: EDIT_METHODS }).notNull().default('html'),
     /** the customer who wrote it; null: a teammate (`created_by`) */
     customerId: integer('customer_id').references(() => customers.id),
     cc: text('cc').array().notNull().default(sql`'{}'::text[]`),

@@ -48,7 +48,8 @@ export const createApiKeyRoute = defineRoute({
     const [id] = await createRecords(tx, who, { table: credentials, type: 'apikeys' }, [
       { installationId: who.installationId, userId: owner, kind: 'api_key', name: body.name ?? '', prefix: key.prefix, secretHash: key.hash },
     ]);
-    return readBack(tx, apiKeysResource, who.userId === owner ? who : { ...who, role: 'owner' }, id!, []);
+    // read back as its teammate, who sees their own keys
+    return readBack(tx, apiKeysResource, { kind: 'teammate', installationId: who.installationId, userId: owner, role: teammate.role }, id!, []);
   });
   noteEvents(c.var.db, who.installationId, [['apikeys', 'created']]);
   return c.json({ apikey: { ...created.apikey, secret: key.secret }, included: {} }, 201);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { optionalText, webAddress } from '../../lib/field-schemas';
 import {
   companyAddresses,
   companyCustomers,
@@ -13,8 +14,6 @@ import { customerShape } from '../customers/customer-shape';
 import { hasMany, hasOne, manyToMany } from '../../engine';
 import type { RecordShape, WritableField } from '../../engine';
 
-const text = (max: number) => z.string().trim().max(max).nullable();
-
 /**
  * The fields of a related record, and its shape built from them. `type` is every record's type
  * name, except a phone's: its `type` is its kind, as on the platform. A social link's kind is `linkType`.
@@ -25,12 +24,12 @@ function related(type: string, component: string, table: RecordShape['table'], f
 }
 
 const addresses = related('addresses', 'Address', companyAddresses, {
-  line1: { column: companyAddresses.line1, schema: text(255) },
-  line2: { column: companyAddresses.line2, schema: text(255) },
-  city: { column: companyAddresses.city, schema: text(120) },
-  region: { column: companyAddresses.region, schema: text(120) },
-  postalCode: { column: companyAddresses.postalCode, schema: text(32) },
-  country: { column: companyAddresses.country, schema: text(120) },
+  line1: { column: companyAddresses.line1, schema: optionalText(255) },
+  line2: { column: companyAddresses.line2, schema: optionalText(255) },
+  city: { column: companyAddresses.city, schema: optionalText(120) },
+  region: { column: companyAddresses.region, schema: optionalText(120) },
+  postalCode: { column: companyAddresses.postalCode, schema: optionalText(32) },
+  country: { column: companyAddresses.country, schema: optionalText(120) },
 });
 
 const domains = related('domains', 'Domain', companyDomains, {
@@ -49,13 +48,13 @@ const phones = related('phones', 'Phone', companyPhones, {
     column: companyPhones.type,
     schema: z.union([z.enum(PHONE_TYPES), z.literal('phones'), z.null()]).transform((kind) => (kind === 'phones' || kind === null ? undefined : kind)),
   },
-  countryCode: { column: companyPhones.countryCode, schema: text(8) },
-  extension: { column: companyPhones.extension, schema: text(16) },
+  countryCode: { column: companyPhones.countryCode, schema: optionalText(8) },
+  extension: { column: companyPhones.extension, schema: optionalText(16) },
 });
 
 const socialLinks = related('sociallinks', 'SocialLink', companySocialLinks, {
   linkType: { column: companySocialLinks.type, schema: z.enum(SOCIAL_LINK_TYPES) },
-  url: { column: companySocialLinks.url, schema: z.url({ protocol: /^https?$/ }).max(2048), required: true },
+  url: { column: companySocialLinks.url, schema: webAddress, required: true },
 });
 
 const timelogSettings = related('timelogsettings', 'TimelogSetting', companyTimelogSettings, {

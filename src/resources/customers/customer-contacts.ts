@@ -4,7 +4,7 @@ import { CUSTOMER_CONTACT_TYPES, customerContacts, customers } from '../../db/sc
 import { hasMany, updateRecords, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { writableRecord } from '../../http/record-body';
-import { customerEmail } from './customer-shape';
+import { emailAddress } from '../../lib/field-schemas';
 
 type ContactType = (typeof CUSTOMER_CONTACT_TYPES)[number];
 
@@ -15,7 +15,7 @@ export const CONTACT_EVENTS = 'customercontacts';
 const contactValue = z.string().trim().min(1).max(2048);
 
 const VALUE_RULES: Record<ContactType, z.ZodType> = {
-  email: customerEmail,
+  email: emailAddress,
   twitter: z.string().regex(/^@?\w{1,15}$/, 'must be a handle such as @acme'),
   facebook: z.string().max(2048),
   linkedin: z.string().max(2048),
@@ -146,7 +146,7 @@ export async function placeEmail({ tx, who }: WriteContext, record: Record<strin
     if (id !== undefined) return;
     const main = newEmails.find((entry) => entry.isMain) ?? newEmails[0];
     if (!main) throw ApiError.invalid('customer.email', 'a customer needs an email address: send `email` or an email contact');
-    const address = customerEmail.safeParse(main.value);
+    const address = emailAddress.safeParse(main.value);
     if (!address.success) throw ApiError.invalid(`customer.contacts[${entries.indexOf(main)}].value`, address.error.issues[0]?.message ?? 'is not an email address');
     main.isMain = true;
     record.email = address.data;

@@ -1,13 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { emailAddress, optionalText, webAddress } from '../../lib/field-schemas';
 import { CUSTOMER_ADD_METHODS, CUSTOMER_PERMISSIONS, customers } from '../../db/schema';
 import { shapeOfFields, type ComputedField, type WritableField } from '../../engine';
-
-const text = (max: number) => z.string().trim().max(max).nullable();
-const webAddress = z.url({ protocol: /^https?$/ }).max(2048).nullable();
-
-/** An email address as a customer's contact holds it: trimmed, at most 254 characters. */
-export const customerEmail = z.string().trim().pipe(z.email().max(254));
 
 /**
  * A customer's own properties, as the platform's record has them: the customers resource's
@@ -17,21 +12,21 @@ export const customerFields: Record<string, WritableField> = {
   firstName: { column: customers.firstName, schema: z.string().trim().max(255) },
   lastName: { column: customers.lastName, schema: z.string().trim().max(255) },
   // The main email contact's value (customer-contacts.ts keeps them one).
-  email: { column: customers.email, schema: customerEmail, notInBulk: true },
-  organization: { column: customers.organization, schema: text(255) },
-  jobTitle: { column: customers.jobTitle, schema: text(255) },
-  phone: { column: customers.phone, schema: text(40) },
-  mobile: { column: customers.mobile, schema: text(40) },
-  address: { column: customers.address, schema: text(1000) },
-  notes: { column: customers.notes, schema: text(10_000) },
-  externalId: { column: customers.externalId, schema: text(255) },
-  extraData: { column: customers.extraData, schema: text(65_535) },
+  email: { column: customers.email, schema: emailAddress, notInBulk: true },
+  organization: { column: customers.organization, schema: optionalText(255) },
+  jobTitle: { column: customers.jobTitle, schema: optionalText(255) },
+  phone: { column: customers.phone, schema: optionalText(40) },
+  mobile: { column: customers.mobile, schema: optionalText(40) },
+  address: { column: customers.address, schema: optionalText(1000) },
+  notes: { column: customers.notes, schema: optionalText(10_000) },
+  externalId: { column: customers.externalId, schema: optionalText(255) },
+  extraData: { column: customers.extraData, schema: optionalText(65_535) },
   trusted: { column: customers.trusted, schema: z.boolean() },
   verifiedEmail: { column: customers.verifiedEmail, schema: z.boolean() },
-  linkedinURL: { column: customers.linkedinUrl, schema: webAddress },
-  facebookURL: { column: customers.facebookUrl, schema: webAddress },
+  linkedinURL: { column: customers.linkedinUrl, schema: webAddress.nullable() },
+  facebookURL: { column: customers.facebookUrl, schema: webAddress.nullable() },
   twitterHandle: { column: customers.twitterHandle, schema: z.string().trim().regex(/^@?\w{1,15}$/, 'must be a handle such as @acme').nullable() },
-  avatarURL: { column: customers.avatarUrl, schema: webAddress },
+  avatarURL: { column: customers.avatarUrl, schema: webAddress.nullable() },
   welcomeEmailSent: { column: customers.welcomeEmailSent, schema: z.boolean() },
   permission: { column: customers.permission, schema: z.enum(CUSTOMER_PERMISSIONS) },
   addMethod: {

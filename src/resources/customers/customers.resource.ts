@@ -1,31 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { AGENTS, EVERYONE } from '../../auth/access';
 import { companyCustomers, customerContacts, customers } from '../../db/schema';
-import { AUDIT_SET, defineResource, manyToMany, type WriteContext } from '../../engine';
-import { insertEventsFrom } from '../../events/record-events';
+import { AUDIT_SET, defineResource, manyToMany } from '../../engine';
 import { companyShape } from '../companies/company-shape';
 import { includedUsers } from '../users/user-shape';
 import { contactsRelation, placeEmail, settleContacts } from './customer-contacts';
 import { customerComputed, customerFields } from './customer-shape';
-
-/**
- * A new customer whose email's domain is a live domain of a company of kind `company` joins it:
- * a `linked` event of the customer saying `"addMethod": "domain"`.
- */
-async function joinCompaniesByDomain({ tx, who }: WriteContext, customerId: number): Promise<void> {
-  await tx.execute(sql`
-    WITH linked AS (
-      INSERT INTO company_customers (installation_id, company_id, customer_id, created_by)
-      SELECT ${who.installationId}::int, c.id, ${customerId}::int, ${who.userId}::int
-        FROM companies c
-        JOIN company_domains d ON d.company_id = c.id AND d.state = 'active'
-        JOIN customers m ON m.id = ${customerId}
-       WHERE c.installation_id = ${who.installationId} AND c.state = 'active' AND c.kind = 'company'
-         AND d.name = lower(split_part(m.email, '@', 2))
-      ON CONFLICT DO NOTHING
-      RETURNING customer_id AS id, company_id)
-    ${insertEventsFrom(sql`linked`, who, 'customers', 'linked', sql`jsonb_build_object('relation', 'companies', 'record', jsonb_build_object('id', r.company_id, 'type', 'companies'), 'addMethod', 'domain')`)}`);
-}
+import { joinCompaniesByDomain } from './new-customer';
 
 export const customersResource = defineResource({
   type: 'customers',

@@ -1,9 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes, tickets } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany, shapeOf, type WriteContext } from '../../engine';
 import { insertEventsFrom } from '../../events/record-events';
-import { ApiError } from '../../http/errors';
 import { encryptToken, inboxSecretContext, TokenKeyError } from '../../lib/crypto';
 import { z } from 'zod';
 import { tokenKeyMissing } from '../companies/pm-connection';
@@ -78,14 +77,13 @@ export const inboxesResource = defineResource({
   constraints: {
     inboxes_installation_email_key: { source: 'inbox.email', detail: 'another inbox has this address' },
     inboxes_installation_local_part_key: { source: 'inbox.localPart', detail: 'another inbox has this local part' },
+    inboxes_smtp_port_needs_server: { source: 'inbox.smtpServer', detail: 'a mail-server port needs the server' },
   },
   access: { read: EVERYONE, write: ADMINS },
   usedBy: [{ type: 'tickets', table: tickets, column: tickets.inboxId, property: 'inbox' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: sealSmtpPassword,
   async afterWrite(context, _record, id, created) {
-    const [written] = await context.tx.select({ port: inboxes.smtpPort, server: inboxes.smtpServer }).from(inboxes).where(eq(inboxes.id, id));
-    if (written?.port !== null && written?.server === null) throw ApiError.invalid('inbox.smtpServer', 'a mail-server port needs the server');
     if (created) await offerFutureTypes(context, id);
   },
 });

@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { emailAddress } from '../../lib/field-schemas';
 import type { WriteContext } from '../../engine';
 import { insertEventsFrom } from '../../events/record-events';
 import { messageHtml, messageText, type EditMethod } from '../../lib/html/message-body';
 
 /** A ticket's or an entry's `cc` or `bcc`: email addresses, at most 50. */
-export const addressList = z.array(z.string().trim().pipe(z.email().max(254))).max(50);
+export const addressList = z.array(emailAddress).max(50);
 
 /** A list of strings as a Postgres `text[]` (drizzle would spread a JS array into a list of parameters). */
 const textArray = (items: string[] = []) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(items)}::jsonb))`;

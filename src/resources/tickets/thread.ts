@@ -1,10 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS, EVERYONE } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
-import { EDIT_METHODS_OF_BODIES, ticketMessages, tickets, ticketStatuses } from '../../db/schema';
-import { listBody, readBack, recordScope, referenceInput, schemasOf, translateDbError, updateRecords } from '../../engine';
+import { EDIT_METHODS, ticketMessages, tickets, ticketStatuses } from '../../db/schema';
+import { listBody, readBack, recordScope, referenceInput, schemasOf, tenantScope, translateDbError, updateRecords } from '../../engine';
 import { noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
@@ -22,7 +22,7 @@ const entryBody = writableRecord(
   {
     message: z.string().min(1).max(1_000_000),
     threadType: z.enum(['message', 'note']).optional(),
-    editMethod: z.enum(EDIT_METHODS_OF_BODIES).optional(),
+    editMethod: z.enum(EDIT_METHODS).optional(),
     status: referenceInput('ticketstatuses').optional().meta({ description: "changes the ticket's status in the same transaction" }),
     cc: addresses.optional(),
     bcc: addresses.optional(),
@@ -67,8 +67,8 @@ export const createThreadEntryRoute = defineRoute({
       const ticket = await lockTicket(tx, who, id);
       let status = body.status;
       if (status !== undefined) {
-        const { rows } = await tx.execute(sql`SELECT 1 FROM ticket_statuses WHERE id = ${status} AND state = 'active' AND (installation_id = ${who.installationId} OR installation_id IS NULL)`);
-        if (rows.length === 0) throw ApiError.invalid('message.status', `no ticketstatuses ${status} here`);
+        const found = await tx.select({ id: ticketStatuses.id }).from(ticketStatuses).where(and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status)));
+        if (found.length === 0) throw ApiError.invalid('message.status', `no ticketstatuses ${status} here`);
       } else if (threadType === 'message' && !body.isDraft && ticket.statusCode === 'active') status = 3;
       const entryId = await addThreadEntry(context, {
         ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: null,

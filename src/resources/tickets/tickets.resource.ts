@@ -1,9 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS, EVERYONE } from '../../auth/access';
 import {
   companyCustomers,
-  EDIT_METHODS_OF_BODIES,
+  EDIT_METHODS,
   inboxes,
   ticketFollowers,
   ticketMessages,
@@ -26,10 +26,8 @@ import {
   refProperty,
   shapeOf,
   timeProperty,
-  type AuditedTable,
   type WriteContext,
 } from '../../engine';
-import type { PgColumn } from 'drizzle-orm/pg-core';
 import { ApiError } from '../../http/errors';
 import { customerShape } from '../customers/customer-shape';
 import { inboxShape } from '../inboxes/inbox-shape';
@@ -96,10 +94,8 @@ async function finishTicket(context: WriteContext, record: Record<string, unknow
   }
 }
 
-const vocabulary = (column: PgColumn, table: AuditedTable, type: string) => referenceField(column, { table, type });
-
 /** A ticket's companies are its customer's. */
-const companiesOfCustomer = (condition: ReturnType<typeof sql>) =>
+const companiesOfCustomer = (condition: SQL) =>
   sql`EXISTS (SELECT 1 FROM ${companyCustomers} WHERE ${companyCustomers.customerId} = ${tickets.customerId} AND ${condition})`;
 
 export const ticketsResource = defineResource({
@@ -109,14 +105,14 @@ export const ticketsResource = defineResource({
   table: tickets,
   fields: {
     subject: { column: tickets.subject, schema: z.string().trim().min(1).max(998), required: true },
-    inbox: { ...referenceField(tickets.inboxId, { table: inboxes, type: 'inboxes' }, { required: true }) },
+    inbox: referenceField(tickets.inboxId, { table: inboxes, type: 'inboxes' }, { required: true }),
     customer: { column: tickets.customerId, schema: customerInput, output: refProperty(tickets.customerId, 'customers', false), notInBulk: true },
     agent: referenceField(tickets.agentId, { table: users, type: 'users' }),
-    status: { ...vocabulary(tickets.statusId, ticketStatuses, 'ticketstatuses'), schema: referenceInput('ticketstatuses') },
-    priority: vocabulary(tickets.priorityId, ticketPriorities, 'ticketpriorities'),
+    status: { ...referenceField(tickets.statusId, { table: ticketStatuses, type: 'ticketstatuses' }), schema: referenceInput('ticketstatuses') },
+    priority: referenceField(tickets.priorityId, { table: ticketPriorities, type: 'ticketpriorities' }),
     // a ticket's `type` is its ticket type, as the platform's client reads it
-    type: vocabulary(tickets.typeId, ticketTypes, 'tickettypes'),
-    source: vocabulary(tickets.sourceId, ticketSources, 'ticketsources'),
+    type: referenceField(tickets.typeId, { table: ticketTypes, type: 'tickettypes' }),
+    source: referenceField(tickets.sourceId, { table: ticketSources, type: 'ticketsources' }),
     cc: { column: tickets.cc, schema: addresses },
     bcc: { column: tickets.bcc, schema: addresses },
     notifyCustomer: { column: tickets.notifyCustomer, schema: z.boolean().meta({ description: 'whether the customer is told of the new ticket by mail (mail out)' }) },
@@ -126,9 +122,9 @@ export const ticketsResource = defineResource({
     spam_score: { column: tickets.spamScore, schema: z.number(), readOnly: true },
     happinessSurveySentAt: { column: tickets.happinessSurveySentAt, schema: z.unknown(), readOnly: true, output: timeProperty(tickets.happinessSurveySentAt) },
   },
-  inputs: {
+  createInputs: {
     message: z.string().max(1_000_000).meta({ description: 'on create: the first message, the first thread entry (written by the customer)' }),
-    editMethod: z.enum(EDIT_METHODS_OF_BODIES).meta({ description: 'how `message` is written: html (default) or markdown, rendered; every body is sanitized' }),
+    editMethod: z.enum(EDIT_METHODS).meta({ description: 'how `message` is written: html (default) or markdown, rendered; every body is sanitized' }),
   },
   computed: {
     messageCount: {

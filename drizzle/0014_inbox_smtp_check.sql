@@ -1,0 +1,1 @@
+ALTER TABLE "inboxes" ADD CONSTRAINT "inboxes_smtp_port_needs_server" CHECK ("inboxes"."smtp_port" IS NULL OR "inboxes"."smtp_server" IS NOT NULL);

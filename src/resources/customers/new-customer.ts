@@ -1,0 +1,51 @@
+import { sql } from 'drizzle-orm';
+import type { CUSTOMER_ADD_METHODS } from '../../db/schema';
+import type { WriteContext } from '../../engine';
+import { insertEventsFrom } from '../../events/record-events';
+import { CONTACT_EVENTS } from './customer-contacts';
+
+/**
+ * A new customer whose email's domain is a live domain of a company of kind `company` joins it:
+ * a `linked` event of the customer saying `"addMethod": "domain"`.
+ */
+export async function joinCompaniesByDomain({ tx, who }: WriteContext, customerId: number): Promise<void> {
+  await tx.execute(sql`
+    WITH linked AS (
+      INSERT INTO company_customers (installation_id, company_id, customer_id, created_by)
+      SELECT ${who.installationId}::int, c.id, ${customerId}::int, ${who.userId}::int
+        FROM companies c
+        JOIN company_domains d ON d.company_id = c.id AND d.state = 'active'
+        JOIN customers m ON m.id = ${customerId}
+       WHERE c.installation_id = ${who.installationId} AND c.state = 'active' AND c.kind = 'company'
+         AND d.name = lower(split_part(m.email, '@', 2))
+      ON CONFLICT DO NOTHING
+      RETURNING customer_id AS id, company_id)
+    ${insertEventsFrom(sql`linked`, who, 'customers', 'linked', sql`jsonb_build_object('relation', 'companies', 'record', jsonb_build_object('id', r.company_id, 'type', 'companies'), 'addMethod', 'domain')`)}`);
+}
+
+/**
+ * A customer made from an email address by another write (a ticket naming an unknown sender):
+ * the customer with that address as its main email contact, each with its `created` event, and
+ * joined to the companies of its email's domain, as a customer made through its own endpoint is.
+ */
+export async function addCustomerByEmail(
+  context: WriteContext,
+  customer: { email: string; firstName?: string; lastName?: string; addMethod: (typeof CUSTOMER_ADD_METHODS)[number] },
+): Promise<number> {
+  const { tx, who } = context;
+  const { rows } = await tx.execute(sql`
+    WITH customer AS (
+      INSERT INTO customers (installation_id, email, first_name, last_name, add_method, created_by, updated_by)
+      VALUES (${who.installationId}, ${customer.email}, ${customer.firstName ?? ''}, ${customer.lastName ?? ''}, ${customer.addMethod}, ${who.userId}::int, ${who.userId}::int)
+      RETURNING id),
+    contact AS (
+      INSERT INTO customer_contacts (installation_id, customer_id, type, value, is_main, created_by, updated_by)
+      SELECT ${who.installationId}, id, 'email', ${customer.email}, true, ${who.userId}::int, ${who.userId}::int FROM customer
+      RETURNING id, customer_id),
+    customer_event AS (${insertEventsFrom(sql`customer`, who, 'customers', 'created')}),
+    contact_event AS (${insertEventsFrom(sql`contact`, who, CONTACT_EVENTS, 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.customer_id, 'type', 'customers'))`)})
+    SELECT id FROM customer`);
+  const id = Number(rows[0]!.id);
+  await joinCompaniesByDomain(context, id);
+  return id;
+}
