@@ -30,10 +30,11 @@ export const pageParam = wholeNumber(MAX_PAGE, 1, 'the page, from 1');
 export const pageSizeParam = wholeNumber(MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, `records a page, 1 to ${MAX_PAGE_SIZE}`);
 
 /** A comma list of names, each one of `allowed`: unknown ones are a 400 naming them. */
-function nameList(allowed: readonly string[], options: { all: boolean; what: string }) {
+function nameList(allowed: readonly string[], options: { all: boolean; what: string; aliases?: Record<string, string> }) {
+  const aliases = options.aliases ?? {};
   return (raw: string | undefined, ctx: z.core.$RefinementCtx<string | undefined>): string[] => {
     if (raw === undefined || raw.trim() === '') return [];
-    const names = [...new Set(raw.split(',').map((name) => name.trim()).filter(Boolean))];
+    const names = [...new Set(raw.split(',').map((name) => name.trim()).filter(Boolean).map((name) => aliases[name] ?? name))];
     if (options.all && names.includes('all')) return [...allowed];
     const unknown = names.find((name) => !allowed.includes(name));
     if (unknown !== undefined) {
@@ -45,15 +46,16 @@ function nameList(allowed: readonly string[], options: { all: boolean; what: str
   };
 }
 
-/** `includes`: a comma list of the relation names, or `all`. */
-export function includesParam(allowed: readonly string[]) {
+/** `includes`: a comma list of the relation names (or their aliases), or `all`. */
+export function includesParam(allowed: readonly string[], aliases: Record<string, string> = {}) {
+  const named = [...allowed, ...Object.keys(aliases)];
   return z
     .string()
     .optional()
-    .transform(nameList(allowed, { all: true, what: 'include' }))
+    .transform(nameList(allowed, { all: true, what: 'include', aliases }))
     .meta({
       type: 'string',
-      description: allowed.length ? `related records to include: a comma list of ${allowed.join(', ')}, or all` : 'nothing to include here; `all` is accepted',
+      description: allowed.length ? `related records to include: a comma list of ${named.join(', ')}, or all` : 'nothing to include here; `all` is accepted',
       example: 'all',
     });
 }

@@ -83,11 +83,11 @@ function build(resource: ResourceDeclaration) {
       orderMode: orderModeParam,
       page: pageParam,
       pageSize: pageSizeParam,
-      includes: includesParam(includeNames),
+      includes: includesParam(includeNames, resource.includeAliases),
       fields: fieldsParam(propertyNames(resource)),
     }),
-    oneQuery: z.object({ includes: includesParam(includeNames), fields: fieldsParam(propertyNames(resource)) }),
-    writeQuery: z.object({ includes: includesParam(includeNames) }),
+    oneQuery: z.object({ includes: includesParam(includeNames, resource.includeAliases), fields: fieldsParam(propertyNames(resource)) }),
+    writeQuery: z.object({ includes: includesParam(includeNames, resource.includeAliases) }),
     /** only for a resource whose records other records use */
     deleteQuery: resource.usedBy?.length
       ? z.object({

@@ -114,6 +114,8 @@ export interface ResourceDeclaration {
   orderByExtra?: Record<string, SQL | Column>;
   /** `includes` names, each a relation written and read through the property of the same name */
   relations: Record<string, Relation>;
+  /** other `includes` names a relation answers to (the platform's `ticketactivities` for a ticket's `activities`) */
+  includeAliases?: Record<string, string>;
   /**
    * Database constraints (unique indexes, checks, foreign keys) by name, and what a violation
    * answers: a unique one 409, the others 400, each naming the property at fault.

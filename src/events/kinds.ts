@@ -14,4 +14,5 @@ export type EventKind =
   | 'declined'
   | 'cancelled'
   | 'synced'
-  | 'merged';
+  | 'merged'
+  | 'split';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, boolean, index, integer, pgTable, primaryKey, real, text, timestamp } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { customers } from './customers';
 import { EDIT_METHODS, users } from './identity';
@@ -30,6 +30,8 @@ export const tickets = pgTable(
     happinessSurveySentAt: timestamp('happiness_survey_sent_at', { withTimezone: true, precision: 3 }),
     /** the ticket this one was merged into */
     mergedIntoId: integer('merged_into_id').references((): AnyPgColumn => tickets.id),
+    /** the ticket this one was split from (`fromThreadId`) */
+    parentId: integer('parent_id').references((): AnyPgColumn => tickets.id),
     /** the plain text start of the latest thread entry that is not a note */
     previewText: text('preview_text').notNull().default(''),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true, precision: 3 }),
@@ -90,4 +92,51 @@ export const ticketFollowers = pgTable(
     createdBy: integer('created_by'),
   },
   (t) => [primaryKey({ columns: [t.ticketId, t.userId] }), index('ticket_followers_user_idx').on(t.userId)],
+);
+
+/** An earlier body of a thread entry, kept when the entry is edited (`PUT /v2/messages/{id}.json`). */
+export const ticketMessageRevisions = pgTable(
+  'ticket_message_revisions',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    installationId: integer('installation_id').notNull(),
+    messageId: integer('message_id').notNull().references(() => ticketMessages.id),
+    htmlBody: text('html_body').notNull(),
+    textBody: text('text_body').notNull(),
+    editMethod: text('edit_method', { enum: EDIT_METHODS }).notNull(),
+    /** when this body was replaced, and by whom */
+    replacedAt: timestamp('replaced_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    replacedBy: integer('replaced_by'),
+  },
+  (t) => [index('ticket_message_revisions_message_idx').on(t.messageId, t.id)],
+);
+
+/**
+ * What happened to a ticket: one row a change, made from the write events by the
+ * `tickets.activities` subscriber (kept when the events are long gone). `createdAt` is when the
+ * change happened and `createdBy` who made it (null: the system, named in `actorSystem`).
+ */
+export const ticketActivities = pgTable(
+  'ticket_activities',
+  {
+    ...auditColumns(),
+    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    /** the event it was made from: an event makes each of its activities once */
+    eventId: bigint('event_id', { mode: 'number' }).notNull(),
+    /** `ticket.status`, `ticket.assigned`, `ticket.agent.reply`, ... (docs/resources/ticketactivities.md) */
+    eventType: text('event_type').notNull(),
+    /** the ticket's inbox then; `oldInboxId` the one it left (`ticket.moved`) */
+    inboxId: integer('inbox_id'),
+    oldInboxId: integer('old_inbox_id'),
+    statusId: integer('status_id'),
+    targetAgentId: integer('target_agent_id'),
+    /** the thread entry it is about (a reply, a note, an edit) */
+    messageId: integer('message_id'),
+    /** the other ticket of a merge or a split */
+    otherTicketId: integer('other_ticket_id'),
+    actorSystem: text('actor_system'),
+    /** what changed: `{"status": {"before": ..., "after": ...}}`, `{"tag": {"id", "type"}}` */
+    changes: jsonb('changes').notNull().default({}),
+  },
+  (t) => [uniqueIndex('ticket_activities_event_key').on(t.eventId, t.eventType), index('ticket_activities_ticket_idx').on(t.ticketId, t.id)],
 );

@@ -1,11 +1,25 @@
 import { defineModule } from '../../modules/module';
+import { ticketActivities } from '../../db/schema';
 import { messagesResource } from './messages.resource';
+import { recordTicketActivities } from './record-activities';
 import { createThreadEntryRoute, threadRoute } from './thread';
+import { ticketActivitiesResource } from './ticket-activities.resource';
+import { ticketChildrenRoute } from './ticket-children';
 import { ticketsResource } from './tickets.resource';
 
+const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActivities.ticketId, {
+  path: 'activities.json', operationId: 'listTicketHistory', summary: "A ticket's history, paginated",
+});
+
 /**
- * `/v2/tickets...` and `/v2/messages...`: tickets (the generic routes; the first message becomes
- * the first thread entry), their threads (replies and notes, paginated apart from the ticket),
- * and thread entries read on their own.
+ * `/v2/tickets...`, `/v2/messages...` and `/v2/ticketactivities...`: tickets (the generic routes;
+ * the first message becomes the first thread entry), their threads (replies and notes, paginated
+ * apart from the ticket), thread entries read on their own, and each ticket's history, written
+ * from the write events.
  */
-export const ticketsModule = defineModule({ name: 'tickets', resources: [ticketsResource, messagesResource], routes: [createThreadEntryRoute, threadRoute] });
+export const ticketsModule = defineModule({
+  name: 'tickets',
+  resources: [ticketsResource, messagesResource, ticketActivitiesResource],
+  routes: [createThreadEntryRoute, threadRoute, activitiesRoute],
+  subscribers: [recordTicketActivities],
+});

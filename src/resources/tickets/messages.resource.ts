@@ -1,10 +1,9 @@
-import { sql } from 'drizzle-orm';
 import { EVERYONE } from '../../auth/access';
-import { ticketMessages, tickets } from '../../db/schema';
+import { ticketMessages } from '../../db/schema';
 import { AUDIT_SET, defineResource } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 import { messageFields } from './message-shape';
-import { visibleTickets } from './ticket-visibility';
+import { ofVisibleTicket } from './ticket-visibility';
 
 /**
  * A ticket's thread entries, read on their own: `GET /v2/messages.json`, `GET /v2/messages/{id}.json`
@@ -21,5 +20,5 @@ export const messagesResource = defineResource({
   relations: { users: includedUsers() },
   access: { read: EVERYONE, write: EVERYONE },
   operations: ['list', 'get'],
-  scope: (who) => sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${ticketMessages.ticketId} AND ${tickets.state} = 'active' AND ${visibleTickets(who) ?? sql`true`})`,
+  scope: ofVisibleTicket(ticketMessages.ticketId),
 });

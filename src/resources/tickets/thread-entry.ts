@@ -32,6 +32,8 @@ export async function addThreadEntry(
     bcc?: string[];
     isPinned?: boolean;
     isDraft?: boolean;
+    /** the ticket's first message, written with it: its history says `ticket.created`, not a reply */
+    opening?: boolean;
   },
 ): Promise<number> {
   const html = messageHtml(entry.body, entry.editMethod);
@@ -45,7 +47,8 @@ export async function addThreadEntry(
     preview AS (
       UPDATE tickets t SET preview_text = left(${text}, ${PREVIEW_CHARS}), last_message_at = entry.created_at
         FROM entry WHERE t.id = entry.ticket_id AND entry.thread_type <> 'note' AND NOT entry.is_draft),
-    logged AS (${insertEventsFrom(sql`entry`, who, 'messages', 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type)`)})
+    logged AS (${insertEventsFrom(sql`entry`, who, 'messages', 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type,
+      'author', ${entry.customerId === null ? 'teammate' : 'customer'}::text, 'isDraft', r.is_draft, 'opening', ${entry.opening ?? false}::boolean)`)})
     SELECT id FROM entry`);
   return Number(rows[0]!.id);
 }

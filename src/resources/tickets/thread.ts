@@ -1,10 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { AGENTS, EVERYONE } from '../../auth/access';
+import { AGENTS } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
 import { EDIT_METHODS, ticketMessages, tickets, ticketStatuses } from '../../db/schema';
-import { listBody, readBack, recordScope, referenceInput, schemasOf, tenantScope, translateDbError, updateRecords } from '../../engine';
+import { readBack, recordScope, referenceInput, schemasOf, tenantScope, translateDbError, updateRecords } from '../../engine';
 import { noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
@@ -14,6 +14,7 @@ import { defineRoute } from '../../http/route';
 import { messagesResource } from './messages.resource';
 import { ticketsResource } from './tickets.resource';
 import { addressList, addThreadEntry } from './thread-entry';
+import { ticketChildrenRoute } from './ticket-children';
 
 const addresses = addressList.nullable();
 
@@ -86,19 +87,7 @@ export const createThreadEntryRoute = defineRoute({
   return c.json(answer, 201);
 });
 
-/**
- * `GET /v2/tickets/{id}/messages.json`: the ticket's thread in pages, apart from the ticket (a
- * ticket of thousands of entries reads page by page), with the list's filter and order.
- */
-export const threadRoute = defineRoute({
-  method: 'get', path: '/v2/tickets/{id}/messages.json', tag: 'Tickets', operationId: 'listTicketMessages', roles: EVERYONE,
-  summary: "A ticket's thread, paginated",
-  request: { params: idParams, query: s.listQuery },
-  responses: { 200: jsonResponse('a page of the thread', s.many) },
-}, async (c) => {
-  const who = c.var.principal;
-  const { id } = c.req.valid('param');
-  const [ticket] = await c.var.db.http.select({ id: tickets.id }).from(tickets).where(and(recordScope(ticketsResource, who), eq(tickets.id, id)));
-  if (!ticket) throw ApiError.notFound('id', `ticket ${id} not found`);
-  return c.json(await listBody(c, messagesResource, who, c.req.valid('query'), eq(ticketMessages.ticketId, id)), 200);
+/** `GET /v2/tickets/{id}/messages.json`: the thread in pages (a ticket of thousands of entries reads page by page). */
+export const threadRoute = ticketChildrenRoute(messagesResource, ticketMessages.ticketId, {
+  path: 'messages.json', operationId: 'listTicketMessages', summary: "A ticket's thread, paginated",
 });

@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Actor } from '../../auth/principal';
 import { tickets } from '../../db/schema';
 
@@ -14,4 +15,9 @@ export function visibleTickets(who: Actor): SQL | undefined {
       AND (m.access = 'full' OR ${tickets.agentId} = ${who.userId}))`;
   }
   return sql`EXISTS (SELECT 1 FROM ticket_followers f WHERE f.ticket_id = ${tickets.id} AND f.user_id = ${who.userId})`;
+}
+
+/** The scope of records a ticket owns (its thread entries, its history): those of the live tickets the caller sees. */
+export function ofVisibleTicket(ticketId: PgColumn): (who: Actor) => SQL {
+  return (who) => sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${ticketId} AND ${tickets.state} = 'active' AND ${visibleTickets(who) ?? sql`true`})`;
 }

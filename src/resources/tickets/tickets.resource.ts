@@ -5,6 +5,7 @@ import {
   companyCustomers,
   EDIT_METHODS,
   inboxes,
+  ticketActivities,
   ticketFollowers,
   ticketMessages,
   ticketPriorities,
@@ -25,6 +26,7 @@ import {
   referenceInput,
   refProperty,
   shapeOf,
+  shapeOfFields,
   timeProperty,
   type WriteContext,
 } from '../../engine';
@@ -38,6 +40,7 @@ import { ticketStatusesResource } from '../ticketstatuses/ticketstatuses.resourc
 import { ticketTypesResource } from '../tickettypes/tickettypes.resource';
 import { includedUsers, userShape } from '../users/user-shape';
 import { messageShape } from './message-shape';
+import { activityFields } from './ticket-activities.resource';
 import { customerInput, resolveCustomer } from './ticket-customer';
 import { visibleTickets } from './ticket-visibility';
 import { addressList, addThreadEntry } from './thread-entry';
@@ -84,6 +87,7 @@ async function finishTicket(context: WriteContext, record: Record<string, unknow
       customerId: record.customer as number,
       cc: record.cc as string[] | undefined,
       bcc: record.bcc as string[] | undefined,
+      opening: true,
     });
   }
   const scope = visibleTickets(who);
@@ -159,6 +163,7 @@ export const ticketsResource = defineResource({
     tags: manyToMany({ name: 'tags', target: shapeOf(tagsResource), through: ticketTags, parentKey: ticketTags.ticketId, targetKey: ticketTags.tagId }),
     followers: manyToMany({ name: 'followers', target: userShape, through: ticketFollowers, parentKey: ticketFollowers.ticketId, targetKey: ticketFollowers.userId }),
     messages: ownedRecords({ shape: messageShape, parentKey: ticketMessages.ticketId }),
+    activities: ownedRecords({ shape: shapeOfFields({ type: 'ticketactivities', component: 'TicketActivity', table: ticketActivities, fields: activityFields }), parentKey: ticketActivities.ticketId }),
     users: includedUsers((t) => [(t as typeof tickets).agentId]),
     customers: referencedBy({ target: customerShape, columns: (t) => [(t as typeof tickets).customerId] }),
     inboxes: referencedBy({ target: inboxShape, columns: (t) => [(t as typeof tickets).inboxId] }),
@@ -168,7 +173,8 @@ export const ticketsResource = defineResource({
     ticketsources: referencedBy({ target: shapeOf(ticketSourcesResource), columns: (t) => [(t as typeof tickets).sourceId] }),
   },
   // what the platform's client marshals on every ticket
-  ignored: ['activities', 'contact', 'files', 'isRead', 'readonly', 'resolutionTimeMins', 'responseTimeMins', 'spam_rules', 'suggestions', 'tasks', 'timelogs'],
+  includeAliases: { ticketactivities: 'activities' },
+  ignored: ['contact', 'files', 'isRead', 'readonly', 'resolutionTimeMins', 'responseTimeMins', 'spam_rules', 'suggestions', 'tasks', 'timelogs'],
   access: { read: EVERYONE, write: AGENTS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   scope: visibleTickets,

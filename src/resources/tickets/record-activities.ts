@@ -1,0 +1,60 @@
+import { sql } from 'drizzle-orm';
+import { ticketActivities } from '../../db/schema';
+import type { Subscriber } from '../../events/subscriber';
+import { activitiesOf, type EntryFacts } from './activities-of-event';
+
+/**
+ * Writes a ticket's history from the write events: every change of a ticket and of its thread
+ * entries becomes activities (`activities-of-event.ts`), with who made it and when. An event
+ * makes its activities once: a second delivery meets the unique (event, event type) key.
+ */
+export const recordTicketActivities: Subscriber = {
+  name: 'tickets.activities',
+  on: [{ recordType: 'tickets' }, { recordType: 'messages' }],
+  async handle(event, { tx }) {
+    let ticketId = event.recordId;
+    let entry: EntryFacts | undefined;
+    if (event.recordType === 'messages') {
+      const { rows } = await tx.execute(sql`SELECT ticket_id, thread_type, customer_id IS NOT NULL AS by_customer FROM ticket_messages
+        WHERE id = ${event.recordId} AND installation_id = ${event.installationId}`);
+      if (!rows[0]) return;
+      ticketId = Number(rows[0].ticket_id);
+      entry = { threadType: String(rows[0].thread_type), byCustomer: rows[0].by_customer === true };
+    }
+    const drafts = activitiesOf(event, entry);
+    if (drafts.length === 0) return;
+    // The ticket's inbox when the change happened: the one the next move (an event after this one) left, else today's.
+    const { rows } = await tx.execute(sql`SELECT coalesce(
+        (SELECT (e.data->'inbox'->'before'->>'id')::int FROM events e
+          WHERE e.installation_id = t.installation_id AND e.record_type = 'tickets' AND e.record_id = t.id AND e.id > ${event.id} AND e.kind = 'updated' AND e.data ? 'inbox'
+          ORDER BY e.id LIMIT 1),
+        t.inbox_id) AS inbox_id
+      FROM tickets t WHERE t.id = ${ticketId} AND t.installation_id = ${event.installationId}`);
+    if (!rows[0]) return;
+    const inboxId = Number(rows[0].inbox_id);
+    const at = new Date(event.occurredAt);
+    await tx
+      .insert(ticketActivities)
+      .values(
+        drafts.map((draft) => ({
+          installationId: event.installationId,
+          ticketId,
+          eventId: event.id,
+          eventType: draft.eventType,
+          inboxId: draft.inboxId ?? inboxId,
+          oldInboxId: draft.oldInboxId ?? null,
+          statusId: draft.statusId ?? null,
+          targetAgentId: draft.targetAgentId ?? null,
+          messageId: draft.messageId ?? null,
+          otherTicketId: draft.otherTicketId ?? null,
+          actorSystem: event.actorSystem,
+          changes: draft.changes,
+          createdAt: at,
+          updatedAt: at,
+          createdBy: event.actorUserId,
+          updatedBy: event.actorUserId,
+        })),
+      )
+      .onConflictDoNothing();
+  },
+};
