@@ -11,7 +11,12 @@ import { rowValues } from './columns';
 import { input } from './input';
 import { requireReferences } from './references';
 import { writableFields } from './resource';
-import type { BulkQuery } from './schemas';
+import type { BulkQuery, BulkUpdateQuery } from './schemas';
+
+interface FilterArgs {
+  filter: string | Record<string, unknown>;
+  bulkDryExecute?: boolean;
+}
 import type { ResourceDeclaration } from './types';
 import { recordScope } from './scope';
 import { selectionFromFilter } from './selection';
@@ -22,6 +27,7 @@ export const bulkResultSchema = z
     affected: z.number().int().meta({ description: 'how many records changed' }),
     ids: z.array(z.number().int()).meta({ description: 'their ids, ascending' }),
     jobId: z.number().int().nullable().meta({ description: 'a background job doing the work, when it is queued; null: done' }),
+    dryRun: z.boolean().meta({ description: 'true: nothing was changed; `affected` and `ids` say what the update would change' }),
   })
   .meta({ id: 'BulkOpResponse' });
 
@@ -38,24 +44,53 @@ export function bulkTarget(resource: ResourceDeclaration, who: Principal, filter
   return { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), selection.where)! };
 }
 
-export function bulkResult(ids: number[]): BulkResult {
-  return { affected: ids.length, ids: [...ids].sort((a, b) => a - b), jobId: null };
+export function bulkResult(ids: number[], dryRun = false): BulkResult {
+  return { affected: ids.length, ids: [...ids].sort((a, b) => a - b), jobId: null, dryRun };
+}
+
+/** Thrown to roll a dry run back once it knows what it would change. */
+class DryRun {
+  constructor(readonly ids: number[]) {}
+}
+
+/** The filter of a bulk update: the query's or `filter_args.filter`, named once. */
+function bulkFilter(query: string | undefined, args: FilterArgs | undefined): string | undefined {
+  if (query !== undefined && args !== undefined) throw ApiError.invalid('filter_args.filter', 'name the filter once: in the query `filter` or in `filter_args`');
+  if (args === undefined) return query;
+  return typeof args.filter === 'string' ? args.filter : JSON.stringify(args.filter);
 }
 
 /** Sets the given properties on every record the filter selects: one statement, one event a changed record. */
 export function bulkUpdateHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    const target = bulkTarget(resource, who, input<BulkQuery>(c, 'query').filter);
-    const record = input<Record<string, unknown>>(c, 'json');
+    const { filter_args: args, ...record } = input<Record<string, unknown> & { filter_args?: FilterArgs }>(c, 'json');
+    const target = bulkTarget(resource, who, bulkFilter(input<BulkUpdateQuery>(c, 'query').filter, args));
     const values = rowValues(resource.table, writableFields(resource), record);
     if (Object.keys(values).length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
     await requireReferences(c.var.db.http, resource, who, record);
+    const watched = watchedProperties(resource, record);
     try {
-      const watched = watchedProperties(resource, record);
-      const ids = await updateRecords(c.var.db.http, who, target, values, watched);
+      if (!args?.bulkDryExecute && !resource.afterBulkWrite) {
+        const ids = await updateRecords(c.var.db.http, who, target, values, watched);
+        noteEvents(c.var.db, who.installationId, [[resource.type, 'updated', Object.keys(watched)]]);
+        return c.json(bulkResult(ids), 200);
+      }
+      // a transaction: the resource's checks see the changed records, and a dry run rolls back
+      const outcome = await c.var.db
+        .transaction(async (tx) => {
+          const ids = await updateRecords(tx, who, target, values, watched);
+          await resource.afterBulkWrite?.({ tx, who, env: c.env }, record, ids);
+          if (args?.bulkDryExecute) throw new DryRun(ids);
+          return ids;
+        })
+        .catch((error: unknown) => {
+          if (error instanceof DryRun) return error;
+          throw error;
+        });
+      if (outcome instanceof DryRun) return c.json(bulkResult(outcome.ids, true), 200);
       noteEvents(c.var.db, who.installationId, [[resource.type, 'updated', Object.keys(watched)]]);
-      return c.json(bulkResult(ids), 200);
+      return c.json(bulkResult(outcome), 200);
     } catch (error) {
       throw translateDbError(error, resource);
     }

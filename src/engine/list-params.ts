@@ -106,6 +106,19 @@ export function filterParam(names: readonly string[], required = false) {
   return required ? z.string().meta(described) : z.string().optional().meta(described);
 }
 
+/**
+ * A bulk update's `filter_args`, beside the changes in its body (the platform's form): the
+ * filter, as a JSON string or an object, and `bulkDryExecute` for a dry run.
+ */
+export function filterArgsSchema(names: readonly string[]) {
+  return z
+    .strictObject({
+      filter: z.union([z.string(), z.record(z.string(), z.unknown())]).meta({ description: `the filter, as in the query: over ${names.join(', ')}` }),
+      bulkDryExecute: z.boolean().optional().meta({ description: 'true: answer what would change, and change nothing' }),
+    })
+    .meta({ description: 'the records to change and whether to change them; the query `filter` is the other way to name them' });
+}
+
 /** The page's metadata, as `meta.page`. */
 export const pageMetaSchema = z
   .object({

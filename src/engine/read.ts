@@ -40,6 +40,13 @@ export async function readBack(tx: Transaction, resource: ResourceDeclaration, w
   return oneRecordBody(resource, result);
 }
 
+/** The order a list asks for, else its resource's default (`defaultOrderBy`), else none (by id). */
+function orderOf(resource: ResourceDeclaration, who: Actor, query: ListQuery) {
+  const name = query.orderBy ?? resource.defaultOrderBy;
+  if (!name) return undefined;
+  return { expr: orderExprOf(resource, who, name), descending: query.orderMode === 'desc' };
+}
+
 /**
  * A list body: `filter`, `orderBy`, paging, `includes` and `fields` from the query, within what
  * `who` may see and, when given, `within` (a conversation's history, say).
@@ -49,7 +56,7 @@ export async function listBody(c: Context<AppEnv>, resource: ResourceDeclaration
   const result = await selectPage(c.var.db.http, resource, { ...selection, where: and(selection.where, within), includes: query.includes }, {
     limit: query.pageSize,
     offset: (query.page - 1) * query.pageSize,
-    order: query.orderBy ? { expr: orderExprOf(resource, who, query.orderBy), descending: query.orderMode === 'desc' } : undefined,
+    order: orderOf(resource, who, query),
   });
   return {
     [resource.listKey ?? resource.type]: sparse(result.records, query.fields),

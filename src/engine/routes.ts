@@ -81,7 +81,8 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
     routes.push(defineRoute({
       method: 'patch', path: `${base}/update.json`, tag, operationId: `update${title.many}`, roles: access.write,
       summary: `Update every ${singular} the filter selects`,
-      request: { query: s.bulkQuery, body: { required: true, content: { 'application/json': { schema: s.bulkPatchBody } } } },
+      description: 'The filter is the query `filter` or the body `filter_args.filter`; `filter_args.bulkDryExecute` answers what would change and changes nothing.',
+      request: { query: s.bulkUpdateQuery, body: { required: true, content: { 'application/json': { schema: s.bulkPatchBody } } } },
       responses: { 200: jsonResponse('the bulk result', bulkResultSchema), 409: errorResponse('conflicts with an existing record') },
     }, bulkUpdateHandler(resource) as never));
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AUDIT_PROPERTIES, recordBody, writableRecord } from '../http/record-body';
-import { fieldsParam, filterParam, includesParam, orderByParam, orderModeParam, pageMetaSchema, pageParam, pageSizeParam, paginationSchema } from './list-params';
+import { fieldsParam, filterArgsSchema, filterParam, includesParam, orderByParam, orderModeParam, pageMetaSchema, pageParam, pageSizeParam, paginationSchema } from './list-params';
 import { recordSchema } from './record-schema';
 import { refSchema } from './wire';
 import { integerParam } from '../http/params';
@@ -63,7 +63,9 @@ function build(resource: ResourceDeclaration) {
   // Relations are not set in bulk: naming one is a 400, as any unknown property.
   // A secret is sealed by its resource's write hook, which a bulk update does not run.
   const bulkPlain = Object.fromEntries(Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk && !writable[name]!.writeOnly));
-  const bulkPatch = writableRecord(bulkPlain, readOnly.filter((name) => !(name in resource.relations))).meta({ id: `${resource.title.one}BulkUpdate` });
+  const bulkPatch = writableRecord({ ...bulkPlain, filter_args: filterArgsSchema(resource.filter).optional() }, readOnly.filter((name) => !(name in resource.relations))).meta({
+    id: `${resource.title.one}BulkUpdate`,
+  });
 
   return {
     record,
@@ -72,7 +74,7 @@ function build(resource: ResourceDeclaration) {
     bulkPatch,
     createBody: recordBody(resource.singular, create, resource.includedWrites),
     patchBody: recordBody(resource.singular, patch, resource.includedWrites),
-    bulkPatchBody: recordBody(resource.singular, bulkPatch),
+    bulkPatchBody: recordBody(resource.singular, bulkPatch, [], ['filter_args']),
     /** `{"company": {...}, "included": {...}}` */
     one: z.object({ [resource.singular]: record, included }).meta({ id: `${resource.title.one}Body` }),
     /** `{"companies": [...], "included": {...}, "meta": {"page": ...}, "pagination": {...}}` */
@@ -97,6 +99,8 @@ function build(resource: ResourceDeclaration) {
         })
       : undefined,
     bulkQuery: z.object({ filter: filterParam(resource.filter, true) }),
+    /** a bulk update may name its filter in the body's `filter_args` instead */
+    bulkUpdateQuery: z.object({ filter: filterParam(resource.filter) }),
   };
 }
 
@@ -112,6 +116,7 @@ export type WriteQuery = z.output<ResourceSchemas['writeQuery']>;
 export type DeleteQuery = { replaceWith?: number };
 /** A bulk operation's validated query: `filter`. */
 export type BulkQuery = z.output<ResourceSchemas['bulkQuery']>;
+export type BulkUpdateQuery = z.output<ResourceSchemas['bulkUpdateQuery']>;
 
 /** The body, record and query schemas of a resource, built once from its declaration. */
 export function schemasOf(resource: ResourceDeclaration): ResourceSchemas {

@@ -112,6 +112,8 @@ export interface ResourceDeclaration {
   relatedFilter?: Record<string, RelatedFilter>;
   /** names `orderBy` accepts beyond `filter`'s, each with its sort expression */
   orderByExtra?: Record<string, SQL | Column>;
+  /** the `orderBy` of a list that names none (ties, and no default, go by id) */
+  defaultOrderBy?: string;
   /** `includes` names, each a relation written and read through the property of the same name */
   relations: Record<string, Relation>;
   /** other `includes` names a relation answers to (the platform's `ticketactivities` for a ticket's `activities`) */
@@ -163,6 +165,11 @@ export interface ResourceDeclaration {
    * body; absent for a delete): effects outside the database, as an isolate's caches.
    */
   afterCommit?: (id: number, record?: Record<string, unknown>) => void;
+  /**
+   * After a bulk update changed `ids`, in its transaction (a dry run's too): what a single write's
+   * hooks check, checked for all of them; throwing refuses the whole update.
+   */
+  afterBulkWrite?: (context: WriteContext, record: Record<string, unknown>, ids: number[]) => Promise<void>;
   /**
    * Properties of other records that name this one (an inbox's default `ticketstatus`): a record
    * in use is deleted only with `replaceWith`, another record they are moved to (409 otherwise).

@@ -96,8 +96,21 @@ export function unwrapRecord(body: unknown, wrapper: string): Record<string, unk
  * The entries of `included.<name>` for each of `names`, added to the record's own `<name>`: the
  * platform's clients send the related records they write (a customer's contacts) under `included`.
  */
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The properties of a wrapped body that stand beside the wrapper and belong to the request, not
+ * the record (a bulk update's `filter_args`), moved into the record, where the bare form has them.
+ */
+function liftBeside(raw: unknown, wrapper: string, names: readonly string[]): unknown {
+  if (!isObject(raw) || !isObject(raw[wrapper]) || !names.some((name) => name in raw)) return raw;
+  const { [wrapper]: record, ...rest } = raw;
+  const moved = Object.fromEntries(names.filter((name) => name in rest).map((name) => [name, rest[name]]));
+  const left = Object.fromEntries(Object.entries(rest).filter(([name]) => !names.includes(name)));
+  return { ...left, [wrapper]: { ...(record as Record<string, unknown>), ...moved } };
+}
+
 function liftIncluded(raw: unknown, wrapper: string, names: readonly string[]): unknown {
-  const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
   if (!isObject(raw) || !isObject(raw.included)) return raw;
   const included = raw.included;
   const lifted = names.filter((name) => Array.isArray(included[name]));
@@ -108,7 +121,7 @@ function liftIncluded(raw: unknown, wrapper: string, names: readonly string[]): 
   return wrapped ? { ...raw, [wrapper]: record } : record;
 }
 
-export function recordBody<T extends z.ZodType>(wrapper: string, record: T, liftedFromIncluded: readonly string[] = []) {
+export function recordBody<T extends z.ZodType>(wrapper: string, record: T, liftedFromIncluded: readonly string[] = [], besideWrapper: readonly string[] = []) {
   const wrapped = z
     .strictObject({
       [wrapper]: record,
@@ -117,14 +130,15 @@ export function recordBody<T extends z.ZodType>(wrapper: string, record: T, lift
     })
     .transform((body) => body[wrapper] as z.output<T>);
   const union = z.union([wrapped, record as z.ZodType<z.output<T>, z.input<T>>]);
-  const schema = liftedFromIncluded.length ? z.preprocess((raw) => liftIncluded(raw, wrapper, liftedFromIncluded), union) : union;
+  const lift = (raw: unknown) => liftBeside(liftIncluded(raw, wrapper, liftedFromIncluded), wrapper, besideWrapper);
+  const schema = liftedFromIncluded.length || besideWrapper.length ? z.preprocess(lift, union) : union;
   describeBody(schema, {
     name(path) {
       const inner = path[0] === wrapper && typeof path[1] !== 'number' ? path.slice(1) : path;
       return pathName(wrapper, inner);
     },
     explain(raw) {
-      const result = record.safeParse(unwrapRecord(liftIncluded(raw, wrapper, liftedFromIncluded), wrapper), { reportInput: true });
+      const result = record.safeParse(unwrapRecord(lift(raw), wrapper), { reportInput: true });
       return result.success ? [{ code: 'invalid', source: 'body', detail: `expected a ${wrapper}, bare or wrapped as {"${wrapper}": {...}}` }] : issuesToErrors(result.error.issues, wrapper);
     },
   });

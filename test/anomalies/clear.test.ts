@@ -183,7 +183,7 @@ describe('PATCH /v2/anomalies/clear.json', () => {
     const o = await insertAnomaly(other.id, { name: 'bulk spike' });
     const response = await api(BULK, { method: 'PATCH', key, query: { filter: { name: 'bulk spike' } }, body: { anomaly: { clearNote: 'one cause' } } });
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ affected: 2, ids: [a, b], jobId: null });
+    expect(response.body).toEqual({ affected: 2, ids: [a, b], jobId: null, dryRun: false });
     for (const id of [a, b]) expect(await row(id)).toMatchObject({ status: 'cleared', cleared_by: site.users.agent.id, clear_note: 'one cause' });
     for (const id of [c, d, o]) expect(await row(id)).toMatchObject({ status: 'open', cleared_at: null, clear_note: null });
     const read = await api(`/v2/anomalies/${a}.json`, { key });
@@ -197,7 +197,7 @@ describe('PATCH /v2/anomalies/clear.json', () => {
     const open = await insertAnomaly(site.id, { name: 'bulk mixed' });
     const before = await row(cleared);
     const response = await api(BULK, { method: 'PATCH', key, query: { filter: { name: 'bulk mixed' } }, body: {} });
-    expect(response.body).toEqual({ affected: 2, ids: [cleared, open], jobId: null });
+    expect(response.body).toEqual({ affected: 2, ids: [cleared, open], jobId: null, dryRun: false });
     expect(await row(cleared)).toEqual(before);
     expect(await row(open)).toMatchObject({ status: 'cleared', cleared_by: site.users.agent.id, clear_note: null });
   });
@@ -208,13 +208,13 @@ describe('PATCH /v2/anomalies/clear.json', () => {
     const response = await api(BULK, {
       method: 'PATCH', key, body: {}, query: { filter: { $or: [{ $and: [{ user: site.users.owner.id }, { name: 'or one' }] }, { id: b }] } },
     });
-    expect(response.body).toEqual({ affected: 2, ids: [a, b], jobId: null });
+    expect(response.body).toEqual({ affected: 2, ids: [a, b], jobId: null, dryRun: false });
   });
 
   it('answers an empty result when nothing matches, another installation\'s ids included', async () => {
     const theirs = await insertAnomaly(other.id, { name: 'not yours' });
     const response = await api(BULK, { method: 'PATCH', key, query: { filter: { id: theirs } }, body: {} });
-    expect(response.body).toEqual({ affected: 0, ids: [], jobId: null });
+    expect(response.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     expect(await row(theirs)).toMatchObject({ status: 'open' });
   });
 });

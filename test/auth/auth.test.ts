@@ -314,11 +314,11 @@ describe('tenancy', () => {
     for (const filter of [{ id: { $in: aIds } }, { id: a.acme }, { name: 'Acme A' }, { state: 'deleted', id: a.gone }]) {
       const response = await api(BULK_UPDATE, { method: 'PATCH', key: keyB(), query: { filter }, body: { company: { note: 'B was here' } } });
       expect(response.status, response.text).toBe(200);
-      expect(response.body, JSON.stringify(filter)).toEqual({ affected: 0, ids: [], jobId: null });
+      expect(response.body, JSON.stringify(filter)).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     }
     const mixed = await api(BULK_UPDATE, { method: 'PATCH', key: keyB(), query: { filter: { $or: [{ id: { $in: aIds } }, { id: b.own }] } }, body: { note: 'B was here' } });
     expect(mixed.status, mixed.text).toBe(200);
-    expect(mixed.body).toEqual({ affected: 1, ids: [b.own], jobId: null });
+    expect(mixed.body).toEqual({ affected: 1, ids: [b.own], jobId: null, dryRun: false });
     expect(await snapshotOf(siteA.id)).toEqual(before);
   });
 
@@ -328,7 +328,7 @@ describe('tenancy', () => {
     for (const filter of [{ id: { $in: aIds } }, { $or: [{ id: a.acme }, { name: 'Initech A' }] }, { industry: { $contains: 'anvil' }, id: a.acme }]) {
       const response = await api(BULK_DELETE, { method: 'DELETE', key: keyB(), query: { filter } });
       expect(response.status, response.text).toBe(200);
-      expect(response.body, JSON.stringify(filter)).toEqual({ affected: 0, ids: [], jobId: null });
+      expect(response.body, JSON.stringify(filter)).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     }
     expect(await snapshotOf(siteA.id)).toEqual(before);
     expect(await rows(`SELECT state FROM companies WHERE id = ANY($1) ORDER BY id`, [aIds])).toEqual([{ state: 'active' }, { state: 'active' }]);

@@ -688,7 +688,7 @@ describe('read-only properties sent back', () => {
       body: { company: { id: ids.globex, type: 'companies', customersCount: 7, createdBy: null, updatedAt: '2001-01-01T00:00:00.000Z', details: 'bulk details' } },
     });
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ affected: 1, ids: [ids.acme], jobId: null });
+    expect(response.body).toEqual({ affected: 1, ids: [ids.acme], jobId: null, dryRun: false });
     const stored = await rows(`SELECT id, details FROM companies WHERE id = ANY($1) ORDER BY id`, [[ids.acme, ids.globex]]);
     expect(stored).toEqual([
       { id: ids.acme, details: 'bulk details' },

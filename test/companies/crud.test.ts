@@ -200,7 +200,7 @@ describe('bulk', () => {
     await createCompany({ name: 'Bulk C', industry: 'other' });
     const response = await api('/v2/companies/update.json', { method: 'PATCH', key, query: { filter: { industry: 'x-bulk' } }, body: { company: { permission: 'own' } } });
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ affected: 2, ids: [a.id, b.id], jobId: null });
+    expect(response.body).toEqual({ affected: 2, ids: [a.id, b.id], jobId: null, dryRun: false });
     const stored = await rows<{ name: string; permission: string }>(`SELECT name, permission FROM companies WHERE installation_id = $1 AND name LIKE 'Bulk %' ORDER BY name`, [site.id]);
     expect(stored).toEqual([
       { name: 'Bulk A', permission: 'own' },
@@ -214,8 +214,8 @@ describe('bulk', () => {
     const b = (await createCompany({ name: 'Gone 2', industry: 'x-gone' })).company;
     const response = await api('/v2/companies/delete.json', { method: 'DELETE', key, query: { filter: { industry: { $in: ['x-gone'] } } } });
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ affected: 2, ids: [a.id, b.id], jobId: null });
+    expect(response.body).toEqual({ affected: 2, ids: [a.id, b.id], jobId: null, dryRun: false });
     const again = await api('/v2/companies/delete.json', { method: 'DELETE', key, query: { filter: { industry: 'x-gone' } } });
-    expect(again.body).toEqual({ affected: 0, ids: [], jobId: null });
+    expect(again.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
   });
 });

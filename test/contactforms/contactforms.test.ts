@@ -206,7 +206,7 @@ describe('bulk: PATCH /v2/contactforms/update.json and DELETE /v2/contactforms/d
     await create({ name: 'Bulk C', inboxFieldName: 'other' });
     const response = await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { inboxFieldName: 'x-bulk' } }, body: { contactform: { theme: 'dark', token: 'ignored' } } });
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ affected: 2, ids: [a.id, b.id], jobId: null });
+    expect(response.body).toEqual({ affected: 2, ids: [a.id, b.id], jobId: null, dryRun: false });
     const stored = await rows(`SELECT name, theme, token FROM contact_forms WHERE installation_id = $1 AND name LIKE 'Bulk %' ORDER BY name`, [site.id]);
     expect(stored.map((r) => [r.name, r.theme])).toEqual([['Bulk A', 'dark'], ['Bulk B', 'dark'], ['Bulk C', 'light']]);
     expect(stored[0]!.token).toBe(a.token);
@@ -217,15 +217,15 @@ describe('bulk: PATCH /v2/contactforms/update.json and DELETE /v2/contactforms/d
     const b = (await create({ name: 'Gone 2', inboxFieldName: 'x-gone' })).contactform;
     const response = await api(BULK_DELETE, { method: 'DELETE', key, query: { filter: { inboxFieldName: 'x-gone' } } });
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ affected: 2, ids: [a.id, b.id], jobId: null });
+    expect(response.body).toEqual({ affected: 2, ids: [a.id, b.id], jobId: null, dryRun: false });
   });
 
   it("selects by token and never touches another installation's forms", async () => {
     const [theirs] = await rows<{ token: string }>(`SELECT token FROM contact_forms WHERE id = $1`, [ids.otherForm]);
     const response = await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { token: theirs!.token } }, body: { name: 'Hijacked' } });
-    expect(response.body).toEqual({ affected: 0, ids: [], jobId: null });
+    expect(response.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     const removed = await api(BULK_DELETE, { method: 'DELETE', key, query: { filter: { id: ids.otherForm } } });
-    expect(removed.body).toEqual({ affected: 0, ids: [], jobId: null });
+    expect(removed.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     expect(await rows(`SELECT name, state FROM contact_forms WHERE id = $1`, [ids.otherForm])).toEqual([{ name: 'Theirs', state: 'active' }]);
   });
 });

@@ -52,7 +52,7 @@ describe('PATCH /v2/conversationmessages/update.json', () => {
     const [a, b, keep] = await deliver(fromContact(mine, `${w} card 4111 1111 1111 1111`), fromContact(mine, `${w} card again`), fromAgent(mine, site.users.agent.id, 'unrelated'));
     const response = await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { message: { $contains: w } } }, body: { conversationmessage: { message: '[redacted]' } } });
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ affected: 2, ids: [a!.id, b!.id], jobId: null });
+    expect(response.body).toEqual({ affected: 2, ids: [a!.id, b!.id], jobId: null, dryRun: false });
     expect(await stored([a!.id, b!.id, keep!.id])).toEqual([
       { id: a!.id, message: '[redacted]', state: 'active', updated_by: site.users.agent.id, deleted_by: null, deleted: false },
       { id: b!.id, message: '[redacted]', state: 'active', updated_by: site.users.agent.id, deleted_by: null, deleted: false },
@@ -64,7 +64,7 @@ describe('PATCH /v2/conversationmessages/update.json', () => {
     const conversation = await startConversation(key, { name: 'Bo' });
     const [one] = await deliver(fromContact(conversation, 'from Bo'));
     const response = await api(BULK_UPDATE, { method: 'PATCH', key: site.users.admin.apiKey, query: { filter: { contactId: conversation.contactId } }, body: { message: 'Bo, edited' } });
-    expect(response.body).toEqual({ affected: 1, ids: [one!.id], jobId: null });
+    expect(response.body).toEqual({ affected: 1, ids: [one!.id], jobId: null, dryRun: false });
     expect((await stored([one!.id]))[0]).toMatchObject({ message: 'Bo, edited', updated_by: site.users.admin.id });
   });
 
@@ -75,7 +75,7 @@ describe('PATCH /v2/conversationmessages/update.json', () => {
     for (const filter of [{ message: { $contains: w } }, { id: theirsMessage!.id }, { contactId: theirs.contactId }]) {
       const response = await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter }, body: { message: 'hijacked' } });
       expect(response.status, response.text).toBe(200);
-      expect(response.body).toEqual({ affected: 0, ids: [], jobId: null });
+      expect(response.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     }
     expect(await messageRows([other.id])).toEqual(before);
   });
@@ -85,7 +85,7 @@ describe('PATCH /v2/conversationmessages/update.json', () => {
     const [gone] = await deliver(fromContact(mine, `${w} deleted`));
     await api(BULK_DELETE, { method: 'DELETE', key, query: { filter: { id: gone!.id } } });
     const response = await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { id: gone!.id, state: 'deleted' } }, body: { message: 'revived?' } });
-    expect(response.body).toEqual({ affected: 0, ids: [], jobId: null });
+    expect(response.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     expect((await stored([gone!.id]))[0]).toMatchObject({ message: `${w} deleted`, state: 'deleted' });
   });
 
@@ -98,7 +98,7 @@ describe('PATCH /v2/conversationmessages/update.json', () => {
       query: { filter: { id: one!.id } },
       body: { conversationmessage: { ...one, message: `${w} corrected`, author: 'agent', sentAt: '2020-01-01T00:00:00.000Z', userId: site.users.owner.id } },
     });
-    expect(response.body).toEqual({ affected: 1, ids: [one!.id], jobId: null });
+    expect(response.body).toEqual({ affected: 1, ids: [one!.id], jobId: null, dryRun: false });
     const [row] = await rows(`SELECT message, author, user_id, contact_id, sent_at = $2::timestamptz AS same_time FROM conversation_messages WHERE id = $1`, [one!.id, one!.sentAt]);
     expect(row).toEqual({ message: `${w} corrected`, author: 'contact', user_id: null, contact_id: mine.contactId, same_time: true });
   });
@@ -106,7 +106,7 @@ describe('PATCH /v2/conversationmessages/update.json', () => {
   it('a filter matching nothing: 200 with nothing affected', async () => {
     const response = await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { message: word() } }, body: { message: 'nobody' } });
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ affected: 0, ids: [], jobId: null });
+    expect(response.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
   });
 });
 
@@ -154,7 +154,7 @@ describe('DELETE /v2/conversationmessages/delete.json', () => {
     const [a, b, keep] = await deliver(fromContact(mine, `${w} one`), fromAgent(mine, site.users.agent.id, `${w} two`), fromContact(mine, 'stays'));
     const response = await api(BULK_DELETE, { method: 'DELETE', key, query: { filter: { message: { $contains: w } } } });
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ affected: 2, ids: [a!.id, b!.id], jobId: null });
+    expect(response.body).toEqual({ affected: 2, ids: [a!.id, b!.id], jobId: null, dryRun: false });
     expect(await stored([a!.id, b!.id, keep!.id])).toEqual([
       { id: a!.id, message: `${w} one`, state: 'deleted', updated_by: expect.anything(), deleted_by: site.users.agent.id, deleted: true },
       { id: b!.id, message: `${w} two`, state: 'deleted', updated_by: expect.anything(), deleted_by: site.users.agent.id, deleted: true },
@@ -166,7 +166,7 @@ describe('DELETE /v2/conversationmessages/delete.json', () => {
     expect(listedIds(deleted.body)).toEqual([a!.id, b!.id]);
     // Deleting again affects nothing.
     const again = await api(BULK_DELETE, { method: 'DELETE', key, query: { filter: { message: { $contains: w } } } });
-    expect(again.body).toEqual({ affected: 0, ids: [], jobId: null });
+    expect(again.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
   });
 
   it('never deletes another installation\'s messages', async () => {
@@ -175,7 +175,7 @@ describe('DELETE /v2/conversationmessages/delete.json', () => {
     const before = await messageRows([other.id]);
     for (const filter of [{ message: { $contains: w } }, { id: theirsMessage!.id }]) {
       const response = await api(BULK_DELETE, { method: 'DELETE', key: site.users.owner.apiKey, query: { filter } });
-      expect(response.body).toEqual({ affected: 0, ids: [], jobId: null });
+      expect(response.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     }
     expect(await messageRows([other.id])).toEqual(before);
   });

@@ -16,6 +16,7 @@ let inbox: number;
 let otherInbox: number;
 let customer: number;
 let tag: number;
+let priority: number;
 
 beforeAll(async () => {
   site = await newInstallation('ticket-history');
@@ -24,6 +25,7 @@ beforeAll(async () => {
   inbox = (await api('/v2/inboxes.json', { key: owner })).body.inboxes[0].id;
   otherInbox = (await api('/v2/inboxes.json', { method: 'POST', key: owner, body: { name: 'Billing', email: 'billing@history.test', users: [{ id: site.users.agent.id, meta: { access: 'full' } }] } })).body.inbox.id;
   customer = (await api('/v2/customers.json', { method: 'POST', key: agent, body: { email: 'history@tickets.test' } })).body.customer.id;
+  priority = (await api('/v2/ticketpriorities.json', { key: owner })).body.ticketpriorities[0].id;
   tag = (await api('/v2/tags.json', { method: 'POST', key: owner, body: { name: 'history', color: '#123456' } })).body.tag.id;
 });
 
@@ -38,7 +40,8 @@ describe('a ticket life as its history', () => {
   it('records creation, each property change, tags, followers, replies and notes, in order, with who and when', async () => {
     id = (await api('/v2/tickets.json', { method: 'POST', key: agent, body: { subject: 'History', inbox, customer, message: 'Help' } })).body.ticket.id;
     const patch = (body: unknown) => api(`/v2/tickets/${id}.json`, { method: 'PATCH', key: agent, body: { ticket: body } });
-    expect((await patch({ priority: 1, agent: site.users.agent.id, tags: [{ id: tag }], followers: [{ id: site.users.admin.id }] })).status).toBe(200);
+    const first = await patch({ priority, agent: site.users.agent.id, tags: [{ id: tag }], followers: [{ id: site.users.admin.id }] });
+    expect(first.status, first.text).toBe(200);
     expect((await api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key: agent, body: { message: 'Looking', threadType: 'message' } })).status).toBe(201);
     expect((await api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key: agent, body: { message: 'psst', threadType: 'note' } })).status).toBe(201);
     expect((await api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key: agent, body: { message: 'later', isDraft: true } })).status).toBe(201);

@@ -41,7 +41,7 @@ describe('tags', () => {
     const mark = await lastEventId(site.id);
     const updated = await api('/v2/tags/update.json', { method: 'PATCH', key: agent, query: { filter: { name: { $contains: 'bulk-' } } }, body: { tag: { color: '#000000' } } });
     expect(updated.status, updated.text).toBe(200);
-    expect(updated.body).toEqual({ affected: 2, ids: ids.slice(0, 2), jobId: null });
+    expect(updated.body).toEqual({ affected: 2, ids: ids.slice(0, 2), jobId: null, dryRun: false });
     const deleted = await api('/v2/tags/delete.json', { method: 'DELETE', key: agent, query: { filter: { color: '#000000' } } });
     expect(deleted.body).toMatchObject({ affected: 2, ids: ids.slice(0, 2) });
     expect(summary(await eventsSince(site.id, mark))).toEqual(['tags:updated', 'tags:updated', 'tags:deleted', 'tags:deleted']);

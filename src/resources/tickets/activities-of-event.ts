@@ -42,6 +42,8 @@ const RELATION_ACTIVITY: Record<string, { property: string; added: string; remov
 };
 
 function ticketUpdate(data: Record<string, unknown>): ActivityDraft[] {
+  // a ticket folded into another closes as part of the merge: one line says both
+  if (data.mergedInto) return [{ ...OWN_ACTIVITY.mergedInto!(data.mergedInto as Change), changes: data }];
   const drafts: ActivityDraft[] = [];
   const rest: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(data)) {
@@ -57,7 +59,7 @@ function ticketActivities(event: StoredEvent): ActivityDraft[] {
   const { data } = event;
   switch (event.kind) {
     case 'created':
-      return [{ eventType: 'ticket.created', changes: {}, otherTicketId: idOf(data.splitFrom) }];
+      return [{ eventType: 'ticket.created', changes: {} }];
     case 'updated':
       return ticketUpdate(data);
     case 'deleted':
@@ -101,7 +103,8 @@ function messageActivities(event: StoredEvent, entry: EntryFacts): ActivityDraft
       const drafts: ActivityDraft[] = [];
       // a draft sent is the reply it was kept back as
       if ((data.isDraft as Change | undefined)?.after === false) drafts.push(entryActivity(entry, messageId));
-      const edited = Object.fromEntries(Object.entries(data).filter(([name]) => name !== 'isDraft'));
+      // an entry moved to another ticket (a merge, a split) is told by the tickets' own lines
+      const edited = Object.fromEntries(Object.entries(data).filter(([name]) => name !== 'isDraft' && name !== 'ticket'));
       if (Object.keys(edited).length > 0) drafts.push({ eventType: 'thread.edited', changes: edited, messageId });
       return drafts;
     }

@@ -1,7 +1,10 @@
 import { defineModule } from '../../modules/module';
 import { ticketActivities } from '../../db/schema';
+import { mergeTicketsRoute } from './merge';
 import { messagesResource } from './messages.resource';
 import { recordTicketActivities } from './record-activities';
+import { restoreTicketRoute } from './restore';
+import { markSpamRoute } from './spam';
 import { createThreadEntryRoute, threadRoute } from './thread';
 import { ticketActivitiesResource } from './ticket-activities.resource';
 import { ticketChildrenRoute } from './ticket-children';
@@ -14,12 +17,13 @@ const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActi
 /**
  * `/v2/tickets...`, `/v2/messages...` and `/v2/ticketactivities...`: tickets (the generic routes;
  * the first message becomes the first thread entry), their threads (replies and notes, paginated
- * apart from the ticket), thread entries read on their own, and each ticket's history, written
- * from the write events.
+ * apart from the ticket), thread entries read on their own, each ticket's history (written from
+ * the write events), and the special operations: restore, spam, merge (split is a create with
+ * `fromThreadId`).
  */
 export const ticketsModule = defineModule({
   name: 'tickets',
   resources: [ticketsResource, messagesResource, ticketActivitiesResource],
-  routes: [createThreadEntryRoute, threadRoute, activitiesRoute],
+  routes: [createThreadEntryRoute, threadRoute, activitiesRoute, restoreTicketRoute, markSpamRoute, mergeTicketsRoute],
   subscribers: [recordTicketActivities],
 });

@@ -17,6 +17,8 @@ export const messagesResource = defineResource({
   table: ticketMessages,
   fields: messageFields,
   filter: [...AUDIT_SET, 'customer', 'editMethod', 'isDraft', 'isPinned', 'threadType', 'ticket'],
+  // a merged thread reads in the time its entries were written
+  defaultOrderBy: 'createdAt',
   relations: { users: includedUsers() },
   access: { read: EVERYONE, write: EVERYONE },
   operations: ['list', 'get'],

@@ -1,7 +1,21 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { ticketActivities } from '../../db/schema';
-import type { Subscriber } from '../../events/subscriber';
+import type { StoredEvent, Subscriber } from '../../events/subscriber';
 import { activitiesOf, type EntryFacts } from './activities-of-event';
+
+/**
+ * A reference property of a record as it was when the event happened, though the drain handles
+ * the event later: the value the record's next change of that property (an event after this
+ * one) found there, else the value now (`current`).
+ */
+function referenceAt(event: Pick<StoredEvent, 'id' | 'installationId' | 'recordId'>, recordType: string, property: string, current: SQL): SQL {
+  return sql`coalesce(
+    (SELECT (e.data->${property}->'before'->>'id')::int FROM events e
+      WHERE e.installation_id = ${event.installationId} AND e.record_type = ${recordType} AND e.record_id = ${event.recordId}
+        AND e.id > ${event.id} AND e.kind = 'updated' AND e.data ? ${property}
+      ORDER BY e.id LIMIT 1),
+    ${current})`;
+}
 
 /**
  * Writes a ticket's history from the write events: every change of a ticket and of its thread
@@ -15,20 +29,15 @@ export const recordTicketActivities: Subscriber = {
     let ticketId = event.recordId;
     let entry: EntryFacts | undefined;
     if (event.recordType === 'messages') {
-      const { rows } = await tx.execute(sql`SELECT ticket_id, thread_type, customer_id IS NOT NULL AS by_customer FROM ticket_messages
-        WHERE id = ${event.recordId} AND installation_id = ${event.installationId}`);
+      const { rows } = await tx.execute(sql`SELECT ${referenceAt(event, 'messages', 'ticket', sql`m.ticket_id`)} AS ticket_id, thread_type, customer_id IS NOT NULL AS by_customer
+        FROM ticket_messages m WHERE m.id = ${event.recordId} AND m.installation_id = ${event.installationId}`);
       if (!rows[0]) return;
       ticketId = Number(rows[0].ticket_id);
       entry = { threadType: String(rows[0].thread_type), byCustomer: rows[0].by_customer === true };
     }
     const drafts = activitiesOf(event, entry);
     if (drafts.length === 0) return;
-    // The ticket's inbox when the change happened: the one the next move (an event after this one) left, else today's.
-    const { rows } = await tx.execute(sql`SELECT coalesce(
-        (SELECT (e.data->'inbox'->'before'->>'id')::int FROM events e
-          WHERE e.installation_id = t.installation_id AND e.record_type = 'tickets' AND e.record_id = t.id AND e.id > ${event.id} AND e.kind = 'updated' AND e.data ? 'inbox'
-          ORDER BY e.id LIMIT 1),
-        t.inbox_id) AS inbox_id
+    const { rows } = await tx.execute(sql`SELECT ${referenceAt({ ...event, recordId: ticketId }, 'tickets', 'inbox', sql`t.inbox_id`)} AS inbox_id
       FROM tickets t WHERE t.id = ${ticketId} AND t.installation_id = ${event.installationId}`);
     if (!rows[0]) return;
     const inboxId = Number(rows[0].inbox_id);

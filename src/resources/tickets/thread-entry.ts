@@ -52,3 +52,19 @@ export async function addThreadEntry(
     SELECT id FROM entry`);
   return Number(rows[0]!.id);
 }
+
+/**
+ * The preview and last message time of tickets whose thread changed other than by a new entry
+ * (entries moved by a merge or split, an entry edited, sent or deleted): from the latest live
+ * entry that is neither a note nor a draft.
+ */
+export async function refreshPreviews({ tx }: Pick<WriteContext, 'tx'>, ticketIds: readonly number[]): Promise<void> {
+  if (ticketIds.length === 0) return;
+  await tx.execute(sql`
+    UPDATE tickets t SET preview_text = coalesce(left(latest.text_body, ${PREVIEW_CHARS}), ''), last_message_at = latest.created_at
+      FROM tickets s LEFT JOIN LATERAL (
+        SELECT m.text_body, m.created_at FROM ticket_messages m
+         WHERE m.ticket_id = s.id AND m.state = 'active' AND m.thread_type <> 'note' AND NOT m.is_draft
+         ORDER BY m.created_at DESC, m.id DESC LIMIT 1) latest ON true
+     WHERE t.id = s.id AND s.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`);
+}

@@ -1,10 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
-import type { Transaction } from '../../db/client';
 import { EDIT_METHODS, ticketMessages, tickets, ticketStatuses } from '../../db/schema';
-import { readBack, recordScope, referenceInput, schemasOf, tenantScope, translateDbError, updateRecords } from '../../engine';
+import { lockTicket } from './ticket-lock';
+import { readBack, referenceInput, schemasOf, tenantScope, translateDbError, updateRecords } from '../../engine';
 import { noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
@@ -34,18 +33,6 @@ const entryBody = writableRecord(
 ).meta({ id: 'MessageCreate' });
 
 const s = schemasOf(messagesResource);
-
-/** The live ticket the caller may see, locked for a write; 404 otherwise (another installation's too). */
-async function lockTicket(tx: Transaction, who: Principal, id: number) {
-  const [ticket] = await tx
-    .select({ id: tickets.id, statusCode: ticketStatuses.code })
-    .from(tickets)
-    .innerJoin(ticketStatuses, eq(ticketStatuses.id, tickets.statusId))
-    .where(and(recordScope(ticketsResource, who, false, 'write'), eq(tickets.id, id)))
-    .for('update', { of: tickets });
-  if (!ticket) throw ApiError.notFound('id', `ticket ${id} not found`);
-  return ticket;
-}
 
 /**
  * `POST /v2/tickets/{id}/messages.json`: a teammate's reply (`threadType: message`) or internal

@@ -42,14 +42,20 @@ import { includedUsers, userShape } from '../users/user-shape';
 import { messageShape } from './message-shape';
 import { activityFields } from './ticket-activities.resource';
 import { customerInput, resolveCustomer } from './ticket-customer';
+import { finishSplit, prepareSplit, type SplitSource } from './split';
+import { idValue } from '../../http/params';
 import { visibleTickets } from './ticket-visibility';
 import { addressList, addThreadEntry } from './thread-entry';
 
 const addresses = addressList;
 
+/** The split a create body asks for, from its preparation to its finish. */
+const splits = new WeakMap<Record<string, unknown>, SplitSource>();
+
 /** Before a ticket is written: its customer named by email found or made, its defaults, a seated agent. */
 async function prepareTicket(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
   const { tx, who } = context;
+  if (record.fromThreadId !== undefined) splits.set(record, await prepareSplit(context, record));
   if (record.customer !== undefined) record.customer = await resolveCustomer(context, record.customer as z.output<typeof customerInput>);
   if (id === undefined) {
     if (record.customer === undefined) throw ApiError.invalid('ticket.customer', 'must be set: {"id": ...} or {"email": ...}');
@@ -66,10 +72,14 @@ async function prepareTicket(context: WriteContext, record: Record<string, unkno
       if (type) record.type = type.id;
     }
   }
-  if (typeof record.agent === 'number') {
-    const [agent] = await tx.select({ role: users.role }).from(users).where(and(eq(users.id, record.agent), eq(users.installationId, who.installationId)));
-    if (agent?.role === 'collaborator') throw ApiError.invalid('ticket.agent', 'a collaborator has no seat: a ticket is assigned to an owner, admin or agent');
-  }
+  await requireSeatedAgent(context, record);
+}
+
+/** A ticket is assigned to a teammate with a seat: a collaborator is a 400. */
+async function requireSeatedAgent({ tx, who }: WriteContext, record: Record<string, unknown>): Promise<void> {
+  if (typeof record.agent !== 'number') return;
+  const [agent] = await tx.select({ role: users.role }).from(users).where(and(eq(users.id, record.agent), eq(users.installationId, who.installationId)));
+  if (agent?.role === 'collaborator') throw ApiError.invalid('ticket.agent', 'a collaborator has no seat: a ticket is assigned to an owner, admin or agent');
 }
 
 /**
@@ -78,6 +88,8 @@ async function prepareTicket(context: WriteContext, record: Record<string, unkno
  */
 async function finishTicket(context: WriteContext, record: Record<string, unknown>, id: number, created: boolean): Promise<void> {
   const { tx, who } = context;
+  const split = splits.get(record);
+  if (created && split) await finishSplit(context, split, id);
   if (created && typeof record.message === 'string' && record.message.trim() !== '') {
     await addThreadEntry(context, {
       ticketId: id,
@@ -90,12 +102,23 @@ async function finishTicket(context: WriteContext, record: Record<string, unknow
       opening: true,
     });
   }
+  await requireStillVisible(context, [id]);
+}
+
+/** An agent cannot put a ticket where they would not see it. */
+async function requireStillVisible({ tx, who }: WriteContext, ids: number[]): Promise<void> {
   const scope = visibleTickets(who);
-  if (!scope) return;
-  const { rows } = await tx.execute(sql`SELECT 1 FROM tickets WHERE id = ${id} AND ${scope}`);
-  if (rows.length === 0) {
+  if (!scope || ids.length === 0) return;
+  const { rows } = await tx.execute(sql`SELECT count(*)::int AS seen FROM tickets WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::int) AND ${scope}`);
+  if (Number(rows[0]!.seen) < ids.length) {
     throw ApiError.forbidden('the ticket would leave what you see: put it in an inbox you work (assigned to you, where your access is restricted)');
   }
+}
+
+/** A bulk update is held to what a single one is. */
+async function checkBulkUpdate(context: WriteContext, record: Record<string, unknown>, ids: number[]): Promise<void> {
+  await requireSeatedAgent(context, record);
+  await requireStillVisible(context, ids);
 }
 
 /** A ticket's companies are its customer's. */
@@ -124,11 +147,15 @@ export const ticketsResource = defineResource({
     originalRecipient: { column: tickets.originalRecipient, schema: z.string(), readOnly: true },
     previewText: { column: tickets.previewText, schema: z.string(), readOnly: true },
     spam_score: { column: tickets.spamScore, schema: z.number(), readOnly: true },
+    mergedInto: referenceField(tickets.mergedIntoId, { table: tickets, type: 'tickets' }, { readOnly: true }),
+    parent: referenceField(tickets.parentId, { table: tickets, type: 'tickets' }, { readOnly: true }),
     happinessSurveySentAt: { column: tickets.happinessSurveySentAt, schema: z.unknown(), readOnly: true, output: timeProperty(tickets.happinessSurveySentAt) },
   },
   createInputs: {
     message: z.string().max(1_000_000).meta({ description: 'on create: the first message, the first thread entry (written by the customer)' }),
     editMethod: z.enum(EDIT_METHODS).meta({ description: 'how `message` is written: html (default) or markdown, rendered; every body is sanitized' }),
+    fromThreadId: idValue.meta({ description: 'split: the new ticket starts with this thread entry, moved from its ticket (then no `message`)' }),
+    fromTicketId: idValue.meta({ description: 'split: the ticket `fromThreadId` is on (checked when given)' }),
   },
   computed: {
     messageCount: {
@@ -139,7 +166,7 @@ export const ticketsResource = defineResource({
   },
   filter: [
     ...AUDIT_SET,
-    'agent', 'customer', 'inbox', 'imagesHidden', 'messageCount', 'notifyCustomer', 'priority', 'source', 'status', 'subject', 'type',
+    'agent', 'customer', 'inbox', 'imagesHidden', 'mergedInto', 'messageCount', 'notifyCustomer', 'parent', 'priority', 'source', 'status', 'subject', 'type',
     'companies.id', 'customers.id', 'inboxes.id', 'priorities.id', 'sources.id', 'statuses.id', 'tags.id', 'types.id', 'users.id',
   ],
   relatedFilter: {
@@ -176,8 +203,8 @@ export const ticketsResource = defineResource({
   includeAliases: { ticketactivities: 'activities' },
   ignored: ['contact', 'files', 'isRead', 'readonly', 'resolutionTimeMins', 'responseTimeMins', 'spam_rules', 'suggestions', 'tasks', 'timelogs'],
   access: { read: EVERYONE, write: AGENTS },
-  operations: ['list', 'get', 'create', 'update', 'delete'],
   scope: visibleTickets,
   beforeWrite: prepareTicket,
   afterWrite: finishTicket,
+  afterBulkWrite: checkBulkUpdate,
 });

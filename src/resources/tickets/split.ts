@@ -1,0 +1,52 @@
+import { eq, sql } from 'drizzle-orm';
+import { ticketMessages, tickets } from '../../db/schema';
+import { updateRecords, type WriteContext } from '../../engine';
+import { recordEvents } from '../../events/record-events';
+import { ApiError } from '../../http/errors';
+import { messageFields } from './message-shape';
+import { refreshPreviews } from './thread-entry';
+import { lockTicket } from './ticket-lock';
+
+/** The thread entry a new ticket is split from, and the ticket it leaves. */
+export interface SplitSource {
+  entryId: number;
+  ticketId: number;
+}
+
+/**
+ * Before a ticket is created with `fromThreadId`: the entry must be a live, sent entry of a ticket
+ * the caller may change (and of `fromTicketId`, when named); the new ticket's customer is the
+ * entry's writer (else its ticket's customer) unless the body names one, and it starts with that
+ * entry, not a `message` of its own.
+ */
+export async function prepareSplit(context: WriteContext, record: Record<string, unknown>): Promise<SplitSource> {
+  const { tx, who } = context;
+  const entryId = record.fromThreadId as number;
+  if (record.message !== undefined) throw ApiError.invalid('ticket.message', 'a split ticket starts with the entry `fromThreadId` names, not a message of its own');
+  const { rows } = await tx.execute(sql`SELECT m.ticket_id, coalesce(m.customer_id, t.customer_id) AS customer_id FROM ticket_messages m JOIN tickets t ON t.id = m.ticket_id
+    WHERE m.id = ${entryId} AND m.installation_id = ${who.installationId} AND m.state = 'active' AND NOT m.is_draft`);
+  const entry = rows[0];
+  const fail = () => ApiError.invalid('ticket.fromThreadId', `no thread entry ${entryId} you may split off`);
+  if (!entry) throw fail();
+  const ticketId = Number(entry.ticket_id);
+  if (record.fromTicketId !== undefined && record.fromTicketId !== ticketId) throw ApiError.invalid('ticket.fromTicketId', `thread entry ${entryId} is not on ticket ${String(record.fromTicketId)}`);
+  await lockTicket(tx, who, ticketId).catch(() => {
+    throw fail();
+  });
+  if (record.customer === undefined) record.customer = Number(entry.customer_id);
+  return { entryId, ticketId };
+}
+
+/**
+ * Once the new ticket is written: the entry moves to it, the new ticket's `parent` is the one it
+ * left, and that ticket's history gets `ticket.split` (a `split` event naming both).
+ */
+export async function finishSplit(context: WriteContext, source: SplitSource, newTicketId: number): Promise<void> {
+  const { tx, who } = context;
+  await updateRecords(tx, who, { table: ticketMessages, type: 'messages', where: eq(ticketMessages.id, source.entryId) }, { ticketId: newTicketId }, { ticket: messageFields.ticket!.output! });
+  await tx.update(tickets).set({ parentId: source.ticketId }).where(eq(tickets.id, newTicketId));
+  await recordEvents(tx, who, [
+    { recordType: 'tickets', recordId: source.ticketId, kind: 'split', data: { ticket: { id: newTicketId, type: 'tickets' }, message: { id: source.entryId, type: 'messages' } } },
+  ]);
+  await refreshPreviews(context, [source.ticketId, newTicketId]);
+}

@@ -1,0 +1,37 @@
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { Actor } from '../../auth/principal';
+import type { Transaction } from '../../db/client';
+import { tickets, ticketStatuses } from '../../db/schema';
+import { recordScope } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { ticketsResource } from './tickets.resource';
+
+export interface LockedTicket {
+  id: number;
+  state: 'active' | 'deleted';
+  statusCode: string;
+  customerId: number;
+  inboxId: number;
+  mergedIntoId: number | null;
+}
+
+/**
+ * The tickets the caller may change among `ids`, locked for the write in id order (so two writes
+ * over the same tickets never deadlock); deleted ones too when asked.
+ */
+export function lockTickets(tx: Transaction, who: Actor, ids: readonly number[], withDeleted = false): Promise<LockedTicket[]> {
+  return tx
+    .select({ id: tickets.id, state: tickets.state, statusCode: ticketStatuses.code, customerId: tickets.customerId, inboxId: tickets.inboxId, mergedIntoId: tickets.mergedIntoId })
+    .from(tickets)
+    .innerJoin(ticketStatuses, eq(ticketStatuses.id, tickets.statusId))
+    .where(and(recordScope(ticketsResource, who, withDeleted, 'write'), inArray(tickets.id, [...ids])))
+    .orderBy(asc(tickets.id))
+    .for('update', { of: tickets });
+}
+
+/** The live ticket the caller may change, locked; 404 otherwise (another installation's too). */
+export async function lockTicket(tx: Transaction, who: Actor, id: number, withDeleted = false): Promise<LockedTicket> {
+  const [ticket] = await lockTickets(tx, who, [id], withDeleted);
+  if (!ticket) throw ApiError.notFound('id', `ticket ${id} not found`);
+  return ticket;
+}
