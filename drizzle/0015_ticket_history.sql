@@ -23,13 +23,18 @@ CREATE TABLE "ticket_activities" (
 --> statement-breakpoint
 CREATE TABLE "ticket_message_revisions" (
 	"id" integer PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "ticket_message_revisions_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 2147483647 START WITH 1 CACHE 1),
+	"state" text DEFAULT 'active' NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"created_by" integer,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_by" integer,
+	"deleted_at" timestamp (3) with time zone,
+	"deleted_by" integer,
 	"installation_id" integer NOT NULL,
 	"message_id" integer NOT NULL,
 	"html_body" text NOT NULL,
 	"text_body" text NOT NULL,
-	"edit_method" text NOT NULL,
-	"replaced_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
-	"replaced_by" integer
+	"edit_method" text NOT NULL
 );
 --> statement-breakpoint
 ALTER TABLE "tickets" ADD COLUMN "parent_id" integer;--> statement-breakpoint

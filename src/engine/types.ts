@@ -47,6 +47,8 @@ export interface WritableField {
   schema: z.ZodType;
   /** must be present on create */
   required?: boolean;
+  /** large: its events hold an md5 digest of it (it changed), not its value (a thread entry's body, kept in revisions) */
+  digestInEvents?: boolean;
   /** set by the server only: read, never written (a client sending it back is ignored) */
   readOnly?: boolean;
   /** written, never read: a secret (stored encrypted by the resource's hook), in no answer and no event */
@@ -177,6 +179,8 @@ export interface ResourceDeclaration {
   usedBy?: readonly RecordUse[];
   /** Runs in the delete's transaction before anything else: throw an ApiError to refuse (a system record). */
   beforeDelete?: (context: WriteContext, id: number) => Promise<void> | void;
+  /** after a single delete, in its transaction (what depends on the record, made right again) */
+  afterDelete?: (context: WriteContext, id: number) => Promise<void>;
   /** values the server sets on a new record, whatever the body says */
   onCreate?: (context: WriteContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
 }

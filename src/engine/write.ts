@@ -48,8 +48,8 @@ export function watchedProperties(resource: ResourceDeclaration, record: Record<
   const watched: Record<string, WireValue> = {};
   for (const [name, field] of Object.entries(writableFields(resource))) {
     if (record[name] === undefined) continue;
-    // A secret's event says that it changed, by a digest of its ciphertext (new on every write), never what it is.
-    watched[name] = field.writeOnly ? typed(sql`md5(${field.column})`, z.string().nullable()) : (field.output ?? field.column);
+    // A secret's event says that it changed, by a digest of its ciphertext (new on every write), never what it is; a large value's, by its digest.
+    watched[name] = field.writeOnly || field.digestInEvents ? typed(sql`md5(${field.column})`, z.string().nullable()) : (field.output ?? field.column);
   }
   return watched;
 }
@@ -137,14 +137,17 @@ export function deleteHandler(resource: ResourceDeclaration) {
     const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
     const uses = resource.usedBy ?? [];
     const deleted =
-      uses.length === 0 && !resource.beforeDelete
+      uses.length === 0 && !resource.beforeDelete && !resource.afterDelete
         ? await deleteRecords(c.var.db.http, who, target)
         : await inTransaction(c, resource, async (tx) => {
-            await resource.beforeDelete?.({ tx, who, env: c.env }, id);
+            const context = { tx, who, env: c.env };
+            await resource.beforeDelete?.(context, id);
             const [live] = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).for('update');
             if (!live) return [];
             await moveUses(tx, resource, who, id, uses.length ? input<DeleteQuery>(c, 'query').replaceWith : undefined);
-            return deleteRecords(tx, who, target);
+            const gone = await deleteRecords(tx, who, target);
+            await resource.afterDelete?.(context, id);
+            return gone;
           });
     if (deleted.length === 0) throw await notWritable(c.var.db.http, resource, who, id, 'deleted');
     resource.afterCommit?.(id);

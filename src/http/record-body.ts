@@ -79,11 +79,12 @@ export function unwrapRecord(body: unknown, wrapper: string): Record<string, unk
     throw ApiError.invalid('body', `expected a JSON object, bare or wrapped as {"${wrapper}": {...}}`);
   }
   const object = body as Record<string, unknown>;
-  if (!(wrapper in object)) return object;
+  // a wrapper key that holds no object is the bare record's own property of that name (a thread entry's `message`)
+  if (!(wrapper in object) || typeof object[wrapper] !== 'object' || object[wrapper] === null) return object;
   const unknown = Object.keys(object).filter((key) => key !== wrapper && key !== 'included' && key !== 'meta');
   if (unknown.length) throw ApiError.invalid(unknown[0]!, 'unknown property');
   const record = object[wrapper];
-  if (record === null || typeof record !== 'object' || Array.isArray(record)) throw ApiError.invalid(wrapper, 'expected an object');
+  if (Array.isArray(record)) throw ApiError.invalid(wrapper, 'expected an object');
   return record as Record<string, unknown>;
 }
 

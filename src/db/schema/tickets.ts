@@ -94,19 +94,18 @@ export const ticketFollowers = pgTable(
   (t) => [primaryKey({ columns: [t.ticketId, t.userId] }), index('ticket_followers_user_idx').on(t.userId)],
 );
 
-/** An earlier body of a thread entry, kept when the entry is edited (`PUT /v2/messages/{id}.json`). */
+/**
+ * An earlier body of a thread entry, kept when the entry is edited (`PUT /v2/messages/{id}.json`):
+ * `createdAt` is when it was replaced and `createdBy` who replaced it.
+ */
 export const ticketMessageRevisions = pgTable(
   'ticket_message_revisions',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
-    installationId: integer('installation_id').notNull(),
+    ...auditColumns(),
     messageId: integer('message_id').notNull().references(() => ticketMessages.id),
     htmlBody: text('html_body').notNull(),
     textBody: text('text_body').notNull(),
     editMethod: text('edit_method', { enum: EDIT_METHODS }).notNull(),
-    /** when this body was replaced, and by whom */
-    replacedAt: timestamp('replaced_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    replacedBy: integer('replaced_by'),
   },
   (t) => [index('ticket_message_revisions_message_idx').on(t.messageId, t.id)],
 );

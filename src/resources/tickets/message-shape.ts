@@ -1,27 +1,43 @@
 import { z } from 'zod';
-import { customers, ticketMessages, tickets } from '../../db/schema';
+import { customers, EDIT_METHODS, ticketMessageRevisions, ticketMessages, tickets } from '../../db/schema';
 import { referenceField, shapeOfFields, type WritableField } from '../../engine';
+import { addressList } from './thread-entry';
+
+/** `cc` or `bcc` as a client sends them back: null (the platform's client marshals an empty list so) changes nothing. */
+const addressesOrNull = addressList.nullable().transform((list) => list ?? undefined);
 
 /**
- * A thread entry's properties. Entries are written by the thread routes (`thread.ts`), never
- * through these fields: every one is read-only here.
+ * A thread entry's properties. Entries are added by the thread routes (`thread.ts`); an edit
+ * (`PUT /v2/messages/{id}.json`, `entry-edit.ts`) changes the body, the flags and the copies.
  */
 export const messageFields: Record<string, WritableField> = {
   // the body as the platform has it: `message`, and `htmlBody`, which its client decodes into `message`
-  message: { column: ticketMessages.htmlBody, schema: z.string(), readOnly: true },
+  message: { column: ticketMessages.htmlBody, schema: z.string().min(1).max(1_000_000), digestInEvents: true },
   htmlBody: { column: ticketMessages.htmlBody, schema: z.string(), readOnly: true },
   textBody: { column: ticketMessages.textBody, schema: z.string(), readOnly: true },
   threadType: { column: ticketMessages.threadType, schema: z.string(), readOnly: true },
-  editMethod: { column: ticketMessages.editMethod, schema: z.string(), readOnly: true },
+  editMethod: { column: ticketMessages.editMethod, schema: z.enum(EDIT_METHODS) },
   ticket: referenceField(ticketMessages.ticketId, { table: tickets, type: 'tickets' }, { required: true, readOnly: true }),
   // the customer who wrote it; null: a teammate (`createdBy`)
   customer: referenceField(ticketMessages.customerId, { table: customers, type: 'customers' }, { readOnly: true }),
-  cc: { column: ticketMessages.cc, schema: z.array(z.string()), readOnly: true },
-  bcc: { column: ticketMessages.bcc, schema: z.array(z.string()), readOnly: true },
-  isPinned: { column: ticketMessages.isPinned, schema: z.boolean(), readOnly: true },
-  isDraft: { column: ticketMessages.isDraft, schema: z.boolean(), readOnly: true },
+  cc: { column: ticketMessages.cc, schema: addressesOrNull },
+  bcc: { column: ticketMessages.bcc, schema: addressesOrNull },
+  isPinned: { column: ticketMessages.isPinned, schema: z.boolean() },
+  isDraft: { column: ticketMessages.isDraft, schema: z.boolean().meta({ description: 'false sends a draft; a sent entry does not become a draft again' }) },
   viewedByCustomerAt: { column: ticketMessages.viewedByCustomerAt, schema: z.unknown(), readOnly: true },
 };
 
 /** A ticket's thread entries as the ticket includes them (`includes=messages`), in time order. */
 export const messageShape = shapeOfFields({ type: 'messages', component: 'Message', table: ticketMessages, fields: messageFields });
+
+/** An earlier body of an entry, kept by an edit (`includes=revisions`): `createdAt` is when it was replaced. */
+export const revisionShape = shapeOfFields({
+  type: 'messagerevisions',
+  component: 'MessageRevision',
+  table: ticketMessageRevisions,
+  fields: {
+    message: { column: ticketMessageRevisions.htmlBody, schema: z.string(), readOnly: true },
+    textBody: { column: ticketMessageRevisions.textBody, schema: z.string(), readOnly: true },
+    editMethod: { column: ticketMessageRevisions.editMethod, schema: z.string(), readOnly: true },
+  },
+});

@@ -1,8 +1,9 @@
-import { EVERYONE } from '../../auth/access';
-import { ticketMessages } from '../../db/schema';
-import { AUDIT_SET, defineResource } from '../../engine';
+import { AGENTS, EVERYONE } from '../../auth/access';
+import { ticketMessageRevisions, ticketMessages } from '../../db/schema';
+import { AUDIT_SET, defineResource, ownedRecords } from '../../engine';
 import { includedUsers } from '../users/user-shape';
-import { messageFields } from './message-shape';
+import { finishEntryDelete, finishEntryEdit, prepareEntryEdit } from './entry-edit';
+import { messageFields, revisionShape } from './message-shape';
 import { ofVisibleTicket } from './ticket-visibility';
 
 /**
@@ -19,8 +20,16 @@ export const messagesResource = defineResource({
   filter: [...AUDIT_SET, 'customer', 'editMethod', 'isDraft', 'isPinned', 'threadType', 'ticket'],
   // a merged thread reads in the time its entries were written
   defaultOrderBy: 'createdAt',
-  relations: { users: includedUsers() },
-  access: { read: EVERYONE, write: EVERYONE },
-  operations: ['list', 'get'],
+  relations: {
+    users: includedUsers(),
+    revisions: ownedRecords({ shape: revisionShape, parentKey: ticketMessageRevisions.messageId }),
+  },
+  // what the platform's client marshals on every message
+  ignored: ['assigningUser', 'contact', 'delayed', 'status'],
+  access: { read: EVERYONE, write: AGENTS },
+  operations: ['list', 'get', 'update', 'delete'],
   scope: ofVisibleTicket(ticketMessages.ticketId),
+  beforeWrite: prepareEntryEdit,
+  afterWrite: finishEntryEdit,
+  afterDelete: finishEntryDelete,
 });

@@ -11,6 +11,17 @@ export const addressList = z.array(emailAddress).max(50);
 /** A list of strings as a Postgres `text[]` (drizzle would spread a JS array into a list of parameters). */
 const textArray = (items: string[] = []) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(items)}::jsonb))`;
 
+/**
+ * Whether an entry reaching the thread moves its ticket to waiting on the customer (3): a
+ * teammate's reply (not a note, not a draft) to an `active` ticket that names no status.
+ */
+export function movesToWaiting(ticketStatusCode: string, entry: { threadType: string; isDraft?: boolean }): boolean {
+  return entry.threadType === 'message' && !entry.isDraft && ticketStatusCode === 'active';
+}
+
+/** The status a reply moves its ticket to (`movesToWaiting`). */
+export const WAITING_STATUS = 3;
+
 /** How much of an entry's text a ticket's `previewText` holds. */
 const PREVIEW_CHARS = 200;
 

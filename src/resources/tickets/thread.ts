@@ -12,7 +12,7 @@ import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { messagesResource } from './messages.resource';
 import { ticketsResource } from './tickets.resource';
-import { addressList, addThreadEntry } from './thread-entry';
+import { addressList, addThreadEntry, movesToWaiting, WAITING_STATUS } from './thread-entry';
 import { ticketChildrenRoute } from './ticket-children';
 
 const addresses = addressList.nullable();
@@ -57,7 +57,7 @@ export const createThreadEntryRoute = defineRoute({
       if (status !== undefined) {
         const found = await tx.select({ id: ticketStatuses.id }).from(ticketStatuses).where(and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status)));
         if (found.length === 0) throw ApiError.invalid('message.status', `no ticketstatuses ${status} here`);
-      } else if (threadType === 'message' && !body.isDraft && ticket.statusCode === 'active') status = 3;
+      } else if (movesToWaiting(ticket.statusCode, { threadType, isDraft: body.isDraft })) status = WAITING_STATUS;
       const entryId = await addThreadEntry(context, {
         ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: null,
         cc: body.cc ?? undefined, bcc: body.bcc ?? undefined, isPinned: body.isPinned, isDraft: body.isDraft,
