@@ -79,12 +79,11 @@ export function unwrapRecord(body: unknown, wrapper: string): Record<string, unk
     throw ApiError.invalid('body', `expected a JSON object, bare or wrapped as {"${wrapper}": {...}}`);
   }
   const object = body as Record<string, unknown>;
-  // a wrapper key that holds no object is the bare record's own property of that name (a thread entry's `message`)
-  if (!(wrapper in object) || typeof object[wrapper] !== 'object' || object[wrapper] === null) return object;
+  if (!(wrapper in object)) return object;
   const unknown = Object.keys(object).filter((key) => key !== wrapper && key !== 'included' && key !== 'meta');
   if (unknown.length) throw ApiError.invalid(unknown[0]!, 'unknown property');
   const record = object[wrapper];
-  if (Array.isArray(record)) throw ApiError.invalid(wrapper, 'expected an object');
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) throw ApiError.invalid(wrapper, 'expected an object');
   return record as Record<string, unknown>;
 }
 
@@ -131,6 +130,8 @@ export function recordBody<T extends z.ZodType>(wrapper: string, record: T, lift
     })
     .transform((body) => body[wrapper] as z.output<T>);
   const union = z.union([wrapped, record as z.ZodType<z.output<T>, z.input<T>>]);
+  const object = record instanceof z.ZodPipe ? record.in : record;
+  const ownsWrapperName = object instanceof z.ZodObject && wrapper in object.shape;
   const lift = (raw: unknown) => liftBeside(liftIncluded(raw, wrapper, liftedFromIncluded), wrapper, besideWrapper);
   const schema = liftedFromIncluded.length || besideWrapper.length ? z.preprocess(lift, union) : union;
   describeBody(schema, {
@@ -139,7 +140,10 @@ export function recordBody<T extends z.ZodType>(wrapper: string, record: T, lift
       return pathName(wrapper, inner);
     },
     explain(raw) {
-      const result = record.safeParse(unwrapRecord(lift(raw), wrapper), { reportInput: true });
+      const lifted = lift(raw);
+      // a record with a property of the wrapper's name (a thread entry's `message`) holding no object is bare
+      const bare = ownsWrapperName && isObject(lifted) && !isObject(lifted[wrapper]);
+      const result = record.safeParse(bare ? lifted : unwrapRecord(lifted, wrapper), { reportInput: true });
       return result.success ? [{ code: 'invalid', source: 'body', detail: `expected a ${wrapper}, bare or wrapped as {"${wrapper}": {...}}` }] : issuesToErrors(result.error.issues, wrapper);
     },
   });

@@ -1,5 +1,6 @@
 import { defineModule } from '../../modules/module';
 import { ticketActivities } from '../../db/schema';
+import { ticketChangesRoute } from './changes-feed';
 import { mergeTicketsRoute } from './merge';
 import { messagesResource } from './messages.resource';
 import { recordTicketActivities } from './record-activities';
@@ -24,6 +25,6 @@ const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActi
 export const ticketsModule = defineModule({
   name: 'tickets',
   resources: [ticketsResource, messagesResource, ticketActivitiesResource],
-  routes: [createThreadEntryRoute, threadRoute, activitiesRoute, restoreTicketRoute, markSpamRoute, mergeTicketsRoute],
+  routes: [createThreadEntryRoute, threadRoute, activitiesRoute, restoreTicketRoute, markSpamRoute, mergeTicketsRoute, ticketChangesRoute],
   subscribers: [recordTicketActivities],
 });

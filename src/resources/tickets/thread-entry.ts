@@ -28,7 +28,8 @@ const PREVIEW_CHARS = 200;
 /**
  * Adds a thread entry to a ticket, its body sanitized (Markdown rendered first), with its
  * `created` event naming the ticket; an entry that is neither a note nor a draft becomes the
- * ticket's preview and last message. Written by the customer when `customerId` is given (the
+ * ticket's preview and last message. Any entry counts as a change of the ticket (`updatedAt`,
+ * the change feed). Written by the customer when `customerId` is given (the
  * teammate in `createdBy` wrote it on their behalf), else by the teammate.
  */
 export async function addThreadEntry(
@@ -56,8 +57,10 @@ export async function addThreadEntry(
               ${textArray(entry.cc)}, ${textArray(entry.bcc)}, ${entry.isPinned ?? false}, ${entry.isDraft ?? false}, ${who.userId}::int, ${who.userId}::int)
       RETURNING id, ticket_id, thread_type, is_draft, created_at),
     preview AS (
-      UPDATE tickets t SET preview_text = left(${text}, ${PREVIEW_CHARS}), last_message_at = entry.created_at
-        FROM entry WHERE t.id = entry.ticket_id AND entry.thread_type <> 'note' AND NOT entry.is_draft),
+      UPDATE tickets t SET updated_at = now(),
+        preview_text = CASE WHEN entry.thread_type <> 'note' AND NOT entry.is_draft THEN left(${text}, ${PREVIEW_CHARS}) ELSE t.preview_text END,
+        last_message_at = CASE WHEN entry.thread_type <> 'note' AND NOT entry.is_draft THEN entry.created_at ELSE t.last_message_at END
+        FROM entry WHERE t.id = entry.ticket_id),
     logged AS (${insertEventsFrom(sql`entry`, who, 'messages', 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type,
       'author', ${entry.customerId === null ? 'teammate' : 'customer'}::text, 'isDraft', r.is_draft, 'opening', ${entry.opening ?? false}::boolean)`)})
     SELECT id FROM entry`);
@@ -72,7 +75,7 @@ export async function addThreadEntry(
 export async function refreshPreviews({ tx }: Pick<WriteContext, 'tx'>, ticketIds: readonly number[]): Promise<void> {
   if (ticketIds.length === 0) return;
   await tx.execute(sql`
-    UPDATE tickets t SET preview_text = coalesce(left(latest.text_body, ${PREVIEW_CHARS}), ''), last_message_at = latest.created_at
+    UPDATE tickets t SET updated_at = now(), preview_text = coalesce(left(latest.text_body, ${PREVIEW_CHARS}), ''), last_message_at = latest.created_at
       FROM tickets s LEFT JOIN LATERAL (
         SELECT m.text_body, m.created_at FROM ticket_messages m
          WHERE m.ticket_id = s.id AND m.state = 'active' AND m.thread_type <> 'note' AND NOT m.is_draft

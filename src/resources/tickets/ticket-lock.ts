@@ -2,9 +2,9 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Actor } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
 import { tickets, ticketStatuses } from '../../db/schema';
-import { recordScope } from '../../engine';
+import { tenantScope } from '../../engine';
 import { ApiError } from '../../http/errors';
-import { ticketsResource } from './tickets.resource';
+import { visibleTickets } from './ticket-visibility';
 
 export interface LockedTicket {
   id: number;
@@ -16,7 +16,7 @@ export interface LockedTicket {
 }
 
 /**
- * The tickets the caller may change among `ids`, locked for the write in id order (so two writes
+ * The tickets the caller may change among `ids` (the tickets resource's scope), locked for the write in id order (so two writes
  * over the same tickets never deadlock); deleted ones too when asked.
  */
 export function lockTickets(tx: Transaction, who: Actor, ids: readonly number[], withDeleted = false): Promise<LockedTicket[]> {
@@ -24,7 +24,7 @@ export function lockTickets(tx: Transaction, who: Actor, ids: readonly number[],
     .select({ id: tickets.id, state: tickets.state, statusCode: ticketStatuses.code, customerId: tickets.customerId, inboxId: tickets.inboxId, mergedIntoId: tickets.mergedIntoId })
     .from(tickets)
     .innerJoin(ticketStatuses, eq(ticketStatuses.id, tickets.statusId))
-    .where(and(recordScope(ticketsResource, who, withDeleted, 'write'), inArray(tickets.id, [...ids])))
+    .where(and(tenantScope(tickets, who.installationId, withDeleted, 'write'), visibleTickets(who), inArray(tickets.id, [...ids])))
     .orderBy(asc(tickets.id))
     .for('update', { of: tickets });
 }
