@@ -14,7 +14,7 @@ export { recordSchema } from './record-schema';
 export { selectOne, selectPage } from './queries';
 export type { WireRecord } from './queries';
 export { listBody, readBack, readOne } from './read';
-export { filterParam, includesParam, pageSizeParam } from './list-params';
+export { filterParam, includesParam, pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema } from './list-params';
 export { recordScope, tenantScope } from './scope';
 export { bulkResult, bulkResultSchema, bulkTarget } from './bulk';
 export { createRecords, deleteRecords, updateRecords } from './changes';

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { EVERYONE } from '../../auth/access';
 import { tickets } from '../../db/schema';
-import { includesParam, pageSizeParam, schemasOf, selectPage } from '../../engine';
+import { includesParam, pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema, schemasOf, selectPage } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { textParam } from '../../http/params';
 import { jsonResponse } from '../../http/responses';
@@ -47,7 +47,9 @@ const changesBody = z
       cursor: z.string().meta({ description: 'where the next call starts: pass it as `cursor`' }),
       endOfStream: z.boolean().meta({ description: 'true: every change up to now is read; call again later with the cursor' }),
       count: z.number().int().meta({ description: 'changes after the starting point that are settled, this page included' }),
+      page: pageMetaSchema.meta({ description: 'this page as the first of what is left after the starting point' }),
     }),
+    pagination: paginationSchema,
   })
   .meta({ id: 'TicketChangesBody' });
 
@@ -84,5 +86,7 @@ export const ticketChangesRoute = defineRoute({
   });
   const last = page.records.at(-1);
   const next = last ? { at: String(last.updatedAt), id: Number(last.id) } : from;
-  return c.json({ tickets: page.records, included: page.included, meta: { cursor: encode(next), endOfStream: page.total <= query.pageSize, count: page.total } }, 200);
+  const paging = pageMetadata(1, query.pageSize, page.total);
+  const meta = { cursor: encode(next), endOfStream: page.total <= query.pageSize, count: page.total, page: paging.meta.page };
+  return c.json({ tickets: page.records, included: page.included, meta, pagination: paging.pagination }, 200);
 });
