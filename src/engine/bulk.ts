@@ -70,27 +70,25 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
     if (Object.keys(values).length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
     await requireReferences(c.var.db.http, resource, who, record);
     const watched = watchedProperties(resource, record);
+    const dryRun = args?.bulkDryExecute === true;
     try {
-      if (!args?.bulkDryExecute && !resource.afterBulkWrite) {
-        const ids = await updateRecords(c.var.db.http, who, target, values, watched);
-        noteEvents(c.var.db, who.installationId, [[resource.type, 'updated', Object.keys(watched)]]);
-        return c.json(bulkResult(ids), 200);
-      }
-      // a transaction: the resource's checks see the changed records, and a dry run rolls back
-      const outcome = await c.var.db
-        .transaction(async (tx) => {
-          const ids = await updateRecords(tx, who, target, values, watched);
-          await resource.afterBulkWrite?.({ tx, who, env: c.env }, record, ids);
-          if (args?.bulkDryExecute) throw new DryRun(ids);
-          return ids;
-        })
-        .catch((error: unknown) => {
-          if (error instanceof DryRun) return error;
-          throw error;
-        });
-      if (outcome instanceof DryRun) return c.json(bulkResult(outcome.ids, true), 200);
-      noteEvents(c.var.db, who.installationId, [[resource.type, 'updated', Object.keys(watched)]]);
-      return c.json(bulkResult(outcome), 200);
+      // One statement over HTTP; a transaction when the resource checks the changed records or a dry run rolls back.
+      const outcome =
+        !dryRun && !resource.afterBulkWrite
+          ? await updateRecords(c.var.db.http, who, target, values, watched)
+          : await c.var.db
+              .transaction(async (tx) => {
+                const ids = await updateRecords(tx, who, target, values, watched);
+                await resource.afterBulkWrite?.({ tx, who, env: c.env }, record, ids);
+                if (dryRun) throw new DryRun(ids);
+                return ids;
+              })
+              .catch((error: unknown) => {
+                if (error instanceof DryRun) return error.ids;
+                throw error;
+              });
+      if (!dryRun) noteEvents(c.var.db, who.installationId, [[resource.type, 'updated', Object.keys(watched)]]);
+      return c.json(bulkResult(outcome, dryRun), 200);
     } catch (error) {
       throw translateDbError(error, resource);
     }

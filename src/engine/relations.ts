@@ -1,7 +1,6 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import type { Actor } from '../auth/principal';
 import type { Transaction } from '../db/client';
 import { changeWithEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';

@@ -73,6 +73,9 @@ describe('the change feed', () => {
     expectError(await feed({ since: '2026-01-01T00:00:00Z', cursor }), 400, 'cursor');
     expectError(await feed({ cursor: 'not-a-cursor' }), 400, 'cursor');
     expectError(await feed({ cursor: btoa('["yesterday", 1]') }), 400, 'cursor');
+    // what JavaScript would parse but the database would not, and an id past the database's integers
+    expectError(await feed({ cursor: btoa('["Tue, 01 Jan 2026 00:00:00 GMT", 1]') }), 400, 'cursor');
+    expectError(await feed({ cursor: btoa('["2026-01-01T00:00:00Z", 3000000000]') }), 400, 'cursor');
     expectError(await feed({ since: 'yesterday' }), 400, 'since');
     expectError(await feed({ pageSize: 1000 }), 400, 'pageSize');
     expectError(await feed({ includes: 'nope' }), 400, 'includes');

@@ -4,7 +4,7 @@ import { EVERYONE } from '../../auth/access';
 import { tickets } from '../../db/schema';
 import { includesParam, pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema, schemasOf, selectPage } from '../../engine';
 import { ApiError } from '../../http/errors';
-import { textParam } from '../../http/params';
+import { MAX_ID, textParam } from '../../http/params';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { ticketsResource } from './tickets.resource';
@@ -18,12 +18,15 @@ interface Position {
 }
 
 // base64url of ASCII JSON: no padding, no characters a query string must escape
+/** An RFC 3339 time with its offset, as Postgres reads it: what `since` and a cursor hold. */
+const isTime = (value: string) => z.iso.datetime({ offset: true }).safeParse(value).success;
+
 const encode = (position: Position) => btoa(JSON.stringify([position.at, position.id])).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 function decode(cursor: string): Position {
   try {
     const [at, id] = JSON.parse(atob(cursor.replace(/-/g, '+').replace(/_/g, '/'))) as unknown[];
-    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && Number.isInteger(id) && (id as number) >= 0) return { at, id: id as number };
+    if (typeof at === 'string' && isTime(at) && Number.isInteger(id) && (id as number) >= 0 && (id as number) <= MAX_ID) return { at, id: id as number };
   } catch {
     // answered below
   }
@@ -32,7 +35,7 @@ function decode(cursor: string): Position {
 
 const changesQuery = z.object({
   since: textParam('RFC 3339 time: the tickets changed after it (the first call)')
-    .refine((value) => z.iso.datetime({ offset: true }).safeParse(value).success, 'must be an RFC 3339 time, as 2026-11-23T10:00:00Z')
+    .refine(isTime, 'must be an RFC 3339 time, as 2026-11-23T10:00:00Z')
     .optional(),
   cursor: textParam('`meta.cursor` of the previous page: the tickets changed after the last one it gave').optional(),
   pageSize: pageSizeParam,
@@ -42,7 +45,7 @@ const changesQuery = z.object({
 const changesBody = z
   .object({
     tickets: z.array(s.record),
-    included: (s.one.shape as Record<string, z.ZodType>).included!,
+    included: s.many.shape.included,
     meta: z.object({
       cursor: z.string().meta({ description: 'where the next call starts: pass it as `cursor`' }),
       endOfStream: z.boolean().meta({ description: 'true: every change up to now is read; call again later with the cursor' }),
@@ -77,7 +80,7 @@ export const ticketChangesRoute = defineRoute({
   const who = c.var.principal;
   const query = c.req.valid('query');
   if (query.since !== undefined && query.cursor !== undefined) throw ApiError.invalid('cursor', 'name the starting point once: `since` or `cursor`');
-  const from: Position = query.cursor !== undefined ? decode(query.cursor) : { at: query.since ?? '1970-01-01T00:00:00Z', id: query.since !== undefined ? 2_147_483_647 : 0 };
+  const from: Position = query.cursor !== undefined ? decode(query.cursor) : { at: query.since ?? '1970-01-01T00:00:00Z', id: query.since !== undefined ? MAX_ID : 0 };
   const where = sql`(${tickets.updatedAt}, ${tickets.id}) > (${from.at}::timestamptz, ${from.id}::int) AND ${tickets.updatedAt} < ${SETTLED}`;
   const page = await selectPage(c.var.db.http, ticketsResource, { who, where, withDeleted: true, includes: query.includes }, {
     limit: query.pageSize,

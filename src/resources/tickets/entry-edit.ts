@@ -1,10 +1,10 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { ticketMessageRevisions, ticketMessages, tickets } from '../../db/schema';
-import { updateRecords, type WriteContext } from '../../engine';
+import { tenantScope, updateRecords, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { messageHtml, messageText, type EditMethod } from '../../lib/html/message-body';
 import { movesToWaiting, refreshPreviews, WAITING_STATUS } from './thread-entry';
-import { lockTicket } from './ticket-lock';
+import { lockTickets } from './ticket-lock';
 import { ticketsResource } from './tickets.resource';
 
 /** An entry as it was before the edit, from the edit's preparation to its finish. */
@@ -25,9 +25,10 @@ const edits = new WeakMap<Record<string, unknown>, EntryBefore>();
 export async function prepareEntryEdit(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
   if (id === undefined) return;
   const { tx, who } = context;
-  const [found] = await tx.select({ ticketId: ticketMessages.ticketId }).from(ticketMessages).where(eq(ticketMessages.id, id));
-  if (!found) return; // the engine answers 404
-  const ticket = await lockTicket(tx, who, found.ticketId).catch(() => undefined);
+  // an entry or ticket the caller may not change is left to the engine, which answers 404
+  const [found] = await tx.select({ ticketId: ticketMessages.ticketId }).from(ticketMessages).where(and(tenantScope(ticketMessages, who.installationId), eq(ticketMessages.id, id)));
+  if (!found) return;
+  const [ticket] = await lockTickets(tx, who, [found.ticketId]);
   if (!ticket) return;
   const { rows } = await tx.execute(sql`SELECT customer_id, is_draft, html_body, text_body, edit_method, thread_type FROM ticket_messages
     WHERE id = ${id} AND installation_id = ${who.installationId} AND state = 'active' FOR UPDATE`);
@@ -66,6 +67,9 @@ export async function finishEntryEdit(context: WriteContext, record: Record<stri
 
 /** Once an entry is deleted: its ticket's preview follows the thread. */
 export async function finishEntryDelete(context: WriteContext, id: number): Promise<void> {
-  const [entry] = await context.tx.select({ ticketId: ticketMessages.ticketId }).from(ticketMessages).where(eq(ticketMessages.id, id));
+  const [entry] = await context.tx
+    .select({ ticketId: ticketMessages.ticketId })
+    .from(ticketMessages)
+    .where(and(tenantScope(ticketMessages, context.who.installationId, true), eq(ticketMessages.id, id)));
   if (entry) await refreshPreviews(context, [entry.ticketId]);
 }

@@ -5,7 +5,7 @@ import { recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { messageFields } from './message-shape';
 import { refreshPreviews } from './thread-entry';
-import { lockTicket } from './ticket-lock';
+import { lockTickets } from './ticket-lock';
 
 /** The thread entry a new ticket is split from, and the ticket it leaves. */
 export interface SplitSource {
@@ -30,9 +30,7 @@ export async function prepareSplit(context: WriteContext, record: Record<string,
   if (!entry) throw fail();
   const ticketId = Number(entry.ticket_id);
   if (record.fromTicketId !== undefined && record.fromTicketId !== ticketId) throw ApiError.invalid('ticket.fromTicketId', `thread entry ${entryId} is not on ticket ${String(record.fromTicketId)}`);
-  await lockTicket(tx, who, ticketId).catch(() => {
-    throw fail();
-  });
+  if ((await lockTickets(tx, who, [ticketId])).length === 0) throw fail();
   if (record.customer === undefined) record.customer = Number(entry.customer_id);
   return { entryId, ticketId };
 }

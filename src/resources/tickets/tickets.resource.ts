@@ -87,7 +87,6 @@ async function requireSeatedAgent({ tx, who }: WriteContext, record: Record<stri
  * must still see the ticket (an agent cannot put one where they do not work).
  */
 async function finishTicket(context: WriteContext, record: Record<string, unknown>, id: number, created: boolean): Promise<void> {
-  const { tx, who } = context;
   const split = splits.get(record);
   if (created && split) await finishSplit(context, split, id);
   if (created && typeof record.message === 'string' && record.message.trim() !== '') {
