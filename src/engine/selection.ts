@@ -1,7 +1,8 @@
-import type { SQL } from 'drizzle-orm';
+import { and, type SQL } from 'drizzle-orm';
 import type { Actor } from '../auth/principal';
 import { filterFieldsOf } from './fields';
 import { compileFilter, parseFilter } from './filter';
+import { recordScope } from './scope';
 import type { ResourceDeclaration } from './types';
 
 /** Whether a parsed filter names the field anywhere, under `$and`/`$or` too. */
@@ -26,4 +27,10 @@ export function selectionFromFilter(raw: string | undefined, resource: ResourceD
     where: filter === undefined ? undefined : compileFilter(filter, filterFieldsOf(resource, who)),
     withDeleted: names(filter, 'state'),
   };
+}
+
+/** The caller's records a `filter` parameter selects, as one condition (deleted ones only when it asks about `state`). */
+export function filteredScope(raw: string | undefined, resource: ResourceDeclaration, who: Actor): SQL {
+  const selection = selectionFromFilter(raw, resource, who);
+  return and(recordScope(resource, who, selection.withDeleted), selection.where)!;
 }

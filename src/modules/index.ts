@@ -32,6 +32,7 @@ import { ticketSourcesModule } from '../resources/ticketsources';
 import { ticketStatusesModule } from '../resources/ticketstatuses';
 import { ticketTypesModule } from '../resources/tickettypes';
 import { ticketsModule } from '../resources/tickets';
+import { timeLogsModule } from '../resources/timelogs';
 import { timeZonesModule } from '../resources/timezones';
 import { usersModule } from '../resources/users';
 import { widgetModule } from '../widget';
@@ -75,6 +76,7 @@ export const modules: readonly Module[] = [
   ticketStatusesModule,
   ticketTypesModule,
   ticketsModule,
+  timeLogsModule,
   timeZonesModule,
   usersModule,
   widgetModule,

@@ -17,3 +17,4 @@ export * from './ai';
 export * from './events';
 export * from './vocabulary';
 export * from './tickets';
+export * from './time-logs';

@@ -1,10 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, boolean, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
+import { files } from './files';
 import { customers } from './customers';
 import { EDIT_METHODS, users } from './identity';
 import { inboxes } from './inboxes';
 import { tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes } from './vocabulary';
+
+/** Postgres full-text search's document type. */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 /** A customer's request and its conversation: the heart of the helpdesk. */
 export const tickets = pgTable(
@@ -35,6 +39,14 @@ export const tickets = pgTable(
     /** the plain text start of the latest thread entry that is not a note */
     previewText: text('preview_text').notNull().default(''),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true, precision: 3 }),
+    /** the first agent reply's time, and working minutes to it (`ticket-timings.ts`) */
+    firstResponseAt: timestamp('first_response_at', { withTimezone: true, precision: 3 }),
+    responseTimeMins: integer('response_time_mins'),
+    /** the last move to solved or closed, and working minutes from creation to it; cleared on reopening */
+    resolvedAt: timestamp('resolved_at', { withTimezone: true, precision: 3 }),
+    resolutionTimeMins: integer('resolution_time_mins'),
+    /** what search matches: subject (weight A), customer (B), thread (C); kept by `ticket-search.ts` */
+    searchVector: tsvector('search_vector'),
   },
   (t) => [
     index('tickets_status_idx').on(t.installationId, t.statusId, t.id),
@@ -42,6 +54,7 @@ export const tickets = pgTable(
     index('tickets_customer_idx').on(t.installationId, t.customerId),
     index('tickets_agent_idx').on(t.installationId, t.agentId),
     index('tickets_updated_idx').on(t.installationId, t.updatedAt, t.id),
+    index('tickets_search_idx').using('gin', t.searchVector),
   ],
 );
 
@@ -138,4 +151,29 @@ export const ticketActivities = pgTable(
     changes: jsonb('changes').notNull().default({}),
   },
   (t) => [uniqueIndex('ticket_activities_event_key').on(t.eventId, t.eventType), index('ticket_activities_ticket_idx').on(t.ticketId, t.id)],
+);
+
+/** The files attached to a thread entry (a ticket's files are its entries'). */
+export const ticketMessageFiles = pgTable(
+  'ticket_message_files',
+  {
+    installationId: integer('installation_id').notNull(),
+    messageId: integer('message_id').notNull().references(() => ticketMessages.id),
+    fileId: integer('file_id').notNull().references(() => files.id),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdBy: integer('created_by'),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.fileId] }), index('ticket_message_files_file_idx').on(t.fileId)],
+);
+
+/** When a teammate last read a ticket: it is read for them while no thread entry came after (`isRead`). */
+export const ticketReads = pgTable(
+  'ticket_reads',
+  {
+    installationId: integer('installation_id').notNull(),
+    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    userId: integer('user_id').notNull().references(() => users.id),
+    readAt: timestamp('read_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.userId] })],
 );

@@ -14,6 +14,7 @@ import {
   ticketTags,
   tickets,
   ticketTypes,
+  timeLogs,
   users,
 } from '../../db/schema';
 import {
@@ -38,6 +39,7 @@ import { ticketPrioritiesResource } from '../ticketpriorities/ticketpriorities.r
 import { ticketSourcesResource } from '../ticketsources/ticketsources.resource';
 import { ticketStatusesResource } from '../ticketstatuses/ticketstatuses.resource';
 import { ticketTypesResource } from '../tickettypes/tickettypes.resource';
+import { timeLogFields } from '../timelogs/timelogs.resource';
 import { includedUsers, userShape } from '../users/user-shape';
 import { messageShape } from './message-shape';
 import { activityFields } from './ticket-activities.resource';
@@ -189,6 +191,7 @@ export const ticketsResource = defineResource({
     tags: manyToMany({ name: 'tags', target: shapeOf(tagsResource), through: ticketTags, parentKey: ticketTags.ticketId, targetKey: ticketTags.tagId }),
     followers: manyToMany({ name: 'followers', target: userShape, through: ticketFollowers, parentKey: ticketFollowers.ticketId, targetKey: ticketFollowers.userId }),
     messages: ownedRecords({ shape: messageShape, parentKey: ticketMessages.ticketId }),
+    timelogs: ownedRecords({ shape: shapeOfFields({ type: 'timelogs', component: 'TimeLog', table: timeLogs, fields: timeLogFields }), parentKey: timeLogs.ticketId }),
     activities: ownedRecords({ shape: shapeOfFields({ type: 'ticketactivities', component: 'TicketActivity', table: ticketActivities, fields: activityFields }), parentKey: ticketActivities.ticketId }),
     users: includedUsers((t) => [(t as typeof tickets).agentId]),
     customers: referencedBy({ target: customerShape, columns: (t) => [(t as typeof tickets).customerId] }),
@@ -200,7 +203,7 @@ export const ticketsResource = defineResource({
   },
   // what the platform's client marshals on every ticket
   includeAliases: { ticketactivities: 'activities' },
-  ignored: ['contact', 'files', 'isRead', 'readonly', 'resolutionTimeMins', 'responseTimeMins', 'spam_rules', 'suggestions', 'tasks', 'timelogs'],
+  ignored: ['contact', 'files', 'isRead', 'readonly', 'resolutionTimeMins', 'responseTimeMins', 'spam_rules', 'suggestions', 'tasks'],
   access: { read: EVERYONE, write: AGENTS },
   scope: visibleTickets,
   beforeWrite: prepareTicket,

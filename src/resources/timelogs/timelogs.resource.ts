@@ -1,0 +1,92 @@
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { ADMINS, EVERYONE } from '../../auth/access';
+import type { Actor } from '../../auth/principal';
+import { companyCustomers, tickets, timeLogs, users } from '../../db/schema';
+import { AUDIT_SET, defineResource, referenceField, type WritableField, type WriteContext } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { ofVisibleTicket, visibleTickets } from '../tickets/ticket-visibility';
+import { includedUsers } from '../users/user-shape';
+
+/** One entry logs at most a week: a larger figure is a typing slip (seconds for minutes). */
+export const MAX_LOGGED_SECONDS = 7 * 24 * 3600;
+
+export const timeLogFields: Record<string, WritableField> = {
+  ticket: referenceField(timeLogs.ticketId, { table: tickets, type: 'tickets' }, { required: true }),
+  user: referenceField(timeLogs.userId, { table: users, type: 'users' }),
+  seconds: {
+    column: timeLogs.seconds,
+    schema: z.number().int().min(1).max(MAX_LOGGED_SECONDS).meta({ description: `the time spent, 1 to ${MAX_LOGGED_SECONDS} seconds (a week)` }),
+    required: true,
+  },
+  date: { column: timeLogs.date, schema: z.iso.datetime({ offset: true }).meta({ description: 'when the work was done (RFC 3339); default: now' }) },
+  billable: { column: timeLogs.billable, schema: z.boolean() },
+  description: { column: timeLogs.description, schema: z.string().max(10_000) },
+  timezoneOffset: { column: timeLogs.timezoneOffset, schema: z.number().int().min(-720).max(840).meta({ description: "the teammate's offset from UTC in minutes" }) },
+};
+
+const isAdmin = (who: Actor) => who.kind === 'teammate' && ADMINS.includes(who.role);
+
+/**
+ * Who logs: the caller unless named; an owner or admin may log for anyone, others only for
+ * themselves. The ticket must be one the caller sees (another's is "not here", as a 404 would be).
+ */
+async function checkTimeLog(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+  const { tx, who } = context;
+  if (record.assignToCurrentUser === true) {
+    if (record.user !== undefined && record.user !== who.userId) throw ApiError.invalid('timeLog.user', 'name the user or assignToCurrentUser, not both');
+    record.user = who.userId;
+  }
+  if (id === undefined && record.user === undefined) {
+    if (who.userId === null) throw ApiError.invalid('timeLog.user', 'must be set');
+    record.user = who.userId;
+  }
+  if (id !== undefined) await requireOwnLog(context, id);
+  if (record.user !== undefined && record.user !== who.userId && !isAdmin(who)) {
+    throw ApiError.forbidden('only an owner or admin logs time for another teammate');
+  }
+  if (typeof record.ticket === 'number') {
+    const [seen] = await tx.select({ id: tickets.id }).from(tickets).where(and(eq(tickets.id, record.ticket), eq(tickets.state, 'active'), visibleTickets(who)));
+    if (!seen) throw ApiError.invalid('timeLog.ticket', `no tickets ${record.ticket} here`);
+  }
+}
+
+/** A teammate changes their own entries; an owner or admin anyone's. */
+async function requireOwnLog({ tx, who }: WriteContext, id: number): Promise<void> {
+  if (isAdmin(who)) return;
+  const [log] = await tx.select({ userId: timeLogs.userId }).from(timeLogs).where(eq(timeLogs.id, id));
+  if (log && log.userId !== who.userId) throw ApiError.forbidden("only an owner or admin changes another teammate's time log");
+}
+
+/** A condition over the logged ticket. */
+const ofTheTicket = (condition: SQL) => sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${timeLogs.ticketId} AND ${condition})`;
+
+/** Time spent on tickets: `/v2/timelogs.json`, per ticket `/v2/tickets/{id}/timelogs.json`, totals by `/v2/timelogs/totals.json`. */
+export const timeLogsResource = defineResource({
+  type: 'timelogs',
+  singular: 'timeLog',
+  listKey: 'timeLogs',
+  title: { one: 'TimeLog', many: 'TimeLogs', group: 'Tickets' },
+  table: timeLogs,
+  fields: timeLogFields,
+  createInputs: {
+    assignToCurrentUser: z.boolean().meta({ description: 'true: the log is the caller\'s (the default when `user` is not named)' }),
+  },
+  filter: [...AUDIT_SET, 'billable', 'date', 'description', 'seconds', 'ticket', 'user', 'companies.id', 'customers.id', 'inboxes.id'],
+  relatedFilter: {
+    'customers.id': { expr: tickets.customerId, type: 'integer', exists: ofTheTicket },
+    'inboxes.id': { expr: tickets.inboxId, type: 'integer', exists: ofTheTicket },
+    'companies.id': {
+      expr: companyCustomers.companyId,
+      type: 'integer',
+      exists: (condition) => ofTheTicket(sql`EXISTS (SELECT 1 FROM ${companyCustomers} WHERE ${companyCustomers.customerId} = ${tickets.customerId} AND ${condition})`),
+    },
+  },
+  defaultOrderBy: 'date',
+  relations: { users: includedUsers((t) => [(t as typeof timeLogs).userId]) },
+  ignored: ['timelogs_id'],
+  access: { read: EVERYONE, write: EVERYONE },
+  scope: ofVisibleTicket(timeLogs.ticketId),
+  beforeWrite: checkTimeLog,
+  beforeDelete: requireOwnLog,
+});
