@@ -16,7 +16,7 @@ export type { WireRecord } from './queries';
 export { listBody, readBack, readOne } from './read';
 export { filterParam, includesParam, pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema } from './list-params';
 export { recordScope, tenantScope } from './scope';
-export { filteredScope } from './selection';
+export { filteredScope, selectionFromFilter } from './selection';
 export { bulkResult, bulkResultSchema, bulkTarget } from './bulk';
 export { createRecords, deleteRecords, updateRecords } from './changes';
 export { deletedValues, updatedValues } from './columns';

@@ -10,6 +10,8 @@ import { createThreadEntryRoute, threadRoute } from './thread';
 import { ticketActivitiesResource } from './ticket-activities.resource';
 import { ticketChildrenRoute } from './ticket-children';
 import { ticketsResource } from './tickets.resource';
+import { refreshSearchOfCustomer } from './ticket-search';
+import { searchTicketsRoute } from './search';
 
 const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActivities.ticketId, {
   path: 'activities.json', operationId: 'listTicketHistory', summary: "A ticket's history, paginated",
@@ -25,6 +27,6 @@ const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActi
 export const ticketsModule = defineModule({
   name: 'tickets',
   resources: [ticketsResource, messagesResource, ticketActivitiesResource],
-  routes: [createThreadEntryRoute, threadRoute, activitiesRoute, restoreTicketRoute, markSpamRoute, mergeTicketsRoute, ticketChangesRoute],
-  subscribers: [recordTicketActivities],
+  routes: [createThreadEntryRoute, threadRoute, activitiesRoute, restoreTicketRoute, markSpamRoute, mergeTicketsRoute, ticketChangesRoute, searchTicketsRoute],
+  subscribers: [recordTicketActivities, refreshSearchOfCustomer],
 });

@@ -4,6 +4,7 @@ import { emailAddress } from '../../lib/field-schemas';
 import type { WriteContext } from '../../engine';
 import { insertEventsFrom } from '../../events/record-events';
 import { messageHtml, messageText, type EditMethod } from '../../lib/html/message-body';
+import { refreshSearch } from './ticket-search';
 
 /** A ticket's or an entry's `cc` or `bcc`: email addresses, at most 50. */
 export const addressList = z.array(emailAddress).max(50);
@@ -64,13 +65,14 @@ export async function addThreadEntry(
     logged AS (${insertEventsFrom(sql`entry`, who, 'messages', 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type,
       'author', ${entry.customerId === null ? 'teammate' : 'customer'}::text, 'isDraft', r.is_draft, 'opening', ${entry.opening ?? false}::boolean)`)})
     SELECT id FROM entry`);
+  await refreshSearch({ tx }, [entry.ticketId]);
   return Number(rows[0]!.id);
 }
 
 /**
  * The preview and last message time of tickets whose thread changed other than by a new entry
  * (entries moved by a merge or split, an entry edited, sent or deleted): from the latest live
- * entry that is neither a note nor a draft.
+ * entry that is neither a note nor a draft; and their search documents.
  */
 export async function refreshPreviews({ tx }: Pick<WriteContext, 'tx'>, ticketIds: readonly number[]): Promise<void> {
   if (ticketIds.length === 0) return;
@@ -81,4 +83,5 @@ export async function refreshPreviews({ tx }: Pick<WriteContext, 'tx'>, ticketId
          WHERE m.ticket_id = s.id AND m.state = 'active' AND m.thread_type <> 'note' AND NOT m.is_draft
          ORDER BY m.created_at DESC, m.id DESC LIMIT 1) latest ON true
      WHERE t.id = s.id AND s.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`);
+  await refreshSearch({ tx }, ticketIds);
 }

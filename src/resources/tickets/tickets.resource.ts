@@ -48,6 +48,7 @@ import { finishSplit, prepareSplit, type SplitSource } from './split';
 import { idValue } from '../../http/params';
 import { visibleTickets } from './ticket-visibility';
 import { addressList, addThreadEntry } from './thread-entry';
+import { refreshSearch } from './ticket-search';
 
 const addresses = addressList;
 
@@ -102,6 +103,8 @@ async function finishTicket(context: WriteContext, record: Record<string, unknow
       bcc: record.bcc as string[] | undefined,
       opening: true,
     });
+  } else if (created || record.subject !== undefined || record.customer !== undefined) {
+    await refreshSearch(context, [id]);
   }
   await requireStillVisible(context, [id]);
 }
@@ -120,6 +123,7 @@ async function requireStillVisible({ tx, who }: WriteContext, ids: number[]): Pr
 async function checkBulkUpdate(context: WriteContext, record: Record<string, unknown>, ids: number[]): Promise<void> {
   await requireSeatedAgent(context, record);
   await requireStillVisible(context, ids);
+  if (record.subject !== undefined) await refreshSearch(context, ids);
 }
 
 /** A ticket's companies are its customer's. */

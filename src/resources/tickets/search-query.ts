@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { ApiError } from '../../http/errors';
+import { MAX_ID } from '../../http/params';
+
+/** Id lists: repeated (`statuses=1&statuses=5`), with brackets (`statuses[]=1`, as some encoders send), or comma-joined. */
+export const ID_LISTS = ['statuses', 'priorities', 'types', 'sources', 'inboxes', 'excludeInboxes', 'tags', 'excludeTags', 'agents', 'customers', 'companies'] as const;
+export const FLAGS = ['tagRequireAll', 'onlyUntagged', 'unassigned', 'onlyWithAttachment', 'omitMerged', 'exact', 'includeArchivedAgents', 'excludeWorkEmails'] as const;
+/** The platform client's parameters for its project-management integration: this helpdesk has none, so only their empty values pass. */
+const INTEGRATION_LISTS = ['taskStatuses', 'teams', 'helpdocSites', 'twCompanyIds'] as const;
+const MAX_LIST = 500;
+export const MAX_SEARCH_PAGE_SIZE = 200;
+
+type IdList = (typeof ID_LISTS)[number];
+type Flag = (typeof FLAGS)[number];
+
+const raw = z.union([z.string(), z.array(z.string())]).optional();
+const listParam = (description: string) => raw.meta({ description: `${description}; repeat it, or send \`name[]\`, or join with commas` });
+
+/** The query's shape as the document shows it: every name accepted, each list in both forms. */
+export const searchQuerySchema = z.strictObject({
+  search: z.string().max(1000).optional().meta({ description: 'words to find in the subject, the thread (notes included) and the customer\'s name or email; quotes for a phrase, `-word` to leave out, `or` between alternatives' }),
+  ...Object.fromEntries(ID_LISTS.flatMap((name) => [[name, listParam(`ids of ${name}`)], [`${name}[]`, raw.meta({ description: `\`${name}\` as bracketed encoders send it` })]])),
+  ...Object.fromEntries(FLAGS.map((name) => [name, z.enum(['true', 'false', '1', '0', '']).optional()])),
+  subjectKeywords: listParam('words that must each appear in the subject'),
+  'subjectKeywords[]': raw,
+  startDate: z.string().optional().meta({ description: 'created on or after this day (YYYY-MM-DD, UTC) or instant (RFC 3339)' }),
+  endDate: z.string().optional().meta({ description: 'created on or before this day (the whole day) or instant' }),
+  updatedAtFrom: z.string().optional().meta({ description: 'updated at or after (RFC 3339)' }),
+  updatedAtTo: z.string().optional().meta({ description: 'updated at or before (RFC 3339)' }),
+  lastUpdated: z.string().optional().meta({ description: 'the platform client\'s name for `updatedAtFrom`' }),
+  customfields: z.string().optional().meta({ description: 'a JSON array of `{"id", "value", "operation"}` or `{"id", "values": [...]}`' }),
+  filter: z.string().optional().meta({ description: 'a JSON filter over the ticket list\'s names, ANDed with the rest' }),
+  ticket: z.string().optional().meta({ description: 'one ticket id' }),
+  page: z.string().optional(),
+  pageSize: z.string().optional().meta({ description: `1 to ${MAX_SEARCH_PAGE_SIZE}, default 50` }),
+  ...Object.fromEntries(INTEGRATION_LISTS.flatMap((name) => [[name, raw], [`${name}[]`, raw]])),
+  task: z.string().optional(),
+  project: z.string().optional(),
+  timeRange: z.string().optional(),
+});
+
+type RawQuery = Record<string, string | string[] | undefined>;
+
+/** What a search asks for, read and checked. */
+export interface SearchCriteria {
+  words?: string;
+  lists: Partial<Record<IdList, number[]>>;
+  flags: Record<Flag, boolean>;
+  subjectKeywords: string[];
+  createdFrom?: string;
+  createdTo?: string;
+  updatedFrom?: string;
+  updatedTo?: string;
+  ticket?: number;
+  filter?: string;
+  page: number;
+  pageSize: number;
+}
+
+const values = (query: RawQuery, name: string): string[] =>
+  [query[name], query[`${name}[]`]].flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+
+function idList(query: RawQuery, name: string): number[] | undefined {
+  const items = values(query, name);
+  if (items.length === 0) return undefined;
+  if (items.length > MAX_LIST) throw ApiError.invalid(name, `at most ${MAX_LIST} ids`);
+  const bad = items.find((item) => !/^[1-9]\d{0,9}$/.test(item) || Number(item) > MAX_ID);
+  if (bad !== undefined) throw ApiError.invalid(name, `"${bad}" is not an id`);
+  return [...new Set(items.map(Number))];
+}
+
+const single = (query: RawQuery, name: string): string | undefined => {
+  const value = query[name];
+  if (Array.isArray(value)) throw ApiError.invalid(name, 'give it once');
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+};
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const isInstant = (value: string) => z.iso.datetime({ offset: true }).safeParse(value).success;
+
+/** A time bound: an RFC 3339 instant, or (where days are allowed) a UTC day, the start or the end of it. */
+function bound(query: RawQuery, name: string, days: 'start' | 'end' | false): string | undefined {
+  const value = single(query, name);
+  if (value === undefined) return undefined;
+  if (isInstant(value)) return value;
+  if (days && DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+    return days === 'start' ? `${value}T00:00:00Z` : new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000 - 1).toISOString();
+  }
+  throw ApiError.invalid(name, days ? 'must be a day (YYYY-MM-DD) or an RFC 3339 time' : 'must be an RFC 3339 time');
+}
+
+function whole(query: RawQuery, name: string, max: number, fallback: number): number {
+  const value = single(query, name);
+  if (value === undefined) return fallback;
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= max)) throw ApiError.invalid(name, `must be a whole number from 1 to ${max}`);
+  return n;
+}
+
+/** Reads a search's parameters and refuses what contradicts itself, naming it: the platform widens such searches silently. */
+export function searchCriteria(query: RawQuery): SearchCriteria {
+  const lists: SearchCriteria['lists'] = {};
+  for (const name of ID_LISTS) {
+    const ids = idList(query, name);
+    if (ids) lists[name] = ids;
+  }
+  const flags = Object.fromEntries(FLAGS.map((name) => [name, ['true', '1'].includes(single(query, name) ?? '')])) as Record<Flag, boolean>;
+  const words = single(query, 'search');
+  const criteria: SearchCriteria = {
+    words,
+    lists,
+    flags,
+    subjectKeywords: values(query, 'subjectKeywords'),
+    createdFrom: bound(query, 'startDate', 'start'),
+    createdTo: bound(query, 'endDate', 'end'),
+    updatedFrom: bound(query, 'updatedAtFrom', false) ?? bound(query, 'lastUpdated', false),
+    updatedTo: bound(query, 'updatedAtTo', false),
+    ticket: single(query, 'ticket') === undefined ? undefined : idList(query, 'ticket')?.[0],
+    filter: single(query, 'filter'),
+    page: whole(query, 'page', 1_000_000, 1),
+    pageSize: whole(query, 'pageSize', MAX_SEARCH_PAGE_SIZE, 50),
+  };
+  refuseContradictions(query, criteria);
+  refuseUnsupported(query, criteria);
+  return criteria;
+}
+
+function refuseContradictions(query: RawQuery, c: SearchCriteria): void {
+  const { lists, flags } = c;
+  if (flags.unassigned && lists.agents) throw ApiError.invalid('unassigned', 'contradicts `agents`: a ticket with an agent is not unassigned (ask for one or the other)');
+  if (flags.onlyUntagged && (lists.tags || flags.tagRequireAll)) throw ApiError.invalid('onlyUntagged', 'contradicts `tags`: an untagged ticket has none of them');
+  if (flags.tagRequireAll && !lists.tags) throw ApiError.invalid('tagRequireAll', 'needs `tags`: the tags a ticket must all have');
+  if (flags.exact && !c.words) throw ApiError.invalid('exact', 'needs `search`: the phrase to match exactly');
+  const both = (a: IdList, b: IdList) => lists[a]?.find((id) => lists[b]?.includes(id));
+  const inbox = both('inboxes', 'excludeInboxes');
+  if (inbox !== undefined) throw ApiError.invalid('excludeInboxes', `inbox ${inbox} is both asked for and excluded`);
+  const tag = both('tags', 'excludeTags');
+  if (tag !== undefined) throw ApiError.invalid('excludeTags', `tag ${tag} is both asked for and excluded`);
+  if (c.createdFrom && c.createdTo && Date.parse(c.createdFrom) > Date.parse(c.createdTo)) throw ApiError.invalid('endDate', 'is before `startDate`');
+  if (c.updatedFrom && c.updatedTo && Date.parse(c.updatedFrom) > Date.parse(c.updatedTo)) throw ApiError.invalid('updatedAtTo', 'is before `updatedAtFrom`');
+  if (single(query, 'updatedAtFrom') && single(query, 'lastUpdated')) throw ApiError.invalid('lastUpdated', 'names the same bound as `updatedAtFrom`: give one');
+  if (c.words !== undefined && !/[\p{L}\p{N}]/u.test(c.words)) throw ApiError.invalid('search', 'has no words to look for');
+}
+
+/** Parameters the platform's client sends for features this helpdesk has not got: their empty values pass, anything else is named. */
+function refuseUnsupported(query: RawQuery, c: SearchCriteria): void {
+  for (const name of INTEGRATION_LISTS) if (values(query, name).length > 0) throw ApiError.invalid(name, 'this helpdesk has no project-management integration to search by');
+  for (const name of ['task', 'project'] as const) {
+    const value = single(query, name);
+    if (value !== undefined && value !== '0') throw ApiError.invalid(name, 'this helpdesk has no project-management integration to search by');
+  }
+  if (single(query, 'timeRange') !== undefined) throw ApiError.invalid('timeRange', 'use `startDate`/`endDate` or `updatedAtFrom`/`updatedAtTo`');
+  if (c.flags.excludeWorkEmails) throw ApiError.invalid('excludeWorkEmails', 'not supported: filter customers by `customers` or `companies`');
+  const fields = single(query, 'customfields');
+  if (fields === undefined) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fields);
+  } catch {
+    throw ApiError.invalid('customfields', 'must be a JSON array');
+  }
+  if (!Array.isArray(parsed)) throw ApiError.invalid('customfields', 'must be a JSON array');
+  parsed.forEach((entry, i) => {
+    const id = (entry as { id?: unknown } | null)?.id;
+    if (!Number.isInteger(id) || (id as number) < 1) throw ApiError.invalid(`customfields[${i}].id`, 'must be a custom field id');
+    // no custom fields exist yet: every id names nothing here
+    throw ApiError.invalid(`customfields[${i}].id`, `no custom field ${id} here`);
+  });
+}
