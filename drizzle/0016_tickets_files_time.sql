@@ -36,6 +36,8 @@ CREATE TABLE "time_logs" (
 --> statement-breakpoint
 ALTER TABLE "files" ADD COLUMN "disposition" text DEFAULT 'attachment' NOT NULL;--> statement-breakpoint
 ALTER TABLE "files" ADD COLUMN "storage_key" text;--> statement-breakpoint
+ALTER TABLE "files" ADD COLUMN "upload_token_hash" text;--> statement-breakpoint
+ALTER TABLE "files" ADD COLUMN "upload_expires_at" timestamp (3) with time zone;--> statement-breakpoint
 ALTER TABLE "files" ADD COLUMN "uploaded_at" timestamp (3) with time zone;--> statement-breakpoint
 ALTER TABLE "files" ADD COLUMN "confirmed_at" timestamp (3) with time zone;--> statement-breakpoint
 ALTER TABLE "tickets" ADD COLUMN "first_response_at" timestamp (3) with time zone;--> statement-breakpoint

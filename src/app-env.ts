@@ -10,6 +10,8 @@ export interface Env extends DatabaseEnv {
   /** This Worker, bound to itself: the rooms deliver messages to its webhooks endpoint without a public round trip. */
   SELF: Fetcher;
   JOBS: Queue<JobMessage>;
+  /** Uploaded files: thread entries' attachments (src/resources/files). */
+  FILES: R2Bucket;
   /** Secret: base64 of 32 bytes, the AES-GCM key of the project-management token (src/lib/crypto). */
   PM_TOKEN_KEY?: string;
   /** Secret: signs the rooms' deliveries to `POST /v2/conversationmessages/webhooks.json`. */

@@ -115,7 +115,8 @@ export async function checkAgainstContract(method: string, url: URL, status: num
     return;
   }
   const type = (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  const media = Object.keys(declared.content).find((name) => name.toLowerCase() === type);
+  // `*/*`: an answer of any type (a downloaded file, served with the type it was uploaded as)
+  const media = Object.keys(declared.content).find((name) => name.toLowerCase() === type || (name === '*/*' && type !== ''));
   if (!media) {
     // A documented empty answer (`Prefer: return=minimal`) carries no content type.
     if (text === '' && type === '') return;

@@ -20,6 +20,9 @@ export const files = pgTable(
     disposition: text('disposition', { enum: FILE_DISPOSITIONS }).notNull().default('attachment'),
     /** the object's key in the FILES bucket; null for a file that was never uploaded here */
     storageKey: text('storage_key'),
+    /** SHA-256 of the upload's one-time signature and its policy (`upload-policy.ts`); until when the upload url takes the bytes */
+    uploadTokenHash: text('upload_token_hash'),
+    uploadExpiresAt: timestamp('upload_expires_at', { withTimezone: true, precision: 3 }),
     uploadedAt: timestamp('uploaded_at', { withTimezone: true, precision: 3 }),
     confirmedAt: timestamp('confirmed_at', { withTimezone: true, precision: 3 }),
   },

@@ -1,10 +1,18 @@
 import { files } from '../../db/schema';
 import type { RecordShape } from '../../engine';
 
-/** Files as other resources include them. Uploads arrive with the ticket work. */
+/** Files as other resources include them: the platform's names (`filename`, `mimeType`, `disposition`) beside the older ones. */
 export const fileShape: RecordShape = {
   type: 'files',
   component: 'File',
   table: files,
-  properties: { name: files.name, contentType: files.contentType, size: files.size, url: files.url },
+  properties: {
+    name: files.name,
+    filename: files.name,
+    contentType: files.contentType,
+    mimeType: files.contentType,
+    disposition: files.disposition,
+    size: files.size,
+    url: files.url,
+  },
 };

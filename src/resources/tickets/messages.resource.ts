@@ -1,6 +1,7 @@
 import { AGENTS, EVERYONE } from '../../auth/access';
-import { ticketMessageRevisions, ticketMessages } from '../../db/schema';
-import { AUDIT_SET, defineResource, ownedRecords } from '../../engine';
+import { ticketMessageFiles, ticketMessageRevisions, ticketMessages } from '../../db/schema';
+import { AUDIT_SET, defineResource, manyToMany, ownedRecords } from '../../engine';
+import { fileShape } from '../files/file-shape';
 import { includedUsers } from '../users/user-shape';
 import { finishEntryDelete, finishEntryEdit, prepareEntryEdit } from './entry-edit';
 import { messageFields, revisionShape } from './message-shape';
@@ -23,6 +24,8 @@ export const messagesResource = defineResource({
   relations: {
     users: includedUsers(),
     revisions: ownedRecords({ shape: revisionShape, parentKey: ticketMessageRevisions.messageId }),
+    // attached when the entry is written (`files` of a reply or a new ticket); read only here
+    files: { ...manyToMany({ name: 'files', target: fileShape, through: ticketMessageFiles, parentKey: ticketMessageFiles.messageId, targetKey: ticketMessageFiles.fileId }), write: undefined },
   },
   // what the platform's client marshals on every message
   ignored: ['assigningUser', 'contact', 'delayed', 'status'],

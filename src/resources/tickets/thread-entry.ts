@@ -4,6 +4,7 @@ import { emailAddress } from '../../lib/field-schemas';
 import type { WriteContext } from '../../engine';
 import { insertEventsFrom } from '../../events/record-events';
 import { messageHtml, messageText, type EditMethod } from '../../lib/html/message-body';
+import { attachFiles } from '../files/attach';
 import { refreshSearch } from './ticket-search';
 
 /** A ticket's or an entry's `cc` or `bcc`: email addresses, at most 50. */
@@ -34,7 +35,7 @@ const PREVIEW_CHARS = 200;
  * teammate in `createdBy` wrote it on their behalf), else by the teammate.
  */
 export async function addThreadEntry(
-  { tx, who }: WriteContext,
+  context: WriteContext,
   entry: {
     ticketId: number;
     body: string;
@@ -47,8 +48,11 @@ export async function addThreadEntry(
     isDraft?: boolean;
     /** the ticket's first message, written with it: its history says `ticket.created`, not a reply */
     opening?: boolean;
+    /** confirmed files to attach, and the body's name for them (for a 400) */
+    files?: { ids: readonly number[]; source: string };
   },
 ): Promise<number> {
+  const { tx, who } = context;
   const html = messageHtml(entry.body, entry.editMethod);
   const text = messageText(html);
   const { rows } = await tx.execute(sql`
@@ -65,8 +69,10 @@ export async function addThreadEntry(
     logged AS (${insertEventsFrom(sql`entry`, who, 'messages', 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type,
       'author', ${entry.customerId === null ? 'teammate' : 'customer'}::text, 'isDraft', r.is_draft, 'opening', ${entry.opening ?? false}::boolean)`)})
     SELECT id FROM entry`);
+  const id = Number(rows[0]!.id);
+  if (entry.files) await attachFiles(context, id, entry.files.ids, entry.files.source);
   await refreshSearch({ tx }, [entry.ticketId]);
-  return Number(rows[0]!.id);
+  return id;
 }
 
 /**

@@ -14,6 +14,7 @@ import { messagesResource } from './messages.resource';
 import { ticketsResource } from './tickets.resource';
 import { addressList, addThreadEntry, movesToWaiting, WAITING_STATUS } from './thread-entry';
 import { ticketChildrenRoute } from './ticket-children';
+import { MAX_FILES_PER_ENTRY } from '../files/attach';
 
 const addresses = addressList.nullable();
 
@@ -28,6 +29,7 @@ const entryBody = writableRecord(
     bcc: addresses.optional(),
     isPinned: z.boolean().optional(),
     isDraft: z.boolean().optional().meta({ description: 'a draft is not sent and not counted until it is' }),
+    files: z.array(referenceInput('files')).max(MAX_FILES_PER_ENTRY).optional().meta({ description: `confirmed uploads to attach (POST /v2/files/ref.json), at most ${MAX_FILES_PER_ENTRY}` }),
   },
   ['ticket', 'htmlBody', 'textBody', 'customer', 'viewedByCustomerAt', 'assigningUser', 'contact', 'delayed'],
 ).meta({ id: 'MessageCreate' });
@@ -61,6 +63,7 @@ export const createThreadEntryRoute = defineRoute({
       const entryId = await addThreadEntry(context, {
         ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: null,
         cc: body.cc ?? undefined, bcc: body.bcc ?? undefined, isPinned: body.isPinned, isDraft: body.isDraft,
+        files: body.files ? { ids: body.files, source: 'message.files' } : undefined,
       });
       if (status !== undefined) {
         await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, id) }, { statusId: status }, { status: ticketsResource.fields.status!.output! });

@@ -49,6 +49,7 @@ import { idValue } from '../../http/params';
 import { visibleTickets } from './ticket-visibility';
 import { addressList, addThreadEntry } from './thread-entry';
 import { refreshSearch } from './ticket-search';
+import { MAX_FILES_PER_ENTRY } from '../files/attach';
 
 const addresses = addressList;
 
@@ -102,7 +103,10 @@ async function finishTicket(context: WriteContext, record: Record<string, unknow
       cc: record.cc as string[] | undefined,
       bcc: record.bcc as string[] | undefined,
       opening: true,
+      files: record.files ? { ids: record.files as number[], source: 'ticket.files' } : undefined,
     });
+  } else if (created && record.files !== undefined) {
+    throw ApiError.invalid('ticket.files', 'files are attached to the first message: send `message` too');
   } else if (created || record.subject !== undefined || record.customer !== undefined) {
     await refreshSearch(context, [id]);
   }
@@ -160,6 +164,7 @@ export const ticketsResource = defineResource({
     message: z.string().max(1_000_000).meta({ description: 'on create: the first message, the first thread entry (written by the customer)' }),
     editMethod: z.enum(EDIT_METHODS).meta({ description: 'how `message` is written: html (default) or markdown, rendered; every body is sanitized' }),
     fromThreadId: idValue.meta({ description: 'split: the new ticket starts with this thread entry, moved from its ticket (then no `message`)' }),
+    files: z.array(referenceInput('files')).max(MAX_FILES_PER_ENTRY).meta({ description: 'confirmed uploads attached to the first message' }),
     fromTicketId: idValue.meta({ description: 'split: the ticket `fromThreadId` is on (checked when given)' }),
   },
   computed: {
@@ -207,7 +212,7 @@ export const ticketsResource = defineResource({
   },
   // what the platform's client marshals on every ticket
   includeAliases: { ticketactivities: 'activities' },
-  ignored: ['contact', 'files', 'isRead', 'readonly', 'resolutionTimeMins', 'responseTimeMins', 'spam_rules', 'suggestions', 'tasks'],
+  ignored: ['contact', 'isRead', 'readonly', 'resolutionTimeMins', 'responseTimeMins', 'spam_rules', 'suggestions', 'tasks'],
   access: { read: EVERYONE, write: AGENTS },
   scope: visibleTickets,
   beforeWrite: prepareTicket,

@@ -1,0 +1,52 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { EVERYONE } from '../../auth/access';
+import { files, tickets } from '../../db/schema';
+import { recordScope } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { integerParam } from '../../http/params';
+import { defineRoute } from '../../http/route';
+import { ticketsResource } from '../tickets/tickets.resource';
+
+/** `filename*` of RFC 6266 (any name), with a plain ASCII `filename` beside it for old clients. */
+function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/**
+ * `GET /v2/tickets/{id}/files/{fileId}/download`: a file attached to one of the ticket's live
+ * thread entries, for a caller who sees the ticket. Always served as an attachment, never
+ * sniffed or run, whatever its type says (an uploaded HTML page cannot script our origin).
+ */
+export const downloadTicketFileRoute = defineRoute({
+  method: 'get', path: '/v2/tickets/{id}/files/{fileId}/download', tag: 'Files', operationId: 'downloadTicketFile', roles: EVERYONE,
+  summary: "Download a file of a ticket's thread",
+  request: { params: z.object({ id: integerParam("the ticket's id"), fileId: integerParam("the file's id") }) },
+  responses: { 200: { description: 'the bytes, as uploaded', content: { '*/*': { schema: z.string().meta({ format: 'binary', description: 'served with the type it was uploaded as' }) } } } },
+}, async (c) => {
+  const who = c.var.principal;
+  const { id, fileId } = c.req.valid('param');
+  const [file] = await c.var.db.http
+    .select({ key: files.storageKey, name: files.name, contentType: files.contentType })
+    .from(files)
+    .where(and(
+      eq(files.id, fileId), eq(files.installationId, who.installationId), eq(files.state, 'active'), sql`${files.confirmedAt} IS NOT NULL`,
+      sql`EXISTS (SELECT 1 FROM ticket_message_files tf JOIN ticket_messages m ON m.id = tf.message_id
+                   WHERE tf.file_id = ${files.id} AND m.ticket_id = ${id} AND m.state = 'active')`,
+      sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${recordScope(ticketsResource, who)})`,
+    ));
+  if (!file?.key) throw ApiError.notFound('fileId', `no file ${fileId} on ticket ${id}`);
+  const object = await c.env.FILES.get(file.key);
+  if (!object) throw ApiError.notFound('fileId', `the bytes of file ${fileId} are gone`);
+  return new Response(object.body, {
+    headers: {
+      'content-type': file.contentType,
+      'content-length': String(object.size),
+      'content-disposition': contentDisposition(file.name),
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "sandbox; default-src 'none'",
+      'cache-control': 'private, no-store',
+    },
+  }) as never;
+});
