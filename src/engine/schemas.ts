@@ -57,9 +57,10 @@ function build(resource: ResourceDeclaration) {
   const includeNames = Object.keys(resource.relations);
   const orderNames = orderNamesOf(resource);
 
-  const createInputs = Object.fromEntries(Object.entries(resource.createInputs ?? {}).map(([name, schema]) => [name, schema.optional()]));
-  const create = writableRecord({ ...required, ...relations, ...createInputs }, readOnly).meta({ id: `${resource.title.one}Create` });
-  const patch = writableRecord({ ...plain, ...relations }, readOnly).meta({ id: `${resource.title.one}Update` });
+  const optional = (schemas: Record<string, z.ZodType> = {}) => Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, schema.optional()]));
+  const inputs = optional(resource.inputs);
+  const create = writableRecord({ ...required, ...relations, ...optional(resource.createInputs), ...inputs }, readOnly).meta({ id: `${resource.title.one}Create` });
+  const patch = writableRecord({ ...plain, ...relations, ...inputs }, readOnly).meta({ id: `${resource.title.one}Update` });
   // Relations are not set in bulk: naming one is a 400, as any unknown property.
   // A secret is sealed by its resource's write hook, which a bulk update does not run.
   const bulkPlain = Object.fromEntries(Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk && !writable[name]!.writeOnly));

@@ -146,6 +146,11 @@ export interface ResourceDeclaration {
    * ticket's first `message`): never in an update, never read.
    */
   createInputs?: Record<string, z.ZodType>;
+  /**
+   * Body properties of a create or an update that are no column of the record (a ticket's
+   * `isRead`, which is the caller's), handled by its write hooks: never in a bulk update.
+   */
+  inputs?: Record<string, z.ZodType>;
   /** relations whose entries a body may also send under `included.<name>` (a customer's contacts, as the platform's client sends them) */
   includedWrites?: readonly string[];
   /** body properties accepted and ignored (beside the audit set, `id`, `type` and read-only fields) */

@@ -11,6 +11,7 @@ import { ticketActivitiesResource } from './ticket-activities.resource';
 import { ticketChildrenRoute } from './ticket-children';
 import { ticketsResource } from './tickets.resource';
 import { refreshSearchOfCustomer } from './ticket-search';
+import { recordTicketTimings } from './ticket-timings';
 import { searchTicketsRoute } from './search';
 
 const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActivities.ticketId, {
@@ -28,5 +29,5 @@ export const ticketsModule = defineModule({
   name: 'tickets',
   resources: [ticketsResource, messagesResource, ticketActivitiesResource],
   routes: [createThreadEntryRoute, threadRoute, activitiesRoute, restoreTicketRoute, markSpamRoute, mergeTicketsRoute, ticketChangesRoute, searchTicketsRoute],
-  subscribers: [recordTicketActivities, refreshSearchOfCustomer],
+  subscribers: [recordTicketActivities, recordTicketTimings, refreshSearchOfCustomer],
 });

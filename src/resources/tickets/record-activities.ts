@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { ticketActivities } from '../../db/schema';
 import type { StoredEvent, Subscriber } from '../../events/subscriber';
-import { activitiesOf, type EntryFacts } from './activities-of-event';
+import type { Transaction } from '../../db/client';
+import { activitiesOf, type ActivityDraft, type EntryFacts } from './activities-of-event';
 
 /**
  * A reference property of a record as it was when the event happened, though the drain handles
@@ -18,6 +19,23 @@ function referenceAt(event: Pick<StoredEvent, 'id' | 'installationId' | 'recordI
 }
 
 /**
+ * The ticket an event is about (a thread entry's: the ticket it was on then) and the history
+ * lines it makes: shared by the history and by what else reads tickets' events (timings).
+ */
+export async function activitiesOfStored(tx: Transaction, event: StoredEvent): Promise<{ ticketId: number; drafts: ActivityDraft[] }> {
+  let ticketId = event.recordId;
+  let entry: EntryFacts | undefined;
+  if (event.recordType === 'messages') {
+    const { rows } = await tx.execute(sql`SELECT ${referenceAt(event, 'messages', 'ticket', sql`m.ticket_id`)} AS ticket_id, thread_type, customer_id IS NOT NULL AS by_customer
+      FROM ticket_messages m WHERE m.id = ${event.recordId} AND m.installation_id = ${event.installationId}`);
+    if (!rows[0]) return { ticketId, drafts: [] };
+    ticketId = Number(rows[0].ticket_id);
+    entry = { threadType: String(rows[0].thread_type), byCustomer: rows[0].by_customer === true };
+  }
+  return { ticketId, drafts: activitiesOf(event, entry) };
+}
+
+/**
  * Writes a ticket's history from the write events: every change of a ticket and of its thread
  * entries becomes activities (`activities-of-event.ts`), with who made it and when. An event
  * makes its activities once: a second delivery meets the unique (event, event type) key.
@@ -26,16 +44,7 @@ export const recordTicketActivities: Subscriber = {
   name: 'tickets.activities',
   on: [{ recordType: 'tickets' }, { recordType: 'messages' }],
   async handle(event, { tx }) {
-    let ticketId = event.recordId;
-    let entry: EntryFacts | undefined;
-    if (event.recordType === 'messages') {
-      const { rows } = await tx.execute(sql`SELECT ${referenceAt(event, 'messages', 'ticket', sql`m.ticket_id`)} AS ticket_id, thread_type, customer_id IS NOT NULL AS by_customer
-        FROM ticket_messages m WHERE m.id = ${event.recordId} AND m.installation_id = ${event.installationId}`);
-      if (!rows[0]) return;
-      ticketId = Number(rows[0].ticket_id);
-      entry = { threadType: String(rows[0].thread_type), byCustomer: rows[0].by_customer === true };
-    }
-    const drafts = activitiesOf(event, entry);
+    const { ticketId, drafts } = await activitiesOfStored(tx, event);
     if (drafts.length === 0) return;
     const { rows } = await tx.execute(sql`SELECT ${referenceAt({ ...event, recordId: ticketId }, 'tickets', 'inbox', sql`t.inbox_id`)} AS inbox_id
       FROM tickets t WHERE t.id = ${ticketId} AND t.installation_id = ${event.installationId}`);

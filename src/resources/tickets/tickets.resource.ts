@@ -9,6 +9,7 @@ import {
   ticketFollowers,
   ticketMessages,
   ticketPriorities,
+  ticketReads,
   ticketSources,
   ticketStatuses,
   ticketTags,
@@ -110,7 +111,25 @@ async function finishTicket(context: WriteContext, record: Record<string, unknow
   } else if (created || record.subject !== undefined || record.customer !== undefined) {
     await refreshSearch(context, [id]);
   }
+  if (typeof record.isRead === 'boolean') await markRead(context, id, record.isRead);
   await requireStillVisible(context, [id]);
+}
+
+/** A ticket read by this teammate: marked, and no entry since that someone else wrote (a customer, another teammate). */
+function readByCaller(userId: number): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${ticketReads} r WHERE r.ticket_id = ${tickets.id} AND r.user_id = ${userId}
+    AND NOT EXISTS (SELECT 1 FROM ticket_messages m WHERE m.ticket_id = ${tickets.id} AND m.created_at > r.read_at AND m.state = 'active' AND NOT m.is_draft
+      AND (m.customer_id IS NOT NULL OR m.created_by IS DISTINCT FROM ${userId})))`;
+}
+
+/** `isRead` as the caller sends it: read now, or unread again. */
+async function markRead({ tx, who }: WriteContext, ticketId: number, read: boolean): Promise<void> {
+  if (who.kind !== 'teammate') return;
+  if (read) {
+    await tx.insert(ticketReads).values({ installationId: who.installationId, ticketId, userId: who.userId }).onConflictDoUpdate({ target: [ticketReads.ticketId, ticketReads.userId], set: { readAt: sql`now()` } });
+  } else {
+    await tx.delete(ticketReads).where(and(eq(ticketReads.ticketId, ticketId), eq(ticketReads.userId, who.userId)));
+  }
 }
 
 /** An agent cannot put a ticket where they would not see it. */
@@ -158,7 +177,12 @@ export const ticketsResource = defineResource({
     spam_score: { column: tickets.spamScore, schema: z.number(), readOnly: true },
     mergedInto: referenceField(tickets.mergedIntoId, { table: tickets, type: 'tickets' }, { readOnly: true }),
     parent: referenceField(tickets.parentId, { table: tickets, type: 'tickets' }, { readOnly: true }),
+    responseTimeMins: { column: tickets.responseTimeMins, schema: z.number().int().nullable().meta({ description: "working minutes (the default business hours', else calendar) from creation to the first teammate reply; null before it" }), readOnly: true },
+    resolutionTimeMins: { column: tickets.resolutionTimeMins, schema: z.number().int().nullable().meta({ description: 'working minutes from creation to the last move into solved or closed; null while open' }), readOnly: true },
     happinessSurveySentAt: { column: tickets.happinessSurveySentAt, schema: z.unknown(), readOnly: true, output: timeProperty(tickets.happinessSurveySentAt) },
+  },
+  inputs: {
+    isRead: z.boolean().meta({ description: 'marks the ticket read (or unread again) for the caller' }),
   },
   createInputs: {
     message: z.string().max(1_000_000).meta({ description: 'on create: the first message, the first thread entry (written by the customer)' }),
@@ -168,6 +192,11 @@ export const ticketsResource = defineResource({
     fromTicketId: idValue.meta({ description: 'split: the ticket `fromThreadId` is on (checked when given)' }),
   },
   computed: {
+    isRead: {
+      type: 'boolean',
+      schema: z.boolean().meta({ description: 'for the caller: marked read (`isRead: true`) and nothing new from anyone else in the thread since' }),
+      expr: (who) => (who.kind === 'teammate' ? readByCaller(who.userId) : sql`false`),
+    },
     messageCount: {
       type: 'integer',
       schema: z.number().int().meta({ description: 'thread entries to or from the customer (notes and drafts left out)' }),
@@ -176,7 +205,7 @@ export const ticketsResource = defineResource({
   },
   filter: [
     ...AUDIT_SET,
-    'agent', 'customer', 'inbox', 'imagesHidden', 'mergedInto', 'messageCount', 'notifyCustomer', 'parent', 'priority', 'source', 'status', 'subject', 'type',
+    'agent', 'customer', 'inbox', 'imagesHidden', 'isRead', 'mergedInto', 'messageCount', 'notifyCustomer', 'parent', 'priority', 'resolutionTimeMins', 'responseTimeMins', 'source', 'status', 'subject', 'type',
     'companies.id', 'customers.id', 'inboxes.id', 'priorities.id', 'sources.id', 'statuses.id', 'tags.id', 'types.id', 'users.id',
   ],
   relatedFilter: {
@@ -212,7 +241,7 @@ export const ticketsResource = defineResource({
   },
   // what the platform's client marshals on every ticket
   includeAliases: { ticketactivities: 'activities' },
-  ignored: ['contact', 'isRead', 'readonly', 'resolutionTimeMins', 'responseTimeMins', 'spam_rules', 'suggestions', 'tasks'],
+  ignored: ['contact', 'readonly', 'spam_rules', 'suggestions', 'tasks'],
   access: { read: EVERYONE, write: AGENTS },
   scope: visibleTickets,
   beforeWrite: prepareTicket,

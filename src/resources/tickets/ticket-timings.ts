@@ -1,0 +1,65 @@
+import { sql } from 'drizzle-orm';
+import type { Transaction } from '../../db/client';
+import type { Subscriber } from '../../events/subscriber';
+import { workingMinutesBetween, type WorkingHours } from '../../lib/working-time';
+import { activitiesOfStored } from './record-activities';
+
+const RESOLVED = ['solved', 'closed'];
+
+/**
+ * The working hours a ticket's times are counted in: the installation's default business hours
+ * (`isDefault`), else none (calendar time).
+ */
+async function workingHoursOf(tx: Transaction, installationId: number): Promise<WorkingHours | undefined> {
+  const { rows } = await tx.execute(sql`
+    SELECT b.timezone_name,
+      coalesce((SELECT json_agg(json_build_object('day', s.day, 'startHour', s.start_hour, 'endHour', s.end_hour)) FROM business_hours_schedules s WHERE s.businesshours_id = b.id AND s.state = 'active'), '[]') AS schedules,
+      coalesce((SELECT json_agg(json_build_object('startDate', h.start_date, 'endDate', h.end_date)) FROM business_hours_holidays h WHERE h.businesshours_id = b.id AND h.state = 'active'), '[]') AS holidays
+      FROM business_hours b WHERE b.installation_id = ${installationId} AND b.is_default AND b.state = 'active'`);
+  const row = rows[0];
+  if (!row) return undefined;
+  return { timezoneId: String(row.timezone_name), schedules: row.schedules as WorkingHours['schedules'], holidays: row.holidays as WorkingHours['holidays'] };
+}
+
+/** Whole minutes from the ticket's creation to `at`: working minutes in its hours, else calendar minutes. */
+async function minutesSinceCreated(tx: Transaction, installationId: number, created: Date, at: Date): Promise<number> {
+  const hours = await workingHoursOf(tx, installationId);
+  const minutes = hours ? workingMinutesBetween(hours, created, at) : (at.getTime() - created.getTime()) / 60_000;
+  return Math.max(0, Math.round(minutes));
+}
+
+/**
+ * `responseTimeMins` and `resolutionTimeMins`, from the write events (so a reply, a sent draft, a
+ * PATCH, a bulk update and a merge all count): the first teammate reply sets the response time
+ * once; a move into solved or closed sets the resolution time, a move out clears it. Each is
+ * computed from the event's own time, so a second delivery writes the same values.
+ */
+export const recordTicketTimings: Subscriber = {
+  name: 'tickets.timings',
+  on: [{ recordType: 'messages', kinds: ['created', 'updated'] }, { recordType: 'tickets', kinds: ['updated'], changed: ['status'] }],
+  async handle(event, { tx }) {
+    const { ticketId, drafts } = await activitiesOfStored(tx, event);
+    const replied = drafts.some((draft) => draft.eventType === 'ticket.agent.reply');
+    const status = drafts.find((draft) => draft.eventType === 'ticket.status')?.statusId;
+    if (!replied && status === undefined) return;
+    const { rows } = await tx.execute(sql`
+      SELECT t.created_at, t.first_response_at, (SELECT s.code FROM ticket_statuses s WHERE s.id = ${status ?? null}::int) AS code
+        FROM tickets t WHERE t.id = ${ticketId} AND t.installation_id = ${event.installationId}`);
+    const ticket = rows[0];
+    if (!ticket) return;
+    const at = new Date(event.occurredAt);
+    const created = new Date(String(ticket.created_at));
+    if (replied && ticket.first_response_at === null) {
+      const minutes = await minutesSinceCreated(tx, event.installationId, created, at);
+      await tx.execute(sql`UPDATE tickets SET first_response_at = ${at.toISOString()}::timestamptz, response_time_mins = ${minutes}
+        WHERE id = ${ticketId} AND first_response_at IS NULL`);
+    }
+    if (status === undefined || status === null) return;
+    if (RESOLVED.includes(String(ticket.code))) {
+      const minutes = await minutesSinceCreated(tx, event.installationId, created, at);
+      await tx.execute(sql`UPDATE tickets SET resolved_at = ${at.toISOString()}::timestamptz, resolution_time_mins = ${minutes} WHERE id = ${ticketId}`);
+    } else {
+      await tx.execute(sql`UPDATE tickets SET resolved_at = NULL, resolution_time_mins = NULL WHERE id = ${ticketId}`);
+    }
+  },
+};
