@@ -177,3 +177,16 @@ export const ticketReads = pgTable(
   },
   (t) => [primaryKey({ columns: [t.ticketId, t.userId] })],
 );
+
+/** The teammates a thread entry mentions (`mentions` of a reply or note): they follow the ticket from then on. */
+export const ticketMessageMentions = pgTable(
+  'ticket_message_mentions',
+  {
+    installationId: integer('installation_id').notNull(),
+    messageId: integer('message_id').notNull().references(() => ticketMessages.id),
+    userId: integer('user_id').notNull().references(() => users.id),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdBy: integer('created_by'),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.userId] }), index('ticket_message_mentions_user_idx').on(t.userId)],
+);

@@ -1,11 +1,14 @@
 import { AGENTS, EVERYONE } from '../../auth/access';
-import { ticketMessageFiles, ticketMessageRevisions, ticketMessages } from '../../db/schema';
+import { ticketMessageFiles, ticketMessageMentions, ticketMessageRevisions, ticketMessages } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany, ownedRecords } from '../../engine';
 import { fileShape } from '../files/file-shape';
-import { includedUsers } from '../users/user-shape';
+import { includedUsers, userShape } from '../users/user-shape';
 import { finishEntryDelete, finishEntryEdit, prepareEntryEdit } from './entry-edit';
 import { messageFields, revisionShape } from './message-shape';
 import { ofVisibleTicket } from './ticket-visibility';
+
+/** The teammates an entry mentions: written with the entry (`thread.ts`), read with `includes=mentions`. */
+export const mentionsRelation = manyToMany({ name: 'mentions', target: userShape, through: ticketMessageMentions, parentKey: ticketMessageMentions.messageId, targetKey: ticketMessageMentions.userId });
 
 /**
  * A ticket's thread entries, read on their own: `GET /v2/messages.json`, `GET /v2/messages/{id}.json`
@@ -25,7 +28,8 @@ export const messagesResource = defineResource({
     users: includedUsers(),
     revisions: ownedRecords({ shape: revisionShape, parentKey: ticketMessageRevisions.messageId }),
     // attached when the entry is written (`files` of a reply or a new ticket); read only here
-    files: { ...manyToMany({ name: 'files', target: fileShape, through: ticketMessageFiles, parentKey: ticketMessageFiles.messageId, targetKey: ticketMessageFiles.fileId }), write: undefined },
+    mentions: { ...mentionsRelation, write: undefined, bodySchema: undefined },
+    files: { ...manyToMany({ name: 'files', target: fileShape, through: ticketMessageFiles, parentKey: ticketMessageFiles.messageId, targetKey: ticketMessageFiles.fileId }), write: undefined, bodySchema: undefined },
   },
   // what the platform's client marshals on every message
   ignored: ['assigningUser', 'contact', 'delayed', 'status'],

@@ -10,7 +10,7 @@ import { idParams } from '../../http/params';
 import { writableRecord } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
-import { messagesResource } from './messages.resource';
+import { mentionsRelation, messagesResource } from './messages.resource';
 import { ticketsResource } from './tickets.resource';
 import { addressList, addThreadEntry, movesToWaiting, WAITING_STATUS } from './thread-entry';
 import { ticketChildrenRoute } from './ticket-children';
@@ -29,6 +29,7 @@ const entryBody = writableRecord(
     bcc: addresses.optional(),
     isPinned: z.boolean().optional(),
     isDraft: z.boolean().optional().meta({ description: 'a draft is not sent and not counted until it is' }),
+    mentions: z.array(referenceInput('users')).max(50).optional().meta({ description: 'teammates to mention: they follow the ticket from then on' }),
     files: z.array(referenceInput('files')).max(MAX_FILES_PER_ENTRY).optional().meta({ description: `confirmed uploads to attach (POST /v2/files/ref.json), at most ${MAX_FILES_PER_ENTRY}` }),
   },
   ['ticket', 'htmlBody', 'textBody', 'customer', 'viewedByCustomerAt', 'assigningUser', 'contact', 'delayed'],
@@ -65,6 +66,11 @@ export const createThreadEntryRoute = defineRoute({
         cc: body.cc ?? undefined, bcc: body.bcc ?? undefined, isPinned: body.isPinned, isDraft: body.isDraft,
         files: body.files ? { ids: body.files, source: 'message.files' } : undefined,
       });
+      if (body.mentions?.length) {
+        const named = body.mentions.map((user) => ({ id: user }));
+        await mentionsRelation.write!(tx, who, { type: 'messages', id: entryId }, named, 'message.mentions');
+        await ticketsResource.relations.followers!.write!(tx, who, { type: 'tickets', id }, named, 'message.mentions');
+      }
       if (status !== undefined) {
         await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, id) }, { statusId: status }, { status: ticketsResource.fields.status!.output! });
       }
@@ -73,7 +79,7 @@ export const createThreadEntryRoute = defineRoute({
     .catch((error: unknown) => {
       throw translateDbError(error, messagesResource);
     });
-  noteEvents(c.var.db, who.installationId, [['messages', 'created'], ['tickets', 'updated', ['status']]]);
+  noteEvents(c.var.db, who.installationId, [['messages', 'created'], ['messages', 'linked'], ['tickets', 'updated', ['status']], ['tickets', 'linked']]);
   return c.json(answer, 201);
 });
 
