@@ -11,6 +11,7 @@ import { referenceField } from '../../engine';
 import { defineResource } from '../../engine';
 import { idValue } from '../../http/params';
 import { includedUsers } from '../users/user-shape';
+import { ticketIfClosedUnanswered } from './to-ticket';
 
 /**
  * A live chat with one contact. Created by `create.ts` (an agent, or the chat widget with a
@@ -50,4 +51,5 @@ export const conversationsResource = defineResource({
   },
   access: { read: EVERYONE, write: AGENTS },
   operations: ['list', 'get', 'update'],
+  afterWrite: ticketIfClosedUnanswered,
 });

@@ -48,6 +48,9 @@ export async function addThreadEntry(
     isDraft?: boolean;
     /** the ticket's first message, written with it: its history says `ticket.created`, not a reply */
     opening?: boolean;
+    /** when it was written and by which teammate, if not now and not the caller (a chat transcript's messages keep theirs) */
+    at?: string;
+    by?: number | null;
     /** confirmed files to attach, and the body's name for them (for a 400) */
     files?: { ids: readonly number[]; source: string };
   },
@@ -57,9 +60,10 @@ export async function addThreadEntry(
   const text = messageText(html);
   const { rows } = await tx.execute(sql`
     WITH entry AS (
-      INSERT INTO ticket_messages (installation_id, ticket_id, thread_type, html_body, text_body, edit_method, customer_id, cc, bcc, is_pinned, is_draft, created_by, updated_by)
+      INSERT INTO ticket_messages (installation_id, ticket_id, thread_type, html_body, text_body, edit_method, customer_id, cc, bcc, is_pinned, is_draft, created_by, updated_by, created_at)
       VALUES (${who.installationId}, ${entry.ticketId}, ${entry.threadType}, ${html}, ${text}, ${entry.editMethod}, ${entry.customerId},
-              ${textArray(entry.cc)}, ${textArray(entry.bcc)}, ${entry.isPinned ?? false}, ${entry.isDraft ?? false}, ${who.userId}::int, ${who.userId}::int)
+              ${textArray(entry.cc)}, ${textArray(entry.bcc)}, ${entry.isPinned ?? false}, ${entry.isDraft ?? false}, ${entry.by === undefined ? who.userId : entry.by}::int, ${who.userId}::int,
+              coalesce(${entry.at ?? null}::timestamptz, now()))
       RETURNING id, ticket_id, thread_type, is_draft, created_at),
     preview AS (
       UPDATE tickets t SET updated_at = now(),
