@@ -10,6 +10,7 @@
 //   /pool/v2/companies/{id}.json     a WebSocket Pool opened for the request, one query, closed
 //   /http-x2/v2/companies/{id}.json  the credential look-up, then the GET: two HTTP queries in turn
 //   /batch/v2/companies/{id}.json    the same two statements in one HTTP transaction([...])
+//   /named/{name}                    a named statement of BENCH_STATEMENTS.named (fixed parameters)
 import { neon, Pool } from '@neondatabase/serverless';
 import { Hono, type Context } from 'hono';
 import { applyLocalStackSettings } from '../../src/db/local-stack-settings';
@@ -25,6 +26,8 @@ interface Statements {
   get: { text: string; params: unknown[]; idParam: number };
   auth: { text: string; params: unknown[] };
   list: { text: string; params: unknown[] };
+  /** more fixed statements by name, for `/named/{name}` (the tickets benchmark's) */
+  named?: Record<string, { text: string; params: unknown[] }>;
 }
 type C = Context<{ Bindings: Env }>;
 
@@ -54,6 +57,15 @@ app.get(`/http${route}`, async (c) => {
   applyLocalStackSettings(c.env);
   const { get } = statements(c);
   const result = await neon(c.env.DATABASE_URL).query(get.text, get.params, AS_DRIZZLE_DOES);
+  return answer(c, result.rows);
+});
+
+// One of the named statements, fixed parameters, answered with its rows (404 for an unknown name).
+app.get('/named/:name', async (c) => {
+  applyLocalStackSettings(c.env);
+  const statement = all(c).named?.[c.req.param('name')];
+  if (!statement) return c.json({ errors: [{ code: 'not_found' }] }, 404);
+  const result = await neon(c.env.DATABASE_URL).query(statement.text, statement.params, AS_DRIZZLE_DOES);
   return answer(c, result.rows);
 });
 

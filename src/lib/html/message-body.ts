@@ -1,5 +1,9 @@
 import { marked } from 'marked';
-import { FilterXSS, getDefaultWhiteList } from 'xss';
+import * as xssModule from 'xss';
+
+// `xss` is CommonJS: Node's ESM loader (the benchmarks) finds only some of its names, so take them
+// from its default export, the module itself, where there is one (the Worker's bundle has both).
+const { FilterXSS, getDefaultWhiteList } = (xssModule as unknown as { default?: typeof xssModule }).default ?? xssModule;
 
 /** How a body is written: HTML as it is, or Markdown rendered to HTML. */
 export type EditMethod = 'html' | 'markdown';

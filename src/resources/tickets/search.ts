@@ -68,6 +68,14 @@ function conditions(c: SearchCriteria, who: Actor): SQL[] {
   return where.filter((w): w is SQL => w !== undefined);
 }
 
+/** What a search selects and in which order: the page statement's inputs (the benchmark renders the same). */
+export function searchSelection(criteria: SearchCriteria, who: Actor) {
+  const order = criteria.words
+    ? { expr: sql`ts_rank(${tickets.searchVector}, ${wordsQuery(criteria)})`, descending: true }
+    : { expr: tickets.updatedAt, descending: true };
+  return { where: and(...conditions(criteria, who)), page: { limit: criteria.pageSize, offset: (criteria.page - 1) * criteria.pageSize, order } };
+}
+
 /**
  * `GET /v2/search/tickets.json`: tickets by words (Postgres full-text search over a GIN index,
  * ranked: subject before customer before thread) and by every facet the platform names. The
@@ -84,13 +92,7 @@ export const searchTicketsRoute = defineRoute({
   const query = c.req.valid('query');
   const { includes, ...rest } = query;
   const criteria = searchCriteria(rest as Record<string, string | string[] | undefined>);
-  const order = criteria.words
-    ? { expr: sql`ts_rank(${tickets.searchVector}, ${wordsQuery(criteria)})`, descending: true }
-    : { expr: tickets.updatedAt, descending: true };
-  const page = await selectPage(c.var.db.http, ticketsResource, { who, where: and(...conditions(criteria, who)), withDeleted: false, includes }, {
-    limit: criteria.pageSize,
-    offset: (criteria.page - 1) * criteria.pageSize,
-    order,
-  });
+  const { where, page: window } = searchSelection(criteria, who);
+  const page = await selectPage(c.var.db.http, ticketsResource, { who, where, withDeleted: false, includes }, window);
   return c.json({ tickets: page.records, included: page.included, ...pageMetadata(criteria.page, criteria.pageSize, page.total) }, 200);
 });

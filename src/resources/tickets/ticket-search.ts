@@ -10,13 +10,13 @@ export const THREAD_SEARCH_CHARS = 300_000;
 export const SEARCH_CONFIG = sql.raw(`'simple'::regconfig`);
 
 /**
- * A ticket's search document: its subject (weight A), its customer's name and email with the
+ * A ticket's search document (over `tickets t` joined to its customer `c`): its subject (weight A), its customer's name and email with the
  * email's parts (B), and its thread's live entries, notes included, drafts not (C). The thread's
  * text is bounded so that the document stays inside Postgres's 1 MB tsvector limit whatever it
  * holds (at most `THREAD_SEARCH_CHARS` characters, `ENTRY_SEARCH_CHARS` of each entry: even
  * 300,000 characters of distinct short words make under 0.7 MB).
  */
-const document = sql`
+export const searchDocument = sql`
   setweight(to_tsvector(${SEARCH_CONFIG}, t.subject), 'A')
   || setweight(to_tsvector(${SEARCH_CONFIG}, concat_ws(' ', c.first_name, c.last_name, c.email, translate(c.email, '@.', '  '))), 'B')
   || setweight(to_tsvector(${SEARCH_CONFIG}, left(coalesce((
@@ -27,7 +27,7 @@ const document = sql`
 export async function refreshSearch({ tx }: Pick<WriteContext, 'tx'>, ticketIds: readonly number[]): Promise<void> {
   if (ticketIds.length === 0) return;
   await tx.execute(sql`
-    UPDATE tickets t SET search_vector = ${document}
+    UPDATE tickets t SET search_vector = ${searchDocument}
       FROM customers c
      WHERE c.id = t.customer_id AND t.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`);
 }
@@ -35,7 +35,7 @@ export async function refreshSearch({ tx }: Pick<WriteContext, 'tx'>, ticketIds:
 /** The same, for every ticket of a customer whose name or email changed (the `tickets.search` subscriber). */
 export async function refreshCustomerTickets({ tx }: Pick<WriteContext, 'tx'>, installationId: number, customerId: number): Promise<void> {
   await tx.execute(sql`
-    UPDATE tickets t SET search_vector = ${document}
+    UPDATE tickets t SET search_vector = ${searchDocument}
       FROM customers c
      WHERE c.id = t.customer_id AND t.installation_id = ${installationId} AND t.customer_id = ${customerId}`);
 }
