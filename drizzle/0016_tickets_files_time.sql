@@ -67,4 +67,5 @@ CREATE INDEX "ticket_message_mentions_user_idx" ON "ticket_message_mentions" USI
 CREATE INDEX "time_logs_ticket_idx" ON "time_logs" USING btree ("ticket_id","id");--> statement-breakpoint
 CREATE INDEX "time_logs_user_date_idx" ON "time_logs" USING btree ("installation_id","user_id","date");--> statement-breakpoint
 CREATE INDEX "files_unconfirmed_idx" ON "files" USING btree ("created_at") WHERE confirmed_at IS NULL AND storage_key IS NOT NULL;--> statement-breakpoint
-CREATE INDEX "tickets_search_idx" ON "tickets" USING gin ("search_vector");
+CREATE INDEX "tickets_search_idx" ON "tickets" USING gin ("search_vector");--> statement-breakpoint
+CREATE INDEX "tickets_inbox_status_idx" ON "tickets" USING btree ("installation_id","inbox_id","status_id","id") WHERE state = 'active';

@@ -55,6 +55,8 @@ export const tickets = pgTable(
     index('tickets_agent_idx').on(t.installationId, t.agentId),
     index('tickets_updated_idx').on(t.installationId, t.updatedAt, t.id),
     index('tickets_search_idx').using('gin', t.searchVector),
+    // the filtered list of an inbox's tickets in a status (the benchmark's), its page and its count from the index
+    index('tickets_inbox_status_idx').on(t.installationId, t.inboxId, t.statusId, t.id).where(sql`state = 'active'`),
   ],
 );
 
