@@ -27,7 +27,7 @@ const ID_MARK = 2_000_000_001; // an id no seeded row has, to find its parameter
  * (`execute`) rendered as drizzle's neon-http does, or text already rendered (`executeText`, as
  * the service's HTTP handle takes a statement it prepared once).
  */
-function recorder() {
+export function recorder() {
   const statements: Statement[] = [];
   return {
     statements,

@@ -17,10 +17,9 @@ import { searchCriteria } from '../src/resources/tickets/search-query';
 import { listBody, schemasOf, selectOne, selectPage } from '../src/engine';
 import { startLocalStack } from '../scripts/stack';
 import { quietWranglerEnv } from '../scripts/worker-vars';
-import { PgDialect } from 'drizzle-orm/pg-core';
-import type { SQL } from 'drizzle-orm';
 import { load, type LoadResult } from './load';
 import { fixed, machine, pooled, writeResults } from './report';
+import { recorder } from './statements';
 import { seedTickets } from './tickets-seed';
 import { startBareSql, startService } from './workers';
 import { log, runBench, stops } from './lifecycle';
@@ -39,24 +38,6 @@ const config = {
   rounds: Math.max(1, Math.round(setting('BENCH_ROUNDS', 2))),
 };
 Object.assign(process.env, quietWranglerEnv);
-
-const dialect = new PgDialect();
-
-/** A Queryable that records the one statement it is asked to run (as bench/statements.ts does). */
-function recorder() {
-  const statements: { text: string; params: unknown[] }[] = [];
-  return {
-    statements,
-    db: {
-      execute: async (query: SQL) => {
-        const { sql: text, params } = dialect.sqlToQuery(query);
-        statements.push({ text, params });
-        return { rows: [] };
-      },
-      executeText: async (text: string, params: unknown[]) => (statements.push({ text, params }), { rows: [] }),
-    },
-  };
-}
 
 async function one(run: (db: ReturnType<typeof recorder>['db']) => Promise<unknown>) {
   const { db, statements } = recorder();
