@@ -1,5 +1,6 @@
 import { and, is, or, sql, SQL, type Column } from 'drizzle-orm';
 import { ApiError } from '../http/errors';
+import { daysInMonth, isCalendarDay } from '../lib/time-values';
 
 /**
  * Compiles the `filter` parameter of lists and bulk operations (the platform's Mongo-like
@@ -221,15 +222,8 @@ function datetimeValue(value: unknown, source: string): string {
 /** A calendar date `YYYY-MM-DD`, as date columns (a holiday's days) hold them. */
 function dateValue(value: unknown, source: string): string {
   const match = typeof value === 'string' ? /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/.exec(value) : null;
-  if (!match || match[1] === '0000' || Number(match[3]) > daysInMonth(Number(match[1]), Number(match[2]))) {
-    throw ApiError.invalid(source, 'must be a date like 2024-05-01');
-  }
+  if (!match || !isCalendarDay(match[0])) throw ApiError.invalid(source, 'must be a date like 2024-05-01');
   return match[0];
-}
-
-function daysInMonth(year: number, month: number): number {
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  return month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
 function all(parts: SQL[]): SQL {

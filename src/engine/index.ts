@@ -6,7 +6,7 @@
  */
 export { AUDIT_SET, defineResource, shapeOf, shapeOfFields } from './resource';
 export type { AuditedTable, ComputedField, RecordShape, Relation, ResourceDeclaration, WritableField, WriteContext } from './types';
-export { hasMany, hasOne, manyToMany, ownedRecords, referencedBy } from './relations';
+export { hasMany, hasOne, manyToMany, ownedRecords, readOnlyRelation, referencedBy } from './relations';
 export { referenceField, referenceInput } from './reference-field';
 export { computedFrom, finishRecord, isoTime, jsonObject, literal, recordJson, refJson, refProperty, timeProperty } from './record-json';
 export { refSchema, timeSchema, typed } from './wire';

@@ -259,6 +259,15 @@ export function manyToMany(options: {
 }
 
 /**
+ * The relation as the record's body cannot write it: read and included only, its links written by
+ * the record's own operations (a thread entry's files and mentions, written with the entry).
+ */
+export function readOnlyRelation(relation: PageRelation): PageRelation {
+  const { write: _write, bodySchema: _bodySchema, ...read } = relation;
+  return read;
+}
+
+/**
  * The records that properties of the parent refer to (`includes=users`: the users named by
  * `createdBy`, `updatedBy`, `deletedBy`, `user`...). Read-only: the references are the parent's own.
  */

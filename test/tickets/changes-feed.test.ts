@@ -77,6 +77,7 @@ describe('the change feed', () => {
     expectError(await feed({ cursor: btoa('["Tue, 01 Jan 2026 00:00:00 GMT", 1]') }), 400, 'cursor');
     expectError(await feed({ cursor: btoa('["2026-01-01T00:00:00Z", 3000000000]') }), 400, 'cursor');
     expectError(await feed({ since: 'yesterday' }), 400, 'since');
+    expectError(await feed({ since: '0000-01-01T00:00:00Z' }), 400, 'since');
     expectError(await feed({ pageSize: 1000 }), 400, 'pageSize');
     expectError(await feed({ includes: 'nope' }), 400, 'includes');
   });

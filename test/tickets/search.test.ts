@@ -155,6 +155,14 @@ describe('what is refused or hidden', () => {
     expectError(await search('customfields=nope'), 400, 'customfields');
     expectError(await search(`filter=${encodeURIComponent('{"colour": 1}')}`), 400, 'filter.colour');
     expectError(await search('includes=nothing'), 400, 'includes');
+    // what Postgres could not hold is a 400 here, never a failed statement
+    expectError(await search('search=ab%00cd'), 400, 'search');
+    expectError(await search('subjectKeywords=ab%00'), 400, 'subjectKeywords');
+    expectError(await search('startDate=2026-02-30'), 400, 'startDate');
+    expectError(await search('endDate=0000-01-01'), 400, 'endDate');
+    expectError(await search('updatedAtFrom=0000-01-01T00:00:00Z'), 400, 'updatedAtFrom');
+    expectError(await search(`ticket=${t.printer},${t.hidden}`), 400, 'ticket');
+    expectError(await search('ticket=0'), 400, 'ticket');
   });
 
   it('shows an agent only the tickets of their inboxes, and another installation nothing', async () => {

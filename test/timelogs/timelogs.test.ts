@@ -56,6 +56,7 @@ describe('time logs', () => {
     expectError(await log({ ticket: { id: ticket }, seconds: '60' }), 400, 'timeLog.seconds');
     expectError(await log({ ticket: { id: ticket }, seconds: 8 * 24 * 3600 }), 400, 'timeLog.seconds');
     expectError(await log({ ticket: { id: ticket }, seconds: 60, date: 'yesterday' }), 400, 'timeLog.date');
+    expectError(await log({ ticket: { id: ticket }, seconds: 60, date: '0000-01-01T00:00:00Z' }), 400, 'timeLog.date');
     expectError(await log({ seconds: 60 }), 400, 'timeLog.ticket');
     expectError(await log({ ticket: { id: ticket }, seconds: 60, minutes: 1 }), 400, /timeLog/);
     expectError(await log({ ticket: { id: 999999 }, seconds: 60 }), 400, 'timeLog.ticket');

@@ -41,7 +41,7 @@ export async function conversationToTicket(context: WriteContext, conversationId
   const { rows: transcript } = await tx.execute(sql`
     SELECT author, user_id, message, sent_at FROM conversation_messages
      WHERE conversation_id = ${conversationId} AND state = 'active' ORDER BY sent_at, id`);
-  for (const message of transcript) {
+  for (const [index, message] of transcript.entries()) {
     const byContact = message.author === 'contact';
     await addThreadEntry(context, {
       ticketId: ticketId!,
@@ -51,10 +51,11 @@ export async function conversationToTicket(context: WriteContext, conversationId
       customerId: byContact ? customer : null,
       by: byContact ? null : message.user_id === null ? null : Number(message.user_id),
       at: new Date(String(message.sent_at)).toISOString(),
-      opening: byContact && transcript.indexOf(message) === 0,
+      opening: byContact && index === 0,
+      searchLater: true,
     });
   }
-  // the ticket's own finish: its search document, and an agent may not put it where they would not see it
+  // the ticket's own finish: its search document (once, for the whole transcript), and an agent may not put it where they would not see it
   await ticketsResource.afterWrite!(context, record, ticketId!, true);
   await updateRecords(tx, who, { table: conversations, type: 'conversations', where: eq(conversations.id, conversationId) }, { ticketId }, { ticket_id: conversations.ticketId });
   return ticketId!;

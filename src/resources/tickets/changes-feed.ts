@@ -7,6 +7,7 @@ import { ApiError } from '../../http/errors';
 import { MAX_ID, textParam } from '../../http/params';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
+import { isInstant } from '../../lib/time-values';
 import { ticketsResource } from './tickets.resource';
 
 const s = schemasOf(ticketsResource);
@@ -18,15 +19,13 @@ interface Position {
 }
 
 // base64url of ASCII JSON: no padding, no characters a query string must escape
-/** An RFC 3339 time with its offset, as Postgres reads it: what `since` and a cursor hold. */
-const isTime = (value: string) => z.iso.datetime({ offset: true }).safeParse(value).success;
 
 const encode = (position: Position) => btoa(JSON.stringify([position.at, position.id])).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 function decode(cursor: string): Position {
   try {
     const [at, id] = JSON.parse(atob(cursor.replace(/-/g, '+').replace(/_/g, '/'))) as unknown[];
-    if (typeof at === 'string' && isTime(at) && Number.isInteger(id) && (id as number) >= 0 && (id as number) <= MAX_ID) return { at, id: id as number };
+    if (typeof at === 'string' && isInstant(at) && Number.isInteger(id) && (id as number) >= 0 && (id as number) <= MAX_ID) return { at, id: id as number };
   } catch {
     // answered below
   }
@@ -35,7 +34,7 @@ function decode(cursor: string): Position {
 
 const changesQuery = z.object({
   since: textParam('RFC 3339 time: the tickets changed after it (the first call)')
-    .refine(isTime, 'must be an RFC 3339 time, as 2026-11-23T10:00:00Z')
+    .refine(isInstant, 'must be an RFC 3339 time, as 2026-11-23T10:00:00Z')
     .optional(),
   cursor: textParam('`meta.cursor` of the previous page: the tickets changed after the last one it gave').optional(),
   pageSize: pageSizeParam,

@@ -1,6 +1,6 @@
 import { AGENTS, EVERYONE } from '../../auth/access';
 import { ticketMessageFiles, ticketMessageMentions, ticketMessageRevisions, ticketMessages } from '../../db/schema';
-import { AUDIT_SET, defineResource, manyToMany, ownedRecords } from '../../engine';
+import { AUDIT_SET, defineResource, manyToMany, ownedRecords, readOnlyRelation } from '../../engine';
 import { fileShape } from '../files/file-shape';
 import { includedUsers, userShape } from '../users/user-shape';
 import { finishEntryDelete, finishEntryEdit, prepareEntryEdit } from './entry-edit';
@@ -28,8 +28,8 @@ export const messagesResource = defineResource({
     users: includedUsers(),
     revisions: ownedRecords({ shape: revisionShape, parentKey: ticketMessageRevisions.messageId }),
     // attached when the entry is written (`files` of a reply or a new ticket); read only here
-    mentions: { ...mentionsRelation, write: undefined, bodySchema: undefined },
-    files: { ...manyToMany({ name: 'files', target: fileShape, through: ticketMessageFiles, parentKey: ticketMessageFiles.messageId, targetKey: ticketMessageFiles.fileId }), write: undefined, bodySchema: undefined },
+    mentions: readOnlyRelation(mentionsRelation),
+    files: readOnlyRelation(manyToMany({ name: 'files', target: fileShape, through: ticketMessageFiles, parentKey: ticketMessageFiles.messageId, targetKey: ticketMessageFiles.fileId })),
   },
   // what the platform's client marshals on every message
   ignored: ['assigningUser', 'contact', 'delayed', 'status'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../http/errors';
 import { MAX_ID } from '../../http/params';
+import { isCalendarDay, isInstant } from '../../lib/time-values';
 
 /** Id lists: repeated (`statuses=1&statuses=5`), with brackets (`statuses[]=1`, as some encoders send), or comma-joined. */
 export const ID_LISTS = ['statuses', 'priorities', 'types', 'sources', 'inboxes', 'excludeInboxes', 'tags', 'excludeTags', 'agents', 'customers', 'companies'] as const;
@@ -57,14 +58,30 @@ export interface SearchCriteria {
   pageSize: number;
 }
 
+/** Text Postgres can hold: NUL would fail the statement instead of matching nothing. */
+function text(name: string, value: string): string {
+  if (value.includes('\0')) throw ApiError.invalid(name, 'must not contain NUL characters');
+  return value.trim();
+}
+
 const values = (query: RawQuery, name: string): string[] =>
-  [query[name], query[`${name}[]`]].flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  [query[name], query[`${name}[]`]].flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])).flatMap((v) => v.split(',')).map((v) => text(name, v)).filter((v) => v !== '');
+
+const isId = (value: string) => /^[1-9]\d{0,9}$/.test(value) && Number(value) <= MAX_ID;
+
+/** One id, given once: `ticket`. */
+function oneId(query: RawQuery, name: string): number | undefined {
+  const value = single(query, name);
+  if (value === undefined) return undefined;
+  if (!isId(value)) throw ApiError.invalid(name, `"${value}" is not an id`);
+  return Number(value);
+}
 
 function idList(query: RawQuery, name: string): number[] | undefined {
   const items = values(query, name);
   if (items.length === 0) return undefined;
   if (items.length > MAX_LIST) throw ApiError.invalid(name, `at most ${MAX_LIST} ids`);
-  const bad = items.find((item) => !/^[1-9]\d{0,9}$/.test(item) || Number(item) > MAX_ID);
+  const bad = items.find((item) => !isId(item));
   if (bad !== undefined) throw ApiError.invalid(name, `"${bad}" is not an id`);
   return [...new Set(items.map(Number))];
 }
@@ -72,18 +89,16 @@ function idList(query: RawQuery, name: string): number[] | undefined {
 const single = (query: RawQuery, name: string): string | undefined => {
   const value = query[name];
   if (Array.isArray(value)) throw ApiError.invalid(name, 'give it once');
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
+  const kept = value === undefined ? '' : text(name, value);
+  return kept === '' ? undefined : kept;
 };
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const isInstant = (value: string) => z.iso.datetime({ offset: true }).safeParse(value).success;
 
 /** A time bound: an RFC 3339 instant, or (where days are allowed) a UTC day, the start or the end of it. */
 function bound(query: RawQuery, name: string, days: 'start' | 'end' | false): string | undefined {
   const value = single(query, name);
   if (value === undefined) return undefined;
   if (isInstant(value)) return value;
-  if (days && DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+  if (days && isCalendarDay(value)) {
     return days === 'start' ? `${value}T00:00:00Z` : new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000 - 1).toISOString();
   }
   throw ApiError.invalid(name, days ? 'must be a day (YYYY-MM-DD) or an RFC 3339 time' : 'must be an RFC 3339 time');
@@ -115,7 +130,7 @@ export function searchCriteria(query: RawQuery): SearchCriteria {
     createdTo: bound(query, 'endDate', 'end'),
     updatedFrom: bound(query, 'updatedAtFrom', false) ?? bound(query, 'lastUpdated', false),
     updatedTo: bound(query, 'updatedAtTo', false),
-    ticket: single(query, 'ticket') === undefined ? undefined : idList(query, 'ticket')?.[0],
+    ticket: oneId(query, 'ticket'),
     filter: single(query, 'filter'),
     page: whole(query, 'page', 1_000_000, 1),
     pageSize: whole(query, 'pageSize', MAX_SEARCH_PAGE_SIZE, 50),

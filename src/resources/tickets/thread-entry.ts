@@ -51,6 +51,8 @@ export async function addThreadEntry(
     /** when it was written and by which teammate, if not now and not the caller (a chat transcript's messages keep theirs) */
     at?: string;
     by?: number | null;
+    /** the caller rewrites the ticket's search document once after writing several entries (a chat transcript) */
+    searchLater?: boolean;
     /** confirmed files to attach, and the body's name for them (for a 400) */
     files?: { ids: readonly number[]; source: string };
   },
@@ -75,7 +77,7 @@ export async function addThreadEntry(
     SELECT id FROM entry`);
   const id = Number(rows[0]!.id);
   if (entry.files) await attachFiles(context, id, entry.files.ids, entry.files.source);
-  await refreshSearch({ tx }, [entry.ticketId]);
+  if (!entry.searchLater) await refreshSearch({ tx }, [entry.ticketId]);
   return id;
 }
 

@@ -5,6 +5,7 @@ import type { Actor } from '../../auth/principal';
 import { companyCustomers, tickets, timeLogs, users } from '../../db/schema';
 import { AUDIT_SET, defineResource, referenceField, type WritableField, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
+import { instantSchema } from '../../lib/time-values';
 import { ofVisibleTicket, visibleTickets } from '../tickets/ticket-visibility';
 import { includedUsers } from '../users/user-shape';
 
@@ -19,7 +20,7 @@ export const timeLogFields: Record<string, WritableField> = {
     schema: z.number().int().min(1).max(MAX_LOGGED_SECONDS).meta({ description: `the time spent, 1 to ${MAX_LOGGED_SECONDS} seconds (a week)` }),
     required: true,
   },
-  date: { column: timeLogs.date, schema: z.iso.datetime({ offset: true }).meta({ description: 'when the work was done (RFC 3339); default: now' }) },
+  date: { column: timeLogs.date, schema: instantSchema.meta({ description: 'when the work was done (RFC 3339); default: now' }) },
   billable: { column: timeLogs.billable, schema: z.boolean() },
   description: { column: timeLogs.description, schema: z.string().max(10_000) },
   timezoneOffset: { column: timeLogs.timezoneOffset, schema: z.number().int().min(-720).max(840).meta({ description: "the teammate's offset from UTC in minutes" }) },

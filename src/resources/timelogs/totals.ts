@@ -31,8 +31,9 @@ const totalsBody = z
   })
   .meta({ id: 'TimeLogTotals' });
 
-const SUMS = sql`count(*)::int AS count, coalesce(sum(${timeLogs.seconds}), 0)::int AS seconds,
-  coalesce(sum(${timeLogs.seconds}) FILTER (WHERE ${timeLogs.billable}), 0)::int AS "billableSeconds"`;
+// float8, not int: a large team's seconds over years pass int4's 2.1 billion; as JSON numbers they stay exact far beyond
+const SUMS = sql`count(*)::int AS count, coalesce(sum(${timeLogs.seconds}), 0)::float8 AS seconds,
+  coalesce(sum(${timeLogs.seconds}) FILTER (WHERE ${timeLogs.billable}), 0)::float8 AS "billableSeconds"`;
 
 /** `GET /v2/timelogs/totals.json`: time logged over a filter (a ticket, a company, a month), optionally per ticket, user or day. */
 export const timeLogTotalsRoute = defineRoute({
