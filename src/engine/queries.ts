@@ -5,7 +5,7 @@ import type { Queryable } from '../db/client';
 import { finishRecord, recordValues } from './record-json';
 import { computedDependsOnCaller, shapeOf } from './resource';
 import type { PageRead, RecordValues, Relation, ResourceDeclaration, RowRelation } from './types';
-import { recordScope, tenantScope } from './scope';
+import { recordScope } from './scope';
 
 interface RecordSelection {
   who: Actor;
@@ -109,16 +109,6 @@ function buildParts(resource: ResourceDeclaration, includes: readonly string[], 
 const dialect = new PgDialect();
 
 /**
- * Text that needs no parameters stands in a statement as raw SQL: drizzle then only copies it on
- * each request. Building and rendering a statement this size is most of a read's own CPU in the
- * Worker (docs/benchmarks.md).
- */
-function rendered(fragment: SQL): SQL {
-  const query = dialect.sqlToQuery(fragment);
-  return query.params.length === 0 ? sql.raw(query.sql) : fragment;
-}
-
-/**
  * The includes in the order the declaration names its relations. Every read goes through it, so
  * the statements and their parts are cached once per set of includes, however a client orders
  * them (each order its own entry would let a client fill the isolate's memory with GETs), and the
@@ -128,11 +118,14 @@ export function canonicalIncludes(resource: ResourceDeclaration, includes: reado
   return Object.keys(resource.relations).filter((name) => includes.includes(name));
 }
 
-/** A cache entry per resource and includes, which must be in their canonical order (`canonicalIncludes`). */
-function byIncludes<T>(cache: WeakMap<ResourceDeclaration, Map<string, T>>, resource: ResourceDeclaration, includes: readonly string[], make: () => T): T {
+/**
+ * A cache entry per resource and includes, which must be in their canonical order
+ * (`canonicalIncludes`), and per caller shape (`callerShape`) where the entry depends on it.
+ */
+function byIncludes<T>(cache: WeakMap<ResourceDeclaration, Map<string, T>>, resource: ResourceDeclaration, includes: readonly string[], make: () => T, shape = ''): T {
   let entries = cache.get(resource);
   if (!entries) cache.set(resource, (entries = new Map()));
-  const key = includes.join(',');
+  const key = `${shape}|${includes.join(',')}`;
   let entry = entries.get(key);
   if (entry === undefined) entries.set(key, (entry = make()));
   return entry;
@@ -156,7 +149,6 @@ function pageSelect(parts: ReadParts, resource: ResourceDeclaration): SQL {
     ...parts.includes(PAGE_IDS),
   ], sql`, `);
 }
-const cachedPageSelects = new WeakMap<ResourceDeclaration, Map<string, SQL>>();
 
 /** One record's statement: the row, and its includes over its id. */
 function oneStatement(parts: ReadParts, resource: ResourceDeclaration, scope: SQL, id: SQL): SQL {
@@ -241,30 +233,66 @@ function scopeOf(resource: ResourceDeclaration, selection: RecordSelection): SQL
   return and(recordScope(resource, selection.who, selection.withDeleted), selection.where)!;
 }
 
-const preparedOnes = new WeakMap<ResourceDeclaration, Map<string, Query>>();
+/** A statement rendered once (`preparedOne`), with the parts its answer is assembled by. */
+interface PreparedRead {
+  query: Query;
+  parts: ReadParts;
+}
+
+const preparedOnes = new WeakMap<ResourceDeclaration, Map<string, PreparedRead>>();
 
 /**
- * The get-by-id statement rendered to text once per resource and includes, with only the
- * installation and the id left as parameters: rendering it is the largest part of a GET's own
- * CPU. Only for resources whose records and scope are the same for every caller (with a scope
- * rule of its own, `recordScope` is needed, and the statement is rendered per request).
+ * What a statement's text may depend on in its caller: their kind and role (an agent's scope is
+ * another rule than an owner's), never their ids, which `callerTemplate` leaves as placeholders.
  */
-function preparedOne(resource: ResourceDeclaration, includes: readonly string[], who: Actor): Query | undefined {
-  if (resource.scope || partsDependOnCaller(resource, includes)) return undefined;
+function callerShape(resource: ResourceDeclaration, includes: readonly string[], who: Actor): string {
+  if (!resource.scope && !partsDependOnCaller(resource, includes)) return 'anyone';
+  return who.kind === 'teammate' ? `teammate:${who.role}` : `system:${who.part}:${who.userId === null ? 'nobody' : 'user'}`;
+}
+
+/**
+ * The caller with their ids as placeholders: a statement rendered for it serves every caller of
+ * its shape. Scope rules and computed fields only put a caller's ids into SQL (test/engine/
+ * prepared-statements.test.ts checks, for every resource and caller shape, that the filled
+ * statement is the one rendered for the caller itself).
+ */
+function callerTemplate(who: Actor): Actor {
+  const installationId = sql.placeholder('installationId') as unknown as number;
+  const userId = who.userId === null ? null : (sql.placeholder('userId') as unknown as number);
+  return who.kind === 'teammate' ? { ...who, installationId, userId: userId! } : { ...who, installationId, userId };
+}
+
+/** The values of `callerTemplate`'s placeholders. */
+function callerValues(who: Actor): Record<string, unknown> {
+  return { installationId: who.installationId, userId: who.userId };
+}
+
+/**
+ * The get-by-id statement rendered to text once per resource, includes and caller shape, with
+ * the installation, the caller and the id left as parameters: rendering it is the largest part
+ * of a GET's own CPU (docs/benchmarks.md).
+ */
+function preparedOne(resource: ResourceDeclaration, includes: readonly string[], who: Actor): PreparedRead {
   return byIncludes(preparedOnes, resource, includes, () => {
-    const scope = tenantScope(resource.table, resource.tenancy === 'global' ? 'global' : sql.placeholder('installationId'))!;
-    return dialect.sqlToQuery(oneStatement(partsOf(resource, includes, who), resource, scope, sql`${sql.placeholder('id')}`));
-  });
+    const template = callerTemplate(who);
+    const parts = partsOf(resource, includes, template);
+    return { parts, query: dialect.sqlToQuery(oneStatement(parts, resource, recordScope(resource, template), sql`${sql.placeholder('id')}`)) };
+  }, callerShape(resource, includes, who));
 }
 
 /** One record by id, with what it includes: one statement. */
 export async function selectOne(db: Queryable, resource: ResourceDeclaration, id: number, selection: RecordSelection): Promise<RecordsResult | undefined> {
   const includes = canonicalIncludes(resource, selection.includes);
-  const parts = partsOf(resource, includes, selection.who);
-  const prepared = !selection.where && !selection.withDeleted && db.executeText ? preparedOne(resource, includes, selection.who) : undefined;
-  const { rows } = prepared
-    ? await db.executeText!(prepared.sql, fillPlaceholders(prepared.params, { installationId: selection.who.installationId, id }))
-    : await db.execute(oneStatement(parts, resource, scopeOf(resource, selection), sql`${id}`));
+  let parts: ReadParts;
+  let rows: Record<string, unknown>[];
+  if (!selection.where && !selection.withDeleted && db.executeText) {
+    const prepared = preparedOne(resource, includes, selection.who);
+    parts = prepared.parts;
+    ({ rows } = await db.executeText(prepared.query.sql, fillPlaceholders(prepared.query.params, { ...callerValues(selection.who), id })));
+  } else {
+    parts = partsOf(resource, includes, selection.who);
+    ({ rows } = await db.execute(oneStatement(parts, resource, scopeOf(resource, selection), sql`${id}`)));
+  }
   const row = rows[0];
   if (!row) return undefined;
   return { ...assemble(parts, [row.record as Row], row), total: 1 };
@@ -280,20 +308,58 @@ function pageStatement(t: ResourceDeclaration['table'], scope: SQL, order: SQL, 
     SELECT ${select}, (SELECT count(*)::int FROM ${t} WHERE ${scope}) AS total`;
 }
 
-const preparedPages = new WeakMap<ResourceDeclaration, Map<string, Query>>();
+/**
+ * A page's `SELECT` list rendered once per resource, includes and caller shape (`callerTemplate`),
+ * for a page whose filter and order are rendered per request (`spliced` into them): the list is
+ * the bulk of the statement's text, and of the CPU it takes to render. None when its text cannot
+ * be spliced.
+ */
+const preparedSelects = new WeakMap<ResourceDeclaration, Map<string, PreparedRead | null>>();
+
+function preparedSelect(resource: ResourceDeclaration, includes: readonly string[], who: Actor): PreparedRead | undefined {
+  const entry = byIncludes(preparedSelects, resource, includes, () => {
+    const parts = partsOf(resource, includes, callerTemplate(who));
+    const query = dialect.sqlToQuery(pageSelect(parts, resource));
+    return spliceable(query) ? { parts, query } : null;
+  }, callerShape(resource, includes, who));
+  return entry ?? undefined;
+}
+
+const SELECT_MARK = '/* the page select */';
+const PARAMETER = /\$(\d+)/g;
+
+/** Whether every `$` of a rendered fragment's text is one of its parameters (nothing in a literal or a name would be renumbered). */
+function spliceable(fragment: Query): boolean {
+  const marks = fragment.sql.split('$').length - 1;
+  const named = [...fragment.sql.matchAll(PARAMETER)].map(([, n]) => Number(n));
+  return marks === named.length && named.every((n) => n >= 1 && n <= fragment.params.length);
+}
+
+/** `around` with `fragment` (its placeholders filled from `values`) in place of `SELECT_MARK`, the fragment's parameters numbered after its own. */
+function spliced(around: Query, fragment: Query, values: Record<string, unknown>): { sql: string; params: unknown[] } {
+  const shift = around.params.length;
+  const text = fragment.sql.replace(PARAMETER, (_, n: string) => `$${Number(n) + shift}`);
+  const [before, after, ...more] = around.sql.split(SELECT_MARK);
+  if (after === undefined || more.length) throw new Error('a page statement without exactly one place for its select');
+  return { sql: before + text + after, params: [...around.params, ...fillPlaceholders(fragment.params, values)] };
+}
+
+const preparedPages = new WeakMap<ResourceDeclaration, Map<string, PreparedRead>>();
 
 /**
- * A plain page (no filter, the default order) rendered to text once per resource and includes,
- * like `preparedOne`, with the installation, the limit and the offset as parameters.
+ * A plain page (no filter, the default order) rendered to text once per resource, includes and
+ * caller shape, like `preparedOne`, with the installation, the caller, the limit and the offset as
+ * parameters.
  */
-function preparedPage(resource: ResourceDeclaration, includes: readonly string[], who: Actor): Query | undefined {
-  if (resource.scope || partsDependOnCaller(resource, includes)) return undefined;
+function preparedPage(resource: ResourceDeclaration, includes: readonly string[], who: Actor): PreparedRead {
   return byIncludes(preparedPages, resource, includes, () => {
     const t = resource.table;
-    const scope = tenantScope(t, resource.tenancy === 'global' ? 'global' : sql.placeholder('installationId'))!;
-    const select = pageSelect(partsOf(resource, includes, who), resource);
-    return dialect.sqlToQuery(pageStatement(t, scope, sql`${t.id} ASC`, sql`${sql.placeholder('limit')}`, sql`${sql.placeholder('offset')}`, select));
-  });
+    const template = callerTemplate(who);
+    const parts = partsOf(resource, includes, template);
+    const select = pageSelect(parts, resource);
+    const limit = sql`${sql.placeholder('limit')}`;
+    return { parts, query: dialect.sqlToQuery(pageStatement(t, recordScope(resource, template), sql`${t.id} ASC`, limit, sql`${sql.placeholder('offset')}`, select)) };
+  }, callerShape(resource, includes, who));
 }
 
 /**
@@ -304,20 +370,24 @@ function preparedPage(resource: ResourceDeclaration, includes: readonly string[]
 export async function selectPage(db: Queryable, resource: ResourceDeclaration, selection: RecordSelection, page: Page): Promise<RecordsResult> {
   const t = resource.table;
   const includes = canonicalIncludes(resource, selection.includes);
-  const parts = partsOf(resource, includes, selection.who);
-  const plain = !selection.where && !selection.withDeleted && !page.order && db.executeText;
-  const prepared = plain ? preparedPage(resource, includes, selection.who) : undefined;
+  let parts: ReadParts;
   let rows: Record<string, unknown>[];
-  if (prepared) {
-    const values = { installationId: selection.who.installationId, limit: page.limit, offset: page.offset };
-    ({ rows } = await db.executeText!(prepared.sql, fillPlaceholders(prepared.params, values)));
+  const direction = page.order?.descending ? sql`DESC` : sql`ASC`;
+  const order = page.order ? sql`${page.order.expr} ${direction}, ${t.id} ${direction}` : sql`${t.id} ASC`;
+  const select = db.executeText && preparedSelect(resource, includes, selection.who);
+  if (!db.executeText || !select) {
+    parts = partsOf(resource, includes, selection.who);
+    ({ rows } = await db.execute(pageStatement(t, scopeOf(resource, selection), order, sql`${page.limit}`, sql`${page.offset}`, pageSelect(parts, resource))));
+  } else if (!selection.where && !selection.withDeleted && !page.order) {
+    const prepared = preparedPage(resource, includes, selection.who);
+    parts = prepared.parts;
+    const values = { ...callerValues(selection.who), limit: page.limit, offset: page.offset };
+    ({ rows } = await db.executeText(prepared.query.sql, fillPlaceholders(prepared.query.params, values)));
   } else {
-    const direction = page.order?.descending ? sql`DESC` : sql`ASC`;
-    const order = page.order ? sql`${page.order.expr} ${direction}, ${t.id} ${direction}` : sql`${t.id} ASC`;
-    const select = partsDependOnCaller(resource, includes)
-      ? pageSelect(parts, resource)
-      : byIncludes(cachedPageSelects, resource, includes, () => rendered(pageSelect(parts, resource)));
-    ({ rows } = await db.execute(pageStatement(t, scopeOf(resource, selection), order, sql`${page.limit}`, sql`${page.offset}`, select)));
+    parts = select.parts;
+    const around = dialect.sqlToQuery(pageStatement(t, scopeOf(resource, selection), order, sql`${page.limit}`, sql`${page.offset}`, sql.raw(SELECT_MARK)));
+    const statement = spliced(around, select.query, callerValues(selection.who));
+    ({ rows } = await db.executeText(statement.sql, statement.params));
   }
   const row = rows[0];
   return { ...assemble(parts, (row?.records ?? []) as Row[], row), total: (row?.total as number | undefined) ?? 0 };

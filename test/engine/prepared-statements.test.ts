@@ -1,0 +1,126 @@
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { sql, type SQL } from 'drizzle-orm';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Actor } from '../../src/auth/principal';
+import type { Queryable } from '../../src/db/client';
+import { USER_ROLES } from '../../src/db/schema';
+import type { ResourceDeclaration } from '../../src/engine';
+import { selectOne, selectPage } from '../../src/engine/queries';
+
+/*
+ * A read without a filter runs a statement rendered once per resource, includes and caller shape
+ * (kind and role), with the caller's ids as placeholders (src/engine/queries.ts, `callerTemplate`).
+ * That is right only if a scope rule or a computed field does nothing with a caller's ids but put
+ * them into SQL: for every resource and every kind of caller, the prepared statement, filled,
+ * must be the very statement rendered for that caller.
+ */
+
+const dialect = new PgDialect();
+
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** A database handle that records the one statement it is given and answers no rows: prepared (as text), or rendered here. */
+function recorder(prepared: boolean) {
+  const statements: Statement[] = [];
+  const db: Queryable = prepared
+    ? {
+        execute: () => Promise.reject(new Error('a prepared read rendered a statement')),
+        executeText: async (text, params) => (statements.push({ sql: text, params }), { rows: [] }),
+      }
+    : {
+        execute: async (query: SQL) => {
+          const { sql, params } = dialect.sqlToQuery(query);
+          statements.push({ sql, params });
+          return { rows: [] };
+        },
+      };
+  return { db, statements };
+}
+
+/**
+ * The statement with each parameter written in its place: a page whose select list is spliced into
+ * a filter rendered per request numbers its parameters in another order than one rendered whole.
+ */
+function inlined(statement: Statement): string {
+  return statement.sql.replace(/\$(\d+)/g, (_, n: string) => JSON.stringify(statement.params[Number(n) - 1]));
+}
+
+/** Two callers of every shape, so that a statement cached for the first and reused for the second is caught. */
+function callersOfEveryShape(installationId: number, userId: number): Actor[] {
+  return [
+    ...USER_ROLES.map((role) => ({ kind: 'teammate', installationId, userId, role }) as const),
+    ...(['room', 'cron', 'import', 'widget'] as const).flatMap((part) => [
+      { kind: 'system', installationId, userId, part } as const,
+      { kind: 'system', installationId, userId: null, part } as const,
+    ]),
+  ];
+}
+
+/** Every resource declaration: each group's `*.resource.ts` files (where `defineResource` is called, and only there). */
+async function everyResource(): Promise<ResourceDeclaration[]> {
+  const root = path.resolve(__dirname, '../../src/resources');
+  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.resource.ts'));
+  const exported = await Promise.all(files.map(async (file) => Object.values(await import(path.join(root, file)) as Record<string, unknown>)));
+  return exported.flat().filter((value): value is ResourceDeclaration =>
+    typeof value === 'object' && value !== null && 'table' in value && 'relations' in value && 'singular' in value);
+}
+
+let resources: ResourceDeclaration[] = [];
+beforeAll(async () => {
+  resources = await everyResource();
+});
+
+describe('prepared reads', () => {
+  it('cover every resource of every module', () => {
+    expect(resources.length).toBeGreaterThanOrEqual(30);
+    expect(resources.map((r) => r.type)).toContain('tickets');
+  });
+
+  for (const [installationId, userId] of [[11, 21], [12, 22]] as const) {
+    it(`are, filled, the statements rendered for each caller (installation ${installationId}, user ${userId})`, async () => {
+      let compared = 0;
+      for (const resource of resources) {
+        for (const includes of [[], Object.keys(resource.relations)]) {
+          for (const who of callersOfEveryShape(installationId, userId)) {
+            const label = `${resource.type} includes=[${includes}] ${JSON.stringify(who)}`;
+            const prepared = recorder(true);
+            const rendered = recorder(false);
+            await selectOne(prepared.db, resource, 31, { who, includes });
+            await selectOne(rendered.db, resource, 31, { who, includes });
+            const page = { limit: 25, offset: 50, order: undefined };
+            await selectPage(prepared.db, resource, { who, includes }, page);
+            await selectPage(rendered.db, resource, { who, includes }, page);
+            // a filtered, ordered page: its select list spliced into the rest, rendered per request
+            const t = resource.table;
+            const filtered = { who, includes, where: sql`${t.id} > ${7}`, withDeleted: true };
+            const ordered = { ...page, order: { expr: t.id, descending: true } };
+            await selectPage(prepared.db, resource, filtered, ordered);
+            await selectPage(rendered.db, resource, filtered, ordered);
+            expect(prepared.statements, label).toHaveLength(3);
+            expect(prepared.statements.slice(0, 2), label).toEqual(rendered.statements.slice(0, 2));
+            expect(inlined(prepared.statements[2]!), label).toEqual(inlined(rendered.statements[2]!));
+            compared += 3;
+          }
+        }
+      }
+      expect(compared).toBe(resources.length * 2 * callersOfEveryShape(0, 0).length * 3);
+    });
+  }
+
+  it('name the caller: an agent and an owner of the same installation read tickets by different statements', async () => {
+    const tickets = resources.find((r) => r.type === 'tickets')!;
+    const texts = await Promise.all((['owner', 'agent'] as const).map(async (role) => {
+      const { db, statements } = recorder(true);
+      await selectOne(db, tickets, 5, { who: { kind: 'teammate', installationId: 1, userId: 2, role }, includes: [] });
+      return statements[0]!;
+    }));
+    expect(texts[0]!.sql).not.toEqual(texts[1]!.sql);
+    expect(texts[1]!.sql).toContain('inbox_users');
+    expect(texts[1]!.params).toContain(2);
+  });
+});
