@@ -11,6 +11,10 @@
 //   /http-x2/v2/companies/{id}.json  the credential look-up, then the GET: two HTTP queries in turn
 //   /batch/v2/companies/{id}.json    the same two statements in one HTTP transaction([...])
 //   /named/{name}                    a named statement of BENCH_STATEMENTS.named (fixed parameters)
+//   POST /transaction/{name}/{id}    the statements of BENCH_STATEMENTS.transactions[name] in one
+//                                    transaction on a WebSocket Pool of one (as the service's
+//                                    writes run), record {id} in their '{record}' parameters and
+//                                    the id statement `madeBy` answers in '{made}'
 import { neon, Pool } from '@neondatabase/serverless';
 import { Hono, type Context } from 'hono';
 import { applyLocalStackSettings } from '../../src/db/local-stack-settings';
@@ -28,6 +32,8 @@ interface Statements {
   list: { text: string; params: unknown[] };
   /** more fixed statements by name, for `/named/{name}` (the tickets benchmark's) */
   named?: Record<string, { text: string; params: unknown[] }>;
+  /** statements to run in one transaction, by name, for `/transaction/{name}/{id}` (bench/statements.ts, `recordedTransaction`) */
+  transactions?: Record<string, { statements: { text: string; params: unknown[] }[]; madeBy: number }>;
 }
 type C = Context<{ Bindings: Env }>;
 
@@ -67,6 +73,35 @@ app.get('/named/:name', async (c) => {
   if (!statement) return c.json({ errors: [{ code: 'not_found' }] }, 404);
   const result = await neon(c.env.DATABASE_URL).query(statement.text, statement.params, AS_DRIZZLE_DOES);
   return answer(c, result.rows);
+});
+
+app.post('/transaction/:name/:id{[0-9]+}', async (c) => {
+  applyLocalStackSettings(c.env);
+  const transaction = all(c).transactions?.[c.req.param('name')];
+  if (!transaction) return c.json({ errors: [{ code: 'not_found' }] }, 404);
+  const id = Number(c.req.param('id'));
+  // the body is read, as the service reads its own (a request body left unread stalls the connection under load)
+  await c.req.text();
+  const pool = new Pool({ connectionString: c.env.DATABASE_URL, max: 1 });
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    let rows: Record<string, unknown>[] = [];
+    let made: unknown;
+    for (const [i, statement] of transaction.statements.entries()) {
+      const params = statement.params.map((value) => (value === '{record}' ? id : value === '{made}' ? made : value));
+      ({ rows } = await client.query(statement.text, params));
+      if (i === transaction.madeBy) made = rows[0]?.id;
+    }
+    await client.query('COMMIT');
+    return c.json({ rows }, 201);
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+    c.executionCtx.waitUntil(pool.end());
+  }
 });
 
 app.get('/http/v2/companies.json', async (c) => {

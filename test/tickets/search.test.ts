@@ -3,8 +3,11 @@
 // parameters, and a 400 naming each contradiction instead of a silently widened list.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { searchColumns, THREAD_SEARCH_CHARS } from '../../src/resources/tickets/ticket-search';
 import { api } from '../support/api';
-import { newInstallation } from '../support/db';
+import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { drained } from '../support/events';
 
@@ -80,6 +83,54 @@ describe('words', () => {
     const reply = await api(`/v2/tickets/${t.refundSubject}/messages.json`, { method: 'POST', key: owner, body: { message: words, threadType: 'note' } });
     expect(reply.status, reply.text.slice(0, 300)).toBe(201);
     expect(ids(await search('search=w1x'))).toEqual([t.refundSubject]);
+  });
+
+  it('appends each new entry to the document, giving the very document a rewrite from the thread gives', async () => {
+    // an installation of its own: the facets below count this one's tickets
+    const key = (await newInstallation('ticket-search-append')).users.owner.apiKey;
+    const ownInbox = (await api('/v2/inboxes.json', { key })).body.inboxes[0].id;
+    const created = await api('/v2/tickets.json', { method: 'POST', key, body: { inbox: ownInbox, subject: 'Appended, not rewritten', customer: { email: 'rhea@shop.test' }, message: 'First words here' } });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.ticket.id;
+    const add = async (body: Record<string, unknown>) => {
+      const reply = await api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key, body });
+      expect(reply.status, reply.text.slice(0, 300)).toBe(201);
+    };
+    const stored = async () => (await rows<{ v: string; chars: number }>('SELECT search_vector::text AS v, search_thread_chars AS chars FROM tickets WHERE id = $1', [id]))[0]!;
+    // the document as `refreshSearch` writes it from the whole thread
+    const rewritten = async () => {
+      const set = new PgDialect().sqlToQuery(sql`${searchColumns}`);
+      const n = set.params.length;
+      await rows(`UPDATE tickets t SET ${set.sql} FROM customers c WHERE c.id = t.customer_id AND t.id = $${n + 1}`, [...set.params, id]);
+      return stored();
+    };
+    await add({ message: '<p>Second: <b>bold</b> words, 42 numbers &amp; punctuation!</p>', threadType: 'message' });
+    await add({ message: 'A note with a **draft**-like word', threadType: 'note', editMethod: 'markdown' });
+    await add({ message: 'kept back: zanzibar', threadType: 'message', isDraft: true });
+    await add({ message: '<p></p>', threadType: 'note' });
+    await add({ message: 'émigré ünïcode 東京 words again', threadType: 'message' });
+    const appended = await stored();
+    expect(appended.chars).toBeGreaterThan(60);
+    expect(appended.v).toContain("'punctuation':");
+    expect(appended.v).not.toContain('zanzibar');
+    expect(await rewritten()).toEqual(appended);
+    expect(ids(await search('search=%22words%20again%22', key))).toEqual([id]);
+
+    // an entry that crosses the bound: the document is rewritten, cut at the bound
+    const words = Array.from({ length: 50_000 }, (_, i) => `b${i.toString(36)}q`).join(' ');
+    await add({ message: words, threadType: 'note' });
+    await add({ message: words.replace(/q/g, 'r'), threadType: 'note' });
+    await add({ message: words.replace(/q/g, 's'), threadType: 'note' });
+    await add({ message: words.replace(/q/g, 't'), threadType: 'note' });
+    const full = await stored();
+    expect(full.chars).toBe(THREAD_SEARCH_CHARS);
+    expect(await rewritten()).toEqual(full);
+    // past the bound a new entry changes nothing: it lies after the thread's first 300,000 characters
+    await add({ message: 'quokka', threadType: 'message' });
+    expect(await stored()).toEqual(full);
+    expect(ids(await search('search=quokka', key))).toEqual([]);
+    expect(ids(await search('search=b1s', key))).toEqual([id]);
+    expect(await rewritten()).toEqual(full);
   });
 
   it('follows a customer renamed, once the drain has run', async () => {

@@ -47,6 +47,8 @@ export const tickets = pgTable(
     resolutionTimeMins: integer('resolution_time_mins'),
     /** what search matches: subject (weight A), customer (B), thread (C); kept by `ticket-search.ts` */
     searchVector: tsvector('search_vector'),
+    /** characters of thread text in `searchVector` (each entry with a space before it); NULL: not counted yet, the next entry rewrites the document */
+    searchThreadChars: integer('search_thread_chars'),
   },
   (t) => [
     index('tickets_status_idx').on(t.installationId, t.statusId, t.id),

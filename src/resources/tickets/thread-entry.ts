@@ -5,7 +5,7 @@ import type { WriteContext } from '../../engine';
 import { insertEventsFrom } from '../../events/record-events';
 import { messageHtml, messageText, type EditMethod } from '../../lib/html/message-body';
 import { attachFiles } from '../files/attach';
-import { refreshSearch } from './ticket-search';
+import { appendedToSearch, refreshSearch, searchEffectOf } from './ticket-search';
 
 /** A ticket's or an entry's `cc` or `bcc`: email addresses, at most 50. */
 export const addressList = z.array(emailAddress).max(50);
@@ -66,18 +66,22 @@ export async function addThreadEntry(
       VALUES (${who.installationId}, ${entry.ticketId}, ${entry.threadType}, ${html}, ${text}, ${entry.editMethod}, ${entry.customerId},
               ${textArray(entry.cc)}, ${textArray(entry.bcc)}, ${entry.isPinned ?? false}, ${entry.isDraft ?? false}, ${entry.by === undefined ? who.userId : entry.by}::int, ${who.userId}::int,
               coalesce(${entry.at ?? null}::timestamptz, now()))
-      RETURNING id, ticket_id, thread_type, is_draft, created_at),
+      RETURNING id, ticket_id, thread_type, is_draft, created_at, text_body),
+    searched AS (
+      SELECT ${entry.isDraft || entry.searchLater ? sql`'none'` : searchEffectOf(sql`entry.text_body`)} AS effect
+        FROM tickets t JOIN entry ON t.id = entry.ticket_id),
     preview AS (
       UPDATE tickets t SET updated_at = now(),
-        preview_text = CASE WHEN entry.thread_type <> 'note' AND NOT entry.is_draft THEN left(${text}, ${PREVIEW_CHARS}) ELSE t.preview_text END,
-        last_message_at = CASE WHEN entry.thread_type <> 'note' AND NOT entry.is_draft THEN entry.created_at ELSE t.last_message_at END
-        FROM entry WHERE t.id = entry.ticket_id),
+        preview_text = CASE WHEN entry.thread_type <> 'note' AND NOT entry.is_draft THEN left(entry.text_body, ${PREVIEW_CHARS}) ELSE t.preview_text END,
+        last_message_at = CASE WHEN entry.thread_type <> 'note' AND NOT entry.is_draft THEN entry.created_at ELSE t.last_message_at END,
+        ${appendedToSearch(sql`entry.text_body`, sql`searched.effect`)}
+        FROM entry, searched WHERE t.id = entry.ticket_id),
     logged AS (${insertEventsFrom(sql`entry`, who, 'messages', 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type,
       'author', ${entry.customerId === null ? 'teammate' : 'customer'}::text, 'isDraft', r.is_draft, 'opening', ${entry.opening ?? false}::boolean)`)})
-    SELECT id FROM entry`);
+    SELECT id, (SELECT effect FROM searched) AS search FROM entry`);
   const id = Number(rows[0]!.id);
   if (entry.files) await attachFiles(context, id, entry.files.ids, entry.files.source);
-  if (!entry.searchLater) await refreshSearch({ tx }, [entry.ticketId]);
+  if (rows[0]!.search === 'rewrite') await refreshSearch({ tx }, [entry.ticketId]);
   return id;
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { EDIT_METHODS, ticketMessages, tickets, ticketStatuses } from '../../db/schema';
 import { lockTicket } from './ticket-lock';
-import { readBack, referenceInput, schemasOf, tenantScope, translateDbError, updateRecords } from '../../engine';
+import { readBack, referenceInput, schemasOf, tenantScope, translateDbError, updateRecords, type WriteContext } from '../../engine';
 import { noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
@@ -51,37 +51,44 @@ export const createThreadEntryRoute = defineRoute({
   const who = c.var.principal;
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
-  const threadType = body.threadType ?? 'message';
   const answer = await c.var.db
-    .transaction(async (tx) => {
-      const context = { tx, who, env: c.env };
-      const ticket = await lockTicket(tx, who, id);
-      let status = body.status;
-      if (status !== undefined) {
-        const found = await tx.select({ id: ticketStatuses.id }).from(ticketStatuses).where(and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status)));
-        if (found.length === 0) throw ApiError.invalid('message.status', `no ticketstatuses ${status} here`);
-      } else if (movesToWaiting(ticket.statusCode, { threadType, isDraft: body.isDraft })) status = WAITING_STATUS;
-      const entryId = await addThreadEntry(context, {
-        ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: null,
-        cc: body.cc ?? undefined, bcc: body.bcc ?? undefined, isPinned: body.isPinned, isDraft: body.isDraft,
-        files: body.files ? { ids: body.files, source: 'message.files' } : undefined,
-      });
-      if (body.mentions?.length) {
-        const named = body.mentions.map((user) => ({ id: user }));
-        await mentionsRelation.write!(tx, who, { type: 'messages', id: entryId }, named, 'message.mentions');
-        await ticketsResource.relations.followers!.write!(tx, who, { type: 'tickets', id }, named, 'message.mentions');
-      }
-      if (status !== undefined) {
-        await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, id) }, { statusId: status }, { status: ticketsResource.fields.status!.output! });
-      }
-      return readBack(tx, messagesResource, who, entryId, []);
-    })
+    .transaction((tx) => addTicketEntry({ tx, who, env: c.env }, id, body))
     .catch((error: unknown) => {
       throw translateDbError(error, messagesResource);
     });
   noteEvents(c.var.db, who.installationId, [['messages', 'created'], ['messages', 'linked'], ['tickets', 'updated', ['status']], ['tickets', 'linked']]);
   return c.json(answer, 201);
 });
+
+/**
+ * The write of `POST /v2/tickets/{id}/messages.json`, in the caller's transaction: the ticket
+ * locked, the entry added with its mentions, the status it names or a reply implies; answers the
+ * entry as it now reads.
+ */
+export async function addTicketEntry(context: WriteContext, id: number, body: z.infer<typeof entryBody>) {
+  const { tx, who } = context;
+  const threadType = body.threadType ?? 'message';
+  const ticket = await lockTicket(tx, who, id);
+  let status = body.status;
+  if (status !== undefined) {
+    const found = await tx.select({ id: ticketStatuses.id }).from(ticketStatuses).where(and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status)));
+    if (found.length === 0) throw ApiError.invalid('message.status', `no ticketstatuses ${status} here`);
+  } else if (movesToWaiting(ticket.statusCode, { threadType, isDraft: body.isDraft })) status = WAITING_STATUS;
+  const entryId = await addThreadEntry(context, {
+    ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: null,
+    cc: body.cc ?? undefined, bcc: body.bcc ?? undefined, isPinned: body.isPinned, isDraft: body.isDraft,
+    files: body.files ? { ids: body.files, source: 'message.files' } : undefined,
+  });
+  if (body.mentions?.length) {
+    const named = body.mentions.map((user) => ({ id: user }));
+    await mentionsRelation.write!(tx, who, { type: 'messages', id: entryId }, named, 'message.mentions');
+    await ticketsResource.relations.followers!.write!(tx, who, { type: 'tickets', id }, named, 'message.mentions');
+  }
+  if (status !== undefined) {
+    await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, id) }, { statusId: status }, { status: ticketsResource.fields.status!.output! });
+  }
+  return readBack(tx, messagesResource, who, entryId, []);
+}
 
 /** `GET /v2/tickets/{id}/messages.json`: the thread in pages (a ticket of thousands of entries reads page by page). */
 export const threadRoute = ticketChildrenRoute(messagesResource, ticketMessages.ticketId, {
