@@ -6,7 +6,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
-import { eventsSince, lastEventId, summary } from '../support/events';
+import { drained, eventsSince, lastEventId, summary } from '../support/events';
 
 let site: SeededInstallation;
 let agent: string;
@@ -33,6 +33,45 @@ describe('replies and notes', () => {
     expect(reply.body.message).toMatchObject({ message: '<p>On it</p>', htmlBody: '<p>On it</p>', threadType: 'message', ticket: { id, type: 'tickets' }, customer: null, cc: ['boss@tickets.test'], createdBy: { id: site.users.agent.id, type: 'users' } });
     expect(await ticket(id)).toMatchObject({ status: { id: 3 }, messageCount: 2, previewText: 'On it' });
     expect(summary(await eventsSince(site.id, mark))).toEqual(['messages:created', 'tickets:updated']);
+  });
+
+  it("the customer's reply is the customer's entry and makes a waiting or solved ticket active; a closed one stays closed", async () => {
+    const id = await newTicket();
+    expect((await post(id, { message: 'On it' })).status).toBe(201);
+    expect((await ticket(id)).status.id).toBe(3);
+    const mark = await lastEventId(site.id);
+    const reply = await post(id, { message: 'Thanks, but it still fails', customer: { id: customer } });
+    expect(reply.status, reply.text).toBe(201);
+    expect(reply.body.message).toMatchObject({ threadType: 'message', customer: { id: customer, type: 'customers' } });
+    expect(await ticket(id)).toMatchObject({ status: { id: 1 }, messageCount: 3, previewText: 'Thanks, but it still fails' });
+    expect(summary(await eventsSince(site.id, mark))).toEqual(['messages:created', 'tickets:updated']);
+
+    // solved: the customer says it is not
+    expect((await api(`/v2/tickets/${id}.json`, { method: 'PATCH', key: agent, body: { ticket: { status: { id: 5 } } } })).status).toBe(200);
+    expect((await post(id, { message: 'Not solved', customer: { id: customer } })).status).toBe(201);
+    expect((await ticket(id)).status.id).toBe(1);
+    // closed stays closed; a named status still wins
+    expect((await api(`/v2/tickets/${id}.json`, { method: 'PATCH', key: agent, body: { ticket: { status: { id: 6 } } } })).status).toBe(200);
+    expect((await post(id, { message: 'Hello again', customer: { id: customer } })).status).toBe(201);
+    expect((await ticket(id)).status.id).toBe(6);
+    expect((await post(id, { message: 'Reopen', customer: { id: customer }, status: { id: 4 } })).status).toBe(201);
+    expect((await ticket(id)).status.id).toBe(4);
+    await drained(site.id);
+    const history = await api(`/v2/tickets/${id}/activities.json?pageSize=100`, { key: agent });
+    expect(history.status, history.text).toBe(200);
+    expect(history.body.ticketactivities.filter((a: { eventType: string }) => a.eventType === 'ticket.customer.reply')).toHaveLength(4);
+  });
+
+  it("refuses a customer's entry that is not the ticket customer's, a note or a draft, writing nothing", async () => {
+    const id = await newTicket();
+    const other = (await api('/v2/customers.json', { method: 'POST', key: agent, body: { email: 'other@tickets.test' } })).body.customer.id;
+    const before = await rows('SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = $1', [id]);
+    expectError(await post(id, { message: 'x', customer: { id: other } }), 400, 'message.customer');
+    expectError(await post(id, { message: 'x', customer: { id: customer }, threadType: 'note' }), 400, 'message.customer');
+    expectError(await post(id, { message: 'x', customer: { id: customer }, isDraft: true }), 400, 'message.customer');
+    expectError(await post(id, { message: 'x', customer: 'nope' }), 400, 'customer');
+    expect(await rows('SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = $1', [id])).toEqual(before);
+    expect((await ticket(id)).status.id).toBe(1);
   });
 
   it('a note changes no status and no count; a named status wins; a draft is not counted nor previewed', async () => {

@@ -24,6 +24,18 @@ export function movesToWaiting(ticketStatusCode: string, entry: { threadType: st
 /** The status a reply moves its ticket to (`movesToWaiting`). */
 export const WAITING_STATUS = 3;
 
+/**
+ * Whether the customer's reply makes its ticket active again: one waiting on them, or solved
+ * (the customer says it is not). A closed ticket stays closed (what mail to it does is the mail
+ * channel's rule), and one on hold or spam is the team's to move.
+ */
+export function reopensOnCustomerReply(ticketStatusCode: string): boolean {
+  return ticketStatusCode === 'waiting' || ticketStatusCode === 'solved';
+}
+
+/** The status a customer's reply moves its ticket to (`reopensOnCustomerReply`). */
+export const ACTIVE_STATUS = 1;
+
 /** How much of an entry's text a ticket's `previewText` holds. */
 const PREVIEW_CHARS = 200;
 

@@ -12,7 +12,7 @@ import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { mentionsRelation, messagesResource } from './messages.resource';
 import { ticketsResource } from './tickets.resource';
-import { addressList, addThreadEntry, movesToWaiting, WAITING_STATUS } from './thread-entry';
+import { ACTIVE_STATUS, addressList, addThreadEntry, movesToWaiting, reopensOnCustomerReply, WAITING_STATUS } from './thread-entry';
 import { ticketChildrenRoute } from './ticket-children';
 import { MAX_FILES_PER_ENTRY } from '../files/attach';
 
@@ -31,16 +31,18 @@ const entryBody = writableRecord(
     isDraft: z.boolean().optional().meta({ description: 'a draft is not sent and not counted until it is' }),
     mentions: z.array(referenceInput('users')).max(50).optional().meta({ description: 'teammates to mention: they follow the ticket from then on' }),
     files: z.array(referenceInput('files')).max(MAX_FILES_PER_ENTRY).optional().meta({ description: `confirmed uploads to attach (POST /v2/files/ref.json), at most ${MAX_FILES_PER_ENTRY}` }),
+    customer: referenceInput('customers').optional().meta({ description: "the ticket's customer, to write the customer's reply (a channel of the team's own): a reply to a waiting or solved ticket makes it active" }),
   },
-  ['ticket', 'htmlBody', 'textBody', 'customer', 'viewedByCustomerAt', 'assigningUser', 'contact', 'delayed'],
+  ['ticket', 'htmlBody', 'textBody', 'viewedByCustomerAt', 'assigningUser', 'contact', 'delayed'],
 ).meta({ id: 'MessageCreate' });
 
 const s = schemasOf(messagesResource);
 
 /**
  * `POST /v2/tickets/{id}/messages.json`: a teammate's reply (`threadType: message`) or internal
- * note, in one transaction with the status it names. An agent's reply that is no draft, to an
- * `active` ticket, without a status, moves the ticket to waiting on the customer (3).
+ * note, or the customer's reply (`customer`), in one transaction with the status it names. An
+ * agent's reply that is no draft, to an `active` ticket, without a status, moves the ticket to
+ * waiting on the customer (3); the customer's reply to a waiting or solved one makes it active (1).
  */
 export const createThreadEntryRoute = defineRoute({
   method: 'post', path: '/v2/tickets/{id}/messages.json', tag: 'Tickets', operationId: 'createTicketMessage', roles: AGENTS,
@@ -69,13 +71,19 @@ export async function addTicketEntry(context: WriteContext, id: number, body: z.
   const { tx, who } = context;
   const threadType = body.threadType ?? 'message';
   const ticket = await lockTicket(tx, who, id);
+  if (body.customer !== undefined) {
+    if (body.customer !== ticket.customerId) throw ApiError.invalid('message.customer', `customer ${body.customer} is not this ticket's customer`);
+    if (threadType !== 'message' || body.isDraft) throw ApiError.invalid('message.customer', 'a customer writes replies: no notes, no drafts');
+  }
   let status = body.status;
   if (status !== undefined) {
     const found = await tx.select({ id: ticketStatuses.id }).from(ticketStatuses).where(and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status)));
     if (found.length === 0) throw ApiError.invalid('message.status', `no ticketstatuses ${status} here`);
+  } else if (body.customer !== undefined) {
+    if (reopensOnCustomerReply(ticket.statusCode)) status = ACTIVE_STATUS;
   } else if (movesToWaiting(ticket.statusCode, { threadType, isDraft: body.isDraft })) status = WAITING_STATUS;
   const entryId = await addThreadEntry(context, {
-    ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: null,
+    ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: body.customer ?? null,
     cc: body.cc ?? undefined, bcc: body.bcc ?? undefined, isPinned: body.isPinned, isDraft: body.isDraft,
     files: body.files ? { ids: body.files, source: 'message.files' } : undefined,
   });
