@@ -189,6 +189,35 @@ describe('merging customers', () => {
     expect(events.filter((e) => (e.data as any).isMain).length).toBe(2);
   });
 
+  it("moves the other's tickets, deleted ones too, and the entries they wrote; the tickets are found by this customer's name", async () => {
+    const keep = (await create({ firstName: 'Keeper', email: 'keeper@tickets-merge.test' })).body.customer.id;
+    const fold = (await create({ firstName: 'Folded', email: 'folded@tickets-merge.test' })).body.customer.id;
+    const inbox = (await api('/v2/inboxes.json', { key: agent })).body.inboxes[0].id;
+    const open = async (subject: string) => {
+      const created = await api('/v2/tickets.json', { method: 'POST', key: agent, body: { subject, inbox, customer: { id: fold }, message: 'Written by the customer' } });
+      expect(created.status, created.text).toBe(201);
+      return created.body.ticket.id as number;
+    };
+    const live = await open('Moves with its customer');
+    const gone = await open('Deleted, moves too');
+    expect((await api(`/v2/tickets/${live}/messages.json`, { method: 'POST', key: agent, body: { message: 'Their answer', customer: { id: fold } } })).status).toBe(201);
+    expect((await api(`/v2/tickets/${gone}.json`, { method: 'DELETE', key: agent })).status).toBe(204);
+    const mark = await lastEventId(site.id);
+    expect((await api(`/v2/customers/${keep}/merge.json`, { method: 'POST', key: agent, body: { customer: { id: fold } } })).status).toBe(200);
+    expect((await api(`/v2/tickets/${live}.json`, { key: agent })).body.ticket.customer).toEqual({ id: keep, type: 'customers' });
+    expect(await rows('SELECT id, customer_id AS "customerId" FROM tickets WHERE id = ANY($1) ORDER BY id', [[live, gone]])).toEqual([{ id: live, customerId: keep }, { id: gone, customerId: keep }]);
+    expect(await rows('SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = ANY($1) AND customer_id = $2', [[live, gone], fold])).toEqual([{ n: 0 }]);
+    expect(await rows('SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = ANY($1) AND customer_id = $2', [[live, gone], keep])).toEqual([{ n: 3 }]);
+    const thread = await api(`/v2/tickets/${live}/messages.json`, { key: agent });
+    expect(thread.body.messages.map((m: { customer: unknown }) => m.customer)).toEqual([{ id: keep, type: 'customers' }, { id: keep, type: 'customers' }]);
+    const search = await api('/v2/search/tickets.json?search=keeper', { key: agent });
+    expect(search.body.tickets.map((t: { id: number }) => t.id)).toEqual([live]);
+    expect((await api('/v2/search/tickets.json?search=folded', { key: agent })).body.tickets).toEqual([]);
+    const events = summary(await eventsSince(site.id, mark));
+    expect(events.filter((e) => e === 'tickets:updated')).toHaveLength(2);
+    expect(events.filter((e) => e === 'messages:updated')).toHaveLength(3);
+  });
+
   it('refuses itself, an unknown other, and an unknown target, changing nothing', async () => {
     const keep = (await create({ email: 'self@merge.test' })).body.customer.id;
     const other = await newInstallation('customers-merge-other');

@@ -8,6 +8,7 @@ import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
+import { refreshSearch } from '../tickets/ticket-search';
 import { CONTACT_EVENTS, settleContacts } from './customer-contacts';
 import { customersResource } from './customers.resource';
 
@@ -20,12 +21,13 @@ const mergeBody = z
  * this one, in one transaction. Its contacts move (keeping this customer's main ones; each an
  * `updated` contact event), its company links move (each a `linked` event of this customer), its
  * chat visitors name this customer (each an `updated` event), it is deleted (its `deleted` event
- * says `mergedInto`), and this customer gets a `merged` event naming it. This customer's own
- * properties stay as they are. Tickets move with them once tickets exist.
+ * says `mergedInto`), and this customer gets a `merged` event naming it. Its tickets and the
+ * thread entries it wrote move too (each an `updated` event; the tickets' search documents name
+ * this customer from then on). This customer's own properties stay as they are.
  */
 export const mergeRoute = defineRoute({
   method: 'post', path: '/v2/customers/{id}/merge.json', tag: 'Customers', operationId: 'mergeCustomer', roles: AGENTS,
-  summary: 'Fold another customer into this one: contacts, company links and conversations move, the other is deleted',
+  summary: 'Fold another customer into this one: contacts, company links, conversations and tickets move, the other is deleted',
   request: { params: idParams, body: { required: true, content: { 'application/json': { schema: mergeBody } } } },
   responses: {
     200: jsonResponse('the customer, with its contacts and companies', schemasOf(customersResource).one),
@@ -71,6 +73,22 @@ export const mergeRoute = defineRoute({
          WHERE customer_id = ${other} AND installation_id = ${who.installationId} AND state = 'active'
         RETURNING id)
       ${insertEventsFrom(sql`changed`, who, 'contacts', 'updated', customerMoved)}`);
+    // Their tickets (deleted ones too, so that a restore names a live customer) and the entries
+    // they wrote: each an `updated` event with the customer before and after.
+    const { rows: movedTickets } = await tx.execute(sql`
+      WITH changed AS (
+        UPDATE tickets SET customer_id = ${id}, updated_at = now(), updated_by = ${who.userId}::int
+         WHERE customer_id = ${other} AND installation_id = ${who.installationId}
+        RETURNING id),
+      logged AS (${insertEventsFrom(sql`changed`, who, 'tickets', 'updated', customerMoved)})
+      SELECT id FROM changed`);
+    await tx.execute(sql`
+      WITH changed AS (
+        UPDATE ticket_messages SET customer_id = ${id}, updated_at = now(), updated_by = ${who.userId}::int
+         WHERE customer_id = ${other} AND installation_id = ${who.installationId}
+        RETURNING id)
+      ${insertEventsFrom(sql`changed`, who, 'messages', 'updated', customerMoved)}`);
+    await refreshSearch({ tx }, movedTickets.map((row) => Number(row.id)));
     await deleteRecords(tx, who, { table: customers, type: 'customers', where: eq(customers.id, other) }, { mergedInto: { id, type: 'customers' } });
     await recordEvents(tx, who, [{ recordType: 'customers', recordId: id, kind: 'merged', data: { customer: { id: other, type: 'customers' } } }]);
     await settleContacts({ tx, who, env: c.env }, id);
@@ -78,6 +96,6 @@ export const mergeRoute = defineRoute({
   }).catch((error: unknown) => {
     throw translateDbError(error, customersResource);
   });
-  noteEvents(c.var.db, who.installationId, [['customers'], [CONTACT_EVENTS, 'updated'], ['contacts', 'updated']]);
+  noteEvents(c.var.db, who.installationId, [['customers'], [CONTACT_EVENTS, 'updated'], ['contacts', 'updated'], ['tickets', 'updated'], ['messages', 'updated']]);
   return c.json(body, 200);
 });
