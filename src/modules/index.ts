@@ -31,6 +31,7 @@ import { ticketPrioritiesModule } from '../resources/ticketpriorities';
 import { ticketSourcesModule } from '../resources/ticketsources';
 import { ticketStatusesModule } from '../resources/ticketstatuses';
 import { ticketTypesModule } from '../resources/tickettypes';
+import { customFieldsModule } from '../resources/customfields';
 import { ticketsModule } from '../resources/tickets';
 import { timeLogsModule } from '../resources/timelogs';
 import { timeZonesModule } from '../resources/timezones';
@@ -75,6 +76,7 @@ export const modules: readonly Module[] = [
   ticketSourcesModule,
   ticketStatusesModule,
   ticketTypesModule,
+  customFieldsModule,
   ticketsModule,
   timeLogsModule,
   timeZonesModule,

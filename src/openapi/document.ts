@@ -30,6 +30,8 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'TicketSources', description: 'the channel a ticket came through' },
   { name: 'TicketStatuses', description: "the platform's six statuses and a team's own" },
   { name: 'TicketTypes', description: 'what kind of request a ticket is, optionally per inbox' },
+  { name: 'CustomFields', description: "ticket fields of the team's own, optionally per inbox" },
+  { name: 'CustomFieldOptions', description: 'the choices of a dropdown or checkboxes custom field' },
   { name: 'Inboxes', description: 'where tickets arrive, who works them, how replies leave' },
   { name: 'PmConnection', description: 'the link to the project-management product' },
   { name: 'Users', description: 'teammates, their roles, and the caller (`/v2/me.json`)' },

@@ -18,3 +18,4 @@ export * from './events';
 export * from './vocabulary';
 export * from './tickets';
 export * from './time-logs';
+export * from './custom-fields';

@@ -21,20 +21,40 @@ async function sealSmtpPassword({ who, env }: WriteContext, record: Record<strin
   }
 }
 
+/** A vocabulary limited to some inboxes, which may ask to be offered in inboxes made later. */
+interface LimitedToInboxes {
+  /** its table, its link table to inboxes and the link's column naming it */
+  table: string;
+  links: string;
+  linkColumn: string;
+  /** its column saying whether inboxes made later join it */
+  flag: string;
+  eventType: string;
+}
+
+const LIMITED_TO_INBOXES: LimitedToInboxes[] = [
+  { table: 'ticket_types', links: 'ticket_type_inboxes', linkColumn: 'ticket_type_id', flag: 'enabled_for_future_inboxes', eventType: 'tickettypes' },
+  { table: 'custom_fields', links: 'custom_field_inboxes', linkColumn: 'custom_field_id', flag: 'add_to_new_inboxes', eventType: 'customfields' },
+];
+
 /**
- * A new inbox joins the ticket types limited to some inboxes that are `enabledForFutureInboxes`
- * (a type limited to none is offered in every inbox already): a `linked` event of each type.
+ * A new inbox joins the ticket types and custom fields limited to some inboxes that ask for
+ * inboxes made later (one limited to none is offered in every inbox already): a `linked` event of
+ * each.
  */
-async function offerFutureTypes({ tx, who }: WriteContext, inboxId: number): Promise<void> {
-  await tx.execute(sql`
-    WITH linked AS (
-      INSERT INTO ticket_type_inboxes (installation_id, ticket_type_id, inbox_id, created_by)
-      SELECT ${who.installationId}::int, t.id, ${inboxId}::int, ${who.userId}::int FROM ticket_types t
-       WHERE t.installation_id = ${who.installationId} AND t.state = 'active' AND t.enabled_for_future_inboxes
-         AND EXISTS (SELECT 1 FROM ticket_type_inboxes l JOIN inboxes i ON i.id = l.inbox_id AND i.state = 'active' WHERE l.ticket_type_id = t.id)
-      ON CONFLICT DO NOTHING
-      RETURNING ticket_type_id AS id)
-    ${insertEventsFrom(sql`linked`, who, 'tickettypes', 'linked', sql`jsonb_build_object('relation', 'inboxes', 'record', jsonb_build_object('id', ${inboxId}::int, 'type', 'inboxes'), 'futureInbox', true)`)}`);
+async function offerInFutureInboxes({ tx, who }: WriteContext, inboxId: number): Promise<void> {
+  for (const limited of LIMITED_TO_INBOXES) {
+    const [table, links, linkColumn, flag] = [limited.table, limited.links, limited.linkColumn, limited.flag].map((name) => sql.identifier(name));
+    await tx.execute(sql`
+      WITH linked AS (
+        INSERT INTO ${links} (installation_id, ${linkColumn}, inbox_id, created_by)
+        SELECT ${who.installationId}::int, t.id, ${inboxId}::int, ${who.userId}::int FROM ${table} t
+         WHERE t.installation_id = ${who.installationId} AND t.state = 'active' AND t.${flag}
+           AND EXISTS (SELECT 1 FROM ${links} l JOIN inboxes i ON i.id = l.inbox_id AND i.state = 'active' WHERE l.${linkColumn} = t.id)
+        ON CONFLICT DO NOTHING
+        RETURNING ${linkColumn} AS id)
+      ${insertEventsFrom(sql`linked`, who, limited.eventType, 'linked', sql`jsonb_build_object('relation', 'inboxes', 'record', jsonb_build_object('id', ${inboxId}::int, 'type', 'inboxes'), 'futureInbox', true)`)}`);
+  }
 }
 
 /** Mailboxes and channels: what tickets arrive through, who works them (`users`), how replies leave. */
@@ -84,6 +104,6 @@ export const inboxesResource = defineResource({
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: sealSmtpPassword,
   async afterWrite(context, _record, id, created) {
-    if (created) await offerFutureTypes(context, id);
+    if (created) await offerInFutureInboxes(context, id);
   },
 });

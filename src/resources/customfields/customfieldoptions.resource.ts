@@ -1,0 +1,46 @@
+import { and, eq } from 'drizzle-orm';
+import { ADMINS, EVERYONE } from '../../auth/access';
+import { CUSTOM_FIELD_OPTION_KINDS, customFieldOptions, customFields } from '../../db/schema';
+import { AUDIT_SET, defineResource, referenceField, type WriteContext } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { displayOrderField, nameField } from '../../lib/vocabulary-fields';
+import { includedUsers } from '../users/user-shape';
+
+/** An option belongs to a dropdown or checkboxes field of the installation, and stays with it. */
+async function requireOptionField({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+  if (record.customfield === undefined) return;
+  if (id !== undefined) {
+    const [stored] = await tx.select({ field: customFieldOptions.customFieldId }).from(customFieldOptions).where(eq(customFieldOptions.id, id));
+    if (stored && stored.field !== record.customfield) throw ApiError.invalid('customfieldoption.customfield', 'an option stays with its field: make one on the other field');
+    return;
+  }
+  const [field] = await tx
+    .select({ kind: customFields.kind })
+    .from(customFields)
+    .where(and(eq(customFields.id, record.customfield as number), eq(customFields.installationId, who.installationId), eq(customFields.state, 'active')));
+  if (!field) throw ApiError.invalid('customfieldoption.customfield', `no customfields ${String(record.customfield)} here`);
+  if (!CUSTOM_FIELD_OPTION_KINDS.includes(field.kind)) {
+    throw ApiError.invalid('customfieldoption.customfield', `a ${field.kind} field has no options: only dropdown and checkboxes fields do`);
+  }
+}
+
+/** A choice of a dropdown or checkboxes custom field (`/v2/customfieldoptions.json`). Admins write. */
+export const customFieldOptionsResource = defineResource({
+  type: 'customfieldoptions',
+  singular: 'customfieldoption',
+  title: { one: 'CustomFieldOption', many: 'CustomFieldOptions' },
+  table: customFieldOptions,
+  fields: {
+    name: nameField(customFieldOptions.name),
+    displayOrder: displayOrderField(customFieldOptions.displayOrder),
+    customfield: referenceField(customFieldOptions.customFieldId, { table: customFields, type: 'customfields' }, { required: true }),
+  },
+  filter: [...AUDIT_SET, 'customfield', 'displayOrder', 'name'],
+  relations: { users: includedUsers() },
+  constraints: {
+    custom_field_options_field_name_key: { source: 'customfieldoption.name', detail: 'the field has an option with this name already' },
+  },
+  access: { read: EVERYONE, write: ADMINS },
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  beforeWrite: requireOptionField,
+});
