@@ -119,20 +119,49 @@ export function canonicalIncludes(resource: ResourceDeclaration, includes: reado
 }
 
 /**
+ * How many statements (or parts) each cache keeps. An entry is some 10 to 50 kB (a ticket with
+ * every include, its text and its parts), and a client can ask every subset of a resource's
+ * includes (2,048 for a ticket): unbounded, that fills the isolate's 128 MB. Past the bound the
+ * least recently used entry leaves; a read it served is rendered again when asked.
+ */
+export const STATEMENT_CACHE_ENTRIES = 128;
+
+/** Entries by key, at most `STATEMENT_CACHE_ENTRIES`, the least recently used leaving first. */
+class StatementCache<T> {
+  readonly entries = new Map<string, T>();
+
+  get(key: string, make: () => T): T {
+    let entry = this.entries.get(key);
+    if (entry !== undefined) {
+      this.entries.delete(key); // to the back: the most recently used
+    } else {
+      entry = make();
+      if (this.entries.size >= STATEMENT_CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    }
+    this.entries.set(key, entry);
+    return entry;
+  }
+}
+
+/** A number per resource declaration, for the caches' keys (two declarations may share a type name). */
+const resourceKeys = new WeakMap<ResourceDeclaration, number>();
+let resourcesKeyed = 0;
+const keyOf = (resource: ResourceDeclaration) => {
+  let key = resourceKeys.get(resource);
+  if (key === undefined) resourceKeys.set(resource, (key = resourcesKeyed++));
+  return key;
+};
+
+/**
  * A cache entry per resource and includes, which must be in their canonical order
  * (`canonicalIncludes`), and per caller shape (`callerShape`) where the entry depends on it.
  */
-function byIncludes<T>(cache: WeakMap<ResourceDeclaration, Map<string, T>>, resource: ResourceDeclaration, includes: readonly string[], make: () => T, shape = ''): T {
-  let entries = cache.get(resource);
-  if (!entries) cache.set(resource, (entries = new Map()));
-  const key = `${shape}|${includes.join(',')}`;
-  let entry = entries.get(key);
-  if (entry === undefined) entries.set(key, (entry = make()));
-  return entry;
+function byIncludes<T>(cache: StatementCache<T>, resource: ResourceDeclaration, includes: readonly string[], make: () => T, shape = ''): T {
+  return cache.get(`${keyOf(resource)}|${shape}|${includes.join(',')}`, make);
 }
 
 /** The parts of a read, built once per resource and includes when they depend on nobody. */
-const cachedParts = new WeakMap<ResourceDeclaration, Map<string, ReadParts>>();
+const cachedParts = new StatementCache<ReadParts>();
 
 function partsOf(resource: ResourceDeclaration, includes: readonly string[], who: Actor): ReadParts {
   if (partsDependOnCaller(resource, includes)) return buildParts(resource, includes, who);
@@ -239,7 +268,7 @@ interface PreparedRead {
   parts: ReadParts;
 }
 
-const preparedOnes = new WeakMap<ResourceDeclaration, Map<string, PreparedRead>>();
+const preparedOnes = new StatementCache<PreparedRead>();
 
 /**
  * What a statement's text may depend on in its caller: their kind and role (an agent's scope is
@@ -314,7 +343,7 @@ function pageStatement(t: ResourceDeclaration['table'], scope: SQL, order: SQL, 
  * the bulk of the statement's text, and of the CPU it takes to render. None when its text cannot
  * be spliced.
  */
-const preparedSelects = new WeakMap<ResourceDeclaration, Map<string, PreparedRead | null>>();
+const preparedSelects = new StatementCache<PreparedRead | null>();
 
 function preparedSelect(resource: ResourceDeclaration, includes: readonly string[], who: Actor): PreparedRead | undefined {
   const entry = byIncludes(preparedSelects, resource, includes, () => {
@@ -344,7 +373,7 @@ function spliced(around: Query, fragment: Query, values: Record<string, unknown>
   return { sql: before + text + after, params: [...around.params, ...fillPlaceholders(fragment.params, values)] };
 }
 
-const preparedPages = new WeakMap<ResourceDeclaration, Map<string, PreparedRead>>();
+const preparedPages = new StatementCache<PreparedRead>();
 
 /**
  * A plain page (no filter, the default order) rendered to text once per resource, includes and
@@ -391,4 +420,9 @@ export async function selectPage(db: Queryable, resource: ResourceDeclaration, s
   }
   const row = rows[0];
   return { ...assemble(parts, (row?.records ?? []) as Row[], row), total: (row?.total as number | undefined) ?? 0 };
+}
+
+/** How many entries each statement cache holds now (for the tests of its bound). */
+export function statementCacheSizes(): Record<string, number> {
+  return { parts: cachedParts.entries.size, ones: preparedOnes.entries.size, pages: preparedPages.entries.size, selects: preparedSelects.entries.size };
 }

@@ -7,7 +7,7 @@ import type { Actor } from '../../src/auth/principal';
 import type { Queryable } from '../../src/db/client';
 import { USER_ROLES } from '../../src/db/schema';
 import type { ResourceDeclaration } from '../../src/engine';
-import { selectOne, selectPage } from '../../src/engine/queries';
+import { selectOne, selectPage, STATEMENT_CACHE_ENTRIES, statementCacheSizes } from '../../src/engine/queries';
 
 /*
  * A read without a filter runs a statement rendered once per resource, includes and caller shape
@@ -111,6 +111,29 @@ describe('prepared reads', () => {
       expect(compared).toBe(resources.length * 2 * callersOfEveryShape(0, 0).length * 3);
     });
   }
+
+  it("are kept for at most a bounded number of include sets: every subset of a ticket's includes does not fill the isolate", async () => {
+    const tickets = resources.find((r) => r.type === 'tickets')!;
+    const names = Object.keys(tickets.relations);
+    expect(2 ** names.length).toBeGreaterThan(STATEMENT_CACHE_ENTRIES * 4);
+    const who = { kind: 'teammate', installationId: 1, userId: 2, role: 'agent' } as const;
+    const texts = new Map<string, string>();
+    for (let subset = 0; subset < 2 ** names.length; subset++) {
+      const includes = names.filter((_, i) => subset & (1 << i));
+      const { db, statements } = recorder(true);
+      await selectOne(db, tickets, 9, { who, includes });
+      await selectPage(db, tickets, { who, includes, where: sql`true` }, { limit: 5, offset: 0, order: undefined });
+      if (subset < 3) texts.set(includes.join(), statements[0]!.sql);
+    }
+    for (const size of Object.values(statementCacheSizes())) expect(size).toBeLessThanOrEqual(STATEMENT_CACHE_ENTRIES);
+    expect(statementCacheSizes().ones).toBe(STATEMENT_CACHE_ENTRIES);
+    // an entry that left is rendered again, the same
+    for (const [joined, text] of texts) {
+      const { db, statements } = recorder(true);
+      await selectOne(db, tickets, 9, { who, includes: joined ? joined.split(',') : [] });
+      expect(statements[0]!.sql).toBe(text);
+    }
+  });
 
   it('name the caller: an agent and an owner of the same installation read tickets by different statements', async () => {
     const tickets = resources.find((r) => r.type === 'tickets')!;
