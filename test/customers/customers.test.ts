@@ -5,7 +5,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
-import { eventsSince, lastEventId, summary } from '../support/events';
+import { drained, eventsSince, lastEventId, summary } from '../support/events';
 
 let site: SeededInstallation;
 let agent: string;
@@ -216,6 +216,11 @@ describe('merging customers', () => {
     const events = summary(await eventsSince(site.id, mark));
     expect(events.filter((e) => e === 'tickets:updated')).toHaveLength(2);
     expect(events.filter((e) => e === 'messages:updated')).toHaveLength(3);
+    // the history tells the ticket's customer changed, once, and no entry as edited
+    await drained(site.id);
+    const history = (await api(`/v2/tickets/${live}/activities.json?pageSize=100`, { key: agent })).body.ticketactivities as { eventType: string; changes: Record<string, unknown> }[];
+    expect(history.filter((a) => a.eventType === 'thread.edited')).toEqual([]);
+    expect(history.filter((a) => 'customer' in (a.changes ?? {}))).toHaveLength(1);
   });
 
   it('refuses itself, an unknown other, and an unknown target, changing nothing', async () => {

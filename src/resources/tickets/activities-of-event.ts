@@ -103,8 +103,9 @@ function messageActivities(event: StoredEvent, entry: EntryFacts): ActivityDraft
       const drafts: ActivityDraft[] = [];
       // a draft sent is the reply it was kept back as
       if ((data.isDraft as Change | undefined)?.after === false) drafts.push(entryActivity(entry, messageId));
-      // an entry moved to another ticket (a merge, a split) is told by the tickets' own lines
-      const edited = Object.fromEntries(Object.entries(data).filter(([name]) => name !== 'isDraft' && name !== 'ticket'));
+      // an entry moved to another ticket (a merge, a split), or whose customer was merged into
+      // another, is told by the tickets' own lines
+      const edited = Object.fromEntries(Object.entries(data).filter(([name]) => name !== 'isDraft' && name !== 'ticket' && name !== 'customer'));
       if (Object.keys(edited).length > 0) drafts.push({ eventType: 'thread.edited', changes: edited, messageId });
       return drafts;
     }
