@@ -178,7 +178,7 @@ function refuseUnsupported(query: RawQuery, c: SearchCriteria): void {
   parsed.forEach((entry, i) => {
     const id = (entry as { id?: unknown } | null)?.id;
     if (!Number.isInteger(id) || (id as number) < 1) throw ApiError.invalid(`customfields[${i}].id`, 'must be a custom field id');
-    // no custom fields exist yet: every id names nothing here
-    throw ApiError.invalid(`customfields[${i}].id`, `no custom field ${id} here`);
+    // custom fields can be defined, but tickets hold no values of them yet
+    throw ApiError.invalid(`customfields[${i}]`, 'tickets hold no custom field values yet, so they cannot be searched by them');
   });
 }
