@@ -23,13 +23,8 @@ import { cpuTable, disturbed, fixed, machine, align, pooled, withClient, writeRe
 import { load, type LoadResult } from './load';
 import { seed } from './seed';
 import { serviceBundle, serviceRuntime, type RunningWorker } from './workers';
-import { log, runBench, started, stops } from './lifecycle';
+import { log, runBench, setting, started, stops } from './lifecycle';
 
-const setting = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number`);
-  return value;
-};
 const config = {
   rounds: Math.max(1, Math.round(setting('BENCH_EVENTS_ROUNDS', 4))),
   durationSeconds: setting('BENCH_DURATION', 8),

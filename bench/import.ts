@@ -26,18 +26,13 @@ import { quietWranglerEnv } from '../scripts/worker-vars';
 import { applyLocalStackSettings } from '../src/db/local-stack-settings';
 import { coresUsed as processCores, snapshot as processSnapshot, type CpuUse } from './cpu';
 import { fixed, machine, withClient, writeResults, type Check } from './report';
-import { log, runBench, started, stops } from './lifecycle';
+import { log, runBench, setting, started, stops } from './lifecycle';
 
-const setting = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-};
 const config = {
-  rows: setting('BENCH_IMPORT_ROWS', 100_000),
-  insertBatchRows: setting('BENCH_IMPORT_BATCH', 1_000),
-  pollMs: setting('BENCH_IMPORT_POLL_MS', 250),
-  timeoutSeconds: setting('BENCH_IMPORT_TIMEOUT', 300),
+  rows: setting('BENCH_IMPORT_ROWS', 100_000, true),
+  insertBatchRows: setting('BENCH_IMPORT_BATCH', 1_000, true),
+  pollMs: setting('BENCH_IMPORT_POLL_MS', 250, true),
+  timeoutSeconds: setting('BENCH_IMPORT_TIMEOUT', 300, true),
 };
 /** The targets of issue 4. */
 const TARGET_RATIO = 0.5;

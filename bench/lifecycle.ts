@@ -4,6 +4,13 @@ import { leftoverProcesses } from './report';
 
 export const log = (message: string) => process.stdout.write(`${message}\n`);
 
+/** A bench setting: the number in the environment variable `name`, else `fallback`; at least 0, or above 0 when `positive`. */
+export function setting(name: string, fallback: number, positive = false): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0 || (positive && value === 0)) throw new Error(`${name} must be a ${positive ? 'positive ' : ''}number`);
+  return value;
+}
+
 /** When this bench process started. */
 export const started = Date.now();
 

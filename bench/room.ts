@@ -31,24 +31,19 @@ import { startLocalStack, type LocalStack } from '../scripts/stack';
 import { startWorker } from '../scripts/worker-under-test';
 import { quietWranglerEnv } from '../scripts/worker-vars';
 import { align, fixed, machine, withClient, writeResults, type Check } from './report';
-import { log, runBench, started, stops } from './lifecycle';
+import { log, runBench, setting, started, stops } from './lifecycle';
 import { startEchoRoom } from './room-echo';
 import type { CpuUse } from './cpu';
 import { percentiles, roomLoad, type RoomLoadJob, type RoomLoadResult, type RoomSocket } from './room-load';
 
-const setting = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-};
 const config = {
-  clients: Math.round(setting('BENCH_ROOM_CLIENTS', 50)),
-  ratePerSecond: setting('BENCH_ROOM_RATE', 100),
-  rounds: Math.round(setting('BENCH_ROOM_ROUNDS', 2)),
-  warmupSeconds: setting('BENCH_ROOM_WARMUP', 2),
-  durationSeconds: setting('BENCH_ROOM_DURATION', 10),
-  drainSeconds: setting('BENCH_ROOM_DRAIN', 10),
-  storeTimeoutSeconds: setting('BENCH_ROOM_STORE_TIMEOUT', 60),
+  clients: Math.round(setting('BENCH_ROOM_CLIENTS', 50, true)),
+  ratePerSecond: setting('BENCH_ROOM_RATE', 100, true),
+  rounds: Math.round(setting('BENCH_ROOM_ROUNDS', 2, true)),
+  warmupSeconds: setting('BENCH_ROOM_WARMUP', 2, true),
+  durationSeconds: setting('BENCH_ROOM_DURATION', 10, true),
+  drainSeconds: setting('BENCH_ROOM_DRAIN', 10, true),
+  storeTimeoutSeconds: setting('BENCH_ROOM_STORE_TIMEOUT', 60, true),
   /** offer permessage-deflate as browsers do (BENCH_ROOM_DEFLATE=1); off by default, see docs/benchmarks.md */
   deflate: process.env.BENCH_ROOM_DEFLATE === '1',
   /** where workerd keeps the rooms' SQLite files: tmpfs (default) or the machine's disk (BENCH_ROOM_STORAGE=disk); see docs/benchmarks.md */

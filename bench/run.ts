@@ -24,13 +24,8 @@ import { seed } from './seed';
 import { companyGetStatement, companyListStatement, credentialLookUpStatement } from './statements';
 import { startBareSql, startCeiling, startService, serviceRuntime, type RunningWorker } from './workers';
 import { hashSecret } from '../src/auth/secrets';
-import { log, runBench, started, stops } from './lifecycle';
+import { log, runBench, setting, started, stops } from './lifecycle';
 
-const setting = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number`);
-  return value;
-};
 const config = {
   durationSeconds: setting('BENCH_DURATION', 10),
   warmupSeconds: setting('BENCH_WARMUP', 2),

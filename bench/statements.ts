@@ -8,6 +8,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { Transaction } from '../src/db/client';
+import { MADE_SLOT, RECORD_SLOT } from './workers/slots';
 import type { Principal } from '../src/auth/principal';
 import { credentialLookUp } from '../src/auth/authenticate';
 import { companiesResource } from '../src/resources/companies/companies.resource';
@@ -86,9 +87,6 @@ export interface RecordedTransaction {
   madeBy: number;
 }
 
-/** In a recorded transaction's parameters: where the record the request names goes, and the id the write made (`recordedTransaction`). */
-export const RECORD_SLOT = '{record}';
-export const MADE_SLOT = '{made}';
 
 /**
  * The statements a write runs in its transaction (without its BEGIN and its end), recorded as

@@ -29,14 +29,9 @@ import { recordedTransaction, recorder } from './statements';
 import { addTicketEntry } from '../src/resources/tickets/thread';
 import { seedTickets } from './tickets-seed';
 import { startBareSql, startService } from './workers';
-import { log, runBench, stops } from './lifecycle';
+import { log, runBench, setting, stops } from './lifecycle';
 import { sampleResident, withNewWorkerd } from './memory';
 
-const setting = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number`);
-  return value;
-};
 const config = {
   tickets: setting('BENCH_TICKETS', 1_000_000),
   entriesPerTicket: setting('BENCH_ENTRIES_PER_TICKET', 5),

@@ -13,11 +13,12 @@
 //   /named/{name}                    a named statement of BENCH_STATEMENTS.named (fixed parameters)
 //   POST /transaction/{name}/{id}    the statements of BENCH_STATEMENTS.transactions[name] in one
 //                                    transaction on a WebSocket Pool of one (as the service's
-//                                    writes run), record {id} in their '{record}' parameters and
-//                                    the id statement `madeBy` answers in '{made}'
+//                                    writes run), record {id} in their RECORD_SLOT parameters and
+//                                    the id statement `madeBy` answers in MADE_SLOT (./slots.ts)
 import { neon, Pool } from '@neondatabase/serverless';
 import { Hono, type Context } from 'hono';
 import { applyLocalStackSettings } from '../../src/db/local-stack-settings';
+import { MADE_SLOT, RECORD_SLOT } from './slots';
 
 interface Env {
   DATABASE_URL: string;
@@ -89,7 +90,7 @@ app.post('/transaction/:name/:id{[0-9]+}', async (c) => {
     let rows: Record<string, unknown>[] = [];
     let made: unknown;
     for (const [i, statement] of transaction.statements.entries()) {
-      const params = statement.params.map((value) => (value === '{record}' ? id : value === '{made}' ? made : value));
+      const params = statement.params.map((value) => (value === RECORD_SLOT ? id : value === MADE_SLOT ? made : value));
       ({ rows } = await client.query(statement.text, params));
       if (i === transaction.madeBy) made = rows[0]?.id;
     }

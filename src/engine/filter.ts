@@ -1,6 +1,6 @@
 import { and, is, or, sql, SQL, type Column } from 'drizzle-orm';
 import { ApiError } from '../http/errors';
-import { daysInMonth, isCalendarDay } from '../lib/time-values';
+import { isCalendarDay } from '../lib/time-values';
 
 /**
  * Compiles the `filter` parameter of lists and bulk operations (the platform's Mongo-like
@@ -210,8 +210,8 @@ function stringValue(value: unknown, source: string): string {
 /** An ISO 8601 date or date-time; no offset means UTC, made explicit so the session time zone never matters. */
 function datetimeValue(value: unknown, source: string): string {
   const match = typeof value === 'string' ? DATETIME.exec(value) : null;
-  const [, year, month, day, offset] = match ?? [];
-  if (!match || year === '0000' || Number(day) > daysInMonth(Number(year), Number(month))) {
+  const offset = match?.[4];
+  if (!match || !isCalendarDay(match[0].slice(0, 10))) {
     throw ApiError.invalid(source, 'must be an ISO 8601 date or date-time, like 2024-05-01 or 2024-05-01T12:00:00Z');
   }
   const text = match[0];
@@ -221,9 +221,8 @@ function datetimeValue(value: unknown, source: string): string {
 
 /** A calendar date `YYYY-MM-DD`, as date columns (a holiday's days) hold them. */
 function dateValue(value: unknown, source: string): string {
-  const match = typeof value === 'string' ? /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/.exec(value) : null;
-  if (!match || !isCalendarDay(match[0])) throw ApiError.invalid(source, 'must be a date like 2024-05-01');
-  return match[0];
+  if (typeof value !== 'string' || !isCalendarDay(value)) throw ApiError.invalid(source, 'must be a date like 2024-05-01');
+  return value;
 }
 
 function all(parts: SQL[]): SQL {

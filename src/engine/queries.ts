@@ -286,9 +286,8 @@ function callerShape(resource: ResourceDeclaration, includes: readonly string[],
  * statement is the one rendered for the caller itself).
  */
 function callerTemplate(who: Actor): Actor {
-  const installationId = sql.placeholder('installationId') as unknown as number;
-  const userId = who.userId === null ? null : (sql.placeholder('userId') as unknown as number);
-  return who.kind === 'teammate' ? { ...who, installationId, userId: userId! } : { ...who, installationId, userId };
+  const placeholder = (name: string) => sql.placeholder(name) as unknown as number;
+  return { ...who, installationId: placeholder('installationId'), userId: who.userId === null ? null : placeholder('userId') } as Actor;
 }
 
 /** The values of `callerTemplate`'s placeholders. */
@@ -403,20 +402,22 @@ export async function selectPage(db: Queryable, resource: ResourceDeclaration, s
   let rows: Record<string, unknown>[];
   const direction = page.order?.descending ? sql`DESC` : sql`ASC`;
   const order = page.order ? sql`${page.order.expr} ${direction}, ${t.id} ${direction}` : sql`${t.id} ASC`;
-  const select = db.executeText && preparedSelect(resource, includes, selection.who);
-  if (!db.executeText || !select) {
-    parts = partsOf(resource, includes, selection.who);
-    ({ rows } = await db.execute(pageStatement(t, scopeOf(resource, selection), order, sql`${page.limit}`, sql`${page.offset}`, pageSelect(parts, resource))));
-  } else if (!selection.where && !selection.withDeleted && !page.order) {
+  const plain = !selection.where && !selection.withDeleted && !page.order;
+  const select = db.executeText && !plain ? preparedSelect(resource, includes, selection.who) : undefined;
+  if (db.executeText && plain) {
     const prepared = preparedPage(resource, includes, selection.who);
     parts = prepared.parts;
     const values = { ...callerValues(selection.who), limit: page.limit, offset: page.offset };
     ({ rows } = await db.executeText(prepared.query.sql, fillPlaceholders(prepared.query.params, values)));
-  } else {
+  } else if (db.executeText && select) {
     parts = select.parts;
     const around = dialect.sqlToQuery(pageStatement(t, scopeOf(resource, selection), order, sql`${page.limit}`, sql`${page.offset}`, sql.raw(SELECT_MARK)));
     const statement = spliced(around, select.query, callerValues(selection.who));
     ({ rows } = await db.executeText(statement.sql, statement.params));
+  } else {
+    // a transaction's handle takes drizzle SQL only, and a select that cannot be spliced is rendered whole
+    parts = partsOf(resource, includes, selection.who);
+    ({ rows } = await db.execute(pageStatement(t, scopeOf(resource, selection), order, sql`${page.limit}`, sql`${page.offset}`, pageSelect(parts, resource))));
   }
   const row = rows[0];
   return { ...assemble(parts, (row?.records ?? []) as Row[], row), total: (row?.total as number | undefined) ?? 0 };

@@ -60,6 +60,10 @@ describe('replies and notes', () => {
     const history = await api(`/v2/tickets/${id}/activities.json?pageSize=100`, { key: agent });
     expect(history.status, history.text).toBe(200);
     expect(history.body.ticketactivities.filter((a: { eventType: string }) => a.eventType === 'ticket.customer.reply')).toHaveLength(4);
+    // `customer: null`, as a teammate's entry reads back, is the teammate's own entry
+    const echoed = await post(id, { message: 'Ours', customer: null });
+    expect(echoed.status, echoed.text).toBe(201);
+    expect(echoed.body.message).toMatchObject({ customer: null, createdBy: { id: site.users.agent.id, type: 'users' } });
   });
 
   it("refuses a customer's entry that is not the ticket customer's, a note or a draft, writing nothing", async () => {

@@ -1,4 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Actor } from '../../auth/principal';
+import type { Transaction } from '../../db/client';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { customers } from '../../db/schema';
@@ -15,6 +17,26 @@ import { customersResource } from './customers.resource';
 const mergeBody = z
   .strictObject({ customer: referenceInput('customers').meta({ description: 'the customer folded into this one, and deleted' }) })
   .meta({ id: 'CustomerMerge' });
+
+/** An `updated` event's data: the `customer` reference before and after. */
+const customerChange = (from: number, to: number) =>
+  sql`jsonb_build_object('customer', jsonb_build_object('before', jsonb_build_object('id', ${from}::int, 'type', 'customers'), 'after', jsonb_build_object('id', ${to}::int, 'type', 'customers')))`;
+
+/**
+ * The rows of `table` in the caller's installation that name customer `from` (only live ones
+ * with `liveOnly`) name `to` now, each with an `updated` event of `eventType` saying so.
+ * Answers their ids.
+ */
+async function moveToCustomer(tx: Transaction, who: Actor, target: { table: string; eventType: string; liveOnly: boolean }, from: number, to: number): Promise<number[]> {
+  const { rows } = await tx.execute(sql`
+    WITH changed AS (
+      UPDATE ${sql.identifier(target.table)} SET customer_id = ${to}, updated_at = now(), updated_by = ${who.userId}::int
+       WHERE customer_id = ${from} AND installation_id = ${who.installationId} ${target.liveOnly ? sql`AND state = 'active'` : sql``}
+      RETURNING id),
+    logged AS (${insertEventsFrom(sql`changed`, who, target.eventType, 'updated', customerChange(from, to))})
+    SELECT id FROM changed`);
+  return rows.map((row) => Number(row.id));
+}
 
 /**
  * `POST /v2/customers/{id}/merge.json` with `{"customer": {"id": 12}}`: customer 12 is folded into
@@ -47,7 +69,6 @@ export const mergeRoute = defineRoute({
       .for('update');
     if (!live.some((row) => row.id === id)) throw ApiError.notFound('id', `customer ${id} not found`);
     if (!live.some((row) => row.id === other)) throw ApiError.invalid('customer.id', `no customer ${other} here`);
-    const customerMoved = sql`jsonb_build_object('customer', jsonb_build_object('before', jsonb_build_object('id', ${other}::int, 'type', 'customers'), 'after', jsonb_build_object('id', ${id}::int, 'type', 'customers')))`;
     // The other's main contacts stay main only for types this customer has no main contact of;
     // an event says so when one loses the mark.
     await tx.execute(sql`
@@ -58,7 +79,7 @@ export const mergeRoute = defineRoute({
                updated_at = now(), updated_by = ${who.userId}::int
           FROM before WHERE c.id = before.id
         RETURNING c.id, before.is_main AS was_main, c.is_main)
-      ${insertEventsFrom(sql`changed`, who, CONTACT_EVENTS, 'updated', sql`${customerMoved} || CASE WHEN r.was_main <> r.is_main THEN jsonb_build_object('isMain', jsonb_build_object('before', r.was_main, 'after', r.is_main)) ELSE '{}'::jsonb END`)}`);
+      ${insertEventsFrom(sql`changed`, who, CONTACT_EVENTS, 'updated', sql`${customerChange(other, id)} || CASE WHEN r.was_main <> r.is_main THEN jsonb_build_object('isMain', jsonb_build_object('before', r.was_main, 'after', r.is_main)) ELSE '{}'::jsonb END`)}`);
     await tx.execute(sql`
       WITH gone AS (DELETE FROM company_customers WHERE customer_id = ${other} RETURNING company_id),
       linked AS (
@@ -67,28 +88,13 @@ export const mergeRoute = defineRoute({
         ON CONFLICT DO NOTHING
         RETURNING customer_id AS id, company_id)
       ${insertEventsFrom(sql`linked`, who, 'customers', 'linked', sql`jsonb_build_object('relation', 'companies', 'record', jsonb_build_object('id', r.company_id, 'type', 'companies'), 'mergedFrom', ${other}::int)`)}`);
-    await tx.execute(sql`
-      WITH changed AS (
-        UPDATE contacts SET customer_id = ${id}, updated_at = now(), updated_by = ${who.userId}::int
-         WHERE customer_id = ${other} AND installation_id = ${who.installationId} AND state = 'active'
-        RETURNING id)
-      ${insertEventsFrom(sql`changed`, who, 'contacts', 'updated', customerMoved)}`);
-    // Their tickets (deleted ones too, so that a restore names a live customer) and the entries
-    // they wrote: each an `updated` event with the customer before and after.
-    const { rows: movedTickets } = await tx.execute(sql`
-      WITH changed AS (
-        UPDATE tickets SET customer_id = ${id}, updated_at = now(), updated_by = ${who.userId}::int
-         WHERE customer_id = ${other} AND installation_id = ${who.installationId}
-        RETURNING id),
-      logged AS (${insertEventsFrom(sql`changed`, who, 'tickets', 'updated', customerMoved)})
-      SELECT id FROM changed`);
-    await tx.execute(sql`
-      WITH changed AS (
-        UPDATE ticket_messages SET customer_id = ${id}, updated_at = now(), updated_by = ${who.userId}::int
-         WHERE customer_id = ${other} AND installation_id = ${who.installationId}
-        RETURNING id)
-      ${insertEventsFrom(sql`changed`, who, 'messages', 'updated', customerMoved)}`);
-    await refreshSearch({ tx }, movedTickets.map((row) => Number(row.id)));
+    // Chat visitors (live ones), tickets (deleted ones too, so that a restore names a live
+    // customer) and the entries the other wrote name this customer.
+    const move = (table: string, eventType: string, liveOnly: boolean) => moveToCustomer(tx, who, { table, eventType, liveOnly }, other, id);
+    await move('contacts', 'contacts', true);
+    const movedTickets = await move('tickets', 'tickets', false);
+    await move('ticket_messages', 'messages', false);
+    await refreshSearch({ tx }, movedTickets);
     await deleteRecords(tx, who, { table: customers, type: 'customers', where: eq(customers.id, other) }, { mergedInto: { id, type: 'customers' } });
     await recordEvents(tx, who, [{ recordType: 'customers', recordId: id, kind: 'merged', data: { customer: { id: other, type: 'customers' } } }]);
     await settleContacts({ tx, who, env: c.env }, id);

@@ -6,11 +6,19 @@ import { ApiError } from '../../http/errors';
 import { displayOrderField, nameField } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
 
+/** Refuses options on a field of a kind that has none (`source` names where they were given). */
+export function requireOptionKind(kind: string, source: string): void {
+  if (!CUSTOM_FIELD_OPTION_KINDS.includes(kind)) throw ApiError.invalid(source, `a ${kind} field has no options: only dropdown and checkboxes fields do`);
+}
+
 /** An option belongs to a dropdown or checkboxes field of the installation, and stays with it. */
 async function requireOptionField({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
   if (record.customfield === undefined) return;
   if (id !== undefined) {
-    const [stored] = await tx.select({ field: customFieldOptions.customFieldId }).from(customFieldOptions).where(eq(customFieldOptions.id, id));
+    const [stored] = await tx
+      .select({ field: customFieldOptions.customFieldId })
+      .from(customFieldOptions)
+      .where(and(eq(customFieldOptions.id, id), eq(customFieldOptions.installationId, who.installationId)));
     if (stored && stored.field !== record.customfield) throw ApiError.invalid('customfieldoption.customfield', 'an option stays with its field: make one on the other field');
     return;
   }
@@ -19,9 +27,7 @@ async function requireOptionField({ tx, who }: WriteContext, record: Record<stri
     .from(customFields)
     .where(and(eq(customFields.id, record.customfield as number), eq(customFields.installationId, who.installationId), eq(customFields.state, 'active')));
   if (!field) throw ApiError.invalid('customfieldoption.customfield', `no customfields ${String(record.customfield)} here`);
-  if (!CUSTOM_FIELD_OPTION_KINDS.includes(field.kind)) {
-    throw ApiError.invalid('customfieldoption.customfield', `a ${field.kind} field has no options: only dropdown and checkboxes fields do`);
-  }
+  requireOptionKind(field.kind, 'customfieldoption.customfield');
 }
 
 /** A choice of a dropdown or checkboxes custom field (`/v2/customfieldoptions.json`). Admins write. */

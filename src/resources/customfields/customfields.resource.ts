@@ -1,13 +1,13 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { CUSTOM_FIELD_KINDS, CUSTOM_FIELD_OPTION_KINDS, customFieldInboxes, customFieldOptions, customFields } from '../../db/schema';
+import { CUSTOM_FIELD_KINDS, customFieldInboxes, customFieldOptions, customFields } from '../../db/schema';
 import { AUDIT_SET, defineResource, hasMany, manyToMany, shapeOf, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { displayOrderField } from '../../lib/vocabulary-fields';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
-import { customFieldOptionsResource } from './customfieldoptions.resource';
+import { customFieldOptionsResource, requireOptionKind } from './customfieldoptions.resource';
 
 const label = z.string().trim().min(1).max(255);
 
@@ -23,10 +23,7 @@ async function optionsFitKind({ tx }: WriteContext, _record: Record<string, unkn
   const { rows } = await tx.execute(sql`
     SELECT f.kind FROM ${customFields} f
      WHERE f.id = ${id} AND EXISTS (SELECT 1 FROM ${customFieldOptions} o WHERE o.custom_field_id = f.id AND o.state = 'active')`);
-  const kind = rows[0]?.kind as string | undefined;
-  if (kind !== undefined && !CUSTOM_FIELD_OPTION_KINDS.includes(kind)) {
-    throw ApiError.invalid('customfield.options', `a ${kind} field has no options: only dropdown and checkboxes fields do`);
-  }
+  if (rows[0]) requireOptionKind(String(rows[0].kind), 'customfield.options');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes, tickets } from '../../db/schema';
+import { customFieldInboxes, customFields, inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes, tickets, ticketTypes } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany, shapeOf, type WriteContext } from '../../engine';
 import { insertEventsFrom } from '../../events/record-events';
 import { encryptToken, inboxSecretContext, TokenKeyError } from '../../lib/crypto';
@@ -21,20 +21,10 @@ async function sealSmtpPassword({ who, env }: WriteContext, record: Record<strin
   }
 }
 
-/** A vocabulary limited to some inboxes, which may ask to be offered in inboxes made later. */
-interface LimitedToInboxes {
-  /** its table, its link table to inboxes and the link's column naming it */
-  table: string;
-  links: string;
-  linkColumn: string;
-  /** its column saying whether inboxes made later join it */
-  flag: string;
-  eventType: string;
-}
-
-const LIMITED_TO_INBOXES: LimitedToInboxes[] = [
-  { table: 'ticket_types', links: 'ticket_type_inboxes', linkColumn: 'ticket_type_id', flag: 'enabled_for_future_inboxes', eventType: 'tickettypes' },
-  { table: 'custom_fields', links: 'custom_field_inboxes', linkColumn: 'custom_field_id', flag: 'add_to_new_inboxes', eventType: 'customfields' },
+/** A vocabulary limited to some inboxes (its link table and the link's column naming it), with its flag for inboxes made later. */
+const LIMITED_TO_INBOXES = [
+  { table: ticketTypes, links: ticketTypeInboxes, linkKey: ticketTypeInboxes.ticketTypeId, flag: ticketTypes.enabledForFutureInboxes, eventType: 'tickettypes' },
+  { table: customFields, links: customFieldInboxes, linkKey: customFieldInboxes.customFieldId, flag: customFields.addToNewInboxes, eventType: 'customfields' },
 ];
 
 /**
@@ -43,17 +33,17 @@ const LIMITED_TO_INBOXES: LimitedToInboxes[] = [
  * each.
  */
 async function offerInFutureInboxes({ tx, who }: WriteContext, inboxId: number): Promise<void> {
-  for (const limited of LIMITED_TO_INBOXES) {
-    const [table, links, linkColumn, flag] = [limited.table, limited.links, limited.linkColumn, limited.flag].map((name) => sql.identifier(name));
+  for (const { table, links, linkKey, flag, eventType } of LIMITED_TO_INBOXES) {
+    const linkColumn = sql.identifier(linkKey.name);
     await tx.execute(sql`
       WITH linked AS (
         INSERT INTO ${links} (installation_id, ${linkColumn}, inbox_id, created_by)
-        SELECT ${who.installationId}::int, t.id, ${inboxId}::int, ${who.userId}::int FROM ${table} t
-         WHERE t.installation_id = ${who.installationId} AND t.state = 'active' AND t.${flag}
-           AND EXISTS (SELECT 1 FROM ${links} l JOIN inboxes i ON i.id = l.inbox_id AND i.state = 'active' WHERE l.${linkColumn} = t.id)
+        SELECT ${who.installationId}::int, ${table.id}, ${inboxId}::int, ${who.userId}::int FROM ${table}
+         WHERE ${table.installationId} = ${who.installationId} AND ${table.state} = 'active' AND ${flag}
+           AND EXISTS (SELECT 1 FROM ${links} l JOIN inboxes i ON i.id = l.inbox_id AND i.state = 'active' WHERE l.${linkColumn} = ${table.id})
         ON CONFLICT DO NOTHING
         RETURNING ${linkColumn} AS id)
-      ${insertEventsFrom(sql`linked`, who, limited.eventType, 'linked', sql`jsonb_build_object('relation', 'inboxes', 'record', jsonb_build_object('id', ${inboxId}::int, 'type', 'inboxes'), 'futureInbox', true)`)}`);
+      ${insertEventsFrom(sql`linked`, who, eventType, 'linked', sql`jsonb_build_object('relation', 'inboxes', 'record', jsonb_build_object('id', ${inboxId}::int, 'type', 'inboxes'), 'futureInbox', true)`)}`);
   }
 }
 

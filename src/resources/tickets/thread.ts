@@ -31,7 +31,8 @@ const entryBody = writableRecord(
     isDraft: z.boolean().optional().meta({ description: 'a draft is not sent and not counted until it is' }),
     mentions: z.array(referenceInput('users')).max(50).optional().meta({ description: 'teammates to mention: they follow the ticket from then on' }),
     files: z.array(referenceInput('files')).max(MAX_FILES_PER_ENTRY).optional().meta({ description: `confirmed uploads to attach (POST /v2/files/ref.json), at most ${MAX_FILES_PER_ENTRY}` }),
-    customer: referenceInput('customers').optional().meta({ description: "the ticket's customer, to write the customer's reply (a channel of the team's own): a reply to a waiting or solved ticket makes it active" }),
+    // null is what an entry a teammate wrote reads back as
+    customer: referenceInput('customers').nullable().optional().meta({ description: "the ticket's customer, to write the customer's reply (a channel of the team's own): a reply to a waiting or solved ticket makes it active; null: the caller's own entry" }),
   },
   ['ticket', 'htmlBody', 'textBody', 'viewedByCustomerAt', 'assigningUser', 'contact', 'delayed'],
 ).meta({ id: 'MessageCreate' });
@@ -71,19 +72,20 @@ export async function addTicketEntry(context: WriteContext, id: number, body: z.
   const { tx, who } = context;
   const threadType = body.threadType ?? 'message';
   const ticket = await lockTicket(tx, who, id);
-  if (body.customer !== undefined) {
-    if (body.customer !== ticket.customerId) throw ApiError.invalid('message.customer', `customer ${body.customer} is not this ticket's customer`);
+  const customer = body.customer ?? undefined;
+  if (customer !== undefined) {
+    if (customer !== ticket.customerId) throw ApiError.invalid('message.customer', `customer ${customer} is not this ticket's customer`);
     if (threadType !== 'message' || body.isDraft) throw ApiError.invalid('message.customer', 'a customer writes replies: no notes, no drafts');
   }
   let status = body.status;
   if (status !== undefined) {
     const found = await tx.select({ id: ticketStatuses.id }).from(ticketStatuses).where(and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status)));
     if (found.length === 0) throw ApiError.invalid('message.status', `no ticketstatuses ${status} here`);
-  } else if (body.customer !== undefined) {
+  } else if (customer !== undefined) {
     if (reopensOnCustomerReply(ticket.statusCode)) status = ACTIVE_STATUS;
   } else if (movesToWaiting(ticket.statusCode, { threadType, isDraft: body.isDraft })) status = WAITING_STATUS;
   const entryId = await addThreadEntry(context, {
-    ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: body.customer ?? null,
+    ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: customer ?? null,
     cc: body.cc ?? undefined, bcc: body.bcc ?? undefined, isPinned: body.isPinned, isDraft: body.isDraft,
     files: body.files ? { ids: body.files, source: 'message.files' } : undefined,
   });
