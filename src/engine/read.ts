@@ -53,7 +53,8 @@ function orderOf(resource: ResourceDeclaration, who: Actor, query: ListQuery) {
  */
 export async function listBody(c: Context<AppEnv>, resource: ResourceDeclaration, who: Actor, query: ListQuery, within?: SQL) {
   const selection = selectionFromFilter(query.filter, resource, who);
-  const result = await selectPage(c.var.db.http, resource, { ...selection, where: and(selection.where, within), includes: query.includes }, {
+  const own = await Promise.all(Object.entries(resource.listParams ?? {}).map(([name, param]) => param.where(c.var.db.http, who, (query as Record<string, unknown>)[name])));
+  const result = await selectPage(c.var.db.http, resource, { ...selection, where: and(selection.where, within, ...own), includes: query.includes }, {
     limit: query.pageSize,
     offset: (query.page - 1) * query.pageSize,
     order: orderOf(resource, who, query),

@@ -172,7 +172,15 @@ export interface LinkField {
   schema: z.ZodType;
   /** what a new link without it gets */
   default: string | number | boolean;
+  /** a jsonb column: bound as JSON text (an array would otherwise become a list of parameters) */
+  json?: boolean;
 }
+
+/** A link field's value as a statement parameter. */
+const linkValue = (link: LinkField, value: unknown) => (link.json ? sql`${JSON.stringify(value)}::jsonb` : sql`${value}`);
+
+/** Whether a link field sent again is what the link holds (JSON values compare by content). */
+const sameLinkValue = (sent: unknown, held: unknown) => sent === held || JSON.stringify(sent) === JSON.stringify(held);
 
 type LinkEntry = { id: number; delete?: boolean; meta?: ({ delete?: boolean } & Record<string, unknown>) | null };
 
@@ -237,16 +245,16 @@ export function manyToMany(options: {
       if (fresh.length) {
         const columns = [sql`installation_id`, sql.identifier(parentKey.name), sql.identifier(targetKey.name), sql`created_by`, ...linkFields.map(([, link]) => sql.identifier(link.column.name))];
         const rows = fresh.map(([id, meta]) =>
-          sql`(${sql.join([sql`${who.installationId}::int`, sql`${parent.id}::int`, sql`${id}::int`, sql`${who.userId}::int`, ...linkFields.map(([field, link]) => sql`${meta[field] ?? link.default}`)], sql`, `)})`,
+          sql`(${sql.join([sql`${who.installationId}::int`, sql`${parent.id}::int`, sql`${id}::int`, sql`${who.userId}::int`, ...linkFields.map(([field, link]) => linkValue(link, meta[field] ?? link.default))], sql`, `)})`,
         );
         const statement = sql`INSERT INTO ${through} (${sql.join(columns, sql`, `)}) VALUES ${sql.join(rows, sql`, `)} ON CONFLICT DO NOTHING RETURNING ${returning}`;
         await changeWithEvents(tx, statement, who, parent.type, 'linked', data, recordId);
       }
       for (const [id, meta] of wanted) {
         const current = linked.get(id);
-        const changes = linkFields.filter(([field]) => current && meta[field] !== undefined && meta[field] !== current[field]);
+        const changes = linkFields.filter(([field]) => current && meta[field] !== undefined && !sameLinkValue(meta[field], current[field]));
         if (changes.length === 0) continue;
-        const set = sql.join(changes.map(([field, link]) => sql`${sql.identifier(link.column.name)} = ${meta[field]}`), sql`, `);
+        const set = sql.join(changes.map(([field, link]) => sql`${sql.identifier(link.column.name)} = ${linkValue(link, meta[field])}`), sql`, `);
         const statement = sql`UPDATE ${through} SET ${set} WHERE ${parentKey} = ${parent.id} AND ${targetKey} = ${id} RETURNING ${returning}`;
         await changeWithEvents(tx, statement, who, parent.type, 'linked', data, recordId);
       }

@@ -57,6 +57,16 @@ function build(resource: ResourceDeclaration) {
   const includeNames = Object.keys(resource.relations);
   const orderNames = orderNamesOf(resource);
 
+  const listQuery = z.object({
+    filter: filterParam(resource.filter),
+    orderBy: orderByParam(orderNames),
+    orderMode: orderModeParam,
+    page: pageParam,
+    pageSize: pageSizeParam,
+    includes: includesParam(includeNames, resource.includeAliases),
+    fields: fieldsParam(propertyNames(resource)),
+  });
+
   const optional = (schemas: Record<string, z.ZodType> = {}) => Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, schema.optional()]));
   const inputs = optional(resource.inputs);
   const create = writableRecord({ ...required, ...relations, ...optional(resource.createInputs), ...inputs }, readOnly).meta({ id: `${resource.title.one}Create` });
@@ -80,15 +90,7 @@ function build(resource: ResourceDeclaration) {
     one: z.object({ [resource.singular]: record, included }).meta({ id: `${resource.title.one}Body` }),
     /** `{"companies": [...], "included": {...}, "meta": {"page": ...}, "pagination": {...}}` */
     many: z.object({ [resource.listKey ?? resource.type]: z.array(record), included, meta: z.object({ page: pageMetaSchema }), pagination: paginationSchema }).meta({ id: `${resource.title.many}Body` }),
-    listQuery: z.object({
-      filter: filterParam(resource.filter),
-      orderBy: orderByParam(orderNames),
-      orderMode: orderModeParam,
-      page: pageParam,
-      pageSize: pageSizeParam,
-      includes: includesParam(includeNames, resource.includeAliases),
-      fields: fieldsParam(propertyNames(resource)),
-    }),
+    listQuery: listQuery.extend(Object.fromEntries(Object.entries(resource.listParams ?? {}).map(([name, param]) => [name, param.schema]))) as unknown as typeof listQuery,
     oneQuery: z.object({ includes: includesParam(includeNames, resource.includeAliases), fields: fieldsParam(propertyNames(resource)) }),
     writeQuery: z.object({ includes: includesParam(includeNames, resource.includeAliases) }),
     /** only for a resource whose records other records use */

@@ -3,7 +3,7 @@ import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import type { Env } from '../app-env';
 import type { Actor } from '../auth/principal';
-import type { Transaction } from '../db/client';
+import type { Queryable, Transaction } from '../db/client';
 import type { UserRole } from '../db/schema';
 import type { FilterFieldType } from './filter';
 import type { TypedSql, WireValue } from './wire';
@@ -114,6 +114,8 @@ export interface ResourceDeclaration {
   relatedFilter?: Record<string, RelatedFilter>;
   /** names `orderBy` accepts beyond `filter`'s, each with its sort expression */
   orderByExtra?: Record<string, SQL | Column>;
+  /** query parameters of its list beyond the generic ones (a ticket's `customfields`), each ANDed with the filter */
+  listParams?: Record<string, ListParam>;
   /** the `orderBy` of a list that names none (ties, and no default, go by id) */
   defaultOrderBy?: string;
   /** `includes` names, each a relation written and read through the property of the same name */
@@ -188,6 +190,14 @@ export interface ResourceDeclaration {
   afterDelete?: (context: WriteContext, id: number) => Promise<void>;
   /** values the server sets on a new record, whatever the body says */
   onCreate?: (context: WriteContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
+}
+
+/** A list query parameter of a resource's own: its schema, and the records its value selects. */
+export interface ListParam {
+  /** the parameter as the query carries it (optional) */
+  schema: z.ZodType;
+  /** the condition its value selects for the caller (it may look things up: a 400 names what is wrong); undefined: no condition */
+  where(db: Queryable, who: Actor, value: unknown): Promise<SQL | undefined>;
 }
 
 /** A property of another resource's records naming a record of this one. */

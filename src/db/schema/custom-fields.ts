@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { inboxes } from './inboxes';
+import { tickets } from './tickets';
 
 /** What a custom field holds, as the platform names its kinds. */
 export const CUSTOM_FIELD_KINDS = ['text', 'textarea', 'number', 'date', 'dropdown', 'checkboxes'] as const;
@@ -53,4 +54,22 @@ export const customFieldOptions = pgTable(
     index('custom_field_options_field_idx').on(t.customFieldId),
     uniqueIndex('custom_field_options_field_name_key').on(t.customFieldId, sql`lower(${t.name})`).where(sql`${t.state} = 'active'`),
   ],
+);
+
+/**
+ * A ticket's value of a custom field, as JSON of the field's kind: a string (text, textarea, a
+ * date `YYYY-MM-DD`), a number, an option id (dropdown) or an array of option ids (checkboxes).
+ * No row: no value.
+ */
+export const ticketCustomFieldValues = pgTable(
+  'ticket_custom_field_values',
+  {
+    installationId: integer('installation_id').notNull(),
+    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    customFieldId: integer('custom_field_id').notNull().references(() => customFields.id),
+    value: jsonb('value').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdBy: integer('created_by'),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.customFieldId] }), index('ticket_custom_field_values_field_idx').on(t.customFieldId)],
 );

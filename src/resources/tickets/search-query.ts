@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApiError } from '../../http/errors';
 import { MAX_ID } from '../../http/params';
 import { isCalendarDay, isInstant } from '../../lib/time-values';
+import { customFieldsParam, parseCustomFieldCriteria, type CustomFieldCriterion } from '../customfields/ticket-value-filter';
 
 /** Id lists: repeated (`statuses=1&statuses=5`), with brackets (`statuses[]=1`, as some encoders send), or comma-joined. */
 export const ID_LISTS = ['statuses', 'priorities', 'types', 'sources', 'inboxes', 'excludeInboxes', 'tags', 'excludeTags', 'agents', 'customers', 'companies'] as const;
@@ -29,7 +30,7 @@ export const searchQuerySchema = z.strictObject({
   updatedAtFrom: z.string().optional().meta({ description: 'updated at or after (RFC 3339)' }),
   updatedAtTo: z.string().optional().meta({ description: 'updated at or before (RFC 3339)' }),
   lastUpdated: z.string().optional().meta({ description: 'the platform client\'s name for `updatedAtFrom`' }),
-  customfields: z.string().optional().meta({ description: 'a JSON array of `{"id", "value", "operation"}` or `{"id", "values": [...]}`' }),
+  customfields: customFieldsParam,
   filter: z.string().optional().meta({ description: 'a JSON filter over the ticket list\'s names, ANDed with the rest' }),
   ticket: z.string().optional().meta({ description: 'one ticket id' }),
   page: z.string().optional(),
@@ -54,6 +55,7 @@ export interface SearchCriteria {
   updatedTo?: string;
   ticket?: number;
   filter?: string;
+  customfields?: CustomFieldCriterion[];
   page: number;
   pageSize: number;
 }
@@ -132,6 +134,7 @@ export function searchCriteria(query: RawQuery): SearchCriteria {
     updatedTo: bound(query, 'updatedAtTo', false),
     ticket: oneId(query, 'ticket'),
     filter: single(query, 'filter'),
+    customfields: parseCustomFieldCriteria(single(query, 'customfields')),
     page: whole(query, 'page', 1_000_000, 1),
     pageSize: whole(query, 'pageSize', MAX_SEARCH_PAGE_SIZE, 50),
   };
@@ -166,19 +169,4 @@ function refuseUnsupported(query: RawQuery, c: SearchCriteria): void {
   }
   if (single(query, 'timeRange') !== undefined) throw ApiError.invalid('timeRange', 'use `startDate`/`endDate` or `updatedAtFrom`/`updatedAtTo`');
   if (c.flags.excludeWorkEmails) throw ApiError.invalid('excludeWorkEmails', 'not supported: filter customers by `customers` or `companies`');
-  const fields = single(query, 'customfields');
-  if (fields === undefined) return;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(fields);
-  } catch {
-    throw ApiError.invalid('customfields', 'must be a JSON array');
-  }
-  if (!Array.isArray(parsed)) throw ApiError.invalid('customfields', 'must be a JSON array');
-  parsed.forEach((entry, i) => {
-    const id = (entry as { id?: unknown } | null)?.id;
-    if (!Number.isInteger(id) || (id as number) < 1) throw ApiError.invalid(`customfields[${i}].id`, 'must be a custom field id');
-    // custom fields can be defined, but tickets hold no values of them yet
-    throw ApiError.invalid(`customfields[${i}]`, 'tickets hold no custom field values yet, so they cannot be searched by them');
-  });
 }

@@ -8,6 +8,7 @@ import { defineRoute } from '../../http/route';
 import { searchCriteria, searchQuerySchema, type SearchCriteria } from './search-query';
 import { SEARCH_CONFIG } from './ticket-search';
 import { ticketsResource } from './tickets.resource';
+import { customFieldsCondition } from '../customfields/ticket-value-filter';
 
 const s = schemasOf(ticketsResource);
 
@@ -68,12 +69,15 @@ function conditions(c: SearchCriteria, who: Actor): SQL[] {
   return where.filter((w): w is SQL => w !== undefined);
 }
 
-/** What a search selects and in which order: the page statement's inputs (the benchmark renders the same). */
-export function searchSelection(criteria: SearchCriteria, who: Actor) {
+/**
+ * What a search selects and in which order: the page statement's inputs (the benchmark renders the
+ * same). `fieldValues` is the criteria's `customfields` as a condition (`customFieldsCondition`).
+ */
+export function searchSelection(criteria: SearchCriteria, who: Actor, fieldValues?: SQL) {
   const order = criteria.words
     ? { expr: sql`ts_rank(${tickets.searchVector}, ${wordsQuery(criteria)})`, descending: true }
     : { expr: tickets.updatedAt, descending: true };
-  return { where: and(...conditions(criteria, who)), page: { limit: criteria.pageSize, offset: (criteria.page - 1) * criteria.pageSize, order } };
+  return { where: and(...conditions(criteria, who), fieldValues), page: { limit: criteria.pageSize, offset: (criteria.page - 1) * criteria.pageSize, order } };
 }
 
 /**
@@ -92,7 +96,8 @@ export const searchTicketsRoute = defineRoute({
   const query = c.req.valid('query');
   const { includes, ...rest } = query;
   const criteria = searchCriteria(rest as Record<string, string | string[] | undefined>);
-  const { where, page: window } = searchSelection(criteria, who);
+  const fieldValues = await customFieldsCondition(c.var.db.http, who.installationId, criteria.customfields);
+  const { where, page: window } = searchSelection(criteria, who, fieldValues);
   const page = await selectPage(c.var.db.http, ticketsResource, { who, where, withDeleted: false, includes }, window);
   return c.json({ tickets: page.records, included: page.included, ...pageMetadata(criteria.page, criteria.pageSize, page.total) }, 200);
 });

@@ -15,6 +15,7 @@ import { ticketsResource } from './tickets.resource';
 import { ACTIVE_STATUS, addressList, addThreadEntry, movesToWaiting, reopensOnCustomerReply, WAITING_STATUS } from './thread-entry';
 import { ticketChildrenRoute } from './ticket-children';
 import { MAX_FILES_PER_ENTRY } from '../files/attach';
+import { requireFieldsToResolve } from '../customfields/ticket-values';
 
 const addresses = addressList.nullable();
 
@@ -96,6 +97,7 @@ export async function addTicketEntry(context: WriteContext, id: number, body: z.
   }
   if (status !== undefined) {
     await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, id) }, { statusId: status }, { status: ticketsResource.fields.status!.output! });
+    if (status !== ticket.statusId) await requireFieldsToResolve(context, [id], 'message.status');
   }
   return readBack(tx, messagesResource, who, entryId, []);
 }

@@ -9,6 +9,7 @@ import { visibleTickets } from './ticket-visibility';
 export interface LockedTicket {
   id: number;
   state: 'active' | 'deleted';
+  statusId: number;
   statusCode: string;
   customerId: number;
   inboxId: number;
@@ -21,7 +22,7 @@ export interface LockedTicket {
  */
 export function lockTickets(tx: Transaction, who: Actor, ids: readonly number[], withDeleted = false): Promise<LockedTicket[]> {
   return tx
-    .select({ id: tickets.id, state: tickets.state, statusCode: ticketStatuses.code, customerId: tickets.customerId, inboxId: tickets.inboxId, mergedIntoId: tickets.mergedIntoId })
+    .select({ id: tickets.id, state: tickets.state, statusId: tickets.statusId, statusCode: ticketStatuses.code, customerId: tickets.customerId, inboxId: tickets.inboxId, mergedIntoId: tickets.mergedIntoId })
     .from(tickets)
     .innerJoin(ticketStatuses, eq(ticketStatuses.id, tickets.statusId))
     .where(and(tenantScope(tickets, who.installationId, withDeleted, 'write'), visibleTickets(who), inArray(tickets.id, [...ids])))

@@ -51,11 +51,15 @@ import { visibleTickets } from './ticket-visibility';
 import { addressList, addThreadEntry } from './thread-entry';
 import { refreshSearch } from './ticket-search';
 import { MAX_FILES_PER_ENTRY } from '../files/attach';
+import { customFieldValues, prepareCustomFieldValues, requireFieldsToResolve } from '../customfields/ticket-values';
+import { customFieldsCondition, customFieldsParam, parseCustomFieldCriteria } from '../customfields/ticket-value-filter';
 
 const addresses = addressList;
 
 /** The split a create body asks for, from its preparation to its finish. */
 const splits = new WeakMap<Record<string, unknown>, SplitSource>();
+/** An update's ticket status before it: a status sent again is no move. */
+const statusBefore = new WeakMap<Record<string, unknown>, number>();
 
 /** Before a ticket is written: its customer named by email found or made, its defaults, a seated agent. */
 async function prepareTicket(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
@@ -76,6 +80,17 @@ async function prepareTicket(context: WriteContext, record: Record<string, unkno
         .where(and(eq(ticketTypes.installationId, who.installationId), eq(ticketTypes.isDefault, true), eq(ticketTypes.state, 'active')));
       if (type) record.type = type.id;
     }
+  }
+  let inboxId = record.inbox as number | undefined;
+  if (id !== undefined && (record.status !== undefined || record.customfields !== undefined)) {
+    const [current] = await tx.select({ statusId: tickets.statusId, inboxId: tickets.inboxId }).from(tickets).where(and(eq(tickets.id, id), eq(tickets.installationId, who.installationId)));
+    // not there: the update answers 404
+    if (!current) return;
+    statusBefore.set(record, current.statusId);
+    inboxId ??= current.inboxId;
+  }
+  if (record.customfields !== undefined) {
+    record.customfields = await prepareCustomFieldValues(context, record.customfields as Parameters<typeof prepareCustomFieldValues>[1], { id, inboxId: inboxId! }, 'ticket.customfields');
   }
   await requireSeatedAgent(context, record);
 }
@@ -112,6 +127,7 @@ async function finishTicket(context: WriteContext, record: Record<string, unknow
     await refreshSearch(context, [id]);
   }
   if (typeof record.isRead === 'boolean') await markRead(context, id, record.isRead);
+  if (record.status !== undefined && (created || record.status !== statusBefore.get(record))) await requireFieldsToResolve(context, [id], 'ticket.status');
   await requireStillVisible(context, [id]);
 }
 
@@ -146,6 +162,7 @@ async function requireStillVisible({ tx, who }: WriteContext, ids: number[]): Pr
 async function checkBulkUpdate(context: WriteContext, record: Record<string, unknown>, ids: number[]): Promise<void> {
   await requireSeatedAgent(context, record);
   await requireStillVisible(context, ids);
+  if (record.status !== undefined) await requireFieldsToResolve(context, ids, 'ticket.status');
   if (record.subject !== undefined) await refreshSearch(context, ids);
 }
 
@@ -224,8 +241,12 @@ export const ticketsResource = defineResource({
     },
     'companies.id': { expr: companyCustomers.companyId, type: 'integer', exists: companiesOfCustomer },
   },
+  listParams: {
+    customfields: { schema: customFieldsParam, where: (db, who, value) => customFieldsCondition(db, who.installationId, parseCustomFieldCriteria(value as string | undefined)) },
+  },
   orderByExtra: { lastMessageAt: tickets.lastMessageAt },
   relations: {
+    customfields: customFieldValues,
     tags: manyToMany({ name: 'tags', target: shapeOf(tagsResource), through: ticketTags, parentKey: ticketTags.ticketId, targetKey: ticketTags.tagId }),
     followers: manyToMany({ name: 'followers', target: userShape, through: ticketFollowers, parentKey: ticketFollowers.ticketId, targetKey: ticketFollowers.userId }),
     messages: ownedRecords({ shape: messageShape, parentKey: ticketMessages.ticketId }),

@@ -1,0 +1,181 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { customFieldInboxes, customFields, ticketCustomFieldValues } from '../../db/schema';
+import { manyToMany, shapeOf, type WriteContext } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { idValue } from '../../http/params';
+import { isCalendarDay } from '../../lib/time-values';
+import { customFieldsResource } from './customfields.resource';
+
+/** The longest value of a text field, and of a textarea. */
+const MAX_TEXT = 1_000;
+const MAX_TEXTAREA = 20_000;
+const MAX_CHECKED = 100;
+
+/** What `meta.value` may be on the wire; each field's kind then narrows it (`normalValue`). */
+const valueSchema = z
+  .union([z.string().max(MAX_TEXTAREA), z.number(), z.array(z.union([idValue, z.string().max(12)])).max(MAX_CHECKED), z.null()])
+  .meta({ description: "the ticket's value: text for text and textarea, a number, a day `YYYY-MM-DD`, an option id (dropdown), an array of option ids (checkboxes); null, \"\" or [] clears it" });
+
+/**
+ * A ticket's values of the team's custom fields: `customfields: [{"id": 12, "meta": {"value": ...}}]`
+ * sets them (one `linked` event of the ticket a value set or changed), `{"id": 12, "meta": {"delete": true}}`
+ * or a null value clears one, fields not named keep theirs. `includes=customfields` reads them,
+ * with the fields' definitions in `included.customfields`. Each value is checked against its
+ * field first (`prepareCustomFieldValues`).
+ */
+export const customFieldValues = manyToMany({
+  name: 'customfields',
+  target: shapeOf(customFieldsResource),
+  through: ticketCustomFieldValues,
+  parentKey: ticketCustomFieldValues.ticketId,
+  targetKey: ticketCustomFieldValues.customFieldId,
+  linkFields: { value: { column: ticketCustomFieldValues.value, schema: valueSchema, default: '', json: true } },
+});
+
+type ValueEntry = { id: number; delete?: boolean; meta?: ({ delete?: boolean; value?: unknown } & Record<string, unknown>) | null };
+
+interface FieldFacts {
+  kind: string;
+  enabled: boolean;
+  applies: boolean;
+  options: number[];
+}
+
+/** A field applies in an inbox when it is limited to none, or to that one among others. */
+const appliesIn = (field: SQL, inbox: SQL) =>
+  sql`(NOT EXISTS (SELECT 1 FROM ${customFieldInboxes} i WHERE i.custom_field_id = ${field})
+    OR EXISTS (SELECT 1 FROM ${customFieldInboxes} i WHERE i.custom_field_id = ${field} AND i.inbox_id = ${inbox}))`;
+
+const idsJson = (ids: readonly number[]) => sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::int)`;
+
+/** The installation's live fields among `ids`, with what a value of each must be. */
+async function fieldFacts({ tx, who }: WriteContext, ids: number[], inboxId: number): Promise<Map<number, FieldFacts>> {
+  const { rows } = await tx.execute(sql`
+    SELECT f.id, f.kind, f.enabled, ${appliesIn(sql`f.id`, sql`${inboxId}::int`)} AS applies,
+      coalesce((SELECT json_agg(o.id) FROM custom_field_options o WHERE o.custom_field_id = f.id AND o.state = 'active'), '[]') AS options
+      FROM ${customFields} f WHERE f.installation_id = ${who.installationId} AND f.state = 'active' AND f.id IN ${idsJson(ids)}`);
+  return new Map(rows.map((row) => [Number(row.id), { kind: String(row.kind), enabled: Boolean(row.enabled), applies: Boolean(row.applies), options: (row.options as number[]).map(Number) }]));
+}
+
+/** An option id as a client may send it: a number, or its digits. */
+function optionId(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+  if (typeof value === 'string' && /^[1-9]\d{0,9}$/.test(value)) return Number(value);
+  return undefined;
+}
+
+/** A number as a client may send it: a JSON number, or a decimal in a string. */
+function numberOf(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && /^-?\d{1,15}(\.\d{1,10})?$/.test(value.trim())) return Number(value.trim());
+  return undefined;
+}
+
+/** Whether a value clears the field: null, an empty string, no options checked. */
+const clears = (value: unknown) => value === null || value === '' || (Array.isArray(value) && value.length === 0);
+
+/** The value as stored for a field of this kind, or why it is not one. */
+function normalValue(field: FieldFacts, value: unknown): { value: unknown } | { error: string } {
+  const text = (max: number) => {
+    if (typeof value !== 'string') return { error: 'must be text' };
+    if (value.includes('\0')) return { error: 'must not contain NUL characters' };
+    return value.length > max ? { error: `must be at most ${max} characters` } : { value };
+  };
+  const option = (candidate: unknown) => {
+    const id = optionId(candidate);
+    return id !== undefined && field.options.includes(id) ? id : undefined;
+  };
+  switch (field.kind) {
+    case 'text':
+      return text(MAX_TEXT);
+    case 'textarea':
+      return text(MAX_TEXTAREA);
+    case 'number': {
+      const number = numberOf(value);
+      return number === undefined ? { error: `"${String(value)}" is not a number` } : { value: number };
+    }
+    case 'date':
+      return typeof value === 'string' && isCalendarDay(value) ? { value } : { error: `"${String(value)}" is not a day (YYYY-MM-DD)` };
+    case 'dropdown': {
+      const id = option(value);
+      return id === undefined ? { error: `"${String(value)}" is not an option of this field (give an option id of its \`options\`)` } : { value: id };
+    }
+    case 'checkboxes': {
+      const named = Array.isArray(value) ? value : [value];
+      const ids = named.map(option);
+      const bad = ids.findIndex((id) => id === undefined);
+      if (bad >= 0) return { error: `"${String(named[bad])}" is not an option of this field (give option ids of its \`options\`)` };
+      return { value: [...new Set(ids as number[])].sort((a, b) => a - b) };
+    }
+    default:
+      return { error: `a ${field.kind} field takes no values` };
+  }
+}
+
+const isDeletion = (entry: ValueEntry) => entry.delete === true || entry.meta?.delete === true;
+
+/**
+ * Checks the `customfields` a ticket write sends against their fields (live in the installation,
+ * switched on, applying in the ticket's inbox, a value of the field's kind) and answers the entries
+ * to write: values in their stored form, a cleared value of a field with one turned into its
+ * removal (and of a field without one, dropped). `source` names the property (`ticket.customfields`).
+ */
+export async function prepareCustomFieldValues(
+  context: WriteContext,
+  entries: ValueEntry[] | null,
+  ticket: { id?: number; inboxId: number },
+  source: string,
+): Promise<ValueEntry[] | null> {
+  if (entries === null || entries.length === 0) return entries;
+  const fields = await fieldFacts(context, [...new Set(entries.map((e) => e.id))], ticket.inboxId);
+  const held = new Set<number>();
+  if (ticket.id !== undefined) {
+    const { rows } = await context.tx.execute(sql`SELECT custom_field_id FROM ${ticketCustomFieldValues} WHERE ticket_id = ${ticket.id}`);
+    for (const row of rows) held.add(Number(row.custom_field_id));
+  }
+  const written: ValueEntry[] = [];
+  entries.forEach((entry, index) => {
+    const at = `${source}[${index}]`;
+    const field = fields.get(entry.id);
+    if (!field) throw ApiError.invalid(`${at}.id`, `no customfields ${entry.id} here`);
+    if (entries.findIndex((e) => e.id === entry.id) < index) throw ApiError.invalid(`${at}.id`, `names custom field ${entry.id} again: give each field once`);
+    const value = entry.meta?.value;
+    if (isDeletion(entry) || clears(value)) {
+      if (held.has(entry.id)) written.push({ id: entry.id, meta: { delete: true } });
+      return;
+    }
+    if (value === undefined) throw ApiError.invalid(at, 'give the value as `meta.value` (null clears it)');
+    if (!field.enabled) throw ApiError.invalid(at, `custom field ${entry.id} is switched off (enabled: false): it takes no values`);
+    if (!field.applies) throw ApiError.invalid(at, `custom field ${entry.id} is not used in inbox ${ticket.inboxId} (see the field's \`inboxes\`)`);
+    const normal = normalValue(field, value);
+    if ('error' in normal) throw ApiError.invalid(at, `${field.kind} field ${entry.id}: ${normal.error}`);
+    written.push({ id: entry.id, meta: { value: normal.value } });
+  });
+  return written;
+}
+
+/** The statuses that need every agent-required field filled. */
+const RESOLVED_CODES = sql`('solved', 'closed')`;
+
+/**
+ * A ticket is solved or closed only with a value in every agent-required field that is switched on
+ * and applies in its inbox. Run after a write moved `ticketIds` to a new status: those now at a
+ * solved or closed one are checked, and the first missing value is a 400 naming its field.
+ */
+export async function requireFieldsToResolve({ tx, who }: WriteContext, ticketIds: readonly number[], source: string): Promise<void> {
+  if (ticketIds.length === 0) return;
+  const { rows } = await tx.execute(sql`
+    SELECT t.id AS ticket, f.id AS field, f.agent_label AS label
+      FROM tickets t
+      JOIN ticket_statuses s ON s.id = t.status_id AND s.code IN ${RESOLVED_CODES}
+      JOIN ${customFields} f ON f.installation_id = t.installation_id AND f.state = 'active' AND f.enabled AND f.agent_required
+     WHERE t.installation_id = ${who.installationId} AND t.id IN ${idsJson(ticketIds)}
+       AND ${appliesIn(sql`f.id`, sql`t.inbox_id`)}
+       AND NOT EXISTS (SELECT 1 FROM ${ticketCustomFieldValues} v WHERE v.ticket_id = t.id AND v.custom_field_id = f.id)
+     ORDER BY t.id, f.display_order, f.id LIMIT 1`);
+  const missing = rows[0];
+  if (missing) {
+    throw ApiError.invalid(source, `custom field ${String(missing.field)} ("${String(missing.label)}") is required: give ticket ${String(missing.ticket)} a value of it before it is solved or closed`);
+  }
+}
