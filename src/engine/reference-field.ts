@@ -6,7 +6,8 @@ import type { AuditedTable, WritableField } from './types';
 
 /** A reference as a client may send it: `{"id": 7, "type": "inboxes"}` (with `meta`, ignored), or the bare id 7. */
 export function referenceInput(type: string) {
-  return z.union([idValue, z.object({ id: idValue, type: z.literal(type).nullable().optional(), meta: z.unknown().optional() }).transform((ref) => ref.id)]);
+  // Go's client sends a reference it built as `{"id": 5, "type": "", "meta": null}`: an empty type is no type
+  return z.union([idValue, z.object({ id: idValue, type: z.union([z.literal(type), z.literal('')]).nullable().optional(), meta: z.unknown().optional() }).transform((ref) => ref.id)]);
 }
 
 /**

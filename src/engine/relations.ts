@@ -5,7 +5,7 @@ import type { Transaction } from '../db/client';
 import { changeWithEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';
 import { writableRecord } from '../http/record-body';
-import { idValue } from '../http/params';
+import { idValue, MAX_ID } from '../http/params';
 import { createRecords, deleteRecords, updateRecords } from './changes';
 import { columnKey, rowValues } from './columns';
 import { recordValues } from './record-json';
@@ -22,8 +22,11 @@ function isDeletion(entry: { delete?: boolean; meta?: { delete?: boolean } | nul
   return entry.delete === true || entry.meta?.delete === true;
 }
 
+/** An entry's id: the platform's client sends new related records with `id: 0`, which is no id. */
+const entryId = z.number().int().min(0).max(MAX_ID).optional().transform((id) => (id === 0 ? undefined : id));
+
 function entrySchema(fields: Record<string, WritableField>) {
-  const shape: Record<string, z.ZodType> = { id: idValue.optional(), delete: deleteFlag, meta: entryMeta };
+  const shape: Record<string, z.ZodType> = { id: entryId, delete: deleteFlag, meta: entryMeta };
   for (const [name, field] of Object.entries(fields)) shape[name] = field.schema.optional();
   return writableRecord(shape);
 }
@@ -55,6 +58,23 @@ function missingFields(fields: Record<string, WritableField>, entry: Record<stri
 /** The properties of a related record that an entry may write, as they read: watched for `updated` events. */
 function writableProperties(shape: RecordShape, fields: Record<string, WritableField>) {
   return Object.fromEntries(Object.keys(fields).filter((name) => name in shape.properties).map((name) => [name, shape.properties[name]!]));
+}
+
+/**
+ * Each property of an entry that names another record (a policy's scope entry's `customer`) must
+ * name a live one of the caller's installation, as a record's own do (`requireReferences`).
+ */
+async function requireEntryReferences(tx: Transaction, installationId: number, fields: Record<string, WritableField>, entries: Entry[], source: string): Promise<void> {
+  for (const [name, field] of Object.entries(fields)) {
+    if (!field.references) continue;
+    const { table, type } = field.references;
+    const named = entries.map((entry) => (isDeletion(entry) ? undefined : entry[name])).filter((id): id is number => typeof id === 'number');
+    if (named.length === 0) continue;
+    const found = await tx.select({ id: table.id }).from(table as PgTable).where(and(tenantScope(table, installationId), inArray(table.id, [...new Set(named)])));
+    const known = new Set(found.map((row) => Number(row.id)));
+    const index = entries.findIndex((entry) => !isDeletion(entry) && typeof entry[name] === 'number' && !known.has(entry[name]));
+    if (index >= 0) throw ApiError.invalid(`${source}[${index}].${name}`, `no ${type} ${String(entries[index]![name])} here`);
+  }
 }
 
 /** Checks that every id is a live child of the parent; answers 400 naming the first that is not. */
@@ -98,6 +118,7 @@ export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fiel
       if (value === null) return;
       const entries = value as Entry[];
       await requireChildren(tx, table, liveChildrenOf(parent.id), entries, source, shape.type);
+      await requireEntryReferences(tx, who.installationId, fields, entries, source);
       const parentColumn = columnKey(table, parentKey);
       const inserts = entries.flatMap((entry, index) => {
         if (entry.id !== undefined) return [];

@@ -111,6 +111,7 @@ async function deliver(db: Database, tx: Transaction, env: Env, subscriber: Subs
 interface Progress {
   /** the last event read, or undefined when none was pending */
   last?: number;
+  /** more events may be pending past `last`: the round read a whole batch, or later ones were written meanwhile */
   full: boolean;
   retryIn?: number;
 }
@@ -161,6 +162,11 @@ async function drainRound(db: Database, env: Env, installationId: number, after:
     }
     if (done.length) {
       await tx.execute(sql`UPDATE events SET dispatched_at = now() WHERE id IN (${sql.join(done.map((id) => sql`${id}::bigint`), sql`, `)})`);
+    }
+    // a subscriber's own writes have events too (an SLA's clocks changing a ticket): read on for them
+    if (!progress.full) {
+      const { rows } = await tx.execute(sql`SELECT EXISTS (SELECT 1 FROM events WHERE installation_id = ${installationId} AND dispatched_at IS NULL AND id > ${progress.last}::bigint) AS more`);
+      progress.full = rows[0]?.more === true;
     }
     return progress;
   });

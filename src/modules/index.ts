@@ -32,6 +32,7 @@ import { ticketSourcesModule } from '../resources/ticketsources';
 import { ticketStatusesModule } from '../resources/ticketstatuses';
 import { ticketTypesModule } from '../resources/tickettypes';
 import { customFieldsModule } from '../resources/customfields';
+import { slasModule } from '../resources/slas';
 import { ticketsModule } from '../resources/tickets';
 import { timeLogsModule } from '../resources/timelogs';
 import { timeZonesModule } from '../resources/timezones';
@@ -77,6 +78,7 @@ export const modules: readonly Module[] = [
   ticketStatusesModule,
   ticketTypesModule,
   customFieldsModule,
+  slasModule,
   ticketsModule,
   timeLogsModule,
   timeZonesModule,

@@ -32,6 +32,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'TicketTypes', description: 'what kind of request a ticket is, optionally per inbox' },
   { name: 'CustomFields', description: "ticket fields of the team's own, optionally per inbox" },
   { name: 'CustomFieldOptions', description: 'the choices of a dropdown or checkboxes custom field' },
+  { name: 'SLAs', description: 'service-level policies: which tickets, targets per priority, notifications' },
   { name: 'Inboxes', description: 'where tickets arrive, who works them, how replies leave' },
   { name: 'PmConnection', description: 'the link to the project-management product' },
   { name: 'Users', description: 'teammates, their roles, and the caller (`/v2/me.json`)' },

@@ -2,7 +2,7 @@
 // brute-force reference below counts minute by minute with its own Intl formatter, so the
 // day-by-day implementation is checked against the definition, not against itself.
 import { describe, expect, it } from 'vitest';
-import { workingMinutesBetween, type WorkingHours } from '../../src/lib/working-time';
+import { addWorkingMinutes, workingMinutesBetween, type WorkingHours } from '../../src/lib/working-time';
 
 const WEEKDAYS = [1, 2, 3, 4, 5];
 const ALL_DAYS = [0, 1, 2, 3, 4, 5, 6];
@@ -258,5 +258,41 @@ describe('cost and refusals', () => {
     expect(() => workingMinutesBetween(hours('UTC', [7], '09:00', '17:00'), from, to)).toThrow(RangeError);
     expect(() => workingMinutesBetween(hours('UTC', [1], '09:00', '17:00', [{ startDate: '2024-02-30', endDate: '2024-03-01' }]), from, to)).toThrow(RangeError);
     expect(() => workingMinutesBetween(ok, new Date(Number.NaN), to)).toThrow(RangeError);
+  });
+});
+
+describe('addWorkingMinutes, the inverse the SLA clocks use', () => {
+  const office = hours('UTC', WEEKDAYS, '09:00', '17:00');
+  const add = (h: WorkingHours, from: string, m: number) => addWorkingMinutes(h, at(from), m)?.toISOString();
+
+  it('lands inside working time, skipping nights, weekends and holidays', () => {
+    expect(add(office, '2024-01-08T10:00:00Z', 60)).toBe('2024-01-08T11:00:00.000Z');
+    // Friday 16:30 plus an hour: half an hour on Friday, half on Monday
+    expect(add(office, '2024-01-12T16:30:00Z', 60)).toBe('2024-01-15T09:30:00.000Z');
+    // starting on a Saturday night
+    expect(add(office, '2024-01-13T23:00:00Z', 30)).toBe('2024-01-15T09:30:00.000Z');
+    const holidays = hours('UTC', WEEKDAYS, '09:00', '17:00', [{ startDate: '2024-01-15', endDate: '2024-01-16' }]);
+    expect(add(holidays, '2024-01-12T16:30:00Z', 60)).toBe('2024-01-17T09:30:00.000Z');
+    expect(add(office, '2024-01-08T10:00:00Z', 0)).toBe('2024-01-08T10:00:00.000Z');
+  });
+
+  it('is the earliest instant at which workingMinutesBetween reaches the minutes, across zones and clock changes', () => {
+    const zones = [hours('America/New_York', WEEKDAYS, '08:30', '17:15'), hours('Europe/Dublin', ALL_DAYS, '00:00', '24:00'), hours('Asia/Kolkata', [0, 3, 6], '22:00', '24:00')];
+    const starts = ['2024-03-08T20:00:00Z', '2024-10-26T23:59:30Z', '2024-11-01T12:34:56.789Z'];
+    for (const h of zones) {
+      for (const start of starts) {
+        for (const m of [1, 45.5, 600, 3000]) {
+          const due = addWorkingMinutes(h, at(start), m)!;
+          expect(workingMinutesBetween(h, at(start), due), `${h.timezoneId} ${start} +${m}`).toBeGreaterThanOrEqual(m);
+          expect(workingMinutesBetween(h, at(start), new Date(due.getTime() - 1)), `${h.timezoneId} ${start} +${m}`).toBeLessThan(m);
+        }
+      }
+    }
+  });
+
+  it('answers undefined when no working time comes', () => {
+    expect(addWorkingMinutes(hours('UTC', [], '09:00', '17:00'), at('2024-01-08T10:00:00Z'), 60)).toBeUndefined();
+    const forever = hours('UTC', WEEKDAYS, '09:00', '17:00', [{ startDate: '2024-01-01', endDate: '2034-01-01' }]);
+    expect(addWorkingMinutes(forever, at('2024-01-08T10:00:00Z'), 60)).toBeUndefined();
   });
 });

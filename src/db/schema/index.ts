@@ -19,3 +19,4 @@ export * from './vocabulary';
 export * from './tickets';
 export * from './time-logs';
 export * from './custom-fields';
+export * from './slas';

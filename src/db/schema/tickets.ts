@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { files } from './files';
 import { customers } from './customers';
 import { EDIT_METHODS, users } from './identity';
 import { inboxes } from './inboxes';
 import { tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes } from './vocabulary';
+import { SLA_TARGET_STATES, slas } from './slas';
 
 /** Postgres full-text search's document type. */
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -49,6 +50,26 @@ export const tickets = pgTable(
     searchVector: tsvector('search_vector'),
     /** characters of thread text in `searchVector` (each entry with a space before it); NULL: not counted yet, the next entry rewrites the document */
     searchThreadChars: integer('search_thread_chars'),
+    /** the SLA policy that applies (`src/resources/slas/`); its targets' due times and states, kept by `sla-clock.ts` */
+    slaId: integer('sla_id').references(() => slas.id),
+    slaFirstResponseDueAt: timestamp('sla_first_response_due_at', { withTimezone: true, precision: 3 }),
+    slaFirstResponseStatus: text('sla_first_response_status', { enum: SLA_TARGET_STATES }),
+    slaNextReplyDueAt: timestamp('sla_next_reply_due_at', { withTimezone: true, precision: 3 }),
+    slaNextReplyStatus: text('sla_next_reply_status', { enum: SLA_TARGET_STATES }),
+    slaResolutionDueAt: timestamp('sla_resolution_due_at', { withTimezone: true, precision: 3 }),
+    slaResolutionStatus: text('sla_resolution_status', { enum: SLA_TARGET_STATES }),
+    /** some target of the policy is breached */
+    slaBreached: boolean('sla_breached').notNull().default(false),
+    /** the clocks stopped at (the ticket waits on the customer, or is solved); null: running */
+    slaPausedSince: timestamp('sla_paused_since', { withTimezone: true, precision: 3 }),
+    /** clock minutes the clocks stood still, in pauses that ended */
+    slaPausedMinutes: doublePrecision('sla_paused_minutes').notNull().default(0),
+    /** the customer message the next reply answers; null: none awaits one */
+    slaNextReplySince: timestamp('sla_next_reply_since', { withTimezone: true, precision: 3 }),
+    /** `slaPausedMinutes` when that message came (pauses after it extend its due time) */
+    slaNextReplyPausedBase: doublePrecision('sla_next_reply_paused_base').notNull().default(0),
+    /** when the cron must look again (a warning or a breach falls due); null: nothing running */
+    slaCheckAt: timestamp('sla_check_at', { withTimezone: true, precision: 3 }),
   },
   (t) => [
     index('tickets_status_idx').on(t.installationId, t.statusId, t.id),
@@ -59,6 +80,8 @@ export const tickets = pgTable(
     index('tickets_search_idx').using('gin', t.searchVector),
     // the filtered list of an inbox's tickets in a status (the benchmark's), its page and its count from the index
     index('tickets_inbox_status_idx').on(t.installationId, t.inboxId, t.statusId, t.id).where(sql`state = 'active'`),
+    // the cron's SLA look: tickets whose warning or breach falls due
+    index('tickets_sla_check_idx').on(t.slaCheckAt).where(sql`sla_check_at IS NOT NULL`),
   ],
 );
 

@@ -35,6 +35,9 @@ const OWN_ACTIVITY: Record<string, (change: Change) => Omit<ActivityDraft, 'chan
   mergedInto: (change) => ({ eventType: 'ticket.mergedinto', otherTicketId: idOf(change.after) }),
 };
 
+/** A ticket's SLA target states (`ticket-sla-fields.ts`). */
+const SLA_TARGET_STATUSES = ['slaFirstResponseStatus', 'slaNextReplyStatus', 'slaResolutionStatus'];
+
 /** A relation change of a ticket (`linked`, `unlinked`): the event type by relation, added and removed. */
 const RELATION_ACTIVITY: Record<string, { property: string; added: string; removed: string }> = {
   tags: { property: 'tag', added: 'ticket.tag.added', removed: 'ticket.tag.removed' },
@@ -47,6 +50,12 @@ function ticketUpdate(data: Record<string, unknown>): ActivityDraft[] {
   const drafts: ActivityDraft[] = [];
   const rest: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(data)) {
+    if (name.startsWith('sla')) {
+      // the SLA's clocks: a target warned of or breached is a line; due times moving are not
+      const after = (value as Change).after;
+      if (SLA_TARGET_STATUSES.includes(name) && (after === 'warning' || after === 'breached')) drafts.push({ eventType: `ticket.sla.${after}`, changes: { [name]: value } });
+      continue;
+    }
     const own = OWN_ACTIVITY[name];
     if (own) drafts.push({ ...own(value as Change), changes: { [name]: value } });
     else rest[name] = value;

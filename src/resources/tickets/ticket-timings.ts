@@ -1,29 +1,16 @@
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import type { Subscriber } from '../../events/subscriber';
-import { workingMinutesBetween, type WorkingHours } from '../../lib/working-time';
+import { workingMinutesBetween } from '../../lib/working-time';
+import { workingHoursOf } from '../businesshours/working-hours-of';
 import { activitiesOfStored } from './record-activities';
 
 const RESOLVED = ['solved', 'closed'];
 
-/**
- * The working hours a ticket's times are counted in: the installation's default business hours
- * (`isDefault`), else none (calendar time).
- */
-async function workingHoursOf(tx: Transaction, installationId: number): Promise<WorkingHours | undefined> {
-  const { rows } = await tx.execute(sql`
-    SELECT b.timezone_name,
-      coalesce((SELECT json_agg(json_build_object('day', s.day, 'startHour', s.start_hour, 'endHour', s.end_hour)) FROM business_hours_schedules s WHERE s.businesshours_id = b.id AND s.state = 'active'), '[]') AS schedules,
-      coalesce((SELECT json_agg(json_build_object('startDate', h.start_date, 'endDate', h.end_date)) FROM business_hours_holidays h WHERE h.businesshours_id = b.id AND h.state = 'active'), '[]') AS holidays
-      FROM business_hours b WHERE b.installation_id = ${installationId} AND b.is_default AND b.state = 'active'`);
-  const row = rows[0];
-  if (!row) return undefined;
-  return { timezoneId: String(row.timezone_name), schedules: row.schedules as WorkingHours['schedules'], holidays: row.holidays as WorkingHours['holidays'] };
-}
-
 /** Whole minutes from the ticket's creation to `at`: working minutes in its hours, else calendar minutes. */
 async function minutesSinceCreated(tx: Transaction, installationId: number, created: Date, at: Date): Promise<number> {
-  const hours = await workingHoursOf(tx, installationId);
+  // the installation's default business hours, else calendar time
+  const hours = await workingHoursOf(tx, installationId, 'default');
   const minutes = hours ? workingMinutesBetween(hours, created, at) : (at.getTime() - created.getTime()) / 60_000;
   return Math.max(0, Math.round(minutes));
 }

@@ -49,6 +49,7 @@ import { finishSplit, prepareSplit, type SplitSource } from './split';
 import { idValue } from '../../http/params';
 import { visibleTickets } from './ticket-visibility';
 import { addressList, addThreadEntry } from './thread-entry';
+import { ticketSlaFields } from './ticket-sla-fields';
 import { refreshSearch } from './ticket-search';
 import { MAX_FILES_PER_ENTRY } from '../files/attach';
 import { customFieldValues, prepareCustomFieldValues, requireFieldsToResolve } from '../customfields/ticket-values';
@@ -197,6 +198,7 @@ export const ticketsResource = defineResource({
     responseTimeMins: { column: tickets.responseTimeMins, schema: z.number().int().nullable().meta({ description: "working minutes (the default business hours', else calendar) from creation to the first teammate reply; null before it" }), readOnly: true },
     resolutionTimeMins: { column: tickets.resolutionTimeMins, schema: z.number().int().nullable().meta({ description: 'working minutes from creation to the last move into solved or closed; null while open' }), readOnly: true },
     happinessSurveySentAt: { column: tickets.happinessSurveySentAt, schema: z.unknown(), readOnly: true, output: timeProperty(tickets.happinessSurveySentAt) },
+    ...ticketSlaFields,
   },
   inputs: {
     isRead: z.boolean().meta({ description: 'marks the ticket read (or unread again) for the caller' }),
@@ -223,6 +225,7 @@ export const ticketsResource = defineResource({
   filter: [
     ...AUDIT_SET,
     'agent', 'customer', 'inbox', 'imagesHidden', 'isRead', 'mergedInto', 'messageCount', 'notifyCustomer', 'parent', 'priority', 'resolutionTimeMins', 'responseTimeMins', 'source', 'status', 'subject', 'type',
+    ...Object.keys(ticketSlaFields),
     'companies.id', 'customers.id', 'inboxes.id', 'priorities.id', 'sources.id', 'statuses.id', 'tags.id', 'types.id', 'users.id',
   ],
   relatedFilter: {
