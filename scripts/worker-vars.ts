@@ -23,5 +23,9 @@ export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort'
     NEON_LOCAL_SQL_HTTP: stack.sqlHttpUrl,
     PM_TOKEN_KEY: DEV_PM_TOKEN_KEY,
     ROOM_WEBHOOK_SECRET: DEV_ROOM_WEBHOOK_SECRET,
+    // webhook receivers of local runs and tests listen on loopback, over http, and retries come quickly
+    WEBHOOK_ALLOW_HTTP: '1',
+    WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+    WEBHOOK_RETRY_BASE_SECONDS: '1',
   };
 }

@@ -20,6 +20,14 @@ export interface Env extends DatabaseEnv {
   WRITE_EVENTS?: string;
   /** Where rooms deliver messages; unset: this Worker's own endpoint, called in the room's isolate. */
   ROOM_WEBHOOK_URL?: string;
+  /** Local stack only: `1` lets webhook endpoints be `http` addresses. */
+  WEBHOOK_ALLOW_HTTP?: string;
+  /** Local stack only: host literals webhook endpoints may name though private (the tests' receivers on `127.0.0.1`). */
+  WEBHOOK_ALLOWED_PRIVATE_HOSTS?: string;
+  /** The DNS-over-HTTPS resolver endpoints' names are checked with; Cloudflare's when unset. */
+  DNS_OVER_HTTPS_URL?: string;
+  /** The first retry's wait in seconds (10 when unset); each later one doubles, up to an hour. */
+  WEBHOOK_RETRY_BASE_SECONDS?: string;
 }
 
 export interface AppEnv {

@@ -6,7 +6,7 @@
  */
 export { AUDIT_SET, defineResource, shapeOf, shapeOfFields } from './resource';
 export type { AuditedTable, ComputedField, RecordShape, Relation, ResourceDeclaration, WritableField, WriteContext } from './types';
-export { hasMany, hasOne, manyToMany, ownedRecords, readOnlyRelation, referencedBy } from './relations';
+export { hasMany, hasManyFields, hasOne, manyToMany, ownedRecords, readOnlyRelation, referencedBy } from './relations';
 export { referenceField, referenceInput } from './reference-field';
 export { computedFrom, finishRecord, isoTime, jsonObject, literal, recordJson, refJson, refProperty, timeProperty } from './record-json';
 export { refSchema, timeSchema, typed } from './wire';
@@ -21,5 +21,7 @@ export { bulkResult, bulkResultSchema, bulkTarget } from './bulk';
 export { createRecords, deleteRecords, updateRecords } from './changes';
 export { deletedValues, updatedValues } from './columns';
 export { resourceRoutes } from './routes';
+export { childListRoute } from './child-routes';
+export { readOnlyTimeField } from './time-field';
 export { translateDbError } from './constraints';
 export { schemasOf } from './schemas';

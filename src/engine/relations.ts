@@ -13,6 +13,7 @@ import { recordSchema } from './record-schema';
 import { refSchema } from './wire';
 import type { AuditedTable, PageRead, PageRelation, Parent, RecordShape, WritableField } from './types';
 import { tenantScope } from './scope';
+import { shapeOfFields } from './resource';
 
 /** `"delete": true`, or the platform's `"meta": {"delete": true}`. */
 const deleteFlag = z.boolean().optional();
@@ -138,6 +139,15 @@ export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fiel
       }
     },
   };
+}
+
+/**
+ * `hasMany` over a table whose records are exactly their writable fields (a policy's scope
+ * entries, an endpoint's events): the record shape is made from the fields.
+ */
+export function hasManyFields(options: { type: string; component: string; table: AuditedTable; parentKey: PgColumn; fields: Record<string, WritableField> }): PageRelation {
+  const { type, component, table, parentKey, fields } = options;
+  return hasMany({ shape: shapeOfFields({ type, component, table, fields }), parentKey, fields });
 }
 
 /** Records owned by the parent that are written elsewhere (a conversation's messages): read-only. */

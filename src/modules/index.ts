@@ -33,6 +33,7 @@ import { ticketStatusesModule } from '../resources/ticketstatuses';
 import { ticketTypesModule } from '../resources/tickettypes';
 import { customFieldsModule } from '../resources/customfields';
 import { slasModule } from '../resources/slas';
+import { webhookEndpointsModule } from '../resources/webhookendpoints';
 import { ticketsModule } from '../resources/tickets';
 import { timeLogsModule } from '../resources/timelogs';
 import { timeZonesModule } from '../resources/timezones';
@@ -80,6 +81,7 @@ export const modules: readonly Module[] = [
   customFieldsModule,
   slasModule,
   ticketsModule,
+  webhookEndpointsModule,
   timeLogsModule,
   timeZonesModule,
   usersModule,

@@ -20,3 +20,4 @@ export * from './tickets';
 export * from './time-logs';
 export * from './custom-fields';
 export * from './slas';
+export * from './webhooks';

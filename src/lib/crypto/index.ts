@@ -1,1 +1,1 @@
-export { decryptToken, encryptToken, inboxSecretContext, pmTokenContext, TokenKeyError } from './token-cipher';
+export { decryptToken, encryptToken, inboxSecretContext, pmTokenContext, TokenKeyError, webhookTokenContext } from './token-cipher';

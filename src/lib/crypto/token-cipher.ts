@@ -66,3 +66,6 @@ export const pmTokenContext = (installationId: number) => `pm_connections:${inst
 
 /** An inbox's mail-server password is bound to its installation and inbox. */
 export const inboxSecretContext = (installationId: number) => `inboxes.smtp_password:${installationId}`;
+
+/** The context of a webhook endpoint's signing token. */
+export const webhookTokenContext = (installationId: number) => `webhook_endpoints.token:${installationId}`;

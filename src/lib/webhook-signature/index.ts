@@ -21,9 +21,13 @@ function fromHex(hex: string): Uint8Array | undefined {
   return Uint8Array.from(hex.match(/../g)!.map((pair) => parseInt(pair, 16)));
 }
 
+/** Lowercase hex of the HMAC-SHA256 of `text` with `secret`. */
+export async function hmacHex(secret: string, text: string): Promise<string> {
+  return toHex(await crypto.subtle.sign('HMAC', await hmacKey(secret, 'sign'), encoder.encode(text)));
+}
+
 export async function signPayload(secret: string, timestamp: number, body: string): Promise<string> {
-  const mac = await crypto.subtle.sign('HMAC', await hmacKey(secret, 'sign'), encoder.encode(`${timestamp}.${body}`));
-  return `sha256=${toHex(mac)}`;
+  return `sha256=${await hmacHex(secret, `${timestamp}.${body}`)}`;
 }
 
 export type SignatureProblem = 'missing' | 'stale' | 'mismatch';

@@ -19,7 +19,7 @@ import {
   ticketTypes,
   users,
 } from '../../db/schema';
-import { hasMany, referenceField, shapeOfFields, type AuditedTable, type WritableField } from '../../engine';
+import { hasManyFields, referenceField, type AuditedTable, type WritableField } from '../../engine';
 
 /** The records a policy's parts are, as `included` holds them and a write sends them. */
 
@@ -34,7 +34,7 @@ function scope(type: string, component: string, table: ScopeTable, property: str
     [property]: referenceField(table.recordId, target, { required: true }),
     conditionoption: { column: table.conditionOption, schema: z.enum(SLA_CONDITION_OPTIONS).meta({ description: 'eq: the ticket\'s value is this record; ne: it is not (default eq)' }) },
   };
-  return hasMany({ shape: shapeOfFields({ type, component, table, fields }), parentKey: table.slaId, fields });
+  return hasManyFields({ type, component, table, parentKey: table.slaId, fields });
 }
 
 const minutesOf = (description: string) => z.number().int().min(1).max(10_000_000).nullable().meta({ description });
@@ -69,14 +69,6 @@ export const slaChildren = {
   slainboxes: scope('slainboxes', 'SlaInbox', slaInboxes, 'inbox', { table: inboxes, type: 'inboxes' }),
   slatickettypes: scope('slatickettypes', 'SlaTicketType', slaTicketTypes, 'tickettype', { table: ticketTypes, type: 'tickettypes' }),
   slatags: scope('slatags', 'SlaTag', slaTags, 'tag', { table: tags, type: 'tags' }),
-  slaticketpriorities: hasMany({
-    shape: shapeOfFields({ type: 'slaticketpriorities', component: 'SlaTicketPriority', table: slaTicketPriorities, fields: priorityTargetFields }),
-    parentKey: slaTicketPriorities.slaId,
-    fields: priorityTargetFields,
-  }),
-  slanotifications: hasMany({
-    shape: shapeOfFields({ type: 'slanotifications', component: 'SlaNotification', table: slaNotifications, fields: notificationFields }),
-    parentKey: slaNotifications.slaId,
-    fields: notificationFields,
-  }),
+  slaticketpriorities: hasManyFields({ type: 'slaticketpriorities', component: 'SlaTicketPriority', table: slaTicketPriorities, parentKey: slaTicketPriorities.slaId, fields: priorityTargetFields }),
+  slanotifications: hasManyFields({ type: 'slanotifications', component: 'SlaNotification', table: slaNotifications, parentKey: slaNotifications.slaId, fields: notificationFields }),
 };

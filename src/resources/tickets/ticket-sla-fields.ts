@@ -1,14 +1,9 @@
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { SLA_TARGET_STATES, slas, tickets } from '../../db/schema';
-import { referenceField, timeProperty, type WritableField } from '../../engine';
+import { readOnlyTimeField, referenceField, type WritableField } from '../../engine';
 
-const due = (column: PgColumn, what: string): WritableField => ({
-  column,
-  schema: z.string().nullable().meta({ description: `when the ${what} target falls due (null: no target, or none running)` }),
-  readOnly: true,
-  output: timeProperty(column),
-});
+const due = (column: PgColumn, what: string) => readOnlyTimeField(column, `when the ${what} target falls due (null: no target, or none running)`);
 const state = (column: PgColumn, what: string): WritableField => ({
   column,
   schema: z.enum(SLA_TARGET_STATES).nullable().meta({ description: `where the ${what} target stands: pending, warning (inside its warning time), paused (the ticket waits on the customer, or is solved), met, breached; null: no target` }),

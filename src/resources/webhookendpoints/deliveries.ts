@@ -1,0 +1,72 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { ADMINS } from '../../auth/access';
+import { tickets, WEBHOOK_DELIVERY_STATES, webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { AUDIT_SET, childListRoute, defineResource, readBack, readOnlyTimeField, recordScope, referenceField } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { integerParam } from '../../http/params';
+import { errorResponse, jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
+import { schemasOf } from '../../engine';
+import { deliverMessage } from './delivery-message';
+import { webhookEndpointsResource } from './webhookendpoints.resource';
+
+/** The delivery log of an endpoint: each event sent or to be sent, its tries and how the last one went. Read-only. */
+export const webhookDeliveriesResource = defineResource({
+  type: 'webhookdeliveries',
+  singular: 'webhookdelivery',
+  title: { one: 'WebhookDelivery', many: 'WebhookDeliveries', group: 'Webhooks' },
+  table: webhookDeliveries,
+  fields: {
+    endpoint: referenceField(webhookDeliveries.endpointId, { table: webhookEndpoints, type: 'webhookendpoints' }, { readOnly: true }),
+    event: { column: webhookDeliveries.event, schema: z.string().meta({ description: 'the webhook event (`X-Desk-Event`)' }), readOnly: true },
+    deliveryId: { column: webhookDeliveries.deliveryId, schema: z.string().meta({ description: '`X-Desk-Delivery`: the same on every try and redelivery' }), readOnly: true },
+    ticket: referenceField(webhookDeliveries.ticketId, { table: tickets, type: 'tickets' }, { readOnly: true }),
+    status: { column: webhookDeliveries.status, schema: z.enum(WEBHOOK_DELIVERY_STATES).meta({ description: 'pending (to be tried, or tried again), delivered (a 2xx answer), failed (a day of failures, or its endpoint switched off)' }), readOnly: true },
+    attempts: { column: webhookDeliveries.attempts, schema: z.number().int(), readOnly: true },
+    statusCode: { column: webhookDeliveries.statusCode, schema: z.number().int().nullable().meta({ description: "the last try's HTTP status; null: no answer" }), readOnly: true },
+    latencyMs: { column: webhookDeliveries.latencyMs, schema: z.number().int().nullable().meta({ description: "the last try's time to the answer, in milliseconds" }), readOnly: true },
+    lastError: { column: webhookDeliveries.lastError, schema: z.string().nullable().meta({ description: 'why the last try failed without an answer (timed out, could not connect, a refused address)' }), readOnly: true },
+    lastAttemptAt: readOnlyTimeField(webhookDeliveries.lastAttemptAt, 'when it was last tried'),
+    nextAttemptAt: readOnlyTimeField(webhookDeliveries.nextAttemptAt, 'when it is tried next (pending only)'),
+    deliveredAt: readOnlyTimeField(webhookDeliveries.deliveredAt, 'when a try was answered with 2xx'),
+    payload: { column: webhookDeliveries.payload, schema: z.string().meta({ description: 'the body sent, as sent' }), readOnly: true },
+  },
+  filter: [...AUDIT_SET, 'attempts', 'deliveryId', 'event', 'status', 'statusCode', 'ticket'],
+  defaultOrderBy: 'createdAt',
+  relations: {},
+  access: { read: ADMINS, write: ADMINS },
+  operations: [],
+});
+
+/** `GET /v2/webhookendpoints/{id}/deliveries.json` */
+export const deliveriesRoute = childListRoute(webhookEndpointsResource, webhookDeliveriesResource, webhookDeliveries.endpointId, {
+  path: 'deliveries.json', operationId: 'listWebhookDeliveries', summary: "An endpoint's delivery log, paginated",
+});
+
+/**
+ * `POST /v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json`: sends one delivery
+ * again, the same body and delivery id, now and with fresh tries (a delivered one too).
+ */
+export const redeliverRoute = defineRoute({
+  method: 'post', path: '/v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json', tag: 'Webhooks', operationId: 'redeliverWebhook', roles: ADMINS,
+  summary: 'Send a delivery again',
+  request: { params: z.object({ id: integerParam("the endpoint's id"), deliveryId: integerParam("the delivery's id (the log's `id`)") }) },
+  responses: { 202: jsonResponse('queued: the delivery as it now stands', schemasOf(webhookDeliveriesResource).one), 404: errorResponse('no such endpoint or delivery here') },
+}, async (c) => {
+  const who = c.var.principal;
+  const { id, deliveryId } = c.req.valid('param');
+  const body = await c.var.db.transaction(async (tx) => {
+    const [endpoint] = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(and(recordScope(webhookEndpointsResource, who), eq(webhookEndpoints.id, id)));
+    if (!endpoint) throw ApiError.notFound('id', `webhookendpoint ${id} not found`);
+    const reset = await tx
+      .update(webhookDeliveries)
+      .set({ status: 'pending', nextAttemptAt: sql`now()`, retryUntil: sql`now() + interval '1 day'`, updatedAt: sql`now()`, updatedBy: who.userId })
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.installationId, who.installationId)))
+      .returning({ id: webhookDeliveries.id });
+    if (reset.length === 0) throw ApiError.notFound('deliveryId', `webhookdelivery ${deliveryId} not found`);
+    return readBack(tx, webhookDeliveriesResource, who, deliveryId, []);
+  });
+  await c.env.JOBS.send(deliverMessage(deliveryId));
+  return c.json(body, 202);
+});

@@ -1,0 +1,233 @@
+// Outbound webhooks with real HTTP receivers started here: endpoints and their refusals, signed
+// deliveries of whole objects, retries until a failing receiver recovers (one delivery id
+// throughout), order per ticket, filters by event and inbox, redelivery, the delivery log, and
+// an endpoint switched off after a day of failures.
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeededInstallation } from '../../scripts/seed';
+import { api } from '../support/api';
+import { newInstallation, rows } from '../support/db';
+import { expectError } from '../support/errors';
+import { drained, eventsSince, lastEventId } from '../support/events';
+import { eventually } from '../support/room';
+import { SDK_INCLUDED } from '../support/sdk';
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+  json: any;
+  answered: number;
+}
+
+/** A receiver on loopback: answers each request with the next status of `statuses` (the last one repeats); `hang` never answers. */
+function receiver(statuses: (number | 'hang')[] = [200]) {
+  const requests: Received[] = [];
+  let server: Server;
+  const started = new Promise<string>((resolve) => {
+    server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        const status = statuses[Math.min(requests.length, statuses.length - 1)]!;
+        requests.push({ headers: request.headers, body, json: JSON.parse(body), answered: status === 'hang' ? 0 : status });
+        if (status !== 'hang') response.writeHead(status).end('ok');
+      });
+    });
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`));
+  });
+  return { requests, url: started, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+}
+
+const TOKEN = 'a-signing-token-of-some-length';
+const sign = (text: string, token = TOKEN) => createHmac('sha256', token).update(text).digest('hex');
+
+let site: SeededInstallation;
+let other: SeededInstallation;
+let admin: string;
+let inbox: number;
+let secondInbox: number;
+const receivers: ReturnType<typeof receiver>[] = [];
+
+const endpoint = async (url: string, extra: Record<string, unknown> = {}, key = admin) => {
+  const made = await api('/v2/webhookendpoints.json', { method: 'POST', key, body: { webhookendpoint: { url, token: TOKEN, ...extra } } });
+  expect(made.status, made.text).toBe(201);
+  return made.body.webhookendpoint as { id: number };
+};
+const listen = (statuses?: (number | 'hang')[]) => {
+  const made = receiver(statuses);
+  receivers.push(made);
+  return made;
+};
+const newTicket = async (extra: Record<string, unknown> = {}) => {
+  const made = await api('/v2/tickets.json', { method: 'POST', key: admin, body: { ticket: { subject: 'Hooked', inbox, customer: { email: 'hooked@webhooks.test' }, message: 'Hello', ...extra } } });
+  expect(made.status, made.text).toBe(201);
+  return made.body.ticket.id as number;
+};
+const deliveries = async (id: number) => (await api(`/v2/webhookendpoints/${id}/deliveries.json`, { key: admin, query: { pageSize: '100' } })).body.webhookdeliveries as any[];
+
+beforeAll(async () => {
+  site = await newInstallation('webhooks');
+  other = await newInstallation('webhooks-other');
+  admin = site.users.admin.apiKey;
+  inbox = (await api('/v2/inboxes.json', { key: admin })).body.inboxes[0].id;
+  secondInbox = (await api('/v2/inboxes.json', { method: 'POST', key: admin, body: { inbox: { name: 'Second', email: 'second@webhooks.test' } } })).body.inbox.id;
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+describe('endpoints', () => {
+  it('are made as the platform has them, the token sealed and never answered', async () => {
+    const hook = listen();
+    const made = await api('/v2/webhookendpoints.json', {
+      method: 'POST', key: admin, query: { includes: 'all' },
+      body: { webhookendpoint: { url: await hook.url, token: TOKEN, allEvents: false, allInboxes: false }, included: { ...SDK_INCLUDED, webhookendpointevents: [{ id: 0, code: 'ticket.created' }], webhookendpointinboxes: [{ id: 0, inbox: { id: inbox, type: '' } }] } },
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.webhookendpoint).toMatchObject({ url: await hook.url, allEvents: false, allInboxes: false, enabled: true, contentType: 'application/json', disabledAt: null });
+    expect(made.text).not.toContain(TOKEN);
+    expect(made.body.included.webhookendpointevents.map((e: { code: string }) => e.code)).toEqual(['ticket.created']);
+    const [stored] = await rows<{ token: string }>('SELECT token FROM webhook_endpoints WHERE id = $1', [made.body.webhookendpoint.id]);
+    expect(stored!.token).not.toContain(TOKEN);
+    expect((await api(`/v2/webhookendpoints/${made.body.webhookendpoint.id}.json`, { key: admin })).text).not.toContain(TOKEN);
+    expect((await api(`/v2/webhookendpoints/${made.body.webhookendpoint.id}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
+  });
+
+  it('refuse private and non-https addresses, short tokens, unknown events and foreign inboxes, writing nothing', async () => {
+    const foreignInbox = (await api('/v2/inboxes.json', { key: other.users.admin.apiKey })).body.inboxes[0].id;
+    const mark = await lastEventId(site.id);
+    const refused = async (body: Record<string, unknown>, source: string, detail?: RegExp) =>
+      expectError(await api('/v2/webhookendpoints.json', { method: 'POST', key: admin, body: { webhookendpoint: { url: 'http://127.0.0.1:9/hook', token: TOKEN, ...body } } }), 400, source, detail);
+    await refused({ url: 'http://10.0.0.1/hook' }, 'webhookendpoint.url', /private/);
+    await refused({ url: 'http://169.254.169.254/latest/meta-data' }, 'webhookendpoint.url', /link-local/);
+    await refused({ url: 'http://[::1]:8080/hook' }, 'webhookendpoint.url', /loopback/);
+    await refused({ url: 'http://0x7f.0.0.2/hook' }, 'webhookendpoint.url', /127\.0\.0\.2/);
+    await refused({ url: 'http://localhost:8080/hook' }, 'webhookendpoint.url', /local or private host/);
+    await refused({ url: 'ftp://127.0.0.1/hook' }, 'webhookendpoint.url', /https/);
+    await refused({ url: 'not a url' }, 'webhookendpoint.url', /absolute URL/);
+    await refused({ token: 'short' }, 'webhookendpoint.token');
+    await refused({ token: undefined }, 'webhookendpoint.token');
+    await refused({ contentType: 'text/xml' }, 'webhookendpoint.contentType');
+    await refused({ webhookendpointevents: [{ code: 'ticket.exploded' }] }, 'webhookendpoint.webhookendpointevents[0].code');
+    await refused({ webhookendpointinboxes: [{ inbox: { id: foreignInbox } }] }, 'webhookendpoint.webhookendpointinboxes[0].inbox');
+    expect(await eventsSince(site.id, mark)).toEqual([]);
+    expect(await rows("SELECT count(*)::int AS n FROM webhook_endpoints WHERE installation_id = $1 AND state = 'active'", [site.id])).toEqual([{ n: 0 }]);
+    expect((await api('/v2/webhookendpoints.json', { key: site.users.agent.apiKey })).status).toBe(403);
+    expect((await api('/v2/webhookendpoints.json', { method: 'POST', key: site.users.agent.apiKey, body: { webhookendpoint: { url: 'http://127.0.0.1:9/hook', token: TOKEN } } })).status).toBe(403);
+  });
+});
+
+describe('deliveries', () => {
+  it('carry the event with whole objects, signed with the token over the body and over timestamp.body', async () => {
+    const hook = listen();
+    const hooked = await endpoint(await hook.url);
+    // another installation's endpoint hears nothing of this one's tickets
+    const theirs = listen();
+    await endpoint(await theirs.url, {}, other.users.admin.apiKey);
+    const ticket = await newTicket();
+    const created = await eventually(async () => hook.requests.find((r) => r.json.event === 'ticket.created' && r.json.ticket?.id === ticket));
+    const { headers, body, json } = created;
+    expect(headers['content-type']).toBe('application/json');
+    expect(headers['x-desk-event']).toBe('ticket.created');
+    expect(headers['x-desk-delivery']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(headers['x-desk-signature']).toBe(sign(body));
+    expect(headers['x-desk-timestamp-signature']).toBe(sign(`${headers['x-desk-timestamp']}.${body}`));
+    expect(Math.abs(Number(headers['x-desk-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    expect(json.ticket).toMatchObject({ id: ticket, subject: 'Hooked', customer: { type: 'customers', email: 'hooked@webhooks.test' }, status: { id: 1, type: 'ticketstatuses', name: 'Active' } });
+    expect(json.eventCreatorId).toBe(site.users.admin.id);
+    // the first message is part of the creation; a reply is its own event, with the message
+    expect((await api(`/v2/tickets/${ticket}/messages.json`, { method: 'POST', key: admin, body: { message: 'An answer' } })).status).toBe(201);
+    const replied = await eventually(async () => hook.requests.find((r) => r.json.event === 'ticket.agent.reply'));
+    expect(replied.json.message).toMatchObject({ type: 'messages', textBody: 'An answer' });
+    const log = await eventually(async () => {
+      const listed = await deliveries(hooked.id);
+      return listed.some((d) => d.event === 'ticket.created' && d.status === 'delivered') ? listed : undefined;
+    });
+    const entry = log.find((d) => d.event === 'ticket.created')!;
+    expect(entry).toMatchObject({ attempts: 1, statusCode: 200, deliveryId: headers['x-desk-delivery'], ticket: { id: ticket, type: 'tickets' }, nextAttemptAt: null });
+    expect(Number.isInteger(entry.latencyMs)).toBe(true);
+    await drained(other.id);
+    expect(theirs.requests).toEqual([]);
+  });
+
+  it('are tried again until a failing receiver recovers, with the same delivery id, and redelivered on request', async () => {
+    const hook = listen([500, 503, 502, 200]);
+    const hooked = await endpoint(await hook.url, { allEvents: false, webhookendpointevents: [{ code: 'ticket.created' }] });
+    const ticket = await newTicket();
+    await eventually(async () => (hook.requests.length >= 4 ? true : undefined), 30_000);
+    expect(hook.requests.map((r) => r.answered)).toEqual([500, 503, 502, 200]);
+    expect(new Set(hook.requests.map((r) => r.headers['x-desk-delivery'])).size).toBe(1);
+    expect(hook.requests.every((r) => r.json.ticket.id === ticket)).toBe(true);
+    const [entry] = await eventually(async () => {
+      const listed = await deliveries(hooked.id);
+      return listed[0]?.status === 'delivered' ? listed : undefined;
+    });
+    expect(entry).toMatchObject({ attempts: 4, statusCode: 200, status: 'delivered' });
+    const again = await api(`/v2/webhookendpoints/${hooked.id}/deliveries/${entry.id}/redeliver.json`, { method: 'POST', key: admin });
+    expect(again.status, again.text).toBe(202);
+    await eventually(async () => (hook.requests.length >= 5 ? true : undefined));
+    expect(hook.requests[4]!.headers['x-desk-delivery']).toBe(hook.requests[0]!.headers['x-desk-delivery']);
+    expect(hook.requests[4]!.body).toBe(hook.requests[0]!.body);
+    expect((await api(`/v2/webhookendpoints/${hooked.id}/deliveries/999999/redeliver.json`, { method: 'POST', key: admin })).status).toBe(404);
+    expect((await api(`/v2/webhookendpoints/${hooked.id}/deliveries.json`, { key: other.users.admin.apiKey })).status).toBe(404);
+  });
+
+  it("reach an endpoint in each ticket's order, a failure holding back that ticket's later events", async () => {
+    const hook = listen([500, 200]);
+    await endpoint(await hook.url, { allEvents: false, webhookendpointevents: [{ code: 'ticket.created' }, { code: 'ticket.status' }, { code: 'ticket.priority' }] });
+    const ticket = await newTicket();
+    expect((await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key: admin, body: { ticket: { status: { id: 3 } } } })).status).toBe(200);
+    const priority = (await api('/v2/ticketpriorities.json', { key: admin })).body.ticketpriorities[0].id;
+    expect((await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key: admin, body: { ticket: { priority: { id: priority } } } })).status).toBe(200);
+    await eventually(async () => (hook.requests.filter((r) => r.answered === 200).length >= 3 ? true : undefined), 20_000);
+    expect(hook.requests.map((r) => `${r.json.event}:${r.answered}`)).toEqual(['ticket.created:500', 'ticket.created:200', 'ticket.status:200', 'ticket.priority:200']);
+  });
+
+  it('go only to endpoints that want the event and the inbox', async () => {
+    const onlyStatus = listen();
+    await endpoint(await onlyStatus.url, { allEvents: false, webhookendpointevents: [{ code: 'ticket.status' }] });
+    const onlySecond = listen();
+    await endpoint(await onlySecond.url, { allInboxes: false, webhookendpointinboxes: [{ inbox: { id: secondInbox } }] });
+    const everything = listen();
+    await endpoint(await everything.url);
+    const first = await newTicket();
+    const second = await newTicket({ inbox: secondInbox });
+    await eventually(async () => (everything.requests.filter((r) => r.json.event === 'ticket.created').length >= 2 ? true : undefined));
+    await drained(site.id);
+    expect(onlyStatus.requests).toEqual([]);
+    expect(onlySecond.requests.map((r) => r.json.ticket.id)).toEqual([second]);
+    expect(everything.requests.map((r) => r.json.ticket?.id)).toEqual(expect.arrayContaining([first, second]));
+    // a customer's change is its own event, carrying the customer
+    const customer = (await api(`/v2/tickets/${first}.json`, { key: admin })).body.ticket.customer.id;
+    expect((await api(`/v2/customers/${customer}.json`, { method: 'PATCH', key: admin, body: { customer: { jobTitle: 'Buyer' } } })).status).toBe(200);
+    const edited = await eventually(async () => everything.requests.find((r) => r.json.event === 'customer.edited'));
+    expect(edited.json.customer).toMatchObject({ id: customer, jobTitle: 'Buyer' });
+  });
+
+  it('give up on a receiver that does not answer in 10 s, and switch off an endpoint failing for a day, with an event', async () => {
+    const silent = listen(['hang']);
+    const hooked = await endpoint(await silent.url, { allEvents: false, webhookendpointevents: [{ code: 'ticket.created' }] });
+    await rows("UPDATE webhook_endpoints SET failing_since = now() - interval '25 hours' WHERE id = $1", [hooked.id]);
+    const mark = await lastEventId(site.id);
+    await newTicket();
+    const [entry] = await eventually(async () => {
+      const listed = await deliveries(hooked.id);
+      return listed[0]?.attempts >= 1 ? listed : undefined;
+    }, 30_000);
+    expect(entry).toMatchObject({ statusCode: null, lastError: 'no answer in 10 s' });
+    const read = (await api(`/v2/webhookendpoints/${hooked.id}.json`, { key: admin })).body.webhookendpoint;
+    expect(read.enabled).toBe(false);
+    expect(read.disabledAt).not.toBeNull();
+    const switched = (await eventsSince(site.id, mark)).filter((e) => e.recordType === 'webhookendpoints' && e.recordId === hooked.id);
+    expect(switched).toEqual([expect.objectContaining({ kind: 'updated', actorSystem: 'webhooks', data: expect.objectContaining({ enabled: { before: true, after: false } }) })]);
+    // switched off, it is sent nothing more; switched on, it starts afresh
+    const before = silent.requests.length;
+    await newTicket();
+    await drained(site.id);
+    expect(silent.requests.length).toBe(before);
+    expect((await api(`/v2/webhookendpoints/${hooked.id}.json`, { method: 'PATCH', key: admin, body: { webhookendpoint: { enabled: true } } })).body.webhookendpoint).toMatchObject({ enabled: true, disabledAt: null });
+  }, 60_000);
+});
