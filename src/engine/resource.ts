@@ -2,11 +2,13 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Actor } from '../auth/principal';
 import type { ComputedField, RecordShape, ResourceDeclaration, WritableField } from './types';
 import type { WireValue } from './wire';
+import { declareLiveStates } from './scope';
 
 /** The audit set of the spec: names every audited record answers to in `filter` and `orderBy`. */
 export const AUDIT_SET = ['createdAt', 'createdBy', 'deletedAt', 'deletedBy', 'updatedAt', 'updatedBy', 'state', 'id'] as const;
 
 export function defineResource(declaration: ResourceDeclaration): ResourceDeclaration {
+  if (declaration.liveStates) declareLiveStates(declaration.table, declaration.liveStates);
   return declaration;
 }
 

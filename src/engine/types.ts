@@ -139,6 +139,8 @@ export interface ResourceDeclaration {
    * installation reads and none changes (`scope.ts`).
    */
   sharedRows?: string;
+  /** the states its records are live in, when more than `active` (a trigger's `inactive` and `incomplete`); `deleted` is never live */
+  liveStates?: readonly string[];
   /** `global`: a catalogue every installation reads (no installation column); default `installation` */
   tenancy?: 'installation' | 'global';
   /** a rule narrowing which of the installation's records the caller sees at all */

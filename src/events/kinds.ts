@@ -15,4 +15,6 @@ export type EventKind =
   | 'cancelled'
   | 'synced'
   | 'merged'
-  | 'split';
+  | 'split'
+  /** a trigger acted on a ticket (or was stopped at the chain's depth) */
+  | 'triggered';

@@ -31,8 +31,8 @@ export class ProvisionError extends Error {}
 /*
  * One statement, so an installation exists whole or not at all: the installation, its owner and
  * the owner's key, the ticket vocabulary (`provision_ticket_vocabulary`, migration 0009: the
- * priorities, types and sources), a default inbox, and default business hours (Monday to Friday,
- * 09:00 to 17:00 UTC). The platform's ticket statuses are shared rows every installation has.
+ * priorities, types and sources), a default inbox, default business hours (Monday to Friday,
+ * 09:00 to 17:00 UTC), and the satisfaction survey's three rating options. The platform's ticket statuses are shared rows every installation has.
  */
 const PROVISION = `
 WITH installation AS (
@@ -57,6 +57,10 @@ WITH installation AS (
 ), schedules AS (
   INSERT INTO business_hours_schedules (installation_id, businesshours_id, day, start_hour, end_hour, created_by, updated_by)
   SELECT hours.installation_id, hours.id, day, '09:00', '17:00', hours.created_by, hours.created_by FROM hours, generate_series(1, 5) AS day
+), rating_options AS (
+  INSERT INTO happiness_rating_options (installation_id, name, score, display_order, created_by, updated_by)
+  SELECT owner.installation_id, o.name, o.score, o.display_order, owner.id, owner.id FROM owner
+  CROSS JOIN (VALUES ('Great', 3, 1), ('Okay', 2, 2), ('Not good', 1, 3)) AS o(name, score, display_order)
 )
 -- data-changing parts always run; a SELECT part only when the statement reads it
 SELECT (SELECT id FROM installation) AS installation_id, (SELECT id FROM owner) AS owner_id, (SELECT count(*) FROM vocabulary) AS vocabulary`;

@@ -33,6 +33,8 @@ import { ticketStatusesModule } from '../resources/ticketstatuses';
 import { ticketTypesModule } from '../resources/tickettypes';
 import { customFieldsModule } from '../resources/customfields';
 import { slasModule } from '../resources/slas';
+import { happinessModule } from '../resources/happiness';
+import { triggersModule } from '../resources/triggers';
 import { webhookEndpointsModule } from '../resources/webhookendpoints';
 import { ticketsModule } from '../resources/tickets';
 import { timeLogsModule } from '../resources/timelogs';
@@ -80,6 +82,8 @@ export const modules: readonly Module[] = [
   ticketTypesModule,
   customFieldsModule,
   slasModule,
+  happinessModule,
+  triggersModule,
   ticketsModule,
   webhookEndpointsModule,
   timeLogsModule,

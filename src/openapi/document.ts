@@ -32,6 +32,8 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'TicketTypes', description: 'what kind of request a ticket is, optionally per inbox' },
   { name: 'CustomFields', description: "ticket fields of the team's own, optionally per inbox" },
   { name: 'CustomFieldOptions', description: 'the choices of a dropdown or checkboxes custom field' },
+  { name: 'HappinessRatings', description: "satisfaction: rating options, the survey a solving reply's link opens, ratings and their summary" },
+  { name: 'Triggers', description: 'automations over tickets: conditions and actions, on events, by the cron, or by hand' },
   { name: 'Webhooks', description: 'endpoints events are pushed to, signed, retried, in order per ticket; their delivery logs' },
   { name: 'SLAs', description: 'service-level policies: which tickets, targets per priority, notifications' },
   { name: 'Inboxes', description: 'where tickets arrive, who works them, how replies leave' },

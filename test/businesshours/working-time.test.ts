@@ -296,3 +296,12 @@ describe('addWorkingMinutes, the inverse the SLA clocks use', () => {
     expect(addWorkingMinutes(forever, at('2024-01-08T10:00:00Z'), 60)).toBeUndefined();
   });
 });
+
+describe('addWorkingMinutes over long spans', () => {
+  it('counts a year of working minutes out, exactly at the boundary', () => {
+    const office = hours('Europe/Berlin', WEEKDAYS, '09:00', '17:00', [{ startDate: '2027-12-24', endDate: '2028-01-01' }]);
+    const due = addWorkingMinutes(office, at('2026-11-24T08:00:00Z'), 525_600)!;
+    expect(workingMinutesBetween(office, at('2026-11-24T08:00:00Z'), due)).toBe(525_600);
+    expect(workingMinutesBetween(office, at('2026-11-24T08:00:00Z'), new Date(due.getTime() - 1))).toBeLessThan(525_600);
+  });
+});

@@ -43,6 +43,7 @@ describe('addresses', () => {
     for (const address of [
       '127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '192.0.2.1', '198.18.0.1',
       '::1', '[::1]', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1', '2002:a00:1::1', '2001:db8::1',
+      '::7f00:1', '::127.0.0.1', '::ffff:0:127.0.0.1', 'fec0::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '100::1',
       'not-an-address', '1.2.3', '01.2.3.4', '1::2::3',
     ]) expect(isPublicAddress(address), address).toBe(false);
   });
@@ -61,7 +62,7 @@ describe('destinations', () => {
     expect(await refused('ftp://hooks.example.com/')).toMatch(/https/);
     expect(await refused('hooks.example.com/x')).toMatch(/absolute URL/);
     expect(await refused('https://user:pass@hooks.example.com/')).toMatch(/credentials/);
-    for (const address of ['https://127.0.0.1/', 'https://0x7f.1/', 'https://2130706433/', 'https://[::1]/', 'https://[::ffff:10.0.0.1]/', 'https://169.254.169.254/latest/meta-data', 'https://192.168.0.10:8443/']) {
+    for (const address of ['https://[::127.0.0.1]/', 'https://127.0.0.1/', 'https://0x7f.1/', 'https://2130706433/', 'https://[::1]/', 'https://[::ffff:10.0.0.1]/', 'https://169.254.169.254/latest/meta-data', 'https://192.168.0.10:8443/']) {
       expect(await refused(address), address).toMatch(/loopback, private or link-local/);
     }
     for (const address of ['https://localhost/', 'https://api.localhost/', 'https://printer.local/', 'https://db.internal/', 'https://intranet/']) {

@@ -67,14 +67,3 @@ export const businessHoursHolidays = pgTable(
     check('business_hours_holidays_order', sql`${t.endDate} >= ${t.startDate}`),
   ],
 );
-
-/** Automations. Their own endpoints come later; business hours include the ones that use them. */
-/** A trigger is active, inactive, incomplete (it refers to something deleted) or deleted. */
-export const TRIGGER_STATES = ['active', 'inactive', 'incomplete', 'deleted'] as const;
-
-export const triggers = pgTable('triggers', {
-  ...auditColumns(),
-  state: text('state', { enum: TRIGGER_STATES }).notNull().default('active'),
-  name: text('name').notNull(),
-  businesshoursId: integer('businesshours_id').references(() => businessHours.id),
-});

@@ -21,3 +21,5 @@ export * from './time-logs';
 export * from './custom-fields';
 export * from './slas';
 export * from './webhooks';
+export * from './triggers';
+export * from './happiness';

@@ -52,8 +52,8 @@ export const webhookDeliveries = pgTable(
   {
     ...auditColumns(),
     endpointId: integer('endpoint_id').notNull().references(() => webhookEndpoints.id),
-    /** the write event it tells of */
-    eventId: bigint('event_id', { mode: 'number' }).notNull(),
+    /** the write event it tells of; null: made by a trigger's action */
+    eventId: bigint('event_id', { mode: 'number' }),
     /** its webhook event, as `X-Desk-Event` names it */
     event: text('event').notNull(),
     /** `X-Desk-Delivery`: the same on every try and redelivery */

@@ -2,7 +2,8 @@
  * Whether an address is one outbound requests (webhook deliveries) may reach: a public one. Refused:
  * loopback, private (RFC 1918, unique local), link-local (cloud metadata among them),
  * carrier-grade NAT, "this network", multicast, reserved and documentation ranges, and IPv6
- * forms that carry an IPv4 address (mapped, NAT64, 6to4) when that address is refused.
+ * forms that carry an IPv4 address (mapped, NAT64, 6to4) when that address is refused; of IPv6
+ * only global unicast (2000::/3) is public, Teredo and documentation ranges left out.
  */
 
 /** An IPv4 address as four numbers, or undefined when the text is not one in dotted form. */
@@ -54,16 +55,13 @@ function ipv6(text: string): number[] | undefined {
 
 function isPublicIpv6(g: number[]): boolean {
   const embedded = (high: number, low: number) => isPublicIpv4([high >> 8, high & 255, low >> 8, low & 255]);
-  if (g.every((group) => group === 0)) return false; // unspecified
-  if (g.slice(0, 7).every((group) => group === 0) && g[7] === 1) return false; // loopback
   if (g.slice(0, 5).every((group) => group === 0) && g[5] === 0xffff) return embedded(g[6]!, g[7]!); // IPv4-mapped
   if (g[0] === 0x64 && g[1] === 0xff9b) return embedded(g[6]!, g[7]!); // NAT64
   if (g[0] === 0x2002) return embedded(g[1]!, g[2]!); // 6to4
-  if ((g[0]! & 0xfe00) === 0xfc00) return false; // unique local
-  if ((g[0]! & 0xffc0) === 0xfe80) return false; // link-local
-  if ((g[0]! & 0xff00) === 0xff00) return false; // multicast
+  // only global unicast (2000::/3): loopback, unspecified, IPv4-compatible, unique and link- or site-local, multicast are all outside it
+  if ((g[0]! & 0xe000) !== 0x2000) return false;
+  if (g[0] === 0x2001 && g[1] === 0) return false; // Teredo: the IPv4 address behind it is hidden
   if (g[0] === 0x2001 && g[1] === 0x0db8) return false; // documentation
-  if (g[0] === 0x0100 && g.slice(1, 4).every((group) => group === 0)) return false; // discard-only
   return true;
 }
 

@@ -65,30 +65,34 @@ export function workingMinutesBetween(hours: WorkingHours, from: Date, to: Date)
 }
 
 /** How far ahead `addWorkingMinutes` looks before it says a target is never reached (holidays may take years off). */
-const MAX_AHEAD_MS = 4 * 366 * DAY_MS;
+const MAX_AHEAD_MS = 6 * 366 * DAY_MS;
+/** `addWorkingMinutes` walks in spans of a week, then bisects inside the one where the minutes run out. */
+const SPAN_MS = 7 * DAY_MS;
 
 /**
  * The instant at which `minutes` working minutes have passed since `from` (the earliest instant
  * `to` with `workingMinutesBetween(hours, from, to) >= minutes`, to the millisecond); `from` itself
- * for 0 or less. Undefined when the hours have no working time within four years of `from`.
- * Found by bisection over `workingMinutesBetween`, which never decreases as `to` grows, so the two
- * always agree.
+ * for 0 or less. Undefined when the hours have no working time within six years of `from`. It
+ * walks forward a week at a time, counting each week once (counts of adjacent spans add up), then
+ * bisects inside the week where the minutes run out: cost grows with the weeks, not their minutes.
  */
 export function addWorkingMinutes(hours: WorkingHours, from: Date, minutes: number): Date | undefined {
   const start = from.getTime();
   if (Number.isNaN(start)) throw new RangeError('from must be a valid date');
   if (!(minutes > 0)) return new Date(start);
-  const enough = (end: number) => workingMinutesBetween(hours, from, new Date(end)) >= minutes;
-  // working time never runs faster than the clock: the answer is at least `minutes` away
-  let low = start;
-  let step = minutes * MINUTE_MS;
-  let high = start + step;
-  while (!enough(high)) {
-    if (high - start > MAX_AHEAD_MS) return undefined;
-    low = high;
-    step *= 2;
-    high = Math.min(start + MAX_AHEAD_MS + DAY_MS, high + step);
+  let cursor = start;
+  let remaining = minutes;
+  for (;;) {
+    const spanEnd = cursor + SPAN_MS;
+    const worked = workingMinutesBetween(hours, new Date(cursor), new Date(spanEnd));
+    if (worked >= remaining) break;
+    remaining -= worked;
+    cursor = spanEnd;
+    if (cursor - start > MAX_AHEAD_MS) return undefined;
   }
+  const enough = (end: number) => workingMinutesBetween(hours, new Date(cursor), new Date(end)) >= remaining;
+  let low = cursor;
+  let high = cursor + SPAN_MS;
   while (high - low > 1) {
     const middle = Math.floor((low + high) / 2);
     if (enough(middle)) high = middle;

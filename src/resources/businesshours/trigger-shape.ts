@@ -1,16 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { triggers } from '../../db/schema';
-import { recordJson, recordSchema } from '../../engine';
+import { recordJson, recordSchema, shapeOf } from '../../engine';
 import type { Relation } from '../../engine';
-import type { RecordShape } from '../../engine';
+import { triggersResource } from '../triggers/triggers.resource';
 
-/** Triggers as business hours include them. Their own endpoints come later. */
-export const triggerShape: RecordShape = {
-  type: 'triggers',
-  component: 'Trigger',
-  table: triggers,
-  properties: { name: triggers.name, businesshours_id: triggers.businesshoursId },
-};
+/** Triggers as business hours include them: as their own endpoints read them. */
+const triggerShape = shapeOf(triggersResource);
 
 /**
  * `includes=triggers`: the triggers that use the business hours, in any state but deleted

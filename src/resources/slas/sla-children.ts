@@ -37,12 +37,14 @@ function scope(type: string, component: string, table: ScopeTable, property: str
   return hasManyFields({ type, component, table, parentKey: table.slaId, fields });
 }
 
-const minutesOf = (description: string) => z.number().int().min(1).max(10_000_000).nullable().meta({ description });
+/** A target of up to a year of clock minutes: one its clock can always count out. */
+const MAX_TARGET_MINUTES = 525_600;
+const minutesOf = (description: string) => z.number().int().min(1).max(MAX_TARGET_MINUTES).nullable().meta({ description });
 
 export const priorityTargetFields = {
   priority: referenceField(slaTicketPriorities.priorityId, { table: ticketPriorities, type: 'ticketpriorities' }),
-  hours: { column: slaTicketPriorities.hours, schema: z.number().int().min(0).max(100_000).meta({ description: 'with `minutes`: the first-response target (0 and 0: none)' }) },
-  minutes: { column: slaTicketPriorities.minutes, schema: z.number().int().min(0).max(6_000_000) },
+  hours: { column: slaTicketPriorities.hours, schema: z.number().int().min(0).max(MAX_TARGET_MINUTES / 60).meta({ description: 'with `minutes`: the first-response target (0 and 0: none)' }) },
+  minutes: { column: slaTicketPriorities.minutes, schema: z.number().int().min(0).max(59) },
   replyTimeMinutes: { column: slaTicketPriorities.replyTimeMinutes, schema: minutesOf('the next-reply target: minutes from a customer message to the teammate reply (null: none)') },
   resolutionTimeMinutes: { column: slaTicketPriorities.resolutionTimeMinutes, schema: minutesOf('the resolution target: minutes from creation to solved or closed (null: none)') },
   description: { column: slaTicketPriorities.description, schema: z.string().max(2000) },

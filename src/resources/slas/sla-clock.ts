@@ -103,9 +103,12 @@ export function advanceClocks(before: SlaState, ticket: TicketFacts, change: Clo
   s.slaId = policy?.id ?? null;
   const target = (name: TargetName) => policy?.targets[name];
   const due = (start: Date, name: TargetName, pausedSinceStart: number) => addClockMinutes(hours, start, target(name)! + pausedSinceStart) ?? null;
+  /** Clock minutes stood still up to `moment`: the pauses that ended and the one going on. */
+  const pausedBy = (moment: Date) => s.pausedMinutes + (s.pausedSince && s.pausedSince < moment ? minutes(s.pausedSince, moment) : 0);
   const finish = (dueAt: Date | null, reached: Date): Target => ({ due: dueAt, status: dueAt === null || reached <= dueAt ? 'met' : 'breached' });
   const running = (dueAt: Date | null, name: TargetName): Target => {
-    if (s.pausedSince) return { due: dueAt, status: 'paused' };
+    // stopped: breached only if it was before the clocks stopped (its due time does not count the pause yet)
+    if (s.pausedSince) return { due: dueAt, status: dueAt !== null && dueAt <= s.pausedSince ? 'breached' : 'paused' };
     if (dueAt === null) return { due: null, status: 'pending' };
     if (now >= dueAt) return { due: dueAt, status: 'breached' };
     const warning = policy?.warnings[name];
@@ -117,7 +120,7 @@ export function advanceClocks(before: SlaState, ticket: TicketFacts, change: Clo
   const responded = ticket.firstRepliedAt !== null && ticket.firstRepliedAt <= at;
   if (target('firstResponse') === undefined) s.firstResponse = NONE;
   else if (responded && finished(s.firstResponse) && !policyChanged) s.firstResponse = { ...s.firstResponse };
-  else if (responded) s.firstResponse = finish(due(ticket.createdAt, 'firstResponse', s.pausedMinutes), ticket.firstRepliedAt!);
+  else if (responded) s.firstResponse = finish(due(ticket.createdAt, 'firstResponse', pausedBy(ticket.firstRepliedAt!)), ticket.firstRepliedAt!);
   else s.firstResponse = running(due(ticket.createdAt, 'firstResponse', s.pausedMinutes), 'firstResponse');
 
   // next reply: a customer message after the first response starts it, the teammate's reply ends it
@@ -125,11 +128,11 @@ export function advanceClocks(before: SlaState, ticket: TicketFacts, change: Clo
     s.nextReplySince = at;
     s.nextReplyPausedBase = s.pausedMinutes + (s.pausedSince ? minutes(s.pausedSince, at) : 0);
   }
-  const nextReplyDue = () => (s.nextReplySince ? due(s.nextReplySince, 'nextReply', s.pausedMinutes - s.nextReplyPausedBase) : null);
+  const nextReplyDue = (moment?: Date) => (s.nextReplySince ? due(s.nextReplySince, 'nextReply', (moment ? pausedBy(moment) : s.pausedMinutes) - s.nextReplyPausedBase) : null);
   if (target('nextReply') === undefined) {
     s.nextReply = NONE;
   } else if (change.teammateReply && s.nextReplySince) {
-    s.nextReply = finish(nextReplyDue(), at);
+    s.nextReply = finish(nextReplyDue(at), at);
     s.nextReplySince = null;
   } else if (s.nextReplySince) {
     s.nextReply = running(nextReplyDue(), 'nextReply');
@@ -143,8 +146,8 @@ export function advanceClocks(before: SlaState, ticket: TicketFacts, change: Clo
   const justResolved = change.statusTo !== undefined && RESOLVED.has(change.statusTo) && !(change.statusFrom !== undefined && RESOLVED.has(change.statusFrom));
   if (target('resolution') === undefined) s.resolution = NONE;
   else if (resolvedNow && finished(s.resolution) && !policyChanged && !justResolved) s.resolution = { ...s.resolution };
-  // the pause the move to solved began is not the resolution's own time
-  else if (resolvedNow) s.resolution = finish(due(ticket.createdAt, 'resolution', s.pausedMinutes), at);
+  // a pause going on when it was solved counts (the one the move to solved begins is none yet)
+  else if (resolvedNow) s.resolution = finish(due(ticket.createdAt, 'resolution', pausedBy(at)), at);
   else s.resolution = running(due(ticket.createdAt, 'resolution', s.pausedMinutes), 'resolution');
 
   const targets = [s.firstResponse, s.nextReply, s.resolution];

@@ -7,6 +7,7 @@ import { updateRecords, type WritableField, type WriteContext } from '../../engi
 import { announceEvents } from '../../events/announce';
 import { configureEvents, noteEvents } from '../../events/record-events';
 import type { Subscriber } from '../../events/subscriber';
+import { errorField, log } from '../../lib/log';
 import type { WorkingHours } from '../../lib/working-time';
 import { activitiesOfStored } from '../tickets/record-activities';
 import { ticketSlaFields } from '../tickets/ticket-sla-fields';
@@ -44,7 +45,12 @@ export async function evaluateTicket(tx: Transaction, installationId: number, ti
      WHERE t.id = ${ticketId} AND t.installation_id = ${installationId}
        FOR UPDATE OF t`);
   const row = rows[0];
-  if (!row || row.state !== 'active') return;
+  if (!row) return;
+  if (row.state !== 'active') {
+    // a deleted ticket's clocks stop where they are: nothing for the cron to look at
+    await tx.execute(sql`UPDATE tickets SET sla_check_at = NULL WHERE id = ${ticketId} AND sla_check_at IS NOT NULL`);
+    return;
+  }
   if (!lookups.policies.has(installationId)) lookups.policies.set(installationId, await enabledPolicies(tx, installationId));
   const policy = matchingPolicy(lookups.policies.get(installationId)!, {
     customers: [Number(row.customer_id)],
@@ -156,8 +162,14 @@ export async function checkSlaClocks(env: Env): Promise<void> {
     const lookups = freshLookups();
     for (const row of rows) {
       const installationId = Number(row.installation_id);
-      await db.transaction((tx) => evaluateTicket(tx, installationId, Number(row.id), { at: now }, now, lookups));
-      noteEvents(db, installationId, [['tickets', 'updated', Object.keys(watched)]]);
+      try {
+        await db.transaction((tx) => evaluateTicket(tx, installationId, Number(row.id), { at: now }, now, lookups));
+        noteEvents(db, installationId, [['tickets', 'updated', Object.keys(watched)]]);
+      } catch (error) {
+        // one ticket that fails does not hold up the others: it is looked at again in an hour
+        log('error', 'slas: a ticket\'s clocks could not be evaluated', { ticketId: Number(row.id), installationId, error: errorField(error) });
+        await db.http.execute(sql`UPDATE tickets SET sla_check_at = now() + interval '1 hour' WHERE id = ${Number(row.id)}`);
+      }
     }
     await announceEvents(env, db);
   } finally {

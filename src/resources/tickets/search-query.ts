@@ -5,7 +5,7 @@ import { isCalendarDay, isInstant } from '../../lib/time-values';
 import { customFieldsParam, parseCustomFieldCriteria, type CustomFieldCriterion } from '../customfields/ticket-value-filter';
 
 /** Id lists: repeated (`statuses=1&statuses=5`), with brackets (`statuses[]=1`, as some encoders send), or comma-joined. */
-export const ID_LISTS = ['statuses', 'priorities', 'types', 'sources', 'inboxes', 'excludeInboxes', 'tags', 'excludeTags', 'agents', 'customers', 'companies'] as const;
+export const ID_LISTS = ['statuses', 'priorities', 'types', 'sources', 'inboxes', 'excludeInboxes', 'tags', 'excludeTags', 'agents', 'customers', 'companies', 'rating'] as const;
 export const FLAGS = ['tagRequireAll', 'onlyUntagged', 'unassigned', 'onlyWithAttachment', 'omitMerged', 'exact', 'includeArchivedAgents', 'excludeWorkEmails'] as const;
 /** The platform client's parameters for its project-management integration: this helpdesk has none, so only their empty values pass. */
 const INTEGRATION_LISTS = ['taskStatuses', 'teams', 'helpdocSites', 'twCompanyIds'] as const;

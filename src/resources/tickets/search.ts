@@ -48,6 +48,7 @@ function conditions(c: SearchCriteria, who: Actor): SQL[] {
         : tagged(sql`tt.tag_id IN ${idsOf(lists.tags)}`),
     );
   }
+  if (lists.rating) where.push(sql`EXISTS (SELECT 1 FROM happiness_ratings hr WHERE hr.ticket_id = ${tickets.id} AND hr.state = 'active' AND hr.option_id IN ${idsOf(lists.rating)})`);
   if (lists.excludeTags) where.push(sql`NOT ${tagged(sql`tt.tag_id IN ${idsOf(lists.excludeTags)}`)}`);
   if (flags.onlyUntagged) where.push(sql`NOT ${tagged(sql`true`)}`);
   if (flags.unassigned) where.push(isNull(tickets.agentId));

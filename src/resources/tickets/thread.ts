@@ -16,6 +16,7 @@ import { ACTIVE_STATUS, addressList, addThreadEntry, movesToWaiting, reopensOnCu
 import { ticketChildrenRoute } from './ticket-children';
 import { MAX_FILES_PER_ENTRY } from '../files/attach';
 import { requireFieldsToResolve } from '../customfields/ticket-values';
+import { surveyOnSolvingReply } from '../happiness/survey-send';
 
 const addresses = addressList.nullable();
 
@@ -98,6 +99,8 @@ export async function addTicketEntry(context: WriteContext, id: number, body: z.
   if (status !== undefined) {
     await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, id) }, { statusId: status }, { status: ticketsResource.fields.status!.output! });
     if (status !== ticket.statusId) await requireFieldsToResolve(context, [id], 'message.status');
+    // a teammate's reply that solves the ticket carries the satisfaction survey, where the inbox asks for it
+    if (status !== ticket.statusId && threadType === 'message' && !body.isDraft && customer === undefined) await surveyOnSolvingReply(context, id, entryId);
   }
   return readBack(tx, messagesResource, who, entryId, []);
 }

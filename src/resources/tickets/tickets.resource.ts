@@ -21,6 +21,8 @@ import {
 import {
   AUDIT_SET,
   defineResource,
+  refJson,
+  refSchema,
   manyToMany,
   ownedRecords,
   referencedBy,
@@ -215,6 +217,11 @@ export const ticketsResource = defineResource({
       type: 'boolean',
       schema: z.boolean().meta({ description: 'for the caller: marked read (`isRead: true`) and nothing new from anyone else in the thread since' }),
       expr: (who) => (who.kind === 'teammate' ? readByCaller(who.userId) : sql`false`),
+    },
+    happinessRating: {
+      type: 'integer',
+      schema: refSchema('happinessratings').nullable().meta({ description: "the customer's satisfaction rating (`/v2/happinessratings/{id}.json`), or null" }),
+      expr: refJson(sql`(SELECT hr.id FROM happiness_ratings hr WHERE hr.ticket_id = ${tickets.id} AND hr.state = 'active')`, 'happinessratings'),
     },
     messageCount: {
       type: 'integer',

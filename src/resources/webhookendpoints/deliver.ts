@@ -11,7 +11,7 @@ import { RetryLater } from '../../jobs/retry-later';
 import { decryptToken, webhookTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
 import { hmacHex } from '../../lib/webhook-signature';
-import { deliverMessage } from './delivery-message';
+import { deliverMessage, sendDeliveries } from './delivery-message';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
 /** How long a receiver has to answer. */
@@ -116,11 +116,11 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
     const dueIn = new Date(String(delivery.next_attempt_at)).getTime() - Date.now();
     if (dueIn > 1000) throw new RetryLater(Math.ceil(dueIn / 1000), `delivery ${id} is not due yet`);
     if (delivery.ticket_id !== null) {
+      // an earlier delivery of the ticket to this endpoint goes first: this one waits, and that one, once done, sends it
       const { rows: earlier } = await db.http.execute(sql`
-        SELECT next_attempt_at FROM webhook_deliveries
-         WHERE endpoint_id = ${Number(delivery.endpoint_id)} AND ticket_id = ${Number(delivery.ticket_id)} AND status = 'pending' AND id < ${id}
-         ORDER BY id LIMIT 1`);
-      if (earlier[0]) throw new RetryLater(Math.max(1, Math.ceil((new Date(String(earlier[0].next_attempt_at)).getTime() - Date.now()) / 1000)), `an earlier delivery of ticket ${String(delivery.ticket_id)} goes first`);
+        SELECT 1 FROM webhook_deliveries
+         WHERE endpoint_id = ${Number(delivery.endpoint_id)} AND ticket_id = ${Number(delivery.ticket_id)} AND status = 'pending' AND id < ${id} LIMIT 1`);
+      if (earlier[0]) return;
     }
     if (!delivery.open) {
       await db.http.execute(sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'the endpoint is switched off or deleted', updated_at = now() WHERE id = ${id} AND status = 'pending'`);
@@ -162,9 +162,13 @@ const SWEEP_BATCH = 500;
 export async function sweepDeliveries(env: Env): Promise<void> {
   const db = openDatabase(env);
   try {
+    // a delivery waiting behind an earlier one of its ticket is not lost: the earlier one sends it when done
     const { rows } = await db.http.execute(sql`
-      SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at < now() - interval '1 minute' ORDER BY next_attempt_at LIMIT ${SWEEP_BATCH}`);
-    if (rows.length) await env.JOBS.sendBatch(rows.map((row) => ({ body: deliverMessage(Number(row.id)) })));
+      SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at < now() - interval '1 minute'
+         AND NOT (d.ticket_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries e
+               WHERE e.endpoint_id = d.endpoint_id AND e.ticket_id = d.ticket_id AND e.status = 'pending' AND e.id < d.id))
+       ORDER BY d.next_attempt_at LIMIT ${SWEEP_BATCH}`);
+    await sendDeliveries(env, rows.map((row) => Number(row.id)));
   } finally {
     await db.close();
   }

@@ -52,19 +52,25 @@ export const redeliverRoute = defineRoute({
   method: 'post', path: '/v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json', tag: 'Webhooks', operationId: 'redeliverWebhook', roles: ADMINS,
   summary: 'Send a delivery again',
   request: { params: z.object({ id: integerParam("the endpoint's id"), deliveryId: integerParam("the delivery's id (the log's `id`)") }) },
-  responses: { 202: jsonResponse('queued: the delivery as it now stands', schemasOf(webhookDeliveriesResource).one), 404: errorResponse('no such endpoint or delivery here') },
+  responses: { 202: jsonResponse('queued: the delivery as it now stands', schemasOf(webhookDeliveriesResource).one), 404: errorResponse('no such endpoint or delivery here'), 409: errorResponse('the delivery is being tried, or waits for its next try') },
 }, async (c) => {
   const who = c.var.principal;
   const { id, deliveryId } = c.req.valid('param');
   const body = await c.var.db.transaction(async (tx) => {
     const [endpoint] = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(and(recordScope(webhookEndpointsResource, who), eq(webhookEndpoints.id, id)));
     if (!endpoint) throw ApiError.notFound('id', `webhookendpoint ${id} not found`);
-    const reset = await tx
-      .update(webhookDeliveries)
-      .set({ status: 'pending', nextAttemptAt: sql`now()`, retryUntil: sql`now() + interval '1 day'`, updatedAt: sql`now()`, updatedBy: who.userId })
+    const [delivery] = await tx
+      .select({ status: webhookDeliveries.status, tried: sql<boolean>`${webhookDeliveries.nextAttemptAt} > now()` })
+      .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.installationId, who.installationId)))
-      .returning({ id: webhookDeliveries.id });
-    if (reset.length === 0) throw ApiError.notFound('deliveryId', `webhookdelivery ${deliveryId} not found`);
+      .for('update');
+    if (!delivery) throw ApiError.notFound('deliveryId', `webhookdelivery ${deliveryId} not found`);
+    // a try holds it until its time: sending it again meanwhile would send it twice at once
+    if (delivery.status === 'pending' && delivery.tried) throw ApiError.conflict('deliveryId', `webhookdelivery ${deliveryId} is being tried or waits for its next try; redeliver it once that is done`);
+    await tx
+      .update(webhookDeliveries)
+      .set({ status: 'pending', attempts: 0, nextAttemptAt: sql`now()`, retryUntil: sql`now() + interval '1 day'`, updatedAt: sql`now()`, updatedBy: who.userId })
+      .where(eq(webhookDeliveries.id, deliveryId));
     return readBack(tx, webhookDeliveriesResource, who, deliveryId, []);
   });
   await c.env.JOBS.send(deliverMessage(deliveryId));

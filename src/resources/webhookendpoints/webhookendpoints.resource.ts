@@ -20,7 +20,7 @@ const inboxFields = {
 /** The address must be one deliveries may reach; the token is sealed before it is stored. */
 async function checkEndpoint({ tx, who, env }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
   if (typeof record.url === 'string') {
-    const refused = await refusedDestination(record.url, destinationRules(env));
+    const refused = await refusedDestination(record.url, destinationRules(env), AbortSignal.timeout(5_000));
     if (refused) throw ApiError.invalid('webhookendpoint.url', refused);
   }
   if (typeof record.token === 'string') {

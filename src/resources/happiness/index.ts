@@ -1,0 +1,16 @@
+import { defineModule } from '../../modules/module';
+import { happinessRatingOptionsResource } from './options.resource';
+import { happinessRatingsResource } from './ratings.resource';
+import { summaryRoute } from './summary';
+import { answerSurveyRoute, surveyRoute, ticketSurveyRoute } from './survey';
+
+/**
+ * Satisfaction ratings: the options (`/v2/happinessratingoptions.json`), the ratings
+ * (`/v2/happinessratings.json`, read only) and their summary per agent or inbox, the public survey a
+ * solving reply's link opens (`/v2/happiness/{token}.json`), and a ticket's survey for teammates.
+ */
+export const happinessModule = defineModule({
+  name: 'happiness',
+  resources: [happinessRatingOptionsResource, happinessRatingsResource],
+  routes: [summaryRoute, surveyRoute, answerSurveyRoute, ticketSurveyRoute],
+});

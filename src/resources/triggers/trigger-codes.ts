@@ -1,0 +1,76 @@
+/**
+ * The numeric codes of triggers' conditions and actions, as their writes send them: the platform's
+ * known codes (condition field 2 customer email, 4 ticket type, 9 tag; operators 1 contains,
+ * 2 does not contain, 3 equals, 4 not equal, 17 tag contains, 18 tag does not contain; actions
+ * 4 assign agent, 5 add tags, 11 add follower) and ours around them. docs/resources/triggers.md
+ * publishes this table.
+ */
+
+/** What a condition's value is: a record's id (of this type), text, or a number of hours. */
+export type ValueKind = { id: string } | 'text' | 'hours' | 'customfield';
+
+export const CONDITION_FIELDS = {
+  1: { name: 'status', value: { id: 'ticketstatuses' } },
+  2: { name: 'customer email', value: 'text' },
+  3: { name: 'priority', value: { id: 'ticketpriorities' } },
+  4: { name: 'ticket type', value: { id: 'tickettypes' } },
+  5: { name: 'source', value: { id: 'ticketsources' } },
+  6: { name: 'inbox', value: { id: 'inboxes' } },
+  7: { name: 'agent', value: { id: 'users' } },
+  8: { name: 'customer', value: { id: 'customers' } },
+  9: { name: 'tag', value: { id: 'tags' } },
+  10: { name: 'company', value: { id: 'companies' } },
+  11: { name: 'subject', value: 'text' },
+  12: { name: 'body (the latest thread entry)', value: 'text' },
+  13: { name: 'custom field', value: 'customfield' },
+  14: { name: 'channel (the source\'s name)', value: 'text' },
+  15: { name: 'hours since created', value: 'hours' },
+  16: { name: 'hours since updated', value: 'hours' },
+  17: { name: 'hours since the last customer message', value: 'hours' },
+  18: { name: 'hours in its current status', value: 'hours' },
+} as const satisfies Record<number, { name: string; value: ValueKind }>;
+
+export type ConditionField = keyof typeof CONDITION_FIELDS;
+/** The fields that make a trigger time-based: the cron evaluates it, the write events do not. */
+export const TIME_FIELDS: readonly number[] = [15, 16, 17, 18];
+
+export const OPERATORS = {
+  1: 'contains',
+  2: 'does not contain',
+  3: 'equals',
+  4: 'not equal',
+  5: 'greater than',
+  6: 'less than',
+  7: 'is empty',
+  8: 'is not empty',
+  17: 'tag contains',
+  18: 'tag does not contain',
+} as const;
+export type Operator = keyof typeof OPERATORS;
+
+/** Which operators a value kind takes. */
+export const OPERATORS_OF: Record<string, readonly number[]> = {
+  id: [3, 4, 7, 8],
+  tags: [17, 18, 3, 4],
+  text: [1, 2, 3, 4, 7, 8],
+  hours: [5, 6],
+  customfield: [1, 2, 3, 4, 7, 8],
+};
+
+export const ACTIONS = {
+  1: { name: 'set status', value: { id: 'ticketstatuses' } },
+  2: { name: 'set priority', value: { id: 'ticketpriorities' } },
+  3: { name: 'set type', value: { id: 'tickettypes' } },
+  4: { name: 'assign agent (empty: unassign)', value: { id: 'users' } },
+  5: { name: 'add tags', value: { ids: 'tags' } },
+  6: { name: 'remove tags', value: { ids: 'tags' } },
+  7: { name: 'move to inbox', value: { id: 'inboxes' } },
+  8: { name: 'add an internal note', value: 'message' },
+  9: { name: 'send a templated reply to the customer', value: 'message' },
+  10: { name: 'call a webhook endpoint', value: { id: 'webhookendpoints' } },
+  11: { name: 'add follower', value: { id: 'users' } },
+} as const satisfies Record<number, { name: string; value: { id: string } | { ids: string } | 'message' }>;
+export type ActionType = keyof typeof ACTIONS;
+
+/** How deep a chain of triggers set off by one change may go: the trigger that would act deeper does not, and a history line says so. */
+export const MAX_CHAIN_DEPTH = 5;

@@ -1,0 +1,137 @@
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client';
+import { clockMinutesBetween, type WorkingHours } from '../../lib/working-time';
+import type { StoredTrigger } from './trigger-rules';
+
+/** A ticket as conditions read it. */
+export interface TicketFacts {
+  id: number;
+  inboxId: number;
+  statusId: number;
+  statusCode: string;
+  priorityId: number | null;
+  typeId: number | null;
+  sourceId: number | null;
+  sourceName: string;
+  agentId: number | null;
+  customerId: number;
+  customerEmail: string;
+  customerFirstName: string;
+  customerLastName: string;
+  subject: string;
+  body: string;
+  tags: number[];
+  companies: number[];
+  fields: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+  lastCustomerAt: Date | null;
+  statusSince: Date;
+}
+
+/** The ticket's facts, or undefined when it is not a live ticket of the installation. */
+export async function ticketFacts(db: Queryable, installationId: number, ticketId: number, lock = false): Promise<TicketFacts | undefined> {
+  const { rows } = await db.execute(sql`
+    SELECT t.id, t.inbox_id, t.status_id, s.code AS status_code, t.priority_id, t.type_id, t.source_id, coalesce(src.name, '') AS source_name, t.agent_id,
+      t.customer_id, coalesce(c.email, '') AS email, coalesce(c.first_name, '') AS first_name, coalesce(c.last_name, '') AS last_name, t.subject, t.created_at, t.updated_at,
+      coalesce((SELECT json_agg(tt.tag_id) FROM ticket_tags tt WHERE tt.ticket_id = t.id), '[]') AS tags,
+      coalesce((SELECT json_agg(cc.company_id) FROM company_customers cc WHERE cc.customer_id = t.customer_id), '[]') AS companies,
+      coalesce((SELECT m.text_body FROM ticket_messages m WHERE m.ticket_id = t.id AND m.state = 'active' AND NOT m.is_draft ORDER BY m.id DESC LIMIT 1), '') AS body,
+      (SELECT max(m.created_at) FROM ticket_messages m WHERE m.ticket_id = t.id AND m.state = 'active' AND m.customer_id IS NOT NULL AND NOT m.is_draft) AS last_customer_at,
+      coalesce((SELECT max(a.created_at) FROM ticket_activities a WHERE a.ticket_id = t.id AND a.event_type = 'ticket.status'), t.created_at) AS status_since,
+      coalesce((SELECT json_object_agg(v.custom_field_id, v.value) FROM ticket_custom_field_values v WHERE v.ticket_id = t.id), '{}') AS fields
+      FROM tickets t JOIN ticket_statuses s ON s.id = t.status_id LEFT JOIN ticket_sources src ON src.id = t.source_id JOIN customers c ON c.id = t.customer_id
+     WHERE t.id = ${ticketId} AND t.installation_id = ${installationId} AND t.state = 'active'
+     ${lock ? sql`FOR UPDATE OF t` : sql``}`);
+  const row = rows[0];
+  if (!row) return undefined;
+  const id = (value: unknown) => (value === null ? null : Number(value));
+  return {
+    id: Number(row.id), inboxId: Number(row.inbox_id), statusId: Number(row.status_id), statusCode: String(row.status_code),
+    priorityId: id(row.priority_id), typeId: id(row.type_id), sourceId: id(row.source_id), sourceName: String(row.source_name), agentId: id(row.agent_id),
+    customerId: Number(row.customer_id), customerEmail: String(row.email), customerFirstName: String(row.first_name), customerLastName: String(row.last_name),
+    subject: String(row.subject), body: String(row.body), tags: (row.tags as number[]).map(Number), companies: (row.companies as number[]).map(Number),
+    fields: row.fields as Record<string, unknown>, createdAt: new Date(String(row.created_at)), updatedAt: new Date(String(row.updated_at)),
+    lastCustomerAt: row.last_customer_at === null ? null : new Date(String(row.last_customer_at)), statusSince: new Date(String(row.status_since)),
+  };
+}
+
+type Condition = StoredTrigger['conditions'][number];
+
+const ids = (facts: TicketFacts, field: number): number[] => {
+  const one = (value: number | null) => (value === null ? [] : [value]);
+  switch (field) {
+    case 1: return [facts.statusId];
+    case 3: return one(facts.priorityId);
+    case 4: return one(facts.typeId);
+    case 5: return one(facts.sourceId);
+    case 6: return [facts.inboxId];
+    case 7: return one(facts.agentId);
+    case 8: return [facts.customerId];
+    case 9: return facts.tags;
+    case 10: return facts.companies;
+    default: return [];
+  }
+};
+
+function text(facts: TicketFacts, condition: Condition): { value: string; compared: string } {
+  switch (condition.field) {
+    case 2: return { value: facts.customerEmail, compared: condition.value };
+    case 11: return { value: facts.subject, compared: condition.value };
+    case 12: return { value: facts.body, compared: condition.value };
+    case 14: return { value: facts.sourceName, compared: condition.value };
+    default: {
+      const named = JSON.parse(condition.value) as { id: number; value?: string };
+      const held = facts.fields[String(named.id)];
+      const value = held === undefined || held === null ? '' : Array.isArray(held) ? held.join(',') : String(held);
+      return { value, compared: named.value ?? '' };
+    }
+  }
+}
+
+function hoursOf(facts: TicketFacts, field: number, now: Date, hours: WorkingHours | undefined): number | undefined {
+  const since = field === 15 ? facts.createdAt : field === 16 ? facts.updatedAt : field === 17 ? facts.lastCustomerAt : facts.statusSince;
+  return since === null ? undefined : clockMinutesBetween(hours, since, now) / 60;
+}
+
+/** Whether one condition holds for the ticket at `now` (time conditions count in `hours`, else calendar time). */
+export function conditionHolds(condition: Condition, facts: TicketFacts, now: Date, hours?: WorkingHours): boolean {
+  const { field, operator } = condition;
+  if (field >= 15 && field <= 18) {
+    const elapsed = hoursOf(facts, field, now, hours);
+    if (elapsed === undefined) return false;
+    return operator === 5 ? elapsed > Number(condition.value) : elapsed < Number(condition.value);
+  }
+  if (field === 2 || field === 11 || field === 12 || field === 13 || field === 14) {
+    const { value, compared } = text(facts, condition);
+    const [a, b] = [value.toLowerCase(), compared.toLowerCase()];
+    // a checkboxes value is its option ids joined with commas: "contains" is one of them
+    const contains = field === 13 && a.includes(',') ? a.split(',').includes(b) || a.includes(b) : a.includes(b);
+    switch (operator) {
+      case 1: return contains;
+      case 2: return !contains;
+      case 3: return a === b;
+      case 4: return a !== b;
+      case 7: return a === '';
+      default: return a !== '';
+    }
+  }
+  const values = ids(facts, field);
+  const named = Number(condition.value);
+  switch (operator) {
+    case 3:
+    case 17: return values.includes(named);
+    case 4:
+    case 18: return !values.includes(named);
+    case 7: return values.length === 0;
+    default: return values.length > 0;
+  }
+}
+
+/** Whether the trigger applies to the ticket: its inboxes (none: all), every ALL condition, and one ANY condition if it has any. */
+export function triggerMatches(trigger: StoredTrigger, facts: TicketFacts, now: Date, hours?: WorkingHours): boolean {
+  if (trigger.inboxes.length > 0 && !trigger.inboxes.includes(facts.inboxId)) return false;
+  const all = trigger.conditions.filter((c) => c.matchRequirement === 'ALL');
+  const any = trigger.conditions.filter((c) => c.matchRequirement === 'ANY');
+  return all.every((c) => conditionHolds(c, facts, now, hours)) && (any.length === 0 || any.some((c) => conditionHolds(c, facts, now, hours)));
+}

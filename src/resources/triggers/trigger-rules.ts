@@ -1,0 +1,142 @@
+import { and, inArray, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Queryable, Transaction } from '../../db/client';
+import { companies, customers, customFields, inboxes, tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes, users, webhookEndpoints } from '../../db/schema';
+import { tenantScope, type AuditedTable } from '../../engine';
+import { ACTIONS, CONDITION_FIELDS, OPERATORS, OPERATORS_OF, TIME_FIELDS, type ValueKind } from './trigger-codes';
+
+/** A trigger as it runs: its parts in their order. */
+export interface StoredTrigger {
+  id: number;
+  name: string;
+  type: 'Automatic' | 'Manual';
+  state: string;
+  isSystem: boolean;
+  businesshoursId: number | null;
+  inboxes: number[];
+  conditions: { id: number; field: number; operator: number; value: string; matchRequirement: 'ANY' | 'ALL' }[];
+  actions: { id: number; type: number; value: string; message: string }[];
+}
+
+/** Whether the trigger waits on time (the cron runs it) rather than on events. */
+export const isTimeBased = (trigger: StoredTrigger) => trigger.conditions.some((c) => TIME_FIELDS.includes(c.field));
+
+const triggerRows = (installationId: number, where: ReturnType<typeof sql>) => sql`
+  SELECT t.id, t.name, t.type, t.state, t.is_system, t.businesshours_id,
+    coalesce((SELECT json_agg(i.inbox_id) FROM trigger_inboxes i WHERE i.trigger_id = t.id), '[]') AS inboxes,
+    coalesce((SELECT json_agg(json_build_object('id', c.id, 'field', c.field, 'operator', c.operator, 'value', c.value, 'matchRequirement', c.match_requirement) ORDER BY c.id)
+      FROM trigger_conditions c WHERE c.trigger_id = t.id AND c.state = 'active'), '[]') AS conditions,
+    coalesce((SELECT json_agg(json_build_object('id', a.id, 'type', a.type, 'value', a.value, 'message', a.message) ORDER BY a.display_order, a.id)
+      FROM trigger_actions a WHERE a.trigger_id = t.id AND a.state = 'active'), '[]') AS actions
+    FROM triggers t WHERE t.installation_id = ${installationId} AND ${where}
+   ORDER BY t.display_order, t.id`;
+
+const parse = (row: Record<string, unknown>): StoredTrigger => ({
+  id: Number(row.id),
+  name: String(row.name),
+  type: row.type as StoredTrigger['type'],
+  state: String(row.state),
+  isSystem: row.is_system === true,
+  businesshoursId: row.businesshours_id === null ? null : Number(row.businesshours_id),
+  inboxes: (row.inboxes as number[]).map(Number),
+  conditions: row.conditions as StoredTrigger['conditions'],
+  actions: row.actions as StoredTrigger['actions'],
+});
+
+export async function storedTrigger(db: Queryable, installationId: number, id: number): Promise<StoredTrigger | undefined> {
+  const { rows } = await db.execute(triggerRows(installationId, sql`t.id = ${id} AND t.state <> 'deleted'`));
+  return rows[0] ? parse(rows[0]) : undefined;
+}
+
+/** The installation's active triggers of a type, in the order they run: display order, then id. */
+export async function activeTriggers(db: Queryable, installationId: number, type: 'Automatic' | 'Manual'): Promise<StoredTrigger[]> {
+  const { rows } = await db.execute(triggerRows(installationId, sql`t.state = 'active' AND t.type = ${type}`));
+  return rows.map(parse);
+}
+
+/** The records a value may name, by type. */
+const TABLES: Record<string, AuditedTable> = {
+  ticketstatuses: ticketStatuses, ticketpriorities: ticketPriorities, tickettypes: ticketTypes, ticketsources: ticketSources, inboxes, users,
+  customers, tags, companies, webhookendpoints: webhookEndpoints, customfields: customFields,
+};
+
+export interface Problem {
+  source: string;
+  detail: string;
+  /** it names a record that is not there (any more): the trigger is incomplete */
+  missing?: boolean;
+}
+
+const ID = /^[1-9]\d{0,9}$/;
+
+/** Whether every id names a live record of the type in the installation. */
+async function allThere(db: Pick<Transaction, 'select'>, installationId: number, type: string, ids: number[]): Promise<boolean> {
+  if (ids.length === 0) return true;
+  const table = TABLES[type]!;
+  const found = await db.select({ id: table.id }).from(table as PgTable).where(and(tenantScope(table, installationId), inArray(table.id, ids)));
+  return new Set(found.map((row) => Number(row.id))).size === new Set(ids).size;
+}
+
+const kindOf = (value: ValueKind, field: number) => (field === 9 ? 'tags' : typeof value === 'object' ? 'id' : value);
+
+/**
+ * What is wrong with a trigger's conditions and actions, the first first: an operator its field
+ * does not take, a value of the wrong form, a record named that is not there, an action without
+ * what it needs. Empty: it can run.
+ */
+export async function problemsOf(tx: Transaction, installationId: number, trigger: StoredTrigger): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  for (const condition of trigger.conditions) {
+    const field = CONDITION_FIELDS[condition.field as keyof typeof CONDITION_FIELDS];
+    const source = 'trigger.conditions';
+    const at = `condition ${condition.id} (${field?.name ?? condition.field} ${OPERATORS[condition.operator as keyof typeof OPERATORS] ?? condition.operator})`;
+    if (!field) {
+      problems.push({ source, detail: `${at}: not a known field` });
+      continue;
+    }
+    const kind = kindOf(field.value, condition.field);
+    if (!OPERATORS_OF[kind]!.includes(condition.operator)) {
+      problems.push({ source, detail: `${at}: the operator does not fit the field; it takes ${OPERATORS_OF[kind]!.map((op) => `${op} (${OPERATORS[op as keyof typeof OPERATORS]})`).join(', ')}` });
+      continue;
+    }
+    const empty = condition.operator === 7 || condition.operator === 8;
+    if (kind === 'hours' && !/^\d{1,6}(\.\d{1,2})?$/.test(condition.value)) problems.push({ source, detail: `${at}: the value must be a number of hours` });
+    if ((kind === 'id' || kind === 'tags') && !empty) {
+      if (!ID.test(condition.value)) problems.push({ source, detail: `${at}: the value must be an id` });
+      else if (!(await allThere(tx, installationId, (field.value as { id: string }).id, [Number(condition.value)]))) problems.push({ source, detail: `${at}: no ${(field.value as { id: string }).id} ${condition.value} here`, missing: true });
+    }
+    if (kind === 'customfield') {
+      let named: { id?: unknown; value?: unknown } | undefined;
+      try {
+        named = JSON.parse(condition.value) as typeof named;
+      } catch {
+        named = undefined;
+      }
+      if (!named || typeof named.id !== 'number' || (!empty && typeof named.value !== 'string')) problems.push({ source, detail: `${at}: the value must be JSON: {"id": <custom field id>, "value": "<text or option id>"}` });
+      else if (!(await allThere(tx, installationId, 'customfields', [named.id]))) problems.push({ source, detail: `${at}: no customfields ${named.id} here`, missing: true });
+    }
+    if (kind === 'text' && !empty && condition.value === '') problems.push({ source, detail: `${at}: the value must not be empty (operator 7 asks for an empty one)` });
+  }
+  for (const action of trigger.actions) {
+    const known = ACTIONS[action.type as keyof typeof ACTIONS];
+    const source = 'trigger.triggeractions';
+    const at = `action ${action.id} (${known?.name ?? action.type})`;
+    if (!known) {
+      problems.push({ source, detail: `${at}: not a known action` });
+      continue;
+    }
+    const value = known.value;
+    if (value === 'message') {
+      if (action.message.trim() === '') problems.push({ source, detail: `${at}: needs its \`message\`` });
+    } else if ('ids' in value) {
+      const ids = action.value.split(',').map((part) => part.trim()).filter(Boolean);
+      if (ids.length === 0 || !ids.every((id) => ID.test(id))) problems.push({ source, detail: `${at}: the value must be ids joined with commas` });
+      else if (!(await allThere(tx, installationId, value.ids, ids.map(Number)))) problems.push({ source, detail: `${at}: some of ${value.ids} ${action.value} are not here`, missing: true });
+    } else if (!(action.type === 4 && action.value === '')) {
+      if (!ID.test(action.value)) problems.push({ source, detail: `${at}: the value must be an id` });
+      else if (!(await allThere(tx, installationId, value.id, [Number(action.value)]))) problems.push({ source, detail: `${at}: no ${value.id} ${action.value} here`, missing: true });
+    }
+  }
+  if (trigger.type === 'Automatic' && !trigger.isSystem && trigger.actions.length === 0) problems.push({ source: 'trigger.triggeractions', detail: 'an automatic trigger needs at least one action' });
+  return problems;
+}

@@ -1,0 +1,210 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Env } from '../../app-env';
+import { systemActor, type Actor } from '../../auth/principal';
+import { openDatabase, type Transaction } from '../../db/client';
+import { tickets, triggers } from '../../db/schema';
+import { updateRecords, type WritableField } from '../../engine';
+import { announceEvents } from '../../events/announce';
+import { configureEvents, noteEvents, recordEvents } from '../../events/record-events';
+import type { Subscriber } from '../../events/subscriber';
+import type { WorkingHours } from '../../lib/working-time';
+import { workingHoursOf } from '../businesshours/working-hours-of';
+import { activitiesOfStored } from '../tickets/record-activities';
+import { addThreadEntry } from '../tickets/thread-entry';
+import { ticketsResource } from '../tickets/tickets.resource';
+import { queueDelivery } from '../webhookendpoints/direct-delivery';
+import { ACTIONS, MAX_CHAIN_DEPTH } from './trigger-codes';
+import { ticketFacts, triggerMatches, type TicketFacts } from './trigger-conditions';
+import { activeTriggers, isTimeBased, problemsOf, type StoredTrigger } from './trigger-rules';
+
+/** The ticket properties the actions set, by action type, with how their change reads in events. */
+const SETS: Record<number, { column: string; property: string }> = {
+  1: { column: 'statusId', property: 'status' },
+  2: { column: 'priorityId', property: 'priority' },
+  3: { column: 'typeId', property: 'type' },
+  4: { column: 'agentId', property: 'agent' },
+  7: { column: 'inboxId', property: 'inbox' },
+};
+
+const fill = (template: string, facts: TicketFacts) =>
+  template.replace(/\{\{\s*(ticket\.id|ticket\.subject|customer\.firstName|customer\.lastName|customer\.email)\s*\}\}/g, (_, name: string) =>
+    ({ 'ticket.id': String(facts.id), 'ticket.subject': facts.subject, 'customer.firstName': facts.customerFirstName, 'customer.lastName': facts.customerLastName, 'customer.email': facts.customerEmail })[name] ?? '');
+
+/**
+ * Runs one trigger's actions on a ticket, as the system's `triggers` part: each action through the
+ * write it stands for (an update of the ticket, a tag linked, a note added...), each with its
+ * events and history lines; then one `triggered` event naming the trigger and what it did (a
+ * `ticket.trigger` history line). A trigger naming something deleted is not run: it becomes
+ * `incomplete` (an `updated` event of it).
+ */
+export async function runTrigger(tx: Transaction, env: Env, trigger: StoredTrigger, facts: TicketFacts, depth: number, installationId: number): Promise<boolean> {
+  const who: Actor = systemActor(installationId, 'triggers');
+  const missing = (await problemsOf(tx, installationId, trigger)).filter((problem) => problem.missing);
+  if (missing.length > 0) {
+    await updateRecords(tx, who, { table: triggers, type: 'triggers', where: eq(triggers.id, trigger.id) }, { state: 'incomplete' }, { state: triggers.state });
+    return false;
+  }
+  const context = { tx, who, env };
+  const parent = { type: 'tickets', id: facts.id };
+  const eventsAfter = await lastEventId(tx, installationId);
+  const changes: Record<string, unknown> = {};
+  const watched: Record<string, NonNullable<WritableField['output']>> = {};
+  for (const action of trigger.actions) {
+    const set = SETS[action.type];
+    if (set) {
+      changes[set.column] = action.value === '' ? null : Number(action.value);
+      watched[set.property] = ticketsResource.fields[set.property]!.output!;
+    }
+  }
+  if (Object.keys(changes).length > 0) await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) }, changes, watched);
+  for (const action of trigger.actions) {
+    const idsOf = () => action.value.split(',').map((part) => Number(part.trim())).filter(Boolean);
+    switch (action.type) {
+      case 5:
+        await ticketsResource.relations.tags!.write!(tx, who, parent, idsOf().map((id) => ({ id })), 'trigger.triggeractions');
+        break;
+      case 6: {
+        const linked = idsOf().filter((id) => facts.tags.includes(id));
+        if (linked.length) await ticketsResource.relations.tags!.write!(tx, who, parent, linked.map((id) => ({ id, delete: true })), 'trigger.triggeractions');
+        break;
+      }
+      case 11:
+        await ticketsResource.relations.followers!.write!(tx, who, parent, [{ id: Number(action.value) }], 'trigger.triggeractions');
+        break;
+      case 8:
+      case 9:
+        await addThreadEntry(context, { ticketId: facts.id, body: action.type === 9 ? fill(action.message, facts) : action.message, editMethod: 'markdown', threadType: action.type === 8 ? 'note' : 'message', customerId: null });
+        break;
+      case 10:
+        await queueTriggerWebhook(tx, env, installationId, Number(action.value), trigger, facts.id);
+        break;
+      default:
+        break;
+    }
+  }
+  await tx.execute(sql`INSERT INTO trigger_chain_links (installation_id, ticket_id, events_after, events_to, depth)
+    VALUES (${installationId}, ${facts.id}, ${eventsAfter}, ${await lastEventId(tx, installationId)}, ${depth})`);
+  await recordEvents(tx, who, [{
+    recordType: 'tickets', recordId: facts.id, kind: 'triggered',
+    data: { trigger: { id: trigger.id, type: 'triggers', name: trigger.name }, actions: trigger.actions.map((a) => ({ type: a.type, name: ACTIONS[a.type as keyof typeof ACTIONS]?.name, value: a.value })), depth },
+  }]);
+  return true;
+}
+
+async function lastEventId(tx: Transaction, installationId: number): Promise<number> {
+  const { rows } = await tx.execute(sql`SELECT coalesce(max(id), 0) AS id FROM events WHERE installation_id = ${installationId}`);
+  return Number(rows[0]!.id);
+}
+
+/** The depth in its chain of a trigger set off by this event: one deeper than the run that wrote it, else 1. */
+async function depthAfter(tx: Transaction, ticketId: number, event: { id: number; actorSystem: string | null }): Promise<number> {
+  if (event.actorSystem !== 'triggers') return 1;
+  const { rows } = await tx.execute(sql`SELECT depth FROM trigger_chain_links WHERE ticket_id = ${ticketId} AND events_after < ${event.id} AND events_to >= ${event.id}
+    ORDER BY events_to DESC LIMIT 1`);
+  return rows[0] ? Number(rows[0].depth) + 1 : 1;
+}
+
+/** Action 10: the trigger's own delivery to the endpoint it names (the endpoint need not want any event). */
+async function queueTriggerWebhook(tx: Transaction, env: Env, installationId: number, endpointId: number, trigger: StoredTrigger, ticketId: number): Promise<void> {
+  await queueDelivery(tx, env, { installationId, endpointId, ticketId, event: 'ticket.trigger', extra: { trigger: { id: trigger.id, type: 'triggers', name: trigger.name } } });
+}
+
+/** Marks the trigger as having acted on the ticket; false when it had already (an automatic trigger acts once). */
+async function claimRun(tx: Transaction, installationId: number, triggerId: number, ticketId: number, depth: number): Promise<boolean> {
+  const { rows } = await tx.execute(sql`INSERT INTO trigger_runs (installation_id, trigger_id, ticket_id, depth) VALUES (${installationId}, ${triggerId}, ${ticketId}, ${depth})
+    ON CONFLICT DO NOTHING RETURNING trigger_id`);
+  return rows.length > 0;
+}
+
+async function hoursOf(tx: Transaction, installationId: number, trigger: StoredTrigger, cache: Map<number, WorkingHours | undefined>): Promise<WorkingHours | undefined> {
+  if (trigger.businesshoursId === null) return undefined;
+  if (!cache.has(trigger.businesshoursId)) cache.set(trigger.businesshoursId, await workingHoursOf(tx, installationId, trigger.businesshoursId));
+  return cache.get(trigger.businesshoursId);
+}
+
+/**
+ * The automatic triggers that wait on events, in order, for a ticket at one depth of a chain: each
+ * that has not acted on the ticket and matches it now acts (the next sees what it did). Past the
+ * chain's depth nothing acts, and one `triggered` event (`stopped: true`) says so.
+ */
+export async function runTriggersOn(tx: Transaction, env: Env, installationId: number, ticketId: number, depth: number, candidates: StoredTrigger[], now: Date): Promise<number[]> {
+  const acted: number[] = [];
+  const cache = new Map<number, WorkingHours | undefined>();
+  const { rows: ran } = await tx.execute(sql`SELECT trigger_id FROM trigger_runs WHERE ticket_id = ${ticketId}`);
+  const done = new Set(ran.map((row) => Number(row.trigger_id)));
+  let facts = await ticketFacts(tx, installationId, ticketId, true);
+  for (const trigger of candidates) {
+    if (!facts) break;
+    if (done.has(trigger.id) || !triggerMatches(trigger, facts, now, await hoursOf(tx, installationId, trigger, cache))) continue;
+    if (depth > MAX_CHAIN_DEPTH) {
+      await recordEvents(tx, systemActor(installationId, 'triggers'), [{
+        recordType: 'tickets', recordId: ticketId, kind: 'triggered', data: { trigger: { id: trigger.id, type: 'triggers', name: trigger.name }, stopped: true, depth },
+      }]);
+      break;
+    }
+    if (!(await claimRun(tx, installationId, trigger.id, ticketId, depth))) continue;
+    if (await runTrigger(tx, env, trigger, facts, depth, installationId)) acted.push(trigger.id);
+    facts = await ticketFacts(tx, installationId, ticketId);
+  }
+  return acted;
+}
+
+/**
+ * Runs the automatic triggers on a ticket's events: its creation, a change of a property
+ * conditions read, a tag, a reply or note. A change made by a trigger runs them one level deeper
+ * in the chain.
+ */
+export const ticketTriggers: Subscriber = {
+  name: 'triggers.run',
+  on: [
+    { recordType: 'tickets', kinds: ['created'] },
+    { recordType: 'tickets', kinds: ['updated'], changed: ['status', 'priority', 'type', 'source', 'inbox', 'agent', 'customer', 'subject'] },
+    { recordType: 'tickets', kinds: ['linked', 'unlinked'] },
+    { recordType: 'messages', kinds: ['created', 'updated'] },
+  ],
+  async handle(event, { tx, env }) {
+    if ((event.kind === 'linked' || event.kind === 'unlinked') && !['tags', 'customfields'].includes(String(event.data.relation))) return;
+    const { ticketId, drafts } = await activitiesOfStored(tx, event);
+    if (event.recordType === 'messages' && !drafts.some((d) => ['ticket.agent.reply', 'ticket.customer.reply', 'ticket.note'].includes(d.eventType))) return;
+    const candidates = (await activeTriggers(tx, event.installationId, 'Automatic')).filter((trigger) => !isTimeBased(trigger));
+    if (candidates.length === 0) return;
+    await runTriggersOn(tx, env, event.installationId, ticketId, await depthAfter(tx, ticketId, event), candidates, new Date());
+  },
+};
+
+/** Tickets the cron looks at for one time-based trigger in one run; more wait for the next. */
+const TIME_BATCH = 500;
+
+/**
+ * Every five minutes: each active automatic trigger with a time condition ("waiting for more than
+ * 48 hours") is evaluated, as of the moment the cron runs, over the live tickets it has not acted
+ * on, oldest first; those it matches it acts on, each in a transaction of its own.
+ */
+export async function runTimeTriggers(env: Env): Promise<void> {
+  configureEvents(env);
+  const db = openDatabase(env);
+  try {
+    const now = new Date();
+    const { rows: installations } = await db.http.execute(sql`
+      SELECT DISTINCT t.installation_id FROM triggers t JOIN trigger_conditions c ON c.trigger_id = t.id AND c.state = 'active' AND c.field IN (15, 16, 17, 18)
+       WHERE t.state = 'active' AND t.type = 'Automatic'`);
+    for (const { installation_id } of installations) {
+      const installationId = Number(installation_id);
+      const timed = (await activeTriggers(db.http, installationId, 'Automatic')).filter(isTimeBased);
+      for (const trigger of timed) {
+        const { rows: candidates } = await db.http.execute(sql`
+          SELECT t.id FROM tickets t WHERE t.installation_id = ${installationId} AND t.state = 'active'
+             AND NOT EXISTS (SELECT 1 FROM trigger_runs r WHERE r.trigger_id = ${trigger.id} AND r.ticket_id = t.id)
+           ORDER BY t.id LIMIT ${TIME_BATCH}`);
+        for (const { id } of candidates) {
+          await db.transaction((tx) => runTriggersOn(tx, env, installationId, Number(id), 1, [trigger], now));
+        }
+        noteEvents(db, installationId, [['tickets'], ['messages'], ['triggers']]);
+      }
+    }
+    await announceEvents(env, db);
+  } finally {
+    await db.close();
+  }
+}
+

@@ -1,0 +1,103 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { ADMINS, AGENTS } from '../../auth/access';
+import { businessHours, MATCH_REQUIREMENTS, TRIGGER_TYPES, triggerActions, triggerConditions, triggerInboxes, triggers } from '../../db/schema';
+import { AUDIT_SET, defineResource, hasManyFields, manyToMany, referenceField, type WriteContext } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { displayOrderField } from '../../lib/vocabulary-fields';
+import { inboxShape } from '../inboxes/inbox-shape';
+import { includedUsers } from '../users/user-shape';
+import { ACTIONS, CONDITION_FIELDS, OPERATORS } from './trigger-codes';
+import { problemsOf, storedTrigger } from './trigger-rules';
+
+const code = <T extends Record<number, unknown>>(codes: T, what: string) =>
+  z.number().int().refine((n) => n in codes, `not a known ${what} code (docs/resources/triggers.md)`).meta({ description: `a ${what} code: ${Object.keys(codes).join(', ')}` });
+
+export const conditionFields = {
+  field: { column: triggerConditions.field, schema: code(CONDITION_FIELDS, 'condition field'), required: true },
+  operator: { column: triggerConditions.operator, schema: code(OPERATORS, 'operator'), required: true },
+  value: { column: triggerConditions.value, schema: z.string().max(1000).meta({ description: 'an id, text, or hours, as the field takes' }) },
+  matchRequirement: { column: triggerConditions.matchRequirement, schema: z.enum(MATCH_REQUIREMENTS).meta({ description: 'ALL (default): every ALL condition must hold; ANY: at least one ANY condition must' }) },
+};
+
+export const actionFields = {
+  // the action's own `type`: what it does
+  type: {
+    column: triggerActions.type,
+    schema: z.union([code(ACTIONS, 'action'), z.literal('triggeractions').transform(() => undefined)]),
+    required: true,
+  },
+  value: { column: triggerActions.value, schema: z.string().max(1000).meta({ description: 'what the action sets or names: an id, or ids joined with commas' }) },
+  message: { column: triggerActions.message, schema: z.string().max(20_000).meta({ description: 'the text of a note or a reply; a reply may use {{ticket.id}}, {{ticket.subject}}, {{customer.firstName}}, {{customer.lastName}}, {{customer.email}}' }) },
+  displayOrder: displayOrderField(triggerActions.displayOrder),
+};
+
+/** A system trigger is switched on or off, nothing else; a trigger's parts must make sense together. */
+async function guardSystem({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+  if (record.applyToExistingTickets === true) throw ApiError.invalid('trigger.applyToExistingTickets', 'not supported yet: a trigger acts on tickets as their next event comes (or by hand: PATCH /v2/tickets/triggerapply.json)');
+  if (id === undefined) return;
+  const [stored] = await tx.select({ isSystem: triggers.isSystem }).from(triggers).where(and(eq(triggers.id, id), eq(triggers.installationId, who.installationId)));
+  const changed = Object.keys(record).filter((name) => name !== 'state' && name !== 'applyToExistingTickets');
+  if (stored?.isSystem && changed.length > 0) throw ApiError.invalid(`trigger.${changed[0]}`, 'a system trigger can only be switched on or off (`state`)');
+}
+
+/** Once written: its conditions and actions, taken together, are ones it can run (a 400 names the first that is not). */
+async function requireRunnable(context: WriteContext, _record: Record<string, unknown>, id: number): Promise<void> {
+  const trigger = await storedTrigger(context.tx, context.who.installationId, id);
+  if (!trigger) return;
+  const [problem] = await problemsOf(context.tx, context.who.installationId, trigger);
+  if (problem) throw ApiError.invalid(problem.source, problem.detail);
+}
+
+/**
+ * Triggers (`/v2/triggers.json`) as the platform has them: conditions and actions written inline
+ * or under `included.conditions` / `included.triggeractions`, automatic ones run on ticket events
+ * and by the cron (`trigger-runner.ts`), manual ones applied by hand. Owners and admins write;
+ * teammates read.
+ */
+export const triggersResource = defineResource({
+  type: 'triggers',
+  singular: 'trigger',
+  title: { one: 'Trigger', many: 'Triggers' },
+  table: triggers,
+  liveStates: ['active', 'inactive', 'incomplete'],
+  fields: {
+    name: { column: triggers.name, schema: z.string().trim().min(1).max(255), required: true },
+    description: { column: triggers.description, schema: z.string().max(2000) },
+    type: { column: triggers.type, schema: z.enum(TRIGGER_TYPES).meta({ description: 'Automatic (default): runs on ticket events and by the cron; Manual: applied by hand' }) },
+    // the record's own `state`: active, inactive, or incomplete (set by the service when it refers to something deleted)
+    state: { column: triggers.state, schema: z.enum(['active', 'inactive']).meta({ description: 'active or inactive; incomplete (read only): it refers to something deleted, and does not run until fixed' }) },
+    isShared: { column: triggers.isShared, schema: z.boolean() },
+    isSystem: { column: triggers.isSystem, schema: z.boolean(), readOnly: true },
+    agentHasAccess: { column: triggers.agentHasAccess, schema: z.boolean() },
+    addToNewInboxes: { column: triggers.addToNewInboxes, schema: z.boolean() },
+    displayOrder: displayOrderField(triggers.displayOrder),
+    businesshours: referenceField(triggers.businesshoursId, { table: businessHours, type: 'businesshours' }),
+  },
+  inputs: {
+    applyToExistingTickets: z.boolean().meta({ description: 'accepted as false; true is not supported yet (400)' }),
+  },
+  filter: [...AUDIT_SET, 'agentHasAccess', 'businesshours', 'displayOrder', 'isShared', 'isSystem', 'name', 'type'],
+  defaultOrderBy: 'displayOrder',
+  relations: {
+    conditions: hasManyFields({ type: 'conditions', component: 'TriggerCondition', table: triggerConditions, parentKey: triggerConditions.triggerId, fields: conditionFields }),
+    triggeractions: hasManyFields({ type: 'triggeractions', component: 'TriggerAction', table: triggerActions, parentKey: triggerActions.triggerId, fields: actionFields }),
+    inboxes: manyToMany({ name: 'inboxes', target: inboxShape, through: triggerInboxes, parentKey: triggerInboxes.triggerId, targetKey: triggerInboxes.inboxId }),
+    users: includedUsers(),
+  },
+  includedWrites: ['conditions', 'triggeractions'],
+  access: { read: AGENTS, write: ADMINS },
+  beforeWrite: guardSystem,
+  afterWrite: requireRunnable,
+  async afterBulkWrite({ tx, who }, record, ids) {
+    const changed = Object.keys(record).filter((name) => name !== 'state' && name !== 'filter_args');
+    if (changed.length === 0 || ids.length === 0) return;
+    const { rows } = await tx.execute(sql`SELECT id FROM triggers WHERE installation_id = ${who.installationId} AND is_system AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::int) LIMIT 1`);
+    if (rows[0]) throw ApiError.invalid(`trigger.${changed[0]}`, `trigger ${String(rows[0].id)} is a system trigger: it can only be switched on or off (\`state\`)`);
+  },
+  async beforeDelete({ tx, who }, id) {
+    const [stored] = await tx.select({ isSystem: triggers.isSystem }).from(triggers).where(and(eq(triggers.id, id), eq(triggers.installationId, who.installationId)));
+    if (stored?.isSystem) throw ApiError.conflict('id', `trigger ${id} is a system trigger: switch it off (state: inactive) instead`);
+  },
+});
+
