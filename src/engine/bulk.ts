@@ -1,4 +1,5 @@
 import { and } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../app-env';
@@ -95,11 +96,22 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
   };
 }
 
-/** Soft-deletes every live record the filter selects: one statement, one event a record. */
+/**
+ * Soft-deletes every live record the filter selects: one statement, one event a record. A
+ * resource whose single delete has a check (`beforeDelete`: a system record) has it run for each
+ * selected record first, in the delete's transaction: one refused, none deleted.
+ */
 export function bulkDeleteHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    const ids = await deleteRecords(c.var.db.http, who, bulkTarget(resource, who, input<BulkQuery>(c, 'query').filter));
+    const target = bulkTarget(resource, who, input<BulkQuery>(c, 'query').filter);
+    const ids = resource.beforeDelete
+      ? await c.var.db.transaction(async (tx) => {
+          const selected = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).for('update');
+          for (const { id } of selected) await resource.beforeDelete!({ tx, who, env: c.env }, Number(id));
+          return deleteRecords(tx, who, target);
+        })
+      : await deleteRecords(c.var.db.http, who, target);
     noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted']]);
     return c.json(bulkResult(ids), 200);
   };

@@ -91,7 +91,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       method: 'delete', path: `${base}/delete.json`, tag, operationId: `delete${title.many}`, roles: access.write,
       summary: `Delete every ${singular} the filter selects`,
       request: { query: s.bulkQuery },
-      responses: { 200: jsonResponse('the bulk result', bulkResultSchema) },
+      responses: { 200: jsonResponse('the bulk result', bulkResultSchema), ...(resource.beforeDelete ? { 409: errorResponse('a selected record is not to be deleted: none is') } : {}) },
     }, bulkDeleteHandler(resource) as never));
   }
   return routes;

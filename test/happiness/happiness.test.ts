@@ -140,6 +140,10 @@ describe('ratings in search and the summary', () => {
     const inbox = inboxes.find((g) => g.inbox.id === asking);
     expect(inbox.options.find((o: any) => o.option.id === options[1]!.id).count).toBeGreaterThanOrEqual(1);
     expectError(await api('/v2/happinessratings/summary.json', { key: admin, query: { groupBy: 'weekday' } }), 400, 'groupBy');
+    // ratings are seen by whoever sees their ticket; the summary is the admins'
+    expect((await api('/v2/happinessratings.json', { key: site.users.collaborator.apiKey })).body.happinessratings).toEqual([]);
+    expect((await api('/v2/happinessratings.json', { key: site.users.agent.apiKey })).body.meta.page.count).toBeGreaterThanOrEqual(4);
+    expect((await api('/v2/happinessratings/summary.json', { key: site.users.agent.apiKey, query: { groupBy: 'agent' } })).status).toBe(403);
     expectError(await api('/v2/happinessratings/summary.json', { key: admin, query: { groupBy: 'agent', from: '2026-02-30' } }), 400, 'from');
     const empty = await api('/v2/happinessratings/summary.json', { key: admin, query: { groupBy: 'agent', to: '2001-01-01' } });
     expect(empty.body.summary).toEqual([]);

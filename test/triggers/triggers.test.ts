@@ -167,6 +167,35 @@ describe('automatic triggers', () => {
   });
 });
 
+describe('a trigger held to the rules', () => {
+  it('fails on a ticket it may not change as asked, with a line saying why and nothing of it kept; a broken one is switched off, not on', async () => {
+    const field = (await api('/v2/customfields.json', { method: 'POST', key: admin, body: { customfield: { agentLabel: 'Cause', kind: 'text', agentRequired: true } } })).body.customfield.id;
+    const dup = await tag('dup');
+    const id = await made({
+      name: 'Close early', conditions: [{ field: 11, operator: 1, value: 'close me' }],
+      triggeractions: [{ type: 6, value: String(dup) }, { type: 6, value: String(dup) }, { type: 2, value: String(low) }, { type: 1, value: String(SOLVED) }],
+    });
+    const ticket = await newTicket({ subject: 'Please close me', tags: [{ id: dup }] });
+    const read = await ticketOf(ticket);
+    expect(read.status.id).toBe(1);
+    expect(read.priority).toBeNull();
+    expect(await tagsOf(ticket)).toEqual([dup]);
+    const failed = (await lines(ticket)).find((l) => l.eventType === 'ticket.trigger.failed');
+    expect(failed.changes).toMatchObject({ trigger: { id }, failed: expect.stringMatching(/Cause/) });
+    // with the field filled it would act, but an automatic trigger acts once: it failed its once
+    expect((await api(`/v2/customfields/${field}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
+
+    expectError(await trigger({ name: 'To a collaborator', triggeractions: [{ type: 4, value: String(site.users.collaborator.id) }] }), 400, 'trigger.triggeractions', /collaborator/);
+    const gone = await tag('gone-soon');
+    const broken = await made({ name: 'Broken later', conditions: [{ field: 11, operator: 1, value: 'never-matches' }], triggeractions: [{ type: 5, value: String(gone) }] });
+    expect((await api(`/v2/tags/${gone}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
+    expect((await api(`/v2/triggers/${broken}.json`, { method: 'PATCH', key: admin, body: { trigger: { state: 'inactive', name: 'Broken, off' } } })).status).toBe(200);
+    expectError(await api(`/v2/triggers/${broken}.json`, { method: 'PATCH', key: admin, body: { trigger: { state: 'active' } } }), 400, 'trigger.triggeractions', /not here/);
+    expectError(await api('/v2/triggers/update.json', { method: 'PATCH', key: admin, query: { filter: JSON.stringify({ id: broken }) }, body: { trigger: { state: 'active' } } }), 400, 'trigger.triggeractions');
+    expect((await api(`/v2/triggers/${broken}.json`, { key: admin })).body.trigger.state).toBe('inactive');
+  });
+});
+
 describe('manual and system triggers', () => {
   it('apply by hand, as often as asked, to one ticket or several, all or none', async () => {
     const id = await made({ name: 'Escalate', type: 'Manual', triggeractions: [{ type: 2, value: String(high) }, { type: 9, message: 'Hello {{customer.firstName}}, ticket {{ticket.id}} is escalated' }] });
@@ -199,5 +228,7 @@ describe('manual and system triggers', () => {
     expect((await api(`/v2/triggers/${id}.json`, { method: 'PATCH', key: admin, body: { trigger: { state: 'inactive' } } })).body.trigger).toMatchObject({ state: 'inactive', isSystem: true });
     expectError(await api(`/v2/triggers/update.json`, { method: 'PATCH', key: admin, query: { filter: JSON.stringify({ id }) }, body: { trigger: { displayOrder: 3 } } }), 400, 'trigger.displayOrder');
     expect((await api(`/v2/triggers/${id}.json`, { method: 'DELETE', key: admin })).status).toBe(409);
+    expect((await api('/v2/triggers/delete.json', { method: 'DELETE', key: admin, query: { filter: JSON.stringify({ id }) } })).status).toBe(409);
+    expect((await api(`/v2/triggers/${id}.json`, { key: admin })).status).toBe(200);
   });
 });

@@ -24,6 +24,8 @@ export const triggers = pgTable('triggers', {
   agentHasAccess: boolean('agent_has_access').notNull().default(true),
   addToNewInboxes: boolean('add_to_new_inboxes').notNull().default(false),
   displayOrder: integer('display_order').notNull().default(0),
+  /** the last ticket the cron looked at for its time conditions; it goes on after it (0: from the first) */
+  timeCursor: integer('time_cursor').notNull().default(0),
 });
 
 /** The inboxes a trigger is limited to; none: every inbox. */

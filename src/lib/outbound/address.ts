@@ -62,6 +62,7 @@ function isPublicIpv6(g: number[]): boolean {
   if ((g[0]! & 0xe000) !== 0x2000) return false;
   if (g[0] === 0x2001 && g[1] === 0) return false; // Teredo: the IPv4 address behind it is hidden
   if (g[0] === 0x2001 && g[1] === 0x0db8) return false; // documentation
+  if (g[0] === 0x3fff && g[1]! < 0x1000) return false; // documentation (3fff::/20)
   return true;
 }
 

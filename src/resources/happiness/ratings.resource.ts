@@ -3,6 +3,7 @@ import { EVERYONE } from '../../auth/access';
 import { happinessRatingOptions, happinessRatings, inboxes, tickets, users } from '../../db/schema';
 import { AUDIT_SET, defineResource, referenceField } from '../../engine';
 import { includedUsers } from '../users/user-shape';
+import { ofVisibleTicket } from '../tickets/ticket-visibility';
 
 /** Customers' ratings of tickets (`/v2/happinessratings.json`): read only; customers write them through the survey. */
 export const happinessRatingsResource = defineResource({
@@ -21,5 +22,7 @@ export const happinessRatingsResource = defineResource({
   filter: [...AUDIT_SET, 'agent', 'inbox', 'option', 'score', 'ticket'],
   relations: { users: includedUsers() },
   access: { read: EVERYONE, write: [] },
+  // a rating is seen by whoever sees its ticket
+  scope: ofVisibleTicket(happinessRatings.ticketId),
   operations: ['list', 'get'],
 });

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { EVERYONE } from '../../auth/access';
+import { ADMINS } from '../../auth/access';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { isCalendarDay } from '../../lib/time-values';
@@ -36,7 +36,7 @@ const summarySchema = z
  * (who had the ticket when it was rated): how many, the average score, and how many of each option.
  */
 export const summaryRoute = defineRoute({
-  method: 'get', path: '/v2/happinessratings/summary.json', tag: 'HappinessRatings', operationId: 'summarizeHappinessRatings', roles: EVERYONE,
+  method: 'get', path: '/v2/happinessratings/summary.json', tag: 'HappinessRatings', operationId: 'summarizeHappinessRatings', roles: ADMINS,
   summary: 'Satisfaction per agent or per inbox',
   request: { query: summaryQuery },
   responses: { 200: jsonResponse('one entry per agent or inbox with ratings', summarySchema), 400: errorResponse('a bad group or day') },

@@ -41,7 +41,7 @@ interface Survey {
 /** The survey a token names; 404 for a token that names none (a forged or mistyped link). */
 async function surveyOf(env: Parameters<typeof surveyToken>[0], db: Queryable, token: string): Promise<Survey> {
   const id = await surveyOfToken(env, token);
-  const { rows } = id === undefined ? { rows: [] } : await db.execute(sql`SELECT id, installation_id, ticket_id, expires_at <= now() AS expired FROM happiness_surveys WHERE id = ${id}`);
+  const { rows } = id === undefined ? { rows: [] } : await db.execute(sql`SELECT s.id, s.installation_id, s.ticket_id, s.expires_at <= now() AS expired FROM happiness_surveys s JOIN tickets t ON t.id = s.ticket_id AND t.state = 'active' WHERE s.id = ${id}`);
   if (!rows[0]) throw ApiError.notFound('token', 'no survey has this link');
   return { id: Number(rows[0].id), installationId: Number(rows[0].installation_id), ticketId: Number(rows[0].ticket_id), expired: rows[0].expired === true };
 }

@@ -84,7 +84,7 @@ function ticketActivities(event: StoredEvent): ActivityDraft[] {
       return [{ eventType: 'ticket.merged', changes: { ticket: data.ticket }, otherTicketId: idOf(data.ticket) }];
     case 'triggered':
       // a trigger acted (its actions have lines of their own, by the `triggers` part), or was stopped at the chain's depth
-      return [{ eventType: data.stopped === true ? 'ticket.trigger.stopped' : 'ticket.trigger', changes: data }];
+      return [{ eventType: data.stopped === true ? 'ticket.trigger.stopped' : data.failed !== undefined ? 'ticket.trigger.failed' : 'ticket.trigger', changes: data }];
     case 'split':
       return [{ eventType: 'ticket.split', changes: { ticket: data.ticket, message: data.message }, otherTicketId: idOf(data.ticket), messageId: idOf(data.message) }];
     default:

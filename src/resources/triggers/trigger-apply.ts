@@ -12,7 +12,8 @@ import type { Actor } from '../../auth/principal';
 import { lockTickets } from '../tickets/ticket-lock';
 import { ticketsResource } from '../tickets/tickets.resource';
 import { ticketFacts, triggerMatches } from './trigger-conditions';
-import { storedTrigger } from './trigger-rules';
+import { problemsOf, storedTrigger } from './trigger-rules';
+import { workingHoursOf } from '../businesshours/working-hours-of';
 import { runTrigger } from './trigger-runner';
 import type { Env } from '../../app-env';
 
@@ -32,14 +33,18 @@ async function apply(tx: Transaction, env: Env, who: Actor, triggerId: number, t
   const trigger = await storedTrigger(tx, who.installationId, triggerId);
   if (!trigger || trigger.type !== 'Manual' || trigger.state !== 'active') throw ApiError.invalid('trigger', `no active manual trigger ${triggerId} here`);
   const locked = await lockTickets(tx, who, ticketIds);
-  const missing = ticketIds.find((id) => !locked.some((ticket) => ticket.id === id));
-  if (missing !== undefined) throw ApiError.notFound('tickets', `ticket ${missing} not found`);
+  const absent = ticketIds.find((id) => !locked.some((ticket) => ticket.id === id));
+  if (absent !== undefined) throw ApiError.notFound('tickets', `ticket ${absent} not found`);
+  const missing = (await problemsOf(tx, who.installationId, trigger)).find((problem) => problem.missing);
+  if (missing) throw ApiError.conflict('trigger', `trigger ${triggerId} cannot run until it is fixed: ${missing.detail}`);
+  const hours = trigger.businesshoursId === null ? undefined : await workingHoursOf(tx, who.installationId, trigger.businesshoursId);
   const applied: number[] = [];
   for (const id of ticketIds) {
     const facts = await ticketFacts(tx, who.installationId, id);
     if (!facts) continue;
-    if (!triggerMatches(trigger, facts, new Date())) throw ApiError.conflict('trigger', `trigger ${triggerId}'s conditions do not hold for ticket ${id}`);
-    if (!(await runTrigger(tx, env, trigger, facts, 1, who.installationId))) throw ApiError.conflict('trigger', `trigger ${triggerId} names something deleted: it cannot run until that is fixed`);
+    if (!triggerMatches(trigger, facts, new Date(), hours)) throw ApiError.conflict('trigger', `trigger ${triggerId}'s conditions do not hold for ticket ${id}`);
+    const { failed } = await runTrigger(tx, env, trigger, facts, 1, who.installationId);
+    if (failed) throw ApiError.conflict('trigger', `trigger ${triggerId} could not act on ticket ${id}: ${failed}`);
     applied.push(id);
   }
   return applied;

@@ -74,7 +74,7 @@ const ids = (facts: TicketFacts, field: number): number[] => {
   }
 };
 
-function text(facts: TicketFacts, condition: Condition): { value: string; compared: string } {
+function text(facts: TicketFacts, condition: Condition): { value: string; compared: string; options?: string[] } {
   switch (condition.field) {
     case 2: return { value: facts.customerEmail, compared: condition.value };
     case 11: return { value: facts.subject, compared: condition.value };
@@ -83,8 +83,11 @@ function text(facts: TicketFacts, condition: Condition): { value: string; compar
     default: {
       const named = JSON.parse(condition.value) as { id: number; value?: string };
       const held = facts.fields[String(named.id)];
-      const value = held === undefined || held === null ? '' : Array.isArray(held) ? held.join(',') : String(held);
-      return { value, compared: named.value ?? '' };
+      const compared = String(named.value ?? '');
+      // checkboxes and dropdowns hold option ids: "contains" is one of them, whole
+      if (Array.isArray(held)) return { value: held.join(','), compared, options: held.map(String) };
+      if (typeof held === 'number') return { value: String(held), compared, options: [String(held)] };
+      return { value: held === undefined || held === null ? '' : String(held), compared };
     }
   }
 }
@@ -103,10 +106,9 @@ export function conditionHolds(condition: Condition, facts: TicketFacts, now: Da
     return operator === 5 ? elapsed > Number(condition.value) : elapsed < Number(condition.value);
   }
   if (field === 2 || field === 11 || field === 12 || field === 13 || field === 14) {
-    const { value, compared } = text(facts, condition);
+    const { value, compared, options } = text(facts, condition);
     const [a, b] = [value.toLowerCase(), compared.toLowerCase()];
-    // a checkboxes value is its option ids joined with commas: "contains" is one of them
-    const contains = field === 13 && a.includes(',') ? a.split(',').includes(b) || a.includes(b) : a.includes(b);
+    const contains = options ? options.includes(b) : a.includes(b);
     switch (operator) {
       case 1: return contains;
       case 2: return !contains;

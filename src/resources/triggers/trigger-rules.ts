@@ -77,6 +77,11 @@ async function allThere(db: Pick<Transaction, 'select'>, installationId: number,
   return new Set(found.map((row) => Number(row.id))).size === new Set(ids).size;
 }
 
+async function isCollaborator(tx: Transaction, installationId: number, userId: number): Promise<boolean> {
+  const { rows } = await tx.execute(sql`SELECT 1 FROM users WHERE id = ${userId} AND installation_id = ${installationId} AND role = 'collaborator'`);
+  return rows.length > 0;
+}
+
 const kindOf = (value: ValueKind, field: number) => (field === 9 ? 'tags' : typeof value === 'object' ? 'id' : value);
 
 /**
@@ -135,6 +140,7 @@ export async function problemsOf(tx: Transaction, installationId: number, trigge
     } else if (!(action.type === 4 && action.value === '')) {
       if (!ID.test(action.value)) problems.push({ source, detail: `${at}: the value must be an id` });
       else if (!(await allThere(tx, installationId, value.id, [Number(action.value)]))) problems.push({ source, detail: `${at}: no ${value.id} ${action.value} here`, missing: true });
+      else if (action.type === 4 && (await isCollaborator(tx, installationId, Number(action.value)))) problems.push({ source, detail: `${at}: user ${action.value} is a collaborator: a ticket is assigned to an owner, admin or agent` });
     }
   }
   if (trigger.type === 'Automatic' && !trigger.isSystem && trigger.actions.length === 0) problems.push({ source: 'trigger.triggeractions', detail: 'an automatic trigger needs at least one action' });

@@ -16,6 +16,9 @@ import { queueDelivery } from '../webhookendpoints/direct-delivery';
 import { ACTIONS, MAX_CHAIN_DEPTH } from './trigger-codes';
 import { ticketFacts, triggerMatches, type TicketFacts } from './trigger-conditions';
 import { activeTriggers, isTimeBased, problemsOf, type StoredTrigger } from './trigger-rules';
+import { ApiError } from '../../http/errors';
+import { errorField, log } from '../../lib/log';
+import { requireFieldsToResolve } from '../customfields/ticket-values';
 
 /** The ticket properties the actions set, by action type, with how their change reads in events. */
 const SETS: Record<number, { column: string; property: string }> = {
@@ -26,24 +29,55 @@ const SETS: Record<number, { column: string; property: string }> = {
   7: { column: 'inboxId', property: 'inbox' },
 };
 
+/** Text a customer wrote, taken literally in markdown: no links, images or formatting of theirs in the helpdesk's reply. */
+const literalMarkdown = (text: string) => text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
+
 const fill = (template: string, facts: TicketFacts) =>
   template.replace(/\{\{\s*(ticket\.id|ticket\.subject|customer\.firstName|customer\.lastName|customer\.email)\s*\}\}/g, (_, name: string) =>
-    ({ 'ticket.id': String(facts.id), 'ticket.subject': facts.subject, 'customer.firstName': facts.customerFirstName, 'customer.lastName': facts.customerLastName, 'customer.email': facts.customerEmail })[name] ?? '');
+    literalMarkdown(({ 'ticket.id': String(facts.id), 'ticket.subject': facts.subject, 'customer.firstName': facts.customerFirstName, 'customer.lastName': facts.customerLastName, 'customer.email': facts.customerEmail })[name] ?? ''));
+
+/** Why a run of the trigger failed: the refusal of one of its actions' writes, kept in its history line. */
+class RunFailed extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+  }
+}
 
 /**
  * Runs one trigger's actions on a ticket, as the system's `triggers` part: each action through the
- * write it stands for (an update of the ticket, a tag linked, a note added...), each with its
- * events and history lines; then one `triggered` event naming the trigger and what it did (a
- * `ticket.trigger` history line). A trigger naming something deleted is not run: it becomes
- * `incomplete` (an `updated` event of it).
+ * write it stands for (an update of the ticket, a tag linked, a note added...), with its events and
+ * history lines, held to the rules a teammate's write is (no collaborator assigned, required custom
+ * fields before solved or closed); then one `triggered` event naming the trigger and what it did
+ * (a `ticket.trigger` history line). The actions run in a savepoint: one refused undoes them all,
+ * and a `triggered` event with `failed` says why (a `ticket.trigger.failed` line).
  */
-export async function runTrigger(tx: Transaction, env: Env, trigger: StoredTrigger, facts: TicketFacts, depth: number, installationId: number): Promise<boolean> {
+export async function runTrigger(tx: Transaction, env: Env, trigger: StoredTrigger, facts: TicketFacts, depth: number, installationId: number): Promise<{ failed?: string }> {
   const who: Actor = systemActor(installationId, 'triggers');
-  const missing = (await problemsOf(tx, installationId, trigger)).filter((problem) => problem.missing);
-  if (missing.length > 0) {
-    await updateRecords(tx, who, { table: triggers, type: 'triggers', where: eq(triggers.id, trigger.id) }, { state: 'incomplete' }, { state: triggers.state });
-    return false;
+  const named = { id: trigger.id, type: 'triggers', name: trigger.name };
+  try {
+    await tx.transaction((savepoint) => applyActions(savepoint, env, who, trigger, facts, depth, installationId));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const failed = error.errors.map((e) => e.detail).join('; ');
+    await recordEvents(tx, who, [{ recordType: 'tickets', recordId: facts.id, kind: 'triggered', data: { trigger: named, failed, depth } }]);
+    return { failed };
   }
+  await recordEvents(tx, who, [{
+    recordType: 'tickets', recordId: facts.id, kind: 'triggered',
+    data: { trigger: named, actions: trigger.actions.map((a) => ({ type: a.type, name: ACTIONS[a.type as keyof typeof ACTIONS]?.name, value: a.value })), depth },
+  }]);
+  return {};
+}
+
+/** A trigger naming a record since deleted becomes `incomplete` (an `updated` event of it) and does not run. Answers whether it may run. */
+export async function stillComplete(tx: Transaction, installationId: number, trigger: StoredTrigger): Promise<boolean> {
+  const missing = (await problemsOf(tx, installationId, trigger)).filter((problem) => problem.missing);
+  if (missing.length === 0) return true;
+  await updateRecords(tx, systemActor(installationId, 'triggers'), { table: triggers, type: 'triggers', where: eq(triggers.id, trigger.id) }, { state: 'incomplete' }, { state: triggers.state });
+  return false;
+}
+
+async function applyActions(tx: Transaction, env: Env, who: Actor, trigger: StoredTrigger, facts: TicketFacts, depth: number, installationId: number): Promise<void> {
   const context = { tx, who, env };
   const parent = { type: 'tickets', id: facts.id };
   const eventsAfter = await lastEventId(tx, installationId);
@@ -56,7 +90,9 @@ export async function runTrigger(tx: Transaction, env: Env, trigger: StoredTrigg
       watched[set.property] = ticketsResource.fields[set.property]!.output!;
     }
   }
+  if (typeof changes.agentId === 'number') await requireSeated(tx, installationId, changes.agentId);
   if (Object.keys(changes).length > 0) await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) }, changes, watched);
+  if (changes.statusId !== undefined && changes.statusId !== facts.statusId) await requireFieldsToResolve(context, [facts.id], 'trigger.triggeractions');
   for (const action of trigger.actions) {
     const idsOf = () => action.value.split(',').map((part) => Number(part.trim())).filter(Boolean);
     switch (action.type) {
@@ -64,8 +100,11 @@ export async function runTrigger(tx: Transaction, env: Env, trigger: StoredTrigg
         await ticketsResource.relations.tags!.write!(tx, who, parent, idsOf().map((id) => ({ id })), 'trigger.triggeractions');
         break;
       case 6: {
-        const linked = idsOf().filter((id) => facts.tags.includes(id));
-        if (linked.length) await ticketsResource.relations.tags!.write!(tx, who, parent, linked.map((id) => ({ id, delete: true })), 'trigger.triggeractions');
+        // the tags linked now: an earlier action may have taken some off already
+        const { rows } = await tx.execute(sql`SELECT tag_id FROM ticket_tags WHERE ticket_id = ${facts.id}`);
+        const linked = new Set(rows.map((row) => Number(row.tag_id)));
+        const removing = [...new Set(idsOf())].filter((id) => linked.has(id));
+        if (removing.length) await ticketsResource.relations.tags!.write!(tx, who, parent, removing.map((id) => ({ id, delete: true })), 'trigger.triggeractions');
         break;
       }
       case 11:
@@ -84,11 +123,12 @@ export async function runTrigger(tx: Transaction, env: Env, trigger: StoredTrigg
   }
   await tx.execute(sql`INSERT INTO trigger_chain_links (installation_id, ticket_id, events_after, events_to, depth)
     VALUES (${installationId}, ${facts.id}, ${eventsAfter}, ${await lastEventId(tx, installationId)}, ${depth})`);
-  await recordEvents(tx, who, [{
-    recordType: 'tickets', recordId: facts.id, kind: 'triggered',
-    data: { trigger: { id: trigger.id, type: 'triggers', name: trigger.name }, actions: trigger.actions.map((a) => ({ type: a.type, name: ACTIONS[a.type as keyof typeof ACTIONS]?.name, value: a.value })), depth },
-  }]);
-  return true;
+}
+
+/** A ticket is assigned to a teammate with a seat, whoever assigns it. */
+async function requireSeated(tx: Transaction, installationId: number, userId: number): Promise<void> {
+  const { rows } = await tx.execute(sql`SELECT role FROM users WHERE id = ${userId} AND installation_id = ${installationId}`);
+  if (rows[0]?.role === 'collaborator') throw ApiError.invalid('trigger.triggeractions', `user ${userId} is a collaborator: a ticket is assigned to an owner, admin or agent`);
 }
 
 async function lastEventId(tx: Transaction, installationId: number): Promise<number> {
@@ -142,8 +182,10 @@ export async function runTriggersOn(tx: Transaction, env: Env, installationId: n
       }]);
       break;
     }
+    // an incomplete trigger has not acted: once fixed, it may still
+    if (!(await stillComplete(tx, installationId, trigger))) continue;
     if (!(await claimRun(tx, installationId, trigger.id, ticketId, depth))) continue;
-    if (await runTrigger(tx, env, trigger, facts, depth, installationId)) acted.push(trigger.id);
+    if (!(await runTrigger(tx, env, trigger, facts, depth, installationId)).failed) acted.push(trigger.id);
     facts = await ticketFacts(tx, installationId, ticketId);
   }
   return acted;
@@ -172,13 +214,15 @@ export const ticketTriggers: Subscriber = {
   },
 };
 
-/** Tickets the cron looks at for one time-based trigger in one run; more wait for the next. */
+/** Tickets the cron looks at for one time-based trigger in one run; the next run goes on from there. */
 const TIME_BATCH = 500;
 
 /**
  * Every five minutes: each active automatic trigger with a time condition ("waiting for more than
- * 48 hours") is evaluated, as of the moment the cron runs, over the live tickets it has not acted
- * on, oldest first; those it matches it acts on, each in a transaction of its own.
+ * 48 hours") is evaluated, as of the moment the cron runs, over the next 500 live tickets it has
+ * not acted on after the last one it looked at (`time_cursor`, starting over from the first when
+ * it reaches the end), so every ticket is looked at in turn; those it matches it acts on, each in a
+ * transaction of its own. A ticket that fails is logged and passed over, not tried by the others.
  */
 export async function runTimeTriggers(env: Env): Promise<void> {
   configureEvents(env);
@@ -194,11 +238,18 @@ export async function runTimeTriggers(env: Env): Promise<void> {
       for (const trigger of timed) {
         const { rows: candidates } = await db.http.execute(sql`
           SELECT t.id FROM tickets t WHERE t.installation_id = ${installationId} AND t.state = 'active'
+             AND t.id > (SELECT time_cursor FROM triggers WHERE id = ${trigger.id})
              AND NOT EXISTS (SELECT 1 FROM trigger_runs r WHERE r.trigger_id = ${trigger.id} AND r.ticket_id = t.id)
            ORDER BY t.id LIMIT ${TIME_BATCH}`);
         for (const { id } of candidates) {
-          await db.transaction((tx) => runTriggersOn(tx, env, installationId, Number(id), 1, [trigger], now));
+          try {
+            await db.transaction((tx) => runTriggersOn(tx, env, installationId, Number(id), 1, [trigger], now));
+          } catch (error) {
+            log('error', 'triggers: a time-based trigger failed on a ticket', { triggerId: trigger.id, ticketId: Number(id), error: errorField(error) });
+          }
         }
+        const last = candidates.length === TIME_BATCH ? Number(candidates.at(-1)!.id) : 0;
+        await db.http.execute(sql`UPDATE triggers SET time_cursor = ${last} WHERE id = ${trigger.id}`);
         noteEvents(db, installationId, [['tickets'], ['messages'], ['triggers']]);
       }
     }
@@ -207,4 +258,3 @@ export async function runTimeTriggers(env: Env): Promise<void> {
     await db.close();
   }
 }
-

@@ -45,7 +45,8 @@ async function guardSystem({ tx, who }: WriteContext, record: Record<string, unk
 async function requireRunnable(context: WriteContext, _record: Record<string, unknown>, id: number): Promise<void> {
   const trigger = await storedTrigger(context.tx, context.who.installationId, id);
   if (!trigger) return;
-  const [problem] = await problemsOf(context.tx, context.who.installationId, trigger);
+  // a trigger left inactive or incomplete may name what was deleted: it is switched on only once fixed
+  const [problem] = (await problemsOf(context.tx, context.who.installationId, trigger)).filter((p) => trigger.state === 'active' || !p.missing);
   if (problem) throw ApiError.invalid(problem.source, problem.detail);
 }
 
@@ -90,6 +91,13 @@ export const triggersResource = defineResource({
   beforeWrite: guardSystem,
   afterWrite: requireRunnable,
   async afterBulkWrite({ tx, who }, record, ids) {
+    if (record.state === 'active') {
+      for (const id of ids) {
+        const trigger = await storedTrigger(tx, who.installationId, id);
+        const [problem] = trigger ? await problemsOf(tx, who.installationId, trigger) : [];
+        if (problem) throw ApiError.invalid(problem.source, `trigger ${id}: ${problem.detail}`);
+      }
+    }
     const changed = Object.keys(record).filter((name) => name !== 'state' && name !== 'filter_args');
     if (changed.length === 0 || ids.length === 0) return;
     const { rows } = await tx.execute(sql`SELECT id FROM triggers WHERE installation_id = ${who.installationId} AND is_system AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::int) LIMIT 1`);

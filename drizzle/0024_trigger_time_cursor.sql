@@ -1,0 +1,1 @@
+ALTER TABLE "triggers" ADD COLUMN "time_cursor" integer DEFAULT 0 NOT NULL;
