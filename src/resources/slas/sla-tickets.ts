@@ -32,6 +32,8 @@ const dateOf = (value: unknown) => (value === null || value === undefined ? null
  * ticket's client reads is an `updated` event of the ticket, by the system's `sla` part.
  */
 export async function evaluateTicket(tx: Transaction, installationId: number, ticketId: number, change: ClockChange, now: Date, lookups: Lookups = freshLookups()): Promise<void> {
+  // locked first, alone: a locking read with joins drops a row whose status changed while it waited
+  await tx.execute(sql`SELECT id FROM tickets WHERE id = ${ticketId} AND installation_id = ${installationId} FOR UPDATE`);
   const { rows } = await tx.execute(sql`
     SELECT t.created_at, t.state, s.code AS status_code, t.priority_id, t.inbox_id, t.type_id, t.customer_id,
       t.sla_id, t.sla_first_response_due_at, t.sla_first_response_status, t.sla_next_reply_due_at, t.sla_next_reply_status,
@@ -42,8 +44,7 @@ export async function evaluateTicket(tx: Transaction, installationId: number, ti
       (SELECT min(m.created_at) FROM ticket_messages m WHERE m.ticket_id = t.id AND m.state = 'active' AND m.thread_type = 'message'
         AND NOT m.is_draft AND m.customer_id IS NULL) AS first_replied_at
       FROM tickets t JOIN ticket_statuses s ON s.id = t.status_id
-     WHERE t.id = ${ticketId} AND t.installation_id = ${installationId}
-       FOR UPDATE OF t`);
+     WHERE t.id = ${ticketId} AND t.installation_id = ${installationId}`);
   const row = rows[0];
   if (!row) return;
   if (row.state !== 'active') {

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, inArray, sql } from 'drizzle-orm';
 import type { Actor } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
 import { tickets, ticketStatuses } from '../../db/schema';
@@ -20,14 +20,20 @@ export interface LockedTicket {
  * The tickets the caller may change among `ids` (the tickets resource's scope), locked for the write in id order (so two writes
  * over the same tickets never deadlock); deleted ones too when asked.
  */
-export function lockTickets(tx: Transaction, who: Actor, ids: readonly number[], withDeleted = false): Promise<LockedTicket[]> {
-  return tx
-    .select({ id: tickets.id, state: tickets.state, statusId: tickets.statusId, statusCode: ticketStatuses.code, customerId: tickets.customerId, inboxId: tickets.inboxId, mergedIntoId: tickets.mergedIntoId })
+export async function lockTickets(tx: Transaction, who: Actor, ids: readonly number[], withDeleted = false): Promise<LockedTicket[]> {
+  // The status's code by a subquery, not a join: when a concurrent write changed the status while
+  // this waited for the lock, Postgres re-checks the newest row against the joined row it read
+  // before, the old status, and would drop the ticket (a 404 for a ticket that is there).
+  const rows = await tx
+    .select({
+      id: tickets.id, state: tickets.state, statusId: tickets.statusId, customerId: tickets.customerId, inboxId: tickets.inboxId, mergedIntoId: tickets.mergedIntoId,
+      statusCode: sql<string>`(SELECT ${ticketStatuses.code} FROM ${ticketStatuses} WHERE ${ticketStatuses.id} = ${tickets.statusId})`,
+    })
     .from(tickets)
-    .innerJoin(ticketStatuses, eq(ticketStatuses.id, tickets.statusId))
     .where(and(tenantScope(tickets, who.installationId, withDeleted, 'write'), visibleTickets(who), inArray(tickets.id, [...ids])))
     .orderBy(asc(tickets.id))
-    .for('update', { of: tickets });
+    .for('update');
+  return rows as LockedTicket[];
 }
 
 /** The live ticket the caller may change, locked; 404 otherwise (another installation's too). */

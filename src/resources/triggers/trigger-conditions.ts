@@ -31,6 +31,8 @@ export interface TicketFacts {
 
 /** The ticket's facts, or undefined when it is not a live ticket of the installation. */
 export async function ticketFacts(db: Queryable, installationId: number, ticketId: number, lock = false): Promise<TicketFacts | undefined> {
+  // locked first, alone: a locking read with joins drops a row whose status changed while it waited
+  if (lock) await db.execute(sql`SELECT id FROM tickets WHERE id = ${ticketId} AND installation_id = ${installationId} FOR UPDATE`);
   const { rows } = await db.execute(sql`
     SELECT t.id, t.inbox_id, t.status_id, s.code AS status_code, t.priority_id, t.type_id, t.source_id, coalesce(src.name, '') AS source_name, t.agent_id,
       t.customer_id, coalesce(c.email, '') AS email, coalesce(c.first_name, '') AS first_name, coalesce(c.last_name, '') AS last_name, t.subject, t.created_at, t.updated_at,
@@ -41,8 +43,7 @@ export async function ticketFacts(db: Queryable, installationId: number, ticketI
       coalesce((SELECT max(a.created_at) FROM ticket_activities a WHERE a.ticket_id = t.id AND a.event_type = 'ticket.status'), t.created_at) AS status_since,
       coalesce((SELECT json_object_agg(v.custom_field_id, v.value) FROM ticket_custom_field_values v WHERE v.ticket_id = t.id), '{}') AS fields
       FROM tickets t JOIN ticket_statuses s ON s.id = t.status_id LEFT JOIN ticket_sources src ON src.id = t.source_id JOIN customers c ON c.id = t.customer_id
-     WHERE t.id = ${ticketId} AND t.installation_id = ${installationId} AND t.state = 'active'
-     ${lock ? sql`FOR UPDATE OF t` : sql``}`);
+     WHERE t.id = ${ticketId} AND t.installation_id = ${installationId} AND t.state = 'active'`);
   const row = rows[0];
   if (!row) return undefined;
   const id = (value: unknown) => (value === null ? null : Number(value));
