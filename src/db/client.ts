@@ -2,6 +2,11 @@ import { neon, Pool, type PoolClient } from '@neondatabase/serverless';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { applyLocalStackSettings, type LocalStackVars } from './local-stack-settings';
+import { sqlState } from './errors';
+
+/** Postgres's codes for a transaction lost to another (deadlock, serialization failure): run again, it may well pass. */
+const LOST_RACE = new Set(['40P01', '40001']);
+const TRANSACTION_ATTEMPTS = 3;
 import { drizzle as drizzlePool, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 
 /** What the database part of the Worker's environment holds. */
@@ -105,9 +110,16 @@ export function openDatabase(env: DatabaseEnv): Database {
       }
       return http;
     },
-    transaction(work) {
+    async transaction(work) {
       pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count);
-      return drizzlePool(pool).transaction(work);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await drizzlePool(pool).transaction(work);
+        } catch (error) {
+          // a deadlock or a serialization failure rolled it all back: the work is run again, a few times
+          if (attempt >= TRANSACTION_ATTEMPTS || !LOST_RACE.has(sqlState(error).code ?? '')) throw error;
+        }
+      }
     },
     roundTrips: () => trips,
     eventInstallations: new Set(),

@@ -61,7 +61,7 @@ export async function updateRecords(db: Queryable & Writer, who: Actor, target: 
   const differences = sql`(SELECT coalesce(jsonb_object_agg(a.key, jsonb_build_object('before', b.value, 'after', a.value)), '{}'::jsonb)
     FROM jsonb_each(changed.after) a JOIN jsonb_each(before.state) b ON b.key = a.key WHERE a.value IS DISTINCT FROM b.value)`;
   const { rows } = await db.execute(sql`
-    WITH before AS (SELECT ${t.id} AS id, (${state})::jsonb AS state FROM ${t} WHERE ${target.where} FOR UPDATE),
+    WITH before AS (SELECT ${t.id} AS id, (${state})::jsonb AS state FROM ${t} WHERE ${target.where} ORDER BY ${t.id} FOR UPDATE),
     changed(id, after) AS (${update}),
     diffs AS (SELECT changed.id, ${differences} AS changes FROM changed JOIN before ON before.id = changed.id),
     logged AS (${insertEventsFrom(sql`diffs`, who, target.type, 'updated', sql`r.changes`, sql`r.changes <> '{}'::jsonb`)})
