@@ -86,6 +86,8 @@ describe('triggers, as the platform writes them', () => {
     await refused({ triggeractions: [{ type: 42, value: '1' }] }, 'trigger.triggeractions[0].type');
     await refused({ triggeractions: [{ type: 1, value: String(foreignStatus) }] }, 'trigger.triggeractions', /no ticketstatuses/);
     await refused({ triggeractions: [{ type: 5, value: 'a,b' }] }, 'trigger.triggeractions', /ids/);
+    await refused({ triggeractions: [{ type: 1, value: '9999999999' }] }, 'trigger.triggeractions', /must be an id/);
+    await refused({ ...act, conditions: [{ field: 9, operator: 17, value: '2147483648' }] }, 'trigger.conditions', /must be an id/);
     await refused({ triggeractions: [{ type: 8 }] }, 'trigger.triggeractions', /message/);
     await refused({}, 'trigger.triggeractions', /at least one action/);
     await refused({ ...act, applyToExistingTickets: true }, 'trigger.applyToExistingTickets');

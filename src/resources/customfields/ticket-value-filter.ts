@@ -1,4 +1,5 @@
 import { and, sql, type SQL } from 'drizzle-orm';
+import { containsPattern, intList } from '../../db/sql-values';
 import { z } from 'zod';
 import type { Queryable } from '../../db/client';
 import { tickets } from '../../db/schema';
@@ -86,9 +87,6 @@ export function parseCustomFieldCriteria(raw: string | undefined, source = 'cust
   });
 }
 
-/** `%`, `_` and `\` taken literally in an ILIKE pattern. */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 const COMPARE: Partial<Record<Operation, SQL>> = { lt: sql`<`, lte: sql`<=`, gt: sql`>`, gte: sql`>=`, equals: sql`=` };
 
 /** The positive condition of an entry on the value row `v` of a field of `kind`, and whether the entry negates it. */
@@ -110,7 +108,7 @@ function valueCondition(kind: string, options: number[], c: CustomFieldCriterion
   switch (kind) {
     case 'text':
     case 'textarea':
-      return { condition: positive === 'contains' ? sql`(v.value #>> '{}') ILIKE ${containing(value)}` : sql`lower(v.value #>> '{}') = lower(${value})`, negated };
+      return { condition: positive === 'contains' ? sql`(v.value #>> '{}') ILIKE ${containsPattern(value)}` : sql`lower(v.value #>> '{}') = lower(${value})`, negated };
     case 'number': {
       if (!/^-?\d{1,15}(\.\d{1,10})?$/.test(value.trim())) throw ApiError.invalid(`${at}.value`, `"${value}" is not a number`);
       return { condition: sql`(v.value #>> '{}')::numeric ${COMPARE[positive]!} ${value.trim()}::numeric`, negated };
@@ -140,7 +138,7 @@ export async function customFieldsCondition(db: Queryable, installationId: numbe
   const ids = [...new Set(criteria.map((c) => c.id))];
   const { rows } = await db.execute(sql`
     SELECT f.id, f.kind, coalesce((SELECT json_agg(o.id) FROM custom_field_options o WHERE o.custom_field_id = f.id AND o.state = 'active'), '[]') AS options
-      FROM custom_fields f WHERE f.installation_id = ${installationId} AND f.state = 'active' AND f.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::int)`);
+      FROM custom_fields f WHERE f.installation_id = ${installationId} AND f.state = 'active' AND f.id IN ${intList(ids)}`);
   const fields = new Map(rows.map((row) => [Number(row.id), { kind: String(row.kind), options: (row.options as unknown[]).map(Number) }]));
   const conditions = criteria.map((c, i) => {
     const at = `${source}[${i}]`;

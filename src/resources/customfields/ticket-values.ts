@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { intList } from '../../db/sql-values';
 import { z } from 'zod';
 import { customFieldInboxes, customFields, ticketCustomFieldValues } from '../../db/schema';
 import { manyToMany, shapeOf, type WriteContext } from '../../engine';
@@ -47,14 +48,12 @@ const appliesIn = (field: SQL, inbox: SQL) =>
   sql`(NOT EXISTS (SELECT 1 FROM ${customFieldInboxes} i WHERE i.custom_field_id = ${field})
     OR EXISTS (SELECT 1 FROM ${customFieldInboxes} i WHERE i.custom_field_id = ${field} AND i.inbox_id = ${inbox}))`;
 
-const idsJson = (ids: readonly number[]) => sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::int)`;
-
 /** The installation's live fields among `ids`, with what a value of each must be. */
 async function fieldFacts({ tx, who }: WriteContext, ids: number[], inboxId: number): Promise<Map<number, FieldFacts>> {
   const { rows } = await tx.execute(sql`
     SELECT f.id, f.kind, f.enabled, ${appliesIn(sql`f.id`, sql`${inboxId}::int`)} AS applies,
       coalesce((SELECT json_agg(o.id) FROM custom_field_options o WHERE o.custom_field_id = f.id AND o.state = 'active'), '[]') AS options
-      FROM ${customFields} f WHERE f.installation_id = ${who.installationId} AND f.state = 'active' AND f.id IN ${idsJson(ids)}`);
+      FROM ${customFields} f WHERE f.installation_id = ${who.installationId} AND f.state = 'active' AND f.id IN ${intList(ids)}`);
   return new Map(rows.map((row) => [Number(row.id), { kind: String(row.kind), enabled: Boolean(row.enabled), applies: Boolean(row.applies), options: (row.options as number[]).map(Number) }]));
 }
 
@@ -170,7 +169,7 @@ export async function requireFieldsToResolve({ tx, who }: WriteContext, ticketId
       FROM tickets t
       JOIN ticket_statuses s ON s.id = t.status_id AND s.code IN ${RESOLVED_CODES}
       JOIN ${customFields} f ON f.installation_id = t.installation_id AND f.state = 'active' AND f.enabled AND f.agent_required
-     WHERE t.installation_id = ${who.installationId} AND t.id IN ${idsJson(ticketIds)}
+     WHERE t.installation_id = ${who.installationId} AND t.id IN ${intList(ticketIds)}
        AND ${appliesIn(sql`f.id`, sql`t.inbox_id`)}
        AND NOT EXISTS (SELECT 1 FROM ${ticketCustomFieldValues} v WHERE v.ticket_id = t.id AND v.custom_field_id = f.id)
      ORDER BY t.id, f.display_order, f.id LIMIT 1`);

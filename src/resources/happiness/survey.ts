@@ -4,7 +4,7 @@ import { EVERYONE } from '../../auth/access';
 import { systemActor } from '../../auth/principal';
 import type { Queryable } from '../../db/client';
 import { happinessRatings, tickets } from '../../db/schema';
-import { createRecords, recordScope, referenceInput, updateRecords } from '../../engine';
+import { createRecords, isoTime, recordScope, referenceInput, updateRecords } from '../../engine';
 import { noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams, textParam } from '../../http/params';
@@ -48,7 +48,7 @@ async function surveyOf(env: Parameters<typeof surveyToken>[0], db: Queryable, t
 
 async function surveyBody(db: Queryable, survey: Survey) {
   const { rows } = await db.execute(sql`
-    SELECT t.id, t.subject, to_char(s.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expires_at,
+    SELECT t.id, t.subject, ${isoTime(sql`s.expires_at`)} AS expires_at,
       coalesce((SELECT json_agg(json_build_object('id', o.id, 'name', o.name, 'score', o.score) ORDER BY o.display_order, o.id)
         FROM happiness_rating_options o WHERE o.installation_id = t.installation_id AND o.state = 'active'), '[]') AS options,
       (SELECT json_build_object('option', r.option_id, 'comment', r.comment) FROM happiness_ratings r WHERE r.ticket_id = t.id AND r.state = 'active') AS rating
@@ -123,7 +123,7 @@ export const ticketSurveyRoute = defineRoute({
   const [ticket] = await c.var.db.http.select({ id: tickets.id }).from(tickets).where(and(recordScope(ticketsResource, who), eq(tickets.id, id)));
   if (!ticket) throw ApiError.notFound('id', `ticket ${id} not found`);
   const { rows } = await c.var.db.http.execute(sql`
-    SELECT id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS sent_at, to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expires_at
+    SELECT id, ${isoTime(sql`created_at`)} AS sent_at, ${isoTime(sql`expires_at`)} AS expires_at
       FROM happiness_surveys WHERE ticket_id = ${id} AND installation_id = ${who.installationId} ORDER BY id DESC LIMIT 1`);
   const row = rows[0];
   if (!row) return c.json({ happinesssurvey: null }, 200);

@@ -1,4 +1,5 @@
 import { and, eq, gte, inArray, isNull, lte, notInArray, sql, type SQL } from 'drizzle-orm';
+import { containsPattern, intList } from '../../db/sql-values';
 import { EVERYONE } from '../../auth/access';
 import { tickets } from '../../db/schema';
 import { includesParam, pageMetadata, schemasOf, selectionFromFilter, selectPage } from '../../engine';
@@ -12,11 +13,8 @@ import { customFieldsCondition } from '../customfields/ticket-value-filter';
 
 const s = schemasOf(ticketsResource);
 
-/** `%`, `_` and `\` taken literally in an ILIKE pattern. */
-const contains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 const tagged = (condition: SQL) => sql`EXISTS (SELECT 1 FROM ticket_tags tt WHERE tt.ticket_id = ${tickets.id} AND ${condition})`;
-const idsOf = (ids: number[]) => sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::int)`;
 
 /** The words as a query: all of them (a phrase in quotes, `-word` left out, `or`), or for `exact` all of them before the phrase check. */
 const wordsQuery = (c: SearchCriteria) =>
@@ -24,7 +22,7 @@ const wordsQuery = (c: SearchCriteria) =>
 
 /** `exact`: the phrase as written (any case) in the subject, a live entry, or the customer's name or email. */
 function exactPhrase(phrase: string): SQL {
-  const pattern = contains(phrase);
+  const pattern = containsPattern(phrase);
   return sql`(${tickets.subject} ILIKE ${pattern}
     OR EXISTS (SELECT 1 FROM ticket_messages m WHERE m.ticket_id = ${tickets.id} AND m.state = 'active' AND NOT m.is_draft AND m.text_body ILIKE ${pattern})
     OR EXISTS (SELECT 1 FROM customers c WHERE c.id = ${tickets.customerId} AND concat_ws(' ', c.first_name, c.last_name, c.email) ILIKE ${pattern}))`;
@@ -40,16 +38,16 @@ function conditions(c: SearchCriteria, who: Actor): SQL[] {
     if (ids) where.push(inArray(col, ids));
   }
   if (lists.excludeInboxes) where.push(notInArray(tickets.inboxId, lists.excludeInboxes));
-  if (lists.companies) where.push(sql`EXISTS (SELECT 1 FROM company_customers cc WHERE cc.customer_id = ${tickets.customerId} AND cc.company_id IN ${idsOf(lists.companies)})`);
+  if (lists.companies) where.push(sql`EXISTS (SELECT 1 FROM company_customers cc WHERE cc.customer_id = ${tickets.customerId} AND cc.company_id IN ${intList(lists.companies)})`);
   if (lists.tags) {
     where.push(
       flags.tagRequireAll
-        ? sql`(SELECT count(*) FROM ticket_tags tt WHERE tt.ticket_id = ${tickets.id} AND tt.tag_id IN ${idsOf(lists.tags)}) = ${lists.tags.length}`
-        : tagged(sql`tt.tag_id IN ${idsOf(lists.tags)}`),
+        ? sql`(SELECT count(*) FROM ticket_tags tt WHERE tt.ticket_id = ${tickets.id} AND tt.tag_id IN ${intList(lists.tags)}) = ${lists.tags.length}`
+        : tagged(sql`tt.tag_id IN ${intList(lists.tags)}`),
     );
   }
-  if (lists.rating) where.push(sql`EXISTS (SELECT 1 FROM happiness_ratings hr WHERE hr.ticket_id = ${tickets.id} AND hr.state = 'active' AND hr.option_id IN ${idsOf(lists.rating)})`);
-  if (lists.excludeTags) where.push(sql`NOT ${tagged(sql`tt.tag_id IN ${idsOf(lists.excludeTags)}`)}`);
+  if (lists.rating) where.push(sql`EXISTS (SELECT 1 FROM happiness_ratings hr WHERE hr.ticket_id = ${tickets.id} AND hr.state = 'active' AND hr.option_id IN ${intList(lists.rating)})`);
+  if (lists.excludeTags) where.push(sql`NOT ${tagged(sql`tt.tag_id IN ${intList(lists.excludeTags)}`)}`);
   if (flags.onlyUntagged) where.push(sql`NOT ${tagged(sql`true`)}`);
   if (flags.unassigned) where.push(isNull(tickets.agentId));
   if (flags.omitMerged) where.push(isNull(tickets.mergedIntoId));
@@ -60,7 +58,7 @@ function conditions(c: SearchCriteria, who: Actor): SQL[] {
   if (c.createdTo) where.push(lte(tickets.createdAt, sql`${c.createdTo}::timestamptz`));
   if (c.updatedFrom) where.push(gte(tickets.updatedAt, sql`${c.updatedFrom}::timestamptz`));
   if (c.updatedTo) where.push(lte(tickets.updatedAt, sql`${c.updatedTo}::timestamptz`));
-  for (const keyword of c.subjectKeywords) where.push(sql`${tickets.subject} ILIKE ${contains(keyword)}`);
+  for (const keyword of c.subjectKeywords) where.push(sql`${tickets.subject} ILIKE ${containsPattern(keyword)}`);
   if (c.ticket !== undefined) where.push(eq(tickets.id, c.ticket));
   if (c.words) {
     where.push(sql`${tickets.searchVector} @@ ${wordsQuery(c)}`);

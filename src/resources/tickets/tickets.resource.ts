@@ -1,4 +1,5 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { intList } from '../../db/sql-values';
 import { z } from 'zod';
 import { AGENTS, EVERYONE } from '../../auth/access';
 import {
@@ -155,7 +156,7 @@ async function markRead({ tx, who }: WriteContext, ticketId: number, read: boole
 async function requireStillVisible({ tx, who }: WriteContext, ids: number[]): Promise<void> {
   const scope = visibleTickets(who);
   if (!scope || ids.length === 0) return;
-  const { rows } = await tx.execute(sql`SELECT count(*)::int AS seen FROM tickets WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::int) AND ${scope}`);
+  const { rows } = await tx.execute(sql`SELECT count(*)::int AS seen FROM tickets WHERE id IN ${intList(ids)} AND ${scope}`);
   if (Number(rows[0]!.seen) < ids.length) {
     throw ApiError.forbidden('the ticket would leave what you see: put it in an inbox you work (assigned to you, where your access is restricted)');
   }

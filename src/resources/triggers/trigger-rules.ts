@@ -3,6 +3,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Queryable, Transaction } from '../../db/client';
 import { companies, customers, customFields, inboxes, tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes, users, webhookEndpoints } from '../../db/schema';
 import { tenantScope, type AuditedTable } from '../../engine';
+import { MAX_ID } from '../../http/params';
 import { ACTIONS, CONDITION_FIELDS, OPERATORS, OPERATORS_OF, TIME_FIELDS, type ValueKind } from './trigger-codes';
 
 /** A trigger as it runs: its parts in their order. */
@@ -67,7 +68,8 @@ export interface Problem {
   missing?: boolean;
 }
 
-const ID = /^[1-9]\d{0,9}$/;
+/** An id as a value's text: digits, within what an id column holds (a larger number would fail the look-up, not name nothing). */
+const ID = { test: (text: string) => /^[1-9]\d{0,9}$/.test(text) && Number(text) <= MAX_ID };
 
 /** Whether every id names a live record of the type in the installation. */
 async function allThere(db: Pick<Transaction, 'select'>, installationId: number, type: string, ids: number[]): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { intList } from '../../db/sql-values';
 import { z } from 'zod';
 import { ADMINS, AGENTS } from '../../auth/access';
 import { businessHours, MATCH_REQUIREMENTS, TRIGGER_TYPES, triggerActions, triggerConditions, triggerInboxes, triggers } from '../../db/schema';
@@ -100,7 +101,7 @@ export const triggersResource = defineResource({
     }
     const changed = Object.keys(record).filter((name) => name !== 'state' && name !== 'filter_args');
     if (changed.length === 0 || ids.length === 0) return;
-    const { rows } = await tx.execute(sql`SELECT id FROM triggers WHERE installation_id = ${who.installationId} AND is_system AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::int) LIMIT 1`);
+    const { rows } = await tx.execute(sql`SELECT id FROM triggers WHERE installation_id = ${who.installationId} AND is_system AND id IN ${intList(ids)} LIMIT 1`);
     if (rows[0]) throw ApiError.invalid(`trigger.${changed[0]}`, `trigger ${String(rows[0].id)} is a system trigger: it can only be switched on or off (\`state\`)`);
   },
   async beforeDelete({ tx, who }, id) {
