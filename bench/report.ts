@@ -114,7 +114,8 @@ export function listChecks(bareList: LoadResult, list: LoadResult): Check[] {
   ];
 }
 
-function percentile(sorted: number[], p: number): number {
+/** The p-th percentile of ascending values (nearest rank). */
+export function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN;
 }
 
@@ -158,7 +159,7 @@ export function roundTripTable(counts: RoundTrips[]): string {
  * Writes the run as `bench/results/<kind->time.json` and `<kind->latest.json` (`npm run bench`'s
  * are unprefixed); returns the first path.
  */
-export async function writeResults(results: unknown, kind?: 'import' | 'room' | 'events' | 'tickets' | 'automation'): Promise<string> {
+export async function writeResults(results: unknown, kind?: 'import' | 'room' | 'events' | 'tickets' | 'automation' | 'webhooks'): Promise<string> {
   const dir = path.join(root, 'bench', 'results');
   await mkdir(dir, { recursive: true });
   const json = `${JSON.stringify(results, null, 2)}\n`;

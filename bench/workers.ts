@@ -21,7 +21,9 @@ export interface RunningWorker {
 
 function runtimeOf(configPath: string) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
-  return { workerOptions, date: workerOptions.compatibilityDate, flags: [...(workerOptions.compatibilityFlags ?? [])].sort() };
+  // the queue consumers' settings, whatever the queue is called (a bench Worker's batches must be the service's)
+  const consumers = Object.values((workerOptions as { queueConsumers?: Record<string, unknown> }).queueConsumers ?? {}).map((c) => JSON.stringify(c));
+  return { workerOptions, date: workerOptions.compatibilityDate, flags: [...(workerOptions.compatibilityFlags ?? [])].sort(), consumers };
 }
 
 /** The compatibility date and flags every bench Worker shares with the service. */
@@ -30,13 +32,16 @@ export function serviceRuntime(): { date: string | undefined; flags: string[] } 
   return { date, flags };
 }
 
-/** Bundles and serves one of bench/workers/ by its name (`ceiling`, `bare-sql`). */
+/** Bundles and serves one of bench/workers/ by its name (`ceiling`, `bare-sql`, `bare-webhooks`). */
 async function startBenchWorker(name: string, bindings: Record<string, string>): Promise<RunningWorker> {
   const configPath = path.join(root, 'bench', 'workers', `${name}.wrangler.toml`);
-  const { workerOptions, date, flags } = runtimeOf(configPath);
-  const service = serviceRuntime();
+  const { workerOptions, date, flags, consumers } = runtimeOf(configPath);
+  const service = runtimeOf(path.join(root, 'wrangler.toml'));
   if (date !== service.date || flags.join() !== service.flags.join()) {
     throw new Error(`${configPath}: compatibility ${date} [${flags}] differs from wrangler.toml's ${service.date} [${service.flags}]`);
+  }
+  if (consumers.some((consumer) => !service.consumers.includes(consumer))) {
+    throw new Error(`${configPath}: queue consumer ${consumers.join()} differs from wrangler.toml's ${service.consumers.join()}`);
   }
   const outdir = path.join(buildRoot, name);
   execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir, '--config', configPath], {
@@ -64,6 +69,11 @@ export function startCeiling(): Promise<RunningWorker> {
 /** The bare SQL Worker, reaching the database exactly as the service does (the same variables). */
 export function startBareSql(stack: LocalStack, statements: unknown): Promise<RunningWorker> {
   return startBenchWorker('bare-sql', { ...workerVars(stack), BENCH_STATEMENTS: JSON.stringify(statements) });
+}
+
+/** The webhook benchmark's bare Queue producer and consumer. */
+export function startBareWebhooks(): Promise<RunningWorker> {
+  return startBenchWorker('bare-webhooks', {});
 }
 
 export async function startService(stack: LocalStack): Promise<RunningWorker> {

@@ -10,6 +10,8 @@ export interface Env extends DatabaseEnv {
   /** This Worker, bound to itself: the rooms deliver messages to its webhooks endpoint without a public round trip. */
   SELF: Fetcher;
   JOBS: Queue<JobMessage>;
+  /** Webhook deliveries' own queue (`webhooks.deliver` messages), read by the same consumer. */
+  WEBHOOKS: Queue<JobMessage>;
   /** Uploaded files: thread entries' attachments (src/resources/files). */
   FILES: R2Bucket;
   /** Secret: base64 of 32 bytes, the AES-GCM key of the project-management token (src/lib/crypto). */
@@ -28,6 +30,10 @@ export interface Env extends DatabaseEnv {
   DNS_OVER_HTTPS_URL?: string;
   /** The first retry's wait in seconds (10 when unset); each later one doubles, up to an hour. */
   WEBHOOK_RETRY_BASE_SECONDS?: string;
+  /** The deployment's mail domain: an inbox receives at `<localPart>@<siteName>.<MAIL_DOMAIN>` (src/resources/mail). */
+  MAIL_DOMAIN?: string;
+  /** The largest inbound message taken, in bytes (25 MiB, Email Routing's own limit, when unset). */
+  MAIL_MAX_BYTES?: string;
 }
 
 export interface AppEnv {

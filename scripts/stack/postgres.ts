@@ -71,6 +71,7 @@ async function embedded(purpose: Purpose): Promise<RunningPostgres> {
         '-c', 'listen_addresses=127.0.0.1',
         '-c', 'unix_socket_directories=',
         '-c', 'timezone=UTC', // what Neon uses; keeps timestamptz text stable
+        '-c', 'max_connections=300', // Neon's pooler takes thousands of clients; a loaded local run opens a few hundred
         ...(test ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
       ],
       persistent: !test, // stop() deletes the directory of a test cluster

@@ -26,9 +26,13 @@ const SUBSCRIBER_DEADLINE_MS = 10_000;
 /** How long a drain waits for another drain of the installation to finish before it gives the message back. */
 const LOCK_WAIT_SECONDS = 2;
 
-/** Events read (and committed) at a time, and at most this many rounds a message: a long backlog continues in the next message. */
-const BATCH = 100;
-const ROUNDS = 20;
+/**
+ * Events read (and committed) at a time, and at most this many rounds a message: a long backlog
+ * continues in the next message. A round is short, so that what waits for its commit (a
+ * webhook's deliveries) is not held long.
+ */
+const BATCH = 20;
+const ROUNDS = 100;
 
 export function drainMessage(installationId: number): JobMessage {
   return { kind: DRAIN_KIND, installationId };
@@ -68,31 +72,41 @@ function failureKind(error: unknown): string {
 type Outcome = { done: true } | { done: false; retryIn?: number };
 
 /**
- * One subscriber, one event. The try is counted as failed before it starts, in a statement of its
- * own that commits whatever happens next, and uncounted when it succeeds: a try that never comes
- * back (the drain died, or ran out of time) still counts, so an event that kills its drain is
- * given up like one that fails. The subscriber's work and the record that it was done commit
- * together (a savepoint in the round's transaction), so a redelivery never does it twice.
+ * Counts a try of the event by each of `subscribers` as failed before any starts, in a statement
+ * of its own that commits whatever happens next (uncounted when a try succeeds): a try that never
+ * comes back (the drain died, or ran out of time) still counts, so an event that kills its drain
+ * is given up like one that fails. Answers each subscriber's tries so far, this one included.
  */
-async function deliver(db: Database, tx: Transaction, env: Env, subscriber: Subscriber, event: StoredEvent): Promise<Outcome> {
+async function countTries(db: Database, event: StoredEvent, subscribers: readonly Subscriber[]): Promise<Map<string, number>> {
   const { rows } = await db.http.execute(sql`
-    INSERT INTO event_deliveries (event_id, subscriber, attempts) VALUES (${event.id}, ${subscriber.name}, 1)
+    INSERT INTO event_deliveries (event_id, subscriber, attempts)
+    SELECT ${event.id}::bigint, name, 1 FROM jsonb_array_elements_text(${JSON.stringify(subscribers.map((s) => s.name))}::jsonb) AS name
     ON CONFLICT (event_id, subscriber) DO UPDATE SET attempts = event_deliveries.attempts + 1
-    RETURNING attempts`);
-  const attempts = Number(rows[0]!.attempts);
+    RETURNING subscriber, attempts`);
+  return new Map(rows.map((row) => [String(row.subscriber), Number(row.attempts)]));
+}
+
+/**
+ * One subscriber, one event, its try counted (`countTries`). The subscriber's work and the record
+ * that it was done commit together (a savepoint in the round's transaction), so a redelivery
+ * never does it twice; a failure undoes both.
+ */
+async function deliver(tx: Transaction, env: Env, subscriber: Subscriber, event: StoredEvent, attempts: number, round: RoundWork): Promise<Outcome> {
   const context = { event: event.id, subscriber: subscriber.name, installationId: event.installationId, attempts };
   if (attempts > MAX_SUBSCRIBER_ATTEMPTS) {
     log('error', 'events: subscriber gave up on an event', { ...context, error: 'its last try never finished' });
     await tx.execute(sql`UPDATE event_deliveries SET gave_up_at = now(), last_error = 'NoAnswer' WHERE event_id = ${event.id} AND subscriber = ${subscriber.name}`);
     return { done: true };
   }
+  const afterCommit: Array<() => Promise<void>> = [];
   try {
     await tx.transaction(async (savepoint) => {
-      await subscriber.handle(event, { tx: savepoint, env, signal: AbortSignal.timeout(SUBSCRIBER_DEADLINE_MS) });
+      await subscriber.handle(event, { tx: savepoint, env, signal: AbortSignal.timeout(SUBSCRIBER_DEADLINE_MS), afterCommit: (work) => afterCommit.push(work) });
       await savepoint.execute(sql`
         UPDATE event_deliveries SET handled_at = now(), attempts = attempts - 1, next_attempt_at = NULL
          WHERE event_id = ${event.id} AND subscriber = ${subscriber.name}`);
     });
+    round.afterCommit.push(...afterCommit);
     return { done: true };
   } catch (error) {
     const givingUp = attempts >= MAX_SUBSCRIBER_ATTEMPTS;
@@ -105,6 +119,11 @@ async function deliver(db: Database, tx: Transaction, env: Env, subscriber: Subs
        WHERE event_id = ${event.id} AND subscriber = ${subscriber.name}`);
     return givingUp ? { done: true } : { done: false, retryIn };
   }
+}
+
+/** What a round's tries leave for its end: work waiting for the commit. */
+interface RoundWork {
+  afterCommit: Array<() => Promise<void>>;
 }
 
 /** What a drain found: whether more events may be waiting past what it read, and when a held-back one is due. */
@@ -124,7 +143,9 @@ interface Progress {
  * the lock.
  */
 async function drainRound(db: Database, env: Env, installationId: number, after: number, heldBack: Set<string>): Promise<Progress | 'busy'> {
-  return db.transaction(async (tx) => {
+  const round: RoundWork = { afterCommit: [] };
+  const progress = await db.transaction(async (tx) => {
+    round.afterCommit = []; // a transaction tried again (a deadlock) starts afresh
     // A drain of the installation already running is waited for (a round is short), not raced.
     await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${LOCK_WAIT_SECONDS}s'`));
     try {
@@ -142,21 +163,24 @@ async function drainRound(db: Database, env: Env, installationId: number, after:
     const done: number[] = [];
     for (const event of events) {
       let complete = true;
+      const holdBack = (subscriber: Subscriber, retryIn?: number) => {
+        heldBack.add(`${subscriber.name}:${event.recordType}:${event.recordId}`);
+        if (retryIn !== undefined) holdUntil(retryIn);
+        complete = false;
+      };
+      const trying: Subscriber[] = [];
       for (const subscriber of registeredSubscribers()) {
         if (!wants(subscriber, event)) continue;
         const previous = deliveries.get(`${subscriber.name}:${event.id}`);
         if (previous?.done) continue;
-        const record = `${subscriber.name}:${event.recordType}:${event.recordId}`;
-        const outcome: Outcome = heldBack.has(record)
-          ? { done: false }
-          : previous && previous.dueIn > 0
-            ? { done: false, retryIn: previous.dueIn }
-            : await deliver(db, tx, env, subscriber, event);
-        if (!outcome.done) {
-          heldBack.add(record);
-          if (outcome.retryIn !== undefined) holdUntil(outcome.retryIn);
-          complete = false;
-        }
+        if (heldBack.has(`${subscriber.name}:${event.recordType}:${event.recordId}`)) holdBack(subscriber);
+        else if (previous && previous.dueIn > 0) holdBack(subscriber, previous.dueIn);
+        else trying.push(subscriber);
+      }
+      const tries = trying.length ? await countTries(db, event, trying) : new Map<string, number>();
+      for (const subscriber of trying) {
+        const outcome = await deliver(tx, env, subscriber, event, tries.get(subscriber.name) ?? 1, round);
+        if (!outcome.done) holdBack(subscriber, outcome.retryIn);
       }
       if (complete) done.push(event.id);
     }
@@ -170,6 +194,19 @@ async function drainRound(db: Database, env: Env, installationId: number, after:
     }
     return progress;
   });
+  await runCommitted(round.afterCommit);
+  return progress;
+}
+
+/** The subscribers' work that waited for the round's commit; one that fails is logged (what it sends, a sweep sends again). */
+async function runCommitted(work: Array<() => Promise<void>>): Promise<void> {
+  for (const run of work) {
+    try {
+      await run();
+    } catch (error) {
+      log('warn', 'events: work after a drain round failed', { error: errorField(error) });
+    }
+  }
 }
 
 /**

@@ -29,13 +29,22 @@ export interface EventInterest {
  * installation. Whatever it writes through `tx` commits together with the record that it handled
  * the event, so that effect happens exactly once; an effect outside the database (a call to a
  * room) happens at least once and must be safe to repeat, and gives up by `signal` (the drain's
- * deadline for one event) rather than hold the drain.
+ * deadline for one event) rather than hold the drain. What must wait for the commit (a queue
+ * message naming rows written through `tx`) goes to `afterCommit`: run once the writes are
+ * committed, and dropped with them if they are not.
  */
 export interface Subscriber {
   /** unique, as `conversations.tellRoom`: what it handled is recorded under this name */
   name: string;
   on: readonly EventInterest[];
-  handle(event: StoredEvent, context: { tx: Transaction; env: Env; signal: AbortSignal }): Promise<void>;
+  handle(event: StoredEvent, context: SubscriberContext): Promise<void>;
+}
+
+export interface SubscriberContext {
+  tx: Transaction;
+  env: Env;
+  signal: AbortSignal;
+  afterCommit(work: () => Promise<void>): void;
 }
 
 /**

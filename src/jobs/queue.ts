@@ -59,11 +59,21 @@ async function consumeOne(consumers: Record<string, JobConsumer>, message: Messa
  * The queue consumer over every module's consumers. The messages of a batch run side by side
  * (each consumer works in a transaction of its own and is safe to run twice), so a batch costs
  * its slowest message, not the sum: the import's chunks keep the database busy instead of
- * waiting in line.
+ * waiting in line. Messages alike in a batch (every write of an installation asks for its drain)
+ * run once: running one twice at once would only make the second wait for the first.
  */
 export function queueHandler(modules: readonly Module[]) {
   const consumers = consumersOf(modules);
   return async (batch: MessageBatch<JobMessage>, env: Env): Promise<void> => {
-    await Promise.all(batch.messages.map((message) => consumeOne(consumers, message, env)));
+    const alike = new Map<string, Message<JobMessage>[]>();
+    for (const message of batch.messages) {
+      const key = JSON.stringify(message.body);
+      alike.set(key, [...(alike.get(key) ?? []), message]);
+    }
+    await Promise.all([...alike.values()].map(async ([first, ...others]) => {
+      await consumeOne(consumers, first!, env);
+      // the first's outcome stands for them: done, or coming back to be done
+      for (const other of others) other.ack();
+    }));
   };
 }

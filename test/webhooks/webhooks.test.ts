@@ -11,6 +11,7 @@ import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { drained, eventsSince, lastEventId } from '../support/events';
+import { sendJobMessage } from '../support/queue';
 import { eventually } from '../support/room';
 import { SDK_INCLUDED } from '../support/sdk';
 
@@ -205,6 +206,27 @@ describe('deliveries', () => {
     expect((await api(`/v2/customers/${customer}.json`, { method: 'PATCH', key: admin, body: { customer: { jobTitle: 'Buyer' } } })).status).toBe(200);
     const edited = await eventually(async () => everything.requests.find((r) => r.json.event === 'customer.edited'));
     expect(edited.json.customer).toMatchObject({ id: customer, jobTitle: 'Buyer' });
+  });
+
+  it("of one event reach every endpoint once, in one message, which delivered twice (or naming ids not there) sends nothing again", async () => {
+    const hooks = [listen(), listen(), listen()];
+    const ours: number[] = [];
+    for (const hook of hooks) ours.push((await endpoint(await hook.url, { allEvents: false, webhookendpointevents: [{ code: 'ticket.created' }] })).id);
+    const ticket = await newTicket();
+    await eventually(async () => (hooks.every((hook) => hook.requests.length === 1) ? true : undefined));
+    const made = await rows<{ id: number; status: string; attempts: number }>(
+      "SELECT id, status, attempts FROM webhook_deliveries WHERE ticket_id = $1 AND event = 'ticket.created' AND endpoint_id = ANY($2) ORDER BY id", [ticket, ours]);
+    expect(made.map((d) => [d.status, d.attempts])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1]]);
+    // the message again, twice, and one naming what is not a delivery of anyone's
+    const message = { kind: 'webhooks.deliver', deliveryIds: made.map((d) => d.id), queuedAt: 0 };
+    await sendJobMessage(message);
+    await sendJobMessage(message);
+    await sendJobMessage({ kind: 'webhooks.deliver', deliveryIds: ['x', -1, 2 ** 40, 99_999_999], queuedAt: 0 });
+    // a later ticket's deliveries come after those messages were read: nothing more for the first
+    const later = await newTicket();
+    await eventually(async () => (hooks.every((hook) => hook.requests.length === 2) ? true : undefined));
+    expect(hooks.map((hook) => hook.requests.map((r) => r.json.ticket.id))).toEqual([[ticket, later], [ticket, later], [ticket, later]]);
+    expect((await rows<{ attempts: number }>('SELECT attempts FROM webhook_deliveries WHERE id = ANY($1)', [made.map((d) => d.id)])).map((d) => d.attempts)).toEqual([1, 1, 1]);
   });
 
   it('give up on a receiver that does not answer in 10 s, and switch off an endpoint failing for a day, with an event', async () => {

@@ -1,5 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Env } from '../../app-env';
+import { MAX_ID } from '../../http/params';
+import { intList } from '../../db/sql-values';
 import { systemActor } from '../../auth/principal';
 import { openDatabase, type Database } from '../../db/client';
 import { webhookEndpoints } from '../../db/schema';
@@ -7,11 +9,10 @@ import { updateRecords } from '../../engine';
 import { announceEvents } from '../../events/announce';
 import { configureEvents, noteEvents } from '../../events/record-events';
 import type { JobMessage } from '../../jobs/job-message';
-import { RetryLater } from '../../jobs/retry-later';
 import { decryptToken, webhookTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
 import { hmacHex } from '../../lib/webhook-signature';
-import { deliverMessage, sendDeliveries } from './delivery-message';
+import { MAX_DELIVERIES_A_MESSAGE, sendDeliveries, sendLater } from './delivery-message';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
 /** How long a receiver has to answer. */
@@ -48,11 +49,9 @@ interface Attempt {
   error: string | null;
 }
 
-/** One POST of the body to the endpoint's address, checked first; never follows a redirect (it could lead anywhere). */
-async function post(env: Env, url: string, headers: Record<string, string>, body: string): Promise<Attempt> {
+/** One POST of the body to an address already checked; never follows a redirect (it could lead anywhere). */
+async function post(url: string, headers: Record<string, string>, body: string): Promise<Attempt> {
   const started = Date.now();
-  const refused = await refusedDestination(url, destinationRules(env), AbortSignal.timeout(5_000));
-  if (refused) return { statusCode: null, latencyMs: 0, error: `refused: ${refused}` };
   try {
     const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
     await response.body?.cancel();
@@ -63,90 +62,175 @@ async function post(env: Env, url: string, headers: Record<string, string>, body
   }
 }
 
-/** Records a try; switches the endpoint off after a day of failures (an `updated` event of it). Answers whether the delivery is to be tried again. */
-async function record(db: Database, env: Env, delivery: Record<string, unknown>, attempt: Attempt): Promise<number | undefined> {
-  const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
-  const installationId = Number(delivery.installation_id);
-  const attempts = Number(delivery.attempts) + 1;
-  const wait = retryDelaySeconds(attempts, Number(env.WEBHOOK_RETRY_BASE_SECONDS) || 10);
-  return db.transaction(async (tx) => {
-    const { rows } = await tx.execute(sql`
-      UPDATE webhook_deliveries SET attempts = ${attempts}, status_code = ${attempt.statusCode}::int, latency_ms = ${attempt.latencyMs}::int,
-             last_error = ${attempt.error}::text, last_attempt_at = now(), updated_at = now(),
-             status = CASE WHEN ${ok} THEN 'delivered' WHEN retry_until <= now() THEN 'failed' ELSE 'pending' END,
-             delivered_at = CASE WHEN ${ok} THEN now() ELSE delivered_at END,
-             next_attempt_at = CASE WHEN ${ok} OR retry_until <= now() THEN NULL ELSE now() + make_interval(secs => ${wait}::int) END
-       WHERE id = ${Number(delivery.id)} RETURNING status`);
-    const { rows: endpoint } = await tx.execute(sql`
-      UPDATE webhook_endpoints SET failing_since = CASE WHEN ${ok} THEN NULL ELSE coalesce(failing_since, now()) END
-       WHERE id = ${Number(delivery.endpoint_id)} RETURNING failing_since, enabled`);
-    const failingSince = endpoint[0]?.failing_since;
-    if (!ok && endpoint[0]?.enabled === true && failingSince && Date.now() - new Date(String(failingSince)).getTime() >= FAILING_FOR_MS) {
-      const watched = { enabled: webhookEndpoints.enabled, disabledAt: webhookEndpointsResource.fields.disabledAt!.output! };
-      await updateRecords(tx, systemActor(installationId, 'webhooks'), { table: webhookEndpoints, type: webhookEndpointsResource.type, where: eq(webhookEndpoints.id, Number(delivery.endpoint_id)) }, { enabled: false, disabledAt: sql`now()` }, watched);
-      noteEvents(db, installationId, [['webhookendpoints', 'updated', ['enabled']]]);
-    }
-    return rows[0]?.status === 'pending' ? wait : undefined;
-  });
+/** What a message's tries share: each endpoint's token read, and each address checked, once. */
+function perMessage(env: Env) {
+  const tokens = new Map<number, Promise<string | undefined>>();
+  const refusals = new Map<string, Promise<string | undefined>>();
+  return {
+    token: (d: Delivery) => {
+      if (!tokens.has(d.endpointId)) tokens.set(d.endpointId, decryptToken(d.token, env.PM_TOKEN_KEY, webhookTokenContext(d.installationId)));
+      return tokens.get(d.endpointId)!;
+    },
+    refusal: (url: string) => {
+      if (!refusals.has(url)) refusals.set(url, refusedDestination(url, destinationRules(env), AbortSignal.timeout(5_000)));
+      return refusals.get(url)!;
+    },
+  };
+}
+
+/** One try of a delivery: its address checked, then the body posted with its signatures. */
+async function attemptOf(delivery: Delivery, shared: ReturnType<typeof perMessage>): Promise<Attempt> {
+  const token = await shared.token(delivery);
+  if (token === undefined) return { statusCode: null, latencyMs: 0, error: 'the signing token cannot be read (PM_TOKEN_KEY changed)' };
+  const refused = await shared.refusal(delivery.url);
+  if (refused) return { statusCode: null, latencyMs: 0, error: `refused: ${refused}` };
+  return post(delivery.url, await headersFor(token, delivery.event, delivery.deliveryId, delivery.payload), delivery.payload);
+}
+
+interface Delivery {
+  id: number;
+  installationId: number;
+  endpointId: number;
+  event: string;
+  deliveryId: string;
+  ticketId: number | null;
+  payload: string;
+  attempts: number;
+  dueIn: number;
+  url: string;
+  token: string;
+  open: boolean;
+  /** an earlier delivery of its ticket to its endpoint is still pending */
+  waiting: boolean;
+}
+
+/** The deliveries of `ids` with their endpoints, in id order. */
+async function readDeliveries(db: Database, ids: readonly number[]): Promise<Delivery[]> {
+  const { rows } = await db.http.execute(sql`
+    SELECT d.id, d.installation_id AS "installationId", d.endpoint_id AS "endpointId", d.event, d.delivery_id AS "deliveryId", d.ticket_id AS "ticketId",
+           d.payload, d.attempts, extract(epoch FROM d.next_attempt_at - now())::float8 * 1000 AS "dueIn",
+           e.url, e.token, e.enabled AND e.state = 'active' AS open,
+           (d.ticket_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries p
+              WHERE p.endpoint_id = d.endpoint_id AND p.ticket_id = d.ticket_id AND p.status = 'pending' AND p.id < d.id)) AS waiting
+      FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+     WHERE d.id IN ${intList(ids)} AND d.status = 'pending' ORDER BY d.id`);
+  return rows.map((row) => ({ ...(row as unknown as Delivery), id: Number(row.id), endpointId: Number(row.endpointId), installationId: Number(row.installationId), attempts: Number(row.attempts), dueIn: Number(row.dueIn) }));
 }
 
 /**
- * The queue consumer of `webhooks.deliver`: one try of one delivery. It waits its turn behind an
- * earlier delivery of the same ticket to the same endpoint (so a ticket's events arrive in order),
- * holds the delivery while it tries (a second message for it finds it held and leaves it), posts
- * the body with its signatures, and records the outcome. A failure comes back on the queue after
- * the backoff, until a day has passed; then the delivery is failed.
+ * Records the tries in one statement: each delivery delivered, pending again after its backoff, or
+ * failed once its day is over; each endpoint failing since its first failure, or not failing once
+ * one try to it succeeded. Answers the deliveries to try again (with their waits) and the
+ * endpoints failing for a day and still on.
+ */
+async function record(db: Database, env: Env, tries: Array<{ delivery: Delivery; attempt: Attempt }>) {
+  const base = Number(env.WEBHOOK_RETRY_BASE_SECONDS) || 10;
+  const outcomes = tries.map(({ delivery, attempt }) => ({
+    id: delivery.id,
+    endpoint_id: delivery.endpointId,
+    attempts: delivery.attempts + 1,
+    status_code: attempt.statusCode,
+    latency_ms: attempt.latencyMs,
+    error: attempt.error,
+    ok: attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300,
+    wait: retryDelaySeconds(delivery.attempts + 1, base),
+  }));
+  const { rows } = await db.http.execute(sql`
+    WITH outcome AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb)
+        AS o(id int, endpoint_id int, attempts int, status_code int, latency_ms int, error text, ok boolean, wait int)),
+    tried AS (
+      UPDATE webhook_deliveries d SET attempts = o.attempts, status_code = o.status_code, latency_ms = o.latency_ms, last_error = o.error,
+             last_attempt_at = now(), updated_at = now(),
+             status = CASE WHEN o.ok THEN 'delivered' WHEN d.retry_until <= now() THEN 'failed' ELSE 'pending' END,
+             delivered_at = CASE WHEN o.ok THEN now() ELSE d.delivered_at END,
+             next_attempt_at = CASE WHEN o.ok OR d.retry_until <= now() THEN NULL ELSE now() + make_interval(secs => o.wait) END
+        FROM outcome o WHERE d.id = o.id
+      RETURNING d.id, d.status, o.wait),
+    endpoints AS (
+      UPDATE webhook_endpoints e SET failing_since = CASE WHEN x.ok THEN NULL ELSE coalesce(e.failing_since, now()) END
+        FROM (SELECT endpoint_id, bool_or(ok) AS ok FROM outcome GROUP BY endpoint_id) x
+       WHERE e.id = x.endpoint_id
+      RETURNING e.id, e.installation_id, NOT x.ok AND e.enabled AND coalesce(e.failing_since, now()) <= now() - make_interval(secs => ${FAILING_FOR_MS / 1000}) AS "switchOff")
+    SELECT 'delivery' AS what, id, status, wait, NULL::int AS installation_id, NULL::boolean AS "switchOff" FROM tried
+    UNION ALL SELECT 'endpoint', id, NULL, NULL, installation_id, "switchOff" FROM endpoints`);
+  return {
+    again: rows.filter((row) => row.what === 'delivery' && row.status === 'pending').map((row) => ({ id: Number(row.id), wait: Number(row.wait) })),
+    switchOff: rows.filter((row) => row.what === 'endpoint' && row.switchOff === true).map((row) => ({ id: Number(row.id), installationId: Number(row.installation_id) })),
+  };
+}
+
+/** Switches off an endpoint that failed for a day: an `updated` event of it, as any change. */
+async function switchOff(db: Database, endpoint: { id: number; installationId: number }): Promise<void> {
+  await db.transaction(async (tx) => {
+    const watched = { enabled: webhookEndpoints.enabled, disabledAt: webhookEndpointsResource.fields.disabledAt!.output! };
+    await updateRecords(tx, systemActor(endpoint.installationId, 'webhooks'), { table: webhookEndpoints, type: webhookEndpointsResource.type, where: and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.enabled, true))! }, { enabled: false, disabledAt: sql`now()` }, watched);
+    noteEvents(db, endpoint.installationId, [['webhookendpoints', 'updated', ['enabled']]]);
+  });
+}
+
+/** The ids a message names: `deliveryIds` (a fan-out's, a batch), or one `deliveryId`. */
+function idsOf(message: JobMessage): number[] {
+  const ids = Array.isArray(message.deliveryIds) ? message.deliveryIds : [message.deliveryId];
+  return [...new Set(ids.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0 && id <= MAX_ID))].slice(0, MAX_DELIVERIES_A_MESSAGE);
+}
+
+/**
+ * The queue consumer of `webhooks.deliver`: one try of each delivery a message names, side by
+ * side. A delivery waits its turn behind an earlier one of the same ticket to the same endpoint
+ * (so a ticket's events arrive in order: that one, once done, sends it), is held while it is
+ * tried (a second message for it finds it held and leaves it), is posted with its signatures,
+ * and its outcome recorded. A failure comes back on the queue after the backoff, until a day has
+ * passed; then the delivery is failed. A message costs a few statements however many deliveries
+ * it names: the fan-out sends one for all of an event's.
  */
 export async function deliverWebhook(message: JobMessage, env: Env): Promise<void> {
-  const id = Number(message.deliveryId);
-  if (!Number.isSafeInteger(id)) return;
+  const ids = idsOf(message);
+  if (ids.length === 0) return;
   configureEvents(env);
   const db = openDatabase(env);
   try {
-    const { rows } = await db.http.execute(sql`
-      SELECT d.id, d.installation_id, d.endpoint_id, d.event, d.delivery_id, d.ticket_id, d.payload, d.attempts, d.status, d.next_attempt_at,
-             e.url, e.token, e.enabled AND e.state = 'active' AS open
-        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = ${id}`);
-    const delivery = rows[0];
-    if (!delivery) {
-      if (Date.now() - Number(message.queuedAt ?? 0) < UNCOMMITTED_GRACE_MS) throw new RetryLater(2, `delivery ${id} is not committed yet`);
-      return;
+    const found = await readDeliveries(db, ids);
+    const later: Array<{ id: number; wait: number }> = [];
+    if (found.length < ids.length && Date.now() - Number(message.queuedAt ?? 0) < UNCOMMITTED_GRACE_MS) {
+      // not there, or not pending: one sent before its transaction committed is looked for again (one done is not)
+      const { rows } = await db.http.execute(sql`SELECT id FROM webhook_deliveries WHERE id IN ${intList(ids)}`);
+      const present = new Set(rows.map((row) => Number(row.id)));
+      later.push(...ids.filter((id) => !present.has(id)).map((id) => ({ id, wait: 2 })));
     }
-    if (delivery.status !== 'pending') return;
-    const dueIn = new Date(String(delivery.next_attempt_at)).getTime() - Date.now();
-    if (dueIn > 1000) throw new RetryLater(Math.ceil(dueIn / 1000), `delivery ${id} is not due yet`);
-    if (delivery.ticket_id !== null) {
-      // an earlier delivery of the ticket to this endpoint goes first: this one waits, and that one, once done, sends it
-      const { rows: earlier } = await db.http.execute(sql`
-        SELECT 1 FROM webhook_deliveries
-         WHERE endpoint_id = ${Number(delivery.endpoint_id)} AND ticket_id = ${Number(delivery.ticket_id)} AND status = 'pending' AND id < ${id} LIMIT 1`);
-      if (earlier[0]) return;
+    const closed = found.filter((d) => !d.open);
+    if (closed.length) {
+      await db.http.execute(sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'the endpoint is switched off or deleted', updated_at = now()
+        WHERE id IN ${intList(closed.map((d) => d.id))} AND status = 'pending'`);
     }
-    if (!delivery.open) {
-      await db.http.execute(sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'the endpoint is switched off or deleted', updated_at = now() WHERE id = ${id} AND status = 'pending'`);
-      return;
-    }
-    // the lease: only the message that takes it tries now
-    const { rows: leased } = await db.http.execute(sql`
+    for (const d of found) if (d.open && !d.waiting && d.dueIn > 1000) later.push({ id: d.id, wait: Math.ceil(d.dueIn / 1000) });
+    const due = found.filter((d) => d.open && !d.waiting && d.dueIn <= 1000);
+    // the lease: only the message that takes a delivery tries it now
+    const { rows: leased } = due.length === 0 ? { rows: [] } : await db.http.execute(sql`
       UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}::int)
-       WHERE id = ${id} AND status = 'pending' AND next_attempt_at <= now() + interval '1 second' RETURNING id`);
-    if (leased.length === 0) return;
-    const token = await decryptToken(String(delivery.token), env.PM_TOKEN_KEY, webhookTokenContext(Number(delivery.installation_id)));
-    const body = String(delivery.payload);
-    const attempt = token === undefined
-      ? { statusCode: null, latencyMs: 0, error: 'the signing token cannot be read (PM_TOKEN_KEY changed)' }
-      : await post(env, String(delivery.url), await headersFor(token, String(delivery.event), String(delivery.delivery_id), body), body);
-    const again = await record(db, env, delivery, attempt);
-    await announceEvents(env, db);
-    if (again !== undefined) {
-      await env.JOBS.send(deliverMessage(id), { delaySeconds: again });
-    } else if (delivery.ticket_id !== null) {
-      // done with: the ticket's next delivery to this endpoint, which may be waiting on this one, goes now
-      const { rows: next } = await db.http.execute(sql`
-        SELECT id FROM webhook_deliveries WHERE endpoint_id = ${Number(delivery.endpoint_id)} AND ticket_id = ${Number(delivery.ticket_id)} AND status = 'pending' AND id > ${id}
-         ORDER BY id LIMIT 1`);
-      if (next[0]) await env.JOBS.send(deliverMessage(Number(next[0].id)));
+       WHERE id IN ${intList(due.map((d) => d.id))} AND status = 'pending' AND next_attempt_at <= now() + interval '1 second' RETURNING id`);
+    const held = new Set(leased.map((row) => Number(row.id)));
+    const shared = perMessage(env);
+    const tries = await Promise.all(due.filter((d) => held.has(d.id)).map(async (delivery) => ({ delivery, attempt: await attemptOf(delivery, shared) })));
+    if (tries.length) {
+      const outcome = await record(db, env, tries);
+      later.push(...outcome.again);
+      for (const endpoint of outcome.switchOff) await switchOff(db, endpoint);
+      await announceEvents(env, db);
+      // done with: each ticket's next delivery to the endpoint, which may be waiting on one of these, goes now
+      const again = new Set(outcome.again.map((d) => d.id));
+      const done = tries.map((t) => t.delivery).filter((d) => d.ticketId !== null && !again.has(d.id));
+      if (done.length) {
+        const { rows: next } = await db.http.execute(sql`
+          SELECT DISTINCT ON (d.endpoint_id, d.ticket_id) d.id
+            FROM webhook_deliveries d
+            JOIN jsonb_to_recordset(${JSON.stringify(done.map((d) => ({ endpoint_id: d.endpointId, ticket_id: d.ticketId, id: d.id })))}::jsonb) AS x(endpoint_id int, ticket_id int, id int)
+              ON d.endpoint_id = x.endpoint_id AND d.ticket_id = x.ticket_id AND d.id > x.id
+           WHERE d.status = 'pending' ORDER BY d.endpoint_id, d.ticket_id, d.id`);
+        if (next.length) await sendDeliveries(env, next.map((row) => Number(row.id)));
+      }
     }
+    await sendLater(env, later);
   } finally {
     await db.close();
   }

@@ -73,6 +73,6 @@ export const redeliverRoute = defineRoute({
       .where(eq(webhookDeliveries.id, deliveryId));
     return readBack(tx, webhookDeliveriesResource, who, deliveryId, []);
   });
-  await c.env.JOBS.send(deliverMessage(deliveryId));
+  await c.env.WEBHOOKS.send(deliverMessage([deliveryId]));
   return c.json(body, 202);
 });

@@ -22,5 +22,5 @@ export async function queueDelivery(
     SELECT e.installation_id, e.id, ${delivery.event}, ${crypto.randomUUID()}, ${delivery.ticketId}::int, ${payload}, now()
       FROM webhook_endpoints e WHERE e.id = ${delivery.endpointId} AND e.installation_id = ${delivery.installationId} AND e.state = 'active' AND e.enabled
     RETURNING id`);
-  if (rows[0]) await env.JOBS.send(deliverMessage(Number(rows[0].id)));
+  if (rows[0]) await env.WEBHOOKS.send(deliverMessage([Number(rows[0].id)]));
 }

@@ -18,13 +18,13 @@ interface EndpointRow {
  * Turns each write event into deliveries: for every webhook event it is (`webhook-events.ts`),
  * one delivery to every enabled endpoint that wants that event and, for a ticket's, the ticket's
  * inbox. The deliveries are written with the drain's transaction (an event makes its deliveries
- * once), then each is put on the queue (`webhooks.deliver`); one whose message is lost is found
- * by the cron.
+ * once), then, once that commits, put on the queue together (`webhooks.deliver`, one message
+ * tries them side by side); one whose message is lost is found by the cron.
  */
 export const webhookFanout: Subscriber = {
   name: 'webhooks.fanout',
   on: RECORD_TYPES.map((recordType) => ({ recordType })),
-  async handle(event, { tx, env }) {
+  async handle(event, { tx, env, afterCommit }) {
     const { rows } = await tx.execute(endpointsQuery(event.installationId));
     const endpoints = rows as unknown as EndpointRow[];
     if (endpoints.length === 0) return;
@@ -54,6 +54,6 @@ export const webhookFanout: Subscriber = {
         VALUES ${sql.join(values, sql`, `)} ON CONFLICT DO NOTHING RETURNING id`);
       made.push(...inserted.map((row) => Number(row.id)));
     }
-    await sendDeliveries(env, made);
+    if (made.length) afterCommit(() => sendDeliveries(env, made));
   },
 };

@@ -1,0 +1,265 @@
+// `npm run bench:webhooks`: outbound webhooks fanned out and delivered, against a bare Queue
+// consumer doing the same fetches, in one run, on 127.0.0.1 only.
+//
+//   1. a throwaway local stack and the service, as the tests start them; 10 receivers
+//      (BENCH_WEBHOOK_RECEIVERS), small HTTP servers of this process that answer 200 at once and
+//      note each delivery's id and when it arrived;
+//   2. one installation with BENCH_WEBHOOK_TICKETS tickets, then an endpoint per receiver for
+//      every event;
+//   3. the service: BENCH_WEBHOOK_EVENTS ticket events (a teammate's `PATCH /v2/tickets/{id}.json`
+//      changing the priority, one `ticket.priority` event each, the tickets in turn) written at
+//      BENCH_WEBHOOK_RATE a second; each reaches every receiver through the outbox, the drain's
+//      fan-out and the queue's deliveries (src/resources/webhookendpoints/);
+//   4. the bare consumer (bench/workers/bare-webhooks.ts): the same number of events at the same
+//      rate, each put on a queue as one message per receiver with the body the service sent,
+//      each message one signed POST, as the service's delivery makes it;
+//   5. per variant: delivery p50 and p99 from commit to receipt (the service's commit is the
+//      write's `occurredAt`, taken in its transaction a few ms before the commit, so its figures
+//      are if anything high; the bare one's is the moment it queues the messages), events a
+//      second (events whose every delivery arrived, over the seconds from the first commit to
+//      the last receipt), and what was lost or doubled (the receivers' delivery ids, and the
+//      service's delivery rows); the target check (issue 14: p99 at most 2 times the bare
+//      consumer's, nothing lost or doubled); results in bench/results/.
+//
+// Settings (environment): BENCH_WEBHOOK_EVENTS=10000 BENCH_WEBHOOK_RATE=50 (events a second)
+// BENCH_WEBHOOK_RECEIVERS=10 BENCH_WEBHOOK_TICKETS=500.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { createInstallation } from '../scripts/seed';
+import { startLocalStack } from '../scripts/stack';
+import { quietWranglerEnv } from '../scripts/worker-vars';
+import { log, runBench, setting, started, stops } from './lifecycle';
+import { align, fixed, machine, percentile, withClient, writeResults } from './report';
+import { startBareWebhooks, startService } from './workers';
+
+const config = {
+  events: Math.max(1, Math.round(setting('BENCH_WEBHOOK_EVENTS', 10_000, true))),
+  rate: setting('BENCH_WEBHOOK_RATE', 20, true),
+  receivers: Math.max(1, Math.round(setting('BENCH_WEBHOOK_RECEIVERS', 10, true))),
+  tickets: Math.max(1, Math.round(setting('BENCH_WEBHOOK_TICKETS', 500, true))),
+  burst: Math.max(1, Math.round(setting('BENCH_WEBHOOK_BURST', 2_000, true))),
+  burstWriters: Math.max(1, Math.round(setting('BENCH_WEBHOOK_BURST_WRITERS', 8, true))),
+};
+Object.assign(process.env, quietWranglerEnv);
+
+const TARGET_RATIO = 2;
+type Variant = 'service' | 'bare';
+
+interface Receipt {
+  deliveryId: string;
+  /** ms from the event's commit to its arrival here */
+  latency: number;
+  occurredAt: number;
+  receivedAt: number;
+}
+
+/** A receiver: answers every POST 200 at once and notes it. */
+async function startReceiver(receipts: Receipt[], bodies: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+  const server = http.createServer((request, response) => {
+    const receivedAt = Date.now();
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const body = JSON.parse(text) as { occurredAt: string };
+      const occurredAt = Date.parse(body.occurredAt);
+      if (bodies.length === 0) bodies.push(text);
+      receipts.push({
+        deliveryId: String(request.headers['x-desk-delivery']), latency: receivedAt - occurredAt, occurredAt, receivedAt,
+      });
+      response.writeHead(200).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hook`, stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+}
+
+/** Calls `send(i)` for i in 0..count-1, the i-th at `i / rate` seconds from now, without waiting for earlier ones. */
+async function paced(count: number, rate: number, send: (i: number) => Promise<void>): Promise<{ failures: number; seconds: number }> {
+  const from = performance.now();
+  let failures = 0;
+  const pending = new Set<Promise<void>>();
+  for (let i = 0; i < count; i++) {
+    const due = from + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    const call = send(i).catch(() => void failures++);
+    pending.add(call);
+    void call.finally(() => pending.delete(call));
+  }
+  await Promise.all(pending);
+  return { failures, seconds: (performance.now() - from) / 1000 };
+}
+
+interface Outcome {
+  /** seconds from the first commit in which a delivery took over a second */
+  slowSeconds: number[];
+  events: number;
+  expected: number;
+  received: number;
+  lost: number;
+  doubled: number;
+  p50: number;
+  p99: number;
+  max: number;
+  eventsPerSecond: number;
+  writeSeconds: number;
+  writeFailures: number;
+  /** seconds from the last write to the last delivery */
+  tailSeconds: number;
+}
+
+/** Waits until `expected` deliveries arrived (or nothing arrived for 60 s), then sums up. */
+async function outcome(receipts: Receipt[], expected: number, events: number, write: { failures: number; seconds: number }, writesEnded: number): Promise<Outcome> {
+  let seen = -1;
+  let quietSince = Date.now();
+  while (receipts.length < expected) {
+    if (receipts.length !== seen) {
+      seen = receipts.length;
+      quietSince = Date.now();
+    } else if (Date.now() - quietSince > 60_000) {
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2_000)); // a late double would arrive now
+  const ids = new Set(receipts.map((r) => r.deliveryId));
+  const latencies = receipts.map((r) => r.latency).sort((a, b) => a - b);
+  const first = Math.min(...receipts.map((r) => r.occurredAt));
+  const last = Math.max(...receipts.map((r) => r.receivedAt));
+  // the seconds (from the first commit) in which some delivery took over a second: where the p99 comes from
+  const slowSeconds = [...new Set(receipts.filter((r) => r.latency > 1000).map((r) => Math.floor((r.occurredAt - first) / 1000)))].sort((a, b) => a - b);
+  return {
+    slowSeconds,
+    events, expected, received: receipts.length, lost: expected - ids.size, doubled: receipts.length - ids.size,
+    p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN,
+    eventsPerSecond: (ids.size / (expected / events)) / ((last - first) / 1000),
+    writeSeconds: write.seconds, writeFailures: write.failures, tailSeconds: (last - writesEnded) / 1000,
+  };
+}
+
+async function main(): Promise<void> {
+  const host = machine();
+  log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
+  log(`settings: ${config.events} events at ${config.rate} a second to ${config.receivers} receivers (${config.events * config.receivers} deliveries a variant); ${config.tickets} tickets`);
+  const stack = await startLocalStack({ purpose: 'test' });
+  stops.push(stack.stop);
+  const service = await startService(stack);
+  stops.push(service.stop);
+  const bare = await startBareWebhooks();
+  stops.push(bare.stop);
+
+  const receipts: Record<Variant, Receipt[]> = { service: [], bare: [] };
+  const bodies: string[] = [];
+  const receivers: Record<Variant, string[]> = { service: [], bare: [] };
+  for (const variant of ['service', 'bare'] as const) {
+    for (let i = 0; i < config.receivers; i++) {
+      const receiver = await startReceiver(receipts[variant], bodies);
+      stops.push(receiver.stop);
+      receivers[variant].push(receiver.url);
+    }
+  }
+
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  const site = await createInstallation(client, `webhooks-${started}`);
+  await client.end();
+  const key = site.users.owner.apiKey;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const answer = (await response.json()) as Record<string, any>;
+    if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const inbox = (await call('GET', '/v2/inboxes.json')).inboxes[0].id as number;
+  const priorities = ((await call('GET', '/v2/ticketpriorities.json')).ticketpriorities as { id: number }[]).slice(0, 2).map((p) => p.id);
+  const tickets: number[] = [];
+  for (let i = 0; i < config.tickets; i++) {
+    tickets.push((await call('POST', '/v2/tickets.json', { ticket: { subject: `Webhook bench ${i}`, inbox, priority: { id: priorities[0] }, customer: { email: `c${i % 50}@webhooks.bench` }, message: 'Help' } })).ticket.id);
+  }
+  const pending = () => withClient(stack.databaseUrl, async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE installation_id = $1 AND dispatched_at IS NULL', [site.id])).rows[0]!.n));
+  while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+  for (const url of receivers.service) {
+    await call('POST', '/v2/webhookendpoints.json', { webhookendpoint: { url, token: 'bench-webhooks-token', allEvents: true, allInboxes: true } });
+  }
+  log(`${tickets.length} tickets, ${receivers.service.length} endpoints`);
+
+  // the service's write: ticket k's j-th update sets the other priority, so every PATCH is a change
+  const failed: string[] = [];
+  const updates = new Map<number, number>();
+  const serviceWrite = async (i: number) => {
+    const ticket = tickets[i % tickets.length]!;
+    const round = (updates.get(ticket) ?? 0) + 1;
+    updates.set(ticket, round);
+    const response = await fetch(`${service.url}/v2/tickets/${ticket}.json`, {
+      method: 'PATCH', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ticket: { priority: { id: priorities[round % 2] } } }),
+    });
+    const text = await response.text();
+    if (response.status !== 200) {
+      if (failed.length < 5) failed.push(`${response.status} ${text.slice(0, 300)}`);
+      throw new Error(`PATCH answered ${response.status}`);
+    }
+  };
+  // the bare consumer's: the same event, with the body the service sent
+  const bareWrite = async () => {
+    const response = await fetch(`${bare.url}/events`, { method: 'POST', body: JSON.stringify({ receivers: receivers.bare, payload: bodies[0], event: 'ticket.priority' }) });
+    await response.arrayBuffer();
+    if (response.status !== 202) throw new Error(`bare answered ${response.status}`);
+  };
+  const writers: Record<Variant, (i: number) => Promise<void>> = { service: serviceWrite, bare: bareWrite };
+  const expected = (events: number) => events * config.receivers;
+
+  const phases = { paced: {} as Record<Variant, Outcome>, burst: {} as Record<Variant, Outcome> };
+  for (const variant of ['service', 'bare'] as const) {
+    receipts[variant].length = 0;
+    const write = await paced(config.events, config.rate, writers[variant]);
+    phases.paced[variant] = await outcome(receipts[variant], expected(config.events), config.events, write, Date.now());
+    const slow = phases.paced[variant].slowSeconds;
+    log(`${variant}, paced: ${slow.length} seconds with a delivery over 1 s${slow.length ? `, at ${slow.slice(0, 40).join(' ')}${slow.length > 40 ? ' ...' : ''}` : ''}`);
+    if (variant === 'service') {
+      if (failed.length) log(`service: failed writes, the first: ${failed.join(' | ')}`);
+      // where the time went: from the write to its drain round, and from the round to the delivery's record
+      const [lag] = await withClient(stack.databaseUrl, async (c) => (await c.query<Record<string, number>>(`
+        SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - e.occurred_at) * 1000) AS drain_p50,
+               percentile_disc(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - e.occurred_at) * 1000) AS drain_p99,
+               percentile_disc(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.delivered_at - d.created_at) * 1000) AS deliver_p50,
+               percentile_disc(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.delivered_at - d.created_at) * 1000) AS deliver_p99
+          FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.installation_id = $1`, [site.id])).rows);
+      log(`service, paced: write to its drain round p50 ${fixed(Number(lag!.drain_p50), 0)} ms, p99 ${fixed(Number(lag!.drain_p99), 0)} ms; round to delivered p50 ${fixed(Number(lag!.deliver_p50), 0)} ms, p99 ${fixed(Number(lag!.deliver_p99), 0)} ms`);
+    }
+    receipts[variant].length = 0;
+    let next = 0;
+    const from = performance.now();
+    let burstFailures = 0;
+    await Promise.all(Array.from({ length: config.burstWriters }, async () => {
+      while (next < config.burst) await writers[variant](next++).catch(() => void burstFailures++);
+    }));
+    phases.burst[variant] = await outcome(receipts[variant], expected(config.burst), config.burst, { failures: burstFailures, seconds: (performance.now() - from) / 1000 }, Date.now());
+    log(`${variant}: done`);
+  }
+  const rows = await withClient(stack.databaseUrl, async (c) => (await c.query<{ status: string; n: string }>(
+    'SELECT status, count(*) AS n FROM webhook_deliveries WHERE installation_id = $1 GROUP BY status', [site.id])).rows);
+  log(`service: delivery rows by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')} (of ${expected(config.events + config.burst)})`);
+
+  const ratio = phases.paced.service.p99 / phases.paced.bare.p99;
+  const whole = Object.values(phases).every((phase) => Object.values(phase).every((r) => r.lost === 0 && r.doubled === 0 && r.writeFailures === 0));
+  log('');
+  log(align(['commit to receipt', 'events', 'write failures', 'deliveries', 'lost', 'doubled', 'p50 ms', 'p99 ms', 'max ms', 'events/s', 'write s', 'last delivery after last write s'],
+    (['paced', 'burst'] as const).flatMap((phase) => (['service', 'bare'] as const).map((v) => {
+      const r = phases[phase][v];
+      return [`${phase}: ${v}`, String(r.events), String(r.writeFailures), String(r.received), String(r.lost), String(r.doubled), fixed(r.p50, 0), fixed(r.p99, 0), fixed(r.max, 0), fixed(r.eventsPerSecond, 1), fixed(r.writeSeconds, 1), fixed(r.tailSeconds, 1)];
+    }))));
+  log('');
+  log(`paced p99 service / bare: ${fixed(ratio, 3)} (target at most ${TARGET_RATIO}): ${ratio <= TARGET_RATIO ? 'met' : 'MISSED'}`);
+  log(`burst events/s service / bare: ${fixed(phases.burst.service.eventsPerSecond / phases.burst.bare.eventsPerSecond, 3)}`);
+  log(`nothing lost or doubled: ${whole ? 'met' : 'MISSED'}`);
+  const file = await writeResults({ config, host, phases, ratio, whole }, 'webhooks');
+  log(`results: ${file}`);
+  if (!whole) process.exitCode = 1;
+}
+
+await runBench(main);
