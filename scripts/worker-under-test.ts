@@ -73,6 +73,8 @@ export async function serveWorker(stack: LocalStack, scriptPath: string, options
     bindings: { ...workerOptions.bindings, ...workerVars(stack), ...options.vars },
     host: '127.0.0.1',
     port: options.port ?? 0,
+    // `POST /cdn-cgi/handler/email?from=&to=` hands a raw message to the email() handler, as `wrangler dev` does
+    unsafeTriggerHandlers: true,
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       eachLine(stdout, (line) => onLogLine(line, 'stdout'));
       eachLine(stderr, (line) => onLogLine(line, 'stderr'));
@@ -84,8 +86,8 @@ export async function serveWorker(stack: LocalStack, scriptPath: string, options
 }
 
 /** Bundles the Worker into `outdir` and serves it (`serveWorker`). */
-export async function startWorker(stack: LocalStack, options: { outdir: string; port?: number; onLogLine?: LogLineHandler }): Promise<WorkerUnderTest> {
+export async function startWorker(stack: LocalStack, options: { outdir: string; port?: number; onLogLine?: LogLineHandler; vars?: Record<string, string> }): Promise<WorkerUnderTest> {
   Object.assign(process.env, quietWranglerEnv);
   const scriptPath = buildWorker(options.outdir);
-  return serveWorker(stack, scriptPath, { port: options.port, onLogLine: options.onLogLine });
+  return serveWorker(stack, scriptPath, { port: options.port, onLogLine: options.onLogLine, vars: options.vars });
 }

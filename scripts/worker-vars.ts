@@ -27,5 +27,7 @@ export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort'
     WEBHOOK_ALLOW_HTTP: '1',
     WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     WEBHOOK_RETRY_BASE_SECONDS: '1',
+    // inboxes receive at <localPart>@<siteName>.mail.localhost (POST /cdn-cgi/handler/email)
+    MAIL_DOMAIN: 'mail.localhost',
   };
 }

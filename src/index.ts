@@ -1,6 +1,7 @@
 import { createApp } from './app';
 import type { Env } from './app-env';
 import type { JobMessage } from './jobs/job-message';
+import { emailHandler } from './jobs/email';
 import { queueHandler } from './jobs/queue';
 import { scheduledHandler } from './jobs/scheduled';
 import { modules } from './modules';
@@ -15,4 +16,5 @@ export default {
   fetch: app.fetch,
   queue: queueHandler(modules),
   scheduled: scheduledHandler(modules),
+  email: emailHandler(modules),
 } satisfies ExportedHandler<Env, JobMessage>;

@@ -9,7 +9,7 @@ export interface Principal {
 }
 
 /** The parts of the service that write on their own account, with no teammate behind them. */
-export type SystemPart = 'room' | 'cron' | 'import' | 'widget' | 'sla' | 'webhooks' | 'triggers' | 'survey';
+export type SystemPart = 'room' | 'cron' | 'import' | 'widget' | 'sla' | 'webhooks' | 'triggers' | 'survey' | 'mail';
 
 /**
  * A part of the service acting in an installation. Events name the part; audit columns name the

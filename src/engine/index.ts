@@ -21,6 +21,7 @@ export { bulkResult, bulkResultSchema, bulkTarget } from './bulk';
 export { createRecords, deleteRecords, updateRecords } from './changes';
 export { deletedValues, updatedValues } from './columns';
 export { resourceRoutes } from './routes';
+export { createRecord } from './write';
 export { childListRoute } from './child-routes';
 export { readOnlyTimeField } from './time-field';
 export { translateDbError } from './constraints';

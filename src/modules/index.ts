@@ -23,6 +23,7 @@ import { conversationsModule } from '../resources/conversations';
 import { customersModule } from '../resources/customers';
 import { filesModule } from '../resources/files';
 import { inboxesModule } from '../resources/inboxes';
+import { mailModule } from '../resources/mail';
 import { pmConnectionModule } from '../resources/pmconnection';
 import { roomsModule } from '../resources/rooms';
 import { spamListsModule } from '../resources/spamlists';
@@ -72,6 +73,7 @@ export const modules: readonly Module[] = [
   customersModule,
   filesModule,
   inboxesModule,
+  mailModule,
   pmConnectionModule,
   roomsModule,
   spamListsModule,

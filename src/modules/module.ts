@@ -11,6 +11,9 @@ export type JobConsumer = (message: JobMessage, env: Env) => Promise<void>;
 /** Work the cron trigger runs, as if at `at`. */
 export type ScheduledTask = (env: Env, at: Date) => Promise<void>;
 
+/** What takes a message Email Routing hands to the Worker (one module has it). */
+export type MailReceiver = (message: ForwardableEmailMessage, env: Env) => Promise<void>;
+
 /**
  * A resource group, whole: its routes (the generic ones of its resource declarations, and its
  * special operations), its queue consumers by message kind, its cron tasks, and its event
@@ -25,6 +28,8 @@ export interface Module {
   consumers: Record<string, JobConsumer>;
   cron: Record<string, ScheduledTask>;
   subscribers: Subscriber[];
+  /** the `email()` handler's work, for the one module that receives mail */
+  email?: MailReceiver;
 }
 
 /** A module from its parts; `resources` are declarations, turned into their generic routes here. */
@@ -36,5 +41,6 @@ export function defineModule(parts: Partial<Omit<Module, 'name'>> & { name: stri
     consumers: parts.consumers ?? {},
     cron: parts.cron ?? {},
     subscribers: parts.subscribers ?? [],
+    ...(parts.email ? { email: parts.email } : {}),
   };
 }

@@ -5,6 +5,7 @@ import { startLocalStack } from '../../scripts/stack';
 import { startWorker } from '../../scripts/worker-under-test';
 import { startWorkerControls } from './worker-controls';
 import { workerLogs } from './worker-logs';
+import { TEST_MAIL_MAX_BYTES } from '../mail/limits';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,7 +24,8 @@ export default async function setup(project: TestProject) {
   const logs = workerLogs();
   let worker;
   try {
-    worker = await startWorker(stack, { outdir, onLogLine: logs.handle });
+    // mail over 256 KiB is refused: the mail tests reach the limit under the local harness's own 1 MiB
+    worker = await startWorker(stack, { outdir, onLogLine: logs.handle, vars: { MAIL_MAX_BYTES: String(TEST_MAIL_MAX_BYTES) } });
   } catch (error) {
     await stack.stop();
     throw error;

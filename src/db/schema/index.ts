@@ -23,3 +23,4 @@ export * from './slas';
 export * from './webhooks';
 export * from './triggers';
 export * from './happiness';
+export * from './mail';

@@ -105,8 +105,13 @@ export const ticketMessages = pgTable(
     isPinned: boolean('is_pinned').notNull().default(false),
     isDraft: boolean('is_draft').notNull().default(false),
     viewedByCustomerAt: timestamp('viewed_by_customer_at', { withTimezone: true, precision: 3 }),
+    /** the `Message-ID` of the mail it came in as or went out as, without angle brackets: mail in reply to it threads here */
+    emailMessageId: text('email_message_id'),
   },
-  (t) => [index('ticket_messages_ticket_idx').on(t.ticketId, t.id)],
+  (t) => [
+    index('ticket_messages_ticket_idx').on(t.ticketId, t.id),
+    uniqueIndex('ticket_messages_email_message_id_key').on(t.installationId, t.emailMessageId).where(sql`${t.emailMessageId} IS NOT NULL`),
+  ],
 );
 
 export const ticketTags = pgTable(

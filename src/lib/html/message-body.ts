@@ -37,3 +37,14 @@ export function messageText(html: string): string {
     .replace(/\n\s*\n+/g, '\n')
     .trim();
 }
+
+/** A plain-text body as HTML: escaped, its blank-line-separated paragraphs as `<p>`, its other line breaks as `<br>`. */
+export function textToHtml(text: string): string {
+  const escaped = text.replace(/\r\n?/g, '\n').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return escaped
+    .split(/\n[ \t]*\n+/)
+    .map((paragraph) => paragraph.trim())
+    .filter((paragraph) => paragraph !== '')
+    .map((paragraph) => `<p>${paragraph.replace(/\n/g, '<br>')}</p>`)
+    .join('');
+}

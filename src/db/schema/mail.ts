@@ -1,0 +1,39 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { auditColumns } from './audit';
+import { inboxes } from './inboxes';
+import { ticketMessages, tickets } from './tickets';
+
+/** What became of a message the `email()` handler took for an inbox (src/resources/mail). */
+export const INBOUND_OUTCOMES = ['ticket', 'reply', 'duplicate', 'refused'] as const;
+
+/**
+ * Every message received for one of an installation's inboxes, and its outcome: a new ticket, a
+ * reply on one, the same message again, or refused (and why). The raw message is kept in R2 under
+ * `raw_key` until `raw_expires_at`. Received when `created_at`; each row's `created` event is the outcome's.
+ */
+export const inboundMails = pgTable(
+  'inbound_mails',
+  {
+    ...auditColumns(),
+    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
+    /** the `Message-ID` without angle brackets (made from the message's digest when it has none) */
+    messageId: text('message_id').notNull(),
+    envelopeFrom: text('envelope_from').notNull(),
+    envelopeTo: text('envelope_to').notNull(),
+    subject: text('subject').notNull().default(''),
+    sizeBytes: integer('size_bytes').notNull(),
+    outcome: text('outcome', { enum: INBOUND_OUTCOMES }).notNull(),
+    reason: text('reason'),
+    ticketId: integer('ticket_id').references(() => tickets.id),
+    threadEntryId: integer('thread_entry_id').references(() => ticketMessages.id),
+    rawKey: text('raw_key'),
+    rawExpiresAt: timestamp('raw_expires_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    index('inbound_mails_installation_idx').on(t.installationId, t.id),
+    index('inbound_mails_raw_expiry_idx').on(t.rawExpiresAt).where(sql`${t.rawKey} IS NOT NULL`),
+    // one message makes one thread entry: a second delivery of it is a duplicate
+    uniqueIndex('inbound_mails_message_key').on(t.installationId, t.messageId).where(sql`${t.outcome} IN ('ticket', 'reply')`),
+  ],
+);

@@ -1,0 +1,77 @@
+import type { Email, Mailbox } from 'postal-mime';
+import { textToHtml } from '../../lib/html/message-body';
+import { plainAddress } from './mail-address';
+
+/** What the mail channel takes from a parsed message. */
+export interface InboundMail {
+  /** `Message-ID` without angle brackets; one made from the message's digest when it has none */
+  messageId: string;
+  /** the ids `In-Reply-To` and `References` name, nearest first */
+  repliesTo: string[];
+  sender: { address: string; firstName: string; lastName: string } | undefined;
+  subject: string;
+  /** the body as HTML (a plain-text one made HTML), not yet sanitized */
+  html: string;
+  /** sent by a machine (RFC 3834 `Auto-Submitted`, a bulk or list `Precedence`, a bounce): never answered automatically */
+  automatic: boolean;
+  /** IP addresses of the hop that handed the message to us (the topmost `Received` header) */
+  senderIps: string[];
+}
+
+const ANGLE_IDS = /<([^<>\s]+)>/g;
+
+/** The ids of a header like `References: <a@x> <b@y>`, in order; one bare id too. */
+function idsOf(value: string | undefined): string[] {
+  if (!value) return [];
+  const bracketed = [...value.matchAll(ANGLE_IDS)].map((match) => match[1]!);
+  if (bracketed.length) return bracketed;
+  const bare = value.trim();
+  return bare && !/\s/.test(bare) ? [bare] : [];
+}
+
+const header = (mail: Email, key: string) => mail.headers.find((h) => h.key === key)?.value;
+
+async function digestId(raw: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', raw));
+  return `${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}@no-message-id.invalid`;
+}
+
+function senderOf(mail: Email): InboundMail['sender'] {
+  const from = (mail.from?.group ? mail.from.group[0] : mail.from) as Mailbox | undefined;
+  const replyTo = mail.replyTo?.find((address): address is Mailbox => !address.group);
+  const mailbox = from?.address ? from : replyTo;
+  if (!mailbox?.address) return undefined;
+  const [firstName = '', ...rest] = (mailbox.name || '').trim().split(/\s+/);
+  return { address: plainAddress(mailbox.address), firstName: firstName.slice(0, 255), lastName: rest.join(' ').slice(0, 255) };
+}
+
+function isAutomatic(mail: Email): boolean {
+  const autoSubmitted = header(mail, 'auto-submitted')?.trim().toLowerCase();
+  if (autoSubmitted && autoSubmitted !== 'no') return true;
+  if (/^(bulk|list|junk|auto_reply)$/i.test(header(mail, 'precedence')?.trim() ?? '')) return true;
+  if (header(mail, 'list-id') || header(mail, 'x-autoreply') || header(mail, 'x-autorespond')) return true;
+  // a bounce: the null sender, or a delivery report
+  return (mail.returnPath !== undefined && mail.returnPath.replace(/[<>\s]/g, '') === '') || /multipart\/report/i.test(header(mail, 'content-type') ?? '');
+}
+
+function senderIpsOf(mail: Email): string[] {
+  const received = header(mail, 'received') ?? '';
+  const ips = [...received.matchAll(/\[((?:\d{1,3}\.){3}\d{1,3}|[0-9a-f:]*:[0-9a-f:.]+)\]|\(((?:\d{1,3}\.){3}\d{1,3})\)/gi)].map((match) => (match[1] ?? match[2])!.toLowerCase());
+  return [...new Set(ips)];
+}
+
+/** The parts of a message the channel uses. */
+export async function readMail(mail: Email, raw: Uint8Array): Promise<InboundMail> {
+  const messageId = idsOf(mail.messageId)[0] ?? (await digestId(raw));
+  const repliesTo = [...idsOf(mail.inReplyTo), ...idsOf(mail.references).reverse()];
+  const html = mail.html?.trim() ? mail.html : textToHtml(mail.text ?? '');
+  return {
+    messageId: messageId.slice(0, 998),
+    repliesTo: [...new Set(repliesTo)].slice(0, 50),
+    sender: senderOf(mail),
+    subject: (mail.subject ?? '').replace(/\s+/g, ' ').trim(),
+    html,
+    automatic: isAutomatic(mail),
+    senderIps: senderIpsOf(mail),
+  };
+}

@@ -1,0 +1,196 @@
+import { sql } from 'drizzle-orm';
+import PostalMime from 'postal-mime';
+import type { Env } from '../../app-env';
+import { systemActor } from '../../auth/principal';
+import { openDatabase, type Database, type Transaction } from '../../db/client';
+import { sqlState } from '../../db/errors';
+import { inboundMails } from '../../db/schema';
+import { createRecord, createRecords, schemasOf, type WriteContext } from '../../engine';
+import { announceEvents } from '../../events/announce';
+import { configureEvents, noteEvents } from '../../events/record-events';
+import { errorField, log } from '../../lib/log';
+import { messagesResource } from '../tickets/messages.resource';
+import { addTicketEntry } from '../tickets/thread';
+import { ticketsResource } from '../tickets/tickets.resource';
+import { resolveCustomer } from '../tickets/ticket-customer';
+import { inboxForAddress, plainAddress, type MailInbox } from './mail-address';
+import { readMail, type InboundMail } from './read-mail';
+import { ticketOfSubject } from './thread-token';
+
+/** The largest message taken when `MAIL_MAX_BYTES` is not set: Email Routing's own limit. */
+export const DEFAULT_MAX_BYTES = 25 * 1024 * 1024;
+/** Messages one sender may send one inbox in `SENDER_WINDOW_MINUTES` before more are refused: a mail loop stops here. */
+export const SENDER_LIMIT = 20;
+export const SENDER_WINDOW_MINUTES = 10;
+
+type Outcome = (typeof inboundMails.$inferInsert)['outcome'];
+
+/** What is known of a message before its outcome: for the `inbound_mails` row. */
+interface Received {
+  inbox: MailInbox;
+  envelopeFrom: string;
+  envelopeTo: string;
+  size: number;
+  messageId: string;
+  subject: string;
+}
+
+/** The `inbound_mails` row of a message, with its `created` event: the outcome, as every outcome is one. */
+async function recordOutcome(tx: Transaction | Database['http'], received: Received, outcome: Outcome, extra: { reason?: string; ticketId?: number; threadEntryId?: number } = {}) {
+  await createRecords(tx as Transaction, systemActor(received.inbox.installationId, 'mail'), { table: inboundMails, type: 'inboundmails' }, [{
+    installationId: received.inbox.installationId, inboxId: received.inbox.inboxId, messageId: received.messageId,
+    envelopeFrom: received.envelopeFrom.slice(0, 998), envelopeTo: received.envelopeTo.slice(0, 998), subject: received.subject.slice(0, 998),
+    sizeBytes: received.size, outcome, reason: extra.reason ?? null, ticketId: extra.ticketId ?? null, threadEntryId: extra.threadEntryId ?? null,
+  }], { outcome });
+}
+
+/** `whitelist`, `blacklist`, or neither: the sender's address, its domain, or the IP that handed the message over, on a spam list. */
+async function spamListOf(db: Database, installationId: number, mail: InboundMail): Promise<string | undefined> {
+  const address = mail.sender!.address;
+  const terms = [address, address.slice(address.lastIndexOf('@') + 1), ...mail.senderIps];
+  const { rows } = await db.http.execute(sql`
+    SELECT list_type FROM spam_lists WHERE installation_id = ${installationId} AND state = 'active'
+       AND lower(term) IN (SELECT jsonb_array_elements_text(${JSON.stringify(terms)}::jsonb))
+     ORDER BY list_type = 'blacklist' DESC LIMIT 1`);
+  return rows[0]?.list_type as string | undefined;
+}
+
+/** Whether the sender has sent the inbox `SENDER_LIMIT` messages in the last `SENDER_WINDOW_MINUTES` already. */
+async function overSenderLimit(db: Database, inbox: MailInbox, envelopeFrom: string): Promise<boolean> {
+  const { rows } = await db.http.execute(sql`
+    SELECT count(*)::int AS n FROM inbound_mails
+     WHERE installation_id = ${inbox.installationId} AND inbox_id = ${inbox.inboxId} AND lower(envelope_from) = ${plainAddress(envelopeFrom)}
+       AND created_at > now() - make_interval(mins => ${SENDER_WINDOW_MINUTES})`);
+  return Number(rows[0]?.n ?? 0) >= SENDER_LIMIT;
+}
+
+/** The ticket a message answers: one whose thread has a message it names (`In-Reply-To`, `References`), or the subject's token. */
+async function ticketAnswered(tx: Transaction, env: Env, installationId: number, mail: InboundMail): Promise<number | undefined> {
+  if (mail.repliesTo.length) {
+    const { rows } = await tx.execute(sql`
+      SELECT m.ticket_id FROM ticket_messages m JOIN tickets t ON t.id = m.ticket_id AND t.state = 'active'
+       WHERE m.installation_id = ${installationId} AND m.email_message_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(mail.repliesTo)}::jsonb))
+       ORDER BY m.id DESC LIMIT 1`);
+    if (rows[0]) return Number(rows[0].ticket_id);
+  }
+  const byToken = await ticketOfSubject(env, mail.subject);
+  if (byToken === undefined) return undefined;
+  const { rows } = await tx.execute(sql`SELECT id FROM tickets WHERE id = ${byToken} AND installation_id = ${installationId} AND state = 'active'`);
+  return rows[0] ? byToken : undefined;
+}
+
+/**
+ * The message's thread entry, in one transaction with its `inbound_mails` row: a reply on the
+ * ticket it answers (the customer's, when its sender is the ticket's customer; a note saying who
+ * wrote it otherwise), or a new ticket in the inbox, its customer found by the sender's address
+ * or made. A message taken already (its `Message-ID`) is a duplicate and changes nothing else.
+ */
+async function takeMessage(context: WriteContext, env: Env, received: Received, mail: InboundMail): Promise<{ outcome: Outcome; ticketId?: number }> {
+  const { tx } = context;
+  const { installationId, inboxId } = received.inbox;
+  const { rows: taken } = await tx.execute(sql`
+    SELECT ticket_id FROM inbound_mails WHERE installation_id = ${installationId} AND message_id = ${received.messageId} AND outcome IN ('ticket', 'reply') LIMIT 1`);
+  if (taken[0]) {
+    await recordOutcome(tx, received, 'duplicate', { ticketId: Number(taken[0].ticket_id), reason: 'this Message-ID was taken before' });
+    return { outcome: 'duplicate', ticketId: Number(taken[0].ticket_id) };
+  }
+  const sender = mail.sender!;
+  const customer = await resolveCustomer(context, { email: sender.address, firstName: sender.firstName || undefined, lastName: sender.lastName || undefined });
+  const answered = await ticketAnswered(tx, env, installationId, mail);
+  let ticketId: number;
+  let entryId: number;
+  if (answered !== undefined) {
+    const { rows } = await tx.execute(sql`SELECT customer_id FROM tickets WHERE id = ${answered}`);
+    const byCustomer = Number(rows[0]!.customer_id) === customer;
+    const body = byCustomer ? mail.html || '<p></p>' : `<p>From ${sender.address}:</p>${mail.html}`;
+    const entry = await addTicketEntry(context, answered, { message: body, ...(byCustomer ? { customer } : { threadType: 'note' as const }) });
+    ticketId = answered;
+    entryId = Number((entry[messagesResource.singular] as { id: number }).id);
+  } else {
+    const source = await emailSource(tx, installationId);
+    const parsed = schemasOf(ticketsResource).create.parse({
+      subject: mail.subject.slice(0, 998) || '(no subject)', inbox: inboxId, customer, message: mail.html || '<p></p>', ...(source ? { source } : {}),
+    }) as Record<string, unknown>;
+    ticketId = await createRecord(context, ticketsResource, parsed);
+    await tx.execute(sql`UPDATE tickets SET original_recipient = ${received.envelopeTo.slice(0, 998)} WHERE id = ${ticketId}`);
+    const { rows } = await tx.execute(sql`SELECT id FROM ticket_messages WHERE ticket_id = ${ticketId} ORDER BY id LIMIT 1`);
+    entryId = Number(rows[0]!.id);
+  }
+  await tx.execute(sql`UPDATE ticket_messages SET email_message_id = ${received.messageId} WHERE id = ${entryId}`);
+  const outcome = answered !== undefined ? 'reply' : 'ticket';
+  await recordOutcome(tx, received, outcome, { ticketId, threadEntryId: entryId });
+  return { outcome, ticketId };
+}
+
+/** The installation's `Email` source (one of the sources every installation starts with), if it still has it. */
+async function emailSource(tx: Transaction, installationId: number): Promise<number | undefined> {
+  const { rows } = await tx.execute(sql`
+    SELECT id FROM ticket_sources WHERE installation_id = ${installationId} AND state = 'active' AND lower(name) = 'email' ORDER BY is_custom, id LIMIT 1`);
+  return rows[0] ? Number(rows[0].id) : undefined;
+}
+
+/**
+ * Refuses the message with a reason the sending server reports to the sender. Awaited: where the
+ * message comes over RPC (Miniflare's local Email Routing) the call is a promise, and the refusal
+ * must land before the handler returns; in production it is a plain call.
+ */
+async function reject(message: ForwardableEmailMessage, reason: string): Promise<void> {
+  await (message.setReject(reason) as unknown as Promise<void> | undefined);
+}
+
+/**
+ * The `email()` handler: a message Email Routing hands over for one of the inboxes' addresses.
+ * It is refused (`setReject`, which the sending server reports back to the sender) when no inbox
+ * has the address, when it is over the size limit, cannot be read, names no sender, comes from a
+ * blacklisted sender or from one sending too much; otherwise it becomes a thread entry
+ * (`takeMessage`). Every outcome for an inbox is an `inbound_mails` row and its event.
+ */
+export async function receiveMail(message: ForwardableEmailMessage, env: Env): Promise<void> {
+  configureEvents(env);
+  const db = openDatabase(env);
+  try {
+    const inbox = await inboxForAddress(db, env, message.to);
+    if (!inbox) {
+      log('info', 'mail: refused, no inbox has the address', { to: plainAddress(message.to) });
+      await reject(message, `no inbox receives mail at ${plainAddress(message.to)}`);
+      return;
+    }
+    const received: Received = { inbox, envelopeFrom: message.from, envelopeTo: plainAddress(message.to), size: message.rawSize, messageId: '', subject: message.headers.get('subject') ?? '' };
+    const refuse = async (reason: string) => {
+      await recordOutcome(db.http, { ...received, messageId: received.messageId || '(unread)' }, 'refused', { reason });
+      noteEvents(db, inbox.installationId, [['inboundmails', 'created']]);
+      await reject(message, reason);
+    };
+    const maxBytes = Number(env.MAIL_MAX_BYTES) || DEFAULT_MAX_BYTES;
+    if (message.rawSize > maxBytes) return await refuse(`the message is ${message.rawSize} bytes; this inbox takes at most ${maxBytes}`);
+    const raw = new Uint8Array(await new Response(message.raw).arrayBuffer());
+    let mail: InboundMail;
+    try {
+      mail = await readMail(await PostalMime.parse(raw, { maxNestingDepth: 50, maxHeadersSize: 1024 * 1024 }), raw);
+    } catch {
+      return await refuse('the message cannot be read as MIME');
+    }
+    received.messageId = mail.messageId;
+    received.subject = mail.subject;
+    if (!mail.sender) return await refuse('the message names no sender (From)');
+    if ((await spamListOf(db, inbox.installationId, mail)) === 'blacklist') return await refuse('the sender is on this helpdesk\'s blacklist');
+    if (await overSenderLimit(db, inbox, message.from)) return await refuse(`more than ${SENDER_LIMIT} messages from this sender in ${SENDER_WINDOW_MINUTES} minutes; try again later`);
+    const who = systemActor(inbox.installationId, 'mail');
+    try {
+      const result = await db.transaction((tx) => takeMessage({ tx, who, env }, env, received, mail));
+      log('info', 'mail: taken', { installationId: inbox.installationId, outcome: result.outcome, ticketId: result.ticketId });
+    } catch (error) {
+      // the same message taken at this moment by another delivery of it: that one made the entry
+      if (sqlState(error).code !== '23505') throw error;
+      await recordOutcome(db.http, received, 'duplicate', { reason: 'this Message-ID was taken at the same time' });
+    }
+    noteEvents(db, inbox.installationId, [['tickets', 'created'], ['messages', 'created'], ['tickets', 'updated', ['status']], ['inboundmails', 'created']]);
+  } catch (error) {
+    log('error', 'mail: could not take a message', { to: plainAddress(message.to), error: errorField(error) });
+    // not refused: the sending server tries again later, as after any temporary failure
+    throw error;
+  } finally {
+    await announceEvents(env, db).catch(() => undefined);
+    await db.close();
+  }
+}

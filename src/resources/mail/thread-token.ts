@@ -1,0 +1,25 @@
+import type { Env } from '../../app-env';
+import { idOfSigned, signedId } from '../../lib/signed-id';
+
+/**
+ * A ticket's token in a mail subject, `[#<ticket id>-<10 hex>]`: mail whose subject carries it
+ * is a reply on the ticket, even without `In-Reply-To` (a client that drops it, a message
+ * forwarded back). Signed (`src/lib/signed-id.ts`), so a subject cannot name someone else's ticket.
+ */
+const PURPOSE = 'ticket-mail';
+const HEX_CHARS = 10;
+const IN_SUBJECT = /\[#([1-9]\d{0,9}-[0-9a-f]{10})\]/g;
+
+export async function subjectToken(env: Pick<Env, 'PM_TOKEN_KEY'>, ticketId: number): Promise<string> {
+  return `[#${await signedId(env, PURPOSE, ticketId, HEX_CHARS)}]`;
+}
+
+/** The ticket the subject's token names, if it carries a good one. */
+export async function ticketOfSubject(env: Pick<Env, 'PM_TOKEN_KEY'>, subject: string): Promise<number | undefined> {
+  if (!env.PM_TOKEN_KEY) return undefined;
+  for (const match of subject.matchAll(IN_SUBJECT)) {
+    const id = await idOfSigned(env, PURPOSE, match[1]!, HEX_CHARS);
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}

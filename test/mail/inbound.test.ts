@@ -1,0 +1,230 @@
+// Mail in: raw RFC 822 messages through the Worker's real `email()` handler in workerd (Miniflare's
+// local Email Routing endpoint). A message for an inbox's address becomes a ticket, its sender a
+// customer; a reply threads by In-Reply-To / References or by the subject's signed token; the
+// same Message-ID twice makes one entry; bodies are sanitized and decoded from their charsets;
+// refusals (no such inbox, too big, no sender, blacklisted, a sender sending too much) are
+// answered with a reason and write no ticket.
+import { createHmac } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEV_PM_TOKEN_KEY } from '../../scripts/worker-vars';
+import type { SeededInstallation } from '../../scripts/seed';
+import { api } from '../support/api';
+import { newInstallation, rows } from '../support/db';
+import { drained, eventsSince, lastEventId } from '../support/events';
+import { TEST_MAIL_MAX_BYTES } from './limits';
+import { deliver, newMessageId, rawMail, send } from './support';
+
+let site: SeededInstallation;
+let other: SeededInstallation;
+let admin: string;
+let inbox: number;
+let address: string;
+
+const ticketsOf = (installationId: number) =>
+  rows<{ id: number; subject: string; customer_id: number; inbox_id: number; original_recipient: string | null; source: string | null }>(
+    `SELECT t.id, t.subject, t.customer_id, t.inbox_id, t.original_recipient, s.name AS source FROM tickets t LEFT JOIN ticket_sources s ON s.id = t.source_id
+      WHERE t.installation_id = $1 ORDER BY t.id`, [installationId]);
+const entriesOf = (ticketId: number) =>
+  rows<{ id: number; thread_type: string; customer_id: number | null; html_body: string; text_body: string; email_message_id: string | null }>(
+    'SELECT id, thread_type, customer_id, html_body, text_body, email_message_id FROM ticket_messages WHERE ticket_id = $1 ORDER BY id', [ticketId]);
+const outcomes = (installationId: number) =>
+  rows<{ message_id: string; outcome: string; reason: string | null; ticket_id: number | null }>(
+    'SELECT message_id, outcome, reason, ticket_id FROM inbound_mails WHERE installation_id = $1 ORDER BY id', [installationId]);
+
+beforeAll(async () => {
+  site = await newInstallation('mail');
+  other = await newInstallation('mail-other');
+  admin = site.users.admin.apiKey;
+  inbox = (await api('/v2/inboxes.json', { key: admin })).body.inboxes[0].id;
+  const named = await api(`/v2/inboxes/${inbox}.json`, { method: 'PATCH', key: admin, body: { inbox: { localPart: 'support', email: `help@${site.siteName}.example` } } });
+  expect(named.status, named.text).toBe(200);
+  address = `support@${site.siteName}.mail.localhost`;
+});
+
+describe('a new message', () => {
+  it("becomes a ticket in the inbox of its address, from a customer found or made by the sender's address", async () => {
+    const mark = await lastEventId(site.id);
+    const messageId = newMessageId();
+    const sent = await send({ from: 'Ada Lovelace <ada@customer.test>', to: address, subject: 'Printer on fire', messageId, body: 'It is on fire.\r\n\r\nPlease help.\r\nAda' });
+    expect(sent, sent.text).toMatchObject({ status: 200 });
+    const [ticket] = (await ticketsOf(site.id)).filter((t) => t.subject === 'Printer on fire');
+    expect(ticket).toMatchObject({ inbox_id: inbox, original_recipient: address, source: 'Email' });
+    const [entry, ...more] = await entriesOf(ticket!.id);
+    expect(more).toEqual([]);
+    expect(entry).toMatchObject({ thread_type: 'message', customer_id: ticket!.customer_id, html_body: '<p>It is on fire.</p><p>Please help.<br>Ada</p>', email_message_id: messageId });
+    const customer = (await api(`/v2/customers/${ticket!.customer_id}.json`, { key: admin })).body.customer;
+    expect(customer).toMatchObject({ email: 'ada@customer.test', firstName: 'Ada', lastName: 'Lovelace' });
+    // through the API, as any ticket
+    const read = await api(`/v2/tickets/${ticket!.id}.json`, { key: admin });
+    expect(read.body.ticket).toMatchObject({ subject: 'Printer on fire', originalRecipient: address, inbox: { id: inbox } });
+    expect(await outcomes(site.id)).toContainEqual({ message_id: messageId, outcome: 'ticket', reason: null, ticket_id: ticket!.id });
+    await drained(site.id);
+    const events = await eventsSince(site.id, mark);
+    expect(events.map((e) => `${e.recordType}:${e.kind}`)).toEqual(expect.arrayContaining(['tickets:created', 'messages:created', 'inboundmails:created']));
+    expect(events.find((e) => e.recordType === 'tickets')).toMatchObject({ actorSystem: 'mail' });
+  });
+
+  it("reaches an inbox by its own address too, and a known sender's tickets go to the same customer", async () => {
+    const before = (await ticketsOf(site.id)).length;
+    const sent = await send({ from: 'ada@customer.test', to: `help@${site.siteName}.example`, subject: 'Second question' });
+    expect(sent.status, sent.text).toBe(200);
+    const tickets = await ticketsOf(site.id);
+    expect(tickets).toHaveLength(before + 1);
+    const ada = tickets.filter((t) => t.subject === 'Printer on fire' || t.subject === 'Second question').map((t) => t.customer_id);
+    expect(new Set(ada).size).toBe(1);
+  });
+
+  it('delivered twice (the same Message-ID) makes one thread entry', async () => {
+    const messageId = newMessageId();
+    const raw = rawMail({ from: 'bob@customer.test', to: address, subject: 'Twice', messageId });
+    expect((await deliver(raw, { from: 'bob@customer.test', to: address })).status).toBe(200);
+    expect((await deliver(raw, { from: 'bob@customer.test', to: address })).status).toBe(200);
+    const twice = (await ticketsOf(site.id)).filter((t) => t.subject === 'Twice');
+    expect(twice).toHaveLength(1);
+    expect((await entriesOf(twice[0]!.id)).length).toBe(1);
+    expect((await outcomes(site.id)).filter((o) => o.message_id === messageId).map((o) => o.outcome)).toEqual(['ticket', 'duplicate']);
+  });
+
+  it('keeps HTML sanitized and decodes ISO-8859-1 and Shift_JIS bodies', async () => {
+    const html = await send({
+      from: 'carol@customer.test', to: address, subject: 'Styled',
+      body: { contentType: 'text/html; charset=utf-8', content: '<p onclick="steal()">Hi <b>team</b></p><script>alert(1)</script><img src="javascript:alert(2)">' },
+    });
+    expect(html.status, html.text).toBe(200);
+    const [styled] = (await ticketsOf(site.id)).filter((t) => t.subject === 'Styled');
+    expect((await entriesOf(styled!.id))[0]!.html_body).toBe('<p>Hi <b>team</b></p><img src>');
+
+    const latin = rawMail({ from: 'dave@customer.test', to: address, subject: 'Latin', body: { contentType: 'text/plain; charset=iso-8859-1', transferEncoding: 'quoted-printable', content: 'Caf=E9 cr=E8me, s=FBr.' } });
+    expect((await deliver(latin, { from: 'dave@customer.test', to: address })).status).toBe(200);
+    const [cafe] = (await ticketsOf(site.id)).filter((t) => t.subject === 'Latin');
+    expect((await entriesOf(cafe!.id))[0]!.text_body).toBe('Café crème, sûr.');
+
+    // こんにちは in Shift_JIS, base64
+    const japanese = rawMail({ from: 'eiko@customer.test', to: address, subject: '=?UTF-8?B?44GT44KT44Gr44Gh44Gv?=', body: { contentType: 'text/plain; charset=Shift_JIS', transferEncoding: 'base64', content: 'grGC8YLJgr+CzQ==' } });
+    expect((await deliver(japanese, { from: 'eiko@customer.test', to: address })).status).toBe(200);
+    const [hello] = (await ticketsOf(site.id)).filter((t) => t.subject === 'こんにちは');
+    expect((await entriesOf(hello!.id))[0]!.text_body).toBe('こんにちは');
+  });
+});
+
+describe('a reply', () => {
+  let ticket: number;
+  let firstId: string;
+
+  beforeAll(async () => {
+    firstId = newMessageId();
+    expect((await send({ from: 'Frank <frank@customer.test>', to: address, subject: 'Order 42 missing', messageId: firstId })).status).toBe(200);
+    ticket = (await ticketsOf(site.id)).find((t) => t.subject === 'Order 42 missing')!.id;
+    // the team answers, so the ticket waits on the customer
+    const answered = await api(`/v2/tickets/${ticket}/messages.json`, { method: 'POST', key: admin, body: { message: 'Looking into it' } });
+    expect(answered.status, answered.text).toBe(201);
+  });
+
+  it("threads by In-Reply-To and References as the customer's reply, making a waiting ticket active again", async () => {
+    expect((await api(`/v2/tickets/${ticket}.json`, { key: admin })).body.ticket.status.id).toBe(3);
+    const replyId = newMessageId();
+    const sent = await send({ from: 'frank@customer.test', to: address, subject: 'Re: Order 42 missing', messageId: replyId, inReplyTo: firstId, body: 'Any news?' });
+    expect(sent.status, sent.text).toBe(200);
+    const entries = await entriesOf(ticket);
+    expect(entries.at(-1)).toMatchObject({ thread_type: 'message', text_body: 'Any news?', email_message_id: replyId });
+    expect(entries.at(-1)!.customer_id).not.toBeNull();
+    expect((await api(`/v2/tickets/${ticket}.json`, { key: admin })).body.ticket.status.id).toBe(1);
+    // References alone, naming an older message further back
+    const third = await send({ from: 'frank@customer.test', to: address, subject: 'Re: Re: Order 42', references: `<unknown@elsewhere.test> <${firstId}>`, body: 'Hello?' });
+    expect(third.status).toBe(200);
+    expect((await entriesOf(ticket)).at(-1)!.text_body).toBe('Hello?');
+    expect((await ticketsOf(site.id)).filter((t) => t.subject.includes('Order 42'))).toHaveLength(1);
+  });
+
+  it("threads by the subject's signed token, and a forged or foreign token makes a new ticket", async () => {
+    // the documented form: [#<id>-<the first 10 hex of HMAC-SHA256("ticket-mail:<id>") keyed with PM_TOKEN_KEY>]
+    const subjectToken = `[#${ticket}-${createHmac('sha256', DEV_PM_TOKEN_KEY).update(`ticket-mail:${ticket}`).digest('hex').slice(0, 10)}]`;
+    expect((await send({ from: 'frank@customer.test', to: address, subject: `Re: your ticket ${subjectToken}`, body: 'By token' })).status).toBe(200);
+    expect((await entriesOf(ticket)).at(-1)!.text_body).toBe('By token');
+    const forged = subjectToken.replace(/-[0-9a-f]{10}\]/, '-0000000000]');
+    expect((await send({ from: 'frank@customer.test', to: address, subject: `Forged ${forged}`, body: 'Forged' })).status).toBe(200);
+    expect((await ticketsOf(site.id)).find((t) => t.subject === `Forged ${forged}`)).toBeDefined();
+  });
+
+  it('from someone other than the customer is a note saying who wrote it', async () => {
+    const sent = await send({ from: 'grace@partner.test', to: address, subject: 'Re: Order 42 missing', inReplyTo: firstId, body: 'I can help' });
+    expect(sent.status, sent.text).toBe(200);
+    const last = (await entriesOf(ticket)).at(-1)!;
+    expect(last).toMatchObject({ thread_type: 'note', customer_id: null });
+    expect(last.text_body).toBe('From grace@partner.test:\nI can help');
+  });
+
+  it("never threads into another installation's ticket", async () => {
+    const theirs = await newInstallation('mail-theirs');
+    const theirInbox = (await api('/v2/inboxes.json', { key: theirs.users.admin.apiKey })).body.inboxes[0].id;
+    expect((await api(`/v2/inboxes/${theirInbox}.json`, { method: 'PATCH', key: theirs.users.admin.apiKey, body: { inbox: { localPart: 'support' } } })).status).toBe(200);
+    const sent = await send({ from: 'frank@customer.test', to: `support@${theirs.siteName}.mail.localhost`, subject: 'Re: Order 42 missing', inReplyTo: firstId, body: 'Wrong helpdesk' });
+    expect(sent.status).toBe(200);
+    const made = await ticketsOf(theirs.id);
+    expect(made).toHaveLength(1);
+    expect(made[0]!.subject).toBe('Re: Order 42 missing');
+    expect((await entriesOf(ticket)).some((e) => e.text_body === 'Wrong helpdesk')).toBe(false);
+  });
+});
+
+describe('refusals', () => {
+  it('answer a message for an address no inbox has with a reason, and write nothing', async () => {
+    const before = await rows('SELECT count(*)::int AS n FROM inbound_mails');
+    for (const to of [`nobody@${site.siteName}.mail.localhost`, `support@no-such-site.mail.localhost`, 'someone@elsewhere.test']) {
+      const sent = await send({ from: 'ada@customer.test', to, subject: 'Lost?' });
+      expect(sent.status).toBe(400);
+      expect(sent.text).toContain(`no inbox receives mail at ${to}`);
+    }
+    expect(await rows('SELECT count(*)::int AS n FROM inbound_mails')).toEqual(before);
+    expect((await ticketsOf(site.id)).filter((t) => t.subject === 'Lost?')).toEqual([]);
+    expect(await ticketsOf(other.id)).toEqual([]);
+  });
+
+  it('refuse a message over the size limit, one with no sender and a blacklisted sender, recording why', async () => {
+    const big = await send({ from: 'ada@customer.test', to: address, subject: 'Too big', body: 'x'.repeat(TEST_MAIL_MAX_BYTES + 1) });
+    expect(big.status).toBe(400);
+    expect(big.text).toContain(`this inbox takes at most ${TEST_MAIL_MAX_BYTES}`);
+
+    const anonymousId = newMessageId();
+    const anonymous = rawMail({ from: 'ada@customer.test', to: address, subject: 'Nobody', messageId: anonymousId }).replace(/^From: .*$/m, 'From: undisclosed-recipients:;');
+    const noSender = await deliver(anonymous, { from: 'ada@customer.test', to: address });
+    expect(noSender.status).toBe(400);
+    expect(noSender.text).toContain('names no sender');
+
+    // 60 multiparts deep: past the 50 levels read (the local harness itself reads 256)
+    let nested = 'Content-Type: text/plain\r\n\r\ndeep';
+    for (let level = 59; level >= 0; level--) nested = `Content-Type: multipart/mixed; boundary="b${level}"\r\n\r\n--b${level}\r\n${nested}\r\n--b${level}--`;
+    const deepRaw = rawMail({ from: 'ada@customer.test', to: address, subject: 'Deep' }).replace(/Content-Type: text\/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nHello, I need help\./, nested);
+    const deep = await deliver(deepRaw, { from: 'ada@customer.test', to: address });
+    expect(deep.status, deep.text).toBe(400);
+    expect(deep.text).toContain('cannot be read as MIME');
+
+    const listed = await api('/v2/spamlists.json', { method: 'POST', key: admin, body: { spamlist: { term: 'spammy.test', type: 'blacklist' } } });
+    expect(listed.status, listed.text).toBe(201);
+    const spam = await send({ from: 'offers@spammy.test', to: address, subject: 'Cheap watches' });
+    expect(spam.status).toBe(400);
+    expect(spam.text).toContain('blacklist');
+    const ipListed = await api('/v2/spamlists.json', { method: 'POST', key: admin, body: { spamlist: { term: '203.0.113.7', type: 'blacklist' } } });
+    expect(ipListed.status, ipListed.text).toBe(201);
+    expect((await send({ from: 'someone@fine.test', to: address, subject: 'Via a listed relay' })).status).toBe(400);
+    expect(await api(`/v2/spamlists/${ipListed.body.spamlist.id}.json`, { method: 'DELETE', key: admin })).toMatchObject({ status: 204 });
+
+    const subjects = (await ticketsOf(site.id)).map((t) => t.subject);
+    for (const subject of ['Too big', 'Nobody', 'Deep', 'Cheap watches', 'Via a listed relay']) expect(subjects).not.toContain(subject);
+    const refused = (await outcomes(site.id)).filter((o) => o.outcome === 'refused').map((o) => o.reason);
+    expect(refused).toEqual(expect.arrayContaining([expect.stringContaining('at most'), expect.stringContaining('no sender'), expect.stringContaining('MIME'), expect.stringContaining('blacklist')]));
+  });
+
+  it('refuse a sender past 20 messages in 10 minutes (a mail loop), others still coming in', async () => {
+    const loop = await newInstallation('mail-loop');
+    const loopInbox = (await api('/v2/inboxes.json', { key: loop.users.admin.apiKey })).body.inboxes[0].id;
+    expect((await api(`/v2/inboxes/${loopInbox}.json`, { method: 'PATCH', key: loop.users.admin.apiKey, body: { inbox: { localPart: 'help' } } })).status).toBe(200);
+    const to = `help@${loop.siteName}.mail.localhost`;
+    for (let i = 0; i < 20; i++) expect((await send({ from: 'robot@loop.test', to, subject: `Loop ${i}` })).status).toBe(200);
+    const stopped = await send({ from: 'robot@loop.test', to, subject: 'Loop 20' });
+    expect(stopped.status).toBe(400);
+    expect(stopped.text).toContain('more than 20 messages from this sender');
+    expect((await send({ from: 'human@loop.test', to, subject: 'Not a loop' })).status).toBe(200);
+    expect(await ticketsOf(loop.id)).toHaveLength(21);
+  });
+});

@@ -1,0 +1,2 @@
+/** The largest message the tests' Worker takes (its `MAIL_MAX_BYTES`): under the local email harness's own 1 MiB. */
+export const TEST_MAIL_MAX_BYTES = 256 * 1024;

@@ -1,0 +1,57 @@
+// Raw RFC 822 messages, and their delivery to the Worker's real `email()` handler through
+// Miniflare's local Email Routing endpoint (`POST /cdn-cgi/handler/email?from=&to=`), as
+// `wrangler dev` exposes it. The endpoint answers 200 when the handler took the message and 400
+// with the handler's `setReject` reason when it refused it.
+import { inject } from 'vitest';
+
+export interface RawMail {
+  from: string;
+  to: string;
+  subject?: string;
+  messageId?: string;
+  inReplyTo?: string;
+  references?: string;
+  /** extra header lines, as written */
+  headers?: string[];
+  /** a whole body with its own Content-Type header line first, or plain UTF-8 text */
+  body?: string | { contentType: string; transferEncoding?: string; content: string };
+}
+
+let counter = 0;
+export const newMessageId = () => `m${Date.now().toString(36)}.${++counter}@customer.test`;
+
+/** A message as a mail server hands it over: CRLF lines, the headers, a blank line, the body. */
+export function rawMail(mail: RawMail): string {
+  const body = mail.body ?? 'Hello, I need help.';
+  const lines = [
+    'Received: from mx.customer.test ([203.0.113.7]) by mail.localhost; Mon, 23 Nov 2026 10:00:00 +0000',
+    `From: ${mail.from}`,
+    `To: ${mail.to}`,
+    ...(mail.subject !== undefined ? [`Subject: ${mail.subject}`] : []),
+    `Message-ID: <${mail.messageId ?? newMessageId()}>`,
+    ...(mail.inReplyTo ? [`In-Reply-To: <${mail.inReplyTo}>`] : []),
+    ...(mail.references ? [`References: ${mail.references}`] : []),
+    'Date: Mon, 23 Nov 2026 10:00:00 +0000',
+    'MIME-Version: 1.0',
+    ...(mail.headers ?? []),
+  ];
+  if (typeof body === 'string') {
+    lines.push('Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 8bit', '', body);
+  } else {
+    lines.push(`Content-Type: ${body.contentType}`, ...(body.transferEncoding ? [`Content-Transfer-Encoding: ${body.transferEncoding}`] : []), '', body.content);
+  }
+  return lines.join('\r\n');
+}
+
+/** Hands `raw` (a string, or bytes for other charsets) to the handler, envelope `from` and `to`. */
+export async function deliver(raw: string | Uint8Array, envelope: { from: string; to: string }): Promise<{ status: number; text: string }> {
+  const url = `${inject('workerUrl')}/cdn-cgi/handler/email?${new URLSearchParams(envelope)}`;
+  const response = await fetch(url, { method: 'POST', body: raw });
+  return { status: response.status, text: await response.text() };
+}
+
+/** Sends a message: the envelope is its From and To addresses. */
+export function send(mail: RawMail): Promise<{ status: number; text: string }> {
+  const address = (value: string) => /<([^>]+)>/.exec(value)?.[1] ?? value;
+  return deliver(rawMail(mail), { from: address(mail.from), to: address(mail.to) });
+}
