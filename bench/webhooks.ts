@@ -229,6 +229,8 @@ async function main(): Promise<void> {
                percentile_disc(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.delivered_at - d.created_at) * 1000) AS deliver_p50,
                percentile_disc(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.delivered_at - d.created_at) * 1000) AS deliver_p99
           FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.installation_id = $1`, [site.id])).rows);
+      const [{ deadlocks }] = await withClient(stack.databaseUrl, async (c) => (await c.query<{ deadlocks: string }>('SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()')).rows) as [{ deadlocks: string }];
+      log(`service, paced: ${deadlocks} deadlocks in the database so far (each costs Postgres's deadlock_timeout, 1 s, before one side runs again)`);
       log(`service, paced: write to its drain round p50 ${fixed(Number(lag!.drain_p50), 0)} ms, p99 ${fixed(Number(lag!.drain_p99), 0)} ms; round to delivered p50 ${fixed(Number(lag!.deliver_p50), 0)} ms, p99 ${fixed(Number(lag!.deliver_p99), 0)} ms`);
     }
     receipts[variant].length = 0;

@@ -121,7 +121,7 @@ async function readDeliveries(db: Database, ids: readonly number[]): Promise<Del
  * Records the tries in one statement: each delivery delivered, pending again after its backoff, or
  * failed once its day is over; each endpoint failing since its first failure, or not failing once
  * one try to it succeeded. Answers the deliveries to try again (with their waits) and the
- * endpoints failing for a day and still on.
+ * endpoints failing for a day (since before this statement) and still on.
  */
 async function record(db: Database, env: Env, tries: Array<{ delivery: Delivery; attempt: Attempt }>) {
   const base = Number(env.WEBHOOK_RETRY_BASE_SECONDS) || 10;
@@ -147,16 +147,22 @@ async function record(db: Database, env: Env, tries: Array<{ delivery: Delivery;
              next_attempt_at = CASE WHEN o.ok OR d.retry_until <= now() THEN NULL ELSE now() + make_interval(secs => o.wait) END
         FROM outcome o WHERE d.id = o.id
       RETURNING d.id, d.status, o.wait),
-    endpoints AS (
-      UPDATE webhook_endpoints e SET failing_since = CASE WHEN x.ok THEN NULL ELSE coalesce(e.failing_since, now()) END
-        FROM (SELECT endpoint_id, bool_or(ok) AS ok FROM outcome GROUP BY endpoint_id) x
-       WHERE e.id = x.endpoint_id
-      RETURNING e.id, e.installation_id, NOT x.ok AND e.enabled AND coalesce(e.failing_since, now()) <= now() - make_interval(secs => ${FAILING_FOR_MS / 1000}) AS "switchOff")
-    SELECT 'delivery' AS what, id, status, wait, NULL::int AS installation_id, NULL::boolean AS "switchOff" FROM tried
-    UNION ALL SELECT 'endpoint', id, NULL, NULL, installation_id, "switchOff" FROM endpoints`);
+    per_endpoint AS (SELECT endpoint_id, bool_or(ok) AS ok FROM outcome GROUP BY endpoint_id),
+    -- only an endpoint whose state changes is written: every try of a healthy one would otherwise
+    -- lock and rewrite its row, and the messages tried side by side would queue (and deadlock) on it
+    marked AS (
+      UPDATE webhook_endpoints e SET failing_since = CASE WHEN x.ok THEN NULL ELSE now() END
+        FROM per_endpoint x
+       WHERE e.id = x.endpoint_id AND (x.ok = (e.failing_since IS NOT NULL))
+      RETURNING e.id),
+    failing AS (
+      SELECT e.id, e.installation_id FROM webhook_endpoints e JOIN per_endpoint x ON x.endpoint_id = e.id
+       WHERE NOT x.ok AND e.enabled AND e.failing_since <= now() - make_interval(secs => ${FAILING_FOR_MS / 1000}))
+    SELECT 'delivery' AS what, id, status, wait, NULL::int AS installation_id FROM tried
+    UNION ALL SELECT 'endpoint', id, NULL, NULL, installation_id FROM failing`);
   return {
     again: rows.filter((row) => row.what === 'delivery' && row.status === 'pending').map((row) => ({ id: Number(row.id), wait: Number(row.wait) })),
-    switchOff: rows.filter((row) => row.what === 'endpoint' && row.switchOff === true).map((row) => ({ id: Number(row.id), installationId: Number(row.installation_id) })),
+    switchOff: rows.filter((row) => row.what === 'endpoint').map((row) => ({ id: Number(row.id), installationId: Number(row.installation_id) })),
   };
 }
 
