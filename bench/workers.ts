@@ -32,7 +32,7 @@ export function serviceRuntime(): { date: string | undefined; flags: string[] } 
   return { date, flags };
 }
 
-/** Bundles and serves one of bench/workers/ by its name (`ceiling`, `bare-sql`, `bare-webhooks`). */
+/** Bundles and serves one of bench/workers/ by its name (`ceiling`, `bare-sql`, `bare-webhooks`, `bare-mail`). */
 async function startBenchWorker(name: string, bindings: Record<string, string>): Promise<RunningWorker> {
   const configPath = path.join(root, 'bench', 'workers', `${name}.wrangler.toml`);
   const { workerOptions, date, flags, consumers } = runtimeOf(configPath);
@@ -57,6 +57,8 @@ async function startBenchWorker(name: string, bindings: Record<string, string>):
     bindings,
     host: '127.0.0.1',
     port: 0,
+    // `POST /cdn-cgi/handler/email` reaches an email() handler, as for the service (scripts/worker-under-test.ts)
+    unsafeTriggerHandlers: true,
   } as ConstructorParameters<typeof Miniflare>[0]);
   const url = (await miniflare.ready).toString().replace(/\/$/, '');
   return { name, url, stop: () => miniflare.dispose() };
@@ -69,6 +71,11 @@ export function startCeiling(): Promise<RunningWorker> {
 /** The bare SQL Worker, reaching the database exactly as the service does (the same variables). */
 export function startBareSql(stack: LocalStack, statements: unknown): Promise<RunningWorker> {
   return startBenchWorker('bare-sql', { ...workerVars(stack), BENCH_STATEMENTS: JSON.stringify(statements) });
+}
+
+/** The mail benchmark's bare parser. */
+export function startBareMail(): Promise<RunningWorker> {
+  return startBenchWorker('bare-mail', {});
 }
 
 /** The webhook benchmark's bare Queue producer and consumer. */

@@ -10,6 +10,7 @@ import { DEV_PM_TOKEN_KEY } from '../../scripts/worker-vars';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
+import { runCron } from '../support/cron';
 import { drained, eventsSince, lastEventId } from '../support/events';
 import { TEST_MAIL_MAX_BYTES } from './limits';
 import { deliver, newMessageId, rawMail, send } from './support';
@@ -107,6 +108,53 @@ describe('a new message', () => {
   });
 });
 
+describe('attachments and the message as it came', () => {
+  it('are files of the entry, an inline image shown where the body put it; the raw message downloadable for 30 days', async () => {
+    const pdf = 'PDF-ish page content '.repeat(5_000); // about 100 KB
+    const png = Uint8Array.from({ length: 3_000 }, (_, i) => (i * 7) % 256);
+    const b64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64').replace(/.{76}/g, '$&\r\n');
+    const body = [
+      '--mixed', 'Content-Type: multipart/related; boundary="rel"', '',
+      '--rel', 'Content-Type: text/html; charset=utf-8', '', '<p>See the logo: <img src="cid:logo@customer.test"></p>',
+      '--rel', 'Content-Type: image/png; name="logo.png"', 'Content-Transfer-Encoding: base64', 'Content-ID: <logo@customer.test>', 'Content-Disposition: inline; filename="logo.png"', '', b64(png),
+      '--rel--',
+      '--mixed', 'Content-Type: application/pdf; name="invoice.pdf"', 'Content-Disposition: attachment; filename="invoice.pdf"', 'Content-Transfer-Encoding: base64', '', b64(pdf),
+      '--mixed--', '',
+    ].join('\r\n');
+    const raw = rawMail({ from: 'hank@customer.test', to: address, subject: 'With files', body: { contentType: 'multipart/mixed; boundary="mixed"', content: body } });
+    const sent = await deliver(raw, { from: 'hank@customer.test', to: address });
+    expect(sent.status, sent.text).toBe(200);
+    const ticket = (await ticketsOf(site.id)).find((t) => t.subject === 'With files')!.id;
+    const [entry] = await entriesOf(ticket);
+    const attached = await rows<{ id: number; name: string; content_type: string; size: number; disposition: string }>(
+      `SELECT f.id, f.name, f.content_type, f.size::int AS size, f.disposition FROM ticket_message_files tf JOIN files f ON f.id = tf.file_id
+        WHERE tf.message_id = $1 ORDER BY f.id`, [entry!.id]);
+    expect(attached.map((f) => [f.name, f.content_type, f.size, f.disposition])).toEqual([
+      ['logo.png', 'image/png', png.length, 'attachment-inline'],
+      ['invoice.pdf', 'application/pdf', pdf.length, 'attachment'],
+    ]);
+    expect(entry!.html_body).toBe(`<p>See the logo: <img src="/v2/tickets/${ticket}/files/${attached[0]!.id}/download"></p>`);
+    const invoice = await api(`/v2/tickets/${ticket}/files/${attached[1]!.id}/download`, { key: admin });
+    expect(invoice.status).toBe(200);
+    expect(invoice.text).toBe(pdf);
+    const logo = await api(`/v2/tickets/${ticket}/files/${attached[0]!.id}/download`, { key: admin });
+    expect([logo.status, logo.headers.get('content-type'), logo.headers.get('content-length')]).toEqual([200, 'image/png', String(png.length)]);
+
+    // the message as it came, to those who see the ticket, until it is swept
+    const original = await api(`/v2/tickets/${ticket}/messages/${entry!.id}/original.eml`, { key: admin });
+    expect(original.status).toBe(200);
+    expect(original.headers.get('content-type')).toBe('message/rfc822');
+    expect(original.text).toBe(raw);
+    expect((await api(`/v2/tickets/${ticket}/messages/${entry!.id}/original.eml`, { key: other.users.admin.apiKey })).status).toBe(404);
+    const [kept] = await rows<{ days: number }>("SELECT round(extract(epoch FROM raw_expires_at - created_at) / 86400)::int AS days FROM inbound_mails WHERE thread_entry_id = $1", [entry!.id]);
+    expect(kept).toEqual({ days: 30 });
+    await rows("UPDATE inbound_mails SET raw_expires_at = now() - interval '1 second' WHERE thread_entry_id = $1", [entry!.id]);
+    await runCron();
+    expect((await api(`/v2/tickets/${ticket}/messages/${entry!.id}/original.eml`, { key: admin })).status).toBe(404);
+    expect(await rows('SELECT raw_key FROM inbound_mails WHERE thread_entry_id = $1', [entry!.id])).toEqual([{ raw_key: null }]);
+  });
+});
+
 describe('a reply', () => {
   let ticket: number;
   let firstId: string;
@@ -144,6 +192,26 @@ describe('a reply', () => {
     const forged = subjectToken.replace(/-[0-9a-f]{10}\]/, '-0000000000]');
     expect((await send({ from: 'frank@customer.test', to: address, subject: `Forged ${forged}`, body: 'Forged' })).status).toBe(200);
     expect((await ticketsOf(site.id)).find((t) => t.subject === `Forged ${forged}`)).toBeDefined();
+  });
+
+  it('shows without the history it quotes (Gmail HTML, a plain "On ... wrote:"), the whole message still downloadable', async () => {
+    const gmail = '<div dir="ltr">Thanks, that worked.</div><br><div class="gmail_quote"><div class="gmail_attr">On Mon, Nov 23, 2026 Support wrote:</div>'
+      + '<blockquote class="gmail_quote">Looking into it</blockquote></div>';
+    const html = await send({ from: 'frank@customer.test', to: address, subject: 'Re: Order 42 missing', inReplyTo: firstId, body: { contentType: 'text/html; charset=utf-8', content: gmail } });
+    expect(html.status, html.text).toBe(200);
+    const answered = (await entriesOf(ticket)).at(-1)!;
+    expect(answered.text_body).toBe('Thanks, that worked.');
+    const original = await api(`/v2/tickets/${ticket}/messages/${answered.id}/original.eml`, { key: admin });
+    expect(original.text).toContain('Looking into it');
+
+    const text = await send({ from: 'frank@customer.test', to: address, subject: 'Re: Order 42 missing', inReplyTo: firstId,
+      body: 'Great, thanks!\r\n\r\nOn Mon, 23 Nov 2026 at 10:00, Support <support@example.test> wrote:\r\n> Looking into it\r\n> Regards' });
+    expect(text.status).toBe(200);
+    expect((await entriesOf(ticket)).at(-1)!.text_body).toBe('Great, thanks!');
+    // all quoted, nothing of its own: kept whole rather than empty
+    const quotedOnly = await send({ from: 'frank@customer.test', to: address, subject: 'Re: Order 42 missing', inReplyTo: firstId, body: '> Looking into it' });
+    expect(quotedOnly.status).toBe(200);
+    expect((await entriesOf(ticket)).at(-1)!.text_body).toBe('> Looking into it');
   });
 
   it('from someone other than the customer is a note saying who wrote it', async () => {
@@ -190,6 +258,9 @@ describe('refusals', () => {
     const noSender = await deliver(anonymous, { from: 'ada@customer.test', to: address });
     expect(noSender.status).toBe(400);
     expect(noSender.text).toContain('names no sender');
+    const unusable = await deliver(rawMail({ from: 'Someone <not-an-address>', to: address, subject: 'Nobody either' }), { from: 'bounce@customer.test', to: address });
+    expect(unusable.status, unusable.text).toBe(400);
+    expect(unusable.text).toContain('names no sender');
 
     // 60 multiparts deep: past the 50 levels read (the local harness itself reads 256)
     let nested = 'Content-Type: text/plain\r\n\r\ndeep';
@@ -210,7 +281,7 @@ describe('refusals', () => {
     expect(await api(`/v2/spamlists/${ipListed.body.spamlist.id}.json`, { method: 'DELETE', key: admin })).toMatchObject({ status: 204 });
 
     const subjects = (await ticketsOf(site.id)).map((t) => t.subject);
-    for (const subject of ['Too big', 'Nobody', 'Deep', 'Cheap watches', 'Via a listed relay']) expect(subjects).not.toContain(subject);
+    for (const subject of ['Too big', 'Nobody', 'Nobody either', 'Deep', 'Cheap watches', 'Via a listed relay']) expect(subjects).not.toContain(subject);
     const refused = (await outcomes(site.id)).filter((o) => o.outcome === 'refused').map((o) => o.reason);
     expect(refused).toEqual(expect.arrayContaining([expect.stringContaining('at most'), expect.stringContaining('no sender'), expect.stringContaining('MIME'), expect.stringContaining('blacklist')]));
   });

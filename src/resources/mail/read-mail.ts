@@ -1,6 +1,9 @@
-import type { Email, Mailbox } from 'postal-mime';
+import type { Attachment, Email, Mailbox } from 'postal-mime';
+import { emailAddress } from '../../lib/field-schemas';
 import { textToHtml } from '../../lib/html/message-body';
 import { plainAddress } from './mail-address';
+import { markInlineImages } from './mail-files';
+import { withoutQuotedHtml, withoutQuotedText } from './quoted-history';
 
 /** What the mail channel takes from a parsed message. */
 export interface InboundMail {
@@ -12,10 +15,14 @@ export interface InboundMail {
   subject: string;
   /** the body as HTML (a plain-text one made HTML), not yet sanitized */
   html: string;
+  /** the same without the history it quotes (`quoted-history.ts`): what a reply shows in its thread */
+  replyHtml: string;
   /** sent by a machine (RFC 3834 `Auto-Submitted`, a bulk or list `Precedence`, a bounce): never answered automatically */
   automatic: boolean;
   /** IP addresses of the hop that handed the message to us (the topmost `Received` header) */
   senderIps: string[];
+  /** attachments and inline images, their `cid:` references in `html` marked (`mail-files.ts`) */
+  attachments: Attachment[];
 }
 
 const ANGLE_IDS = /<([^<>\s]+)>/g;
@@ -40,7 +47,8 @@ function senderOf(mail: Email): InboundMail['sender'] {
   const from = (mail.from?.group ? mail.from.group[0] : mail.from) as Mailbox | undefined;
   const replyTo = mail.replyTo?.find((address): address is Mailbox => !address.group);
   const mailbox = from?.address ? from : replyTo;
-  if (!mailbox?.address) return undefined;
+  // an address no customer could have (no @, too long...) is no sender
+  if (!mailbox?.address || !emailAddress.safeParse(plainAddress(mailbox.address)).success) return undefined;
   const [firstName = '', ...rest] = (mailbox.name || '').trim().split(/\s+/);
   return { address: plainAddress(mailbox.address), firstName: firstName.slice(0, 255), lastName: rest.join(' ').slice(0, 255) };
 }
@@ -64,14 +72,18 @@ function senderIpsOf(mail: Email): string[] {
 export async function readMail(mail: Email, raw: Uint8Array): Promise<InboundMail> {
   const messageId = idsOf(mail.messageId)[0] ?? (await digestId(raw));
   const repliesTo = [...idsOf(mail.inReplyTo), ...idsOf(mail.references).reverse()];
-  const html = mail.html?.trim() ? mail.html : textToHtml(mail.text ?? '');
+  const isHtml = Boolean(mail.html?.trim());
+  const html = markInlineImages(isHtml ? mail.html! : textToHtml(mail.text ?? ''), mail.attachments);
+  const replyHtml = markInlineImages(isHtml ? withoutQuotedHtml(mail.html!) : textToHtml(withoutQuotedText(mail.text ?? '')), mail.attachments);
   return {
     messageId: messageId.slice(0, 998),
     repliesTo: [...new Set(repliesTo)].slice(0, 50),
     sender: senderOf(mail),
     subject: (mail.subject ?? '').replace(/\s+/g, ' ').trim(),
     html,
+    replyHtml,
     automatic: isAutomatic(mail),
     senderIps: senderIpsOf(mail),
+    attachments: mail.attachments,
   };
 }

@@ -8,12 +8,15 @@ import { inboundMails } from '../../db/schema';
 import { createRecord, createRecords, schemasOf, type WriteContext } from '../../engine';
 import { announceEvents } from '../../events/announce';
 import { configureEvents, noteEvents } from '../../events/record-events';
+import { ApiError } from '../../http/errors';
+import { textToHtml } from '../../lib/html/message-body';
 import { errorField, log } from '../../lib/log';
 import { messagesResource } from '../tickets/messages.resource';
 import { addTicketEntry } from '../tickets/thread';
 import { ticketsResource } from '../tickets/tickets.resource';
 import { resolveCustomer } from '../tickets/ticket-customer';
 import { inboxForAddress, plainAddress, type MailInbox } from './mail-address';
+import { storeAttachments } from './mail-files';
 import { readMail, type InboundMail } from './read-mail';
 import { ticketOfSubject } from './thread-token';
 
@@ -35,12 +38,16 @@ interface Received {
   subject: string;
 }
 
+/** How long the raw message of a ticket or a reply is kept (`mail/raw-sweep.ts` deletes it after). */
+export const RAW_KEPT_DAYS = 30;
+
 /** The `inbound_mails` row of a message, with its `created` event: the outcome, as every outcome is one. */
-async function recordOutcome(tx: Transaction | Database['http'], received: Received, outcome: Outcome, extra: { reason?: string; ticketId?: number; threadEntryId?: number } = {}) {
+async function recordOutcome(tx: Transaction | Database['http'], received: Received, outcome: Outcome, extra: { reason?: string; ticketId?: number; threadEntryId?: number; rawKey?: string } = {}) {
   await createRecords(tx as Transaction, systemActor(received.inbox.installationId, 'mail'), { table: inboundMails, type: 'inboundmails' }, [{
     installationId: received.inbox.installationId, inboxId: received.inbox.inboxId, messageId: received.messageId,
     envelopeFrom: received.envelopeFrom.slice(0, 998), envelopeTo: received.envelopeTo.slice(0, 998), subject: received.subject.slice(0, 998),
     sizeBytes: received.size, outcome, reason: extra.reason ?? null, ticketId: extra.ticketId ?? null, threadEntryId: extra.threadEntryId ?? null,
+    rawKey: extra.rawKey ?? null, rawExpiresAt: extra.rawKey ? sql`now() + make_interval(days => ${RAW_KEPT_DAYS})` : null,
   }], { outcome });
 }
 
@@ -85,7 +92,7 @@ async function ticketAnswered(tx: Transaction, env: Env, installationId: number,
  * wrote it otherwise), or a new ticket in the inbox, its customer found by the sender's address
  * or made. A message taken already (its `Message-ID`) is a duplicate and changes nothing else.
  */
-async function takeMessage(context: WriteContext, env: Env, received: Received, mail: InboundMail): Promise<{ outcome: Outcome; ticketId?: number }> {
+async function takeMessage(context: WriteContext, env: Env, received: Received, mail: InboundMail, raw: Uint8Array): Promise<{ outcome: Outcome; ticketId?: number }> {
   const { tx } = context;
   const { installationId, inboxId } = received.inbox;
   const { rows: taken } = await tx.execute(sql`
@@ -102,23 +109,29 @@ async function takeMessage(context: WriteContext, env: Env, received: Received, 
   if (answered !== undefined) {
     const { rows } = await tx.execute(sql`SELECT customer_id FROM tickets WHERE id = ${answered}`);
     const byCustomer = Number(rows[0]!.customer_id) === customer;
-    const body = byCustomer ? mail.html || '<p></p>' : `<p>From ${sender.address}:</p>${mail.html}`;
+    // the thread shows the reply without the history it quotes (the message whole stays downloadable)
+    const body = byCustomer ? mail.replyHtml || '<p></p>' : `${textToHtml(`From ${sender.address}:`)}${mail.replyHtml}`;
     const entry = await addTicketEntry(context, answered, { message: body, ...(byCustomer ? { customer } : { threadType: 'note' as const }) });
     ticketId = answered;
     entryId = Number((entry[messagesResource.singular] as { id: number }).id);
   } else {
     const source = await emailSource(tx, installationId);
-    const parsed = schemasOf(ticketsResource).create.parse({
+    const body = schemasOf(ticketsResource).create.safeParse({
       subject: mail.subject.slice(0, 998) || '(no subject)', inbox: inboxId, customer, message: mail.html || '<p></p>', ...(source ? { source } : {}),
-    }) as Record<string, unknown>;
-    ticketId = await createRecord(context, ticketsResource, parsed);
+    });
+    if (!body.success) throw ApiError.invalid('ticket', `the message does not make a ticket: ${body.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
+    ticketId = await createRecord(context, ticketsResource, body.data as Record<string, unknown>);
     await tx.execute(sql`UPDATE tickets SET original_recipient = ${received.envelopeTo.slice(0, 998)} WHERE id = ${ticketId}`);
     const { rows } = await tx.execute(sql`SELECT id FROM ticket_messages WHERE ticket_id = ${ticketId} ORDER BY id LIMIT 1`);
     entryId = Number(rows[0]!.id);
   }
   await tx.execute(sql`UPDATE ticket_messages SET email_message_id = ${received.messageId} WHERE id = ${entryId}`);
+  if (mail.attachments.length) await storeAttachments(context, env, ticketId, entryId, mail.attachments);
+  // the message as it came, kept for a while (a failed transaction leaves the object to no row: nothing reads it)
+  const rawKey = `mail/i${installationId}/${crypto.randomUUID()}.eml`;
+  await env.FILES.put(rawKey, raw, { httpMetadata: { contentType: 'message/rfc822' } });
   const outcome = answered !== undefined ? 'reply' : 'ticket';
-  await recordOutcome(tx, received, outcome, { ticketId, threadEntryId: entryId });
+  await recordOutcome(tx, received, outcome, { ticketId, threadEntryId: entryId, rawKey });
   return { outcome, ticketId };
 }
 
@@ -177,9 +190,11 @@ export async function receiveMail(message: ForwardableEmailMessage, env: Env): P
     if (await overSenderLimit(db, inbox, message.from)) return await refuse(`more than ${SENDER_LIMIT} messages from this sender in ${SENDER_WINDOW_MINUTES} minutes; try again later`);
     const who = systemActor(inbox.installationId, 'mail');
     try {
-      const result = await db.transaction((tx) => takeMessage({ tx, who, env }, env, received, mail));
+      const result = await db.transaction((tx) => takeMessage({ tx, who, env }, env, received, mail, raw));
       log('info', 'mail: taken', { installationId: inbox.installationId, outcome: result.outcome, ticketId: result.ticketId });
     } catch (error) {
+      // what the API would answer with a 4xx (a sender address no customer can have...) is refused with its reason: sending it again changes nothing
+      if (error instanceof ApiError && error.status < 500) return await refuse(error.errors.map((e) => e.detail).join('; '));
       // the same message taken at this moment by another delivery of it: that one made the entry
       if (sqlState(error).code !== '23505') throw error;
       await recordOutcome(db.http, received, 'duplicate', { reason: 'this Message-ID was taken at the same time' });
