@@ -84,8 +84,13 @@ export function startBareWebhooks(): Promise<RunningWorker> {
 }
 
 export async function startService(stack: LocalStack): Promise<RunningWorker> {
-  // The service logs a line a request (src/http/request-context.ts): read and dropped, not printed.
-  const worker = await startWorker(stack, { outdir: path.join(buildRoot, 'service'), onLogLine: () => {} });
+  // The service logs a line a request (src/http/request-context.ts): read and dropped, not printed;
+  // its errors are printed with BENCH_SERVICE_ERRORS=1.
+  const printErrors = process.env.BENCH_SERVICE_ERRORS === '1';
+  const onLogLine = (line: string) => {
+    if (printErrors && line.includes('"level":"error"')) process.stderr.write(`service: ${line.slice(0, 2000)}\n`);
+  };
+  const worker = await startWorker(stack, { outdir: path.join(buildRoot, 'service'), onLogLine });
   return { name: 'service', url: worker.url, stop: worker.stop };
 }
 

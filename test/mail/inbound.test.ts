@@ -86,6 +86,20 @@ describe('a new message', () => {
     expect((await outcomes(site.id)).filter((o) => o.message_id === messageId).map((o) => o.outcome)).toEqual(['ticket', 'duplicate']);
   });
 
+  it('from a new sender several at once makes one customer; one message delivered twice at once makes one entry', async () => {
+    const sent = await Promise.all([1, 2, 3, 4].map((n) => send({ from: 'ivy@customer.test', to: address, subject: `At once ${n}` })));
+    expect(sent.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const atOnce = (await ticketsOf(site.id)).filter((t) => t.subject.startsWith('At once'));
+    expect(atOnce).toHaveLength(4);
+    expect(new Set(atOnce.map((t) => t.customer_id)).size).toBe(1);
+    const messageId = newMessageId();
+    const raw = rawMail({ from: 'ivy@customer.test', to: address, subject: 'Twice at once', messageId });
+    const twice = await Promise.all([1, 2].map(() => deliver(raw, { from: 'ivy@customer.test', to: address })));
+    expect(twice.map((r) => r.status)).toEqual([200, 200]);
+    expect((await ticketsOf(site.id)).filter((t) => t.subject === 'Twice at once')).toHaveLength(1);
+    expect((await outcomes(site.id)).filter((o) => o.message_id === messageId).map((o) => o.outcome).sort()).toEqual(['duplicate', 'ticket']);
+  });
+
   it('keeps HTML sanitized and decodes ISO-8859-1 and Shift_JIS bodies', async () => {
     const html = await send({
       from: 'carol@customer.test', to: address, subject: 'Styled',

@@ -32,6 +32,8 @@ export const inboundMails = pgTable(
   },
   (t) => [
     index('inbound_mails_installation_idx').on(t.installationId, t.id),
+    // the per-sender limit's count, on every message
+    index('inbound_mails_sender_idx').on(t.inboxId, sql`lower(${t.envelopeFrom})`, t.createdAt),
     index('inbound_mails_raw_expiry_idx').on(t.rawExpiresAt).where(sql`${t.rawKey} IS NOT NULL`),
     // one message makes one thread entry: a second delivery of it is a duplicate
     uniqueIndex('inbound_mails_message_key').on(t.installationId, t.messageId).where(sql`${t.outcome} IN ('ticket', 'reply')`),

@@ -189,15 +189,23 @@ export async function receiveMail(message: ForwardableEmailMessage, env: Env): P
     if ((await spamListOf(db, inbox.installationId, mail)) === 'blacklist') return await refuse('the sender is on this helpdesk\'s blacklist');
     if (await overSenderLimit(db, inbox, message.from)) return await refuse(`more than ${SENDER_LIMIT} messages from this sender in ${SENDER_WINDOW_MINUTES} minutes; try again later`);
     const who = systemActor(inbox.installationId, 'mail');
+    const take = () => db.transaction((tx) => takeMessage({ tx, who, env }, env, received, mail, raw));
     try {
-      const result = await db.transaction((tx) => takeMessage({ tx, who, env }, env, received, mail, raw));
+      let result;
+      try {
+        result = await take();
+      } catch (error) {
+        // another delivery of this message, or another message of the same new sender, wrote the
+        // same key at this moment (the Message-ID, the customer's address): once more, this one
+        // finds what that one made (a duplicate, the customer)
+        if (!['23505', '23P01'].includes(sqlState(error).code ?? '')) throw error;
+        result = await take();
+      }
       log('info', 'mail: taken', { installationId: inbox.installationId, outcome: result.outcome, ticketId: result.ticketId });
     } catch (error) {
       // what the API would answer with a 4xx (a sender address no customer can have...) is refused with its reason: sending it again changes nothing
       if (error instanceof ApiError && error.status < 500) return await refuse(error.errors.map((e) => e.detail).join('; '));
-      // the same message taken at this moment by another delivery of it: that one made the entry
-      if (sqlState(error).code !== '23505') throw error;
-      await recordOutcome(db.http, received, 'duplicate', { reason: 'this Message-ID was taken at the same time' });
+      throw error;
     }
     noteEvents(db, inbox.installationId, [['tickets', 'created'], ['messages', 'created'], ['tickets', 'updated', ['status']], ['inboundmails', 'created']]);
   } catch (error) {

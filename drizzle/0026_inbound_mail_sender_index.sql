@@ -1,0 +1,1 @@
+CREATE INDEX "inbound_mails_sender_idx" ON "inbound_mails" USING btree ("inbox_id",lower("envelope_from"),"created_at");
