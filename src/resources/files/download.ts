@@ -14,6 +14,20 @@ function contentDisposition(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
+/** Stored bytes served as a download: never sniffed, never run, never cached (an uploaded HTML page cannot script our origin). */
+export function attachmentResponse(object: R2ObjectBody, contentType: string, name: string): Response {
+  return new Response(object.body, {
+    headers: {
+      'content-type': contentType,
+      'content-length': String(object.size),
+      'content-disposition': contentDisposition(name),
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "sandbox; default-src 'none'",
+      'cache-control': 'private, no-store',
+    },
+  });
+}
+
 /**
  * `GET /v2/tickets/{id}/files/{fileId}/download`: a file attached to one of the ticket's live
  * thread entries, for a caller who sees the ticket. Always served as an attachment, never
@@ -39,14 +53,5 @@ export const downloadTicketFileRoute = defineRoute({
   if (!file?.key) throw ApiError.notFound('fileId', `no file ${fileId} on ticket ${id}`);
   const object = await c.env.FILES.get(file.key);
   if (!object) throw ApiError.notFound('fileId', `the bytes of file ${fileId} are gone`);
-  return new Response(object.body, {
-    headers: {
-      'content-type': file.contentType,
-      'content-length': String(object.size),
-      'content-disposition': contentDisposition(file.name),
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "sandbox; default-src 'none'",
-      'cache-control': 'private, no-store',
-    },
-  }) as never;
+  return attachmentResponse(object, file.contentType, file.name) as never;
 });

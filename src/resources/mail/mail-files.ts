@@ -53,7 +53,7 @@ async function storeFiles(context: WriteContext, env: Pick<Env, 'FILES'>, kept: 
   const { tx, who } = context;
   const ids = await createRecords(tx, who, { table: files, type: 'files' }, kept.map(({ attachment, bytes }) => ({
     installationId: who.installationId,
-    name: (attachment.filename ?? '').trim().slice(0, 255) || `attachment.${attachment.mimeType.split('/')[1]?.replace(/[^a-z0-9]/gi, '') || 'bin'}`,
+    name: (attachment.filename ?? '').replace(/[\u0000-\u001f\u007f/\\]/g, '_').trim().slice(0, 255) || `attachment.${attachment.mimeType.split('/')[1]?.replace(/[^a-z0-9]/gi, '') || 'bin'}`,
     contentType: attachment.mimeType.slice(0, 255) || 'application/octet-stream',
     size: bytes.byteLength,
     disposition: attachment.contentId && (attachment.related || attachment.disposition === 'inline') ? 'attachment-inline' : 'attachment',

@@ -5,6 +5,7 @@ import { recordScope } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { integerParam } from '../../http/params';
 import { defineRoute } from '../../http/route';
+import { attachmentResponse } from '../files/download';
 import { ticketsResource } from '../tickets/tickets.resource';
 
 /**
@@ -21,22 +22,14 @@ export const originalMessageRoute = defineRoute({
   const who = c.var.principal;
   const { id, messageId } = c.req.valid('param');
   const { rows } = await c.var.db.http.execute(sql`
-    SELECT r.raw_key FROM inbound_mails r JOIN ticket_messages m ON m.id = r.thread_entry_id AND m.state = 'active'
-     WHERE r.installation_id = ${who.installationId} AND r.thread_entry_id = ${messageId} AND r.ticket_id = ${id} AND m.ticket_id = ${id}
-       AND r.outcome IN ('ticket', 'reply') AND r.raw_key IS NOT NULL
+    SELECT r.raw_key FROM ticket_messages m
+      JOIN inbound_mails r ON r.installation_id = m.installation_id AND r.message_id = m.email_message_id AND r.outcome IN ('ticket', 'reply')
+     WHERE m.id = ${messageId} AND m.ticket_id = ${id} AND m.installation_id = ${who.installationId} AND m.state = 'active'
+       AND r.thread_entry_id = m.id AND r.raw_key IS NOT NULL
        AND EXISTS (SELECT 1 FROM tickets WHERE tickets.id = ${id} AND ${recordScope(ticketsResource, who)})`);
   const key = rows[0]?.raw_key as string | undefined;
   if (!key) throw ApiError.notFound('messageId', `no kept mail for thread entry ${messageId} of ticket ${id}`);
   const object = await c.env.FILES.get(key);
   if (!object) throw ApiError.notFound('messageId', `the mail of thread entry ${messageId} is gone`);
-  return new Response(object.body, {
-    headers: {
-      'content-type': 'message/rfc822',
-      'content-length': String(object.size),
-      'content-disposition': `attachment; filename="message-${messageId}.eml"`,
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "sandbox; default-src 'none'",
-      'cache-control': 'private, no-store',
-    },
-  }) as never;
+  return attachmentResponse(object, 'message/rfc822', `message-${messageId}.eml`) as never;
 });

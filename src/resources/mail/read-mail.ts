@@ -38,10 +38,21 @@ function idsOf(value: string | undefined): string[] {
 
 const header = (mail: Email, key: string) => mail.headers.find((h) => h.key === key)?.value;
 
-async function digestId(raw: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', raw));
-  return `${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}@no-message-id.invalid`;
+async function digestId(bytes: Uint8Array, kind: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return `${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}@${kind}.invalid`;
 }
+
+/** Longest id kept as it is: the stored ids are unique keys, and a btree entry holds at most about 2.7 kB. */
+const MAX_ID_CHARS = 250;
+
+/** An id as it is stored and compared: itself, or its digest when longer than an index takes (the same for the id and a reply naming it). */
+function storedId(id: string): Promise<string> | string {
+  return id.length <= MAX_ID_CHARS ? storable(id) : digestId(new TextEncoder().encode(id), 'long-message-id');
+}
+
+/** Text Postgres stores: no NUL characters (a decoded part may carry them; the API refuses them in bodies). */
+export const storable = (text: string): string => text.replaceAll('\u0000', '');
 
 function senderOf(mail: Email): InboundMail['sender'] {
   const from = (mail.from?.group ? mail.from.group[0] : mail.from) as Mailbox | undefined;
@@ -50,7 +61,7 @@ function senderOf(mail: Email): InboundMail['sender'] {
   // an address no customer could have (no @, too long...) is no sender
   if (!mailbox?.address || !emailAddress.safeParse(plainAddress(mailbox.address)).success) return undefined;
   const [firstName = '', ...rest] = (mailbox.name || '').trim().split(/\s+/);
-  return { address: plainAddress(mailbox.address), firstName: firstName.slice(0, 255), lastName: rest.join(' ').slice(0, 255) };
+  return { address: plainAddress(mailbox.address), firstName: storable(firstName).slice(0, 255), lastName: storable(rest.join(' ')).slice(0, 255) };
 }
 
 function isAutomatic(mail: Email): boolean {
@@ -70,16 +81,19 @@ function senderIpsOf(mail: Email): string[] {
 
 /** The parts of a message the channel uses. */
 export async function readMail(mail: Email, raw: Uint8Array): Promise<InboundMail> {
-  const messageId = idsOf(mail.messageId)[0] ?? (await digestId(raw));
-  const repliesTo = [...idsOf(mail.inReplyTo), ...idsOf(mail.references).reverse()];
-  const isHtml = Boolean(mail.html?.trim());
-  const html = markInlineImages(isHtml ? mail.html! : textToHtml(mail.text ?? ''), mail.attachments);
-  const replyHtml = markInlineImages(isHtml ? withoutQuotedHtml(mail.html!) : textToHtml(withoutQuotedText(mail.text ?? '')), mail.attachments);
+  const named = idsOf(mail.messageId)[0];
+  const messageId = named === undefined ? await digestId(raw, 'no-message-id') : await storedId(named);
+  const repliesTo = await Promise.all([...new Set([...idsOf(mail.inReplyTo), ...idsOf(mail.references).reverse()])].slice(0, 50).map(storedId));
+  const htmlPart = storable(mail.html ?? '');
+  const textPart = storable(mail.text ?? '');
+  const isHtml = htmlPart.trim() !== '';
+  const html = markInlineImages(isHtml ? htmlPart : textToHtml(textPart), mail.attachments);
+  const replyHtml = markInlineImages(isHtml ? withoutQuotedHtml(htmlPart) : textToHtml(withoutQuotedText(textPart)), mail.attachments);
   return {
-    messageId: messageId.slice(0, 998),
-    repliesTo: [...new Set(repliesTo)].slice(0, 50),
+    messageId,
+    repliesTo,
     sender: senderOf(mail),
-    subject: (mail.subject ?? '').replace(/\s+/g, ' ').trim(),
+    subject: storable(mail.subject ?? '').replace(/\s+/g, ' ').trim(),
     html,
     replyHtml,
     automatic: isAutomatic(mail),

@@ -17,7 +17,7 @@ import { ticketsResource } from '../tickets/tickets.resource';
 import { resolveCustomer } from '../tickets/ticket-customer';
 import { inboxForAddress, plainAddress, type MailInbox } from './mail-address';
 import { storeAttachments } from './mail-files';
-import { readMail, type InboundMail } from './read-mail';
+import { readMail, storable, type InboundMail } from './read-mail';
 import { ticketOfSubject } from './thread-token';
 
 /** The largest message taken when `MAIL_MAX_BYTES` is not set: Email Routing's own limit. */
@@ -43,9 +43,10 @@ export const RAW_KEPT_DAYS = 30;
 
 /** The `inbound_mails` row of a message, with its `created` event: the outcome, as every outcome is one. */
 async function recordOutcome(tx: Transaction | Database['http'], received: Received, outcome: Outcome, extra: { reason?: string; ticketId?: number; threadEntryId?: number; rawKey?: string } = {}) {
-  await createRecords(tx as Transaction, systemActor(received.inbox.installationId, 'mail'), { table: inboundMails, type: 'inboundmails' }, [{
+  await createRecords(tx, systemActor(received.inbox.installationId, 'mail'), { table: inboundMails, type: 'inboundmails' }, [{
     installationId: received.inbox.installationId, inboxId: received.inbox.inboxId, messageId: received.messageId,
-    envelopeFrom: received.envelopeFrom.slice(0, 998), envelopeTo: received.envelopeTo.slice(0, 998), subject: received.subject.slice(0, 998),
+    // an address is at most 320 characters (RFC 5321); the sender's is an index key
+    envelopeFrom: storable(received.envelopeFrom).slice(0, 320), envelopeTo: storable(received.envelopeTo).slice(0, 320), subject: storable(received.subject).slice(0, 998),
     sizeBytes: received.size, outcome, reason: extra.reason ?? null, ticketId: extra.ticketId ?? null, threadEntryId: extra.threadEntryId ?? null,
     rawKey: extra.rawKey ?? null, rawExpiresAt: extra.rawKey ? sql`now() + make_interval(days => ${RAW_KEPT_DAYS})` : null,
   }], { outcome });
@@ -66,7 +67,7 @@ async function spamListOf(db: Database, installationId: number, mail: InboundMai
 async function overSenderLimit(db: Database, inbox: MailInbox, envelopeFrom: string): Promise<boolean> {
   const { rows } = await db.http.execute(sql`
     SELECT count(*)::int AS n FROM inbound_mails
-     WHERE installation_id = ${inbox.installationId} AND inbox_id = ${inbox.inboxId} AND lower(envelope_from) = ${plainAddress(envelopeFrom)}
+     WHERE installation_id = ${inbox.installationId} AND inbox_id = ${inbox.inboxId} AND lower(envelope_from) = ${plainAddress(storable(envelopeFrom)).slice(0, 320)}
        AND created_at > now() - make_interval(mins => ${SENDER_WINDOW_MINUTES})`);
   return Number(rows[0]?.n ?? 0) >= SENDER_LIMIT;
 }
@@ -121,7 +122,7 @@ async function takeMessage(context: WriteContext, env: Env, received: Received, 
     });
     if (!body.success) throw ApiError.invalid('ticket', `the message does not make a ticket: ${body.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
     ticketId = await createRecord(context, ticketsResource, body.data as Record<string, unknown>);
-    await tx.execute(sql`UPDATE tickets SET original_recipient = ${received.envelopeTo.slice(0, 998)} WHERE id = ${ticketId}`);
+    await tx.execute(sql`UPDATE tickets SET original_recipient = ${storable(received.envelopeTo).slice(0, 320)} WHERE id = ${ticketId}`);
     const { rows } = await tx.execute(sql`SELECT id FROM ticket_messages WHERE ticket_id = ${ticketId} ORDER BY id LIMIT 1`);
     entryId = Number(rows[0]!.id);
   }

@@ -1,5 +1,5 @@
 import type { Env } from '../../app-env';
-import { idOfSigned, signedId } from '../../lib/signed-id';
+import { idOfSigned } from '../../lib/signed-id';
 
 /**
  * A ticket's token in a mail subject, `[#<ticket id>-<10 hex>]`: mail whose subject carries it
@@ -9,10 +9,6 @@ import { idOfSigned, signedId } from '../../lib/signed-id';
 const PURPOSE = 'ticket-mail';
 const HEX_CHARS = 10;
 const IN_SUBJECT = /\[#([1-9]\d{0,9}-[0-9a-f]{10})\]/g;
-
-export async function subjectToken(env: Pick<Env, 'PM_TOKEN_KEY'>, ticketId: number): Promise<string> {
-  return `[#${await signedId(env, PURPOSE, ticketId, HEX_CHARS)}]`;
-}
 
 /** The ticket the subject's token names, if it carries a good one. */
 export async function ticketOfSubject(env: Pick<Env, 'PM_TOKEN_KEY'>, subject: string): Promise<number | undefined> {
