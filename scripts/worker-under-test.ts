@@ -56,7 +56,15 @@ export interface ServeOptions {
   port?: number;
   /** each line workerd prints; `dropRequestLines` when not given */
   onLogLine?: LogLineHandler;
+  /**
+   * Where mail the Worker sends goes: the `EMAIL` binding becomes the stand-in
+   * (`stack/mail-sender/stand-in.js`) that posts each message to this receiver
+   * (`stack/mail-sender/receiver.ts`). Without it, Miniflare's own simulation logs them.
+   */
+  mailReceiverUrl?: string;
 }
+
+const MAIL_STAND_IN = 'mail-sender-stand-in';
 
 /**
  * Serves a bundle of the service (`buildWorker`) in workerd through Miniflare: the bindings of
@@ -65,12 +73,21 @@ export interface ServeOptions {
 export async function serveWorker(stack: LocalStack, scriptPath: string, options: ServeOptions = {}): Promise<WorkerUnderTest> {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, 'wrangler.toml'));
   const onLogLine = options.onLogLine ?? dropRequestLines;
-  const miniflare = new Miniflare({
+  const worker: Record<string, unknown> = {
     ...(workerOptions as object),
     name: 'helpdesk-api',
     modules: true,
     scriptPath,
     bindings: { ...workerOptions.bindings, ...workerVars(stack), ...options.vars },
+  };
+  const workers = [worker];
+  if (options.mailReceiverUrl) {
+    delete worker.email;
+    worker.wrappedBindings = { EMAIL: { scriptName: MAIL_STAND_IN, bindings: { RECEIVER_URL: options.mailReceiverUrl } } };
+    workers.push({ name: MAIL_STAND_IN, modules: true, scriptPath: path.join(root, 'scripts/stack/mail-sender/stand-in.js') });
+  }
+  const miniflare = new Miniflare({
+    workers,
     host: '127.0.0.1',
     port: options.port ?? 0,
     // `POST /cdn-cgi/handler/email?from=&to=` hands a raw message to the email() handler, as `wrangler dev` does
@@ -86,8 +103,9 @@ export async function serveWorker(stack: LocalStack, scriptPath: string, options
 }
 
 /** Bundles the Worker into `outdir` and serves it (`serveWorker`). */
-export async function startWorker(stack: LocalStack, options: { outdir: string; port?: number; onLogLine?: LogLineHandler; vars?: Record<string, string> }): Promise<WorkerUnderTest> {
+export async function startWorker(stack: LocalStack, options: ServeOptions & { outdir: string }): Promise<WorkerUnderTest> {
   Object.assign(process.env, quietWranglerEnv);
   const scriptPath = buildWorker(options.outdir);
-  return serveWorker(stack, scriptPath, { port: options.port, onLogLine: options.onLogLine, vars: options.vars });
+  const { outdir: _, ...serve } = options;
+  return serveWorker(stack, scriptPath, serve);
 }

@@ -12,6 +12,10 @@ export interface Env extends DatabaseEnv {
   JOBS: Queue<JobMessage>;
   /** Webhook deliveries' own queue (`webhooks.deliver` messages), read by the same consumer. */
   WEBHOOKS: Queue<JobMessage>;
+  /** Outgoing mail's own queue (`mail.send` messages), read by the same consumer. */
+  MAIL_OUT: Queue<JobMessage>;
+  /** Email Service's send binding (`[[send_email]]`): replies and auto-replies leave through it (src/resources/mail/outbound). */
+  EMAIL?: SendEmail;
   /** Uploaded files: thread entries' attachments (src/resources/files). */
   FILES: R2Bucket;
   /** Secret: base64 of 32 bytes, the AES-GCM key of the project-management token (src/lib/crypto). */
@@ -34,6 +38,8 @@ export interface Env extends DatabaseEnv {
   MAIL_DOMAIN?: string;
   /** The largest inbound message taken, in bytes (25 MiB, Email Routing's own limit, when unset). */
   MAIL_MAX_BYTES?: string;
+  /** The first wait in seconds before an outgoing message is tried again (60 when unset); each later one doubles, up to an hour. */
+  MAIL_RETRY_BASE_SECONDS?: string;
 }
 
 export interface AppEnv {

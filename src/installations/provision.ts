@@ -31,7 +31,7 @@ export class ProvisionError extends Error {}
 /*
  * One statement, so an installation exists whole or not at all: the installation, its owner and
  * the owner's key, the ticket vocabulary (`provision_ticket_vocabulary`, migration 0009: the
- * priorities, types and sources), a default inbox, default business hours (Monday to Friday,
+ * priorities, types and sources), a default inbox (`Support`, receiving at `support@<siteName>.<MAIL_DOMAIN>`), default business hours (Monday to Friday,
  * 09:00 to 17:00 UTC), and the satisfaction survey's three rating options. The platform's ticket statuses are shared rows every installation has.
  */
 const PROVISION = `
@@ -46,8 +46,8 @@ WITH installation AS (
 ), vocabulary AS (
   SELECT provision_ticket_vocabulary(id) FROM installation
 ), inbox AS (
-  INSERT INTO inboxes (installation_id, name, ticket_status_id, created_by, updated_by)
-  SELECT installation_id, 'Support', 1, id, id FROM owner RETURNING id, installation_id, created_by
+  INSERT INTO inboxes (installation_id, name, local_part, ticket_status_id, created_by, updated_by)
+  SELECT installation_id, 'Support', 'support', 1, id, id FROM owner RETURNING id, installation_id, created_by
 ), members AS (
   INSERT INTO inbox_users (installation_id, inbox_id, user_id, access, created_by)
   SELECT installation_id, id, created_by, 'full', created_by FROM inbox

@@ -7,6 +7,7 @@ import { api } from '../support/api';
 import { runCron } from '../support/cron';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { confirmFile, fileRef, uploadedFile, uploadTo } from '../support/files';
 
 let site: SeededInstallation;
 let owner: string;
@@ -24,29 +25,10 @@ beforeAll(async () => {
   customer = (await api('/v2/customers.json', { method: 'POST', key: owner, body: { email: 'files@files.test' } })).body.customer.id;
 });
 
-/** Step one as the platform's client sends it: its FileResponse, with an empty form. */
-const ref = (file: Record<string, unknown>, key = agent) =>
-  api('/v2/files/ref.json', { method: 'POST', key, body: { params: { 'Content-Type': '', bucket: '', key: '', policy: '', success_action_status: '' }, file: { type: 'attachment', ...file } } });
-
-/** Step two as the client's Upload does it: every non-empty param, then the file. */
-async function upload(answer: { url: string; params: Record<string, string> }, bytes: Uint8Array | string, name = 'x.bin', override: Record<string, string> = {}) {
-  const form = new FormData();
-  for (const [field, value] of Object.entries({ ...answer.params, ...override })) if (value !== '') form.append(field, value);
-  form.append('file', new Blob([bytes]), name);
-  return fetch(answer.url, { method: 'POST', body: form });
-}
-
-const confirm = (id: number, key = agent, body: unknown = { file: {} }) => api(`/v2/files/${id}.json`, { method: 'PATCH', key, body });
-
-/** A confirmed upload of these bytes: its id. */
-async function uploaded(bytes: string, file: Record<string, unknown> = { filename: 'notes.txt', mimeType: 'text/plain' }, key = agent): Promise<number> {
-  const started = await ref(file, key);
-  expect(started.status, started.text).toBe(201);
-  expect((await upload(started.body, bytes)).status).toBe(201);
-  const done = await confirm(started.body.file.id, key);
-  expect(done.status, done.text).toBe(200);
-  return started.body.file.id;
-}
+const ref = (file: Record<string, unknown>, key = agent) => fileRef(key, file);
+const upload = uploadTo;
+const confirm = (id: number, key = agent, body?: unknown) => confirmFile(key, id, body);
+const uploaded = (bytes: string, file?: Record<string, unknown>, key = agent) => uploadedFile(key, bytes, file);
 
 describe('the three steps', () => {
   it('hands out a form for the Worker\'s own url, takes the bytes once, and confirms', async () => {

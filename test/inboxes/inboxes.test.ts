@@ -25,7 +25,7 @@ describe('an inbox', () => {
     expect(list.status, list.text).toBe(200);
     const support = list.body.inboxes.find((i: any) => i.name === 'Support');
     expect(support).toMatchObject({
-      type: 'inboxes', email: null, localPart: null, ticketstatus: { id: 1, type: 'ticketstatuses' }, autoReplyEnabled: false, displayOrder: 0,
+      type: 'inboxes', email: null, localPart: 'support', ticketstatus: { id: 1, type: 'ticketstatuses' }, autoReplyEnabled: false, displayOrder: 0,
       languageCode: 'en', spamThreshold: 5, onClosedWait: 7, happinessRatingEnabled: false, hasSmtpPassword: false, smtpServer: null,
     });
     expect(support).not.toHaveProperty('smtpPassword');

@@ -52,6 +52,33 @@ export async function deliver(raw: string | Uint8Array, envelope: { from: string
 
 /** Sends a message: the envelope is its From and To addresses. */
 export function send(mail: RawMail): Promise<{ status: number; text: string }> {
-  const address = (value: string) => /<([^>]+)>/.exec(value)?.[1] ?? value;
+  const address = (value: string) => /<([^<>]+)>\s*$/.exec(value)?.[1] ?? value;
   return deliver(rawMail(mail), { from: address(mail.from), to: address(mail.to) });
+}
+
+/** A message the Worker sent through its `EMAIL` binding, as the tests' receiver kept it (`scripts/stack/mail-sender/receiver.ts`). */
+export interface SentMail {
+  messageId: string;
+  from: string | { email: string; name: string };
+  to: string | string[];
+  cc?: string[];
+  bcc?: string[];
+  replyTo?: string;
+  subject: string;
+  html?: string;
+  text?: string;
+  headers?: Record<string, string>;
+  attachments?: Array<{ content: string; filename: string; type: string; disposition: string; contentId?: string }>;
+}
+
+/** The messages sent to `address` (To, Cc or Bcc) so far, oldest first. */
+export async function sentTo(address: string): Promise<SentMail[]> {
+  const response = await fetch(`${inject('mailReceiverUrl')}/sent?to=${encodeURIComponent(address)}`);
+  return (await response.json()) as SentMail[];
+}
+
+/** The next sends to `address` fail with these Email Service codes, one each, in order. */
+export async function planSendFailures(address: string, codes: string[]): Promise<void> {
+  const response = await fetch(`${inject('mailReceiverUrl')}/plan`, { method: 'POST', body: JSON.stringify({ to: address, codes }) });
+  if (response.status !== 204) throw new Error(`plan failed: ${response.status}`);
 }

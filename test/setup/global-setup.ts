@@ -5,7 +5,8 @@ import { startLocalStack } from '../../scripts/stack';
 import { startWorker } from '../../scripts/worker-under-test';
 import { startWorkerControls } from './worker-controls';
 import { workerLogs } from './worker-logs';
-import { TEST_MAIL_MAX_BYTES } from '../mail/limits';
+import { TEST_MAIL_MAX_BYTES, TEST_MAIL_RETRY_BASE_SECONDS } from '../mail/limits';
+import { startMailReceiver } from '../../scripts/stack/mail-sender/receiver';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,6 +14,8 @@ declare module 'vitest' {
     databaseUrl: string;
     /** `POST /queue` puts a message on the JOBS queue; `POST /scheduled?time=` fires the cron trigger; `GET /logs?field=value` reads the Worker's log lines */
     workerControlsUrl: string;
+    /** the receiver of the mail the Worker sends (`scripts/stack/mail-sender/receiver.ts`): `GET /sent?to=`, `POST /plan` */
+    mailReceiverUrl: string;
   }
 }
 
@@ -22,11 +25,14 @@ export default async function setup(project: TestProject) {
   const outdir = path.resolve(`.wrangler/test-build-${process.pid}`);
   const stack = await startLocalStack({ purpose: 'test' });
   const logs = workerLogs();
+  const mailReceiver = await startMailReceiver();
   let worker;
   try {
     // mail over 256 KiB is refused: the mail tests reach the limit under the local harness's own 1 MiB
-    worker = await startWorker(stack, { outdir, onLogLine: logs.handle, vars: { MAIL_MAX_BYTES: String(TEST_MAIL_MAX_BYTES) } });
+    const vars = { MAIL_MAX_BYTES: String(TEST_MAIL_MAX_BYTES), MAIL_RETRY_BASE_SECONDS: String(TEST_MAIL_RETRY_BASE_SECONDS) };
+    worker = await startWorker(stack, { outdir, onLogLine: logs.handle, vars, mailReceiverUrl: `${mailReceiver.url}/send` });
   } catch (error) {
+    await mailReceiver.stop();
     await stack.stop();
     throw error;
   }
@@ -34,9 +40,11 @@ export default async function setup(project: TestProject) {
   project.provide('workerControlsUrl', controls.url);
   project.provide('workerUrl', worker.url);
   project.provide('databaseUrl', stack.databaseUrl);
+  project.provide('mailReceiverUrl', mailReceiver.url);
   return async () => {
     await controls.stop();
     await worker.stop();
+    await mailReceiver.stop();
     await stack.stop();
     await rm(outdir, { recursive: true, force: true });
   };

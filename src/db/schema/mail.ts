@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { inboxes } from './inboxes';
 import { ticketMessages, tickets } from './tickets';
@@ -37,5 +37,42 @@ export const inboundMails = pgTable(
     index('inbound_mails_raw_expiry_idx').on(t.rawExpiresAt).where(sql`${t.rawKey} IS NOT NULL`),
     // one message makes one thread entry: a second delivery of it is a duplicate
     uniqueIndex('inbound_mails_message_key').on(t.installationId, t.messageId).where(sql`${t.outcome} IN ('ticket', 'reply')`),
+  ],
+);
+
+/** What an outgoing message is: a teammate's reply (or a new ticket's first message) mailed, or an inbox's auto-reply. */
+export const OUTBOUND_KINDS = ['reply', 'autoReply'] as const;
+/** Where an outgoing message stands: queued (to be sent, or sent again after a transient failure), sent, or failed for good. */
+export const OUTBOUND_STATES = ['queued', 'sent', 'failed'] as const;
+
+/**
+ * Every message the helpdesk mails (src/resources/mail/outbound): composed once, when its
+ * thread entry is written (`mail` holds what the send binding takes, attachments by file), sent
+ * through the queue, tried again after a transient failure until `MAX_ATTEMPTS`. `message_id` is
+ * the `Message-ID` the sender gave it, kept on the thread entry too, so the customer's answer threads.
+ */
+export const outboundMails = pgTable(
+  'outbound_mails',
+  {
+    ...auditColumns(),
+    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
+    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    /** the entry it mails; null: an auto-reply, which is not in the thread */
+    threadEntryId: integer('thread_entry_id').references(() => ticketMessages.id),
+    kind: text('kind', { enum: OUTBOUND_KINDS }).notNull(),
+    mail: jsonb('mail').notNull(),
+    status: text('status', { enum: OUTBOUND_STATES }).notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).defaultNow(),
+    sentAt: timestamp('sent_at', { withTimezone: true, precision: 3 }),
+    messageId: text('message_id'),
+  },
+  (t) => [
+    index('outbound_mails_installation_idx').on(t.installationId, t.id),
+    // an entry is mailed once, a ticket auto-replied to once: a second event or message for it finds it made
+    uniqueIndex('outbound_mails_entry_key').on(t.threadEntryId).where(sql`${t.threadEntryId} IS NOT NULL`),
+    uniqueIndex('outbound_mails_auto_reply_key').on(t.ticketId).where(sql`${t.kind} = 'autoReply'`),
+    index('outbound_mails_queued_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'queued'`),
   ],
 );

@@ -86,6 +86,8 @@ export const tickets = pgTable(
 );
 
 export const THREAD_TYPES = ['message', 'note', 'forward'] as const;
+/** A thread entry's mail to the customer: `outbound_mails.status`. */
+export const EMAIL_STATES = ['queued', 'sent', 'failed'] as const;
 
 /** A ticket's thread entry: a message to or from the customer, an internal note, a forward. */
 export const ticketMessages = pgTable(
@@ -107,6 +109,10 @@ export const ticketMessages = pgTable(
     viewedByCustomerAt: timestamp('viewed_by_customer_at', { withTimezone: true, precision: 3 }),
     /** the `Message-ID` of the mail it came in as or went out as, without angle brackets: mail in reply to it threads here */
     emailMessageId: text('email_message_id'),
+    /** a reply mailed to the customer (`outbound_mails`): queued, sent or failed; null: not mailed (a note, the customer's own, no address) */
+    emailStatus: text('email_status', { enum: EMAIL_STATES }),
+    /** why mailing it failed */
+    emailError: text('email_error'),
   },
   (t) => [
     index('ticket_messages_ticket_idx').on(t.ticketId, t.id),

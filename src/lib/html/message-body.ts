@@ -38,10 +38,12 @@ export function messageText(html: string): string {
     .trim();
 }
 
+/** Text as it reads inside HTML, markup taken literally. */
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
 /** A plain-text body as HTML: escaped, its blank-line-separated paragraphs as `<p>`, its other line breaks as `<br>`. */
 export function textToHtml(text: string): string {
-  const escaped = text.replace(/\r\n?/g, '\n').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-  return escaped
+  return escapeHtml(text.replace(/\r\n?/g, '\n'))
     .split(/\n[ \t]*\n+/)
     .map((paragraph) => paragraph.trim())
     .filter((paragraph) => paragraph !== '')

@@ -37,3 +37,31 @@ export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'
   const { rows } = await db.http.execute(sql`SELECT id, installation_id FROM inboxes WHERE state = 'active' AND lower(email) = ${plain} LIMIT 2`);
   return rows.length === 1 ? { installationId: Number(rows[0]!.installation_id), inboxId: Number(rows[0]!.id) } : undefined;
 }
+
+/** An inbox as mail out needs it: its names and addresses. */
+export interface SendingInbox {
+  name: string;
+  email: string | null;
+  localPart: string | null;
+  sendEmailsFrom: string | null;
+  siteName: string;
+}
+
+/** The inbox's own address at the deployment's mail domain (`<localPart>@<siteName>.<MAIL_DOMAIN>`), where it always receives. */
+export function receivingAddress(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): string | undefined {
+  return inbox.localPart && env.MAIL_DOMAIN ? `${inbox.localPart}@${inbox.siteName}.${plainAddress(env.MAIL_DOMAIN)}`.toLowerCase() : undefined;
+}
+
+/**
+ * Where the inbox's mail comes from and where answers go. From `sendEmailsFrom` when the team set
+ * one (its domain onboarded to Email Sending), else from the inbox's address at the mail domain
+ * (ours, so always sendable), else from its `email`. Answers come back to the address at the mail
+ * domain when mail goes out from another (`Reply-To`). None: the inbox has no address at all.
+ */
+export function sendingAddresses(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): { from: string; replyTo?: string } | undefined {
+  const ours = receivingAddress(env, inbox);
+  const from = inbox.sendEmailsFrom ?? ours ?? inbox.email;
+  if (!from) return undefined;
+  const answersTo = ours ?? inbox.email;
+  return answersTo && plainAddress(answersTo) !== plainAddress(from) ? { from, replyTo: answersTo } : { from };
+}

@@ -47,7 +47,7 @@ async function digestId(bytes: Uint8Array, kind: string): Promise<string> {
 const MAX_ID_CHARS = 250;
 
 /** An id as it is stored and compared: itself, or its digest when longer than an index takes (the same for the id and a reply naming it). */
-function storedId(id: string): Promise<string> | string {
+export function storedId(id: string): Promise<string> | string {
   return id.length <= MAX_ID_CHARS ? storable(id) : digestId(new TextEncoder().encode(id), 'long-message-id');
 }
 

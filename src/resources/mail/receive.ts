@@ -19,6 +19,8 @@ import { inboxForAddress, plainAddress, type MailInbox } from './mail-address';
 import { storeAttachments } from './mail-files';
 import { readMail, storable, type InboundMail } from './read-mail';
 import { ticketOfSubject } from './thread-token';
+import { writeAutoReply } from './outbound/auto-reply';
+import { queueSends } from './outbound/queue-mail';
 
 /** The largest message taken when `MAIL_MAX_BYTES` is not set: Email Routing's own limit. */
 export const DEFAULT_MAX_BYTES = 25 * 1024 * 1024;
@@ -93,7 +95,7 @@ async function ticketAnswered(tx: Transaction, env: Env, installationId: number,
  * wrote it otherwise), or a new ticket in the inbox, its customer found by the sender's address
  * or made. A message taken already (its `Message-ID`) is a duplicate and changes nothing else.
  */
-async function takeMessage(context: WriteContext, env: Env, received: Received, mail: InboundMail, raw: Uint8Array): Promise<{ outcome: Outcome; ticketId?: number }> {
+async function takeMessage(context: WriteContext, env: Env, received: Received, mail: InboundMail, raw: Uint8Array): Promise<{ outcome: Outcome; ticketId?: number; autoReply?: number }> {
   const { tx } = context;
   const { installationId, inboxId } = received.inbox;
   const { rows: taken } = await tx.execute(sql`
@@ -133,7 +135,10 @@ async function takeMessage(context: WriteContext, env: Env, received: Received, 
   await env.FILES.put(rawKey, raw, { httpMetadata: { contentType: 'message/rfc822' } });
   const outcome = answered !== undefined ? 'reply' : 'ticket';
   await recordOutcome(tx, received, outcome, { ticketId, threadEntryId: entryId, rawKey });
-  return { outcome, ticketId };
+  const autoReply = outcome === 'ticket'
+    ? await writeAutoReply(tx, env, { installationId, inboxId, ticketId, replyTo: received.envelopeFrom, messageId: received.messageId, automatic: mail.automatic })
+    : undefined;
+  return { outcome, ticketId, autoReply };
 }
 
 /** The installation's `Email` source (one of the sources every installation starts with), if it still has it. */
@@ -203,6 +208,10 @@ export async function receiveMail(message: ForwardableEmailMessage, env: Env): P
         result = await take();
       }
       log('info', 'mail: taken', { installationId: inbox.installationId, outcome: result.outcome, ticketId: result.ticketId });
+      // the auto-reply is written with the ticket; a send lost here is found by the cron's sweep
+      if (result.autoReply !== undefined) {
+        await queueSends(env, [result.autoReply]).catch((error: unknown) => log('warn', 'mail: could not queue an auto-reply; the sweep will', { error: errorField(error) }));
+      }
     } catch (error) {
       // what the API would answer with a 4xx (a sender address no customer can have...) is refused with its reason: sending it again changes nothing
       if (error instanceof ApiError && error.status < 500) return await refuse(error.errors.map((e) => e.detail).join('; '));

@@ -1,5 +1,5 @@
 import type { Env } from '../../app-env';
-import { idOfSigned } from '../../lib/signed-id';
+import { idOfSigned, signedId } from '../../lib/signed-id';
 
 /**
  * A ticket's token in a mail subject, `[#<ticket id>-<10 hex>]`: mail whose subject carries it
@@ -19,3 +19,11 @@ export async function ticketOfSubject(env: Pick<Env, 'PM_TOKEN_KEY'>, subject: s
   }
   return undefined;
 }
+
+/** The token a subject carries for the ticket (`[#<id>-<hex>]`); none when the Worker has no `PM_TOKEN_KEY` to sign with. */
+export async function subjectToken(env: Pick<Env, 'PM_TOKEN_KEY'>, ticketId: number): Promise<string | undefined> {
+  return env.PM_TOKEN_KEY ? `[#${await signedId(env, PURPOSE, ticketId, HEX_CHARS)}]` : undefined;
+}
+
+/** Whether a subject carries a ticket token already (an answer keeps the one it came with). */
+export const carriesToken = (subject: string): boolean => new RegExp(IN_SUBJECT.source).test(subject);

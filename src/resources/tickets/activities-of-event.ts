@@ -105,6 +105,9 @@ function entryActivity(entry: EntryFacts, messageId: number): ActivityDraft {
   return { eventType, changes: {}, messageId };
 }
 
+/** Changes of an entry that are not an edit of it. */
+const NOT_EDITS = new Set(['isDraft', 'ticket', 'customer', 'emailStatus', 'emailError']);
+
 function messageActivities(event: StoredEvent, entry: EntryFacts): ActivityDraft[] {
   const { data } = event;
   const messageId = event.recordId;
@@ -117,7 +120,8 @@ function messageActivities(event: StoredEvent, entry: EntryFacts): ActivityDraft
       if ((data.isDraft as Change | undefined)?.after === false) drafts.push(entryActivity(entry, messageId));
       // an entry moved to another ticket (a merge, a split), or whose customer was merged into
       // another, is told by the tickets' own lines
-      const edited = Object.fromEntries(Object.entries(data).filter(([name]) => name !== 'isDraft' && name !== 'ticket' && name !== 'customer'));
+      // nor is how its mail to the customer went (`emailStatus`): no one edited it
+      const edited = Object.fromEntries(Object.entries(data).filter(([name]) => !NOT_EDITS.has(name)));
       if (Object.keys(edited).length > 0) drafts.push({ eventType: 'thread.edited', changes: edited, messageId });
       return drafts;
     }

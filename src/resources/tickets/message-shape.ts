@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { customers, EDIT_METHODS, ticketMessageRevisions, ticketMessages, tickets } from '../../db/schema';
+import { customers, EDIT_METHODS, EMAIL_STATES, ticketMessageRevisions, ticketMessages, tickets } from '../../db/schema';
 import { referenceField, shapeOfFields, type WritableField } from '../../engine';
 import { addressList } from './thread-entry';
 
@@ -25,6 +25,14 @@ export const messageFields: Record<string, WritableField> = {
   isPinned: { column: ticketMessages.isPinned, schema: z.boolean() },
   isDraft: { column: ticketMessages.isDraft, schema: z.boolean().meta({ description: 'false sends a draft; a sent entry does not become a draft again' }) },
   viewedByCustomerAt: { column: ticketMessages.viewedByCustomerAt, schema: z.unknown(), readOnly: true },
+  // mail out (src/resources/mail/outbound)
+  emailStatus: {
+    column: ticketMessages.emailStatus,
+    schema: z.enum(EMAIL_STATES).nullable().meta({ description: "the reply's mail to the customer: queued (to be sent, or tried again), sent, failed (see emailError); null: not mailed (a note, the customer's own message, a customer with no address)" }),
+    readOnly: true,
+  },
+  emailError: { column: ticketMessages.emailError, schema: z.string().nullable().meta({ description: 'why its mail failed, or why the last try did (Email Service\'s code and message)' }), readOnly: true },
+  emailMessageId: { column: ticketMessages.emailMessageId, schema: z.string().nullable().meta({ description: 'the Message-ID it came in or went out as, without angle brackets' }), readOnly: true },
 };
 
 /** A ticket's thread entries as the ticket includes them (`includes=messages`), in time order. */

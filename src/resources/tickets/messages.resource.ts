@@ -21,7 +21,7 @@ export const messagesResource = defineResource({
   title: { one: 'Message', many: 'Messages', group: 'Tickets' },
   table: ticketMessages,
   fields: messageFields,
-  filter: [...AUDIT_SET, 'customer', 'editMethod', 'isDraft', 'isPinned', 'threadType', 'ticket'],
+  filter: [...AUDIT_SET, 'customer', 'editMethod', 'emailStatus', 'isDraft', 'isPinned', 'threadType', 'ticket'],
   // a merged thread reads in the time its entries were written
   defaultOrderBy: 'createdAt',
   relations: {

@@ -11,6 +11,7 @@ import type { WorkingHours } from '../../lib/working-time';
 import { workingHoursOf } from '../businesshours/working-hours-of';
 import { activitiesOfStored } from '../tickets/record-activities';
 import { addThreadEntry } from '../tickets/thread-entry';
+import { fillTemplate } from '../tickets/ticket-template';
 import { ticketsResource } from '../tickets/tickets.resource';
 import { queueDelivery } from '../webhookendpoints/direct-delivery';
 import { ACTIONS, MAX_CHAIN_DEPTH } from './trigger-codes';
@@ -32,9 +33,7 @@ const SETS: Record<number, { column: string; property: string }> = {
 /** Text a customer wrote, taken literally in markdown: no links, images or formatting of theirs in the helpdesk's reply. */
 const literalMarkdown = (text: string) => text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
 
-const fill = (template: string, facts: TicketFacts) =>
-  template.replace(/\{\{\s*(ticket\.id|ticket\.subject|customer\.firstName|customer\.lastName|customer\.email)\s*\}\}/g, (_, name: string) =>
-    literalMarkdown(({ 'ticket.id': String(facts.id), 'ticket.subject': facts.subject, 'customer.firstName': facts.customerFirstName, 'customer.lastName': facts.customerLastName, 'customer.email': facts.customerEmail })[name] ?? ''));
+const fill = (template: string, facts: TicketFacts) => fillTemplate(template, facts, literalMarkdown);
 
 /** Why a run of the trigger failed: the refusal of one of its actions' writes, kept in its history line. */
 class RunFailed extends Error {

@@ -8,6 +8,7 @@ import { webhookEndpoints } from '../../db/schema';
 import { updateRecords } from '../../engine';
 import { announceEvents } from '../../events/announce';
 import { configureEvents, noteEvents } from '../../events/record-events';
+import { backoffSeconds } from '../../jobs/backoff';
 import type { JobMessage } from '../../jobs/job-message';
 import { decryptToken, webhookTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
@@ -23,12 +24,6 @@ const LEASE_SECONDS = 30;
 const UNCOMMITTED_GRACE_MS = 60_000;
 /** Failures of an endpoint for this long switch it off. */
 const FAILING_FOR_MS = 24 * 3_600_000;
-
-/** The wait before try `attempts + 1`: the base doubled per failure, up to an hour, with ±20 % jitter. */
-export function retryDelaySeconds(attempts: number, baseSeconds: number, random = Math.random()): number {
-  const plain = Math.min(3600, baseSeconds * 2 ** Math.max(0, attempts - 1));
-  return Math.max(1, Math.round(plain * (0.8 + 0.4 * random)));
-}
 
 const headersFor = async (token: string, event: string, deliveryId: string, body: string) => {
   const timestamp = Math.floor(Date.now() / 1000);
@@ -133,7 +128,7 @@ async function record(db: Database, env: Env, tries: Array<{ delivery: Delivery;
     latency_ms: attempt.latencyMs,
     error: attempt.error,
     ok: attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300,
-    wait: retryDelaySeconds(delivery.attempts + 1, base),
+    wait: backoffSeconds(delivery.attempts + 1, base),
   }));
   const { rows } = await db.http.execute(sql`
     WITH outcome AS (
