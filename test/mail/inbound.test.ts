@@ -11,6 +11,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { runCron } from '../support/cron';
+import { expectError } from '../support/errors';
 import { drained, eventsSince, lastEventId } from '../support/events';
 import { TEST_MAIL_MAX_BYTES } from './limits';
 import { deliver, newMessageId, rawMail, send } from './support';
@@ -132,6 +133,63 @@ describe('a new message', () => {
     expect((await deliver(japanese, { from: 'eiko@customer.test', to: address })).status).toBe(200);
     const [hello] = (await ticketsOf(site.id)).filter((t) => t.subject === 'こんにちは');
     expect((await entriesOf(hello!.id))[0]!.text_body).toBe('こんにちは');
+  });
+});
+
+describe('aliases', () => {
+  it("bring mail to the inbox, stored lowercase; an alias two inboxes share reaches neither; a bad one is a 400", async () => {
+    const created = await api('/v2/inboxes.json', { method: 'POST', key: admin, body: { inbox: { name: 'Sales', aliases: ['Sales@Acme-Mail.test', 'deals@acme-mail.test', 'sales@acme-mail.test'] } } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.inbox.aliases).toEqual(['sales@acme-mail.test', 'deals@acme-mail.test']);
+    const sales = created.body.inbox.id;
+    expect((await send({ from: 'kim@customer.test', to: 'DEALS@acme-mail.test', subject: 'A bulk order' })).status).toBe(200);
+    const [ticket] = (await ticketsOf(site.id)).filter((t) => t.subject === 'A bulk order');
+    expect(ticket).toMatchObject({ inbox_id: sales, original_recipient: 'deals@acme-mail.test' });
+
+    const theirs = (await api('/v2/inboxes.json', { key: other.users.admin.apiKey })).body.inboxes[0].id;
+    const shared = await api(`/v2/inboxes/${theirs}.json`, { method: 'PATCH', key: other.users.admin.apiKey, body: { inbox: { aliases: ['sales@acme-mail.test'] } } });
+    expect(shared.status, shared.text).toBe(200);
+    const refused = await send({ from: 'kim@customer.test', to: 'sales@acme-mail.test', subject: 'Whose is it' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('no inbox receives mail at sales@acme-mail.test');
+    expect((await ticketsOf(site.id)).filter((t) => t.subject === 'Whose is it')).toEqual([]);
+
+    expectError(await api(`/v2/inboxes/${sales}.json`, { method: 'PATCH', key: admin, body: { inbox: { aliases: ['not an address'] } } }), 400, 'inbox.aliases[0]');
+    expectError(await api(`/v2/inboxes/${sales}.json`, { method: 'PATCH', key: admin, body: { inbox: { aliases: Array.from({ length: 21 }, (_, n) => `a${n}@acme-mail.test`) } } }), 400, 'inbox.aliases');
+    expect((await api(`/v2/inboxes/${sales}.json`, { key: admin })).body.inbox.aliases).toEqual(['sales@acme-mail.test', 'deals@acme-mail.test']);
+  });
+});
+
+describe("an upstream filter's spam score", () => {
+  const statusOf = async (subject: string) => {
+    const [ticket] = await rows<{ code: string; spam_score: number | null }>(
+      'SELECT s.code, t.spam_score FROM tickets t JOIN ticket_statuses s ON s.id = t.status_id WHERE t.installation_id = $1 AND t.subject = $2', [site.id, subject]);
+    return ticket;
+  };
+
+  it("makes the ticket spam from the inbox's threshold on, is kept below it, and is not read for a whitelisted sender", async () => {
+    expect((await send({ from: 'sam@scored.test', to: address, subject: 'Cheap pills', headers: ['X-Spam-Score: 7.5'] })).status).toBe(200);
+    expect((await send({ from: 'sam@scored.test', to: address, subject: 'Borderline', headers: ['X-Spam-Status: No, score=4.9 required=5.0 tests=NONE'] })).status).toBe(200);
+    expect((await send({ from: 'sam@scored.test', to: address, subject: 'Rspamd says', headers: ['X-Rspamd-Score: 5'] })).status).toBe(200);
+    expect((await send({ from: 'sam@scored.test', to: address, subject: 'Unscored', headers: ['X-Spam-Score: plenty'] })).status).toBe(200);
+    expect(await statusOf('Cheap pills')).toEqual({ code: 'spam', spam_score: 7.5 });
+    expect(await statusOf('Borderline')).toEqual({ code: 'active', spam_score: 4.9 });
+    expect(await statusOf('Rspamd says')).toEqual({ code: 'spam', spam_score: 5 });
+    expect(await statusOf('Unscored')).toEqual({ code: 'active', spam_score: null });
+    // the API shows it as the platform does
+    const [cheap] = await rows<{ id: number }>('SELECT id FROM tickets WHERE installation_id = $1 AND subject = $2', [site.id, 'Cheap pills']);
+    expect((await api(`/v2/tickets/${cheap!.id}.json`, { key: admin })).body.ticket).toMatchObject({ spam_score: 7.5 });
+
+    const listed = await api('/v2/spamlists.json', { method: 'POST', key: admin, body: { spamlist: { term: 'trusted.test', type: 'whitelist' } } });
+    expect(listed.status, listed.text).toBe(201);
+    expect((await send({ from: 'tia@trusted.test', to: address, subject: 'Whitelisted', headers: ['X-Spam-Score: 50'] })).status).toBe(200);
+    expect(await statusOf('Whitelisted')).toEqual({ code: 'active', spam_score: null });
+
+    const raised = await api(`/v2/inboxes/${inbox}.json`, { method: 'PATCH', key: admin, body: { inbox: { spamThreshold: 10 } } });
+    expect(raised.status, raised.text).toBe(200);
+    expect((await send({ from: 'sam@scored.test', to: address, subject: 'Under a higher bar', headers: ['X-Spam-Score: 7.5'] })).status).toBe(200);
+    expect(await statusOf('Under a higher bar')).toEqual({ code: 'active', spam_score: 7.5 });
+    expect((await api(`/v2/inboxes/${inbox}.json`, { method: 'PATCH', key: admin, body: { inbox: { spamThreshold: 5 } } })).status).toBe(200);
   });
 });
 

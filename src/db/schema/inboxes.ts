@@ -14,6 +14,8 @@ export const inboxes = pgTable(
     email: text('email'),
     /** the part before the @ of its address at the installation's mail domain */
     localPart: text('local_part'),
+    /** more addresses it receives mail at (lowercase): the team's other addresses, routed or forwarded here */
+    aliases: text('aliases').array().notNull().default(sql`'{}'::text[]`),
     /** the status of its new tickets (`ticketstatus`); null: active */
     ticketStatusId: integer('ticket_status_id'),
     signature: text('signature'),
@@ -41,6 +43,8 @@ export const inboxes = pgTable(
     uniqueIndex('inboxes_installation_email_key').on(t.installationId, sql`lower(${t.email})`).where(sql`${t.state} = 'active' AND ${t.email} IS NOT NULL`),
     uniqueIndex('inboxes_installation_local_part_key').on(t.installationId, sql`lower(${t.localPart})`).where(sql`${t.state} = 'active' AND ${t.localPart} IS NOT NULL`),
     check('inboxes_smtp_port_needs_server', sql`${t.smtpPort} IS NULL OR ${t.smtpServer} IS NOT NULL`),
+    // mail in looks an address up among every inbox's aliases
+    index('inboxes_aliases_idx').using('gin', t.aliases),
   ],
 );
 

@@ -14,6 +14,11 @@ export const inboxFields: Record<string, WritableField> = {
     column: inboxes.localPart,
     schema: z.string().trim().toLowerCase().regex(/^[a-z0-9](?:[a-z0-9._+-]{0,62}[a-z0-9])?$/, 'must be the part of an address before the @, such as support').nullable(),
   },
+  aliases: {
+    column: inboxes.aliases,
+    schema: z.array(emailAddress).max(20).transform((list) => [...new Set(list.map((address) => address.toLowerCase()))])
+      .meta({ description: 'more addresses it receives mail at (the team\'s other addresses, routed or forwarded here); at most 20' }),
+  },
   ticketstatus: referenceField(inboxes.ticketStatusId, { table: ticketStatuses, type: 'ticketstatuses' }),
   signature: { column: inboxes.signature, schema: optionalText(10_000) },
   autoReplyEnabled: { column: inboxes.autoReplyEnabled, schema: z.boolean() },

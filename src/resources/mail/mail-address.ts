@@ -16,8 +16,9 @@ export function plainAddress(address: string): string {
 /**
  * Which inbox mail for `address` goes to. Each inbox has an address of its own,
  * `<localPart>@<siteName>.<MAIL_DOMAIN>` (the installation's site name, a DNS label, under the
- * deployment's mail domain); mail to an inbox's own `email` (the team's address, forwarded here
- * or routed by Email Routing) reaches it too, when one installation alone has that address. This
+ * deployment's mail domain); mail to an inbox's own `email` or one of its `aliases` (the team's
+ * addresses, forwarded here or routed by Email Routing) reaches it too, when one inbox alone has
+ * that address (two that share one get neither: which would be a guess). This
  * look-up is what decides the installation, so it is the one query not scoped to one.
  */
 export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'>, address: string): Promise<MailInbox | undefined> {
@@ -31,10 +32,12 @@ export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'
   if (site !== undefined && /^[a-z0-9-]{1,63}$/.test(site)) {
     const { rows } = await db.http.execute(sql`
       SELECT i.id, i.installation_id FROM inboxes i JOIN installations n ON n.id = i.installation_id
-       WHERE n.site_name = ${site} AND i.state = 'active' AND lower(i.local_part) = ${local} LIMIT 1`);
+       WHERE n.site_name = ${site} AND i.state = 'active' AND (lower(i.local_part) = ${local} OR i.aliases @> ARRAY[${plain}]::text[])
+       ORDER BY lower(i.local_part) = ${local} DESC NULLS LAST LIMIT 1`);
     return rows[0] ? { installationId: Number(rows[0].installation_id), inboxId: Number(rows[0].id) } : undefined;
   }
-  const { rows } = await db.http.execute(sql`SELECT id, installation_id FROM inboxes WHERE state = 'active' AND lower(email) = ${plain} LIMIT 2`);
+  const { rows } = await db.http.execute(sql`
+    SELECT id, installation_id FROM inboxes WHERE state = 'active' AND (lower(email) = ${plain} OR aliases @> ARRAY[${plain}]::text[]) LIMIT 2`);
   return rows.length === 1 ? { installationId: Number(rows[0]!.installation_id), inboxId: Number(rows[0]!.id) } : undefined;
 }
 

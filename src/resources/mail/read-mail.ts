@@ -19,6 +19,8 @@ export interface InboundMail {
   replyHtml: string;
   /** sent by a machine (RFC 3834 `Auto-Submitted`, a bulk or list `Precedence`, a bounce): never answered automatically */
   automatic: boolean;
+  /** the spam score an upstream filter gave it (`X-Spam-Score`, SpamAssassin's `X-Spam-Status: score=`, `X-Rspamd-Score`); none when no filter scored it */
+  spamScore: number | undefined;
   /** IP addresses of the hop that handed the message to us (the topmost `Received` header) */
   senderIps: string[];
   /** attachments and inline images, their `cid:` references in `html` marked (`mail-files.ts`) */
@@ -73,6 +75,21 @@ function isAutomatic(mail: Email): boolean {
   return (mail.returnPath !== undefined && mail.returnPath.replace(/[<>\s]/g, '') === '') || /multipart\/report/i.test(header(mail, 'content-type') ?? '');
 }
 
+/**
+ * The score of the first spam filter that scored the message on its way here, as the filters
+ * write it: `X-Spam-Score: 7.2` (SpamAssassin, Rspamd, most hosted filters), `X-Spam-Status:
+ * Yes, score=7.2 required=5.0` (SpamAssassin), `X-Rspamd-Score: 7.2`. A sender can write these
+ * headers too: a message can only make itself spam with them, never less (no score is no score).
+ */
+function spamScoreOf(mail: Email): number | undefined {
+  const candidates = [header(mail, 'x-spam-score'), /score=(-?\d+(?:\.\d+)?)/i.exec(header(mail, 'x-spam-status') ?? '')?.[1], header(mail, 'x-rspamd-score')];
+  for (const candidate of candidates) {
+    const score = Number.parseFloat(candidate?.trim() ?? '');
+    if (Number.isFinite(score) && Math.abs(score) < 1e6) return score;
+  }
+  return undefined;
+}
+
 function senderIpsOf(mail: Email): string[] {
   const received = header(mail, 'received') ?? '';
   const ips = [...received.matchAll(/\[((?:\d{1,3}\.){3}\d{1,3}|[0-9a-f:]*:[0-9a-f:.]+)\]|\(((?:\d{1,3}\.){3}\d{1,3})\)/gi)].map((match) => (match[1] ?? match[2])!.toLowerCase());
@@ -97,6 +114,7 @@ export async function readMail(mail: Email, raw: Uint8Array): Promise<InboundMai
     html,
     replyHtml,
     automatic: isAutomatic(mail),
+    spamScore: spamScoreOf(mail),
     senderIps: senderIpsOf(mail),
     attachments: mail.attachments,
   };

@@ -15,6 +15,7 @@ import { messagesResource } from '../tickets/messages.resource';
 import { addTicketEntry } from '../tickets/thread';
 import { ticketsResource } from '../tickets/tickets.resource';
 import { resolveCustomer } from '../tickets/ticket-customer';
+import { statusOfCode } from '../tickets/status-of-code';
 import { inboxForAddress, plainAddress, type MailInbox } from './mail-address';
 import { storeAttachments } from './mail-files';
 import { readMail, storable, type InboundMail } from './read-mail';
@@ -95,7 +96,7 @@ async function ticketAnswered(tx: Transaction, env: Env, installationId: number,
  * wrote it otherwise), or a new ticket in the inbox, its customer found by the sender's address
  * or made. A message taken already (its `Message-ID`) is a duplicate and changes nothing else.
  */
-async function takeMessage(context: WriteContext, env: Env, received: Received, mail: InboundMail, raw: Uint8Array): Promise<{ outcome: Outcome; ticketId?: number; autoReply?: number }> {
+async function takeMessage(context: WriteContext, env: Env, received: Received, mail: InboundMail, raw: Uint8Array, whitelisted: boolean): Promise<{ outcome: Outcome; ticketId?: number; autoReply?: number }> {
   const { tx } = context;
   const { installationId, inboxId } = received.inbox;
   const { rows: taken } = await tx.execute(sql`
@@ -109,6 +110,7 @@ async function takeMessage(context: WriteContext, env: Env, received: Received, 
   const answered = await ticketAnswered(tx, env, installationId, mail);
   let ticketId: number;
   let entryId: number;
+  let spam = false;
   if (answered !== undefined) {
     const { rows } = await tx.execute(sql`SELECT customer_id FROM tickets WHERE id = ${answered}`);
     const byCustomer = Number(rows[0]!.customer_id) === customer;
@@ -119,12 +121,15 @@ async function takeMessage(context: WriteContext, env: Env, received: Received, 
     entryId = Number((entry[messagesResource.singular] as { id: number }).id);
   } else {
     const source = await emailSource(tx, installationId);
+    const score = whitelisted ? undefined : mail.spamScore;
+    spam = score !== undefined && (await isSpam(context, inboxId, score));
     const body = schemasOf(ticketsResource).create.safeParse({
       subject: mail.subject.slice(0, 998) || '(no subject)', inbox: inboxId, customer, message: mail.html || '<p></p>', ...(source ? { source } : {}),
+      ...(spam ? { status: await statusOfCode(context, 'spam') } : {}),
     });
     if (!body.success) throw ApiError.invalid('ticket', `the message does not make a ticket: ${body.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
     ticketId = await createRecord(context, ticketsResource, body.data as Record<string, unknown>);
-    await tx.execute(sql`UPDATE tickets SET original_recipient = ${storable(received.envelopeTo).slice(0, 320)} WHERE id = ${ticketId}`);
+    await tx.execute(sql`UPDATE tickets SET original_recipient = ${storable(received.envelopeTo).slice(0, 320)}, spam_score = ${score ?? null} WHERE id = ${ticketId}`);
     const { rows } = await tx.execute(sql`SELECT id FROM ticket_messages WHERE ticket_id = ${ticketId} ORDER BY id LIMIT 1`);
     entryId = Number(rows[0]!.id);
   }
@@ -136,9 +141,15 @@ async function takeMessage(context: WriteContext, env: Env, received: Received, 
   const outcome = answered !== undefined ? 'reply' : 'ticket';
   await recordOutcome(tx, received, outcome, { ticketId, threadEntryId: entryId, rawKey });
   const autoReply = outcome === 'ticket'
-    ? await writeAutoReply(tx, env, { installationId, inboxId, ticketId, replyTo: received.envelopeFrom, messageId: received.messageId, automatic: mail.automatic })
+    ? await writeAutoReply(tx, env, { installationId, inboxId, ticketId, replyTo: received.envelopeFrom, messageId: received.messageId, automatic: mail.automatic || spam })
     : undefined;
   return { outcome, ticketId, autoReply };
+}
+
+/** Whether a new ticket's score reaches its inbox's `spamThreshold`: the ticket starts as spam. */
+async function isSpam({ tx }: WriteContext, inboxId: number, score: number): Promise<boolean> {
+  const { rows } = await tx.execute(sql`SELECT spam_threshold FROM inboxes WHERE id = ${inboxId}`);
+  return rows[0] !== undefined && score >= Number(rows[0].spam_threshold);
 }
 
 /** The installation's `Email` source (one of the sources every installation starts with), if it still has it. */
@@ -192,10 +203,11 @@ export async function receiveMail(message: ForwardableEmailMessage, env: Env): P
     received.messageId = mail.messageId;
     received.subject = mail.subject;
     if (!mail.sender) return await refuse('the message names no sender (From)');
-    if ((await spamListOf(db, inbox.installationId, mail)) === 'blacklist') return await refuse('the sender is on this helpdesk\'s blacklist');
+    const listed = await spamListOf(db, inbox.installationId, mail);
+    if (listed === 'blacklist') return await refuse('the sender is on this helpdesk\'s blacklist');
     if (await overSenderLimit(db, inbox, message.from)) return await refuse(`more than ${SENDER_LIMIT} messages from this sender in ${SENDER_WINDOW_MINUTES} minutes; try again later`);
     const who = systemActor(inbox.installationId, 'mail');
-    const take = () => db.transaction((tx) => takeMessage({ tx, who, env }, env, received, mail, raw));
+    const take = () => db.transaction((tx) => takeMessage({ tx, who, env }, env, received, mail, raw, listed === 'whitelist'));
     try {
       let result;
       try {

@@ -58,7 +58,7 @@ export async function writeAutoReply(tx: Transaction, env: Env, ticket: NewMailT
     SELECT i.auto_reply_enabled, i.auto_reply_subject, i.auto_reply_message, i.name, i.email, i.local_part, i.send_emails_from, i.signature,
            n.site_name, t.subject, c.first_name, c.last_name,
            EXISTS (SELECT 1 FROM inboxes o WHERE o.installation_id = i.installation_id AND o.state = 'active'
-                      AND (lower(o.email) = ${to} OR lower(o.send_emails_from) = ${to})) AS ours
+                      AND (lower(o.email) = ${to} OR lower(o.send_emails_from) = ${to} OR o.aliases @> ARRAY[${to}]::text[])) AS ours
       FROM inboxes i JOIN installations n ON n.id = i.installation_id JOIN tickets t ON t.id = ${ticket.ticketId} JOIN customers c ON c.id = t.customer_id
      WHERE i.id = ${ticket.inboxId} AND i.installation_id = ${ticket.installationId}`);
   const inbox = rows[0] as unknown as InboxRow | undefined;
