@@ -114,6 +114,31 @@ describe('a new message', () => {
     expect((await entriesOf(nul!.id)).map((e) => e.text_body)).toEqual(['Line one and more', 'Following up']);
   });
 
+  it('forwarded by a colleague is a new ticket of theirs, with the forwarded text whole and the attached message a file', async () => {
+    const inner = ['From: Zed Customer <zed@customer.test>', 'To: someone@team.test', 'Subject: My invoice is wrong', 'Message-ID: <inner.1@customer.test>', '', 'The total is off by 10.'].join('\r\n');
+    const body = {
+      contentType: 'multipart/mixed; boundary="fwd"',
+      content: [
+        '--fwd', 'Content-Type: text/plain; charset=utf-8', '',
+        'Can you take this one?', '', '---------- Forwarded message ---------', 'From: Zed Customer <zed@customer.test>', 'Subject: My invoice is wrong', '', 'The total is off by 10.',
+        '--fwd', 'Content-Type: message/rfc822', 'Content-Disposition: attachment; filename="original.eml"', '', inner,
+        '--fwd--',
+      ].join('\r\n'),
+    };
+    const sent = await send({ from: 'Colleague <col@team.test>', to: address, subject: 'Fwd: My invoice is wrong', body });
+    expect(sent.status, sent.text).toBe(200);
+    const [ticket] = (await ticketsOf(site.id)).filter((t) => t.subject === 'Fwd: My invoice is wrong');
+    const [entry] = await entriesOf(ticket!.id);
+    expect(entry!.text_body).toContain('Can you take this one?');
+    expect(entry!.text_body).toContain('---------- Forwarded message ---------');
+    expect(entry!.text_body).toContain('The total is off by 10.');
+    const files = await rows<{ name: string; content_type: string }>(
+      'SELECT f.name, f.content_type FROM files f JOIN ticket_message_files mf ON mf.file_id = f.id WHERE mf.message_id = $1', [entry!.id]);
+    expect(files).toEqual([{ name: 'original.eml', content_type: 'message/rfc822' }]);
+    const [customer] = await rows<{ email: string }>('SELECT c.email FROM customers c WHERE c.id = $1', [ticket!.customer_id]);
+    expect(customer!.email).toBe('col@team.test');
+  });
+
   it('keeps HTML sanitized and decodes ISO-8859-1 and Shift_JIS bodies', async () => {
     const html = await send({
       from: 'carol@customer.test', to: address, subject: 'Styled',

@@ -249,7 +249,7 @@ describe("an inbox's auto-reply", () => {
     expect(await rows('SELECT id FROM outbound_mails WHERE ticket_id = $1', [ticketId])).toHaveLength(1);
   });
 
-  it("is never sent to a machine's mail, to spam, nor to one of the helpdesk's own addresses", async () => {
+  it("is never sent to a machine's mail (bulk, an auto-reply, a bounce), to spam, nor to one of the helpdesk's own addresses", async () => {
     const robot = customerAddress('robot');
     const automatic = await ticketByMail(robot, 'Your weekly report', autoAddress);
     const bulk = await send({ from: robot, to: autoAddress, subject: 'Newsletter', headers: ['Precedence: bulk'] });
@@ -257,12 +257,18 @@ describe("an inbox's auto-reply", () => {
     const vacation = await send({ from: robot, to: autoAddress, subject: 'Out of office', headers: ['Auto-Submitted: auto-replied'] });
     expect(vacation.status).toBe(200);
     const ours = await ticketByMail(`support@other-site.mail.localhost`, 'From another helpdesk', autoAddress);
+    const bounce = await send({
+      from: 'Mail Delivery System <mailer-daemon@mx.customer.test>', to: autoAddress, subject: 'Undelivered Mail Returned to Sender',
+      body: { contentType: 'multipart/report; report-type=delivery-status; boundary="r"', content: ['--r', 'Content-Type: text/plain', '', 'Your message could not be delivered.', '--r', 'Content-Type: message/delivery-status', '', 'Status: 5.1.1', '--r--'].join('\r\n') },
+    });
+    expect(bounce.status, bounce.text).toBe(200);
+    const [bounceTicket] = await rows<{ id: number }>("SELECT id FROM tickets WHERE installation_id = $1 AND subject = 'Undelivered Mail Returned to Sender'", [site.id]);
     const spam = await send({ from: customerAddress('spammer'), to: autoAddress, subject: 'You won', headers: ['X-Spam-Score: 12'] });
     expect(spam.status).toBe(200);
     const [spamTicket] = await rows<{ id: number }>("SELECT id FROM tickets WHERE installation_id = $1 AND subject = 'You won'", [site.id]);
     const robotTickets = await rows<{ id: number }>("SELECT t.id FROM tickets t JOIN customers c ON c.id = t.customer_id WHERE c.email = $1 AND t.subject <> 'Your weekly report'", [robot]);
     expect(robotTickets).toHaveLength(2);
-    const answered = await rows('SELECT id FROM outbound_mails WHERE ticket_id = ANY($1::int[])', [[ours.ticketId, spamTicket!.id, ...robotTickets.map((t) => t.id)]]);
+    const answered = await rows('SELECT id FROM outbound_mails WHERE ticket_id = ANY($1::int[])', [[ours.ticketId, spamTicket!.id, bounceTicket!.id, ...robotTickets.map((t) => t.id)]]);
     expect(answered).toEqual([]);
     // (the first, plain, message of the robot's address was answered: nothing marked it automatic)
     expect(await rows('SELECT id FROM outbound_mails WHERE ticket_id = $1', [automatic.ticketId])).toHaveLength(1);
