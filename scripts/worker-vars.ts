@@ -29,5 +29,7 @@ export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort'
     WEBHOOK_RETRY_BASE_SECONDS: '1',
     // inboxes receive at <localPart>@<siteName>.mail.localhost (POST /cdn-cgi/handler/email)
     MAIL_DOMAIN: 'mail.localhost',
+    // links in mail (the satisfaction survey's) point at `npm run dev`'s address
+    PUBLIC_URL: `http://127.0.0.1:${process.env.PORT ?? 8787}`,
   };
 }

@@ -38,6 +38,8 @@ export interface Env extends DatabaseEnv {
   MAIL_DOMAIN?: string;
   /** The largest inbound message taken, in bytes (25 MiB, Email Routing's own limit, when unset). */
   MAIL_MAX_BYTES?: string;
+  /** The API's address as customers reach it (`https://api.example.com`): links in mail (the satisfaction survey's) start with it; unset, mail carries none. */
+  PUBLIC_URL?: string;
   /** The first wait in seconds before an outgoing message is tried again (60 when unset); each later one doubles, up to an hour. */
   MAIL_RETRY_BASE_SECONDS?: string;
 }

@@ -4,7 +4,7 @@
 // threaded under the mail before it (In-Reply-To, References), with its files. Notes and drafts
 // stay in; a passing failure is tried again, a lasting one fails the entry with why (an event);
 // an inbox auto-replies to a new ticket from mail (RFC 3834), never to a machine's mail.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { runCron } from '../support/cron';
@@ -13,7 +13,10 @@ import { drained, eventsOf } from '../support/events';
 import { uploadedFile } from '../support/files';
 import { sendJobMessage } from '../support/queue';
 import { eventually } from '../support/room';
+import { TEST_PUBLIC_URL } from './limits';
 import { newMessageId, planSendFailures, send, sentTo } from './support';
+
+const SOLVED = 5;
 
 let site: SeededInstallation;
 let admin: string;
@@ -152,6 +155,76 @@ describe("a teammate's reply", () => {
     await drained(site.id);
     expect(await entry(entryId)).toMatchObject({ emailStatus: 'failed', emailError: expect.stringContaining('no address to send from') });
     expect(await outboundOf(entryId)).toEqual([]);
+  });
+});
+
+describe('what a reply carries besides', () => {
+  it('the satisfaction survey of a solving reply: the inbox\'s words and the link, which answers', async () => {
+    const asking = await api(`/v2/inboxes/${inbox}.json`, { method: 'PATCH', key: admin, body: { inbox: { happinessRatingEnabled: true, happinessRatingMessage: '<p>Rate <b>us</b></p>' } } });
+    expect(asking.status, asking.text).toBe(200);
+    const jo = customerAddress('jo');
+    const { ticketId } = await ticketByMail(jo, 'Rate me');
+    await reply(ticketId, { message: 'Fixed it.', status: { id: SOLVED } });
+    const [mail] = await sentCount(jo, 1);
+    const survey = (await api(`/v2/tickets/${ticketId}/happinesssurvey.json`, { key: admin })).body.happinesssurvey;
+    const path = new URL(survey.url).pathname;
+    const link = `${TEST_PUBLIC_URL}${path}`;
+    expect(mail!.html).toBe(`Fixed it.<div class="survey"><p>Rate <b>us</b></p><p><a href="${link}">${link}</a></p></div><br><div class="signature"><p>The <b>Support</b> team</p></div>`);
+    expect(mail!.text).toContain(`Rate us\n${link}`);
+    // the link, on the Worker's real address, is the survey
+    const answered = await fetch(`${inject('workerUrl')}${path}`);
+    expect(answered.status).toBe(200);
+    expect(((await answered.json()) as { survey: { ticket: unknown } }).survey.ticket).toEqual({ id: ticketId, subject: 'Rate me' });
+    // a reply that solves nothing carries none
+    const kay = customerAddress('kay');
+    const other = await ticketByMail(kay, 'No survey');
+    await reply(other.ticketId, { message: 'Looking.' });
+    const [plain] = await sentCount(kay, 1);
+    expect(plain!.html).not.toContain('survey');
+    expect((await api(`/v2/inboxes/${inbox}.json`, { method: 'PATCH', key: admin, body: { inbox: { happinessRatingEnabled: false } } })).status).toBe(200);
+  });
+});
+
+describe("an SLA policy's notifications", () => {
+  it('mail its user and the assigned agent when a target comes due and when it is breached, once each', async () => {
+    const urgent = (await api('/v2/ticketpriorities.json', { key: admin })).body.ticketpriorities.find((p: { name: string }) => /urgent/i.test(p.name)).id;
+    const policy = await api('/v2/slas.json', {
+      method: 'POST', key: admin,
+      body: { sla: {
+        name: 'Mail notices', displayOrder: 0, slainboxes: [{ inbox: { id: inbox } }],
+        slaticketpriorities: [{ priority: { id: urgent }, hours: 1, minutes: 0 }],
+        slanotifications: [
+          { condition: 'warning', type: 'firstResponse', duration: 15, user: { id: site.users.admin.id } },
+          { condition: 'breach', type: 'firstResponse', duration: 0, notifyAssignedUser: true, user: { id: site.users.admin.id } },
+        ],
+      } },
+    });
+    expect(policy.status, policy.text).toBe(201);
+    const [adminUser] = await rows<{ email: string }>('SELECT email FROM users WHERE id = $1', [site.users.admin.id]);
+    const [agentUser] = await rows<{ email: string }>('SELECT email FROM users WHERE id = $1', [site.users.agent.id]);
+    const before = (await sentTo(adminUser!.email)).length;
+    const opened = await api('/v2/tickets.json', { method: 'POST', key: admin, body: { subject: 'Clock is ticking', inbox, priority: { id: urgent }, agent: { id: site.users.agent.id }, customer: { email: customerAddress('lee') }, message: 'Urgent!', notifyCustomer: false } });
+    expect(opened.status, opened.text).toBe(201);
+    const ticketId = opened.body.ticket.id;
+    await drained(site.id);
+    const age = (minutes: number) => rows(`UPDATE tickets SET created_at = created_at - make_interval(mins => $2), sla_check_at = now() - interval '1 second' WHERE id = $1`, [ticketId, minutes]);
+
+    await age(50);
+    await runCron();
+    const warned = (await sentCount(adminUser!.email, before + 1)).slice(before);
+    expect(warned).toEqual([expect.objectContaining({ to: [adminUser!.email.toLowerCase()], subject: `SLA warning: first response of ticket #${ticketId}`, headers: { 'Auto-Submitted': 'auto-generated' } })]);
+    expect(warned[0]!.text).toMatch(new RegExp(`^The first response of ticket #${ticketId} “Clock is ticking” is due at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\.$`));
+    expect(await sentTo(agentUser!.email)).toEqual([]);
+
+    await age(11);
+    await runCron();
+    const breached = await sentCount(agentUser!.email, 1);
+    expect(breached).toEqual([expect.objectContaining({ subject: `SLA breached: first response of ticket #${ticketId}` })]);
+    expect([...(breached[0]!.to as string[])].sort()).toEqual([adminUser!.email, agentUser!.email].map((e) => e.toLowerCase()).sort());
+    await runCron();
+    await drained(site.id);
+    expect(await rows("SELECT id FROM outbound_mails WHERE ticket_id = $1 AND kind = 'notification'", [ticketId])).toHaveLength(2);
+    expect((await api(`/v2/slas/${policy.body.sla.id}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
   });
 });
 

@@ -5,7 +5,7 @@ import { startLocalStack } from '../../scripts/stack';
 import { startWorker } from '../../scripts/worker-under-test';
 import { startWorkerControls } from './worker-controls';
 import { workerLogs } from './worker-logs';
-import { TEST_MAIL_MAX_BYTES, TEST_MAIL_RETRY_BASE_SECONDS } from '../mail/limits';
+import { TEST_MAIL_MAX_BYTES, TEST_MAIL_RETRY_BASE_SECONDS, TEST_PUBLIC_URL } from '../mail/limits';
 import { startMailReceiver } from '../../scripts/stack/mail-sender/receiver';
 
 declare module 'vitest' {
@@ -29,7 +29,7 @@ export default async function setup(project: TestProject) {
   let worker;
   try {
     // mail over 256 KiB is refused: the mail tests reach the limit under the local harness's own 1 MiB
-    const vars = { MAIL_MAX_BYTES: String(TEST_MAIL_MAX_BYTES), MAIL_RETRY_BASE_SECONDS: String(TEST_MAIL_RETRY_BASE_SECONDS) };
+    const vars = { MAIL_MAX_BYTES: String(TEST_MAIL_MAX_BYTES), MAIL_RETRY_BASE_SECONDS: String(TEST_MAIL_RETRY_BASE_SECONDS), PUBLIC_URL: TEST_PUBLIC_URL };
     worker = await startWorker(stack, { outdir, onLogLine: logs.handle, vars, mailReceiverUrl: `${mailReceiver.url}/send` });
   } catch (error) {
     await mailReceiver.stop();

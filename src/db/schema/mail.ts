@@ -40,8 +40,8 @@ export const inboundMails = pgTable(
   ],
 );
 
-/** What an outgoing message is: a teammate's reply (or a new ticket's first message) mailed, or an inbox's auto-reply. */
-export const OUTBOUND_KINDS = ['reply', 'autoReply'] as const;
+/** What an outgoing message is: a teammate's reply (or a new ticket's first message) mailed, an inbox's auto-reply, or an SLA notification to teammates. */
+export const OUTBOUND_KINDS = ['reply', 'autoReply', 'notification'] as const;
 /** Where an outgoing message stands: queued (to be sent, or sent again after a transient failure), sent, or failed for good. */
 export const OUTBOUND_STATES = ['queued', 'sent', 'failed'] as const;
 

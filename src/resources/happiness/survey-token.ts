@@ -13,3 +13,7 @@ export function surveyToken(env: Pick<Env, 'PM_TOKEN_KEY'>, surveyId: number): P
 export function surveyOfToken(env: Pick<Env, 'PM_TOKEN_KEY'>, token: string): Promise<number | undefined> {
   return idOfSigned(env, PURPOSE, token, HEX_CHARS);
 }
+
+/** The survey's public address: `<origin>/v2/happiness/<token>.json`. */
+export const surveyLink = async (env: Pick<Env, 'PM_TOKEN_KEY'>, origin: string, surveyId: number): Promise<string> =>
+  `${origin.replace(/\/+$/, '')}/v2/happiness/${await surveyToken(env, surveyId)}.json`;

@@ -13,12 +13,9 @@ import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import type { ResourceDeclaration } from '../../engine';
 import { happinessRatingsResource } from './ratings.resource';
-import { surveyOfToken, surveyToken } from './survey-token';
+import { surveyLink, surveyOfToken } from './survey-token';
 import { SURVEY_DAYS } from './survey-send';
 import { ticketsResource } from '../tickets/tickets.resource';
-
-/** The public address a survey is answered at. */
-export const surveyLink = async (env: Parameters<typeof surveyToken>[0], origin: string, surveyId: number) => `${origin}/v2/happiness/${await surveyToken(env, surveyId)}.json`;
 
 const tokenParams = z.object({ token: textParam("the survey link's token").pipe(z.string().max(64)) });
 
@@ -39,7 +36,7 @@ interface Survey {
 }
 
 /** The survey a token names; 404 for a token that names none (a forged or mistyped link). */
-async function surveyOf(env: Parameters<typeof surveyToken>[0], db: Queryable, token: string): Promise<Survey> {
+async function surveyOf(env: Parameters<typeof surveyOfToken>[0], db: Queryable, token: string): Promise<Survey> {
   const id = await surveyOfToken(env, token);
   const { rows } = id === undefined ? { rows: [] } : await db.execute(sql`SELECT s.id, s.installation_id, s.ticket_id, s.expires_at <= now() AS expired FROM happiness_surveys s JOIN tickets t ON t.id = s.ticket_id AND t.state = 'active' WHERE s.id = ${id}`);
   if (!rows[0]) throw ApiError.notFound('token', 'no survey has this link');

@@ -4,6 +4,7 @@ import { systemActor } from '../../../auth/principal';
 import type { Transaction } from '../../../db/client';
 import type { JobMessage } from '../../../jobs/job-message';
 import { recordEvents } from '../../../events/record-events';
+import type { OUTBOUND_KINDS } from '../../../db/schema';
 import type { OutgoingMail } from './outgoing-mail';
 
 export const SEND_KIND = 'mail.send';
@@ -25,13 +26,13 @@ export async function queueSends(env: Pick<Env, 'MAIL_OUT'>, ids: readonly numbe
   for (let i = 0; i < messages.length; i += 100) await env.MAIL_OUT.sendBatch(messages.slice(i, i + 100));
 }
 
-/** An outgoing message to write: a thread entry's (a reply) or a ticket's auto-reply. */
+/** An outgoing message to write: a thread entry's (a reply), a ticket's auto-reply, an SLA notification. */
 export interface NewOutbound {
   installationId: number;
   inboxId: number;
   ticketId: number;
   threadEntryId: number | null;
-  kind: 'reply' | 'autoReply';
+  kind: (typeof OUTBOUND_KINDS)[number];
   mail: OutgoingMail;
 }
 

@@ -2,6 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { Env } from '../../../app-env';
 import type { Transaction } from '../../../db/client';
 import type { StoredEvent, Subscriber } from '../../../events/subscriber';
+import { escapeHtml, messageHtml, messageText } from '../../../lib/html/message-body';
+import { surveyLink } from '../../happiness/survey-token';
 import { distinctAddresses, fromInbox, replySubject, signed, threadingHeaders, type MailFile, type OutgoingMail } from './outgoing-mail';
 import { failEntryNow, queueSends, writeOutbound } from './queue-mail';
 
@@ -32,6 +34,26 @@ interface EntryRow {
   answering: string | null;
   files: MailFile[];
   earlier_entries: number;
+  survey_id: number | null;
+  happiness_rating_message: string | null;
+}
+
+/** What asks for the rating when the inbox says nothing of its own. */
+export const DEFAULT_SURVEY_MESSAGE = '<p>How did we do? Tell us with one click:</p>';
+
+/**
+ * The satisfaction survey a solving reply carries (`happiness/survey-send.ts`): the inbox's
+ * `happinessRatingMessage` and the survey's link, under the reply. No link without `PUBLIC_URL`:
+ * a queue consumer does not know the address customers reach the API at.
+ */
+async function withSurvey(env: Env, entry: EntryRow, body: { html: string; text: string }): Promise<{ html: string; text: string }> {
+  if (entry.survey_id === null || !env.PUBLIC_URL) return body;
+  const link = await surveyLink(env, env.PUBLIC_URL, Number(entry.survey_id));
+  const asking = messageHtml(entry.happiness_rating_message?.trim() || DEFAULT_SURVEY_MESSAGE, 'html');
+  return {
+    html: `${body.html}<div class="survey">${asking}<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p></div>`,
+    text: `${body.text}\n\n${messageText(asking)}\n${link}`,
+  };
 }
 
 /** The entry with all its mail needs: the ticket, its customer's address, the inbox, the thread's Message-IDs, the files. */
@@ -47,7 +69,8 @@ async function readEntry(tx: Transaction, installationId: number, entryId: numbe
            coalesce((SELECT json_agg(json_build_object('id', f.id, 'name', f.name, 'type', f.content_type, 'key', f.storage_key, 'disposition', f.disposition) ORDER BY f.id)
                        FROM ticket_message_files mf JOIN files f ON f.id = mf.file_id
                       WHERE mf.message_id = m.id AND f.storage_key IS NOT NULL AND f.state = 'active'), '[]'::json) AS files,
-           (SELECT count(*)::int FROM ticket_messages x WHERE x.ticket_id = m.ticket_id AND x.id < m.id AND x.state = 'active') AS earlier_entries
+           (SELECT count(*)::int FROM ticket_messages x WHERE x.ticket_id = m.ticket_id AND x.id < m.id AND x.state = 'active') AS earlier_entries,
+           (SELECT h.id FROM happiness_surveys h WHERE h.message_id = m.id ORDER BY h.id DESC LIMIT 1) AS survey_id, i.happiness_rating_message
       FROM ticket_messages m
       JOIN tickets t ON t.id = m.ticket_id
       JOIN inboxes i ON i.id = t.inbox_id
@@ -79,7 +102,7 @@ async function composeReply(env: Env, entry: EntryRow): Promise<OutgoingMail | u
     ...sender,
     to, cc, bcc,
     subject: await replySubject(env, Number(entry.ticket_id), entry.subject, { answer: Number(entry.earlier_entries) > 0 }),
-    ...signed({ html: entry.html_body, text: entry.text_body }, entry.signature),
+    ...signed(await withSurvey(env, entry, { html: entry.html_body, text: entry.text_body }), entry.signature),
     headers: threadingHeaders(entry.thread_ids, entry.answering ?? undefined),
     files: entry.files.map((file) => ({ ...file, id: Number(file.id) })),
   };
