@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hashSecret, newApiKey } from '../auth/secrets';
+import { SYSTEM_TRIGGERS } from '../resources/triggers/system-triggers';
 
 /** What provisioning needs of a database client: `pg`'s Client and Pool both are one. */
 export interface SqlRunner {
@@ -32,7 +33,7 @@ export class ProvisionError extends Error {}
  * One statement, so an installation exists whole or not at all: the installation, its owner and
  * the owner's key, the ticket vocabulary (`provision_ticket_vocabulary`, migration 0009: the
  * priorities, types and sources), a default inbox (`Support`, receiving at `support@<siteName>.<MAIL_DOMAIN>`), default business hours (Monday to Friday,
- * 09:00 to 17:00 UTC), and the satisfaction survey's three rating options. The platform's ticket statuses are shared rows every installation has.
+ * 09:00 to 17:00 UTC), the satisfaction survey's three rating options, and the service's own triggers (`system-triggers.ts`). The platform's ticket statuses are shared rows every installation has.
  */
 const PROVISION = `
 WITH installation AS (
@@ -61,6 +62,10 @@ WITH installation AS (
   INSERT INTO happiness_rating_options (installation_id, name, score, display_order, created_by, updated_by)
   SELECT owner.installation_id, o.name, o.score, o.display_order, owner.id, owner.id FROM owner
   CROSS JOIN (VALUES ('Great', 3, 1), ('Okay', 2, 2), ('Not good', 1, 3)) AS o(name, score, display_order)
+), system_triggers AS (
+  INSERT INTO triggers (installation_id, name, description, is_system, system_key, state, created_by, updated_by)
+  SELECT owner.installation_id, s.name, s.description, true, s.key, s.state, owner.id, owner.id FROM owner
+  CROSS JOIN jsonb_to_recordset($8::jsonb) AS s(key text, name text, description text, state text)
 )
 -- data-changing parts always run; a SELECT part only when the statement reads it
 SELECT (SELECT id FROM installation) AS installation_id, (SELECT id FROM owner) AS owner_id, (SELECT count(*) FROM vocabulary) AS vocabulary`;
@@ -85,6 +90,7 @@ export async function provisionInstallation(db: SqlRunner, given: ProvisionOptio
       options.ownerEmail,
       key.prefix,
       key.hash,
+      JSON.stringify(SYSTEM_TRIGGERS),
     ]);
     const row = rows[0]!;
     return { installationId: Number(row.installation_id), ownerId: Number(row.owner_id), ownerKey: key.secret };

@@ -185,6 +185,81 @@ describe('what a reply carries besides', () => {
   });
 });
 
+describe("the system triggers' notices to teammates", () => {
+  const noticesTo = async (to: string, ticketId: number) => (await sentTo(to)).filter((mail) => mail.subject.startsWith(`[#${ticketId}] `));
+  const systemTrigger = async (key: string) => {
+    const listed = await api('/v2/triggers.json', { key: admin, query: { filter: JSON.stringify({ isSystem: true }) } });
+    return (listed.body.triggers as Array<{ id: number; systemKey: string }>).find((t) => t.systemKey === key)!.id;
+  };
+  const switchTrigger = async (key: string, state: 'active' | 'inactive') => {
+    const switched = await api(`/v2/triggers/${await systemTrigger(key)}.json`, { method: 'PATCH', key: admin, body: { trigger: { state } } });
+    expect(switched.status, switched.text).toBe(200);
+  };
+  let agentEmail: string;
+  let adminEmail: string;
+  let ownerEmail: string;
+
+  beforeAll(async () => {
+    const users = await rows<{ id: number; email: string }>('SELECT id, email FROM users WHERE installation_id = $1', [site.id]);
+    agentEmail = users.find((u) => u.id === site.users.agent.id)!.email;
+    adminEmail = users.find((u) => u.id === site.users.admin.id)!.email;
+    ownerEmail = users.find((u) => u.id === site.users.owner.id)!.email;
+  });
+
+  it('tell an agent of a ticket assigned to them by someone else, and of each reply its customer adds', async () => {
+    const mo = customerAddress('mo');
+    const { ticketId } = await ticketByMail(`Mo Reed <${mo}>`, 'Assign me');
+    const assigned = await api(`/v2/tickets/${ticketId}.json`, { method: 'PATCH', key: admin, body: { ticket: { agent: { id: site.users.agent.id } } } });
+    expect(assigned.status, assigned.text).toBe(200);
+    const [notice] = await eventually(async () => {
+      const found = await noticesTo(agentEmail, ticketId);
+      return found.length ? found : undefined;
+    });
+    expect(notice).toMatchObject({ from: { email: address, name: 'Support' }, to: [agentEmail.toLowerCase()], headers: { 'Auto-Submitted': 'auto-generated' } });
+    expect(notice!.subject).toMatch(new RegExp(`^\\[#${ticketId}\\] Assigned to you: Assign me \\[#${ticketId}-[0-9a-f]{10}\\]$`));
+    expect(notice!.text).toBe(`Ticket #${ticketId} from Mo Reed <${mo}> is assigned to you.\nHello, I need help.`);
+
+    const answered = await send({ from: mo, to: address, subject: `Re: ${notice!.subject}`, body: 'Any update?' });
+    expect(answered.status).toBe(200);
+    const notices = await eventually(async () => {
+      const found = await noticesTo(agentEmail, ticketId);
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(notices.map((n) => n.subject.replace(/ \[#\d+-[0-9a-f]+\]$/, ''))).toEqual([`[#${ticketId}] Assigned to you: Assign me`, `[#${ticketId}] New reply: Assign me`]);
+    expect(notices[1]!.text).toBe(`Mo Reed <${mo}> replied to ticket #${ticketId}.\nAny update?`);
+    // the agent's own reply, a note, and a ticket they take themselves tell no one
+    await reply(ticketId, { message: 'On it' });
+    await reply(ticketId, { message: 'note', threadType: 'note' });
+    const own = await api('/v2/tickets.json', { method: 'POST', key: agent, body: { subject: 'Mine', inbox, agent: { id: site.users.agent.id }, customer: { email: customerAddress('nia') }, message: 'x', notifyCustomer: false } });
+    expect(own.status, own.text).toBe(201);
+    await drained(site.id);
+    expect(await noticesTo(agentEmail, ticketId)).toHaveLength(2);
+    expect(await rows("SELECT id FROM outbound_mails WHERE ticket_id = $1 AND kind = 'notification'", [own.body.ticket.id])).toEqual([]);
+  });
+
+  it('switched off, tell no one; the new-ticket notice, off to start with, tells the inbox\'s seated teammates', async () => {
+    await switchTrigger('notify.assigned', 'inactive');
+    const { ticketId } = await ticketByMail(customerAddress('ola'), 'Quiet');
+    expect((await api(`/v2/tickets/${ticketId}.json`, { method: 'PATCH', key: admin, body: { ticket: { agent: { id: site.users.agent.id } } } })).status).toBe(200);
+    await drained(site.id);
+    expect(await rows("SELECT id FROM outbound_mails WHERE ticket_id = $1 AND kind = 'notification'", [ticketId])).toEqual([]);
+    await switchTrigger('notify.assigned', 'active');
+
+    const first = await ticketByMail(customerAddress('pat'), 'Nobody told');
+    await drained(site.id);
+    expect(await rows("SELECT id FROM outbound_mails WHERE ticket_id = $1 AND kind = 'notification'", [first.ticketId])).toEqual([]);
+    await switchTrigger('notify.newTicket', 'active');
+    const second = await ticketByMail(customerAddress('quin'), 'Everybody told');
+    const [notice] = await eventually(async () => {
+      const found = await noticesTo(adminEmail, second.ticketId);
+      return found.length ? found : undefined;
+    });
+    expect(notice!.subject).toMatch(new RegExp(`^\\[#${second.ticketId}\\] New ticket: Everybody told`));
+    expect([...(notice!.to as string[])].sort()).toEqual(expect.arrayContaining([adminEmail, agentEmail, ownerEmail].map((e) => e.toLowerCase())));
+    await switchTrigger('notify.newTicket', 'inactive');
+  });
+});
+
 describe("an SLA policy's notifications", () => {
   it('mail its user and the assigned agent when a target comes due and when it is breached, once each', async () => {
     const urgent = (await api('/v2/ticketpriorities.json', { key: admin })).body.ticketpriorities.find((p: { name: string }) => /urgent/i.test(p.name)).id;
@@ -214,16 +289,20 @@ describe("an SLA policy's notifications", () => {
     const warned = (await sentCount(adminUser!.email, before + 1)).slice(before);
     expect(warned).toEqual([expect.objectContaining({ to: [adminUser!.email.toLowerCase()], subject: `SLA warning: first response of ticket #${ticketId}`, headers: { 'Auto-Submitted': 'auto-generated' } })]);
     expect(warned[0]!.text).toMatch(new RegExp(`^The first response of ticket #${ticketId} “Clock is ticking” is due at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\.$`));
-    expect(await sentTo(agentUser!.email)).toEqual([]);
+    const slaMail = async (to: string) => (await sentTo(to)).filter((mail) => mail.subject.startsWith('SLA '));
+    expect(await slaMail(agentUser!.email)).toEqual([]);
 
     await age(11);
     await runCron();
-    const breached = await sentCount(agentUser!.email, 1);
+    const breached = await eventually(async () => {
+      const found = await slaMail(agentUser!.email);
+      return found.length ? found : undefined;
+    });
     expect(breached).toEqual([expect.objectContaining({ subject: `SLA breached: first response of ticket #${ticketId}` })]);
     expect([...(breached[0]!.to as string[])].sort()).toEqual([adminUser!.email, agentUser!.email].map((e) => e.toLowerCase()).sort());
     await runCron();
     await drained(site.id);
-    expect(await rows("SELECT id FROM outbound_mails WHERE ticket_id = $1 AND kind = 'notification'", [ticketId])).toHaveLength(2);
+    expect(await rows("SELECT id FROM outbound_mails WHERE ticket_id = $1 AND kind = 'notification' AND mail->>'subject' LIKE 'SLA %'", [ticketId])).toHaveLength(2);
     expect((await api(`/v2/slas/${policy.body.sla.id}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
   });
 });

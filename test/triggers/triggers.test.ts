@@ -94,7 +94,7 @@ describe('triggers, as the platform writes them', () => {
     await refused({ ...act, type: 'Sometimes' }, 'trigger.type');
     expect((await trigger({ name: 'By agent', ...act }, site.users.agent.apiKey)).status).toBe(403);
     expect(await eventsSince(site.id, mark)).toEqual([]);
-    expect(await rows("SELECT count(*)::int AS n FROM triggers WHERE installation_id = $1 AND name <> 'Shape'", [site.id])).toEqual([{ n: 0 }]);
+    expect(await rows("SELECT count(*)::int AS n FROM triggers WHERE installation_id = $1 AND name <> 'Shape' AND NOT is_system", [site.id])).toEqual([{ n: 0 }]);
   });
 });
 
@@ -225,12 +225,16 @@ describe('manual and system triggers', () => {
   });
 
   it('a system trigger is only switched on or off, and never deleted', async () => {
-    const [{ id }] = (await rows<{ id: number }>("INSERT INTO triggers (installation_id, name, is_system) VALUES ($1, 'System rule', true) RETURNING id", [site.id])) as [{ id: number }];
+    // every installation has the service's own (the mail notifications to teammates)
+    const system = await api('/v2/triggers.json', { key: admin, query: { filter: JSON.stringify({ isSystem: true }), orderBy: 'id' } });
+    expect(system.body.triggers.map((t: { systemKey: string; state: string }) => [t.systemKey, t.state])).toEqual([['notify.assigned', 'active'], ['notify.customerReply', 'active'], ['notify.newTicket', 'inactive']]);
+    const { id } = system.body.triggers[0] as { id: number };
     expectError(await api(`/v2/triggers/${id}.json`, { method: 'PATCH', key: admin, body: { trigger: { name: 'Mine now' } } }), 400, 'trigger.name');
     expect((await api(`/v2/triggers/${id}.json`, { method: 'PATCH', key: admin, body: { trigger: { state: 'inactive' } } })).body.trigger).toMatchObject({ state: 'inactive', isSystem: true });
     expectError(await api(`/v2/triggers/update.json`, { method: 'PATCH', key: admin, query: { filter: JSON.stringify({ id }) }, body: { trigger: { displayOrder: 3 } } }), 400, 'trigger.displayOrder');
     expect((await api(`/v2/triggers/${id}.json`, { method: 'DELETE', key: admin })).status).toBe(409);
     expect((await api('/v2/triggers/delete.json', { method: 'DELETE', key: admin, query: { filter: JSON.stringify({ id }) } })).status).toBe(409);
     expect((await api(`/v2/triggers/${id}.json`, { key: admin })).status).toBe(200);
+    expect((await api(`/v2/triggers/${id}.json`, { method: 'PATCH', key: admin, body: { trigger: { state: 'active' } } })).body.trigger).toMatchObject({ state: 'active' });
   });
 });

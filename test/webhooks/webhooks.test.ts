@@ -240,7 +240,11 @@ describe('deliveries', () => {
       return listed[0]?.attempts >= 1 ? listed : undefined;
     }, 30_000);
     expect(entry).toMatchObject({ statusCode: null, lastError: 'no answer in 10 s' });
-    const read = (await api(`/v2/webhookendpoints/${hooked.id}.json`, { key: admin })).body.webhookendpoint;
+    // the switch-off is its own transaction, just after the try is recorded
+    const read = await eventually(async () => {
+      const endpointNow = (await api(`/v2/webhookendpoints/${hooked.id}.json`, { key: admin })).body.webhookendpoint;
+      return endpointNow.enabled === false ? endpointNow : undefined;
+    });
     expect(read.enabled).toBe(false);
     expect(read.disabledAt).not.toBeNull();
     const switched = (await eventsSince(site.id, mark)).filter((e) => e.recordType === 'webhookendpoints' && e.recordId === hooked.id);

@@ -1,4 +1,5 @@
-import { bigint, boolean, index, integer, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { businessHours } from './business-hours';
 import { inboxes } from './inboxes';
@@ -21,12 +22,14 @@ export const triggers = pgTable('triggers', {
   isShared: boolean('is_shared').notNull().default(true),
   /** the service's own: only switched on or off */
   isSystem: boolean('is_system').notNull().default(false),
+  /** which of the service's own it is (`src/resources/triggers/system-triggers.ts`); null for a team's trigger */
+  systemKey: text('system_key'),
   agentHasAccess: boolean('agent_has_access').notNull().default(true),
   addToNewInboxes: boolean('add_to_new_inboxes').notNull().default(false),
   displayOrder: integer('display_order').notNull().default(0),
   /** the last ticket the cron looked at for its time conditions; it goes on after it (0: from the first) */
   timeCursor: integer('time_cursor').notNull().default(0),
-});
+}, (t) => [uniqueIndex('triggers_system_key').on(t.installationId, t.systemKey).where(sql`${t.systemKey} IS NOT NULL`)]);
 
 /** The inboxes a trigger is limited to; none: every inbox. */
 export const triggerInboxes = pgTable(

@@ -49,9 +49,12 @@ export async function storedTrigger(db: Queryable, installationId: number, id: n
   return rows[0] ? parse(rows[0]) : undefined;
 }
 
-/** The installation's active triggers of a type, in the order they run: display order, then id. */
+/**
+ * The installation's active triggers of a type, in the order they run: display order, then id.
+ * The system's own are not among them: the module each belongs to does what it says (`system-triggers.ts`).
+ */
 export async function activeTriggers(db: Queryable, installationId: number, type: 'Automatic' | 'Manual'): Promise<StoredTrigger[]> {
-  const { rows } = await db.execute(triggerRows(installationId, sql`t.state = 'active' AND t.type = ${type}`));
+  const { rows } = await db.execute(triggerRows(installationId, sql`t.state = 'active' AND t.type = ${type} AND NOT t.is_system`));
   return rows.map(parse);
 }
 

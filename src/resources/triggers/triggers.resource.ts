@@ -71,6 +71,7 @@ export const triggersResource = defineResource({
     state: { column: triggers.state, schema: z.enum(['active', 'inactive']).meta({ description: 'active or inactive; incomplete (read only): it refers to something deleted, and does not run until fixed' }) },
     isShared: { column: triggers.isShared, schema: z.boolean() },
     isSystem: { column: triggers.isSystem, schema: z.boolean(), readOnly: true },
+    systemKey: { column: triggers.systemKey, schema: z.string().nullable().meta({ description: "which of the service's own triggers it is (`notify.assigned`, `notify.customerReply`, `notify.newTicket`); null for a team's" }), readOnly: true },
     agentHasAccess: { column: triggers.agentHasAccess, schema: z.boolean() },
     addToNewInboxes: { column: triggers.addToNewInboxes, schema: z.boolean() },
     displayOrder: displayOrderField(triggers.displayOrder),
