@@ -90,7 +90,7 @@ describe('triggers, as the platform writes them', () => {
     await refused({ ...act, conditions: [{ field: 9, operator: 17, value: '2147483648' }] }, 'trigger.conditions', /must be an id/);
     await refused({ triggeractions: [{ type: 8 }] }, 'trigger.triggeractions', /message/);
     await refused({}, 'trigger.triggeractions', /at least one action/);
-    await refused({ ...act, applyToExistingTickets: true }, 'trigger.applyToExistingTickets');
+    await refused({ ...act, type: 'Manual', applyToExistingTickets: true }, 'trigger.applyToExistingTickets', /by hand/);
     await refused({ ...act, type: 'Sometimes' }, 'trigger.type');
     expect((await trigger({ name: 'By agent', ...act }, site.users.agent.apiKey)).status).toBe(403);
     expect(await eventsSince(site.id, mark)).toEqual([]);
@@ -157,6 +157,38 @@ describe('automatic triggers', () => {
     await drained(site.id);
     expect((await ticketOf(ticket)).status.id).toBe(SOLVED);
     expect((await lines(ticket)).find((l) => l.eventType === 'ticket.trigger').changes.trigger.id).toBe(id);
+  });
+
+  it('written with applyToExistingTickets, are applied by the cron to the tickets there are, once each', async () => {
+    const marked = await tag('legacy-applied');
+    const first = await newTicket({ subject: 'Legacy order 1' });
+    const unrelated = await newTicket({ subject: 'Unrelated' });
+    const second = await newTicket({ subject: 'Legacy order 2' });
+    const created = await trigger({ name: 'Tag legacy', conditions: [{ field: 11, operator: 1, value: 'legacy order' }], triggeractions: [{ type: 5, value: String(marked) }], applyToExistingTickets: true });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.trigger.applyingToExistingTickets).toBe(true);
+    // tickets whose events came before it: the cron's walk, not the write, applies it
+    expect(await tagsOf(first)).not.toContain(marked);
+    await runCron();
+    await drained(site.id);
+    expect(await tagsOf(first)).toContain(marked);
+    expect(await tagsOf(second)).toContain(marked);
+    expect(await tagsOf(unrelated)).not.toContain(marked);
+    expect((await api(`/v2/triggers/${created.body.trigger.id}.json`, { key: admin })).body.trigger.applyingToExistingTickets).toBe(false);
+    // once a ticket: the tag taken off stays off, the walk done
+    expect((await api(`/v2/tickets/${first}.json`, { method: 'PATCH', key: admin, body: { ticket: { tags: [{ id: marked, meta: { delete: true } }] } } })).status).toBe(200);
+    await runCron();
+    await drained(site.id);
+    expect(await tagsOf(first)).not.toContain(marked);
+    expect((await lines(second)).filter((l) => l.eventType === 'ticket.trigger' && l.changes.trigger.id === created.body.trigger.id)).toHaveLength(1);
+    // again, on an update; a bulk update does not take it; a system trigger is not applied to anything
+    const again = await api(`/v2/triggers/${created.body.trigger.id}.json`, { method: 'PATCH', key: admin, body: { trigger: { applyToExistingTickets: true } } });
+    expect(again.status, again.text).toBe(200);
+    expectError(await api('/v2/triggers/update.json', { method: 'PATCH', key: admin, query: { filter: JSON.stringify({ id: created.body.trigger.id }) }, body: { trigger: { applyToExistingTickets: true } } }), 400, 'trigger.applyToExistingTickets');
+    expect((await rows<{ existing_cursor: number | null }>('SELECT existing_cursor FROM triggers WHERE id = $1', [created.body.trigger.id]))[0]!.existing_cursor).toBe(0);
+    const system = (await api('/v2/triggers.json', { key: admin, query: { filter: JSON.stringify({ isSystem: true }) } })).body.triggers[0].id;
+    expectError(await api(`/v2/triggers/${system}.json`, { method: 'PATCH', key: admin, body: { trigger: { applyToExistingTickets: true } } }), 400, 'trigger.applyToExistingTickets');
+    expect((await api(`/v2/triggers/${created.body.trigger.id}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
   });
 
   it('become incomplete when something they name is deleted, and do not run', async () => {

@@ -29,6 +29,8 @@ export const triggers = pgTable('triggers', {
   displayOrder: integer('display_order').notNull().default(0),
   /** the last ticket the cron looked at for its time conditions; it goes on after it (0: from the first) */
   timeCursor: integer('time_cursor').notNull().default(0),
+  /** while it is applied to the tickets there were when it was written (`applyToExistingTickets`): the last ticket the cron applied it to; null: not being applied */
+  existingCursor: integer('existing_cursor'),
 }, (t) => [uniqueIndex('triggers_system_key').on(t.installationId, t.systemKey).where(sql`${t.systemKey} IS NOT NULL`)]);
 
 /** The inboxes a trigger is limited to; none: every inbox. */

@@ -1,17 +1,17 @@
 import { defineModule } from '../../modules/module';
 import { applyTriggerManyRoute, applyTriggerRoute } from './trigger-apply';
-import { runTimeTriggers, ticketTriggers } from './trigger-runner';
+import { runTicketWalks, ticketTriggers } from './trigger-runner';
 import { triggersResource } from './triggers.resource';
 
 /**
  * `/v2/triggers...`: triggers (list, get, create, PATCH/PUT, delete, bulk update and delete), the
- * subscriber that runs automatic ones on ticket events, the cron that runs time-based ones, and
- * the manual application (`/v2/tickets/{id}/triggerapply.json`, `/v2/tickets/triggerapply.json`).
+ * subscriber that runs automatic ones on ticket events, the cron that walks the tickets for
+ * time-based ones and ones applied to existing tickets, and the manual application (`/v2/tickets/{id}/triggerapply.json`, `/v2/tickets/triggerapply.json`).
  */
 export const triggersModule = defineModule({
   name: 'triggers',
   resources: [triggersResource],
   routes: [applyTriggerRoute, applyTriggerManyRoute],
   subscribers: [ticketTriggers],
-  cron: { time: runTimeTriggers },
+  cron: { walks: runTicketWalks },
 });

@@ -9,7 +9,7 @@ import { displayOrderField } from '../../lib/vocabulary-fields';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
 import { ACTIONS, CONDITION_FIELDS, OPERATORS } from './trigger-codes';
-import { problemsOf, storedTrigger } from './trigger-rules';
+import { problemsOf, storedTrigger, type StoredTrigger } from './trigger-rules';
 
 const code = <T extends Record<number, unknown>>(codes: T, what: string) =>
   z.number().int().refine((n) => n in codes, `not a known ${what} code (docs/resources/triggers.md)`).meta({ description: `a ${what} code: ${Object.keys(codes).join(', ')}` });
@@ -35,20 +35,32 @@ export const actionFields = {
 
 /** A system trigger is switched on or off, nothing else; a trigger's parts must make sense together. */
 async function guardSystem({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
-  if (record.applyToExistingTickets === true) throw ApiError.invalid('trigger.applyToExistingTickets', 'not supported yet: a trigger acts on tickets as their next event comes (or by hand: PATCH /v2/tickets/triggerapply.json)');
   if (id === undefined) return;
   const [stored] = await tx.select({ isSystem: triggers.isSystem }).from(triggers).where(and(eq(triggers.id, id), eq(triggers.installationId, who.installationId)));
   const changed = Object.keys(record).filter((name) => name !== 'state' && name !== 'applyToExistingTickets');
   if (stored?.isSystem && changed.length > 0) throw ApiError.invalid(`trigger.${changed[0]}`, 'a system trigger can only be switched on or off (`state`)');
 }
 
-/** Once written: its conditions and actions, taken together, are ones it can run (a 400 names the first that is not). */
-async function requireRunnable(context: WriteContext, _record: Record<string, unknown>, id: number): Promise<void> {
+/**
+ * `applyToExistingTickets: true`: the cron applies the trigger to the live tickets there are, in
+ * turn (`trigger-runner.ts`, `runTicketWalks`), from the first. An automatic trigger of the team's
+ * only: a manual one is applied by hand, a system one does no more than it says.
+ */
+async function applyToExisting({ tx }: WriteContext, trigger: StoredTrigger, record: Record<string, unknown>): Promise<void> {
+  if (record.applyToExistingTickets !== true) return;
+  if (trigger.isSystem) throw ApiError.invalid('trigger.applyToExistingTickets', 'a system trigger can only be switched on or off (`state`)');
+  if (trigger.type !== 'Automatic') throw ApiError.invalid('trigger.applyToExistingTickets', 'a manual trigger is applied by hand: PATCH /v2/tickets/triggerapply.json');
+  await tx.update(triggers).set({ existingCursor: 0 }).where(eq(triggers.id, trigger.id));
+}
+
+/** Once written: its conditions and actions, taken together, are ones it can run (a 400 names the first that is not); applied to existing tickets if asked. */
+async function requireRunnable(context: WriteContext, record: Record<string, unknown>, id: number): Promise<void> {
   const trigger = await storedTrigger(context.tx, context.who.installationId, id);
   if (!trigger) return;
   // a trigger left inactive or incomplete may name what was deleted: it is switched on only once fixed
   const [problem] = (await problemsOf(context.tx, context.who.installationId, trigger)).filter((p) => trigger.state === 'active' || !p.missing);
   if (problem) throw ApiError.invalid(problem.source, problem.detail);
+  await applyToExisting(context, trigger, record);
 }
 
 /**
@@ -77,8 +89,15 @@ export const triggersResource = defineResource({
     displayOrder: displayOrderField(triggers.displayOrder),
     businesshours: referenceField(triggers.businesshoursId, { table: businessHours, type: 'businesshours' }),
   },
+  computed: {
+    applyingToExistingTickets: {
+      type: 'boolean',
+      schema: z.boolean().meta({ description: 'the cron is still applying it to the tickets there were when it was written (`applyToExistingTickets`)' }),
+      expr: sql`(${triggers.existingCursor} IS NOT NULL)`,
+    },
+  },
   inputs: {
-    applyToExistingTickets: z.boolean().meta({ description: 'accepted as false; true is not supported yet (400)' }),
+    applyToExistingTickets: z.boolean().meta({ description: "true: the cron applies the (automatic) trigger to the tickets there are, in turn, as well as to those whose events come; false or absent: only the latter" }),
   },
   filter: [...AUDIT_SET, 'agentHasAccess', 'businesshours', 'displayOrder', 'isShared', 'isSystem', 'name', 'type'],
   defaultOrderBy: 'displayOrder',

@@ -1,0 +1,1 @@
+ALTER TABLE "triggers" ADD COLUMN "existing_cursor" integer;
