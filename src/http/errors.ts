@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'forbidden',
   'notFound',
   'conflict',
+  'unprocessable',
   'tooLarge',
   'unsupportedMediaType',
   'upgradeRequired',

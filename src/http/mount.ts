@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import type { AppEnv } from '../app-env';
 import { authenticate } from '../auth/authenticate';
+import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_METHODS, idempotency } from '../idempotency/middleware';
 import { registry } from '../openapi/registry';
 import { ApiError, type ErrorEntry } from './errors';
 import { pathName, readJsonBody } from './json-body';
@@ -107,13 +108,16 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
   if (!isPublic) middleware.push(authenticate(roles));
   middleware.push(...guards);
   if (contract) middleware.push(readJsonBody((path) => contract.name(path)));
+  const write = IDEMPOTENT_METHODS.has(declaration.method.toUpperCase());
+  if (!isPublic && write) middleware.push(idempotency);
 
   const config = {
     ...operation,
+    ...(!isPublic && write ? { parameters: [...((operation as { parameters?: unknown[] }).parameters ?? []), IDEMPOTENCY_KEY_PARAMETER] } : {}),
     tags: [tag],
     ...(isPublic && !operation.security ? { security: [] } : {}),
     responses: {
-      ...standardErrors({ public: Boolean(isPublic), pathParameters: Object.keys(params).length > 0, jsonBody: Boolean(body) }),
+      ...standardErrors({ public: Boolean(isPublic), pathParameters: Object.keys(params).length > 0, jsonBody: Boolean(body), idempotent: !isPublic && write }),
       ...declaration.responses,
     },
   } as RouteConfig;

@@ -31,7 +31,9 @@ const STANDARD: Record<number, string> = {
   401: 'no valid credential (with `WWW-Authenticate`)',
   403: 'the caller\'s role may not do this',
   404: 'no such record here',
+  409: 'a request with the same `Idempotency-Key` is still running (or the write conflicts with what is stored)',
   413: 'the body is too large',
+  422: 'the `Idempotency-Key` was sent with another request before',
   415: 'the body is not sent as JSON',
   500: 'something went wrong on our side; nothing was changed',
   503: 'the database does not answer; try again after `Retry-After` seconds',
@@ -39,10 +41,11 @@ const STANDARD: Record<number, string> = {
 
 /**
  * The errors every route may answer, by what it takes: a 400 always (the spec declares it on
- * every operation), 401 and 403 unless public, 404 with a path parameter, 413 and 415 with a
- * JSON body, 500, and 503 when the database does not answer.
+ * every operation), 401 and 403 unless public, 404 with a path parameter, 409 and 422 on an
+ * authenticated write (`Idempotency-Key`), 413 and 415 with a JSON body, 500, and 503 when the
+ * database does not answer.
  */
-export function standardErrors(options: { public: boolean; pathParameters: boolean; jsonBody: boolean }): Record<number, ReturnType<typeof errorResponse>> {
-  const statuses = [400, ...(options.public ? [] : [401, 403]), ...(options.pathParameters ? [404] : []), ...(options.jsonBody ? [413, 415] : []), 500, 503];
+export function standardErrors(options: { public: boolean; pathParameters: boolean; jsonBody: boolean; idempotent: boolean }): Record<number, ReturnType<typeof errorResponse>> {
+  const statuses = [400, ...(options.public ? [] : [401, 403]), ...(options.pathParameters ? [404] : []), ...(options.idempotent ? [409, 422] : []), ...(options.jsonBody ? [413, 415] : []), 500, 503];
   return Object.fromEntries(statuses.map((status) => [status, errorResponse(STANDARD[status]!)]));
 }

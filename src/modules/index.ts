@@ -1,4 +1,5 @@
 import { healthModule } from '../health';
+import { idempotencyModule } from '../idempotency';
 import { openApiModule } from '../openapi';
 import { agentInvitesModule } from '../resources/agentinvites';
 import { aiModule } from '../resources/ai';
@@ -94,4 +95,5 @@ export const modules: readonly Module[] = [
   widgetModule,
   openApiModule,
   healthModule,
+  idempotencyModule,
 ];

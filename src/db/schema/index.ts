@@ -24,3 +24,4 @@ export * from './webhooks';
 export * from './triggers';
 export * from './happiness';
 export * from './mail';
+export * from './idempotency';
