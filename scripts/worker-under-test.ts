@@ -22,6 +22,9 @@ export function buildWorker(outdir: string): string {
   return path.join(outdir, 'index.js');
 }
 
+/** What a Worker needs of the local stack: the database and the Neon driver's two local stand-ins. */
+export type StackParts = Pick<LocalStack, 'databaseUrl' | 'wsProxyPort' | 'sqlHttpUrl'>;
+
 export interface WorkerUnderTest {
   url: string;
   miniflare: Miniflare;
@@ -70,7 +73,7 @@ const MAIL_STAND_IN = 'mail-sender-stand-in';
  * Serves a bundle of the service (`buildWorker`) in workerd through Miniflare: the bindings of
  * wrangler.toml and the local stack's variables. Several may serve the same bundle.
  */
-export async function serveWorker(stack: LocalStack, scriptPath: string, options: ServeOptions = {}): Promise<WorkerUnderTest> {
+export async function serveWorker(stack: StackParts, scriptPath: string, options: ServeOptions = {}): Promise<WorkerUnderTest> {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, 'wrangler.toml'));
   const onLogLine = options.onLogLine ?? dropRequestLines;
   const worker: Record<string, unknown> = {
@@ -103,9 +106,9 @@ export async function serveWorker(stack: LocalStack, scriptPath: string, options
 }
 
 /** Bundles the Worker into `outdir` and serves it (`serveWorker`). */
-export async function startWorker(stack: LocalStack, options: ServeOptions & { outdir: string }): Promise<WorkerUnderTest> {
+export async function startWorker(stack: StackParts, options: ServeOptions & { outdir: string }): Promise<WorkerUnderTest & { scriptPath: string }> {
   Object.assign(process.env, quietWranglerEnv);
   const scriptPath = buildWorker(options.outdir);
   const { outdir: _, ...serve } = options;
-  return serveWorker(stack, scriptPath, serve);
+  return { ...(await serveWorker(stack, scriptPath, serve)), scriptPath };
 }

@@ -29,6 +29,13 @@ export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort'
     WEBHOOK_RETRY_BASE_SECONDS: '1',
     // inboxes receive at <localPart>@<siteName>.mail.localhost (POST /cdn-cgi/handler/email)
     MAIL_DOMAIN: 'mail.localhost',
+    // the tests and benchmarks call far faster than a person (and fail to authenticate on
+    // purpose, all from 127.0.0.1): the default limits are out of their way (an installation's
+    // own limit, `/v2/ratelimit.json`, still applies; test/ratelimit/strict.test.ts serves a
+    // Worker with the real ones)
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURES_PER_MINUTE: '1000000',
+    ROOM_MESSAGES_PER_MINUTE: '1000000',
     // links in mail (the satisfaction survey's) point at `npm run dev`'s address
     PUBLIC_URL: `http://127.0.0.1:${process.env.PORT ?? 8787}`,
   };

@@ -1,12 +1,23 @@
 import type { Principal } from './auth/principal';
 import type { Database, DatabaseEnv } from './db/client';
 import type { JobMessage } from './jobs/job-message';
+import type { RateLimiter } from './ratelimit/limiter';
 
 /** The Worker's bindings, as `wrangler.toml` declares them. */
 export interface Env extends DatabaseEnv {
   /** `production` turns off nothing yet; reported by the health check. */
   ENVIRONMENT?: string;
   CONVERSATION_ROOMS: DurableObjectNamespace;
+  /** One request counter per installation (src/ratelimit). */
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** A teammate's requests a minute where the installation sets none (120 when unset). */
+  RATE_LIMIT_PER_MINUTE?: string;
+  /** Failed authentications a client address may make a minute before its look-ups are refused (20 when unset). */
+  AUTH_FAILURES_PER_MINUTE?: string;
+  /** Messages a participant may send a room a minute (120 when unset). */
+  ROOM_MESSAGES_PER_MINUTE?: string;
+  /** `off` switches the rate limits off (the limiter benchmark's baseline); on otherwise. */
+  RATE_LIMITS?: string;
   /** This Worker, bound to itself: the rooms deliver messages to its webhooks endpoint without a public round trip. */
   SELF: Fetcher;
   JOBS: Queue<JobMessage>;

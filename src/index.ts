@@ -8,6 +8,7 @@ import { modules } from './modules';
 import { registerSubscribers } from './events/subscriptions';
 
 export { ConversationRoom } from './realtime/conversation-room';
+export { RateLimiter } from './ratelimit/limiter';
 
 registerSubscribers(modules.flatMap((module) => module.subscribers));
 const app = createApp(modules);

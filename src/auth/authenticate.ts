@@ -8,6 +8,7 @@ import { requireRole } from './access';
 import { presentedSecret } from './credentials';
 import type { Principal } from './principal';
 import { hashSecret } from './secrets';
+import { addressGuard, type LookUpGuard } from '../ratelimit/address-guard';
 
 /**
  * Credentials seen in the last 30 seconds, per isolate: a busy client pays the look-up once,
@@ -47,14 +48,22 @@ async function lookUp(db: Database, hash: string): Promise<{ principal: Principa
   };
 }
 
-/** The teammate behind a presented secret, or undefined when it is no valid credential. */
-export async function principalOf(db: Database, secret: string): Promise<Principal | undefined> {
+/**
+ * The teammate behind a presented secret, or undefined when it is no valid credential. A secret
+ * not remembered is looked up only once `guard` lets it (the failures of the client's address,
+ * `ratelimit/address-guard.ts`), and a failed look-up is told to it.
+ */
+export async function principalOf(db: Database, secret: string, guard?: LookUpGuard): Promise<Principal | undefined> {
   const hash = await hashSecret(secret);
   const now = Date.now();
   const cached = recent.get(hash);
   if (cached && cached.until > now) return cached.principal;
+  await guard?.before();
   const found = await lookUp(db, hash);
-  if (!found) return undefined;
+  if (!found) {
+    await guard?.failed();
+    return undefined;
+  }
   if (recent.size >= CACHE_MAX) recent.clear();
   // Never remembered past its expiry.
   recent.set(hash, { principal: found.principal, credentialId: found.credentialId, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
@@ -84,7 +93,7 @@ export const invalidCredential = () => ApiError.unauthorized('the credential is 
  */
 export async function presentedTeammate(c: Context<AppEnv>): Promise<{ secret: string | undefined; principal: Principal | undefined }> {
   const secret = presentedSecret(c.req.header('authorization'));
-  return { secret, principal: secret ? await principalOf(c.var.db, secret) : undefined };
+  return { secret, principal: secret ? await principalOf(c.var.db, secret, addressGuard(c)) : undefined };
 }
 
 /**

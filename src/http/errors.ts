@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'unprocessable',
   'tooLarge',
   'unsupportedMediaType',
+  'tooManyRequests',
   'upgradeRequired',
   'badGateway',
   'gatewayTimeout',

@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import type { AppEnv } from '../app-env';
 import { authenticate } from '../auth/authenticate';
+import { rateLimit } from '../ratelimit/middleware';
 import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_METHODS, idempotency } from '../idempotency/middleware';
 import { registry } from '../openapi/registry';
 import { ApiError, type ErrorEntry } from './errors';
@@ -105,7 +106,7 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
     c.set('route', declaration.path);
     await next();
   });
-  if (!isPublic) middleware.push(authenticate(roles));
+  if (!isPublic) middleware.push(authenticate(roles), rateLimit);
   middleware.push(...guards);
   if (contract) middleware.push(readJsonBody((path) => contract.name(path)));
   const write = IDEMPOTENT_METHODS.has(declaration.method.toUpperCase());
@@ -117,7 +118,11 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
     tags: [tag],
     ...(isPublic && !operation.security ? { security: [] } : {}),
     responses: {
-      ...standardErrors({ public: Boolean(isPublic), pathParameters: Object.keys(params).length > 0, jsonBody: Boolean(body), idempotent: !isPublic && write }),
+      ...standardErrors({
+        public: Boolean(isPublic), pathParameters: Object.keys(params).length > 0, jsonBody: Boolean(body), idempotent: !isPublic && write,
+        // a public route that takes a teammate's credential of its own (`security`) meets the failed-authentication limit
+        rateLimited: !isPublic || Boolean((operation.security as unknown[] | undefined)?.length),
+      }),
       ...declaration.responses,
     },
   } as RouteConfig;

@@ -34,6 +34,7 @@ const STANDARD: Record<number, string> = {
   409: 'a request with the same `Idempotency-Key` is still running (or the write conflicts with what is stored)',
   413: 'the body is too large',
   422: 'the `Idempotency-Key` was sent with another request before',
+  429: 'past a rate limit (the teammate\'s requests a minute, or the failed authentications of the client\'s address): try again after `Retry-After` seconds',
   415: 'the body is not sent as JSON',
   500: 'something went wrong on our side; nothing was changed',
   503: 'the database does not answer; try again after `Retry-After` seconds',
@@ -42,10 +43,10 @@ const STANDARD: Record<number, string> = {
 /**
  * The errors every route may answer, by what it takes: a 400 always (the spec declares it on
  * every operation), 401 and 403 unless public, 404 with a path parameter, 409 and 422 on an
- * authenticated write (`Idempotency-Key`), 413 and 415 with a JSON body, 500, and 503 when the
- * database does not answer.
+ * authenticated write (`Idempotency-Key`), 413 and 415 with a JSON body, 429 where a credential is
+ * taken (the rate limits), 500, and 503 when the database does not answer.
  */
-export function standardErrors(options: { public: boolean; pathParameters: boolean; jsonBody: boolean; idempotent: boolean }): Record<number, ReturnType<typeof errorResponse>> {
-  const statuses = [400, ...(options.public ? [] : [401, 403]), ...(options.pathParameters ? [404] : []), ...(options.idempotent ? [409, 422] : []), ...(options.jsonBody ? [413, 415] : []), 500, 503];
+export function standardErrors(options: { public: boolean; pathParameters: boolean; jsonBody: boolean; idempotent: boolean; rateLimited: boolean }): Record<number, ReturnType<typeof errorResponse>> {
+  const statuses = [400, ...(options.public ? [] : [401, 403]), ...(options.pathParameters ? [404] : []), ...(options.idempotent ? [409, 422] : []), ...(options.jsonBody ? [413, 415] : []), ...(options.rateLimited ? [429] : []), 500, 503];
   return Object.fromEntries(statuses.map((status) => [status, errorResponse(STANDARD[status]!)]));
 }

@@ -1,6 +1,7 @@
 import { healthModule } from '../health';
 import { idempotencyModule } from '../idempotency';
 import { openApiModule } from '../openapi';
+import { rateLimitModule } from '../ratelimit';
 import { agentInvitesModule } from '../resources/agentinvites';
 import { aiModule } from '../resources/ai';
 import { announcementModule } from '../resources/announcement';
@@ -96,4 +97,5 @@ export const modules: readonly Module[] = [
   openApiModule,
   healthModule,
   idempotencyModule,
+  rateLimitModule,
 ];

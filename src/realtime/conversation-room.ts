@@ -16,6 +16,9 @@ import {
 } from './room-protocol';
 import { RoomStore, type RoomConversation } from './room-store';
 
+/** A participant's messages a room takes a minute unless `ROOM_MESSAGES_PER_MINUTE` says otherwise. */
+export const ROOM_MESSAGES_PER_MINUTE = 120;
+
 
 /**
  * One realtime room per conversation, addressed by its token. Sockets use the Hibernation API:
@@ -27,6 +30,8 @@ export class ConversationRoom extends DurableObject<Env> {
   private readonly store: RoomStore;
   /** A delivery alarm is set for what this instance accepted; saves a storage call per message (lost with hibernation, harmlessly). */
   private deliveryScheduled = false;
+  /** Each sender's messages this minute (`withinLimit`). */
+  private readonly sent = new Map<string, { minute: number; messages: number }>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -88,6 +93,25 @@ export class ConversationRoom extends DurableObject<Env> {
     this.acceptMessage(ws, participant, frame);
   }
 
+  /**
+   * Whether the sender may send one more message this minute (`ROOM_MESSAGES_PER_MINUTE`, 120):
+   * a participant flooding the room is refused, the others go on. Counted in memory: a room woken
+   * from hibernation starts the minute afresh.
+   */
+  private withinLimit(sender: string): { ok: true } | { ok: false; limit: number; wait: number } {
+    const limit = Number(this.env.ROOM_MESSAGES_PER_MINUTE) || ROOM_MESSAGES_PER_MINUTE;
+    const now = Date.now();
+    const minute = Math.floor(now / 60_000);
+    let count = this.sent.get(sender);
+    if (!count || count.minute !== minute) {
+      count = { minute, messages: 0 };
+      this.sent.set(sender, count);
+    }
+    if (count.messages >= limit) return { ok: false, limit, wait: Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000)) };
+    count.messages += 1;
+    return { ok: true };
+  }
+
   private acceptMessage(ws: WebSocket, participant: Participant, frame: Extract<ClientFrame, { type: 'message' }>): void {
     const refuse = (code: 'forbidden' | 'conversation_closed', detail: string) => ws.send(errorFrame(code, detail, { clientId: frame.clientId }));
     if (participant.role !== 'agent' && (frame.aiDraft !== undefined || frame.as !== undefined)) {
@@ -97,6 +121,10 @@ export class ConversationRoom extends DurableObject<Env> {
     const sender = `${participant.role}:${participant.id}`;
     const earlier = frame.clientId === undefined ? undefined : this.store.byClientId(sender, frame.clientId);
     if (earlier) return ws.send(messageFrame(earlier));
+    const allowed = this.withinLimit(sender);
+    if (!allowed.ok) {
+      return ws.send(errorFrame('rate_limited', `more than ${allowed.limit} messages a minute; send again in ${allowed.wait} s`, { clientId: frame.clientId, retryAfter: allowed.wait }));
+    }
     const message = this.store.add(sender, {
       clientId: frame.clientId ?? null,
       author: { type: frame.as === 'ai' ? 'ai' : participant.role, id: participant.id },

@@ -111,7 +111,7 @@ describe('GET /v2/ai/stats.json', () => {
 
   it('is in the OpenAPI document', async () => {
     const { paths, components } = (await api('/v2/openapi.json')).body;
-    expect(Object.keys(paths['/v2/ai/stats.json'].get.responses)).toEqual(['200', '400', '401', '403', '500', '503']);
+    expect(Object.keys(paths['/v2/ai/stats.json'].get.responses)).toEqual(['200', '400', '401', '403', '429', '500', '503']);
     expect(Object.keys(components.schemas.AIEffectiveness.properties)).toEqual(['avgSimilarity', 'sentAsIs', 'edited', 'rewritten', 'repliesCount', 'periodStart', 'resetDate']);
   });
 });

@@ -168,7 +168,7 @@ describe('GET /v2/ai/usage.json', () => {
   it('is in the OpenAPI document', async () => {
     const { paths, components } = (await api('/v2/openapi.json')).body;
     const operation = paths['/v2/ai/usage.json'].get;
-    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '403', '500', '503']);
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '403', '429', '500', '503']);
     expect(components.schemas.AIUsage.properties.state.enum).toEqual(['ok', 'warning', 'exhausted']);
   });
 });

@@ -12,7 +12,7 @@ describe('the OpenAPI document', () => {
     expect(clear.requestBody.required).toBe(true);
     expect(Object.keys(clear.responses)).toContain('200');
     const bulk = paths['/v2/anomalies/clear.json'].patch;
-    expect(bulk.parameters.map((p: { name: string }) => p.name)).toEqual(['filter']);
+    expect(bulk.parameters.map((p: { name: string }) => p.name)).toEqual(['Idempotency-Key', 'filter']);
     expect(bulk.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/BulkOpResponse' });
   });
 });

@@ -319,7 +319,7 @@ describe('the OpenAPI document', () => {
     ] as const;
     for (const [method, path] of operations) expect(paths[path]?.[method], `${method} ${path}`).toBeDefined();
     const put = paths['/v2/apps/{appId}/settings/{id}.json'].put;
-    expect(put.parameters.map((p: { name: string }) => p.name)).toEqual(['appId', 'id']);
+    expect(put.parameters.map((p: { name: string }) => p.name)).toEqual(['Idempotency-Key', 'appId', 'id']);
     expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '404', '409']));
     const orderBy = paths['/v2/apps.json'].get.parameters.find((p: { name: string }) => p.name === 'orderBy');
     expect(orderBy.schema.enum).not.toContain('id');

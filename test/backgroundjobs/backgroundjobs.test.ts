@@ -183,7 +183,7 @@ describe('OpenAPI', () => {
     const doc = (await api('/v2/openapi.json')).body;
     expect(doc.paths['/v2/backgroundjobs/{jobId}.json'].get.responses['200']).toBeDefined();
     const cancel = doc.paths['/v2/backgroundjobs/{type}/{action}/{id}.json'].delete;
-    expect(cancel.parameters.map((p: { name: string }) => p.name)).toEqual(['type', 'action', 'id']);
+    expect(cancel.parameters.map((p: { name: string }) => p.name)).toEqual(['Idempotency-Key', 'type', 'action', 'id']);
     expect(Object.keys(cancel.responses)).toEqual(expect.arrayContaining(['204', '404', '409']));
   });
 });

@@ -90,7 +90,7 @@ describe('the document', () => {
   it('declares the error codes the service answers, and only those', () => {
     const code = doc.components.schemas.Error.properties.errors.items.properties.code;
     expect([...code.enum].sort()).toEqual(
-      ['badGateway', 'conflict', 'forbidden', 'gatewayTimeout', 'internal', 'invalid', 'notConfigured', 'notFound', 'tooLarge', 'unauthorized', 'unavailable', 'unsupportedMediaType', 'upgradeRequired'].sort(),
+      ['badGateway', 'conflict', 'forbidden', 'gatewayTimeout', 'internal', 'invalid', 'notConfigured', 'notFound', 'tooLarge', 'tooManyRequests', 'unauthorized', 'unavailable', 'unprocessable', 'unsupportedMediaType', 'upgradeRequired'].sort(),
     );
   });
 

@@ -65,7 +65,7 @@ describe('GET /v2/openapi.json', () => {
     const orderBy = list.parameters.find((p: { name: string }) => p.name === 'orderBy');
     expect(orderBy.schema.enum).toEqual(expect.arrayContaining(['name', 'customersCount', 'address.country', 'domains.name', 'inboxes.id', 'phones']));
     expect(list.parameters.find((p: { name: string }) => p.name === 'pageSize').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
-    expect(Object.keys(list.responses)).toEqual(['200', '400', '401', '403', '500', '503']);
+    expect(Object.keys(list.responses)).toEqual(['200', '400', '401', '403', '429', '500', '503']);
     const body = schema(jsonSchemaOf(list, 200).$ref.split('/').pop());
     expect(body.required).toEqual(['companies', 'included', 'meta', 'pagination']);
     expect(body.properties.meta.properties.page).toEqual({ $ref: '#/components/schemas/PageMeta' });

@@ -16,6 +16,9 @@ declare module 'vitest' {
     workerControlsUrl: string;
     /** the receiver of the mail the Worker sends (`scripts/stack/mail-sender/receiver.ts`): `GET /sent?to=`, `POST /plan` */
     mailReceiverUrl: string;
+    /** the Worker's bundle and the stack it uses: a test file may serve another Worker of its own with other variables */
+    workerScript: string;
+    stackParts: { databaseUrl: string; wsProxyPort: number; sqlHttpUrl: string };
   }
 }
 
@@ -41,6 +44,8 @@ export default async function setup(project: TestProject) {
   project.provide('workerUrl', worker.url);
   project.provide('databaseUrl', stack.databaseUrl);
   project.provide('mailReceiverUrl', mailReceiver.url);
+  project.provide('workerScript', worker.scriptPath);
+  project.provide('stackParts', { databaseUrl: stack.databaseUrl, wsProxyPort: stack.wsProxyPort, sqlHttpUrl: stack.sqlHttpUrl });
   return async () => {
     await controls.stop();
     await worker.stop();

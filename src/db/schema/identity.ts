@@ -14,6 +14,8 @@ export const installations = pgTable('installations', {
   billingInterval: text('billing_interval', { enum: ['month', 'year'] }).notNull().default('month'),
   /** AI add-on units per billing period, both streams together; 0 means no add-on. */
   aiAllowance: integer('ai_allowance').notNull().default(0),
+  /** requests a teammate may make a minute (src/ratelimit); null: the deployment's default */
+  rateLimitPerMinute: integer('rate_limit_per_minute'),
 });
 
 export const USER_ROLES = ['owner', 'admin', 'agent', 'collaborator'] as const;

@@ -1,0 +1,1 @@
+ALTER TABLE "installations" ADD COLUMN "rate_limit_per_minute" integer;

@@ -1,0 +1,38 @@
+import type { Context } from 'hono';
+import type { AppEnv } from '../app-env';
+import { ApiError } from '../http/errors';
+
+/** Failed authentications a client address may make a minute (`AUTH_FAILURES_PER_MINUTE`) before its look-ups are refused. */
+export const DEFAULT_FAILURES_PER_MINUTE = 20;
+
+/** What the credential look-up asks before it reads the database, and tells when the credential is no valid one. */
+export interface LookUpGuard {
+  before(): Promise<void>;
+  failed(): Promise<void>;
+}
+
+/**
+ * Failed authentication, limited per client address (`CF-Connecting-IP`), so keys cannot be
+ * guessed at speed: a credential this isolate does not know already (a valid one it saw in the
+ * last 30 s passes without it) is looked up only while the address has failed fewer than
+ * `AUTH_FAILURES_PER_MINUTE` times (20) this minute; past that, 429 with `Retry-After` until the
+ * minute ends, a valid key included (a guesser must not learn which key was good). Counted by a
+ * limiter object per address, as the requests per teammate are.
+ */
+export function addressGuard(c: Context<AppEnv>): LookUpGuard | undefined {
+  if (c.env.RATE_LIMITS === 'off' || !c.env.RATE_LIMITER) return undefined;
+  const limit = Number(c.env.AUTH_FAILURES_PER_MINUTE) || DEFAULT_FAILURES_PER_MINUTE;
+  const address = c.req.header('cf-connecting-ip') ?? 'unknown';
+  const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(`address:${address}`));
+  return {
+    async before() {
+      const left = await limiter.grant('failures', limit, 0);
+      if (left.remaining > 0) return;
+      const wait = Math.max(1, left.resetAt - Math.floor(Date.now() / 1000));
+      throw new ApiError(429, [{ code: 'tooManyRequests', detail: `more than ${limit} failed authentications from this address in a minute; try again in ${wait} s` }], { 'Retry-After': String(wait) });
+    },
+    async failed() {
+      await limiter.grant('failures', limit, 1);
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { sql } from 'drizzle-orm';
+import type { Context } from 'hono';
+import type { AppEnv } from '../app-env';
+import { z } from 'zod';
+import { ADMINS, EVERYONE } from '../auth/access';
+import { noteEvents, recordEvents } from '../events/record-events';
+import { jsonResponse } from '../http/responses';
+import { defineRoute } from '../http/route';
+import { deploymentDefault, forgetLimit } from './middleware';
+
+const rateLimitSchema = z
+  .object({
+    requestsPerMinute: z.number().int().nullable().meta({ description: "the installation's own limit; null: the deployment's default" }),
+    default: z.number().int().meta({ description: "the deployment's default (120 unless the operator set another)" }),
+    effective: z.number().int().meta({ description: 'what applies: requestsPerMinute, else the default' }),
+  })
+  .meta({ id: 'RateLimit' });
+
+const answer = z.object({ ratelimit: rateLimitSchema });
+
+const writeBody = z
+  .strictObject({
+    ratelimit: z.strictObject({
+      requestsPerMinute: z.number().int().min(10).max(100_000).nullable().meta({ description: 'each teammate\'s requests a minute, 10 to 100,000; null: the default' }),
+    }),
+  })
+  .meta({ id: 'RateLimitWrite' });
+
+async function read(c: Context<AppEnv>) {
+  const { rows } = await c.var.db.http.execute(sql`SELECT rate_limit_per_minute FROM installations WHERE id = ${c.var.principal.installationId}`);
+  const own = rows[0]?.rate_limit_per_minute;
+  const fallback = deploymentDefault(c.env);
+  const requestsPerMinute = own === null || own === undefined ? null : Number(own);
+  return { ratelimit: { requestsPerMinute, default: fallback, effective: requestsPerMinute ?? fallback } };
+}
+
+/** `GET /v2/ratelimit.json`: the installation's requests a minute per teammate. */
+export const getRateLimitRoute = defineRoute({
+  method: 'get', path: '/v2/ratelimit.json', tag: 'Service', operationId: 'getRateLimit', roles: EVERYONE,
+  summary: "The installation's rate limit: each teammate's requests a minute",
+  responses: { 200: jsonResponse('the limit', answer) },
+}, async (c) => c.json(await read(c), 200));
+
+/** `PUT /v2/ratelimit.json`: sets it (owners and admins), with an event of the installation. */
+export const putRateLimitRoute = defineRoute({
+  method: 'put', path: '/v2/ratelimit.json', tag: 'Service', operationId: 'setRateLimit', roles: ADMINS,
+  summary: "Sets the installation's rate limit",
+  request: { body: { content: { 'application/json': { schema: writeBody } }, required: true } },
+  responses: { 200: jsonResponse('the limit as it now stands', answer) },
+}, async (c) => {
+  const who = c.var.principal;
+  const { requestsPerMinute } = c.req.valid('json').ratelimit;
+  await c.var.db.transaction(async (tx) => {
+    const { rows } = await tx.execute(sql`
+      UPDATE installations n SET rate_limit_per_minute = ${requestsPerMinute} FROM installations o
+       WHERE n.id = ${who.installationId} AND o.id = n.id RETURNING o.rate_limit_per_minute AS before`);
+    await recordEvents(tx, who, [{ recordType: 'installations', recordId: who.installationId, kind: 'settingChanged', data: { rateLimitPerMinute: { before: rows[0]?.before ?? null, after: requestsPerMinute } } }]);
+  });
+  noteEvents(c.var.db, who.installationId, [['installations', 'settingChanged']]);
+  forgetLimit(who.installationId);
+  return c.json(await read(c), 200);
+});
