@@ -31,8 +31,9 @@ function groupOf(pid: number, comm: string, args: string, ours: boolean): Group 
   return 'other';
 }
 
-export function snapshot(): Snapshot {
-  const processes: Array<{ pid: number; ppid: number; comm: string; used: number; reaped: number }> = [];
+/** Every process of the machine, from /proc, and whether this process started it (it descends from it). */
+export function processes(): { list: Array<{ pid: number; ppid: number; comm: string; used: number; reaped: number }>; ours(pid: number): boolean } {
+  const list: Array<{ pid: number; ppid: number; comm: string; used: number; reaped: number }> = [];
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
@@ -42,19 +43,24 @@ export function snapshot(): Snapshot {
       const comm = stat.slice(stat.indexOf('(') + 1, close);
       const fields = stat.slice(close + 2).split(' '); // fields[0] is field 3 (state)
       // utime + stime; cutime + cstime: children that exited and were reaped
-      processes.push({ pid, ppid: Number(fields[1]), comm, used: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) });
+      list.push({ pid, ppid: Number(fields[1]), comm, used: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) });
     } catch {
       // gone meanwhile
     }
   }
-  const parent = new Map(processes.map((p) => [p.pid, p.ppid]));
+  const parent = new Map(list.map((p) => [p.pid, p.ppid]));
   const ours = (pid: number) => {
     for (let at: number | undefined = pid, hops = 0; at && hops < 64; at = parent.get(at), hops++) if (at === process.pid) return true;
     return false;
   };
+  return { list, ours };
+}
+
+export function snapshot(): Snapshot {
+  const { list: processesNow, ours } = processes();
   const ticks: Snapshot['ticks'] = new Map();
   let reapedPostgresTicks = 0;
-  for (const p of processes) {
+  for (const p of processesNow) {
     let args = '';
     try {
       args = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').replace(/\0/g, ' ');

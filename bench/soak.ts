@@ -1,0 +1,173 @@
+// `npm run bench:soak`: 60 s of mixed traffic at a steady rate, with the cron and the queue busy,
+// on 127.0.0.1 only (issue 16's reliability suite).
+//
+//   1. a throwaway local stack, one installation (bench/seed.ts) with an inbox and a customer;
+//   2. the service, as a deploy bundles it, in workerd through Miniflare (bench/workers.ts);
+//   3. BENCH_SOAK_RATE requests a second (default 40) for BENCH_SOAK_SECONDS (60), each started on
+//      its tick whatever the others do (a steady offered rate, not a closed loop): 55 % ticket
+//      lists, 15 % one ticket, 15 % a new ticket, 10 % a reply, 5 % a ticket changed. Every
+//      write makes events, the drain runs them through their subscribers (history, SLA clocks,
+//      triggers, webhooks, mail out to the stand-in-less local simulation), and the cron is
+//      fired every 10 s as Cloudflare would every five minutes;
+//   4. per 10-second slice: requests, errors (non-2xx or failed), p50 and p99, workerd's memory
+//      (resident set of the workerd processes this run started); the checks: no errors, flat
+//      memory (the last slice's within 25 % of the first's), and the events all drained after.
+import { readFileSync } from 'node:fs';
+import { processes } from './cpu';
+import { quietWranglerEnv } from '../scripts/worker-vars';
+import { startLocalStack } from '../scripts/stack';
+import { align, fixed, machine, percentile, withClient, writeResults } from './report';
+import { seed } from './seed';
+import { startService } from './workers';
+import { log, runBench, setting, started, stops } from './lifecycle';
+
+const config = {
+  rate: setting('BENCH_SOAK_RATE', 40, true),
+  seconds: setting('BENCH_SOAK_SECONDS', 60, true),
+};
+Object.assign(process.env, quietWranglerEnv);
+
+const SLICE_SECONDS = 10;
+const CRON_EVERY_MS = 10_000;
+
+/** Resident memory of the workerd processes this process started, in MiB. */
+function workerdMemoryMiB(): number {
+  const { list, ours } = processes();
+  let kib = 0;
+  for (const { pid } of list.filter((p) => p.comm === 'workerd' && ours(p.pid))) {
+    try {
+      const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+      kib += Number(line?.replace(/\D+/g, '') ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kib / 1024;
+}
+
+interface Sample {
+  at: number;
+  kind: string;
+  ms: number;
+  ok: boolean;
+  status: number;
+}
+
+async function main(): Promise<void> {
+  const host = machine();
+  log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
+  log(`settings: ${config.rate} requests/s for ${config.seconds} s, the cron every ${CRON_EVERY_MS / 1000} s`);
+  const stack = await startLocalStack({ purpose: 'test' });
+  stops.push(stack.stop);
+  const data = await seed(stack.databaseUrl, 100);
+  const service = await startService(stack);
+  stops.push(service.stop);
+  const auth = { authorization: `Bearer ${data.ownerKey}`, 'content-type': 'application/json' };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${service.url}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, json: text ? (JSON.parse(text) as Record<string, any>) : {} };
+  };
+  const inbox = (await call('GET', '/v2/inboxes.json')).json.inboxes[0].id as number;
+  const tickets: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const made = await call('POST', '/v2/tickets.json', { ticket: { subject: `Soak seed ${i}`, inbox, customer: { email: `soak${i % 5}@soak.test` }, message: 'Seed', notifyCustomer: false } });
+    tickets.push(made.json.ticket.id);
+  }
+  const pick = <T>(items: readonly T[]) => items[Math.floor(Math.random() * items.length)]!;
+  let n = 0;
+  const mix: Array<{ share: number; kind: string; run: () => Promise<number> }> = [
+    { share: 0.55, kind: 'list', run: async () => (await call('GET', '/v2/tickets.json?pageSize=25&includes=customers')).status },
+    { share: 0.15, kind: 'get', run: async () => (await call('GET', `/v2/tickets/${pick(tickets)}.json?includes=messages`)).status },
+    {
+      share: 0.15, kind: 'create', run: async () => {
+        const made = await call('POST', '/v2/tickets.json', { ticket: { subject: `Soak ${++n}`, inbox, customer: { email: `soak${n % 50}@soak.test` }, message: 'Soak', notifyCustomer: n % 2 === 0 } });
+        if (made.status === 201) tickets.push(made.json.ticket.id);
+        return made.status;
+      },
+    },
+    { share: 0.1, kind: 'reply', run: async () => (await call('POST', `/v2/tickets/${pick(tickets)}/messages.json`, { message: `Reply ${++n}` })).status },
+    { share: 0.05, kind: 'update', run: async () => (await call('PATCH', `/v2/tickets/${pick(tickets)}.json`, { ticket: { priority: null, subject: `Changed ${++n}` } })).status },
+  ];
+  const choose = () => {
+    let roll = Math.random();
+    for (const entry of mix) if ((roll -= entry.share) <= 0) return entry;
+    return mix[0]!;
+  };
+
+  const samples: Sample[] = [];
+  const memory: Array<{ at: number; mib: number }> = [{ at: 0, mib: workerdMemoryMiB() }];
+  const crons: Array<{ at: number; status: number }> = [];
+  const begin = Date.now();
+  const inFlight: Promise<void>[] = [];
+  const cronTimer = setInterval(() => {
+    const at = Date.now() - begin;
+    void fetch(`${service.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('*/5 * * * *')}`).then((r) => crons.push({ at, status: r.status }), () => crons.push({ at, status: 0 }));
+  }, CRON_EVERY_MS);
+  const memoryTimer = setInterval(() => memory.push({ at: Date.now() - begin, mib: workerdMemoryMiB() }), 1000);
+  const total = Math.round(config.rate * config.seconds);
+  for (let i = 0; i < total; i++) {
+    const due = begin + (i * 1000) / config.rate;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const entry = choose();
+    const at = Date.now();
+    inFlight.push(entry.run().then(
+      (status) => void samples.push({ at: at - begin, kind: entry.kind, ms: Date.now() - at, ok: status >= 200 && status < 300, status }),
+      () => void samples.push({ at: at - begin, kind: entry.kind, ms: Date.now() - at, ok: false, status: 0 }),
+    ));
+  }
+  await Promise.all(inFlight);
+  clearInterval(cronTimer);
+  clearInterval(memoryTimer);
+  memory.push({ at: Date.now() - begin, mib: workerdMemoryMiB() });
+
+  // the queue catches up: every event of the run drained
+  let undrained = -1;
+  for (let tries = 0; tries < 60; tries++) {
+    undrained = await withClient(stack.databaseUrl, async (client) => Number((await client.query('SELECT count(*) AS n FROM events WHERE dispatched_at IS NULL')).rows[0].n));
+    if (undrained === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+
+  const slices = Array.from({ length: Math.ceil(config.seconds / SLICE_SECONDS) }, (_, index) => {
+    const from = index * SLICE_SECONDS * 1000;
+    const to = from + SLICE_SECONDS * 1000;
+    const inSlice = samples.filter((s) => s.at >= from && s.at < to);
+    const sorted = inSlice.map((s) => s.ms).sort((a, b) => a - b);
+    const mem = memory.filter((m) => m.at >= from && m.at < to).map((m) => m.mib);
+    return {
+      slice: `${from / 1000}-${to / 1000} s`,
+      requests: inSlice.length,
+      errors: inSlice.filter((s) => !s.ok).length,
+      p50: sorted.length ? percentile(sorted, 50) : 0,
+      p99: sorted.length ? percentile(sorted, 99) : 0,
+      memoryMiB: mem.length ? Math.max(...mem) : 0,
+    };
+  });
+  log('');
+  log(align(['slice', 'requests', 'errors', 'p50 ms', 'p99 ms', 'workerd MiB'], slices.map((s) => [s.slice, String(s.requests), String(s.errors), fixed(s.p50, 1), fixed(s.p99, 1), fixed(s.memoryMiB, 1)])));
+  const byKind = Object.fromEntries(mix.map(({ kind }) => {
+    const sorted = samples.filter((s) => s.kind === kind).map((s) => s.ms).sort((a, b) => a - b);
+    return [kind, { requests: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) }];
+  }));
+  log('');
+  log(align(['kind', 'requests', 'p50 ms', 'p99 ms'], Object.entries(byKind).map(([kind, k]) => [kind, String(k.requests), fixed(k.p50, 1), fixed(k.p99, 1)])));
+  const errors = samples.filter((s) => !s.ok);
+  const statuses = errors.reduce<Record<string, number>>((all, s) => ({ ...all, [s.status]: (all[s.status] ?? 0) + 1 }), {});
+  const first = slices[0]!.memoryMiB;
+  const last = slices.at(-1)!.memoryMiB;
+  const checks = [
+    { name: 'no errors', pass: errors.length === 0, detail: `${errors.length} of ${samples.length} (${JSON.stringify(statuses)})` },
+    { name: 'flat memory (the last slice within 25 % of the first)', pass: last <= first * 1.25, detail: `${fixed(first, 1)} MiB, then ${fixed(last, 1)} MiB` },
+    { name: 'the cron ran each time', pass: crons.length > 0 && crons.every((c) => c.status === 200), detail: `${crons.length} runs, statuses ${[...new Set(crons.map((c) => c.status))].join(', ')}` },
+    { name: 'every event drained after', pass: undrained === 0, detail: `${undrained} left` },
+  ];
+  log('');
+  for (const check of checks) log(`  ${check.pass ? 'PASS' : 'FAIL'}  ${check.name}: ${check.detail}`);
+  const file = await writeResults({ startedAt: new Date(started).toISOString(), machine: host, config, slices, byKind, crons, memory, checks }, 'soak');
+  log(`\nraw results: ${file}`);
+  if (checks.some((check) => !check.pass)) process.exitCode = 1;
+}
+
+await runBench(main);
