@@ -9,6 +9,7 @@
 //      write makes events, the drain runs them through their subscribers (history, SLA clocks,
 //      triggers, webhooks, mail out to the stand-in-less local simulation), and the cron is
 //      fired every 10 s as Cloudflare would every five minutes;
+//      (BENCH_SOAK_WRITES=0: reads only; BENCH_SOAK_IDLE=30: memory read again after 30 s idle)
 //   4. per 10-second slice: requests, errors (non-2xx or failed), p50 and p99, workerd's memory
 //      (resident set of the workerd processes this run started); the checks: no errors, flat
 //      memory (the last slice's within 25 % of the first's), and the events all drained after.
@@ -24,6 +25,10 @@ import { log, runBench, setting, started, stops } from './lifecycle';
 const config = {
   rate: setting('BENCH_SOAK_RATE', 40, true),
   seconds: setting('BENCH_SOAK_SECONDS', 60, true),
+  /** 0: reads only (lists and gets), to tell what writes and their events add to memory */
+  writes: setting('BENCH_SOAK_WRITES', 1),
+  /** seconds left idle after the load, memory read again at the end */
+  idleSeconds: setting('BENCH_SOAK_IDLE', 0),
 };
 Object.assign(process.env, quietWranglerEnv);
 
@@ -90,6 +95,7 @@ async function main(): Promise<void> {
     { share: 0.05, kind: 'update', run: async () => (await call('PATCH', `/v2/tickets/${pick(tickets)}.json`, { ticket: { priority: null, subject: `Changed ${++n}` } })).status },
   ];
   const choose = () => {
+    if (!config.writes) return Math.random() < 0.78 ? mix[0]! : mix[1]!;
     let roll = Math.random();
     for (const entry of mix) if ((roll -= entry.share) <= 0) return entry;
     return mix[0]!;
@@ -122,6 +128,10 @@ async function main(): Promise<void> {
   clearInterval(memoryTimer);
   memory.push({ at: Date.now() - begin, mib: workerdMemoryMiB() });
 
+  if (config.idleSeconds > 0) {
+    await new Promise((resolve) => setTimeout(resolve, config.idleSeconds * 1000));
+    log(`after ${config.idleSeconds} s idle: workerd ${fixed(workerdMemoryMiB(), 1)} MiB`);
+  }
   // the queue catches up: every event of the run drained
   let undrained = -1;
   for (let tries = 0; tries < 60; tries++) {
