@@ -9,7 +9,8 @@
 //      write makes events, the drain runs them through their subscribers (history, SLA clocks,
 //      triggers, webhooks, mail out to the stand-in-less local simulation), and the cron is
 //      fired every 10 s as Cloudflare would every five minutes;
-//      (BENCH_SOAK_WRITES=0: reads only; BENCH_SOAK_IDLE=30: memory read again after 30 s idle)
+//      (BENCH_SOAK_WRITES=0: reads only; BENCH_SOAK_MAIL=0: no mail out, replies as notes;
+//      BENCH_SOAK_IDLE=30: memory read again after 30 s idle)
 //   4. per 10-second slice: requests, errors (non-2xx or failed), p50 and p99, workerd's memory
 //      (resident set of the workerd processes this run started); the checks: no errors, flat
 //      memory (the last slice's within 25 % of the first's), and the events all drained after.
@@ -27,6 +28,8 @@ const config = {
   seconds: setting('BENCH_SOAK_SECONDS', 60, true),
   /** 0: reads only (lists and gets), to tell what writes and their events add to memory */
   writes: setting('BENCH_SOAK_WRITES', 1),
+  /** 0: no mail out (notes for replies, new tickets without notifyCustomer), to tell what mail adds */
+  mail: setting('BENCH_SOAK_MAIL', 1),
   /** seconds left idle after the load, memory read again at the end */
   idleSeconds: setting('BENCH_SOAK_IDLE', 0),
 };
@@ -86,12 +89,12 @@ async function main(): Promise<void> {
     { share: 0.15, kind: 'get', run: async () => (await call('GET', `/v2/tickets/${pick(tickets)}.json?includes=messages`)).status },
     {
       share: 0.15, kind: 'create', run: async () => {
-        const made = await call('POST', '/v2/tickets.json', { ticket: { subject: `Soak ${++n}`, inbox, customer: { email: `soak${n % 50}@soak.test` }, message: 'Soak', notifyCustomer: n % 2 === 0 } });
+        const made = await call('POST', '/v2/tickets.json', { ticket: { subject: `Soak ${++n}`, inbox, customer: { email: `soak${n % 50}@soak.test` }, message: 'Soak', notifyCustomer: Boolean(config.mail) && n % 2 === 0 } });
         if (made.status === 201) tickets.push(made.json.ticket.id);
         return made.status;
       },
     },
-    { share: 0.1, kind: 'reply', run: async () => (await call('POST', `/v2/tickets/${pick(tickets)}/messages.json`, { message: `Reply ${++n}` })).status },
+    { share: 0.1, kind: 'reply', run: async () => (await call('POST', `/v2/tickets/${pick(tickets)}/messages.json`, { message: `Reply ${++n}`, ...(config.mail ? {} : { threadType: 'note' }) })).status },
     { share: 0.05, kind: 'update', run: async () => (await call('PATCH', `/v2/tickets/${pick(tickets)}.json`, { ticket: { priority: null, subject: `Changed ${++n}` } })).status },
   ];
   const choose = () => {
