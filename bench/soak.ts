@@ -10,7 +10,8 @@
 //      triggers, webhooks, mail out to the stand-in-less local simulation), and the cron is
 //      fired every 10 s as Cloudflare would every five minutes;
 //      (BENCH_SOAK_WRITES=0: reads only; BENCH_SOAK_MAIL=0: no mail out, replies as notes;
-//      BENCH_SOAK_IDLE=30: memory read again after 30 s idle)
+//      BENCH_SOAK_EVENTS=0: no events written, so no drain; BENCH_SOAK_IDLE=30: memory read again
+//      after 30 s idle)
 //   4. per 10-second slice: requests, errors (non-2xx or failed), p50 and p99, workerd's memory
 //      (resident set of the workerd processes this run started); the checks: no errors, flat
 //      memory (the last slice's within 25 % of the first's), and the events all drained after.
@@ -20,7 +21,7 @@ import { quietWranglerEnv } from '../scripts/worker-vars';
 import { startLocalStack } from '../scripts/stack';
 import { align, fixed, machine, percentile, withClient, writeResults } from './report';
 import { seed } from './seed';
-import { startService } from './workers';
+import { serviceBundle, startService } from './workers';
 import { log, runBench, setting, started, stops } from './lifecycle';
 
 const config = {
@@ -30,6 +31,8 @@ const config = {
   writes: setting('BENCH_SOAK_WRITES', 1),
   /** 0: no mail out (notes for replies, new tickets without notifyCustomer), to tell what mail adds */
   mail: setting('BENCH_SOAK_MAIL', 1),
+  /** 0: the Worker writes no events (`WRITE_EVENTS=off`): no drain, to tell what the events add */
+  events: setting('BENCH_SOAK_EVENTS', 1),
   /** seconds left idle after the load, memory read again at the end */
   idleSeconds: setting('BENCH_SOAK_IDLE', 0),
 };
@@ -68,7 +71,7 @@ async function main(): Promise<void> {
   const stack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
   const data = await seed(stack.databaseUrl, 100);
-  const service = await startService(stack);
+  const service = config.events ? await startService(stack) : await serviceBundle().serve(stack, 'service', { WRITE_EVENTS: 'off' });
   stops.push(service.stop);
   const auth = { authorization: `Bearer ${data.ownerKey}`, 'content-type': 'application/json' };
   const call = async (method: string, path: string, body?: unknown) => {
