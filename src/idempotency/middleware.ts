@@ -8,7 +8,7 @@ export const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 /** How long a key's answer is replayed. */
 export const KEPT_HOURS = 24;
 /** A request holding its key longer than this is taken as dead (a Worker's request does not run so long): the key may be taken again. */
-export const RUNNING_FOR_SECONDS = 120;
+const RUNNING_FOR_SECONDS = 120;
 /** The header as every authenticated write's operation declares it. */
 export const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key',
@@ -24,8 +24,12 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 /** SHA-256 of what makes two requests the same: the method, the path and its query, the body. */
 async function requestDigest(c: Context<AppEnv>): Promise<string> {
   const url = new URL(c.req.url);
-  const body = c.var.bodyText ?? (c.req.raw.body ? await c.req.raw.clone().text() : '');
-  const bytes = new TextEncoder().encode(`${c.req.method} ${url.pathname}${url.search}\n${body}`);
+  const head = new TextEncoder().encode(`${c.req.method} ${url.pathname}${url.search}\n`);
+  // a JSON body as read already; any other (a multipart upload) as its bytes, not decoded as text
+  const body = c.var.bodyText !== undefined ? new TextEncoder().encode(c.var.bodyText) : c.req.raw.body ? new Uint8Array(await c.req.raw.clone().arrayBuffer()) : new Uint8Array();
+  const bytes = new Uint8Array(head.length + body.length);
+  bytes.set(head);
+  bytes.set(body, head.length);
   return [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 

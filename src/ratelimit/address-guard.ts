@@ -3,7 +3,7 @@ import type { AppEnv } from '../app-env';
 import { ApiError } from '../http/errors';
 
 /** Failed authentications a client address may make a minute (`AUTH_FAILURES_PER_MINUTE`) before its look-ups are refused. */
-export const DEFAULT_FAILURES_PER_MINUTE = 20;
+const DEFAULT_FAILURES_PER_MINUTE = 20;
 
 /** What the credential look-up asks before it reads the database, and tells when the credential is no valid one. */
 export interface LookUpGuard {

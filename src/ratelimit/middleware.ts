@@ -5,7 +5,7 @@ import type { Database } from '../db/client';
 import { ApiError } from '../http/errors';
 
 /** A teammate's requests a minute when neither the installation nor the deployment (`RATE_LIMIT_PER_MINUTE`) says otherwise: the platform's. */
-export const DEFAULT_PER_MINUTE = 120;
+const DEFAULT_PER_MINUTE = 120;
 /** How long an isolate keeps an installation's limit: a change reaches the others within this. */
 const LIMIT_CACHE_MS = 30_000;
 

@@ -51,7 +51,7 @@ export interface SendingInbox {
 }
 
 /** The inbox's own address at the deployment's mail domain (`<localPart>@<siteName>.<MAIL_DOMAIN>`), where it always receives. */
-export function receivingAddress(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): string | undefined {
+function receivingAddress(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): string | undefined {
   return inbox.localPart && env.MAIL_DOMAIN ? `${inbox.localPart}@${inbox.siteName}.${plainAddress(env.MAIL_DOMAIN)}`.toLowerCase() : undefined;
 }
 

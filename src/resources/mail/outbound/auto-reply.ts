@@ -3,13 +3,13 @@ import type { Env } from '../../../app-env';
 import type { Transaction } from '../../../db/client';
 import { escapeHtml, messageHtml, messageText } from '../../../lib/html/message-body';
 import { fillTemplate } from '../../tickets/ticket-template';
-import { plainAddress } from '../mail-address';
-import { fromInbox, headerText, replySubject, signed, threadingHeaders } from './outgoing-mail';
+import { plainAddress, type SendingInbox } from '../mail-address';
+import { fromInbox, headerText, replySubject, SENDER_COLUMN, signed, threadingHeaders } from './outgoing-mail';
 import { writeOutbound } from './queue-mail';
 
 /** What an inbox answers when it has no templates of its own. */
-export const DEFAULT_AUTO_REPLY_SUBJECT = 'Re: {{ticket.subject}}';
-export const DEFAULT_AUTO_REPLY_MESSAGE = '<p>Hello {{customer.firstName}},</p><p>We have received your message and will answer it as soon as we can. Your ticket number is {{ticket.id}}.</p>';
+const DEFAULT_AUTO_REPLY_SUBJECT = 'Re: {{ticket.subject}}';
+const DEFAULT_AUTO_REPLY_MESSAGE = '<p>Hello {{customer.firstName}},</p><p>We have received your message and will answer it as soon as we can. Your ticket number is {{ticket.id}}.</p>';
 
 /** A new ticket from a message, as its auto-reply needs it. */
 export interface NewMailTicket {
@@ -28,12 +28,8 @@ interface InboxRow {
   auto_reply_enabled: boolean;
   auto_reply_subject: string | null;
   auto_reply_message: string | null;
-  name: string;
-  email: string | null;
-  local_part: string | null;
-  send_emails_from: string | null;
+  sender: SendingInbox;
   signature: string | null;
-  site_name: string;
   subject: string;
   first_name: string;
   last_name: string;
@@ -55,15 +51,14 @@ export async function writeAutoReply(tx: Transaction, env: Env, ticket: NewMailT
   const domain = env.MAIL_DOMAIN ? plainAddress(env.MAIL_DOMAIN) : undefined;
   if (domain && (to.endsWith(`.${domain}`) || to.endsWith(`@${domain}`))) return undefined;
   const { rows } = await tx.execute(sql`
-    SELECT i.auto_reply_enabled, i.auto_reply_subject, i.auto_reply_message, i.name, i.email, i.local_part, i.send_emails_from, i.signature,
-           n.site_name, t.subject, c.first_name, c.last_name,
+    SELECT i.auto_reply_enabled, i.auto_reply_subject, i.auto_reply_message, ${SENDER_COLUMN}, i.signature, t.subject, c.first_name, c.last_name,
            EXISTS (SELECT 1 FROM inboxes o WHERE o.installation_id = i.installation_id AND o.state = 'active'
                       AND (lower(o.email) = ${to} OR lower(o.send_emails_from) = ${to} OR o.aliases @> ARRAY[${to}]::text[])) AS ours
       FROM inboxes i JOIN installations n ON n.id = i.installation_id JOIN tickets t ON t.id = ${ticket.ticketId} JOIN customers c ON c.id = t.customer_id
      WHERE i.id = ${ticket.inboxId} AND i.installation_id = ${ticket.installationId}`);
   const inbox = rows[0] as unknown as InboxRow | undefined;
   if (!inbox?.auto_reply_enabled || inbox.ours) return undefined;
-  const sender = fromInbox(env, { name: inbox.name, email: inbox.email, localPart: inbox.local_part, sendEmailsFrom: inbox.send_emails_from, siteName: inbox.site_name });
+  const sender = fromInbox(env, inbox.sender);
   if (!sender) return undefined;
   const values = { id: ticket.ticketId, subject: inbox.subject, customerFirstName: inbox.first_name, customerLastName: inbox.last_name, customerEmail: to };
   const subject = fillTemplate(inbox.auto_reply_subject?.trim() || DEFAULT_AUTO_REPLY_SUBJECT, values, headerText);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { Env } from '../../../app-env';
 import { messageHtml, messageText } from '../../../lib/html/message-body';
 import { sendingAddresses, type SendingInbox } from '../mail-address';
@@ -94,6 +95,12 @@ export function distinctAddresses(addresses: readonly string[], skip: readonly s
   }
   return out;
 }
+
+/**
+ * The inbox's sending parts as one column `sender` (the `SendingInbox` that `fromInbox` takes), for
+ * a query that joins the inbox as `i` and its installation as `n`.
+ */
+export const SENDER_COLUMN = sql`json_build_object('name', i.name, 'email', i.email, 'localPart', i.local_part, 'sendEmailsFrom', i.send_emails_from, 'siteName', n.site_name) AS sender`;
 
 /** The sender part of a message from an inbox: its address and name, and where answers go. Undefined: the inbox has no address. */
 export function fromInbox(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): Pick<OutgoingMail, 'from' | 'replyTo'> | undefined {

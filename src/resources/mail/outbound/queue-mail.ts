@@ -13,7 +13,7 @@ export const SEND_KIND = 'mail.send';
 export const MAX_MAILS_A_MESSAGE = 20;
 
 /** The queue message that sends outgoing mail; `queuedAt` tells a row not committed yet from one rolled back. */
-export function sendMessage(ids: readonly number[]): JobMessage {
+function sendMessage(ids: readonly number[]): JobMessage {
   return { kind: SEND_KIND, outboundIds: [...ids], queuedAt: Date.now() };
 }
 

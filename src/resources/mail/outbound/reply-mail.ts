@@ -4,7 +4,8 @@ import type { Transaction } from '../../../db/client';
 import type { StoredEvent, Subscriber } from '../../../events/subscriber';
 import { escapeHtml, messageHtml, messageText } from '../../../lib/html/message-body';
 import { surveyLink } from '../../happiness/survey-token';
-import { distinctAddresses, fromInbox, replySubject, signed, threadingHeaders, type MailFile, type OutgoingMail } from './outgoing-mail';
+import type { SendingInbox } from '../mail-address';
+import { distinctAddresses, fromInbox, replySubject, SENDER_COLUMN, signed, threadingHeaders, type MailFile, type OutgoingMail } from './outgoing-mail';
 import { failEntryNow, queueSends, writeOutbound } from './queue-mail';
 
 interface EntryRow {
@@ -24,12 +25,8 @@ interface EntryRow {
   ticket_bcc: string[];
   notify_customer: boolean;
   customer_email: string | null;
-  inbox_name: string;
-  inbox_email: string | null;
-  local_part: string | null;
-  send_emails_from: string | null;
+  sender: SendingInbox;
   signature: string | null;
-  site_name: string;
   thread_ids: string[];
   answering: string | null;
   files: MailFile[];
@@ -39,7 +36,7 @@ interface EntryRow {
 }
 
 /** What asks for the rating when the inbox says nothing of its own. */
-export const DEFAULT_SURVEY_MESSAGE = '<p>How did we do? Tell us with one click:</p>';
+const DEFAULT_SURVEY_MESSAGE = '<p>How did we do? Tell us with one click:</p>';
 
 /**
  * The satisfaction survey a solving reply carries (`happiness/survey-send.ts`): the inbox's
@@ -61,7 +58,7 @@ async function readEntry(tx: Transaction, installationId: number, entryId: numbe
   const { rows } = await tx.execute(sql`
     SELECT m.id, m.ticket_id, t.inbox_id, m.thread_type, m.is_draft, m.state, m.customer_id IS NOT NULL AS by_customer, m.html_body, m.text_body,
            m.cc AS entry_cc, m.bcc AS entry_bcc, t.subject, t.cc AS ticket_cc, t.bcc AS ticket_bcc, t.notify_customer,
-           nullif(c.email, '') AS customer_email, i.name AS inbox_name, i.email AS inbox_email, i.local_part, i.send_emails_from, i.signature, n.site_name,
+           nullif(c.email, '') AS customer_email, ${SENDER_COLUMN}, i.signature,
            coalesce((SELECT json_agg(x.email_message_id ORDER BY x.id) FROM ticket_messages x
                       WHERE x.ticket_id = m.ticket_id AND x.id < m.id AND x.state = 'active' AND x.email_message_id IS NOT NULL), '[]'::json) AS thread_ids,
            (SELECT x.email_message_id FROM ticket_messages x WHERE x.ticket_id = m.ticket_id AND x.id < m.id AND x.state = 'active'
@@ -93,7 +90,7 @@ function mailable(entry: EntryRow, event: StoredEvent): boolean {
 
 /** The message that mails an entry: from the inbox, to the customer with the copies, signed, threaded under what came before. */
 async function composeReply(env: Env, entry: EntryRow): Promise<OutgoingMail | undefined> {
-  const sender = fromInbox(env, { name: entry.inbox_name, email: entry.inbox_email, localPart: entry.local_part, sendEmailsFrom: entry.send_emails_from, siteName: entry.site_name });
+  const sender = fromInbox(env, entry.sender);
   if (!sender) return undefined;
   const to = [entry.customer_email!];
   const cc = distinctAddresses([...entry.entry_cc, ...entry.ticket_cc], to);

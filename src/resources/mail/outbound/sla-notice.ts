@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Subscriber } from '../../../events/subscriber';
 import { escapeHtml, messageText } from '../../../lib/html/message-body';
-import { fromInbox, headerText } from './outgoing-mail';
+import type { SendingInbox } from '../mail-address';
+import { fromInbox, headerText, SENDER_COLUMN } from './outgoing-mail';
 import { queueSends, writeOutbound } from './queue-mail';
 
 /** A ticket's SLA target states, by the target their policy's notifications name (`sla_notifications.type`). */
@@ -17,11 +18,7 @@ interface NoticeRow {
   ticket_id: number;
   subject: string;
   inbox_id: number;
-  inbox_name: string;
-  inbox_email: string | null;
-  local_part: string | null;
-  send_emails_from: string | null;
-  site_name: string;
+  sender: SendingInbox;
   due_at: string | null;
   recipients: string[] | null;
 }
@@ -43,7 +40,7 @@ export const slaNotices: Subscriber = {
       const target = TARGETS[property];
       const condition = after === 'warning' ? 'warning' : 'breach';
       const { rows } = await tx.execute(sql`
-        SELECT t.id AS ticket_id, t.subject, t.inbox_id, i.name AS inbox_name, i.email AS inbox_email, i.local_part, i.send_emails_from, n.site_name,
+        SELECT t.id AS ticket_id, t.subject, t.inbox_id, ${SENDER_COLUMN},
                to_char(${sql.raw(`t.${target.due}`)} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"') AS due_at,
                (SELECT array_agg(DISTINCT lower(u.email)) FROM sla_notifications s
                   JOIN users u ON u.id = s.user_id OR (s.notify_assigned_user AND u.id = t.agent_id)
@@ -53,7 +50,7 @@ export const slaNotices: Subscriber = {
          WHERE t.id = ${event.recordId} AND t.installation_id = ${event.installationId} AND t.sla_id IS NOT NULL`);
       const notice = rows[0] as unknown as NoticeRow | undefined;
       if (!notice?.recipients?.length) continue;
-      const sender = fromInbox(env, { name: notice.inbox_name, email: notice.inbox_email, localPart: notice.local_part, sendEmailsFrom: notice.send_emails_from, siteName: notice.site_name });
+      const sender = fromInbox(env, notice.sender);
       if (!sender) continue;
       const ticket = `ticket #${notice.ticket_id} “${headerText(notice.subject)}”`;
       const sentence = after === 'warning' ? `The ${target.label} of ${ticket} is due at ${notice.due_at}.` : `The ${target.label} of ${ticket} was due at ${notice.due_at}: its SLA target is breached.`;

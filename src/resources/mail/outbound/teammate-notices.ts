@@ -4,18 +4,15 @@ import type { Transaction } from '../../../db/client';
 import type { StoredEvent, Subscriber } from '../../../events/subscriber';
 import { escapeHtml, messageText } from '../../../lib/html/message-body';
 import { systemTriggersOn, type SystemTriggerKey } from '../../triggers/system-triggers';
-import { fromInbox, replySubject } from './outgoing-mail';
+import type { SendingInbox } from '../mail-address';
+import { fromInbox, replySubject, SENDER_COLUMN } from './outgoing-mail';
 import { queueSends, writeOutbound } from './queue-mail';
 
 interface TicketRow {
   subject: string;
   agent_id: number | null;
   inbox_id: number;
-  inbox_name: string;
-  inbox_email: string | null;
-  local_part: string | null;
-  send_emails_from: string | null;
-  site_name: string;
+  sender: SendingInbox;
   customer: string;
   /** the entry the notice shows: the one named, else the latest the customer sees */
   entry_html: string | null;
@@ -23,7 +20,7 @@ interface TicketRow {
 
 async function readTicket(tx: Transaction, installationId: number, ticketId: number, entryId?: number): Promise<TicketRow | undefined> {
   const { rows } = await tx.execute(sql`
-    SELECT t.subject, t.agent_id, t.inbox_id, i.name AS inbox_name, i.email AS inbox_email, i.local_part, i.send_emails_from, n.site_name,
+    SELECT t.subject, t.agent_id, t.inbox_id, ${SENDER_COLUMN},
            trim(concat_ws(' ', nullif(trim(c.first_name || ' ' || c.last_name), ''), '<' || nullif(c.email, '') || '>')) AS customer,
            (SELECT m.html_body FROM ticket_messages m WHERE m.ticket_id = t.id AND m.state = 'active' AND NOT m.is_draft AND m.thread_type = 'message'
                ${entryId === undefined ? sql`` : sql`AND m.id = ${entryId}`} ORDER BY m.id DESC LIMIT 1) AS entry_html
@@ -46,7 +43,7 @@ async function addresses(tx: Transaction, installationId: number, who: { userIds
 /** What a notice says: a line of what happened, then the message it is about. */
 async function writeNotice(tx: Transaction, env: Env, event: StoredEvent, ticketId: number, ticket: TicketRow, to: string[], what: string, lead: string): Promise<number | undefined> {
   if (to.length === 0) return undefined;
-  const sender = fromInbox(env, { name: ticket.inbox_name, email: ticket.inbox_email, localPart: ticket.local_part, sendEmailsFrom: ticket.send_emails_from, siteName: ticket.site_name });
+  const sender = fromInbox(env, ticket.sender);
   if (!sender) return undefined;
   const html = `<p>${escapeHtml(lead)}</p>${ticket.entry_html ? `<hr>${ticket.entry_html}` : ''}`;
   return writeOutbound(tx, {
@@ -95,7 +92,7 @@ async function noticeOf(tx: Transaction, env: Env, event: StoredEvent, on: Set<S
     }
     if (event.kind === 'created' && agent === null && on.has('notify.newTicket')) {
       const to = await addresses(tx, event.installationId, { inboxId: Number(ticket.inbox_id) }, event.actorUserId);
-      return writeNotice(tx, env, event, event.recordId, ticket, to, 'New ticket', `${ticket.customer} opened ticket #${event.recordId} in ${ticket.inbox_name}; no one is assigned to it.`);
+      return writeNotice(tx, env, event, event.recordId, ticket, to, 'New ticket', `${ticket.customer} opened ticket #${event.recordId} in ${ticket.sender.name}; no one is assigned to it.`);
     }
     return undefined;
   }
