@@ -2,9 +2,9 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
 import type { Database } from '../db/client';
-import { credentials, users, type UserRole } from '../db/schema';
+import { credentials, oauthApps, oauthGrants, users, type OAuthScope, type UserRole } from '../db/schema';
 import { ApiError } from '../http/errors';
-import { requireRole } from './access';
+import { requireRole, requireScope } from './access';
 import { presentedSecret } from './credentials';
 import type { Principal } from './principal';
 import { hashSecret } from './secrets';
@@ -18,34 +18,41 @@ const CACHE_MS = 30_000;
 const CACHE_MAX = 5_000;
 const recent = new Map<string, { principal: Principal; credentialId: number; until: number }>();
 
+/** The credentials `Authorization` presents; a `signin` cookie serves only the OAuth authorize page. */
+export type CredentialUse = 'request' | 'signin';
+
 /**
- * The live credential of the hash, with its teammate, in one statement that also records its use
+ * The live credential of the hash, with its teammate (and, for an OAuth access token, its grant,
+ * which must stand and whose app must live), in one statement that also records its use
  * (`lastUsedAt`, written at most once a minute: a busy key costs no write per request).
  */
-export function credentialLookUp(hash: string): SQL {
+export function credentialLookUp(hash: string, use: CredentialUse = 'request'): SQL {
+  const kinds = use === 'request' ? sql`('api_key', 'oauth_access_token')` : sql`('signin')`;
   return sql`
     WITH found AS (
       SELECT ${credentials.id} AS id, ${credentials.installationId} AS installation_id, ${credentials.userId} AS user_id, ${users.role} AS role,
-             ${credentials.expiresAt} AS expires_at, ${credentials.lastUsedAt} AS last_used_at
+             ${credentials.expiresAt} AS expires_at, ${credentials.lastUsedAt} AS last_used_at,
+             ${credentials.grantId} AS grant_id, ${oauthGrants.appId} AS app_id, ${oauthGrants.scopes} AS scopes
         FROM ${credentials}
         JOIN ${users} ON ${users.id} = ${credentials.userId} AND ${users.installationId} = ${credentials.installationId}
-       WHERE ${credentials.secretHash} = ${hash} AND ${credentials.state} = 'active'
-         AND (${credentials.expiresAt} IS NULL OR ${credentials.expiresAt} > now()) AND ${users.state} = 'active'),
+        LEFT JOIN ${oauthGrants} ON ${oauthGrants.id} = ${credentials.grantId}
+        LEFT JOIN ${oauthApps} ON ${oauthApps.id} = ${oauthGrants.appId}
+       WHERE ${credentials.secretHash} = ${hash} AND ${credentials.state} = 'active' AND ${credentials.kind} IN ${kinds}
+         AND (${credentials.expiresAt} IS NULL OR ${credentials.expiresAt} > now()) AND ${users.state} = 'active'
+         AND (${credentials.grantId} IS NULL OR (${oauthGrants.revokedAt} IS NULL AND ${oauthApps.state} = 'active'))),
     touched AS (
       UPDATE ${credentials} SET last_used_at = now() FROM found
        WHERE ${credentials.id} = found.id AND (found.last_used_at IS NULL OR found.last_used_at < now() - interval '1 minute'))
-    SELECT id, installation_id, user_id, role, expires_at FROM found`;
+    SELECT id, installation_id, user_id, role, expires_at, grant_id, app_id, scopes FROM found`;
 }
 
-async function lookUp(db: Database, hash: string): Promise<{ principal: Principal; credentialId: number; expiresAt: Date | null } | undefined> {
-  const { rows } = await db.http.execute(credentialLookUp(hash));
+async function lookUp(db: Database, hash: string, use: CredentialUse): Promise<{ principal: Principal; credentialId: number; expiresAt: Date | null } | undefined> {
+  const { rows } = await db.http.execute(credentialLookUp(hash, use));
   const row = rows[0];
   if (!row) return undefined;
-  return {
-    principal: { kind: 'teammate', installationId: Number(row.installation_id), userId: Number(row.user_id), role: row.role as UserRole },
-    credentialId: Number(row.id),
-    expiresAt: row.expires_at ? new Date(row.expires_at as string) : null,
-  };
+  const principal: Principal = { kind: 'teammate', installationId: Number(row.installation_id), userId: Number(row.user_id), role: row.role as UserRole };
+  if (row.grant_id != null) principal.oauth = { grantId: Number(row.grant_id), appId: Number(row.app_id), scopes: row.scopes as OAuthScope[] };
+  return { principal, credentialId: Number(row.id), expiresAt: row.expires_at ? new Date(row.expires_at as string) : null };
 }
 
 /**
@@ -53,31 +60,38 @@ async function lookUp(db: Database, hash: string): Promise<{ principal: Principa
  * not remembered is looked up only once `guard` lets it (the failures of the client's address,
  * `ratelimit/address-guard.ts`), and a failed look-up is told to it.
  */
-export async function principalOf(db: Database, secret: string, guard?: LookUpGuard): Promise<Principal | undefined> {
+export async function principalOf(db: Database, secret: string, guard?: LookUpGuard, use: CredentialUse = 'request'): Promise<Principal | undefined> {
   const hash = await hashSecret(secret);
   const now = Date.now();
-  const cached = recent.get(hash);
+  const key = use === 'request' ? hash : `${use}:${hash}`;
+  const cached = recent.get(key);
   if (cached && cached.until > now) return cached.principal;
   await guard?.before();
-  const found = await lookUp(db, hash);
+  const found = await lookUp(db, hash, use);
   if (!found) {
     await guard?.failed();
     return undefined;
   }
   if (recent.size >= CACHE_MAX) recent.clear();
   // Never remembered past its expiry.
-  recent.set(hash, { principal: found.principal, credentialId: found.credentialId, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
+  recent.set(key, { principal: found.principal, credentialId: found.credentialId, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
   return found.principal;
 }
 
 /**
  * Drops this isolate's remembered credentials of a teammate (deactivated, or its role changed) or
- * one credential (revoked), once the change has committed: here they stop at once; other
+ * one credential (revoked), or an OAuth grant's or app's tokens (revoked, deleted), once the change has committed: here they stop at once; other
  * isolates forget them within 30 s.
  */
-export function forgetCredentials(which: { userId: number } | { credentialId: number }): void {
+export function forgetCredentials(which: { userId: number } | { credentialId: number } | { grantId: number } | { appId: number }): void {
   for (const [hash, entry] of recent) {
-    if ('userId' in which ? entry.principal.userId === which.userId : entry.credentialId === which.credentialId) recent.delete(hash);
+    const { principal } = entry;
+    const matches =
+      'userId' in which ? principal.userId === which.userId
+      : 'credentialId' in which ? entry.credentialId === which.credentialId
+      : 'grantId' in which ? principal.oauth?.grantId === which.grantId
+      : principal.oauth?.appId === which.appId;
+    if (matches) recent.delete(hash);
   }
 }
 
@@ -104,6 +118,7 @@ export async function requireTeammate(c: Context<AppEnv>, roles?: readonly UserR
   const { secret, principal } = await presentedTeammate(c);
   if (!secret) throw noCredential();
   if (!principal) throw invalidCredential();
+  requireScope(principal, c.req.method);
   if (roles) requireRole(principal, roles);
   return principal;
 }

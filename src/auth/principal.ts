@@ -1,4 +1,4 @@
-import type { UserRole } from '../db/schema';
+import type { OAuthScope, UserRole } from '../db/schema';
 
 /** A teammate calling with a credential: the user behind it, in its installation. */
 export interface Principal {
@@ -6,6 +6,8 @@ export interface Principal {
   installationId: number;
   userId: number;
   role: UserRole;
+  /** present when the credential is an OAuth access token: the app's grant and what it may do */
+  oauth?: { grantId: number; appId: number; scopes: readonly OAuthScope[] };
 }
 
 /** The parts of the service that write on their own account, with no teammate behind them. */

@@ -7,7 +7,7 @@ import { rateLimit } from '../ratelimit/middleware';
 import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_METHODS, idempotency } from '../idempotency/middleware';
 import { registry } from '../openapi/registry';
 import { ApiError, type ErrorEntry } from './errors';
-import { pathName, readJsonBody } from './json-body';
+import { JSON_TYPE, pathName, readJsonBody } from './json-body';
 import { isIntegerParam } from './params';
 import { bodyContract, issuesToErrors } from './record-body';
 import { standardErrors } from './responses';
@@ -77,10 +77,23 @@ function refusal(schema: z.ZodType | undefined, target: string, value: unknown, 
   });
 }
 
+function bodyContent(declaration: RouteDeclaration): Record<string, { schema?: unknown }> | undefined {
+  return declaration.request?.body?.content as Record<string, { schema?: unknown }> | undefined;
+}
+
 /** The zod schema of the route's JSON body, if it takes one. */
 function jsonBodySchema(declaration: RouteDeclaration): z.ZodType | undefined {
-  const content = declaration.request?.body?.content as Record<string, { schema?: unknown }> | undefined;
-  return content?.['application/json']?.schema as z.ZodType | undefined;
+  return bodyContent(declaration)?.['application/json']?.schema as z.ZodType | undefined;
+}
+
+/** The route also takes a form (OAuth's token endpoint takes either): the JSON checks then wait for a JSON body. */
+function takesForm(declaration: RouteDeclaration): boolean {
+  return Object.keys(bodyContent(declaration) ?? {}).some((type) => type === 'application/x-www-form-urlencoded');
+}
+
+/** Runs `middleware` only for a request that sends JSON. */
+function forJson(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> {
+  return (c, next) => (JSON_TYPE.test(c.req.header('content-type') ?? '') ? middleware(c, next) : next());
 }
 
 /**
@@ -90,7 +103,7 @@ function jsonBodySchema(declaration: RouteDeclaration): z.ZodType | undefined {
  */
 export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
   const { declaration } = route;
-  const { public: isPublic, roles, tag, middleware: guards = [], ...operation } = declaration;
+  const { public: isPublic, roles, tag, middleware: guards = [], answerError, ...operation } = declaration;
   const params = paramsShape(declaration);
   const body = jsonBodySchema(declaration);
   const contract = body ? bodyContract(body) : undefined;
@@ -105,10 +118,16 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
   middleware.push(async (c, next) => {
     c.set('route', declaration.path);
     await next();
+    // the app's error handler has answered by now; the route words the refusal its own way
+    const answer = c.error && answerError?.(c.error, c);
+    if (answer) c.res = answer;
   });
   if (!isPublic) middleware.push(authenticate(roles), rateLimit);
   middleware.push(...guards);
-  if (contract) middleware.push(readJsonBody((path) => contract.name(path)));
+  if (contract) {
+    const read = readJsonBody((path) => contract.name(path));
+    middleware.push(takesForm(declaration) ? forJson(read) : read);
+  }
   const write = IDEMPOTENT_METHODS.has(declaration.method.toUpperCase());
   if (!isPublic && write) middleware.push(idempotency);
 

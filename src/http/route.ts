@@ -1,5 +1,5 @@
 import type { RouteConfig, RouteHandler } from '@hono/zod-openapi';
-import type { Handler, MiddlewareHandler } from 'hono';
+import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
 import type { UserRole } from '../db/schema';
 
@@ -24,6 +24,12 @@ export type RouteDeclaration = Omit<RouteConfig, 'middleware' | 'hide' | 'tags' 
   roles?: readonly UserRole[];
   /** runs once the caller may call, before the body is read and validated (a credential of its own, a signature over the body) */
   middleware?: MiddlewareHandler<AppEnv>[];
+  /**
+   * How its refusals read, when a protocol of its own names them (OAuth's `{"error": ...}`, an
+   * HTML page): the answer for an error thrown anywhere in the route, or undefined to leave the
+   * shared error body.
+   */
+  answerError?: (error: Error, c: Context<AppEnv>) => Response | undefined;
 };
 
 export interface ApiRoute {

@@ -26,6 +26,7 @@ import { customersModule } from '../resources/customers';
 import { filesModule } from '../resources/files';
 import { inboxesModule } from '../resources/inboxes';
 import { mailModule } from '../resources/mail';
+import { oauthAppsModule } from '../resources/oauthapps';
 import { pmConnectionModule } from '../resources/pmconnection';
 import { roomsModule } from '../resources/rooms';
 import { spamListsModule } from '../resources/spamlists';
@@ -76,6 +77,7 @@ export const modules: readonly Module[] = [
   filesModule,
   inboxesModule,
   mailModule,
+  oauthAppsModule,
   pmConnectionModule,
   roomsModule,
   spamListsModule,

@@ -41,12 +41,26 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Users', description: 'teammates, their roles, and the caller (`/v2/me.json`)' },
   { name: 'TimeZones', description: "the platform's time-zone ids" },
   { name: 'Widget', description: 'the chat widget: script, demo page, public form settings' },
+  { name: 'OAuth', description: 'OAuth 2.0 apps, and the app login flow: authorize page, token, revocation, userinfo, metadata (docs/oauth.md)' },
   { name: 'Service', description: 'the API reference and the health check' },
 ];
 
 const SECURITY_SCHEMES = {
   bearer: { type: 'http', scheme: 'bearer', description: 'an API key or an OAuth 2.0 access token' },
   basic: { type: 'http', scheme: 'basic', description: 'the API key as user name, any password' },
+  oauth2: {
+    type: 'oauth2',
+    description: 'an OAuth 2.0 access token, from the app login flow (docs/oauth.md); sent as `bearer`',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: '/oauth/authorize',
+        tokenUrl: '/oauth/token',
+        refreshUrl: '/oauth/token',
+        scopes: { desk: 'all the teammate may do', 'desk:read': 'reads only (GET and HEAD)' },
+      },
+    },
+  },
+  clientSecretBasic: { type: 'http', scheme: 'basic', description: "an OAuth app's client_id and client_secret (RFC 6749 2.3.1)" },
 };
 
 let cached: unknown;

@@ -1,8 +1,5 @@
+import { escapeHtml } from '../lib/html/message-body';
 import { FORM_TOKEN } from './form-settings';
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
 
 const STYLE = `
   body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2937; background: #f8fafc; }

@@ -51,7 +51,85 @@ export const users = pgTable(
   ],
 );
 
-export const CREDENTIAL_KINDS = ['api_key', 'oauth_access_token'] as const;
+/**
+ * `api_key` and `oauth_access_token` authenticate API requests (`Authorization`); `signin` is
+ * the OAuth authorize page's sign-in cookie, good for that page only.
+ */
+export const CREDENTIAL_KINDS = ['api_key', 'oauth_access_token', 'signin'] as const;
+
+/** What an OAuth token may do: `desk` all its teammate may, `desk:read` only read (GET and HEAD). */
+export const OAUTH_SCOPES = ['desk', 'desk:read'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+
+/** RFC 6749's client types: a confidential app keeps a secret, a public one (native, in-browser) cannot. */
+export const OAUTH_CLIENT_TYPES = ['confidential', 'public'] as const;
+
+/**
+ * Applications registered for the OAuth 2.0 login (`/v2/oauthapps.json`, src/resources/oauthapps):
+ * a confidential one has a client secret (its SHA-256 digest here), a public one (a native or
+ * browser app) none, and must use PKCE.
+ */
+export const oauthApps = pgTable(
+  'oauth_apps',
+  {
+    ...auditColumns(),
+    name: text('name').notNull(),
+    clientId: text('client_id').notNull(),
+    clientType: text('client_type', { enum: OAUTH_CLIENT_TYPES }).notNull(),
+    secretHash: text('secret_hash'),
+    secretPrefix: text('secret_prefix'),
+    redirectUris: text('redirect_uris').array().notNull(),
+    /** the scopes it may ask for */
+    scopes: text('scopes').array().notNull().default(sql`'{desk}'::text[]`),
+  },
+  (t) => [uniqueIndex('oauth_apps_client_id_key').on(t.clientId)],
+);
+
+/**
+ * One teammate's consent to one app: the codes, access tokens and refresh tokens issued under it.
+ * Revoked (a refresh token used twice, a code used twice, revocation of a refresh token, the app
+ * deleted), every token of it stops.
+ */
+export const oauthGrants = pgTable(
+  'oauth_grants',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    installationId: integer('installation_id').notNull().references(() => installations.id),
+    appId: integer('app_id').notNull().references(() => oauthApps.id),
+    userId: integer('user_id').notNull().references(() => users.id),
+    scopes: text('scopes').array().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [index('oauth_grants_app_idx').on(t.appId)],
+);
+
+/** Authorization codes (their digests): each works once, within its life, for its app and redirect URI. */
+export const oauthCodes = pgTable('oauth_codes', {
+  codeHash: text('code_hash').primaryKey(),
+  grantId: integer('grant_id').notNull().references(() => oauthGrants.id),
+  /** where the code was sent */
+  redirectUri: text('redirect_uri').notNull(),
+  /** the authorize request named it (the token request must then name it too, RFC 6749 4.1.3); false when the app's only URI was taken */
+  redirectUriSent: boolean('redirect_uri_sent').notNull(),
+  /** PKCE's S256 challenge, when the app sent one */
+  codeChallenge: text('code_challenge'),
+  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true, precision: 3 }),
+});
+
+/** Refresh tokens (their digests): each works once; the one that replaced it is issued with the new access token. */
+export const oauthRefreshTokens = pgTable(
+  'oauth_refresh_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    grantId: integer('grant_id').notNull().references(() => oauthGrants.id),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [index('oauth_refresh_tokens_grant_idx').on(t.grantId)],
+);
 
 /**
  * API keys and OAuth access tokens; a revoked one is deleted (`state`). Only a SHA-256 digest of the secret is stored: the secrets
@@ -71,6 +149,8 @@ export const credentials = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
     /** when it last authenticated a request, to about a minute (authenticate.ts) */
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, precision: 3 }),
+    /** an OAuth access token's grant: it works while the grant stands */
+    grantId: integer('grant_id').references(() => oauthGrants.id),
   },
-  (t) => [uniqueIndex('credentials_secret_hash_key').on(t.secretHash), index('credentials_user_idx').on(t.userId)],
+  (t) => [uniqueIndex('credentials_secret_hash_key').on(t.secretHash), index('credentials_user_idx').on(t.userId), index('credentials_grant_idx').on(t.grantId)],
 );

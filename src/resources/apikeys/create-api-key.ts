@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { EVERYONE } from '../../auth/access';
+import { EVERYONE, requireOwnCredential } from '../../auth/access';
 import { newApiKey } from '../../auth/secrets';
 import { credentials, users } from '../../db/schema';
 import { createRecords, readBack, referenceInput, schemasOf } from '../../engine';
@@ -36,6 +36,7 @@ export const createApiKeyRoute = defineRoute({
   responses: { 201: jsonResponse('the key, with `secret`', createdBody) },
 }, async (c) => {
   const who = c.var.principal;
+  requireOwnCredential(who);
   const body = c.req.valid('json');
   const owner = body.user ?? who.userId;
   if (owner !== who.userId && who.role !== 'owner' && who.role !== 'admin') throw ApiError.forbidden('only an owner or admin makes a key for another teammate');

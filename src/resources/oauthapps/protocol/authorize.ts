@@ -1,0 +1,238 @@
+import { and, eq } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { HTTPException } from 'hono/http-exception';
+import { z } from 'zod';
+import type { AppEnv } from '../../../app-env';
+import { principalOf } from '../../../auth/authenticate';
+import type { Principal } from '../../../auth/principal';
+import { newSecret } from '../../../auth/secrets';
+import { credentials, installations, users, type OAuthScope } from '../../../db/schema';
+import { ApiError } from '../../../http/errors';
+import { defineRoute } from '../../../http/route';
+import { addressGuard } from '../../../ratelimit/address-guard';
+import { matchRedirectUri } from '../redirect-uri';
+import { consentPage, PAGE_HEADERS, problemPage } from './authorize-page';
+import { findClient, type OAuthClient } from './client-auth';
+import { issueCode } from './grants';
+import { issuer, OAUTH_PATHS } from './issuer';
+import { SIGNIN_SECONDS } from './lifetimes';
+import { validChallenge } from './pkce';
+import { requestedScopes } from './token';
+import { OAuthError } from './oauth-error';
+import { parameter } from './wire';
+
+const SIGNIN_COOKIE = 'hd_signin';
+
+/** RFC 6749 4.1.1 with RFC 7636's PKCE; unknown parameters are ignored (RFC 6749 3.1). */
+const authorizationRequest = {
+  response_type: parameter('`code`'),
+  client_id: parameter("the app's client_id"),
+  redirect_uri: parameter('one the app registered; may be left out when it registered only one'),
+  scope: parameter('space-separated: `desk`, `desk:read`; all the app may ask for when left out'),
+  state: parameter('returned untouched with the code'),
+  code_challenge: parameter("PKCE: BASE64URL(SHA256(code_verifier)); required for a public app"),
+  code_challenge_method: parameter('`S256`, the only one taken'),
+};
+
+const authorizationQuery = z.object(authorizationRequest);
+const consentForm = z
+  .object({
+    ...authorizationRequest,
+    api_key: parameter("the teammate's API key; may be left out when the sign-in cookie names them"),
+    decision: parameter('`allow` or `deny`'),
+  })
+  .meta({ id: 'OAuthConsent' });
+
+type RequestParams = z.infer<typeof authorizationQuery>;
+
+/** A request the page cannot send back to the app: shown as a page, with its status (`answerAsPage`). */
+class PageProblem extends ApiError {
+  constructor(status: 400 | 403, readonly problem: string) {
+    super(status, [{ code: status === 400 ? 'invalid' : 'forbidden', detail: problem }]);
+  }
+}
+
+/** An authorization request, checked: where the answer goes, and what it grants. */
+interface Checked {
+  client: OAuthClient;
+  redirectUri: string;
+  redirectUriSent: boolean;
+  scopes: OAuthScope[];
+  state: string | undefined;
+  codeChallenge: string | undefined;
+}
+
+/** The redirect back to the app, with `iss` (RFC 9207) and `state` beside `params`. */
+function backToApp(c: Context<AppEnv>, redirectUri: string, params: Record<string, string>, state: string | undefined): Response {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  if (state !== undefined) url.searchParams.set('state', state);
+  url.searchParams.set('iss', issuer(c));
+  // through the context: a sign-in cookie set on it goes with the redirect
+  return c.body(null, 303, { Location: url.href, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+}
+
+/** A refusal once the redirect URI is known: sent back to the app (RFC 6749 4.1.2.1, `answerAsPage`). */
+class BackToApp extends ApiError {
+  constructor(readonly redirectUri: string, readonly error: string, readonly description: string, readonly state: string | undefined) {
+    super(400, [{ code: 'invalid', detail: `${error}: ${description}` }]);
+  }
+}
+
+/**
+ * The app and redirect URI first (a problem there is shown, never redirected), then everything
+ * else (a problem there goes back to the app): response type, scopes, PKCE (S256 only, required
+ * of a public app).
+ */
+async function check(c: Context<AppEnv>, params: RequestParams): Promise<Checked> {
+  if (!params.client_id) throw new PageProblem(400, 'The link names no app (client_id is missing).');
+  const found = await findClient(c, params.client_id);
+  if (!found) throw new PageProblem(400, 'No app has this client_id: it may have been deleted.');
+  const { secretHash: _, ...app } = found;
+  const client: OAuthClient = { ...app, authenticated: false };
+  let redirectUri: string | undefined;
+  if (params.redirect_uri !== undefined) redirectUri = matchRedirectUri(client.redirectUris, params.redirect_uri);
+  else if (client.redirectUris.length === 1) redirectUri = client.redirectUris[0];
+  if (!redirectUri) {
+    throw new PageProblem(400, params.redirect_uri === undefined ? 'The link names no redirect_uri, and the app registered several.' : `The app did not register the redirect_uri ${params.redirect_uri}.`);
+  }
+  const back = (error: string, description: string) => new BackToApp(redirectUri, error, description, params.state);
+  if (params.response_type !== 'code') {
+    throw params.response_type === undefined ? back('invalid_request', 'response_type is required') : back('unsupported_response_type', 'response_type must be code');
+  }
+  let scopes: OAuthScope[];
+  try {
+    scopes = requestedScopes(params.scope) ?? client.scopes;
+  } catch (error) {
+    if (error instanceof OAuthError) throw back(error.error, error.description);
+    throw error;
+  }
+  const beyond = scopes.filter((scope) => !client.scopes.includes(scope));
+  if (beyond.length) throw back('invalid_scope', `the app may not ask for ${beyond.join(' ')}`);
+  if (params.code_challenge === undefined) {
+    if (client.clientType === 'public') throw back('invalid_request', 'a public app must send a PKCE code_challenge (S256)');
+    if (params.code_challenge_method !== undefined) throw back('invalid_request', 'code_challenge_method without code_challenge');
+  } else {
+    if (params.code_challenge_method !== 'S256') throw back('invalid_request', 'code_challenge_method must be S256');
+    if (!validChallenge(params.code_challenge)) throw back('invalid_request', 'code_challenge must be 43 base64url characters (S256)');
+  }
+  return { client, redirectUri, redirectUriSent: params.redirect_uri !== undefined, scopes, state: params.state, codeChallenge: params.code_challenge };
+}
+
+/** The teammate the sign-in cookie names, if it is of the app's helpdesk. */
+async function signedIn(c: Context<AppEnv>, installationId: number): Promise<Principal | undefined> {
+  const cookie = getCookie(c, SIGNIN_COOKIE);
+  if (!cookie) return undefined;
+  const principal = await principalOf(c.var.db, cookie, undefined, 'signin');
+  return principal?.installationId === installationId ? principal : undefined;
+}
+
+async function teammateName(c: Context<AppEnv>, who: Principal): Promise<string> {
+  const [user] = await c.var.db.http.select({ firstName: users.firstName, lastName: users.lastName, email: users.email }).from(users)
+    .where(and(eq(users.id, who.userId), eq(users.installationId, who.installationId)));
+  return user ? `${`${user.firstName} ${user.lastName}`.trim()} (${user.email})` : `teammate ${who.userId}`;
+}
+
+async function renderConsent(c: Context<AppEnv>, request: Checked, params: RequestParams, status: 200 | 401, problem?: string): Promise<Response> {
+  const who = await signedIn(c, request.client.installationId);
+  const helpdesk = await helpdeskName(c, request.client.installationId);
+  const html = consentPage({
+    appName: request.client.name, helpdesk, scopes: request.scopes, redirectHost: redirectHost(request.redirectUri),
+    signedInAs: who ? await teammateName(c, who) : undefined, hidden: { ...params }, ...(problem ? { problem } : {}),
+  });
+  return new Response(html, { status, headers: PAGE_HEADERS });
+}
+
+async function helpdeskName(c: Context<AppEnv>, installationId: number): Promise<string> {
+  const [row] = await c.var.db.http.select({ name: installations.name }).from(installations).where(eq(installations.id, installationId));
+  return row?.name ?? 'your helpdesk';
+}
+
+function redirectHost(uri: string): string {
+  const url = new URL(uri);
+  return url.host || url.protocol;
+}
+
+/**
+ * The sign-in cookie: a credential of its own (`signin`), stored hashed, good for a week and for
+ * this page only (it authenticates no API request), HttpOnly and SameSite=Lax (a form on another
+ * site cannot post with it).
+ */
+async function setSignin(c: Context<AppEnv>, who: Principal): Promise<void> {
+  const secret = await newSecret('hdi_');
+  await c.var.db.http.insert(credentials).values({
+    installationId: who.installationId, userId: who.userId, kind: 'signin', name: 'authorize page sign-in', prefix: secret.prefix, secretHash: secret.hash,
+    expiresAt: new Date(Date.now() + SIGNIN_SECONDS * 1000), createdBy: who.userId, updatedBy: who.userId,
+  });
+  setCookie(c, SIGNIN_COOKIE, secret.secret, {
+    path: OAUTH_PATHS.authorize, httpOnly: true, sameSite: 'Lax', maxAge: SIGNIN_SECONDS, secure: new URL(c.req.url).protocol === 'https:',
+  });
+}
+
+/** Problems of the page as pages; a refusal that goes back to the app as its redirect. */
+function answerAsPage(error: Error, c: Context<AppEnv>): Response | undefined {
+  if (error instanceof BackToApp) return backToApp(c, error.redirectUri, { error: error.error, error_description: error.description }, error.state);
+  if (error instanceof PageProblem) return new Response(problemPage(error.problem), { status: error.status, headers: PAGE_HEADERS });
+  const status = error instanceof ApiError || error instanceof HTTPException ? error.status : 500;
+  if (status === 429 || status >= 500) return undefined;
+  const detail = error instanceof ApiError ? error.errors.map((entry) => `${entry.source ? `${entry.source}: ` : ''}${entry.detail}`).join('; ') : error.message;
+  return new Response(problemPage(`The request is malformed: ${detail}`), { status: 400, headers: PAGE_HEADERS });
+}
+
+const HTML_ANSWER = { 'text/html': { schema: { type: 'string' } } } as const;
+
+/** `GET /oauth/authorize`: the consent page of an authorization request (RFC 6749 4.1.1). */
+export const authorizePageRoute = defineRoute({
+  method: 'get', path: OAUTH_PATHS.authorize, tag: 'OAuth', operationId: 'oauthAuthorizePage', public: true,
+  summary: 'OAuth 2.0 authorize page: a teammate signs in and allows or denies the app',
+  request: { query: authorizationQuery },
+  responses: {
+    200: { description: 'the consent page', content: HTML_ANSWER },
+    303: { description: "back to the app's redirect URI with `error` (and `state`, `iss`): the request is refused" },
+    400: { description: 'a page saying why: no such app, or a redirect URI it did not register (never redirected)', content: HTML_ANSWER },
+  },
+  answerError: answerAsPage,
+}, async (c) => {
+  const params = c.req.valid('query');
+  const request = await check(c, params);
+  return renderConsent(c, request, params, 200) as never;
+});
+
+/**
+ * `POST /oauth/authorize`: the consent form. Deny sends the app `access_denied`; Allow, by the
+ * teammate of the API key entered (who is then signed in here for a week) or of the sign-in
+ * cookie, sends it a code. A key of another helpdesk, or an OAuth token, signs nobody in.
+ */
+export const authorizeDecisionRoute = defineRoute({
+  method: 'post', path: OAUTH_PATHS.authorize, tag: 'OAuth', operationId: 'oauthAuthorizeDecision', public: true,
+  summary: "OAuth 2.0 authorize page's form: allow (with an API key or the sign-in cookie) or deny",
+  security: [{}],
+  request: { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: consentForm } } } },
+  responses: {
+    303: { description: "back to the app's redirect URI with `code` (or `error`), `state` and `iss`" },
+    400: { description: 'a page saying why: no such app, or a redirect URI it did not register', content: HTML_ANSWER },
+    401: { description: 'the consent page again: the API key is not valid here', content: HTML_ANSWER },
+    403: { description: 'a page: the form was posted from another site', content: HTML_ANSWER },
+  },
+  answerError: answerAsPage,
+}, async (c) => {
+  if (c.req.header('sec-fetch-site') === 'cross-site') throw new PageProblem(403, 'The form was sent from another site.');
+  const { api_key: apiKey, decision, ...params } = c.req.valid('form');
+  const request = await check(c, params);
+  if (decision === 'deny') throw new BackToApp(request.redirectUri, 'access_denied', 'the teammate denied the app', request.state);
+  if (decision !== 'allow') throw new PageProblem(400, 'The form must say allow or deny.');
+  let who: Principal | undefined;
+  if (apiKey) {
+    who = await principalOf(c.var.db, apiKey, addressGuard(c));
+    if (!who || who.oauth || who.installationId !== request.client.installationId) {
+      return renderConsent(c, request, params, 401, who?.oauth ? 'Sign in with an API key, not an OAuth token.' : 'That API key is not valid for this helpdesk.') as never;
+    }
+    await setSignin(c, who);
+  } else {
+    who = await signedIn(c, request.client.installationId);
+    if (!who) return renderConsent(c, request, params, 401, 'Enter your API key to sign in.') as never;
+  }
+  const code = await issueCode(c.var.db, { client: request.client, userId: who.userId, scopes: request.scopes, redirectUri: request.redirectUri, redirectUriSent: request.redirectUriSent, codeChallenge: request.codeChallenge });
+  return backToApp(c, request.redirectUri, { code }, request.state) as never;
+});

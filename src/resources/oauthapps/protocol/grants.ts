@@ -1,0 +1,223 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { forgetCredentials } from '../../../auth/authenticate';
+import { hashSecret, newSecret } from '../../../auth/secrets';
+import type { Database, Transaction } from '../../../db/client';
+import { credentials, installations, oauthCodes, oauthGrants, oauthRefreshTokens, users, type OAuthScope } from '../../../db/schema';
+import type { OAuthClient } from './client-auth';
+import { ACCESS_TOKEN_SECONDS, CODE_SECONDS, REFRESH_TOKEN_SECONDS } from './lifetimes';
+import { OAuthError } from './oauth-error';
+import { s256, validVerifier } from './pkce';
+
+/** What a successful token request gives: the two tokens, and whose they are. */
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  scopes: OAuthScope[];
+  installationId: number;
+  userId: number;
+}
+
+const after = (seconds: number) => new Date(Date.now() + seconds * 1000);
+
+/** The teammate's consent to the app, and a code for it (`hda_…`, good once, for 10 minutes). */
+export async function issueCode(
+  db: Database,
+  consent: { client: OAuthClient; userId: number; scopes: OAuthScope[]; redirectUri: string; redirectUriSent: boolean; codeChallenge: string | undefined },
+): Promise<string> {
+  const code = await newSecret('hda_');
+  await db.transaction(async (tx) => {
+    const [grant] = await tx
+      .insert(oauthGrants)
+      .values({ installationId: consent.client.installationId, appId: consent.client.id, userId: consent.userId, scopes: consent.scopes })
+      .returning({ id: oauthGrants.id });
+    await tx.insert(oauthCodes).values({
+      codeHash: code.hash, grantId: grant!.id, redirectUri: consent.redirectUri, redirectUriSent: consent.redirectUriSent,
+      codeChallenge: consent.codeChallenge ?? null, expiresAt: after(CODE_SECONDS),
+    });
+  });
+  return code.secret;
+}
+
+interface GrantRow {
+  grantId: number;
+  appId: number;
+  installationId: number;
+  userId: number;
+  scopes: OAuthScope[];
+  revokedAt: Date | null;
+  teammateActive: boolean;
+}
+
+const grantColumns = {
+  grantId: oauthGrants.id, appId: oauthGrants.appId, installationId: oauthGrants.installationId, userId: oauthGrants.userId,
+  scopes: sql<OAuthScope[]>`${oauthGrants.scopes}`, revokedAt: oauthGrants.revokedAt, teammateActive: sql<boolean>`${users.state} = 'active'`,
+};
+
+/** Ends a grant: none of its tokens works again. */
+async function revokeGrant(tx: Transaction, grantId: number): Promise<void> {
+  await tx.update(oauthGrants).set({ revokedAt: new Date() }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
+}
+
+/** A new access token and refresh token under the grant. */
+async function issueTokens(tx: Transaction, grant: GrantRow, appName: string): Promise<IssuedTokens> {
+  const [access, refresh] = await Promise.all([newSecret('hdo_'), newSecret('hdr_')]);
+  await tx.insert(credentials).values({
+    installationId: grant.installationId, userId: grant.userId, kind: 'oauth_access_token', name: appName, prefix: access.prefix,
+    secretHash: access.hash, expiresAt: after(ACCESS_TOKEN_SECONDS), grantId: grant.grantId, createdBy: grant.userId, updatedBy: grant.userId,
+  });
+  await tx.insert(oauthRefreshTokens).values({ tokenHash: refresh.hash, grantId: grant.grantId, expiresAt: after(REFRESH_TOKEN_SECONDS) });
+  return { accessToken: access.secret, refreshToken: refresh.secret, scopes: grant.scopes, installationId: grant.installationId, userId: grant.userId };
+}
+
+/**
+ * Runs `work` in a transaction that may end in a refusal which must still commit (a reused code
+ * or refresh token revokes its grant, and the revocation must stand): the refusal is returned
+ * out of the transaction and thrown after it.
+ */
+async function committing<T>(db: Database, work: (tx: Transaction) => Promise<T | OAuthError>): Promise<T> {
+  const result = await db.transaction(work);
+  if (result instanceof OAuthError) throw result;
+  return result;
+}
+
+/**
+ * The code's tokens (RFC 6749 4.1.3, RFC 7636 4.6): the code must be this app's, unused, unexpired,
+ * sent back with the redirect URI it went to, and with the verifier of its challenge. A code used
+ * twice revokes what it gave (RFC 6749 4.1.2).
+ */
+export async function exchangeCode(
+  db: Database,
+  client: OAuthClient,
+  request: { code: string; redirectUri: string | undefined; codeVerifier: string | undefined },
+): Promise<IssuedTokens> {
+  const hash = await hashSecret(request.code);
+  let revoked: number | undefined;
+  try {
+    return await committing(db, async (tx) => {
+      const [row] = await tx
+        .select({ ...grantColumns, usedAt: oauthCodes.usedAt, expiresAt: oauthCodes.expiresAt, redirectUri: oauthCodes.redirectUri, redirectUriSent: oauthCodes.redirectUriSent, codeChallenge: oauthCodes.codeChallenge })
+        .from(oauthCodes)
+        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthCodes.grantId))
+        .innerJoin(users, eq(users.id, oauthGrants.userId))
+        .where(eq(oauthCodes.codeHash, hash))
+        .for('update', { of: oauthCodes });
+      if (!row || row.appId !== client.id) return new OAuthError('invalid_grant', 'the code is not one this app was given');
+      if (row.usedAt) {
+        await revokeGrant(tx, row.grantId);
+        revoked = row.grantId;
+        return new OAuthError('invalid_grant', 'the code was used already: the tokens it gave are revoked');
+      }
+      if (row.expiresAt.getTime() <= Date.now()) return new OAuthError('invalid_grant', `the code has expired: codes work for ${CODE_SECONDS / 60} minutes`);
+      if (row.revokedAt || !row.teammateActive) return new OAuthError('invalid_grant', 'the consent behind the code has ended');
+      if (request.redirectUri === undefined ? row.redirectUriSent : request.redirectUri !== row.redirectUri) {
+        return new OAuthError('invalid_grant', 'redirect_uri must be the one the authorize request sent');
+      }
+      const refused = await checkVerifier(client, row.codeChallenge, request.codeVerifier);
+      if (refused) return refused;
+      await tx.update(oauthCodes).set({ usedAt: new Date() }).where(eq(oauthCodes.codeHash, hash));
+      return issueTokens(tx, row, client.name);
+    });
+  } finally {
+    if (revoked !== undefined) forgetCredentials({ grantId: revoked });
+  }
+}
+
+/**
+ * RFC 7636 4.6: the verifier of the code's S256 challenge. The platform's own Go client
+ * (twapi-go-sdk `session/oauth2.go`) sends its challenge as the verifier; a confidential app that
+ * proved itself with its secret is let through with that, so the official client works as it
+ * is (docs/oauth.md). A public app never is.
+ */
+async function checkVerifier(client: OAuthClient, challenge: string | null, verifier: string | undefined): Promise<OAuthError | undefined> {
+  if (!challenge) return verifier === undefined ? undefined : new OAuthError('invalid_grant', 'code_verifier was sent, but the authorize request sent no code_challenge');
+  if (verifier === undefined) return new OAuthError('invalid_grant', 'code_verifier is required: the authorize request sent a code_challenge');
+  if (validVerifier(verifier) && (await s256(verifier)) === challenge) return undefined;
+  if (client.authenticated && verifier === challenge) return undefined;
+  return new OAuthError('invalid_grant', 'the code_verifier does not match the code_challenge');
+}
+
+/**
+ * New tokens for a refresh token (RFC 6749 6), which then stops, as do the access tokens issued
+ * before; a refresh token used again revokes the whole grant (OAuth 2.0 Security BCP 4.14: a
+ * stolen one is spent by whichever of thief and app is second). `scope` may narrow the grant.
+ */
+export async function refreshGrant(db: Database, client: OAuthClient, request: { refreshToken: string; scopes: OAuthScope[] | undefined }): Promise<IssuedTokens> {
+  const hash = await hashSecret(request.refreshToken);
+  let spent: number | undefined;
+  try {
+    return await committing(db, async (tx) => {
+      const [row] = await tx
+        .select({ ...grantColumns, usedAt: oauthRefreshTokens.usedAt, expiresAt: oauthRefreshTokens.expiresAt })
+        .from(oauthRefreshTokens)
+        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
+        .innerJoin(users, eq(users.id, oauthGrants.userId))
+        .where(eq(oauthRefreshTokens.tokenHash, hash))
+        .for('update', { of: oauthRefreshTokens });
+      if (!row || row.appId !== client.id) return new OAuthError('invalid_grant', 'the refresh token is not one this app was given');
+      if (row.revokedAt) return new OAuthError('invalid_grant', 'the refresh token has been revoked');
+      spent = row.grantId;
+      if (row.usedAt) {
+        await revokeGrant(tx, row.grantId);
+        return new OAuthError('invalid_grant', 'the refresh token was used already: every token of this grant is revoked; ask the teammate to authorize again');
+      }
+      if (row.expiresAt.getTime() <= Date.now()) return new OAuthError('invalid_grant', 'the refresh token has expired');
+      if (!row.teammateActive) return new OAuthError('invalid_grant', 'the teammate is no longer active');
+      let grant: GrantRow = row;
+      if (request.scopes) {
+        const beyond = request.scopes.filter((scope) => !row.scopes.includes(scope));
+        if (beyond.length) return new OAuthError('invalid_scope', `the grant does not include ${beyond.join(' ')}`);
+        await tx.update(oauthGrants).set({ scopes: request.scopes }).where(eq(oauthGrants.id, row.grantId));
+        grant = { ...row, scopes: request.scopes };
+      }
+      await tx.update(oauthRefreshTokens).set({ usedAt: new Date() }).where(eq(oauthRefreshTokens.tokenHash, hash));
+      await tx
+        .update(credentials)
+        .set({ state: 'deleted', deletedAt: new Date(), deletedBy: row.userId })
+        .where(and(eq(credentials.grantId, row.grantId), eq(credentials.state, 'active')));
+      return issueTokens(tx, grant, client.name);
+    });
+  } finally {
+    if (spent !== undefined) forgetCredentials({ grantId: spent });
+  }
+}
+
+/**
+ * RFC 7009: a refresh token revokes its grant, an access token itself. A token that is unknown,
+ * already revoked, or another app's changes nothing and is answered alike, so the answer tells
+ * nobody what a token is.
+ */
+export async function revokeToken(db: Database, client: OAuthClient, token: string): Promise<void> {
+  const hash = await hashSecret(token);
+  const [refresh] = await db.http
+    .select({ grantId: oauthGrants.id })
+    .from(oauthRefreshTokens)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
+    .where(and(eq(oauthRefreshTokens.tokenHash, hash), eq(oauthGrants.appId, client.id)));
+  if (refresh) {
+    await db.http.update(oauthGrants).set({ revokedAt: new Date() }).where(and(eq(oauthGrants.id, refresh.grantId), isNull(oauthGrants.revokedAt)));
+    forgetCredentials({ grantId: refresh.grantId });
+    return;
+  }
+  const revoked = await db.http
+    .update(credentials)
+    .set({ state: 'deleted', deletedAt: new Date() })
+    .where(and(
+      eq(credentials.secretHash, hash), eq(credentials.kind, 'oauth_access_token'), eq(credentials.state, 'active'),
+      sql`${credentials.grantId} IN (SELECT ${oauthGrants.id} FROM ${oauthGrants} WHERE ${oauthGrants.appId} = ${client.id})`,
+    ))
+    .returning({ id: credentials.id });
+  for (const { id } of revoked) forgetCredentials({ credentialId: id });
+}
+
+/** Who a token answer names: the teammate and their helpdesk. */
+export async function tokenOwner(db: Database, installationId: number, userId: number) {
+  const [owner] = await db.http
+    .select({
+      userId: users.id, firstName: users.firstName, lastName: users.lastName, email: users.email, role: users.role,
+      installationId: installations.id, installationName: installations.name, siteName: installations.siteName,
+    })
+    .from(users)
+    .innerJoin(installations, eq(installations.id, users.installationId))
+    .where(and(eq(users.id, userId), eq(users.installationId, installationId)));
+  return owner!;
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { OAUTH_SCOPES, type OAuthScope } from '../../../db/schema';
+import { jsonResponse } from '../../../http/responses';
+import { defineRoute } from '../../../http/route';
+import { authenticateClient } from './client-auth';
+import { exchangeCode, refreshGrant, tokenOwner, type IssuedTokens } from './grants';
+import { issuer, OAUTH_PATHS } from './issuer';
+import { ACCESS_TOKEN_SECONDS } from './lifetimes';
+import { formOrJson, OAUTH_REFUSALS, parameter, parametersOf } from './wire';
+import { answerAsOAuth, OAuthError, oauthErrorBody, TOKEN_HEADERS } from './oauth-error';
+import type { Context } from 'hono';
+import type { AppEnv } from '../../../app-env';
+
+/** RFC 6749 4.1.3 and 6; unknown parameters are ignored (RFC 6749 3.2). */
+const tokenRequest = z
+  .object({
+    grant_type: parameter('`authorization_code` or `refresh_token`'),
+    code: parameter('the code the authorize page gave (authorization_code)'),
+    redirect_uri: parameter('the redirect URI the authorize request sent (authorization_code)'),
+    code_verifier: parameter("PKCE's verifier of the code_challenge (authorization_code)"),
+    refresh_token: parameter('a refresh token (refresh_token); it works once'),
+    scope: parameter('space-separated, within the grant: narrows it (refresh_token)'),
+    client_id: parameter("the app's client_id (required unless sent as HTTP Basic)"),
+    client_secret: parameter("a confidential app's secret (client_secret_post), unless sent as HTTP Basic"),
+  })
+  .meta({ id: 'OAuthTokenRequest' });
+
+export const oauthIdentity = {
+  installation: z.object({ id: z.number().int(), name: z.string(), siteName: z.string(), apiEndPoint: z.string().meta({ description: 'where to send API requests: the paths start /v2/' }) }),
+  user: z.object({ id: z.number().int(), firstName: z.string(), lastName: z.string(), email: z.string(), role: z.string() }),
+};
+
+const tokenAnswer = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int().meta({ description: 'seconds the access token lives' }),
+    refresh_token: z.string().meta({ description: 'works once: it gives the next tokens and stops; used again, it revokes the grant' }),
+    scope: z.string(),
+    ...oauthIdentity,
+  })
+  .meta({ id: 'OAuthToken' });
+
+/** The scopes a `scope` parameter names: undefined when absent, `invalid_scope` when it names one we do not have. */
+export function requestedScopes(scope: string | undefined): OAuthScope[] | undefined {
+  if (scope === undefined) return undefined;
+  const names = [...new Set(scope.split(' ').filter(Boolean))];
+  const unknown = names.filter((name) => !(OAUTH_SCOPES as readonly string[]).includes(name));
+  if (unknown.length || names.length === 0) throw new OAuthError('invalid_scope', unknown.length ? `no scope ${unknown.join(' ')}; scopes are ${OAUTH_SCOPES.join(', ')}` : 'scope names none');
+  return names as OAuthScope[];
+}
+
+function required(value: string | undefined, name: string): string {
+  if (value === undefined || value === '') throw new OAuthError('invalid_request', `${name} is required`);
+  return value;
+}
+
+/** Who the teammate and helpdesk are, as the token answer and userinfo name them. */
+export async function identityOf(c: Context<AppEnv>, installationId: number, userId: number) {
+  const owner = await tokenOwner(c.var.db, installationId, userId);
+  return {
+    installation: { id: owner.installationId, name: owner.installationName, siteName: owner.siteName, apiEndPoint: issuer(c) },
+    user: { id: owner.userId, firstName: owner.firstName, lastName: owner.lastName, email: owner.email, role: owner.role },
+  };
+}
+
+/**
+ * `POST /oauth/token`: a code, or a refresh token, for an access token and the next refresh token
+ * (form-encoded or JSON). The platform's answer (`access_token`, `token_type`, `installation`,
+ * `user`) with `expires_in`, `refresh_token` and `scope`; refusals as RFC 6749 5.2 words them.
+ */
+export const tokenRoute = defineRoute({
+  method: 'post', path: OAUTH_PATHS.token, tag: 'OAuth', operationId: 'oauthToken', public: true,
+  summary: 'OAuth 2.0 token endpoint (RFC 6749): exchange a code or a refresh token',
+  security: [{ clientSecretBasic: [] }, {}],
+  request: { body: formOrJson(tokenRequest) },
+  responses: {
+    200: jsonResponse('the tokens', tokenAnswer),
+    400: jsonResponse('invalid_request, invalid_grant, unsupported_grant_type or invalid_scope', oauthErrorBody),
+    ...OAUTH_REFUSALS,
+  },
+  answerError: answerAsOAuth,
+}, async (c) => {
+  const body = parametersOf<z.infer<typeof tokenRequest>>(c);
+  const grantType = required(body.grant_type, 'grant_type');
+  if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+    throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported: use authorization_code or refresh_token`);
+  }
+  const client = await authenticateClient(c, body);
+  let tokens: IssuedTokens;
+  if (grantType === 'authorization_code') {
+    tokens = await exchangeCode(c.var.db, client, { code: required(body.code, 'code'), redirectUri: body.redirect_uri, codeVerifier: body.code_verifier });
+  } else {
+    tokens = await refreshGrant(c.var.db, client, { refreshToken: required(body.refresh_token, 'refresh_token'), scopes: requestedScopes(body.scope) });
+  }
+  const identity = await identityOf(c, tokens.installationId, tokens.userId);
+  return c.json({
+    access_token: tokens.accessToken, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_SECONDS, refresh_token: tokens.refreshToken,
+    scope: tokens.scopes.join(' '), ...identity,
+  }, 200, TOKEN_HEADERS);
+});
