@@ -17,7 +17,7 @@ export function formOrJson<S extends z.ZodType>(schema: S) {
 
 /** The parameters of a form-or-JSON body, whichever came (the other reads as empty). */
 export function parametersOf<T extends object>(c: Context<AppEnv>): T {
-  const valid = c.req.valid as (target: 'json' | 'form') => T;
+  const valid = (target: 'json' | 'form') => c.req.valid(target as never) as T;
   return { ...valid('json'), ...valid('form') };
 }
 
