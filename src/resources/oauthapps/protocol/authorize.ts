@@ -18,7 +18,7 @@ import { issueCode } from './grants';
 import { issuer, OAUTH_PATHS } from './issuer';
 import { SIGNIN_SECONDS } from './lifetimes';
 import { validChallenge } from './pkce';
-import { requestedScopes } from './token';
+import { requestedScopes, scopesBeyond } from './scopes';
 import { OAuthError } from './oauth-error';
 import { parameter } from './wire';
 
@@ -108,7 +108,7 @@ async function check(c: Context<AppEnv>, params: RequestParams): Promise<Checked
     if (error instanceof OAuthError) throw back(error.error, error.description);
     throw error;
   }
-  const beyond = scopes.filter((scope) => !client.scopes.includes(scope));
+  const beyond = scopesBeyond(client.scopes, scopes);
   if (beyond.length) throw back('invalid_scope', `the app may not ask for ${beyond.join(' ')}`);
   if (params.code_challenge === undefined) {
     if (client.clientType === 'public') throw back('invalid_request', 'a public app must send a PKCE code_challenge (S256)');

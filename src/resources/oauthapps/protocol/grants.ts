@@ -7,6 +7,7 @@ import type { OAuthClient } from './client-auth';
 import { ACCESS_TOKEN_SECONDS, CODE_SECONDS, REFRESH_TOKEN_SECONDS } from './lifetimes';
 import { OAuthError } from './oauth-error';
 import { s256, validVerifier } from './pkce';
+import { scopesBeyond } from './scopes';
 
 /** What a successful token request gives: the two tokens, and whose they are. */
 export interface IssuedTokens {
@@ -164,7 +165,7 @@ export async function refreshGrant(db: Database, client: OAuthClient, request: {
       if (!row.teammateActive) return new OAuthError('invalid_grant', 'the teammate is no longer active');
       let grant: GrantRow = row;
       if (request.scopes) {
-        const beyond = request.scopes.filter((scope) => !row.scopes.includes(scope));
+        const beyond = scopesBeyond(row.scopes, request.scopes);
         if (beyond.length) return new OAuthError('invalid_scope', `the grant does not include ${beyond.join(' ')}`);
         await tx.update(oauthGrants).set({ scopes: request.scopes }).where(eq(oauthGrants.id, row.grantId));
         grant = { ...row, scopes: request.scopes };

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { OAUTH_SCOPES, type OAuthScope } from '../../../db/schema';
 import { jsonResponse } from '../../../http/responses';
 import { defineRoute } from '../../../http/route';
 import { authenticateClient } from './client-auth';
@@ -7,6 +6,7 @@ import { exchangeCode, refreshGrant, tokenOwner, type IssuedTokens } from './gra
 import { issuer, OAUTH_PATHS } from './issuer';
 import { ACCESS_TOKEN_SECONDS } from './lifetimes';
 import { formOrJson, OAUTH_REFUSALS, parameter, parametersOf } from './wire';
+import { requestedScopes } from './scopes';
 import { answerAsOAuth, OAuthError, oauthErrorBody, TOKEN_HEADERS } from './oauth-error';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../../app-env';
@@ -40,15 +40,6 @@ const tokenAnswer = z
     ...oauthIdentity,
   })
   .meta({ id: 'OAuthToken' });
-
-/** The scopes a `scope` parameter names: undefined when absent, `invalid_scope` when it names one we do not have. */
-export function requestedScopes(scope: string | undefined): OAuthScope[] | undefined {
-  if (scope === undefined) return undefined;
-  const names = [...new Set(scope.split(' ').filter(Boolean))];
-  const unknown = names.filter((name) => !(OAUTH_SCOPES as readonly string[]).includes(name));
-  if (unknown.length || names.length === 0) throw new OAuthError('invalid_scope', unknown.length ? `no scope ${unknown.join(' ')}; scopes are ${OAUTH_SCOPES.join(', ')}` : 'scope names none');
-  return names as OAuthScope[];
-}
 
 function required(value: string | undefined, name: string): string {
   if (value === undefined || value === '') throw new OAuthError('invalid_request', `${name} is required`);

@@ -1,0 +1,332 @@
+// Every refusal of the OAuth endpoints, as RFC 6749, RFC 7636 and RFC 7009 name them, and the
+// registration of apps. Codes are got by posting the consent form as the browser would.
+import { createHash, randomBytes } from 'node:crypto';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { SeededInstallation } from '../../scripts/seed';
+import { hashSecret } from '../../src/auth/secrets';
+import { api } from '../support/api';
+import { newInstallation, rows } from '../support/db';
+import { expectError } from '../support/errors';
+import { TEST_PUBLIC_URL } from '../mail/limits';
+import { basicAuth, post, registerApp, type RegisteredApp } from './support';
+
+const REDIRECT = 'https://app.example.test/callback';
+const OTHER_REDIRECT = 'https://app.example.test/other';
+
+let site: SeededInstallation;
+let other: SeededInstallation;
+let app: RegisteredApp;
+
+beforeAll(async () => {
+  [site, other] = await Promise.all([newInstallation('oauthrefusals'), newInstallation('oauthother')]);
+  app = await registerApp(site, { redirectUris: [REDIRECT, OTHER_REDIRECT] });
+});
+
+const verifier = () => randomBytes(32).toString('base64url');
+const challengeOf = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+/** The authorize page's answer to a GET with these parameters (no redirect followed). */
+function authorizePage(parameters: Record<string, string>, headers: Record<string, string> = {}) {
+  return fetch(`${inject('workerUrl')}/oauth/authorize?${new URLSearchParams(parameters)}`, { redirect: 'manual', headers });
+}
+
+/** The consent form posted as the page posts it. */
+function consent(parameters: Record<string, string>, headers: Record<string, string> = {}) {
+  return fetch(`${inject('workerUrl')}/oauth/authorize`, {
+    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(parameters).toString(),
+  });
+}
+
+interface CodeAsk {
+  client?: RegisteredApp;
+  redirectUri?: string | null;
+  challenge?: string;
+  scope?: string;
+  apiKey?: string;
+}
+
+/** A code, allowed by the agent on the consent form. */
+async function codeFor(ask: CodeAsk = {}): Promise<string> {
+  const client = ask.client ?? app;
+  const parameters: Record<string, string> = { client_id: client.clientId, response_type: 'code', decision: 'allow', api_key: ask.apiKey ?? site.users.agent.apiKey, state: 'xyz' };
+  if (ask.redirectUri !== null) parameters.redirect_uri = ask.redirectUri ?? REDIRECT;
+  if (ask.challenge) Object.assign(parameters, { code_challenge: ask.challenge, code_challenge_method: 'S256' });
+  if (ask.scope) parameters.scope = ask.scope;
+  const answer = await consent(parameters);
+  expect(answer.status, await answer.clone().text()).toBe(303);
+  const location = new URL(answer.headers.get('location')!);
+  expect(location.searchParams.get('state')).toBe('xyz');
+  expect(location.searchParams.get('iss')).toBe(TEST_PUBLIC_URL);
+  return location.searchParams.get('code')!;
+}
+
+/** A token request authenticated by the app's secret in the body. */
+function token(parameters: Record<string, string>, client: RegisteredApp = app, options: { json?: boolean } = {}) {
+  return post('/oauth/token', { client_id: client.clientId, client_secret: client.clientSecret!, ...parameters }, options);
+}
+
+function expectOAuthError(answer: { status: number; headers: Headers; body: any }, status: number, error: string, detail?: RegExp) {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  expect(Object.keys(answer.body)).toEqual(['error', 'error_description']);
+  expect(answer.body.error).toBe(error);
+  if (detail) expect(answer.body.error_description).toMatch(detail);
+  expect(answer.headers.get('cache-control')).toBe('no-store');
+  if (status === 401) expect(answer.headers.get('www-authenticate')).toMatch(/^Basic /);
+}
+
+const me = (accessToken: string) => api('/v2/me.json', { key: accessToken });
+
+describe('the token endpoint', () => {
+  it('exchanges a code sent form-encoded or as JSON, with the secret in HTTP Basic or the body', async () => {
+    const byForm = await post('/oauth/token', { grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT }, { headers: { authorization: basicAuth(app.clientId, app.clientSecret!) } });
+    expect(byForm.status, JSON.stringify(byForm.body)).toBe(200);
+    expect(byForm.headers.get('cache-control')).toBe('no-store');
+    expect(byForm.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'desk', installation: { id: site.id, apiEndPoint: TEST_PUBLIC_URL }, user: { id: site.users.agent.id } });
+    const byJson = await token({ grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT }, app, { json: true });
+    expect(byJson.status, JSON.stringify(byJson.body)).toBe(200);
+    expect((await me(byJson.body.access_token)).status).toBe(200);
+  });
+
+  it('names a missing or unknown grant_type', async () => {
+    expectOAuthError(await token({}), 400, 'invalid_request', /grant_type/);
+    expectOAuthError(await token({ grant_type: 'password', username: 'a', password: 'b' }), 400, 'unsupported_grant_type');
+    expectOAuthError(await token({ grant_type: 'client_credentials' }), 400, 'unsupported_grant_type');
+  });
+
+  it('refuses a client it cannot authenticate with 401 invalid_client, and counts nothing issued', async () => {
+    const code = await codeFor();
+    const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT };
+    expectOAuthError(await post('/oauth/token', { ...exchange, client_id: 'hdc_nobody' }), 401, 'invalid_client');
+    expectOAuthError(await post('/oauth/token', { ...exchange, client_id: app.clientId }), 401, 'invalid_client', /secret/);
+    expectOAuthError(await post('/oauth/token', { ...exchange, client_id: app.clientId, client_secret: 'hds_wrong' }), 401, 'invalid_client');
+    expectOAuthError(await post('/oauth/token', exchange, { headers: { authorization: basicAuth(app.clientId, 'hds_wrong') } }), 401, 'invalid_client');
+    expectOAuthError(await post('/oauth/token', exchange, { headers: { authorization: `Bearer ${site.users.owner.apiKey}` } }), 401, 'invalid_client');
+    expectOAuthError(await post('/oauth/token', exchange), 401, 'invalid_client', /client_id/);
+    // the secret twice: RFC 6749 2.3 allows one method a request
+    expectOAuthError(
+      await post('/oauth/token', { ...exchange, client_secret: app.clientSecret! }, { headers: { authorization: basicAuth(app.clientId, app.clientSecret!) } }),
+      400, 'invalid_request', /once/,
+    );
+    // none of those spent the code
+    expect((await token(exchange)).status).toBe(200);
+  });
+
+  it('refuses codes that are missing, unknown, another app\'s, expired or sent back to another redirect URI', async () => {
+    const second = await registerApp(site, { redirectUris: [REDIRECT] });
+    expectOAuthError(await token({ grant_type: 'authorization_code', redirect_uri: REDIRECT }), 400, 'invalid_request', /code is required/);
+    expectOAuthError(await token({ grant_type: 'authorization_code', code: 'hda_unknown', redirect_uri: REDIRECT }), 400, 'invalid_grant');
+    const code = await codeFor();
+    expectOAuthError(await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, second), 400, 'invalid_grant');
+    expectOAuthError(await token({ grant_type: 'authorization_code', code, redirect_uri: OTHER_REDIRECT }), 400, 'invalid_grant', /redirect_uri/);
+    expectOAuthError(await token({ grant_type: 'authorization_code', code }), 400, 'invalid_grant', /redirect_uri/);
+    expect((await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT })).status).toBe(200);
+
+    const late = await codeFor();
+    await rows(`UPDATE oauth_codes SET expires_at = now() - interval '1 second' WHERE code_hash = $1`, [await hashSecret(late)]);
+    expectOAuthError(await token({ grant_type: 'authorization_code', code: late, redirect_uri: REDIRECT }), 400, 'invalid_grant', /expired/);
+  });
+
+  it('lets a code live at most 10 minutes and work once: used again, it revokes what it gave', async () => {
+    const code = await codeFor();
+    const [stored] = await rows<{ minutes: number }>(`SELECT round(extract(epoch FROM expires_at - now()) / 60)::int AS minutes FROM oauth_codes WHERE code_hash = $1`, [await hashSecret(code)]);
+    expect(stored!.minutes).toBe(10);
+    const first = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT });
+    expect(first.status).toBe(200);
+    expect((await me(first.body.access_token)).status).toBe(200);
+    expectOAuthError(await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }), 400, 'invalid_grant', /used already/);
+    expectError(await me(first.body.access_token), 401);
+    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token }), 400, 'invalid_grant');
+  });
+
+  it('checks PKCE: the verifier of the challenge, S256 only', async () => {
+    const secret = verifier();
+    const code = await codeFor({ challenge: challengeOf(secret) });
+    const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT };
+    expectOAuthError(await token(exchange), 400, 'invalid_grant', /code_verifier is required/);
+    expectOAuthError(await token({ ...exchange, code_verifier: verifier() }), 400, 'invalid_grant', /does not match/);
+    expect((await token({ ...exchange, code_verifier: secret })).status).toBe(200);
+
+    const plain = await codeFor();
+    expectOAuthError(await token({ grant_type: 'authorization_code', code: plain, redirect_uri: REDIRECT, code_verifier: secret }), 400, 'invalid_grant', /no code_challenge/);
+  });
+
+  it("takes the platform's own Go client as it is: client_secret_post, no state, its challenge sent as the verifier", async () => {
+    // twapi-go-sdk session/oauth2.go: code_challenge = base64url(sha256(random)); code_verifier = that challenge
+    const challenge = challengeOf(randomBytes(32).toString('hex'));
+    const answer = await consent({ client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', decision: 'allow', api_key: site.users.agent.apiKey });
+    const location = new URL(answer.headers.get('location')!);
+    expect(location.searchParams.has('state')).toBe(false);
+    const body = new URLSearchParams({ grant_type: 'authorization_code', code: location.searchParams.get('code')!, client_id: app.clientId, client_secret: app.clientSecret!, redirect_uri: REDIRECT, code_verifier: challenge });
+    const exchanged = await post('/oauth/token', Object.fromEntries(body));
+    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+    expect(exchanged.body.token_type).toBe('Bearer');
+    expect(exchanged.body.installation.apiEndPoint).toBe(TEST_PUBLIC_URL);
+
+    // a public app gets no such leniency: the challenge is no verifier
+    const open = await registerApp(site, { redirectUris: [REDIRECT], clientType: 'public' });
+    const code = await codeFor({ client: open, challenge });
+    expectOAuthError(await post('/oauth/token', { grant_type: 'authorization_code', code, client_id: open.clientId, redirect_uri: REDIRECT, code_verifier: challenge }), 400, 'invalid_grant');
+  });
+
+  it('refuses refresh tokens that are missing, another app\'s, or asked for more than granted', async () => {
+    const tokens = (await token({ grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT })).body;
+    const second = await registerApp(site, { redirectUris: [REDIRECT] });
+    expectOAuthError(await token({ grant_type: 'refresh_token' }), 400, 'invalid_request', /refresh_token is required/);
+    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, second), 400, 'invalid_grant');
+    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'desk admin' }), 400, 'invalid_scope', /admin/);
+    const narrowed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'desk:read' });
+    expect(narrowed.status, JSON.stringify(narrowed.body)).toBe(200);
+    expect(narrowed.body.scope).toBe('desk:read');
+    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: narrowed.body.refresh_token, scope: 'desk' }), 400, 'invalid_scope');
+  });
+
+  it('answers malformed bodies with invalid_request, never a 500', async () => {
+    const url = `${inject('workerUrl')}/oauth/token`;
+    const send = async (body: string, type: string) => {
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': type }, body });
+      return { status: response.status, headers: response.headers, body: await response.json() };
+    };
+    expectOAuthError(await send('grant_type=authorization_code&grant_type=refresh_token', 'application/x-www-form-urlencoded'), 400, 'invalid_request');
+    expectOAuthError(await send('{"grant_type": ', 'application/json'), 400, 'invalid_request', /JSON/);
+    expectOAuthError(await send(`${'['.repeat(100)}${']'.repeat(100)}`, 'application/json'), 400, 'invalid_request');
+    expectOAuthError(await send('{"grant_type": 7}', 'application/json'), 400, 'invalid_request');
+    expectOAuthError(await send('grant_type=authorization_code', 'text/plain'), 400, 'invalid_request');
+  });
+});
+
+describe('the revocation endpoint', () => {
+  it('authenticates the client, and needs a token', async () => {
+    expectOAuthError(await post('/oauth/revoke', { token: 'x', client_id: app.clientId, client_secret: 'hds_wrong' }), 401, 'invalid_client');
+    expectOAuthError(await post('/oauth/revoke', { client_id: app.clientId, client_secret: app.clientSecret! }), 400, 'invalid_request', /token/);
+  });
+
+  it("leaves another app's token alone, and answers 200 alike", async () => {
+    const tokens = (await token({ grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT })).body;
+    const second = await registerApp(site, { redirectUris: [REDIRECT] });
+    const revoked = await post('/oauth/revoke', { token: tokens.access_token, client_id: second.clientId, client_secret: second.clientSecret! });
+    expect(revoked.status).toBe(200);
+    expect((await me(tokens.access_token)).status).toBe(200);
+  });
+});
+
+describe('the authorize page', () => {
+  const page = async (response: Response) => ({ status: response.status, location: response.headers.get('location'), html: await response.text(), headers: response.headers });
+
+  it('shows, and never redirects, a request naming no app, an unknown one, or a redirect URI it did not register', async () => {
+    const requests: Record<string, string>[] = [
+      { response_type: 'code' },
+      { response_type: 'code', client_id: 'hdc_nobody', redirect_uri: REDIRECT },
+      { response_type: 'code', client_id: app.clientId, redirect_uri: 'https://evil.example.test/callback' },
+      { response_type: 'code', client_id: app.clientId, redirect_uri: `${REDIRECT}/../x` },
+      { response_type: 'code', client_id: app.clientId }, // two registered: which one?
+    ];
+    for (const parameters of requests) {
+      const shown = await page(await authorizePage(parameters));
+      expect(shown.status, JSON.stringify(parameters)).toBe(400);
+      expect(shown.location).toBeNull();
+      expect(shown.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(shown.html).toContain('does not work');
+    }
+  });
+
+  it('sends other problems back to the app with the error and state', async () => {
+    const base = { client_id: app.clientId, redirect_uri: REDIRECT, state: 's t&8' };
+    const cases: [Record<string, string>, string][] = [
+      [{ response_type: 'token' }, 'unsupported_response_type'],
+      [{}, 'invalid_request'],
+      [{ response_type: 'code', scope: 'admin' }, 'invalid_scope'],
+      [{ response_type: 'code', code_challenge: challengeOf('x'.repeat(43)), code_challenge_method: 'plain' }, 'invalid_request'],
+      [{ response_type: 'code', code_challenge: 'short' , code_challenge_method: 'S256' }, 'invalid_request'],
+    ];
+    for (const [extra, error] of cases) {
+      const shown = await page(await authorizePage({ ...base, ...extra }));
+      expect(shown.status, JSON.stringify(extra)).toBe(303);
+      const location = new URL(shown.location!);
+      expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+      expect(location.searchParams.get('error')).toBe(error);
+      expect(location.searchParams.get('state')).toBe('s t&8');
+    }
+  });
+
+  it('is a page that cannot be framed or cached, with the app named safely', async () => {
+    const odd = await registerApp(site, { name: '<img src=x onerror=alert(1)>', redirectUris: [REDIRECT] });
+    const shown = await page(await authorizePage({ response_type: 'code', client_id: odd.clientId, state: '"><script>' }));
+    expect(shown.status).toBe(200);
+    expect(shown.html).not.toContain('<img src=x');
+    expect(shown.html).not.toContain('"><script>');
+    expect(shown.html).toContain('&lt;img src=x');
+    expect(shown.headers.get('x-frame-options')).toBe('DENY');
+    expect(shown.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(shown.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('takes a loopback redirect URI on any port (RFC 8252), and only that one', async () => {
+    const native = await registerApp(site, { redirectUris: ['http://127.0.0.1/callback'], clientType: 'public' });
+    const challenge = challengeOf(verifier());
+    const ok = await authorizePage({ response_type: 'code', client_id: native.clientId, redirect_uri: 'http://127.0.0.1:49152/callback', code_challenge: challenge, code_challenge_method: 'S256' });
+    expect(ok.status).toBe(200);
+    const otherPath = await authorizePage({ response_type: 'code', client_id: native.clientId, redirect_uri: 'http://127.0.0.1:49152/elsewhere', code_challenge: challenge, code_challenge_method: 'S256' });
+    expect(otherPath.status).toBe(400);
+  });
+
+  it('sends a denial back as access_denied, and grants nothing', async () => {
+    const before = await rows(`SELECT count(*)::int AS n FROM oauth_grants WHERE app_id = $1`, [app.id]);
+    const denied = await consent({ client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, state: 'q', decision: 'deny' });
+    expect(denied.status).toBe(303);
+    const location = new URL(denied.headers.get('location')!);
+    expect(location.searchParams.get('error')).toBe('access_denied');
+    expect(location.searchParams.get('state')).toBe('q');
+    expect(await rows(`SELECT count(*)::int AS n FROM oauth_grants WHERE app_id = $1`, [app.id])).toEqual(before);
+  });
+
+  it('shows the page again, without a code, for a key that is wrong, of another helpdesk, or an OAuth token', async () => {
+    const form = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, decision: 'allow' };
+    const accessToken = (await token({ grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT })).body.access_token;
+    for (const apiKey of ['hd_wrong', other.users.owner.apiKey, accessToken, '']) {
+      const shown = await page(await consent({ ...form, api_key: apiKey }));
+      expect(shown.status, apiKey).toBe(401);
+      expect(shown.location).toBeNull();
+      expect(shown.html).toContain('role="alert"');
+    }
+    const crossSite = await page(await consent({ ...form, api_key: site.users.agent.apiKey }, { 'sec-fetch-site': 'cross-site' }));
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.location).toBeNull();
+  });
+});
+
+describe('registering apps', () => {
+  it('is for owners and admins; the secret is shown once and stored as a digest', async () => {
+    expectError(await api('/v2/oauthapps.json', { method: 'POST', key: site.users.agent.apiKey, body: { oauthapp: { name: 'x', redirectUris: [REDIRECT] } } }), 403);
+    const created = await api('/v2/oauthapps.json', { method: 'POST', key: site.users.admin.apiKey, body: { name: 'Admin App', redirectUris: [REDIRECT] } });
+    expect(created.status, created.text).toBe(201);
+    const { id, clientId, clientSecret } = created.body.oauthapp;
+    expect(created.body.oauthapp).toMatchObject({ clientType: 'confidential', scopes: ['desk'], secretPrefix: clientSecret.slice(0, 8) });
+    const [stored] = await rows<{ secret_hash: string }>(`SELECT secret_hash FROM oauth_apps WHERE id = $1`, [id]);
+    expect(stored!.secret_hash).toBe(await hashSecret(clientSecret));
+    const read = await api(`/v2/oauthapps/${id}.json`, { key: site.users.owner.apiKey });
+    expect(read.status).toBe(200);
+    expect(read.body.oauthapp.clientId).toBe(clientId);
+    expect(JSON.stringify(read.body)).not.toContain(clientSecret);
+    expectError(await api(`/v2/oauthapps/${id}.json`, { key: other.users.owner.apiKey }), 404);
+    expectError(await api(`/v2/oauthapps/${id}.json`, { key: site.users.agent.apiKey }), 403);
+  });
+
+  it('refuses redirect URIs a browser could be sent somewhere harmful by', async () => {
+    for (const uri of ['http://app.example.test/cb', 'javascript:alert(1)', 'data:text/html,x', 'https://app.example.test/cb#frag', '/relative', 'https://user:pw@app.example.test/cb']) {
+      expectError(await api('/v2/oauthapps.json', { method: 'POST', key: site.users.owner.apiKey, body: { oauthapp: { name: 'x', redirectUris: [uri] } } }), 400, 'oauthapp.redirectUris[0]');
+    }
+    expectError(await api('/v2/oauthapps.json', { method: 'POST', key: site.users.owner.apiKey, body: { oauthapp: { name: 'x', redirectUris: [] } } }), 400, 'oauthapp.redirectUris');
+    expectError(await api('/v2/oauthapps.json', { method: 'POST', key: site.users.owner.apiKey, body: { oauthapp: { name: 'x', redirectUris: [REDIRECT], scopes: ['admin'] } } }), 400, 'oauthapp.scopes[0]');
+    const native = await registerApp(site, { redirectUris: ['com.example.app:/callback', 'http://localhost:8080/cb'] });
+    expect(native.clientId).toMatch(/^hdc_/);
+  });
+
+  it('changes its redirect URIs: a request to a removed one is shown a problem', async () => {
+    const changing = await registerApp(site, { redirectUris: [REDIRECT, OTHER_REDIRECT] });
+    const patched = await api(`/v2/oauthapps/${changing.id}.json`, { method: 'PATCH', key: site.users.owner.apiKey, body: { oauthapp: { redirectUris: [REDIRECT] } } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.oauthapp.redirectUris).toEqual([REDIRECT]);
+    expect((await authorizePage({ response_type: 'code', client_id: changing.clientId, redirect_uri: OTHER_REDIRECT })).status).toBe(400);
+    expect((await authorizePage({ response_type: 'code', client_id: changing.clientId })).status).toBe(200);
+  });
+});
