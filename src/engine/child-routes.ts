@@ -17,7 +17,7 @@ import type { ResourceDeclaration } from './types';
 export function childListRoute(parent: ResourceDeclaration, child: ResourceDeclaration, parentKey: PgColumn, route: { path: string; operationId: string; summary: string }) {
   const s = schemasOf(child);
   return defineRoute({
-    method: 'get', path: `/v2/${parent.type}/{id}/${route.path}`, tag: parent.title.group ?? parent.title.many, operationId: route.operationId, roles: parent.access.read,
+    method: 'get', path: `/v2/${parent.path ?? parent.type}/{id}/${route.path}`, tag: parent.title.group ?? parent.title.many, operationId: route.operationId, roles: parent.access.read,
     summary: route.summary,
     request: { params: idParams, query: s.listQuery },
     responses: { 200: jsonResponse(`a page of the ${parent.singular}'s ${child.type}`, s.many) },

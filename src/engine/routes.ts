@@ -23,7 +23,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
   const { type, singular, title, access } = resource;
   const ops = new Set(resource.operations ?? ALL_OPERATIONS);
   const s = schemasOf(resource);
-  const base = `/v2/${type}`;
+  const base = `/v2/${resource.path ?? type}`;
   const tag = title.group ?? title.many;
   const routes: ApiRoute[] = [];
   const json = { required: true, content: { 'application/json': { schema: s.patchBody } } } as const;

@@ -97,6 +97,8 @@ interface ResourceTitle {
 export interface ResourceDeclaration {
   /** lowercase plural type name: the path segment, list wrapper and `included` key */
   type: string;
+  /** the path under `/v2/` when not `type` (a help-docs article's `helpdocssites/helpdocarticles`, as the platform's client calls it) */
+  path?: string;
   /** lowercase singular: the wrapper of one record */
   singular: string;
   /** the wrapper of a list, when the platform's clients read another than `type` (`ticketSources`) */

@@ -24,6 +24,7 @@ import { conversationMessagesModule } from '../resources/conversationmessages';
 import { conversationsModule } from '../resources/conversations';
 import { customersModule } from '../resources/customers';
 import { filesModule } from '../resources/files';
+import { helpDocsModule } from '../resources/helpdocs';
 import { inboxesModule } from '../resources/inboxes';
 import { mailModule } from '../resources/mail';
 import { oauthAppsModule } from '../resources/oauthapps';
@@ -75,6 +76,7 @@ export const modules: readonly Module[] = [
   conversationsModule,
   customersModule,
   filesModule,
+  helpDocsModule,
   inboxesModule,
   mailModule,
   oauthAppsModule,

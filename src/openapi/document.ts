@@ -41,6 +41,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Users', description: 'teammates, their roles, and the caller (`/v2/me.json`)' },
   { name: 'TimeZones', description: "the platform's time-zone ids" },
   { name: 'Widget', description: 'the chat widget: script, demo page, public form settings' },
+  { name: 'HelpDocs', description: 'help-docs sites, categories and articles (drafts, published, private; full-text search), and the public help centre read without a credential' },
   { name: 'OAuth', description: 'OAuth 2.0 apps, and the app login flow: authorize page, token, revocation, userinfo, metadata (docs/oauth.md)' },
   { name: 'Service', description: 'the API reference and the health check' },
 ];

@@ -140,7 +140,7 @@ describe('get: GET /v2/contactforms/{id}.json', () => {
     const users = await api(one(), { key, query: { includes: 'users' } });
     expect(users.body.included.users).toEqual([expect.objectContaining({ id: site.users.admin.id, role: 'admin' })]);
     const all = await api(one(), { key, query: { includes: 'all' } });
-    expect(Object.keys(all.body.included).sort()).toEqual(['helpdocs', 'inboxes', 'users']);
+    expect(Object.keys(all.body.included).sort()).toEqual(['helpdocarticles', 'helpdocs', 'inboxes', 'users']);
   });
 
   it('is readable by a collaborator', async () => {

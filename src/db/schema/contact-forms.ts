@@ -1,13 +1,7 @@
 import { boolean, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
+import { helpdocArticles, helpdocs } from './help-docs';
 import { inboxes } from './inboxes';
-
-/** A help-docs site whose articles a contact form can suggest. Its own endpoints come later. */
-export const helpdocs = pgTable('helpdocs', {
-  ...auditColumns(),
-  name: text('name').notNull(),
-  url: text('url'),
-});
 
 export const CONTACT_FORM_THEMES = ['light', 'dark'] as const;
 export const CONTACT_FORM_POSITIONS = ['bottom-right', 'bottom-left'] as const;
@@ -41,4 +35,17 @@ export const contactFormHelpdocs = pgTable(
     createdBy: integer('created_by'),
   },
   (t) => [primaryKey({ columns: [t.contactFormId, t.helpdocId] })],
+);
+
+/** Help-docs articles a contact form suggests (its `helpdocarticles`). */
+export const contactFormHelpdocArticles = pgTable(
+  'contact_form_helpdoc_articles',
+  {
+    installationId: integer('installation_id').notNull(),
+    contactFormId: integer('contact_form_id').notNull().references(() => contactForms.id),
+    articleId: integer('article_id').notNull().references(() => helpdocArticles.id),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdBy: integer('created_by'),
+  },
+  (t) => [primaryKey({ columns: [t.contactFormId, t.articleId] })],
 );

@@ -8,6 +8,7 @@ export * from './anomalies';
 export * from './apps';
 export * from './business-hours';
 export * from './replies';
+export * from './help-docs';
 export * from './contact-forms';
 export * from './code-templates';
 export * from './jobs';

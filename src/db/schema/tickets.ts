@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { type AnyPgColumn, bigint, boolean, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { files } from './files';
+import { helpdocArticles } from './help-docs';
 import { customers } from './customers';
 import { EDIT_METHODS, users } from './identity';
 import { inboxes } from './inboxes';
@@ -130,6 +131,19 @@ export const ticketTags = pgTable(
     createdBy: integer('created_by'),
   },
   (t) => [primaryKey({ columns: [t.ticketId, t.tagId] }), index('ticket_tags_tag_idx').on(t.tagId)],
+);
+
+/** Help-docs articles linked to a ticket (its `helpdocarticles`): what answered it, or what to send. */
+export const ticketHelpdocArticles = pgTable(
+  'ticket_helpdoc_articles',
+  {
+    installationId: integer('installation_id').notNull(),
+    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    articleId: integer('article_id').notNull().references(() => helpdocArticles.id),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdBy: integer('created_by'),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.articleId] }), index('ticket_helpdoc_articles_article_idx').on(t.articleId)],
 );
 
 /** Teammates who follow a ticket: told of its changes; a collaborator sees the tickets it follows. */

@@ -1,14 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { CONTACT_FORM_POSITIONS, CONTACT_FORM_THEMES, contactFormHelpdocs, contactForms, inboxes } from '../../db/schema';
-import { manyToMany, referencedBy } from '../../engine';
-import { referenceField } from '../../engine';
-import { AUDIT_SET, defineResource } from '../../engine';
+import { CONTACT_FORM_POSITIONS, CONTACT_FORM_THEMES, contactFormHelpdocArticles, contactFormHelpdocs, contactForms, inboxes } from '../../db/schema';
+import { AUDIT_SET, defineResource, manyToMany, referencedBy, referenceField, shapeOf } from '../../engine';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
 import { newFormToken } from './form-token';
-import { helpdocShape } from './helpdoc-shape';
+import { helpdocArticlesResource } from '../helpdocs/articles.resource';
+import { helpdocShape } from '../helpdocs/site-shape';
 
 /** `#RRGGBB`, stored lower case. */
 const hexColor = z
@@ -55,6 +54,13 @@ export const contactFormsResource = defineResource({
       through: contactFormHelpdocs,
       parentKey: contactFormHelpdocs.contactFormId,
       targetKey: contactFormHelpdocs.helpdocId,
+    }),
+    helpdocarticles: manyToMany({
+      name: 'helpdocarticles',
+      target: shapeOf(helpdocArticlesResource),
+      through: contactFormHelpdocArticles,
+      parentKey: contactFormHelpdocArticles.contactFormId,
+      targetKey: contactFormHelpdocArticles.articleId,
     }),
     inboxes: referencedBy({ target: inboxShape, columns: () => [contactForms.inboxId] }),
     users: includedUsers(),

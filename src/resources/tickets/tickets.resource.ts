@@ -13,6 +13,7 @@ import {
   ticketReads,
   ticketSources,
   ticketStatuses,
+  ticketHelpdocArticles,
   ticketTags,
   tickets,
   ticketTypes,
@@ -38,6 +39,7 @@ import {
 import { ApiError } from '../../http/errors';
 import { customerShape } from '../customers/customer-shape';
 import { inboxShape } from '../inboxes/inbox-shape';
+import { helpdocArticlesResource } from '../helpdocs/articles.resource';
 import { tagsResource } from '../tags/tags.resource';
 import { ticketPrioritiesResource } from '../ticketpriorities/ticketpriorities.resource';
 import { ticketSourcesResource } from '../ticketsources/ticketsources.resource';
@@ -260,6 +262,7 @@ export const ticketsResource = defineResource({
     customfields: customFieldValues,
     tags: manyToMany({ name: 'tags', target: shapeOf(tagsResource), through: ticketTags, parentKey: ticketTags.ticketId, targetKey: ticketTags.tagId }),
     followers: manyToMany({ name: 'followers', target: userShape, through: ticketFollowers, parentKey: ticketFollowers.ticketId, targetKey: ticketFollowers.userId }),
+    helpdocarticles: manyToMany({ name: 'helpdocarticles', target: shapeOf(helpdocArticlesResource), through: ticketHelpdocArticles, parentKey: ticketHelpdocArticles.ticketId, targetKey: ticketHelpdocArticles.articleId }),
     messages: ownedRecords({ shape: messageShape, parentKey: ticketMessages.ticketId }),
     timelogs: ownedRecords({ shape: shapeOfFields({ type: 'timelogs', component: 'TimeLog', table: timeLogs, fields: timeLogFields }), parentKey: timeLogs.ticketId }),
     activities: ownedRecords({ shape: shapeOfFields({ type: 'ticketactivities', component: 'TicketActivity', table: ticketActivities, fields: activityFields }), parentKey: ticketActivities.ticketId }),

@@ -1,7 +1,7 @@
 import { helpdocs } from '../../db/schema';
 import type { RecordShape } from '../../engine';
 
-/** Help-docs sites as a contact form includes them. Their own endpoints come later. */
+/** Help-docs sites as a contact form includes them (`helpdocs`, the spec's name there). */
 export const helpdocShape: RecordShape = {
   type: 'helpdocs',
   component: 'Helpdoc',

@@ -1,0 +1,95 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AGENTS, EVERYONE } from '../../auth/access';
+import { EDIT_METHODS, HELPDOC_ARTICLE_STATUSES, helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
+import { AUDIT_SET, defineResource, referenceField, timeProperty, type WriteContext } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { messageHtml } from '../../lib/html/message-body';
+import { optionalText } from '../../lib/field-schemas';
+import { displayOrderField } from '../../lib/vocabulary-fields';
+import { includedUsers } from '../users/user-shape';
+import { requireOnSite, siteOf } from './same-site';
+import { slugOf, slugSchema } from './slug';
+
+const ids = (description: string) => z.array(z.number().int().positive()).max(100).transform((list) => [...new Set(list)]).meta({ description });
+
+/**
+ * An article is on one site; its categories and related articles are the same site's (never
+ * itself); its slug is made from its title when absent; its contents are sanitized HTML (Markdown
+ * rendered first when its `editMethod` says so), as a public page may show them.
+ */
+async function checkArticle(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+  const site = await siteOf(context, helpdocArticles, record, id, 'helpDocArticle.helpdocsite');
+  if (id === undefined && record.slug === undefined) record.slug = slugOf(record.title as string);
+  if (typeof record.contents === 'string') record.contents = messageHtml(record.contents, (record.editMethod as 'html' | 'markdown' | undefined) ?? 'html');
+  if (Array.isArray(record.categories)) await requireOnSite(context, helpdocCategories, record.categories as number[], site, 'helpDocArticle.categories', 'category');
+  if (Array.isArray(record.relatedArticles)) {
+    const related = record.relatedArticles as number[];
+    if (id !== undefined && related.includes(id)) throw ApiError.invalid(`helpDocArticle.relatedArticles[${related.indexOf(id)}]`, 'an article is not related to itself');
+    await requireOnSite(context, helpdocArticles, related, site, 'helpDocArticle.relatedArticles', 'article');
+  }
+}
+
+/** The first time it is published is kept (`publishedAt`); a draft again keeps it. */
+async function notePublished({ tx, who }: WriteContext, _record: Record<string, unknown>, id: number): Promise<void> {
+  await tx
+    .update(helpdocArticles)
+    .set({ publishedAt: sql`now()` })
+    .where(and(eq(helpdocArticles.id, id), eq(helpdocArticles.installationId, who.installationId), eq(helpdocArticles.status, 'published'), isNull(helpdocArticles.publishedAt)));
+}
+
+/**
+ * Help-docs articles (`/v2/helpdocssites/helpdocarticles.json`, one wrapped as `helpDocArticle`),
+ * as the platform's client has them: drafts and published ones, private ones (teammates only),
+ * filed in categories. Agents write, everyone reads; `search` finds words in the title,
+ * description and contents (Postgres full-text search), the public site's search too.
+ */
+export const helpdocArticlesResource = defineResource({
+  type: 'helpdocarticles',
+  path: 'helpdocssites/helpdocarticles',
+  singular: 'helpDocArticle',
+  title: { one: 'HelpDocArticle', many: 'HelpDocArticles', group: 'HelpDocs' },
+  table: helpdocArticles,
+  fields: {
+    helpdocsite: referenceField(helpdocArticles.helpdocId, { table: helpdocs, type: 'helpdocssites' }, { required: true }),
+    title: { column: helpdocArticles.title, schema: z.string().trim().min(1).max(255), required: true },
+    slug: { column: helpdocArticles.slug, schema: slugSchema.meta({ description: 'its address on the site; made from the title when absent' }) },
+    description: { column: helpdocArticles.description, schema: optionalText(1_000) },
+    contents: { column: helpdocArticles.contents, schema: z.string().max(500_000).meta({ description: 'HTML, sanitized (Markdown rendered first with `editMethod: markdown`)' }), digestInEvents: true },
+    status: { column: helpdocArticles.status, schema: z.enum(HELPDOC_ARTICLE_STATUSES).meta({ description: '`draft` (default) or `published`' }) },
+    isPrivate: { column: helpdocArticles.isPrivate, schema: z.boolean().meta({ description: 'true: teammates only, never on the public site' }) },
+    displayOrder: displayOrderField(helpdocArticles.displayOrder),
+    popularity: { column: helpdocArticles.popularity, schema: z.number().int().meta({ description: 'times the public site served it' }), readOnly: true },
+    editMethod: { column: helpdocArticles.editMethod, schema: z.enum(EDIT_METHODS) },
+    oldURL: { column: helpdocArticles.oldUrl, schema: optionalText(2_000) },
+    disqusEnabled: { column: helpdocArticles.disqusEnabled, schema: z.boolean() },
+    categories: { column: helpdocArticles.categories, schema: ids('ids of the site\'s categories it is filed under') },
+    relatedArticles: { column: helpdocArticles.relatedArticles, schema: ids('ids of the site\'s articles it points readers to') },
+    publishedAt: { column: helpdocArticles.publishedAt, schema: z.unknown(), readOnly: true, output: timeProperty(helpdocArticles.publishedAt) },
+  },
+  filter: [...AUDIT_SET, 'helpdocsite', 'title', 'slug', 'status', 'isPrivate', 'displayOrder', 'popularity', 'publishedAt'],
+  listParams: {
+    search: {
+      schema: z.string().trim().min(1).max(1_000).optional().meta({ description: 'words to find in the title, description and contents: quotes for a phrase, `-word` to leave out, `or` between alternatives' }),
+      where: async (_db, _who, value) => (value === undefined ? undefined : sql`${helpdocArticles.searchVector} @@ websearch_to_tsquery('simple', ${value as string})`),
+    },
+    category: {
+      schema: z.coerce.number().int().positive().optional().meta({ description: 'only articles filed under this category id' }),
+      where: async (_db, _who, value) => (value === undefined ? undefined : sql`${helpdocArticles.categories} @> ARRAY[${value as number}]::integer[]`),
+    },
+  },
+  defaultOrderBy: 'displayOrder',
+  relations: { users: includedUsers() },
+  constraints: {
+    helpdoc_articles_slug_key: { source: 'helpDocArticle.slug', detail: 'the site has an article with this slug already' },
+  },
+  access: { read: EVERYONE, write: AGENTS },
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  beforeWrite: checkArticle,
+  afterWrite: notePublished,
+  // no article points to a deleted one
+  async afterDelete({ tx, who }, id) {
+    await tx.update(helpdocArticles).set({ relatedArticles: sql`array_remove(${helpdocArticles.relatedArticles}, ${id})` })
+      .where(and(eq(helpdocArticles.installationId, who.installationId), sql`${helpdocArticles.relatedArticles} @> ARRAY[${id}]::integer[]`));
+  },
+});

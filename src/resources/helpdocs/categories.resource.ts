@@ -1,0 +1,53 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AGENTS, EVERYONE } from '../../auth/access';
+import { helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
+import { AUDIT_SET, defineResource, referenceField, type WriteContext } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { optionalText } from '../../lib/field-schemas';
+import { displayOrderField } from '../../lib/vocabulary-fields';
+import { includedUsers } from '../users/user-shape';
+import { requireOnSite, siteOf } from './same-site';
+import { slugOf, slugSchema } from './slug';
+
+/** A category is on one site, its parent a category of the same site (never itself), its slug made from its name when absent. */
+async function checkCategory(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+  const site = await siteOf(context, helpdocCategories, record, id, 'helpdoccategory.helpdocsite');
+  if (id === undefined && record.slug === undefined) record.slug = slugOf(record.name as string);
+  if (typeof record.parent === 'number') {
+    if (record.parent === id) throw ApiError.invalid('helpdoccategory.parent', 'a category cannot be its own parent');
+    await requireOnSite(context, helpdocCategories, [record.parent], site, 'helpdoccategory.parent', 'category');
+  }
+}
+
+/** Categories of a site's articles (`/v2/helpdocssites/helpdoccategories.json`, beside the platform's articles path). Agents write. */
+export const helpdocCategoriesResource = defineResource({
+  type: 'helpdoccategories',
+  path: 'helpdocssites/helpdoccategories',
+  singular: 'helpdoccategory',
+  title: { one: 'HelpDocCategory', many: 'HelpDocCategories', group: 'HelpDocs' },
+  table: helpdocCategories,
+  fields: {
+    helpdocsite: referenceField(helpdocCategories.helpdocId, { table: helpdocs, type: 'helpdocssites' }, { required: true }),
+    name: { column: helpdocCategories.name, schema: z.string().trim().min(1).max(255), required: true },
+    slug: { column: helpdocCategories.slug, schema: slugSchema.meta({ description: 'its address on the site; made from the name when absent' }) },
+    description: { column: helpdocCategories.description, schema: optionalText(10_000) },
+    displayOrder: displayOrderField(helpdocCategories.displayOrder),
+    parent: { column: helpdocCategories.parentId, schema: z.number().int().positive().nullable().meta({ description: 'the id of the category it is under, on the same site; null at the top' }) },
+  },
+  filter: [...AUDIT_SET, 'helpdocsite', 'name', 'slug', 'displayOrder', 'parent'],
+  defaultOrderBy: 'displayOrder',
+  relations: { users: includedUsers() },
+  constraints: {
+    helpdoc_categories_slug_key: { source: 'helpdoccategory.slug', detail: 'the site has a category with this slug already' },
+  },
+  access: { read: EVERYONE, write: AGENTS },
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  beforeWrite: checkCategory,
+  // nothing names a deleted category: its articles leave it, its children move to the top
+  async afterDelete({ tx, who }, id) {
+    await tx.update(helpdocArticles).set({ categories: sql`array_remove(${helpdocArticles.categories}, ${id})` })
+      .where(and(eq(helpdocArticles.installationId, who.installationId), sql`${helpdocArticles.categories} @> ARRAY[${id}]::integer[]`));
+    await tx.update(helpdocCategories).set({ parentId: null }).where(and(eq(helpdocCategories.installationId, who.installationId), eq(helpdocCategories.parentId, id)));
+  },
+});

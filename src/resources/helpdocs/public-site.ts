@@ -1,0 +1,138 @@
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import type { AppEnv } from '../../app-env';
+import { helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
+import { pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema } from '../../engine';
+import { ApiError } from '../../http/errors';
+import { textParam } from '../../http/params';
+import { jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
+
+/**
+ * The public help centre: what a customer-facing site (or the chat widget) reads without a
+ * credential. Only a live site with `publicSiteEnabled`, and only its published articles that are
+ * not private; anything else is a 404, so nobody learns a draft exists. Answers may be cached for
+ * a minute and read from any origin (no credential, so no CORS risk).
+ */
+const PUBLIC_HEADERS = { 'Cache-Control': 'public, max-age=60', 'Access-Control-Allow-Origin': '*' };
+
+const siteParams = z.object({ subdomain: textParam("the site's subdomain") });
+const articleParams = z.object({ subdomain: textParam("the site's subdomain"), slug: textParam("the article's slug") });
+
+const publicSite = z.object({
+  id: z.number().int(), name: z.string(), description: z.string().nullable(), metaSiteDescription: z.string().nullable(), subdomain: z.string(),
+  languageCode: z.string(), url: z.string().nullable(), homePageLinkEnabled: z.boolean(), homePageLinkText: z.string().nullable(), homePageURL: z.string().nullable(),
+  headerBGColor: z.string().nullable(), navActiveColor: z.string().nullable(), navTextColor: z.string().nullable(), pageBGColor: z.string().nullable(),
+  linkColor: z.string().nullable(), textColor: z.string().nullable(), showDateLastModified: z.boolean(), contactFormEnabled: z.boolean(),
+}).meta({ id: 'PublicHelpDocSite' });
+
+const publicCategory = z.object({ id: z.number().int(), name: z.string(), slug: z.string(), description: z.string().nullable(), displayOrder: z.number().int(), parent: z.number().int().nullable() })
+  .meta({ id: 'PublicHelpDocCategory' });
+
+const articleSummary = {
+  id: z.number().int(), title: z.string(), slug: z.string(), description: z.string().nullable(), categories: z.array(z.number().int()),
+  popularity: z.number().int(), publishedAt: z.string().nullable(), updatedAt: z.string(),
+};
+const publicArticleSummary = z.object(articleSummary).meta({ id: 'PublicHelpDocArticleSummary' });
+const publicArticle = z.object({
+  ...articleSummary,
+  contents: z.string().meta({ description: 'sanitized HTML' }),
+  relatedArticles: z.array(z.object({ id: z.number().int(), title: z.string(), slug: z.string() })).meta({ description: 'those of its related articles the public may read' }),
+}).meta({ id: 'PublicHelpDocArticle' });
+
+/** A live public site by subdomain, or 404. */
+async function publicSiteOf(c: Context<AppEnv>, subdomain: string) {
+  const [site] = await c.var.db.http
+    .select({
+      id: helpdocs.id, installationId: helpdocs.installationId, name: helpdocs.name, description: helpdocs.description, metaSiteDescription: helpdocs.metaSiteDescription,
+      subdomain: sql<string>`${helpdocs.subdomain}`, languageCode: helpdocs.languageCode, url: helpdocs.url, homePageLinkEnabled: helpdocs.homePageLinkEnabled,
+      homePageLinkText: helpdocs.homePageLinkText, homePageURL: helpdocs.homePageUrl, headerBGColor: helpdocs.headerBgColor, navActiveColor: helpdocs.navActiveColor,
+      navTextColor: helpdocs.navTextColor, pageBGColor: helpdocs.pageBgColor, linkColor: helpdocs.linkColor, textColor: helpdocs.textColor,
+      showDateLastModified: helpdocs.showDateLastModified, contactFormEnabled: helpdocs.contactFormEnabled,
+    })
+    .from(helpdocs)
+    .where(and(eq(helpdocs.subdomain, subdomain.toLowerCase()), eq(helpdocs.state, 'active'), eq(helpdocs.publicSiteEnabled, true)));
+  if (!site) throw ApiError.notFound('subdomain', `no public help site ${subdomain}`);
+  return site;
+}
+
+/** The articles a customer may read on the site. */
+const readable = (site: { id: number; installationId: number }): SQL =>
+  and(eq(helpdocArticles.installationId, site.installationId), eq(helpdocArticles.helpdocId, site.id), eq(helpdocArticles.state, 'active'), eq(helpdocArticles.status, 'published'), eq(helpdocArticles.isPrivate, false))!;
+
+const summaryColumns = {
+  id: helpdocArticles.id, title: helpdocArticles.title, slug: helpdocArticles.slug, description: helpdocArticles.description, categories: helpdocArticles.categories,
+  popularity: helpdocArticles.popularity,
+  publishedAt: sql<string | null>`to_char(${helpdocArticles.publishedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  updatedAt: sql<string>`to_char(${helpdocArticles.updatedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+};
+
+export const publicSiteRoute = defineRoute({
+  method: 'get', path: '/v2/helpdocs/{subdomain}.json', tag: 'HelpDocs', operationId: 'getPublicHelpDocSite', public: true,
+  summary: 'A public help site and its categories, without a credential',
+  request: { params: siteParams },
+  responses: { 200: jsonResponse('the site', z.object({ helpdocssite: publicSite, helpdoccategories: z.array(publicCategory) })) },
+}, async (c) => {
+  const { id, installationId, ...site } = await publicSiteOf(c, c.req.valid('param').subdomain);
+  const categories = await c.var.db.http
+    .select({ id: helpdocCategories.id, name: helpdocCategories.name, slug: helpdocCategories.slug, description: helpdocCategories.description, displayOrder: helpdocCategories.displayOrder, parent: helpdocCategories.parentId })
+    .from(helpdocCategories)
+    .where(and(eq(helpdocCategories.installationId, installationId), eq(helpdocCategories.helpdocId, id), eq(helpdocCategories.state, 'active')))
+    .orderBy(asc(helpdocCategories.displayOrder), asc(helpdocCategories.id));
+  return c.json({ helpdocssite: { id, ...site }, helpdoccategories: categories }, 200, PUBLIC_HEADERS);
+});
+
+const listQuery = z.object({
+  search: z.string().trim().min(1).max(1_000).optional().meta({ description: 'words to find (title, description, contents), the best matches first: quotes for a phrase, `-word` to leave out, `or` between alternatives' }),
+  category: z.coerce.number().int().positive().max(2_147_483_647).optional().meta({ description: 'only articles under this category id' }),
+  page: z.coerce.number().int().min(1).max(10_000).default(1).meta({ description: 'the page, from 1' }),
+  pageSize: pageSizeParam,
+});
+
+export const publicArticlesRoute = defineRoute({
+  method: 'get', path: '/v2/helpdocs/{subdomain}/articles.json', tag: 'HelpDocs', operationId: 'listPublicHelpDocArticles', public: true,
+  summary: "A public help site's articles, or those a search finds, without a credential",
+  request: { params: siteParams, query: listQuery },
+  responses: { 200: jsonResponse('a page of articles', z.object({ helpdocarticles: z.array(publicArticleSummary), meta: z.object({ page: pageMetaSchema }), pagination: paginationSchema })) },
+}, async (c) => {
+  const site = await publicSiteOf(c, c.req.valid('param').subdomain);
+  const { search, category, page, pageSize } = c.req.valid('query');
+  const query = search === undefined ? undefined : sql`websearch_to_tsquery('simple', ${search})`;
+  const where = and(
+    readable(site),
+    query ? sql`${helpdocArticles.searchVector} @@ ${query}` : undefined,
+    category === undefined ? undefined : sql`${helpdocArticles.categories} @> ARRAY[${category}]::integer[]`,
+  );
+  const order = query
+    ? [desc(sql`ts_rank(${helpdocArticles.searchVector}, ${query})`), desc(helpdocArticles.popularity), asc(helpdocArticles.id)]
+    : [asc(helpdocArticles.displayOrder), asc(helpdocArticles.id)];
+  const [articles, [total]] = await Promise.all([
+    c.var.db.http.select(summaryColumns).from(helpdocArticles).where(where).orderBy(...order).limit(pageSize).offset((page - 1) * pageSize),
+    c.var.db.http.select({ count: sql<number>`count(*)::int` }).from(helpdocArticles).where(where),
+  ]);
+  return c.json({ helpdocarticles: articles, ...pageMetadata(page, pageSize, total!.count) }, 200, PUBLIC_HEADERS);
+});
+
+export const publicArticleRoute = defineRoute({
+  method: 'get', path: '/v2/helpdocs/{subdomain}/articles/{slug}.json', tag: 'HelpDocs', operationId: 'getPublicHelpDocArticle', public: true,
+  summary: 'One published article of a public help site, without a credential; counts toward its popularity',
+  request: { params: articleParams },
+  responses: { 200: jsonResponse('the article', z.object({ helpDocArticle: publicArticle })) },
+}, async (c) => {
+  const { subdomain, slug } = c.req.valid('param');
+  const site = await publicSiteOf(c, subdomain);
+  const [article] = await c.var.db.http
+    .update(helpdocArticles)
+    .set({ popularity: sql`${helpdocArticles.popularity} + 1` })
+    .where(and(readable(site), eq(helpdocArticles.slug, slug.toLowerCase())))
+    .returning({ ...summaryColumns, contents: helpdocArticles.contents, relatedIds: helpdocArticles.relatedArticles });
+  if (!article) throw ApiError.notFound('slug', `no published article ${slug} on this site`);
+  const { relatedIds, ...shown } = article;
+  const related = relatedIds.length === 0 ? [] : await c.var.db.http
+    .select({ id: helpdocArticles.id, title: helpdocArticles.title, slug: helpdocArticles.slug })
+    .from(helpdocArticles)
+    .where(and(readable(site), inArray(helpdocArticles.id, relatedIds)))
+    .orderBy(asc(helpdocArticles.displayOrder), asc(helpdocArticles.id));
+  return c.json({ helpDocArticle: { ...shown, relatedArticles: related } }, 200, { ...PUBLIC_HEADERS, 'Cache-Control': 'no-store' });
+});

@@ -1,0 +1,190 @@
+// Help docs as the platform's client has them (sites, categories, articles at its paths and
+// wrappers), full-text search, the public help centre read without a credential, and articles
+// linked from tickets and contact forms.
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { SeededInstallation } from '../../scripts/seed';
+import { api } from '../support/api';
+import { newInstallation, rows } from '../support/db';
+import { expectError } from '../support/errors';
+
+let site: SeededInstallation;
+let other: SeededInstallation;
+let owner: string;
+let agent: string;
+
+const SITES = '/v2/helpdocssites.json';
+const CATEGORIES = '/v2/helpdocssites/helpdoccategories.json';
+const ARTICLES = '/v2/helpdocssites/helpdocarticles.json';
+const article = (id: number) => `/v2/helpdocssites/helpdocarticles/${id}.json`;
+
+let subdomain: string;
+let helpSite: number;
+let billing: number;
+let published: number;
+
+beforeAll(async () => {
+  [site, other] = await Promise.all([newInstallation('helpdocs'), newInstallation('helpdocs-other')]);
+  owner = site.users.owner.apiKey;
+  agent = site.users.agent.apiKey;
+  subdomain = `acme-help-${site.id}`;
+});
+
+async function createArticle(body: Record<string, unknown>, key = agent) {
+  const created = await api(ARTICLES, { method: 'POST', key, body: { helpDocArticle: { helpdocsite: { id: helpSite, type: 'helpdocssites' }, ...body } } });
+  expect(created.status, created.text).toBe(201);
+  return created.body.helpDocArticle;
+}
+
+/** A public request: no credential at all. */
+async function publicGet(path: string) {
+  const response = await fetch(inject('workerUrl') + path);
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+describe('sites', () => {
+  it('are made by admins, wrapped as the platform client reads them', async () => {
+    expectError(await api(SITES, { method: 'POST', key: agent, body: { helpdocssite: { name: 'Nope' } } }), 403);
+    const created = await api(SITES, { method: 'POST', key: owner, body: { helpdocssite: { name: 'Acme Help', subdomain: subdomain.toUpperCase(), description: 'Answers', linkColor: '#FF0000', stats: { articleCount: 3 }, contributors: [] }, included: {}, meta: {} } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.helpdocssite).toMatchObject({ name: 'Acme Help', subdomain, publicSiteEnabled: false, languageCode: 'en', linkColor: '#ff0000', type: 'helpdocssites' });
+    helpSite = created.body.helpdocssite.id;
+    const list = await api(SITES, { key: agent });
+    expect(list.status).toBe(200);
+    expect(list.body.helpdocssites.map((s: { id: number }) => s.id)).toEqual([helpSite]);
+    expect(list.body.pagination).toMatchObject({ records: 1, page: 1 });
+    expect(list.body.meta.page).toMatchObject({ count: 1 });
+  });
+
+  it('refuses a taken or malformed subdomain, and are not another installation\'s to read', async () => {
+    expectError(await api(SITES, { method: 'POST', key: owner, body: { helpdocssite: { name: 'Dup', subdomain } } }), 409, 'helpdocssite.subdomain');
+    expectError(await api(SITES, { method: 'POST', key: owner, body: { helpdocssite: { name: 'Bad', subdomain: 'no spaces!' } } }), 400, 'helpdocssite.subdomain');
+    expectError(await api(SITES, { method: 'POST', key: owner, body: { helpdocssite: { name: 'Bad', sendEmailsToInboxId: 999999 } } }), 400, 'helpdocssite.sendEmailsToInboxId');
+    expectError(await api(`/v2/helpdocssites/${helpSite}.json`, { key: other.users.owner.apiKey }), 404);
+  });
+});
+
+describe('categories and articles', () => {
+  it('file articles under categories of their own site, slugs made from names', async () => {
+    const category = await api(CATEGORIES, { method: 'POST', key: agent, body: { helpdoccategory: { helpdocsite: { id: helpSite }, name: 'Billing & Payments' } } });
+    expect(category.status, category.text).toBe(201);
+    expect(category.body.helpdoccategory).toMatchObject({ slug: 'billing-payments', helpdocsite: { id: helpSite, type: 'helpdocssites' } });
+    billing = category.body.helpdoccategory.id;
+
+    const created = await createArticle({ title: 'Resetting your password', contents: '<p>Open <b>Settings</b>.</p><script>alert(1)</script><img src=x onerror="alert(2)">', categories: [billing], description: 'Locked out?' });
+    expect(created).toMatchObject({ slug: 'resetting-your-password', status: 'draft', isPrivate: false, categories: [billing], relatedArticles: [], popularity: 0, publishedAt: null, type: 'helpdocarticles' });
+    expect(created.contents).toContain('<b>Settings</b>');
+    expect(created.contents).not.toMatch(/script|onerror/);
+    published = created.id;
+
+    // another site's category, or another installation's, is no category here
+    const second = await api(SITES, { method: 'POST', key: owner, body: { helpdocssite: { name: 'Internal' } } });
+    const foreign = await api(CATEGORIES, { method: 'POST', key: agent, body: { helpdoccategory: { helpdocsite: { id: second.body.helpdocssite.id }, name: 'Elsewhere' } } });
+    expectError(await api(ARTICLES, { method: 'POST', key: agent, body: { helpDocArticle: { helpdocsite: { id: helpSite }, title: 'x', categories: [billing, foreign.body.helpdoccategory.id] } } }), 400, 'helpDocArticle.categories[1]');
+    expectError(await api(ARTICLES, { method: 'POST', key: other.users.owner.apiKey, body: { helpDocArticle: { helpdocsite: { id: helpSite }, title: 'x' } } }), 400, 'helpDocArticle.helpdocsite');
+    expectError(await api(article(published), { method: 'PATCH', key: agent, body: { helpDocArticle: { helpdocsite: { id: second.body.helpdocssite.id } } } }), 400, 'helpDocArticle.helpdocsite');
+    expectError(await api(article(published), { method: 'PATCH', key: agent, body: { helpDocArticle: { relatedArticles: [published] } } }), 400, 'helpDocArticle.relatedArticles[0]');
+    expectError(await api(ARTICLES, { method: 'POST', key: agent, body: { helpDocArticle: { helpdocsite: { id: helpSite }, title: 'Dup', slug: 'resetting-your-password' } } }), 409, 'helpDocArticle.slug');
+    expectError(await api(ARTICLES, { method: 'POST', key: site.users.collaborator.apiKey, body: { helpDocArticle: { helpdocsite: { id: helpSite }, title: 'x' } } }), 403);
+  });
+
+  it('are published: the time kept, Markdown rendered', async () => {
+    const patched = await api(article(published), { method: 'PUT', key: agent, body: { helpDocArticle: { status: 'published' } } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.helpDocArticle.status).toBe('published');
+    expect(Date.parse(patched.body.helpDocArticle.publishedAt)).toBeGreaterThan(Date.now() - 60_000);
+    const markdown = await createArticle({ title: 'Invoices', editMethod: 'markdown', contents: '# Invoices\n\nDownload **invoices** from billing.', status: 'published', categories: [billing], relatedArticles: [published] });
+    expect(markdown.contents).toContain('<strong>invoices</strong>');
+    await createArticle({ title: 'Internal refund policy', contents: 'Refund invoices only after approval.', status: 'published', isPrivate: true });
+    await createArticle({ title: 'Draft about invoices', contents: 'invoices draft' });
+  });
+
+  it('are found by full-text search over title, description and contents', async () => {
+    const found = await api(ARTICLES, { key: agent, query: { search: 'invoices', orderBy: 'title' } });
+    expect(found.status, found.text).toBe(200);
+    expect(found.body.helpdocarticles.map((a: { title: string }) => a.title)).toEqual(['Draft about invoices', 'Internal refund policy', 'Invoices']);
+    const phrase = await api(ARTICLES, { key: agent, query: { search: '"open settings"' } });
+    expect(phrase.body.helpdocarticles.map((a: { id: number }) => a.id)).toEqual([published]);
+    const excluded = await api(ARTICLES, { key: agent, query: { search: 'invoices -draft -refund' } });
+    expect(excluded.body.helpdocarticles.map((a: { title: string }) => a.title)).toEqual(['Invoices']);
+    const filed = await api(ARTICLES, { key: agent, query: { category: billing, filter: { status: 'published' } } });
+    expect(filed.body.helpdocarticles).toHaveLength(2);
+    expectError(await api(ARTICLES, { key: agent, query: { category: 'abc' } }), 400, 'category');
+  });
+});
+
+describe('the public help centre', () => {
+  it('is not there until the site is made public', async () => {
+    expect((await publicGet(`/v2/helpdocs/${subdomain}.json`)).status).toBe(404);
+    const opened = await api(`/v2/helpdocssites/${helpSite}.json`, { method: 'PATCH', key: owner, body: { helpdocssite: { publicSiteEnabled: true } } });
+    expect(opened.status, opened.text).toBe(200);
+  });
+
+  it('shows the site and its categories without a credential', async () => {
+    const shown = await publicGet(`/v2/helpdocs/${subdomain}.json`);
+    expect(shown.status).toBe(200);
+    expect(shown.headers.get('access-control-allow-origin')).toBe('*');
+    expect(shown.body.helpdocssite).toMatchObject({ id: helpSite, name: 'Acme Help', subdomain, linkColor: '#ff0000' });
+    expect(shown.body.helpdoccategories.map((c: { slug: string }) => c.slug)).toEqual(['billing-payments']);
+  });
+
+  it('lists and searches only published articles that are not private', async () => {
+    const listed = await publicGet(`/v2/helpdocs/${subdomain}/articles.json`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.helpdocarticles.map((a: { title: string }) => a.title).sort()).toEqual(['Invoices', 'Resetting your password']);
+    expect(listed.body.pagination).toMatchObject({ records: 2, pageSize: 50 });
+    const searched = await publicGet(`/v2/helpdocs/${subdomain}/articles.json?search=invoices`);
+    expect(searched.body.helpdocarticles.map((a: { title: string }) => a.title)).toEqual(['Invoices']);
+    const nothing = await publicGet(`/v2/helpdocs/${subdomain}/articles.json?search=refund`);
+    expect(nothing.body.helpdocarticles).toEqual([]);
+    expect((await publicGet(`/v2/helpdocs/${subdomain}/articles.json?pageSize=1000`)).status).toBe(400);
+  });
+
+  it('serves one article by slug, counting its reads, its related articles those the public may read', async () => {
+    const first = await publicGet(`/v2/helpdocs/${subdomain}/articles/invoices.json`);
+    expect(first.status).toBe(200);
+    expect(first.body.helpDocArticle).toMatchObject({ title: 'Invoices', popularity: 1, relatedArticles: [{ id: published, slug: 'resetting-your-password' }] });
+    const second = await publicGet(`/v2/helpdocs/${subdomain}/articles/invoices.json`);
+    expect(second.body.helpDocArticle.popularity).toBe(2);
+    for (const slug of ['internal-refund-policy', 'draft-about-invoices', 'nothing-here']) {
+      const hidden = await publicGet(`/v2/helpdocs/${subdomain}/articles/${slug}.json`);
+      expect(hidden.status, slug).toBe(404);
+    }
+    expect((await publicGet('/v2/helpdocs/no-such-site/articles/invoices.json')).status).toBe(404);
+  });
+
+  it('closes when the site is no longer public', async () => {
+    await api(`/v2/helpdocssites/${helpSite}.json`, { method: 'PATCH', key: owner, body: { helpdocssite: { publicSiteEnabled: false } } });
+    expect((await publicGet(`/v2/helpdocs/${subdomain}/articles/invoices.json`)).status).toBe(404);
+    await api(`/v2/helpdocssites/${helpSite}.json`, { method: 'PATCH', key: owner, body: { helpdocssite: { publicSiteEnabled: true } } });
+  });
+});
+
+describe('links', () => {
+  it('ties articles to a ticket and to a contact form, read back with includes', async () => {
+    const inbox = (await api('/v2/inboxes.json', { key: owner })).body.inboxes[0].id;
+    const customer = (await api('/v2/customers.json', { method: 'POST', key: owner, body: { email: 'reader@help.test' } })).body.customer.id;
+    const ticket = await api('/v2/tickets.json', { method: 'POST', key: agent, body: { subject: 'Locked out', inbox, customer, message: 'help', helpdocarticles: [{ id: published }] } });
+    expect(ticket.status, ticket.text).toBe(201);
+    const read = await api(`/v2/tickets/${ticket.body.ticket.id}.json`, { key: agent, query: { includes: 'helpdocarticles' } });
+    expect(read.body.ticket.helpdocarticles).toEqual([{ id: published, type: 'helpdocarticles' }]);
+    expect(read.body.included.helpdocarticles.map((a: { slug: string }) => a.slug)).toEqual(['resetting-your-password']);
+
+    const form = await api('/v2/contactforms.json', { method: 'POST', key: owner, body: { contactform: { name: 'Support', helpdocs: [{ id: helpSite }], helpdocarticles: [{ id: published }] } } });
+    expect(form.status, form.text).toBe(201);
+    const formRead = await api(`/v2/contactforms/${form.body.contactform.id}.json`, { key: owner, query: { includes: 'helpdocs,helpdocarticles' } });
+    expect(formRead.body.included.helpdocs.map((s: { id: number }) => s.id)).toEqual([helpSite]);
+    expect(formRead.body.included.helpdocarticles.map((a: { id: number }) => a.id)).toEqual([published]);
+
+    const foreign = await api('/v2/contactforms.json', { method: 'POST', key: other.users.owner.apiKey, body: { contactform: { name: 'Theirs', helpdocarticles: [{ id: published }] } } });
+    expect(foreign.status).toBe(400);
+  });
+
+  it('deleting a category takes it off its articles', async () => {
+    const doomed = await api(CATEGORIES, { method: 'POST', key: agent, body: { helpdoccategory: { helpdocsite: { id: helpSite }, name: 'Doomed' } } });
+    const id = doomed.body.helpdoccategory.id;
+    await api(article(published), { method: 'PATCH', key: agent, body: { helpDocArticle: { categories: [billing, id] } } });
+    expect((await api(`/v2/helpdocssites/helpdoccategories/${id}.json`, { method: 'DELETE', key: agent })).status).toBe(204);
+    const [stored] = await rows<{ categories: number[] }>(`SELECT categories FROM helpdoc_articles WHERE id = $1`, [published]);
+    expect(stored!.categories).toEqual([billing]);
+  });
+});
