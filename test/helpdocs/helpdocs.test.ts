@@ -6,6 +6,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { SDK_HEADERS, SDK_INCLUDED } from '../support/sdk';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -109,6 +110,24 @@ describe('categories and articles', () => {
     const filed = await api(ARTICLES, { key: agent, query: { category: billing, filter: { status: 'published' } } });
     expect(filed.body.helpdocarticles).toHaveLength(2);
     expectError(await api(ARTICLES, { key: agent, query: { category: 'abc' } }), 400, 'category');
+  });
+});
+
+describe("the platform's Go client", () => {
+  it('writes an article as it marshals one: the whole response type, id 0, type null, categories null, every included list null', async () => {
+    const sent = await api(ARTICLES, {
+      method: 'POST', key: agent, headers: SDK_HEADERS,
+      body: { helpDocArticle: { id: 0, type: null, helpdocsite: { id: helpSite, type: 'helpdocssites' }, title: 'Go client article', popularity: 0, categories: null }, included: SDK_INCLUDED },
+    });
+    expect(sent.status, sent.text).toBe(201);
+    expect(sent.body.helpDocArticle).toMatchObject({ title: 'Go client article', categories: [], popularity: 0 });
+    for (const key of ['id', 'popularity', 'displayOrder']) expect(Number.isInteger(sent.body.helpDocArticle[key]), key).toBe(true);
+    const site = await api(`/v2/helpdocssites/${helpSite}.json`, {
+      method: 'PUT', key: owner, headers: SDK_HEADERS,
+      body: { helpdocssite: { id: helpSite, type: null, name: 'Acme Help', disqusShortname: null, contributors: null, stats: { articleCount: 1 } }, included: SDK_INCLUDED },
+    });
+    expect(site.status, site.text).toBe(200);
+    expect((await api(article(sent.body.helpDocArticle.id), { method: 'DELETE', key: agent })).status).toBe(204);
   });
 });
 

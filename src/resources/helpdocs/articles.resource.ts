@@ -11,7 +11,9 @@ import { includedUsers } from '../users/user-shape';
 import { requireOnSite, siteOf } from './same-site';
 import { slugOf, slugSchema } from './slug';
 
-const ids = (description: string) => z.array(z.number().int().positive()).max(100).transform((list) => [...new Set(list)]).meta({ description });
+/** Ids, each once; null (as the platform's Go client sends an empty `categories`) is none. */
+const ids = (description: string) =>
+  z.array(z.number().int().positive()).max(100).nullable().transform((list) => [...new Set(list ?? [])]).meta({ description: `${description}; null is none` });
 
 /**
  * An article is on one site; its categories and related articles are the same site's (never
