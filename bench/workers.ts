@@ -83,14 +83,15 @@ export function startBareWebhooks(): Promise<RunningWorker> {
   return startBenchWorker('bare-webhooks', {});
 }
 
-export async function startService(stack: LocalStack): Promise<RunningWorker> {
+/** The service as a deploy bundles it; `inspectorPort` opens workerd's V8 inspector (bench/isolate-heap.ts). */
+export async function startService(stack: LocalStack, options: { inspectorPort?: number } = {}): Promise<RunningWorker> {
   // The service logs a line a request (src/http/request-context.ts): read and dropped, not printed;
   // its errors are printed with BENCH_SERVICE_ERRORS=1.
   const printErrors = process.env.BENCH_SERVICE_ERRORS === '1';
   const onLogLine = (line: string) => {
     if (printErrors && line.includes('"level":"error"')) process.stderr.write(`service: ${line.slice(0, 2000)}\n`);
   };
-  const worker = await startWorker(stack, { outdir: path.join(buildRoot, 'service'), onLogLine });
+  const worker = await startWorker(stack, { outdir: path.join(buildRoot, 'service'), onLogLine, ...options });
   return { name: 'service', url: worker.url, stop: worker.stop };
 }
 
@@ -100,12 +101,12 @@ export async function startService(stack: LocalStack): Promise<RunningWorker> {
  * the local stack's variables) plus variables of its own: the events benchmark's two Workers,
  * events on and `WRITE_EVENTS=off`, from the very same bundle.
  */
-export function serviceBundle(): { serve(stack: LocalStack, name: string, vars: Record<string, string>): Promise<RunningWorker> } {
+export function serviceBundle(): { serve(stack: LocalStack, name: string, vars: Record<string, string>, options?: { inspectorPort?: number }): Promise<RunningWorker> } {
   const scriptPath = buildWorker(path.join(buildRoot, 'service-variants'));
   return {
-    async serve(stack, name, vars) {
+    async serve(stack, name, vars, options = {}) {
       // The service logs a line a request: read and dropped, as `startService` does.
-      const worker = await serveWorker(stack, scriptPath, { vars, onLogLine: () => {} });
+      const worker = await serveWorker(stack, scriptPath, { vars, onLogLine: () => {}, ...options });
       return { name, url: worker.url, stop: worker.stop };
     },
   };

@@ -65,6 +65,8 @@ export interface ServeOptions {
    * (`stack/mail-sender/receiver.ts`). Without it, Miniflare's own simulation logs them.
    */
   mailReceiverUrl?: string;
+  /** workerd's V8 inspector on this port (a benchmark reads the isolate's heap through it: bench/isolate-heap.ts) */
+  inspectorPort?: number;
 }
 
 const MAIL_STAND_IN = 'mail-sender-stand-in';
@@ -93,6 +95,7 @@ export async function serveWorker(stack: StackParts, scriptPath: string, options
     workers,
     host: '127.0.0.1',
     port: options.port ?? 0,
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
     // `POST /cdn-cgi/handler/email?from=&to=` hands a raw message to the email() handler, as `wrangler dev` does
     unsafeTriggerHandlers: true,
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {

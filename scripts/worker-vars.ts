@@ -35,6 +35,7 @@ export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort'
     // Worker with the real ones)
     RATE_LIMIT_PER_MINUTE: '1000000',
     AUTH_FAILURES_PER_MINUTE: '1000000',
+    PUBLIC_READS_PER_MINUTE: '1000000',
     ROOM_MESSAGES_PER_MINUTE: '1000000',
     // links in mail (the satisfaction survey's) point at `npm run dev`'s address
     PUBLIC_URL: `http://127.0.0.1:${process.env.PORT ?? 8787}`,

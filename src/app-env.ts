@@ -14,6 +14,8 @@ export interface Env extends DatabaseEnv {
   RATE_LIMIT_PER_MINUTE?: string;
   /** Failed authentications a client address may make a minute before its look-ups are refused (20 when unset). */
   AUTH_FAILURES_PER_MINUTE?: string;
+  /** Requests without a credential (the public help centre) a client address may make a minute (600 when unset). */
+  PUBLIC_READS_PER_MINUTE?: string;
   /** Messages a participant may send a room a minute (120 when unset). */
   ROOM_MESSAGES_PER_MINUTE?: string;
   /** `off` switches the rate limits off (the limiter benchmark's baseline); on otherwise. */

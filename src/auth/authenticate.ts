@@ -7,6 +7,7 @@ import { ApiError } from '../http/errors';
 import { requireRole, requireScope } from './access';
 import { presentedSecret } from './credentials';
 import type { Principal } from './principal';
+import { effectiveScopes } from './scopes';
 import { hashSecret } from './secrets';
 import { addressGuard, type LookUpGuard } from '../ratelimit/address-guard';
 
@@ -32,18 +33,18 @@ export function credentialLookUp(hash: string, use: CredentialUse = 'request'): 
     WITH found AS (
       SELECT ${credentials.id} AS id, ${credentials.installationId} AS installation_id, ${credentials.userId} AS user_id, ${users.role} AS role,
              ${credentials.expiresAt} AS expires_at, ${credentials.lastUsedAt} AS last_used_at,
-             ${credentials.grantId} AS grant_id, ${oauthGrants.appId} AS app_id, ${oauthGrants.scopes} AS scopes
+             ${credentials.grantId} AS grant_id, ${oauthGrants.appId} AS app_id, ${oauthGrants.scopes} AS scopes, ${oauthApps.scopes} AS app_scopes
         FROM ${credentials}
         JOIN ${users} ON ${users.id} = ${credentials.userId} AND ${users.installationId} = ${credentials.installationId}
         LEFT JOIN ${oauthGrants} ON ${oauthGrants.id} = ${credentials.grantId}
         LEFT JOIN ${oauthApps} ON ${oauthApps.id} = ${oauthGrants.appId}
        WHERE ${credentials.secretHash} = ${hash} AND ${credentials.state} = 'active' AND ${credentials.kind} IN ${kinds}
          AND (${credentials.expiresAt} IS NULL OR ${credentials.expiresAt} > now()) AND ${users.state} = 'active'
-         AND (${credentials.grantId} IS NULL OR (${oauthGrants.revokedAt} IS NULL AND ${oauthApps.state} = 'active'))),
+         AND (${credentials.grantId} IS NULL OR (${oauthGrants.state} = 'active' AND ${oauthApps.state} = 'active'))),
     touched AS (
       UPDATE ${credentials} SET last_used_at = now() FROM found
        WHERE ${credentials.id} = found.id AND (found.last_used_at IS NULL OR found.last_used_at < now() - interval '1 minute'))
-    SELECT id, installation_id, user_id, role, expires_at, grant_id, app_id, scopes FROM found`;
+    SELECT id, installation_id, user_id, role, expires_at, grant_id, app_id, scopes, app_scopes FROM found`;
 }
 
 async function lookUp(db: Database, hash: string, use: CredentialUse): Promise<{ principal: Principal; credentialId: number; expiresAt: Date | null } | undefined> {
@@ -51,7 +52,7 @@ async function lookUp(db: Database, hash: string, use: CredentialUse): Promise<{
   const row = rows[0];
   if (!row) return undefined;
   const principal: Principal = { kind: 'teammate', installationId: Number(row.installation_id), userId: Number(row.user_id), role: row.role as UserRole };
-  if (row.grant_id != null) principal.oauth = { grantId: Number(row.grant_id), appId: Number(row.app_id), scopes: row.scopes as OAuthScope[] };
+  if (row.grant_id != null) principal.oauth = { grantId: Number(row.grant_id), appId: Number(row.app_id), scopes: effectiveScopes(row.scopes as OAuthScope[], row.app_scopes as OAuthScope[]) };
   return { principal, credentialId: Number(row.id), expiresAt: row.expires_at ? new Date(row.expires_at as string) : null };
 }
 
@@ -72,6 +73,9 @@ export async function principalOf(db: Database, secret: string, guard?: LookUpGu
     await guard?.failed();
     return undefined;
   }
+  // An OAuth token is looked up every time: its revocation (by the app, a reused code or refresh
+  // token, a deleted app) must stop it at once everywhere (RFC 7009), not within the cache's 30 s.
+  if (found.principal.oauth) return found.principal;
   if (recent.size >= CACHE_MAX) recent.clear();
   // Never remembered past its expiry.
   recent.set(key, { principal: found.principal, credentialId: found.credentialId, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
@@ -107,7 +111,10 @@ export const invalidCredential = () => ApiError.unauthorized('the credential is 
  */
 export async function presentedTeammate(c: Context<AppEnv>): Promise<{ secret: string | undefined; principal: Principal | undefined }> {
   const secret = presentedSecret(c.req.header('authorization'));
-  return { secret, principal: secret ? await principalOf(c.var.db, secret, addressGuard(c)) : undefined };
+  const principal = secret ? await principalOf(c.var.db, secret, addressGuard(c)) : undefined;
+  // an OAuth token's scopes hold wherever a teammate's credential is taken
+  if (principal) requireScope(principal, c.req.method);
+  return { secret, principal };
 }
 
 /**
@@ -118,7 +125,6 @@ export async function requireTeammate(c: Context<AppEnv>, roles?: readonly UserR
   const { secret, principal } = await presentedTeammate(c);
   if (!secret) throw noCredential();
   if (!principal) throw invalidCredential();
-  requireScope(principal, c.req.method);
   if (roles) requireRole(principal, roles);
   return principal;
 }

@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
 import { ApiError } from '../http/errors';
 
@@ -36,3 +36,24 @@ export function addressGuard(c: Context<AppEnv>): LookUpGuard | undefined {
     },
   };
 }
+
+/** Public reads a client address may make a minute (`PUBLIC_READS_PER_MINUTE`) on what needs no credential, as the help centre. */
+const DEFAULT_PUBLIC_READS_PER_MINUTE = 600;
+
+/**
+ * Requests without a credential, limited per client address: a public help centre is read by
+ * anyone, and each read counts toward an article's popularity. Past the limit, 429 with
+ * `Retry-After` until the minute ends. Counted by the same limiter objects per address.
+ */
+export const limitPublicReads: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.env.RATE_LIMITS !== 'off' && c.env.RATE_LIMITER) {
+    const limit = Number(c.env.PUBLIC_READS_PER_MINUTE) || DEFAULT_PUBLIC_READS_PER_MINUTE;
+    const address = c.req.header('cf-connecting-ip') ?? 'unknown';
+    const left = await c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(`address:${address}`)).grant('public', limit, 1);
+    if (left.granted === 0) {
+      const wait = Math.max(1, left.resetAt - Math.floor(Date.now() / 1000));
+      throw new ApiError(429, [{ code: 'tooManyRequests', detail: `more than ${limit} requests a minute from this address; try again in ${wait} s` }], { 'Retry-After': String(wait) });
+    }
+  }
+  await next();
+};

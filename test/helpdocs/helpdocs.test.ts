@@ -6,6 +6,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { eventually } from '../support/room';
 import { SDK_HEADERS, SDK_INCLUDED } from '../support/sdk';
 
 let site: SeededInstallation;
@@ -99,6 +100,20 @@ describe('categories and articles', () => {
     await createArticle({ title: 'Draft about invoices', contents: 'invoices draft' });
   });
 
+  it('get free slugs, keep Markdown on an update, and take long contents', async () => {
+    const first = await createArticle({ title: '请问' });
+    const second = await createArticle({ title: '你好' });
+    expect([first.slug, second.slug]).toEqual(['article', 'article-2']);
+    const markdown = await createArticle({ title: 'Shipping', editMethod: 'markdown', contents: 'plain' });
+    const patched = await api(article(markdown.id), { method: 'PATCH', key: agent, body: { helpDocArticle: { contents: 'Ships in **two** days' } } });
+    expect(patched.body.helpDocArticle.contents).toContain('<strong>two</strong>');
+    // 140,000 different words: more than a search index holds; its first 100,000 characters are indexed
+    const words = Array.from({ length: 140_000 }, (_, i) => String.fromCharCode(0x4e00 + (i % 20_000)) + String.fromCharCode(0x4e00 + Math.floor(i / 20_000)));
+    const long = await api(ARTICLES, { method: 'POST', key: agent, body: { helpDocArticle: { helpdocsite: { id: helpSite }, title: 'Long', contents: words.join(' ') } } });
+    expect(long.status, long.text.slice(0, 300)).toBe(201);
+    for (const id of [first.id, second.id, markdown.id, long.body.helpDocArticle.id]) await api(article(id), { method: 'DELETE', key: agent });
+  });
+
   it('are found by full-text search over title, description and contents', async () => {
     const found = await api(ARTICLES, { key: agent, query: { search: 'invoices', orderBy: 'title' } });
     expect(found.status, found.text).toBe(200);
@@ -127,6 +142,16 @@ describe("the platform's Go client", () => {
       body: { helpdocssite: { id: helpSite, type: null, name: 'Acme Help', disqusShortname: null, contributors: null, stats: { articleCount: 1 } }, included: SDK_INCLUDED },
     });
     expect(site.status, site.text).toBe(200);
+    // an update built afresh: the site a zero reference, categories null; neither changes anything
+    const filed = await api(article(sent.body.helpDocArticle.id), { method: 'PATCH', key: agent, body: { helpDocArticle: { categories: [billing] } } });
+    expect(filed.body.helpDocArticle.categories).toEqual([billing]);
+    const updated = await api(article(sent.body.helpDocArticle.id), {
+      method: 'PUT', key: agent, headers: SDK_HEADERS,
+      body: { helpDocArticle: { id: 0, type: null, helpdocsite: { id: 0, type: '', meta: null }, title: 'Go client article, renamed', categories: null }, included: SDK_INCLUDED },
+    });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.helpDocArticle).toMatchObject({ title: 'Go client article, renamed', categories: [billing], helpdocsite: { id: helpSite } });
+    expectError(await api(ARTICLES, { method: 'POST', key: agent, body: { helpDocArticle: { helpdocsite: { id: 0, type: '' }, title: 'Nowhere' } } }), 400, 'helpDocArticle.helpdocsite');
     expect((await api(article(sent.body.helpDocArticle.id), { method: 'DELETE', key: agent })).status).toBe(204);
   });
 });
@@ -143,7 +168,11 @@ describe('the public help centre', () => {
     expect(shown.status).toBe(200);
     expect(shown.headers.get('access-control-allow-origin')).toBe('*');
     expect(shown.body.helpdocssite).toMatchObject({ id: helpSite, name: 'Acme Help', subdomain, linkColor: '#ff0000' });
+    // a category shows only once it holds an article the public may read
+    await api(CATEGORIES, { method: 'POST', key: agent, body: { helpdoccategory: { helpdocsite: { id: helpSite }, name: 'Drafts only' } } });
     expect(shown.body.helpdoccategories.map((c: { slug: string }) => c.slug)).toEqual(['billing-payments']);
+    const again = await publicGet(`/v2/helpdocs/${subdomain}.json`);
+    expect(again.body.helpdoccategories.map((c: { slug: string }) => c.slug)).toEqual(['billing-payments']);
   });
 
   it('lists and searches only published articles that are not private', async () => {
@@ -162,8 +191,12 @@ describe('the public help centre', () => {
     const first = await publicGet(`/v2/helpdocs/${subdomain}/articles/invoices.json`);
     expect(first.status).toBe(200);
     expect(first.body.helpDocArticle).toMatchObject({ title: 'Invoices', popularity: 1, relatedArticles: [{ id: published, slug: 'resetting-your-password' }] });
-    const second = await publicGet(`/v2/helpdocs/${subdomain}/articles/invoices.json`);
-    expect(second.body.helpDocArticle.popularity).toBe(2);
+    await publicGet(`/v2/helpdocs/${subdomain}/articles/invoices.json`);
+    // each read counted after its answer
+    await eventually(async () => {
+      const [stored] = await rows<{ popularity: number }>(`SELECT popularity FROM helpdoc_articles WHERE installation_id = $1 AND slug = 'invoices'`, [site.id]);
+      return stored!.popularity === 2 ? true : undefined;
+    });
     for (const slug of ['internal-refund-policy', 'draft-about-invoices', 'nothing-here']) {
       const hidden = await publicGet(`/v2/helpdocs/${subdomain}/articles/${slug}.json`);
       expect(hidden.status, slug).toBe(404);

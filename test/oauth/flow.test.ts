@@ -120,7 +120,7 @@ describe('the app login flow', () => {
     expectError(await me(second.access_token), 401);
     expect(await oauthFailure(refresh(app, second.refresh_token!))).toMatchObject({ error: 'invalid_grant' });
     const [grant] = await rows<{ revoked: boolean }>(
-      `SELECT g.revoked_at IS NOT NULL AS revoked FROM oauth_grants g JOIN oauth_refresh_tokens r ON r.grant_id = g.id WHERE r.token_hash = $1`, [await hashSecret(second.refresh_token!)]);
+      `SELECT g.state = 'deleted' AS revoked FROM oauth_grants g JOIN oauth_refresh_tokens r ON r.grant_id = g.id WHERE r.token_hash = $1`, [await hashSecret(second.refresh_token!)]);
     expect(grant!.revoked).toBe(true);
   });
 

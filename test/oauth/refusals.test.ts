@@ -2,6 +2,7 @@
 // registration of apps. Codes are got by posting the consent form as the browser would.
 import { createHash, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import WebSocket from 'ws';
 import type { SeededInstallation } from '../../scripts/seed';
 import { hashSecret } from '../../src/auth/secrets';
 import { api } from '../support/api';
@@ -30,10 +31,21 @@ function authorizePage(parameters: Record<string, string>, headers: Record<strin
   return fetch(`${inject('workerUrl')}/oauth/authorize?${new URLSearchParams(parameters)}`, { redirect: 'manual', headers });
 }
 
-/** The consent form posted as the page posts it. */
-function consent(parameters: Record<string, string>, headers: Record<string, string> = {}) {
+/**
+ * The consent form posted as the page posts it: the page is fetched first, for the form's token
+ * and its cookie (`token: false` leaves the token out, a string sends that one instead).
+ */
+async function consent(parameters: Record<string, string>, headers: Record<string, string> = {}, options: { token?: false | string } = {}) {
+  const { api_key: _, decision: __, ...request } = parameters;
+  const page = await authorizePage(request);
+  expect(page.status, await page.clone().text()).toBe(200);
+  const token = /name="consent_token" value="([^"]+)"/.exec(await page.text())![1]!;
+  const cookie = (page.headers as unknown as { getSetCookie(): string[] }).getSetCookie().map((line) => line.split(';')[0]).join('; ');
+  const sent: Record<string, string> = options.token === false ? {} : { consent_token: options.token ?? token };
   return fetch(`${inject('workerUrl')}/oauth/authorize`, {
-    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(parameters).toString(),
+    method: 'POST', redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers },
+    body: new URLSearchParams({ ...parameters, ...sent }).toString(),
   });
 }
 
@@ -288,9 +300,24 @@ describe('the authorize page', () => {
       expect(shown.location).toBeNull();
       expect(shown.html).toContain('role="alert"');
     }
-    const crossSite = await page(await consent({ ...form, api_key: site.users.agent.apiKey }, { 'sec-fetch-site': 'cross-site' }));
-    expect(crossSite.status).toBe(403);
-    expect(crossSite.location).toBeNull();
+  });
+
+  it('takes the form only from its own page: its token and cookie, same-origin', async () => {
+    const form = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, decision: 'allow', api_key: site.users.agent.apiKey };
+    const refused = [
+      await consent(form, { 'sec-fetch-site': 'cross-site' }),
+      await consent(form, { 'sec-fetch-site': 'same-site' }),
+      await consent(form, {}, { token: false }),
+      await consent(form, {}, { token: 'forged-token-of-another-page' }),
+      // no cookie at all: a form another site's page made
+      await fetch(`${inject('workerUrl')}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...form, consent_token: 'x' }).toString() }),
+    ];
+    for (const answer of refused) {
+      const shown = await page(answer);
+      expect(shown.status).toBe(403);
+      expect(shown.location).toBeNull();
+    }
+    expect((await consent(form, { 'sec-fetch-site': 'same-origin' })).status).toBe(303);
   });
 });
 
@@ -328,5 +355,82 @@ describe('registering apps', () => {
     expect(patched.body.oauthapp.redirectUris).toEqual([REDIRECT]);
     expect((await authorizePage({ response_type: 'code', client_id: changing.clientId, redirect_uri: OTHER_REDIRECT })).status).toBe(400);
     expect((await authorizePage({ response_type: 'code', client_id: changing.clientId })).status).toBe(200);
+  });
+});
+
+describe('scopes', () => {
+  /** Tokens for an app, from a code the agent allowed on the form. */
+  async function tokensOf(client: RegisteredApp, scope?: string) {
+    const exchanged = await token({ grant_type: 'authorization_code', code: await codeFor({ client, ...(scope ? { scope } : {}) }), redirect_uri: REDIRECT }, client);
+    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+    return exchanged.body as { access_token: string; refresh_token: string; scope: string };
+  }
+
+  /** The status a room's socket answers its upgrade with, for this credential. */
+  function socketStatus(socketUrl: string, credential: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(socketUrl, { headers: { authorization: `Bearer ${credential}` } });
+      socket.once('unexpected-response', (_request, response) => {
+        resolve(response.statusCode ?? 0);
+        socket.terminate();
+      });
+      socket.once('open', () => {
+        resolve(101);
+        socket.close();
+      });
+      socket.once('error', reject);
+    });
+  }
+
+  it('a desk:read token may not start a conversation nor join a room to write in it', async () => {
+    const reader = await registerApp(site, { redirectUris: [REDIRECT], scopes: ['desk:read'] });
+    const tokens = await tokensOf(reader);
+    expect(tokens.scope).toBe('desk:read');
+    const conversation = { conversation: { contact: { name: 'Scoped Sam' } } };
+    expectError(await api('/v2/conversations.json', { method: 'POST', key: tokens.access_token, body: conversation }), 403, undefined, /desk scope/);
+    const started = await api('/v2/conversations.json', { method: 'POST', key: site.users.agent.apiKey, body: conversation });
+    expect(started.status, started.text).toBe(201);
+    expect(await socketStatus(started.body.conversation.socketUrl, tokens.access_token)).toBe(403);
+    const full = await tokensOf(app);
+    expect(await socketStatus(started.body.conversation.socketUrl, full.access_token)).toBe(101);
+  });
+
+  it('narrowing an app narrows the grants it gave, at once and on refresh', async () => {
+    const narrowing = await registerApp(site, { redirectUris: [REDIRECT] });
+    const tokens = await tokensOf(narrowing);
+    const company = (name: string) => api('/v2/companies.json', { method: 'POST', key: tokens.access_token, body: { company: { name } } });
+    expect((await company('Before Narrowing Ltd')).status).toBe(201);
+    const patched = await api(`/v2/oauthapps/${narrowing.id}.json`, { method: 'PATCH', key: site.users.owner.apiKey, body: { oauthapp: { scopes: ['desk:read'] } } });
+    expect(patched.status, patched.text).toBe(200);
+    expectError(await company('After Narrowing Ltd'), 403, undefined, /desk scope/);
+    expect((await api('/v2/companies.json', { key: tokens.access_token })).status).toBe(200);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, narrowing);
+    expect(refreshed.body.scope).toBe('desk:read');
+  });
+});
+
+describe('grants', () => {
+  it('lists the apps a teammate let in, to them (and to admins), and a revoke stops their tokens at once', async () => {
+    const granted = await registerApp(site, { redirectUris: [REDIRECT], name: 'Granted App' });
+    const exchanged = await token({ grant_type: 'authorization_code', code: await codeFor({ client: granted }), redirect_uri: REDIRECT }, granted);
+    const { access_token: accessToken, refresh_token: refreshToken } = exchanged.body;
+    expect((await me(accessToken)).status).toBe(200);
+
+    const mine = await api('/v2/oauthgrants.json', { key: site.users.agent.apiKey, query: { filter: { app: granted.id } } });
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.body.oauthgrants).toHaveLength(1);
+    const grant = mine.body.oauthgrants[0];
+    expect(grant).toMatchObject({ appName: 'Granted App', app: { id: granted.id, type: 'oauthapps' }, user: { id: site.users.agent.id, type: 'users' }, scopes: ['desk'] });
+    expect(Date.parse(grant.lastUsedAt)).toBeGreaterThan(Date.now() - 120_000);
+    // another teammate sees none of it; an admin sees it; another installation cannot reach it
+    expect((await api('/v2/oauthgrants.json', { key: site.users.collaborator.apiKey, query: { filter: { app: granted.id } } })).body.oauthgrants).toEqual([]);
+    expectError(await api(`/v2/oauthgrants/${grant.id}.json`, { method: 'DELETE', key: site.users.collaborator.apiKey }), 404);
+    expect((await api(`/v2/oauthgrants/${grant.id}.json`, { key: site.users.admin.apiKey })).status).toBe(200);
+    expectError(await api(`/v2/oauthgrants/${grant.id}.json`, { key: other.users.owner.apiKey }), 404);
+
+    expect((await api(`/v2/oauthgrants/${grant.id}.json`, { method: 'DELETE', key: site.users.agent.apiKey })).status).toBe(204);
+    expectError(await me(accessToken), 401);
+    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: refreshToken }, granted), 400, 'invalid_grant');
+    expect((await api('/v2/oauthgrants.json', { key: site.users.agent.apiKey, query: { filter: { app: granted.id } } })).body.oauthgrants).toEqual([]);
   });
 });

@@ -61,7 +61,8 @@ export const HELPDOC_ARTICLE_STATUSES = ['draft', 'published'] as const;
 
 /**
  * A site's articles: drafts, and published ones a customer reads (unless private). `search_vector`
- * is Postgres's own: title (weight A), description (B), and the contents' text without tags (C).
+ * is Postgres's own: title (weight A), description (B), and the contents' text without tags (C),
+ * its first 100,000 characters (a tsvector holds at most 1 MB).
  */
 export const helpdocArticles = pgTable(
   'helpdoc_articles',
@@ -86,7 +87,7 @@ export const helpdocArticles = pgTable(
     relatedArticles: integer('related_articles').array().notNull().default(sql`'{}'::integer[]`),
     publishedAt: timestamp('published_at', { withTimezone: true, precision: 3 }),
     searchVector: tsvector('search_vector').generatedAlwaysAs(
-      sql`setweight(to_tsvector('simple', coalesce(title, '')), 'A') || setweight(to_tsvector('simple', coalesce(description, '')), 'B') || setweight(to_tsvector('simple', regexp_replace(contents, '<[^>]*>', ' ', 'g')), 'C')`,
+      sql`setweight(to_tsvector('simple', coalesce(title, '')), 'A') || setweight(to_tsvector('simple', coalesce(description, '')), 'B') || setweight(to_tsvector('simple', left(regexp_replace(contents, '<[^>]*>', ' ', 'g'), 100000)), 'C')`,
     ),
   },
   (t) => [

@@ -86,22 +86,21 @@ export const oauthApps = pgTable(
 );
 
 /**
- * One teammate's consent to one app: the codes, access tokens and refresh tokens issued under it.
- * Revoked (a refresh token used twice, a code used twice, revocation of a refresh token, the app
- * deleted), every token of it stops.
+ * One teammate's consent to one app (`/v2/oauthgrants.json`): the codes, access tokens and
+ * refresh tokens issued under it. Revoked, it is deleted (`state`: by its teammate or an admin, a
+ * refresh token or code used twice, the app's revocation of its refresh token, the app deleted),
+ * and every token of it stops.
  */
 export const oauthGrants = pgTable(
   'oauth_grants',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    ...globalAuditColumns(),
     installationId: integer('installation_id').notNull().references(() => installations.id),
     appId: integer('app_id').notNull().references(() => oauthApps.id),
     userId: integer('user_id').notNull().references(() => users.id),
     scopes: text('scopes').array().notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
   },
-  (t) => [index('oauth_grants_app_idx').on(t.appId)],
+  (t) => [index('oauth_grants_app_idx').on(t.appId), index('oauth_grants_user_idx').on(t.userId)],
 );
 
 /** Authorization codes (their digests): each works once, within its life, for its app and redirect URI. */

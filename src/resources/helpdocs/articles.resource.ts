@@ -1,19 +1,29 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS, EVERYONE } from '../../auth/access';
-import { EDIT_METHODS, HELPDOC_ARTICLE_STATUSES, helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
-import { AUDIT_SET, defineResource, referenceField, timeProperty, type WriteContext } from '../../engine';
+import { EDIT_METHODS, HELPDOC_ARTICLE_STATUSES, helpdocArticles, helpdocCategories } from '../../db/schema';
+import type { EditMethod } from '../../lib/html/message-body';
+import { AUDIT_SET, defineResource, timeProperty, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { messageHtml } from '../../lib/html/message-body';
 import { optionalText } from '../../lib/field-schemas';
 import { displayOrderField } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
-import { requireOnSite, siteOf } from './same-site';
+import { freeSlug, requireOnSite, siteField, siteOf } from './same-site';
 import { slugOf, slugSchema } from './slug';
 
-/** Ids, each once; null (as the platform's Go client sends an empty `categories`) is none. */
+/**
+ * Ids, each once. The platform's Go client sends `categories` it was not given as null (its
+ * `[]int` has no omitempty): null leaves them as they are (none on a create).
+ */
 const ids = (description: string) =>
-  z.array(z.number().int().positive()).max(100).nullable().transform((list) => [...new Set(list ?? [])]).meta({ description: `${description}; null is none` });
+  z.array(z.number().int().positive()).max(100).nullable().transform((list) => (list === null ? null : [...new Set(list)])).meta({ description: `${description}; null leaves them as they are` });
+
+/** The article's stored way of writing, for contents sent without `editMethod`. */
+async function storedEditMethod({ tx, who }: WriteContext, id: number): Promise<EditMethod> {
+  const [row] = await tx.select({ editMethod: helpdocArticles.editMethod }).from(helpdocArticles).where(and(eq(helpdocArticles.id, id), eq(helpdocArticles.installationId, who.installationId)));
+  return row?.editMethod ?? 'html';
+}
 
 /**
  * An article is on one site; its categories and related articles are the same site's (never
@@ -22,8 +32,12 @@ const ids = (description: string) =>
  */
 async function checkArticle(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
   const site = await siteOf(context, helpdocArticles, record, id, 'helpDocArticle.helpdocsite');
-  if (id === undefined && record.slug === undefined) record.slug = slugOf(record.title as string);
-  if (typeof record.contents === 'string') record.contents = messageHtml(record.contents, (record.editMethod as 'html' | 'markdown' | undefined) ?? 'html');
+  if (id === undefined && record.slug === undefined) record.slug = await freeSlug(context, helpdocArticles, site, slugOf(record.title as string));
+  for (const name of ['categories', 'relatedArticles']) if (record[name] === null) delete record[name];
+  if (typeof record.contents === 'string') {
+    const method = (record.editMethod as EditMethod | undefined) ?? (id === undefined ? 'html' : await storedEditMethod(context, id));
+    record.contents = messageHtml(record.contents, method);
+  }
   if (Array.isArray(record.categories)) await requireOnSite(context, helpdocCategories, record.categories as number[], site, 'helpDocArticle.categories', 'category');
   if (Array.isArray(record.relatedArticles)) {
     const related = record.relatedArticles as number[];
@@ -53,7 +67,7 @@ export const helpdocArticlesResource = defineResource({
   title: { one: 'HelpDocArticle', many: 'HelpDocArticles', group: 'HelpDocs' },
   table: helpdocArticles,
   fields: {
-    helpdocsite: referenceField(helpdocArticles.helpdocId, { table: helpdocs, type: 'helpdocssites' }, { required: true }),
+    helpdocsite: siteField(helpdocArticles.helpdocId),
     title: { column: helpdocArticles.title, schema: z.string().trim().min(1).max(255), required: true },
     slug: { column: helpdocArticles.slug, schema: slugSchema.meta({ description: 'its address on the site; made from the title when absent' }) },
     description: { column: helpdocArticles.description, schema: optionalText(1_000) },

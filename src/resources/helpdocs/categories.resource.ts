@@ -1,19 +1,19 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS, EVERYONE } from '../../auth/access';
-import { helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
-import { AUDIT_SET, defineResource, referenceField, type WriteContext } from '../../engine';
+import { helpdocArticles, helpdocCategories } from '../../db/schema';
+import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { optionalText } from '../../lib/field-schemas';
 import { displayOrderField } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
-import { requireOnSite, siteOf } from './same-site';
+import { freeSlug, requireOnSite, siteField, siteOf } from './same-site';
 import { slugOf, slugSchema } from './slug';
 
 /** A category is on one site, its parent a category of the same site (never itself), its slug made from its name when absent. */
 async function checkCategory(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
   const site = await siteOf(context, helpdocCategories, record, id, 'helpdoccategory.helpdocsite');
-  if (id === undefined && record.slug === undefined) record.slug = slugOf(record.name as string);
+  if (id === undefined && record.slug === undefined) record.slug = await freeSlug(context, helpdocCategories, site, slugOf(record.name as string));
   if (typeof record.parent === 'number') {
     if (record.parent === id) throw ApiError.invalid('helpdoccategory.parent', 'a category cannot be its own parent');
     await requireOnSite(context, helpdocCategories, [record.parent], site, 'helpdoccategory.parent', 'category');
@@ -28,7 +28,7 @@ export const helpdocCategoriesResource = defineResource({
   title: { one: 'HelpDocCategory', many: 'HelpDocCategories', group: 'HelpDocs' },
   table: helpdocCategories,
   fields: {
-    helpdocsite: referenceField(helpdocCategories.helpdocId, { table: helpdocs, type: 'helpdocssites' }, { required: true }),
+    helpdocsite: siteField(helpdocCategories.helpdocId),
     name: { column: helpdocCategories.name, schema: z.string().trim().min(1).max(255), required: true },
     slug: { column: helpdocCategories.slug, schema: slugSchema.meta({ description: 'its address on the site; made from the name when absent' }) },
     description: { column: helpdocCategories.description, schema: optionalText(10_000) },

@@ -6,7 +6,8 @@ import { helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
 import { pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { textParam } from '../../http/params';
-import { jsonResponse } from '../../http/responses';
+import { errorResponse, jsonResponse } from '../../http/responses';
+import { limitPublicReads } from '../../ratelimit/address-guard';
 import { defineRoute } from '../../http/route';
 
 /**
@@ -16,6 +17,9 @@ import { defineRoute } from '../../http/route';
  * a minute and read from any origin (no credential, so no CORS risk).
  */
 const PUBLIC_HEADERS = { 'Cache-Control': 'public, max-age=60', 'Access-Control-Allow-Origin': '*' };
+
+/** Each public route: limited per client address (`limitPublicReads`), and its 429 declared. */
+const PUBLIC_READ = { middleware: [limitPublicReads], tooMany: { 429: errorResponse('more requests a minute from this address than `PUBLIC_READS_PER_MINUTE` (600): try again after `Retry-After` seconds') } };
 
 const siteParams = z.object({ subdomain: textParam("the site's subdomain") });
 const articleParams = z.object({ subdomain: textParam("the site's subdomain"), slug: textParam("the article's slug") });
@@ -72,13 +76,18 @@ export const publicSiteRoute = defineRoute({
   method: 'get', path: '/v2/helpdocs/{subdomain}.json', tag: 'HelpDocs', operationId: 'getPublicHelpDocSite', public: true,
   summary: 'A public help site and its categories, without a credential',
   request: { params: siteParams },
-  responses: { 200: jsonResponse('the site', z.object({ helpdocssite: publicSite, helpdoccategories: z.array(publicCategory) })) },
+  middleware: PUBLIC_READ.middleware,
+  responses: { 200: jsonResponse('the site', z.object({ helpdocssite: publicSite, helpdoccategories: z.array(publicCategory) })), ...PUBLIC_READ.tooMany },
 }, async (c) => {
   const { id, installationId, ...site } = await publicSiteOf(c, c.req.valid('param').subdomain);
   const categories = await c.var.db.http
     .select({ id: helpdocCategories.id, name: helpdocCategories.name, slug: helpdocCategories.slug, description: helpdocCategories.description, displayOrder: helpdocCategories.displayOrder, parent: helpdocCategories.parentId })
     .from(helpdocCategories)
-    .where(and(eq(helpdocCategories.installationId, installationId), eq(helpdocCategories.helpdocId, id), eq(helpdocCategories.state, 'active')))
+    .where(and(
+      eq(helpdocCategories.installationId, installationId), eq(helpdocCategories.helpdocId, id), eq(helpdocCategories.state, 'active'),
+      // a category shows once it holds an article the public may read: nobody learns of drafts by their categories
+      sql`EXISTS (SELECT 1 FROM ${helpdocArticles} WHERE ${readable({ id, installationId })} AND ${helpdocArticles.categories} @> ARRAY[${helpdocCategories.id}]::integer[])`,
+    ))
     .orderBy(asc(helpdocCategories.displayOrder), asc(helpdocCategories.id));
   return c.json({ helpdocssite: { id, ...site }, helpdoccategories: categories }, 200, PUBLIC_HEADERS);
 });
@@ -94,7 +103,8 @@ export const publicArticlesRoute = defineRoute({
   method: 'get', path: '/v2/helpdocs/{subdomain}/articles.json', tag: 'HelpDocs', operationId: 'listPublicHelpDocArticles', public: true,
   summary: "A public help site's articles, or those a search finds, without a credential",
   request: { params: siteParams, query: listQuery },
-  responses: { 200: jsonResponse('a page of articles', z.object({ helpdocarticles: z.array(publicArticleSummary), meta: z.object({ page: pageMetaSchema }), pagination: paginationSchema })) },
+  middleware: PUBLIC_READ.middleware,
+  responses: { 200: jsonResponse('a page of articles', z.object({ helpdocarticles: z.array(publicArticleSummary), meta: z.object({ page: pageMetaSchema }), pagination: paginationSchema })), ...PUBLIC_READ.tooMany },
 }, async (c) => {
   const site = await publicSiteOf(c, c.req.valid('param').subdomain);
   const { search, category, page, pageSize } = c.req.valid('query');
@@ -116,23 +126,26 @@ export const publicArticlesRoute = defineRoute({
 
 export const publicArticleRoute = defineRoute({
   method: 'get', path: '/v2/helpdocs/{subdomain}/articles/{slug}.json', tag: 'HelpDocs', operationId: 'getPublicHelpDocArticle', public: true,
-  summary: 'One published article of a public help site, without a credential; counts toward its popularity',
+  summary: 'One published article of a public help site, without a credential; each read counts toward its popularity',
   request: { params: articleParams },
-  responses: { 200: jsonResponse('the article', z.object({ helpDocArticle: publicArticle })) },
+  middleware: PUBLIC_READ.middleware,
+  responses: { 200: jsonResponse('the article', z.object({ helpDocArticle: publicArticle })), ...PUBLIC_READ.tooMany },
 }, async (c) => {
   const { subdomain, slug } = c.req.valid('param');
   const site = await publicSiteOf(c, subdomain);
   const [article] = await c.var.db.http
-    .update(helpdocArticles)
-    .set({ popularity: sql`${helpdocArticles.popularity} + 1` })
-    .where(and(readable(site), eq(helpdocArticles.slug, slug.toLowerCase())))
-    .returning({ ...summaryColumns, contents: helpdocArticles.contents, relatedIds: helpdocArticles.relatedArticles });
+    .select({ ...summaryColumns, contents: helpdocArticles.contents, relatedIds: helpdocArticles.relatedArticles })
+    .from(helpdocArticles)
+    .where(and(readable(site), eq(helpdocArticles.slug, slug.toLowerCase())));
   if (!article) throw ApiError.notFound('slug', `no published article ${slug} on this site`);
+  // counted after the answer, off its path: a read is no write the reader waits for
+  c.executionCtx.waitUntil(c.var.db.http.update(helpdocArticles).set({ popularity: sql`${helpdocArticles.popularity} + 1` })
+    .where(and(eq(helpdocArticles.id, article.id), eq(helpdocArticles.installationId, site.installationId))).then(() => undefined, () => undefined));
   const { relatedIds, ...shown } = article;
   const related = relatedIds.length === 0 ? [] : await c.var.db.http
     .select({ id: helpdocArticles.id, title: helpdocArticles.title, slug: helpdocArticles.slug })
     .from(helpdocArticles)
     .where(and(readable(site), inArray(helpdocArticles.id, relatedIds)))
     .orderBy(asc(helpdocArticles.displayOrder), asc(helpdocArticles.id));
-  return c.json({ helpDocArticle: { ...shown, relatedArticles: related } }, 200, { ...PUBLIC_HEADERS, 'Cache-Control': 'no-store' });
+  return c.json({ helpDocArticle: { ...shown, popularity: shown.popularity + 1, relatedArticles: related } }, 200, { ...PUBLIC_HEADERS, 'Cache-Control': 'no-store' });
 });

@@ -1,7 +1,19 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import { helpdocArticles, helpdocCategories } from '../../db/schema';
-import type { WriteContext } from '../../engine';
+import { and, eq, inArray, like, or } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
+import { helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
+import { referenceField, referenceInput, type WritableField, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
+
+/**
+ * The site a category or article is on (`{"id": 7}`), required on a create. The platform's Go
+ * client marshals a reference it was not given as `{"id": 0, "type": "", "meta": null}` (its
+ * `EntityRef` is no pointer): on an update, where the site cannot change anyway, that names none.
+ */
+export function siteField(column: PgColumn): WritableField {
+  const unset = z.object({ id: z.literal(0) }).loose().transform(() => undefined);
+  return { ...referenceField(column, { table: helpdocs, type: 'helpdocssites' }, { required: true }), schema: z.union([unset, referenceInput('helpdocssites')]) };
+}
 
 /**
  * The site a category or article belongs to: the one the body names, else the stored one. It
@@ -14,7 +26,11 @@ export async function siteOf(
   id: number | undefined,
   source: string,
 ): Promise<number> {
-  if (id === undefined) return record.helpdocsite as number;
+  if (record.helpdocsite === undefined) delete record.helpdocsite;
+  if (id === undefined) {
+    if (record.helpdocsite === undefined) throw ApiError.invalid(source, 'must be set: the site it is on');
+    return record.helpdocsite as number;
+  }
   const [stored] = await tx.select({ site: table.helpdocId }).from(table).where(and(eq(table.id, id), eq(table.installationId, who.installationId)));
   if (stored && record.helpdocsite !== undefined && record.helpdocsite !== stored.site) throw ApiError.invalid(source, 'it stays with its site: make one on the other site');
   return stored?.site ?? (record.helpdocsite as number);
@@ -37,4 +53,20 @@ export async function requireOnSite(
   const known = new Set(found.map((row) => row.id));
   const index = ids.findIndex((id) => !known.has(id));
   if (index >= 0) throw ApiError.invalid(`${source}[${index}]`, `no ${what} ${ids[index]} on this site`);
+}
+
+/**
+ * A slug free on the site: `base`, or `base-2`, `base-3`, ... when a live record of `table` has it
+ * (two articles titled alike, or titles of no Latin letters, which all make `article`).
+ */
+export async function freeSlug({ tx, who }: WriteContext, table: typeof helpdocArticles | typeof helpdocCategories, site: number, base: string): Promise<string> {
+  const taken = await tx
+    .select({ slug: table.slug })
+    .from(table)
+    .where(and(eq(table.installationId, who.installationId), eq(table.helpdocId, site), eq(table.state, 'active'), or(eq(table.slug, base), like(table.slug, `${base}-%`))));
+  const used = new Set(taken.map((row) => row.slug));
+  if (!used.has(base)) return base;
+  let n = 2;
+  while (used.has(`${base}-${n}`)) n++;
+  return `${base}-${n}`;
 }

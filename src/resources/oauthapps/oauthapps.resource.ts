@@ -1,4 +1,4 @@
-import { eq, and, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, requireOwnCredential } from '../../auth/access';
 import { forgetCredentials } from '../../auth/authenticate';
@@ -46,7 +46,7 @@ export const oauthAppsResource = defineResource({
   beforeDelete: byOwnCredential,
   // its grants end with it: no token of a deleted app works again, whatever happens to the app's row
   async afterDelete({ tx, who }, id) {
-    await tx.update(oauthGrants).set({ revokedAt: new Date() }).where(and(eq(oauthGrants.appId, id), eq(oauthGrants.installationId, who.installationId), isNull(oauthGrants.revokedAt)));
+    await tx.update(oauthGrants).set({ state: 'deleted', deletedAt: new Date(), deletedBy: who.userId }).where(and(eq(oauthGrants.appId, id), eq(oauthGrants.installationId, who.installationId), eq(oauthGrants.state, 'active')));
   },
   afterCommit(id, record) {
     if (!record) forgetCredentials({ appId: id });

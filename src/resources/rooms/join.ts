@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../app-env';
-import { AGENTS, requireRole } from '../../auth/access';
+import { AGENTS, requireRole, requireScope } from '../../auth/access';
 import { requireTeammate } from '../../auth/authenticate';
 import { ApiError } from '../../http/errors';
 import { textParam } from '../../http/params';
@@ -19,6 +19,8 @@ async function participantOf(c: Context<AppEnv>, contactId: number | null, insta
     // Another installation's teammate learns nothing of this conversation, not even its role's refusal.
     if (principal.installationId !== installationId) throw ApiError.notFound('token', 'no conversation has this token');
     requireRole(principal, AGENTS);
+    // the socket's GET opens a room the agent then writes messages in
+    requireScope(principal, 'POST');
     const user = await c.var.db.http.execute(sql`SELECT trim(first_name || ' ' || last_name) AS name FROM users WHERE id = ${principal.userId}`);
     return { role: 'agent', id: principal.userId, name: (user.rows[0]?.name as string) ?? '' };
   }

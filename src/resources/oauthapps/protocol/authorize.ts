@@ -17,12 +17,14 @@ import { findClient, type OAuthClient } from './client-auth';
 import { issueCode } from './grants';
 import { issuer, OAUTH_PATHS } from './issuer';
 import { SIGNIN_SECONDS } from './lifetimes';
-import { validChallenge } from './pkce';
+import { base64url, validChallenge } from './pkce';
 import { requestedScopes, scopesBeyond } from './scopes';
 import { OAuthError } from './oauth-error';
 import { parameter } from './wire';
 
 const SIGNIN_COOKIE = 'hd_signin';
+/** The consent form's token, also a cookie (the double-submit pattern): a form another site makes cannot carry it. */
+const CONSENT_COOKIE = 'hd_consent';
 
 /** RFC 6749 4.1.1 with RFC 7636's PKCE; unknown parameters are ignored (RFC 6749 3.1). */
 const authorizationRequest = {
@@ -40,6 +42,7 @@ const consentForm = z
   .object({
     ...authorizationRequest,
     api_key: parameter("the teammate's API key; may be left out when the sign-in cookie names them"),
+    consent_token: parameter('the token the page put in its form (and in the `hd_consent` cookie)'),
     decision: parameter('`allow` or `deny`'),
   })
   .meta({ id: 'OAuthConsent' });
@@ -139,9 +142,29 @@ async function renderConsent(c: Context<AppEnv>, request: Checked, params: Reque
   const helpdesk = await helpdeskName(c, request.client.installationId);
   const html = consentPage({
     appName: request.client.name, helpdesk, scopes: request.scopes, redirectHost: redirectHost(request.redirectUri),
-    signedInAs: who ? await teammateName(c, who) : undefined, hidden: { ...params }, ...(problem ? { problem } : {}),
+    signedInAs: who ? await teammateName(c, who) : undefined, hidden: { ...params, consent_token: newConsentToken(c) }, ...(problem ? { problem } : {}),
   });
-  return new Response(html, { status, headers: PAGE_HEADERS });
+  // through the context: the consent cookie set on it goes with the page
+  return c.body(html, status, PAGE_HEADERS);
+}
+
+/** A fresh form token, set as the `hd_consent` cookie (an hour; SameSite=Strict) and put in the form. */
+function newConsentToken(c: Context<AppEnv>): string {
+  const token = base64url(crypto.getRandomValues(new Uint8Array(24)));
+  setCookie(c, CONSENT_COOKIE, token, { path: OAUTH_PATHS.authorize, httpOnly: true, sameSite: 'Strict', maxAge: 60 * 60, secure: new URL(c.req.url).protocol === 'https:' });
+  return token;
+}
+
+/**
+ * The form was posted from its own page: the token in the form is the one in the cookie (a page
+ * elsewhere can neither read nor set it), and the browser, where it says, calls it same-origin.
+ * Refuses login CSRF too (a form that would sign the teammate in with someone else's key).
+ */
+function requireOwnForm(c: Context<AppEnv>, token: string | undefined): void {
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new PageProblem(403, 'The form was sent from another site.');
+  const cookie = getCookie(c, CONSENT_COOKIE);
+  if (!token || !cookie || token !== cookie) throw new PageProblem(403, 'This form has expired or was not sent from its page: open the link from the app again.');
 }
 
 async function helpdeskName(c: Context<AppEnv>, installationId: number): Promise<string> {
@@ -213,13 +236,13 @@ export const authorizeDecisionRoute = defineRoute({
     303: { description: "back to the app's redirect URI with `code` (or `error`), `state` and `iss`" },
     400: { description: 'a page saying why: no such app, or a redirect URI it did not register', content: HTML_ANSWER },
     401: { description: 'the consent page again: the API key is not valid here', content: HTML_ANSWER },
-    403: { description: 'a page: the form was posted from another site', content: HTML_ANSWER },
+    403: { description: 'a page: the form was not posted from its page (no consent token, or another site)', content: HTML_ANSWER },
   },
   answerError: answerAsPage,
 }, async (c) => {
-  if (c.req.header('sec-fetch-site') === 'cross-site') throw new PageProblem(403, 'The form was sent from another site.');
-  const { api_key: apiKey, decision, ...params } = c.req.valid('form');
+  const { api_key: apiKey, decision, consent_token: token, ...params } = c.req.valid('form');
   const request = await check(c, params);
+  requireOwnForm(c, token);
   if (decision === 'deny') throw new BackToApp(request.redirectUri, 'access_denied', 'the teammate denied the app', request.state);
   if (decision !== 'allow') throw new PageProblem(400, 'The form must say allow or deny.');
   let who: Principal | undefined;

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { forgetCredentials } from '../../../auth/authenticate';
 import { hashSecret, newSecret } from '../../../auth/secrets';
 import type { Database, Transaction } from '../../../db/client';
@@ -7,7 +7,7 @@ import type { OAuthClient } from './client-auth';
 import { ACCESS_TOKEN_SECONDS, CODE_SECONDS, REFRESH_TOKEN_SECONDS } from './lifetimes';
 import { OAuthError } from './oauth-error';
 import { s256, validVerifier } from './pkce';
-import { scopesBeyond } from './scopes';
+import { effectiveScopes, scopesBeyond } from './scopes';
 
 /** What a successful token request gives: the two tokens, and whose they are. */
 export interface IssuedTokens {
@@ -29,7 +29,7 @@ export async function issueCode(
   await db.transaction(async (tx) => {
     const [grant] = await tx
       .insert(oauthGrants)
-      .values({ installationId: consent.client.installationId, appId: consent.client.id, userId: consent.userId, scopes: consent.scopes })
+      .values({ installationId: consent.client.installationId, appId: consent.client.id, userId: consent.userId, scopes: consent.scopes, createdBy: consent.userId, updatedBy: consent.userId })
       .returning({ id: oauthGrants.id });
     await tx.insert(oauthCodes).values({
       codeHash: code.hash, grantId: grant!.id, redirectUri: consent.redirectUri, redirectUriSent: consent.redirectUriSent,
@@ -45,18 +45,21 @@ interface GrantRow {
   installationId: number;
   userId: number;
   scopes: OAuthScope[];
-  revokedAt: Date | null;
+  revoked: boolean;
   teammateActive: boolean;
 }
 
 const grantColumns = {
   grantId: oauthGrants.id, appId: oauthGrants.appId, installationId: oauthGrants.installationId, userId: oauthGrants.userId,
-  scopes: sql<OAuthScope[]>`${oauthGrants.scopes}`, revokedAt: oauthGrants.revokedAt, teammateActive: sql<boolean>`${users.state} = 'active'`,
+  scopes: sql<OAuthScope[]>`${oauthGrants.scopes}`, revoked: sql<boolean>`${oauthGrants.state} <> 'active'`, teammateActive: sql<boolean>`${users.state} = 'active'`,
 };
+
+/** A grant ended by the protocol (no teammate did it: `deletedBy` stays null). */
+const REVOKED = { state: 'deleted' as const, deletedAt: sql`now()`, updatedAt: sql`now()` };
 
 /** Ends a grant: none of its tokens works again. */
 async function revokeGrant(tx: Transaction, grantId: number): Promise<void> {
-  await tx.update(oauthGrants).set({ revokedAt: new Date() }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
+  await tx.update(oauthGrants).set(REVOKED).where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.state, 'active')));
 }
 
 /** A new access token and refresh token under the grant. */
@@ -109,7 +112,7 @@ export async function exchangeCode(
         return new OAuthError('invalid_grant', 'the code was used already: the tokens it gave are revoked');
       }
       if (row.expiresAt.getTime() <= Date.now()) return new OAuthError('invalid_grant', `the code has expired: codes work for ${CODE_SECONDS / 60} minutes`);
-      if (row.revokedAt || !row.teammateActive) return new OAuthError('invalid_grant', 'the consent behind the code has ended');
+      if (row.revoked || !row.teammateActive) return new OAuthError('invalid_grant', 'the consent behind the code has ended');
       if (request.redirectUri === undefined ? row.redirectUriSent : request.redirectUri !== row.redirectUri) {
         return new OAuthError('invalid_grant', 'redirect_uri must be the one the authorize request sent');
       }
@@ -155,7 +158,7 @@ export async function refreshGrant(db: Database, client: OAuthClient, request: {
         .where(eq(oauthRefreshTokens.tokenHash, hash))
         .for('update', { of: oauthRefreshTokens });
       if (!row || row.appId !== client.id) return new OAuthError('invalid_grant', 'the refresh token is not one this app was given');
-      if (row.revokedAt) return new OAuthError('invalid_grant', 'the refresh token has been revoked');
+      if (row.revoked) return new OAuthError('invalid_grant', 'the refresh token has been revoked');
       spent = row.grantId;
       if (row.usedAt) {
         await revokeGrant(tx, row.grantId);
@@ -163,13 +166,16 @@ export async function refreshGrant(db: Database, client: OAuthClient, request: {
       }
       if (row.expiresAt.getTime() <= Date.now()) return new OAuthError('invalid_grant', 'the refresh token has expired');
       if (!row.teammateActive) return new OAuthError('invalid_grant', 'the teammate is no longer active');
-      let grant: GrantRow = row;
+      // the grant as its app allows it now (an app narrowed since narrows its grants)
+      const allowed = effectiveScopes(row.scopes, client.scopes);
+      let grant: GrantRow = { ...row, scopes: allowed };
+      if (allowed.length === 0) return new OAuthError('invalid_grant', 'the app may no longer ask for what was granted');
       if (request.scopes) {
-        const beyond = scopesBeyond(row.scopes, request.scopes);
+        const beyond = scopesBeyond(allowed, request.scopes);
         if (beyond.length) return new OAuthError('invalid_scope', `the grant does not include ${beyond.join(' ')}`);
-        await tx.update(oauthGrants).set({ scopes: request.scopes }).where(eq(oauthGrants.id, row.grantId));
         grant = { ...row, scopes: request.scopes };
       }
+      if (grant.scopes.join(' ') !== row.scopes.join(' ')) await tx.update(oauthGrants).set({ scopes: grant.scopes }).where(eq(oauthGrants.id, row.grantId));
       await tx.update(oauthRefreshTokens).set({ usedAt: new Date() }).where(eq(oauthRefreshTokens.tokenHash, hash));
       await tx
         .update(credentials)
@@ -195,7 +201,7 @@ export async function revokeToken(db: Database, client: OAuthClient, token: stri
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
     .where(and(eq(oauthRefreshTokens.tokenHash, hash), eq(oauthGrants.appId, client.id)));
   if (refresh) {
-    await db.http.update(oauthGrants).set({ revokedAt: new Date() }).where(and(eq(oauthGrants.id, refresh.grantId), isNull(oauthGrants.revokedAt)));
+    await db.http.update(oauthGrants).set(REVOKED).where(and(eq(oauthGrants.id, refresh.grantId), eq(oauthGrants.state, 'active')));
     forgetCredentials({ grantId: refresh.grantId });
     return;
   }

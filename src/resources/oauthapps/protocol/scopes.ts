@@ -1,10 +1,7 @@
 import { OAUTH_SCOPES, type OAuthScope } from '../../../db/schema';
 import { OAuthError } from './oauth-error';
 
-/** `desk` holds all `desk:read` allows: a grant of `desk` may be narrowed to `desk:read`. */
-export function scopesBeyond(granted: readonly OAuthScope[], asked: readonly OAuthScope[]): OAuthScope[] {
-  return asked.filter((scope) => !granted.includes(scope) && !(scope === 'desk:read' && granted.includes('desk')));
-}
+export { effectiveScopes, scopesBeyond } from '../../../auth/scopes';
 
 /** The scopes a `scope` parameter names: undefined when absent, `invalid_scope` when it names one we do not have. */
 export function requestedScopes(scope: string | undefined): OAuthScope[] | undefined {
