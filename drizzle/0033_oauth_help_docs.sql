@@ -115,6 +115,7 @@ CREATE TABLE "ticket_helpdoc_articles" (
 );
 --> statement-breakpoint
 ALTER TABLE "credentials" ADD COLUMN "grant_id" integer;--> statement-breakpoint
+ALTER TABLE "credentials" ADD COLUMN "parent_id" integer;--> statement-breakpoint
 ALTER TABLE "helpdocs" ADD COLUMN "description" text;--> statement-breakpoint
 ALTER TABLE "helpdocs" ADD COLUMN "meta_site_description" text;--> statement-breakpoint
 ALTER TABLE "helpdocs" ADD COLUMN "subdomain" text;--> statement-breakpoint
@@ -156,6 +157,7 @@ CREATE INDEX "helpdoc_articles_categories_idx" ON "helpdoc_articles" USING gin (
 CREATE UNIQUE INDEX "helpdoc_categories_slug_key" ON "helpdoc_categories" USING btree ("helpdoc_id","slug") WHERE "helpdoc_categories"."state" = 'active';--> statement-breakpoint
 CREATE INDEX "ticket_helpdoc_articles_article_idx" ON "ticket_helpdoc_articles" USING btree ("article_id");--> statement-breakpoint
 ALTER TABLE "credentials" ADD CONSTRAINT "credentials_grant_id_oauth_grants_id_fk" FOREIGN KEY ("grant_id") REFERENCES "public"."oauth_grants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "credentials" ADD CONSTRAINT "credentials_parent_id_credentials_id_fk" FOREIGN KEY ("parent_id") REFERENCES "public"."credentials"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "helpdocs" ADD CONSTRAINT "helpdocs_send_emails_to_inbox_id_inboxes_id_fk" FOREIGN KEY ("send_emails_to_inbox_id") REFERENCES "public"."inboxes"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "credentials_grant_idx" ON "credentials" USING btree ("grant_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "helpdocs_subdomain_key" ON "helpdocs" USING btree ("subdomain") WHERE "helpdocs"."state" = 'active';

@@ -40,7 +40,8 @@ export function credentialLookUp(hash: string, use: CredentialUse = 'request'): 
         LEFT JOIN ${oauthApps} ON ${oauthApps.id} = ${oauthGrants.appId}
        WHERE ${credentials.secretHash} = ${hash} AND ${credentials.state} = 'active' AND ${credentials.kind} IN ${kinds}
          AND (${credentials.expiresAt} IS NULL OR ${credentials.expiresAt} > now()) AND ${users.state} = 'active'
-         AND (${credentials.grantId} IS NULL OR (${oauthGrants.state} = 'active' AND ${oauthApps.state} = 'active'))),
+         AND (${credentials.grantId} IS NULL OR (${oauthGrants.state} = 'active' AND ${oauthApps.state} = 'active'))
+         AND (${credentials.parentId} IS NULL OR EXISTS (SELECT 1 FROM ${credentials} AS parent WHERE parent.id = ${credentials.parentId} AND parent.state = 'active'))),
     touched AS (
       UPDATE ${credentials} SET last_used_at = now() FROM found
        WHERE ${credentials.id} = found.id AND (found.last_used_at IS NULL OR found.last_used_at < now() - interval '1 minute'))

@@ -112,9 +112,12 @@ describe('prepared reads', () => {
     });
   }
 
-  it("are kept for at most a bounded number of include sets: every subset of a ticket's includes does not fill the isolate", async () => {
+  it("are kept for at most a bounded number of include sets: every subset of ten of a ticket's includes does not fill the isolate", async () => {
     const tickets = resources.find((r) => r.type === 'tickets')!;
-    const names = Object.keys(tickets.relations);
+    // enough of its relations that their subsets are four times what the cache keeps (all of them would only take longer)
+    const needed = Math.floor(Math.log2(STATEMENT_CACHE_ENTRIES * 4)) + 1;
+    const names = Object.keys(tickets.relations).slice(0, needed);
+    expect(names).toHaveLength(needed);
     expect(2 ** names.length).toBeGreaterThan(STATEMENT_CACHE_ENTRIES * 4);
     const who = { kind: 'teammate', installationId: 1, userId: 2, role: 'agent' } as const;
     const texts = new Map<string, string>();

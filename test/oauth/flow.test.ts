@@ -140,10 +140,12 @@ describe('the app login flow', () => {
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, 'hdo_not-a-token', clientOptions));
   });
 
-  it('signs the teammate in for a week: a second consent needs no key', async () => {
+  it('signs the teammate in for a week: a second consent needs no key; revoking the key signs them out', async () => {
     const context = await browser.newContext();
     try {
-      const first = await tokensFor(app, { context, apiKey: site.users.admin.apiKey });
+      const key = await api('/v2/apikeys.json', { method: 'POST', key: site.users.admin.apiKey, body: { apikey: { name: 'for the authorize page' } } });
+      expect(key.status, key.text).toBe(201);
+      const first = await tokensFor(app, { context, apiKey: key.body.apikey.secret });
       expect(first.user).toMatchObject({ id: site.users.admin.id });
       const second = await tokensFor(app, { context, apiKey: null }); // no key entered: the cookie's teammate
       expect(second.user).toMatchObject({ id: site.users.admin.id });
@@ -152,6 +154,12 @@ describe('the app login flow', () => {
       expect(signin).toMatchObject({ path: '/oauth/authorize', httpOnly: true, sameSite: 'Lax' });
       // the cookie is no API credential
       expectError(await api('/v2/me.json', { key: signin.value }), 401);
+      // the key it came from revoked, the page asks for a key again
+      expect((await api(`/v2/apikeys/${key.body.apikey.id}.json`, { method: 'DELETE', key: site.users.admin.apiKey })).status).toBe(204);
+      const page = await context.newPage();
+      await page.goto(toWorker(authorizeUrl(as, app.clientId, { redirectUri: callback.url })));
+      expect(await page.locator('label[for=api_key]').textContent()).toBe('Your API key');
+      await page.close();
     } finally {
       await context.close();
     }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, date, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, boolean, date, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns, globalAuditColumns } from './audit';
 import { timeZones } from './business-hours';
 
@@ -150,6 +150,8 @@ export const credentials = pgTable(
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, precision: 3 }),
     /** an OAuth access token's grant: it works while the grant stands */
     grantId: integer('grant_id').references(() => oauthGrants.id),
+    /** a sign-in cookie's API key: it works while the key does (revoking a leaked key ends what it signed in) */
+    parentId: integer('parent_id').references((): AnyPgColumn => credentials.id),
   },
   (t) => [uniqueIndex('credentials_secret_hash_key').on(t.secretHash), index('credentials_user_idx').on(t.userId), index('credentials_grant_idx').on(t.grantId)],
 );

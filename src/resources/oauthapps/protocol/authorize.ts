@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../../../app-env';
 import { principalOf } from '../../../auth/authenticate';
 import type { Principal } from '../../../auth/principal';
-import { newSecret } from '../../../auth/secrets';
+import { hashSecret, newSecret } from '../../../auth/secrets';
 import { credentials, installations, users, type OAuthScope } from '../../../db/schema';
 import { ApiError } from '../../../http/errors';
 import { defineRoute } from '../../../http/route';
@@ -179,14 +179,16 @@ function redirectHost(uri: string): string {
 
 /**
  * The sign-in cookie: a credential of its own (`signin`), stored hashed, good for a week and for
- * this page only (it authenticates no API request), HttpOnly and SameSite=Lax (a form on another
- * site cannot post with it).
+ * this page only (it authenticates no API request), while the API key it came from is not
+ * revoked; HttpOnly and SameSite=Lax (a form on another site cannot post with it).
  */
-async function setSignin(c: Context<AppEnv>, who: Principal): Promise<void> {
+async function setSignin(c: Context<AppEnv>, who: Principal, apiKey: string): Promise<void> {
   const secret = await newSecret('hdi_');
+  // the key it came from: revoking that key ends this sign-in too
+  const [key] = await c.var.db.http.select({ id: credentials.id }).from(credentials).where(eq(credentials.secretHash, await hashSecret(apiKey)));
   await c.var.db.http.insert(credentials).values({
     installationId: who.installationId, userId: who.userId, kind: 'signin', name: 'authorize page sign-in', prefix: secret.prefix, secretHash: secret.hash,
-    expiresAt: new Date(Date.now() + SIGNIN_SECONDS * 1000), createdBy: who.userId, updatedBy: who.userId,
+    expiresAt: new Date(Date.now() + SIGNIN_SECONDS * 1000), createdBy: who.userId, updatedBy: who.userId, parentId: key?.id ?? null,
   });
   setCookie(c, SIGNIN_COOKIE, secret.secret, {
     path: OAUTH_PATHS.authorize, httpOnly: true, sameSite: 'Lax', maxAge: SIGNIN_SECONDS, secure: new URL(c.req.url).protocol === 'https:',
@@ -251,7 +253,7 @@ export const authorizeDecisionRoute = defineRoute({
     if (!who || who.oauth || who.installationId !== request.client.installationId) {
       return renderConsent(c, request, params, 401, who?.oauth ? 'Sign in with an API key, not an OAuth token.' : 'That API key is not valid for this helpdesk.') as never;
     }
-    await setSignin(c, who);
+    await setSignin(c, who, apiKey);
   } else {
     who = await signedIn(c, request.client.installationId);
     if (!who) return renderConsent(c, request, params, 401, 'Enter your API key to sign in.') as never;
