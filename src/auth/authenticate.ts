@@ -65,8 +65,7 @@ async function lookUp(db: Database, hash: string, use: CredentialUse): Promise<{
 export async function principalOf(db: Database, secret: string, guard?: LookUpGuard, use: CredentialUse = 'request'): Promise<Principal | undefined> {
   const hash = await hashSecret(secret);
   const now = Date.now();
-  const key = use === 'request' ? hash : `${use}:${hash}`;
-  const cached = recent.get(key);
+  const cached = use === 'request' ? recent.get(hash) : undefined;
   if (cached && cached.until > now) return cached.principal;
   await guard?.before();
   const found = await lookUp(db, hash, use);
@@ -76,10 +75,11 @@ export async function principalOf(db: Database, secret: string, guard?: LookUpGu
   }
   // An OAuth token is looked up every time: its revocation (by the app, a reused code or refresh
   // token, a deleted app) must stop it at once everywhere (RFC 7009), not within the cache's 30 s.
-  if (found.principal.oauth) return found.principal;
+  // So is a sign-in cookie, which ends with the key it came from (and is used by one page only).
+  if (found.principal.oauth || use === 'signin') return found.principal;
   if (recent.size >= CACHE_MAX) recent.clear();
   // Never remembered past its expiry.
-  recent.set(key, { principal: found.principal, credentialId: found.credentialId, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
+  recent.set(hash, { principal: found.principal, credentialId: found.credentialId, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
   return found.principal;
 }
 

@@ -434,3 +434,25 @@ describe('grants', () => {
     expect((await api('/v2/oauthgrants.json', { key: site.users.agent.apiKey, query: { filter: { app: granted.id } } })).body.oauthgrants).toEqual([]);
   });
 });
+
+describe('a new client secret', () => {
+  it('replaces the old one at once, shown this once; a public app has none to replace', async () => {
+    const rotating = await registerApp(site, { redirectUris: [REDIRECT] });
+    const exchange = async () => ({ grant_type: 'authorization_code', code: await codeFor({ client: rotating }), redirect_uri: REDIRECT });
+    expectError(await api(`/v2/oauthapps/${rotating.id}/secret.json`, { method: 'POST', key: site.users.agent.apiKey }), 403);
+    expectError(await api(`/v2/oauthapps/${rotating.id}/secret.json`, { method: 'POST', key: other.users.owner.apiKey }), 404);
+    const rotated = await api(`/v2/oauthapps/${rotating.id}/secret.json`, { method: 'POST', key: site.users.admin.apiKey });
+    expect(rotated.status, rotated.text).toBe(200);
+    const fresh = rotated.body.oauthapp.clientSecret as string;
+    expect(fresh).toMatch(/^hds_/);
+    expect(fresh).not.toBe(rotating.clientSecret);
+    expect(rotated.body.oauthapp.secretPrefix).toBe(fresh.slice(0, 8));
+    expectOAuthError(await token(await exchange(), rotating), 401, 'invalid_client');
+    expect((await token(await exchange(), { ...rotating, clientSecret: fresh })).status).toBe(200);
+    const [event] = await rows<{ data: Record<string, unknown> }>(`SELECT data FROM events WHERE record_type = 'oauthapps' AND record_id = $1 AND kind = 'updated'`, [rotating.id]);
+    expect(JSON.stringify(event!.data)).not.toContain(fresh);
+
+    const open = await registerApp(site, { redirectUris: [REDIRECT], clientType: 'public' });
+    expectError(await api(`/v2/oauthapps/${open.id}/secret.json`, { method: 'POST', key: site.users.owner.apiKey }), 409, 'id');
+  });
+});

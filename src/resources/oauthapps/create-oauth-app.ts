@@ -21,7 +21,7 @@ const createRecord = writableRecord(
 ).meta({ id: 'OAuthAppCreate' });
 
 const s = schemasOf(oauthAppsResource);
-const createdBody = z
+export const createdBody = z
   .object({
     oauthapp: s.record.extend({ clientSecret: z.string().nullable().meta({ description: 'the client secret: shown this once, never again; null for a public app' }) }),
     included: z.object({}),
