@@ -114,6 +114,19 @@ describe('categories and articles', () => {
     for (const id of [first.id, second.id, markdown.id, long.body.helpDocArticle.id]) await api(article(id), { method: 'DELETE', key: agent });
   });
 
+  it("count on their site's stats, as the platform's client reads them", async () => {
+    const read = await api(`/v2/helpdocssites/${helpSite}.json`, { key: agent });
+    const counts = await rows<{ all: number; published: number }>(
+      `SELECT count(*)::int AS all, (count(*) FILTER (WHERE status = 'published'))::int AS published FROM helpdoc_articles WHERE helpdoc_id = $1 AND state = 'active'`, [helpSite]);
+    expect(counts[0]!.all).toBeGreaterThan(counts[0]!.published);
+    expect(read.body.helpdocssite.stats).toEqual({
+      articleCount: counts[0]!.all, publishedCount: counts[0]!.published,
+      unpublishedCount: counts[0]!.all - counts[0]!.published, draftCount: counts[0]!.all - counts[0]!.published,
+    });
+    const listed = await api(SITES, { key: agent });
+    expect(listed.body.helpdocssites.find((s: { id: number }) => s.id === helpSite).stats).toEqual(read.body.helpdocssite.stats);
+  });
+
   it('are found by full-text search over title, description and contents', async () => {
     const found = await api(ARTICLES, { key: agent, query: { search: 'invoices', orderBy: 'title' } });
     expect(found.status, found.text).toBe(200);

@@ -1,8 +1,9 @@
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { EDIT_METHODS, helpdocs, inboxes } from '../../db/schema';
+import { EDIT_METHODS, helpdocArticles, helpdocs, inboxes } from '../../db/schema';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import { AUDIT_SET, defineResource } from '../../engine';
+import { AUDIT_SET, defineResource, typed } from '../../engine';
 import { optionalText } from '../../lib/field-schemas';
 import { colorField } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
@@ -47,6 +48,18 @@ export const helpdocSitesResource = defineResource({
     linkColor: optionalColor(helpdocs.linkColor),
     textColor: optionalColor(helpdocs.textColor),
     editMethod: { column: helpdocs.editMethod, schema: z.enum(EDIT_METHODS) },
+    stats: {
+      column: helpdocs.id,
+      schema: z.unknown(),
+      readOnly: true,
+      output: typed(
+        sql`(SELECT json_build_object('articleCount', count(*)::int, 'publishedCount', (count(*) FILTER (WHERE ${helpdocArticles.status} = 'published'))::int,
+              'unpublishedCount', (count(*) FILTER (WHERE ${helpdocArticles.status} <> 'published'))::int, 'draftCount', (count(*) FILTER (WHERE ${helpdocArticles.status} = 'draft'))::int)
+             FROM ${helpdocArticles} WHERE ${helpdocArticles.helpdocId} = ${helpdocs.id} AND ${helpdocArticles.installationId} = ${helpdocs.installationId} AND ${helpdocArticles.state} = 'active')`,
+        z.object({ articleCount: z.number().int(), publishedCount: z.number().int(), unpublishedCount: z.number().int(), draftCount: z.number().int() })
+          .meta({ id: 'HelpDocSiteStats', description: "its live articles: all, published, not published (drafts), drafts" }),
+      ),
+    },
     sendEmailsToInboxId: { column: helpdocs.sendEmailsToInboxId, schema: z.number().int().positive().nullable().meta({ description: "the inbox its public contact form's messages go to (an id)" }), references: { table: inboxes, type: 'inboxes' } },
   },
   filter: [...AUDIT_SET, 'name', 'subdomain', 'publicSiteEnabled', 'languageCode'],
@@ -54,7 +67,7 @@ export const helpdocSitesResource = defineResource({
   constraints: {
     helpdocs_subdomain_key: { source: 'helpdocssite.subdomain', detail: 'another site has this subdomain' },
   },
-  ignored: ['contributors', 'stats', 'disqusShortname', 'logoImage', 'favicon', 'touchIcon', 'customStyleSheet', 'htmlHeadCode', 'password', 'authenticationType', 'authenticationTypeId', 'showOnHomePage', 'showSocialIcons', 'searchTemplate', 'homeTemplate', 'headTemplate', 'footerTemplate', 'categoryTemplate', 'articleTemplate'],
+  ignored: ['contributors', 'disqusShortname', 'logoImage', 'favicon', 'touchIcon', 'customStyleSheet', 'htmlHeadCode', 'password', 'authenticationType', 'authenticationTypeId', 'showOnHomePage', 'showSocialIcons', 'searchTemplate', 'homeTemplate', 'headTemplate', 'footerTemplate', 'categoryTemplate', 'articleTemplate'],
   access: { read: EVERYONE, write: ADMINS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
 });
