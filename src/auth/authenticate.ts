@@ -58,9 +58,18 @@ async function lookUp(db: Database, hash: string, use: CredentialUse): Promise<{
 }
 
 /**
+ * A secret we issued once, now expired or revoked (an app's access token replaced by its refresh,
+ * say): presenting it is no guess, so it does not count against the client's address.
+ */
+async function issuedOnce(db: Database, hash: string): Promise<boolean> {
+  const { rows } = await db.http.execute(sql`SELECT EXISTS (SELECT 1 FROM ${credentials} WHERE ${credentials.secretHash} = ${hash}) AS issued`);
+  return rows[0]?.issued === true;
+}
+
+/**
  * The teammate behind a presented secret, or undefined when it is no valid credential. A secret
  * not remembered is looked up only once `guard` lets it (the failures of the client's address,
- * `ratelimit/address-guard.ts`), and a failed look-up is told to it.
+ * `ratelimit/address-guard.ts`), and a failed look-up of a secret never issued is told to it.
  */
 export async function principalOf(db: Database, secret: string, guard?: LookUpGuard, use: CredentialUse = 'request'): Promise<Principal | undefined> {
   const hash = await hashSecret(secret);
@@ -70,7 +79,7 @@ export async function principalOf(db: Database, secret: string, guard?: LookUpGu
   await guard?.before();
   const found = await lookUp(db, hash, use);
   if (!found) {
-    await guard?.failed();
+    if (guard && !(await issuedOnce(db, hash))) await guard.failed();
     return undefined;
   }
   // An OAuth token is looked up every time: its revocation (by the app, a reused code or refresh

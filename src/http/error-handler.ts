@@ -25,8 +25,8 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
   const where = { requestId: c.var.requestId, method: c.req.method, route: c.var.route ?? null };
   // A data exception (a value out of a column's range, say) is the request's fault: never a 500.
   const state = sqlState(error).code;
-  // 54: a program limit (a text too long for its search index, say), met by what the request sent
-  if (state?.startsWith('54')) {
+  // 54000: a program limit (a text too long for its search index, say), met by what the request sent
+  if (state === '54000') {
     log('warn', 'a value past a database limit', { ...where, code: state });
     return c.json({ errors: [{ code: 'invalid', detail: 'a value is too large for what stores it' }] }, 400);
   }

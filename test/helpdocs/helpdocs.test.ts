@@ -186,6 +186,11 @@ describe('the public help centre', () => {
     expect(shown.body.helpdoccategories.map((c: { slug: string }) => c.slug)).toEqual(['billing-payments']);
     const again = await publicGet(`/v2/helpdocs/${subdomain}.json`);
     expect(again.body.helpdoccategories.map((c: { slug: string }) => c.slug)).toEqual(['billing-payments']);
+    // a parent holding only a category that holds a readable article shows, so the tree is whole
+    const parent = await api(CATEGORIES, { method: 'POST', key: agent, body: { helpdoccategory: { helpdocsite: { id: helpSite }, name: 'Money', displayOrder: 0 } } });
+    await api(`/v2/helpdocssites/helpdoccategories/${billing}.json`, { method: 'PATCH', key: agent, body: { helpdoccategory: { parent: parent.body.helpdoccategory.id, displayOrder: 1 } } });
+    const tree = await publicGet(`/v2/helpdocs/${subdomain}.json`);
+    expect(tree.body.helpdoccategories.map((c: { slug: string; parent: number | null }) => [c.slug, c.parent])).toEqual([['money', null], ['billing-payments', parent.body.helpdoccategory.id]]);
   });
 
   it('lists and searches only published articles that are not private', async () => {
@@ -214,7 +219,9 @@ describe('the public help centre', () => {
       const hidden = await publicGet(`/v2/helpdocs/${subdomain}/articles/${slug}.json`);
       expect(hidden.status, slug).toBe(404);
     }
-    expect((await publicGet('/v2/helpdocs/no-such-site/articles/invoices.json')).status).toBe(404);
+    const missing = await publicGet('/v2/helpdocs/no-such-site/articles/invoices.json');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it('closes when the site is no longer public', async () => {

@@ -319,6 +319,23 @@ describe('the authorize page', () => {
     }
     expect((await consent(form, { 'sec-fetch-site': 'same-origin' })).status).toBe(303);
   });
+
+  it('keeps two consent pages open side by side apart: each form goes through', async () => {
+    const request = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT };
+    const pages = await Promise.all([authorizePage(request), authorizePage(request)]);
+    const forms = await Promise.all(pages.map(async (shown) => ({
+      token: /name="consent_token" value="([^"]+)"/.exec(await shown.text())![1]!,
+      cookie: (shown.headers as unknown as { getSetCookie(): string[] }).getSetCookie().map((line) => line.split(';')[0]).join('; '),
+    })));
+    const jar = forms.map((form) => form.cookie).join('; ');
+    for (const form of forms) {
+      const sent = await fetch(`${inject('workerUrl')}/oauth/authorize`, {
+        method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar },
+        body: new URLSearchParams({ ...request, decision: 'allow', api_key: site.users.agent.apiKey, consent_token: form.token }).toString(),
+      });
+      expect(sent.status).toBe(303);
+    }
+  });
 });
 
 describe('registering apps', () => {
@@ -428,6 +445,8 @@ describe('grants', () => {
     expect((await api(`/v2/oauthgrants/${grant.id}.json`, { key: site.users.admin.apiKey })).status).toBe(200);
     expectError(await api(`/v2/oauthgrants/${grant.id}.json`, { key: other.users.owner.apiKey }), 404);
 
+    // an app's token revokes no consent, its own included: the teammate does, or the app through POST /oauth/revoke
+    expectError(await api(`/v2/oauthgrants/${grant.id}.json`, { method: 'DELETE', key: accessToken }), 403);
     expect((await api(`/v2/oauthgrants/${grant.id}.json`, { method: 'DELETE', key: site.users.agent.apiKey })).status).toBe(204);
     expectError(await me(accessToken), 401);
     expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: refreshToken }, granted), 400, 'invalid_grant');

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../app-env';
 import { helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
@@ -18,8 +18,15 @@ import { defineRoute } from '../../http/route';
  */
 const PUBLIC_HEADERS = { 'Cache-Control': 'public, max-age=60', 'Access-Control-Allow-Origin': '*' };
 
-/** Each public route: limited per client address (`limitPublicReads`), and its 429 declared. */
-const PUBLIC_READ = { middleware: [limitPublicReads], tooMany: { 429: errorResponse('more requests a minute from this address than `PUBLIC_READS_PER_MINUTE` (600): try again after `Retry-After` seconds') } };
+/** Every answer of a public route may be read by a page on any origin, its refusals (404, 429 with `Retry-After`) too. */
+const anyOrigin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  c.res.headers.set('Access-Control-Allow-Origin', '*');
+  c.res.headers.set('Access-Control-Expose-Headers', 'Retry-After');
+};
+
+/** Each public route: readable from any origin, limited per client address (`limitPublicReads`), and its 429 declared. */
+const PUBLIC_READ = { middleware: [anyOrigin, limitPublicReads], tooMany: { 429: errorResponse('more requests a minute from this address than `PUBLIC_READS_PER_MINUTE` (600): try again after `Retry-After` seconds') } };
 
 const siteParams = z.object({ subdomain: textParam("the site's subdomain") });
 const articleParams = z.object({ subdomain: textParam("the site's subdomain"), slug: textParam("the article's slug") });
@@ -65,6 +72,22 @@ async function publicSiteOf(c: Context<AppEnv>, subdomain: string) {
 const readable = (site: { id: number; installationId: number }): SQL =>
   and(eq(helpdocArticles.installationId, site.installationId), eq(helpdocArticles.helpdocId, site.id), eq(helpdocArticles.state, 'active'), eq(helpdocArticles.status, 'published'), eq(helpdocArticles.isPrivate, false))!;
 
+/**
+ * A category shows once it, or a category under it, holds an article the public may read: nobody
+ * learns of drafts by their categories, and the tree a client draws has every parent it names.
+ */
+function shownCategory(site: { id: number; installationId: number }): SQL {
+  const live = (alias: string) => sql`${sql.raw(alias)}.installation_id = ${site.installationId} AND ${sql.raw(alias)}.helpdoc_id = ${site.id} AND ${sql.raw(alias)}.state = 'active'`;
+  return sql`${helpdocCategories.id} IN (
+    WITH RECURSIVE shown AS (
+      SELECT c.id, c.parent_id FROM ${helpdocCategories} AS c
+       WHERE ${live('c')} AND EXISTS (SELECT 1 FROM ${helpdocArticles} WHERE ${readable(site)} AND ${helpdocArticles.categories} @> ARRAY[c.id])
+      UNION
+      SELECT p.id, p.parent_id FROM ${helpdocCategories} AS p JOIN shown ON p.id = shown.parent_id WHERE ${live('p')}
+    )
+    SELECT id FROM shown)`;
+}
+
 const summaryColumns = {
   id: helpdocArticles.id, title: helpdocArticles.title, slug: helpdocArticles.slug, description: helpdocArticles.description, categories: helpdocArticles.categories,
   popularity: helpdocArticles.popularity,
@@ -83,11 +106,7 @@ export const publicSiteRoute = defineRoute({
   const categories = await c.var.db.http
     .select({ id: helpdocCategories.id, name: helpdocCategories.name, slug: helpdocCategories.slug, description: helpdocCategories.description, displayOrder: helpdocCategories.displayOrder, parent: helpdocCategories.parentId })
     .from(helpdocCategories)
-    .where(and(
-      eq(helpdocCategories.installationId, installationId), eq(helpdocCategories.helpdocId, id), eq(helpdocCategories.state, 'active'),
-      // a category shows once it holds an article the public may read: nobody learns of drafts by their categories
-      sql`EXISTS (SELECT 1 FROM ${helpdocArticles} WHERE ${readable({ id, installationId })} AND ${helpdocArticles.categories} @> ARRAY[${helpdocCategories.id}]::integer[])`,
-    ))
+    .where(and(eq(helpdocCategories.installationId, installationId), eq(helpdocCategories.helpdocId, id), eq(helpdocCategories.state, 'active'), shownCategory({ id, installationId })))
     .orderBy(asc(helpdocCategories.displayOrder), asc(helpdocCategories.id));
   return c.json({ helpdocssite: { id, ...site }, helpdoccategories: categories }, 200, PUBLIC_HEADERS);
 });

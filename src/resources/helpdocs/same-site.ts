@@ -66,7 +66,9 @@ export async function freeSlug({ tx, who }: WriteContext, table: typeof helpdocA
     .where(and(eq(table.installationId, who.installationId), eq(table.helpdocId, site), eq(table.state, 'active'), or(eq(table.slug, base), like(table.slug, `${base}-%`))));
   const used = new Set(taken.map((row) => row.slug));
   if (!used.has(base)) return base;
+  // room for the suffix within the 200 characters a slug may have
+  const stem = base.slice(0, 190).replace(/-+$/, '');
   let n = 2;
-  while (used.has(`${base}-${n}`)) n++;
-  return `${base}-${n}`;
+  while (used.has(`${stem}-${n}`)) n++;
+  return `${stem}-${n}`;
 }

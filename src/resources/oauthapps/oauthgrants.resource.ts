@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { EVERYONE } from '../../auth/access';
+import { EVERYONE, requireOwnCredential } from '../../auth/access';
 import { forgetCredentials } from '../../auth/authenticate';
 import { OAUTH_SCOPES, credentials, oauthApps, oauthGrants } from '../../db/schema';
 import { AUDIT_SET, defineResource, isoTime, refProperty, timeSchema } from '../../engine';
@@ -38,6 +38,10 @@ export const oauthGrantsResource = defineResource({
   access: { read: EVERYONE, write: EVERYONE },
   operations: ['list', 'get', 'delete'],
   scope: (who) => (who.kind === 'teammate' && (who.role === 'owner' || who.role === 'admin') ? undefined : eq(oauthGrants.userId, who.userId ?? -1)),
+  // revoking consents is the teammate's own act, not an app's: an OAuth token revokes only itself (POST /oauth/revoke)
+  beforeDelete({ who }) {
+    if (who.kind === 'teammate') requireOwnCredential(who);
+  },
   afterCommit(id) {
     forgetCredentials({ grantId: id });
   },

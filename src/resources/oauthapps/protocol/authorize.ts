@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import type { AppEnv } from '../../../app-env';
@@ -23,8 +23,12 @@ import { OAuthError } from './oauth-error';
 import { parameter } from './wire';
 
 const SIGNIN_COOKIE = 'hd_signin';
-/** The consent form's token, also a cookie (the double-submit pattern): a form another site makes cannot carry it. */
-const CONSENT_COOKIE = 'hd_consent';
+/**
+ * The consent form's token, also a cookie (the double-submit pattern): a form another site makes
+ * cannot carry it. One cookie a page (named by the token's start), so two consent pages open side
+ * by side each keep theirs.
+ */
+const consentCookie = (token: string) => `hd_consent_${token.slice(0, 12)}`;
 
 /** RFC 6749 4.1.1 with RFC 7636's PKCE; unknown parameters are ignored (RFC 6749 3.1). */
 const authorizationRequest = {
@@ -42,7 +46,7 @@ const consentForm = z
   .object({
     ...authorizationRequest,
     api_key: parameter("the teammate's API key; may be left out when the sign-in cookie names them"),
-    consent_token: parameter('the token the page put in its form (and in the `hd_consent` cookie)'),
+    consent_token: parameter('the token the page put in its form (and in its `hd_consent_…` cookie)'),
     decision: parameter('`allow` or `deny`'),
   })
   .meta({ id: 'OAuthConsent' });
@@ -148,10 +152,10 @@ async function renderConsent(c: Context<AppEnv>, request: Checked, params: Reque
   return c.body(html, status, PAGE_HEADERS);
 }
 
-/** A fresh form token, set as the `hd_consent` cookie (an hour; SameSite=Strict) and put in the form. */
+/** A fresh form token, set as its `hd_consent_…` cookie (an hour; SameSite=Strict) and put in the form. */
 function newConsentToken(c: Context<AppEnv>): string {
   const token = base64url(crypto.getRandomValues(new Uint8Array(24)));
-  setCookie(c, CONSENT_COOKIE, token, { path: OAUTH_PATHS.authorize, httpOnly: true, sameSite: 'Strict', maxAge: 60 * 60, secure: new URL(c.req.url).protocol === 'https:' });
+  setCookie(c, consentCookie(token), token, { path: OAUTH_PATHS.authorize, httpOnly: true, sameSite: 'Strict', maxAge: 60 * 60, secure: new URL(c.req.url).protocol === 'https:' });
   return token;
 }
 
@@ -163,8 +167,9 @@ function newConsentToken(c: Context<AppEnv>): string {
 function requireOwnForm(c: Context<AppEnv>, token: string | undefined): void {
   const site = c.req.header('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new PageProblem(403, 'The form was sent from another site.');
-  const cookie = getCookie(c, CONSENT_COOKIE);
+  const cookie = token ? getCookie(c, consentCookie(token)) : undefined;
   if (!token || !cookie || token !== cookie) throw new PageProblem(403, 'This form has expired or was not sent from its page: open the link from the app again.');
+  deleteCookie(c, consentCookie(token), { path: OAUTH_PATHS.authorize });
 }
 
 async function helpdeskName(c: Context<AppEnv>, installationId: number): Promise<string> {
@@ -186,9 +191,10 @@ async function setSignin(c: Context<AppEnv>, who: Principal, apiKey: string): Pr
   const secret = await newSecret('hdi_');
   // the key it came from: revoking that key ends this sign-in too
   const [key] = await c.var.db.http.select({ id: credentials.id }).from(credentials).where(eq(credentials.secretHash, await hashSecret(apiKey)));
+  if (!key) return; // no key to tie it to: no sign-in (the teammate enters a key next time)
   await c.var.db.http.insert(credentials).values({
     installationId: who.installationId, userId: who.userId, kind: 'signin', name: 'authorize page sign-in', prefix: secret.prefix, secretHash: secret.hash,
-    expiresAt: new Date(Date.now() + SIGNIN_SECONDS * 1000), createdBy: who.userId, updatedBy: who.userId, parentId: key?.id ?? null,
+    expiresAt: new Date(Date.now() + SIGNIN_SECONDS * 1000), createdBy: who.userId, updatedBy: who.userId, parentId: key.id,
   });
   setCookie(c, SIGNIN_COOKIE, secret.secret, {
     path: OAUTH_PATHS.authorize, httpOnly: true, sameSite: 'Lax', maxAge: SIGNIN_SECONDS, secure: new URL(c.req.url).protocol === 'https:',
