@@ -1,6 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { CONTACT_FORM_POSITIONS, CONTACT_FORM_THEMES, contactForms } from '../db/schema';
+import { CONTACT_FORM_POSITIONS, CONTACT_FORM_THEMES, contactFormHelpdocArticles, contactForms } from '../db/schema';
+import { publicArticleLink, publicArticleLinks } from '../resources/helpdocs/public-site';
 import { ApiError } from '../http/errors';
 import { textParam } from '../http/params';
 import { errorResponse, jsonResponse } from '../http/responses';
@@ -18,6 +19,7 @@ export const publicFormSettings = z.object({
   position: z.enum(CONTACT_FORM_POSITIONS),
   isLiveChatEnabled: z.boolean(),
   liveChatWelcomeMessage: z.string().nullable(),
+  helpdocarticles: z.array(publicArticleLink).meta({ description: 'the help articles the form suggests that anyone may read (published, not private, on a public site)' }),
 }).meta({ id: 'ContactFormSettings' });
 
 /** Browsers and CDNs may reuse the settings for a minute: a changed colour or welcome shows within that. */
@@ -26,7 +28,7 @@ const SETTINGS_CACHE = 'public, max-age=60';
 /** `GET /widget/forms/{formToken}.json`: a contact form's public settings, for the chat widget. */
 export const formSettingsRoute = defineRoute({
   method: 'get', path: '/widget/forms/{formToken}.json', tag: 'Widget', operationId: 'getContactFormSettings', public: true,
-  summary: "A contact form's public settings (name, colours, theme, position, live chat and its welcome message), by the form's token",
+  summary: "A contact form's public settings (name, colours, theme, position, live chat and its welcome message, the help articles it suggests), by the form's token",
   request: { params: z.object({ formToken: textParam("the contact form's token") }) },
   responses: {
     200: jsonResponse('the settings, as `{"contactform": {...}}`', z.object({ contactform: publicFormSettings })),
@@ -38,6 +40,8 @@ export const formSettingsRoute = defineRoute({
   if (!FORM_TOKEN.test(token)) throw ApiError.notFound('formToken', 'no contact form has this token');
   const [form] = await c.var.db.http
     .select({
+      id: contactForms.id,
+      installationId: contactForms.installationId,
       name: contactForms.name,
       accentColor: contactForms.accentColor,
       triggerColor: contactForms.triggerColor,
@@ -49,5 +53,8 @@ export const formSettingsRoute = defineRoute({
     .from(contactForms)
     .where(and(eq(contactForms.token, token), eq(contactForms.state, 'active')));
   if (!form) throw ApiError.notFound('formToken', 'no contact form has this token');
-  return c.json({ contactform: form }, 200, { 'cache-control': SETTINGS_CACHE });
+  const { id, installationId, ...settings } = form;
+  const suggested = sql`(SELECT ${contactFormHelpdocArticles.articleId} FROM ${contactFormHelpdocArticles} WHERE ${contactFormHelpdocArticles.contactFormId} = ${id} AND ${contactFormHelpdocArticles.installationId} = ${installationId})`;
+  const helpdocarticles = await publicArticleLinks(c.var.db.http, installationId, suggested);
+  return c.json({ contactform: { ...settings, helpdocarticles } }, 200, { 'cache-control': SETTINGS_CACHE });
 });

@@ -249,6 +249,13 @@ describe('links', () => {
 
     const foreign = await api('/v2/contactforms.json', { method: 'POST', key: other.users.owner.apiKey, body: { contactform: { name: 'Theirs', helpdocarticles: [{ id: published }] } } });
     expect(foreign.status).toBe(400);
+
+    // the widget's public settings suggest the form's articles a customer may read, and only those
+    const draft = await createArticle({ title: 'Unfinished', contents: 'draft' });
+    await api(`/v2/contactforms/${form.body.contactform.id}.json`, { method: 'PATCH', key: owner, body: { contactform: { helpdocarticles: [{ id: published }, { id: draft.id }] } } });
+    const widget = await publicGet(`/widget/forms/${form.body.contactform.token}.json`);
+    expect(widget.status).toBe(200);
+    expect(widget.body.contactform.helpdocarticles).toEqual([{ id: published, title: 'Resetting your password', slug: 'resetting-your-password', description: 'Locked out?', subdomain }]);
   });
 
   it('deleting a category takes it off its articles', async () => {

@@ -8,7 +8,7 @@ import { expectError } from '../support/errors';
 
 let site: SeededInstallation;
 const CUSTOMER = 'https://shop.example.com';
-const PUBLIC_FIELDS = ['accentColor', 'isLiveChatEnabled', 'liveChatWelcomeMessage', 'name', 'position', 'theme', 'triggerColor'];
+const PUBLIC_FIELDS = ['accentColor', 'helpdocarticles', 'isLiveChatEnabled', 'liveChatWelcomeMessage', 'name', 'position', 'theme', 'triggerColor'];
 
 beforeAll(async () => {
   site = await newInstallation('widget-routes');
@@ -93,6 +93,7 @@ describe('GET /widget/forms/{formToken}.json', () => {
         position: 'bottom-left',
         isLiveChatEnabled: true,
         liveChatWelcomeMessage: 'Hello!',
+        helpdocarticles: [],
       },
     });
     expect(Object.keys(response.body.contactform).sort()).toEqual(PUBLIC_FIELDS);

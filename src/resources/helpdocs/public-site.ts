@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../app-env';
+import type { Database } from '../../db/client';
 import { helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
 import { pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema } from '../../engine';
 import { ApiError } from '../../http/errors';
@@ -67,6 +68,26 @@ async function publicSiteOf(c: Context<AppEnv>, subdomain: string) {
   if (!site) throw ApiError.notFound('subdomain', `no public help site ${subdomain}`);
   return site;
 }
+
+/**
+ * The articles of `articleIds` a customer may read, wherever they are: published, not private, on a
+ * live public site; with the site's subdomain, to read each at `/v2/helpdocs/{subdomain}/articles/{slug}.json`.
+ */
+export function publicArticleLinks(db: Database['http'], installationId: number, articleIds: SQL) {
+  return db
+    .select({ id: helpdocArticles.id, title: helpdocArticles.title, slug: helpdocArticles.slug, description: helpdocArticles.description, subdomain: sql<string>`${helpdocs.subdomain}` })
+    .from(helpdocArticles)
+    .innerJoin(helpdocs, and(eq(helpdocs.id, helpdocArticles.helpdocId), eq(helpdocs.installationId, helpdocArticles.installationId)))
+    .where(and(
+      eq(helpdocArticles.installationId, installationId), sql`${helpdocArticles.id} IN ${articleIds}`,
+      eq(helpdocArticles.state, 'active'), eq(helpdocArticles.status, 'published'), eq(helpdocArticles.isPrivate, false),
+      eq(helpdocs.state, 'active'), eq(helpdocs.publicSiteEnabled, true), isNotNull(helpdocs.subdomain),
+    ))
+    .orderBy(asc(helpdocArticles.displayOrder), asc(helpdocArticles.id));
+}
+
+export const publicArticleLink = z.object({ id: z.number().int(), title: z.string(), slug: z.string(), description: z.string().nullable(), subdomain: z.string() })
+  .meta({ id: 'PublicHelpDocArticleLink' });
 
 /** The articles a customer may read on the site. */
 const readable = (site: { id: number; installationId: number }): SQL =>
