@@ -1,9 +1,16 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
-import { ApiError } from '../http/errors';
+import { tooManyRequests } from './too-many';
 
 /** Failed authentications a client address may make a minute (`AUTH_FAILURES_PER_MINUTE`) before its look-ups are refused. */
 const DEFAULT_FAILURES_PER_MINUTE = 20;
+
+/** The limiter object of the client's address (`CF-Connecting-IP`), unless the limits are off. */
+function addressLimiter(c: Context<AppEnv>) {
+  if (c.env.RATE_LIMITS === 'off' || !c.env.RATE_LIMITER) return undefined;
+  const address = c.req.header('cf-connecting-ip') ?? 'unknown';
+  return c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(`address:${address}`));
+}
 
 /** What the credential look-up asks before it reads the database, and tells when the credential is no valid one. */
 export interface LookUpGuard {
@@ -20,16 +27,14 @@ export interface LookUpGuard {
  * limiter object per address, as the requests per teammate are.
  */
 export function addressGuard(c: Context<AppEnv>): LookUpGuard | undefined {
-  if (c.env.RATE_LIMITS === 'off' || !c.env.RATE_LIMITER) return undefined;
+  const limiter = addressLimiter(c);
+  if (!limiter) return undefined;
   const limit = Number(c.env.AUTH_FAILURES_PER_MINUTE) || DEFAULT_FAILURES_PER_MINUTE;
-  const address = c.req.header('cf-connecting-ip') ?? 'unknown';
-  const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(`address:${address}`));
   return {
     async before() {
       const left = await limiter.grant('failures', limit, 0);
       if (left.remaining > 0) return;
-      const wait = Math.max(1, left.resetAt - Math.floor(Date.now() / 1000));
-      throw new ApiError(429, [{ code: 'tooManyRequests', detail: `more than ${limit} failed authentications from this address in a minute; try again in ${wait} s` }], { 'Retry-After': String(wait) });
+      throw tooManyRequests(left.resetAt, `more than ${limit} failed authentications from this address in a minute`);
     },
     async failed() {
       await limiter.grant('failures', limit, 1);
@@ -46,14 +51,11 @@ const DEFAULT_PUBLIC_READS_PER_MINUTE = 600;
  * `Retry-After` until the minute ends. Counted by the same limiter objects per address.
  */
 export const limitPublicReads: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (c.env.RATE_LIMITS !== 'off' && c.env.RATE_LIMITER) {
+  const limiter = addressLimiter(c);
+  if (limiter) {
     const limit = Number(c.env.PUBLIC_READS_PER_MINUTE) || DEFAULT_PUBLIC_READS_PER_MINUTE;
-    const address = c.req.header('cf-connecting-ip') ?? 'unknown';
-    const left = await c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(`address:${address}`)).grant('public', limit, 1);
-    if (left.granted === 0) {
-      const wait = Math.max(1, left.resetAt - Math.floor(Date.now() / 1000));
-      throw new ApiError(429, [{ code: 'tooManyRequests', detail: `more than ${limit} requests a minute from this address; try again in ${wait} s` }], { 'Retry-After': String(wait) });
-    }
+    const left = await limiter.grant('public', limit, 1);
+    if (left.granted === 0) throw tooManyRequests(left.resetAt, `more than ${limit} requests a minute from this address`);
   }
   await next();
 };

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, Env } from '../app-env';
 import type { Database } from '../db/client';
-import { ApiError } from '../http/errors';
+import { tooManyRequests } from './too-many';
 
 /** A teammate's requests a minute when neither the installation nor the deployment (`RATE_LIMIT_PER_MINUTE`) says otherwise: the platform's. */
 const DEFAULT_PER_MINUTE = 120;
@@ -89,8 +89,7 @@ export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
     allowances.set(key, allowance);
   }
   if (allowance.left === 0) {
-    const wait = Math.max(1, allowance.resetAt - Math.floor(Date.now() / 1000));
-    throw new ApiError(429, [{ code: 'tooManyRequests', detail: `more than ${perMinute} requests a minute; try again in ${wait} s` }], { ...headersOf(allowance), 'Retry-After': String(wait) });
+    throw tooManyRequests(allowance.resetAt, `more than ${perMinute} requests a minute`, headersOf(allowance));
   }
   allowance.left -= 1;
   const headers = headersOf(allowance);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableText } from '../lib/field-schemas';
 
 /** Frames larger than this are refused with an error frame; the socket stays open. */
 export const MAX_FRAME_BYTES = 16_384;
@@ -17,17 +18,17 @@ export interface Participant {
 }
 
 const clientId = z.string().min(1).max(64);
-/** Text that is stored in Postgres, which cannot hold NUL: refused here, not after it was accepted. */
-const storableText = z.string().max(MAX_MESSAGE_LENGTH).refine((text) => !text.includes('\u0000'), 'must not contain NUL (\\u0000) characters');
+/** A message's text, stored in Postgres. */
+const messageText = storableText(MAX_MESSAGE_LENGTH);
 
 /** What a client may send. */
 export const clientFrame = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('message'),
-    message: storableText.refine((text) => text.trim() !== '', 'must not be blank'),
+    message: messageText.refine((text) => text.trim() !== '', 'must not be blank'),
     clientId: clientId.optional(),
     /** agents only: the AI draft this reply started from */
-    aiDraft: storableText.optional(),
+    aiDraft: messageText.optional(),
     /** agents only: `ai` when an AI assistant integration writes the answer */
     as: z.literal('ai').optional(),
   }),

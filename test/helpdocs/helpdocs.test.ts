@@ -138,6 +138,8 @@ describe('categories and articles', () => {
     const filed = await api(ARTICLES, { key: agent, query: { category: billing, filter: { status: 'published' } } });
     expect(filed.body.helpdocarticles).toHaveLength(2);
     expectError(await api(ARTICLES, { key: agent, query: { category: 'abc' } }), 400, 'category');
+    expectError(await api(ARTICLES, { key: agent, query: { category: '99999999999' } }), 400, 'category');
+    expectError(await api(ARTICLES, { key: agent, query: { search: 'bad\u0000word' } }), 400, 'search', /NUL/);
   });
 });
 

@@ -203,6 +203,8 @@ describe('the token endpoint', () => {
     expectOAuthError(await send(`${'['.repeat(100)}${']'.repeat(100)}`, 'application/json'), 400, 'invalid_request');
     expectOAuthError(await send('{"grant_type": 7}', 'application/json'), 400, 'invalid_request');
     expectOAuthError(await send('grant_type=authorization_code', 'text/plain'), 400, 'invalid_request');
+    // NUL, which Postgres cannot hold, is refused before anything is looked up
+    expectOAuthError(await send('grant_type=authorization_code&code=x&client_id=hdc_%00', 'application/x-www-form-urlencoded'), 400, 'invalid_request', /NUL/);
   });
 });
 

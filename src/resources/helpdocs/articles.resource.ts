@@ -6,11 +6,12 @@ import type { EditMethod } from '../../lib/html/message-body';
 import { AUDIT_SET, defineResource, timeProperty, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { messageHtml } from '../../lib/html/message-body';
-import { optionalText } from '../../lib/field-schemas';
+import { MAX_ID } from '../../http/params';
+import { optionalText, storableText } from '../../lib/field-schemas';
 import { displayOrderField } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
-import { freeSlug, requireOnSite, siteField, siteOf } from './same-site';
-import { slugOf, slugSchema } from './slug';
+import { placeOnSite, requireOnSite, siteField } from './same-site';
+import { slugSchema } from './slug';
 
 /**
  * Ids, each once. The platform's Go client sends `categories` it was not given as null (its
@@ -31,8 +32,7 @@ async function storedEditMethod({ tx, who }: WriteContext, id: number): Promise<
  * rendered first when its `editMethod` says so), as a public page may show them.
  */
 async function checkArticle(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
-  const site = await siteOf(context, helpdocArticles, record, id, 'helpDocArticle.helpdocsite');
-  if (id === undefined && record.slug === undefined) record.slug = await freeSlug(context, helpdocArticles, site, slugOf(record.title as string));
+  const site = await placeOnSite(context, helpdocArticles, record, id, 'helpDocArticle', 'title');
   for (const name of ['categories', 'relatedArticles']) if (record[name] === null) delete record[name];
   if (typeof record.contents === 'string') {
     const method = (record.editMethod as EditMethod | undefined) ?? (id === undefined ? 'html' : await storedEditMethod(context, id));
@@ -86,11 +86,11 @@ export const helpdocArticlesResource = defineResource({
   filter: [...AUDIT_SET, 'helpdocsite', 'title', 'slug', 'status', 'isPrivate', 'displayOrder', 'popularity', 'publishedAt'],
   listParams: {
     search: {
-      schema: z.string().trim().min(1).max(1_000).optional().meta({ description: 'words to find in the title, description and contents: quotes for a phrase, `-word` to leave out, `or` between alternatives' }),
+      schema: storableText(1_000).pipe(z.string().trim().min(1)).optional().meta({ description: 'words to find in the title, description and contents: quotes for a phrase, `-word` to leave out, `or` between alternatives' }),
       where: async (_db, _who, value) => (value === undefined ? undefined : sql`${helpdocArticles.searchVector} @@ websearch_to_tsquery('simple', ${value as string})`),
     },
     category: {
-      schema: z.coerce.number().int().positive().optional().meta({ description: 'only articles filed under this category id' }),
+      schema: z.coerce.number().int().positive().max(MAX_ID).optional().meta({ description: 'only articles filed under this category id' }),
       where: async (_db, _who, value) => (value === undefined ? undefined : sql`${helpdocArticles.categories} @> ARRAY[${value as number}]::integer[]`),
     },
   },

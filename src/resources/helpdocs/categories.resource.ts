@@ -7,13 +7,12 @@ import { ApiError } from '../../http/errors';
 import { optionalText } from '../../lib/field-schemas';
 import { displayOrderField } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
-import { freeSlug, requireOnSite, siteField, siteOf } from './same-site';
-import { slugOf, slugSchema } from './slug';
+import { placeOnSite, requireOnSite, siteField } from './same-site';
+import { slugSchema } from './slug';
 
 /** A category is on one site, its parent a category of the same site (never itself), its slug made from its name when absent. */
 async function checkCategory(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
-  const site = await siteOf(context, helpdocCategories, record, id, 'helpdoccategory.helpdocsite');
-  if (id === undefined && record.slug === undefined) record.slug = await freeSlug(context, helpdocCategories, site, slugOf(record.name as string));
+  const site = await placeOnSite(context, helpdocCategories, record, id, 'helpdoccategory', 'name');
   if (typeof record.parent === 'number') {
     if (record.parent === id) throw ApiError.invalid('helpdoccategory.parent', 'a category cannot be its own parent');
     await requireOnSite(context, helpdocCategories, [record.parent], site, 'helpdoccategory.parent', 'category');

@@ -4,9 +4,10 @@ import { z } from 'zod';
 import type { AppEnv } from '../../app-env';
 import type { Database } from '../../db/client';
 import { helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
-import { pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema } from '../../engine';
+import { isoTime, pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema } from '../../engine';
 import { ApiError } from '../../http/errors';
-import { textParam } from '../../http/params';
+import { MAX_ID, textParam } from '../../http/params';
+import { storableText } from '../../lib/field-schemas';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { limitPublicReads } from '../../ratelimit/address-guard';
 import { defineRoute } from '../../http/route';
@@ -112,8 +113,8 @@ function shownCategory(site: { id: number; installationId: number }): SQL {
 const summaryColumns = {
   id: helpdocArticles.id, title: helpdocArticles.title, slug: helpdocArticles.slug, description: helpdocArticles.description, categories: helpdocArticles.categories,
   popularity: helpdocArticles.popularity,
-  publishedAt: sql<string | null>`to_char(${helpdocArticles.publishedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
-  updatedAt: sql<string>`to_char(${helpdocArticles.updatedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  publishedAt: sql<string | null>`${isoTime(helpdocArticles.publishedAt)}`,
+  updatedAt: sql<string>`${isoTime(helpdocArticles.updatedAt)}`,
 };
 
 export const publicSiteRoute = defineRoute({
@@ -133,8 +134,8 @@ export const publicSiteRoute = defineRoute({
 });
 
 const listQuery = z.object({
-  search: z.string().trim().min(1).max(1_000).optional().meta({ description: 'words to find (title, description, contents), the best matches first: quotes for a phrase, `-word` to leave out, `or` between alternatives' }),
-  category: z.coerce.number().int().positive().max(2_147_483_647).optional().meta({ description: 'only articles under this category id' }),
+  search: storableText(1_000).pipe(z.string().trim().min(1)).optional().meta({ description: 'words to find (title, description, contents), the best matches first: quotes for a phrase, `-word` to leave out, `or` between alternatives' }),
+  category: z.coerce.number().int().positive().max(MAX_ID).optional().meta({ description: 'only articles under this category id' }),
   page: z.coerce.number().int().min(1).max(10_000).default(1).meta({ description: 'the page, from 1' }),
   pageSize: pageSizeParam,
 });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { helpdocArticles, helpdocCategories, helpdocs } from '../../db/schema';
 import { referenceField, referenceInput, type WritableField, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
+import { slugOf } from './slug';
 
 /**
  * The site a category or article is on (`{"id": 7}`), required on a create. The platform's Go
@@ -19,7 +20,7 @@ export function siteField(column: PgColumn): WritableField {
  * The site a category or article belongs to: the one the body names, else the stored one. It
  * cannot change: a record stays with its site (make one on the other).
  */
-export async function siteOf(
+async function siteOf(
   { tx, who }: WriteContext,
   table: typeof helpdocArticles | typeof helpdocCategories,
   record: Record<string, unknown>,
@@ -59,7 +60,7 @@ export async function requireOnSite(
  * A slug free on the site: `base`, or `base-2`, `base-3`, ... when a live record of `table` has it
  * (two articles titled alike, or titles of no Latin letters, which all make `article`).
  */
-export async function freeSlug({ tx, who }: WriteContext, table: typeof helpdocArticles | typeof helpdocCategories, site: number, base: string): Promise<string> {
+async function freeSlug({ tx, who }: WriteContext, table: typeof helpdocArticles | typeof helpdocCategories, site: number, base: string): Promise<string> {
   const taken = await tx
     .select({ slug: table.slug })
     .from(table)
@@ -71,4 +72,21 @@ export async function freeSlug({ tx, who }: WriteContext, table: typeof helpdocA
   let n = 2;
   while (used.has(`${stem}-${n}`)) n++;
   return `${stem}-${n}`;
+}
+
+/**
+ * Where a category or article goes (the prelude of both one's checks): its site (`siteOf`), and
+ * on a create without a slug one made free on the site from its `named` property (title, name).
+ */
+export async function placeOnSite(
+  context: WriteContext,
+  table: typeof helpdocArticles | typeof helpdocCategories,
+  record: Record<string, unknown>,
+  id: number | undefined,
+  wrapper: string,
+  named: string,
+): Promise<number> {
+  const site = await siteOf(context, table, record, id, `${wrapper}.helpdocsite`);
+  if (id === undefined && record.slug === undefined) record.slug = await freeSlug(context, table, site, slugOf(record[named] as string));
+  return site;
 }

@@ -1,7 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import type { AppEnv } from '../../../app-env';
 import { principalOf } from '../../../auth/authenticate';
@@ -18,8 +17,9 @@ import { issueCode } from './grants';
 import { issuer, OAUTH_PATHS } from './issuer';
 import { SIGNIN_SECONDS } from './lifetimes';
 import { base64url, validChallenge } from './pkce';
-import { requestedScopes, scopesBeyond } from './scopes';
-import { OAuthError } from './oauth-error';
+import { scopesBeyond } from '../../../auth/scopes';
+import { requestedScopes } from './scopes';
+import { OAuthError, sharedRefusal } from './oauth-error';
 import { parameter } from './wire';
 
 const SIGNIN_COOKIE = 'hd_signin';
@@ -96,8 +96,7 @@ async function check(c: Context<AppEnv>, params: RequestParams): Promise<Checked
   if (!params.client_id) throw new PageProblem(400, 'The link names no app (client_id is missing).');
   const found = await findClient(c, params.client_id);
   if (!found) throw new PageProblem(400, 'No app has this client_id: it may have been deleted.');
-  const { secretHash: _, ...app } = found;
-  const client: OAuthClient = { ...app, authenticated: false };
+  const { client } = found;
   let redirectUri: string | undefined;
   if (params.redirect_uri !== undefined) redirectUri = matchRedirectUri(client.redirectUris, params.redirect_uri);
   else if (client.redirectUris.length === 1) redirectUri = client.redirectUris[0];
@@ -205,10 +204,8 @@ async function setSignin(c: Context<AppEnv>, who: Principal, apiKey: string): Pr
 function answerAsPage(error: Error, c: Context<AppEnv>): Response | undefined {
   if (error instanceof BackToApp) return backToApp(c, error.redirectUri, { error: error.error, error_description: error.description }, error.state);
   if (error instanceof PageProblem) return new Response(problemPage(error.problem), { status: error.status, headers: PAGE_HEADERS });
-  const status = error instanceof ApiError || error instanceof HTTPException ? error.status : 500;
-  if (status === 429 || status >= 500) return undefined;
-  const detail = error instanceof ApiError ? error.errors.map((entry) => `${entry.source ? `${entry.source}: ` : ''}${entry.detail}`).join('; ') : error.message;
-  return new Response(problemPage(`The request is malformed: ${detail}`), { status: 400, headers: PAGE_HEADERS });
+  const refused = sharedRefusal(error);
+  return refused && new Response(problemPage(`The request is malformed: ${refused.detail}`), { status: 400, headers: PAGE_HEADERS });
 }
 
 const HTML_ANSWER = { 'text/html': { schema: { type: 'string' } } } as const;

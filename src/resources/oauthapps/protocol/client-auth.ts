@@ -19,8 +19,8 @@ export interface OAuthClient {
   authenticated: boolean;
 }
 
-/** The live app of a `client_id`, or undefined. */
-export async function findClient(c: Context<AppEnv>, clientId: string): Promise<Omit<OAuthClient, 'authenticated'> & { secretHash: string | null } | undefined> {
+/** The live app of a `client_id` (not authenticated yet), and its secret's digest; undefined when there is none. */
+export async function findClient(c: Context<AppEnv>, clientId: string): Promise<{ client: OAuthClient; secretHash: string | null } | undefined> {
   const [app] = await c.var.db.http
     .select({
       id: oauthApps.id, installationId: oauthApps.installationId, name: oauthApps.name, clientId: oauthApps.clientId, clientType: oauthApps.clientType,
@@ -28,7 +28,9 @@ export async function findClient(c: Context<AppEnv>, clientId: string): Promise<
     })
     .from(oauthApps)
     .where(and(eq(oauthApps.clientId, clientId), eq(oauthApps.state, 'active')));
-  return app ? { ...app, scopes: app.scopes as OAuthScope[] } : undefined;
+  if (!app) return undefined;
+  const { secretHash, scopes, ...rest } = app;
+  return { client: { ...rest, scopes: scopes as OAuthScope[], authenticated: false }, secretHash };
 }
 
 /** `client_id` and `client_secret` from HTTP Basic, each form-encoded first (RFC 6749 2.3.1). */
@@ -69,19 +71,14 @@ export async function authenticateClient(c: Context<AppEnv>, body: { client_id?:
   if (!clientId) throw new OAuthError('invalid_client', 'no client_id: send it in the body, or client_id:client_secret as HTTP Basic');
   const guard = addressGuard(c);
   await guard?.before();
-  const app = await findClient(c, clientId);
+  const found = await findClient(c, clientId);
   const refuse = async (detail: string): Promise<never> => {
     await guard?.failed();
     throw new OAuthError('invalid_client', detail);
   };
-  if (!app) return refuse('no app has this client_id');
-  if (app.clientType === 'public') {
-    if (secret) return refuse('a public app has no client secret');
-    const { secretHash: _, ...client } = app;
-    return { ...client, authenticated: false };
-  }
+  if (!found) return refuse('no app has this client_id');
+  if (found.client.clientType === 'public') return secret ? refuse('a public app has no client secret') : found.client;
   if (!secret) return refuse('this app is confidential: send its client secret');
-  if ((await hashSecret(secret)) !== app.secretHash) return refuse('the client secret is wrong');
-  const { secretHash: _, ...client } = app;
-  return { ...client, authenticated: true };
+  if ((await hashSecret(secret)) !== found.secretHash) return refuse('the client secret is wrong');
+  return { ...found.client, authenticated: true };
 }

@@ -7,7 +7,7 @@ import type { OAuthClient } from './client-auth';
 import { ACCESS_TOKEN_SECONDS, CODE_SECONDS, REFRESH_TOKEN_SECONDS } from './lifetimes';
 import { OAuthError } from './oauth-error';
 import { s256, validVerifier } from './pkce';
-import { effectiveScopes, scopesBeyond } from './scopes';
+import { effectiveScopes, scopesBeyond } from '../../../auth/scopes';
 
 /** What a successful token request gives: the two tokens, and whose they are. */
 export interface IssuedTokens {

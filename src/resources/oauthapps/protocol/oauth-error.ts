@@ -41,11 +41,22 @@ export function oauthErrorAnswer(error: OAuthError): Response {
  */
 export function answerAsOAuth(error: Error, _c: Context<AppEnv>): Response | undefined {
   if (error instanceof OAuthError) return oauthErrorAnswer(error);
+  const refused = sharedRefusal(error);
+  if (!refused) return undefined;
+  const answer = oauthErrorAnswer(new OAuthError('invalid_request', refused.detail));
+  return refused.status === 413 ? new Response(answer.body, { status: 413, headers: answer.headers }) : answer;
+}
+
+/**
+ * What the shared checks refused (a body too large or not JSON, a parameter of the wrong type),
+ * in one line, for a protocol that words refusals its own way; undefined for a 429 or anything
+ * unexpected, which keep the shared body.
+ */
+export function sharedRefusal(error: Error): { status: number; detail: string } | undefined {
   const status = error instanceof ApiError || error instanceof HTTPException ? error.status : 500;
   if (status === 429 || status >= 500) return undefined;
   const detail = error instanceof ApiError ? error.errors.map((entry) => `${entry.source ? `${entry.source}: ` : ''}${entry.detail}`).join('; ') : error.message;
-  const answer = oauthErrorAnswer(new OAuthError('invalid_request', detail || 'the request is malformed'));
-  return status === 413 ? new Response(answer.body, { status: 413, headers: answer.headers }) : answer;
+  return { status, detail: detail || 'the request is malformed' };
 }
 
 /** The headers of every token answer (RFC 6749 5.1). */

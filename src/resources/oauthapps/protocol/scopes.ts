@@ -1,8 +1,6 @@
 import { OAUTH_SCOPES, type OAuthScope } from '../../../db/schema';
 import { OAuthError } from './oauth-error';
 
-export { effectiveScopes, scopesBeyond } from '../../../auth/scopes';
-
 /** The scopes a `scope` parameter names: undefined when absent, `invalid_scope` when it names one we do not have. */
 export function requestedScopes(scope: string | undefined): OAuthScope[] | undefined {
   if (scope === undefined) return undefined;

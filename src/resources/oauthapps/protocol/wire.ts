@@ -2,10 +2,11 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../../app-env';
 import { jsonResponse } from '../../../http/responses';
+import { storableText } from '../../../lib/field-schemas';
 import { oauthErrorBody } from './oauth-error';
 
 /** A protocol parameter: a string, optional at the schema (the handler says which are required, as the RFC words it). */
-export const parameter = (description: string) => z.string().max(4096).optional().meta({ description });
+export const parameter = (description: string) => storableText(4096).optional().meta({ description });
 
 /** The body of the token and revocation endpoints: form-encoded, as RFC 6749 has it, or JSON, as the platform also takes. */
 export function formOrJson<S extends z.ZodType>(schema: S) {
