@@ -27,8 +27,8 @@ export interface IsolateHeap {
   close(): void;
 }
 
-/** The heap of the Worker named `worker` (its inspector target is `core:user:<name>`). */
-export async function isolateHeap(inspectorPort: number, worker: string): Promise<IsolateHeap> {
+/** A session on the V8 inspector of the Worker named `worker` (its inspector target is `core:user:<name>`). */
+export async function inspector(inspectorPort: number, worker: string): Promise<{ call(method: string, params?: object): Promise<any>; close(): void }> {
   const socket = new WebSocket(`ws://127.0.0.1:${inspectorPort}/core:user:${worker}`);
   await new Promise((resolve, reject) => {
     socket.once('open', resolve);
@@ -48,12 +48,18 @@ export async function isolateHeap(inspectorPort: number, worker: string): Promis
       socket.on('message', onMessage);
       socket.send(JSON.stringify({ id, method, params }));
     });
+  return { call, close: () => socket.close() };
+}
+
+/** The heap of the Worker named `worker`. */
+export async function isolateHeap(inspectorPort: number, worker: string): Promise<IsolateHeap> {
+  const { call, close } = await inspector(inspectorPort, worker);
   return {
     async liveMiB() {
       await call('HeapProfiler.takeHeapSnapshot', { reportProgress: false, captureNumericValue: false });
       const usage = (await call('Runtime.getHeapUsage')) as { usedSize: number };
       return usage.usedSize / 1024 / 1024;
     },
-    close: () => socket.close(),
+    close,
   };
 }

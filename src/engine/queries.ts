@@ -78,7 +78,6 @@ function partsDependOnCaller(resource: ResourceDeclaration, includes: readonly s
 
 function buildParts(resource: ResourceDeclaration, includes: readonly string[], who: Actor): ReadParts {
   const t = resource.table;
-  const record = recordValues(shapeOf(resource, who));
   const plans: IncludePlan[] = includes.map((name, i) => {
     const relation = resource.relations[name]!;
     if (!relation.page) return { name, relation, kind: 'perRow' };
@@ -86,6 +85,8 @@ function buildParts(resource: ResourceDeclaration, includes: readonly string[], 
     const column = `inc_${i}`;
     return read.kind === 'children' ? { name, relation, kind: 'children', read, column } : { name, relation, kind: 'referenced', read, column };
   });
+  // the references `assemble` sets on each record
+  const record = recordValues(shapeOf(resource, who), plans.filter((plan) => plan.relation.cardinality !== 'none').map((plan) => plan.name));
   // Per-row extras, after the record's values, in the includes' order.
   const extras = plans.flatMap((plan) => {
     if (plan.kind === 'referenced') return [plan.read.refs(t)];

@@ -105,6 +105,14 @@ function isTimeWithZone(value: unknown): value is Column {
 }
 
 /**
+ * The parts as one flat string: `a + b` of 13 characters or more is a rope that `JSON.stringify`
+ * must flatten, which made it take twice as long over a page's times (docs/benchmarks.md).
+ */
+function flat(parts: string[]): string {
+  return parts.join('');
+}
+
+/**
  * `isoTime`'s text from what `json_build_array(t AT TIME ZONE 'UTC')` writes: JSON writes a
  * `timestamp` as ISO 8601 without trailing zeros in the fraction (`2026-11-23T17:12:20.1`, or no
  * fraction at all), ` BC` after a year before 1, `infinity` for an infinite time (which
@@ -113,17 +121,23 @@ function isTimeWithZone(value: unknown): value is Column {
 function wireTime(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   // The usual case, `YYYY-MM-DDTHH:MI:SS.mmm`: only the zone is missing.
-  if (value.length === 23 && value.charCodeAt(19) === 46 /* . */) return `${value}Z`;
+  if (value.length === 23 && value.charCodeAt(19) === 46 /* . */) return flat([value, 'Z']);
   if (value === 'infinity' || value === '-infinity') return null;
   const text = value.endsWith(' BC') ? value.slice(0, -3) : value;
   const dot = text.indexOf('.', text.indexOf('T'));
-  if (dot < 0) return `${text}.000Z`;
+  if (dot < 0) return flat([text, '.000Z']);
   const fraction = text.slice(dot + 1);
-  return `${text.slice(0, dot + 1)}${fraction.length >= 3 ? fraction.slice(0, 3) : fraction.padEnd(3, '0')}Z`;
+  return flat([text.slice(0, dot + 1), fraction.length >= 3 ? fraction.slice(0, 3) : fraction.padEnd(3, '0'), 'Z']);
 }
 
-/** A record as the values of a `json_build_array` (`RecordValues`, in `types.ts`). */
-export function recordValues(shape: RecordShape): RecordValues {
+/**
+ * A record as the values of a `json_build_array` (`RecordValues`, in `types.ts`). `slots` are the
+ * properties set on the record after it is decoded (its includes' references, `queries.ts`): they
+ * start in its template, after its own, so that setting them adds no property. A V8 object given
+ * more than a dozen properties by computed name after it was made falls back to dictionary mode,
+ * and `JSON.stringify` of a page of those took over twice as long (docs/benchmarks.md).
+ */
+export function recordValues(shape: RecordShape, slots: readonly string[] = []): RecordValues {
   const t = shape.table;
   const audit = auditProperties(t);
   const typeName = 'type' in shape.properties ? undefined : shape.type;
@@ -163,13 +177,15 @@ export function recordValues(shape: RecordShape): RecordValues {
   const deletedAtIsTime = kinds[names.indexOf('deletedAt')] === TIME_UNLESS_LIVE;
   // Every record starts as a copy of one of these (its keys already in order, the type name set),
   // which V8 makes faster than adding the keys one by one.
+  // JSON.parse makes an object whose properties all sit in the object itself, and so its copies.
   const template = (live: boolean) => {
     const record: Record<string, unknown> = {};
     names.forEach((name, i) => {
       if (live && (kinds[i] === TIME_UNLESS_LIVE || kinds[i] === REFERENCE_UNLESS_LIVE)) return;
       record[name] = kinds[i] === CONSTANT ? given[i] : null;
     });
-    return record;
+    for (const slot of slots) if (!(slot in record)) record[slot] = null;
+    return JSON.parse(JSON.stringify(record)) as Record<string, unknown>;
   };
   const liveTemplate = template(true);
   const deletedTemplate = template(false);
