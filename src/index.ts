@@ -5,12 +5,16 @@ import { emailHandler } from './jobs/email';
 import { queueHandler } from './jobs/queue';
 import { scheduledHandler } from './jobs/scheduled';
 import { modules } from './modules';
+import { setBeforeCommit } from './db/client';
+import { inTransactionHook } from './events/in-transaction';
 import { registerSubscribers } from './events/subscriptions';
 
 export { ConversationRoom } from './realtime/conversation-room';
 export { RateLimiter } from './ratelimit/limiter';
 
-registerSubscribers(modules.flatMap((module) => module.subscribers));
+const subscribers = modules.flatMap((module) => module.subscribers);
+registerSubscribers(subscribers);
+setBeforeCommit(inTransactionHook(subscribers));
 const app = createApp(modules);
 
 export default {

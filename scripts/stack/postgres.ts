@@ -72,6 +72,7 @@ async function embedded(purpose: Purpose): Promise<RunningPostgres> {
         '-c', 'unix_socket_directories=',
         '-c', 'timezone=UTC', // what Neon uses; keeps timestamptz text stable
         '-c', 'max_connections=300', // Neon's pooler takes thousands of clients; a loaded local run opens a few hundred
+        '-c', 'track_commit_timestamp=on', // the webhooks benchmark times deliveries from their write's commit
         ...(test ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
       ],
       persistent: !test, // stop() deletes the directory of a test cluster

@@ -16,6 +16,20 @@ export interface DatabaseEnv extends LocalStackVars {
 
 export type Transaction = Parameters<Parameters<NeonDatabase['transaction']>[0]>[0];
 
+/**
+ * Work every transaction does last, before it commits, given the environment its handle was
+ * opened with; it answers what must wait for the commit (run once committed, never if not). Set
+ * once as the Worker starts: the events handled in the transaction that wrote them
+ * (src/events/in-transaction.ts).
+ */
+export type BeforeCommit = (tx: Transaction, env: DatabaseEnv) => Promise<Array<() => Promise<void>>>;
+
+let beforeCommit: BeforeCommit | undefined;
+
+export function setBeforeCommit(hook: BeforeCommit | undefined): void {
+  beforeCommit = hook;
+}
+
 /** Anything a statement can run on: the HTTP client or an open transaction. */
 export interface Queryable {
   execute(query: SQL): Promise<{ rows: Record<string, unknown>[] }>;
@@ -112,12 +126,22 @@ export function openDatabase(env: DatabaseEnv): Database {
     },
     async transaction(work) {
       pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count);
-      for (let attempt = 1; ; attempt++) {
+      let committed: Array<() => Promise<void>> = [];
+      const attempt = () =>
+        drizzlePool(pool!).transaction(async (tx) => {
+          const value = await work(tx);
+          committed = beforeCommit ? await beforeCommit(tx, env) : [];
+          return value;
+        });
+      for (let tries = 1; ; tries++) {
         try {
-          return await drizzlePool(pool).transaction(work);
+          const result = await attempt();
+          // what the hook left for the commit never fails the transaction, which is done
+          for (const run of committed) await run().catch(() => undefined);
+          return result;
         } catch (error) {
           // a deadlock or a serialization failure rolled it all back: the work is run again, a few times
-          if (attempt >= TRANSACTION_ATTEMPTS || !LOST_RACE.has(sqlState(error).code ?? '')) throw error;
+          if (tries >= TRANSACTION_ATTEMPTS || !LOST_RACE.has(sqlState(error).code ?? '')) throw error;
         }
       }
     },

@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import type { Env } from '../app-env';
 import type { Transaction } from '../db/client';
 import type { EventKind } from './kinds';
@@ -37,6 +38,13 @@ export interface Subscriber {
   /** unique, as `conversations.tellRoom`: what it handled is recorded under this name */
   name: string;
   on: readonly EventInterest[];
+  /**
+   * Also handled in the transaction that writes the event, last thing before it commits, when
+   * `where` (SQL over the event's row `e`) holds: its work then commits with the write, and what
+   * it sends after the commit waits for no drain (`in-transaction.ts`). The drain hands it the
+   * events it did not handle there.
+   */
+  inTransaction?: { where: SQL };
   handle(event: StoredEvent, context: SubscriberContext): Promise<void>;
 }
 

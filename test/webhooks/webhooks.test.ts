@@ -2,9 +2,6 @@
 // deliveries of whole objects, retries until a failing receiver recovers (one delivery id
 // throughout), order per ticket, filters by event and inbox, redelivery, the delivery log, and
 // an endpoint switched off after a day of failures.
-import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
@@ -14,35 +11,7 @@ import { drained, eventsSince, lastEventId } from '../support/events';
 import { sendJobMessage } from '../support/queue';
 import { eventually } from '../support/room';
 import { SDK_INCLUDED } from '../support/sdk';
-
-interface Received {
-  headers: IncomingMessage['headers'];
-  body: string;
-  json: any;
-  answered: number;
-}
-
-/** A receiver on loopback: answers each request with the next status of `statuses` (the last one repeats); `hang` never answers. */
-function receiver(statuses: (number | 'hang')[] = [200]) {
-  const requests: Received[] = [];
-  let server: Server;
-  const started = new Promise<string>((resolve) => {
-    server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk) => (body += chunk));
-      request.on('end', () => {
-        const status = statuses[Math.min(requests.length, statuses.length - 1)]!;
-        requests.push({ headers: request.headers, body, json: JSON.parse(body), answered: status === 'hang' ? 0 : status });
-        if (status !== 'hang') response.writeHead(status).end('ok');
-      });
-    });
-    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`));
-  });
-  return { requests, url: started, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
-}
-
-const TOKEN = 'a-signing-token-of-some-length';
-const sign = (text: string, token = TOKEN) => createHmac('sha256', token).update(text).digest('hex');
+import { receiver, sign, TOKEN } from './receiver';
 
 let site: SeededInstallation;
 let other: SeededInstallation;

@@ -25,12 +25,19 @@ export const events = pgTable(
     actorSystem: text('actor_system'),
     occurredAt: timestamp('occurred_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     dispatchedAt: timestamp('dispatched_at', { withTimezone: true, precision: 3 }),
+    /**
+     * The transaction that wrote it (its top-level id, savepoints or not): the subscribers handled
+     * in the writing transaction find its events by it (src/events/in-transaction.ts). A stable
+     * default, so adding the column rewrote no table; events older than it hold the migration's.
+     */
+    xact: bigint('xact', { mode: 'number' }).default(sql`(pg_current_xact_id()::text::bigint)`),
   },
   (t) => [
     index('events_record_idx').on(t.installationId, t.recordType, t.recordId, t.id),
     // What the drain and the sweep look for: events not yet handled by every subscriber.
     index('events_pending_idx').on(t.installationId, t.id).where(sql`${t.dispatchedAt} IS NULL`),
     index('events_dispatched_idx').on(t.dispatchedAt).where(sql`${t.dispatchedAt} IS NOT NULL`),
+    index('events_pending_xact_idx').on(t.xact).where(sql`${t.dispatchedAt} IS NULL`),
   ],
 );
 

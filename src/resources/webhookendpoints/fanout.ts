@@ -17,13 +17,16 @@ interface EndpointRow {
 /**
  * Turns each write event into deliveries: for every webhook event it is (`webhook-events.ts`),
  * one delivery to every enabled endpoint that wants that event and, for a ticket's, the ticket's
- * inbox. The deliveries are written with the drain's transaction (an event makes its deliveries
- * once), then, once that commits, put on the queue together (`webhooks.deliver`, one message
- * tries them side by side); one whose message is lost is found by the cron.
+ * inbox. The deliveries are written with the write itself (`inTransaction`; by the drain's
+ * transaction for an event the write did not fan out), so an event makes its deliveries once,
+ * then, once that commits, put on the queue together (`webhooks.deliver`, one message tries them
+ * side by side); one whose message is lost is found by the cron.
  */
 export const webhookFanout: Subscriber = {
   name: 'webhooks.fanout',
   on: RECORD_TYPES.map((recordType) => ({ recordType })),
+  // with the write, where the installation has an endpoint to send to (else the drain finds none)
+  inTransaction: { where: sql`EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.installation_id = e.installation_id AND w.state = 'active' AND w.enabled)` },
   async handle(event, { tx, env, afterCommit }) {
     const { rows } = await tx.execute(endpointsQuery(event.installationId));
     const endpoints = rows as unknown as EndpointRow[];

@@ -1,0 +1,2 @@
+ALTER TABLE "events" ADD COLUMN "xact" bigint DEFAULT (pg_current_xact_id()::text::bigint);--> statement-breakpoint
+CREATE INDEX "events_pending_xact_idx" ON "events" USING btree ("xact") WHERE "events"."dispatched_at" IS NULL;

@@ -1,0 +1,57 @@
+import { sql } from 'drizzle-orm';
+import type { Env } from '../app-env';
+import type { BeforeCommit } from '../db/client';
+import { errorField, log } from '../lib/log';
+import { eventsOn } from './record-events';
+import type { StoredEvent, Subscriber } from './subscriber';
+import { wants } from './subscriptions';
+
+/** How long a subscriber may take over one event in the writing transaction. */
+const DEADLINE_MS = 10_000;
+
+/**
+ * The last work of every transaction, for the subscribers handled `inTransaction`: the events
+ * the transaction wrote (found by its id, `events.xact`) that such a subscriber wants and whose
+ * `where` holds are handed to it there, each in a savepoint with the record that it handled them,
+ * so its work commits with the write or not at all. One that fails is rolled back to its
+ * savepoint, never failing the write, and left to the drain, as are events written where no
+ * transaction of ours runs (a statement on its own). What a subscriber leaves for the commit runs
+ * once the write has committed. A transaction that wrote no such event pays one statement.
+ */
+export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCommit | undefined {
+  const chosen = subscribers.filter((subscriber) => subscriber.inTransaction);
+  if (chosen.length === 0) return undefined;
+  const types = [...new Set(chosen.flatMap((subscriber) => subscriber.on.map((on) => on.recordType)))];
+  const flags = chosen.map((subscriber, i) => sql`(${subscriber.inTransaction!.where}) AS ${sql.identifier(`for_${i}`)}`);
+  return async (tx, env) => {
+    if (!eventsOn()) return [];
+    const { rows } = await tx.execute(sql`
+      SELECT * FROM (
+        SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
+               e.actor_user_id AS "actorUserId", e.actor_system AS "actorSystem", e.occurred_at AS "occurredAt", ${sql.join(flags, sql`, `)}
+          FROM events e
+         WHERE e.xact = pg_current_xact_id_if_assigned()::text::bigint AND e.dispatched_at IS NULL
+           AND e.record_type IN (${sql.join(types.map((type) => sql`${type}`), sql`, `)})) found
+       WHERE ${sql.join(chosen.map((_, i) => sql.identifier(`for_${i}`)), sql` OR `)}
+       ORDER BY id`);
+    const committed: Array<() => Promise<void>> = [];
+    for (const row of rows) {
+      const event = { ...(row as unknown as StoredEvent), id: Number(row.id) };
+      for (const [i, subscriber] of chosen.entries()) {
+        if (row[`for_${i}`] !== true || !wants(subscriber, event)) continue;
+        const afterCommit: Array<() => Promise<void>> = [];
+        try {
+          await tx.transaction(async (savepoint) => {
+            // a handle is opened with the Worker's whole environment, not only the database's part
+            await subscriber.handle(event, { tx: savepoint, env: env as unknown as Env, signal: AbortSignal.timeout(DEADLINE_MS), afterCommit: (work) => afterCommit.push(work) });
+            await savepoint.execute(sql`INSERT INTO event_deliveries (event_id, subscriber, handled_at) VALUES (${event.id}::bigint, ${subscriber.name}, now())`);
+          });
+          committed.push(...afterCommit);
+        } catch (error) {
+          log('warn', 'events: a subscriber failed in the writing transaction; the drain will hand it the event', { event: event.id, subscriber: subscriber.name, error: errorField(error) });
+        }
+      }
+    }
+    return committed.map((work) => () => work().catch((error) => log('warn', 'events: work after a write failed', { error: errorField(error) })));
+  };
+}

@@ -1,0 +1,103 @@
+// A write's webhook deliveries are made in the write's own transaction, last thing before it
+// commits (src/events/in-transaction.ts), and sent once it has: no drain of the installation's
+// events stands between a change and its receivers. A fan-out that fails there never fails the
+// write; the drain then makes the deliveries, once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeededInstallation } from '../../scripts/seed';
+import { api } from '../support/api';
+import { newInstallation, rows } from '../support/db';
+import { drained } from '../support/events';
+import { eventually } from '../support/room';
+import { holdDrainLock } from '../events/support';
+import { receiver, TOKEN } from './receiver';
+
+let site: SeededInstallation;
+let admin: string;
+let inbox: number;
+let priorities: number[];
+const hook = receiver();
+
+/** A new ticket whose own events are all drained, so what follows is the change's alone. */
+async function quietTicket(): Promise<number> {
+  const made = await api('/v2/tickets.json', { method: 'POST', key: admin, body: { ticket: { subject: 'With the write', inbox, customer: { email: 'write@webhooks.test' }, message: 'Hello', priority: { id: priorities[0] } } } });
+  expect(made.status, made.text).toBe(201);
+  await drained(site.id);
+  return made.body.ticket.id as number;
+}
+
+const setPriority = (ticket: number, priority: number) => api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key: admin, body: { ticket: { priority: { id: priority } } } });
+
+/** The ticket's `updated` events: whether dispatched, and whether the fan-out handled it, and its deliveries. */
+const changeOf = async (ticket: number) =>
+  rows<{ dispatched: boolean; fanned: boolean | null; deliveries: number }>(
+    `SELECT e.dispatched_at IS NOT NULL AS dispatched,
+            (SELECT d.handled_at IS NOT NULL FROM event_deliveries d WHERE d.event_id = e.id AND d.subscriber = 'webhooks.fanout') AS fanned,
+            (SELECT count(*)::int FROM webhook_deliveries w WHERE w.event_id = e.id) AS deliveries
+       FROM events e WHERE e.installation_id = $1 AND e.record_type = 'tickets' AND e.record_id = $2 AND e.kind = 'updated' ORDER BY e.id`,
+    [site.id, ticket],
+  );
+
+const prioritiesOf = (ticket: number) => hook.requests.filter((r) => r.json.event === 'ticket.priority' && r.json.ticket?.id === ticket);
+
+beforeAll(async () => {
+  site = await newInstallation('webhooks-write');
+  admin = site.users.admin.apiKey;
+  inbox = (await api('/v2/inboxes.json', { key: admin })).body.inboxes[0].id;
+  priorities = (await api('/v2/ticketpriorities.json', { key: admin })).body.ticketpriorities.map((p: { id: number }) => p.id);
+  const made = await api('/v2/webhookendpoints.json', { method: 'POST', key: admin, body: { webhookendpoint: { url: await hook.url, token: TOKEN } } });
+  expect(made.status, made.text).toBe(201);
+});
+
+afterAll(async () => {
+  await hook.close();
+});
+
+describe("a write's webhook deliveries", () => {
+  it('are made by the write itself and reach the receiver while the drain is held; the drain then sends nothing again', async () => {
+    const ticket = await quietTicket();
+    const release = await holdDrainLock(site.id);
+    try {
+      const changed = await setPriority(ticket, priorities[1]!);
+      expect(changed.status, changed.text).toBe(200);
+      // there as the write answers: made in its transaction, the event handed to the fan-out there
+      expect(await changeOf(ticket)).toEqual([{ dispatched: false, fanned: true, deliveries: 1 }]);
+      const [delivery] = await eventually(async () => (prioritiesOf(ticket).length ? prioritiesOf(ticket) : undefined));
+      expect(delivery!.json.ticket.priority.id).toBe(priorities[1]);
+    } finally {
+      await release();
+    }
+    await drained(site.id);
+    expect(await changeOf(ticket)).toEqual([{ dispatched: true, fanned: true, deliveries: 1 }]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(prioritiesOf(ticket)).toHaveLength(1);
+  });
+
+  it('never fail the write: a fan-out failing there leaves the event to the drain, which sends it once it can', async () => {
+    const ticket = await quietTicket();
+    // every delivery row of this ticket fails to be written, until undone
+    const name = `test_webhooks_${Math.random().toString(36).slice(2, 10)}`;
+    await rows(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.ticket_id = ${ticket} THEN RAISE EXCEPTION 'test: deliveries of this ticket fail'; END IF;
+        RETURN NEW;
+      END $$`);
+    await rows(`CREATE TRIGGER ${name} BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+    try {
+      const changed = await setPriority(ticket, priorities[1]!);
+      expect(changed.status, changed.text).toBe(200);
+      expect(changed.body.ticket.priority.id).toBe(priorities[1]);
+      const [change] = await changeOf(ticket);
+      expect(change!.deliveries).toBe(0);
+      expect(change!.fanned).not.toBe(true);
+    } finally {
+      await rows(`DROP TRIGGER IF EXISTS ${name} ON webhook_deliveries`);
+      await rows(`DROP FUNCTION IF EXISTS ${name}()`);
+    }
+    // the drain's next try (its first failed while the trigger stood, or it has not run yet) makes it
+    const [delivery] = await eventually(async () => (prioritiesOf(ticket).length ? prioritiesOf(ticket) : undefined), 20_000);
+    expect(delivery!.json.ticket.priority.id).toBe(priorities[1]);
+    await drained(site.id, 20_000);
+    expect(await changeOf(ticket)).toEqual([{ dispatched: true, fanned: true, deliveries: 1 }]);
+    expect(prioritiesOf(ticket)).toHaveLength(1);
+  });
+});
