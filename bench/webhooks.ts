@@ -217,7 +217,10 @@ async function main(): Promise<void> {
   // the service's write: ticket k's j-th update sets the other priority, so every PATCH is a change
   const failed: string[] = [];
   const updates = new Map<number, number>();
+  // how long each of the service's writes took to answer, the fan-out in its transaction included
+  const writeTimes: number[] = [];
   const serviceWrite = async (i: number) => {
+    const sent = performance.now();
     const ticket = tickets[i % tickets.length]!;
     const round = (updates.get(ticket) ?? 0) + 1;
     updates.set(ticket, round);
@@ -226,6 +229,7 @@ async function main(): Promise<void> {
       body: JSON.stringify({ ticket: { priority: { id: priorities[round % 2] } } }),
     });
     const text = await response.text();
+    writeTimes.push(performance.now() - sent);
     if (response.status !== 200) {
       if (failed.length < 5) failed.push(`${response.status} ${text.slice(0, 300)}`);
       throw new Error(`PATCH answered ${response.status}`);
@@ -251,6 +255,8 @@ async function main(): Promise<void> {
     const slow = phases.paced[variant].slowSeconds;
     log(`${variant}, paced: ${slow.length} seconds with a delivery over 1 s${slow.length ? `, at ${slow.slice(0, 40).join(' ')}${slow.length > 40 ? ' ...' : ''}` : ''}`);
     if (variant === 'service') {
+      const times = [...writeTimes].sort((a, b) => a - b);
+      log(`service, paced: PATCH answered p50 ${fixed(percentile(times, 50), 1)} ms, p99 ${fixed(percentile(times, 99), 1)} ms`);
       if (failed.length) log(`service: failed writes, the first: ${failed.join(' | ')}`);
       // where the time went: from the write's start to its commit (its own work, then the fan-out), and from the commit to the delivery's record
       const lag = await withClient(stack.databaseUrl, async (c) => (await c.query<Record<string, number>>(`

@@ -136,6 +136,7 @@ export async function requireTeammate(c: Context<AppEnv>, roles?: readonly UserR
   if (!secret) throw noCredential();
   if (!principal) throw invalidCredential();
   if (roles) requireRole(principal, roles);
+  c.var.db.installationId ??= principal.installationId;
   return principal;
 }
 

@@ -22,7 +22,7 @@ export type Transaction = Parameters<Parameters<NeonDatabase['transaction']>[0]>
  * once as the Worker starts: the events handled in the transaction that wrote them
  * (src/events/in-transaction.ts).
  */
-export type BeforeCommit = (tx: Transaction, env: DatabaseEnv) => Promise<Array<() => Promise<void>>>;
+export type BeforeCommit = (tx: Transaction, env: DatabaseEnv, installationId: number | undefined) => Promise<Array<() => Promise<void>>>;
 
 let beforeCommit: BeforeCommit | undefined;
 
@@ -50,6 +50,11 @@ export interface Database {
   roundTrips(): number;
   /** Installations whose events this handle wrote: the queue is told to drain them once the work is done. */
   eventInstallations: Set<number>;
+  /**
+   * The installation this handle works for, once known (a teammate's request sets it): the work
+   * before a commit may then skip what it knows the installation has no use for.
+   */
+  installationId?: number;
   /** Ends the WebSocket pool if one was opened. */
   close(): Promise<void>;
 }
@@ -114,7 +119,7 @@ export function openDatabase(env: DatabaseEnv): Database {
   const count = () => void trips++;
   let http: Database['http'] | undefined;
   let pool: Pool | undefined;
-  return {
+  const handle: Database = {
     get http() {
       if (!http) {
         const query = countingQuery(queryFunction(env.DATABASE_URL), count);
@@ -130,7 +135,7 @@ export function openDatabase(env: DatabaseEnv): Database {
       const attempt = () =>
         drizzlePool(pool!).transaction(async (tx) => {
           const value = await work(tx);
-          committed = beforeCommit ? await beforeCommit(tx, env) : [];
+          committed = beforeCommit ? await beforeCommit(tx, env, handle.installationId) : [];
           return value;
         });
       for (let tries = 1; ; tries++) {
@@ -153,4 +158,5 @@ export function openDatabase(env: DatabaseEnv): Database {
       await open?.end();
     },
   };
+  return handle;
 }

@@ -1,10 +1,14 @@
 import { sql } from 'drizzle-orm';
 import type { Env } from '../app-env';
 import type { BeforeCommit } from '../db/client';
+import { sqlState } from '../db/errors';
 import { errorField, log } from '../lib/log';
 import { eventsOn } from './record-events';
 import type { StoredEvent, Subscriber } from './subscriber';
 import { wants } from './subscriptions';
+
+/** Postgres's code for a statement sent in a transaction an earlier failure aborted. */
+const IN_FAILED_TRANSACTION = '25P02';
 
 /** How long a subscriber may take over one event in the writing transaction. */
 const DEADLINE_MS = 10_000;
@@ -16,15 +20,20 @@ const DEADLINE_MS = 10_000;
  * so its work commits with the write or not at all. One that fails is rolled back to its
  * savepoint, never failing the write, and left to the drain, as are events written where no
  * transaction of ours runs (a statement on its own). What a subscriber leaves for the commit runs
- * once the write has committed. A transaction that wrote no such event pays one statement.
+ * once the write has committed. A transaction that wrote no such event pays one statement, and
+ * none when its installation is known and no such subscriber may want its events (`mayWant`).
  */
 export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCommit | undefined {
   const chosen = subscribers.filter((subscriber) => subscriber.inTransaction);
   if (chosen.length === 0) return undefined;
   const types = [...new Set(chosen.flatMap((subscriber) => subscriber.on.map((on) => on.recordType)))];
   const flags = chosen.map((subscriber, i) => sql`(${subscriber.inTransaction!.where}) AS ${sql.identifier(`for_${i}`)}`);
-  return async (tx, env) => {
+  const hook: BeforeCommit = async (tx, env, installationId) => {
     if (!eventsOn()) return [];
+    const wanted = installationId === undefined
+      ? chosen.map(() => true)
+      : await Promise.all(chosen.map((subscriber) => subscriber.inTransaction!.mayWant?.(tx, installationId) ?? true));
+    if (!wanted.includes(true)) return [];
     const { rows } = await tx.execute(sql`
       SELECT * FROM (
         SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
@@ -38,7 +47,7 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
     for (const row of rows) {
       const event = { ...(row as unknown as StoredEvent), id: Number(row.id) };
       for (const [i, subscriber] of chosen.entries()) {
-        if (row[`for_${i}`] !== true || !wants(subscriber, event)) continue;
+        if (!wanted[i] || row[`for_${i}`] !== true || !wants(subscriber, event)) continue;
         const afterCommit: Array<() => Promise<void>> = [];
         try {
           await tx.transaction(async (savepoint) => {
@@ -53,5 +62,15 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
       }
     }
     return committed.map((work) => () => work().catch((error) => log('warn', 'events: work after a write failed', { error: errorField(error) })));
+  };
+  return async (tx, env, installationId) => {
+    try {
+      return await hook(tx, env, installationId);
+    } catch (error) {
+      // work that caught its own failure (a drain finding the installation busy) left the
+      // transaction aborted: its commit rolls it back, and there is nothing to hand over
+      if (sqlState(error).code === IN_FAILED_TRANSACTION) return [];
+      throw error;
+    }
   };
 }

@@ -44,7 +44,15 @@ export interface Subscriber {
    * it sends after the commit waits for no drain (`in-transaction.ts`). The drain hands it the
    * events it did not handle there.
    */
-  inTransaction?: { where: SQL };
+  inTransaction?: {
+    where: SQL;
+    /**
+     * False when the subscriber surely wants none of the installation's events now (a cache of the
+     * isolate's): the transaction then skips the statement that looks for them. A stale false
+     * leaves the events to the drain; a stale true costs that statement.
+     */
+    mayWant?(tx: Transaction, installationId: number): Promise<boolean>;
+  };
   handle(event: StoredEvent, context: SubscriberContext): Promise<void>;
 }
 

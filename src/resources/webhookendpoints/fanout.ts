@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Subscriber } from '../../events/subscriber';
 import { activitiesOfStored } from '../tickets/record-activities';
 import { sendDeliveries } from './delivery-message';
+import { hasEndpoints } from './endpoint-presence';
 import { payloadOf } from './payload';
 import { endpointsQuery } from './webhookendpoints.resource';
 import { RECORD_TYPES, webhookEventsOf } from './webhook-events';
@@ -26,7 +27,10 @@ export const webhookFanout: Subscriber = {
   name: 'webhooks.fanout',
   on: RECORD_TYPES.map((recordType) => ({ recordType })),
   // with the write, where the installation has an endpoint to send to (else the drain finds none)
-  inTransaction: { where: sql`EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.installation_id = e.installation_id AND w.state = 'active' AND w.enabled)` },
+  inTransaction: {
+    where: sql`EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.installation_id = e.installation_id AND w.state = 'active' AND w.enabled)`,
+    mayWant: hasEndpoints,
+  },
   async handle(event, { tx, env, afterCommit }) {
     const { rows } = await tx.execute(endpointsQuery(event.installationId));
     const endpoints = rows as unknown as EndpointRow[];
@@ -49,12 +53,13 @@ export const webhookFanout: Subscriber = {
       );
       if (wanting.length === 0) continue;
       const payload = JSON.stringify(await payloadOf(tx, event, ticketId, code));
-      const values = wanting.map(
-        (endpoint) => sql`(${event.installationId}::int, ${Number(endpoint.id)}::int, ${event.id}::bigint, ${code}::text, ${crypto.randomUUID()}::text, ${ticketId ?? null}::int, ${payload}::text, now())`,
-      );
+      // the payload sent once, whatever the number of endpoints
+      const targets = JSON.stringify(wanting.map((endpoint) => ({ endpoint_id: Number(endpoint.id), delivery_id: crypto.randomUUID() })));
       const { rows: inserted } = await tx.execute(sql`
         INSERT INTO webhook_deliveries (installation_id, endpoint_id, event_id, event, delivery_id, ticket_id, payload, next_attempt_at)
-        VALUES ${sql.join(values, sql`, `)} ON CONFLICT DO NOTHING RETURNING id`);
+        SELECT ${event.installationId}::int, x.endpoint_id, ${event.id}::bigint, ${code}::text, x.delivery_id, ${ticketId ?? null}::int, ${payload}::text, now()
+          FROM jsonb_to_recordset(${targets}::jsonb) AS x(endpoint_id int, delivery_id text)
+        ON CONFLICT DO NOTHING RETURNING id`);
       made.push(...inserted.map((row) => Number(row.id)));
     }
     if (made.length) afterCommit(() => sendDeliveries(env, made));

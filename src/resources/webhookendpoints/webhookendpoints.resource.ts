@@ -8,6 +8,7 @@ import { encryptToken, TokenKeyError, webhookTokenContext } from '../../lib/cryp
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
 import { tokenKeyMissing } from '../companies/pm-connection';
 import { includedUsers } from '../users/user-shape';
+import { forgetEndpoints } from './endpoint-presence';
 import { WEBHOOK_EVENTS } from './webhook-events';
 
 const eventFields = {
@@ -19,6 +20,8 @@ const inboxFields = {
 
 /** The address must be one deliveries may reach; the token is sealed before it is stored. */
 async function checkEndpoint({ tx, who, env }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+  // the installation's endpoints change: its writes look for events to fan out again (endpoint-presence.ts)
+  forgetEndpoints(who.installationId);
   if (typeof record.url === 'string') {
     const refused = await refusedDestination(record.url, destinationRules(env), AbortSignal.timeout(5_000));
     if (refused) throw ApiError.invalid('webhookendpoint.url', refused);
