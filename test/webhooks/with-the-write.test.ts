@@ -28,13 +28,13 @@ async function quietTicket(): Promise<number> {
 const setPriority = (ticket: number, priority: number) => api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key: admin, body: { ticket: { priority: { id: priority } } } });
 
 /** The ticket's `updated` events: whether dispatched, and whether the fan-out handled it, and its deliveries. */
-const changeOf = async (ticket: number) =>
+const changeOf = async (ticket: number, installation = site) =>
   rows<{ dispatched: boolean; fanned: boolean | null; deliveries: number }>(
     `SELECT e.dispatched_at IS NOT NULL AS dispatched,
             (SELECT d.handled_at IS NOT NULL FROM event_deliveries d WHERE d.event_id = e.id AND d.subscriber = 'webhooks.fanout') AS fanned,
             (SELECT count(*)::int FROM webhook_deliveries w WHERE w.event_id = e.id) AS deliveries
        FROM events e WHERE e.installation_id = $1 AND e.record_type = 'tickets' AND e.record_id = $2 AND e.kind = 'updated' ORDER BY e.id`,
-    [site.id, ticket],
+    [installation.id, ticket],
   );
 
 const prioritiesOf = (ticket: number) => hook.requests.filter((r) => r.json.event === 'ticket.priority' && r.json.ticket?.id === ticket);
@@ -70,6 +70,43 @@ describe("a write's webhook deliveries", () => {
     expect(await changeOf(ticket)).toEqual([{ dispatched: true, fanned: true, deliveries: 1 }]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(prioritiesOf(ticket)).toHaveLength(1);
+  });
+
+  it('are not looked for in an installation without an endpoint, and are from the first write after one is made', async () => {
+    const bare = await newInstallation('webhooks-write-none');
+    const key = bare.users.admin.apiKey;
+    const bareInbox = (await api('/v2/inboxes.json', { key })).body.inboxes[0].id;
+    const levels = (await api('/v2/ticketpriorities.json', { key })).body.ticketpriorities.map((p: { id: number }) => p.id);
+    const made = await api('/v2/tickets.json', { method: 'POST', key, body: { ticket: { subject: 'No endpoint yet', inbox: bareInbox, customer: { email: 'none@webhooks.test' }, message: 'Hello', priority: { id: levels[0] } } } });
+    expect(made.status, made.text).toBe(201);
+    const ticket = made.body.ticket.id as number;
+    await drained(bare.id);
+    const late = receiver();
+    const release = await holdDrainLock(bare.id);
+    try {
+      const first = await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key, body: { ticket: { priority: { id: levels[1] } } } });
+      expect(first.status, first.text).toBe(200);
+      // no endpoint: the write left the event to the drain, which is held
+      expect(await changeOf(ticket, bare)).toEqual([{ dispatched: false, fanned: null, deliveries: 0 }]);
+      const hooked = await api('/v2/webhookendpoints.json', { method: 'POST', key, body: { webhookendpoint: { url: await late.url, token: TOKEN } } });
+      expect(hooked.status, hooked.text).toBe(201);
+      const second = await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key, body: { ticket: { priority: { id: levels[0] } } } });
+      expect(second.status, second.text).toBe(200);
+      expect(await changeOf(ticket, bare)).toEqual([
+        { dispatched: false, fanned: null, deliveries: 0 },
+        { dispatched: false, fanned: true, deliveries: 1 },
+      ]);
+      const [delivery] = await eventually(async () => (late.requests.length ? late.requests : undefined));
+      expect(delivery!.json.event).toBe('ticket.priority');
+      expect(delivery!.json.ticket.priority.id).toBe(levels[0]);
+    } finally {
+      await release();
+    }
+    // the drain fans out the first change too: the endpoint wants it now, so it is sent as well
+    await drained(bare.id);
+    expect((await changeOf(ticket, bare)).map((change) => change.fanned)).toEqual([true, true]);
+    await eventually(async () => (late.requests.length === 2 ? true : undefined));
+    await late.close();
   });
 
   it('never fail the write: a fan-out failing there leaves the event to the drain, which sends it once it can', async () => {
