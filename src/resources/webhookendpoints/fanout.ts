@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Subscriber } from '../../events/subscriber';
 import { activitiesOfStored } from '../tickets/record-activities';
 import { sendDeliveries } from './delivery-message';
-import { hasEndpoints } from './endpoint-presence';
+import { anEnabledEndpoint, hasEndpoints } from './endpoint-presence';
 import { payloadOf } from './payload';
 import { endpointsQuery } from './webhookendpoints.resource';
 import { RECORD_TYPES, webhookEventsOf } from './webhook-events';
@@ -28,7 +28,7 @@ export const webhookFanout: Subscriber = {
   on: RECORD_TYPES.map((recordType) => ({ recordType })),
   // with the write, where the installation has an endpoint to send to (else the drain finds none)
   inTransaction: {
-    where: sql`EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.installation_id = e.installation_id AND w.state = 'active' AND w.enabled)`,
+    where: anEnabledEndpoint(sql`e.installation_id`),
     mayWant: hasEndpoints,
   },
   async handle(event, { tx, env, afterCommit }) {
