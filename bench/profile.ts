@@ -2,7 +2,7 @@
 // through workerd's inspector while `GET /v2/companies.json?pageSize=50&includes=all` (or
 // BENCH_PROFILE_PATH) is loaded as `npm run bench` loads it; prints the functions by self time
 // and writes the whole profile (`bench/results/profile-<time>.cpuprofile`, for Chrome's DevTools).
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { quietWranglerEnv } from '../scripts/worker-vars';
 import { startLocalStack, type LocalStack } from '../scripts/stack';
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   for (const [name, us] of rows.slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 40))) {
     log(`  ${((us / total) * 100).toFixed(1).padStart(5)} %  ${perRequest(us)} ms/req  ${name}`);
   }
+  mkdirSync(path.join('bench', 'results'), { recursive: true });
   const file = path.join('bench', 'results', `profile-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
   log(`profile: ${file}`);
