@@ -232,12 +232,13 @@ export function recordValues(shape: RecordShape, slots: readonly string[] = []):
         const kind = kinds[i];
         if (kind === CONSTANT) continue;
         const value = row[at++];
+        if (value === null) continue; // the template's value
         if (kind === VALUE) record[names[i]!] = value;
         else if (kind === TIME) record[names[i]!] = wireTime(value);
-        else if (kind === REFERENCE) record[names[i]!] = value === null ? null : { id: value, type: given[i] };
+        else if (kind === REFERENCE) record[names[i]!] = { id: value, type: given[i] };
         else if (live) continue;
         else if (kind === TIME_UNLESS_LIVE) record[names[i]!] = wireTime(value);
-        else record[names[i]!] = value === null ? null : { id: value, type: given[i] };
+        else record[names[i]!] = { id: value, type: given[i] };
       }
       return record;
     },
