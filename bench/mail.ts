@@ -16,11 +16,13 @@
 //      least half the bare parser's rate); results in bench/results/.
 //
 // Settings (environment): BENCH_MAIL_MESSAGES=10000 BENCH_MAIL_CONCURRENCY=8 BENCH_MAIL_WARMUP=200.
+import os from 'node:os';
 import pg from 'pg';
 import { createInstallation } from '../scripts/seed';
 import { startLocalStack } from '../scripts/stack';
 import { quietWranglerEnv } from '../scripts/worker-vars';
 import { log, runBench, setting, started, stops } from './lifecycle';
+import { coresUsed, snapshot, type CpuUse } from './cpu';
 import { align, fixed, machine, percentile, withClient, writeResults } from './report';
 import { startBareMail, startService, type RunningWorker } from './workers';
 
@@ -108,9 +110,17 @@ async function main(): Promise<void> {
   const to = `support@${site.siteName}.mail.localhost`;
 
   const results = {} as Record<'service' | 'bare', Series>;
+  const spent = {} as Record<'service' | 'bare', { cpu: CpuUse; webSockets: number; httpRequests: number }>;
   for (const [name, worker] of [['service', service], ['bare', bare]] as const) {
     if (config.warmup) await series(worker, `warm-${name}-${started}`, config.warmup, to);
+    const [cpuBefore, dbBefore] = [snapshot(), stack.stats()];
     results[name] = await series(worker, `run-${name}-${started}`, config.messages, to);
+    const [cpuAfter, dbAfter] = [snapshot(), stack.stats()];
+    spent[name] = {
+      cpu: coresUsed(cpuBefore, cpuAfter),
+      webSockets: dbAfter.wsProxy.connections - dbBefore.wsProxy.connections,
+      httpRequests: dbAfter.sqlHttp.requests - dbBefore.sqlHttp.requests,
+    };
     log(`${name}: ${fixed(results[name].perSecond, 1)} messages/s, statuses ${JSON.stringify(results[name].statuses)}`);
   }
   const written = await withClient(stack.databaseUrl, async (c) => (await c.query<Record<string, string>>(`
@@ -127,8 +137,19 @@ async function main(): Promise<void> {
     return [v, String(r.messages), fixed(r.bytes / 1e6, 1), fixed(r.seconds, 1), fixed(r.perSecond, 1), fixed(r.p50, 1), fixed(r.p99, 1), JSON.stringify(r.statuses)];
   })));
   log('');
+  // What a message cost the machine while its series ran (the service's drain of earlier events
+  // included): CPU by process (the stand-ins' column is this process: the sender, the SQL-over-HTTP
+  // and WebSocket stand-ins), and the database connections and HTTP queries the Worker made.
+  log(align(['while measuring', 'workerd ms/msg', 'postgres ms/msg', 'stand-ins ms/msg', 'load ms/msg', 'other ms/msg', 'idle cores', 'WebSockets/msg', 'HTTP queries/msg'], (['service', 'bare'] as const).map((v) => {
+    const { cpu, webSockets, httpRequests } = spent[v];
+    const { messages, seconds } = results[v];
+    const perMessage = (cores: number) => fixed((cores * seconds * 1000) / messages, 2);
+    const idle = os.availableParallelism() - cpu.workerd - cpu.postgres - cpu['stand-ins'] - cpu.load - cpu.other;
+    return [v, perMessage(cpu.workerd), perMessage(cpu.postgres), perMessage(cpu['stand-ins']), perMessage(cpu.load), perMessage(cpu.other), fixed(idle, 2), fixed(webSockets / messages, 2), fixed(httpRequests / messages, 2)];
+  })));
+  log('');
   log(`messages/s service / bare parser: ${fixed(share, 3)} (target at least ${TARGET_SHARE}): ${share >= TARGET_SHARE ? 'met' : 'MISSED'}`);
-  const file = await writeResults({ config, host, results, written, share }, 'mail');
+  const file = await writeResults({ config, host, results, spent, written, share }, 'mail');
   log(`results: ${file}`);
 }
 
