@@ -73,6 +73,11 @@ export function startBareSql(stack: LocalStack, statements: unknown): Promise<Ru
   return startBenchWorker('bare-sql', { ...workerVars(stack), BENCH_STATEMENTS: JSON.stringify(statements) });
 }
 
+/** The list-assembly benchmark's Worker, over the captured answer and the list (bench/workers/assemble.ts). */
+export function startAssemble(bindings: { BENCH_ANSWER: string; BENCH_LIST: string }): Promise<RunningWorker> {
+  return startBenchWorker('assemble', bindings);
+}
+
 /** The mail benchmark's bare parser. */
 export function startBareMail(): Promise<RunningWorker> {
   return startBenchWorker('bare-mail', {});

@@ -1,0 +1,89 @@
+// `npm run bench:assemble`: what one page of `GET /v2/companies.json?pageSize=50&includes=all`
+// costs in workerd once the database has answered, the network left out: the service's wire body
+// against the bare SQL Worker's answer, over the very same captured answer (issue 11's list
+// target (iv) compares the two under load; this tells how much of the gap is the page's own work).
+//
+//   1. a throwaway local stack, seeded as `npm run bench` seeds it (BENCH_COMPANIES, 200 by
+//      default: only the first page is read);
+//   2. the benchmark's list statement (bench/statements.ts) sent once through the Neon driver to
+//      the SQL-over-HTTP stand-in, its HTTP answer captured;
+//   3. bench/workers/assemble.ts in workerd with that answer: each case run 10 and 510 times in one
+//      request, the difference over 500 its time a call; BENCH_ASSEMBLE_ROUNDS rounds (6), the
+//      least kept (what the machine's other work adds is never less than nothing);
+//   4. the table: the driver's parse (both pay it), the bare answer, the service's parts and body.
+import { neon, neonConfig } from '@neondatabase/serverless';
+import { startLocalStack } from '../scripts/stack';
+import { quietWranglerEnv, workerVars } from '../scripts/worker-vars';
+import { applyLocalStackSettings } from '../src/db/local-stack-settings';
+import { log, runBench, setting, stops } from './lifecycle';
+import { align, fixed, machine, writeResults } from './report';
+import { seed } from './seed';
+import { companyListStatement } from './statements';
+import { startAssemble } from './workers';
+
+const config = {
+  companies: Math.round(setting('BENCH_COMPANIES', 200)),
+  rounds: Math.max(1, Math.round(setting('BENCH_ASSEMBLE_ROUNDS', 6))),
+};
+Object.assign(process.env, quietWranglerEnv);
+const LIST_QUERY = 'pageSize=50&includes=all';
+const CASES = ['driver', 'bare', 'query', 'page', 'service'] as const;
+
+/** The stand-in's HTTP answer to the statement, as the driver received it. */
+async function capturedAnswer(databaseUrl: string, text: string, params: unknown[]): Promise<string> {
+  let body = '';
+  neonConfig.fetchFunction = async (url: string, init: RequestInit) => {
+    const response = await fetch(url, init);
+    body = await response.clone().text();
+    return response;
+  };
+  await neon(databaseUrl).query(text, params, { fullResults: true });
+  if (!body) throw new Error('the statement went nowhere');
+  return body;
+}
+
+async function main(): Promise<void> {
+  const host = machine();
+  log(`machine: ${host.nproc} CPUs (${host.cpu}), node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
+  const stack = await startLocalStack({ purpose: 'test' });
+  stops.push(stack.stop);
+  const data = await seed(stack.databaseUrl, config.companies);
+  const who = { kind: 'teammate', installationId: data.installationId, userId: data.ownerUserId, role: 'owner' } as const;
+  const statement = await companyListStatement(who, LIST_QUERY);
+  applyLocalStackSettings(workerVars(stack));
+  const answer = await capturedAnswer(stack.databaseUrl, statement.text, statement.params);
+  log(`captured: the list statement's answer, ${fixed(answer.length / 1024, 1)} KiB`);
+  const worker = await startAssemble({ BENCH_ANSWER: answer, BENCH_LIST: JSON.stringify({ who, query: LIST_QUERY }) });
+  stops.push(worker.stop);
+
+  const call = async (name: string, times: number) => {
+    const started = performance.now();
+    const response = await fetch(`${worker.url}/?case=${name}&n=${times}`);
+    if (response.status !== 204) throw new Error(`${name}: ${response.status} ${await response.text()}`);
+    return performance.now() - started;
+  };
+  const best: Record<string, number> = {};
+  for (let round = 0; round < config.rounds; round++) {
+    for (const name of CASES) {
+      await call(name, 100); // warm
+      const few = await call(name, 10);
+      const many = await call(name, 510);
+      best[name] = Math.min(best[name] ?? Infinity, ((many - few) / 500) * 1000);
+    }
+  }
+  const own = { bare: best.bare! - best.driver!, service: best.service! - best.driver! };
+  log('');
+  log(align(['one page in workerd', 'µs a call', 'beyond the driver, µs'], [
+    ['driver: parse the answer', fixed(best.driver!, 1), ''],
+    ['bare: driver + JSON of its rows', fixed(best.bare!, 1), fixed(own.bare, 1)],
+    ['query: the query string validated', fixed(best.query!, 1), ''],
+    ['page: query + driver + listBody', fixed(best.page!, 1), fixed(best.page! - best.driver!, 1)],
+    ['service: page + its JSON', fixed(best.service!, 1), fixed(own.service, 1)],
+  ]));
+  log('');
+  log(`the service's page costs ${fixed(own.service - own.bare, 1)} µs more than the bare answer's in workerd (the least of ${config.rounds} rounds)`);
+  const file = await writeResults({ config, host, microseconds: best, beyondDriver: own }, 'assemble');
+  log(`results: ${file}`);
+}
+
+await runBench(main);
