@@ -119,6 +119,7 @@ async function takeMessage(context: WriteContext, env: Env, received: Received, 
     const entry = await addTicketEntry(context, answered, { message: body, ...(byCustomer ? { customer } : { threadType: 'note' as const }) });
     ticketId = answered;
     entryId = Number((entry[messagesResource.singular] as { id: number }).id);
+    await tx.execute(sql`UPDATE ticket_messages SET email_message_id = ${received.messageId} WHERE id = ${entryId}`);
   } else {
     const source = await emailSource(tx, installationId);
     const score = whitelisted ? undefined : mail.spamScore;
@@ -129,11 +130,13 @@ async function takeMessage(context: WriteContext, env: Env, received: Received, 
     });
     if (!body.success) throw ApiError.invalid('ticket', `the message does not make a ticket: ${body.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
     ticketId = await createRecord(context, ticketsResource, body.data as Record<string, unknown>);
-    await tx.execute(sql`UPDATE tickets SET original_recipient = ${storable(received.envelopeTo).slice(0, 320)}, spam_score = ${score ?? null} WHERE id = ${ticketId}`);
-    const { rows } = await tx.execute(sql`SELECT id FROM ticket_messages WHERE ticket_id = ${ticketId} ORDER BY id LIMIT 1`);
+    // what the mail adds to the ticket and its first entry, in one round trip
+    const { rows } = await tx.execute(sql`
+      WITH ticket AS (UPDATE tickets SET original_recipient = ${storable(received.envelopeTo).slice(0, 320)}, spam_score = ${score ?? null} WHERE id = ${ticketId})
+      UPDATE ticket_messages SET email_message_id = ${received.messageId}
+       WHERE id = (SELECT min(id) FROM ticket_messages WHERE ticket_id = ${ticketId}) RETURNING id`);
     entryId = Number(rows[0]!.id);
   }
-  await tx.execute(sql`UPDATE ticket_messages SET email_message_id = ${received.messageId} WHERE id = ${entryId}`);
   if (mail.attachments.length) await storeAttachments(context, env, ticketId, entryId, mail.attachments);
   // the message as it came, kept for a while (a failed transaction leaves the object to no row: nothing reads it)
   const rawKey = `mail/i${installationId}/${crypto.randomUUID()}.eml`;
