@@ -10,7 +10,8 @@
 //   3. bench/workers/assemble.ts in workerd with that answer: each case run 10 and 510 times in one
 //      request, the difference over 500 its time a call; BENCH_ASSEMBLE_ROUNDS rounds (6), the
 //      least kept (what the machine's other work adds is never less than nothing);
-//   4. the table: the driver's parse (both pay it), the bare answer, the service's parts and body.
+//   4. the table: the driver's parse (both pay it), the bare answer, the service's parts and body,
+//      and each Worker's whole request (its app's routing and middleware, the body read).
 import { neon, neonConfig } from '@neondatabase/serverless';
 import { startLocalStack } from '../scripts/stack';
 import { quietWranglerEnv, workerVars } from '../scripts/worker-vars';
@@ -18,16 +19,21 @@ import { applyLocalStackSettings } from '../src/db/local-stack-settings';
 import { log, runBench, setting, stops } from './lifecycle';
 import { align, fixed, machine, writeResults } from './report';
 import { seed } from './seed';
-import { companyListStatement } from './statements';
+import { hashSecret } from '../src/auth/secrets';
+import { companyListStatement, credentialLookUpStatement } from './statements';
+import { freePort, inspector } from './isolate-heap';
+import { bySelfTime } from './profile';
 import { startAssemble } from './workers';
 
 const config = {
   companies: Math.round(setting('BENCH_COMPANIES', 200)),
   rounds: Math.max(1, Math.round(setting('BENCH_ASSEMBLE_ROUNDS', 6))),
+  /** a case to take a V8 CPU profile of afterwards (2,000 calls), as `npm run bench:profile` prints one */
+  profile: process.env.BENCH_ASSEMBLE_PROFILE,
 };
 Object.assign(process.env, quietWranglerEnv);
 const LIST_QUERY = 'pageSize=50&includes=all';
-const CASES = ['driver', 'bare', 'query', 'page', 'service'] as const;
+const CASES = ['driver', 'bare', 'query', 'page', 'service', 'bareRequest', 'request'] as const;
 
 /** The stand-in's HTTP answer to the statement, as the driver received it. */
 async function capturedAnswer(databaseUrl: string, text: string, params: unknown[]): Promise<string> {
@@ -50,10 +56,15 @@ async function main(): Promise<void> {
   const data = await seed(stack.databaseUrl, config.companies);
   const who = { kind: 'teammate', installationId: data.installationId, userId: data.ownerUserId, role: 'owner' } as const;
   const statement = await companyListStatement(who, LIST_QUERY);
+  const auth = credentialLookUpStatement(await hashSecret(data.ownerKey));
   applyLocalStackSettings(workerVars(stack));
-  const answer = await capturedAnswer(stack.databaseUrl, statement.text, statement.params);
-  log(`captured: the list statement's answer, ${fixed(answer.length / 1024, 1)} KiB`);
-  const worker = await startAssemble({ BENCH_ANSWER: answer, BENCH_LIST: JSON.stringify({ who, query: LIST_QUERY }) });
+  const answers = { list: await capturedAnswer(stack.databaseUrl, statement.text, statement.params), auth: await capturedAnswer(stack.databaseUrl, auth.text, auth.params) };
+  log(`captured: the list statement's answer, ${fixed(answers.list.length / 1024, 1)} KiB, and the key's look-up`);
+  const inspectorPort = config.profile ? await freePort() : undefined;
+  const worker = await startAssemble({
+    BENCH_ANSWERS: JSON.stringify(answers),
+    BENCH_LIST: JSON.stringify({ who, key: data.ownerKey, query: LIST_QUERY, statements: { list: statement } }),
+  }, inspectorPort);
   stops.push(worker.stop);
 
   const call = async (name: string, times: number) => {
@@ -79,11 +90,26 @@ async function main(): Promise<void> {
     ['query: the query string validated', fixed(best.query!, 1), ''],
     ['page: query + driver + listBody', fixed(best.page!, 1), fixed(best.page! - best.driver!, 1)],
     ['service: page + its JSON', fixed(best.service!, 1), fixed(own.service, 1)],
+    ['bare request: the bare SQL Worker\'s app', fixed(best.bareRequest!, 1), fixed(best.bareRequest! - best.driver!, 1)],
+    ['request: the service\'s app, limiter off', fixed(best.request!, 1), fixed(best.request! - best.driver!, 1)],
   ]));
   log('');
-  log(`the service's page costs ${fixed(own.service - own.bare, 1)} µs more than the bare answer's in workerd (the least of ${config.rounds} rounds)`);
+  log(`the service's page costs ${fixed(own.service - own.bare, 1)} µs more than the bare answer's in workerd, its whole request ${fixed(best.request! - best.bareRequest!, 1)} µs more than the bare Worker's (the least of ${config.rounds} rounds)`);
   const file = await writeResults({ config, host, microseconds: best, beyondDriver: own }, 'assemble');
   log(`results: ${file}`);
+  if (config.profile && inspectorPort) {
+    const session = await inspector(inspectorPort, 'bench-assemble');
+    stops.push(async () => session.close());
+    await session.call('Profiler.enable');
+    await session.call('Profiler.setSamplingInterval', { interval: 50 });
+    await session.call('Profiler.start');
+    await call(config.profile, 2_000);
+    const { profile } = await session.call('Profiler.stop');
+    const { total, rows } = bySelfTime(profile);
+    log('');
+    log(`${config.profile}: ${fixed(total / 2_000, 1)} µs sampled a call; by self time:`);
+    for (const [name, us] of rows.slice(0, 30)) log(`  ${fixed(us / 2_000, 1).padStart(7)} µs  ${name}`);
+  }
 }
 
 await runBench(main);

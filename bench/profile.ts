@@ -28,7 +28,7 @@ interface ProfileNode {
 }
 
 /** Self time by function (name, file and line), the largest first. */
-function bySelfTime(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }) {
+export function bySelfTime(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<string, number>();
   profile.samples.forEach((id, i) => {
@@ -70,4 +70,4 @@ async function main(): Promise<void> {
   log(`profile: ${file}`);
 }
 
-runBench(main);
+if (process.argv[1]?.endsWith('profile.ts')) runBench(main);

@@ -3,6 +3,7 @@
 // the compatibility date of wrangler.toml, and the service itself (scripts/worker-under-test.ts).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
@@ -33,7 +34,7 @@ export function serviceRuntime(): { date: string | undefined; flags: string[] } 
 }
 
 /** Bundles and serves one of bench/workers/ by its name (`ceiling`, `bare-sql`, `bare-webhooks`, `bare-mail`). */
-async function startBenchWorker(name: string, bindings: Record<string, string>): Promise<RunningWorker> {
+async function startBenchWorker(name: string, bindings: Record<string, string>, options: { dropLogLines?: boolean; inspectorPort?: number } = {}): Promise<RunningWorker> {
   const configPath = path.join(root, 'bench', 'workers', `${name}.wrangler.toml`);
   const { workerOptions, date, flags, consumers } = runtimeOf(configPath);
   const service = runtimeOf(path.join(root, 'wrangler.toml'));
@@ -59,6 +60,9 @@ async function startBenchWorker(name: string, bindings: Record<string, string>):
     port: 0,
     // `POST /cdn-cgi/handler/email` reaches an email() handler, as for the service (scripts/worker-under-test.ts)
     unsafeTriggerHandlers: true,
+    // a Worker that logs a line a request: its lines read and dropped, its errors printed
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
+    ...(options.dropLogLines ? { handleRuntimeStdio: (stdout: Readable, stderr: Readable) => (stdout.resume(), stderr.pipe(process.stderr)) } : {}),
   } as ConstructorParameters<typeof Miniflare>[0]);
   const url = (await miniflare.ready).toString().replace(/\/$/, '');
   return { name, url, stop: () => miniflare.dispose() };
@@ -73,9 +77,9 @@ export function startBareSql(stack: LocalStack, statements: unknown): Promise<Ru
   return startBenchWorker('bare-sql', { ...workerVars(stack), BENCH_STATEMENTS: JSON.stringify(statements) });
 }
 
-/** The list-assembly benchmark's Worker, over the captured answer and the list (bench/workers/assemble.ts). */
-export function startAssemble(bindings: { BENCH_ANSWER: string; BENCH_LIST: string }): Promise<RunningWorker> {
-  return startBenchWorker('assemble', bindings);
+/** The list-assembly benchmark's Worker, over the captured answers and the list (bench/workers/assemble.ts). */
+export function startAssemble(bindings: { BENCH_ANSWERS: string; BENCH_LIST: string }, inspectorPort?: number): Promise<RunningWorker> {
+  return startBenchWorker('assemble', bindings, { dropLogLines: true, inspectorPort });
 }
 
 /** The mail benchmark's bare parser. */

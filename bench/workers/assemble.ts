@@ -1,38 +1,56 @@
 // The list-assembly benchmark's Worker (bench/assemble.ts): the work of one list page in workerd
-// without the network, over the database's captured answer to the benchmark's list statement.
+// without the network, over the database's captured answers (the benchmark's list statement, and
+// the credential look-up of its key).
 //
 //   GET /?case=<name>&n=<count>   runs the case `count` times in a row, then answers 204
 //
-//   driver   the Neon driver's query, its fetch answered with the captured body (what the bare SQL
-//            Worker and the service both do with the answer: parse it, type the columns)
-//   bare     driver, then the rows as the bare SQL Worker answers them (`JSON.stringify({rows})`)
-//   query    the list's query string validated, as the route does (no driver)
-//   page     the query, then the driver through the service's own `listBody` (the statement
-//            cache, the wire records, `included`, the paging)
-//   service  page, then its body as `c.json` serializes it
+//   driver       the Neon driver's query, its fetch answered with the captured body (what the bare
+//                SQL Worker and the service both do with the answer: parse it, type the columns)
+//   bare         driver, then the rows as the bare SQL Worker answers them (`JSON.stringify({rows})`)
+//   query        the list's query string validated, as the route does (no driver)
+//   page         the query, then the driver through the service's own `listBody` (the statement
+//                cache, the wire records, `included`, the paging)
+//   service      page, then its body as `c.json` serializes it
+//   bareRequest  `GET /http/v2/companies.json` through the bare SQL Worker's own app, body read
+//   request      `GET /v2/companies.json?<query>` through the service's whole app (routing, the
+//                request's context and log line, the key from the isolate's cache, the route's
+//                checks, the page, its headers), body read; the rate limiter off (its cost is
+//                `npm run bench:ratelimit`'s)
 import { neon, neonConfig } from '@neondatabase/serverless';
 import { Hono } from 'hono';
+import { createApp } from '../../src/app';
 import { listBody, schemasOf } from '../../src/engine';
+import { modules } from '../../src/modules';
 import { companiesResource } from '../../src/resources/companies/companies.resource';
+import bareSql from './bare-sql';
 
 interface Env {
-  /** the HTTP body the SQL-over-HTTP stand-in answered to the list statement */
-  BENCH_ANSWER: string;
-  /** JSON: the caller (a Principal) and the list's query string */
+  /** the HTTP bodies the SQL-over-HTTP stand-in answered: JSON {list, auth} */
+  BENCH_ANSWERS: string;
+  /** JSON: the caller (a Principal), its API key, the list's query string, the bare SQL Worker's statements */
   BENCH_LIST: string;
 }
-
-const AS_DRIZZLE_DOES = { arrayMode: false, fullResults: true } as const;
-let answer = '';
-neonConfig.fetchFunction = async () => new Response(answer, { headers: { 'content-type': 'application/json' } });
-const query = neon('postgres://bench:bench@captured.invalid/bench');
-const db = { execute: () => Promise.reject(new Error('only executeText')), executeText: (text: string, params: unknown[]) => query.query(text, params, AS_DRIZZLE_DOES) };
-
 interface List {
   who: never;
+  key: string;
   query: string;
+  statements: unknown;
 }
-type Case = (list: List) => Promise<unknown>;
+
+const DATABASE_URL = 'postgres://bench:bench@captured.invalid/bench';
+const AS_DRIZZLE_DOES = { arrayMode: false, fullResults: true } as const;
+let answers = { list: '', auth: '' };
+// Every query the driver sends is answered from memory: the credential look-up by its captured
+// answer, anything else by the list's.
+neonConfig.fetchFunction = async (_url: string, init: RequestInit) => {
+  const body = String(init.body ?? '');
+  return new Response(body.includes('credentials') ? answers.auth : answers.list, { headers: { 'content-type': 'application/json' } });
+};
+const query = neon(DATABASE_URL);
+const db = { execute: () => Promise.reject(new Error('only executeText')), executeText: (text: string, params: unknown[]) => query.query(text, params, AS_DRIZZLE_DOES) };
+const service = createApp(modules);
+
+type Case = (list: List, ctx: ExecutionContext) => Promise<unknown>;
 
 /** The list's query string validated, as the route does. */
 const listQueryOf = (query: string) => schemasOf(companiesResource).listQuery.parse(Object.fromEntries(new URLSearchParams(query)));
@@ -43,24 +61,34 @@ function page({ who, query }: List) {
   return listBody(context as never, companiesResource, who, listQueryOf(query) as never);
 }
 
+/** A request through an app, answered in full (its body read as the runtime would send it). */
+async function through(app: { fetch(request: Request, env: never, ctx: never): Response | Promise<Response> }, url: string, env: object, ctx: ExecutionContext, headers: Record<string, string> = {}) {
+  const response = await app.fetch(new Request(url, { headers }), env as never, ctx as never);
+  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${await response.text()}`);
+  return response.arrayBuffer();
+}
+
 const cases: Record<string, Case> = {
   driver: () => db.executeText('SELECT 1', []),
   bare: async () => JSON.stringify({ rows: (await db.executeText('SELECT 1', [])).rows }),
   query: async ({ query: listQuery }) => listQueryOf(listQuery),
   page: async (list) => page(list),
   service: async (list) => JSON.stringify(await page(list)),
+  bareRequest: (list, ctx) => through(bareSql, 'http://bench/http/v2/companies.json', { DATABASE_URL, BENCH_STATEMENTS: JSON.stringify(list.statements) }, ctx),
+  request: (list, ctx) =>
+    through(service, `http://bench/v2/companies.json?${list.query}`, { DATABASE_URL, ENVIRONMENT: 'development', RATE_LIMITS: 'off' }, ctx, { authorization: `Bearer ${list.key}` }),
 };
 
 const app = new Hono<{ Bindings: Env }>();
 app.get('/', async (c) => {
-  answer = c.env.BENCH_ANSWER;
+  answers = JSON.parse(c.env.BENCH_ANSWERS) as typeof answers;
   const run = cases[c.req.query('case') ?? ''];
   if (!run) return c.json({ errors: [{ code: 'not_found', detail: `cases: ${Object.keys(cases).join(', ')}` }] }, 404);
   const times = Number(c.req.query('n') ?? 1);
   const list = JSON.parse(c.env.BENCH_LIST) as List;
   let last: unknown;
-  for (let i = 0; i < times; i++) last = await run(list);
-  return c.body(null, typeof last === 'string' || last ? 204 : 500);
+  for (let i = 0; i < times; i++) last = await run(list, c.executionCtx as unknown as ExecutionContext);
+  return c.body(null, last ? 204 : 500);
 });
 
 export default app;
