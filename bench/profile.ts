@@ -10,6 +10,7 @@ import { freePort, inspector } from './isolate-heap';
 import { load } from './load';
 import { log, runBench, setting, stops } from './lifecycle';
 import { seed } from './seed';
+import { bySelfTime } from './cpu-profile';
 import { startService } from './workers';
 
 const config = {
@@ -19,26 +20,6 @@ const config = {
   path: process.env.BENCH_PROFILE_PATH ?? '/v2/companies.json?pageSize=50&includes=all',
 };
 Object.assign(process.env, quietWranglerEnv);
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  hitCount?: number;
-  children?: number[];
-}
-
-/** Self time by function (name, file and line), the largest first. */
-export function bySelfTime(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }) {
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  const self = new Map<string, number>();
-  profile.samples.forEach((id, i) => {
-    const frame = nodes.get(id)!.callFrame;
-    const key = `${frame.functionName || '(anonymous)'} ${frame.url.split('/').pop()}:${frame.lineNumber + 1}`;
-    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  });
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  return { total, rows: [...self].sort((a, b) => b[1] - a[1]) };
-}
 
 async function main(): Promise<void> {
   const stack: LocalStack = await startLocalStack({ purpose: 'test' });
@@ -70,4 +51,4 @@ async function main(): Promise<void> {
   log(`profile: ${file}`);
 }
 
-if (process.argv[1]?.endsWith('profile.ts')) runBench(main);
+runBench(main);

@@ -25,7 +25,7 @@ import { companiesResource } from '../../src/resources/companies/companies.resou
 import bareSql from './bare-sql';
 
 interface Env {
-  /** the HTTP bodies the SQL-over-HTTP stand-in answered: JSON {list, auth} */
+  /** the HTTP bodies the SQL-over-HTTP stand-in answered, by statement text: JSON {text: body} */
   BENCH_ANSWERS: string;
   /** JSON: the caller (a Principal), its API key, the list's query string, the bare SQL Worker's statements */
   BENCH_LIST: string;
@@ -34,20 +34,26 @@ interface List {
   who: never;
   key: string;
   query: string;
-  statements: unknown;
+  statements: { list: { text: string; params: unknown[] } };
+  /** each Worker's environment, made once a request (as the runtime hands one over) */
+  bareEnv?: object;
+  serviceEnv?: object;
 }
 
 const DATABASE_URL = 'postgres://bench:bench@captured.invalid/bench';
 const AS_DRIZZLE_DOES = { arrayMode: false, fullResults: true } as const;
-let answers = { list: '', auth: '' };
-// Every query the driver sends is answered from memory: the credential look-up by its captured
-// answer, anything else by the list's.
+let answers: Record<string, string> = {};
+// Every query the driver sends is answered from memory, by its text; another statement is an error.
 neonConfig.fetchFunction = async (_url: string, init: RequestInit) => {
-  const body = String(init.body ?? '');
-  return new Response(body.includes('credentials') ? answers.auth : answers.list, { headers: { 'content-type': 'application/json' } });
+  const { query: text } = JSON.parse(String(init.body)) as { query: string };
+  const answer = answers[text];
+  if (answer === undefined) throw new Error(`no captured answer for: ${text.slice(0, 200)}`);
+  return new Response(answer, { headers: { 'content-type': 'application/json' } });
 };
 const query = neon(DATABASE_URL);
 const db = { execute: () => Promise.reject(new Error('only executeText')), executeText: (text: string, params: unknown[]) => query.query(text, params, AS_DRIZZLE_DOES) };
+/** The list statement's text: what `driver` and `bare` send. */
+let listText = '';
 const service = createApp(modules);
 
 type Case = (list: List, ctx: ExecutionContext) => Promise<unknown>;
@@ -69,14 +75,13 @@ async function through(app: { fetch(request: Request, env: never, ctx: never): R
 }
 
 const cases: Record<string, Case> = {
-  driver: () => db.executeText('SELECT 1', []),
-  bare: async () => JSON.stringify({ rows: (await db.executeText('SELECT 1', [])).rows }),
+  driver: () => db.executeText(listText, []),
+  bare: async () => JSON.stringify({ rows: (await db.executeText(listText, [])).rows }),
   query: async ({ query: listQuery }) => listQueryOf(listQuery),
   page: async (list) => page(list),
   service: async (list) => JSON.stringify(await page(list)),
-  bareRequest: (list, ctx) => through(bareSql, 'http://bench/http/v2/companies.json', { DATABASE_URL, BENCH_STATEMENTS: JSON.stringify(list.statements) }, ctx),
-  request: (list, ctx) =>
-    through(service, `http://bench/v2/companies.json?${list.query}`, { DATABASE_URL, ENVIRONMENT: 'development', RATE_LIMITS: 'off' }, ctx, { authorization: `Bearer ${list.key}` }),
+  bareRequest: (list, ctx) => through(bareSql, 'http://bench/http/v2/companies.json', list.bareEnv!, ctx),
+  request: (list, ctx) => through(service, `http://bench/v2/companies.json?${list.query}`, list.serviceEnv!, ctx, { authorization: `Bearer ${list.key}` }),
 };
 
 const app = new Hono<{ Bindings: Env }>();
@@ -86,6 +91,9 @@ app.get('/', async (c) => {
   if (!run) return c.json({ errors: [{ code: 'not_found', detail: `cases: ${Object.keys(cases).join(', ')}` }] }, 404);
   const times = Number(c.req.query('n') ?? 1);
   const list = JSON.parse(c.env.BENCH_LIST) as List;
+  listText = list.statements.list.text;
+  list.bareEnv = { DATABASE_URL, BENCH_STATEMENTS: JSON.stringify(list.statements) };
+  list.serviceEnv = { DATABASE_URL, ENVIRONMENT: 'development', RATE_LIMITS: 'off' };
   let last: unknown;
   for (let i = 0; i < times; i++) last = await run(list, c.executionCtx as unknown as ExecutionContext);
   return c.body(null, last ? 204 : 500);

@@ -133,11 +133,12 @@ function wireTime(value: unknown): unknown {
 type Clone = (template: Record<string, unknown>) => Record<string, unknown>;
 
 /**
- * Thirty-two places in the code that copy a record's template, each kind of record (a type's live
- * or deleted records) taking one in turn. V8 copies `{ ...template }` fast only where it has seen
- * at most four kinds of object (an inline cache per place in the code, shared by every closure
- * made there): one place for every resource's records took its slow generic path, 0.24 µs a
- * record, a third of a list's decoding (docs/benchmarks.md). The copies are the same code on purpose.
+ * Thirty-two places in the code that copy a record's template. V8 copies `{ ...template }` fast
+ * only where it has seen at most four layouts of object (an inline cache per place in the code,
+ * shared by every closure made there): one place for every resource's records took its slow
+ * generic path, 0.24 µs a record, a third of a list's decoding (docs/benchmarks.md). A template's
+ * layout (its keys, in order) picks its place by a hash, the same whenever it is made again, so
+ * the layouts a service decodes spread over the places. The copies are the same code on purpose.
  */
 const CLONES: readonly Clone[] = [
   (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
@@ -149,13 +150,12 @@ const CLONES: readonly Clone[] = [
   (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
   (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
 ];
-const clonesByKind = new Map<string, Clone>();
-
-/** The place that copies this kind of record: the same one whenever its shape is made again (per caller, per includes). */
-function cloneFor(kind: string): Clone {
-  let clone = clonesByKind.get(kind);
-  if (!clone) clonesByKind.set(kind, (clone = CLONES[clonesByKind.size % CLONES.length]!));
-  return clone;
+/** The place that copies templates of this one's layout: FNV-1a of its keys. */
+function cloneFor(template: Record<string, unknown>): Clone {
+  const layout = Object.keys(template).join(',');
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < layout.length; i++) hash = Math.imul(hash ^ layout.charCodeAt(i), 0x01000193);
+  return CLONES[(hash >>> 0) % CLONES.length]!;
 }
 
 /**
@@ -218,8 +218,8 @@ export function recordValues(shape: RecordShape, slots: readonly string[] = []):
   const liveTemplate = template(true);
   const deletedTemplate = template(false);
   const count = names.length;
-  const cloneLive = cloneFor(`${shape.type} live`);
-  const cloneDeleted = cloneFor(`${shape.type} deleted`);
+  const cloneLive = cloneFor(liveTemplate);
+  const cloneDeleted = cloneFor(deletedTemplate);
   return {
     values: sql.join(values, sql`, `),
     count: values.length,
