@@ -23,7 +23,7 @@ import { startLocalStack } from '../scripts/stack';
 import { quietWranglerEnv } from '../scripts/worker-vars';
 import { log, runBench, setting, started, stops } from './lifecycle';
 import { coresUsed, snapshot, type CpuUse } from './cpu';
-import { align, fixed, machine, percentile, withClient, writeResults } from './report';
+import { align, coresTotal, CPU_GROUPS, fixed, machine, msEach, percentile, withClient, writeResults } from './report';
 import { startBareMail, startService, type RunningWorker } from './workers';
 
 const config = {
@@ -140,12 +140,10 @@ async function main(): Promise<void> {
   // What a message cost the machine while its series ran (the service's drain of earlier events
   // included): CPU by process (the stand-ins' column is this process: the sender, the SQL-over-HTTP
   // and WebSocket stand-ins), and the database connections and HTTP queries the Worker made.
-  log(align(['while measuring', 'workerd ms/msg', 'postgres ms/msg', 'stand-ins ms/msg', 'load ms/msg', 'other ms/msg', 'idle cores', 'WebSockets/msg', 'HTTP queries/msg'], (['service', 'bare'] as const).map((v) => {
+  log(align(['while measuring', ...CPU_GROUPS.map((g) => `${g} ms/msg`), 'idle cores', 'WebSockets/msg', 'HTTP queries/msg'], (['service', 'bare'] as const).map((v) => {
     const { cpu, webSockets, httpRequests } = spent[v];
-    const { messages, seconds } = results[v];
-    const perMessage = (cores: number) => fixed((cores * seconds * 1000) / messages, 2);
-    const idle = os.availableParallelism() - cpu.workerd - cpu.postgres - cpu['stand-ins'] - cpu.load - cpu.other;
-    return [v, perMessage(cpu.workerd), perMessage(cpu.postgres), perMessage(cpu['stand-ins']), perMessage(cpu.load), perMessage(cpu.other), fixed(idle, 2), fixed(webSockets / messages, 2), fixed(httpRequests / messages, 2)];
+    const { messages, perSecond } = results[v];
+    return [v, ...CPU_GROUPS.map((g) => msEach(cpu[g], perSecond)), fixed(os.availableParallelism() - coresTotal(cpu), 2), fixed(webSockets / messages, 2), fixed(httpRequests / messages, 2)];
   })));
   log('');
   log(`messages/s service / bare parser: ${fixed(share, 3)} (target at least ${TARGET_SHARE}): ${share >= TARGET_SHARE ? 'met' : 'MISSED'}`);

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { CpuUse } from './cpu';
 import type { LoadResult } from './load';
 import type { RoundTrips } from './round-trips';
 
@@ -49,14 +50,25 @@ export function table(measured: Measured[], ceilingRps: number): string {
 }
 
 /** Cores used during each measurement, by process group (the machine has `nproc` of them). */
+/** The groups of processes `bench/cpu.ts` counts the machine's CPU by. */
+export const CPU_GROUPS = ['workerd', 'postgres', 'stand-ins', 'load', 'other'] as const;
+
+/** Cores used over a run at `perSecond` units a second, as CPU milliseconds a unit (a request, a message). */
+export function msEach(cores: number, perSecond: number): string {
+  return fixed((cores / perSecond) * 1000, 2);
+}
+
+/** Cores the groups used together. */
+export function coresTotal(cpu: CpuUse): number {
+  return CPU_GROUPS.reduce((sum, g) => sum + cpu[g], 0);
+}
+
 export function cpuTable(measured: Measured[]): string {
-  const groups = ['workerd', 'postgres', 'stand-ins', 'load', 'other'] as const;
-  const head = ['target', ...groups.map((g) => (g === 'stand-ins' ? 'stand-ins (node)' : g)), 'total', 'steal', 'workerd ms/req', 'postgres ms/req'];
+  const head = ['target', ...CPU_GROUPS.map((g) => (g === 'stand-ins' ? 'stand-ins (node)' : g)), 'total', 'steal', 'workerd ms/req', 'postgres ms/req'];
   // CPU time per request holds up better than req/s when something else takes a share of the machine.
-  const perRequest = (cores: number, rps: number) => fixed((cores / rps) * 1000, 2);
   const rows = measured.map(({ label, result: { cpu, rps } }) => [
-    label, ...groups.map((g) => fixed(cpu[g], 2)), fixed(groups.reduce((sum, g) => sum + cpu[g], 0), 2), fixed(cpu.steal, 2),
-    perRequest(cpu.workerd, rps), perRequest(cpu.postgres, rps),
+    label, ...CPU_GROUPS.map((g) => fixed(cpu[g], 2)), fixed(coresTotal(cpu), 2), fixed(cpu.steal, 2),
+    msEach(cpu.workerd, rps), msEach(cpu.postgres, rps),
   ]);
   return align(head, rows);
 }

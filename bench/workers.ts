@@ -60,8 +60,8 @@ async function startBenchWorker(name: string, bindings: Record<string, string>, 
     port: 0,
     // `POST /cdn-cgi/handler/email` reaches an email() handler, as for the service (scripts/worker-under-test.ts)
     unsafeTriggerHandlers: true,
-    // a Worker that logs a line a request: its lines read and dropped, its errors printed
     ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
+    // a Worker that logs a line a request: its lines read and dropped, its errors printed
     ...(options.dropLogLines ? { handleRuntimeStdio: (stdout: Readable, stderr: Readable) => (stdout.resume(), stderr.pipe(process.stderr)) } : {}),
   } as ConstructorParameters<typeof Miniflare>[0]);
   const url = (await miniflare.ready).toString().replace(/\/$/, '');

@@ -131,19 +131,18 @@ export function openDatabase(env: DatabaseEnv): Database {
     },
     async transaction(work) {
       pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count);
-      let committed: Array<() => Promise<void>> = [];
+      // the work, then the hook's, in one transaction; what the hook leaves for the commit comes back with the work's value
       const attempt = () =>
         drizzlePool(pool!).transaction(async (tx) => {
           const value = await work(tx);
-          committed = beforeCommit ? await beforeCommit(tx, env, handle.installationId) : [];
-          return value;
+          return { value, committed: beforeCommit ? await beforeCommit(tx, env, handle.installationId) : [] };
         });
       for (let tries = 1; ; tries++) {
         try {
-          const result = await attempt();
+          const { value, committed } = await attempt();
           // what the hook left for the commit never fails the transaction, which is done
           for (const run of committed) await run().catch(() => undefined);
-          return result;
+          return value;
         } catch (error) {
           // a deadlock or a serialization failure rolled it all back: the work is run again, a few times
           if (tries >= TRANSACTION_ATTEMPTS || !LOST_RACE.has(sqlState(error).code ?? '')) throw error;
