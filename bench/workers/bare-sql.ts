@@ -139,10 +139,8 @@ app.get(`/batch${route}`, async (c) => {
   applyLocalStackSettings(c.env);
   const { get, auth } = statements(c);
   const sql = neon(c.env.DATABASE_URL);
-  const [who, result] = await sql.transaction([sql.query(auth.text, auth.params), sql.query(get.text, get.params)], {
-    ...AS_DRIZZLE_DOES,
-    readOnly: true,
-  });
+  // not read-only: the look-up notes when the key was last used (a write), as the service's does
+  const [who, result] = await sql.transaction([sql.query(auth.text, auth.params), sql.query(get.text, get.params)], AS_DRIZZLE_DOES);
   if (who!.rows.length !== 1) return c.json({ errors: [{ code: 'unauthorized' }] }, 401);
   return answer(c, result!.rows);
 });
