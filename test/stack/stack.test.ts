@@ -175,7 +175,12 @@ describe('stop()', () => {
     if (!process.env.DATABASE_URL) await expect(connect(pgPort)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     await expect(connect(stack.wsProxyPort)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     await expect(connect(Number(new URL(stack.sqlHttpUrl).port))).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-    await expect(new pg.Client({ connectionString: stack.databaseUrl }).connect()).rejects.toThrow();
+    // a query, not only the connection: a pooler (PgBouncer) accepts a client before it reaches the
+    // database, and keeps it waiting while it retries the server (hence the time-out)
+    const client = new pg.Client({ connectionString: stack.databaseUrl, connectionTimeoutMillis: 5_000, query_timeout: 5_000 });
+    client.on('error', () => {});
+    await expect(client.connect().then(() => client.query('SELECT 1'))).rejects.toThrow();
+    await client.end().catch(() => {});
     const dataDir = new URL('../../.data/', import.meta.url);
     const leftovers = existsSync(dataDir) ? readdirSync(dataDir).filter((d) => d.startsWith(`postgres-test-${process.pid}-`)) : [];
     expect(leftovers).toEqual([]);
