@@ -111,9 +111,9 @@ async function main(): Promise<void> {
     return result;
   };
   const chosen = targets.filter((t) => !only || only.includes(t.key));
-  // Every chosen target loaded once, unmeasured, before any is measured: in the first seconds after
-  // the seed, the bench's own process spent 1.1 to 1.3 ms a request of the target measured first
-  // against 0.7 to 0.9 ms later (11 runs in 13), which fell on whichever target came first.
+  // Every chosen target loaded once, unmeasured, before any is measured: in 10 list runs of 13, the
+  // bench's own process spent more a request while the first target after the seed was measured
+  // than in any later round (up to 1.3 against 0.7 to 0.9 ms), which fell on that target alone.
   if (config.settleSeconds > 0) {
     log(`settling: each target loaded ${config.settleSeconds} s, not measured`);
     for (const target of chosen) {
