@@ -1,9 +1,9 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../app-env';
 import { openDatabase } from '../db/client';
 import { announceEvents } from '../events/announce';
 import { configureEvents } from '../events/record-events';
-import { log } from '../lib/log';
+import { log, withLogContext } from '../lib/log';
 import { asError, handleError } from './error-handler';
 
 /** A request id a client may choose: short, printable, no spaces or quotes. */
@@ -15,10 +15,15 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
  * is told to drain the events it wrote; and one log line when it is done: id, installation,
  * route pattern, status, duration and database round trips.
  */
-export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const started = Date.now();
+export const requestContext: MiddlewareHandler<AppEnv> = (c, next) => {
   const sent = c.req.header('x-request-id');
   const requestId = sent && SANE_REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+  // every line logged while the request runs, and by the work it leaves behind, names it
+  return withLogContext({ requestId }, () => handle(c, next, requestId));
+};
+
+async function handle(c: Context<AppEnv>, next: Next, requestId: string): Promise<void> {
+  const started = Date.now();
   c.set('requestId', requestId);
   configureEvents(c.env);
   const db = openDatabase(c.env);
@@ -46,4 +51,4 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
       dbRoundTrips: db.roundTrips(),
     });
   }
-};
+}

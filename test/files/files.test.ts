@@ -8,6 +8,7 @@ import { runCron } from '../support/cron';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { confirmFile, fileRef, uploadedFile, uploadTo } from '../support/files';
+import { checkedFetch } from '../support/contract';
 
 let site: SeededInstallation;
 let owner: string;
@@ -68,10 +69,10 @@ describe('the three steps', () => {
     expect((await upload(started, 'hi', 'a.txt', { key: '../../etc/passwd' })).status).toBe(403);
     expect((await upload(started, 'hi', 'a.txt', { 'Content-Type': 'text/html' })).status).toBe(400);
     expect((await upload(started, '')).status).toBe(400);
-    expect((await fetch(started.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(415);
+    expect((await checkedFetch(started.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(415);
     const noFile = new FormData();
     for (const [field, value] of Object.entries(started.params as Record<string, string>)) noFile.append(field, value);
-    expect((await fetch(started.url, { method: 'POST', body: noFile })).status).toBe(400);
+    expect((await checkedFetch(started.url, { method: 'POST', body: noFile })).status).toBe(400);
     const big = await upload(started, new Uint8Array(25 * 1024 * 1024 + 1));
     expect(big.status).toBe(413);
     await rows("UPDATE files SET upload_expires_at = now() - interval '1 minute' WHERE id = $1", [started.file.id]);

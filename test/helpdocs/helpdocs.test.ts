@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
+import { checkAnswer } from '../support/contract';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { eventually } from '../support/room';
@@ -37,10 +38,10 @@ async function createArticle(body: Record<string, unknown>, key = agent) {
   return created.body.helpDocArticle;
 }
 
-/** A public request: no credential at all. */
+/** A public request: no credential at all (its answer checked against the document, as `api()` checks). */
 async function publicGet(path: string) {
-  const response = await fetch(inject('workerUrl') + path);
-  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+  const url = inject('workerUrl') + path;
+  return checkAnswer('GET', url, await fetch(url));
 }
 
 describe('sites', () => {

@@ -8,6 +8,7 @@ import { api } from '../support/api';
 import { runCron } from '../support/cron';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { checkedFetch } from '../support/contract';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -91,12 +92,12 @@ describe('Idempotency-Key', () => {
     // a request holding the key, as one still running would
     const digest = createHash('sha256').update(`POST /v2/tickets.json\n${body}`).digest('hex');
     await rows('INSERT INTO idempotency_keys (installation_id, user_id, key, request_digest) VALUES ($1, $2, $3, $4)', [site.id, site.users.agent.id, key, digest]);
-    const held = await fetch(`${inject('workerUrl')}/v2/tickets.json`, { method: 'POST', headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key }, body });
+    const held = await checkedFetch(`${inject('workerUrl')}/v2/tickets.json`, { method: 'POST', headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key }, body });
     expect(held.status).toBe(409);
     expect(await ticketsCalled('In flight')).toEqual([]);
     // one that died holding it (past two minutes) leaves it to the retry
     await rows("UPDATE idempotency_keys SET started_at = now() - interval '3 minutes' WHERE key = $1", [key]);
-    const retried = await fetch(`${inject('workerUrl')}/v2/tickets.json`, { method: 'POST', headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key }, body });
+    const retried = await checkedFetch(`${inject('workerUrl')}/v2/tickets.json`, { method: 'POST', headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key }, body });
     expect(retried.status).toBe(201);
     expect(await ticketsCalled('In flight')).toHaveLength(1);
 
@@ -111,7 +112,7 @@ describe('Idempotency-Key', () => {
     const key = crypto.randomUUID();
     const body = { ticket: { subject: 'Timed out', inbox, customer: { email: 'idem@keys.test' }, message: 'Once', notifyCustomer: false } };
     // the client gives up at once: the first request may or may not have run
-    await fetch(`${inject('workerUrl')}/v2/tickets.json`, {
+    await checkedFetch(`${inject('workerUrl')}/v2/tickets.json`, {
       method: 'POST', headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body), signal: AbortSignal.timeout(1),
     }).catch(() => undefined);
     let retry = await create(key, 'Timed out');

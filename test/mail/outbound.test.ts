@@ -15,6 +15,7 @@ import { sendJobMessage } from '../support/queue';
 import { eventually } from '../support/room';
 import { TEST_PUBLIC_URL } from './limits';
 import { newMessageId, planSendFailures, send, sentTo } from './support';
+import { checkedFetch } from '../support/contract';
 
 const SOLVED = 5;
 
@@ -172,7 +173,7 @@ describe('what a reply carries besides', () => {
     expect(mail!.html).toBe(`Fixed it.<div class="survey"><p>Rate <b>us</b></p><p><a href="${link}">${link}</a></p></div><br><div class="signature"><p>The <b>Support</b> team</p></div>`);
     expect(mail!.text).toContain(`Rate us\n${link}`);
     // the link, on the Worker's real address, is the survey
-    const answered = await fetch(`${inject('workerUrl')}${path}`);
+    const answered = await checkedFetch(`${inject('workerUrl')}${path}`);
     expect(answered.status).toBe(200);
     expect(((await answered.json()) as { survey: { ticket: unknown } }).survey.ticket).toEqual({ id: ticketId, subject: 'Rate me' });
     // a reply that solves nothing carries none

@@ -12,6 +12,7 @@ import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { TEST_PUBLIC_URL } from '../mail/limits';
 import { authorizeUrl, clientOptions, consentInBrowser, discover, registerApp, startCallback, toWorker, type Callback, type RegisteredApp } from './support';
+import { checkedFetch } from '../support/contract';
 
 let browser: Browser;
 let site: SeededInstallation;
@@ -223,7 +224,7 @@ describe('scopes', () => {
 
 /** An authorize request the page refuses at once: it redirects to the callback with an error (no page). */
 async function consentFailure(url: URL): Promise<URLSearchParams> {
-  const answer = await fetch(toWorker(url), { redirect: 'manual' });
+  const answer = await checkedFetch(toWorker(url), { redirect: 'manual' });
   expect(answer.status).toBe(303);
   const location = new URL(answer.headers.get('location')!);
   expect(location.href.startsWith(callback.url)).toBe(true);

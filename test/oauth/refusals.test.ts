@@ -10,6 +10,7 @@ import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { TEST_PUBLIC_URL } from '../mail/limits';
 import { basicAuth, post, registerApp, type RegisteredApp } from './support';
+import { checkedFetch } from '../support/contract';
 
 const REDIRECT = 'https://app.example.test/callback';
 const OTHER_REDIRECT = 'https://app.example.test/other';
@@ -28,7 +29,7 @@ const challengeOf = (value: string) => createHash('sha256').update(value).digest
 
 /** The authorize page's answer to a GET with these parameters (no redirect followed). */
 function authorizePage(parameters: Record<string, string>, headers: Record<string, string> = {}) {
-  return fetch(`${inject('workerUrl')}/oauth/authorize?${new URLSearchParams(parameters)}`, { redirect: 'manual', headers });
+  return checkedFetch(`${inject('workerUrl')}/oauth/authorize?${new URLSearchParams(parameters)}`, { redirect: 'manual', headers });
 }
 
 /**
@@ -42,7 +43,7 @@ async function consent(parameters: Record<string, string>, headers: Record<strin
   const token = /name="consent_token" value="([^"]+)"/.exec(await page.text())![1]!;
   const cookie = (page.headers as unknown as { getSetCookie(): string[] }).getSetCookie().map((line) => line.split(';')[0]).join('; ');
   const sent: Record<string, string> = options.token === false ? {} : { consent_token: options.token ?? token };
-  return fetch(`${inject('workerUrl')}/oauth/authorize`, {
+  return checkedFetch(`${inject('workerUrl')}/oauth/authorize`, {
     method: 'POST', redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers },
     body: new URLSearchParams({ ...parameters, ...sent }).toString(),
@@ -195,7 +196,7 @@ describe('the token endpoint', () => {
   it('answers malformed bodies with invalid_request, never a 500', async () => {
     const url = `${inject('workerUrl')}/oauth/token`;
     const send = async (body: string, type: string) => {
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': type }, body });
+      const response = await checkedFetch(url, { method: 'POST', headers: { 'content-type': type }, body });
       return { status: response.status, headers: response.headers, body: await response.json() };
     };
     expectOAuthError(await send('grant_type=authorization_code&grant_type=refresh_token', 'application/x-www-form-urlencoded'), 400, 'invalid_request');
@@ -312,7 +313,7 @@ describe('the authorize page', () => {
       await consent(form, {}, { token: false }),
       await consent(form, {}, { token: 'forged-token-of-another-page' }),
       // no cookie at all: a form another site's page made
-      await fetch(`${inject('workerUrl')}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...form, consent_token: 'x' }).toString() }),
+      await checkedFetch(`${inject('workerUrl')}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...form, consent_token: 'x' }).toString() }),
     ];
     for (const answer of refused) {
       const shown = await page(answer);
@@ -331,7 +332,7 @@ describe('the authorize page', () => {
     })));
     const jar = forms.map((form) => form.cookie).join('; ');
     for (const form of forms) {
-      const sent = await fetch(`${inject('workerUrl')}/oauth/authorize`, {
+      const sent = await checkedFetch(`${inject('workerUrl')}/oauth/authorize`, {
         method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar },
         body: new URLSearchParams({ ...request, decision: 'allow', api_key: site.users.agent.apiKey, consent_token: form.token }).toString(),
       });

@@ -5,6 +5,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { expect, inject } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
+import { checkAnswer } from '../support/contract';
 import { TEST_PUBLIC_URL } from '../mail/limits';
 
 /**
@@ -104,19 +105,15 @@ export async function consentInBrowser(
 
 /** A raw request to a protocol endpoint, form-encoded unless `json`. */
 export async function post(path: string, parameters: Record<string, string>, options: { json?: boolean; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any }> {
-  const response = await fetch(inject('workerUrl') + path, {
+  const url = inject('workerUrl') + path;
+  const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': options.json ? 'application/json' : 'application/x-www-form-urlencoded', ...options.headers },
     body: options.json ? JSON.stringify(parameters) : new URLSearchParams(parameters).toString(),
   });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    // not JSON: the text itself
-  }
-  return { status: response.status, headers: response.headers, body };
+  // checked against the document, as `api()` checks its own answers; a body that is not JSON is its text
+  const answer = await checkAnswer('POST', url, response);
+  return { status: answer.status, headers: answer.headers, body: answer.body ?? (answer.text || undefined) };
 }
 
 export const basicAuth = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;

@@ -94,6 +94,25 @@ export async function checkAnswer<T = any>(method: string, url: string | URL, re
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
+/**
+ * `fetch`, with the answer checked against the document as `checkAnswer` checks it, for a test
+ * that needs the Response itself (its redirect, its cookies, its bytes): the same answer, made
+ * again from what was read.
+ */
+export async function checkedFetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(url, init);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  await checkAgainstContract((init.method ?? 'GET').toUpperCase(), new URL(url), response.status, response.headers, parsed, text);
+  return new Response(bytes.length ? bytes : null, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 /** Checks one answer against the document; throws naming what does not match. */
 export async function checkAgainstContract(method: string, url: URL, status: number, headers: Headers, body: unknown, text: string): Promise<void> {
   // A CORS preflight is the browser's question, not an operation of the API.

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { api } from './api';
+import { checkedFetch } from './contract';
 
 /** Step one of the platform's upload as its client sends it: its FileResponse, with an empty form. */
 export const fileRef = (key: string, file: Record<string, unknown>) =>
@@ -10,7 +11,7 @@ export async function uploadTo(answer: { url: string; params: Record<string, str
   const form = new FormData();
   for (const [field, value] of Object.entries({ ...answer.params, ...override })) if (value !== '') form.append(field, value);
   form.append('file', new Blob([bytes]), name);
-  return fetch(answer.url, { method: 'POST', body: form });
+  return checkedFetch(answer.url, { method: 'POST', body: form });
 }
 
 /** Step three: the confirmation. */

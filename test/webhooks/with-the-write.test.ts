@@ -7,6 +7,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { drained } from '../support/events';
+import { awaitLogLines } from '../support/logs';
 import { eventually } from '../support/room';
 import { holdDrainLock } from '../events/support';
 import { receiver, TOKEN } from './receiver';
@@ -120,12 +121,17 @@ describe("a write's webhook deliveries", () => {
       END $$`);
     await rows(`CREATE TRIGGER ${name} BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION ${name}()`);
     try {
-      const changed = await setPriority(ticket, priorities[1]!);
+      const requestId = `fanout-${Math.random().toString(36).slice(2)}`;
+      const changed = await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key: admin, headers: { 'x-request-id': requestId }, body: { ticket: { priority: { id: priorities[1] } } } });
       expect(changed.status, changed.text).toBe(200);
       expect(changed.body.ticket.priority.id).toBe(priorities[1]);
       const [change] = await changeOf(ticket);
       expect(change!.deliveries).toBe(0);
       expect(change!.fanned).not.toBe(true);
+      // the warning the failed fan-out logged names the request it happened in, as the request's own line does
+      const lines = await awaitLogLines({ requestId }, 2);
+      expect(lines.map((line) => line.message).sort()).toEqual(['events: a subscriber failed in the writing transaction; the drain will hand it the event', 'request']);
+      expect(lines.find((line) => line.level === 'warn')).toMatchObject({ subscriber: 'webhooks.fanout', error: { code: 'P0001' } });
     } finally {
       await rows(`DROP TRIGGER IF EXISTS ${name} ON webhook_deliveries`);
       await rows(`DROP FUNCTION IF EXISTS ${name}()`);

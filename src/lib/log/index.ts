@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
  * Structured logs: one JSON object a line, so a log drain can filter and count them. Never a
  * secret or a body: callers pass identifiers, counts and outcomes.
@@ -24,8 +26,16 @@ export function errorField(error: unknown): LogFields {
   };
 }
 
+/** What every line logged within the current request carries (its id), wherever it is logged from. */
+const context = new AsyncLocalStorage<LogFields>();
+
+/** Runs `work` with `fields` on every line it logs, through every await and `waitUntil` it starts. */
+export function withLogContext<T>(fields: LogFields, work: () => T): T {
+  return context.run(fields, work);
+}
+
 export function log(level: LogLevel, message: string, fields: LogFields = {}): void {
-  const line = JSON.stringify({ level, message, ...fields });
+  const line = JSON.stringify({ level, message, ...context.getStore(), ...fields });
   if (level === 'error') console.error(line);
   else if (level === 'warn') console.warn(line);
   else console.log(line);
