@@ -7,6 +7,7 @@ import { api } from '../support/api';
 import { checkAnswer } from '../support/contract';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { eventsOf } from '../support/events';
 import { eventually } from '../support/room';
 import { SDK_HEADERS, SDK_INCLUDED } from '../support/sdk';
 
@@ -95,6 +96,9 @@ describe('categories and articles', () => {
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.helpDocArticle.status).toBe('published');
     expect(Date.parse(patched.body.helpDocArticle.publishedAt)).toBeGreaterThan(Date.now() - 60_000);
+    // the time it was published is a change of its own, with its event
+    const updates = (await eventsOf(site.id, 'helpdocarticles', published)).filter((event) => event.kind === 'updated');
+    expect(updates.map((event) => Object.keys(event.data))).toContainEqual(['publishedAt']);
     const markdown = await createArticle({ title: 'Invoices', editMethod: 'markdown', contents: '# Invoices\n\nDownload **invoices** from billing.', status: 'published', categories: [billing], relatedArticles: [published] });
     expect(markdown.contents).toContain('<strong>invoices</strong>');
     await createArticle({ title: 'Internal refund policy', contents: 'Refund invoices only after approval.', status: 'published', isPrivate: true });
@@ -265,8 +269,25 @@ describe('links', () => {
     const doomed = await api(CATEGORIES, { method: 'POST', key: agent, body: { helpdoccategory: { helpdocsite: { id: helpSite }, name: 'Doomed' } } });
     const id = doomed.body.helpdoccategory.id;
     await api(article(published), { method: 'PATCH', key: agent, body: { helpDocArticle: { categories: [billing, id] } } });
+    const child = await api(CATEGORIES, { method: 'POST', key: agent, body: { helpdoccategory: { helpdocsite: { id: helpSite }, name: 'Under doomed', parent: id } } });
+    expect(child.status, child.text).toBe(201);
     expect((await api(`/v2/helpdocssites/helpdoccategories/${id}.json`, { method: 'DELETE', key: agent })).status).toBe(204);
     const [stored] = await rows<{ categories: number[] }>(`SELECT categories FROM helpdoc_articles WHERE id = $1`, [published]);
     expect(stored!.categories).toEqual([billing]);
+    // each record the delete changed says so with an event of its own
+    const [filed] = (await eventsOf(site.id, 'helpdocarticles', published)).slice(-1);
+    expect(filed).toMatchObject({ kind: 'updated', data: { categories: { before: [billing, id], after: [billing] } } });
+    expect((await api(`/v2/helpdocssites/helpdoccategories/${child.body.helpdoccategory.id}.json`, { key: agent })).body.helpdoccategory.parent).toBeNull();
+    const [moved] = (await eventsOf(site.id, 'helpdoccategories', child.body.helpdoccategory.id)).slice(-1);
+    expect(moved).toMatchObject({ kind: 'updated', data: { parent: { before: id, after: null } } });
+  });
+
+  it('deleting an article takes it off the articles related to it', async () => {
+    const victim = await createArticle({ title: 'Soon gone' });
+    const linker = await createArticle({ title: 'Points to it', relatedArticles: [victim.id] });
+    expect((await api(article(victim.id), { method: 'DELETE', key: agent })).status).toBe(204);
+    expect((await api(article(linker.id), { key: agent })).body.helpDocArticle.relatedArticles).toEqual([]);
+    const [changed] = (await eventsOf(site.id, 'helpdocarticles', linker.id)).slice(-1);
+    expect(changed).toMatchObject({ kind: 'updated', data: { relatedArticles: { before: [victim.id], after: [] } } });
   });
 });

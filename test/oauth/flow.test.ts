@@ -10,6 +10,7 @@ import { api } from '../support/api';
 import { BROWSER_SETUP_TIMEOUT, launchBrowser } from '../support/browser';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { eventsOf, summary } from '../support/events';
 import { TEST_PUBLIC_URL } from '../mail/limits';
 import { authorizeUrl, clientOptions, consentInBrowser, discover, registerApp, startCallback, toWorker, type Callback, type RegisteredApp } from './support';
 import { checkedFetch } from '../support/contract';
@@ -170,8 +171,11 @@ describe('the app login flow', () => {
     const doomed = await registerApp(site, { redirectUris: [callback.url] });
     const tokens = await tokensFor(doomed);
     expect((await me(tokens.access_token)).status).toBe(200);
+    const [grant] = await rows<{ id: number }>('SELECT id FROM oauth_grants WHERE app_id = $1', [doomed.id]);
     const deleted = await api(`/v2/oauthapps/${doomed.id}.json`, { method: 'DELETE', key: site.users.owner.apiKey });
     expect(deleted.status).toBe(204);
+    // the grant ends with it, and says so as every deleted record does
+    expect(summary(await eventsOf(site.id, 'oauthgrants', grant!.id))).toContain('oauthgrants:deleted');
     expectError(await me(tokens.access_token), 401);
     expect(await oauthFailure(refresh(doomed, tokens.refresh_token!))).toMatchObject({ error: 'invalid_client', status: 401 });
   });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AGENTS, EVERYONE } from '../../auth/access';
 import { EDIT_METHODS, HELPDOC_ARTICLE_STATUSES, helpdocArticles, helpdocCategories } from '../../db/schema';
 import type { EditMethod } from '../../lib/html/message-body';
-import { AUDIT_SET, defineResource, timeProperty, type WriteContext } from '../../engine';
+import { AUDIT_SET, defineResource, timeProperty, updateRecords, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { messageHtml } from '../../lib/html/message-body';
 import { MAX_ID } from '../../http/params';
@@ -46,12 +46,10 @@ async function checkArticle(context: WriteContext, record: Record<string, unknow
   }
 }
 
-/** The first time it is published is kept (`publishedAt`); a draft again keeps it. */
+/** The first time it is published is kept (`publishedAt`, with its `updated` event); a draft again keeps it. */
 async function notePublished({ tx, who }: WriteContext, _record: Record<string, unknown>, id: number): Promise<void> {
-  await tx
-    .update(helpdocArticles)
-    .set({ publishedAt: sql`now()` })
-    .where(and(eq(helpdocArticles.id, id), eq(helpdocArticles.installationId, who.installationId), eq(helpdocArticles.status, 'published'), isNull(helpdocArticles.publishedAt)));
+  const where = and(eq(helpdocArticles.id, id), eq(helpdocArticles.installationId, who.installationId), eq(helpdocArticles.status, 'published'), isNull(helpdocArticles.publishedAt))!;
+  await updateRecords(tx, who, { table: helpdocArticles, type: 'helpdocarticles', where }, { publishedAt: sql`now()` }, { publishedAt: helpdocArticles.publishedAt });
 }
 
 /**
@@ -103,9 +101,9 @@ export const helpdocArticlesResource = defineResource({
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: checkArticle,
   afterWrite: notePublished,
-  // no article points to a deleted one
+  // no article points to a deleted one: each that did changes, with its `updated` event
   async afterDelete({ tx, who }, id) {
-    await tx.update(helpdocArticles).set({ relatedArticles: sql`array_remove(${helpdocArticles.relatedArticles}, ${id})` })
-      .where(and(eq(helpdocArticles.installationId, who.installationId), sql`${helpdocArticles.relatedArticles} @> ARRAY[${id}]::integer[]`));
+    const where = and(eq(helpdocArticles.installationId, who.installationId), sql`${helpdocArticles.relatedArticles} @> ARRAY[${id}]::integer[]`)!;
+    await updateRecords(tx, who, { table: helpdocArticles, type: 'helpdocarticles', where }, { relatedArticles: sql`array_remove(${helpdocArticles.relatedArticles}, ${id})` }, { relatedArticles: helpdocArticles.relatedArticles });
   },
 });

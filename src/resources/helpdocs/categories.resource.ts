@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS, EVERYONE } from '../../auth/access';
 import { helpdocArticles, helpdocCategories } from '../../db/schema';
-import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
+import { AUDIT_SET, defineResource, updateRecords, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { optionalText } from '../../lib/field-schemas';
 import { displayOrderField } from '../../lib/vocabulary-fields';
@@ -43,10 +43,12 @@ export const helpdocCategoriesResource = defineResource({
   access: { read: EVERYONE, write: AGENTS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: checkCategory,
-  // nothing names a deleted category: its articles leave it, its children move to the top
+  // nothing names a deleted category: its articles leave it, its children move to the top (each
+  // with its `updated` event)
   async afterDelete({ tx, who }, id) {
-    await tx.update(helpdocArticles).set({ categories: sql`array_remove(${helpdocArticles.categories}, ${id})` })
-      .where(and(eq(helpdocArticles.installationId, who.installationId), sql`${helpdocArticles.categories} @> ARRAY[${id}]::integer[]`));
-    await tx.update(helpdocCategories).set({ parentId: null }).where(and(eq(helpdocCategories.installationId, who.installationId), eq(helpdocCategories.parentId, id)));
+    const filed = and(eq(helpdocArticles.installationId, who.installationId), sql`${helpdocArticles.categories} @> ARRAY[${id}]::integer[]`)!;
+    await updateRecords(tx, who, { table: helpdocArticles, type: 'helpdocarticles', where: filed }, { categories: sql`array_remove(${helpdocArticles.categories}, ${id})` }, { categories: helpdocArticles.categories });
+    const children = and(eq(helpdocCategories.installationId, who.installationId), eq(helpdocCategories.parentId, id))!;
+    await updateRecords(tx, who, { table: helpdocCategories, type: 'helpdoccategories', where: children }, { parentId: null }, { parent: helpdocCategories.parentId });
   },
 });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ADMINS, requireOwnCredential } from '../../auth/access';
 import { forgetCredentials } from '../../auth/authenticate';
 import { OAUTH_CLIENT_TYPES, OAUTH_SCOPES, oauthApps, oauthGrants } from '../../db/schema';
-import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
+import { AUDIT_SET, defineResource, deleteRecords, type WriteContext } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 import { redirectUris } from './redirect-uri';
 
@@ -44,9 +44,10 @@ export const oauthAppsResource = defineResource({
   operations: ['list', 'get', 'update', 'delete'],
   beforeWrite: byOwnCredential,
   beforeDelete: byOwnCredential,
-  // its grants end with it: no token of a deleted app works again, whatever happens to the app's row
+  // its grants end with it (each with its `deleted` event): no token of a deleted app works again,
+  // whatever happens to the app's row
   async afterDelete({ tx, who }, id) {
-    await tx.update(oauthGrants).set({ state: 'deleted', deletedAt: new Date(), deletedBy: who.userId }).where(and(eq(oauthGrants.appId, id), eq(oauthGrants.installationId, who.installationId), eq(oauthGrants.state, 'active')));
+    await deleteRecords(tx, who, { table: oauthGrants, type: 'oauthgrants', where: and(eq(oauthGrants.appId, id), eq(oauthGrants.installationId, who.installationId), eq(oauthGrants.state, 'active'))! });
   },
   afterCommit(id, record) {
     if (!record) forgetCredentials({ appId: id });
