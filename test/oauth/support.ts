@@ -5,7 +5,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { expect, inject } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
-import { checkAnswer } from '../support/contract';
+import { checkAnswer, checkedFetch } from '../support/contract';
 import { TEST_PUBLIC_URL } from '../mail/limits';
 
 /**
@@ -16,7 +16,8 @@ export const toWorker = (url: string | URL) => String(url).replace(TEST_PUBLIC_U
 
 /** oauth4webapi's options for every request: sent to the Worker, as a DNS entry would send them. */
 export const clientOptions = {
-  [oauth.customFetch]: (url: string, init: RequestInit) => fetch(toWorker(url), init),
+  // the client's own requests (discovery, token, user info, revocation), their answers checked against the document too
+  [oauth.customFetch]: (url: string, init: RequestInit) => checkedFetch(toWorker(url), init),
 } as const;
 
 /** The authorization server, discovered as a client discovers it (RFC 8414), checked by oauth4webapi. */

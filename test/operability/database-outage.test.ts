@@ -6,7 +6,7 @@ import { createInstallation, type SeededInstallation } from '../../scripts/seed'
 import { startWorker, type WorkerUnderTest } from '../../scripts/worker-under-test';
 import { eventually, joinRoom } from '../support/room';
 import { workerLogs } from '../setup/worker-logs';
-import { checkAnswer, type ApiResponse } from '../support/contract';
+import { checkAnswer, checkedFetch, type ApiResponse } from '../support/contract';
 
 // What the service does while its database does not answer: a room keeps accepting messages and
 // stores them once it is back; every route answers 503 with Retry-After, never a 500, over the
@@ -96,7 +96,7 @@ describe('GET /health while the database is down', () => {
     } finally {
       await stack.restoreDatabase();
     }
-    await eventually(async () => ((await fetch(`${worker.url}/health`)).status === 200 ? true : undefined), 10_000);
+    await eventually(async () => ((await checkedFetch(`${worker.url}/health`)).status === 200 ? true : undefined), 10_000);
   }, 30_000);
 });
 
