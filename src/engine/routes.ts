@@ -1,5 +1,3 @@
-import type { Context } from 'hono';
-import type { AppEnv } from '../app-env';
 import { idParams } from '../http/params';
 import { errorResponse, jsonResponse } from '../http/responses';
 import { defineRoute, type ApiRoute } from '../http/route';
@@ -34,7 +32,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       summary: `List ${type}`, description: 'A page of the records the filter selects, with what `includes` names.',
       request: { query: s.listQuery },
       responses: { 200: jsonResponse('a page', s.many) },
-    }, (async (c: Context<AppEnv>) => c.json(await listBody(c, resource, c.var.principal, input<ListQuery>(c, 'query')), 200)) as never));
+    }, async (c) => c.json(await listBody(c, resource, c.var.principal, input<ListQuery>(c, 'query')), 200)));
   }
   if (ops.has('get')) {
     routes.push(defineRoute({
@@ -42,10 +40,10 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       summary: `Get a ${singular}`,
       request: { params: idParams, query: s.oneQuery },
       responses: { 200: jsonResponse('the record', s.one) },
-    }, (async (c: Context<AppEnv>) => {
+    }, async (c) => {
       const { includes, fields } = input<OneQuery>(c, 'query');
       return c.json(await readOne(c, resource, input<IdParam>(c, 'param').id, includes, fields), 200);
-    }) as never));
+    }));
   }
   if (ops.has('create')) {
     routes.push(defineRoute({
@@ -53,7 +51,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       summary: `Create a ${singular}`,
       request: { query: s.writeQuery, body: { required: true, content: { 'application/json': { schema: s.createBody } } } },
       responses: { 201: jsonResponse('created', s.one), 409: errorResponse('conflicts with an existing record') },
-    }, createHandler(resource) as never));
+    }, createHandler(resource)));
   }
   if (ops.has('update')) {
     for (const method of ['patch', 'put'] as const) {
@@ -63,7 +61,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
         description: 'Changes exactly the properties sent.',
         request: { params: idParams, query: s.writeQuery, body: json },
         responses: { 200: jsonResponse('the record', s.one), 409: errorResponse('conflicts with an existing record') },
-      }, updateHandler(resource) as never));
+      }, updateHandler(resource)));
     }
   }
   if (ops.has('delete')) {
@@ -75,7 +73,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
         204: { description: 'deleted' },
         ...(s.deleteQuery || resource.beforeDelete || holdsSharedRows(resource.table) ? { 409: errorResponse('not to be deleted, or in use and no `replaceWith` named') } : {}),
       },
-    }, deleteHandler(resource) as never));
+    }, deleteHandler(resource)));
   }
   if (ops.has('bulkUpdate')) {
     routes.push(defineRoute({
@@ -84,7 +82,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       description: 'The filter is the query `filter` or the body `filter_args.filter`; `filter_args.bulkDryExecute` answers what would change and changes nothing.',
       request: { query: s.bulkUpdateQuery, body: { required: true, content: { 'application/json': { schema: s.bulkPatchBody } } } },
       responses: { 200: jsonResponse('the bulk result', bulkResultSchema), 409: errorResponse('conflicts with an existing record') },
-    }, bulkUpdateHandler(resource) as never));
+    }, bulkUpdateHandler(resource)));
   }
   if (ops.has('bulkDelete')) {
     routes.push(defineRoute({
@@ -92,7 +90,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       summary: `Delete every ${singular} the filter selects`,
       request: { query: s.bulkQuery },
       responses: { 200: jsonResponse('the bulk result', bulkResultSchema), ...(resource.beforeDelete ? { 409: errorResponse('a selected record is not to be deleted: none is') } : {}) },
-    }, bulkDeleteHandler(resource) as never));
+    }, bulkDeleteHandler(resource)));
   }
   return routes;
 }
