@@ -113,6 +113,36 @@ describe('GET /v2/conversationmessages/history/{token}.json', () => {
     expectError(await api(historyPath(mine.token), { query: { includes: 'secrets' } }), 400, /includes/);
   });
 
+  it('the attack of issue 31: a visitor asks the history for records beside the messages, and gets a 400 naming what it asked', async () => {
+    const withCustomer = await startConversation(site.users.agent.apiKey, { name: 'Ada', email: 'ada-history@example.com' });
+    const [drafted] = await deliver(
+      fromContact(withCustomer, 'Where is my order?'),
+      fromAgent(withCustomer, site.users.agent.id, 'On its way', { aiDraft: 'Your order is on its way.' }),
+    ).then((records) => records.slice(1));
+    for (const includes of ['customers', 'users', 'contacts', 'customers,users', 'files', 'all']) {
+      const response = await api(historyPath(withCustomer.token), { query: { includes } });
+      if (includes === 'all') {
+        // `all` names every relation the history has: none, so nothing beside the messages
+        expect(response.status, response.text).toBe(200);
+        expect(response.body.included).toEqual({});
+        continue;
+      }
+      expectError(response, 400, /includes/);
+    }
+    for (const filter of [{ state: 'deleted' }, { state: { $in: ['active', 'deleted'] } }, { deletedAt: { $gt: '2000-01-01T00:00:00Z' } }, { createdBy: site.users.agent.id }, { aiDraft: 'x' }, { aiSimilarity: '1' }]) {
+      expectError(await api(historyPath(mine.token), { query: { filter } }), 400, /filter/);
+    }
+    expectError(await api(historyPath(mine.token), { query: { orderBy: 'deletedAt' } }), 400, /orderBy/);
+    expectError(await api(historyPath(mine.token), { query: { fields: 'aiDraft' } }), 400, /fields/);
+    // the deleted message stays gone, and no draft or similarity is answered beside a reply
+    const plain = await api(historyPath(withCustomer.token));
+    expect(plain.status, plain.text).toBe(200);
+    const reply = plain.body.conversationmessages.find((m: MessageRecord) => m.id === drafted!.id);
+    expect(reply).toBeDefined();
+    for (const hidden of ['aiDraft', 'aiSimilarity']) expect(reply, hidden).not.toHaveProperty(hidden);
+    expect(texts((await api(historyPath(mine.token))).body)).not.toContain('Oops, wrong window');
+  });
+
   it('is GET only: other methods find no route, even for the owner, and change nothing', async () => {
     for (const method of ['POST', 'PATCH', 'DELETE'] as const) {
       const response = await api(historyPath(mine.token), { method, key: site.users.owner.apiKey, body: method === 'DELETE' ? undefined : {} });

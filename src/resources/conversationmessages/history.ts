@@ -7,14 +7,14 @@ import { textParam } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { conversationByToken } from '../conversations/conversation-by-token';
-import { conversationMessagesResource } from './conversationmessages.resource';
+import { conversationHistoryView } from './history-view';
 
-const s = schemasOf(conversationMessagesResource);
+const s = schemasOf(conversationHistoryView);
 
 /**
  * `GET /v2/conversationmessages/history/{token}.json`: public, the token in the path is the
- * credential. The messages of that one conversation, with the list's filter, order, paging and
- * includes.
+ * credential. The live messages of that one conversation, with the list's paging and order, and a
+ * filter over what the room shows (`history-view.ts`): no includes, no state, no audit names.
  */
 export const historyRoute = defineRoute({
   method: 'get', path: '/v2/conversationmessages/history/{token}.json', tag: 'ConversationMessages', operationId: 'getConversationHistory', public: true,
@@ -25,5 +25,5 @@ export const historyRoute = defineRoute({
   const conversation = await conversationByToken(c.var.db, c.req.valid('param').token);
   // Reads as the installation sees its own records, narrowed to the one conversation.
   const reader = systemActor(conversation.installationId, 'widget');
-  return c.json(await listBody(c, conversationMessagesResource, reader, c.req.valid('query'), eq(conversationMessages.conversationId, conversation.id)), 200);
+  return c.json(await listBody(c, conversationHistoryView, reader, c.req.valid('query'), eq(conversationMessages.conversationId, conversation.id)), 200);
 });
