@@ -40,8 +40,12 @@ export const inboundMails = pgTable(
   ],
 );
 
-/** What an outgoing message is: a teammate's reply (or a new ticket's first message) mailed, an inbox's auto-reply, or an SLA notification to teammates. */
-export const OUTBOUND_KINDS = ['reply', 'autoReply', 'notification'] as const;
+/**
+ * What an outgoing message is: a teammate's reply (or a new ticket's first message) mailed, an
+ * inbox's auto-reply, an SLA notification to teammates, or a chat visitor's link proving their
+ * email (no ticket).
+ */
+export const OUTBOUND_KINDS = ['reply', 'autoReply', 'notification', 'verification'] as const;
 /** Where an outgoing message stands: queued (to be sent, or sent again after a transient failure), sent, or failed for good. */
 export const OUTBOUND_STATES = ['queued', 'sent', 'failed'] as const;
 
@@ -56,7 +60,8 @@ export const outboundMails = pgTable(
   {
     ...auditColumns(),
     inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    /** null: a message of no ticket (a verification link) */
+    ticketId: integer('ticket_id').references(() => tickets.id),
     /** the entry it mails; null: an auto-reply, which is not in the thread */
     threadEntryId: integer('thread_entry_id').references(() => ticketMessages.id),
     kind: text('kind', { enum: OUTBOUND_KINDS }).notNull(),
@@ -74,5 +79,28 @@ export const outboundMails = pgTable(
     uniqueIndex('outbound_mails_entry_key').on(t.threadEntryId).where(sql`${t.threadEntryId} IS NOT NULL`),
     uniqueIndex('outbound_mails_auto_reply_key').on(t.ticketId).where(sql`${t.kind} = 'autoReply'`),
     index('outbound_mails_queued_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'queued'`),
+  ],
+);
+
+/**
+ * A domain an installation claims for its inboxes' own addresses (`email`, `aliases`,
+ * `sendEmailsFrom` outside the mail domain). It receives and sends only once verified: the
+ * installation published `helpdesk-verification=<token>` as a TXT record at
+ * `_helpdesk-verification.<name>` and asked us to look. A verified domain belongs to one
+ * installation; others may claim it, but never verify it while that one holds it.
+ */
+export const mailDomains = pgTable(
+  'mail_domains',
+  {
+    ...auditColumns(),
+    /** lowercase, without a trailing dot */
+    name: text('name').notNull(),
+    /** the TXT record's value is `helpdesk-verification=<token>`: random, one per claim */
+    verificationToken: text('verification_token').notNull(),
+    verifiedAt: timestamp('verified_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    uniqueIndex('mail_domains_installation_name_key').on(t.installationId, t.name).where(sql`${t.state} = 'active'`),
+    uniqueIndex('mail_domains_verified_name_key').on(t.name).where(sql`${t.state} = 'active' AND ${t.verifiedAt} IS NOT NULL`),
   ],
 );
