@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
+import type { Actor } from '../auth/principal';
 import type { Transaction } from '../db/client';
 import { changeWithEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';
@@ -96,6 +97,19 @@ async function requireChildren(
 }
 
 type Entry = Record<string, unknown> & { id?: number; delete?: boolean; meta?: { delete?: boolean } | null };
+
+/**
+ * Checks that the caller may link each record of `fresh` (the links not there yet) under the
+ * target's own rule (`RecordShape.linkable`); answers 400 naming the first entry that may not.
+ */
+async function requireLinkable(tx: Transaction, who: Actor, target: RecordShape, entries: LinkEntry[], fresh: number[], source: string): Promise<void> {
+  if (!target.linkable || fresh.length === 0) return;
+  const table = target.table;
+  const found = await tx.select({ id: table.id }).from(table as PgTable).where(and(target.linkable.where(who), inArray(table.id, fresh)));
+  const allowed = new Set(found.map((row) => Number(row.id)));
+  const index = entries.findIndex((e) => !isDeletion(e) && fresh.includes(e.id) && !allowed.has(e.id));
+  if (index >= 0) throw ApiError.invalid(`${source}[${index}].id`, target.linkable.refusal(entries[index]!.id));
+}
 
 /**
  * Records owned by the parent (a company's domains, phones, ...). An entry without `id` is
@@ -259,10 +273,12 @@ export function manyToMany(options: {
       const scope = tenantScope(target.table, who.installationId)!;
       await requireChildren(tx, target.table, scope, entries.map((e) => (isDeletion(e) ? {} : e)), source, target.type);
       const unlinking = entries.flatMap((e) => (isDeletion(e) ? [e.id] : []));
-      // The links there already: those to remove must be, and with link fields a link sent
-      // again may change. Plain new links need no look-up: the insert skips what is there.
+      // The links there already: those to remove must be, with link fields a link sent again may
+      // change, and a target with a rule of its own is checked for new links only (a record sent
+      // back as it was linked is not refused). Otherwise plain new links need no look-up: the
+      // insert skips what is there.
       const linked = new Map<number, Record<string, unknown>>();
-      const named = linkFields.length ? [...new Set(entries.map((e) => e.id))] : unlinking;
+      const named = linkFields.length || target.linkable ? [...new Set(entries.map((e) => e.id))] : unlinking;
       if (named.length) {
         const rows = await tx.execute(sql`SELECT ${returning} FROM ${through} WHERE ${parentKey} = ${parent.id} AND ${inArray(targetKey, named)}`);
         for (const row of rows.rows) linked.set(Number(row.id), row);
@@ -273,6 +289,7 @@ export function manyToMany(options: {
       // The last entry naming a record wins.
       const wanted = new Map(entries.filter((e) => !isDeletion(e)).map((e) => [e.id, e.meta ?? {}] as const));
       const fresh = [...wanted].filter(([id]) => !linked.has(id));
+      await requireLinkable(tx, who, target, entries, fresh.map(([id]) => id), source);
       if (fresh.length) {
         const columns = [sql`installation_id`, sql.identifier(parentKey.name), sql.identifier(targetKey.name), sql`created_by`, ...linkFields.map(([, link]) => sql.identifier(link.column.name))];
         const rows = fresh.map(([id, meta]) =>

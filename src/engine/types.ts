@@ -38,6 +38,11 @@ export interface RecordShape {
   component?: string;
   /** the record type of its events, when its `type` names records of another table too (a customer's contacts and chat visitors are both `contacts`) */
   eventType?: string;
+  /**
+   * Which of these records a caller may newly link where a relation links them (files: the attach
+   * rule), and the refusal of one that is not; absent: any live record of the installation.
+   */
+  linkable?: { where: (who: Actor) => SQL; refusal: (id: number) => string };
 }
 
 /** A property of a resource's records, stored in a column. */

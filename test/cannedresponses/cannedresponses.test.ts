@@ -50,8 +50,9 @@ beforeAll(async () => {
   );
   const [otherInbox] = await rows<{ id: number }>(`INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Theirs') RETURNING id`, [other.id]);
   const [file, file2] = await rows<{ id: number }>(
-    `INSERT INTO files (installation_id, name, content_type, size, url) VALUES ($1, 'guide.pdf', 'application/pdf', 1200, 'https://files.test/guide.pdf'), ($1, 'logo.png', 'image/png', 300, NULL) RETURNING id`,
-    [site.id],
+    `INSERT INTO files (installation_id, name, content_type, size, url, created_by, confirmed_at)
+     VALUES ($1, 'guide.pdf', 'application/pdf', 1200, 'https://files.test/guide.pdf', $2, now()), ($1, 'logo.png', 'image/png', 300, NULL, $2, now()) RETURNING id`,
+    [site.id, site.users.agent.id],
   );
   const [otherFile] = await rows<{ id: number }>(`INSERT INTO files (installation_id, name) VALUES ($1, 'secret.txt') RETURNING id`, [other.id]);
   Object.assign(ids, { inbox: inbox!.id, inbox2: inbox2!.id, deletedInbox: deletedInbox!.id, otherInbox: otherInbox!.id, file: file!.id, file2: file2!.id, otherFile: otherFile!.id });

@@ -43,8 +43,8 @@ beforeAll(async () => {
   conversation = await startConversation(key, { name: 'Ada' });
   [theirs] = (await deliver(fromContact(await startConversation(other.users.agent.apiKey, { name: 'Theirs' }), 'Not yours'))) as [MessageRecord];
   const made = await rows<{ id: number }>(
-    `INSERT INTO files (installation_id, name) VALUES ($1, 'mine.png'), ($2, 'theirs.png') RETURNING id`,
-    [site.id, other.id],
+    `INSERT INTO files (installation_id, name, created_by, confirmed_at) VALUES ($1, 'mine.png', $3, now()), ($2, 'theirs.png', NULL, now()) RETURNING id`,
+    [site.id, other.id, site.users.agent.id],
   );
   files.mine = made[0]!.id;
   files.theirs = made[1]!.id;

@@ -50,7 +50,7 @@ beforeAll(async () => {
   );
   customerId = customer!.id;
   const [file] = await rows<{ id: number }>(
-    `INSERT INTO files (installation_id, name, content_type, size) VALUES ($1, 'receipt.pdf', 'application/pdf', 1234) RETURNING id`,
+    `INSERT INTO files (installation_id, name, content_type, size, confirmed_at) VALUES ($1, 'receipt.pdf', 'application/pdf', 1234, now()) RETURNING id`,
     [site.id],
   );
   fileId = file!.id;

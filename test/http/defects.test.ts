@@ -108,7 +108,7 @@ describe('a path id with a leading zero', () => {
 describe('unlinking an entry that is not linked', () => {
   async function file(name: string) {
     const [row] = await rows<{ id: number }>(
-      `INSERT INTO files (installation_id, name, content_type, size, url) VALUES ($1, $2, 'text/plain', 1, 'https://files.test/' || $2) RETURNING id`,
+      `INSERT INTO files (installation_id, name, content_type, size, url, confirmed_at) VALUES ($1, $2, 'text/plain', 1, 'https://files.test/' || $2, now()) RETURNING id`,
       [site.id, name],
     );
     return row!.id;

@@ -1,5 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { ADMINS } from '../../auth/access';
+import type { Actor } from '../../auth/principal';
+import { files } from '../../db/schema';
 import type { WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 
@@ -7,21 +9,31 @@ import { ApiError } from '../../http/errors';
 export const MAX_FILES_PER_ENTRY = 20;
 
 /**
+ * The files a caller may attach or link anywhere (a thread entry, a canned response, a chat
+ * message): the installation's, live, confirmed, and the caller's own upload; an owner or admin,
+ * or the service itself, any. One rule for every place, so that a file of a ticket the caller
+ * cannot see is never linked where every teammate reads it. `fileShape` declares it, so each
+ * relation to files applies it too (`manyToMany`).
+ */
+export function attachableFiles(who: Actor): SQL {
+  const anyone = who.kind === 'system' || ADMINS.includes(who.role);
+  return and(eq(files.installationId, who.installationId), eq(files.state, 'active'), isNotNull(files.confirmedAt), anyone ? undefined : eq(files.createdBy, who.userId))!;
+}
+
+/** The refusal of a file the caller may not attach. */
+export const notAttachable = (id: number) => `no confirmed file ${id} of yours here: upload it and confirm it (PATCH /v2/files/{id}.json) first`;
+
+/**
  * Links confirmed files to a thread entry, in its write's transaction. A file is attached only
- * when it is the installation's, live, confirmed, and the caller's upload (an owner or admin may
- * attach any): anything else is a 400 naming it (`source` is the body's list, as `files`).
+ * when `attachableFiles` allows it: anything else is a 400 naming it (`source` is the body's
+ * list, as `files`).
  */
 export async function attachFiles({ tx, who }: WriteContext, messageId: number, fileIds: readonly number[], source: string): Promise<void> {
   if (fileIds.length === 0) return;
-  const anyone = who.kind === 'system' || ADMINS.includes(who.role);
-  const { rows } = await tx.execute(sql`
-    SELECT f.id FROM files f
-     WHERE f.installation_id = ${who.installationId} AND f.state = 'active' AND f.confirmed_at IS NOT NULL
-       AND (${anyone}::boolean OR f.created_by = ${who.userId}::int)
-       AND f.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(fileIds)}::jsonb)::int)`);
+  const rows = await tx.select({ id: files.id }).from(files).where(and(attachableFiles(who), inArray(files.id, [...new Set(fileIds)])));
   const found = new Set(rows.map((row) => Number(row.id)));
   const missing = fileIds.findIndex((id) => !found.has(id));
-  if (missing >= 0) throw ApiError.invalid(`${source}[${missing}]`, `no confirmed file ${fileIds[missing]} of yours here: upload it and confirm it (PATCH /v2/files/{id}.json) first`);
+  if (missing >= 0) throw ApiError.invalid(`${source}[${missing}]`, notAttachable(fileIds[missing]!));
   await tx.execute(sql`
     INSERT INTO ticket_message_files (installation_id, message_id, file_id, created_by)
     SELECT ${who.installationId}, ${messageId}, id, ${who.userId}::int FROM (SELECT DISTINCT jsonb_array_elements_text(${JSON.stringify(fileIds)}::jsonb)::int AS id) ids

@@ -1,7 +1,11 @@
 import { files } from '../../db/schema';
 import type { RecordShape } from '../../engine';
+import { attachableFiles, notAttachable } from './attach';
 
-/** Files as other resources include them: the platform's names (`filename`, `mimeType`, `disposition`) beside the older ones. */
+/**
+ * Files as other resources include them: the platform's names (`filename`, `mimeType`,
+ * `disposition`) beside the older ones. Linked only under the attach rule (`attach.ts`).
+ */
 export const fileShape: RecordShape = {
   type: 'files',
   component: 'File',
@@ -15,4 +19,5 @@ export const fileShape: RecordShape = {
     size: files.size,
     url: files.url,
   },
+  linkable: { where: attachableFiles, refusal: notAttachable },
 };
