@@ -25,6 +25,13 @@ const UNCOMMITTED_GRACE_MS = 60_000;
 /** Failures of an endpoint for this long switch it off. */
 const FAILING_FOR_MS = 24 * 3_600_000;
 
+/**
+ * A try's headers. `X-Desk-Signature` is the platform's, over the body alone, as its clients
+ * verify it: it cannot say when the delivery was sent. `X-Desk-Timestamp-Signature` covers the
+ * try's time and the delivery id too (`<timestamp>.<delivery id>.<body>`): the one receivers are
+ * told to verify (docs/resources/webhookendpoints.md), which refuses a capture played again later,
+ * or within the window under another delivery id.
+ */
 const headersFor = async (token: string, event: string, deliveryId: string, body: string) => {
   const timestamp = Math.floor(Date.now() / 1000);
   return {
@@ -34,7 +41,7 @@ const headersFor = async (token: string, event: string, deliveryId: string, body
     'x-desk-delivery': deliveryId,
     'x-desk-signature': await hmacHex(token, body),
     'x-desk-timestamp': String(timestamp),
-    'x-desk-timestamp-signature': await hmacHex(token, `${timestamp}.${body}`),
+    'x-desk-timestamp-signature': await hmacHex(token, `${timestamp}.${deliveryId}.${body}`),
   };
 };
 
