@@ -37,7 +37,8 @@ export const redirectUris = z
 /**
  * The registered URI a request's `redirect_uri` names, or undefined: the same string, except that
  * a registered loopback IP (`http://127.0.0.1/cb`) matches on any port, as a native app's
- * listener takes one when it starts (RFC 8252 7.3).
+ * listener takes one when it starts (RFC 8252 7.3). Nothing else may differ: no user info, no
+ * fragment, no other host, path or query.
  */
 export function matchRedirectUri(registered: readonly string[], asked: string): string | undefined {
   if (registered.includes(asked)) return asked;
@@ -51,10 +52,13 @@ export function matchRedirectUri(registered: readonly string[], asked: string): 
   return registered.some((uri) => sameButPort(uri, url)) ? asked : undefined;
 }
 
+/** The registered loopback URI with the asked one's port in it is the asked one. */
 function sameButPort(registered: string, asked: URL): boolean {
   try {
     const url = new URL(registered);
-    return url.protocol === 'http:' && url.hostname === asked.hostname && url.pathname === asked.pathname && url.search === asked.search;
+    if (url.protocol !== 'http:' || !LOOPBACK_IPS.has(url.hostname)) return false;
+    url.port = asked.port;
+    return url.href === asked.href;
   } catch {
     return false;
   }

@@ -37,8 +37,8 @@ const authorizationRequest = {
   redirect_uri: parameter('one the app registered; may be left out when it registered only one'),
   scope: parameter('space-separated: `desk`, `desk:read`; all the app may ask for when left out'),
   state: parameter('returned untouched with the code'),
-  code_challenge: parameter("PKCE: BASE64URL(SHA256(code_verifier)); required for a public app"),
-  code_challenge_method: parameter('`S256`, the only one taken'),
+  code_challenge: parameter('PKCE: BASE64URL(SHA256(code_verifier)); required of every app'),
+  code_challenge_method: parameter('`S256`, required: the only one taken'),
 };
 
 const authorizationQuery = z.object(authorizationRequest);
@@ -67,7 +67,7 @@ interface Checked {
   redirectUriSent: boolean;
   scopes: OAuthScope[];
   state: string | undefined;
-  codeChallenge: string | undefined;
+  codeChallenge: string;
 }
 
 /** The redirect back to the app, with `iss` (RFC 9207) and `state` beside `params`. */
@@ -88,11 +88,10 @@ class BackToApp extends ApiError {
 }
 
 /**
- * The app and redirect URI first (a problem there is shown, never redirected), then everything
- * else (a problem there goes back to the app): response type, scopes, PKCE (S256 only, required
- * of a public app).
+ * The app and where its answers go: a problem here is shown as a page, never redirected (RFC 6749
+ * 4.1.2.1), so no link can make this page send a browser to an address the app did not register.
  */
-async function check(c: Context<AppEnv>, params: RequestParams): Promise<Checked> {
+async function appAndRedirect(c: Context<AppEnv>, params: RequestParams): Promise<{ client: OAuthClient; redirectUri: string }> {
   if (!params.client_id) throw new PageProblem(400, 'The link names no app (client_id is missing).');
   const found = await findClient(c, params.client_id);
   if (!found) throw new PageProblem(400, 'No app has this client_id: it may have been deleted.');
@@ -103,6 +102,16 @@ async function check(c: Context<AppEnv>, params: RequestParams): Promise<Checked
   if (!redirectUri) {
     throw new PageProblem(400, params.redirect_uri === undefined ? 'The link names no redirect_uri, and the app registered several.' : `The app did not register the redirect_uri ${params.redirect_uri}.`);
   }
+  return { client, redirectUri };
+}
+
+/**
+ * The app and redirect URI first (`appAndRedirect`), then everything else, whose problems go back
+ * to the app: response type, scopes, PKCE (S256, required of every app, confidential ones too, as
+ * OAuth 2.1 has it).
+ */
+async function check(c: Context<AppEnv>, params: RequestParams): Promise<Checked> {
+  const { client, redirectUri } = await appAndRedirect(c, params);
   const back = (error: string, description: string) => new BackToApp(redirectUri, error, description, params.state);
   if (params.response_type !== 'code') {
     throw params.response_type === undefined ? back('invalid_request', 'response_type is required') : back('unsupported_response_type', 'response_type must be code');
@@ -116,13 +125,9 @@ async function check(c: Context<AppEnv>, params: RequestParams): Promise<Checked
   }
   const beyond = scopesBeyond(client.scopes, scopes);
   if (beyond.length) throw back('invalid_scope', `the app may not ask for ${beyond.join(' ')}`);
-  if (params.code_challenge === undefined) {
-    if (client.clientType === 'public') throw back('invalid_request', 'a public app must send a PKCE code_challenge (S256)');
-    if (params.code_challenge_method !== undefined) throw back('invalid_request', 'code_challenge_method without code_challenge');
-  } else {
-    if (params.code_challenge_method !== 'S256') throw back('invalid_request', 'code_challenge_method must be S256');
-    if (!validChallenge(params.code_challenge)) throw back('invalid_request', 'code_challenge must be 43 base64url characters (S256)');
-  }
+  if (params.code_challenge === undefined) throw back('invalid_request', 'code_challenge is required: every app uses PKCE with S256 (RFC 7636)');
+  if (params.code_challenge_method !== 'S256') throw back('invalid_request', 'code_challenge_method must be S256 (plain is not taken)');
+  if (!validChallenge(params.code_challenge)) throw back('invalid_request', 'code_challenge must be 43 base64url characters (S256)');
   return { client, redirectUri, redirectUriSent: params.redirect_uri !== undefined, scopes, state: params.state, codeChallenge: params.code_challenge };
 }
 
@@ -218,7 +223,7 @@ export const authorizePageRoute = defineRoute({
   responses: {
     200: { description: 'the consent page', content: HTML_ANSWER },
     303: { description: "back to the app's redirect URI with `error` (and `state`, `iss`): the request is refused" },
-    400: { description: 'a page saying why: no such app, or a redirect URI it did not register (never redirected)', content: HTML_ANSWER },
+    400: { description: 'a page saying why, never a redirect: no client_id or an unknown one, a redirect_uri the app did not register exactly, or none when it registered several', content: HTML_ANSWER },
   },
   answerError: answerAsPage,
 }, async (c) => {
@@ -239,7 +244,7 @@ export const authorizeDecisionRoute = defineRoute({
   request: { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: consentForm } } } },
   responses: {
     303: { description: "back to the app's redirect URI with `code` (or `error`), `state` and `iss`" },
-    400: { description: 'a page saying why: no such app, or a redirect URI it did not register', content: HTML_ANSWER },
+    400: { description: 'a page saying why, never a redirect: no client_id or an unknown one, a redirect_uri the app did not register exactly (or none when it registered several), a form without allow or deny', content: HTML_ANSWER },
     401: { description: 'the consent page again: the API key is not valid here', content: HTML_ANSWER },
     403: { description: 'a page: the form was not posted from its page (no consent token, or another site)', content: HTML_ANSWER },
   },
