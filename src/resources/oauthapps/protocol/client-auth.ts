@@ -15,8 +15,6 @@ export interface OAuthClient {
   clientType: 'confidential' | 'public';
   redirectUris: string[];
   scopes: OAuthScope[];
-  /** it proved itself with its client secret (a public app never does) */
-  authenticated: boolean;
 }
 
 /** The live app of a `client_id` (not authenticated yet), and its secret's digest; undefined when there is none. */
@@ -30,7 +28,7 @@ export async function findClient(c: Context<AppEnv>, clientId: string): Promise<
     .where(and(eq(oauthApps.clientId, clientId), eq(oauthApps.state, 'active')));
   if (!app) return undefined;
   const { secretHash, scopes, ...rest } = app;
-  return { client: { ...rest, scopes: scopes as OAuthScope[], authenticated: false }, secretHash };
+  return { client: { ...rest, scopes: scopes as OAuthScope[] }, secretHash };
 }
 
 /** `client_id` and `client_secret` from HTTP Basic, each form-encoded first (RFC 6749 2.3.1). */
@@ -80,5 +78,5 @@ export async function authenticateClient(c: Context<AppEnv>, body: { client_id?:
   if (found.client.clientType === 'public') return secret ? refuse('a public app has no client secret') : found.client;
   if (!secret) return refuse('this app is confidential: send its client secret');
   if ((await hashSecret(secret)) !== found.secretHash) return refuse('the client secret is wrong');
-  return { ...found.client, authenticated: true };
+  return found.client;
 }

@@ -6,7 +6,7 @@ import { credentials, installations, oauthCodes, oauthGrants, oauthRefreshTokens
 import type { OAuthClient } from './client-auth';
 import { ACCESS_TOKEN_SECONDS, CODE_SECONDS, REFRESH_TOKEN_SECONDS } from './lifetimes';
 import { OAuthError } from './oauth-error';
-import { s256, validVerifier } from './pkce';
+import { s256 } from './pkce';
 import { effectiveScopes, scopesBeyond } from '../../../auth/scopes';
 
 /** What a successful token request gives: the two tokens, and whose they are. */
@@ -23,7 +23,7 @@ const after = (seconds: number) => new Date(Date.now() + seconds * 1000);
 /** The teammate's consent to the app, and a code for it (`hda_…`, good once, for 10 minutes). */
 export async function issueCode(
   db: Database,
-  consent: { client: OAuthClient; userId: number; scopes: OAuthScope[]; redirectUri: string; redirectUriSent: boolean; codeChallenge: string | undefined },
+  consent: { client: OAuthClient; userId: number; scopes: OAuthScope[]; redirectUri: string; redirectUriSent: boolean; codeChallenge: string },
 ): Promise<string> {
   const code = await newSecret('hda_');
   await db.transaction(async (tx) => {
@@ -33,7 +33,7 @@ export async function issueCode(
       .returning({ id: oauthGrants.id });
     await tx.insert(oauthCodes).values({
       codeHash: code.hash, grantId: grant!.id, redirectUri: consent.redirectUri, redirectUriSent: consent.redirectUriSent,
-      codeChallenge: consent.codeChallenge ?? null, expiresAt: after(CODE_SECONDS),
+      codeChallenge: consent.codeChallenge, expiresAt: after(CODE_SECONDS),
     });
   });
   return code.secret;
@@ -92,7 +92,7 @@ async function committing<T>(db: Database, work: (tx: Transaction) => Promise<T 
 export async function exchangeCode(
   db: Database,
   client: OAuthClient,
-  request: { code: string; redirectUri: string | undefined; codeVerifier: string | undefined },
+  request: { code: string; redirectUri: string | undefined; codeVerifier: string },
 ): Promise<IssuedTokens> {
   const hash = await hashSecret(request.code);
   let revoked: number | undefined;
@@ -116,7 +116,7 @@ export async function exchangeCode(
       if (request.redirectUri === undefined ? row.redirectUriSent : request.redirectUri !== row.redirectUri) {
         return new OAuthError('invalid_grant', 'redirect_uri must be the one the authorize request sent');
       }
-      const refused = await checkVerifier(client, row.codeChallenge, request.codeVerifier);
+      const refused = await checkVerifier(row.codeChallenge, request.codeVerifier);
       if (refused) return refused;
       await tx.update(oauthCodes).set({ usedAt: new Date() }).where(eq(oauthCodes.codeHash, hash));
       return issueTokens(tx, row, client.name);
@@ -127,17 +127,16 @@ export async function exchangeCode(
 }
 
 /**
- * RFC 7636 4.6: the verifier of the code's S256 challenge. The platform's own Go client
- * (twapi-go-sdk `session/oauth2.go`) sends its challenge as the verifier; a confidential app that
- * proved itself with its secret is let through with that, so the official client works as it
- * is (docs/oauth.md). A public app never is.
+ * RFC 7636 4.6, as OAuth 2.1 has it for every app: the code's S256 challenge must be of this
+ * verifier. The challenge itself is no verifier: it went through the browser (the authorize link,
+ * its history, its logs), so whoever saw it could redeem a stolen code with it.
  */
-async function checkVerifier(client: OAuthClient, challenge: string | null, verifier: string | undefined): Promise<OAuthError | undefined> {
-  if (!challenge) return verifier === undefined ? undefined : new OAuthError('invalid_grant', 'code_verifier was sent, but the authorize request sent no code_challenge');
-  if (verifier === undefined) return new OAuthError('invalid_grant', 'code_verifier is required: the authorize request sent a code_challenge');
-  if (validVerifier(verifier) && (await s256(verifier)) === challenge) return undefined;
-  if (client.authenticated && verifier === challenge) return undefined;
-  return new OAuthError('invalid_grant', 'the code_verifier does not match the code_challenge');
+async function checkVerifier(challenge: string | null, verifier: string): Promise<OAuthError | undefined> {
+  // a code issued before PKCE was required of every app
+  if (!challenge) return new OAuthError('invalid_grant', 'the code was given without a PKCE code_challenge: authorize again with one');
+  if (verifier === challenge) return new OAuthError('invalid_grant', 'the code_verifier is the code_challenge itself: send the verifier the challenge was made from');
+  if ((await s256(verifier)) !== challenge) return new OAuthError('invalid_grant', 'the code_verifier does not match the code_challenge');
+  return undefined;
 }
 
 /**

@@ -7,6 +7,7 @@ import { issuer, OAUTH_PATHS } from './issuer';
 import { ACCESS_TOKEN_SECONDS } from './lifetimes';
 import { formOrJson, OAUTH_REFUSALS, parameter, parametersOf } from './wire';
 import { requestedScopes } from './scopes';
+import { validVerifier } from './pkce';
 import { answerAsOAuth, OAuthError, oauthErrorBody, TOKEN_HEADERS } from './oauth-error';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../../app-env';
@@ -17,7 +18,7 @@ const tokenRequest = z
     grant_type: parameter('`authorization_code` or `refresh_token`'),
     code: parameter('the code the authorize page gave (authorization_code)'),
     redirect_uri: parameter('the redirect URI the authorize request sent (authorization_code)'),
-    code_verifier: parameter("PKCE's verifier of the code_challenge (authorization_code)"),
+    code_verifier: parameter("PKCE's verifier the code_challenge was made from (authorization_code, required): 43 to 128 of A-Z a-z 0-9 - . _ ~"),
     refresh_token: parameter('a refresh token (refresh_token); it works once'),
     scope: parameter('space-separated, within the grant: narrows it (refresh_token)'),
     client_id: parameter("the app's client_id (required unless sent as HTTP Basic)"),
@@ -44,6 +45,13 @@ const tokenAnswer = z
 function required(value: string | undefined, name: string): string {
   if (value === undefined || value === '') throw new OAuthError('invalid_request', `${name} is required`);
   return value;
+}
+
+/** PKCE's verifier (RFC 7636 4.1), required of every code exchange since every code has a challenge. */
+function codeVerifier(value: string | undefined): string {
+  const verifier = required(value, 'code_verifier');
+  if (!validVerifier(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" and "~" (RFC 7636 4.1)');
+  return verifier;
 }
 
 /** Who the teammate and helpdesk are, as the token answer and userinfo name them. */
@@ -80,7 +88,7 @@ export const tokenRoute = defineRoute({
   const client = await authenticateClient(c, body);
   let tokens: IssuedTokens;
   if (grantType === 'authorization_code') {
-    tokens = await exchangeCode(c.var.db, client, { code: required(body.code, 'code'), redirectUri: body.redirect_uri, codeVerifier: body.code_verifier });
+    tokens = await exchangeCode(c.var.db, client, { code: required(body.code, 'code'), redirectUri: body.redirect_uri, codeVerifier: codeVerifier(body.code_verifier) });
   } else {
     tokens = await refreshGrant(c.var.db, client, { refreshToken: required(body.refresh_token, 'refresh_token'), scopes: requestedScopes(body.scope) });
   }
