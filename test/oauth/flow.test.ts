@@ -159,7 +159,7 @@ describe('the app login flow', () => {
       // the key it came from revoked, the page asks for a key again
       expect((await api(`/v2/apikeys/${key.body.apikey.id}.json`, { method: 'DELETE', key: site.users.admin.apiKey })).status).toBe(204);
       const page = await context.newPage();
-      await page.goto(toWorker(authorizeUrl(as, app.clientId, { redirectUri: callback.url })));
+      await page.goto(toWorker(authorizeUrl(as, app.clientId, { redirectUri: callback.url, codeChallenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()) })));
       expect(await page.locator('label[for=api_key]').textContent()).toBe('Your API key');
       await page.close();
     } finally {

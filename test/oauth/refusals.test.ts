@@ -27,6 +27,10 @@ beforeAll(async () => {
 const verifier = () => randomBytes(32).toString('base64url');
 const challengeOf = (value: string) => createHash('sha256').update(value).digest('base64url');
 
+/** The PKCE of this file's codes (every app must send a challenge); a test about PKCE makes its own. */
+const VERIFIER = verifier();
+const PKCE = { code_challenge: challengeOf(VERIFIER), code_challenge_method: 'S256' };
+
 /** The authorize page's answer to a GET with these parameters (no redirect followed). */
 function authorizePage(parameters: Record<string, string>, headers: Record<string, string> = {}) {
   return checkedFetch(`${inject('workerUrl')}/oauth/authorize?${new URLSearchParams(parameters)}`, { redirect: 'manual', headers });
@@ -34,11 +38,12 @@ function authorizePage(parameters: Record<string, string>, headers: Record<strin
 
 /**
  * The consent form posted as the page posts it: the page is fetched first, for the form's token
- * and its cookie (`token: false` leaves the token out, a string sends that one instead).
+ * and its cookie (`token: false` leaves the token out, a string sends that one instead; `page`:
+ * the request the page was opened for, when the form was changed before it was posted).
  */
-async function consent(parameters: Record<string, string>, headers: Record<string, string> = {}, options: { token?: false | string } = {}) {
+async function consent(parameters: Record<string, string>, headers: Record<string, string> = {}, options: { token?: false | string; page?: Record<string, string> } = {}) {
   const { api_key: _, decision: __, ...request } = parameters;
-  const page = await authorizePage(request);
+  const page = await authorizePage(options.page ?? request);
   expect(page.status, await page.clone().text()).toBe(200);
   const token = /name="consent_token" value="([^"]+)"/.exec(await page.text())![1]!;
   const cookie = (page.headers as unknown as { getSetCookie(): string[] }).getSetCookie().map((line) => line.split(';')[0]).join('; ');
@@ -53,6 +58,7 @@ async function consent(parameters: Record<string, string>, headers: Record<strin
 interface CodeAsk {
   client?: RegisteredApp;
   redirectUri?: string | null;
+  /** the file's (`PKCE`) unless given */
   challenge?: string;
   scope?: string;
   apiKey?: string;
@@ -61,9 +67,11 @@ interface CodeAsk {
 /** A code, allowed by the agent on the consent form. */
 async function codeFor(ask: CodeAsk = {}): Promise<string> {
   const client = ask.client ?? app;
-  const parameters: Record<string, string> = { client_id: client.clientId, response_type: 'code', decision: 'allow', api_key: ask.apiKey ?? site.users.agent.apiKey, state: 'xyz' };
+  const parameters: Record<string, string> = {
+    client_id: client.clientId, response_type: 'code', decision: 'allow', api_key: ask.apiKey ?? site.users.agent.apiKey, state: 'xyz',
+    ...PKCE, ...(ask.challenge ? { code_challenge: ask.challenge } : {}),
+  };
   if (ask.redirectUri !== null) parameters.redirect_uri = ask.redirectUri ?? REDIRECT;
-  if (ask.challenge) Object.assign(parameters, { code_challenge: ask.challenge, code_challenge_method: 'S256' });
   if (ask.scope) parameters.scope = ask.scope;
   const answer = await consent(parameters);
   expect(answer.status, await answer.clone().text()).toBe(303);
@@ -72,6 +80,9 @@ async function codeFor(ask: CodeAsk = {}): Promise<string> {
   expect(location.searchParams.get('iss')).toBe(TEST_PUBLIC_URL);
   return location.searchParams.get('code')!;
 }
+
+/** The token request's parameters for a code of the file's PKCE, sent back to `REDIRECT`. */
+const exchangeOf = (code: string) => ({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER });
 
 /** A token request authenticated by the app's secret in the body. */
 function token(parameters: Record<string, string>, client: RegisteredApp = app, options: { json?: boolean } = {}) {
@@ -91,11 +102,11 @@ const me = (accessToken: string) => api('/v2/me.json', { key: accessToken });
 
 describe('the token endpoint', () => {
   it('exchanges a code sent form-encoded or as JSON, with the secret in HTTP Basic or the body', async () => {
-    const byForm = await post('/oauth/token', { grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT }, { headers: { authorization: basicAuth(app.clientId, app.clientSecret!) } });
+    const byForm = await post('/oauth/token', exchangeOf(await codeFor()), { headers: { authorization: basicAuth(app.clientId, app.clientSecret!) } });
     expect(byForm.status, JSON.stringify(byForm.body)).toBe(200);
     expect(byForm.headers.get('cache-control')).toBe('no-store');
     expect(byForm.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'desk', installation: { id: site.id, apiEndPoint: TEST_PUBLIC_URL }, user: { id: site.users.agent.id } });
-    const byJson = await token({ grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT }, app, { json: true });
+    const byJson = await token(exchangeOf(await codeFor()), app, { json: true });
     expect(byJson.status, JSON.stringify(byJson.body)).toBe(200);
     expect((await me(byJson.body.access_token)).status).toBe(200);
   });
@@ -107,8 +118,7 @@ describe('the token endpoint', () => {
   });
 
   it('refuses a client it cannot authenticate with 401 invalid_client, and counts nothing issued', async () => {
-    const code = await codeFor();
-    const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT };
+    const exchange = exchangeOf(await codeFor());
     expectOAuthError(await post('/oauth/token', { ...exchange, client_id: 'hdc_nobody' }), 401, 'invalid_client');
     expectOAuthError(await post('/oauth/token', { ...exchange, client_id: app.clientId }), 401, 'invalid_client', /secret/);
     expectOAuthError(await post('/oauth/token', { ...exchange, client_id: app.clientId, client_secret: 'hds_wrong' }), 401, 'invalid_client');
@@ -126,63 +136,73 @@ describe('the token endpoint', () => {
 
   it('refuses codes that are missing, unknown, another app\'s, expired or sent back to another redirect URI', async () => {
     const second = await registerApp(site, { redirectUris: [REDIRECT] });
-    expectOAuthError(await token({ grant_type: 'authorization_code', redirect_uri: REDIRECT }), 400, 'invalid_request', /code is required/);
-    expectOAuthError(await token({ grant_type: 'authorization_code', code: 'hda_unknown', redirect_uri: REDIRECT }), 400, 'invalid_grant');
-    const code = await codeFor();
-    expectOAuthError(await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, second), 400, 'invalid_grant');
-    expectOAuthError(await token({ grant_type: 'authorization_code', code, redirect_uri: OTHER_REDIRECT }), 400, 'invalid_grant', /redirect_uri/);
-    expectOAuthError(await token({ grant_type: 'authorization_code', code }), 400, 'invalid_grant', /redirect_uri/);
-    expect((await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT })).status).toBe(200);
+    const { code: _, ...noCode } = exchangeOf('');
+    expectOAuthError(await token(noCode), 400, 'invalid_request', /code is required/);
+    expectOAuthError(await token(exchangeOf('hda_unknown')), 400, 'invalid_grant');
+    const exchange = exchangeOf(await codeFor());
+    const { redirect_uri: __, ...noRedirect } = exchange;
+    expectOAuthError(await token(exchange, second), 400, 'invalid_grant');
+    expectOAuthError(await token({ ...exchange, redirect_uri: OTHER_REDIRECT }), 400, 'invalid_grant', /redirect_uri/);
+    expectOAuthError(await token(noRedirect), 400, 'invalid_grant', /redirect_uri/);
+    expect((await token(exchange)).status).toBe(200);
 
     const late = await codeFor();
     await rows(`UPDATE oauth_codes SET expires_at = now() - interval '1 second' WHERE code_hash = $1`, [await hashSecret(late)]);
-    expectOAuthError(await token({ grant_type: 'authorization_code', code: late, redirect_uri: REDIRECT }), 400, 'invalid_grant', /expired/);
+    expectOAuthError(await token(exchangeOf(late)), 400, 'invalid_grant', /expired/);
   });
 
   it('lets a code live at most 10 minutes and work once: used again, it revokes what it gave', async () => {
     const code = await codeFor();
     const [stored] = await rows<{ minutes: number }>(`SELECT round(extract(epoch FROM expires_at - now()) / 60)::int AS minutes FROM oauth_codes WHERE code_hash = $1`, [await hashSecret(code)]);
     expect(stored!.minutes).toBe(10);
-    const first = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT });
+    const first = await token(exchangeOf(code));
     expect(first.status).toBe(200);
     expect((await me(first.body.access_token)).status).toBe(200);
-    expectOAuthError(await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }), 400, 'invalid_grant', /used already/);
+    expectOAuthError(await token(exchangeOf(code)), 400, 'invalid_grant', /used already/);
     expectError(await me(first.body.access_token), 401);
     expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token }), 400, 'invalid_grant');
   });
 
-  it('checks PKCE: the verifier of the challenge, S256 only', async () => {
+  it('checks PKCE: the verifier of the challenge is required of every code, a confidential app\'s too', async () => {
     const secret = verifier();
-    const code = await codeFor({ challenge: challengeOf(secret) });
-    const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT };
-    expectOAuthError(await token(exchange), 400, 'invalid_grant', /code_verifier is required/);
+    const { code_verifier: _, ...exchange } = exchangeOf(await codeFor({ challenge: challengeOf(secret) }));
+    expectOAuthError(await token(exchange), 400, 'invalid_request', /code_verifier is required/);
     expectOAuthError(await token({ ...exchange, code_verifier: verifier() }), 400, 'invalid_grant', /does not match/);
     expect((await token({ ...exchange, code_verifier: secret })).status).toBe(200);
 
-    const plain = await codeFor();
-    expectOAuthError(await token({ grant_type: 'authorization_code', code: plain, redirect_uri: REDIRECT, code_verifier: secret }), 400, 'invalid_grant', /no code_challenge/);
+    // a code issued before PKCE was required of every app (it has no challenge) gives nothing, whatever the verifier
+    const old = await codeFor();
+    await rows(`UPDATE oauth_codes SET code_challenge = NULL WHERE code_hash = $1`, [await hashSecret(old)]);
+    expectOAuthError(await token(exchangeOf(old)), 400, 'invalid_grant', /without a PKCE code_challenge/);
   });
 
-  it("takes the platform's own Go client as it is: client_secret_post, no state, its challenge sent as the verifier", async () => {
-    // twapi-go-sdk session/oauth2.go: code_challenge = base64url(sha256(random)); code_verifier = that challenge
-    const challenge = challengeOf(randomBytes(32).toString('hex'));
-    const answer = await consent({ client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', decision: 'allow', api_key: site.users.agent.apiKey });
-    const location = new URL(answer.headers.get('location')!);
-    expect(location.searchParams.has('state')).toBe(false);
-    const body = new URLSearchParams({ grant_type: 'authorization_code', code: location.searchParams.get('code')!, client_id: app.clientId, client_secret: app.clientSecret!, redirect_uri: REDIRECT, code_verifier: challenge });
-    const exchanged = await post('/oauth/token', Object.fromEntries(body));
-    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
-    expect(exchanged.body.token_type).toBe('Bearer');
-    expect(exchanged.body.installation.apiEndPoint).toBe(TEST_PUBLIC_URL);
+  it('refuses a verifier outside RFC 7636 (43 to 128 unreserved characters), even one the challenge was made from', async () => {
+    for (const odd of ['a'.repeat(42), 'a'.repeat(129), `${'a'.repeat(42)}+`, `${'a'.repeat(42)} `, `${'a'.repeat(42)}/`]) {
+      const code = await codeFor({ challenge: challengeOf(odd) });
+      expectOAuthError(await token({ ...exchangeOf(code), code_verifier: odd }), 400, 'invalid_request', /43 to 128/);
+      // the code stands: its proper verifier would still be heard (here there is none)
+      expect(await rows(`SELECT 1 FROM oauth_codes WHERE code_hash = $1 AND used_at IS NULL`, [await hashSecret(code)])).toHaveLength(1);
+    }
+  });
 
-    // a public app gets no such leniency: the challenge is no verifier
+  it('never takes the challenge as its own verifier: a code stolen with its authorize link gives nothing', async () => {
+    // the attacker saw the authorize link (history, logs, a proxy) and the code: both carry only the challenge
+    const challenge = challengeOf(verifier());
+    const stolen = async (client: RegisteredApp) => {
+      const code = await codeFor({ client, challenge });
+      return { ...exchangeOf(code), code_verifier: challenge };
+    };
+    // a confidential app authenticated by its own secret, in the body (as the platform's Go client sends it) or as HTTP Basic
+    expectOAuthError(await token(await stolen(app)), 400, 'invalid_grant', /code_challenge itself/);
+    expectOAuthError(await post('/oauth/token', await stolen(app), { headers: { authorization: basicAuth(app.clientId, app.clientSecret!) } }), 400, 'invalid_grant', /code_challenge itself/);
     const open = await registerApp(site, { redirectUris: [REDIRECT], clientType: 'public' });
-    const code = await codeFor({ client: open, challenge });
-    expectOAuthError(await post('/oauth/token', { grant_type: 'authorization_code', code, client_id: open.clientId, redirect_uri: REDIRECT, code_verifier: challenge }), 400, 'invalid_grant');
+    expectOAuthError(await post('/oauth/token', { ...(await stolen(open)), client_id: open.clientId }), 400, 'invalid_grant', /code_challenge itself/);
+    // nothing was issued to the app for those codes
+    expect(await rows(`SELECT 1 FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id WHERE g.app_id = $1`, [open.id])).toHaveLength(0);
   });
 
   it('refuses refresh tokens that are missing, another app\'s, or asked for more than granted', async () => {
-    const tokens = (await token({ grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT })).body;
+    const tokens = (await token(exchangeOf(await codeFor()))).body;
     const second = await registerApp(site, { redirectUris: [REDIRECT] });
     expectOAuthError(await token({ grant_type: 'refresh_token' }), 400, 'invalid_request', /refresh_token is required/);
     expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, second), 400, 'invalid_grant');
@@ -216,7 +236,7 @@ describe('the revocation endpoint', () => {
   });
 
   it("leaves another app's token alone, and answers 200 alike", async () => {
-    const tokens = (await token({ grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT })).body;
+    const tokens = (await token(exchangeOf(await codeFor()))).body;
     const second = await registerApp(site, { redirectUris: [REDIRECT] });
     const revoked = await post('/oauth/revoke', { token: tokens.access_token, client_id: second.clientId, client_secret: second.clientSecret! });
     expect(revoked.status).toBe(200);
@@ -228,29 +248,56 @@ describe('the authorize page', () => {
   const page = async (response: Response) => ({ status: response.status, location: response.headers.get('location'), html: await response.text(), headers: response.headers });
 
   it('shows, and never redirects, a request naming no app, an unknown one, or a redirect URI it did not register', async () => {
+    // the open-redirect attack: a link on our address that would send the browser to the attacker's page
+    const foreign = await registerApp(other, { redirectUris: ['https://evil.example.test/callback'] });
     const requests: Record<string, string>[] = [
       { response_type: 'code' },
       { response_type: 'code', client_id: 'hdc_nobody', redirect_uri: REDIRECT },
+      { response_type: 'code', client_id: '', redirect_uri: 'https://evil.example.test/callback' },
+      // another installation's app's URI: registered, but not by this app
       { response_type: 'code', client_id: app.clientId, redirect_uri: 'https://evil.example.test/callback' },
+      { response_type: 'code', client_id: foreign.clientId, redirect_uri: REDIRECT },
       { response_type: 'code', client_id: app.clientId, redirect_uri: `${REDIRECT}/../x` },
+      { response_type: 'code', client_id: app.clientId, redirect_uri: `${REDIRECT}?next=https://evil.example.test/` },
+      { response_type: 'code', client_id: app.clientId, redirect_uri: `${REDIRECT}#x` },
+      { response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT.toUpperCase() },
+      { response_type: 'code', client_id: app.clientId, redirect_uri: 'https://app.example.test@evil.example.test/callback' },
+      { response_type: 'code', client_id: app.clientId, redirect_uri: 'not a URI' },
+      { response_type: 'code', client_id: app.clientId, redirect_uri: '' },
       { response_type: 'code', client_id: app.clientId }, // two registered: which one?
     ];
+    // every other check would fail too (no PKCE, another response type, a scope it may not have): still a page
+    const alsoWrong: Record<string, string>[] = [{}, { response_type: 'token' }, { scope: 'admin', code_challenge: 'x', code_challenge_method: 'plain' }];
     for (const parameters of requests) {
-      const shown = await page(await authorizePage(parameters));
-      expect(shown.status, JSON.stringify(parameters)).toBe(400);
-      expect(shown.location).toBeNull();
-      expect(shown.headers.get('content-type')).toMatch(/^text\/html/);
-      expect(shown.html).toContain('does not work');
+      for (const wrong of alsoWrong) {
+        const sent = { ...parameters, ...wrong };
+        const shown = await page(await authorizePage(sent));
+        expect(shown.status, JSON.stringify(sent)).toBe(400);
+        expect(shown.location).toBeNull();
+        expect(shown.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(shown.html).toContain('does not work');
+      }
     }
   });
 
+  it('never redirects the consent form to a redirect URI the app did not register, whatever it decides', async () => {
+    const before = await rows(`SELECT count(*)::int AS n FROM oauth_grants WHERE app_id = $1`, [app.id]);
+    const opened = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, ...PKCE };
+    for (const decision of ['deny', 'allow']) {
+      const forged = { ...opened, redirect_uri: 'https://evil.example.test/callback', decision, api_key: site.users.agent.apiKey };
+      const answer = await page(await consent(forged, {}, { page: opened }));
+      expect(answer.status, decision).toBe(400);
+      expect(answer.location).toBeNull();
+    }
+    expect(await rows(`SELECT count(*)::int AS n FROM oauth_grants WHERE app_id = $1`, [app.id])).toEqual(before);
+  });
+
   it('sends other problems back to the app with the error and state', async () => {
-    const base = { client_id: app.clientId, redirect_uri: REDIRECT, state: 's t&8' };
+    const base = { client_id: app.clientId, redirect_uri: REDIRECT, state: 's t&8', ...PKCE };
     const cases: [Record<string, string>, string][] = [
       [{ response_type: 'token' }, 'unsupported_response_type'],
       [{}, 'invalid_request'],
       [{ response_type: 'code', scope: 'admin' }, 'invalid_scope'],
-      [{ response_type: 'code', code_challenge: challengeOf('x'.repeat(43)), code_challenge_method: 'plain' }, 'invalid_request'],
       [{ response_type: 'code', code_challenge: 'short' , code_challenge_method: 'S256' }, 'invalid_request'],
     ];
     for (const [extra, error] of cases) {
@@ -260,12 +307,45 @@ describe('the authorize page', () => {
       expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
       expect(location.searchParams.get('error')).toBe(error);
       expect(location.searchParams.get('state')).toBe('s t&8');
+      expect(location.searchParams.get('iss')).toBe(TEST_PUBLIC_URL);
     }
+  });
+
+  it('refuses an authorize request without PKCE S256, a confidential app\'s too: no page, no code', async () => {
+    expect(app.clientSecret).toMatch(/^hds_/); // confidential
+    const base = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, state: 'p' };
+    const plainVerifier = verifier();
+    const unprotected: Record<string, string>[] = [
+      {},
+      // plain: the challenge is the verifier, so whoever sees the link can redeem the code
+      { code_challenge: plainVerifier, code_challenge_method: 'plain' },
+      { code_challenge: plainVerifier }, // no method is plain (RFC 7636 4.3)
+      { code_challenge: challengeOf(plainVerifier) },
+      { code_challenge_method: 'S256' },
+      { code_challenge: challengeOf(plainVerifier), code_challenge_method: 's256' },
+    ];
+    const before = await rows(`SELECT count(*)::int AS n FROM oauth_grants WHERE app_id = $1`, [app.id]);
+    for (const pkce of unprotected) {
+      const shown = await page(await authorizePage({ ...base, ...pkce }));
+      expect(shown.status, JSON.stringify(pkce)).toBe(303);
+      const location = new URL(shown.location!);
+      expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+      expect(location.searchParams.get('error')).toBe('invalid_request');
+      expect(location.searchParams.get('error_description')).toMatch(/code_challenge/);
+      expect(location.searchParams.get('state')).toBe('p');
+      expect(location.searchParams.has('code')).toBe(false);
+    }
+    // the consent form posted without PKCE (the page would not have been shown): refused the same, nothing granted
+    const posted = await page(await consent({ ...base, decision: 'allow', api_key: site.users.agent.apiKey }, {}, { page: { ...base, ...PKCE } }));
+    expect(posted.status).toBe(303);
+    expect(new URL(posted.location!).searchParams.get('error')).toBe('invalid_request');
+    expect(new URL(posted.location!).searchParams.has('code')).toBe(false);
+    expect(await rows(`SELECT count(*)::int AS n FROM oauth_grants WHERE app_id = $1`, [app.id])).toEqual(before);
   });
 
   it('is a page that cannot be framed or cached, with the app named safely', async () => {
     const odd = await registerApp(site, { name: '<img src=x onerror=alert(1)>', redirectUris: [REDIRECT] });
-    const shown = await page(await authorizePage({ response_type: 'code', client_id: odd.clientId, state: '"><script>' }));
+    const shown = await page(await authorizePage({ response_type: 'code', client_id: odd.clientId, state: '"><script>', ...PKCE }));
     expect(shown.status).toBe(200);
     expect(shown.html).not.toContain('<img src=x');
     expect(shown.html).not.toContain('"><script>');
@@ -275,18 +355,23 @@ describe('the authorize page', () => {
     expect(shown.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('takes a loopback redirect URI on any port (RFC 8252), and only that one', async () => {
+  it('takes a loopback redirect URI on any port (RFC 8252), and nothing else different', async () => {
     const native = await registerApp(site, { redirectUris: ['http://127.0.0.1/callback'], clientType: 'public' });
-    const challenge = challengeOf(verifier());
-    const ok = await authorizePage({ response_type: 'code', client_id: native.clientId, redirect_uri: 'http://127.0.0.1:49152/callback', code_challenge: challenge, code_challenge_method: 'S256' });
-    expect(ok.status).toBe(200);
-    const otherPath = await authorizePage({ response_type: 'code', client_id: native.clientId, redirect_uri: 'http://127.0.0.1:49152/elsewhere', code_challenge: challenge, code_challenge_method: 'S256' });
-    expect(otherPath.status).toBe(400);
+    const ask = (redirectUri: string) => authorizePage({ response_type: 'code', client_id: native.clientId, redirect_uri: redirectUri, ...PKCE });
+    expect((await ask('http://127.0.0.1:49152/callback')).status).toBe(200);
+    for (const malformed of [
+      'http://127.0.0.1:49152/elsewhere', 'http://127.0.0.1:49152/callback#x', 'http://user@127.0.0.1:49152/callback',
+      'http://127.0.0.1:49152/callback?next=x', 'http://localhost:49152/callback', 'https://127.0.0.1:49152/callback', 'http://127.0.0.2:49152/callback',
+    ]) {
+      const shown = await page(await ask(malformed));
+      expect(shown.status, malformed).toBe(400);
+      expect(shown.location).toBeNull();
+    }
   });
 
   it('sends a denial back as access_denied, and grants nothing', async () => {
     const before = await rows(`SELECT count(*)::int AS n FROM oauth_grants WHERE app_id = $1`, [app.id]);
-    const denied = await consent({ client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, state: 'q', decision: 'deny' });
+    const denied = await consent({ client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, state: 'q', ...PKCE, decision: 'deny' });
     expect(denied.status).toBe(303);
     const location = new URL(denied.headers.get('location')!);
     expect(location.searchParams.get('error')).toBe('access_denied');
@@ -295,8 +380,8 @@ describe('the authorize page', () => {
   });
 
   it('shows the page again, without a code, for a key that is wrong, of another helpdesk, or an OAuth token', async () => {
-    const form = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, decision: 'allow' };
-    const accessToken = (await token({ grant_type: 'authorization_code', code: await codeFor(), redirect_uri: REDIRECT })).body.access_token;
+    const form = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, ...PKCE, decision: 'allow' };
+    const accessToken = (await token(exchangeOf(await codeFor()))).body.access_token;
     for (const apiKey of ['hd_wrong', other.users.owner.apiKey, accessToken, '']) {
       const shown = await page(await consent({ ...form, api_key: apiKey }));
       expect(shown.status, apiKey).toBe(401);
@@ -306,7 +391,7 @@ describe('the authorize page', () => {
   });
 
   it('takes the form only from its own page: its token and cookie, same-origin', async () => {
-    const form = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, decision: 'allow', api_key: site.users.agent.apiKey };
+    const form = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, ...PKCE, decision: 'allow', api_key: site.users.agent.apiKey };
     const refused = [
       await consent(form, { 'sec-fetch-site': 'cross-site' }),
       await consent(form, { 'sec-fetch-site': 'same-site' }),
@@ -324,7 +409,7 @@ describe('the authorize page', () => {
   });
 
   it('keeps two consent pages open side by side apart: each form goes through', async () => {
-    const request = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT };
+    const request = { client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, ...PKCE };
     const pages = await Promise.all([authorizePage(request), authorizePage(request)]);
     const forms = await Promise.all(pages.map(async (shown) => ({
       token: /name="consent_token" value="([^"]+)"/.exec(await shown.text())![1]!,
@@ -373,15 +458,15 @@ describe('registering apps', () => {
     const patched = await api(`/v2/oauthapps/${changing.id}.json`, { method: 'PATCH', key: site.users.owner.apiKey, body: { oauthapp: { redirectUris: [REDIRECT] } } });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.oauthapp.redirectUris).toEqual([REDIRECT]);
-    expect((await authorizePage({ response_type: 'code', client_id: changing.clientId, redirect_uri: OTHER_REDIRECT })).status).toBe(400);
-    expect((await authorizePage({ response_type: 'code', client_id: changing.clientId })).status).toBe(200);
+    expect((await authorizePage({ response_type: 'code', client_id: changing.clientId, redirect_uri: OTHER_REDIRECT, ...PKCE })).status).toBe(400);
+    expect((await authorizePage({ response_type: 'code', client_id: changing.clientId, ...PKCE })).status).toBe(200);
   });
 });
 
 describe('scopes', () => {
   /** Tokens for an app, from a code the agent allowed on the form. */
   async function tokensOf(client: RegisteredApp, scope?: string) {
-    const exchanged = await token({ grant_type: 'authorization_code', code: await codeFor({ client, ...(scope ? { scope } : {}) }), redirect_uri: REDIRECT }, client);
+    const exchanged = await token(exchangeOf(await codeFor({ client, ...(scope ? { scope } : {}) })), client);
     expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
     return exchanged.body as { access_token: string; refresh_token: string; scope: string };
   }
@@ -432,7 +517,7 @@ describe('scopes', () => {
 describe('grants', () => {
   it('lists the apps a teammate let in, to them (and to admins), and a revoke stops their tokens at once', async () => {
     const granted = await registerApp(site, { redirectUris: [REDIRECT], name: 'Granted App' });
-    const exchanged = await token({ grant_type: 'authorization_code', code: await codeFor({ client: granted }), redirect_uri: REDIRECT }, granted);
+    const exchanged = await token(exchangeOf(await codeFor({ client: granted })), granted);
     const { access_token: accessToken, refresh_token: refreshToken } = exchanged.body;
     expect((await me(accessToken)).status).toBe(200);
 
@@ -460,7 +545,7 @@ describe('grants', () => {
 describe('a new client secret', () => {
   it('replaces the old one at once, shown this once; a public app has none to replace', async () => {
     const rotating = await registerApp(site, { redirectUris: [REDIRECT] });
-    const exchange = async () => ({ grant_type: 'authorization_code', code: await codeFor({ client: rotating }), redirect_uri: REDIRECT });
+    const exchange = async () => exchangeOf(await codeFor({ client: rotating }));
     expectError(await api(`/v2/oauthapps/${rotating.id}/secret.json`, { method: 'POST', key: site.users.agent.apiKey }), 403);
     expectError(await api(`/v2/oauthapps/${rotating.id}/secret.json`, { method: 'POST', key: other.users.owner.apiKey }), 404);
     const rotated = await api(`/v2/oauthapps/${rotating.id}/secret.json`, { method: 'POST', key: site.users.admin.apiKey });
