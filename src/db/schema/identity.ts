@@ -67,7 +67,7 @@ export const OAUTH_CLIENT_TYPES = ['confidential', 'public'] as const;
 /**
  * Applications registered for the OAuth 2.0 login (`/v2/oauthapps.json`, src/resources/oauthapps):
  * a confidential one has a client secret (its SHA-256 digest here), a public one (a native or
- * browser app) none, and must use PKCE.
+ * browser app) none; every one must use PKCE.
  */
 export const oauthApps = pgTable(
   'oauth_apps',
@@ -111,7 +111,7 @@ export const oauthCodes = pgTable('oauth_codes', {
   redirectUri: text('redirect_uri').notNull(),
   /** the authorize request named it (the token request must then name it too, RFC 6749 4.1.3); false when the app's only URI was taken */
   redirectUriSent: boolean('redirect_uri_sent').notNull(),
-  /** PKCE's S256 challenge, when the app sent one */
+  /** PKCE's S256 challenge: required of every app; null only in codes issued before it was, which the token endpoint refuses */
   codeChallenge: text('code_challenge'),
   expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
   usedAt: timestamp('used_at', { withTimezone: true, precision: 3 }),

@@ -15,7 +15,7 @@ const createRecord = writableRecord(
     name: appName,
     redirectUris,
     scopes: appScopes.optional(),
-    clientType: z.enum(OAUTH_CLIENT_TYPES).optional().meta({ description: '`confidential` (default): it gets a client secret; `public` (a native or in-browser app): none, and PKCE is required' }),
+    clientType: z.enum(OAUTH_CLIENT_TYPES).optional().meta({ description: '`confidential` (default): it gets a client secret; `public` (a native or in-browser app): none, PKCE (required of every app) is its only proof' }),
   },
   ['clientId', 'secretPrefix', 'clientSecret'],
 ).meta({ id: 'OAuthAppCreate' });

@@ -35,7 +35,7 @@ export const oauthAppsResource = defineResource({
     redirectUris: { column: oauthApps.redirectUris, schema: redirectUris, required: true },
     scopes: { column: oauthApps.scopes, schema: appScopes },
     clientId: { column: oauthApps.clientId, schema: z.string().meta({ description: "the app's `client_id`" }), readOnly: true },
-    clientType: { column: oauthApps.clientType, schema: z.enum(OAUTH_CLIENT_TYPES).meta({ description: '`confidential` (it has a client secret) or `public` (none; PKCE required)' }), readOnly: true },
+    clientType: { column: oauthApps.clientType, schema: z.enum(OAUTH_CLIENT_TYPES).meta({ description: '`confidential` (it has a client secret) or `public` (none; PKCE, required of every app, is its only proof)' }), readOnly: true },
     secretPrefix: { column: oauthApps.secretPrefix, schema: z.string().nullable().meta({ description: "the client secret's first characters, to recognise it; null for a public app" }), readOnly: true },
   },
   filter: [...AUDIT_SET, 'name', 'clientId', 'clientType'],
