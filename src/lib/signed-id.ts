@@ -1,28 +1,57 @@
 import type { Env } from '../app-env';
 import { ApiError } from '../http/errors';
+import { tokenKey, TokenKeyError, type HmacUse } from './crypto';
 import { hmacHex } from './webhook-signature';
 
 /**
- * An id that carries its own proof: `<id>-<hex>`, the hex an HMAC of the id and its purpose keyed
- * with the Worker's secret (`PM_TOKEN_KEY`). It can be made again wherever it is needed (a survey
- * link in a mail, a ticket's token in a subject) and nothing secret is stored.
+ * An id that carries its own proof: `<id>-<hex>`, the hex an HMAC of `<purpose>:<id>` keyed with
+ * the use's own key, derived from the Worker's secret (`PM_TOKEN_KEY`, `crypto/keys.ts`). It can
+ * be made again wherever it is needed (a survey link in a mail, a ticket's token in a subject) and
+ * nothing secret is stored.
  */
-function keyOf(env: Pick<Env, 'PM_TOKEN_KEY'>, purpose: string): string {
-  if (!env.PM_TOKEN_KEY) throw new ApiError(503, [{ code: 'notConfigured', source: 'PM_TOKEN_KEY', detail: `the server cannot make ${purpose} tokens: PM_TOKEN_KEY is not set` }]);
-  return env.PM_TOKEN_KEY;
+export interface SignedIdKind {
+  /** named in the signed text */
+  purpose: string;
+  /** whose derived key signs it */
+  use: HmacUse;
+  hexChars: number;
 }
 
-export async function signedId(env: Pick<Env, 'PM_TOKEN_KEY'>, purpose: string, id: number, hexChars: number): Promise<string> {
-  return `${id}-${(await hmacHex(keyOf(env, purpose), `${purpose}:${id}`)).slice(0, hexChars)}`;
+async function keyOf(env: Pick<Env, 'PM_TOKEN_KEY'>, kind: SignedIdKind): Promise<CryptoKey> {
+  const notConfigured = (why: string) => new ApiError(503, [{ code: 'notConfigured', source: 'PM_TOKEN_KEY', detail: `the server cannot make ${kind.purpose} tokens: ${why}` }]);
+  if (!env.PM_TOKEN_KEY) throw notConfigured('PM_TOKEN_KEY is not set');
+  try {
+    return await tokenKey(env.PM_TOKEN_KEY, kind.use);
+  } catch (error) {
+    if (error instanceof TokenKeyError) throw notConfigured(error.message);
+    throw error;
+  }
 }
 
-/** The id a token names, or undefined when it names none (the comparison takes the same time however it differs). */
-export async function idOfSigned(env: Pick<Env, 'PM_TOKEN_KEY'>, purpose: string, token: string, hexChars: number): Promise<number | undefined> {
-  const match = new RegExp(`^([1-9]\\d{0,9})-([0-9a-f]{${hexChars}})$`).exec(token);
+const hexOf = async (key: string | CryptoKey, kind: SignedIdKind, id: number) => (await hmacHex(key, `${kind.purpose}:${id}`)).slice(0, kind.hexChars);
+
+export async function signedId(env: Pick<Env, 'PM_TOKEN_KEY'>, kind: SignedIdKind, id: number): Promise<string> {
+  return `${id}-${await hexOf(await keyOf(env, kind), kind, id)}`;
+}
+
+/** Same-length texts compared in a time that does not depend on where they differ. */
+function sameText(a: string, b: string): boolean {
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ (b.charCodeAt(i) || 0);
+  return difference === 0;
+}
+
+/**
+ * The id a token names, or undefined when it names none. For a transition, a token made before
+ * the keys were derived (the HMAC keyed with the text of `PM_TOKEN_KEY` itself, as links and
+ * subjects already mailed carry) still names its id: it is still bound to its purpose.
+ */
+export async function idOfSigned(env: Pick<Env, 'PM_TOKEN_KEY'>, kind: SignedIdKind, token: string): Promise<number | undefined> {
+  const match = new RegExp(`^([1-9]\\d{0,9})-([0-9a-f]{${kind.hexChars}})$`).exec(token);
   if (!match || Number(match[1]) > 2_147_483_647) return undefined;
   const id = Number(match[1]);
-  const expected = await signedId(env, purpose, id, hexChars);
-  let difference = expected.length ^ token.length;
-  for (let i = 0; i < expected.length; i++) difference |= expected.charCodeAt(i) ^ (token.charCodeAt(i) || 0);
-  return difference === 0 ? id : undefined;
+  const [current, legacy] = await Promise.all([hexOf(await keyOf(env, kind), kind, id), hexOf(env.PM_TOKEN_KEY!, kind, id)]);
+  const good = sameText(current, match[2]!);
+  const mailedBefore = sameText(legacy, match[2]!);
+  return good || mailedBefore ? id : undefined;
 }

@@ -138,6 +138,14 @@ describe('POST /v2/conversationmessages/webhooks.json: refused whole, nothing st
     await refused(text, await signatureHeaders(text, { timestamp: Number.NaN }), 401);
   });
 
+  it('a captured delivery played again with its timestamp moved to now (past the window): 401, the signature covers the timestamp', async () => {
+    const text = body();
+    const captured = await signatureHeaders(text, { timestamp: Math.floor(Date.now() / 1000) - 600 });
+    await refused(text, captured, 401);
+    const retimed = await refused(text, { ...captured, 'x-desk-timestamp': String(Math.floor(Date.now() / 1000)) }, 401);
+    expect(retimed.detail).toMatch(/does not match/);
+  });
+
   /** Signs `text` properly and expects the refusal. */
   const signedRefusal = async (text: string, status: number, source?: string | RegExp) => refused(text, await signatureHeaders(text), status, source);
 

@@ -73,16 +73,21 @@ describe('an inbox', () => {
     expect(created.text).not.toContain('hunter2');
     expect(created.body.inbox).toMatchObject({ smtpServer: 'smtp.acme.test', smtpPort: 587, hasSmtpPassword: true });
     const [row] = await rows<{ sealed: string }>('SELECT smtp_password_ciphertext AS sealed FROM inboxes WHERE id = $1', [created.body.inbox.id]);
-    expect(row!.sealed).toMatch(/^v1\./);
-    expect(await decryptToken(row!.sealed, DEV_PM_TOKEN_KEY, inboxSecretContext(site.id))).toBe('hunter2-secret');
-    expect(await decryptToken(row!.sealed, DEV_PM_TOKEN_KEY, inboxSecretContext(site.id + 1))).toBeUndefined();
-    const changed = await api(`/v2/inboxes/${created.body.inbox.id}.json`, { method: 'PUT', key: admin, body: { smtpPassword: 'another-secret' } });
+    const id = created.body.inbox.id as number;
+    // sealed under the derived key, bound to the installation and the inbox: copied to another inbox's row, it does not open
+    expect(row!.sealed).toMatch(/^v2\./);
+    expect(await decryptToken(row!.sealed, DEV_PM_TOKEN_KEY, inboxSecretContext(site.id, id))).toBe('hunter2-secret');
+    expect(await decryptToken(row!.sealed, DEV_PM_TOKEN_KEY, inboxSecretContext(site.id, id + 1))).toBeUndefined();
+    expect(await decryptToken(row!.sealed, DEV_PM_TOKEN_KEY, inboxSecretContext(site.id + 1, id))).toBeUndefined();
+    const changed = await api(`/v2/inboxes/${id}.json`, { method: 'PUT', key: admin, body: { smtpPassword: 'another-secret' } });
     expect(changed.text).not.toContain('another-secret');
-    const cleared = await api(`/v2/inboxes/${created.body.inbox.id}.json`, { method: 'PATCH', key: admin, body: { smtpPassword: null } });
+    const [resealed] = await rows<{ sealed: string }>('SELECT smtp_password_ciphertext AS sealed FROM inboxes WHERE id = $1', [id]);
+    expect(await decryptToken(resealed!.sealed, DEV_PM_TOKEN_KEY, inboxSecretContext(site.id, id))).toBe('another-secret');
+    const cleared = await api(`/v2/inboxes/${id}.json`, { method: 'PATCH', key: admin, body: { smtpPassword: null } });
     expect(cleared.body.inbox.hasSmtpPassword).toBe(false);
     const events = await eventsSince(site.id, mark);
     expect(summary(events)).toEqual(['inboxes:created', 'inboxes:updated', 'inboxes:updated']);
-    expect(JSON.stringify(events)).not.toMatch(/hunter2|another-secret|v1\./);
+    expect(JSON.stringify(events)).not.toMatch(/hunter2|another-secret|v[12]\./);
     expectError(await api('/v2/inboxes.json', { key: admin, query: { fields: 'smtpPassword' } }), 400, 'fields');
   });
 

@@ -1,1 +1,2 @@
-export { decryptToken, encryptToken, inboxSecretContext, pmTokenContext, TokenKeyError, webhookTokenContext } from './token-cipher';
+export { decryptToken, encryptToken, inboxSecretContext, legacyInboxSecretContext, pmTokenContext, TokenKeyError, webhookTokenContext } from './token-cipher';
+export { tokenKey, type HmacUse } from './keys';

@@ -21,9 +21,10 @@ function fromHex(hex: string): Uint8Array | undefined {
   return Uint8Array.from(hex.match(/../g)!.map((pair) => parseInt(pair, 16)));
 }
 
-/** Lowercase hex of the HMAC-SHA256 of `text` with `secret`. */
-export async function hmacHex(secret: string, text: string): Promise<string> {
-  return toHex(await crypto.subtle.sign('HMAC', await hmacKey(secret, 'sign'), encoder.encode(text)));
+/** Lowercase hex of the HMAC-SHA256 of `text` with `secret` (a text, or a key made for signing). */
+export async function hmacHex(secret: string | CryptoKey, text: string): Promise<string> {
+  const key = typeof secret === 'string' ? await hmacKey(secret, 'sign') : secret;
+  return toHex(await crypto.subtle.sign('HMAC', key, encoder.encode(text)));
 }
 
 export async function signPayload(secret: string, timestamp: number, body: string): Promise<string> {

@@ -10,15 +10,37 @@ import { ticketTypesResource } from '../tickettypes/tickettypes.resource';
 import { userShape } from '../users/user-shape';
 import { inboxComputed, inboxFields } from './inbox-shape';
 
-/** The mail-server password goes into the row only as ciphertext, sealed to the installation. */
-async function sealSmtpPassword({ who, env }: WriteContext, record: Record<string, unknown>): Promise<void> {
-  if (typeof record.smtpPassword !== 'string') return;
+/** The password sealed to the installation and the inbox (`inboxSecretContext`); no usable key is a 503. */
+async function sealed({ who, env }: WriteContext, password: string, inboxId: number): Promise<string> {
   try {
-    record.smtpPassword = await encryptToken(record.smtpPassword, env.PM_TOKEN_KEY, inboxSecretContext(who.installationId));
+    return await encryptToken(password, env.PM_TOKEN_KEY, inboxSecretContext(who.installationId, inboxId));
   } catch (error) {
     if (error instanceof TokenKeyError) throw tokenKeyMissing(error);
     throw error;
   }
+}
+
+/** A new inbox's password, held back from its insert until its id is known to seal it to. */
+const PASSWORD_TO_SEAL = Symbol('smtpPassword');
+
+/**
+ * The mail-server password goes into the row only as ciphertext, sealed to the installation and
+ * the inbox: an update's at once, a new inbox's once it has its id (`sealNewPassword`).
+ */
+async function sealSmtpPassword(context: WriteContext, record: Record<string | symbol, unknown>, id: number | undefined): Promise<void> {
+  if (typeof record.smtpPassword !== 'string') return;
+  if (id !== undefined) {
+    record.smtpPassword = await sealed(context, record.smtpPassword, id);
+    return;
+  }
+  record[PASSWORD_TO_SEAL] = record.smtpPassword;
+  delete record.smtpPassword;
+}
+
+async function sealNewPassword(context: WriteContext, record: Record<string | symbol, unknown>, id: number): Promise<void> {
+  const password = record[PASSWORD_TO_SEAL];
+  if (typeof password !== 'string') return;
+  await context.tx.execute(sql`UPDATE inboxes SET smtp_password_ciphertext = ${await sealed(context, password, id)} WHERE id = ${id}`);
 }
 
 /** A vocabulary limited to some inboxes (its link table and the link's column naming it), with its flag for inboxes made later. */
@@ -93,7 +115,9 @@ export const inboxesResource = defineResource({
   usedBy: [{ type: 'tickets', table: tickets, column: tickets.inboxId, property: 'inbox' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: sealSmtpPassword,
-  async afterWrite(context, _record, id, created) {
-    if (created) await offerInFutureInboxes(context, id);
+  async afterWrite(context, record, id, created) {
+    if (!created) return;
+    await sealNewPassword(context, record, id);
+    await offerInFutureInboxes(context, id);
   },
 });
