@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { createInstallation, addApiKey } from './seed';
 import { startLocalStack } from './stack';
+import { startDnsStandIn } from './stack/dns-stand-in';
 import { quietWranglerEnv, workerVars } from './worker-vars';
 
 const PORT = Number(process.env.PORT ?? 8787);
@@ -36,8 +37,10 @@ async function ensureDemoInstallation(databaseUrl: string): Promise<void> {
 async function main(): Promise<void> {
   const stack = await startLocalStack({ purpose: 'dev' });
   await ensureDemoInstallation(stack.databaseUrl);
+  // names resolve through a local stand-in, where a mail domain's TXT record can be set by hand
+  const dns = await startDnsStandIn();
 
-  const vars = Object.entries(workerVars(stack)).flatMap(([key, value]) => ['--var', `${key}:${value}`]);
+  const vars = Object.entries({ ...workerVars(stack), DNS_OVER_HTTPS_URL: dns.url }).flatMap(([key, value]) => ['--var', `${key}:${value}`]);
   const wrangler = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(PORT), ...vars], {
     stdio: 'inherit',
     env: { ...process.env, ...quietWranglerEnv },
@@ -59,6 +62,7 @@ async function main(): Promise<void> {
         process.kill(-wrangler.pid, 'SIGTERM');
       } catch {}
     }
+    await dns.stop().catch((e) => console.error(e));
     await stack.stop().catch((e) => console.error(e));
     process.exit(code);
   };
@@ -66,6 +70,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop(0));
   wrangler.on('exit', (code) => void stop(code ?? 0));
   console.log(`Serving on http://127.0.0.1:${PORT}  (API reference: http://127.0.0.1:${PORT}/v2/docs)`);
+  console.log(`DNS records for mail domains: PUT ${dns.controlUrl}/records {"name", "type": "TXT", "values": [...]} (docs/resources/maildomains.md)`);
 }
 
 main().catch((error) => {

@@ -27,6 +27,7 @@ import { filesModule } from '../resources/files';
 import { helpDocsModule } from '../resources/helpdocs';
 import { inboxesModule } from '../resources/inboxes';
 import { mailModule } from '../resources/mail';
+import { mailDomainsModule } from '../resources/maildomains';
 import { oauthAppsModule } from '../resources/oauthapps';
 import { pmConnectionModule } from '../resources/pmconnection';
 import { roomsModule } from '../resources/rooms';
@@ -78,6 +79,7 @@ export const modules: readonly Module[] = [
   filesModule,
   helpDocsModule,
   inboxesModule,
+  mailDomainsModule,
   mailModule,
   oauthAppsModule,
   pmConnectionModule,

@@ -7,6 +7,7 @@ import { startWorkerControls } from './worker-controls';
 import { workerLogs } from './worker-logs';
 import { TEST_MAIL_MAX_BYTES, TEST_MAIL_RETRY_BASE_SECONDS, TEST_PUBLIC_URL } from '../mail/limits';
 import { startMailReceiver } from '../../scripts/stack/mail-sender/receiver';
+import { startDnsStandIn } from '../../scripts/stack/dns-stand-in';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,6 +17,8 @@ declare module 'vitest' {
     workerControlsUrl: string;
     /** the receiver of the mail the Worker sends (`scripts/stack/mail-sender/receiver.ts`): `GET /sent?to=`, `POST /plan` */
     mailReceiverUrl: string;
+    /** the DNS-over-HTTPS stand-in the Worker resolves names with (`scripts/stack/dns-stand-in.ts`): `PUT /records` */
+    dnsControlUrl: string;
     /** the Worker's bundle and the stack it uses: a test file may serve another Worker of its own with other variables */
     workerScript: string;
     stackParts: { databaseUrl: string; wsProxyPort: number; sqlHttpUrl: string };
@@ -29,12 +32,14 @@ export default async function setup(project: TestProject) {
   const stack = await startLocalStack({ purpose: 'test' });
   const logs = workerLogs();
   const mailReceiver = await startMailReceiver();
+  const dns = await startDnsStandIn();
   let worker;
   try {
     // mail over 256 KiB is refused: the mail tests reach the limit under the local harness's own 1 MiB
-    const vars = { MAIL_MAX_BYTES: String(TEST_MAIL_MAX_BYTES), MAIL_RETRY_BASE_SECONDS: String(TEST_MAIL_RETRY_BASE_SECONDS), PUBLIC_URL: TEST_PUBLIC_URL };
+    const vars = { MAIL_MAX_BYTES: String(TEST_MAIL_MAX_BYTES), MAIL_RETRY_BASE_SECONDS: String(TEST_MAIL_RETRY_BASE_SECONDS), PUBLIC_URL: TEST_PUBLIC_URL, DNS_OVER_HTTPS_URL: dns.url };
     worker = await startWorker(stack, { outdir, onLogLine: logs.handle, vars, mailReceiverUrl: `${mailReceiver.url}/send` });
   } catch (error) {
+    await dns.stop();
     await mailReceiver.stop();
     await stack.stop();
     throw error;
@@ -44,12 +49,14 @@ export default async function setup(project: TestProject) {
   project.provide('workerUrl', worker.url);
   project.provide('databaseUrl', stack.databaseUrl);
   project.provide('mailReceiverUrl', mailReceiver.url);
+  project.provide('dnsControlUrl', dns.controlUrl);
   project.provide('workerScript', worker.scriptPath);
   project.provide('stackParts', { databaseUrl: stack.databaseUrl, wsProxyPort: stack.wsProxyPort, sqlHttpUrl: stack.sqlHttpUrl });
   return async () => {
     await controls.stop();
     await worker.stop();
     await mailReceiver.stop();
+    await dns.stop();
     await stack.stop();
     await rm(outdir, { recursive: true, force: true });
   };

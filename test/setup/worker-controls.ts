@@ -1,18 +1,10 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Miniflare } from 'miniflare';
 import type { WorkerLogs } from './worker-logs';
+import { readBody } from '../../scripts/stack/read-body';
 
 export const CRON = '*/5 * * * *';
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => resolve(body));
-    request.on('error', reject);
-  });
-}
 
 /**
  * Lets test files (in other processes than Miniflare) reach the Worker's other entry points the

@@ -5,9 +5,10 @@
 //   POST /send            a message, as the binding's builder takes it (attachments in base64)
 //   GET  /sent?to=address the messages kept for that address (To, Cc or Bcc), oldest first
 //   POST /plan            {"to": address, "codes": ["E_RATE_LIMIT_EXCEEDED", ...]}: the next sends to it fail so
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { readBody } from '../read-body';
 
 type Address = string | { email: string; name?: string };
 
@@ -58,15 +59,6 @@ function check(mail: ReceivedMail): void {
   if (mail.headers?.['Auto-Submitted'] && !['auto-generated', 'auto-replied', 'auto-notified'].includes(mail.headers['Auto-Submitted'])) {
     throw new Refusal('E_HEADER_VALUE_INVALID', "Header 'Auto-Submitted' has an invalid value");
   }
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 export async function startMailReceiver(): Promise<{ url: string; stop(): Promise<void> }> {

@@ -1,4 +1,5 @@
 import { ipLiteral, isPrivateName, isPublicAddress } from './address';
+import { dnsAnswers } from './dns';
 
 /**
  * Where an outbound request (a webhook delivery) may go: an `https` address whose host is, and
@@ -23,21 +24,9 @@ export function destinationRules(env: { WEBHOOK_ALLOW_HTTP?: string; WEBHOOK_ALL
   };
 }
 
-const A = 1;
-const AAAA = 28;
-
 /** The A and AAAA addresses of a name, by DNS over HTTPS (JSON). Throws when the resolver does not answer. */
 export async function resolveAddresses(name: string, resolverUrl: string, signal?: AbortSignal): Promise<string[]> {
-  const ask = async (type: 'A' | 'AAAA') => {
-    const url = new URL(resolverUrl);
-    url.searchParams.set('name', name);
-    url.searchParams.set('type', type);
-    const response = await fetch(url, { headers: { accept: 'application/dns-json' }, signal });
-    if (!response.ok) throw new Error(`the resolver answered ${response.status}`);
-    const body = (await response.json()) as { Status?: number; Answer?: { type: number; data: string }[] };
-    return (body.Answer ?? []).filter((answer) => answer.type === A || answer.type === AAAA).map((answer) => answer.data);
-  };
-  const [four, six] = await Promise.all([ask('A'), ask('AAAA')]);
+  const [four, six] = await Promise.all([dnsAnswers(name, 'A', resolverUrl, signal), dnsAnswers(name, 'AAAA', resolverUrl, signal)]);
   return [...four, ...six];
 }
 

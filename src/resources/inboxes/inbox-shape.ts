@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { emailAddress, optionalText } from '../../lib/field-schemas';
 import { inboxes, SMTP_SECURITY, ticketStatuses } from '../../db/schema';
+import { unverifiedAddressesSql } from './inbox-addresses';
 import { referenceField, shapeOfFields, type ComputedField, type WritableField } from '../../engine';
 
 const HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -44,6 +45,11 @@ export const inboxFields: Record<string, WritableField> = {
 };
 
 export const inboxComputed: Record<string, ComputedField> = {
+  unverifiedAddresses: {
+    type: 'string',
+    schema: z.array(z.string()).meta({ description: "its own addresses (`email`, `aliases`, `sendEmailsFrom`) on a domain the helpdesk has not verified (`/v2/maildomains.json`): mail to them is refused, and none is sent from them, until it is" }),
+    expr: unverifiedAddressesSql,
+  },
   hasSmtpPassword: { type: 'boolean', schema: z.boolean().meta({ description: 'a mail-server password is stored' }), expr: sql`(${inboxes.smtpPasswordCiphertext} IS NOT NULL)` },
 };
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { tokenKeyMissing } from '../companies/pm-connection';
 import { ticketTypesResource } from '../tickettypes/tickettypes.resource';
 import { userShape } from '../users/user-shape';
+import { checkInboxAddresses } from './inbox-addresses';
 import { inboxComputed, inboxFields } from './inbox-shape';
 
 /** The password sealed to the installation and the inbox (`inboxSecretContext`); no usable key is a 503. */
@@ -114,7 +115,10 @@ export const inboxesResource = defineResource({
   access: { read: EVERYONE, write: ADMINS },
   usedBy: [{ type: 'tickets', table: tickets, column: tickets.inboxId, property: 'inbox' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
-  beforeWrite: sealSmtpPassword,
+  async beforeWrite(context, record) {
+    await checkInboxAddresses(context, record);
+    await sealSmtpPassword(context, record);
+  },
   async afterWrite(context, record, id, created) {
     if (!created) return;
     await sealNewPassword(context, record, id);

@@ -13,15 +13,23 @@ export function plainAddress(address: string): string {
   return address.trim().replace(/^<|>$/g, '').trim().toLowerCase();
 }
 
+/** Mail for an address no inbox may receive at yet: why, to refuse it with. */
+export interface UnverifiedAddress {
+  refused: string;
+}
+
 /**
  * Which inbox mail for `address` goes to. Each inbox has an address of its own,
  * `<localPart>@<siteName>.<MAIL_DOMAIN>` (the installation's site name, a DNS label, under the
  * deployment's mail domain); mail to an inbox's own `email` or one of its `aliases` (the team's
- * addresses, forwarded here or routed by Email Routing) reaches it too, when one inbox alone has
- * that address (two that share one get neither: which would be a guess). This
- * look-up is what decides the installation, so it is the one query not scoped to one.
+ * addresses, forwarded here or routed by Email Routing) reaches it too, when its installation has
+ * verified the address's domain (`/v2/maildomains.json`; a verified domain is one installation's
+ * alone) and one inbox alone there has that address (two that share one get neither: which would
+ * be a guess). An address inboxes list on a domain none of their installations verified is
+ * refused with that reason. This look-up is what decides the installation, so it is the one query
+ * not scoped to one.
  */
-export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'>, address: string): Promise<MailInbox | undefined> {
+export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'>, address: string): Promise<MailInbox | UnverifiedAddress | undefined> {
   const plain = plainAddress(address);
   const at = plain.lastIndexOf('@');
   if (at <= 0) return undefined;
@@ -37,34 +45,57 @@ export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'
     return rows[0] ? { installationId: Number(rows[0].installation_id), inboxId: Number(rows[0].id) } : undefined;
   }
   const { rows } = await db.http.execute(sql`
-    SELECT id, installation_id FROM inboxes WHERE state = 'active' AND (lower(email) = ${plain} OR aliases @> ARRAY[${plain}]::text[]) LIMIT 2`);
-  return rows.length === 1 ? { installationId: Number(rows[0]!.installation_id), inboxId: Number(rows[0]!.id) } : undefined;
+    SELECT i.id, i.installation_id,
+           EXISTS (SELECT 1 FROM mail_domains d WHERE d.installation_id = i.installation_id AND d.name = ${domain} AND d.state = 'active' AND d.verified_at IS NOT NULL) AS verified
+      FROM inboxes i WHERE i.state = 'active' AND (lower(i.email) = ${plain} OR i.aliases @> ARRAY[${plain}]::text[])
+     ORDER BY 3 DESC LIMIT 2`);
+  const verified = rows.filter((row) => row.verified === true);
+  if (verified.length === 1) return { installationId: Number(verified[0]!.installation_id), inboxId: Number(verified[0]!.id) };
+  if (rows.length > 0 && verified.length === 0) return { refused: `${plain} does not receive here yet: its domain ${domain} is not verified` };
+  return undefined;
 }
 
-/** An inbox as mail out needs it: its names and addresses. */
+/** An inbox as mail out needs it: its names and addresses, and which of its domains its installation verified. */
 export interface SendingInbox {
   name: string;
   email: string | null;
   localPart: string | null;
   sendEmailsFrom: string | null;
   siteName: string;
+  /** the domains of `email` and `sendEmailsFrom` its installation verified (`/v2/maildomains.json`) */
+  verifiedDomains?: string[] | null;
+}
+
+/** The installation's own domain under the deployment's mail domain, `<siteName>.<MAIL_DOMAIN>`, where it needs no proof. */
+export function ownMailDomain(env: Pick<Env, 'MAIL_DOMAIN'>, siteName: string): string | undefined {
+  return env.MAIL_DOMAIN ? `${siteName}.${plainAddress(env.MAIL_DOMAIN)}`.toLowerCase() : undefined;
 }
 
 /** The inbox's own address at the deployment's mail domain (`<localPart>@<siteName>.<MAIL_DOMAIN>`), where it always receives. */
 function receivingAddress(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): string | undefined {
-  return inbox.localPart && env.MAIL_DOMAIN ? `${inbox.localPart}@${inbox.siteName}.${plainAddress(env.MAIL_DOMAIN)}`.toLowerCase() : undefined;
+  const own = ownMailDomain(env, inbox.siteName);
+  return inbox.localPart && own ? `${inbox.localPart}@${own}`.toLowerCase() : undefined;
+}
+
+/** Whether mail may leave from `address`: one at the installation's own mail domain, or on a domain it verified. */
+function maySendFrom(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox, address: string | null): address is string {
+  if (!address) return false;
+  const domain = plainAddress(address).slice(plainAddress(address).lastIndexOf('@') + 1);
+  return domain === ownMailDomain(env, inbox.siteName) || (inbox.verifiedDomains ?? []).includes(domain);
 }
 
 /**
  * Where the inbox's mail comes from and where answers go. From `sendEmailsFrom` when the team set
- * one (its domain onboarded to Email Sending), else from the inbox's address at the mail domain
- * (ours, so always sendable), else from its `email`. Answers come back to the address at the mail
- * domain when mail goes out from another (`Reply-To`). None: the inbox has no address at all.
+ * one and may send from it (at its own mail domain, or on a domain it verified), else from the
+ * inbox's address at the mail domain (ours, so always sendable), else from its `email` on a
+ * verified domain. Answers come back to the address at the mail domain when mail goes out from
+ * another (`Reply-To`). None: the inbox has no address it may send from.
  */
 export function sendingAddresses(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): { from: string; replyTo?: string } | undefined {
   const ours = receivingAddress(env, inbox);
-  const from = inbox.sendEmailsFrom ?? ours ?? inbox.email;
+  const email = maySendFrom(env, inbox, inbox.email) ? inbox.email : undefined;
+  const from = (maySendFrom(env, inbox, inbox.sendEmailsFrom) ? inbox.sendEmailsFrom : undefined) ?? ours ?? email;
   if (!from) return undefined;
-  const answersTo = ours ?? inbox.email;
+  const answersTo = ours ?? email;
   return answersTo && plainAddress(answersTo) !== plainAddress(from) ? { from, replyTo: answersTo } : { from };
 }

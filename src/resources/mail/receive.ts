@@ -183,9 +183,10 @@ export async function receiveMail(message: ForwardableEmailMessage, env: Env): P
   const db = openDatabase(env);
   try {
     const inbox = await inboxForAddress(db, env, message.to);
-    if (!inbox) {
-      log('info', 'mail: refused, no inbox has the address', { to: plainAddress(message.to) });
-      await reject(message, `no inbox receives mail at ${plainAddress(message.to)}`);
+    if (!inbox || 'refused' in inbox) {
+      const reason = inbox?.refused ?? `no inbox receives mail at ${plainAddress(message.to)}`;
+      log('info', 'mail: refused, no inbox may receive at the address', { to: plainAddress(message.to), reason });
+      await reject(message, reason);
       return;
     }
     const received: Received = { inbox, envelopeFrom: message.from, envelopeTo: plainAddress(message.to), size: message.rawSize, messageId: '', subject: message.headers.get('subject') ?? '' };

@@ -100,7 +100,9 @@ export function distinctAddresses(addresses: readonly string[], skip: readonly s
  * The inbox's sending parts as one column `sender` (the `SendingInbox` that `fromInbox` takes), for
  * a query that joins the inbox as `i` and its installation as `n`.
  */
-export const SENDER_COLUMN = sql`json_build_object('name', i.name, 'email', i.email, 'localPart', i.local_part, 'sendEmailsFrom', i.send_emails_from, 'siteName', n.site_name) AS sender`;
+export const SENDER_COLUMN = sql`json_build_object('name', i.name, 'email', i.email, 'localPart', i.local_part, 'sendEmailsFrom', i.send_emails_from, 'siteName', n.site_name,
+  'verifiedDomains', ARRAY(SELECT d.name FROM mail_domains d WHERE d.installation_id = i.installation_id AND d.state = 'active' AND d.verified_at IS NOT NULL
+                            AND d.name IN (split_part(lower(i.email), '@', 2), split_part(lower(i.send_emails_from), '@', 2)))) AS sender`;
 
 /** The sender part of a message from an inbox: its address and name, and where answers go. Undefined: the inbox has no address. */
 export function fromInbox(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): Pick<OutgoingMail, 'from' | 'replyTo'> | undefined {
