@@ -4,6 +4,7 @@ import { DEV_PM_TOKEN_KEY } from '../../scripts/worker-vars';
 import { decryptToken, encryptToken, pmTokenContext } from '../../src/lib/crypto';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
+import { expectError } from '../support/errors';
 import { startPmServer, type PmServer } from '../support/pm-server';
 
 let pm: PmServer;
@@ -140,6 +141,24 @@ describe('POST /v2/companies/{id}/pmsync.json', () => {
       });
     }
 
+    it('a redirect to another address is not followed: 502 saying so, and that address receives nothing, not even the token', async () => {
+      const elsewhere = await startPmServer();
+      try {
+        await member(site.id, companyId, 'new-redirect@acme.test');
+        const before = await links(site.id);
+        pm.redirectTo = elsewhere.url;
+        pm.failWith('redirect', 2);
+        const response = await sync(companyId);
+        pm.failWith(null);
+        expectError(response, 502, 'pmconnection', /redirect \(307\), which is not followed/);
+        expect(elsewhere.requests).toEqual([]);
+        expect(elsewhere.authorizations).toEqual([]);
+        expect(await links(site.id)).toEqual(before);
+      } finally {
+        await elsewhere.close();
+      }
+    });
+
     it('a retry afterwards completes without duplicating anything remotely', async () => {
       const response = await sync(companyId);
       expect(response.status, response.text).toBe(200);
@@ -165,6 +184,20 @@ describe('POST /v2/companies/{id}/pmsync.json', () => {
       const response = await sync(companyId);
       expect(response.status, response.text).toBe(502);
       expect(response.body.errors[0].detail).toMatch(/could not be reached/);
+      expect(await links(site.id)).toEqual(before);
+    } finally {
+      await rows('UPDATE pm_connections SET base_url = $2 WHERE installation_id = $1', [site.id, base_url]);
+    }
+  });
+
+  it('an address stored before the destination rules, now refused, is not called: 409 naming why', async () => {
+    const [{ base_url }] = (await rows<{ base_url: string }>('SELECT base_url FROM pm_connections WHERE installation_id = $1', [site.id])) as [{ base_url: string }];
+    await rows(`UPDATE pm_connections SET base_url = 'https://169.254.169.254/latest' WHERE installation_id = $1`, [site.id]);
+    try {
+      const before = await links(site.id);
+      const requests = pm.requests.length;
+      expectError(await sync(companyId), 409, 'pmconnection', /refused: 169\.254\.169\.254 is a loopback, private or link-local address/);
+      expect(pm.requests.length).toBe(requests);
       expect(await links(site.id)).toEqual(before);
     } finally {
       await rows('UPDATE pm_connections SET base_url = $2 WHERE installation_id = $1', [site.id, base_url]);
@@ -239,6 +272,16 @@ describe('GET and PUT /v2/pmconnection.json', () => {
     expect(await stored()).toEqual([]);
   });
 
+  it('refuses an address the token may not go to (private, loopback, link-local, a local name, credentials): 400 naming baseUrl, storing nothing', async () => {
+    for (const baseUrl of [
+      'https://10.0.0.1', 'http://10.0.0.1/api', 'https://169.254.169.254/latest/meta-data', 'https://[::1]:8443', 'https://[::ffff:10.0.0.1]',
+      'https://192.168.1.10', 'https://localhost:8443', 'https://pm.internal', 'https://user:secret@93.184.216.34',
+    ]) {
+      expectError(await put({ baseUrl, token: 't' }), 400, 'pmconnection.baseUrl');
+    }
+    expect(await stored()).toEqual([]);
+  });
+
   it('stores the token encrypted, never answers it, and sync uses it', async () => {
     const response = await put({ pmconnection: { baseUrl: pm.url + '/', token: pm.token } });
     expect(response.status, response.text).toBe(200);
@@ -266,7 +309,7 @@ describe('GET and PUT /v2/pmconnection.json', () => {
 
   it('a new address forgets the remote ids of the old one', async () => {
     expect((await rows('SELECT 1 FROM pm_links WHERE installation_id = $1', [third.id])).length).toBeGreaterThan(0);
-    const response = await put({ baseUrl: 'https://elsewhere.test', token: 't' });
+    const response = await put({ baseUrl: 'https://93.184.216.34', token: 't' });
     expect(response.status, response.text).toBe(200);
     expect(response.body.pmconnection.lastSyncedAt).toBeNull();
     expect(await rows('SELECT 1 FROM pm_links WHERE installation_id = $1', [third.id])).toEqual([]);

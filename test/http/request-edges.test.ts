@@ -113,13 +113,13 @@ describe('the document', () => {
 
 describe('GET and PUT /v2/pmconnection.json', () => {
   it('answer one record as every record reads: with `included`, and the same properties as before', async () => {
-    const put = await api('/v2/pmconnection.json', { method: 'PUT', key: site.users.admin.apiKey, body: { pmconnection: { baseUrl: 'https://pm.example/', token: 'edge-token' } } });
+    const put = await api('/v2/pmconnection.json', { method: 'PUT', key: site.users.admin.apiKey, body: { pmconnection: { baseUrl: 'https://93.184.216.34/', token: 'edge-token' } } });
     expect(put.status, put.text).toBe(200);
     expect(put.body.included).toEqual({});
     expect(Object.keys(put.body.pmconnection).sort()).toEqual(['baseUrl', 'createdAt', 'createdBy', 'hasToken', 'id', 'lastSyncedAt', 'state', 'type', 'updatedAt', 'updatedBy'].sort());
     expect(put.body.pmconnection).toMatchObject({
       type: 'pmconnections',
-      baseUrl: 'https://pm.example',
+      baseUrl: 'https://93.184.216.34',
       hasToken: true,
       lastSyncedAt: null,
       state: 'active',

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type PmFailure = 'fail' | 'hang' | 'refuse' | 'garbage';
+export type PmFailure = 'fail' | 'hang' | 'refuse' | 'garbage' | 'redirect';
 
 export interface PmPersonRecord { id: string; email: string; firstName: string; lastName: string }
 
@@ -16,6 +16,10 @@ export interface PmServer {
   memberships: Set<string>;
   /** every request, as `METHOD /path` */
   requests: string[];
+  /** the `Authorization` header of every request, in order */
+  authorizations: (string | undefined)[];
+  /** where the `redirect` failure sends the caller (307, the same path and query under it) */
+  redirectTo: string;
   /** how many records each POST created */
   created: { companies: number; people: number };
   /** From the request after the next `after` ones on, answer with this failure; `null` heals it. */
@@ -33,6 +37,8 @@ export async function startPmServer(token = 'pm-token-' + Math.random().toString
     people: new Map(),
     memberships: new Set(),
     requests: [],
+    authorizations: [],
+    redirectTo: 'http://127.0.0.1:9',
     created: { companies: 0, people: 0 },
   };
 
@@ -50,10 +56,15 @@ export async function startPmServer(token = 'pm-token-' + Math.random().toString
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://pm');
     state.requests.push(`${req.method} ${url.pathname}`);
+    state.authorizations.push(req.headers.authorization);
     if (failure && healthyLeft-- <= 0) {
       if (failure === 'hang') return; // never answers
       if (failure === 'fail') return json(res, 500, { error: 'internal' });
       if (failure === 'refuse') return json(res, 401, { error: 'bad token' });
+      if (failure === 'redirect') {
+        res.writeHead(307, { location: `${state.redirectTo}${url.pathname}${url.search}` });
+        return res.end();
+      }
       res.writeHead(200, { 'content-type': 'text/html' });
       return res.end('<html>this is not the API</html>');
     }

@@ -6,6 +6,7 @@ import { ApiError } from '../../http/errors';
  * docs/resources/pmsync.md): JSON over HTTP(S), `Authorization: Bearer <token>`, paths under the
  * installation's base address. Every call shares one deadline (`signal`); every way the product
  * can fail becomes the one answer our client sees: 504 when the deadline passes, 502 otherwise.
+ * A redirect is a failure, never followed: it could take the token to an address nobody checked.
  */
 const remoteId = z.union([z.string().min(1).max(255), z.number().int()]).transform(String);
 const companySchema = z.object({ id: remoteId, name: z.string() });
@@ -73,6 +74,7 @@ export class PmClient {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
+        redirect: 'manual',
         signal: this.signal,
       });
       text = await response.text();
@@ -81,6 +83,9 @@ export class PmClient {
         throw new ApiError(504, [{ code: 'gatewayTimeout', source: 'pmconnection', detail: `the project-management product did not answer in time (${what})` }]);
       }
       throw badGateway(`the project-management product could not be reached (${what}): ${(error as Error).message}`);
+    }
+    if (response.status >= 300 && response.status < 400) {
+      throw badGateway(`the project-management product answered ${what} with a redirect (${response.status}), which is not followed; set the address it should be called at with PUT /v2/pmconnection.json`);
     }
     if (response.status === 401 || response.status === 403) {
       throw badGateway(`the project-management product refused the token (${what} answered ${response.status}); set a valid token with PUT /v2/pmconnection.json`);

@@ -4,6 +4,7 @@ import type { Database } from '../../db/client';
 import { pmConnections } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import { decryptToken, pmTokenContext, TokenKeyError } from '../../lib/crypto';
+import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
 
 export interface PmSettings {
   baseUrl: string;
@@ -15,7 +16,23 @@ export function tokenKeyMissing(error: TokenKeyError): ApiError {
   return new ApiError(503, [{ code: 'notConfigured', source: 'PM_TOKEN_KEY', detail: `the server cannot handle project-management tokens: ${error.message}` }]);
 }
 
-/** The installation's project-management settings with the token decrypted; 409 when there are none to use. */
+/** How long the address check may wait for the resolver. */
+const RESOLVER_TIMEOUT_MS = 5_000;
+
+/**
+ * Why the product may not be called at `baseUrl`, or undefined when it may: the webhooks'
+ * destination rules (an https address that is and resolves only to public addresses; the local
+ * stack's allowance of `scripts/worker-vars.ts` applies alike). The bearer token goes there.
+ */
+export function refusedPmAddress(baseUrl: string, env: Env): Promise<string | undefined> {
+  return refusedDestination(baseUrl, destinationRules(env), AbortSignal.timeout(RESOLVER_TIMEOUT_MS));
+}
+
+/**
+ * The installation's project-management settings with the token decrypted; 409 when there are
+ * none to use, or when the stored address is refused now (stored before the rule, or its name
+ * resolves elsewhere since).
+ */
 export async function loadPmSettings(db: Database, env: Env, installationId: number): Promise<PmSettings> {
   const [row] = await db.http
     .select({ baseUrl: pmConnections.baseUrl, tokenCiphertext: pmConnections.tokenCiphertext })
@@ -33,6 +50,10 @@ export async function loadPmSettings(db: Database, env: Env, installationId: num
   }
   if (token === undefined) {
     throw ApiError.conflict('pmconnection', 'the stored project-management token cannot be decrypted (the key changed?); set it again with PUT /v2/pmconnection.json');
+  }
+  const refused = await refusedPmAddress(row.baseUrl, env);
+  if (refused) {
+    throw ApiError.conflict('pmconnection', `the project-management address is refused: ${refused}; an owner or admin sets another with PUT /v2/pmconnection.json`);
   }
   return { baseUrl: row.baseUrl, token };
 }

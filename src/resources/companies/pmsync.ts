@@ -38,8 +38,8 @@ export const pmSyncRoute = defineRoute({
   request: { params: idParams },
   responses: {
     200: { description: 'synchronised; no body' },
-    409: errorResponse('no project-management connection is configured, or its token cannot be read'),
-    502: errorResponse('the project-management product failed or refused the token'),
+    409: errorResponse('no project-management connection is configured, its token cannot be read, or its address is refused'),
+    502: errorResponse('the project-management product failed, refused the token or answered a redirect'),
     503: errorResponse('the server cannot handle project-management tokens (PM_TOKEN_KEY)'),
     504: errorResponse('the project-management product did not answer in time'),
   },

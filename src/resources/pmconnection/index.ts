@@ -9,7 +9,7 @@ import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { encryptToken, pmTokenContext, TokenKeyError } from '../../lib/crypto';
 import { defineModule } from '../../modules/module';
-import { tokenKeyMissing } from '../companies/pm-connection';
+import { refusedPmAddress, tokenKeyMissing } from '../companies/pm-connection';
 import { pmConnectionBodySchema, pmConnectionJson, pmConnectionRecord } from './pmconnection-record';
 
 const PATH = '/v2/pmconnection.json';
@@ -17,7 +17,8 @@ const PATH = '/v2/pmconnection.json';
 const putRecord = writableRecord(
   {
     // stored without trailing slashes, so `https://pm.test/` and `https://pm.test` are one address
-    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048).transform((url) => url.replace(/\/+$/, '')),
+    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an https URL' }).max(2048).transform((url) => url.replace(/\/+$/, ''))
+      .meta({ description: 'https, at a public address (a name resolving only to public addresses): the token is sent there; redirects are not followed' }),
     token: z.string().min(1).max(4096),
   },
   ['hasToken', 'lastSyncedAt'],
@@ -36,7 +37,10 @@ const getRoute = defineRoute({
   return c.json({ pmconnection: pmConnectionRecord(row.record), included: {} }, 200);
 });
 
-/** `PUT /v2/pmconnection.json`: sets the address and token (encrypted at rest); another address forgets the remote ids. */
+/**
+ * `PUT /v2/pmconnection.json`: sets the address and token (encrypted at rest); another address
+ * forgets the remote ids. The address must be one the product may be called at (`refusedPmAddress`).
+ */
 const putRoute = defineRoute({
   method: 'put', path: PATH, tag: 'PmConnection', operationId: 'setPmConnection', roles: ADMINS,
   summary: 'Set the project-management connection',
@@ -45,6 +49,8 @@ const putRoute = defineRoute({
 }, async (c) => {
   const who = c.var.principal;
   const { baseUrl, token } = c.req.valid('json');
+  const refused = await refusedPmAddress(baseUrl, c.env);
+  if (refused) throw ApiError.invalid('pmconnection.baseUrl', refused);
   let tokenCiphertext: string;
   try {
     tokenCiphertext = await encryptToken(token, c.env.PM_TOKEN_KEY, pmTokenContext(who.installationId));
