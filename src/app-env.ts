@@ -49,6 +49,8 @@ export interface Env extends DatabaseEnv {
   WEBHOOK_RETRY_BASE_SECONDS?: string;
   /** The deployment's mail domain: an inbox receives at `<localPart>@<siteName>.<MAIL_DOMAIN>` (src/resources/mail). */
   MAIL_DOMAIN?: string;
+  /** Whose `Authentication-Results` vouch for a reply's sender (`mx.cloudflare.net`, Email Routing's, when unset). */
+  MAIL_AUTHSERV_ID?: string;
   /** The largest inbound message taken, in bytes (25 MiB, Email Routing's own limit, when unset). */
   MAIL_MAX_BYTES?: string;
   /** The API's address as customers reach it (`https://api.example.com`): links in mail (the satisfaction survey's) start with it; unset, mail carries none. */

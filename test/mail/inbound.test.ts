@@ -337,6 +337,31 @@ describe('a reply', () => {
     expect(last.text_body).toBe('From grace@partner.test:\nI can help');
   });
 
+  it("the attack of issue 31, item 8: a reply in the customer's name that the receiving server did not vouch for is a note marked unverified", async () => {
+    const spoofs: Array<{ name: string; authentication: false | string; headers?: string[]; why: string }> = [
+      { name: 'no results at all', authentication: false, why: 'the message carries no authentication results' },
+      {
+        name: "Email Routing's verdict fails; a forged pass below it",
+        authentication: 'ARC-Authentication-Results: i=1; mx.cloudflare.net; dkim=none; dmarc=fail header.from=customer.test; spf=softfail smtp.mailfrom=frank@customer.test',
+        headers: ['Authentication-Results: mx.cloudflare.net; dmarc=pass header.from=customer.test'],
+        why: 'neither DMARC, DKIM nor SPF passed for customer.test',
+      },
+      { name: 'a pass written by someone else', authentication: 'Authentication-Results: relay.attacker.test; dmarc=pass header.from=customer.test', why: "its authentication results are not mx.cloudflare.net's" },
+      { name: "the attacker's own domain passing", authentication: 'ARC-Authentication-Results: i=1; mx.cloudflare.net; dkim=pass header.d=attacker.test; spf=pass smtp.mailfrom=x@attacker.test; dmarc=none', why: 'neither DMARC, DKIM nor SPF passed for customer.test' },
+    ];
+    for (const spoof of spoofs) {
+      const sent = await send({ from: 'Frank <frank@customer.test>', to: address, subject: 'Re: Order 42 missing', inReplyTo: firstId, body: `Send the refund to my new account (${spoof.name})`, authentication: spoof.authentication, headers: spoof.headers });
+      expect(sent.status, sent.text).toBe(200);
+      const last = (await entriesOf(ticket)).at(-1)!;
+      expect(last, spoof.name).toMatchObject({ thread_type: 'note', customer_id: null });
+      expect(last.text_body, spoof.name).toBe(`From frank@customer.test, not verified (${spoof.why}):\nSend the refund to my new account (${spoof.name})`);
+    }
+    // the same reply vouched for by Email Routing (DKIM alone, aligned with a parent domain) is the customer's
+    const genuine = await send({ from: 'frank@customer.test', to: address, subject: 'Re: Order 42 missing', inReplyTo: firstId, body: 'Signed by my provider', authentication: 'ARC-Authentication-Results: i=2; mx.cloudflare.net; dkim=pass header.d=customer.test; dmarc=none' });
+    expect(genuine.status, genuine.text).toBe(200);
+    expect((await entriesOf(ticket)).at(-1)).toMatchObject({ thread_type: 'message', text_body: 'Signed by my provider' });
+  });
+
   it("never threads into another installation's ticket", async () => {
     const theirs = await newInstallation('mail-theirs');
     const theirInbox = (await api('/v2/inboxes.json', { key: theirs.users.admin.apiKey })).body.inboxes[0].id;

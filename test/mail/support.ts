@@ -13,6 +13,12 @@ export interface RawMail {
   references?: string;
   /** extra header lines, as written */
   headers?: string[];
+  /**
+   * The receiving server's verdict on the sender, the topmost header as Email Routing writes it:
+   * by default DMARC, DKIM and SPF passed for the From address's domain; `false` for none; a
+   * string for that field whole (`Authentication-Results: ...`).
+   */
+  authentication?: false | string;
   /** a whole body with its own Content-Type header line first, or plain UTF-8 text */
   body?: string | { contentType: string; transferEncoding?: string; content: string };
 }
@@ -23,7 +29,13 @@ export const newMessageId = () => `m${Date.now().toString(36)}.${++counter}@cust
 /** A message as a mail server hands it over: CRLF lines, the headers, a blank line, the body. */
 export function rawMail(mail: RawMail): string {
   const body = mail.body ?? 'Hello, I need help.';
+  const fromAddress = /<([^<>]+)>\s*$/.exec(mail.from)?.[1] ?? mail.from;
+  const fromDomain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1);
+  const authentication = mail.authentication === undefined
+    ? `ARC-Authentication-Results: i=1; mx.cloudflare.net; dkim=pass header.d=${fromDomain} header.s=s1; dmarc=pass header.from=${fromDomain} policy.dmarc=none; spf=pass (mx.cloudflare.net: domain of ${fromAddress} designates 203.0.113.7 as permitted sender) smtp.mailfrom=${fromAddress}`
+    : mail.authentication;
   const lines = [
+    ...(authentication ? [authentication] : []),
     'Received: from mx.customer.test ([203.0.113.7]) by mail.localhost; Mon, 23 Nov 2026 10:00:00 +0000',
     `From: ${mail.from}`,
     `To: ${mail.to}`,

@@ -4,6 +4,7 @@ import { textToHtml } from '../../lib/html/message-body';
 import { plainAddress } from './mail-address';
 import { markInlineImages } from './mail-files';
 import { withoutQuotedHtml, withoutQuotedText } from './quoted-history';
+import { checkSender, type SenderCheck } from './sender-authentication';
 
 /** What the mail channel takes from a parsed message. */
 export interface InboundMail {
@@ -25,6 +26,8 @@ export interface InboundMail {
   senderIps: string[];
   /** attachments and inline images, their `cid:` references in `html` marked (`mail-files.ts`) */
   attachments: Attachment[];
+  /** whether the receiving server vouched for `sender` (`sender-authentication.ts`) */
+  senderCheck: SenderCheck;
 }
 
 const ANGLE_IDS = /<([^<>\s]+)>/g;
@@ -97,7 +100,7 @@ function senderIpsOf(mail: Email): string[] {
 }
 
 /** The parts of a message the channel uses. */
-export async function readMail(mail: Email, raw: Uint8Array): Promise<InboundMail> {
+export async function readMail(mail: Email, raw: Uint8Array, authservId?: string): Promise<InboundMail> {
   const named = idsOf(mail.messageId)[0];
   const messageId = named === undefined ? await digestId(raw, 'no-message-id') : await storedId(named);
   const repliesTo = await Promise.all([...new Set([...idsOf(mail.inReplyTo), ...idsOf(mail.references).reverse()])].slice(0, 50).map(storedId));
@@ -117,5 +120,6 @@ export async function readMail(mail: Email, raw: Uint8Array): Promise<InboundMai
     spamScore: spamScoreOf(mail),
     senderIps: senderIpsOf(mail),
     attachments: mail.attachments,
+    senderCheck: checkSender(mail.headers, senderOf(mail)?.address ?? '', authservId),
   };
 }

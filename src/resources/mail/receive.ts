@@ -113,9 +113,13 @@ async function takeMessage(context: WriteContext, env: Env, received: Received, 
   let spam = false;
   if (answered !== undefined) {
     const { rows } = await tx.execute(sql`SELECT customer_id FROM tickets WHERE id = ${answered}`);
-    const byCustomer = Number(rows[0]!.customer_id) === customer;
+    const fromCustomer = Number(rows[0]!.customer_id) === customer;
+    // the customer's only when the receiving server vouched for its From; else a note saying so
+    const byCustomer = fromCustomer && mail.senderCheck.verified;
+    const check = mail.senderCheck;
+    const said = fromCustomer && !check.verified ? `From ${sender.address}, not verified (${check.why}):` : `From ${sender.address}:`;
     // the thread shows the reply without the history it quotes (the message whole stays downloadable)
-    const body = byCustomer ? mail.replyHtml || '<p></p>' : `${textToHtml(`From ${sender.address}:`)}${mail.replyHtml}`;
+    const body = byCustomer ? mail.replyHtml || '<p></p>' : `${textToHtml(said)}${mail.replyHtml}`;
     const entry = await addTicketEntry(context, answered, { message: body, ...(byCustomer ? { customer } : { threadType: 'note' as const }) });
     ticketId = answered;
     entryId = Number((entry[messagesResource.singular] as { id: number }).id);
@@ -200,7 +204,7 @@ export async function receiveMail(message: ForwardableEmailMessage, env: Env): P
     const raw = new Uint8Array(await new Response(message.raw).arrayBuffer());
     let mail: InboundMail;
     try {
-      mail = await readMail(await PostalMime.parse(raw, { maxNestingDepth: 50, maxHeadersSize: 1024 * 1024 }), raw);
+      mail = await readMail(await PostalMime.parse(raw, { maxNestingDepth: 50, maxHeadersSize: 1024 * 1024 }), raw, env.MAIL_AUTHSERV_ID || undefined);
     } catch {
       return await refuse('the message cannot be read as MIME');
     }
