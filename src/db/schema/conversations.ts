@@ -6,7 +6,11 @@ import { customers } from './customers';
 import { files } from './files';
 import { inboxes } from './inboxes';
 
-/** A chat visitor: who writes from the widget. Becomes linked to a customer once known. */
+/**
+ * A chat visitor: who writes from the widget. Becomes linked to a customer once known: at once
+ * when a teammate names them, only once the visitor proved the email (the link mailed to it,
+ * whose token's SHA-256 is kept until used) when they named themselves in the widget.
+ */
 export const contacts = pgTable(
   'contacts',
   {
@@ -14,8 +18,13 @@ export const contacts = pgTable(
     name: text('name').notNull().default(''),
     email: text('email'),
     customerId: integer('customer_id').references(() => customers.id),
+    emailTokenHash: text('email_token_hash'),
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, precision: 3 }),
   },
-  (t) => [index('contacts_installation_email_idx').on(t.installationId, sql`lower(${t.email})`)],
+  (t) => [
+    index('contacts_installation_email_idx').on(t.installationId, sql`lower(${t.email})`),
+    uniqueIndex('contacts_email_token_key').on(t.emailTokenHash).where(sql`${t.emailTokenHash} IS NOT NULL`),
+  ],
 );
 
 export const CONVERSATION_STATUSES = ['open', 'closed'] as const;
