@@ -115,9 +115,9 @@ export const inboxesResource = defineResource({
   access: { read: EVERYONE, write: ADMINS },
   usedBy: [{ type: 'tickets', table: tickets, column: tickets.inboxId, property: 'inbox' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
-  async beforeWrite(context, record) {
+  async beforeWrite(context, record, id) {
     await checkInboxAddresses(context, record);
-    await sealSmtpPassword(context, record);
+    await sealSmtpPassword(context, record, id);
   },
   async afterWrite(context, record, id, created) {
     if (!created) return;
