@@ -2,9 +2,10 @@ import { ipLiteral, isPrivateName, isPublicAddress } from './address';
 import { dnsAnswers } from './dns';
 
 /**
- * Where an outbound request (a webhook delivery) may go: an `https` address whose host is, and
- * resolves only to, public addresses. The local stack may allow `http` and name private hosts
- * its receivers listen on (`WEBHOOK_ALLOW_HTTP`, `WEBHOOK_ALLOWED_PRIVATE_HOSTS`); production sets neither.
+ * Where an outbound request (a webhook delivery, a call to the project-management product) may
+ * go: an `https` address whose host is, and resolves only to, public addresses. The local stack
+ * may allow `http` and name private hosts its receivers and stand-ins listen on
+ * (`WEBHOOK_ALLOW_HTTP`, `WEBHOOK_ALLOWED_PRIVATE_HOSTS`, for both); production sets neither.
  */
 export interface DestinationRules {
   allowHttp: boolean;
