@@ -1,8 +1,10 @@
-import { and } from 'drizzle-orm';
+import { and, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../app-env';
+import type { Transaction } from '../db/client';
+import { intList } from '../db/sql-values';
 import type { Principal } from '../auth/principal';
 import { translateDbError } from './constraints';
 import { noteEvents } from '../events/record-events';
@@ -18,7 +20,7 @@ interface FilterArgs {
   filter: string | Record<string, unknown>;
   bulkDryExecute?: boolean;
 }
-import type { ResourceDeclaration } from './types';
+import type { ResourceDeclaration, WriteContext } from './types';
 import { recordScope } from './scope';
 import { selectionFromFilter } from './selection';
 import { watchedProperties } from './write';
@@ -45,6 +47,8 @@ export function bulkTarget(resource: ResourceDeclaration, who: Principal, filter
   return { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), selection.where)! };
 }
 
+type BulkTarget = ReturnType<typeof bulkTarget>;
+
 export function bulkResult(ids: number[], dryRun = false): BulkResult {
   return { affected: ids.length, ids: [...ids].sort((a, b) => a - b), jobId: null, dryRun };
 }
@@ -61,35 +65,88 @@ function bulkFilter(query: string | undefined, args: FilterArgs | undefined): st
   return typeof args.filter === 'string' ? args.filter : JSON.stringify(args.filter);
 }
 
-/** Sets the given properties on every record the filter selects: one statement, one event a changed record. */
+/** The records a bulk write selected, locked, and its target narrowed to them: a record created meanwhile is not changed unchecked. */
+async function lockSelected(tx: Transaction, resource: ResourceDeclaration, target: BulkTarget): Promise<{ ids: number[]; target: BulkTarget }> {
+  const rows = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).orderBy(resource.table.id).for('update');
+  const ids = rows.map((row) => Number(row.id));
+  return { ids, target: { ...target, where: and(target.where, sql`${resource.table.id} IN ${intList(ids)}`)! } };
+}
+
+/**
+ * A property a record's `beforeWrite` amended apart from the first record's (one statement sets
+ * one set of values), or a relation it set (a bulk update writes none): set record by record.
+ */
+function setApart(resource: ResourceDeclaration, sent: Record<string, unknown>, first: Record<string, unknown>, body: Record<string, unknown>): string | undefined {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  return Object.keys(writableFields(resource)).find((name) => !same(body[name], first[name])) ?? Object.keys(resource.relations).find((name) => !same(body[name], sent[name]));
+}
+
+/**
+ * Holds a bulk update to the rules of a single one, before it changes anything: the resource's
+ * `beforeBulkWrite` over all the records at once, else its `beforeWrite` for each in turn, each on
+ * its own copy of the body. Answers each record's body as the hooks left it.
+ */
+async function checkBefore(context: WriteContext, resource: ResourceDeclaration, sent: Record<string, unknown>, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+  const bodies = new Map<number, Record<string, unknown>>();
+  if (resource.beforeBulkWrite) {
+    await resource.beforeBulkWrite(context, sent, ids);
+    for (const id of ids) bodies.set(id, sent);
+    return bodies;
+  }
+  for (const id of ids) {
+    const body = { ...sent };
+    await resource.beforeWrite?.(context, body, id);
+    const apart = setApart(resource, sent, bodies.values().next().value ?? body, body);
+    if (apart) throw ApiError.invalid(`${resource.singular}.${apart}`, `not settable in bulk: its rules set it record by record; set it on each ${resource.singular}`);
+    bodies.set(id, body);
+  }
+  return bodies;
+}
+
+/** Holds the changed records to what a single update's later hooks check: `afterBulkWrite` over all of them, else `afterWrite` for each. */
+async function checkAfter(context: WriteContext, resource: ResourceDeclaration, record: Record<string, unknown>, bodies: Map<number, Record<string, unknown>>, ids: number[]): Promise<void> {
+  if (resource.afterBulkWrite) return resource.afterBulkWrite(context, record, ids);
+  if (resource.afterWrite) for (const id of ids) await resource.afterWrite(context, bodies.get(id) ?? record, id, false);
+}
+
+/** Whether a bulk update of the resource runs hooks, so in a transaction. */
+const hasWriteRules = (resource: ResourceDeclaration) => Boolean(resource.beforeWrite || resource.beforeBulkWrite || resource.afterWrite || resource.afterBulkWrite);
+
+/**
+ * Sets the given properties on every record the filter selects: one statement, one event a
+ * changed record. A resource with write hooks has the selected records locked and held to them
+ * in the same transaction (`checkBefore`, `checkAfter`): one refused, none changed.
+ */
 export function bulkUpdateHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    const { filter_args: args, ...record } = input<Record<string, unknown> & { filter_args?: FilterArgs }>(c, 'json');
+    const { filter_args: args, ...sent } = input<Record<string, unknown> & { filter_args?: FilterArgs }>(c, 'json');
     const target = bulkTarget(resource, who, bulkFilter(input<BulkUpdateQuery>(c, 'query').filter, args));
-    const values = rowValues(resource.table, writableFields(resource), record);
-    if (Object.keys(values).length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
-    await requireReferences(c.var.db.http, resource, who, record);
-    const watched = watchedProperties(resource, record);
+    if (Object.keys(rowValues(resource.table, writableFields(resource), sent)).length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
+    await requireReferences(c.var.db.http, resource, who, sent);
     const dryRun = args?.bulkDryExecute === true;
     try {
-      // One statement over HTTP; a transaction when the resource checks the changed records or a dry run rolls back.
-      const outcome =
-        !dryRun && !resource.afterBulkWrite
-          ? await updateRecords(c.var.db.http, who, target, values, watched)
+      // One statement over HTTP; a transaction when the resource checks the records or a dry run rolls back.
+      const { ids, record } =
+        !dryRun && !hasWriteRules(resource)
+          ? { ids: await updateRecords(c.var.db.http, who, target, rowValues(resource.table, writableFields(resource), sent), watchedProperties(resource, sent)), record: sent }
           : await c.var.db
               .transaction(async (tx) => {
-                const ids = await updateRecords(tx, who, target, values, watched);
-                await resource.afterBulkWrite?.({ tx, who, env: c.env }, record, ids);
+                const context = { tx, who, env: c.env };
+                const selected = await lockSelected(tx, resource, target);
+                const bodies = await checkBefore(context, resource, sent, selected.ids);
+                const record = bodies.values().next().value ?? sent;
+                const ids = selected.ids.length === 0 ? [] : await updateRecords(tx, who, selected.target, rowValues(resource.table, writableFields(resource), record), watchedProperties(resource, record));
+                await checkAfter(context, resource, record, bodies, ids);
                 if (dryRun) throw new DryRun(ids);
-                return ids;
+                return { ids, record };
               })
               .catch((error: unknown) => {
-                if (error instanceof DryRun) return error.ids;
+                if (error instanceof DryRun) return { ids: error.ids, record: sent };
                 throw error;
               });
-      if (!dryRun) noteEvents(c.var.db, who.installationId, [[resource.type, 'updated', Object.keys(watched)]]);
-      return c.json(bulkResult(outcome, dryRun), 200);
+      if (!dryRun) noteEvents(c.var.db, who.installationId, [[resource.type, 'updated', Object.keys(watchedProperties(resource, record))]]);
+      return c.json(bulkResult(ids, dryRun), 200);
     } catch (error) {
       throw translateDbError(error, resource);
     }
@@ -98,20 +155,25 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
 
 /**
  * Soft-deletes every live record the filter selects: one statement, one event a record. A
- * resource whose single delete has a check (`beforeDelete`: a system record) has it run for each
- * selected record first, in the delete's transaction: one refused, none deleted.
+ * resource whose single delete has hooks (`beforeDelete`: a system record, another's; then
+ * `afterDelete`) has them run for each selected record, in the delete's transaction: one
+ * refused, none deleted. (A resource whose records others use has no bulk delete: `routes.ts`.)
  */
 export function bulkDeleteHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
     const target = bulkTarget(resource, who, input<BulkQuery>(c, 'query').filter);
-    const ids = resource.beforeDelete
-      ? await c.var.db.transaction(async (tx) => {
-          const selected = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).for('update');
-          for (const { id } of selected) await resource.beforeDelete!({ tx, who, env: c.env }, Number(id));
-          return deleteRecords(tx, who, target);
-        })
-      : await deleteRecords(c.var.db.http, who, target);
+    const ids =
+      resource.beforeDelete || resource.afterDelete
+        ? await c.var.db.transaction(async (tx) => {
+            const context = { tx, who, env: c.env };
+            const selected = await lockSelected(tx, resource, target);
+            for (const id of selected.ids) await resource.beforeDelete?.(context, id);
+            const deleted = selected.ids.length === 0 ? [] : await deleteRecords(tx, who, selected.target);
+            for (const id of deleted) await resource.afterDelete?.(context, id);
+            return deleted;
+          })
+        : await deleteRecords(c.var.db.http, who, target);
     noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted']]);
     return c.json(bulkResult(ids), 200);
   };

@@ -85,6 +85,8 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
     }, bulkUpdateHandler(resource)));
   }
   if (ops.has('bulkDelete')) {
+    // A record in use is deleted only with `replaceWith`, which names one record's successor.
+    if (resource.usedBy?.length) throw new Error(`${type}: records others use have no bulk delete`);
     routes.push(defineRoute({
       method: 'delete', path: `${base}/delete.json`, tag, operationId: `delete${title.many}`, roles: access.write,
       summary: `Delete every ${singular} the filter selects`,

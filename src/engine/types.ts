@@ -184,8 +184,16 @@ export interface ResourceDeclaration {
    */
   afterCommit?: (id: number, record?: Record<string, unknown>) => void;
   /**
-   * After a bulk update changed `ids`, in its transaction (a dry run's too): what a single write's
-   * hooks check, checked for all of them; throwing refuses the whole update.
+   * `beforeWrite`'s rules for a bulk update, over all the selected records at once (`ids`, locked)
+   * in its transaction before anything changes (a dry run's too): a few statements, where
+   * `beforeWrite` for each record would be a few a record. Absent: a bulk update runs
+   * `beforeWrite` for each selected record. Throwing refuses the whole update.
+   */
+  beforeBulkWrite?: (context: WriteContext, record: Record<string, unknown>, ids: number[]) => Promise<void>;
+  /**
+   * `afterWrite`'s rules for a bulk update, once it changed `ids`, in its transaction (a dry
+   * run's too), over all of them at once. Absent: a bulk update runs `afterWrite` for each
+   * changed record. Throwing refuses the whole update.
    */
   afterBulkWrite?: (context: WriteContext, record: Record<string, unknown>, ids: number[]) => Promise<void>;
   /**

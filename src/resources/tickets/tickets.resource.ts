@@ -164,9 +164,8 @@ async function requireStillVisible({ tx, who }: WriteContext, ids: number[]): Pr
   }
 }
 
-/** A bulk update is held to what a single one is. */
+/** A bulk update, once it changed the tickets, is held to what `finishTicket` checks of a single one. */
 async function checkBulkUpdate(context: WriteContext, record: Record<string, unknown>, ids: number[]): Promise<void> {
-  await requireSeatedAgent(context, record);
   await requireStillVisible(context, ids);
   if (record.status !== undefined) await requireFieldsToResolve(context, ids, 'ticket.status');
   if (record.subject !== undefined) await refreshSearch(context, ids);
@@ -280,6 +279,8 @@ export const ticketsResource = defineResource({
   access: { read: EVERYONE, write: AGENTS },
   scope: visibleTickets,
   beforeWrite: prepareTicket,
+  // of prepareTicket's rules only the seated agent concerns what a bulk update may set (no customer, custom fields or split)
+  beforeBulkWrite: (context, record) => requireSeatedAgent(context, record),
   afterWrite: finishTicket,
   afterBulkWrite: checkBulkUpdate,
 });

@@ -1,4 +1,5 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { intList } from '../../db/sql-values';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import type { Actor } from '../../auth/principal';
@@ -33,7 +34,7 @@ const isAdmin = (who: Actor) => who.kind === 'teammate' && ADMINS.includes(who.r
  * themselves. The ticket must be one the caller sees (another's is "not here", as a 404 would be).
  */
 async function checkTimeLog(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
-  const { tx, who } = context;
+  const { who } = context;
   if (record.assignToCurrentUser === true) {
     if (record.user !== undefined && record.user !== who.userId) throw ApiError.invalid('timeLog.user', 'name the user or assignToCurrentUser, not both');
     record.user = who.userId;
@@ -42,7 +43,13 @@ async function checkTimeLog(context: WriteContext, record: Record<string, unknow
     if (who.userId === null) throw ApiError.invalid('timeLog.user', 'must be set');
     record.user = who.userId;
   }
-  if (id !== undefined) await requireOwnLog(context, id);
+  await checkLogChange(context, record, id === undefined ? [] : [id]);
+}
+
+/** A write of the logs `ids` (none: a new one), single or bulk: the caller's own logs, for themselves, on a ticket they see, unless an owner or admin. */
+async function checkLogChange(context: WriteContext, record: Record<string, unknown>, ids: number[]): Promise<void> {
+  const { tx, who } = context;
+  await requireOwnLogs(context, ids);
   if (record.user !== undefined && record.user !== who.userId && !isAdmin(who)) {
     throw ApiError.forbidden('only an owner or admin logs time for another teammate');
   }
@@ -53,10 +60,10 @@ async function checkTimeLog(context: WriteContext, record: Record<string, unknow
 }
 
 /** A teammate changes their own entries; an owner or admin anyone's. */
-async function requireOwnLog({ tx, who }: WriteContext, id: number): Promise<void> {
-  if (isAdmin(who)) return;
-  const [log] = await tx.select({ userId: timeLogs.userId }).from(timeLogs).where(eq(timeLogs.id, id));
-  if (log && log.userId !== who.userId) throw ApiError.forbidden("only an owner or admin changes another teammate's time log");
+async function requireOwnLogs({ tx, who }: WriteContext, ids: number[]): Promise<void> {
+  if (isAdmin(who) || ids.length === 0) return;
+  const [another] = await tx.select({ id: timeLogs.id }).from(timeLogs).where(sql`${timeLogs.id} IN ${intList(ids)} AND ${timeLogs.userId} IS DISTINCT FROM ${who.userId}`).limit(1);
+  if (another) throw ApiError.forbidden("only an owner or admin changes another teammate's time log");
 }
 
 /** A condition over the logged ticket. */
@@ -89,5 +96,6 @@ export const timeLogsResource = defineResource({
   access: { read: EVERYONE, write: EVERYONE },
   scope: ofVisibleTicket(timeLogs.ticketId),
   beforeWrite: checkTimeLog,
-  beforeDelete: requireOwnLog,
+  beforeBulkWrite: checkLogChange,
+  beforeDelete: (context, id) => requireOwnLogs(context, [id]),
 });

@@ -9,7 +9,7 @@ import { displayOrderField } from '../../lib/vocabulary-fields';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
 import { ACTIONS, CONDITION_FIELDS, OPERATORS } from './trigger-codes';
-import { problemsOf, storedTrigger, type StoredTrigger } from './trigger-rules';
+import { problemsOf, storedTrigger, type Problem, type StoredTrigger } from './trigger-rules';
 
 const code = <T extends Record<number, unknown>>(codes: T, what: string) =>
   z.number().int().refine((n) => n in codes, `not a known ${what} code (docs/resources/triggers.md)`).meta({ description: `a ${what} code: ${Object.keys(codes).join(', ')}` });
@@ -33,12 +33,21 @@ export const actionFields = {
   displayOrder: displayOrderField(triggerActions.displayOrder),
 };
 
-/** A system trigger is switched on or off, nothing else; a trigger's parts must make sense together. */
-async function guardSystem({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
-  if (id === undefined) return;
-  const [stored] = await tx.select({ isSystem: triggers.isSystem }).from(triggers).where(and(eq(triggers.id, id), eq(triggers.installationId, who.installationId)));
+/** A system trigger is switched on or off, nothing else: `ids` are the triggers a single or a bulk update changes. */
+async function guardSystem({ tx, who }: WriteContext, record: Record<string, unknown>, ids: number[]): Promise<void> {
   const changed = Object.keys(record).filter((name) => name !== 'state' && name !== 'applyToExistingTickets');
-  if (stored?.isSystem && changed.length > 0) throw ApiError.invalid(`trigger.${changed[0]}`, 'a system trigger can only be switched on or off (`state`)');
+  if (changed.length === 0 || ids.length === 0) return;
+  const [system] = await tx
+    .select({ id: triggers.id })
+    .from(triggers)
+    .where(and(eq(triggers.installationId, who.installationId), eq(triggers.isSystem, true), sql`${triggers.id} IN ${intList(ids)}`))
+    .limit(1);
+  if (system) throw ApiError.invalid(`trigger.${changed[0]}`, `trigger ${system.id} is a system trigger: it can only be switched on or off (\`state\`)`);
+}
+
+/** The problem that refuses a trigger as written: any while it is active; while it is off, one not about something deleted (it is switched on only once that is fixed). */
+async function firstProblem({ tx, who }: WriteContext, trigger: StoredTrigger): Promise<Problem | undefined> {
+  return (await problemsOf(tx, who.installationId, trigger)).find((p) => trigger.state === 'active' || !p.missing);
 }
 
 /**
@@ -57,8 +66,7 @@ async function applyToExisting({ tx }: WriteContext, trigger: StoredTrigger, rec
 async function requireRunnable(context: WriteContext, record: Record<string, unknown>, id: number): Promise<void> {
   const trigger = await storedTrigger(context.tx, context.who.installationId, id);
   if (!trigger) return;
-  // a trigger left inactive or incomplete may name what was deleted: it is switched on only once fixed
-  const [problem] = (await problemsOf(context.tx, context.who.installationId, trigger)).filter((p) => trigger.state === 'active' || !p.missing);
+  const problem = await firstProblem(context, trigger);
   if (problem) throw ApiError.invalid(problem.source, problem.detail);
   await applyToExisting(context, trigger, record);
 }
@@ -109,20 +117,17 @@ export const triggersResource = defineResource({
   },
   includedWrites: ['conditions', 'triggeractions'],
   access: { read: AGENTS, write: ADMINS },
-  beforeWrite: guardSystem,
+  beforeWrite: (context, record, id) => guardSystem(context, record, id === undefined ? [] : [id]),
+  beforeBulkWrite: guardSystem,
   afterWrite: requireRunnable,
-  async afterBulkWrite({ tx, who }, record, ids) {
-    if (record.state === 'active') {
-      for (const id of ids) {
-        const trigger = await storedTrigger(tx, who.installationId, id);
-        const [problem] = trigger ? await problemsOf(tx, who.installationId, trigger) : [];
-        if (problem) throw ApiError.invalid(problem.source, `trigger ${id}: ${problem.detail}`);
-      }
+  async afterBulkWrite(context, record, ids) {
+    // of what a bulk update may set, only `state` and `type` bear on whether a trigger runs (its conditions and actions are not set in bulk)
+    if (record.state === undefined && record.type === undefined) return;
+    for (const id of ids) {
+      const trigger = await storedTrigger(context.tx, context.who.installationId, id);
+      const problem = trigger && (await firstProblem(context, trigger));
+      if (problem) throw ApiError.invalid(problem.source, `trigger ${id}: ${problem.detail}`);
     }
-    const changed = Object.keys(record).filter((name) => name !== 'state' && name !== 'filter_args');
-    if (changed.length === 0 || ids.length === 0) return;
-    const { rows } = await tx.execute(sql`SELECT id FROM triggers WHERE installation_id = ${who.installationId} AND is_system AND id IN ${intList(ids)} LIMIT 1`);
-    if (rows[0]) throw ApiError.invalid(`trigger.${changed[0]}`, `trigger ${String(rows[0].id)} is a system trigger: it can only be switched on or off (\`state\`)`);
   },
   async beforeDelete({ tx, who }, id) {
     const [stored] = await tx.select({ isSystem: triggers.isSystem }).from(triggers).where(and(eq(triggers.id, id), eq(triggers.installationId, who.installationId)));
