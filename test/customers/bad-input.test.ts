@@ -80,6 +80,10 @@ describe('/v2/customers.json', () => {
 
   it('refuses the email in a bulk update (each customer has its own), and a bulk write without a filter', async () => {
     await refused('/v2/customers/update.json', { method: 'PATCH', query: { filter: { id: ids.mine } }, body: { customer: { email: 'all@bad.test' } } }, 400, 'customer.email');
+    // every customer's mail turned to one address, by the email or by a main email contact: refused, as the single update's rules cannot hold for all at once
+    const everyone = { email: { $contains: '@bad.test' } };
+    await refused('/v2/customers/update.json', { method: 'PATCH', query: { filter: everyone }, body: { customer: { email: 'catch@evil.test', trusted: true } } }, 400, 'customer.email');
+    await refused('/v2/customers/update.json', { method: 'PATCH', query: { filter: everyone }, body: { customer: { contacts: [{ type: 'email', value: 'catch@evil.test', isMain: true }] } } }, 400, /contacts/);
     await refused('/v2/customers/update.json', { method: 'PATCH', body: { customer: { trusted: true } } }, 400, 'filter');
     await refused('/v2/customers/delete.json', { method: 'DELETE' }, 400, 'filter');
   });

@@ -161,6 +161,21 @@ describe('companies and customers', () => {
   });
 });
 
+describe('a bulk update of customers', () => {
+  it('sets plain properties on every customer the filter selects, their emails and contacts as they were', async () => {
+    const a = (await create({ customer: { email: 'bulk-a@example.test' } })).body.customer.id;
+    const b = (await create({ customer: { email: 'bulk-b@example.test' } })).body.customer.id;
+    const updated = await api('/v2/customers/update.json', { method: 'PATCH', key: agent, query: { filter: JSON.stringify({ id: { $in: [a, b] } }) }, body: { customer: { trusted: true, organization: 'Bulk Ltd' } } });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body).toMatchObject({ affected: 2, ids: [a, b], dryRun: false });
+    expect(await rows('SELECT email, trusted, organization FROM customers WHERE id = ANY($1) ORDER BY id', [[a, b]])).toEqual([
+      { email: 'bulk-a@example.test', trusted: true, organization: 'Bulk Ltd' },
+      { email: 'bulk-b@example.test', trusted: true, organization: 'Bulk Ltd' },
+    ]);
+    expect(await contactsOf(b)).toEqual([{ type: 'email', value: 'bulk-b@example.test', isMain: true }]);
+  });
+});
+
 describe('merging customers', () => {
   it('moves contacts, company links and chat visitors, deletes the other, one event each', async () => {
     const keep = (await create({ email: 'keep@merge.test', contacts: [{ type: 'twitter', value: '@keeper' }] })).body.customer.id;

@@ -1,13 +1,12 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { sql, type SQL } from 'drizzle-orm';
-import { readdirSync } from 'node:fs';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/auth/principal';
 import type { Queryable } from '../../src/db/client';
 import { USER_ROLES } from '../../src/db/schema';
 import type { ResourceDeclaration } from '../../src/engine';
 import { selectOne, selectPage, STATEMENT_CACHE_ENTRIES, statementCacheSizes } from '../../src/engine/queries';
+import { everyResource } from '../support/resources';
 
 /*
  * A read without a filter runs a statement rendered once per resource, includes and caller shape
@@ -59,15 +58,6 @@ function callersOfEveryShape(installationId: number, userId: number): Actor[] {
       { kind: 'system', installationId, userId: null, part } as const,
     ]),
   ];
-}
-
-/** Every resource declaration: each group's `*.resource.ts` files (where `defineResource` is called, and only there). */
-async function everyResource(): Promise<ResourceDeclaration[]> {
-  const root = path.resolve(__dirname, '../../src/resources');
-  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.resource.ts'));
-  const exported = await Promise.all(files.map(async (file) => Object.values(await import(path.join(root, file)) as Record<string, unknown>)));
-  return exported.flat().filter((value): value is ResourceDeclaration =>
-    typeof value === 'object' && value !== null && 'table' in value && 'relations' in value && 'singular' in value);
 }
 
 let resources: ResourceDeclaration[] = [];

@@ -62,12 +62,15 @@ describe('bulk update and delete', () => {
     expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, body: { ticket: { priority: 2 }, filter_args: { filter, bulkDryExecute: 'yes' } } }), 400, /bulkDryExecute/);
     expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, body: { ticket: { tags: [] }, filter_args: { filter } } }), 400, /tags/);
     // held to what a single update is: no collaborator as agent, no ticket moved out of the agent's sight
+    const stored = () => rows('SELECT inbox_id, agent_id, priority_id, updated_at FROM tickets WHERE id = $1', [id]);
+    const before = await stored();
     expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, body: { ticket: { agent: site.users.collaborator.id }, filter_args: { filter } } }), 400, 'ticket.agent');
     const hidden = (await api('/v2/inboxes.json', { method: 'POST', key: site.users.owner.apiKey, body: { name: 'Hidden', email: 'hidden@operations.test' } })).body.inbox.id;
     expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, body: { ticket: { inbox: hidden }, filter_args: { filter, bulkDryExecute: true } } }), 403);
     expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, body: { ticket: { inbox: hidden }, filter_args: { filter } } }), 403);
     expect((await ticket(id)).inbox.id).toBe(inbox);
     expect((await ticket(id)).priority).toBeNull();
+    expect(await stored()).toEqual(before);
   });
 
   it('bulk delete by filter, then restore one; restoring a live ticket changes nothing', async () => {

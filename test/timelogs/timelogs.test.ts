@@ -120,3 +120,57 @@ describe('time logs', () => {
     expect((await rows('SELECT state FROM time_logs WHERE id = $1', [mine]))[0]!.state).toBe('deleted');
   });
 });
+
+describe('bulk updates and deletes, held to the rules of single ones', () => {
+  let shared: number;
+  let hidden: number;
+  const logsOf = (ticketId: number) => rows('SELECT id, ticket_id, user_id, seconds, billable, state, updated_at FROM time_logs WHERE ticket_id = $1 ORDER BY id', [ticketId]);
+  const bulk = (key: string, filter: Record<string, unknown>, timeLog: Record<string, unknown>, dry = false) =>
+    api('/v2/timelogs/update.json', { method: 'PATCH', key, body: { timeLog, filter_args: { filter, ...(dry ? { bulkDryExecute: true } : {}) } } });
+
+  beforeAll(async () => {
+    const inbox = (await api('/v2/inboxes.json', { key: owner })).body.inboxes[0].id;
+    const hiddenInbox = (await api('/v2/inboxes.json', { method: 'POST', key: owner, body: { inbox: { name: 'Payroll', email: 'payroll@timelogs.test' } } })).body.inbox.id;
+    shared = (await api('/v2/tickets.json', { method: 'POST', key: owner, body: { subject: 'Shared work', inbox, customer: { email: 'shared@logs.test' }, message: 'hi' } })).body.ticket.id;
+    hidden = (await api('/v2/tickets.json', { method: 'POST', key: owner, body: { subject: 'Not the agent\'s', inbox: hiddenInbox, customer: { email: 'hidden@logs.test' }, message: 'hi' } })).body.ticket.id;
+    expect((await api(`/v2/tickets/${hidden}.json`, { key: agent })).status).toBe(404);
+    expect((await log({ ticket: { id: shared }, seconds: 7200, billable: true, description: 'the owner\'s billable work' }, owner)).status).toBe(201);
+    expect((await log({ ticket: { id: shared }, seconds: 3600, billable: true, user: { id: site.users.admin.id } }, owner)).status).toBe(201);
+    expect((await log({ ticket: { id: shared }, seconds: 60 })).status).toBe(201);
+  });
+
+  it("refuses an agent's bulk update moving colleagues' billable time onto a ticket they cannot see, changing no row", async () => {
+    const before = await logsOf(shared);
+    expect(before).toHaveLength(3);
+    // the attack: every log of the ticket, colleagues' included, moved to a hidden ticket and made unbillable
+    expectError(await bulk(agent, { ticket: shared }, { ticket: { id: hidden }, billable: false }), 403);
+    expectError(await bulk(agent, { ticket: shared }, { ticket: { id: hidden }, billable: false }, true), 403);
+    expectError(await bulk(agent, { ticket: shared }, { billable: false }), 403);
+    // over the agent's own logs only: still not onto a hidden ticket, nor made another teammate's
+    const mine = { ticket: shared, user: site.users.agent.id };
+    expectError(await bulk(agent, mine, { ticket: { id: hidden } }), 400, 'timeLog.ticket');
+    expectError(await bulk(agent, mine, { user: { id: site.users.owner.id } }), 403);
+    expect(await logsOf(shared)).toEqual(before);
+    expect(await logsOf(hidden)).toEqual([]);
+  });
+
+  it('lets a bulk update do what single updates may: an agent their own logs, an owner anyone\'s', async () => {
+    const own = await bulk(agent, { ticket: shared, user: site.users.agent.id }, { seconds: 120 });
+    expect(own.status, own.text).toBe(200);
+    expect(own.body).toMatchObject({ affected: 1, dryRun: false });
+    const all = await bulk(owner, { ticket: shared }, { billable: false });
+    expect(all.status, all.text).toBe(200);
+    expect(all.body.affected).toBe(3);
+    expect((await logsOf(shared)).map((row) => [row.user_id, row.seconds, row.billable])).toEqual([
+      [site.users.owner.id, 7200, false],
+      [site.users.admin.id, 3600, false],
+      [site.users.agent.id, 120, false],
+    ]);
+  });
+
+  it("refuses an agent's bulk delete over colleagues' logs, deleting none", async () => {
+    const before = await logsOf(shared);
+    expectError(await api('/v2/timelogs/delete.json', { method: 'DELETE', key: agent, query: { filter: JSON.stringify({ ticket: shared }) } }), 403);
+    expect(await logsOf(shared)).toEqual(before);
+  });
+});

@@ -269,4 +269,27 @@ describe('manual and system triggers', () => {
     expect((await api(`/v2/triggers/${id}.json`, { key: admin })).status).toBe(200);
     expect((await api(`/v2/triggers/${id}.json`, { method: 'PATCH', key: admin, body: { trigger: { state: 'active' } } })).body.trigger).toMatchObject({ state: 'active' });
   });
+
+  it('holds a bulk update to the rules of a single one, changing no row when one selected trigger refuses', async () => {
+    const team = await made({ name: 'Bulk team', type: 'Manual', triggeractions: [{ type: 2, value: String(high) }] });
+    const bare = await made({ name: 'Bulk bare', type: 'Manual' });
+    const systems = (await api('/v2/triggers.json', { key: admin, query: { filter: JSON.stringify({ isSystem: true }) } })).body.triggers.map((t: { id: number }) => t.id) as number[];
+    const selected = [...systems, team];
+    const stored = () => rows('SELECT id, name, description, type, state, agent_has_access, display_order, updated_at FROM triggers WHERE id = ANY($1) ORDER BY id', [[...selected, bare]]);
+    const bulk = (ids: number[], body: Record<string, unknown>) =>
+      api('/v2/triggers/update.json', { method: 'PATCH', key: admin, query: { filter: JSON.stringify({ id: { $in: ids } }) }, body: { trigger: body } });
+    const before = await stored();
+    // the system triggers' protected properties, rewritten alongside a team trigger's (a dry run too)
+    expectError(await bulk(selected, { name: 'Hijacked', agentHasAccess: false }), 400, 'trigger.name', /is a system trigger/);
+    expectError(await bulk(selected, { state: 'inactive', description: 'off, and rewritten' }), 400, 'trigger.description');
+    expectError(await api('/v2/triggers/update.json', { method: 'PATCH', key: admin, body: { trigger: { displayOrder: 1 }, filter_args: { filter: { id: { $in: selected } }, bulkDryExecute: true } } }), 400, 'trigger.displayOrder');
+    // a manual trigger without actions made automatic: refused singly, and so in bulk
+    expectError(await api(`/v2/triggers/${bare}.json`, { method: 'PATCH', key: admin, body: { trigger: { type: 'Automatic' } } }), 400, 'trigger.triggeractions');
+    expectError(await bulk([team, bare], { type: 'Automatic' }), 400, 'trigger.triggeractions', /at least one action/);
+    expect(await stored()).toEqual(before);
+    // what the rules allow goes through
+    const renamed = await bulk([team, bare], { description: 'both' });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.affected).toBe(2);
+  });
 });
