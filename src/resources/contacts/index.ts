@@ -1,4 +1,8 @@
 import { defineModule } from '../../modules/module';
+import { confirmEmailProofRoute, emailProofPageRoute } from './verify-email';
 
-/** Chat visitors: only as conversations and messages include them (contact-shape.ts); their own endpoints come with the customers work. */
-export const contactsModule = defineModule({ name: 'contacts' });
+/**
+ * Chat visitors: as conversations and messages include them (contact-shape.ts), and the link a
+ * visitor follows to prove the email they gave in the widget (`email-proof.ts`, `verify-email.ts`).
+ */
+export const contactsModule = defineModule({ name: 'contacts', routes: [emailProofPageRoute, confirmEmailProofRoute] });

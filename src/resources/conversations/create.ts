@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { Env } from '../../app-env';
 import { z } from 'zod';
 import { systemActor, type Actor } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
@@ -13,6 +14,9 @@ import { callerOf, identifyConversationCaller, type ConversationCaller } from '.
 import { newConversationToken } from './conversation-token';
 import { conversationsResource } from './conversations.resource';
 import { roomAddress } from './room-address';
+import { askForEmailProof } from '../contacts/email-proof';
+import { queueSends } from '../mail/outbound/queue-mail';
+import { errorField, log } from '../../lib/log';
 
 const createRecord = writableRecord(
   {
@@ -31,21 +35,26 @@ const createRecord = writableRecord(
 
 type CreateRecord = z.output<typeof createRecord>;
 
-/** The contact of the new conversation: the one named, or a new one (linked to the customer of that email, if any). */
-async function contactFor(tx: Transaction, who: Actor, body: CreateRecord): Promise<number> {
+/**
+ * The contact of the new conversation: the one named, or a new one. A teammate's new contact is
+ * linked to the customer of its email at once; a widget visitor's is not (anyone can type an
+ * email): it is mailed a proof link instead (`contacts/email-proof.ts`). Answers the contact and
+ * the proof mail to queue, if one was written.
+ */
+async function contactFor(tx: Transaction, env: Env, who: Actor, body: CreateRecord, proof: { inboxId: number | null } | undefined): Promise<{ contactId: number; proofMail?: number }> {
   const installationId = who.installationId;
   if (body.contactId !== undefined) {
     const found = await tx.execute(sql`SELECT id FROM contacts WHERE id = ${body.contactId} AND installation_id = ${installationId} AND state = 'active'`);
     if (found.rows.length === 0) throw ApiError.invalid('conversation.contactId', `no contact ${body.contactId} here`);
-    return body.contactId;
+    return { contactId: body.contactId };
   }
   const { name, email } = body.contact!;
-  const [created] = await changeWithEvents(tx, sql`
-    INSERT INTO contacts (installation_id, name, email, customer_id)
-    VALUES (${installationId}, ${name}, ${email ?? null},
-      (SELECT id FROM customers WHERE installation_id = ${installationId} AND state = 'active' AND lower(email) = lower(${email ?? null}) ORDER BY id LIMIT 1))
+  const linked = proof ? sql`NULL` : sql`(SELECT id FROM customers WHERE installation_id = ${installationId} AND state = 'active' AND lower(email) = lower(${email ?? null}) ORDER BY id LIMIT 1)`;
+  const [contactId] = await changeWithEvents(tx, sql`
+    INSERT INTO contacts (installation_id, name, email, customer_id) VALUES (${installationId}, ${name}, ${email ?? null}, ${linked})
     RETURNING id`, who, 'contacts', 'created');
-  return created!;
+  const proofMail = proof && email ? await askForEmailProof(tx, env, who, { id: contactId!, email }, proof.inboxId) : undefined;
+  return { contactId: contactId!, proofMail };
 }
 
 const s = schemasOf(conversationsResource);
@@ -78,8 +87,8 @@ export const createConversationRoute = defineRoute({
   if (widget && body.inbox !== undefined) throw ApiError.invalid('conversation.inbox', "a widget conversation arrives in its contact form's inbox");
   const who: Actor = widget ? systemActor(caller.installationId, 'widget') : caller.principal;
 
-  const conversationId = await c.var.db.transaction(async (tx) => {
-    const contactId = await contactFor(tx, who, body);
+  const { conversationId, proofMail } = await c.var.db.transaction(async (tx) => {
+    const { contactId, proofMail } = await contactFor(tx, c.env, who, body, widget ? { inboxId: caller.inboxId } : undefined);
     const inboxId = widget ? caller.inboxId : (body.inbox ?? null);
     if (inboxId !== null && !widget) {
       const inbox = await tx.execute(sql`SELECT id FROM inboxes WHERE id = ${inboxId} AND installation_id = ${who.installationId} AND state = 'active'`);
@@ -90,9 +99,11 @@ export const createConversationRoute = defineRoute({
       VALUES (${who.installationId}, ${newConversationToken()}, ${contactId}, ${inboxId}, ${widget ? caller.contactFormId : null},
               ${body.subject ?? null}, ${who.userId}, ${who.userId})
       RETURNING id`, who, 'conversations', 'created');
-    return inserted!;
+    return { conversationId: inserted!, proofMail };
   });
   noteEvents(c.var.db, who.installationId, [['conversations', 'created'], ['contacts', 'created']]);
+  // a proof mail lost here is found by the mail sweep
+  if (proofMail !== undefined) await queueSends(c.env, [proofMail]).catch((error: unknown) => log('warn', 'conversations: could not queue a proof mail; the sweep will', { error: errorField(error) }));
 
   const result = (await selectOne(c.var.db.http, conversationsResource, conversationId, { who, includes: [] }))!;
   const record = result.records[0]!;

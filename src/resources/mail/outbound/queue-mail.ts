@@ -26,11 +26,11 @@ export async function queueSends(env: Pick<Env, 'MAIL_OUT'>, ids: readonly numbe
   for (let i = 0; i < messages.length; i += 100) await env.MAIL_OUT.sendBatch(messages.slice(i, i + 100));
 }
 
-/** An outgoing message to write: a thread entry's (a reply), a ticket's auto-reply, an SLA notification. */
+/** An outgoing message to write: a thread entry's (a reply), a ticket's auto-reply, an SLA notification, a visitor's proof link (no ticket). */
 export interface NewOutbound {
   installationId: number;
   inboxId: number;
-  ticketId: number;
+  ticketId: number | null;
   threadEntryId: number | null;
   kind: (typeof OUTBOUND_KINDS)[number];
   mail: OutgoingMail;

@@ -1,0 +1,70 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { systemActor } from '../../auth/principal';
+import { hashSecret } from '../../auth/secrets';
+import type { Queryable } from '../../db/client';
+import { changeWithEvents } from '../../events/record-events';
+import { textParam } from '../../http/params';
+import { defineRoute } from '../../http/route';
+import { escapeHtml } from '../../lib/html/message-body';
+import { page, PAGE_HEADERS } from '../../lib/html/page';
+import { PROOF_DAYS, proofPath } from './email-proof';
+
+const HTML_ANSWER = { 'text/html': { schema: { type: 'string' } } } as const;
+const tokenParams = z.object({ token: textParam('the proof link\'s token (`hdv_…`)').pipe(z.string().max(64)) });
+
+interface Pending {
+  id: number;
+  installationId: number;
+  email: string;
+}
+
+/** The visitor a link's token names, while its link works: not followed yet, of a live contact, within `PROOF_DAYS`. */
+async function pendingProof(db: Queryable, token: string): Promise<Pending | undefined> {
+  if (!/^hdv_[A-Za-z0-9]{40}$/.test(token)) return undefined;
+  const { rows } = await db.execute(sql`
+    SELECT id, installation_id, email FROM contacts
+     WHERE email_token_hash = ${await hashSecret(token)} AND state = 'active' AND created_at > now() - make_interval(days => ${PROOF_DAYS})`);
+  return rows[0] ? { id: Number(rows[0].id), installationId: Number(rows[0].installation_id), email: String(rows[0].email) } : undefined;
+}
+
+const answer = (status: 200 | 404, title: string, content: string) => new Response(page(title, content), { status, headers: PAGE_HEADERS });
+const notWorking = () => answer(404, 'Link not valid', '<h1>This link does not work</h1><p class="problem" role="alert">It was used already, has expired, or was mistyped.</p>');
+
+/** `GET /v2/contacts/verify/{token}`: the page of a proof link, asking to confirm (a link checker following it confirms nothing). */
+export const emailProofPageRoute = defineRoute({
+  method: 'get', path: '/v2/contacts/verify/{token}', tag: 'Conversations', operationId: 'contactEmailProofPage', public: true,
+  summary: "A chat visitor's email proof link: the page that asks them to confirm the address",
+  request: { params: tokenParams },
+  responses: { 200: { description: 'the page, with its Confirm button', content: HTML_ANSWER }, 404: { description: 'a page: the link was used, has expired or names nothing', content: HTML_ANSWER } },
+}, async (c) => {
+  const proof = await pendingProof(c.var.db.http, c.req.valid('param').token);
+  if (!proof) return notWorking() as never;
+  return answer(200, 'Confirm your email address', `<h1>Confirm your email address</h1>
+<p>Confirm that <strong>${escapeHtml(proof.email)}</strong> is yours, and the chat you started is shown with your account.</p>
+<form method="post" action="${escapeHtml(proofPath(c.req.valid('param').token))}"><div class="buttons"><button class="primary" type="submit">Confirm</button></div></form>`) as never;
+});
+
+/**
+ * `POST /v2/contacts/verify/{token}`: the visitor confirms: their contact is linked to the
+ * installation's customer of that email (if one still has it) and marked proven, and the link
+ * stops working. An `updated` event of the contact.
+ */
+export const confirmEmailProofRoute = defineRoute({
+  method: 'post', path: '/v2/contacts/verify/{token}', tag: 'Conversations', operationId: 'confirmContactEmail', public: true,
+  summary: "Confirm a chat visitor's email from its proof link: the chat is linked to the customer of that address",
+  security: [{}],
+  request: { params: tokenParams },
+  responses: { 200: { description: 'a page: confirmed', content: HTML_ANSWER }, 404: { description: 'a page: the link was used, has expired or names nothing', content: HTML_ANSWER } },
+}, async (c) => {
+  const proof = await pendingProof(c.var.db.http, c.req.valid('param').token);
+  if (!proof) return notWorking() as never;
+  const who = systemActor(proof.installationId, 'widget');
+  const [confirmed] = await c.var.db.transaction((tx) => changeWithEvents(tx, sql`
+    UPDATE contacts k SET email_token_hash = NULL, email_verified_at = now(), updated_at = now(),
+           customer_id = coalesce(k.customer_id, (SELECT c.id FROM customers c WHERE c.installation_id = k.installation_id AND c.state = 'active' AND lower(c.email) = lower(k.email) ORDER BY c.id LIMIT 1))
+     WHERE k.id = ${proof.id} AND k.email_token_hash IS NOT NULL
+    RETURNING k.id`, who, 'contacts', 'updated', sql`jsonb_build_object('emailVerified', jsonb_build_object('before', false, 'after', true))`));
+  if (confirmed === undefined) return notWorking() as never;
+  return answer(200, 'Email confirmed', '<h1>Thank you</h1><p>Your email address is confirmed: the chat is shown with your account.</p>') as never;
+});
