@@ -118,7 +118,9 @@ describe('GET /v2/openapi.json', () => {
   it('gives every answer a schema: the conversation create, the public history, the import\'s Location', () => {
     expect(jsonSchemaOf(doc.paths['/v2/conversations.json'].post, 201)).toEqual({ $ref: '#/components/schemas/ConversationCreatedBody' });
     expect(schema('ConversationCreatedBody').properties.conversation.properties.socketUrl.type).toBe('string');
-    expect(jsonSchemaOf(doc.paths['/v2/conversationmessages/history/{token}.json'].get, 200)).toEqual({ $ref: '#/components/schemas/ConversationMessagesBody' });
+    expect(jsonSchemaOf(doc.paths['/v2/conversationmessages/history/{token}.json'].get, 200)).toEqual({ $ref: '#/components/schemas/ConversationHistoryMessagesBody' });
+    // the public history's records carry no AI draft or similarity (issue 31)
+    expect(Object.keys(schema('ConversationHistoryMessage').properties)).not.toContain('aiDraft');
     const created = doc.paths['/v2/companies/import.csv'].post.responses['201'];
     expect(created.headers.Location).toMatchObject({ required: true, schema: { type: 'string' } });
   });

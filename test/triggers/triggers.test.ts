@@ -9,6 +9,7 @@ import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { drained, eventsSince, lastEventId } from '../support/events';
 import { SDK_INCLUDED } from '../support/sdk';
+import { verifiedMailDomain } from '../support/mail-domains';
 
 const WAITING = 3;
 const SOLVED = 5;
@@ -43,6 +44,8 @@ beforeAll(async () => {
   other = await newInstallation('triggers-other');
   admin = site.users.admin.apiKey;
   inbox = (await api('/v2/inboxes.json', { key: admin })).body.inboxes[0].id;
+  // an inbox with no address at the mail domain: it sends from its own address, on a domain the installation proved
+  await verifiedMailDomain(admin, 'triggers.test');
   quietInbox = (await api('/v2/inboxes.json', { method: 'POST', key: admin, body: { inbox: { name: 'Quiet', email: 'quiet@triggers.test' } } })).body.inbox.id;
   const priorities = (await api('/v2/ticketpriorities.json', { key: admin })).body.ticketpriorities as { id: number }[];
   high = priorities[0]!.id;
