@@ -8,6 +8,8 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { uploadedFile } from '../support/files';
+import { claimMailDomain, verifiedMailDomain } from '../support/mail-domains';
+import { send } from '../mail/support';
 
 let theirs: SeededInstallation;
 let ours: SeededInstallation;
@@ -43,6 +45,9 @@ beforeAll(async () => {
   const customer = (await post('/v2/customers.json', { customer: { email: 'them@their.test', firstName: 'Them', companies: [{ id: company }] } })).customer.id;
   const tag = (await post('/v2/tags.json', { name: 'theirs' })).tag.id;
   const inbox = (await post('/v2/inboxes.json', { inbox: { name: 'Their inbox', localPart: 'theirs' } })).inbox.id;
+  // their own mail domain, proven, and an inbox address on it (before their webhook endpoint: no deliveries of it in flight later)
+  await verifiedMailDomain(key, `${theirs.siteName}.test`);
+  expect((await api(`/v2/inboxes/${inbox}.json`, { method: 'PATCH', key, body: { inbox: { email: `help@${theirs.siteName}.test`, sendEmailsFrom: `help@${theirs.siteName}.test` } } })).status).toBe(200);
   const file = await uploadedFile(key, 'their file', { filename: 'their.txt', mimeType: 'text/plain' });
   const ticket = (await post('/v2/tickets.json', { ticket: { subject: 'Their ticket', inbox, customer: { id: customer }, tags: [{ id: tag }], message: 'Theirs', files: [{ id: file }], notifyCustomer: false } })).ticket.id;
   await post(`/v2/tickets/${ticket}/messages.json`, { message: 'A note of theirs', threadType: 'note' });
@@ -74,7 +79,7 @@ beforeAll(async () => {
   expect(theirIds.get('tickets')).toContain(ticket);
   expect([...theirIds.keys()]).toEqual(expect.arrayContaining([
     'businesshours', 'cannedresponses', 'companies', 'contactforms', 'customers', 'customfields', 'files', 'inboxes', 'messages',
-    'slas', 'spamlists', 'tags', 'ticketactivities', 'tickets', 'triggers', 'users', 'webhookendpoints',
+    'maildomains', 'slas', 'spamlists', 'tags', 'ticketactivities', 'tickets', 'triggers', 'users', 'webhookendpoints',
   ]));
 }, 120_000);
 
@@ -145,6 +150,28 @@ describe("another installation's records", () => {
       expect(answer.status, `${method} ${path} ${JSON.stringify(body)}: ${answer.text}`).toBeGreaterThanOrEqual(400);
       expect(answer.status, `${method} ${path}`).toBeLessThan(500);
     }
+    expect(await snapshot(theirs.id)).toEqual(before);
+    expect(await snapshot(ours.id)).toEqual(oursBefore);
+  });
+
+  it("are not claimed by mail: their domain, addresses and sending addresses stay theirs, and nothing is written on either side", async () => {
+    const key = ours.users.owner.apiKey;
+    const ourInbox = (await api('/v2/inboxes.json', { key })).body.inboxes[0].id;
+    // what we may write: a claim of their domain, and their addresses listed on our inbox (both stay unverified)
+    const claim = await claimMailDomain(key, `${theirs.siteName}.test`);
+    const listed = await api(`/v2/inboxes/${ourInbox}.json`, { method: 'PATCH', key, body: { inbox: { email: `help@${theirs.siteName}.test`, aliases: [`sales@${theirs.siteName}.test`] } } });
+    expect(listed.body.inbox.unverifiedAddresses).toHaveLength(2);
+    const before = await snapshot(theirs.id);
+    const oursBefore = await snapshot(ours.id);
+    const verify = await api(`/v2/maildomains/${claim.id}/verify.json`, { method: 'POST', key });
+    expect(verify.status, verify.text).toBe(409);
+    for (const from of [`help@${theirs.siteName}.test`, `support@${theirs.siteName}.mail.localhost`]) {
+      expect((await api(`/v2/inboxes/${ourInbox}.json`, { method: 'PATCH', key, body: { inbox: { sendEmailsFrom: from } } })).status, from).toBe(400);
+    }
+    expect((await api(`/v2/inboxes/${ourInbox}.json`, { method: 'PATCH', key, body: { inbox: { aliases: [`theirs@${theirs.siteName}.mail.localhost`] } } })).status).toBe(400);
+    // mail to an address of their domain that only we list is refused, and recorded nowhere
+    const caught = await send({ from: 'kim@customer.test', to: `sales@${theirs.siteName}.test`, subject: 'Meant for them' });
+    expect(caught.status).toBe(400);
     expect(await snapshot(theirs.id)).toEqual(before);
     expect(await snapshot(ours.id)).toEqual(oursBefore);
   });

@@ -33,7 +33,7 @@ export async function checkInboxAddresses({ tx, who, env }: WriteContext, record
   const { rows } = await tx.execute(sql`
     SELECT n.site_name,
            ARRAY(SELECT d.name FROM mail_domains d WHERE d.installation_id = n.id AND d.state = 'active' AND d.verified_at IS NOT NULL
-                    AND d.name = ANY(${`{${domains.map((domain) => `"${domain}"`).join(',')}}`}::text[])) AS verified
+                    AND d.name IN (SELECT jsonb_array_elements_text(${JSON.stringify(domains)}::jsonb))) AS verified
       FROM installations n WHERE n.id = ${who.installationId}`);
   const siteName = String(rows[0]!.site_name);
   const verified = new Set(rows[0]!.verified as string[]);
