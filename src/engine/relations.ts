@@ -24,8 +24,8 @@ function isDeletion(entry: { delete?: boolean; meta?: { delete?: boolean } | nul
   return entry.delete === true || entry.meta?.delete === true;
 }
 
-/** An entry's id: the platform's client sends new related records with `id: 0`, which is no id. */
-const entryId = z.number().int().min(0).max(MAX_ID).optional().transform((id) => (id === 0 ? undefined : id));
+/** An entry's id: the platform's clients send new related records with `id: 0` or `id: null`, which are no id. */
+const entryId = z.number().int().min(0).max(MAX_ID).nullable().optional().transform((id) => (id === 0 || id === null ? undefined : id));
 
 function entrySchema(fields: Record<string, WritableField>) {
   const shape: Record<string, z.ZodType> = { id: entryId, delete: deleteFlag, meta: entryMeta };
