@@ -1,12 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { AGENTS } from '../../auth/access';
-import { EDIT_METHODS, ticketMessages, tickets, ticketStatuses } from '../../db/schema';
+import { ADMINS, AGENTS } from '../../auth/access';
+import type { Actor } from '../../auth/principal';
+import { EDIT_METHODS, ticketMessages, tickets, ticketStatuses, users } from '../../db/schema';
 import { lockTicket } from './ticket-lock';
 import { readBack, referenceInput, schemasOf, tenantScope, translateDbError, updateRecords, type WriteContext } from '../../engine';
 import { noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { idParams } from '../../http/params';
+import { idParams, idValue } from '../../http/params';
 import { writableRecord } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
@@ -14,11 +15,18 @@ import { mentionsRelation, messagesResource } from './messages.resource';
 import { ticketsResource } from './tickets.resource';
 import { ACTIVE_STATUS, addressList, addThreadEntry, movesToWaiting, reopensOnCustomerReply, WAITING_STATUS } from './thread-entry';
 import { ticketChildrenRoute } from './ticket-children';
+import { visibleTickets } from './ticket-visibility';
 import { MAX_FILES_PER_ENTRY } from '../files/attach';
 import { requireFieldsToResolve } from '../customfields/ticket-values';
 import { surveyOnSolvingReply } from '../happiness/survey-send';
 
 const addresses = addressList.nullable();
+
+/** An id as a number or as the digits of one (`"12"`), as the platform's samples send it. */
+const numericId = z.union([idValue, z.string().regex(/^[1-9]\d{0,9}$/, 'an id: a positive integer or its digits').transform(Number).pipe(idValue)]);
+
+/** The teammate an entry is written as: `{"id": 7}`, `7` or `{"id": "7"}`; null is the caller. */
+const teammateInput = z.union([numericId, z.object({ id: numericId, type: z.union([z.literal('users'), z.literal('')]).nullable().optional(), meta: z.unknown().optional() }).transform((ref) => ref.id)]);
 
 /** A reply or a note as the platform's client sends it: bare, with what it reads back accepted and ignored. */
 const entryBody = writableRecord(
@@ -35,6 +43,9 @@ const entryBody = writableRecord(
     files: z.array(referenceInput('files')).max(MAX_FILES_PER_ENTRY).optional().meta({ description: `confirmed uploads to attach (POST /v2/files/ref.json), at most ${MAX_FILES_PER_ENTRY}` }),
     // null is what an entry a teammate wrote reads back as
     customer: referenceInput('customers').nullable().optional().meta({ description: "the ticket's customer, to write the customer's reply (a channel of the team's own): a reply to a waiting or solved ticket makes it active; null: the caller's own entry" }),
+    agent: teammateInput.nullable().optional().meta({
+      description: "the teammate the entry is written as (its author, history line, events): an owner or admin names any active owner, admin or agent of the installation who sees the ticket; an agent only itself (another: 403); null: the caller",
+    }),
   },
   ['ticket', 'htmlBody', 'textBody', 'viewedByCustomerAt', 'assigningUser', 'contact', 'delayed'],
 ).meta({ id: 'MessageCreate' });
@@ -51,7 +62,7 @@ export const createThreadEntryRoute = defineRoute({
   method: 'post', path: '/v2/tickets/{id}/messages.json', tag: 'Tickets', operationId: 'createTicketMessage', roles: AGENTS,
   summary: 'Reply to a ticket, or add an internal note',
   request: { params: idParams, body: { required: true, content: { 'application/json': { schema: entryBody } } } },
-  responses: { 201: jsonResponse('the thread entry', s.one), 409: errorResponse('a simultaneous change got in the way; try again') },
+  responses: { 201: jsonResponse('the thread entry', s.one), 403: errorResponse('a collaborator, or an agent naming another teammate as `agent`'), 409: errorResponse('a simultaneous change got in the way; try again') },
 }, async (c) => {
   const who = c.var.principal;
   const { id } = c.req.valid('param');
@@ -70,10 +81,12 @@ export const createThreadEntryRoute = defineRoute({
  * locked, the entry added with its mentions, the status it names or a reply implies; answers the
  * entry as it now reads.
  */
-export async function addTicketEntry(context: WriteContext, id: number, body: z.infer<typeof entryBody>) {
+export async function addTicketEntry(caller: WriteContext, id: number, body: z.infer<typeof entryBody>) {
+  const ticket = await lockTicket(caller.tx, caller.who, id);
+  // from here on the entry is its author's: its audit columns, its events and what they make (history, webhooks)
+  const context = { ...caller, who: await entryAuthor(caller, id, body.agent) };
   const { tx, who } = context;
   const threadType = body.threadType ?? 'message';
-  const ticket = await lockTicket(tx, who, id);
   const customer = body.customer ?? undefined;
   if (customer !== undefined) {
     if (customer !== ticket.customerId) throw ApiError.invalid('message.customer', `customer ${customer} is not this ticket's customer`);
@@ -103,6 +116,27 @@ export async function addTicketEntry(context: WriteContext, id: number, body: z.
     if (status !== ticket.statusId && threadType === 'message' && !body.isDraft && customer === undefined) await surveyOnSolvingReply(context, id, entryId);
   }
   return readBack(tx, messagesResource, who, entryId, []);
+}
+
+/**
+ * Who an entry is written as (`agent`): the caller, or the teammate an owner or admin names. That
+ * teammate must be an active owner, admin or agent of the installation (a collaborator writes no
+ * entries) who sees the ticket, else a 400 naming `agent`; an agent names only itself (403). The
+ * answer keeps the caller's rights (role, credential) under the teammate's name: what the write
+ * may do is the caller's to decide, whose it is the teammate's.
+ */
+async function entryAuthor({ tx, who }: WriteContext, ticketId: number, agent: number | null | undefined): Promise<Actor> {
+  if (agent === undefined || agent === null || agent === who.userId) return who;
+  if (who.kind !== 'teammate' || !ADMINS.includes(who.role)) throw ApiError.forbidden('an agent writes replies and notes as itself: only owners and admins name another teammate as `agent`');
+  const [teammate] = await tx.select({ role: users.role }).from(users).where(and(tenantScope(users, who.installationId), eq(users.id, agent)));
+  if (!teammate) throw ApiError.invalid('message.agent', `no active teammate ${agent} here`);
+  if (teammate.role === 'collaborator') throw ApiError.invalid('message.agent', 'a collaborator writes no replies or notes: name an owner, admin or agent');
+  const sight = visibleTickets({ ...who, userId: agent, role: teammate.role });
+  if (sight) {
+    const seen = await tx.select({ id: tickets.id }).from(tickets).where(and(eq(tickets.id, ticketId), sight));
+    if (seen.length === 0) throw ApiError.invalid('message.agent', `teammate ${agent} does not work this ticket (not a member of its inbox, or restricted to their own tickets)`);
+  }
+  return { ...who, userId: agent };
 }
 
 /** `GET /v2/tickets/{id}/messages.json`: the thread in pages (a ticket of thousands of entries reads page by page). */
