@@ -46,7 +46,7 @@ describe("a widget visitor giving an existing customer's email", () => {
   let chat: StartedConversation;
   let link: string;
 
-  it('is not linked to the customer, and the public history answers nothing of the customer', async () => {
+  it('is not linked to the customer, and the public history answers nothing of the customer; the chat is not made their ticket', async () => {
     chat = await visitorChat({ name: 'Mallory', email: email.toUpperCase() });
     expect(await contactRow(chat.contactId)).toMatchObject({ customer_id: null, email_verified_at: null });
     await deliver(fromContact(chat, 'Hi, what is on my account?'));
@@ -58,6 +58,11 @@ describe("a widget visitor giving an existing customer's email", () => {
     // the agents see the chat apart from the customer too
     const read = await api(`/v2/conversations/${chat.id}.json`, { key: site.users.agent.apiKey, query: { includes: 'contacts' } });
     expect(read.body.included.contacts[0].customer).toBeNull();
+    // nor is the chat filed as the customer's ticket (which would show the agent "Ada")
+    const ticketsBefore = await rows('SELECT id FROM tickets WHERE installation_id = $1', [site.id]);
+    const made = expectError(await api(`/v2/conversations/${chat.id}/ticket.json`, { method: 'POST', key: site.users.agent.apiKey }), 409);
+    expect(made.detail).toContain('has not confirmed');
+    expect(await rows('SELECT id FROM tickets WHERE installation_id = $1', [site.id])).toEqual(ticketsBefore);
   });
 
   it('mails the address a proof link, from the form\'s inbox, carrying nothing the visitor wrote', async () => {
@@ -83,6 +88,8 @@ describe("a widget visitor giving an existing customer's email", () => {
       const html = await shown.text();
       expect(html.toLowerCase()).toContain(email);
       expect(html).toContain(`<form method="post" action="${link}">`);
+      // what the holder of the link needs to tell whether the chat was theirs
+      expect(html).toContain('its first message: “Hi, what is on my account?”');
     }
     expect(await contactRow(chat.contactId)).toMatchObject({ customer_id: null, email_verified_at: null });
   });
@@ -100,14 +107,27 @@ describe("a widget visitor giving an existing customer's email", () => {
     expect(event?.data).toEqual({ emailVerified: { before: false, after: true } });
   });
 
-  it('mails an address once in a while, never an address no customer has; forged links open nothing', async () => {
-    const again = await visitorChat({ name: 'Mallory again', email });
+  it('once confirmed, the chat becomes the customer\'s ticket on demand', async () => {
+    const made = await api(`/v2/conversations/${chat.id}/ticket.json`, { method: 'POST', key: site.users.agent.apiKey });
+    expect(made.status, made.text).toBeLessThan(300);
+    const [ticket] = await rows<{ customer_id: number }>('SELECT t.customer_id FROM tickets t JOIN conversations c ON c.ticket_id = t.id WHERE c.id = $1', [chat.id]);
+    expect(ticket).toEqual({ customer_id: customerId });
+  });
+
+  it('mails each chat its own link, at most three an hour an address not followed; never an address no customer has; forged links open nothing', async () => {
+    const later = [];
+    for (let i = 0; i < 4; i++) later.push(await visitorChat({ name: `Mallory ${i}`, email }));
     const stranger = `nobody.${Date.now().toString(36)}@customer.test`;
     const unknown = await visitorChat({ name: 'Someone', email: stranger });
-    expect(await contactRow(again.contactId)).toMatchObject({ customer_id: null, email_token_hash: null });
+    const hashes = await Promise.all(later.map(async (c) => (await contactRow(c.contactId)).email_token_hash));
+    expect(hashes.slice(0, 3).every((hash) => /^[0-9a-f]{64}$/.test(hash ?? '')), String(hashes)).toBe(true);
+    expect(new Set(hashes.slice(0, 3)).size).toBe(3);
+    expect(hashes[3]).toBeNull();
     expect(await contactRow(unknown.contactId)).toMatchObject({ customer_id: null, email_token_hash: null });
+    const proofs = async () => (await sentTo(email)).filter((mail) => mail.subject === 'Confirm your email address');
+    await eventually(async () => ((await proofs()).length >= 4 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await sentTo(email)).toHaveLength(1);
+    expect(await proofs()).toHaveLength(4);
     expect(await sentTo(stranger)).toEqual([]);
     for (const forged of [`/v2/contacts/verify/hdv_${'A'.repeat(40)}`, '/v2/contacts/verify/hdv_short', `/v2/contacts/verify/${'x'.repeat(64)}`]) {
       expect((await page(forged)).status, forged).toBe(404);

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { systemActor } from '../../auth/principal';
 import { hashSecret } from '../../auth/secrets';
 import type { Queryable } from '../../db/client';
-import { changeWithEvents } from '../../events/record-events';
+import { changeWithEvents, noteEvents } from '../../events/record-events';
+import { customerOfEmail } from '../tickets/ticket-customer';
 import { textParam } from '../../http/params';
 import { defineRoute } from '../../http/route';
 import { escapeHtml } from '../../lib/html/message-body';
@@ -17,15 +18,24 @@ interface Pending {
   id: number;
   installationId: number;
   email: string;
+  /** when the chat started, and its first message (what the holder of the link needs to tell whether it was theirs) */
+  startedAt: string;
+  firstMessage: string | null;
 }
 
 /** The visitor a link's token names, while its link works: not followed yet, of a live contact, within `PROOF_DAYS`. */
 async function pendingProof(db: Queryable, token: string): Promise<Pending | undefined> {
   if (!/^hdv_[A-Za-z0-9]{40}$/.test(token)) return undefined;
   const { rows } = await db.execute(sql`
-    SELECT id, installation_id, email FROM contacts
-     WHERE email_token_hash = ${await hashSecret(token)} AND state = 'active' AND created_at > now() - make_interval(days => ${PROOF_DAYS})`);
-  return rows[0] ? { id: Number(rows[0].id), installationId: Number(rows[0].installation_id), email: String(rows[0].email) } : undefined;
+    SELECT k.id, k.installation_id, k.email, to_char(k.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"') AS started_at,
+           (SELECT left(m.message, 300) FROM conversation_messages m JOIN conversations c ON c.id = m.conversation_id
+             WHERE c.contact_id = k.id AND m.author = 'contact' AND m.state = 'active' ORDER BY m.sent_at, m.id LIMIT 1) AS first_message
+      FROM contacts k
+     WHERE k.email_token_hash = ${await hashSecret(token)} AND k.state = 'active' AND k.created_at > now() - make_interval(days => ${PROOF_DAYS})`);
+  const row = rows[0];
+  return row
+    ? { id: Number(row.id), installationId: Number(row.installation_id), email: String(row.email), startedAt: String(row.started_at), firstMessage: row.first_message === null ? null : String(row.first_message) }
+    : undefined;
 }
 
 const answer = (status: 200 | 404, title: string, content: string) => new Response(page(title, content), { status, headers: PAGE_HEADERS });
@@ -42,6 +52,7 @@ export const emailProofPageRoute = defineRoute({
   if (!proof) return notWorking() as never;
   return answer(200, 'Confirm your email address', `<h1>Confirm your email address</h1>
 <p>Confirm that <strong>${escapeHtml(proof.email)}</strong> is yours, and the chat you started is shown with your account.</p>
+<p class="who">The chat started ${escapeHtml(proof.startedAt)}${proof.firstMessage ? `, its first message: “${escapeHtml(proof.firstMessage)}”` : ''}. If it was not you, close this page.</p>
 <form method="post" action="${escapeHtml(proofPath(c.req.valid('param').token))}"><div class="buttons"><button class="primary" type="submit">Confirm</button></div></form>`) as never;
 });
 
@@ -62,9 +73,10 @@ export const confirmEmailProofRoute = defineRoute({
   const who = systemActor(proof.installationId, 'widget');
   const [confirmed] = await c.var.db.transaction((tx) => changeWithEvents(tx, sql`
     UPDATE contacts k SET email_token_hash = NULL, email_verified_at = now(), updated_at = now(),
-           customer_id = coalesce(k.customer_id, (SELECT c.id FROM customers c WHERE c.installation_id = k.installation_id AND c.state = 'active' AND lower(c.email) = lower(k.email) ORDER BY c.id LIMIT 1))
+           customer_id = coalesce(k.customer_id, ${customerOfEmail(sql`k.installation_id`, sql`k.email`)})
      WHERE k.id = ${proof.id} AND k.email_token_hash IS NOT NULL
     RETURNING k.id`, who, 'contacts', 'updated', sql`jsonb_build_object('emailVerified', jsonb_build_object('before', false, 'after', true))`));
   if (confirmed === undefined) return notWorking() as never;
-  return answer(200, 'Email confirmed', '<h1>Thank you</h1><p>Your email address is confirmed: the chat is shown with your account.</p>') as never;
+  noteEvents(c.var.db, proof.installationId, [['contacts', 'updated']]);
+  return answer(200, 'Email confirmed', '<h1>Thank you</h1><p>Your email address is confirmed.</p>') as never;
 });

@@ -15,6 +15,7 @@ import { newConversationToken } from './conversation-token';
 import { conversationsResource } from './conversations.resource';
 import { roomAddress } from './room-address';
 import { askForEmailProof } from '../contacts/email-proof';
+import { customerOfEmail } from '../tickets/ticket-customer';
 import { queueSends } from '../mail/outbound/queue-mail';
 import { errorField, log } from '../../lib/log';
 
@@ -49,7 +50,7 @@ async function contactFor(tx: Transaction, env: Env, who: Actor, body: CreateRec
     return { contactId: body.contactId };
   }
   const { name, email } = body.contact!;
-  const linked = proof ? sql`NULL` : sql`(SELECT id FROM customers WHERE installation_id = ${installationId} AND state = 'active' AND lower(email) = lower(${email ?? null}) ORDER BY id LIMIT 1)`;
+  const linked = proof || !email ? sql`NULL` : customerOfEmail(installationId, email);
   const [contactId] = await changeWithEvents(tx, sql`
     INSERT INTO contacts (installation_id, name, email, customer_id) VALUES (${installationId}, ${name}, ${email ?? null}, ${linked})
     RETURNING id`, who, 'contacts', 'created');

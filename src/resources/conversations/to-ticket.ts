@@ -5,7 +5,7 @@ import { createRecords, updateRecords, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { addThreadEntry } from '../tickets/thread-entry';
 import { ticketsResource } from '../tickets/tickets.resource';
-import { resolveCustomer } from '../tickets/ticket-customer';
+import { customerOfEmail, resolveCustomer } from '../tickets/ticket-customer';
 
 /** Why a conversation cannot become a ticket: answered as a 409 on demand, skipped when it closes. */
 export class NotConvertible extends Error {}
@@ -13,7 +13,7 @@ export class NotConvertible extends Error {}
 /**
  * Makes a ticket of a conversation, in the caller's transaction: its subject (else "Chat with
  * <name>"), its inbox (else the installation's first), its contact's customer (found or made by
- * the contact's email), and its transcript as the thread, in order and with each message's time:
+ * the contact's email; never a customer a widget visitor named without proving it), and its transcript as the thread, in order and with each message's time:
  * the contact's messages as the customer's, a teammate's as theirs, the AI's and the system's as
  * notes. The conversation's `ticket_id` then names the ticket. Answers the ticket's id.
  */
@@ -21,6 +21,8 @@ export async function conversationToTicket(context: WriteContext, conversationId
   const { tx, who } = context;
   const { rows } = await tx.execute(sql`
     SELECT c.ticket_id, c.subject, c.inbox_id, k.customer_id, k.email, k.name,
+           (c.contact_form_id IS NOT NULL AND k.customer_id IS NULL AND k.email_verified_at IS NULL
+              AND ${customerOfEmail(sql`c.installation_id`, sql`k.email`)} IS NOT NULL) AS unproven,
            coalesce(c.inbox_id, (SELECT min(i.id) FROM inboxes i WHERE i.installation_id = c.installation_id AND i.state = 'active')) AS inbox
       FROM conversations c LEFT JOIN contacts k ON k.id = c.contact_id
      WHERE c.id = ${conversationId} AND c.installation_id = ${who.installationId} AND c.state = 'active'
@@ -30,6 +32,8 @@ export async function conversationToTicket(context: WriteContext, conversationId
   if (conversation.ticket_id !== null) throw new NotConvertible(`conversation ${conversationId} is ticket ${conversation.ticket_id} already`);
   if (conversation.inbox === null) throw new NotConvertible('the installation has no inbox to put the ticket in');
   if (conversation.customer_id === null && !conversation.email) throw new NotConvertible('the contact left no email: a ticket needs a customer to answer');
+  // a widget visitor's word names no customer: a customer's address becomes theirs once proven (contacts/email-proof.ts)
+  if (conversation.unproven === true) throw new NotConvertible(`the visitor has not confirmed ${String(conversation.email)}, a customer's address, with the link mailed to it: the chat stays apart from that customer until they do`);
   const customer = conversation.customer_id !== null ? Number(conversation.customer_id) : await resolveCustomer(context, { email: String(conversation.email), firstName: conversation.name ? String(conversation.name) : undefined, lastName: undefined });
   const record: Record<string, unknown> = {
     subject: String(conversation.subject ?? '').trim() || `Chat with ${String(conversation.name || conversation.email || 'a visitor')}`.slice(0, 998),

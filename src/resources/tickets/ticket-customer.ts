@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { customers } from '../../db/schema';
 import { tenantScope, type WriteContext } from '../../engine';
@@ -29,6 +29,16 @@ export const customerInput = z.union([
 type CustomerInput = z.output<typeof customerInput>;
 
 /**
+ * The installation's customer an address is an email contact of (ignoring case), as SQL: the one
+ * rule by which an address names a customer (a ticket's, a mail's sender, a chat visitor's).
+ */
+export function customerOfEmail(installationId: number | SQL, email: string | SQL): SQL {
+  return sql`(SELECT c.customer_id FROM customer_contacts c
+     WHERE c.installation_id = ${installationId} AND c.type = 'email' AND c.state = 'active' AND lower(c.value) = lower(${email})
+     ORDER BY c.customer_id LIMIT 1)`;
+}
+
+/**
  * The id of the customer a ticket body names: one of the installation's live customers (400
  * otherwise), or the customer whose email contact has that address (ignoring case), made
  * (`addMethod: ticket`) when there is none.
@@ -40,10 +50,7 @@ export async function resolveCustomer(context: WriteContext, input: CustomerInpu
     if (found.length === 0) throw ApiError.invalid('ticket.customer', `no customer ${input} here`);
     return input;
   }
-  const { rows: found } = await tx.execute(sql`
-    SELECT c.customer_id AS id FROM customer_contacts c
-     WHERE c.installation_id = ${who.installationId} AND c.type = 'email' AND c.state = 'active' AND lower(c.value) = lower(${input.email})
-     LIMIT 1`);
-  if (found[0]) return Number(found[0].id);
+  const { rows: found } = await tx.execute(sql`SELECT ${customerOfEmail(who.installationId, input.email)} AS id`);
+  if (found[0]?.id != null) return Number(found[0].id);
   return addCustomerByEmail(context, { ...input, addMethod: 'ticket' });
 }
