@@ -7,6 +7,7 @@ import { scheduledHandler } from './jobs/scheduled';
 import { modules } from './modules';
 import { setBeforeCommit } from './db/client';
 import { inTransactionHook } from './events/in-transaction';
+import { atServiceAddress } from './http/platform-address';
 import { registerSubscribers } from './events/subscriptions';
 
 export { ConversationRoom } from './realtime/conversation-room';
@@ -18,7 +19,8 @@ setBeforeCommit(inTransactionHook(subscribers));
 const app = createApp(modules);
 
 export default {
-  fetch: app.fetch,
+  // the platform's address layout (`/desk/api/v2/...`) readdressed once, before routing
+  fetch: (request, env, ctx) => app.fetch(atServiceAddress(request), env, ctx),
   queue: queueHandler(modules),
   scheduled: scheduledHandler(modules),
   email: emailHandler(modules),

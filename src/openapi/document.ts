@@ -1,4 +1,5 @@
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { PLATFORM_BASE_PATH } from '../http/platform-address';
 import { registry } from './registry';
 
 /** The spec's groups, in its order, each with what it holds: the document's tags. */
@@ -68,7 +69,7 @@ let cached: unknown;
 
 /** The OpenAPI 3.1 document of every mounted route, made from their declarations once per isolate. */
 export function openApiDocument(): unknown {
-  cached ??= withSecuritySchemes(new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  cached ??= withServiceOnlyPaths(withSecuritySchemes(new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Helpdesk API',
@@ -80,11 +81,23 @@ export function openApiDocument(): unknown {
         'Errors share one body: `{"errors": [{"code", "source", "detail"}]}`.',
       ].join(' '),
     },
-    servers: [{ url: '/' }],
+    servers: [
+      { url: '/', description: 'this service' },
+      { url: PLATFORM_BASE_PATH, description: "the platform's address layout: every `/v2/...` operation also at `/desk/api/v2/...`, the same answers" },
+    ],
     tags: TAGS,
     security: [{ bearer: [] }, { basic: [] }],
-  }));
+  })));
   return cached;
+}
+
+/**
+ * Operations outside `/v2/` (`/health`, `/oauth/...`, the widget's) are not under the platform's
+ * base: each names the service's own server only (on the operation, so a path item holds methods only).
+ */
+function withServiceOnlyPaths<D extends { paths?: object }>(document: D): D {
+  const own = (item: object) => Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, { ...(operation as object), servers: [{ url: '/' }] }]));
+  return { ...document, paths: Object.fromEntries(Object.entries(document.paths ?? {}).map(([path, item]) => [path, path.startsWith('/v2/') ? item : own(item as object)])) };
 }
 
 function withSecuritySchemes<D extends { components?: object }>(document: D): D {

@@ -27,31 +27,39 @@ const DOCUMENT_ID = 'https://helpdesk.test/openapi.json';
 let contract: Promise<Contract> | undefined;
 const validators = new Map<string, ValidateFunction>();
 
+interface Server {
+  url: string;
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const pointer = (...parts: string[]) => parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
 async function load(): Promise<Contract> {
   const response = await fetch(`${inject('workerUrl')}/v2/openapi.json`);
   if (!response.ok) throw new Error(`GET /v2/openapi.json answered ${response.status}`);
-  const document = (await response.json()) as { paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema?: { type?: string } }[]; responses: Operation['responses'] }>> };
+  const document = (await response.json()) as { servers?: Server[]; paths: Record<string, Record<string, { servers?: Server[]; parameters?: { name: string; in: string; schema?: { type?: string } }[]; responses: Operation['responses'] }>> };
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
   ajv.addSchema({ ...document, $id: DOCUMENT_ID });
   const operations: Operation[] = [];
   for (const [template, methods] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(methods)) {
+      // an operation answers under each of its servers' paths (the platform's `/desk/api` as well as `/`)
+      const bases = (operation.servers ?? document.servers ?? [{ url: '/' }]).map(({ url }) => escaped(url.replace(/\/$/, '')));
       const integers = new Set((operation.parameters ?? []).filter((p) => p.in === 'path' && p.schema?.type === 'integer').map((p) => p.name));
       const source = template
         .split(/(\{\w+\})/)
         .map((part) => {
           const name = /^\{(\w+)\}$/.exec(part)?.[1];
-          if (!name) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          if (!name) return escaped(part);
           return integers.has(name) ? '[0-9]+' : '[^/]+';
         })
         .join('');
       operations.push({
         method: method.toUpperCase(),
         template,
-        pattern: new RegExp(`^${source}$`),
+        pattern: new RegExp(`^(?:${bases.join('|')})${source}$`),
         specificity: template.replace(/\{\w+\}/g, '').length,
         responses: operation.responses,
       });
