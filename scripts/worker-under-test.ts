@@ -1,5 +1,6 @@
 // The Worker as tests and benchmarks run it: the bundle `wrangler deploy` would upload, served
-// by workerd through Miniflare with the bindings of wrangler.toml and the local stack's vars.
+// by workerd through Miniflare with the bindings of wrangler.toml and the local stack's vars, and
+// limits of the machines' own (`MACHINE_LIMITS`), not dev's.
 import { execFileSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -8,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import type { LocalStack } from './stack';
-import { quietWranglerEnv, workerVars } from './worker-vars';
+import { MACHINE_LIMITS, quietWranglerEnv, workerVars } from './worker-vars';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -56,6 +57,8 @@ export const dropRequestLines: LogLineHandler = (line, stream) => {
 export interface ServeOptions {
   /** variables of its own, over the local stack's */
   vars?: Record<string, string>;
+  /** production's limits, as `npm run dev` has them, instead of the tests' and benchmarks' (`MACHINE_LIMITS`) */
+  productionLimits?: boolean;
   port?: number;
   /** each line workerd prints; `dropRequestLines` when not given */
   onLogLine?: LogLineHandler;
@@ -83,7 +86,7 @@ export async function serveWorker(stack: StackParts, scriptPath: string, options
     name: 'helpdesk-api',
     modules: true,
     scriptPath,
-    bindings: { ...workerOptions.bindings, ...workerVars(stack), ...options.vars },
+    bindings: { ...workerOptions.bindings, ...workerVars(stack), ...(options.productionLimits ? {} : MACHINE_LIMITS), ...options.vars },
   };
   const workers = [worker];
   if (options.mailReceiverUrl) {
