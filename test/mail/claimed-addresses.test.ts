@@ -104,7 +104,8 @@ describe('the attack of issue 31, item 2: another installation claims the owner\
     expect(await ticketsOf(owner.id, 'Still mine')).toEqual([expect.objectContaining({ inbox_id: ownerInbox })]);
     const caught = await send({ from: 'kim@customer.test', to: `billing@${domain}`, subject: 'Invoice attached' });
     expect(caught.status).toBe(400);
-    expect(caught.text).toContain('is not verified');
+    // the owner proved the domain: its mail is refused as any address no inbox has, saying nothing of who lists it
+    expect(caught.text).toContain(`no inbox receives mail at billing@${domain}`);
     expect(await ticketsOf(intruder.id, 'Still mine')).toEqual([]);
     expect(await ticketsOf(intruder.id, 'Invoice attached')).toEqual([]);
     // nothing of the owner's mail is recorded on the intruder's side
@@ -127,6 +128,10 @@ describe('the attack of issue 31, item 3: sending as another installation', () =
     const key = intruder.users.admin.apiKey;
     const own = await patchInbox(key, intruderInbox, { sendEmailsFrom: `team@${intruder.siteName}.mail.localhost` });
     expect(own.status, own.text).toBe(200);
+    // the installation's own domain at the mail domain is listed, verified, and stays
+    const ownDomain = (await api('/v2/maildomains.json', { key, query: { filter: { name: `${intruder.siteName}.mail.localhost` } } })).body.maildomains[0];
+    expect(ownDomain).toMatchObject({ verified: true });
+    expectError(await api(`/v2/maildomains/${ownDomain.id}.json`, { method: 'DELETE', key }), 409, 'id');
     const mine = await verifiedMailDomain(key, `${intruder.siteName}.test`);
     const set = await patchInbox(key, intruderInbox, { sendEmailsFrom: `help@${intruder.siteName}.test` });
     expect(set.status, set.text).toBe(200);

@@ -3,8 +3,9 @@ import { inboxes } from '../../db/schema';
 import type { WriteContext } from '../../engine';
 import { changeWithEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { ownMailDomain, plainAddress } from '../mail/mail-address';
-import { domainOf, newVerificationToken } from '../maildomains/txt-record';
+import { domainOf, mailDomainOf, ownMailDomain, underMailDomain } from '../mail/mail-address';
+import { domainVerified } from '../maildomains/verified-domain';
+import { newVerificationToken } from '../maildomains/txt-record';
 
 /** The properties naming the inbox's own addresses. */
 const ADDRESS_PROPERTIES = ['email', 'aliases', 'sendEmailsFrom'] as const;
@@ -13,7 +14,7 @@ function addressesOf(record: Record<string, unknown>): Array<{ property: string;
   return ADDRESS_PROPERTIES.flatMap((property) => {
     const value = record[property];
     const list = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
-    return list.map((address: string, index) => ({ property: Array.isArray(value) ? `${property}[${index}]` : property, address: plainAddress(address) }));
+    return list.map((address: string, index) => ({ property: Array.isArray(value) ? `${property}[${index}]` : property, address: address.trim().toLowerCase() }));
   });
 }
 
@@ -28,21 +29,17 @@ function addressesOf(record: Record<string, unknown>): Array<{ property: string;
 export async function checkInboxAddresses({ tx, who, env }: WriteContext, record: Record<string, unknown>): Promise<void> {
   const given = addressesOf(record);
   if (given.length === 0) return;
-  const mailDomain = env.MAIL_DOMAIN ? plainAddress(env.MAIL_DOMAIN) : undefined;
   const domains = [...new Set(given.map(({ address }) => domainOf(address)))];
   const { rows } = await tx.execute(sql`
-    SELECT n.site_name,
-           ARRAY(SELECT d.name FROM mail_domains d WHERE d.installation_id = n.id AND d.state = 'active' AND d.verified_at IS NOT NULL
-                    AND d.name IN (SELECT jsonb_array_elements_text(${JSON.stringify(domains)}::jsonb))) AS verified
+    SELECT n.site_name, ARRAY(SELECT x FROM jsonb_array_elements_text(${JSON.stringify(domains)}::jsonb) AS x WHERE ${domainVerified(sql`n.id`, sql`x`)}) AS verified
       FROM installations n WHERE n.id = ${who.installationId}`);
   const siteName = String(rows[0]!.site_name);
   const verified = new Set(rows[0]!.verified as string[]);
   const own = ownMailDomain(env, siteName);
   for (const { property, address } of given) {
     const domain = domainOf(address);
-    const atMailDomain = mailDomain !== undefined && (domain === mailDomain || domain.endsWith(`.${mailDomain}`));
-    if (atMailDomain && domain !== own) {
-      throw ApiError.invalid(`inbox.${property}`, `an address at ${mailDomain} must be at this helpdesk's own ${own} (such as ${address.slice(0, address.lastIndexOf('@'))}@${own})`);
+    if (underMailDomain(env, domain) && domain !== own) {
+      throw ApiError.invalid(`inbox.${property}`, `an address at ${mailDomainOf(env)} must be at this helpdesk's own ${own} (such as ${address.slice(0, address.lastIndexOf('@'))}@${own})`);
     }
     if (property === 'sendEmailsFrom' && domain !== own && !verified.has(domain)) {
       throw ApiError.invalid('inbox.sendEmailsFrom', `mail leaves only from an address at ${own ?? 'the mail domain'} or on a domain this helpdesk verified (/v2/maildomains.json); ${domain} is not verified`);
@@ -62,5 +59,4 @@ export async function checkInboxAddresses({ tx, who, env }: WriteContext, record
  */
 export const unverifiedAddressesSql = sql`ARRAY(
   SELECT a FROM unnest(array_remove(ARRAY[lower(${inboxes.email}), lower(${inboxes.sendEmailsFrom})], NULL) || ${inboxes.aliases}) AS a
-   WHERE NOT EXISTS (SELECT 1 FROM mail_domains d WHERE d.installation_id = ${inboxes.installationId} AND d.state = 'active'
-                        AND d.verified_at IS NOT NULL AND d.name = split_part(a, '@', 2)))`;
+   WHERE NOT ${domainVerified(sql`${inboxes.installationId}`, sql`split_part(a, '@', 2)`)})`;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Env } from '../../app-env';
 import type { Database } from '../../db/client';
+import { domainVerified } from '../maildomains/verified-domain';
 
 /** The inbox a message is for, and its installation. */
 export interface MailInbox {
@@ -11,6 +12,18 @@ export interface MailInbox {
 /** An address as mail writes it, compared as we store them: angle brackets and spaces off, lowercase. */
 export function plainAddress(address: string): string {
   return address.trim().replace(/^<|>$/g, '').trim().toLowerCase();
+}
+
+/** The domain part of an address, lowercase. */
+export const domainOf = (address: string) => plainAddress(address).slice(plainAddress(address).lastIndexOf('@') + 1);
+
+/** The deployment's mail domain, lowercase, when it has one. */
+export const mailDomainOf = (env: Pick<Env, 'MAIL_DOMAIN'>): string | undefined => (env.MAIL_DOMAIN ? plainAddress(env.MAIL_DOMAIN).replace(/\.$/, '') : undefined);
+
+/** Whether `domain` is the deployment's mail domain or a name under it (every site's own). */
+export function underMailDomain(env: Pick<Env, 'MAIL_DOMAIN'>, domain: string): boolean {
+  const mailDomain = mailDomainOf(env);
+  return mailDomain !== undefined && (domain === mailDomain || domain.endsWith(`.${mailDomain}`));
 }
 
 /** Mail for an address no inbox may receive at yet: why, to refuse it with. */
@@ -35,7 +48,7 @@ export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'
   if (at <= 0) return undefined;
   const local = plain.slice(0, at);
   const domain = plain.slice(at + 1);
-  const mailDomain = env.MAIL_DOMAIN ? plainAddress(env.MAIL_DOMAIN) : undefined;
+  const mailDomain = mailDomainOf(env);
   const site = mailDomain && domain.endsWith(`.${mailDomain}`) ? domain.slice(0, -mailDomain.length - 1) : undefined;
   if (site !== undefined && /^[a-z0-9-]{1,63}$/.test(site)) {
     const { rows } = await db.http.execute(sql`
@@ -45,13 +58,13 @@ export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'
     return rows[0] ? { installationId: Number(rows[0].installation_id), inboxId: Number(rows[0].id) } : undefined;
   }
   const { rows } = await db.http.execute(sql`
-    SELECT i.id, i.installation_id,
-           EXISTS (SELECT 1 FROM mail_domains d WHERE d.installation_id = i.installation_id AND d.name = ${domain} AND d.state = 'active' AND d.verified_at IS NOT NULL) AS verified
+    SELECT i.id, i.installation_id, ${domainVerified(sql`i.installation_id`, domain)} AS verified, ${domainVerified(null, domain)} AS anyones
       FROM inboxes i WHERE i.state = 'active' AND (lower(i.email) = ${plain} OR i.aliases @> ARRAY[${plain}]::text[])
      ORDER BY 3 DESC LIMIT 2`);
   const verified = rows.filter((row) => row.verified === true);
   if (verified.length === 1) return { installationId: Number(verified[0]!.installation_id), inboxId: Number(verified[0]!.id) };
-  if (rows.length > 0 && verified.length === 0) return { refused: `${plain} does not receive here yet: its domain ${domain} is not verified` };
+  // only when nobody proved the domain: its owner's mail is no business of whoever else lists the address
+  if (rows.length > 0 && verified.length === 0 && rows[0]!.anyones !== true) return { refused: `${plain} does not receive here yet: its domain ${domain} is not verified` };
   return undefined;
 }
 
@@ -68,7 +81,8 @@ export interface SendingInbox {
 
 /** The installation's own domain under the deployment's mail domain, `<siteName>.<MAIL_DOMAIN>`, where it needs no proof. */
 export function ownMailDomain(env: Pick<Env, 'MAIL_DOMAIN'>, siteName: string): string | undefined {
-  return env.MAIL_DOMAIN ? `${siteName}.${plainAddress(env.MAIL_DOMAIN)}`.toLowerCase() : undefined;
+  const mailDomain = mailDomainOf(env);
+  return mailDomain ? `${siteName}.${mailDomain}`.toLowerCase() : undefined;
 }
 
 /** The inbox's own address at the deployment's mail domain (`<localPart>@<siteName>.<MAIL_DOMAIN>`), where it always receives. */
@@ -80,7 +94,7 @@ function receivingAddress(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): s
 /** Whether mail may leave from `address`: one at the installation's own mail domain, or on a domain it verified. */
 function maySendFrom(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox, address: string | null): address is string {
   if (!address) return false;
-  const domain = plainAddress(address).slice(plainAddress(address).lastIndexOf('@') + 1);
+  const domain = domainOf(address);
   return domain === ownMailDomain(env, inbox.siteName) || (inbox.verifiedDomains ?? []).includes(domain);
 }
 

@@ -4,6 +4,7 @@ import { ADMINS } from '../../auth/access';
 import { mailDomains } from '../../db/schema';
 import { AUDIT_SET, computedFrom, defineResource, timeProperty } from '../../engine';
 import { ApiError } from '../../http/errors';
+import { mailDomainOf, underMailDomain } from '../mail/mail-address';
 import { includedUsers } from '../users/user-shape';
 import { newVerificationToken, TXT_PREFIX, TXT_VALUE_PREFIX } from './txt-record';
 
@@ -51,11 +52,15 @@ export const mailDomainsResource = defineResource({
   access: { read: ADMINS, write: ADMINS },
   operations: ['list', 'get', 'create', 'delete'],
   beforeWrite: ({ env }, record) => {
-    const mailDomain = env.MAIL_DOMAIN?.trim().toLowerCase();
     const name = record.name as string | undefined;
-    if (mailDomain && name && (name === mailDomain || name.endsWith(`.${mailDomain}`))) {
-      throw ApiError.invalid('maildomain.name', `addresses at ${mailDomain} are the helpdesk's own: an inbox's localPart gives it one there, with no domain to verify`);
+    if (name && underMailDomain(env, name)) {
+      throw ApiError.invalid('maildomain.name', `addresses at ${mailDomainOf(env)} are the helpdesk's own: an inbox's localPart gives it one there, with no domain to verify`);
     }
+  },
+  // the installation's own domain at the mail domain is listed for what it is, never taken away
+  beforeDelete: async ({ tx, env }, id) => {
+    const { rows } = await tx.execute(sql`SELECT d.name FROM mail_domains d WHERE d.id = ${id}`);
+    if (rows[0] && underMailDomain(env, String(rows[0].name))) throw ApiError.conflict('id', `${String(rows[0].name)} is this helpdesk's own domain at the mail domain; it needs no proof and stays`);
   },
   onCreate: () => ({ verificationToken: newVerificationToken() }),
 });

@@ -9,6 +9,3 @@ export const txtRecordValue = (token: string) => `${TXT_VALUE_PREFIX}${token}`;
 export function newVerificationToken(): string {
   return [...crypto.getRandomValues(new Uint8Array(16))].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
-
-/** The domain part of an address, lowercase. */
-export const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();

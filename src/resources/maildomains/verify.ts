@@ -3,7 +3,7 @@ import { ADMINS } from '../../auth/access';
 import { sqlState } from '../../db/errors';
 import { mailDomains } from '../../db/schema';
 import { readBack, recordScope, schemasOf } from '../../engine';
-import { changeWithEvents } from '../../events/record-events';
+import { changeWithEvents, noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
@@ -63,6 +63,7 @@ export const verifyMailDomainRoute = defineRoute({
         RETURNING d.id`, who, 'maildomains', 'updated', sql`jsonb_build_object('verified', jsonb_build_object('before', false, 'after', true))`);
       return readBack(tx, mailDomainsResource, who, id, []);
     });
+    noteEvents(c.var.db, who.installationId, [['maildomains', 'updated']]);
     return c.json(body, 200);
   } catch (error) {
     if (sqlState(error).constraint === 'mail_domains_verified_name_key') throw ApiError.conflict('name', `another installation has verified ${domain.name}; it receives and sends its mail`);

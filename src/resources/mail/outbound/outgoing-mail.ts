@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Env } from '../../../app-env';
 import { messageHtml, messageText } from '../../../lib/html/message-body';
 import { sendingAddresses, type SendingInbox } from '../mail-address';
+import { domainVerified } from '../../maildomains/verified-domain';
 import { carriesToken, subjectToken } from '../thread-token';
 
 /** A file mailed with a message: read from the bucket when it is sent. */
@@ -101,8 +102,8 @@ export function distinctAddresses(addresses: readonly string[], skip: readonly s
  * a query that joins the inbox as `i` and its installation as `n`.
  */
 export const SENDER_COLUMN = sql`json_build_object('name', i.name, 'email', i.email, 'localPart', i.local_part, 'sendEmailsFrom', i.send_emails_from, 'siteName', n.site_name,
-  'verifiedDomains', ARRAY(SELECT d.name FROM mail_domains d WHERE d.installation_id = i.installation_id AND d.state = 'active' AND d.verified_at IS NOT NULL
-                            AND d.name IN (split_part(lower(i.email), '@', 2), split_part(lower(i.send_emails_from), '@', 2)))) AS sender`;
+  'verifiedDomains', ARRAY(SELECT x FROM unnest(ARRAY[split_part(lower(i.email), '@', 2), split_part(lower(i.send_emails_from), '@', 2)]) AS x
+                            WHERE ${domainVerified(sql`i.installation_id`, sql`x`)})) AS sender`;
 
 /** The sender part of a message from an inbox: its address and name, and where answers go. Undefined: the inbox has no address. */
 export function fromInbox(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): Pick<OutgoingMail, 'from' | 'replyTo'> | undefined {

@@ -120,7 +120,7 @@ export const replyMail: Subscriber = {
     if (!entry || !mailable(entry, event) || !entry.customer_email) return;
     const mail = await composeReply(env, entry);
     if (!mail) {
-      await failEntryNow(tx, event.installationId, entry.id, 'the inbox has no address to send from: give it a localPart (at the mail domain), an email or sendEmailsFrom');
+      await failEntryNow(tx, event.installationId, entry.id, 'the inbox has no address to send from: give it a localPart (at the mail domain), or an email or sendEmailsFrom on a domain this helpdesk verified (/v2/maildomains.json)');
       return;
     }
     const id = await writeOutbound(tx, { installationId: event.installationId, inboxId: Number(entry.inbox_id), ticketId: Number(entry.ticket_id), threadEntryId: Number(entry.id), kind: 'reply', mail });
