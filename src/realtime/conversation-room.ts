@@ -9,9 +9,11 @@ import {
   PONG_FRAME,
   ROOM_HEADERS,
   clientFrame,
+  deletedFrame,
   errorFrame,
   messageFrame,
   type ClientFrame,
+  type MessageChange,
   type Participant,
 } from './room-protocol';
 import { RoomStore, type RoomConversation } from './room-store';
@@ -43,6 +45,7 @@ export class ConversationRoom extends DurableObject<Env> {
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === '/status' && request.method === 'POST') return this.changeStatus(request);
+    if (url.pathname === '/message' && request.method === 'POST') return this.changeMessage(request);
     if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('expected a WebSocket upgrade', { status: 426 });
     const conversation = JSON.parse(request.headers.get(ROOM_HEADERS.conversation) ?? 'null') as RoomConversation | null;
     const participant = JSON.parse(request.headers.get(ROOM_HEADERS.participant) ?? 'null') as Participant | null;
@@ -120,7 +123,7 @@ export class ConversationRoom extends DurableObject<Env> {
     if (this.store.conversation()?.status === 'closed') return refuse('conversation_closed', 'the conversation is closed');
     const sender = `${participant.role}:${participant.id}`;
     const earlier = frame.clientId === undefined ? undefined : this.store.byClientId(sender, frame.clientId);
-    if (earlier) return ws.send(messageFrame(earlier));
+    if (earlier) return ws.send(earlier.deleted ? deletedFrame(earlier.message.id, earlier.message.clientId) : messageFrame(earlier.message));
     const allowed = this.withinLimit(sender);
     if (!allowed.ok) {
       return ws.send(errorFrame('rate_limited', `more than ${allowed.limit} messages a minute; send again in ${allowed.wait} s`, { clientId: frame.clientId, retryAfter: allowed.wait }));
@@ -203,6 +206,17 @@ export class ConversationRoom extends DurableObject<Env> {
     const conversation = this.store.conversation();
     if (conversation) this.store.setConversation({ ...conversation, status });
     this.broadcast(JSON.stringify({ type: 'status', status }));
+    return new Response(null, { status: 204 });
+  }
+
+  /**
+   * One of the room's messages was edited or deleted through the API (an event of the message,
+   * `eventId`): the room's copy becomes what Postgres holds, so the welcome's history shows it, and
+   * everyone here is told. An event told again, or older than one applied, changes nothing.
+   */
+  private async changeMessage(request: Request): Promise<Response> {
+    const changed = this.store.applyChange((await request.json()) as MessageChange);
+    if (changed) this.broadcast(changed.deleted ? deletedFrame(changed.message.id) : messageFrame(changed.message, 'edited'));
     return new Response(null, { status: 204 });
   }
 

@@ -58,8 +58,32 @@ export function errorFrame(code: ErrorCode, detail: string, extra: Record<string
   return JSON.stringify({ type: 'error', code, detail, ...extra });
 }
 
-/** The message frame everyone in the room gets; the sender's `clientId` comes back in it as the acknowledgement. */
-export function messageFrame(message: RoomMessage): string {
+/**
+ * The message frame everyone in the room gets; the sender's `clientId` comes back in it as the
+ * acknowledgement. `edited`: the same message with the text a teammate set through the API.
+ */
+export function messageFrame(message: RoomMessage, type: 'message' | 'edited' = 'message'): string {
   const { aiDraft: _draft, ...visible } = message;
-  return JSON.stringify({ type: 'message', ...visible });
+  return JSON.stringify({ type, ...visible });
+}
+
+/**
+ * A message deleted through the API: gone from the room. The sender resending its `clientId`
+ * gets it back with that id, as the answer to the resend.
+ */
+export function deletedFrame(id: string, clientId?: string | null): string {
+  return JSON.stringify({ type: 'deleted', id, ...(clientId ? { clientId } : {}) });
+}
+
+/** The room's ids of its messages are its storage's sequence numbers; a message delivered with any other `roomId` has no copy in a room. */
+export function isRoomMessageId(id: string): boolean {
+  return /^[1-9]\d{0,15}$/.test(id);
+}
+
+/** What the Worker tells a room of one of its messages changed through the API (`POST /message`): its text now, null once deleted. */
+export interface MessageChange {
+  roomId: string;
+  message: string | null;
+  /** the change's event: a room applies a message's events once, and none older than one it applied */
+  eventId: number;
 }

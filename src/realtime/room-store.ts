@@ -1,4 +1,4 @@
-import type { RoomMessage } from './room-protocol';
+import { isRoomMessageId, type MessageChange, type RoomMessage } from './room-protocol';
 
 /** What the room knows of its conversation, set by the Worker at every join. */
 export interface RoomConversation {
@@ -16,6 +16,8 @@ interface MessageRow extends Record<string, SqlStorageValue> {
   message: string;
   ai_draft: string | null;
   sent_at: string;
+  deleted: number;
+  changed_event: number;
 }
 
 const toMessage = (row: MessageRow): RoomMessage => ({
@@ -50,11 +52,29 @@ function migrateSenderScopedClientIds(sql: SqlStorage): void {
   sql.exec('DROP TABLE messages_before_sender');
 }
 
+/**
+ * Rooms created before messages could be changed through the API have neither the mark of a
+ * deleted message nor the last change applied to each; both are added once, as none was changed.
+ */
+function migrateChangeColumns(sql: SqlStorage): void {
+  const table = sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages'").toArray()[0];
+  if (!table || table.sql.includes('changed_event')) return;
+  sql.exec('ALTER TABLE messages ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0');
+  sql.exec('ALTER TABLE messages ADD COLUMN changed_event INTEGER NOT NULL DEFAULT 0');
+}
+
+/** A message of the room as it stands, with whether it was deleted through the API. */
+export interface StoredRoomMessage {
+  message: RoomMessage;
+  deleted: boolean;
+}
+
 export class RoomStore {
   private knownConversation: RoomConversation | null | undefined;
 
   constructor(private readonly sql: SqlStorage) {
     migrateSenderScopedClientIds(sql);
+    migrateChangeColumns(sql);
     sql.exec(`CREATE TABLE IF NOT EXISTS messages (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
       sender TEXT NOT NULL,
@@ -65,6 +85,8 @@ export class RoomStore {
       ai_draft TEXT,
       sent_at TEXT NOT NULL,
       delivered INTEGER NOT NULL DEFAULT 0,
+      deleted INTEGER NOT NULL DEFAULT 0,
+      changed_event INTEGER NOT NULL DEFAULT 0,
       UNIQUE (sender, client_id))`);
     sql.exec('CREATE INDEX IF NOT EXISTS messages_undelivered ON messages (delivered, seq)');
     sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
@@ -86,11 +108,11 @@ export class RoomStore {
 
   /**
    * The message this sender already sent under this client id, if any: a resend is answered, not
-   * stored again. Client ids are the sender's own: another participant may use the same one.
+   * stored again, even once deleted. Client ids are the sender's own: another participant may use the same one.
    */
-  byClientId(sender: string, clientId: string): RoomMessage | undefined {
+  byClientId(sender: string, clientId: string): StoredRoomMessage | undefined {
     const row = this.sql.exec<MessageRow>('SELECT * FROM messages WHERE sender = ? AND client_id = ?', sender, clientId).toArray()[0];
-    return row ? toMessage(row) : undefined;
+    return row ? { message: toMessage(row), deleted: row.deleted === 1 } : undefined;
   }
 
   add(sender: string, message: Omit<RoomMessage, 'id'>): RoomMessage {
@@ -103,8 +125,36 @@ export class RoomStore {
     return toMessage(row);
   }
 
+  /** The last messages not deleted, oldest first. */
   recent(limit: number): RoomMessage[] {
-    return this.sql.exec<MessageRow>('SELECT * FROM (SELECT * FROM messages ORDER BY seq DESC LIMIT ?) ORDER BY seq', limit).toArray().map(toMessage);
+    return this.sql
+      .exec<MessageRow>('SELECT * FROM (SELECT * FROM messages WHERE deleted = 0 ORDER BY seq DESC LIMIT ?) ORDER BY seq', limit)
+      .toArray()
+      .map(toMessage);
+  }
+
+  /**
+   * Applies a change made through the API to the message the room knows by this id: its text now,
+   * or `null` once deleted (the text and draft are dropped; the row stays, so a resend of its client
+   * id is still known). The message is in Postgres, so it is marked delivered: a deleted one is
+   * never delivered again. A change whose event is not newer than the last applied to the message
+   * changes nothing. Answers the message as it now stands when what participants see changed.
+   */
+  applyChange(change: MessageChange): StoredRoomMessage | undefined {
+    if (!isRoomMessageId(change.roomId)) return undefined;
+    const seq = Number(change.roomId);
+    const before = this.sql.exec<MessageRow>('SELECT * FROM messages WHERE seq = ?', seq).toArray()[0];
+    if (!before || before.changed_event >= change.eventId) return undefined;
+    const deleted = change.message === null;
+    const after = this.sql
+      .exec<MessageRow>(
+        `UPDATE messages SET message = ?, ai_draft = CASE WHEN ? = 1 THEN NULL ELSE ai_draft END, deleted = ?, delivered = 1, changed_event = ?
+         WHERE seq = ? RETURNING *`,
+        change.message ?? '', Number(deleted), Number(deleted), change.eventId, seq,
+      )
+      .one();
+    if (after.deleted === before.deleted && after.message === before.message) return undefined;
+    return { message: toMessage(after), deleted };
   }
 
   undelivered(limit: number): RoomMessage[] {

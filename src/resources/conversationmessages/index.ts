@@ -1,11 +1,16 @@
 import { defineModule } from '../../modules/module';
 import { conversationMessagesResource } from './conversationmessages.resource';
 import { historyRoute } from './history';
+import { tellRoomMessageChanges } from './tell-room';
 import { webhooksRoute } from './webhooks';
 
-/** `/v2/conversationmessages...`: list, PATCH, DELETE, bulk update and bulk delete; the public history by token; the rooms' signed deliveries. */
+/**
+ * `/v2/conversationmessages...`: list, PATCH, DELETE, bulk update and bulk delete; the public
+ * history by token; the rooms' signed deliveries. Edits and deletions reach the rooms (`tell-room.ts`).
+ */
 export const conversationMessagesModule = defineModule({
   name: 'conversationmessages',
   resources: [conversationMessagesResource],
   routes: [historyRoute, webhooksRoute],
+  subscribers: [tellRoomMessageChanges],
 });

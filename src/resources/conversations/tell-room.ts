@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
+import type { Env } from '../../app-env';
 import { withDeadline, type Subscriber } from '../../events/subscriber';
+
+/**
+ * Posts `body` to a request of the room of the conversation with this token (`/status`,
+ * `/message`), giving up when `signal` aborts; fails unless the room answers 2xx. The room makes
+ * each telling safe to repeat (it applies an event once).
+ */
+export async function tellRoom(env: Env, signal: AbortSignal, token: string, path: '/status' | '/message', body: unknown): Promise<void> {
+  const stub = env.CONVERSATION_ROOMS.get(env.CONVERSATION_ROOMS.idFromName(token));
+  const answer = await withDeadline(signal, stub.fetch(`https://room${path}`, { method: 'POST', body: JSON.stringify(body), signal }));
+  if (!answer.ok) throw new Error(`the room answered ${answer.status}`);
+}
 
 /**
  * Tells a conversation's room its status whenever a change of the conversation changed it, so
@@ -16,8 +28,6 @@ export const tellRoomStatus: Subscriber = {
     const { rows } = await tx.execute(sql`SELECT token FROM conversations WHERE id = ${event.recordId} AND installation_id = ${event.installationId}`);
     const token = rows[0]?.token as string | undefined;
     if (!token) return;
-    const stub = env.CONVERSATION_ROOMS.get(env.CONVERSATION_ROOMS.idFromName(token));
-    const answer = await withDeadline(signal, stub.fetch('https://room/status', { method: 'POST', body: JSON.stringify({ status: change.after, eventId: event.id }), signal }));
-    if (!answer.ok) throw new Error(`the room answered ${answer.status}`);
+    await tellRoom(env, signal, token, '/status', { status: change.after, eventId: event.id });
   },
 };
