@@ -1,7 +1,10 @@
+import { HISTORY_ON_JOIN } from '../realtime/room-protocol';
+
 /**
  * The chat widget, as the browser runs it: plain ES2017, no dependencies, no build step. Served
  * as `GET /widget.js` (docs/widget.md). It lives in a string so the Worker bundle carries it;
- * it uses no template literals, so the string needs no escaping.
+ * it uses no template literals, so the string needs no escaping (one value is the room's own:
+ * how many messages a welcome replays).
  *
  * Every piece of text that comes from a person (names, messages, the welcome) goes into the
  * page through `textContent` or an attribute, never through HTML.
@@ -25,6 +28,7 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
   var TYPING_SENT_EVERY_MS = 3000;
   var TYPING_IDLE_MS = 4000;
   var TYPING_SHOWN_MS = 8000;
+  var HISTORY_ON_JOIN = ${HISTORY_ON_JOIN};
 
   // ---- small helpers ---------------------------------------------------------------------
 
@@ -258,7 +262,7 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
     function openChat(conversation) {
       var you = null;
       var names = {}; // "agent:7" -> "Ada Lovelace", from the room's presence
-      var rendered = {}; // message id -> true
+      var rendered = {}; // message id -> its item; null once deleted
       var pending = {}; // clientId -> { text, item }
       var socket = null;
       var failures = 0;
@@ -328,11 +332,12 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
 
       /** A message the room accepted: the acknowledgement of one of ours, or someone's new one. */
       function received(message) {
-        if (rendered[message.id]) return;
-        rendered[message.id] = true;
+        if (message.id in rendered) return;
         var mine = message.clientId && pending[message.clientId];
         if (mine && isOwn(message.author)) {
           delete pending[message.clientId];
+          rendered[message.id] = mine.item;
+          mine.item.querySelector('.text').textContent = message.message; // as a teammate may have corrected it meanwhile
           mine.item.classList.remove('pending', 'failed');
           var status = mine.item.querySelector('.status');
           if (status) status.remove();
@@ -341,6 +346,7 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
           return;
         }
         var item = messageItem(message.message, isOwn(message.author), authorName(message.author));
+        rendered[message.id] = item;
         item.setAttribute('data-id', message.id);
         item.title = new Date(message.sentAt).toLocaleString();
         // Ours wait at the bottom until the room takes them.
@@ -348,6 +354,41 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
         messages.insertBefore(item, firstPending);
         if (!isOwn(message.author)) hideTyping();
         scrollDown();
+      }
+
+      /** A message a teammate corrected: its new text. */
+      function edited(message) {
+        var item = rendered[message.id];
+        if (item) item.querySelector('.text').textContent = message.message;
+      }
+
+      /** A message a teammate deleted: gone; a resend of ours the room answers so is settled. */
+      function deleted(frame) {
+        var item = rendered[frame.id];
+        if (item) item.remove();
+        rendered[frame.id] = null;
+        var mine = frame.clientId && pending[frame.clientId];
+        if (!mine) return;
+        delete pending[frame.clientId];
+        mine.item.remove();
+      }
+
+      /**
+       * The welcome's history, the room's last messages as they stand now: what changed while we
+       * were away changes here too. A message shown but not among them was deleted, unless the
+       * history is full and the message older than its first.
+       */
+      function rejoined(history) {
+        var now = {};
+        history.forEach(function (message) { now[message.id] = true; });
+        var first = history.length < HISTORY_ON_JOIN ? 0 : Number(history[0].id);
+        Object.keys(rendered).forEach(function (id) {
+          if (rendered[id] && !now[id] && Number(id) >= first) deleted({ id: id });
+        });
+        history.forEach(function (message) {
+          if (rendered[message.id]) edited(message);
+          else received(message);
+        });
       }
 
       function send(text) {
@@ -429,11 +470,15 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
           setNotice('');
           you = frame.you;
           (frame.present || []).forEach(function (who) { names[who.role + ':' + who.id] = who.name; });
-          (frame.history || []).forEach(received);
+          rejoined(frame.history || []);
           Object.keys(pending).forEach(transmit);
           setClosed(frame.conversation && frame.conversation.status === 'closed');
         } else if (frame.type === 'message') {
           received(frame);
+        } else if (frame.type === 'edited') {
+          edited(frame);
+        } else if (frame.type === 'deleted') {
+          deleted(frame);
         } else if (frame.type === 'presence') {
           if (frame.who) names[frame.who.role + ':' + frame.who.id] = frame.who.name;
         } else if (frame.type === 'typing') {

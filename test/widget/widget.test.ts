@@ -2,12 +2,13 @@
 // visitor chats on the demo page while an agent answers over the room's WebSocket API.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { BROWSER_SETUP_TIMEOUT, launchBrowser } from '../support/browser';
-import { newInstallation } from '../support/db';
+import { messagePath } from '../support/conversation-messages';
+import { newInstallation, rows } from '../support/db';
 import { eventually, joinRoom, type RoomClient } from '../support/room';
 
 /** What the page's functions use of the browser's globals (the project's TypeScript has no DOM library). */
@@ -183,6 +184,65 @@ describe('the chat widget on the demo page', () => {
     const messages = [await agent.next('message'), await agent.next('message')];
     expect(messages.map((message) => message.message)).toEqual([hostile, 'Second question, after a reload']);
     expect(await page.evaluate((key) => Object.keys(JSON.parse((globalThis as unknown as BrowserGlobals).localStorage.getItem(key) ?? '{}')).sort(), `helpdesk-widget:${token}`)).toEqual(['open', 'socketUrl', 'token']);
+    expect(visitor.errors).toEqual([]);
+  });
+
+  it('a teammate\'s corrections and deletions through the API show in the widget: live, after a dropped connection, and after a reload', async () => {
+    const token = await createForm({ isLiveChatEnabled: true });
+    const visitor = await visit(demo(token));
+    const { widget, page } = visitor;
+    // The widget's socket passes through a route the test can drop, and hold from reconnecting, as a network would.
+    const sockets: WebSocketRoute[] = [];
+    let held: Promise<void> = Promise.resolve();
+    await page.routeWebSocket(/\/v2\/rooms\//, async (socket) => {
+      sockets.push(socket);
+      await held;
+      socket.connectToServer();
+    });
+    await startChat(visitor, 'Edith', 'edith@example.com');
+    const said = ['My order #77 is late', 'My card is 4111 1111 1111 1111', 'Wher is it?', 'It was a gift'];
+    for (const text of said) await say(visitor, text);
+    const agent = await agentJoinsNewest('Edith');
+    await agent.next('welcome');
+    const stored = await eventually(async () => {
+      const found = await rows<{ id: number; message: string }>(
+        'SELECT id, message FROM conversation_messages WHERE installation_id = $1 AND message = ANY($2) ORDER BY id',
+        [site.id, said],
+      );
+      return found.length === said.length ? found : undefined;
+    });
+    const [order, card, typo, gift] = stored.map((row) => messagePath(row.id));
+    const remove = async (path: string) => expect((await api(path, { method: 'DELETE', key: site.users.agent.apiKey })).status).toBe(204);
+    const correct = async (path: string, message: string) => {
+      const response = await api(path, { method: 'PATCH', key: site.users.agent.apiKey, body: { conversationmessage: { message } } });
+      expect(response.status, response.text).toBe(200);
+    };
+
+    // Live: the card number goes, the typo is corrected.
+    await remove(card!);
+    await correct(typo!, 'Where is it?');
+    await widget.locator('.message', { hasText: '4111' }).waitFor({ state: 'detached', ...WAIT });
+    await widget.locator('.message', { hasText: 'Where is it?' }).waitFor(WAIT);
+
+    // Away: the connection drops and stays down until the room has the next changes; the welcome brings them.
+    let reconnect!: () => void;
+    held = new Promise((resolve) => (reconnect = resolve));
+    await sockets.at(-1)!.close();
+    await widget.getByText('Reconnecting…').waitFor(WAIT);
+    await remove(order!);
+    await correct(gift!, 'It was a gift for my mother');
+    await agent.next('deleted', 10_000);
+    await agent.next('edited', 10_000);
+    await agent.next('deleted', 10_000);
+    await agent.next('edited', 10_000);
+    reconnect();
+    await widget.locator('.message', { hasText: 'for my mother' }).waitFor(WAIT);
+    const now = [{ own: true, text: 'Where is it?' }, { own: true, text: 'It was a gift for my mother' }];
+    expect(await bubbles(widget)).toEqual(now);
+
+    await page.reload();
+    await widget.locator('.message', { hasText: 'for my mother' }).waitFor(WAIT);
+    expect(await bubbles(widget)).toEqual(now);
     expect(visitor.errors).toEqual([]);
   });
 
