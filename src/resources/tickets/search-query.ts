@@ -3,6 +3,7 @@ import { ApiError } from '../../http/errors';
 import { MAX_ID } from '../../http/params';
 import { isCalendarDay, isInstant } from '../../lib/time-values';
 import { customFieldsParam, parseCustomFieldCriteria, type CustomFieldCriterion } from '../customfields/ticket-value-filter';
+import { archivedParam, type ArchivedValue } from './archived';
 
 /** Id lists: repeated (`statuses=1&statuses=5`), with brackets (`statuses[]=1`, as some encoders send), or comma-joined. */
 export const ID_LISTS = ['statuses', 'priorities', 'types', 'sources', 'inboxes', 'excludeInboxes', 'tags', 'excludeTags', 'agents', 'customers', 'companies', 'rating'] as const;
@@ -31,6 +32,7 @@ export const searchQuerySchema = z.strictObject({
   updatedAtTo: z.string().optional().meta({ description: 'updated at or before (RFC 3339)' }),
   lastUpdated: z.string().optional().meta({ description: 'the platform client\'s name for `updatedAtFrom`' }),
   customfields: customFieldsParam,
+  archived: archivedParam,
   filter: z.string().optional().meta({ description: 'a JSON filter over the ticket list\'s names, ANDed with the rest' }),
   ticket: z.string().optional().meta({ description: 'one ticket id' }),
   page: z.string().optional(),
@@ -56,6 +58,7 @@ export interface SearchCriteria {
   ticket?: number;
   filter?: string;
   customfields?: CustomFieldCriterion[];
+  archived?: ArchivedValue;
   page: number;
   pageSize: number;
 }
@@ -135,6 +138,7 @@ export function searchCriteria(query: RawQuery): SearchCriteria {
     ticket: oneId(query, 'ticket'),
     filter: single(query, 'filter'),
     customfields: parseCustomFieldCriteria(single(query, 'customfields')),
+    archived: single(query, 'archived') as SearchCriteria['archived'],
     page: whole(query, 'page', 1_000_000, 1),
     pageSize: whole(query, 'pageSize', MAX_SEARCH_PAGE_SIZE, 50),
   };

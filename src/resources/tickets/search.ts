@@ -10,6 +10,7 @@ import { searchCriteria, searchQuerySchema, type SearchCriteria } from './search
 import { SEARCH_CONFIG } from './ticket-search';
 import { ticketsResource } from './tickets.resource';
 import { customFieldsCondition } from '../customfields/ticket-value-filter';
+import { archivedCondition } from './archived';
 
 const s = schemasOf(ticketsResource);
 
@@ -65,6 +66,7 @@ function conditions(c: SearchCriteria, who: Actor): SQL[] {
     if (c.flags.exact) where.push(exactPhrase(c.words));
   }
   if (c.filter) where.push(selectionFromFilter(c.filter, ticketsResource, who).where);
+  where.push(archivedCondition(c.archived));
   return where.filter((w): w is SQL => w !== undefined);
 }
 

@@ -59,6 +59,7 @@ import { refreshSearch } from './ticket-search';
 import { MAX_FILES_PER_ENTRY } from '../files/attach';
 import { customFieldValues, prepareCustomFieldValues, requireFieldsToResolve } from '../customfields/ticket-values';
 import { customFieldsCondition, customFieldsParam, parseCustomFieldCriteria } from '../customfields/ticket-value-filter';
+import { archivedCondition, archivedParam, type ArchivedValue } from './archived';
 
 const addresses = addressList;
 
@@ -255,6 +256,7 @@ export const ticketsResource = defineResource({
   },
   listParams: {
     customfields: { schema: customFieldsParam, where: (db, who, value) => customFieldsCondition(db, who.installationId, parseCustomFieldCriteria(value as string | undefined)) },
+    archived: { schema: archivedParam, where: async (_db, _who, value) => archivedCondition(value as ArchivedValue | undefined) },
   },
   orderByExtra: { lastMessageAt: tickets.lastMessageAt },
   relations: {
