@@ -49,6 +49,8 @@ beforeAll(async () => {
     [site.id],
   );
   customerId = customer!.id;
+  // an address names a customer through its email contacts, as the API writes them beside the customer
+  await rows(`INSERT INTO customer_contacts (installation_id, customer_id, type, value, is_main) VALUES ($1, $2, 'email', 'ada@example.com', true)`, [site.id, customerId]);
   const [file] = await rows<{ id: number }>(
     `INSERT INTO files (installation_id, name, content_type, size, confirmed_at) VALUES ($1, 'receipt.pdf', 'application/pdf', 1234, now()) RETURNING id`,
     [site.id],

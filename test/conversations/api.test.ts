@@ -57,6 +57,12 @@ beforeAll(async () => {
   ids.customer = customers[0]!.id;
   ids.otherCustomer = customers[1]!.id;
   ids.deletedCustomer = customers[2]!.id;
+  // an address names a customer through its email contacts, as the API writes them beside the customer
+  await rows(
+    `INSERT INTO customer_contacts (installation_id, customer_id, type, value, is_main, state)
+     SELECT installation_id, id, 'email', email, true, state FROM customers WHERE id = ANY($1)`,
+    [[ids.customer, ids.otherCustomer, ids.deletedCustomer]],
+  );
 });
 
 afterAll(async () => {

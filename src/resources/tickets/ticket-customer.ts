@@ -33,7 +33,7 @@ type CustomerInput = z.output<typeof customerInput>;
  * rule by which an address names a customer (a ticket's, a mail's sender, a chat visitor's).
  */
 export function customerOfEmail(installationId: number | SQL, email: string | SQL): SQL {
-  return sql`(SELECT c.customer_id FROM customer_contacts c
+  return sql`(SELECT c.customer_id FROM customer_contacts c JOIN customers u ON u.id = c.customer_id AND u.state = 'active'
      WHERE c.installation_id = ${installationId} AND c.type = 'email' AND c.state = 'active' AND lower(c.value) = lower(${email})
      ORDER BY c.customer_id LIMIT 1)`;
 }
