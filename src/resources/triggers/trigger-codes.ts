@@ -57,19 +57,24 @@ export const OPERATORS_OF: Record<string, readonly number[]> = {
   customfield: [1, 2, 3, 4, 7, 8],
 };
 
+/**
+ * What each action does, what its `value` holds, and its typed payload as the platform's client
+ * writes and reads it (`trigger-entries.ts`): the property naming what it sets, `{"id": N}` or a
+ * list of them (`tags`); a note's and a reply's is their `message`.
+ */
 export const ACTIONS = {
-  1: { name: 'set status', value: { id: 'ticketstatuses' } },
-  2: { name: 'set priority', value: { id: 'ticketpriorities' } },
-  3: { name: 'set type', value: { id: 'tickettypes' } },
-  4: { name: 'assign agent (empty: unassign)', value: { id: 'users' } },
-  5: { name: 'add tags', value: { ids: 'tags' } },
-  6: { name: 'remove tags', value: { ids: 'tags' } },
-  7: { name: 'move to inbox', value: { id: 'inboxes' } },
+  1: { name: 'set status', value: { id: 'ticketstatuses' }, payload: 'status' },
+  2: { name: 'set priority', value: { id: 'ticketpriorities' }, payload: 'priority' },
+  3: { name: 'set type', value: { id: 'tickettypes' }, payload: 'tickettype' },
+  4: { name: 'assign agent (empty: unassign)', value: { id: 'users' }, payload: 'user' },
+  5: { name: 'add tags', value: { ids: 'tags' }, payload: 'tags' },
+  6: { name: 'remove tags', value: { ids: 'tags' }, payload: 'tags' },
+  7: { name: 'move to inbox', value: { id: 'inboxes' }, payload: 'inbox' },
   8: { name: 'add an internal note', value: 'message' },
   9: { name: 'send a templated reply to the customer', value: 'message' },
-  10: { name: 'call a webhook endpoint', value: { id: 'webhookendpoints' } },
-  11: { name: 'add follower', value: { id: 'users' } },
-} as const satisfies Record<number, { name: string; value: { id: string } | { ids: string } | 'message' }>;
+  10: { name: 'call a webhook endpoint', value: { id: 'webhookendpoints' }, payload: 'webhookendpoint' },
+  11: { name: 'add follower', value: { id: 'users' }, payload: 'user' },
+} as const satisfies Record<number, { name: string; value: { id: string } | { ids: string } | 'message'; payload?: string }>;
 export type ActionType = keyof typeof ACTIONS;
 
 /** How deep a chain of triggers set off by one change may go: the trigger that would act deeper does not, and a history line says so. */

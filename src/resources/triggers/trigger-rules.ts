@@ -74,8 +74,14 @@ export interface Problem {
 /** An id as a value's text: digits, within what an id column holds (a larger number would fail the look-up, not name nothing). */
 const ID = { test: (text: string) => /^[1-9]\d{0,9}$/.test(text) && Number(text) <= MAX_ID };
 
+/** The ids a value names, one or several joined with commas; undefined when it is anything else. */
+export function idsOfValue(value: string): number[] | undefined {
+  const parts = value.split(',').map((part) => part.trim()).filter(Boolean);
+  return parts.length > 0 && parts.every((part) => ID.test(part)) ? parts.map(Number) : undefined;
+}
+
 /** Whether every id names a live record of the type in the installation. */
-async function allThere(db: Pick<Transaction, 'select'>, installationId: number, type: string, ids: number[]): Promise<boolean> {
+export async function allThere(db: Pick<Transaction, 'select'>, installationId: number, type: string, ids: number[]): Promise<boolean> {
   if (ids.length === 0) return true;
   const table = TABLES[type]!;
   const found = await db.select({ id: table.id }).from(table as PgTable).where(and(tenantScope(table, installationId), inArray(table.id, ids)));
@@ -139,9 +145,9 @@ export async function problemsOf(tx: Transaction, installationId: number, trigge
     if (value === 'message') {
       if (action.message.trim() === '') problems.push({ source, detail: `${at}: needs its \`message\`` });
     } else if ('ids' in value) {
-      const ids = action.value.split(',').map((part) => part.trim()).filter(Boolean);
-      if (ids.length === 0 || !ids.every((id) => ID.test(id))) problems.push({ source, detail: `${at}: the value must be ids joined with commas` });
-      else if (!(await allThere(tx, installationId, value.ids, ids.map(Number)))) problems.push({ source, detail: `${at}: some of ${value.ids} ${action.value} are not here`, missing: true });
+      const ids = idsOfValue(action.value);
+      if (!ids) problems.push({ source, detail: `${at}: the value must be ids joined with commas` });
+      else if (!(await allThere(tx, installationId, value.ids, ids))) problems.push({ source, detail: `${at}: some of ${value.ids} ${action.value} are not here`, missing: true });
     } else if (!(action.type === 4 && action.value === '')) {
       if (!ID.test(action.value)) problems.push({ source, detail: `${at}: the value must be an id` });
       else if (!(await allThere(tx, installationId, value.id, [Number(action.value)]))) problems.push({ source, detail: `${at}: no ${value.id} ${action.value} here`, missing: true });

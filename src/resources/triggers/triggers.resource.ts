@@ -2,36 +2,14 @@ import { and, eq, sql } from 'drizzle-orm';
 import { intList } from '../../db/sql-values';
 import { z } from 'zod';
 import { ADMINS, AGENTS } from '../../auth/access';
-import { businessHours, MATCH_REQUIREMENTS, TRIGGER_TYPES, triggerActions, triggerConditions, triggerInboxes, triggers } from '../../db/schema';
-import { AUDIT_SET, defineResource, hasManyFields, manyToMany, referenceField, type WriteContext } from '../../engine';
+import { businessHours, TRIGGER_TYPES, triggerInboxes, triggers } from '../../db/schema';
+import { AUDIT_SET, defineResource, manyToMany, referenceField, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { displayOrderField } from '../../lib/vocabulary-fields';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
-import { ACTIONS, CONDITION_FIELDS, OPERATORS } from './trigger-codes';
+import { actionsRelation, conditionsRelation } from './trigger-entries';
 import { problemsOf, storedTrigger, type Problem, type StoredTrigger } from './trigger-rules';
-
-const code = <T extends Record<number, unknown>>(codes: T, what: string) =>
-  z.number().int().refine((n) => n in codes, `not a known ${what} code (docs/resources/triggers.md)`).meta({ description: `a ${what} code: ${Object.keys(codes).join(', ')}` });
-
-export const conditionFields = {
-  field: { column: triggerConditions.field, schema: code(CONDITION_FIELDS, 'condition field'), required: true },
-  operator: { column: triggerConditions.operator, schema: code(OPERATORS, 'operator'), required: true },
-  value: { column: triggerConditions.value, schema: z.string().max(1000).meta({ description: 'an id, text, or hours, as the field takes' }) },
-  matchRequirement: { column: triggerConditions.matchRequirement, schema: z.enum(MATCH_REQUIREMENTS).meta({ description: 'ALL (default): every ALL condition must hold; ANY: at least one ANY condition must' }) },
-};
-
-export const actionFields = {
-  // the action's own `type`: what it does
-  type: {
-    column: triggerActions.type,
-    schema: z.union([code(ACTIONS, 'action'), z.literal('triggeractions').transform(() => undefined)]),
-    required: true,
-  },
-  value: { column: triggerActions.value, schema: z.string().max(1000).meta({ description: 'what the action sets or names: an id, or ids joined with commas' }) },
-  message: { column: triggerActions.message, schema: z.string().max(20_000).meta({ description: 'the text of a note or a reply; a reply may use {{ticket.id}}, {{ticket.subject}}, {{customer.firstName}}, {{customer.lastName}}, {{customer.email}}' }) },
-  displayOrder: displayOrderField(triggerActions.displayOrder),
-};
 
 /** A system trigger is switched on or off, nothing else: `ids` are the triggers a single or a bulk update changes. */
 async function guardSystem({ tx, who }: WriteContext, record: Record<string, unknown>, ids: number[]): Promise<void> {
@@ -110,8 +88,8 @@ export const triggersResource = defineResource({
   filter: [...AUDIT_SET, 'agentHasAccess', 'businesshours', 'displayOrder', 'isShared', 'isSystem', 'name', 'type'],
   defaultOrderBy: 'displayOrder',
   relations: {
-    conditions: hasManyFields({ type: 'conditions', component: 'TriggerCondition', table: triggerConditions, parentKey: triggerConditions.triggerId, fields: conditionFields }),
-    triggeractions: hasManyFields({ type: 'triggeractions', component: 'TriggerAction', table: triggerActions, parentKey: triggerActions.triggerId, fields: actionFields }),
+    conditions: conditionsRelation,
+    triggeractions: actionsRelation,
     inboxes: manyToMany({ name: 'inboxes', target: inboxShape, through: triggerInboxes, parentKey: triggerInboxes.triggerId, targetKey: triggerInboxes.inboxId }),
     users: includedUsers(),
   },
