@@ -23,7 +23,7 @@ interface FilterArgs {
 import type { ResourceDeclaration, WriteContext } from './types';
 import { recordScope } from './scope';
 import { selectionFromFilter } from './selection';
-import { watchedProperties } from './write';
+import { watchedProperties, writtenEvents } from './write';
 
 export const bulkResultSchema = z
   .object({
@@ -109,26 +109,32 @@ async function checkAfter(context: WriteContext, resource: ResourceDeclaration, 
   if (resource.afterWrite) for (const id of ids) await resource.afterWrite(context, bodies.get(id) ?? record, id, false);
 }
 
+/** The relations the body sets in bulk (`bulkWrite`), by name. */
+const bulkRelationsIn = (resource: ResourceDeclaration, sent: Record<string, unknown>) =>
+  Object.entries(resource.relations).filter(([name, relation]) => sent[name] !== undefined && relation.bulkWrite);
+
 /** Whether a bulk update of the resource runs hooks, so in a transaction. */
 const hasWriteRules = (resource: ResourceDeclaration) => Boolean(resource.beforeWrite || resource.beforeBulkWrite || resource.afterWrite || resource.afterBulkWrite);
 
 /**
  * Sets the given properties on every record the filter selects: one statement, one event a
- * changed record. A resource with write hooks has the selected records locked and held to them
- * in the same transaction (`checkBefore`, `checkAfter`): one refused, none changed.
+ * changed record; the relations that say how (`bulkWrite`) are written over them after it, as a
+ * single update writes them. A resource with write hooks has the selected records locked and held
+ * to them in the same transaction (`checkBefore`, `checkAfter`): one refused, none changed.
  */
 export function bulkUpdateHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
     const { filter_args: args, ...sent } = input<Record<string, unknown> & { filter_args?: FilterArgs }>(c, 'json');
     const target = bulkTarget(resource, who, bulkFilter(input<BulkUpdateQuery>(c, 'query').filter, args));
-    if (Object.keys(rowValues(resource.table, writableFields(resource), sent)).length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
+    const relations = bulkRelationsIn(resource, sent);
+    if (Object.keys(rowValues(resource.table, writableFields(resource), sent)).length === 0 && relations.length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
     await requireReferences(c.var.db.http, resource, who, sent);
     const dryRun = args?.bulkDryExecute === true;
     try {
-      // One statement over HTTP; a transaction when the resource checks the records or a dry run rolls back.
+      // One statement over HTTP; a transaction when the resource checks the records, relations are written or a dry run rolls back.
       const { ids, record } =
-        !dryRun && !hasWriteRules(resource)
+        !dryRun && !hasWriteRules(resource) && relations.length === 0
           ? { ids: await updateRecords(c.var.db.http, who, target, rowValues(resource.table, writableFields(resource), sent), watchedProperties(resource, sent)), record: sent }
           : await c.var.db
               .transaction(async (tx) => {
@@ -137,6 +143,7 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
                 const bodies = await checkBefore(context, resource, sent, selected.ids);
                 const record = bodies.values().next().value ?? sent;
                 const ids = selected.ids.length === 0 ? [] : await updateRecords(tx, who, selected.target, rowValues(resource.table, writableFields(resource), record), watchedProperties(resource, record));
+                for (const [name, relation] of relations) await relation.bulkWrite!(tx, who, ids, record[name], `${resource.singular}.${name}`);
                 await checkAfter(context, resource, record, bodies, ids);
                 if (dryRun) throw new DryRun(ids);
                 return { ids, record };
@@ -145,7 +152,7 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
                 if (error instanceof DryRun) return { ids: error.ids, record: sent };
                 throw error;
               });
-      if (!dryRun) noteEvents(c.var.db, who.installationId, [[resource.type, 'updated', Object.keys(watchedProperties(resource, record))]]);
+      if (!dryRun) noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', record));
       return c.json(bulkResult(ids, dryRun), 200);
     } catch (error) {
       throw translateDbError(error, resource);

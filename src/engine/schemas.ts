@@ -71,10 +71,11 @@ function build(resource: ResourceDeclaration) {
   const inputs = optional(resource.inputs);
   const create = writableRecord({ ...required, ...relations, ...optional(resource.createInputs), ...inputs }, readOnly).meta({ id: `${resource.title.one}Create` });
   const patch = writableRecord({ ...plain, ...relations, ...inputs }, readOnly).meta({ id: `${resource.title.one}Update` });
-  // Relations are not set in bulk: naming one is a 400, as any unknown property.
+  // Relations are set in bulk only where they say how (`bulkWrite`); another is as any unknown property.
   // A secret is sealed by its resource's write hook, which a bulk update does not run.
   const bulkPlain = Object.fromEntries(Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk && !writable[name]!.writeOnly));
-  const bulkPatch = writableRecord({ ...bulkPlain, filter_args: filterArgsSchema(resource.filter).optional() }, readOnly.filter((name) => !(name in resource.relations))).meta({
+  const bulkRelations = Object.fromEntries(Object.entries(resource.relations).flatMap(([name, r]) => (r.bulkWrite && r.bodySchema ? [[name, r.bodySchema.optional()]] : [])));
+  const bulkPatch = writableRecord({ ...bulkPlain, ...bulkRelations, filter_args: filterArgsSchema(resource.filter).optional() }, readOnly.filter((name) => !(name in resource.relations))).meta({
     id: `${resource.title.one}BulkUpdate`,
   });
 

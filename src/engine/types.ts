@@ -293,6 +293,11 @@ interface RelationBase {
   /** a reference's schema, when it carries more than `{id, type}` (a member's `meta.access`) */
   readonly referenceSchema?: z.ZodType;
   write?(tx: Transaction, who: Actor, parent: Parent, value: unknown, source: string): Promise<void>;
+  /**
+   * Writes the property over every record a bulk update changed (`ids`), as `write` would for each
+   * (the same events); a relation without it is not set in bulk.
+   */
+  bulkWrite?(tx: Transaction, who: Actor, ids: readonly number[], value: unknown, source: string): Promise<void>;
 }
 
 /** A relation made by `relations.ts`: read for a whole page at once, the same for every caller. */

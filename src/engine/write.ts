@@ -36,7 +36,7 @@ function includesAfterWrite(resource: ResourceDeclaration, asked: readonly strin
  * The events a write of this body may have written: the record's own of this kind (an update's,
  * of the properties sent), and for each relation sent, links of the record and its related records'.
  */
-function writtenEvents(resource: ResourceDeclaration, kind: EventKind, record: Record<string, unknown>): WrittenEvents {
+export function writtenEvents(resource: ResourceDeclaration, kind: EventKind, record: Record<string, unknown>): WrittenEvents {
   const own = kind === 'updated' ? ([resource.type, kind, Object.keys(watchedProperties(resource, record))] as const) : ([resource.type, kind] as const);
   const relations = Object.entries(resource.relations).filter(([name]) => record[name] !== undefined);
   if (relations.length === 0) return [own];

@@ -40,7 +40,6 @@ import { ApiError } from '../../http/errors';
 import { customerShape } from '../customers/customer-shape';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { helpdocArticlesResource } from '../helpdocs/articles.resource';
-import { tagsResource } from '../tags/tags.resource';
 import { ticketPrioritiesResource } from '../ticketpriorities/ticketpriorities.resource';
 import { ticketSourcesResource } from '../ticketsources/ticketsources.resource';
 import { ticketStatusesResource } from '../ticketstatuses/ticketstatuses.resource';
@@ -55,6 +54,7 @@ import { idValue } from '../../http/params';
 import { visibleTickets } from './ticket-visibility';
 import { addressList, addThreadEntry } from './thread-entry';
 import { ticketSlaFields } from './ticket-sla-fields';
+import { ticketTagsRelation } from './ticket-tags';
 import { refreshSearch } from './ticket-search';
 import { MAX_FILES_PER_ENTRY } from '../files/attach';
 import { customFieldValues, prepareCustomFieldValues, requireFieldsToResolve } from '../customfields/ticket-values';
@@ -261,7 +261,7 @@ export const ticketsResource = defineResource({
   orderByExtra: { lastMessageAt: tickets.lastMessageAt },
   relations: {
     customfields: customFieldValues,
-    tags: manyToMany({ name: 'tags', target: shapeOf(tagsResource), through: ticketTags, parentKey: ticketTags.ticketId, targetKey: ticketTags.tagId }),
+    tags: ticketTagsRelation,
     followers: manyToMany({ name: 'followers', target: userShape, through: ticketFollowers, parentKey: ticketFollowers.ticketId, targetKey: ticketFollowers.userId }),
     helpdocarticles: manyToMany({ name: 'helpdocarticles', target: shapeOf(helpdocArticlesResource), through: ticketHelpdocArticles, parentKey: ticketHelpdocArticles.ticketId, targetKey: ticketHelpdocArticles.articleId }),
     messages: ownedRecords({ shape: messageShape, parentKey: ticketMessages.ticketId }),
