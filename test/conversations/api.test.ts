@@ -298,6 +298,7 @@ describe('GET /v2/conversations.json and /v2/conversations/{id}.json', () => {
       `INSERT INTO customers (installation_id, first_name, email) VALUES ($1, 'Cara', 'cara@example.com') RETURNING id`,
       [lister.id],
     );
+    await rows(`INSERT INTO customer_contacts (installation_id, customer_id, type, value, is_main) VALUES ($1, $2, 'email', 'cara@example.com', true)`, [lister.id, customer!.id]);
     const linked = await start({ contact: { name: 'Cara', email: 'cara@example.com' } }, key);
 
     const contactsOnly = await api(one(linked.id), { key, query: { includes: 'contacts' } });
