@@ -120,6 +120,23 @@ describe('bulk ticket updates as the platform sends them', () => {
     expect(await historyOf(a)).toEqual(['ticket.created', 'ticket.status', 'ticket.tag.added', 'ticket.tag.added', 'ticket.tag.removed', 'ticket.tag.removed']);
   });
 
+  it("each ticket's tag added in bulk runs the automatic triggers on it, as a single update's would", async () => {
+    const marker = (await api('/v2/tags.json', { method: 'POST', key: owner, body: { tag: { name: 'escalate' } } })).body.tag.id;
+    const priority = (await api('/v2/ticketpriorities.json', { key: owner })).body.ticketpriorities[0].id;
+    const made = await api('/v2/triggers.json', {
+      method: 'POST', key: owner,
+      body: { trigger: { name: 'Escalated is high', conditions: [{ field: 9, operator: 17, value: String(marker) }], triggeractions: [{ type: 2, value: String(priority) }] } },
+    });
+    expect(made.status, made.text).toBe(201);
+    const [a, b, untouched] = [await newTicket(), await newTicket(), await newTicket()];
+    const answer = await bulk({ filter_args: byIds([a, b]), tags: [{ id: marker }] });
+    expect(answer.status, answer.text).toBe(200);
+    await drained(site.id);
+    expect((await stored([a, b, untouched])).map((row) => row.priority_id)).toEqual([priority, priority, null]);
+    // switched off again, so that the other cases' tickets are not touched
+    expect((await api(`/v2/triggers/${made.body.trigger.id}.json`, { method: 'DELETE', key: owner })).status).toBeLessThan(300);
+  });
+
   it('a dry run of every change (tags too) answers what would change and changes nothing', async () => {
     const [a, b] = [await newTicket(), await newTicket()];
     const before = await stored([a, b]);
