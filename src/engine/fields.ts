@@ -56,10 +56,14 @@ export function filterFieldsOf(resource: ResourceDeclaration, who: Actor): Filte
   return fields;
 }
 
-/** The names `orderBy` accepts: `filter`'s but those over related records, and the extra ones. */
+/**
+ * The names `orderBy` accepts: `filter`'s but those over related records (a ticket's `tags.id`:
+ * which of its tags would it sort by?), and the extra ones. A platform name for a column of the
+ * record itself (a ticket's `statuses.id`, a time log's `tickets_id`) sorts as that column.
+ */
 export function orderNamesOf(resource: ResourceDeclaration): string[] {
   const related = resource.relatedFilter ?? {};
-  return [...resource.filter.filter((name) => !Object.hasOwn(related, name)), ...Object.keys(resource.orderByExtra ?? {})];
+  return [...resource.filter.filter((name) => !related[name]?.exists), ...Object.keys(resource.orderByExtra ?? {})];
 }
 
 /** The sort expression of a name `orderBy` accepts: an extra one's own, or that of a `filter` name. */

@@ -116,7 +116,7 @@ export interface ResourceDeclaration {
   filter: readonly string[];
   /**
    * Filter names over related records (`contacts.value`): a condition holds when some related
-   * record meets it. Filter only: they do not sort.
+   * record meets it. Those with `exists` filter only; the others sort too.
    */
   relatedFilter?: Record<string, RelatedFilter>;
   /** names `orderBy` accepts beyond `filter`'s, each with its sort expression */

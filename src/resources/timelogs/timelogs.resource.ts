@@ -80,8 +80,10 @@ export const timeLogsResource = defineResource({
   createInputs: {
     assignToCurrentUser: z.boolean().meta({ description: 'true: the log is the caller\'s (the default when `user` is not named)' }),
   },
-  filter: [...AUDIT_SET, 'billable', 'date', 'description', 'seconds', 'ticket', 'user', 'companies.id', 'customers.id', 'inboxes.id'],
+  filter: [...AUDIT_SET, 'billable', 'date', 'description', 'seconds', 'ticket', 'user', 'companies.id', 'customers.id', 'inboxes.id', 'tickets_id'],
   relatedFilter: {
+    // the platform's name for the logged ticket (its samples: `orderBy=tickets_id&orderMode=DESC`)
+    tickets_id: { expr: timeLogs.ticketId, type: 'integer' },
     'customers.id': { expr: tickets.customerId, type: 'integer', exists: ofTheTicket },
     'inboxes.id': { expr: tickets.inboxId, type: 'integer', exists: ofTheTicket },
     'companies.id': {
