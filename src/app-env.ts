@@ -70,5 +70,7 @@ export interface AppEnv {
     route: string;
     /** a JSON body's exact text, once read (`jsonBodyText`) */
     bodyText: string | undefined;
+    /** the header naming the body properties ignored, once the body is validated (`ignored-properties.ts`) */
+    ignoredProperties: string | undefined;
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bodyObject } from '../http/record-body';
 
 /**
  * The query parameters of lists and single records, as zod schemas: the routes validate with
@@ -111,12 +112,10 @@ export function filterParam(names: readonly string[], required = false) {
  * filter, as a JSON string or an object, and `bulkDryExecute` for a dry run.
  */
 export function filterArgsSchema(names: readonly string[]) {
-  return z
-    .strictObject({
-      filter: z.union([z.string(), z.record(z.string(), z.unknown())]).meta({ description: `the filter, as in the query: over ${names.join(', ')}` }),
-      bulkDryExecute: z.boolean().optional().meta({ description: 'true: answer what would change, and change nothing' }),
-    })
-    .meta({ description: 'the records to change and whether to change them; the query `filter` is the other way to name them' });
+  return bodyObject({
+    filter: z.union([z.string(), z.record(z.string(), z.unknown())]).meta({ description: `the filter, as in the query: over ${names.join(', ')}` }),
+    bulkDryExecute: z.boolean().optional().meta({ description: 'true: answer what would change, and change nothing' }),
+  }).meta({ description: 'the records to change and whether to change them; the query `filter` is the other way to name them' });
 }
 
 /** The page's metadata, as `meta.page`. */

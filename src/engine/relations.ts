@@ -6,7 +6,7 @@ import type { Transaction } from '../db/client';
 import { changeWithEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';
 import { writableRecord } from '../http/record-body';
-import { idValue, MAX_ID } from '../http/params';
+import { idValue } from '../http/params';
 import { createRecords, deleteRecords, updateRecords } from './changes';
 import { columnKey, rowValues } from './columns';
 import { recordValues } from './record-json';
@@ -25,7 +25,7 @@ function isDeletion(entry: { delete?: boolean; meta?: { delete?: boolean } | nul
 }
 
 /** An entry's id: the platform's clients send new related records with `id: 0` or `id: null`, which are no id. */
-const entryId = z.number().int().min(0).max(MAX_ID).nullable().optional().transform((id) => (id === 0 || id === null ? undefined : id));
+const entryId = z.union([z.literal(0), idValue]).nullable().optional().transform((id) => (id === 0 || id === null ? undefined : id));
 
 function entrySchema(fields: Record<string, WritableField>) {
   const shape: Record<string, z.ZodType> = { id: entryId, delete: deleteFlag, meta: entryMeta };

@@ -26,6 +26,13 @@ function propertyNames(resource: ResourceDeclaration): string[] {
   return [...readable, ...Object.keys(resource.computed ?? {}), ...references, ...AUDIT_PROPERTIES];
 }
 
+/** A property an update takes that a bulk update does not (one each record holds apart, a secret a write hook seals). */
+const notInBulk = z
+  .unknown()
+  .refine(() => false, 'is not set in a bulk update: change it on each record')
+  .optional()
+  .meta({ not: {}, description: 'not set in a bulk update (a 400)' });
+
 function build(resource: ResourceDeclaration) {
   const writable = writableFields(resource);
   const readOnly = [
@@ -71,11 +78,13 @@ function build(resource: ResourceDeclaration) {
   const inputs = optional(resource.inputs);
   const create = writableRecord({ ...required, ...relations, ...optional(resource.createInputs), ...inputs }, readOnly).meta({ id: `${resource.title.one}Create` });
   const patch = writableRecord({ ...plain, ...relations, ...inputs }, readOnly).meta({ id: `${resource.title.one}Update` });
-  // Relations are set in bulk only where they say how (`bulkWrite`); another is as any unknown property.
+  // Relations are set in bulk only where they say how (`bulkWrite`).
   // A secret is sealed by its resource's write hook, which a bulk update does not run.
   const bulkPlain = Object.fromEntries(Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk && !writable[name]!.writeOnly));
   const bulkRelations = Object.fromEntries(Object.entries(resource.relations).flatMap(([name, r]) => (r.bulkWrite && r.bodySchema ? [[name, r.bodySchema.optional()]] : [])));
-  const bulkPatch = writableRecord({ ...bulkPlain, ...bulkRelations, filter_args: filterArgsSchema(resource.filter).optional() }, readOnly.filter((name) => !(name in resource.relations))).meta({
+  // What an update takes and a bulk update does not is known: naming it in bulk is a 400, never ignored.
+  const apart = Object.keys({ ...plain, ...relations, ...inputs }).filter((name) => !(name in bulkPlain) && !(name in bulkRelations));
+  const bulkPatch = writableRecord({ ...Object.fromEntries(apart.map((name) => [name, notInBulk])), ...bulkPlain, ...bulkRelations, filter_args: filterArgsSchema(resource.filter).optional() }, readOnly.filter((name) => !(name in resource.relations))).meta({
     id: `${resource.title.one}BulkUpdate`,
   });
 

@@ -1,12 +1,13 @@
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
-import type { z } from 'zod';
+import type { Context, MiddlewareHandler } from 'hono';
+import { z } from 'zod';
 import type { AppEnv } from '../app-env';
 import { authenticate } from '../auth/authenticate';
 import { rateLimit } from '../ratelimit/middleware';
 import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_METHODS, idempotency } from '../idempotency/middleware';
 import { registry } from '../openapi/registry';
 import { ApiError, type ErrorEntry } from './errors';
+import { IGNORED_PROPERTIES_HEADER, IGNORED_PROPERTIES_HEADER_OBJECT, ignoredHeaderValue, ignoredPaths } from './ignored-properties';
 import { JSON_TYPE, pathName, readJsonBody } from './json-body';
 import { isIntegerParam } from './params';
 import { bodyContract, issuesToErrors } from './record-body';
@@ -91,6 +92,19 @@ function takesForm(declaration: RouteDeclaration): boolean {
   return Object.keys(bodyContent(declaration) ?? {}).some((type) => type === 'application/x-www-form-urlencoded');
 }
 
+type Responses = Record<string, { headers?: unknown }>;
+
+/** Each answer declaring `X-Ignored-Properties`: an operation that takes a JSON body names there what it ignored. */
+function withIgnoredHeader(responses: Responses): Responses {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const { headers } = response;
+      const declared = headers instanceof z.ZodObject ? headers.extend({ [IGNORED_PROPERTIES_HEADER]: z.string().optional().meta({ description: IGNORED_PROPERTIES_HEADER_OBJECT.description }) }) : { ...(headers as object | undefined), [IGNORED_PROPERTIES_HEADER]: IGNORED_PROPERTIES_HEADER_OBJECT };
+      return [status, { ...response, headers: declared }];
+    }),
+  );
+}
+
 /** Runs `middleware` only for a request that sends JSON. */
 function forJson(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> {
   return (c, next) => (JSON_TYPE.test(c.req.header('content-type') ?? '') ? middleware(c, next) : next());
@@ -121,11 +135,13 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
     // the app's error handler has answered by now; the route words the refusal its own way
     const answer = c.error && answerError?.(c.error, c);
     if (answer) c.res = answer;
+    const ignored = c.get('ignoredProperties');
+    if (ignored) c.res.headers.set(IGNORED_PROPERTIES_HEADER, ignored);
   });
   if (!isPublic) middleware.push(authenticate(roles), rateLimit);
   middleware.push(...guards);
   if (contract) {
-    const read = readJsonBody((path) => contract.name(path));
+    const read = readJsonBody((path) => contract.name(path), { required: declaration.request?.body?.required === true });
     middleware.push(takesForm(declaration) ? forJson(read) : read);
   }
   const write = IDEMPOTENT_METHODS.has(declaration.method.toUpperCase());
@@ -136,14 +152,14 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
     ...(!isPublic && write ? { parameters: [...((operation as { parameters?: unknown[] }).parameters ?? []), IDEMPOTENCY_KEY_PARAMETER] } : {}),
     tags: [tag],
     ...(isPublic && !operation.security ? { security: [] } : {}),
-    responses: {
+    responses: (body ? withIgnoredHeader : (responses: Responses) => responses)({
       ...standardErrors({
         public: Boolean(isPublic), pathParameters: Object.keys(params).length > 0, jsonBody: Boolean(body), idempotent: !isPublic && write,
         // a public route that takes a teammate's credential of its own (`security`) meets the failed-authentication limit
         rateLimited: !isPublic || Boolean((operation.security as unknown[] | undefined)?.length),
       }),
       ...declaration.responses,
-    },
+    }),
   } as RouteConfig;
   registry.registerPath(config);
   const loose = looseRoute(declaration, params);
@@ -152,8 +168,11 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
   app.openapi(
     { ...config, path: routingPath(declaration.path, params), hide: true, middleware },
     route.handler as never,
-    ((result: { success: boolean; target: string; data: unknown; error?: z.ZodError }) => {
-      if (result.success) return;
+    ((result: { success: boolean; target: string; data: unknown; error?: z.ZodError }, c: Context<AppEnv>) => {
+      if (result.success) {
+        if (result.target === 'json') c.set('ignoredProperties', ignoredHeaderValue(ignoredPaths(result.data)));
+        return;
+      }
       if (result.target === 'json' && contract?.explain) {
         const errors = contract.explain(result.data);
         throw new ApiError(400, errors.length ? errors : [{ code: 'invalid', source: 'body', detail: 'the body does not match what this operation takes' }]);

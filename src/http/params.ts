@@ -3,8 +3,17 @@ import { z } from 'zod';
 /** The largest id an `integer` column holds. */
 export const MAX_ID = 2_147_483_647;
 
-/** An id sent in a body or a filter: what an `integer` id column can hold. */
-export const idValue = z.number().int().positive().max(MAX_ID);
+/** An id's digits as the platform's clients may send them (`"12"`): canonical, without sign, space or leading zero. */
+const ID_DIGITS = /^[1-9]\d{0,9}$/;
+
+/**
+ * An id sent in a body: what an `integer` id column can hold, as a number or as its digits
+ * (`"12"`, as the platform's samples send some ids); any other string is a 400.
+ */
+export const idValue = z.union([
+  z.number().int().positive().max(MAX_ID),
+  z.string().regex(ID_DIGITS).transform(Number).pipe(z.number().max(MAX_ID)),
+], { error: 'must be an id: a positive integer, or its digits as a string ("12")' });
 
 /** Path parameters that match digits only, so that `update.json` can never be read as an id. */
 const integerParams = new WeakSet<z.ZodType>();
@@ -24,7 +33,7 @@ export function integerParam(description: string): z.ZodType<number, string> {
     .string()
     .transform((raw, ctx) => {
       const digits = raw.replace(/\.(json|csv)$/, '');
-      if (!/^[1-9]\d{0,9}$/.test(digits) || Number(digits) > MAX_ID) {
+      if (!ID_DIGITS.test(digits) || Number(digits) > MAX_ID) {
         ctx.addIssue({ code: 'custom', message: `must be a positive integer without leading zeros, at most ${MAX_ID}; got "${digits}"` });
         return z.NEVER;
       }

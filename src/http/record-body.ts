@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApiError, type ErrorEntry } from './errors';
+import { ignoredPaths, noteIgnored } from './ignored-properties';
 import { pathName, type JsonPath } from './json-body';
 
 /** Audit properties a client may send back (even as 0 or null): accepted and ignored. */
@@ -14,18 +15,43 @@ export const RECORD_ENVELOPE = ['id', 'type', 'included', 'meta'] as const;
 const readOnly = z.unknown().optional().meta({ readOnly: true, description: 'read-only: accepted and ignored' });
 
 /**
- * A record as a client writes it: the writable properties, strictly (anything else is a 400
- * naming it), and the read-only ones a client read and may send back (the audit set, `id`,
- * `type`, `included`, `meta`, and `alsoReadOnly`), accepted and dropped.
+ * The properties of `shape` but `dropped`, as validated; any other property dropped too, its
+ * path noted for the answer's `X-Ignored-Properties` (`ignored-properties.ts`), with the paths
+ * the kept values noted in turn.
+ */
+function keepKnown<S extends z.ZodRawShape>(shape: z.ZodRawShape, dropped: readonly string[]) {
+  return (parsed: Record<string, unknown>) => {
+    const kept: Record<string, unknown> = {};
+    const ignored: JsonPath[] = [];
+    for (const [key, value] of Object.entries(parsed)) {
+      if (!Object.hasOwn(shape, key)) ignored.push([key]);
+      else if (!dropped.includes(key)) {
+        kept[key] = value;
+        for (const path of ignoredPaths(value)) ignored.push([key, ...path]);
+      }
+    }
+    return noteIgnored(kept, ignored) as z.output<z.ZodObject<S>>;
+  };
+}
+
+/**
+ * An object of a request body: its properties validated (a wrong value is a 400 naming it), and
+ * any other property accepted and ignored, as the platform does: dropped, and named in the
+ * answer's `X-Ignored-Properties`.
+ */
+export function bodyObject<S extends z.ZodRawShape>(shape: S) {
+  return z.looseObject(shape).transform(keepKnown<S>(shape, []));
+}
+
+/**
+ * A record as a client writes it, as `bodyObject` takes it, with the read-only properties a
+ * client read and may send back (the audit set, `id`, `type`, `included`, `meta`, and
+ * `alsoReadOnly`) accepted and dropped without being named.
  */
 export function writableRecord<S extends z.ZodRawShape>(shape: S, alsoReadOnly: readonly string[] = []) {
   const ignored = [...new Set([...RECORD_ENVELOPE, ...AUDIT_PROPERTIES, ...alsoReadOnly])].filter((name) => !(name in shape));
-  const accepted = Object.fromEntries(ignored.map((name) => [name, readOnly]));
-  return z.strictObject({ ...shape, ...accepted }).transform((record) => {
-    const kept: Record<string, unknown> = { ...record };
-    for (const name of ignored) delete kept[name];
-    return kept as z.output<z.ZodObject<S>>;
-  });
+  const accepted = { ...shape, ...Object.fromEntries(ignored.map((name) => [name, readOnly])) };
+  return z.looseObject(accepted).transform(keepKnown<S>(accepted, ignored));
 }
 
 /** Zod's issues as entries of the error body, each naming the property at fault. */
@@ -70,33 +96,19 @@ export function bodyContract(schema: z.ZodType): BodyContract {
   return contracts.get(schema) ?? plainContract;
 }
 
-/**
- * The record of a body that arrives wrapped (`{"company": {...}}`, with `included` and `meta`
- * beside it ignored) or bare (`{...}`).
- */
-export function unwrapRecord(body: unknown, wrapper: string): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw ApiError.invalid('body', `expected a JSON object, bare or wrapped as {"${wrapper}": {...}}`);
-  }
-  const object = body as Record<string, unknown>;
-  if (!(wrapper in object)) return object;
-  const unknown = Object.keys(object).filter((key) => key !== wrapper && key !== 'included' && key !== 'meta');
-  if (unknown.length) throw ApiError.invalid(unknown[0]!, 'unknown property');
-  const record = object[wrapper];
-  if (record === null || typeof record !== 'object' || Array.isArray(record)) throw ApiError.invalid(wrapper, 'expected an object');
-  return record as Record<string, unknown>;
-}
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
- * A record body: `{"<wrapper>": {...}}` (with `included` and `meta` beside it, ignored) or the
- * bare record. The document shows both forms; the handler gets the record either way, and a
- * refusal names the property as `<wrapper>.<property>` whichever form was sent.
+ * The record of a body that arrives wrapped (`{"company": {...}}`, what stands beside it
+ * ignored) or bare (`{...}`).
  */
-/**
- * The entries of `included.<name>` for each of `names`, added to the record's own `<name>`: the
- * platform's clients send the related records they write (a customer's contacts) under `included`.
- */
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+export function unwrapRecord(body: unknown, wrapper: string): Record<string, unknown> {
+  if (!isObject(body)) throw ApiError.invalid('body', `expected a JSON object, bare or wrapped as {"${wrapper}": {...}}`);
+  if (!(wrapper in body)) return body;
+  const record = body[wrapper];
+  if (!isObject(record)) throw ApiError.invalid(wrapper, 'expected an object');
+  return record;
+}
 
 /**
  * The properties of a wrapped body that stand beside the wrapper and belong to the request, not
@@ -110,6 +122,10 @@ function liftBeside(raw: unknown, wrapper: string, names: readonly string[]): un
   return { ...left, [wrapper]: { ...(record as Record<string, unknown>), ...moved } };
 }
 
+/**
+ * The entries of `included.<name>` for each of `names`, added to the record's own `<name>`: the
+ * platform's clients send the related records they write (a customer's contacts) under `included`.
+ */
 function liftIncluded(raw: unknown, wrapper: string, names: readonly string[]): unknown {
   if (!isObject(raw) || !isObject(raw.included)) return raw;
   const included = raw.included;
@@ -121,17 +137,37 @@ function liftIncluded(raw: unknown, wrapper: string, names: readonly string[]): 
   return wrapped ? { ...raw, [wrapper]: record } : record;
 }
 
+/**
+ * A record body: `{"<wrapper>": {...}}` (with `included` and `meta` beside it, ignored) or the
+ * bare record. The document shows both forms; the handler gets the record either way, and a
+ * refusal or an ignored property names the property as `<wrapper>.<property>` whichever form was
+ * sent (what stands beside the wrapper by its own name). Which form a body is, is decided by
+ * the wrapper's name alone, never by which form would validate: a wrapped record with a wrong
+ * value is a 400, not a bare record whose unknown property `<wrapper>` is ignored.
+ */
 export function recordBody<T extends z.ZodType>(wrapper: string, record: T, liftedFromIncluded: readonly string[] = [], besideWrapper: readonly string[] = []) {
+  const object = record instanceof z.ZodPipe ? record.in : record;
+  // a record with a property of the wrapper's name (a thread entry's `message`) holding no object is bare
+  const ownsWrapperName = object instanceof z.ZodObject && wrapper in object.shape;
+  const sentWrapped = (raw: unknown) => isObject(raw) && wrapper in raw && (!ownsWrapperName || isObject(raw[wrapper]));
   const wrapped = z
-    .strictObject({
+    .looseObject({
       [wrapper]: record,
       included: z.unknown().optional().meta({ description: 'ignored' }),
       meta: z.unknown().optional().meta({ description: 'ignored' }),
     })
-    .transform((body) => body[wrapper] as z.output<T>);
-  const union = z.union([wrapped, record as z.ZodType<z.output<T>, z.input<T>>]);
-  const object = record instanceof z.ZodPipe ? record.in : record;
-  const ownsWrapperName = object instanceof z.ZodObject && wrapper in object.shape;
+    .transform((body) => {
+      const beside = Object.keys(body).filter((key) => key !== wrapper && key !== 'included' && key !== 'meta');
+      const inner = body[wrapper] as z.output<T>;
+      return noteIgnored(inner, [...beside.map((key) => [key]), ...ignoredPaths(inner).map((path) => [wrapper, ...path])]);
+    });
+  const bare = z
+    .preprocess((raw, ctx) => {
+      if (sentWrapped(raw)) ctx.addIssue({ code: 'custom', message: `sent wrapped as {"${wrapper}": {...}}` });
+      return raw;
+    }, record as z.ZodType<z.output<T>, z.input<T>>)
+    .transform((inner) => noteIgnored(inner, ignoredPaths(inner).map((path) => [wrapper, ...path])));
+  const union = z.union([wrapped, bare]);
   const lift = (raw: unknown) => liftBeside(liftIncluded(raw, wrapper, liftedFromIncluded), wrapper, besideWrapper);
   const schema = liftedFromIncluded.length || besideWrapper.length ? z.preprocess(lift, union) : union;
   describeBody(schema, {
@@ -141,9 +177,7 @@ export function recordBody<T extends z.ZodType>(wrapper: string, record: T, lift
     },
     explain(raw) {
       const lifted = lift(raw);
-      // a record with a property of the wrapper's name (a thread entry's `message`) holding no object is bare
-      const bare = ownsWrapperName && isObject(lifted) && !isObject(lifted[wrapper]);
-      const result = record.safeParse(bare ? lifted : unwrapRecord(lifted, wrapper), { reportInput: true });
+      const result = record.safeParse(sentWrapped(lifted) || !ownsWrapperName ? unwrapRecord(lifted, wrapper) : lifted, { reportInput: true });
       return result.success ? [{ code: 'invalid', source: 'body', detail: `expected a ${wrapper}, bare or wrapped as {"${wrapper}": {...}}` }] : issuesToErrors(result.error.issues, wrapper);
     },
   });

@@ -4,6 +4,7 @@ import type { AppEnv } from '../app-env';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../auth/access';
 import { noteEvents, recordEvents } from '../events/record-events';
+import { bodyObject } from '../http/record-body';
 import { jsonResponse } from '../http/responses';
 import { defineRoute } from '../http/route';
 import { deploymentDefault, forgetLimit } from './middleware';
@@ -18,13 +19,11 @@ const rateLimitSchema = z
 
 const answer = z.object({ ratelimit: rateLimitSchema });
 
-const writeBody = z
-  .strictObject({
-    ratelimit: z.strictObject({
-      requestsPerMinute: z.number().int().min(10).max(100_000).nullable().meta({ description: 'each teammate\'s requests a minute, 10 to 100,000; null: the default' }),
-    }),
-  })
-  .meta({ id: 'RateLimitWrite' });
+const writeBody = bodyObject({
+  ratelimit: bodyObject({
+    requestsPerMinute: z.number().int().min(10).max(100_000).nullable().meta({ description: 'each teammate\'s requests a minute, 10 to 100,000; null: the default' }),
+  }),
+}).meta({ id: 'RateLimitWrite' });
 
 async function read(c: Context<AppEnv>) {
   const { rows } = await c.var.db.http.execute(sql`SELECT rate_limit_per_minute FROM installations WHERE id = ${c.var.principal.installationId}`);

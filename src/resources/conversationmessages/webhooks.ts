@@ -8,7 +8,7 @@ import { schemasOf, selectPage } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { jsonBodyText, pathName } from '../../http/json-body';
 import { idValue } from '../../http/params';
-import { describeBody, validate } from '../../http/record-body';
+import { bodyObject, describeBody, validate } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { checkSignature, MAX_SKEW_SECONDS, type SignatureProblem } from '../../lib/webhook-signature';
@@ -18,16 +18,15 @@ import { storeMessages, type DeliveredMessage } from './store-messages';
 
 export const MAX_EVENTS_PER_DELIVERY = 500;
 
-const deliveredMessage = z
-  .strictObject({
-    conversationToken: z.string().regex(/^\d{1,40}$/, 'must be a conversation token (digits)'),
-    roomId: z.string().min(1).max(64),
-    author: z.enum(MESSAGE_AUTHORS),
-    userId: idValue.nullable().default(null),
-    contactId: idValue.nullable().default(null),
-    message: z.string().min(1).max(MAX_MESSAGE_LENGTH),
-    aiDraft: z.string().max(MAX_MESSAGE_LENGTH).nullable().default(null),
-    sentAt: z.iso.datetime({ offset: true }),
+const deliveredMessage = bodyObject({
+  conversationToken: z.string().regex(/^\d{1,40}$/, 'must be a conversation token (digits)'),
+  roomId: z.string().min(1).max(64),
+  author: z.enum(MESSAGE_AUTHORS),
+  userId: idValue.nullable().default(null),
+  contactId: idValue.nullable().default(null),
+  message: z.string().min(1).max(MAX_MESSAGE_LENGTH),
+  aiDraft: z.string().max(MAX_MESSAGE_LENGTH).nullable().default(null),
+  sentAt: z.iso.datetime({ offset: true }),
   })
   .refine((m) => m.author !== 'agent' || m.userId !== null, { message: 'an agent\'s message names its userId', path: ['userId'] })
   .refine((m) => m.author !== 'contact' || m.contactId !== null, { message: 'a contact\'s message names its contactId', path: ['contactId'] })
@@ -37,7 +36,7 @@ const deliveredBatch = z.array(deliveredMessage).min(1).max(MAX_EVENTS_PER_DELIV
 
 /** One message (`{"conversationmessage": {...}}`, the spec's body) or a batch (`{"conversationmessages": [...]}`). */
 const deliveryBody = z
-  .union([z.strictObject({ conversationmessage: deliveredMessage }), z.strictObject({ conversationmessages: deliveredBatch })])
+  .union([bodyObject({ conversationmessage: deliveredMessage }), bodyObject({ conversationmessages: deliveredBatch })])
   .meta({ id: 'MessageDelivery' });
 
 /**

@@ -7,7 +7,7 @@ import { referenceInput, schemasOf, selectOne } from '../../engine';
 import { changeWithEvents, noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idValue } from '../../http/params';
-import { recordBody, writableRecord } from '../../http/record-body';
+import { bodyObject, recordBody, writableRecord } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { callerOf, identifyConversationCaller, type ConversationCaller } from './conversation-caller';
@@ -22,7 +22,7 @@ import { errorField, log } from '../../lib/log';
 const createRecord = writableRecord(
   {
     contactId: idValue.optional(),
-    contact: z.strictObject({ name: z.string().trim().min(1).max(255), email: z.email().max(254).optional() }).optional(),
+    contact: bodyObject({ name: z.string().trim().min(1).max(255), email: z.email().max(254).optional() }).optional(),
     subject: z.string().trim().max(255).nullable().optional(),
     inbox: referenceInput('inboxes').nullable().optional(),
   },

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { CUSTOMER_CONTACT_TYPES, customerContacts, customers } from '../../db/schema';
 import { hasMany, updateRecords, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
+import { ignoredPaths, noteIgnored } from '../../http/ignored-properties';
+import { idValue } from '../../http/params';
 import { writableRecord } from '../../http/record-body';
 import { emailAddress } from '../../lib/field-schemas';
 
@@ -54,14 +56,17 @@ interface Entry {
 const isDeletion = (entry: Entry) => entry.delete === true || entry.meta?.delete === true;
 
 const entrySchema = writableRecord({
-  id: z.number().int().min(0).max(2_147_483_647).optional(),
+  id: z.union([z.literal(0), idValue]).optional(),
   // `contacts`, the type name a bare reference reads with, and null say nothing of the kind.
   type: z.union([z.enum(CUSTOMER_CONTACT_TYPES), z.literal('contacts'), z.null()]).optional(),
   value: contactValue.optional(),
   isMain: z.boolean().optional(),
   delete: z.boolean().optional(),
   meta: z.looseObject({ delete: z.boolean().optional() }).nullable().optional(),
-}).transform(({ id, type, ...rest }): Entry => ({ ...rest, ...(id ? { id } : {}), ...(type && type !== 'contacts' ? { type } : {}) }));
+}).transform((entry): Entry => {
+  const { id, type, ...rest } = entry;
+  return noteIgnored({ ...rest, ...(id ? { id } : {}), ...(type && type !== 'contacts' ? { type } : {}) }, ignoredPaths(entry));
+});
 
 /**
  * A customer's contacts (`includes=contacts`), written through `contacts` or `included.contacts`:

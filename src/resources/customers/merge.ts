@@ -8,15 +8,14 @@ import { deleteRecords, readBack, recordScope, referenceInput, schemasOf, transl
 import { insertEventsFrom, noteEvents, recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
+import { bodyObject } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { refreshSearch } from '../tickets/ticket-search';
 import { CONTACT_EVENTS, settleContacts } from './customer-contacts';
 import { customersResource } from './customers.resource';
 
-const mergeBody = z
-  .strictObject({ customer: referenceInput('customers').meta({ description: 'the customer folded into this one, and deleted' }) })
-  .meta({ id: 'CustomerMerge' });
+const mergeBody = bodyObject({ customer: referenceInput('customers').meta({ description: 'the customer folded into this one, and deleted' }) }).meta({ id: 'CustomerMerge' });
 
 /** An `updated` event's data: the `customer` reference before and after. */
 const customerChange = (from: number, to: number) =>

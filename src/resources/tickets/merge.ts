@@ -6,6 +6,7 @@ import { readBack, referenceInput, schemasOf, translateDbError, updateRecords } 
 import { noteEvents, recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
+import { bodyObject } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { messageFields } from './message-shape';
@@ -16,11 +17,9 @@ import { ticketsResource } from './tickets.resource';
 
 const s = schemasOf(ticketsResource);
 
-const mergeBody = z
-  .strictObject({
-    tickets: z.array(referenceInput('tickets')).min(1).max(50).meta({ description: 'the tickets to fold into this one, 1 to 50' }),
-  })
-  .meta({ id: 'TicketMerge' });
+const mergeBody = bodyObject({
+  tickets: z.array(referenceInput('tickets')).min(1).max(50).meta({ description: 'the tickets to fold into this one, 1 to 50' }),
+}).meta({ id: 'TicketMerge' });
 
 /**
  * `POST /v2/tickets/{id}/merge.json` with `{"tickets": [{"id": 8}, ...]}`: each ticket named is

@@ -5,6 +5,7 @@ import { customers, spamLists, tickets } from '../../db/schema';
 import { createRecords, readBack, schemasOf, translateDbError, updateRecords, type WriteContext } from '../../engine';
 import { noteEvents } from '../../events/record-events';
 import { idParams } from '../../http/params';
+import { bodyObject } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { statusOfCode } from './status-of-code';
@@ -13,11 +14,9 @@ import { ticketsResource } from './tickets.resource';
 
 const s = schemasOf(ticketsResource);
 
-const spamBody = z
-  .strictObject({
-    blacklist: z.boolean().optional().meta({ description: "also put the customer's email address on the blacklist (no later mail from it makes a ticket)" }),
-  })
-  .meta({ id: 'TicketSpam' });
+const spamBody = bodyObject({
+  blacklist: z.boolean().optional().meta({ description: "also put the customer's email address on the blacklist (no later mail from it makes a ticket)" }),
+}).meta({ id: 'TicketSpam' });
 
 /** The customer's address on the blacklist: added, or moved there from the whitelist; already there, nothing. */
 async function blacklistCustomer(context: WriteContext, customerId: number): Promise<void> {

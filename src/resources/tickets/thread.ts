@@ -22,11 +22,8 @@ import { surveyOnSolvingReply } from '../happiness/survey-send';
 
 const addresses = addressList.nullable();
 
-/** An id as a number or as the digits of one (`"12"`), as the platform's samples send it. */
-const numericId = z.union([idValue, z.string().regex(/^[1-9]\d{0,9}$/, 'an id: a positive integer or its digits').transform(Number).pipe(idValue)]);
-
 /** The teammate an entry is written as: `{"id": 7}`, `7` or `{"id": "7"}`; null is the caller. */
-const teammateInput = z.union([numericId, z.object({ id: numericId, type: z.union([z.literal('users'), z.literal('')]).nullable().optional(), meta: z.unknown().optional() }).transform((ref) => ref.id)]);
+const teammateInput = z.union([idValue, z.object({ id: idValue, type: z.union([z.literal('users'), z.literal('')]).nullable().optional(), meta: z.unknown().optional() }).transform((ref) => ref.id)]);
 
 /** A reply or a note as the platform's client sends it: bare, with what it reads back accepted and ignored. */
 const entryBody = writableRecord(

@@ -4,6 +4,8 @@ import { customers } from '../../db/schema';
 import { tenantScope, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { idValue } from '../../http/params';
+import { ignoredPaths, noteIgnored } from '../../http/ignored-properties';
+import { bodyObject } from '../../http/record-body';
 import { addCustomerByEmail } from '../customers/new-customer';
 import { emailAddress } from '../../lib/field-schemas';
 
@@ -13,17 +15,16 @@ import { emailAddress } from '../../lib/field-schemas';
  */
 export const customerInput = z.union([
   idValue,
-  z
-    .strictObject({
-      id: idValue.optional(),
-      email: emailAddress.optional(),
-      firstName: z.string().trim().max(255).optional(),
-      lastName: z.string().trim().max(255).optional(),
-      type: z.literal('customers').nullable().optional(),
-      meta: z.unknown().optional(),
-    })
+  bodyObject({
+    id: idValue.optional(),
+    email: emailAddress.optional(),
+    firstName: z.string().trim().max(255).optional(),
+    lastName: z.string().trim().max(255).optional(),
+    type: z.literal('customers').nullable().optional(),
+    meta: z.unknown().optional(),
+  })
     .refine((customer) => (customer.id === undefined) !== (customer.email === undefined), 'name the customer by id or by email, not both')
-    .transform((customer) => (customer.id !== undefined ? customer.id : { email: customer.email!, firstName: customer.firstName, lastName: customer.lastName })),
+    .transform((customer) => (customer.id !== undefined ? customer.id : noteIgnored({ email: customer.email!, firstName: customer.firstName, lastName: customer.lastName }, ignoredPaths(customer)))),
 ]);
 
 type CustomerInput = z.output<typeof customerInput>;
