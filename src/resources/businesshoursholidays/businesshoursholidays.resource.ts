@@ -1,7 +1,7 @@
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { businessHoursHolidays } from '../../db/schema';
 import { requireOrdered } from '../businesshours/ordered-pair';
-import { businessHoursIdField } from '../businesshours/parent-field';
+import { businessHoursParentFields, requireParent } from '../businesshours/parent-field';
 import { AUDIT_SET, defineResource } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 import { holidayFields } from './holiday-fields';
@@ -14,7 +14,7 @@ export const businessHoursHolidaysResource = defineResource({
   title: { one: 'BusinessHoursHoliday', many: 'BusinessHoursHolidays' },
   table: businessHoursHolidays,
   fields: {
-    businesshours_id: businessHoursIdField(businessHoursHolidays.businesshoursId),
+    ...businessHoursParentFields(businessHoursHolidays.businesshoursId),
     ...holidayFields,
   },
   filter: [...AUDIT_SET, 'businesshours_id', 'endDate', 'name', 'startDate'],
@@ -25,5 +25,8 @@ export const businessHoursHolidaysResource = defineResource({
   },
   access: { read: EVERYONE, write: ADMINS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
-  beforeWrite: ({ tx, who }, record, id) => requireOrdered(tx, who, holidayDates, [{ source: 'businesshoursholiday', id, values: record }]),
+  beforeWrite: async ({ tx, who }, record, id) => {
+    requireParent('businesshoursholiday', record, id);
+    await requireOrdered(tx, who, holidayDates, [{ source: 'businesshoursholiday', id, values: record }]);
+  },
 });

@@ -1,7 +1,7 @@
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { businessHoursSchedules } from '../../db/schema';
 import { requireOrdered } from '../businesshours/ordered-pair';
-import { businessHoursIdField } from '../businesshours/parent-field';
+import { businessHoursParentFields, requireParent } from '../businesshours/parent-field';
 import { AUDIT_SET, defineResource } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 import { scheduleFields } from './schedule-fields';
@@ -14,7 +14,7 @@ export const businessHoursSchedulesResource = defineResource({
   title: { one: 'BusinessHoursSchedule', many: 'BusinessHoursSchedules' },
   table: businessHoursSchedules,
   fields: {
-    businesshours_id: businessHoursIdField(businessHoursSchedules.businesshoursId),
+    ...businessHoursParentFields(businessHoursSchedules.businesshoursId),
     ...scheduleFields,
   },
   filter: [...AUDIT_SET, 'businesshours_id', 'day', 'endHour', 'startHour'],
@@ -25,5 +25,8 @@ export const businessHoursSchedulesResource = defineResource({
   },
   access: { read: EVERYONE, write: ADMINS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
-  beforeWrite: ({ tx, who }, record, id) => requireOrdered(tx, who, scheduleHours, [{ source: 'businesshoursschedule', id, values: record }]),
+  beforeWrite: async ({ tx, who }, record, id) => {
+    requireParent('businesshoursschedule', record, id);
+    await requireOrdered(tx, who, scheduleHours, [{ source: 'businesshoursschedule', id, values: record }]);
+  },
 });
