@@ -51,7 +51,7 @@ describe('every /v2 operation under /desk/api/v2', () => {
     sameAnswer(created, { ...created, body: (await api(`/v2/companies/${id}.json`, { key: owner })).body });
   });
 
-  it('runs a bulk update by filter, and a dry run, as at /v2', async () => {
+  it('runs a bulk update by filter as at /v2', async () => {
     for (const name of ['Bulk Desk A', 'Bulk Desk B']) await api('/v2/companies.json', { method: 'POST', key: owner, body: { company: { name } } });
     const filter = { name: { $contains: 'Bulk Desk' } };
     const updated = await api(`${PLATFORM}/v2/companies/update.json`, { method: 'PATCH', key: owner, query: { filter }, body: { company: { industry: 'Bulk' } } });
