@@ -35,6 +35,7 @@ export const JSON_TYPE = /^application\/([a-z.-]+\+)?json(;\s*[a-z0-9-]+=[^;]+)*
 
 const tooLarge = () =>
   new ApiError(413, [{ code: 'tooLarge', source: 'body', detail: `the body is larger than ${MAX_BODY_BYTES} bytes` }]);
+const notJson = () => new ApiError(415, [{ code: 'unsupportedMediaType', source: 'body', detail: 'send the body as application/json' }]);
 
 /** A value met walking a body: its depth and where it sits, as a link to its parent (the path is only built for a problem). */
 interface Spot {
@@ -94,10 +95,17 @@ function holder(path: JsonPath): JsonPath {
 /**
  * Reads a JSON body before it is validated: 415 when it is not sent as JSON, 413 when too large,
  * 400 when it is empty, does not parse, nests too deep or holds NUL. The parsed value is left
- * where the validator reads it (Hono's body cache).
+ * where the validator reads it (Hono's body cache). A route whose body is optional
+ * (`body.required` not true, as the document then says) takes no body at all, or an empty one,
+ * as `{}`.
  */
-export function readJsonBody(name: NamePath): MiddlewareHandler<AppEnv> {
+export function readJsonBody(name: NamePath, { required = true }: { required?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if (!required && (await sentNothing(c))) {
+      c.req.bodyCache.json = Promise.resolve({});
+      c.req.bodyCache.text = Promise.resolve('{}') as never; // what the validator parses
+      return next();
+    }
     const text = await jsonBodyText(c);
     let body: unknown;
     try {
@@ -114,6 +122,24 @@ export function readJsonBody(name: NamePath): MiddlewareHandler<AppEnv> {
 }
 
 /**
+ * No body, or an empty one, with no type or a JSON type: what a client sends when it has nothing
+ * to say (the platform's client confirms an upload with a bare `PATCH`). Bytes, if any, are read
+ * within the limit and kept for what reads the body next; bytes without a type are a 415.
+ */
+async function sentNothing(c: Context<AppEnv>): Promise<boolean> {
+  const type = c.req.header('content-type');
+  if (type !== undefined && !JSON_TYPE.test(type)) return false;
+  if (!c.req.raw.body) return true;
+  const bytes = await readBodyBytes(c.req.raw, MAX_BODY_BYTES, tooLarge);
+  c.req.bodyCache.arrayBuffer = Promise.resolve(bytes.buffer) as never; // Hono types its cache loosely; it holds promises
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === '') return true;
+  if (type === undefined) throw notJson();
+  c.set('bodyText', text);
+  return false;
+}
+
+/**
  * A JSON body's exact text, read once (with the checks above) and kept: a guard that needs it
  * before the body is parsed (a signature over it) and the parsing itself share one reading.
  */
@@ -127,11 +153,8 @@ export async function jsonBodyText(c: Context<AppEnv>): Promise<string> {
 
 async function readJsonText(c: Context<AppEnv>): Promise<string> {
   const type = c.req.header('content-type');
-  const declared = Number(c.req.header('content-length') ?? 0);
-  if (type === undefined && declared === 0 && !c.req.raw.body) throw ApiError.invalid('body', 'a JSON body is required');
-  if (!type || !JSON_TYPE.test(type)) {
-    throw new ApiError(415, [{ code: 'unsupportedMediaType', source: 'body', detail: 'send the body as application/json' }]);
-  }
+  if (type === undefined && (!c.req.raw.body || c.req.header('content-length') === '0')) throw ApiError.invalid('body', 'a JSON body is required');
+  if (!type || !JSON_TYPE.test(type)) throw notJson();
   const text = new TextDecoder().decode(await readBodyBytes(c.req.raw, MAX_BODY_BYTES, tooLarge));
   if (text.trim() === '') throw ApiError.invalid('body', 'a JSON body is required');
   return text;

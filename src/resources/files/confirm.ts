@@ -24,13 +24,15 @@ const s = schemasOf(filesResource);
 
 /**
  * `PATCH /v2/files/{id}.json`: step three, the file confirmed once its bytes are in (409 before),
- * optionally renamed; only a confirmed file can be attached. Confirming twice changes nothing.
+ * optionally renamed; only a confirmed file can be attached. Confirming twice changes nothing. The
+ * body is optional: no body, an empty one or `{}` confirms the file as it is.
  * The uploader confirms, or an owner or admin.
  */
 export const confirmFileRoute = defineRoute({
   method: 'patch', path: '/v2/files/{id}.json', tag: 'Files', operationId: 'confirmFile', roles: EVERYONE,
   summary: 'Confirm an uploaded file',
-  request: { params: idParams, body: { required: true, content: { 'application/json': { schema: confirmBody } } } },
+  // no body at all confirms as it is: the platform's step three is a bare PATCH
+  request: { params: idParams, body: { required: false, content: { 'application/json': { schema: confirmBody } } } },
   responses: { 200: jsonResponse('the confirmed file', s.one), 409: errorResponse('the bytes have not been uploaded yet') },
 }, async (c) => {
   const who = c.var.principal;
