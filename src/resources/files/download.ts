@@ -1,12 +1,11 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { EVERYONE } from '../../auth/access';
-import { files, tickets } from '../../db/schema';
-import { recordScope } from '../../engine';
+import { files } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import { integerParam } from '../../http/params';
 import { defineRoute } from '../../http/route';
-import { ticketsResource } from '../tickets/tickets.resource';
+import { attachedToTicket, readableTicket } from './ticket-files';
 
 /** `filename*` of RFC 6266 (any name), with a plain ASCII `filename` beside it for old clients. */
 function contentDisposition(name: string): string {
@@ -44,12 +43,7 @@ export const downloadTicketFileRoute = defineRoute({
   const [file] = await c.var.db.http
     .select({ key: files.storageKey, name: files.name, contentType: files.contentType })
     .from(files)
-    .where(and(
-      eq(files.id, fileId), eq(files.installationId, who.installationId), eq(files.state, 'active'), sql`${files.confirmedAt} IS NOT NULL`,
-      sql`EXISTS (SELECT 1 FROM ticket_message_files tf JOIN ticket_messages m ON m.id = tf.message_id
-                   WHERE tf.file_id = ${files.id} AND m.ticket_id = ${id} AND m.state = 'active')`,
-      sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${recordScope(ticketsResource, who)})`,
-    ));
+    .where(and(eq(files.id, fileId), attachedToTicket(who, id), readableTicket(who, id)));
   if (!file?.key) throw ApiError.notFound('fileId', `no file ${fileId} on ticket ${id}`);
   const object = await c.env.FILES.get(file.key);
   if (!object) throw ApiError.notFound('fileId', `the bytes of file ${fileId} are gone`);
