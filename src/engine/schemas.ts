@@ -93,8 +93,9 @@ function build(resource: ResourceDeclaration) {
     create,
     patch,
     bulkPatch,
-    createBody: recordBody(resource.singular, create, resource.includedWrites),
-    patchBody: recordBody(resource.singular, patch, resource.includedWrites),
+    // the request's own inputs (a trigger's `applyToExistingTickets`) may stand beside the wrapper, as the platform's clients send them
+    createBody: recordBody(resource.singular, create, resource.includedWrites, Object.keys({ ...resource.createInputs, ...resource.inputs })),
+    patchBody: recordBody(resource.singular, patch, resource.includedWrites, Object.keys(resource.inputs ?? {})),
     bulkPatchBody: recordBody(resource.singular, bulkPatch, [], ['filter_args']),
     /** `{"company": {...}, "included": {...}}` */
     one: z.object({ [resource.singular]: record, included }).meta({ id: `${resource.title.one}Body` }),

@@ -54,10 +54,10 @@ function payloadField({ type, many, codes }: (typeof PAYLOADS)[string]): Writabl
   const output = many
     ? typed(
         sql`CASE WHEN ${code} IN (${of}) THEN (SELECT json_agg(json_build_object('id', btrim(part)::bigint, 'type', ${literal(type)}) ORDER BY n)
-          FROM unnest(string_to_array(${value}, ',')) WITH ORDINALITY AS parts(part, n) WHERE btrim(part) ~ '^[0-9]{1,10}$') END`,
+          FROM unnest(string_to_array(${value}, ',')) WITH ORDINALITY AS parts(part, n) WHERE btrim(part) SIMILAR TO '[0-9]{1,10}') END`,
         z.array(refSchema(type)).nullable(),
       )
-    : typed(sql`CASE WHEN ${code} IN (${of}) AND ${value} ~ '^[0-9]{1,10}$' THEN json_build_object('id', ${value}::bigint, 'type', ${literal(type)}) END`, refSchema(type).nullable());
+    : typed(sql`CASE WHEN ${code} IN (${of}) AND ${value} SIMILAR TO '[0-9]{1,10}' THEN json_build_object('id', ${value}::bigint, 'type', ${literal(type)}) END`, refSchema(type).nullable());
   const takes = codes.map((c) => `${c} (${ACTIONS[c as ActionCode].name})`).join(', ');
   return { column: value, schema: schema.meta({ description: `what action ${takes} names, as the platform's client writes it; null for other actions` }), output };
 }
