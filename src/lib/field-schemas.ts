@@ -13,3 +13,8 @@ export const emailAddress = z.string().trim().pipe(z.email().max(254));
 
 /** A web page's address: `http` or `https`, at most 2,048 characters. */
 export const webAddress = z.url({ protocol: /^https?$/ }).max(2048);
+
+/** An address a record may have none of: null, or `""` as the platform's forms send an empty field, both stored as null. */
+export const optionalWebAddress = z
+  .union([z.literal('').transform(() => null), webAddress.nullable()])
+  .meta({ description: 'an http or https address; null or "" for none' });

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { emailAddress, optionalText, webAddress } from '../../lib/field-schemas';
+import { emailAddress, optionalText, optionalWebAddress } from '../../lib/field-schemas';
 import { CUSTOMER_ADD_METHODS, CUSTOMER_PERMISSIONS, customers } from '../../db/schema';
 import { shapeOfFields, type ComputedField, type WritableField } from '../../engine';
 
@@ -23,10 +23,10 @@ export const customerFields: Record<string, WritableField> = {
   extraData: { column: customers.extraData, schema: optionalText(65_535) },
   trusted: { column: customers.trusted, schema: z.boolean() },
   verifiedEmail: { column: customers.verifiedEmail, schema: z.boolean() },
-  linkedinURL: { column: customers.linkedinUrl, schema: webAddress.nullable() },
-  facebookURL: { column: customers.facebookUrl, schema: webAddress.nullable() },
+  linkedinURL: { column: customers.linkedinUrl, schema: optionalWebAddress },
+  facebookURL: { column: customers.facebookUrl, schema: optionalWebAddress },
   twitterHandle: { column: customers.twitterHandle, schema: z.string().trim().regex(/^@?\w{1,15}$/, 'must be a handle such as @acme').nullable() },
-  avatarURL: { column: customers.avatarUrl, schema: webAddress.nullable() },
+  avatarURL: { column: customers.avatarUrl, schema: optionalWebAddress },
   welcomeEmailSent: { column: customers.welcomeEmailSent, schema: z.boolean() },
   permission: { column: customers.permission, schema: z.enum(CUSTOMER_PERMISSIONS) },
   addMethod: {

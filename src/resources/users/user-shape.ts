@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import { emailAddress, webAddress } from '../../lib/field-schemas';
+import { emailAddress, optionalWebAddress } from '../../lib/field-schemas';
 import { EDIT_METHODS, USER_ROLES, users } from '../../db/schema';
 import { referencedBy, shapeOfFields, type AuditedTable, type ComputedField, type WritableField } from '../../engine';
 import { timeZoneIdSchema } from '../businesshours/time-zone';
@@ -15,7 +15,7 @@ export const userFields: Record<string, WritableField> = {
   firstName: { column: users.firstName, schema: z.string().trim().min(1).max(255), required: true },
   lastName: { column: users.lastName, schema: z.string().trim().max(255) },
   role: { column: users.role, schema: z.enum(USER_ROLES).meta({ description: 'owner, admin, agent or collaborator; who may change it: docs/resources/users.md' }) },
-  avatarURL: { column: users.avatarUrl, schema: webAddress.nullable() },
+  avatarURL: { column: users.avatarUrl, schema: optionalWebAddress },
   editMethod: { column: users.editMethod, schema: z.enum(EDIT_METHODS) },
   isPartTime: { column: users.isPartTime, schema: z.boolean() },
   reviewer: { column: users.reviewer, schema: z.boolean() },
