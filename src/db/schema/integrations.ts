@@ -1,5 +1,7 @@
-import { integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
+import { tickets } from './tickets';
 
 /**
  * An installation's link to the project-management product (company sync, rule 3): where it
@@ -29,4 +31,21 @@ export const pmLinks = pgTable(
     syncedAt: timestamp('synced_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('pm_links_local').on(t.installationId, t.localType, t.localId)],
+);
+
+/**
+ * A project-management task linked to a ticket (`POST /v2/tickets/{id}/tasks/{taskId}.json`):
+ * the product's task id (an integer there) with its name and address as the product answered
+ * them when it was linked. Unlinking deletes the row (soft); one live link per ticket and task.
+ */
+export const ticketTasks = pgTable(
+  'ticket_tasks',
+  {
+    ...auditColumns(),
+    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    taskId: bigint('task_id', { mode: 'number' }).notNull(),
+    name: text('name').notNull(),
+    url: text('url'),
+  },
+  (t) => [uniqueIndex('ticket_tasks_live').on(t.ticketId, t.taskId).where(sql`state = 'active'`)],
 );
