@@ -28,18 +28,20 @@ export function isIntegerParam(schema: z.ZodType): boolean {
  * path's extension when it ends the path (`12.json`). One record has one address: a leading
  * zero, 0, or a value past an `integer` column is a 400 naming the parameter.
  */
-export function integerParam(description: string): z.ZodType<number, string> {
+export function integerParam(description: string, max = MAX_ID): z.ZodType<number, string> {
+  // another product's ids (a project-management task's) may pass an `integer` column's
+  const pattern = max === MAX_ID ? ID_DIGITS : /^[1-9]\d{0,15}$/;
   const schema = z
     .string()
     .transform((raw, ctx) => {
       const digits = raw.replace(/\.(json|csv)$/, '');
-      if (!ID_DIGITS.test(digits) || Number(digits) > MAX_ID) {
-        ctx.addIssue({ code: 'custom', message: `must be a positive integer without leading zeros, at most ${MAX_ID}; got "${digits}"` });
+      if (!pattern.test(digits) || Number(digits) > max) {
+        ctx.addIssue({ code: 'custom', message: `must be a positive integer without leading zeros, at most ${max}; got "${digits}"` });
         return z.NEVER;
       }
       return Number(digits);
     })
-    .meta({ type: 'integer', minimum: 1, maximum: MAX_ID, description });
+    .meta({ type: 'integer', minimum: 1, maximum: max, description });
   integerParams.add(schema);
   return schema;
 }

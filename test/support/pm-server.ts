@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 export type PmFailure = 'fail' | 'hang' | 'refuse' | 'garbage' | 'redirect';
 
 export interface PmPersonRecord { id: string; email: string; firstName: string; lastName: string }
+export interface PmTaskRecord { id: number; name: string; url?: string }
 
 export interface PmServer {
   url: string;
@@ -14,6 +15,8 @@ export interface PmServer {
   people: Map<string, PmPersonRecord>;
   /** `companyId/personId` */
   memberships: Set<string>;
+  /** the product's tasks by id (tests put them here; the API only reads them) */
+  tasks: Map<number, PmTaskRecord>;
   /** every request, as `METHOD /path` */
   requests: string[];
   /** the `Authorization` header of every request, in order */
@@ -36,6 +39,7 @@ export async function startPmServer(token = 'pm-token-' + Math.random().toString
     companies: new Map(),
     people: new Map(),
     memberships: new Set(),
+    tasks: new Map(),
     requests: [],
     authorizations: [],
     redirectTo: 'http://127.0.0.1:9',
@@ -109,6 +113,10 @@ export async function startPmServer(token = 'pm-token-' + Math.random().toString
     if (parts[0] === 'people' && parts.length === 2 && req.method === 'GET') {
       const person = state.people.get(parts[1]!);
       return person ? json(res, 200, person) : json(res, 404, { error: 'no such person' });
+    }
+    if (parts[0] === 'tasks' && parts.length === 2 && req.method === 'GET') {
+      const task = /^\d+$/.test(parts[1]!) ? state.tasks.get(Number(parts[1])) : undefined;
+      return task ? json(res, 200, { task }) : json(res, 404, { error: 'no such task' });
     }
     return json(res, 404, { error: 'no such route' });
   }

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ApiError } from '../../http/errors';
 
 /**
- * The project-management product's REST protocol, as far as company sync uses it (see
- * docs/resources/pmsync.md): JSON over HTTP(S), `Authorization: Bearer <token>`, paths under the
+ * The project-management product's REST protocol, as far as company sync and task links use it
+ * (see docs/resources/pmsync.md): JSON over HTTP(S), `Authorization: Bearer <token>`, paths under the
  * installation's base address. Every call shares one deadline (`signal`); every way the product
  * can fail becomes the one answer our client sees: 504 when the deadline passes, 502 otherwise.
  * A redirect is a failure, never followed: it could take the token to an address nobody checked.
@@ -13,9 +13,14 @@ const companySchema = z.object({ id: remoteId, name: z.string() });
 const personSchema = z.object({ id: remoteId, email: z.string() });
 const companyList = z.object({ companies: z.array(companySchema) });
 const personList = z.object({ people: z.array(personSchema) });
+// the product's tasks are numbered; their address is optional in its answer
+const taskSchema = z.object({
+  task: z.object({ id: z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,14}$/).transform(Number)]), name: z.string(), url: z.string().max(2048).nullish() }),
+});
 
 export interface PmCompany { name: string; email?: string | null; website?: string | null; industry?: string | null }
 export interface PmPerson { email: string; firstName: string; lastName: string }
+export interface PmTask { id: number; name: string; url: string | null }
 
 const badGateway = (detail: string) => new ApiError(502, [{ code: 'badGateway', source: 'pmconnection', detail }]);
 
@@ -51,6 +56,14 @@ export class PmClient {
     const match = people.find((p) => p.email.toLowerCase() === person.email.toLowerCase());
     if (match) return match.id;
     return (await this.call('POST', '/people', person, personSchema)).id;
+  }
+
+  /** The remote task with that id, or `null` when the product does not have it. */
+  async taskById(id: number): Promise<PmTask | null> {
+    const found = await this.call('GET', `/tasks/${id}`, undefined, taskSchema, true);
+    if (!found) return null;
+    if (found.task.id !== id) throw badGateway(`the project-management product answered GET /tasks/${id} with another task (${found.task.id})`);
+    return { id, name: found.task.name, url: found.task.url ?? null };
   }
 
   /** Makes the person a member of the company; the product treats a repeat as a no-op. */

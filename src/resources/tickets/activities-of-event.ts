@@ -42,6 +42,7 @@ const SLA_TARGET_STATUSES = ['slaFirstResponseStatus', 'slaNextReplyStatus', 'sl
 const RELATION_ACTIVITY: Record<string, { property: string; added: string; removed: string }> = {
   tags: { property: 'tag', added: 'ticket.tag.added', removed: 'ticket.tag.removed' },
   followers: { property: 'follower', added: 'ticket.follower.added', removed: 'ticket.follower.removed' },
+  tasks: { property: 'task', added: 'ticket.task.added', removed: 'ticket.task.removed' },
 };
 
 function ticketUpdate(data: Record<string, unknown>): ActivityDraft[] {

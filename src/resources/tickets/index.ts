@@ -13,6 +13,7 @@ import { ticketsResource } from './tickets.resource';
 import { refreshSearchOfCustomer } from './ticket-search';
 import { recordTicketTimings } from './ticket-timings';
 import { searchTicketsRoute } from './search';
+import { linkTaskRoute, unlinkTaskRoute } from './task-links';
 
 const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActivities.ticketId, {
   path: 'activities.json', operationId: 'listTicketHistory', summary: "A ticket's history, paginated",
@@ -23,11 +24,11 @@ const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActi
  * the first message becomes the first thread entry), their threads (replies and notes, paginated
  * apart from the ticket), thread entries read on their own, each ticket's history (written from
  * the write events), and the special operations: restore, spam, merge (split is a create with
- * `fromThreadId`).
+ * `fromThreadId`), linking project-management tasks.
  */
 export const ticketsModule = defineModule({
   name: 'tickets',
   resources: [ticketsResource, messagesResource, ticketActivitiesResource],
-  routes: [createThreadEntryRoute, threadRoute, activitiesRoute, restoreTicketRoute, markSpamRoute, mergeTicketsRoute, ticketChangesRoute, searchTicketsRoute],
+  routes: [createThreadEntryRoute, threadRoute, activitiesRoute, restoreTicketRoute, markSpamRoute, mergeTicketsRoute, ticketChangesRoute, searchTicketsRoute, linkTaskRoute, unlinkTaskRoute],
   subscribers: [recordTicketActivities, recordTicketTimings, refreshSearchOfCustomer],
 });

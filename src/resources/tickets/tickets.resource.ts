@@ -55,6 +55,7 @@ import { visibleTickets } from './ticket-visibility';
 import { addressList, addThreadEntry } from './thread-entry';
 import { ticketSlaFields } from './ticket-sla-fields';
 import { ticketTagsRelation } from './ticket-tags';
+import { ticketTasksRelation } from './ticket-tasks';
 import { refreshSearch } from './ticket-search';
 import { MAX_FILES_PER_ENTRY } from '../files/attach';
 import { customFieldValues, prepareCustomFieldValues, requireFieldsToResolve } from '../customfields/ticket-values';
@@ -262,6 +263,8 @@ export const ticketsResource = defineResource({
   relations: {
     customfields: customFieldValues,
     tags: ticketTagsRelation,
+    // project-management tasks, linked and unlinked by their own operations (task-links.ts)
+    tasks: ticketTasksRelation,
     followers: manyToMany({ name: 'followers', target: userShape, through: ticketFollowers, parentKey: ticketFollowers.ticketId, targetKey: ticketFollowers.userId }),
     helpdocarticles: manyToMany({ name: 'helpdocarticles', target: shapeOf(helpdocArticlesResource), through: ticketHelpdocArticles, parentKey: ticketHelpdocArticles.ticketId, targetKey: ticketHelpdocArticles.articleId }),
     messages: ownedRecords({ shape: messageShape, parentKey: ticketMessages.ticketId }),
@@ -277,7 +280,7 @@ export const ticketsResource = defineResource({
   },
   // what the platform's client marshals on every ticket
   includeAliases: { ticketactivities: 'activities' },
-  ignored: ['contact', 'readonly', 'spam_rules', 'suggestions', 'tasks'],
+  ignored: ['contact', 'readonly', 'spam_rules', 'suggestions'],
   access: { read: EVERYONE, write: AGENTS },
   scope: visibleTickets,
   beforeWrite: prepareTicket,

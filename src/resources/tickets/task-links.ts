@@ -1,0 +1,106 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AGENTS } from '../../auth/access';
+import { ticketTasks } from '../../db/schema';
+import { readBack, schemasOf } from '../../engine';
+import { changeWithEvents, noteEvents } from '../../events/record-events';
+import { ApiError } from '../../http/errors';
+import { integerParam } from '../../http/params';
+import { errorResponse, jsonResponse } from '../../http/responses';
+import { defineRoute } from '../../http/route';
+import { PM_SYNC_BUDGET_MS } from '../companies/pmsync';
+import { PmClient } from '../companies/pm-client';
+import { loadPmSettings } from '../companies/pm-connection';
+import { lockTicket } from './ticket-lock';
+import { ticketsResource } from './tickets.resource';
+
+const s = schemasOf(ticketsResource);
+const PATH = '/v2/tickets/{id}/tasks/{taskId}.json';
+
+const params = z.object({
+  id: integerParam("the ticket's id"),
+  taskId: integerParam("the task's id in the project-management product", Number.MAX_SAFE_INTEGER),
+});
+
+/** The ticket's `linked` / `unlinked` event of a changed link row (`r`), as a tag's reads. */
+const linkEvent = sql`jsonb_build_object('relation', 'tasks', 'record', jsonb_build_object('id', r.id, 'type', 'tasks', 'taskId', r.task_id, 'name', r.name))`;
+const RETURNING = sql`RETURNING id, ticket_id, task_id, name`;
+
+const liveLink = (ticketId: number, taskId: number) => and(eq(ticketTasks.ticketId, ticketId), eq(ticketTasks.taskId, taskId), eq(ticketTasks.state, 'active'));
+
+const failures = {
+  409: errorResponse('no project-management connection is configured, its token cannot be read, or its address is refused'),
+  502: errorResponse('the project-management product failed, refused the token or answered a redirect'),
+  503: errorResponse('the server cannot handle project-management tokens (PM_TOKEN_KEY)'),
+  504: errorResponse('the project-management product did not answer in time'),
+};
+
+/**
+ * `POST /v2/tickets/{id}/tasks/{taskId}.json`: links the project-management task to the ticket,
+ * once the product (through the installation's connection, as company sync calls it) says the
+ * task is there; its name and address are kept with the link. A task linked already is answered
+ * as it is, without asking the product. Who may: who may update the ticket.
+ */
+export const linkTaskRoute = defineRoute({
+  method: 'post', path: PATH, tag: 'Tickets', operationId: 'linkTicketTask', roles: AGENTS,
+  summary: 'Link a project-management task to a ticket',
+  request: { params },
+  responses: {
+    200: jsonResponse('the ticket, its tasks included', s.one),
+    404: errorResponse('no such ticket for the caller, or the product has no such task (source taskId)'),
+    ...failures,
+  },
+}, async (c) => {
+  const who = c.var.principal;
+  const { id, taskId } = c.req.valid('param');
+  const db = c.var.db;
+  // The ticket first (a 404 asks nothing of the product), and no call for a link already there.
+  const linked = await db.transaction(async (tx) => {
+    await lockTicket(tx, who, id);
+    const [row] = await tx.select({ id: ticketTasks.id }).from(ticketTasks).where(liveLink(id, taskId));
+    return row !== undefined;
+  });
+  let written = false;
+  if (!linked) {
+    const settings = await loadPmSettings(db, c.env, who.installationId);
+    const task = await new PmClient(settings.baseUrl, settings.token, AbortSignal.timeout(PM_SYNC_BUDGET_MS)).taskById(taskId);
+    if (!task) throw ApiError.notFound('taskId', `the project-management product has no task ${taskId}`);
+    // Locked again: the ticket may have gone while the product answered; a link made meanwhile is kept.
+    written = await db.transaction(async (tx) => {
+      await lockTicket(tx, who, id);
+      const insert = sql`INSERT INTO ${ticketTasks} (installation_id, ticket_id, task_id, name, url, created_by, updated_by)
+        VALUES (${who.installationId}, ${id}, ${taskId}, ${task.name}, ${task.url}, ${who.userId}, ${who.userId})
+        ON CONFLICT (ticket_id, task_id) WHERE state = 'active' DO NOTHING ${RETURNING}`;
+      return (await changeWithEvents(tx, insert, who, 'tickets', 'linked', linkEvent, sql`r.ticket_id`)).length > 0;
+    });
+  }
+  const body = await db.transaction((tx) => readBack(tx, ticketsResource, who, id, ['tasks']));
+  if (written) noteEvents(db, who.installationId, [['tickets', 'linked']]);
+  return c.json(body, 200);
+});
+
+/**
+ * `DELETE /v2/tickets/{id}/tasks/{taskId}.json`: the link gone (the product is not asked: the
+ * task there stays as it is). A task not linked to the ticket is a 404 naming `taskId`.
+ */
+export const unlinkTaskRoute = defineRoute({
+  method: 'delete', path: PATH, tag: 'Tickets', operationId: 'unlinkTicketTask', roles: AGENTS,
+  summary: 'Unlink a project-management task from a ticket',
+  request: { params },
+  responses: {
+    204: { description: 'unlinked' },
+    404: errorResponse('no such ticket for the caller, or the task is not linked to it (source taskId)'),
+  },
+}, async (c) => {
+  const who = c.var.principal;
+  const { id, taskId } = c.req.valid('param');
+  await c.var.db.transaction(async (tx) => {
+    await lockTicket(tx, who, id);
+    const unlink = sql`UPDATE ${ticketTasks} SET state = 'deleted', deleted_at = now(), deleted_by = ${who.userId}, updated_at = now(), updated_by = ${who.userId}
+      WHERE ${liveLink(id, taskId)} ${RETURNING}`;
+    const removed = await changeWithEvents(tx, unlink, who, 'tickets', 'unlinked', linkEvent, sql`r.ticket_id`);
+    if (removed.length === 0) throw ApiError.notFound('taskId', `task ${taskId} is not linked to ticket ${id}`);
+  });
+  noteEvents(c.var.db, who.installationId, [['tickets', 'unlinked']]);
+  return c.body(null, 204);
+});
