@@ -82,9 +82,10 @@ function build(resource: ResourceDeclaration) {
   // A secret is sealed by its resource's write hook, which a bulk update does not run.
   const bulkPlain = Object.fromEntries(Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk && !writable[name]!.writeOnly));
   const bulkRelations = Object.fromEntries(Object.entries(resource.relations).flatMap(([name, r]) => (r.bulkWrite && r.bodySchema ? [[name, r.bodySchema.optional()]] : [])));
-  // What an update takes and a bulk update does not is known: naming it in bulk is a 400, never ignored.
-  const apart = Object.keys({ ...plain, ...relations, ...inputs }).filter((name) => !(name in bulkPlain) && !(name in bulkRelations));
-  const bulkPatch = writableRecord({ ...Object.fromEntries(apart.map((name) => [name, notInBulk])), ...bulkPlain, ...bulkRelations, filter_args: filterArgsSchema(resource.filter).optional() }, readOnly.filter((name) => !(name in resource.relations))).meta({
+  const bulkReadOnly = readOnly.filter((name) => !(name in resource.relations));
+  // What an update takes and a bulk update neither takes nor drops as read-only is known: naming it in bulk is a 400, never ignored.
+  const apart = Object.keys({ ...plain, ...relations, ...inputs }).filter((name) => !(name in bulkPlain) && !(name in bulkRelations) && !bulkReadOnly.includes(name));
+  const bulkPatch = writableRecord({ ...Object.fromEntries(apart.map((name) => [name, notInBulk])), ...bulkPlain, ...bulkRelations, filter_args: filterArgsSchema(resource.filter).optional() }, bulkReadOnly).meta({
     id: `${resource.title.one}BulkUpdate`,
   });
 

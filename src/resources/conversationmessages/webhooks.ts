@@ -36,7 +36,11 @@ const deliveredBatch = z.array(deliveredMessage).min(1).max(MAX_EVENTS_PER_DELIV
 
 /** One message (`{"conversationmessage": {...}}`, the spec's body) or a batch (`{"conversationmessages": [...]}`). */
 const deliveryBody = z
-  .union([bodyObject({ conversationmessage: deliveredMessage }), bodyObject({ conversationmessages: deliveredBatch })])
+  .preprocess((raw, ctx) => {
+    // both forms at once say two things: refused, not one of them ignored
+    if (raw !== null && typeof raw === 'object' && 'conversationmessage' in raw && 'conversationmessages' in raw) ctx.addIssue({ code: 'custom', message: 'one message or a batch, not both' });
+    return raw;
+  }, z.union([bodyObject({ conversationmessage: deliveredMessage }), bodyObject({ conversationmessages: deliveredBatch })]))
   .meta({ id: 'MessageDelivery' });
 
 /**
@@ -46,10 +50,10 @@ const deliveryBody = z
 function deliveredMessages(body: unknown): { single: boolean; messages: DeliveredMessage[] } {
   const keys = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
   const record = body as Record<string, unknown>;
-  if (keys.length === 1 && keys[0] === 'conversationmessage') {
+  if (keys.includes('conversationmessage') && !keys.includes('conversationmessages')) {
     return { single: true, messages: [validate(deliveredMessage, record.conversationmessage, 'conversationmessage')] };
   }
-  if (keys.length === 1 && keys[0] === 'conversationmessages') {
+  if (keys.includes('conversationmessages') && !keys.includes('conversationmessage')) {
     return { single: false, messages: validate(deliveredBatch, record.conversationmessages, 'conversationmessages') };
   }
   throw ApiError.invalid('body', 'must be an object with exactly one of conversationmessage (one message) and conversationmessages (a batch)');
