@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation, SeededUser } from '../../scripts/seed';
 import { api, type ApiRequest } from '../support/api';
 import { newInstallation, rows } from '../support/db';
+import { expectIgnored } from '../support/ignored';
 import { ask, expectError, newUser, snapshot } from './fixtures';
 
 let site: SeededInstallation;
@@ -97,10 +98,13 @@ describe('POST /v2/agentinvites.json refusals', () => {
     await refused({ body: { message: 'a\u0000b' } }, 400, 'agentinvite.message');
   });
 
-  it('400 to an unknown property, inside or beside the wrapper', async () => {
-    await refused({ body: { agentinvite: { message: 'hi', role: 'admin' } } }, 400, 'agentinvite.role');
-    await refused({ body: { seat: true } }, 400, 'agentinvite.seat');
-    await refused({ body: { agentinvite: {}, extra: 1 } }, 400, 'extra');
+  it('an unknown property, inside or beside the wrapper: ignored and named in X-Ignored-Properties (a role asked for grants nothing)', async () => {
+    for (const [body, names] of [[{ agentinvite: { message: 'hi', role: 'admin' } }, ['agentinvite.role']], [{ seat: true }, ['agentinvite.seat']], [{ agentinvite: {}, extra: 1 }, ['extra']]] as const) {
+      const someone = await newUser(site.id);
+      expectIgnored(await api(LIST, { method: 'POST', key: someone.apiKey, body }), [...names]);
+      expect(await rows(`SELECT role FROM users WHERE id = $1`, [someone.id])).toEqual([{ role: 'collaborator' }]);
+    }
+    await refused({ body: { agentinvite: { message: 42, role: 'admin' } } }, 400, 'agentinvite.message');
   });
 
   it('415 to a body that is not JSON', async () => {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiRequest } from '../support/api';
 import { newInstallation, rows } from '../support/db';
+import { expectIgnored } from '../support/ignored';
 import { announcementRows, expectError, insertAnnouncement } from './fixtures';
 
 let site: SeededInstallation;
@@ -163,11 +164,14 @@ describe('publishing refusals', () => {
     }
   });
 
-  it('400 to an unknown property, inside or beside the wrapper', async () => {
-    for (const { path, method } of writes()) {
-      await refused(path, { method, body: { announcement: { title: 'T', body: 'B', colour: 'red' } } }, 400, 'announcement.colour');
-      await refused(path, { method, body: { announcement: { title: 'T', body: 'B' }, extra: 1 } }, 400, 'extra');
+  it('an unknown property, inside or beside the wrapper: ignored and named in X-Ignored-Properties', async () => {
+    const mine = await insertAnnouncement(site.id, { title: 'Ignoring' });
+    for (const { path, method } of [{ path: LIST, method: 'POST' }, { path: one(mine), method: 'PATCH' }, { path: one(mine), method: 'PUT' }]) {
+      expectIgnored(await api(path, { method, key: ownerKey, body: { announcement: { title: 'T', body: 'B', colour: 'crimson' }, extra: 1 } }), ['announcement.colour', 'extra']);
     }
+    expect(JSON.stringify(await announcementRows([site.id]))).not.toMatch(/crimson/);
+    // beside a wrong value, an unknown property changes nothing: the 400 names the wrong one
+    for (const { path, method } of writes()) await refused(path, { method, body: { announcement: { title: 5, body: 'B', colour: 'red' } } }, 400, 'announcement.title');
   });
 
   it('400 to a create missing title or body', async () => {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiRequest } from '../support/api';
 import { newInstallation, rows } from '../support/db';
+import { expectIgnored } from '../support/ignored';
 import { anomalyRows, expectError, insertAnomaly } from './fixtures';
 
 let site: SeededInstallation;
@@ -146,10 +147,12 @@ describe('POST /v2/anomalies/{id}/clear.json refusals', () => {
     await refused(clearPath(id), { method: 'POST', body: { clearNote: 'a\u0000b' } }, 400, 'anomaly.clearNote');
   });
 
-  it('400 to an unknown property, inside or beside the wrapper', async () => {
-    await refused(clearPath(id), { method: 'POST', body: { anomaly: { clearNote: 'x', colour: 'red' } } }, 400, 'anomaly.colour');
-    await refused(clearPath(id), { method: 'POST', body: { reason: 'x' } }, 400, 'anomaly.reason');
-    await refused(clearPath(id), { method: 'POST', body: { anomaly: {}, extra: 1 } }, 400, 'extra');
+  it('an unknown property, inside or beside the wrapper: ignored and named in X-Ignored-Properties', async () => {
+    for (const [body, names] of [[{ anomaly: { clearNote: 'x', colour: 'red' } }, ['anomaly.colour']], [{ reason: 'x' }, ['anomaly.reason']], [{ anomaly: {}, extra: 1 }, ['extra']]] as const) {
+      const anomaly = await insertAnomaly(site.id, { name: 'ignoring' });
+      expectIgnored(await api(clearPath(anomaly), { method: 'POST', key, body }), [...names]);
+    }
+    await refused(clearPath(id), { method: 'POST', body: { anomaly: { clearNote: 5, colour: 'red' } } }, 400, 'anomaly.clearNote');
   });
 
   it('415 to a body that is not JSON', async () => {
@@ -238,13 +241,13 @@ describe('PATCH /v2/anomalies/clear.json refusals', () => {
     await refused(BULK, { method: 'PATCH', body: {}, query: { filter: { id: { $regex: '1' } } } }, 400, 'filter.id');
   });
 
-  it('400 to bad bodies: malformed, none, wrong type, unknown property', async () => {
+  it('400 to bad bodies: malformed, none, wrong type (an unknown property beside it changes nothing)', async () => {
     const raw = (text: string): ApiRequest => ({ method: 'PATCH', query: filter(), body: text, headers: { 'content-type': 'application/json' } });
     await refused(BULK, raw('{"clearNote": }'), 400, 'body');
     await refused(BULK, raw(''), 400, 'body');
     await refused(BULK, raw('[{}]'), 400, 'body');
     await refused(BULK, { method: 'PATCH', query: filter(), body: { anomaly: { clearNote: false } } }, 400, 'anomaly.clearNote');
-    await refused(BULK, { method: 'PATCH', query: filter(), body: { anomaly: { colour: 'red' } } }, 400, 'anomaly.colour');
+    await refused(BULK, { method: 'PATCH', query: filter(), body: { anomaly: { clearNote: 7, colour: 'red' } } }, 400, 'anomaly.clearNote');
   });
 
   it('403 to a collaborator (no seat)', async () => {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiRequest } from '../support/api';
 import { newInstallation, rows } from '../support/db';
+import { expectIgnored } from '../support/ignored';
 import { appId, expectError, settingId, snapshot } from './helpers';
 
 let site: SeededInstallation;
@@ -237,10 +238,12 @@ describe('bad bodies: 4xx naming the culprit, nothing changed', () => {
     await rejects(target(), { body: { appsetting: { key: 'channel' } } }, 400, 'appsetting.value');
   });
 
-  it('an unknown property is a 400 naming it', async () => {
-    await rejects(target(), { body: { appsetting: { value: '#a', colour: 'red' } } }, 400, 'appsetting.colour');
-    await rejects(target(), { body: { value: '#a', colour: 'red' } }, 400, 'appsetting.colour');
-    await rejects(target(), { body: { appsetting: { value: '#a' }, colour: 'red' } }, 400, 'colour');
+  it('an unknown property is ignored and named in X-Ignored-Properties, wrapped, bare or beside the wrapper', async () => {
+    expectIgnored(await api(target(), { method: 'PUT', key: owner, body: { appsetting: { value: '#a', colour: 'red' } } }), ['appsetting.colour']);
+    expectIgnored(await api(target(), { method: 'PUT', key: owner, body: { value: '#b', colour: 'red' } }), ['appsetting.colour']);
+    expectIgnored(await api(target(), { method: 'PUT', key: owner, body: { appsetting: { value: '#c' }, colour: 'red' } }), ['colour']);
+    expect(await storedValue(site.id, setting.channel!)).toEqual({ value: '#c' });
+    await rejects(target(), { body: { appsetting: { value: 5, colour: 'red' } } }, 400, 'appsetting.value');
   });
 
   it('a body that is not JSON is a 415', async () => {

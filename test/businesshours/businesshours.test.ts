@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { db, newInstallation, rows } from '../support/db';
+import { expectIgnored } from '../support/ignored';
 import {
   catalogueId, expectErrorBody, expectIncludes, expectListAccepts, expectListRefuses, expectPagination, NOT_AN_OBJECT, refusals, UTC, zoneId,
 } from './support';
@@ -541,13 +542,11 @@ describe('bad input', () => {
     ['an id and a name of two different zones', () => ({ timezoneId: zones.dublin, timezone_name: 'Europe/London' }), 'businesshour.timezone_name'],
     ['a name with the id of another zone', () => ({ timezoneId: zones.london, timezone_name: 'europe/dublin' }), 'businesshour.timezone_name'],
     ['a valid id with an invalid name', { timezoneId: UTC, timezone_name: 'Mars/Olympus_Mons' }, 'businesshour.timezone_name'],
-    ['an unknown property', { colour: 'blue' }, 'businesshour.colour'],
     ['a schedule of the wrong shape', { businesshoursschedules: { day: 1 } }, 'businesshour.businesshoursschedules'],
     ['a schedule with a bad day', { businesshoursschedules: [{ day: 7, startHour: '09:00', endHour: '17:00' }] }, 'businesshour.businesshoursschedules[0].day'],
     ['a schedule with a bad hour', { businesshoursschedules: [{ day: 1, startHour: '9:00', endHour: '17:00' }] }, 'businesshour.businesshoursschedules[0].startHour'],
     ['a schedule ending before it starts', { businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }, { day: 1, startHour: '17:00', endHour: '17:00' }] }, 'businesshour.businesshoursschedules[1].endHour'],
     ['a schedule missing its day', { businesshoursschedules: [{ startHour: '09:00', endHour: '17:00' }] }, 'businesshour.businesshoursschedules[0].day'],
-    ['a schedule naming its parent', { businesshoursschedules: [{ businesshours_id: 1, day: 1, startHour: '09:00', endHour: '17:00' }] }, 'businesshour.businesshoursschedules[0].businesshours_id'],
     ['a holiday with a bad date', { businesshoursholidays: [{ name: 'x', startDate: '2025-02-30', endDate: '2025-03-01' }] }, 'businesshour.businesshoursholidays[0].startDate'],
     ['a holiday ending before it starts', { businesshoursholidays: [{ name: 'x', startDate: '2025-03-02', endDate: '2025-03-01' }] }, 'businesshour.businesshoursholidays[0].endDate'],
     ['a holiday missing its end', { businesshoursholidays: [{ name: 'x', startDate: '2025-03-02' }] }, 'businesshour.businesshoursholidays[0].endDate'],
@@ -560,6 +559,16 @@ describe('bad input', () => {
       await rejects(one(target), { method: 'PUT', body: properties }, 400, source);
     });
   }
+
+  it('ignores an unknown property, and a schedule naming its parent (the record it is written in), naming each in X-Ignored-Properties', async () => {
+    const body = { colour: 'blue', businesshoursschedules: [{ businesshours_id: 1, day: 3, startHour: '08:00', endHour: '12:00' }] };
+    const made = await api(LIST, { method: 'POST', key: admin, query: { includes: 'businesshoursschedules' }, body: { businesshour: { name: 'Ignoring', timezoneId: UTC, ...body } } });
+    expectIgnored(made, ['businesshour.businesshoursschedules[0].businesshours_id', 'businesshour.colour']);
+    const id = made.body.businesshour.id as number;
+    expect(await rows(`SELECT day, businesshours_id FROM business_hours_schedules WHERE businesshours_id = $1`, [id])).toEqual([{ day: 3, businesshours_id: id }]);
+    expectIgnored(await api(one(id), { method: 'PATCH', key: admin, body: { businesshour: { colour: 'red' } } }), ['businesshour.colour']);
+    expectIgnored(await api(one(id), { method: 'PUT', key: admin, body: { colour: 'red', description: 'd' } }), ['businesshour.colour']);
+  });
 
   it('answers 400 naming the missing required properties on create', async () => {
     await rejects(LIST, { method: 'POST', body: { timezoneId: UTC } }, 400, 'businesshour.name');

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
+import { expectIgnored } from '../support/ignored';
 import { expectErrorBody, expectIncludes, expectListAccepts, expectListRefuses, expectPagination, NOT_AN_OBJECT, refusals, zoneId } from './support';
 
 let site: SeededInstallation;
@@ -205,9 +206,13 @@ describe('bad input', () => {
     });
   }
 
-  it('answers 400 naming an unknown property and each missing required one', async () => {
-    await rejects(LIST, { method: 'POST', body: { businesshours_id: ids.hours, name: 'x', startDate: '2025-01-01', endDate: '2025-01-01', date: '2025-01-01' } }, 400, 'businesshoursholiday.date');
-    await rejects(one(ids.holiday), { method: 'PATCH', body: { recurring: true } }, 400, 'businesshoursholiday.recurring');
+  it('ignores an unknown property, naming it in X-Ignored-Properties, and answers 400 naming each missing required one', async () => {
+    const made = await api(LIST, { method: 'POST', key: admin, body: { businesshours_id: ids.hours, name: 'Ignoring', startDate: '2025-01-01', endDate: '2025-01-01', date: '2025-02-02' } });
+    expectIgnored(made, ['businesshoursholiday.date']);
+    const id = made.body.businesshoursholiday.id as number;
+    expectIgnored(await api(one(id), { method: 'PATCH', key: admin, body: { recurring: true } }), ['businesshoursholiday.recurring']);
+    expect(JSON.stringify(await rows(`SELECT to_jsonb(h) AS row FROM business_hours_holidays h WHERE id = $1`, [id]))).not.toMatch(/2025-02-02|recurring/);
+    expect((await api(one(id), { method: 'DELETE', key: admin })).status).toBe(204);
     for (const missing of ['businesshours_id', 'name', 'startDate', 'endDate']) {
       const body: Record<string, unknown> = { businesshours_id: ids.hours, name: 'x', startDate: '2025-01-01', endDate: '2025-01-01' };
       delete body[missing];

@@ -6,6 +6,7 @@ import { api, type ApiRequest, type ApiResponse } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { refusals } from '../support/refusals';
+import { expectIgnored } from '../support/ignored';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -294,11 +295,15 @@ describe('bad input', () => {
     });
   }
 
-  it('answers 400 naming an unknown property, wrapped or bare, or beside the wrapper', async () => {
-    await rejects(LIST, { method: 'POST', body: { cannedresponse: { name: 'x', reply: 'x', colour: 'red' } } }, 400, 'cannedresponse.colour');
-    await rejects(one(), { method: 'PATCH', body: { subject: 'x' } }, 400, 'cannedresponse.subject');
-    await rejects(one(), { method: 'PATCH', body: { cannedresponse: { name: 'x' }, extra: 1 } }, 400, 'extra');
-    await rejects(one(), { method: 'PATCH', body: { files: [{ id: ids.file2, name: 'renamed' }] } }, 400, 'cannedresponse.files[0].name');
+  it('ignores an unknown property, wrapped or bare, beside the wrapper or in a link entry, naming it in X-Ignored-Properties; nothing of it is stored', async () => {
+    const made = await api(LIST, { method: 'POST', key, body: { cannedresponse: { name: 'Ignoring', reply: 'x', colour: 'crimson' } } });
+    expectIgnored(made, ['cannedresponse.colour']);
+    const id = made.body.cannedresponse.id as number;
+    const path = `/v2/cannedresponses/${id}.json`;
+    expectIgnored(await api(path, { method: 'PATCH', key, body: { subject: 'a subject' } }), ['cannedresponse.subject']);
+    expectIgnored(await api(path, { method: 'PATCH', key, body: { cannedresponse: { name: 'Ignoring still' }, extra: 1 } }), ['extra']);
+    expectIgnored(await api(path, { method: 'PATCH', key, body: { files: [{ id: ids.file2, name: 'renamed' }] } }), ['cannedresponse.files[0].name']);
+    expect(JSON.stringify(await rows(`SELECT to_jsonb(c) AS row FROM canned_responses c WHERE id = $1`, [id]))).not.toMatch(/crimson|a subject|renamed/);
   });
 
   it('answers 400 naming each missing required property on create', async () => {

@@ -5,6 +5,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api, type ApiRequest, type ApiResponse } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { expectIgnored } from '../support/ignored';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -177,13 +178,14 @@ describe('bad input changes nothing', () => {
     await rejects(path(), { body: { sentiment: { codeTemplate: { id: ids.otherTemplate, type: 'codetemplates' }, tone: 'positive' } } }, 400, 'sentiment.codeTemplate');
   });
 
-  it('answers 400 naming an unknown property, wrapped or bare, or beside the wrapper', async () => {
-    await rejects(path(), { body: { sentiment: { tone: 'positive', colour: 'red' } } }, 400, 'sentiment.colour');
-    await rejects(path(), { body: { score: 0.4 } }, 400, 'sentiment.score');
-    await rejects(path(), { body: { sentiment: { tone: 'positive' }, extra: {} } }, 400, 'extra');
+  it('ignores an unknown property, wrapped or bare, or beside the wrapper, naming it in X-Ignored-Properties; nothing of it is stored', async () => {
     const template = await newTemplate();
-    await rejects(path(template), { body: { threshold: 0.5, name: 'not a sentiment property' } }, 400, 'sentiment.name');
-    expect(await sentimentRows(template)).toEqual([]);
+    const patch = (body: unknown) => api(path(template), { method: 'PATCH', key, body });
+    expectIgnored(await patch({ sentiment: { tone: 'positive', colour: 'crimson' } }), ['sentiment.colour']);
+    expectIgnored(await patch({ score: 0.4 }), ['sentiment.score']);
+    expectIgnored(await patch({ sentiment: { tone: 'positive' }, extra: {} }), ['extra']);
+    expectIgnored(await patch({ threshold: 0.5, name: 'not a sentiment property' }), ['sentiment.name']);
+    expect(JSON.stringify(await sentimentRows(template))).not.toMatch(/colour|crimson|extra|not a sentiment property/);
   });
 
   const bodies: [string, string, string][] = [

@@ -7,6 +7,7 @@ import { api, type ApiRequest, type ApiResponse } from '../support/api';
 import { checkAnswer } from '../support/contract';
 import { newInstallation, rows } from '../support/db';
 import { expectError as expectErrorBody } from '../support/errors';
+import { expectIgnored } from '../support/ignored';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -193,25 +194,22 @@ describe('properties of the wrong type', () => {
 });
 
 describe('unknown properties', () => {
-  it('answers 400 naming an unknown property of the record, wrapped or bare', async () => {
-    await rejects(LIST, { method: 'POST', body: { company: { name: 'Unknown Co', nope: 1 } } }, 400, 'company.nope');
-    await rejects(LIST, { method: 'POST', body: { name: 'Unknown Co', nope: 1 } }, 400, 'company.nope');
-    await rejects(one(), { method: 'PATCH', body: { company: { nope: 1 } } }, 400, 'company.nope');
-    await rejects(one(), { method: 'PUT', body: { industry: 'x', nope: null } }, 400, 'company.nope');
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: { industry: 'x', nope: 1 } } }, 400, 'company.nope');
-  });
-
-  it('answers 400 naming an unknown key beside the wrapper', async () => {
-    await rejects(LIST, { method: 'POST', body: { company: { name: 'Beside Co' }, nope: {} } }, 400, 'nope');
-    await rejects(one(), { method: 'PATCH', body: { company: { industry: 'x' }, nope: {} } }, 400, 'nope');
-  });
-
-  it('answers 400 naming an unknown property inside a relation entry', async () => {
-    await rejects(LIST, { method: 'POST', body: { company: { name: 'Deep Co', domains: [{ name: 'deep.test', nope: 1 }] } } }, 400, 'company.domains[0].nope');
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ name: 'ok.test' }, { name: 'deep.test', nope: 1 }] } } }, 400, 'company.domains[1].nope');
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ id: ids.customer, nope: 1 }] } } }, 400, 'company.customers[0].nope');
-    await rejects(one(), { method: 'PATCH', body: { company: { timelogsettings: { billable: true, nope: 1 } } } }, 400, 'company.timelogsettings.nope');
-    await rejects(one(), { method: 'PATCH', body: { company: { phones: [{ number: '1', nope: 1 }] } } }, 400, 'company.phones[0].nope');
+  it('are ignored and named (X-Ignored-Properties), wrapped or bare, beside the wrapper and inside relation entries; nothing of them is stored', async () => {
+    const made = await api(LIST, { method: 'POST', key, body: { company: { name: 'Unknown Co', nope: 1, domains: [{ name: 'deep.test', nope: 1 }] }, beside: {} } });
+    expectIgnored(made, ['beside', 'company.domains[0].nope', 'company.nope']);
+    const id = made.body.company.id as number;
+    expectIgnored(await api(LIST, { method: 'POST', key, body: { name: 'Unknown Bare Co', nope: 1 } }), ['company.nope']);
+    expectIgnored(await api(`/v2/companies/${id}.json`, { method: 'PATCH', key, body: { company: { industry: 'x', domains: [{ name: 'ok.test' }, { name: 'deeper.test', nope: 1 }] }, nope: {} } }), ['company.domains[1].nope', 'nope']);
+    expectIgnored(await api(`/v2/companies/${id}.json`, { method: 'PUT', key, body: { industry: 'y', nope: null, customers: [{ id: ids.customer, nope: 1 }] } }), ['company.customers[0].nope', 'company.nope']);
+    expectIgnored(
+      await api(`/v2/companies/${id}.json`, { method: 'PATCH', key, body: { company: { timelogsettings: { billable: true, nope: 1 }, phones: [{ number: '1', nope: 1 }] } } }),
+      ['company.phones[0].nope', 'company.timelogsettings.nope'],
+    );
+    expectIgnored(await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { id } }, body: { company: { industry: 'z', nope: 1 } } }), ['company.nope']);
+    const [company] = await rows<{ industry: string }>(`SELECT industry FROM companies WHERE id = $1`, [id]);
+    expect(company).toEqual({ industry: 'z' });
+    expect((await rows(`SELECT name FROM company_domains WHERE company_id = $1 ORDER BY name`, [id])).map((row) => row.name)).toEqual(['deep.test', 'deeper.test', 'ok.test']);
+    expect(JSON.stringify(await snapshot())).not.toContain('nope');
   });
 
   it('answers 400 to relations in a bulk update, which sets plain properties only', async () => {

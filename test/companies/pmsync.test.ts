@@ -261,7 +261,7 @@ describe('GET and PUT /v2/pmconnection.json', () => {
       [{ baseUrl: 'not a url', token: 't' }, 400, 'pmconnection.baseUrl'],
       [{ baseUrl: 'https://pm.test', token: 5 }, 400, 'pmconnection.token'],
       [{ baseUrl: 'https://pm.test' }, 400, 'pmconnection.token'],
-      [{ baseUrl: 'https://pm.test', token: 't', colour: 'red' }, 400, 'pmconnection.colour'],
+      [{ baseUrl: 'https://pm.test', token: 6, colour: 'red' }, 400, 'pmconnection.token'],
     ];
     for (const [body, status, source] of bad) {
       const response = await put(body);

@@ -6,6 +6,7 @@ import { api, type ApiRequest, type ApiResponse } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { refusals } from '../support/refusals';
+import { expectIgnored } from '../support/ignored';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -353,11 +354,15 @@ describe('bad input', () => {
     });
   }
 
-  it('answers 400 naming an unknown property, wrapped or bare', async () => {
-    await rejects(LIST, { method: 'POST', body: { contactform: { name: 'x', colour: 'red' } } }, 400, 'contactform.colour');
-    await rejects(one(), { method: 'PATCH', body: { backgroundColor: '#ffffff' } }, 400, 'contactform.backgroundColor');
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.form } }, body: { theme: 'dark', nope: 1 } }, 400, 'contactform.nope');
-    await rejects(one(), { method: 'PATCH', body: { helpdocs: [{ id: ids.helpdoc2, url: 'https://x.test' }] } }, 400, 'contactform.helpdocs[0].url');
+  it('ignores an unknown property, wrapped or bare, in bulk and in a link entry, naming it in X-Ignored-Properties; nothing of it is stored', async () => {
+    const made = await api(LIST, { method: 'POST', key, body: { contactform: { name: 'Ignoring form', colour: 'crimson' } } });
+    expectIgnored(made, ['contactform.colour']);
+    const id = made.body.contactform.id as number;
+    expectIgnored(await api(one(id), { method: 'PATCH', key, body: { backgroundColor: '#fafafa' } }), ['contactform.backgroundColor']);
+    expectIgnored(await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { id } }, body: { theme: 'dark', nope: 1 } }), ['contactform.nope']);
+    expectIgnored(await api(one(id), { method: 'PATCH', key, body: { helpdocs: [{ id: ids.helpdoc2, url: 'https://x.test' }] } }), ['contactform.helpdocs[0].url']);
+    expect(JSON.stringify(await rows(`SELECT to_jsonb(f) AS row FROM contact_forms f WHERE id = $1`, [id]))).not.toMatch(/crimson|#fafafa|nope/);
+    expect(await rows(`SELECT helpdoc_id FROM contact_form_helpdocs WHERE contact_form_id = $1`, [id])).toEqual([{ helpdoc_id: ids.helpdoc2 }]);
   });
 
   it('answers 400 naming name when a form is created without one', async () => {

@@ -20,6 +20,7 @@ import {
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { refusals } from '../support/refusals';
+import { expectIgnored } from '../support/ignored';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -140,10 +141,12 @@ describe('PATCH /v2/conversationmessages/{id}.json refused', () => {
     target = await newMessage('untouchable');
   });
 
-  it('an unknown property, in the record or beside the wrapper: 400 naming it', async () => {
-    await rejects(messagePath(target.id), { method: 'PATCH', body: { conversationmessage: { message: 'x', color: 'red' } } }, 400, 'conversationmessage.color');
-    await rejects(messagePath(target.id), { method: 'PATCH', body: { text: 'x' } }, 400, 'conversationmessage.text');
-    await rejects(messagePath(target.id), { method: 'PATCH', body: { conversationmessage: { message: 'x' }, extra: 1 } }, 400, 'extra');
+  it('an unknown property, in the record or beside the wrapper: ignored and named in X-Ignored-Properties', async () => {
+    const ignoring = await newMessage('to be edited, ignoring');
+    expectIgnored(await api(messagePath(ignoring.id), { method: 'PATCH', key, body: { conversationmessage: { message: 'edited', color: 'red' }, extra: 1 } }), ['conversationmessage.color', 'extra']);
+    expect(JSON.stringify(await rows(`SELECT to_jsonb(m) AS row FROM conversation_messages m WHERE id = $1`, [ignoring.id]))).not.toMatch(/color|"red"/);
+    // beside a wrong value, an unknown property changes nothing: the 400 names the wrong one
+    await rejects(messagePath(target.id), { method: 'PATCH', body: { text: 'x', message: 5 } }, 400, 'conversationmessage.message');
   });
 
   it('a message of the wrong type, null, empty, blank, too long or holding NUL: 400 naming it', async () => {

@@ -18,6 +18,7 @@ import {
 } from '../support/conversation-messages';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { expectIgnored } from '../support/ignored';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -162,7 +163,7 @@ describe('POST /v2/conversationmessages/webhooks.json: refused whole, nothing st
     await signedRefusal(JSON.stringify({ conversationmessages: [] }), 400, /conversationmessages/);
   });
 
-  it('wrong types, missing or unknown properties in one item: 400 naming it, the whole batch refused', async () => {
+  it('wrong types or missing properties in one item: 400 naming it, the whole batch refused', async () => {
     const good = fromContact(mine, 'good');
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ ...fromContact(mine, 'x'), message: 42 }, /message/],
@@ -174,11 +175,15 @@ describe('POST /v2/conversationmessages/webhooks.json: refused whole, nothing st
       [{ ...fromAgent(mine, site.users.agent.id, 'x'), userId: null }, /userId/],
       [{ ...fromContact(mine, 'x'), aiDraft: 'only agents have drafts' }, /aiDraft/],
       [{ ...fromContact(mine, 'x'), conversationToken: 'abc' }, /conversationToken/],
-      [{ ...fromContact(mine, 'x'), installationId: other.id }, /installationId/],
     ];
     for (const [item, source] of cases) await signedRefusal(JSON.stringify({ conversationmessages: [good, item] }), 400, source);
-    await signedRefusal(JSON.stringify({ conversationmessages: [good], extra: true }), 400);
     await signedRefusal(JSON.stringify({ conversationmessage: good, conversationmessages: [good] }), 400);
+  });
+
+  it('an unknown property, in an item or beside the batch: ignored and named in X-Ignored-Properties (an installationId decides nothing)', async () => {
+    const response = await postSigned({ conversationmessages: [{ ...fromContact(mine, 'ignoring theirs'), installationId: other.id }], extra: true });
+    expectIgnored(response, ['conversationmessages[0].installationId', 'extra']);
+    expect(await rows(`SELECT installation_id FROM conversation_messages WHERE message = 'ignoring theirs'`)).toEqual([{ installation_id: site.id }]);
   });
 
   it('malformed JSON, a body that is not an object, no body: 400; not JSON: 415', async () => {

@@ -7,6 +7,7 @@ import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { refusals } from '../support/refusals';
+import { expectIgnored } from '../support/ignored';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -105,10 +106,12 @@ describe('POST /v2/conversations.json: the body', () => {
     await rejects(LIST, post({}), 400, 'conversation.contact');
   });
 
-  it('an unknown property, at the top or in the contact: 400 naming it', async () => {
-    await rejects(LIST, post({ conversation: { contact: { name: 'X' }, color: 'red' } }), 400, 'conversation.color');
-    await rejects(LIST, post({ conversation: { contact: { name: 'X', phone: '123' } } }), 400, 'conversation.contact.phone');
-    await rejects(LIST, post({ conversation: { contact: { name: 'X' } }, extra: 1 }), 400, 'extra');
+  it('an unknown property, at the top, in the contact or beside the wrapper: ignored and named in X-Ignored-Properties, nothing of it stored', async () => {
+    const made = await api(LIST, { key: agentKey, ...post({ conversation: { contact: { name: 'Ignoring Visitor', phone: '123' }, color: 'red' }, extra: 1 }) });
+    expectIgnored(made, ['conversation.color', 'conversation.contact.phone', 'extra']);
+    expect(JSON.stringify(await rows(`SELECT to_jsonb(c) AS row FROM contacts c WHERE installation_id = $1 AND name = 'Ignoring Visitor'`, [site.id]))).not.toMatch(/phone|"123"/);
+    // beside a wrong value, an unknown property changes nothing: the 400 names the wrong one
+    await rejects(LIST, post({ conversation: { contact: { name: 5, phone: '123' } } }), 400, 'conversation.contact.name');
   });
 
   it('a bad contact: no name, a blank name, a bad email, a name too long: 400 naming it', async () => {
@@ -216,7 +219,7 @@ describe('PATCH /v2/conversations/{id}.json refused', () => {
     await rejects(one(ids.conversation), { method: 'PATCH', body: { conversation: { subject: 's'.repeat(256) } } }, 400, 'conversation.subject');
     await rejects(one(ids.conversation), { method: 'PATCH', body: { conversation: { ticket_id: -1 } } }, 400, 'conversation.ticket_id');
     await rejects(one(ids.conversation), { method: 'PATCH', body: { conversation: { ticket_id: 'T-1' } } }, 400, 'conversation.ticket_id');
-    await rejects(one(ids.conversation), { method: 'PATCH', body: { conversation: { color: 'red' } } }, 400, 'conversation.color');
+    await rejects(one(ids.conversation), { method: 'PATCH', body: { conversation: { color: 'red', status: 'archived' } } }, 400, 'conversation.status');
   });
 
   it('another installation\'s contact or inbox: 400 naming it', async () => {

@@ -56,7 +56,7 @@ describe('custom fields', () => {
     expectError(await createField({ customfield: { kind: 'text' } }), 400, 'customfield.agentLabel');
     expectError(await createField({ customfield: { agentLabel: 'serial', kind: 'number' } }), 409, 'customfield.agentLabel');
     expectError(await createField({ customfield: { agentLabel: 'Two', kind: 'dropdown', options: [{ name: 'Same' }, { name: 'same' }] } }), 409, 'customfield.options');
-    expectError(await createField({ customfield: { agentLabel: 'Surplus', kind: 'text', colour: 'red' } }), 400, 'customfield.colour');
+    expectError(await createField({ customfield: { agentLabel: 'Surplus', kind: 'tint', colour: 'red' } }), 400, 'customfield.kind');
     expect(await eventsSince(site.id, mark)).toEqual([]);
     expect(await rows("SELECT count(*)::int AS n FROM custom_fields WHERE installation_id = $1 AND agent_label IN ('Notes', 'Colour', 'Two', 'Surplus')", [site.id])).toEqual([{ n: 0 }]);
   });

@@ -39,7 +39,7 @@ describe('/v2/inboxes.json', () => {
     await refused(one(ids.mine), { method: 'PATCH', body: `{"inbox": {"users": [${'['.repeat(3_000)}${']'.repeat(3_000)}]}}` }, 400);
   });
 
-  it('refuses wrong types, out-of-range numbers, unknown properties and a missing name, naming each', async () => {
+  it('refuses wrong types and out-of-range numbers (unknown properties beside them or not) and a missing name, naming each', async () => {
     await refused(list, { method: 'POST', body: { inbox: { name: 'X', spamThreshold: 101 } } }, 400, 'inbox.spamThreshold');
     await refused(list, { method: 'POST', body: { inbox: { name: 'X', smtpPort: 70_000 } } }, 400, 'inbox.smtpPort');
     await refused(list, { method: 'POST', body: { inbox: { name: 'X', smtpServer: 'not a host!' } } }, 400, 'inbox.smtpServer');
@@ -47,7 +47,8 @@ describe('/v2/inboxes.json', () => {
     await refused(list, { method: 'POST', body: { inbox: { name: 'X', languageCode: 'English' } } }, 400, 'inbox.languageCode');
     await refused(list, { method: 'POST', body: { inbox: { name: 'X', displayOrder: '1' } } }, 400, 'inbox.displayOrder');
     await refused(list, { method: 'POST', body: { inbox: { name: 'X', smtpPassword: '' } } }, 400, 'inbox.smtpPassword');
-    await refused(list, { method: 'POST', body: { inbox: { name: 'X', colour: 'red' } } }, 400, 'inbox.colour');
+    // an unknown property (ignored alone) beside a wrong value: the 400 names the wrong one
+    await refused(list, { method: 'POST', body: { inbox: { name: 'X', colour: 'red', displayOrder: 'first' } } }, 400, 'inbox.displayOrder');
     await refused(list, { method: 'POST', body: { inbox: {} } }, 400, 'inbox.name');
     await refused(list, { method: 'POST', body: { inbox: { name: 'X', users: [{ id: site.users.agent.id, meta: { access: 'god' } }] } } }, 400, /^inbox\.users\[0\]\.meta/);
     await refused(one(ids.mine), { method: 'PATCH', body: { smtpServer: null, smtpPort: 25 } }, 400, 'inbox.smtpServer');

@@ -161,6 +161,10 @@ describe('the fuzz test', () => {
         const clone = response.clone();
         const text = await clone.text();
         if (response.status >= 500) problems.push(`${what}: ${response.status} ${text.slice(0, 200)}`);
+        // an unknown property is ignored, never stored unseen: an answer that took it names it
+        if (fuzz.body?.toString().includes('zzz_unknown') && response.status < 300 && !(response.headers.get('x-ignored-properties') ?? '').includes('zzz_unknown')) {
+          problems.push(`${what}: ${response.status} without naming zzz_unknown in X-Ignored-Properties`);
+        }
         // (an error body: the document and the reference page may well say "SELECT" or "stack")
         const leak = response.status >= 400 ? INTERNALS.find((pattern) => pattern.test(text)) : undefined;
         if (leak) problems.push(`${what}: the body says something of the internals (${leak}): ${text.slice(0, 200)}`);

@@ -115,7 +115,7 @@ describe('policies, as the platform client writes them', () => {
     expectError(await sla({ name: 'Foreign', businesshours: { id: foreignHours } }), 400, 'sla.businesshours');
     expectError(await sla({ name: 'Scope', slainboxes: [{ inbox: { id: inbox }, conditionoption: 'maybe' }] }), 400, 'sla.slainboxes[0].conditionoption');
     expectError(await sla({ name: 'Twice', slaticketpriorities: [{ priority: { id: urgent }, hours: 1 }, { priority: { id: urgent }, hours: 2 }] }), 409, 'sla.slaticketpriorities');
-    expectError(await sla({ name: 'Colour', colour: 'red' }), 400, 'sla.colour');
+    expectError(await sla({ name: 'Colour', colour: 'red', enabled: 'yes' }), 400, 'sla.enabled');
     expect((await sla({ name: 'By agent' }, agent)).status).toBe(403);
     expect(await eventsSince(site.id, mark)).toEqual([]);
     expect(await rows('SELECT count(*)::int AS n FROM slas WHERE installation_id = $1', [site.id])).toEqual([{ n: 1 }]);

@@ -1,6 +1,6 @@
 // Bad input to tickets: each request gets the right 4xx naming the culprit, and the database
 // (tickets, thread entries, tags and followers, customers, and the events) is left exactly as it was.
-import { beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
@@ -47,7 +47,7 @@ describe('/v2/tickets.json', () => {
     await refused(one(ids.mine), { method: 'PATCH', body: `{"ticket": {"tags": [${'{"a":'.repeat(2_000)}1${'}'.repeat(2_000)}]}}` }, 400);
   });
 
-  it('refuses wrong types, unknown properties and missing required ones, naming each', async () => {
+  it('refuses wrong types (unknown properties beside them or not) and missing required ones, naming each', async () => {
     const valid = { subject: 'x', inbox: ids.inbox, customer: ids.customer };
     await refused(list, { method: 'POST', body: { ticket: { ...valid, subject: '' } } }, 400, 'ticket.subject');
     await refused(list, { method: 'POST', body: { ticket: { ...valid, cc: 'a@b.test' } } }, 400, 'ticket.cc');
@@ -55,12 +55,18 @@ describe('/v2/tickets.json', () => {
     await refused(list, { method: 'POST', body: { ticket: { ...valid, editMethod: 'rtf' } } }, 400, 'ticket.editMethod');
     await refused(list, { method: 'POST', body: { ticket: { ...valid, status: null } } }, 400, 'ticket.status');
     await refused(list, { method: 'POST', body: { ticket: { ...valid, priority: 'high' } } }, 400, 'ticket.priority');
-    await refused(list, { method: 'POST', body: { ticket: { ...valid, urgency: 5 } } }, 400, 'ticket.urgency');
+    // an unknown property (ignored alone) beside a wrong value: the 400 names the wrong one
+    await refused(list, { method: 'POST', body: { ticket: { ...valid, urgency: 5, priority: 'urgent' } } }, 400, 'ticket.priority');
     await refused(list, { method: 'POST', body: { ticket: { subject: 'x', customer: ids.customer } } }, 400, 'ticket.inbox');
     await refused(list, { method: 'POST', body: { ticket: { inbox: ids.inbox, customer: ids.customer } } }, 400, 'ticket.subject');
     await refused(one(ids.mine), { method: 'PATCH', body: { ticket: { notifyCustomer: 'yes' } } }, 400, 'ticket.notifyCustomer');
-    // the first message is a create's: a reply is POST /v2/tickets/{id}/messages.json
-    await refused(one(ids.mine), { method: 'PATCH', body: { message: 'a reply?' } }, 400, 'ticket.message');
+    // the first message is a create's (a reply is POST /v2/tickets/{id}/messages.json): an update ignores it, names it, and writes no entry
+    const entries = async () => rows('SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = $1', [ids.mine]);
+    const before = await entries();
+    const ignoring = await api(one(ids.mine), { method: 'PATCH', key: site.users.agent.apiKey, body: { message: 'a reply?' } });
+    expect(ignoring.status, ignoring.text).toBe(200);
+    expect(ignoring.headers.get('x-ignored-properties')).toBe('ticket.message');
+    expect(await entries()).toEqual(before);
   });
 
   it("refuses another installation's inbox, customer, priority, tag and teammate (400)", async () => {

@@ -72,7 +72,7 @@ describe('editing an entry', () => {
     expectError(await edit({ message: '' }), 400, 'message.message');
     expectError(await edit({ editMethod: 'rtf' }), 400, 'message.editMethod');
     expectError(await edit({ cc: ['not an address'] }), 400, /message.cc/);
-    expectError(await edit({ threadType: 'note', ticket: 5, colour: 'red' }), 400, 'message.colour');
+    expectError(await edit({ threadType: 'note', ticket: 5, colour: 'red', editMethod: 'rtf' }), 400, 'message.editMethod');
     expectError(await edit({ isPinned: false }, site.users.collaborator.apiKey), 403);
     const other = await newInstallation('entry-edits-other');
     expectError(await edit({ isPinned: false }, other.users.owner.apiKey), 404, 'id');

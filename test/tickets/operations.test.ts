@@ -57,7 +57,7 @@ describe('bulk update and delete', () => {
     const filter = { id };
     expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, query: { filter }, body: { ticket: { priority: 2 }, filter_args: { filter } } }), 400, 'filter_args.filter');
     expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, body: { ticket: { priority: 2 } } }), 400, 'filter');
-    expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, body: { ticket: { priority: 2 }, filter_args: { filter, dry: true } } }), 400, /filter_args/);
+    expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, body: { ticket: { priority: 2 }, filter_args: { filter, bulkDryExecute: 'yes' } } }), 400, /filter_args/);
     expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, body: { ticket: { priority: 2 }, filter_args: { filter: { nope: 1 } } } }), 400, /nope/);
     expectError(await api('/v2/tickets/update.json', { method: 'PATCH', key: agent, body: { ticket: { priority: 2 }, filter_args: { filter, bulkDryExecute: 'yes' } } }), 400, /bulkDryExecute/);
     // held to what a single update is: no collaborator as agent, no ticket moved out of the agent's sight
@@ -103,7 +103,7 @@ describe('spam', () => {
     expect(list).toEqual([expect.objectContaining({ term: 'spammer@operations.test', type: 'blacklist' })]);
     expect(await historyOf(id)).toEqual(['ticket.created', 'ticket.status']);
     expectError(await api(`/v2/tickets/${id}/spam.json`, { method: 'POST', key: agent, body: { blacklist: 'yes' } }), 400, 'blacklist');
-    expectError(await api(`/v2/tickets/${id}/spam.json`, { method: 'POST', key: agent, body: { reason: 'x' } }), 400, 'reason');
+    expectError(await api(`/v2/tickets/${id}/spam.json`, { method: 'POST', key: agent, body: { reason: 'x', blacklist: 1 } }), 400, 'blacklist');
     expectError(await api(`/v2/tickets/2000000000/spam.json`, { method: 'POST', key: agent, body: {} }), 404, 'id');
   });
 });

@@ -96,7 +96,7 @@ describe('replies and notes', () => {
     expectError(await post(id, { threadType: 'note' }), 400, 'message');
     expectError(await post(id, { message: 'x', threadType: 'forward' }), 400, 'threadType');
     expectError(await post(id, { message: 'x', status: { id: 2_000_000_000 } }), 400, 'message.status');
-    expectError(await post(id, { message: 'x', colour: 'red' }), 400, 'colour');
+    expectError(await post(id, { message: 'x', colour: 'red', threadType: 'forward' }), 400, 'threadType');
     expectError(await post(2_000_000_000, { message: 'x' }), 404, 'id');
     expectError(await post(id, { message: 'x' }, site.users.collaborator.apiKey), 403);
     const other = await newInstallation('threads-other');

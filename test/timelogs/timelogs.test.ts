@@ -58,7 +58,7 @@ describe('time logs', () => {
     expectError(await log({ ticket: { id: ticket }, seconds: 60, date: 'yesterday' }), 400, 'timeLog.date');
     expectError(await log({ ticket: { id: ticket }, seconds: 60, date: '0000-01-01T00:00:00Z' }), 400, 'timeLog.date');
     expectError(await log({ seconds: 60 }), 400, 'timeLog.ticket');
-    expectError(await log({ ticket: { id: ticket }, seconds: 60, minutes: 1 }), 400, /timeLog/);
+    expectError(await log({ ticket: { id: ticket }, seconds: -60, minutes: 1 }), 400, 'timeLog.seconds');
     expectError(await log({ ticket: { id: 999999 }, seconds: 60 }), 400, 'timeLog.ticket');
     expect((await rows('SELECT count(*)::int AS n FROM time_logs'))[0]!.n).toBe(before);
   });

@@ -67,11 +67,11 @@ describe.each(groups.map((group) => [group.path, group] as const))('/v2/%s.json'
     await refused(one(group.mine), { method: 'PATCH', body: `{"${group.one}": ${'{"a":'.repeat(2_000)}1${'}'.repeat(2_000)}}` }, 400);
   });
 
-  it('refuses a wrong type, an unknown property and a missing required one, naming each', async () => {
+  it('refuses a wrong type (beside an unknown property, which alone would be ignored) and a missing required one, naming each', async () => {
     const [name, value] = group.wrong;
     await refused(list(), { method: 'POST', body: { [group.one]: { ...group.valid, [name]: value } } }, 400, `${group.one}.${name}`);
     await refused(one(group.mine), { method: 'PUT', body: { [group.one]: { [name]: value } } }, 400, `${group.one}.${name}`);
-    await refused(list(), { method: 'POST', body: { ...group.valid, colour: '#ffffff' } }, 400, `${group.one}.colour`);
+    await refused(list(), { method: 'POST', body: { ...group.valid, [name]: value, colour: '#ffffff' } }, 400, `${group.one}.${name}`);
     await refused(list(), { method: 'POST', body: {} }, 400, new RegExp(`^${group.one}\\.`));
   });
 
