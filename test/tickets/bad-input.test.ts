@@ -82,7 +82,7 @@ describe('/v2/tickets.json', () => {
     await refused(list, { query: { filter: { 'tags.id': { $in: ['a'] } } } }, 400, 'filter.tags.id');
     await refused(list, { query: { filter: { 'statuses.id': { $contains: 'x' } } } }, 400, 'filter.statuses.id');
     await refused(list, { query: { orderBy: 'tags.id' } }, 400, 'orderBy');
-    await refused(list, { query: { includes: 'tasks' } }, 400, 'includes');
+    await refused(list, { query: { includes: 'projects' } }, 400, 'includes');
     await refused(list, { query: { fields: 'message' } }, 400, 'fields');
     await refused(list, { query: { pageSize: 1_000 } }, 400, 'pageSize');
   });
