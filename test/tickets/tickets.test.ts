@@ -56,9 +56,9 @@ describe('creating a ticket', () => {
     expect(sender.body.customer.companies).toEqual([{ id: company, type: 'companies' }]);
   });
 
-  it('refuses both or neither customer form, a foreign inbox, a collaborator as agent — writing nothing', async () => {
+  it('refuses a customer named by id with an email not theirs, or not named, a foreign inbox, a collaborator as agent — writing nothing', async () => {
     const before = await ticketCount();
-    expectError(await create({ subject: 'x', inbox: support, customer: { id: customer, email: 'a@b.test' } }), 400, 'ticket.customer');
+    expectError(await create({ subject: 'x', inbox: support, customer: { id: customer, email: 'a@b.test' } }), 400, 'ticket.customer.email');
     expectError(await create({ subject: 'x', inbox: support }), 400, 'ticket.customer');
     const other = await newInstallation('tickets-other');
     const theirInbox = (await api('/v2/inboxes.json', { key: other.users.admin.apiKey })).body.inboxes[0].id;

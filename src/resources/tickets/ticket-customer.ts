@@ -11,7 +11,8 @@ import { emailAddress } from '../../lib/field-schemas';
 
 /**
  * A ticket's customer as a body names it: an id, `{"id": 7}` (as the platform's client sends a
- * reference), or `{"email": "..."}` (with an optional name for a new one), never both.
+ * reference), `{"email": "..."}` (with an optional name for a new one), or both, as the platform's
+ * client sends the customer it read: then the email must be one of that customer's.
  */
 export const customerInput = z.union([
   idValue,
@@ -23,8 +24,11 @@ export const customerInput = z.union([
     type: z.literal('customers').nullable().optional(),
     meta: z.unknown().optional(),
   })
-    .refine((customer) => (customer.id === undefined) !== (customer.email === undefined), 'name the customer by id or by email, not both')
-    .transform((customer) => (customer.id !== undefined ? customer.id : noteIgnored({ email: customer.email!, firstName: customer.firstName, lastName: customer.lastName }, ignoredPaths(customer)))),
+    .refine((customer) => customer.id !== undefined || customer.email !== undefined, 'name the customer by id or by email')
+    .transform((customer) => {
+      if (customer.id === undefined) return noteIgnored({ email: customer.email!, firstName: customer.firstName, lastName: customer.lastName }, ignoredPaths(customer));
+      return customer.email === undefined ? customer.id : { id: customer.id, email: customer.email };
+    }),
 ]);
 
 type CustomerInput = z.output<typeof customerInput>;
@@ -46,10 +50,15 @@ export function customerOfEmail(installationId: number | SQL, email: string | SQ
  */
 export async function resolveCustomer(context: WriteContext, input: CustomerInput): Promise<number> {
   const { tx, who } = context;
-  if (typeof input === 'number') {
-    const found = await tx.select({ id: customers.id }).from(customers).where(and(tenantScope(customers, who.installationId), eq(customers.id, input)));
-    if (found.length === 0) throw ApiError.invalid('ticket.customer', `no customer ${input} here`);
-    return input;
+  if (typeof input === 'number' || 'id' in input) {
+    const id = typeof input === 'number' ? input : input.id;
+    const email = typeof input === 'number' ? undefined : input.email;
+    const { rows } = await tx.execute(sql`
+      SELECT EXISTS (SELECT 1 FROM ${customers} WHERE ${and(tenantScope(customers, who.installationId), eq(customers.id, id))}) AS here,
+             ${email === undefined ? sql`NULL` : customerOfEmail(who.installationId, email)} AS of_email`);
+    if (rows[0]?.here !== true) throw ApiError.invalid('ticket.customer', `no customer ${id} here`);
+    if (email !== undefined && Number(rows[0].of_email) !== id) throw ApiError.invalid('ticket.customer.email', `${email} is not an email of customer ${id}`);
+    return id;
   }
   const { rows: found } = await tx.execute(sql`SELECT ${customerOfEmail(who.installationId, input.email)} AS id`);
   if (found[0]?.id != null) return Number(found[0].id);
