@@ -79,7 +79,7 @@ function build(resource: ResourceDeclaration) {
   const create = writableRecord({ ...required, ...relations, ...optional(resource.createInputs), ...inputs }, readOnly).meta({ id: `${resource.title.one}Create` });
   const patch = writableRecord({ ...plain, ...relations, ...inputs }, readOnly).meta({ id: `${resource.title.one}Update` });
   // Relations are set in bulk only where they say how (`bulkWrite`).
-  // A secret is sealed by its resource's write hook, which a bulk update does not run.
+  // A secret is sealed per record (bound to the record) by its resource's write hook: one value written over many records it never is.
   const bulkPlain = Object.fromEntries(Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk && !writable[name]!.writeOnly));
   const bulkRelations = Object.fromEntries(Object.entries(resource.relations).flatMap(([name, r]) => (r.bulkWrite && r.bodySchema ? [[name, r.bodySchema.optional()]] : [])));
   const bulkReadOnly = readOnly.filter((name) => !(name in resource.relations));
