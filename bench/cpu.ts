@@ -91,3 +91,17 @@ export function coresUsed(before: Snapshot, after: Snapshot): CpuUse {
   for (const key of Object.keys(use) as Array<keyof CpuUse>) use[key] = Math.round(use[key] * 100) / 100;
   return use;
 }
+
+/** Resident memory of the workerd processes this process started, in MiB (the soak and the zip benchmarks). */
+export function workerdMemoryMiB(): number {
+  const { list, ours } = processes();
+  let kib = 0;
+  for (const { pid } of list.filter((p) => p.comm === 'workerd' && ours(p.pid))) {
+    try {
+      kib += Number(/^VmRSS:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kib / 1024;
+}

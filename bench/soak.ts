@@ -18,8 +18,7 @@
 //      reads it at the end of each slice too, pausing the isolate); the checks: no errors, flat
 //      memory (the live heap after within 10 % or 2 MiB of before), the cron ran, and the events
 //      all drained after.
-import { readFileSync } from 'node:fs';
-import { processes } from './cpu';
+import { workerdMemoryMiB } from './cpu';
 import { quietWranglerEnv } from '../scripts/worker-vars';
 import { startLocalStack } from '../scripts/stack';
 import { align, fixed, machine, percentile, withClient, writeResults } from './report';
@@ -46,21 +45,6 @@ Object.assign(process.env, quietWranglerEnv);
 
 const SLICE_SECONDS = 10;
 const CRON_EVERY_MS = 10_000;
-
-/** Resident memory of the workerd processes this process started, in MiB. */
-function workerdMemoryMiB(): number {
-  const { list, ours } = processes();
-  let kib = 0;
-  for (const { pid } of list.filter((p) => p.comm === 'workerd' && ours(p.pid))) {
-    try {
-      const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-      kib += Number(line?.replace(/\D+/g, '') ?? 0);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return kib / 1024;
-}
 
 interface Sample {
   at: number;

@@ -22,10 +22,9 @@
 //      record names every file), nothing kept after the zip (the live heap), and the slow zip's
 //      used heap under the limit with its floor after collections flat.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { predictLength } from 'client-zip';
-import { processes } from './cpu';
-import { freePort, inspector } from './isolate-heap';
+import { workerdMemoryMiB } from './cpu';
+import { freePort, inspector, liveHeapMiB } from './isolate-heap';
 import { log, runBench, setting, stops } from './lifecycle';
 import { align, fixed, machine } from './report';
 import { seed } from './seed';
@@ -47,20 +46,6 @@ Object.assign(process.env, quietWranglerEnv);
 const MiB = 1024 * 1024;
 /** The Workers platform's memory limit of an isolate. */
 const LIMIT_MiB = 128;
-
-/** Resident memory of the workerd processes this process started, in MiB. */
-function workerdResidentMiB(): number {
-  const { list, ours } = processes();
-  let kib = 0;
-  for (const { pid } of list.filter((p) => p.comm === 'workerd' && ours(p.pid))) {
-    try {
-      kib += Number(/^VmRSS:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return kib / 1024;
-}
 
 /** A reading of the isolate's heap (`usedMiB`, `backingMiB`) or of workerd's resident set (`residentMiB`); the others NaN. */
 interface Sample {
@@ -107,11 +92,7 @@ async function main(): Promise<void> {
   // or a new one after the first is closed, unanswered
   const session = await inspector(inspectorPort, 'helpdesk-api');
   stops.push(async () => session.close());
-  /** `IsolateHeap.liveMiB` (bench/isolate-heap.ts) on this session: a snapshot collects fully first. */
-  const liveMiB = async () => {
-    await session.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false, captureNumericValue: false });
-    return ((await session.call('Runtime.getHeapUsage')) as { usedSize: number }).usedSize / MiB;
-  };
+  const liveMiB = () => liveHeapMiB(session);
 
   const auth = { authorization: `Bearer ${data.ownerKey}` };
   const call = async (method: string, path: string, body?: unknown) => {
@@ -146,7 +127,7 @@ async function main(): Promise<void> {
   const sampled = async (run: () => Promise<void>, received: () => number) => {
     const samples: Sample[] = [];
     const begin = Date.now();
-    const resident = () => void samples.push({ at: Date.now() - begin, received: received(), usedMiB: Number.NaN, backingMiB: Number.NaN, residentMiB: workerdResidentMiB() });
+    const resident = () => void samples.push({ at: Date.now() - begin, received: received(), usedMiB: Number.NaN, backingMiB: Number.NaN, residentMiB: workerdMemoryMiB() });
     resident();
     const residentTimer = setInterval(resident, config.sampleMs);
     let done = false;
