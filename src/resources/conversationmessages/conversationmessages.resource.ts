@@ -9,7 +9,7 @@ import { manyToMany, referencedBy } from '../../engine';
 import { AUDIT_SET, computedFrom, defineResource } from '../../engine';
 import { fileShape } from '../files/file-shape';
 import { includedUsers } from '../users/user-shape';
-import { messageProperties } from './message-shape';
+import { messageProperties, roomRecordComputed } from './message-shape';
 
 const m = conversationMessages;
 
@@ -30,12 +30,7 @@ export const conversationMessagesResource = defineResource({
   },
   // Everything but the text is the room's record: read-only.
   computed: {
-    conversation: computedFrom(messageProperties.conversation, 'integer'),
-    author: computedFrom(messageProperties.author, 'enum'),
-    contactId: computedFrom(messageProperties.contactId, 'integer'),
-    userId: computedFrom(messageProperties.userId, 'integer'),
-    roomId: computedFrom(messageProperties.roomId, 'string'),
-    sentAt: computedFrom(messageProperties.sentAt, 'datetime'),
+    ...roomRecordComputed,
     aiDraft: computedFrom(messageProperties.aiDraft, 'string'),
     aiSimilarity: computedFrom(messageProperties.aiSimilarity, 'string'),
   },

@@ -1,8 +1,8 @@
 import { EVERYONE } from '../../auth/access';
 import { conversationMessages } from '../../db/schema';
-import { computedFrom, defineResource } from '../../engine';
+import { defineResource } from '../../engine';
 import { conversationMessagesResource } from './conversationmessages.resource';
-import { messageProperties } from './message-shape';
+import { roomRecordComputed } from './message-shape';
 
 /**
  * The messages as the public history answers them (the room's token is the only credential):
@@ -16,14 +16,7 @@ export const conversationHistoryView = defineResource({
   title: { one: 'ConversationHistoryMessage', many: 'ConversationHistoryMessages' },
   table: conversationMessages,
   fields: { message: { ...conversationMessagesResource.fields.message!, readOnly: true } },
-  computed: {
-    conversation: computedFrom(messageProperties.conversation, 'integer'),
-    author: computedFrom(messageProperties.author, 'enum'),
-    contactId: computedFrom(messageProperties.contactId, 'integer'),
-    userId: computedFrom(messageProperties.userId, 'integer'),
-    roomId: computedFrom(messageProperties.roomId, 'string'),
-    sentAt: computedFrom(messageProperties.sentAt, 'datetime'),
-  },
+  computed: roomRecordComputed,
   filter: ['id', 'message', 'contactId', 'userId', 'sentAt'],
   relations: {},
   access: { read: EVERYONE, write: [] },
