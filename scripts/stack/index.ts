@@ -1,5 +1,7 @@
 // The local stack: Postgres (embedded unless DATABASE_URL is set) with migrations applied, the
 // WebSocket proxy for the Neon driver's Pool, and the SQL-over-HTTP stand-in for neon().
+// HELPDESK_DB_RTT_MS puts the database that many ms away from the Worker (scripts/stack/distance.ts).
+import { databaseRttMs } from './distance.js';
 import { migrate } from './migrate.js';
 import { startPostgres, type Purpose } from './postgres.js';
 import { startSqlOverHttp, type SqlOverHttpStats } from './sql-over-http.js';
@@ -9,6 +11,8 @@ export interface LocalStack {
   databaseUrl: string;
   wsProxyPort: number;
   sqlHttpUrl: string;
+  /** The round trip each exchange with the database costs on top of loopback (HELPDESK_DB_RTT_MS; 0 when near). */
+  databaseRttMs: number;
   /** What the two stand-ins have carried since start: the Worker's database round trips. */
   stats(): { sqlHttp: SqlOverHttpStats; wsProxy: WsProxyStats };
   stop(): Promise<void>;
@@ -22,6 +26,7 @@ export interface LocalStack {
 }
 
 export async function startLocalStack(opts: { purpose: Purpose }): Promise<LocalStack> {
+  const rttMs = databaseRttMs(); // before anything starts: a bad value starts nothing
   const stops: Array<() => Promise<void>> = [];
   let stopped: Promise<void> | undefined;
   const stop = () =>
@@ -35,8 +40,8 @@ export async function startLocalStack(opts: { purpose: Purpose }): Promise<Local
     const postgres = await startPostgres(opts);
     stops.push(postgres.stop);
     await migrate(postgres.url);
-    let wsProxy = await startWsProxy();
-    let sqlHttp = await startSqlOverHttp({ databaseUrl: postgres.url });
+    let wsProxy = await startWsProxy({ rttMs });
+    let sqlHttp = await startSqlOverHttp({ databaseUrl: postgres.url, rttMs });
     const { port: wsProxyPort } = wsProxy;
     const { port: sqlHttpPort, url: sqlHttpUrl } = sqlHttp;
     const stopStandIns = async () => {
@@ -45,11 +50,11 @@ export async function startLocalStack(opts: { purpose: Purpose }): Promise<Local
     };
     stops.push(stopStandIns);
     const restoreDatabase = async () => {
-      wsProxy = await startWsProxy({ port: wsProxyPort });
-      sqlHttp = await startSqlOverHttp({ databaseUrl: postgres.url, port: sqlHttpPort });
+      wsProxy = await startWsProxy({ port: wsProxyPort, rttMs });
+      sqlHttp = await startSqlOverHttp({ databaseUrl: postgres.url, port: sqlHttpPort, rttMs });
     };
     const stats = () => ({ sqlHttp: sqlHttp.stats(), wsProxy: wsProxy.stats() });
-    return { databaseUrl: postgres.url, wsProxyPort, sqlHttpUrl, stats, stop, cutDatabase: stopStandIns, restoreDatabase };
+    return { databaseUrl: postgres.url, wsProxyPort, sqlHttpUrl, databaseRttMs: rttMs, stats, stop, cutDatabase: stopStandIns, restoreDatabase };
   } catch (e) {
     await stop().catch(() => {});
     throw e;

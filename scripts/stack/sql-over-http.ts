@@ -4,9 +4,12 @@
 // batch, Neon-Batch-Isolation-Level / -Read-Only / -Deferrable; body {query, params} or
 // {queries: [...]}; answers {fields, rows, rowCount, command, rowAsArray} or {results: [...]},
 // values as Postgres text (the client parses them by dataTypeID), errors as 400 + Postgres fields.
+// With a round trip `rttMs` (HELPDESK_DB_RTT_MS) each request, a batch as much as one query, is
+// one exchange with a far database: half of it before it is handled, half before it is answered.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { pause } from './distance.js';
 
 export interface RunningSqlOverHttp {
   port: number;
@@ -51,7 +54,8 @@ const databaseOf = (connectionString: unknown) => {
   }
 };
 
-export async function startSqlOverHttp(opts: { databaseUrl: string; port?: number }): Promise<RunningSqlOverHttp> {
+export async function startSqlOverHttp(opts: { databaseUrl: string; port?: number; rttMs?: number }): Promise<RunningSqlOverHttp> {
+  const oneWayMs = (opts.rttMs ?? 0) / 2;
   const database = new URL(opts.databaseUrl).pathname;
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, idleTimeoutMillis: 0, keepAlive: true, types: asText });
   pool.on('error', () => {}); // an idle client lost (server stopped): the pool replaces it
@@ -97,6 +101,7 @@ export async function startSqlOverHttp(opts: { databaseUrl: string; port?: numbe
   const counts: SqlOverHttpStats = { requests: 0, queries: 0, batches: 0, statements: 0 };
   const server = http.createServer({ keepAliveTimeout: 60_000 }, async (req, res) => {
     counts.requests++;
+    if (oneWayMs > 0) await pause(oneWayMs);
     let status = 200;
     let out: unknown;
     try {
@@ -126,6 +131,7 @@ export async function startSqlOverHttp(opts: { databaseUrl: string; port?: numbe
       out = { message: err.message, ...Object.fromEntries(ERROR_FIELDS.map((k) => [k, err[k]])) };
     }
     const json = JSON.stringify(out);
+    if (oneWayMs > 0) await pause(oneWayMs);
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json), 'Access-Control-Allow-Origin': '*' });
     res.end(json);
   });

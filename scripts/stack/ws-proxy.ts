@@ -2,9 +2,14 @@
 // The driver opens `ws://<wsProxy(host, port)>`, i.e. with the setting we use
 // `ws://127.0.0.1:<proxy>/v2?address=<host>:<port>`, then sends and expects the raw Postgres
 // wire protocol as binary frames (binaryType 'arraybuffer'), one TCP stream per WebSocket.
+// With a round trip `rttMs` (HELPDESK_DB_RTT_MS), the upgrade is answered one round trip late (the
+// TCP, TLS and WebSocket handshakes of a far connection) and every message waits half of it on its
+// way, in its order: so each Postgres exchange, startup and authentication included, costs one.
 import http from 'node:http';
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { delayedLane } from './distance.js';
 
 export interface RunningWsProxy {
   port: number;
@@ -16,13 +21,15 @@ export interface WsProxyStats {
   connections: number;
 }
 
-export async function startWsProxy(opts: { port?: number } = {}): Promise<RunningWsProxy> {
+export async function startWsProxy(opts: { port?: number; rttMs?: number } = {}): Promise<RunningWsProxy> {
+  const rttMs = opts.rttMs ?? 0;
   const counts: WsProxyStats = { connections: 0 };
+  const upstreams = new Set<net.Socket>();
+  const handshaking = new Map<Duplex, NodeJS.Timeout>();
   const server = http.createServer((_req, res) => res.writeHead(426).end('WebSocket only\n'));
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
 
-  server.on('upgrade', (req, socket, head) => {
-    socket.on('error', () => socket.destroy());
+  const answerUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const target = loopbackTarget(req.url ?? '');
     if (!target) {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -30,8 +37,19 @@ export async function startWsProxy(opts: { port?: number } = {}): Promise<Runnin
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       counts.connections++;
-      bridge(ws, target);
+      const tcp = bridge(ws, target, rttMs / 2);
+      upstreams.add(tcp);
+      tcp.on('close', () => upstreams.delete(tcp));
     });
+  };
+  server.on('upgrade', (req, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    if (rttMs <= 0) return answerUpgrade(req, socket, head);
+    const timer = setTimeout(() => {
+      handshaking.delete(socket);
+      if (!socket.destroyed) answerUpgrade(req, socket, head);
+    }, Math.ceil(rttMs));
+    handshaking.set(socket, timer);
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -43,7 +61,9 @@ export async function startWsProxy(opts: { port?: number } = {}): Promise<Runnin
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= new Promise<void>((resolve) => {
+      for (const [socket, timer] of handshaking) clearTimeout(timer), socket.destroy();
       for (const ws of wss.clients) ws.terminate();
+      for (const tcp of upstreams) tcp.destroy(); // not left to a delayed end
       wss.close();
       server.close(() => resolve());
       server.closeAllConnections();
@@ -51,17 +71,21 @@ export async function startWsProxy(opts: { port?: number } = {}): Promise<Runnin
   return { port, stats: () => ({ ...counts }), stop };
 }
 
-function bridge(ws: WebSocket, target: { host: string; port: number }) {
+/** Joins the WebSocket to a new TCP connection to Postgres, each way `oneWayMs` long. */
+function bridge(ws: WebSocket, target: { host: string; port: number }, oneWayMs: number): net.Socket {
   // net.Socket queues writes made while it is still connecting, so the client's startup
   // message may arrive before the TCP connection is up: no buffering needed here.
   const tcp = net.connect(target.port, target.host);
   tcp.setNoDelay(true);
-  tcp.on('data', (chunk) => ws.send(chunk)); // a Buffer goes out as a binary frame
+  const toClient = delayedLane(oneWayMs);
+  const toPostgres = delayedLane(oneWayMs);
+  tcp.on('data', (chunk) => toClient(() => ws.send(chunk))); // a Buffer goes out as a binary frame
   tcp.on('error', () => {}); // followed by 'close', handled below
-  tcp.on('close', (hadError) => ws.close(hadError ? 1011 : 1000));
-  ws.on('message', (data: Buffer) => tcp.write(data));
-  ws.on('close', () => tcp.end()); // flushes what the client sent last (its Terminate message)
+  tcp.on('close', (hadError) => toClient(() => ws.close(hadError ? 1011 : 1000)));
+  ws.on('message', (data: Buffer) => toPostgres(() => tcp.write(data)));
+  ws.on('close', () => toPostgres(() => tcp.end())); // flushes what the client sent last (its Terminate message)
   ws.on('error', () => tcp.destroy());
+  return tcp;
 }
 
 /** `?address=host:port` if host is a loopback address, else null: never an open relay. */
