@@ -70,6 +70,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop(0));
   wrangler.on('exit', (code) => void stop(code ?? 0));
   console.log(`Serving on http://127.0.0.1:${PORT}  (API reference: http://127.0.0.1:${PORT}/v2/docs)`);
+  if (stack.databaseRttMs) console.log(`The database is ${stack.databaseRttMs} ms away (HELPDESK_DB_RTT_MS): every exchange with it pays that round trip.`);
   console.log(`DNS records for mail domains: PUT ${dns.controlUrl}/records {"name", "type": "TXT", "values": [...]} (docs/resources/maildomains.md)`);
 }
 
