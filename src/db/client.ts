@@ -1,13 +1,52 @@
-import { neon, Pool, type PoolClient } from '@neondatabase/serverless';
+import { neon, neonConfig, Pool, type PoolClient } from '@neondatabase/serverless';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
+import { drizzle as drizzlePool, type NeonDatabase } from 'drizzle-orm/neon-serverless';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { applyLocalStackSettings, type LocalStackVars } from './local-stack-settings';
 import { sqlState } from './errors';
+import { refusalOf } from './refusal';
 
 /** Postgres's codes for a transaction lost to another (deadlock, serialization failure): run again, it may well pass. */
 const LOST_RACE = new Set(['40P01', '40001']);
 const TRANSACTION_ATTEMPTS = 3;
-import { drizzle as drizzlePool, type NeonDatabase } from 'drizzle-orm/neon-serverless';
+
+/**
+ * How long one exchange over HTTP (a query or a batch) may take before it is given up: the fetch
+ * is aborted and the request answers 503 (`database-unavailable.ts`). A batch is one transaction
+ * on the endpoint's side: given up, it commits whole or not at all, never in part.
+ */
+export const HTTP_EXCHANGE_DEADLINE_MS = 10_000;
+
+/**
+ * How long an interactive transaction may take, from asking for its connection to its commit,
+ * before its connection is closed (Postgres rolls back what it had not committed) and it fails
+ * as the database not answering: a request's, and a job's (queue consumers and the cron, whom
+ * no client waits for, and whose rounds make many exchanges).
+ */
+export const REQUEST_TRANSACTION_DEADLINE_MS = 20_000;
+export const JOB_TRANSACTION_DEADLINE_MS = 120_000;
+
+/** What a transaction given up at its deadline fails with: the driver's own words for a lost connection, so it reads as a 503. */
+class TransactionDeadline extends Error {
+  constructor(ms: number) {
+    super(`Connection terminated: the transaction did not finish within ${ms} ms`);
+  }
+}
+
+const dialect = new PgDialect();
+
+/** Every fetch the driver's HTTP mode makes ends by the deadline (set once, for the isolate). */
+let deadlineSet = false;
+function setHttpDeadline(): void {
+  if (deadlineSet) return;
+  deadlineSet = true;
+  const base = (neonConfig.fetchFunction as typeof fetch | undefined) ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  neonConfig.fetchFunction = (input: RequestInfo | URL, init?: RequestInit) => {
+    const deadline = AbortSignal.timeout(HTTP_EXCHANGE_DEADLINE_MS);
+    return base(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+  };
+}
 
 /** What the database part of the Worker's environment holds. */
 export interface DatabaseEnv extends LocalStackVars {
@@ -45,7 +84,18 @@ export interface Queryable {
  */
 export interface Database {
   http: Queryable & HttpDatabase;
+  /**
+   * An interactive transaction on the handle's connection. `work` may run more than once (a race
+   * lost to another transaction runs it again): it must start from what it was given, never from
+   * what an attempt before it changed.
+   */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * The statements in order, as one transaction in one HTTP request: one round trip, all or
+   * nothing. A check among them (`refusal.ts`) stops it with its 4xx; a race lost to another
+   * transaction sends it again. Answers each statement's rows.
+   */
+  batch(statements: readonly SQL[]): Promise<Record<string, unknown>[][]>;
   /** Round trips to the database so far: statements over HTTP, and statements (with BEGIN and COMMIT) on the connection. */
   roundTrips(): number;
   /** Installations whose events this handle wrote: the queue is told to drain them once the work is done. */
@@ -94,11 +144,12 @@ function countingQuery(query: QueryFunction, count: () => void): QueryFunction {
   }) as QueryFunction;
 }
 
-/** Counts the statements sent on each connection the pool hands out. */
-function countingPool(pool: Pool, count: () => void): Pool {
+/** Counts the statements sent on each connection the pool hands out, and keeps the connections for `closeAll`. */
+function countingPool(pool: Pool, count: () => void, opened: Set<PoolClient>): Pool {
   const connect = pool.connect.bind(pool) as () => Promise<PoolClient>;
   (pool as unknown as { connect: () => Promise<PoolClient> }).connect = async () => {
     const client = await connect();
+    opened.add(client);
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       count();
@@ -113,12 +164,31 @@ function countingPool(pool: Pool, count: () => void): Pool {
  * The handle of a request or a job. Nothing is built until first used: a request that never
  * reaches the database (a script, the document, a CORS preflight) costs nothing here.
  */
-export function openDatabase(env: DatabaseEnv): Database {
+export function openDatabase(env: DatabaseEnv, options: { transactionDeadlineMs?: number } = {}): Database {
   applyLocalStackSettings(env);
+  setHttpDeadline();
+  const deadlineMs = options.transactionDeadlineMs ?? JOB_TRANSACTION_DEADLINE_MS;
   let trips = 0;
   const count = () => void trips++;
   let http: Database['http'] | undefined;
   let pool: Pool | undefined;
+  const connections = new Set<PoolClient>();
+  /** Past the deadline: the connection is closed under the work, never reused, and Postgres rolls back. */
+  const withinDeadline = <T>(work: Promise<T>): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const open = pool;
+        pool = undefined;
+        for (const client of connections) (client as unknown as { end(): Promise<void> }).end().catch(() => undefined);
+        connections.clear();
+        void open?.end().catch(() => undefined);
+        reject(new TransactionDeadline(deadlineMs));
+      }, deadlineMs);
+    });
+    work.catch(() => undefined); // what it fails with once given up is nobody's to hear
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  };
   const handle: Database = {
     get http() {
       if (!http) {
@@ -130,13 +200,14 @@ export function openDatabase(env: DatabaseEnv): Database {
       return http;
     },
     async transaction(work) {
-      pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count);
       // the work, then the hook's, in one transaction; what the hook leaves for the commit comes back with the work's value
-      const attempt = () =>
-        drizzlePool(pool!).transaction(async (tx) => {
+      const attempt = () => {
+        pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count, connections);
+        return withinDeadline(drizzlePool(pool).transaction(async (tx) => {
           const value = await work(tx);
           return { value, committed: beforeCommit ? await beforeCommit(tx, env, handle.installationId) : [] };
-        });
+        }));
+      };
       for (let tries = 1; ; tries++) {
         try {
           const { value, committed } = await attempt();
@@ -145,6 +216,25 @@ export function openDatabase(env: DatabaseEnv): Database {
           return value;
         } catch (error) {
           // a deadlock or a serialization failure rolled it all back: the work is run again, a few times
+          if (tries >= TRANSACTION_ATTEMPTS || !LOST_RACE.has(sqlState(error).code ?? '')) throw error;
+        }
+      }
+    },
+    async batch(statements) {
+      if (statements.length === 0) return [];
+      const raw = queryFunction(env.DATABASE_URL);
+      for (let tries = 1; ; tries++) {
+        try {
+          count();
+          const queries = statements.map((statement) => {
+            const { sql: text, params } = dialect.sqlToQuery(statement);
+            return raw.query(text, params);
+          });
+          const results = (await raw.transaction(queries, { fullResults: true })) as unknown as Array<{ rows: Record<string, unknown>[] }>;
+          return results.map((result) => result.rows);
+        } catch (error) {
+          const refusal = refusalOf(error);
+          if (refusal) throw refusal;
           if (tries >= TRANSACTION_ATTEMPTS || !LOST_RACE.has(sqlState(error).code ?? '')) throw error;
         }
       }

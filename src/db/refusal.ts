@@ -1,0 +1,61 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { ApiError, type ErrorCode } from '../http/errors';
+
+/**
+ * Checks that run inside a write sent as one batch (`Database.batch`): a statement that calls
+ * `desk_refuse` (migration 0038) when its condition holds, which stops the batch, rolls it back,
+ * and comes back to the Worker as the 4xx it names, with the property and the detail a client
+ * reads. So a write can check what needs the database (the inbox exists, the ids are the
+ * caller's) in the same round trip as the write itself.
+ */
+export type RefusalStatus = 400 | 403 | 404 | 409;
+
+const CODES: Record<RefusalStatus, ErrorCode> = { 400: 'invalid', 403: 'forbidden', 404: 'notFound', 409: 'conflict' };
+
+/** A statement that stops the batch with the error when `condition` holds. */
+export function refuseWhen(condition: SQL, status: RefusalStatus, source: string, detail: string): SQL {
+  return sql`SELECT desk_refuse(${status}::int, ${source}::text, ${detail}::text) WHERE ${condition}`;
+}
+
+/** One item a check looks at: the id it names, and the error it stands for when it is bad. */
+export interface CheckedId {
+  id: number;
+  source: string;
+  detail: string;
+}
+
+/**
+ * A statement that stops the batch at the first of `items` (in their order) for which `bad`
+ * holds, `bad` given the item's id as SQL (`x.id`); undefined when there is nothing to check.
+ * One statement however many items.
+ */
+export function refuseFirst(items: readonly CheckedId[], bad: (id: SQL) => SQL, status: RefusalStatus = 400): SQL | undefined {
+  if (items.length === 0) return undefined;
+  const list = JSON.stringify(items.map((item, n) => ({ ...item, n })));
+  return sql`SELECT desk_refuse(${status}::int, x.source, x.detail) FROM (
+    SELECT x.source, x.detail FROM jsonb_to_recordset(${list}::jsonb) AS x(id int, source text, detail text, n int)
+     WHERE ${bad(sql`x.id`)} ORDER BY x.n LIMIT 1) x`;
+}
+
+/** The error a `desk_refuse` raised, as the client gets it; undefined for any other error. */
+export function refusalOf(error: unknown): ApiError | undefined {
+  const candidate = error as { code?: unknown; message?: unknown; detail?: unknown } | undefined;
+  const match = typeof candidate?.code === 'string' ? /^HD(\d{3})$/.exec(candidate.code) : null;
+  if (!match) return undefined;
+  const status = Number(match[1]) as RefusalStatus;
+  const code = CODES[status] ?? 'invalid';
+  const source = typeof candidate!.detail === 'string' && candidate!.detail !== '' ? candidate!.detail : undefined;
+  return new ApiError(status in CODES ? status : 400, [{ code, ...(source ? { source } : {}), detail: String(candidate!.message) }]);
+}
+
+/**
+ * A value one statement of a batch hands to those after it (a new record's id): set for the rest
+ * of the transaction by `remember`, read by `recalled`.
+ */
+export function remember(name: string, value: SQL): SQL {
+  return sql`set_config(${`desk.${name}`}::text, (${value})::text, true)`;
+}
+
+export function recalled(name: string): SQL {
+  return sql`current_setting(${`desk.${name}`}::text)::int`;
+}
