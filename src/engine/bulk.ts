@@ -23,7 +23,8 @@ interface FilterArgs {
 import type { ResourceDeclaration, WriteContext } from './types';
 import { recordScope } from './scope';
 import { selectionFromFilter } from './selection';
-import { watchedProperties, writtenEvents } from './write';
+import { writtenEvents } from './write';
+import { watchedProperties } from './watched';
 
 export const bulkResultSchema = z
   .object({

@@ -1,8 +1,8 @@
-import { sql, type SQL } from 'drizzle-orm';
-import type { PgDatabase, PgTable } from 'drizzle-orm/pg-core';
+import { is, SQL, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Actor } from '../auth/principal';
 import type { Queryable } from '../db/client';
-import { changeWithEvents, eventsOn, insertEventsFrom } from '../events/record-events';
+import { eventsOn, insertEventsFrom, withEvents } from '../events/record-events';
 import { createdValues, deletedValues, updatedValues } from './columns';
 import { jsonObject } from './record-json';
 import type { AuditedTable } from './types';
@@ -14,8 +14,8 @@ import type { WireValue } from './wire';
  * soft delete. Run on a transaction or over HTTP, they change records and events together or not at all.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the HTTP client and a transaction are both a PgDatabase
-type Writer = PgDatabase<any, any, any>;
+import type { Writer } from './types';
+export type { Writer } from './types';
 
 /** The rows of `table` matching `where`: the records the statement acts on. */
 interface Target {
@@ -24,17 +24,30 @@ interface Target {
   where: SQL;
 }
 
-/** What an event records beside its record, as the events' `data` column takes it. */
-function eventData(data: Record<string, unknown> | undefined): SQL | undefined {
-  return data ? sql`${JSON.stringify(data)}::jsonb` : undefined;
+/** What an event records beside its record: values, or SQL making the jsonb (a new parent's id, recalled). */
+export type EventData = Record<string, unknown> | SQL;
+
+/** The events' `data` column's value. */
+function eventData(data: EventData | undefined): SQL | undefined {
+  if (data === undefined || is(data, SQL)) return data;
+  return sql`${JSON.stringify(data)}::jsonb`;
 }
 
 /** Inserts one record per row of values; `data` goes into each `created` event. Answers the new ids, in order. */
 export async function createRecords(db: Queryable & Writer, who: Actor, target: Omit<Target, 'where'>, rows: Record<string, unknown>[], data?: Record<string, unknown>): Promise<number[]> {
   if (rows.length === 0) return [];
+  const { rows: made } = await db.execute(createStatement(db, who, target, rows, data));
+  return made.map((row) => Number(row.id));
+}
+
+/**
+ * `createRecords`'s statement, to run or to send in a batch (values may be SQL, such as a new
+ * parent's id recalled from an earlier statement); answers `select` over the new rows (`changed`).
+ */
+export function createStatement(db: Writer, who: Actor, target: Omit<Target, 'where'>, rows: Record<string, unknown>[], data?: EventData, select?: SQL): SQL {
   const values = rows.map((row) => ({ ...row, ...createdValues(who) }));
   const statement = db.insert(target.table as PgTable).values(values as never).returning({ id: target.table.id }).getSQL();
-  return changeWithEvents(db, statement, who, target.type, 'created', eventData(data));
+  return withEvents(statement, who, target.type, 'created', eventData(data), undefined, select);
 }
 
 /**
@@ -43,14 +56,17 @@ export async function createRecords(db: Queryable & Writer, who: Actor, target: 
  * before and after. Answers the changed ids.
  */
 export async function updateRecords(db: Queryable & Writer, who: Actor, target: Target, values: Record<string, unknown>, properties: Record<string, WireValue>): Promise<number[]> {
+  const { rows } = await db.execute(updateStatement(db, who, target, values, properties));
+  return rows.map((row) => Number(row.id));
+}
+
+/** `updateRecords`'s statement, to run or to send in a batch: answers the changed ids. */
+export function updateStatement(db: Writer, who: Actor, target: Target, values: Record<string, unknown>, properties: Record<string, WireValue>): SQL {
   const t = target.table;
   // A change may set its own audit values (a repeat that changes nothing keeps updatedAt).
   const set = { ...updatedValues(who), ...values };
   const watched = Object.keys(properties).length > 0 && eventsOn();
-  if (!watched) {
-    const rows = await db.update(t as PgTable).set(set as never).where(target.where).returning({ id: t.id });
-    return rows.map((row) => Number(row.id));
-  }
+  if (!watched) return db.update(t as PgTable).set(set as never).where(target.where).returning({ id: t.id }).getSQL();
   const state = jsonObject(properties);
   const update = db
     .update(t as PgTable)
@@ -60,17 +76,22 @@ export async function updateRecords(db: Queryable & Writer, who: Actor, target: 
     .getSQL();
   const differences = sql`(SELECT coalesce(jsonb_object_agg(a.key, jsonb_build_object('before', b.value, 'after', a.value)), '{}'::jsonb)
     FROM jsonb_each(changed.after) a JOIN jsonb_each(before.state) b ON b.key = a.key WHERE a.value IS DISTINCT FROM b.value)`;
-  const { rows } = await db.execute(sql`
+  return sql`
     WITH before AS (SELECT ${t.id} AS id, (${state})::jsonb AS state FROM ${t} WHERE ${target.where} ORDER BY ${t.id} FOR UPDATE),
     changed(id, after) AS (${update}),
     diffs AS (SELECT changed.id, ${differences} AS changes FROM changed JOIN before ON before.id = changed.id),
     logged AS (${insertEventsFrom(sql`diffs`, who, target.type, 'updated', sql`r.changes`, sql`r.changes <> '{}'::jsonb`)})
-    SELECT id FROM changed`);
-  return rows.map((row) => Number(row.id));
+    SELECT id FROM changed`;
 }
 
 /** Soft-deletes the live records of the target: each gets a `deleted` event. Answers their ids. */
-export function deleteRecords(db: Queryable & Writer, who: Actor, target: Target, data?: Record<string, unknown>): Promise<number[]> {
+export async function deleteRecords(db: Queryable & Writer, who: Actor, target: Target, data?: Record<string, unknown>): Promise<number[]> {
+  const { rows } = await db.execute(deleteStatement(db, who, target, data));
+  return rows.map((row) => Number(row.id));
+}
+
+/** `deleteRecords`'s statement, to run or to send in a batch. */
+export function deleteStatement(db: Writer, who: Actor, target: Target, data?: EventData): SQL {
   const statement = db.update(target.table as PgTable).set(deletedValues(who) as never).where(target.where).returning({ id: target.table.id }).getSQL();
-  return changeWithEvents(db, statement, who, target.type, 'deleted', eventData(data));
+  return withEvents(statement, who, target.type, 'deleted', eventData(data));
 }

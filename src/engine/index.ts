@@ -5,8 +5,9 @@
  * read or change records the way the generic routes do.
  */
 export { AUDIT_SET, defineResource, shapeOf, shapeOfFields } from './resource';
-export type { AuditedTable, ComputedField, RecordShape, Relation, ResourceDeclaration, WritableField, WriteContext } from './types';
-export { hasMany, hasManyFields, hasOne, manyToMany, ownedRecords, readOnlyRelation, referencedBy } from './relations';
+export type { AuditedTable, ComputedField, Parent, RecordShape, Relation, ResourceDeclaration, WritableField, WriteContext } from './types';
+export { hasMany, hasManyFields, hasOne, manyToMany, ownedRecords, planOf, readOnlyRelation, referencedBy, withPlan } from './relations';
+export type { PlannedParent, RelationPlan } from './relations';
 export { referenceField, referenceInput } from './reference-field';
 export { computedFrom, finishRecord, isoTime, jsonObject, literal, recordJson, refJson, refProperty, timeProperty } from './record-json';
 export { refSchema, timeSchema, typed } from './wire';
@@ -18,7 +19,8 @@ export { filterParam, includesParam, pageMetadata, pageMetaSchema, pageSizeParam
 export { recordScope, tenantScope } from './scope';
 export { filteredScope, selectionFromFilter } from './selection';
 export { bulkResult, bulkResultSchema, bulkTarget } from './bulk';
-export { createRecords, deleteRecords, updateRecords } from './changes';
+export { createRecords, createStatement, deleteRecords, updateRecords, updateStatement } from './changes';
+export type { Writer } from './changes';
 export { deletedValues, updatedValues } from './columns';
 export { resourceRoutes } from './routes';
 export { createRecord } from './write';

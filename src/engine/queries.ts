@@ -309,6 +309,21 @@ function preparedOne(resource: ResourceDeclaration, includes: readonly string[],
   }, callerShape(resource, includes, who));
 }
 
+/**
+ * `selectOne` as a statement to send in a batch, the id given as SQL (a new record's, recalled
+ * from an earlier statement), and how to read its answer.
+ */
+export function oneRecordRead(resource: ResourceDeclaration, who: Actor, id: SQL, includes: readonly string[]): { statement: SQL; result(rows: readonly Record<string, unknown>[]): RecordsResult | undefined } {
+  const parts = partsOf(resource, canonicalIncludes(resource, includes), who);
+  return {
+    statement: oneStatement(parts, resource, recordScope(resource, who), id),
+    result(rows) {
+      const row = rows[0];
+      return row ? { ...assemble(parts, [row.record as Row], row), total: 1 } : undefined;
+    },
+  };
+}
+
 /** One record by id, with what it includes: one statement. */
 export async function selectOne(db: Queryable, resource: ResourceDeclaration, id: number, selection: RecordSelection): Promise<RecordsResult | undefined> {
   const includes = canonicalIncludes(resource, selection.includes);

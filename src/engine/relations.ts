@@ -3,11 +3,12 @@ import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { Actor } from '../auth/principal';
 import type { Transaction } from '../db/client';
-import { changeWithEvents } from '../events/record-events';
+import { changeWithEvents, withEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';
 import { writableRecord } from '../http/record-body';
 import { idValue } from '../http/params';
-import { createRecords, deleteRecords, updateRecords } from './changes';
+import { createRecords, createStatement, deleteRecords, deleteStatement, updateRecords, updateStatement, type Writer } from './changes';
+import { refuseFirst, type CheckedId } from '../db/refusal';
 import { columnKey, rowValues } from './columns';
 import { recordValues } from './record-json';
 import { recordSchema } from './record-schema';
@@ -15,6 +16,49 @@ import { refSchema } from './wire';
 import type { AuditedTable, PageRead, PageRelation, Parent, RecordShape, WritableField } from './types';
 import { tenantScope } from './scope';
 import { shapeOfFields } from './resource';
+
+/** The record a planned relation write is written on: its id may be SQL (a new record's, recalled from the batch). */
+export interface PlannedParent {
+  type: string;
+  id: SQL;
+}
+
+/**
+ * A relation's write as statements for a batch (`Database.batch`): the same checks, changes and
+ * events as its `write`, in statements that need nothing back from one another. `creating`: the
+ * parent is new (nothing is linked to it yet). Undefined: this value needs the interactive `write`.
+ */
+export type RelationPlan = (db: Writer, who: Actor, parent: PlannedParent, value: unknown, source: string, creating: boolean) => SQL[] | undefined;
+
+/** Plans by the `write` they stand for: a relation that replaces its `write` (a customer's contacts) has no plan unless it gives one. */
+const plans = new WeakMap<object, RelationPlan>();
+
+export function planOf(relation: { write?: unknown }): RelationPlan | undefined {
+  return typeof relation.write === 'function' ? plans.get(relation.write) : undefined;
+}
+
+/** A relation's `write` with its plan: the two must do the same. */
+export function withPlan<W extends object>(write: W, plan: RelationPlan): W {
+  plans.set(write, plan);
+  return write;
+}
+
+/** The parent's events' data: `{"parent": {"type", "id"}}`, the id as SQL. */
+function plannedParentData(parent: PlannedParent): SQL {
+  return sql`jsonb_build_object('parent', jsonb_build_object('type', ${parent.type}::text, 'id', ${parent.id}))`;
+}
+
+const present = (statements: (SQL | undefined)[]): SQL[] => statements.filter((statement): statement is SQL => statement !== undefined);
+
+/** `requireEntryReferences` as a check in the batch. */
+function entryReferenceChecks(installationId: number, fields: Record<string, WritableField>, entries: Entry[], source: string): (SQL | undefined)[] {
+  return Object.entries(fields).flatMap(([name, field]) => {
+    if (!field.references) return [];
+    const { table, type } = field.references;
+    const named = entries.flatMap((entry, index): CheckedId[] => (isDeletion(entry) || typeof entry[name] !== 'number' ? [] : [{ id: entry[name] as number, source: `${source}[${index}].${name}`, detail: `no ${type} ${String(entry[name])} here` }]));
+    return [refuseFirst(named, (id) => sql`NOT EXISTS (SELECT 1 FROM ${table} WHERE ${and(tenantScope(table, installationId), sql`${table.id} = ${id}`)})`)];
+  });
+}
 
 /** `"delete": true`, or the platform's `"meta": {"delete": true}`. */
 const deleteFlag = z.boolean().optional();
@@ -129,21 +173,13 @@ export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fiel
     cardinality: 'many',
     page: childrenOf(shape, sql`${table}`, parentKey),
     bodySchema: z.array(entrySchema(fields)).max(100).nullable(),
-    async write(tx, who, parent, value, source) {
+    write: withPlan(async function write(tx: Transaction, who: Actor, parent: Parent, value: unknown, source: string) {
       if (value === null) return;
       const entries = value as Entry[];
       await requireChildren(tx, table, liveChildrenOf(parent.id), entries, source, shape.type);
       await requireEntryReferences(tx, who.installationId, fields, entries, source);
-      const parentColumn = columnKey(table, parentKey);
-      const inserts = entries.flatMap((entry, index) => {
-        if (entry.id !== undefined) return [];
-        if (isDeletion(entry)) throw ApiError.invalid(`${source}[${index}].delete`, 'only an entry with an id can be deleted');
-        const missing = missingFields(fields, entry);
-        if (missing.length) throw ApiError.invalid(`${source}[${index}].${missing[0]}`, 'must be set');
-        return [{ ...rowValues(table, fields, entry), [parentColumn]: parent.id }];
-      });
       const event = { parent };
-      await createRecords(tx, who, target, inserts, event);
+      await createRecords(tx, who, target, insertsOf(entries, source, parent.id), event);
       const removed = entries.flatMap((e) => (e.id !== undefined && isDeletion(e) ? [e.id] : []));
       if (removed.length) await deleteRecords(tx, who, { ...target, where: and(liveChildrenOf(parent.id), inArray(table.id, removed))! }, event);
       for (const entry of entries) {
@@ -151,8 +187,41 @@ export function hasMany(options: { shape: RecordShape; parentKey: PgColumn; fiel
         if (entry.id === undefined || isDeletion(entry) || Object.keys(changes).length === 0) continue;
         await updateRecords(tx, who, { ...target, where: and(liveChildrenOf(parent.id), eq(table.id, entry.id))! }, changes, watched);
       }
-    },
+    }, (db, who, parent, value, source, creating) => {
+      if (value === null) return [];
+      const entries = value as Entry[];
+      const named = entries.flatMap((e, index): CheckedId[] => (e.id === undefined ? [] : [{ id: e.id, source: `${source}[${index}].id`, detail: `no ${shape.type} ${e.id} here` }]));
+      // a new record has no children yet
+      if (creating && named[0]) throw ApiError.invalid(named[0].source, named[0].detail);
+      const inserts = insertsOf(entries, source, parent.id);
+      const event = plannedParentData(parent);
+      const removed = entries.flatMap((e) => (e.id !== undefined && isDeletion(e) ? [e.id] : []));
+      const live = and(eq(parentKey, parent.id), eq(table.state, 'active'))!;
+      return present([
+        refuseFirst(named, (id) => sql`NOT EXISTS (SELECT 1 FROM ${table} WHERE ${live} AND ${table.id} = ${id})`),
+        ...entryReferenceChecks(who.installationId, fields, entries, source),
+        inserts.length ? createStatement(db, who, target, inserts, event) : undefined,
+        removed.length ? deleteStatement(db, who, { ...target, where: and(live, inArray(table.id, removed))! }, event) : undefined,
+        ...entries.map((entry) => {
+          const changes = rowValues(table, fields, entry);
+          if (entry.id === undefined || isDeletion(entry) || Object.keys(changes).length === 0) return undefined;
+          return updateStatement(db, who, { ...target, where: and(live, eq(table.id, entry.id))! }, changes, watched);
+        }),
+      ]);
+    }),
   };
+
+  /** The rows of the entries that make new records: a 400 for a deletion without an id, or a required field missing. */
+  function insertsOf(entries: Entry[], source: string, parentId: number | SQL): Record<string, unknown>[] {
+    const parentColumn = columnKey(table, parentKey);
+    return entries.flatMap((entry, index) => {
+      if (entry.id !== undefined) return [];
+      if (isDeletion(entry)) throw ApiError.invalid(`${source}[${index}].delete`, 'only an entry with an id can be deleted');
+      const missing = missingFields(fields, entry);
+      if (missing.length) throw ApiError.invalid(`${source}[${index}].${missing[0]}`, 'must be set');
+      return [{ ...rowValues(table, fields, entry), [parentColumn]: parentId }];
+    });
+  }
 }
 
 /**
@@ -192,7 +261,7 @@ export function hasOne(options: { shape: RecordShape; parentKey: PgColumn; field
     cardinality: 'one',
     page: childrenOf(shape, sql`${table}`, parentKey),
     bodySchema: writableRecord(schema).nullable(),
-    async write(tx, who, parent, value, source) {
+    write: withPlan(async function write(tx: Transaction, who: Actor, parent: Parent, value: unknown, source: string) {
       const event = { parent };
       if (value === null) {
         await deleteRecords(tx, who, { ...shape, where: liveChildOf(parent.id) }, event);
@@ -207,7 +276,16 @@ export function hasOne(options: { shape: RecordShape; parentKey: PgColumn; field
       const missing = missingFields(fields, value as Record<string, unknown>);
       if (missing.length) throw ApiError.invalid(`${source}.${missing[0]}`, 'must be set');
       await createRecords(tx, who, shape, [{ ...changes, [columnKey(table, parentKey)]: parent.id }], event);
-    },
+    }, (db, who, parent, value, source, creating) => {
+      const event = plannedParentData(parent);
+      const live = and(eq(parentKey, parent.id), eq(table.state, 'active'))!;
+      if (value === null) return creating ? [] : [deleteStatement(db, who, { ...shape, where: live }, event)];
+      // changing the record there is, or making one, is decided by what is there: the interactive write
+      if (!creating) return undefined;
+      const missing = missingFields(fields, value as Record<string, unknown>);
+      if (missing.length) throw ApiError.invalid(`${source}.${missing[0]}`, 'must be set');
+      return [createStatement(db, who, shape, [{ ...rowValues(table, fields, value as Record<string, unknown>), [columnKey(table, parentKey)]: parent.id }], event)];
+    }),
   };
 }
 
@@ -253,7 +331,7 @@ export function manyToMany(options: {
   const entry = writableRecord({ id: idValue, delete: deleteFlag, meta: entryMetaSchema });
   const metaJson = linkFields.length ? sql`json_build_object(${sql.join(linkFields.map(([field, link]) => sql`${field}::text, ${link.column}`), sql`, `)})` : undefined;
   const returning = sql.join([sql`${sql.identifier(targetKey.name)} AS id`, ...linkFields.map(([field, link]) => sql`${sql.identifier(link.column.name)} AS ${sql.identifier(field)}`)], sql`, `);
-  const linkEvent = (parent: Parent) => {
+  const linkEvent = (parent: Parent | PlannedParent) => {
     const meta = linkFields.length ? sql`, 'meta', jsonb_build_object(${sql.join(linkFields.map(([field]) => sql`${field}::text, r.${sql.identifier(field)}`), sql`, `)})` : sql``;
     return [sql`${parent.id}::int`, sql`jsonb_build_object('relation', ${name}::text, 'record', jsonb_build_object('id', r.id, 'type', ${target.type}::text)${meta})`] as const;
   };
@@ -267,7 +345,7 @@ export function manyToMany(options: {
     page: childrenOf(target, sql`${through} JOIN ${target.table} ON ${target.table.id} = ${targetKey}`, parentKey, metaJson),
     bodySchema: z.array(entry).max(500).nullable(),
     referenceSchema,
-    async write(tx, who, parent, value, source) {
+    write: withPlan(async function write(tx: Transaction, who: Actor, parent: Parent, value: unknown, source: string) {
       if (value === null) return;
       const entries = value as LinkEntry[];
       const scope = tenantScope(target.table, who.installationId)!;
@@ -310,7 +388,46 @@ export function manyToMany(options: {
         const statement = sql`DELETE FROM ${through} WHERE ${parentKey} = ${parent.id} AND ${inArray(targetKey, unlinking)} RETURNING ${returning}`;
         await changeWithEvents(tx, statement, who, parent.type, 'unlinked', data, recordId);
       }
-    },
+    }, (_db, who, parent, value, source, creating) => {
+      if (value === null) return [];
+      const entries = value as LinkEntry[];
+      const scope = tenantScope(target.table, who.installationId)!;
+      const linkOf = (id: SQL) => sql`EXISTS (SELECT 1 FROM ${through} WHERE ${parentKey} = ${parent.id} AND ${targetKey} = ${id})`;
+      const each = (keep: (entry: LinkEntry) => boolean, detail: (id: number) => string) =>
+        entries.flatMap((entry, index): CheckedId[] => (keep(entry) ? [{ id: entry.id, source: `${source}[${index}].id`, detail: detail(entry.id) }] : []));
+      const unlinks = each(isDeletion, (id) => `${target.type} ${id} is not linked, so it cannot be removed`);
+      const links = each((entry) => !isDeletion(entry), (id) => `no ${target.type} ${id} here`);
+      // a new record has no links yet
+      if (creating && unlinks[0]) throw ApiError.invalid(unlinks[0].source, unlinks[0].detail);
+      const linkable = target.linkable;
+      const [recordId, data] = linkEvent(parent);
+      const wanted = new Map(entries.filter((e) => !isDeletion(e)).map((e) => [e.id, e.meta ?? {}] as const));
+      const unlinking = [...new Set(unlinks.map((entry) => entry.id))];
+      const statements: (SQL | undefined)[] = [
+        refuseFirst(links, (id) => sql`NOT EXISTS (SELECT 1 FROM ${target.table} WHERE ${scope} AND ${target.table.id} = ${id})`),
+        refuseFirst(unlinks, (id) => sql`NOT ${linkOf(id)}`),
+        linkable ? refuseFirst(links.map((entry) => ({ ...entry, detail: linkable.refusal(entry.id) })), (id) => sql`NOT ${linkOf(id)} AND NOT EXISTS (SELECT 1 FROM ${target.table} WHERE ${linkable.where(who)} AND ${target.table.id} = ${id})`) : undefined,
+      ];
+      if (wanted.size) {
+        // links there already are skipped by the insert, and keep their fields unless sent (below)
+        const columns = [sql`installation_id`, sql.identifier(parentKey.name), sql.identifier(targetKey.name), sql`created_by`, ...linkFields.map(([, link]) => sql.identifier(link.column.name))];
+        const rows = [...wanted].map(([id, meta]) =>
+          sql`(${sql.join([sql`${who.installationId}::int`, sql`${parent.id}::int`, sql`${id}::int`, sql`${who.userId}::int`, ...linkFields.map(([field, link]) => linkValue(link, meta[field] ?? link.default))], sql`, `)})`,
+        );
+        statements.push(withEvents(sql`INSERT INTO ${through} (${sql.join(columns, sql`, `)}) VALUES ${sql.join(rows, sql`, `)} ON CONFLICT DO NOTHING RETURNING ${returning}`, who, parent.type, 'linked', data, recordId));
+      }
+      for (const [id, meta] of creating ? [] : wanted) {
+        const changes = linkFields.filter(([field]) => meta[field] !== undefined);
+        if (changes.length === 0) continue;
+        const set = sql.join(changes.map(([field, link]) => sql`${sql.identifier(link.column.name)} = ${linkValue(link, meta[field])}`), sql`, `);
+        const differs = sql.join(changes.map(([field, link]) => sql`${link.column} IS DISTINCT FROM ${linkValue(link, meta[field])}`), sql` OR `);
+        statements.push(withEvents(sql`UPDATE ${through} SET ${set} WHERE ${parentKey} = ${parent.id} AND ${targetKey} = ${id} AND (${differs}) RETURNING ${returning}`, who, parent.type, 'linked', data, recordId));
+      }
+      if (unlinking.length) {
+        statements.push(withEvents(sql`DELETE FROM ${through} WHERE ${parentKey} = ${parent.id} AND ${inArray(targetKey, unlinking)} RETURNING ${returning}`, who, parent.type, 'unlinked', data, recordId));
+      }
+      return present(statements);
+    }),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Column, SQL } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { PgColumn, PgDatabase, PgTable } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import type { Env } from '../app-env';
 import type { Actor } from '../auth/principal';
@@ -207,7 +207,22 @@ export interface ResourceDeclaration {
   afterDelete?: (context: WriteContext, id: number) => Promise<void>;
   /** values the server sets on a new record, whatever the body says */
   onCreate?: (context: WriteContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * `beforeWrite` and `afterWrite` for a write sent as one batch (`planned-write.ts`, one round
+   * trip): `before` does in the Worker what `beforeWrite` does, on the body's own copy, without
+   * the database, answering false when this body needs the interactive write; `after` gives the
+   * statements of `afterWrite`, run in the batch after the record and its relations, the record's
+   * id as SQL. A resource with a hook that has no planned form here always writes interactively.
+   */
+  planned?: {
+    before?: (who: Actor, record: Record<string, unknown>, id: number | undefined) => boolean;
+    after?: (db: Writer, who: Actor, record: Record<string, unknown>, id: SQL, created: boolean) => SQL[];
+  };
 }
+
+/** What builds statements (and runs them): the HTTP client and a transaction are both a PgDatabase. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- either client's
+export type Writer = PgDatabase<any, any, any>;
 
 /** A list query parameter of a resource's own: its schema, and the records its value selects. */
 export interface ListParam {

@@ -1,5 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import { and, eq } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
@@ -19,7 +18,8 @@ import { moveUses } from './uses';
 import { takeDefaultFlag } from './default-flag';
 import type { ResourceDeclaration, WriteContext } from './types';
 import { holdsSharedRows, recordScope } from './scope';
-import { typed, type WireValue } from './wire';
+import { plannable, plannedCreate, plannedUpdate } from './planned-write';
+import { watchedProperties } from './watched';
 
 async function writeRelations(tx: Transaction, resource: ResourceDeclaration, who: Actor, id: number, record: Record<string, unknown>) {
   for (const [name, relation] of Object.entries(resource.relations)) {
@@ -41,17 +41,6 @@ export function writtenEvents(resource: ResourceDeclaration, kind: EventKind, re
   const relations = Object.entries(resource.relations).filter(([name]) => record[name] !== undefined);
   if (relations.length === 0) return [own];
   return [own, [resource.type, 'linked'], [resource.type, 'unlinked'], ...relations.map(([, relation]) => [relation.type] as const)];
-}
-
-/** The wire properties a write of these body properties may change: watched for the `updated` event. */
-export function watchedProperties(resource: ResourceDeclaration, record: Record<string, unknown>): Record<string, WireValue> {
-  const watched: Record<string, WireValue> = {};
-  for (const [name, field] of Object.entries(writableFields(resource))) {
-    if (record[name] === undefined) continue;
-    // A secret's event says that it changed, by a digest of its ciphertext (new on every write), never what it is; a large value's, by its digest.
-    watched[name] = field.writeOnly || field.digestInEvents ? typed(sql`md5(${field.column})`, z.string().nullable()) : (field.output ?? field.column);
-  }
-  return watched;
 }
 
 async function inTransaction<T>(c: Context<AppEnv>, resource: ResourceDeclaration, work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -80,45 +69,64 @@ export async function createRecord(context: WriteContext, resource: ResourceDecl
   return id!;
 }
 
-/** Creates the record and what its body's relations name, in one transaction with their events. */
+/** Creates the record and what its body's relations name, in one transaction with their events: one batch where it can be. */
 export function createHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
-    const record = { ...input<Record<string, unknown>>(c, 'json') };
-    const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, record);
-    const body = await inTransaction(c, resource, async (tx) => {
-      const id = await createRecord({ tx, who, env: c.env }, resource, record);
-      return readBack(tx, resource, who, id, includes);
-    });
-    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'created', record));
-    return c.json(body, 201);
+    const sent = input<Record<string, unknown>>(c, 'json');
+    const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, sent);
+    const written =
+      (plannable(resource) ? await inBatch(resource, () => plannedCreate(c.var.db, resource, who, sent, includes)) : undefined) ??
+      (await inTransaction(c, resource, async (tx) => {
+        // each try starts from the body as it arrived: the hooks amend their own copy
+        const record = { ...sent };
+        const id = await createRecord({ tx, who, env: c.env }, resource, record);
+        return { body: await readBack(tx, resource, who, id, includes), record };
+      }));
+    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'created', written.record));
+    return c.json(written.body, 201);
   };
 }
 
-/** PATCH, and PUT with PATCH's meaning: exactly the properties sent change. */
+/** PATCH, and PUT with PATCH's meaning: exactly the properties sent change. One batch where it can be. */
 export function updateHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
     const { id } = input<IdParam>(c, 'param');
-    const record = { ...input<Record<string, unknown>>(c, 'json') };
-    const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, record);
-    const body = await inTransaction(c, resource, async (tx) => {
-      const context = { tx, who, env: c.env };
-      await requireReferences(tx, resource, who, record);
-      await resource.beforeWrite?.(context, record, id);
-      await takeDefaultFlag(context, resource, record, id);
-      const values = rowValues(resource.table, writableFields(resource), record);
-      const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
-      const updated = await updateRecords(tx, who, target, values, watchedProperties(resource, record));
-      if (updated.length === 0) throw await notWritable(tx, resource, who, id, 'changed');
-      await writeRelations(tx, resource, who, id, record);
-      await resource.afterWrite?.(context, record, id, false);
-      return readBack(tx, resource, who, id, includes);
-    });
-    resource.afterCommit?.(id, record);
-    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', record));
-    return c.json(body, 200);
+    const sent = input<Record<string, unknown>>(c, 'json');
+    const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, sent);
+    const written =
+      (plannable(resource) ? await inBatch(resource, () => plannedUpdate(c.var.db, resource, who, id, sent, includes)) : undefined) ??
+      (await inTransaction(c, resource, async (tx) => {
+        // each try starts from the body as it arrived: the hooks amend their own copy
+        const record = { ...sent };
+        const context = { tx, who, env: c.env };
+        await requireReferences(tx, resource, who, record);
+        await resource.beforeWrite?.(context, record, id);
+        await takeDefaultFlag(context, resource, record, id);
+        const values = rowValues(resource.table, writableFields(resource), record);
+        const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
+        const updated = await updateRecords(tx, who, target, values, watchedProperties(resource, record));
+        if (updated.length === 0) throw await notWritable(tx, resource, who, id, 'changed');
+        await writeRelations(tx, resource, who, id, record);
+        await resource.afterWrite?.(context, record, id, false);
+        return { body: await readBack(tx, resource, who, id, includes), record };
+      }));
+    // gone between the batch's check and its update
+    if (written.body === null) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
+    resource.afterCommit?.(id, written.record);
+    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', written.record));
+    return c.json(written.body, 200);
   };
+}
+
+/** A planned write's answer, undefined when the body needs the interactive write; a broken rule comes back as its 4xx. */
+async function inBatch<T>(resource: ResourceDeclaration, work: () => Promise<T | undefined>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (error) {
+    throw translateDbError(error, resource);
+  }
 }
 
 /**

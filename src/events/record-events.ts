@@ -66,11 +66,18 @@ export function insertEventsFrom(rows: SQL, who: Actor | RowsActor, recordType: 
  * the event is the row's own unless `recordId` names another (a link's parent). Answers the changed ids.
  */
 export async function changeWithEvents(db: Queryable, statement: SQL, who: Actor, recordType: string, kind: EventKind, data?: SQL, recordId?: SQL): Promise<number[]> {
-  const { rows } = writing
-    ? await db.execute(sql`WITH changed AS (${statement}), logged AS (${insertEventsFrom(sql`changed`, who, recordType, kind, data, undefined, recordId)})
-        SELECT id FROM changed`)
-    : await db.execute(statement);
+  const { rows } = await db.execute(withEvents(statement, who, recordType, kind, data, recordId));
   return rows.map((row) => Number(row.id));
+}
+
+/**
+ * `changeWithEvents`'s statement, to run or to send in a batch: answers `select` over the changed
+ * rows (`changed`), by default their ids.
+ */
+export function withEvents(statement: SQL, who: Actor, recordType: string, kind: EventKind, data?: SQL, recordId?: SQL, select: SQL = sql`id`): SQL {
+  if (!writing) return sql`WITH changed AS (${statement}) SELECT ${select} FROM changed`;
+  return sql`WITH changed AS (${statement}), logged AS (${insertEventsFrom(sql`changed`, who, recordType, kind, data, undefined, recordId)})
+    SELECT ${select} FROM changed`;
 }
 
 /** Events of a special operation, in its transaction. */

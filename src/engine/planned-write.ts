@@ -1,0 +1,140 @@
+import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
+import type { Actor } from '../auth/principal';
+import type { Database } from '../db/client';
+import { recalled, refuseWhen, remember } from '../db/refusal';
+import { createStatement, updateStatement, type Writer } from './changes';
+import { columnKey, rowValues } from './columns';
+import { oneRecordRead } from './queries';
+import { planOf, type PlannedParent } from './relations';
+import { writableFields } from './resource';
+import { holdsSharedRows, recordScope, tenantScope } from './scope';
+import type { ResourceDeclaration } from './types';
+import { watchedProperties } from './watched';
+
+/**
+ * A create or an update as one batch: one round trip to the database whatever the body names
+ * (docs/connection-strategy.md, "Writes in one round trip"). The checks that need the database
+ * (references, children, links, the record being there) are statements of the batch that stop it
+ * with the same 4xx as the interactive write; the new record's id reaches the statements after
+ * its insert through the transaction (`remember`). A resource whose hooks read or write in the
+ * transaction, or a body naming a relation with no plan, takes the interactive write instead.
+ */
+export function plannable(resource: ResourceDeclaration): boolean {
+  const { planned } = resource;
+  return !resource.onCreate && (!resource.beforeWrite || planned?.before !== undefined) && (!resource.afterWrite || planned?.after !== undefined);
+}
+
+/** The body as the planned hooks leave it (their own copy), or undefined when it needs the interactive write. */
+function plannedRecord(resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, id: number | undefined): Record<string, unknown> | undefined {
+  const record = { ...sent };
+  if (resource.planned?.before && !resource.planned.before(who, record, id)) return undefined;
+  const relationsPlanned = Object.entries(resource.relations).every(([name, relation]) => record[name] === undefined || !relation.write || planOf(relation) !== undefined);
+  return relationsPlanned ? record : undefined;
+}
+
+/** The name the new record's id goes by in the batch. */
+const CREATED = 'created_id';
+
+/** `requireReferences` as checks of the batch. */
+function referenceChecks(resource: ResourceDeclaration, who: Actor, record: Record<string, unknown>): SQL[] {
+  return Object.entries(resource.fields).flatMap(([name, field]) => {
+    const id = record[name];
+    if (!field.references || id === undefined || id === null) return [];
+    const { table, type } = field.references;
+    return [refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${table} WHERE ${and(tenantScope(table, who.installationId), eq(table.id, id as number))})`, 400, `${resource.singular}.${name}`, `no ${type} ${String(id)} here`)];
+  });
+}
+
+/** `takeDefaultFlag` as statements of the batch. */
+function defaultFlagStatements(db: Writer, resource: ResourceDeclaration, who: Actor, record: Record<string, unknown>, id: number | undefined): SQL[] {
+  const property = resource.defaultFlag;
+  if (!property || record[property] !== true) return [];
+  const table = resource.table;
+  const flag = resource.fields[property]!.column;
+  const others = and(tenantScope(table, who.installationId, false, 'write'), eq(flag, true), id === undefined ? undefined : ne(table.id, id))!;
+  return [
+    sql`SELECT pg_advisory_xact_lock(hashtext(${`${resource.type}.${property}`}), ${who.installationId}::int)`,
+    updateStatement(db, who, { table, type: resource.type, where: others }, { [columnKey(table, flag)]: false }, { [property]: flag }),
+  ];
+}
+
+/** The statements of each relation the body names. */
+function relationStatements(db: Writer, resource: ResourceDeclaration, who: Actor, parent: PlannedParent, record: Record<string, unknown>, creating: boolean): SQL[] | undefined {
+  const statements: SQL[] = [];
+  for (const [name, relation] of Object.entries(resource.relations)) {
+    if (record[name] === undefined || !relation.write) continue;
+    const planned = planOf(relation)?.(db, who, parent, record[name], `${resource.singular}.${name}`, creating);
+    if (!planned) return undefined;
+    statements.push(...planned);
+  }
+  return statements;
+}
+
+/** Sends the statements, the record's read-back last: answers it as the write answers it (null: the record is not there to read). */
+async function sendWithReadBack(db: Database, resource: ResourceDeclaration, who: Actor, statements: SQL[], id: SQL, includes: readonly string[]) {
+  const read = oneRecordRead(resource, who, id, includes);
+  const results = await db.batch([...statements, read.statement]);
+  const found = read.result(results.at(-1)!);
+  return found ? { [resource.singular]: found.records[0]!, included: found.included } : null;
+}
+
+/** A create as one batch, with the body as its hooks amended it; undefined when the body needs the interactive write. */
+export async function plannedCreate(db: Database, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, includes: readonly string[]) {
+  const record = plannedRecord(resource, who, sent, undefined);
+  if (!record) return undefined;
+  const writer = db.http;
+  const id = recalled(CREATED);
+  const relations = relationStatements(writer, resource, who, { type: resource.type, id }, record, true);
+  if (!relations) return undefined;
+  const row = rowValues(resource.table, writableFields(resource), record);
+  const statements = [
+    ...referenceChecks(resource, who, record),
+    ...defaultFlagStatements(writer, resource, who, record, undefined),
+    createStatement(writer, who, { table: resource.table, type: resource.type }, [row], undefined, sql`id, ${remember(CREATED, sql`id`)}`),
+    ...relations,
+    ...(resource.planned?.after?.(writer, who, record, id, true) ?? []),
+  ];
+  const body = await sendWithReadBack(db, resource, who, statements, id, includes);
+  if (body === null) throw new Error(`the new ${resource.singular} is not there to read back`);
+  return { body, record };
+}
+
+/**
+ * An update as one batch, with the body as its hooks amended it; undefined when the body needs the
+ * interactive write; its answer null when the record was deleted meanwhile (after the check,
+ * before the update). A record that is
+ * not there (or not the caller's to change) stops the batch first: a 404, or for a record every
+ * installation shares a 409 saying so, as the interactive write answers.
+ */
+export async function plannedUpdate(db: Database, resource: ResourceDeclaration, who: Actor, id: number, sent: Record<string, unknown>, includes: readonly string[]) {
+  const record = plannedRecord(resource, who, sent, id);
+  if (!record) return undefined;
+  const writer = db.http;
+  const relations = relationStatements(writer, resource, who, { type: resource.type, id: sql`${id}::int` }, record, false);
+  if (!relations) return undefined;
+  const table = resource.table;
+  const writable = and(recordScope(resource, who, false, 'write'), eq(table.id, id))!;
+  const statements = [
+    notWritableCheck(resource, who, id, writable),
+    ...referenceChecks(resource, who, record),
+    ...defaultFlagStatements(writer, resource, who, record, id),
+    updateStatement(writer, who, { table, type: resource.type, where: writable }, rowValues(table, writableFields(resource), record), watchedProperties(resource, record)),
+    ...relations,
+    ...(resource.planned?.after?.(writer, who, record, sql`${id}::int`, false) ?? []),
+  ];
+  return { body: await sendWithReadBack(db, resource, who, statements, sql`${id}::int`, includes), record };
+}
+
+/** Stops the batch when the record is not the caller's to change (`notWritable`'s answers). */
+function notWritableCheck(resource: ResourceDeclaration, who: Actor, id: number, writable: SQL): SQL {
+  const table = resource.table;
+  const missing = sql`NOT EXISTS (SELECT 1 FROM ${table} WHERE ${writable})`;
+  const notFound = refuseWhen(missing, 404, 'id', `${resource.singular} ${id} not found`);
+  if (!holdsSharedRows(resource.table)) return notFound;
+  const what = resource.sharedRows ?? `the ${resource.type} every installation shares`;
+  const shared = sql`EXISTS (SELECT 1 FROM ${table} WHERE ${and(recordScope(resource, who), eq(resource.table.id, id))})`;
+  return sql`SELECT CASE WHEN ${shared}
+      THEN desk_refuse(409, 'id', ${`${resource.singular} ${id} is one of ${what}, which every installation shares: it cannot be changed`}::text)
+      ELSE desk_refuse(404, 'id', ${`${resource.singular} ${id} not found`}::text) END
+    WHERE ${missing}`;
+}
