@@ -1,7 +1,10 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { CUSTOMER_CONTACT_TYPES, customerContacts, customers } from '../../db/schema';
-import { hasMany, updateRecords, type WriteContext } from '../../engine';
+import { hasMany, planOf, updateRecords, updateStatement, withPlan, type Parent, type WriteContext, type Writer } from '../../engine';
+import { refuseWhen } from '../../db/refusal';
+import type { Actor } from '../../auth/principal';
+import type { Transaction } from '../../db/client';
 import { ApiError } from '../../http/errors';
 import { ignoredPaths, noteIgnored } from '../../http/ignored-properties';
 import { idValue } from '../../http/params';
@@ -78,24 +81,42 @@ const entrySchema = writableRecord({
 export const contactsRelation = {
   ...generic,
   bodySchema: z.array(entrySchema).max(100).nullable(),
-  async write(tx, who, parent, value, source) {
+  write: withPlan(async function write(tx: Transaction, who: Actor, parent: Parent, value: unknown, source: string) {
     if (value === null) return;
-    const entries = (value as Entry[]).filter((entry) => entry.id !== undefined || entry.value !== undefined || isDeletion(entry));
+    const entries = sentEntries(value);
     const stored = await storedContacts(tx, parent.id);
-    entries.forEach((entry, index) => {
-      if (isDeletion(entry) || (entry.value === undefined && entry.type === undefined)) return;
-      const before = entry.id === undefined ? undefined : stored.get(entry.id);
-      // not this customer's contact: the generic write answers 400 naming it
-      if (entry.id !== undefined && before === undefined) return;
-      // A changed type or value is checked as the contact will be: the type and value it keeps or gets.
-      const type = entry.type ?? before?.type ?? 'email';
-      const checked = VALUE_RULES[type].safeParse(entry.value ?? before?.value);
-      if (!checked.success) throw ApiError.invalid(`${source}[${index}].value`, `${checked.error.issues[0]?.message ?? 'is not valid'} (a ${type} contact)`);
-    });
+    checkValues(entries, stored, source);
     await unmarkOtherMains(tx, who, parent.id, entries, stored, source);
     await generic.write!(tx, who, parent, entries, source);
-  },
+  }, (db, who, parent, value, source, creating) => {
+    // a new customer's contacts need nothing looked up: no stored contact to check against or unmark
+    if (!creating) return undefined;
+    if (value === null) return [];
+    const entries = sentEntries(value);
+    const none = new Map<number, StoredContact>();
+    checkValues(entries, none, source);
+    markedMain(entries, none, source);
+    return planOf(generic)!(db, who, parent, entries, source, true);
+  }),
 } satisfies typeof generic;
+
+/** The entries that say something (a bare `{id: 0}` placeholder says nothing). */
+function sentEntries(value: unknown): Entry[] {
+  return (value as Entry[]).filter((entry) => entry.id !== undefined || entry.value !== undefined || isDeletion(entry));
+}
+
+/** Each value is checked as the contact will be: the type and value it keeps or gets; a 400 names the first that is not one. */
+function checkValues(entries: Entry[], stored: Map<number, StoredContact>, source: string): void {
+  entries.forEach((entry, index) => {
+    if (isDeletion(entry) || (entry.value === undefined && entry.type === undefined)) return;
+    const before = entry.id === undefined ? undefined : stored.get(entry.id);
+    // not this customer's contact: the generic write answers 400 naming it
+    if (entry.id !== undefined && before === undefined) return;
+    const type = entry.type ?? before?.type ?? 'email';
+    const checked = VALUE_RULES[type].safeParse(entry.value ?? before?.value);
+    if (!checked.success) throw ApiError.invalid(`${source}[${index}].value`, `${checked.error.issues[0]?.message ?? 'is not valid'} (a ${type} contact)`);
+  });
+}
 
 type StoredContact = { type: ContactType; value: string; isMain: boolean };
 
@@ -113,15 +134,21 @@ function typeOf(entry: Entry, stored: Map<number, StoredContact>): ContactType {
   return entry.type ?? (entry.id === undefined ? undefined : stored.get(entry.id)?.type) ?? 'email';
 }
 
-/** Before entries marked main are written, the customer's other main contacts of their types lose the mark. */
-async function unmarkOtherMains(tx: WriteContext['tx'], who: WriteContext['who'], customerId: number, entries: Entry[], stored: Map<number, StoredContact>, source: string) {
+/** The entries marked main, each contact once, and their types: a 400 when two of one type are. */
+function markedMain(entries: Entry[], stored: Map<number, StoredContact>, source: string): { marked: Entry[]; types: ContactType[] } {
   // One contact may be named twice (a client sending back what it read, and the `email` it holds).
   const marked = entries.filter((entry, index) => entry.isMain === true && !isDeletion(entry) && (entry.id === undefined || entries.findIndex((e) => e.id === entry.id && e.isMain === true) === index));
-  if (marked.length === 0) return;
-  const ids = marked.flatMap((entry) => (entry.id === undefined ? [] : [entry.id]));
   const types = marked.map((entry) => typeOf(entry, stored));
   const twice = types.findIndex((type, index) => types.indexOf(type) !== index);
   if (twice >= 0) throw ApiError.invalid(source, `only one ${types[twice]} contact can be main`);
+  return { marked, types };
+}
+
+/** Before entries marked main are written, the customer's other main contacts of their types lose the mark. */
+async function unmarkOtherMains(tx: WriteContext['tx'], who: WriteContext['who'], customerId: number, entries: Entry[], stored: Map<number, StoredContact>, source: string) {
+  const { marked, types } = markedMain(entries, stored, source);
+  if (marked.length === 0) return;
+  const ids = marked.flatMap((entry) => (entry.id === undefined ? [] : [entry.id]));
   const keep = ids.length ? sql`${customerContacts.id} NOT IN ${ids}` : sql`true`;
   await updateRecords(
     tx,
@@ -144,23 +171,16 @@ async function unmarkOtherMains(tx: WriteContext['tx'], who: WriteContext['who']
  * the main (or first) email contact sent gives it; a customer with no email at all is a 400.
  */
 export async function placeEmail({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
-  const entries = [...((record.contacts as Entry[] | null | undefined) ?? [])];
-  const email = record.email as string | undefined;
-  const newEmails = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
-  if (email === undefined) {
-    if (id !== undefined) return;
-    const main = newEmails.find((entry) => entry.isMain) ?? newEmails[0];
-    if (!main) throw ApiError.invalid('customer.email', 'a customer needs an email address: send `email` or an email contact');
-    const address = emailAddress.safeParse(main.value);
-    if (!address.success) throw ApiError.invalid(`customer.contacts[${entries.indexOf(main)}].value`, address.error.issues[0]?.message ?? 'is not an email address');
-    main.isMain = true;
-    record.email = address.data;
-    record.contacts = entries;
+  if (id === undefined || record.email === undefined) {
+    placeEmailOfNew(record, id);
     return;
   }
+  const entries = [...((record.contacts as Entry[] | null | undefined) ?? [])];
+  const email = record.email as string;
+  const newEmails = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
   const same = (value: string | undefined) => value !== undefined && value.trim().toLowerCase() === email.toLowerCase();
   let stored = new Map<number, StoredContact>();
-  if (id !== undefined) {
+  {
     const [current] = await tx.select({ email: customers.email }).from(customers).where(and(eq(customers.id, id), eq(customers.installationId, who.installationId)));
     if (current === undefined) return;
     if (same(current.email)) {
@@ -170,7 +190,40 @@ export async function placeEmail({ tx, who }: WriteContext, record: Record<strin
     }
     stored = await storedContacts(tx, id);
   }
-  let target = newEmails.find((entry) => same(entry.value));
+  makeMain(record, entries, email, newEmails, stored);
+}
+
+/**
+ * `placeEmail` where nothing needs looking up: a create, or an update that does not send `email`
+ * (which leaves the contacts as sent). Answers false where it does need the database.
+ */
+export function placeEmailOfNew(record: Record<string, unknown>, id: number | undefined): boolean {
+  if (id !== undefined) return record.email === undefined;
+  const entries = [...((record.contacts as Entry[] | null | undefined) ?? [])];
+  const email = record.email as string | undefined;
+  const newEmails = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
+  if (email === undefined) {
+    const main = newEmails.find((entry) => entry.isMain) ?? newEmails[0];
+    if (!main) throw ApiError.invalid('customer.email', 'a customer needs an email address: send `email` or an email contact');
+    const address = emailAddress.safeParse(main.value);
+    if (!address.success) throw ApiError.invalid(`customer.contacts[${entries.indexOf(main)}].value`, address.error.issues[0]?.message ?? 'is not an email address');
+    // the entry is the body's: its copy is marked
+    entries[entries.indexOf(main)] = { ...main, isMain: true };
+    record.email = address.data;
+    record.contacts = entries;
+    return true;
+  }
+  makeMain(record, entries, email, newEmails, new Map());
+  return true;
+}
+
+/** `email` becomes the main email contact: one sent or held with that address, or a new one; no other email entry stays marked main. */
+function makeMain(record: Record<string, unknown>, sent: Entry[], email: string, newEmails: Entry[], stored: Map<number, StoredContact>): void {
+  const same = (value: string | undefined) => value !== undefined && value.trim().toLowerCase() === email.toLowerCase();
+  // copies: the entries are the body's, which a retried write starts from again
+  const entries = sent.map((entry) => ({ ...entry }));
+  const found = newEmails.find((entry) => same(entry.value));
+  let target = found ? entries[sent.indexOf(found)]! : undefined;
   if (!target) {
     const held = [...stored].find(([, contact]) => contact.type === 'email' && same(contact.value));
     target = held ? { id: held[0] } : { type: 'email', value: email };
@@ -181,6 +234,29 @@ export async function placeEmail({ tx, who }: WriteContext, record: Record<strin
     if (entry !== target && entry.id !== target.id && entry.isMain === true && typeOf(entry, stored) === 'email') delete entry.isMain;
   }
   record.contacts = entries;
+}
+
+/** `settleContacts` as statements of a batch (one round trip), the customer's id as SQL. */
+export function settleContactsStatements(db: Writer, who: Actor, customerId: SQL): SQL[] {
+  const mainEmail = sql`(SELECT m.value FROM customer_contacts m WHERE m.customer_id = ${customerId} AND m.state = 'active' AND m.type = 'email' AND m.is_main LIMIT 1)`;
+  return [
+    sql`SELECT desk_refuse(409, 'customer.contacts', format('the %s %s is already a contact of %s', t.type, t.value, CASE WHEN t.owner = ${customerId} THEN 'this customer twice' ELSE 'customer ' || t.owner END))
+      FROM (SELECT c.type, c.value, other.customer_id AS owner FROM customer_contacts c
+              JOIN customer_contacts other ON other.installation_id = c.installation_id AND other.type = c.type AND lower(other.value) = lower(c.value)
+               AND other.state = 'active' AND other.id <> c.id
+             WHERE c.customer_id = ${customerId} AND c.state = 'active' LIMIT 1) t`,
+    updateStatement(db, who, { table: customerContacts, type: CONTACT_EVENTS, where: oldestWithoutMain(customerId) }, { isMain: true }, { isMain: customerContacts.isMain }),
+    refuseWhen(sql`${mainEmail} IS NULL`, 400, 'customer.contacts', 'a customer needs at least one email contact'),
+    updateStatement(db, who, { table: customers, type: 'customers', where: and(sql`${customers.id} = ${customerId}`, sql`${customers.email} IS DISTINCT FROM ${mainEmail}`)! }, { email: mainEmail }, { email: customers.email }),
+  ];
+}
+
+/** The oldest contact of each type of the customer's that has no main one. */
+function oldestWithoutMain(customerId: number | SQL): SQL {
+  return sql`${customerContacts.id} IN (SELECT DISTINCT ON (c.type) c.id FROM customer_contacts c
+    WHERE c.customer_id = ${customerId} AND c.state = 'active'
+      AND NOT EXISTS (SELECT 1 FROM customer_contacts m WHERE m.customer_id = c.customer_id AND m.type = c.type AND m.is_main AND m.state = 'active')
+    ORDER BY c.type, c.id)`;
 }
 
 /**
@@ -208,14 +284,7 @@ export async function settleContacts({ tx, who }: WriteContext, customerId: numb
   await updateRecords(
     tx,
     who,
-    {
-      table: customerContacts,
-      type: CONTACT_EVENTS,
-      where: sql`${customerContacts.id} IN (SELECT DISTINCT ON (c.type) c.id FROM customer_contacts c
-        WHERE c.customer_id = ${customerId} AND c.state = 'active'
-          AND NOT EXISTS (SELECT 1 FROM customer_contacts m WHERE m.customer_id = c.customer_id AND m.type = c.type AND m.is_main AND m.state = 'active')
-        ORDER BY c.type, c.id)`,
-    },
+    { table: customerContacts, type: CONTACT_EVENTS, where: oldestWithoutMain(customerId) },
     { isMain: true },
     { isMain: customerContacts.isMain },
   );

@@ -4,9 +4,9 @@ import { companyCustomers, customerContacts, customers } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany } from '../../engine';
 import { companyShape } from '../companies/company-shape';
 import { includedUsers } from '../users/user-shape';
-import { contactsRelation, placeEmail, settleContacts } from './customer-contacts';
+import { contactsRelation, placeEmail, placeEmailOfNew, settleContacts, settleContactsStatements } from './customer-contacts';
 import { customerComputed, customerFields } from './customer-shape';
-import { joinCompaniesByDomain } from './new-customer';
+import { joinCompaniesByDomain, joinCompaniesStatement } from './new-customer';
 
 export const customersResource = defineResource({
   type: 'customers',
@@ -52,6 +52,13 @@ export const customersResource = defineResource({
   },
   access: { read: EVERYONE, write: AGENTS },
   beforeWrite: placeEmail,
+  planned: {
+    before: (_who, record, id) => placeEmailOfNew(record, id),
+    after: (db, who, record, id, created) => [
+      ...(record.contacts !== undefined || record.email !== undefined ? settleContactsStatements(db, who, id) : []),
+      ...(created && record.companies === undefined ? [joinCompaniesStatement(who, id)] : []),
+    ],
+  },
   async afterWrite(context, record, id, created) {
     // A customer written before contacts existed (and without one) stays writable until its contacts or email are.
     if (record.contacts !== undefined || record.email !== undefined) await settleContacts(context, id);

@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import type { Actor } from '../../auth/principal';
 import type { CUSTOMER_ADD_METHODS } from '../../db/schema';
 import type { WriteContext } from '../../engine';
 import { insertEventsFrom } from '../../events/record-events';
@@ -9,10 +10,15 @@ import { CONTACT_EVENTS } from './customer-contacts';
  * a `linked` event of the customer saying `"addMethod": "domain"`.
  */
 export async function joinCompaniesByDomain({ tx, who }: WriteContext, customerId: number): Promise<void> {
-  await tx.execute(sql`
+  await tx.execute(joinCompaniesStatement(who, sql`${customerId}::int`));
+}
+
+/** `joinCompaniesByDomain`'s statement, to run or to send in a batch (the customer's id as SQL). */
+export function joinCompaniesStatement(who: Actor, customerId: SQL): SQL {
+  return sql`
     WITH linked AS (
       INSERT INTO company_customers (installation_id, company_id, customer_id, created_by)
-      SELECT ${who.installationId}::int, c.id, ${customerId}::int, ${who.userId}::int
+      SELECT ${who.installationId}::int, c.id, ${customerId}, ${who.userId}::int
         FROM companies c
         JOIN company_domains d ON d.company_id = c.id AND d.state = 'active'
         JOIN customers m ON m.id = ${customerId}
@@ -20,7 +26,7 @@ export async function joinCompaniesByDomain({ tx, who }: WriteContext, customerI
          AND d.name = lower(split_part(m.email, '@', 2))
       ON CONFLICT DO NOTHING
       RETURNING customer_id AS id, company_id)
-    ${insertEventsFrom(sql`linked`, who, 'customers', 'linked', sql`jsonb_build_object('relation', 'companies', 'record', jsonb_build_object('id', r.company_id, 'type', 'companies'), 'addMethod', 'domain')`)}`);
+    ${insertEventsFrom(sql`linked`, who, 'customers', 'linked', sql`jsonb_build_object('relation', 'companies', 'record', jsonb_build_object('id', r.company_id, 'type', 'companies'), 'addMethod', 'domain')`)}`;
 }
 
 /**
