@@ -164,17 +164,28 @@ const RESOLVED_CODES = sql`('solved', 'closed')`;
  */
 export async function requireFieldsToResolve({ tx, who }: WriteContext, ticketIds: readonly number[], source: string): Promise<void> {
   if (ticketIds.length === 0) return;
-  const { rows } = await tx.execute(sql`
-    SELECT t.id AS ticket, f.id AS field, f.agent_label AS label
-      FROM tickets t
-      JOIN ticket_statuses s ON s.id = t.status_id AND s.code IN ${RESOLVED_CODES}
-      JOIN ${customFields} f ON f.installation_id = t.installation_id AND f.state = 'active' AND f.enabled AND f.agent_required
-     WHERE t.installation_id = ${who.installationId} AND t.id IN ${intList(ticketIds)}
-       AND ${appliesIn(sql`f.id`, sql`t.inbox_id`)}
-       AND NOT EXISTS (SELECT 1 FROM ${ticketCustomFieldValues} v WHERE v.ticket_id = t.id AND v.custom_field_id = f.id)
-     ORDER BY t.id, f.display_order, f.id LIMIT 1`);
+  const { rows } = await tx.execute(missingRequiredField(who, sql`t.id IN ${intList(ticketIds)}`));
   const missing = rows[0];
   if (missing) {
     throw ApiError.invalid(source, `custom field ${String(missing.field)} ("${String(missing.label)}") is required: give ticket ${String(missing.ticket)} a value of it before it is solved or closed`);
   }
+}
+
+/** `requireFieldsToResolve` as a check of a batch, over the tickets `t` for which `where` holds. */
+export function requireFieldsToResolveStatement(who: WriteContext['who'], where: SQL, source: string): SQL {
+  return sql`SELECT desk_refuse(400, ${source}::text, format('custom field %s ("%s") is required: give ticket %s a value of it before it is solved or closed', x.field, x.label, x.ticket))
+    FROM (${missingRequiredField(who, where)}) x`;
+}
+
+/** The first agent-required field without a value among the tickets `t` for which `where` holds, that are solved or closed. */
+function missingRequiredField(who: WriteContext['who'], where: SQL): SQL {
+  return sql`
+    SELECT t.id AS ticket, f.id AS field, f.agent_label AS label
+      FROM tickets t
+      JOIN ticket_statuses s ON s.id = t.status_id AND s.code IN ${RESOLVED_CODES}
+      JOIN ${customFields} f ON f.installation_id = t.installation_id AND f.state = 'active' AND f.enabled AND f.agent_required
+     WHERE t.installation_id = ${who.installationId} AND ${where}
+       AND ${appliesIn(sql`f.id`, sql`t.inbox_id`)}
+       AND NOT EXISTS (SELECT 1 FROM ${ticketCustomFieldValues} v WHERE v.ticket_id = t.id AND v.custom_field_id = f.id)
+     ORDER BY t.id, f.display_order, f.id LIMIT 1`;
 }

@@ -3,6 +3,7 @@ import { ADMINS } from '../../auth/access';
 import type { Actor } from '../../auth/principal';
 import { files } from '../../db/schema';
 import type { WriteContext } from '../../engine';
+import { refuseFirst } from '../../db/refusal';
 import { ApiError } from '../../http/errors';
 
 /** How many files one thread entry carries. */
@@ -34,8 +35,19 @@ export async function attachFiles({ tx, who }: WriteContext, messageId: number, 
   const found = new Set(rows.map((row) => Number(row.id)));
   const missing = fileIds.findIndex((id) => !found.has(id));
   if (missing >= 0) throw ApiError.invalid(`${source}[${missing}]`, notAttachable(fileIds[missing]!));
-  await tx.execute(sql`
+  await tx.execute(attachStatement(who, sql`${messageId}::int`, fileIds));
+}
+
+/** `attachFiles` as statements of a batch (the entry's id as SQL): the files checked, then linked. */
+export function attachFilesStatements(who: Actor, messageId: SQL, fileIds: readonly number[], source: string): SQL[] {
+  if (fileIds.length === 0) return [];
+  const check = refuseFirst(fileIds.map((id, index) => ({ id, source: `${source}[${index}]`, detail: notAttachable(id) })), (id) => sql`NOT EXISTS (SELECT 1 FROM ${files} WHERE ${attachableFiles(who)} AND ${files.id} = ${id})`);
+  return [check!, attachStatement(who, messageId, fileIds)];
+}
+
+function attachStatement(who: Actor, messageId: SQL, fileIds: readonly number[]): SQL {
+  return sql`
     INSERT INTO ticket_message_files (installation_id, message_id, file_id, created_by)
     SELECT ${who.installationId}, ${messageId}, id, ${who.userId}::int FROM (SELECT DISTINCT jsonb_array_elements_text(${JSON.stringify(fileIds)}::jsonb)::int AS id) ids
-    ON CONFLICT DO NOTHING`);
+    ON CONFLICT DO NOTHING`;
 }

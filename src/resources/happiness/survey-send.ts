@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { happinessSurveys, tickets } from '../../db/schema';
 import type { WriteContext } from '../../engine';
 
@@ -11,12 +11,21 @@ export const SURVEY_DAYS = 30;
  * Its link (`surveyLink`) goes out with the reply's mail.
  */
 export async function surveyOnSolvingReply({ tx, who }: WriteContext, ticketId: number, messageId: number): Promise<void> {
-  const { rows } = await tx.execute(sql`
-    SELECT i.happiness_rating_enabled AND s.code = 'solved' AS wanted
-      FROM tickets t JOIN inboxes i ON i.id = t.inbox_id JOIN ticket_statuses s ON s.id = t.status_id
-     WHERE t.id = ${ticketId} AND t.installation_id = ${who.installationId}`);
-  if (rows[0]?.wanted !== true) return;
-  await tx.insert(happinessSurveys).values({ installationId: who.installationId, ticketId, messageId, expiresAt: sql`now() + make_interval(days => ${SURVEY_DAYS})` });
-  await tx.update(tickets).set({ happinessSurveySentAt: sql`now()` }).where(eq(tickets.id, ticketId));
+  await tx.execute(surveyStatement(who, ticketId, sql`${messageId}::int`, sql`true`));
+}
+
+/**
+ * `surveyOnSolvingReply` as one statement, to run or to send in a batch (the reply's id as SQL),
+ * where `also` holds too (over the ticket `t`: its status changed by the write).
+ */
+export function surveyStatement(who: WriteContext['who'], ticketId: number, messageId: SQL, also: SQL): SQL {
+  return sql`
+    WITH wanted AS (
+      SELECT t.id FROM tickets t JOIN inboxes i ON i.id = t.inbox_id JOIN ticket_statuses s ON s.id = t.status_id
+       WHERE t.id = ${ticketId} AND t.installation_id = ${who.installationId} AND i.happiness_rating_enabled AND s.code = 'solved' AND ${also}),
+    survey AS (
+      INSERT INTO ${happinessSurveys} (installation_id, ticket_id, message_id, expires_at)
+      SELECT ${who.installationId}::int, id, ${messageId}, now() + make_interval(days => ${SURVEY_DAYS}) FROM wanted RETURNING ticket_id)
+    UPDATE ${tickets} SET happiness_survey_sent_at = now() WHERE id IN (SELECT ticket_id FROM survey)`;
 }
 

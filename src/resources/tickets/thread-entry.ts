@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { emailAddress } from '../../lib/field-schemas';
 import type { WriteContext } from '../../engine';
@@ -46,33 +46,47 @@ const PREVIEW_CHARS = 200;
  * the change feed). Written by the customer when `customerId` is given (the
  * teammate in `createdBy` wrote it on their behalf), else by the teammate.
  */
-export async function addThreadEntry(
-  context: WriteContext,
-  entry: {
-    ticketId: number;
-    body: string;
-    editMethod: EditMethod;
-    threadType: 'message' | 'note';
-    customerId: number | null;
-    cc?: string[];
-    bcc?: string[];
-    isPinned?: boolean;
-    isDraft?: boolean;
-    /** the ticket's first message, written with it: its history says `ticket.created`, not a reply */
-    opening?: boolean;
-    /** when it was written and by which teammate, if not now and not the caller (a chat transcript's messages keep theirs) */
-    at?: string;
-    by?: number | null;
-    /** the caller rewrites the ticket's search document once after writing several entries (a chat transcript) */
-    searchLater?: boolean;
-    /** confirmed files to attach, and the body's name for them (for a 400) */
-    files?: { ids: readonly number[]; source: string };
-  },
-): Promise<number> {
-  const { tx, who } = context;
+export async function addThreadEntry(context: WriteContext, entry: ThreadEntry): Promise<number> {
+  const { tx } = context;
+  const { rows } = await tx.execute(threadEntryStatement(context.who, entry));
+  const id = Number(rows[0]!.id);
+  if (entry.files) await attachFiles(context, id, entry.files.ids, entry.files.source);
+  if (rows[0]!.search === 'rewrite') await refreshSearch({ tx }, [entry.ticketId]);
+  return id;
+}
+
+/** What `addThreadEntry` writes. */
+export interface ThreadEntry {
+  ticketId: number;
+  body: string;
+  editMethod: EditMethod;
+  threadType: 'message' | 'note';
+  customerId: number | null;
+  cc?: string[];
+  bcc?: string[];
+  isPinned?: boolean;
+  isDraft?: boolean;
+  /** the ticket's first message, written with it: its history says `ticket.created`, not a reply */
+  opening?: boolean;
+  /** when it was written and by which teammate, if not now and not the caller (a chat transcript's messages keep theirs) */
+  at?: string;
+  by?: number | null;
+  /** the caller rewrites the ticket's search document once after writing several entries (a chat transcript) */
+  searchLater?: boolean;
+  /** confirmed files to attach, and the body's name for them (for a 400) */
+  files?: { ids: readonly number[]; source: string };
+}
+
+/**
+ * The entry, the ticket's preview and search columns and the entry's event, in one statement
+ * (its files and a search rewrite are the caller's). Answers `select` over the new entry
+ * (`entry`) and the search effect (`searched.effect`: `rewrite` asks for the whole document again);
+ * by default its id and that effect (`search`).
+ */
+export function threadEntryStatement(who: WriteContext['who'], entry: ThreadEntry, select: SQL = sql`id, (SELECT effect FROM searched) AS search`): SQL {
   const html = messageHtml(entry.body, entry.editMethod);
   const text = messageText(html);
-  const { rows } = await tx.execute(sql`
+  return sql`
     WITH entry AS (
       INSERT INTO ticket_messages (installation_id, ticket_id, thread_type, html_body, text_body, edit_method, customer_id, cc, bcc, is_pinned, is_draft, created_by, updated_by, created_at)
       VALUES (${who.installationId}, ${entry.ticketId}, ${entry.threadType}, ${html}, ${text}, ${entry.editMethod}, ${entry.customerId},
@@ -90,11 +104,7 @@ export async function addThreadEntry(
         FROM entry, searched WHERE t.id = entry.ticket_id),
     logged AS (${insertEventsFrom(sql`entry`, who, 'messages', 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type,
       'author', ${entry.customerId === null ? 'teammate' : 'customer'}::text, 'isDraft', r.is_draft, 'opening', ${entry.opening ?? false}::boolean)`)})
-    SELECT id, (SELECT effect FROM searched) AS search FROM entry`);
-  const id = Number(rows[0]!.id);
-  if (entry.files) await attachFiles(context, id, entry.files.ids, entry.files.source);
-  if (rows[0]!.search === 'rewrite') await refreshSearch({ tx }, [entry.ticketId]);
-  return id;
+    SELECT ${select} FROM entry`;
 }
 
 /**

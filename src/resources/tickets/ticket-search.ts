@@ -54,10 +54,12 @@ export function appendedToSearch(text: SQL, effect: SQL): SQL {
 /** Recomputes the search documents of these tickets: after their subject, customer or thread changed. */
 export async function refreshSearch({ tx }: Pick<WriteContext, 'tx'>, ticketIds: readonly number[]): Promise<void> {
   if (ticketIds.length === 0) return;
-  await tx.execute(sql`
-    UPDATE tickets t SET ${searchColumns}
-      FROM customers c
-     WHERE c.id = t.customer_id AND t.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`);
+  await tx.execute(refreshSearchStatement(sql`t.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`));
+}
+
+/** `refreshSearch`'s statement over the tickets `t` for which `where` holds, to run or to send in a batch. */
+export function refreshSearchStatement(where: SQL): SQL {
+  return sql`UPDATE tickets t SET ${searchColumns} FROM customers c WHERE c.id = t.customer_id AND ${where}`;
 }
 
 /** The same, for every ticket of a customer whose name or email changed (the `tickets.search` subscriber). */
