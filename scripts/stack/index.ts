@@ -1,7 +1,7 @@
 // The local stack: Postgres (embedded unless DATABASE_URL is set) with migrations applied, the
 // WebSocket proxy for the Neon driver's Pool, and the SQL-over-HTTP stand-in for neon().
 // HELPDESK_DB_RTT_MS puts the database that many ms away from the Worker (scripts/stack/distance.ts).
-import { databaseRttMs } from './distance.js';
+import { databaseRttMs, DB_RTT_VARIABLE } from './distance.js';
 import { migrate } from './migrate.js';
 import { startPostgres, type Purpose } from './postgres.js';
 import { startSqlOverHttp, type SqlOverHttpStats } from './sql-over-http.js';
@@ -12,7 +12,7 @@ export interface LocalStack {
   wsProxyPort: number;
   sqlHttpUrl: string;
   /** The round trip each exchange with the database costs on top of loopback (HELPDESK_DB_RTT_MS; 0 when near). */
-  databaseRttMs: number;
+  readonly databaseRttMs: number;
   /** What the two stand-ins have carried since start: the Worker's database round trips. */
   stats(): { sqlHttp: SqlOverHttpStats; wsProxy: WsProxyStats };
   stop(): Promise<void>;
@@ -23,10 +23,21 @@ export interface LocalStack {
    */
   cutDatabase(): Promise<void>;
   restoreDatabase(): Promise<void>;
+  /**
+   * Benchmarks: moves the database `ms` away (0: near), restarting both stand-ins on the same
+   * ports as `restoreDatabase` does; connections open at that moment are dropped, and the counts
+   * of `stats()` start again from 0.
+   */
+  setDatabaseRtt(ms: number): Promise<void>;
 }
 
-export async function startLocalStack(opts: { purpose: Purpose }): Promise<LocalStack> {
-  const rttMs = databaseRttMs(); // before anything starts: a bad value starts nothing
+/** A round trip given in code, held to the variable's bounds. */
+const checkedRtt = (ms: number) => databaseRttMs({ [DB_RTT_VARIABLE]: String(ms) });
+
+/** `rttMs`: the database's round trip, instead of HELPDESK_DB_RTT_MS's. */
+export async function startLocalStack(opts: { purpose: Purpose; rttMs?: number }): Promise<LocalStack> {
+  // before anything starts: a bad value starts nothing
+  let rttMs = opts.rttMs === undefined ? databaseRttMs() : checkedRtt(opts.rttMs);
   const stops: Array<() => Promise<void>> = [];
   let stopped: Promise<void> | undefined;
   const stop = () =>
@@ -53,8 +64,17 @@ export async function startLocalStack(opts: { purpose: Purpose }): Promise<Local
       wsProxy = await startWsProxy({ port: wsProxyPort, rttMs });
       sqlHttp = await startSqlOverHttp({ databaseUrl: postgres.url, port: sqlHttpPort, rttMs });
     };
+    const setDatabaseRtt = async (ms: number) => {
+      const checked = checkedRtt(ms);
+      await stopStandIns();
+      rttMs = checked;
+      await restoreDatabase();
+    };
     const stats = () => ({ sqlHttp: sqlHttp.stats(), wsProxy: wsProxy.stats() });
-    return { databaseUrl: postgres.url, wsProxyPort, sqlHttpUrl, databaseRttMs: rttMs, stats, stop, cutDatabase: stopStandIns, restoreDatabase };
+    return {
+      databaseUrl: postgres.url, wsProxyPort, sqlHttpUrl, get databaseRttMs() { return rttMs; },
+      stats, stop, cutDatabase: stopStandIns, restoreDatabase, setDatabaseRtt,
+    };
   } catch (e) {
     await stop().catch(() => {});
     throw e;
