@@ -171,7 +171,7 @@ export function roundTripTable(counts: RoundTrips[]): string {
  * Writes the run as `bench/results/<kind->time.json` and `<kind->latest.json` (`npm run bench`'s
  * are unprefixed); returns the first path.
  */
-export async function writeResults(results: unknown, kind?: 'import' | 'room' | 'events' | 'tickets' | 'automation' | 'webhooks' | 'mail' | 'ratelimit' | 'soak' | 'assemble'): Promise<string> {
+export async function writeResults(results: unknown, kind?: 'import' | 'room' | 'events' | 'tickets' | 'automation' | 'webhooks' | 'mail' | 'ratelimit' | 'soak' | 'assemble' | 'far'): Promise<string> {
   const dir = path.join(root, 'bench', 'results');
   await mkdir(dir, { recursive: true });
   const json = `${JSON.stringify(results, null, 2)}\n`;
