@@ -12,7 +12,7 @@ export { referenceField, referenceInput } from './reference-field';
 export { computedFrom, finishRecord, isoTime, jsonObject, literal, recordJson, refJson, refProperty, timeProperty } from './record-json';
 export { refSchema, timeSchema, typed } from './wire';
 export { recordSchema } from './record-schema';
-export { selectOne, selectPage } from './queries';
+export { oneRecordRead, selectOne, selectPage } from './queries';
 export type { WireRecord } from './queries';
 export { listBody, readBack, readOne } from './read';
 export { filterParam, includesParam, pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema } from './list-params';

@@ -1,51 +1,23 @@
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { ADMINS, AGENTS } from '../../auth/access';
 import type { Actor } from '../../auth/principal';
-import { EDIT_METHODS, ticketMessages, tickets, ticketStatuses, users } from '../../db/schema';
+import { ticketMessages, tickets, ticketStatuses, users } from '../../db/schema';
 import { lockTicket } from './ticket-lock';
-import { readBack, referenceInput, schemasOf, tenantScope, translateDbError, updateRecords, type WriteContext } from '../../engine';
+import { readBack, schemasOf, tenantScope, translateDbError, updateRecords, type WriteContext } from '../../engine';
 import { noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { idParams, idValue } from '../../http/params';
-import { writableRecord } from '../../http/record-body';
+import { idParams } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { mentionsRelation, messagesResource } from './messages.resource';
+import { entryBody, type EntryBody } from './entry-body';
+import { plannedTicketEntry } from './planned-entry';
 import { ticketsResource } from './tickets.resource';
-import { ACTIVE_STATUS, addressList, addThreadEntry, movesToWaiting, reopensOnCustomerReply, WAITING_STATUS } from './thread-entry';
+import { ACTIVE_STATUS, addThreadEntry, movesToWaiting, reopensOnCustomerReply, WAITING_STATUS } from './thread-entry';
 import { ticketChildrenRoute } from './ticket-children';
 import { visibleTickets } from './ticket-visibility';
-import { MAX_FILES_PER_ENTRY } from '../files/attach';
 import { requireFieldsToResolve } from '../customfields/ticket-values';
 import { surveyOnSolvingReply } from '../happiness/survey-send';
-
-const addresses = addressList.nullable();
-
-/** The teammate an entry is written as: `{"id": 7}`, `7` or `{"id": "7"}`; null is the caller. */
-const teammateInput = z.union([idValue, z.object({ id: idValue, type: z.union([z.literal('users'), z.literal('')]).nullable().optional(), meta: z.unknown().optional() }).transform((ref) => ref.id)]);
-
-/** A reply or a note as the platform's client sends it: bare, with what it reads back accepted and ignored. */
-const entryBody = writableRecord(
-  {
-    message: z.string().min(1).max(1_000_000),
-    threadType: z.enum(['message', 'note']).optional(),
-    editMethod: z.enum(EDIT_METHODS).optional(),
-    status: referenceInput('ticketstatuses').optional().meta({ description: "changes the ticket's status in the same transaction" }),
-    cc: addresses.optional(),
-    bcc: addresses.optional(),
-    isPinned: z.boolean().optional(),
-    isDraft: z.boolean().optional().meta({ description: 'a draft is not sent and not counted until it is' }),
-    mentions: z.array(referenceInput('users')).max(50).optional().meta({ description: 'teammates to mention: they follow the ticket from then on' }),
-    files: z.array(referenceInput('files')).max(MAX_FILES_PER_ENTRY).optional().meta({ description: `confirmed uploads to attach (POST /v2/files/ref.json), at most ${MAX_FILES_PER_ENTRY}` }),
-    // null is what an entry a teammate wrote reads back as
-    customer: referenceInput('customers').nullable().optional().meta({ description: "the ticket's customer, to write the customer's reply (a channel of the team's own): a reply to a waiting or solved ticket makes it active; null: the caller's own entry" }),
-    agent: teammateInput.nullable().optional().meta({
-      description: "the teammate the entry is written as (its author, history line, events): an owner or admin names any active owner, admin or agent of the installation who sees the ticket; an agent only itself (another: 403); null: the caller",
-    }),
-  },
-  ['ticket', 'htmlBody', 'textBody', 'viewedByCustomerAt', 'assigningUser', 'contact', 'delayed'],
-).meta({ id: 'MessageCreate' });
 
 const s = schemasOf(messagesResource);
 
@@ -64,11 +36,10 @@ export const createThreadEntryRoute = defineRoute({
   const who = c.var.principal;
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
-  const answer = await c.var.db
-    .transaction((tx) => addTicketEntry({ tx, who, env: c.env }, id, body))
-    .catch((error: unknown) => {
-      throw translateDbError(error, messagesResource);
-    });
+  const answer = await (async () =>
+    (await plannedTicketEntry(c.var.db, who, id, body)) ?? (await c.var.db.transaction((tx) => addTicketEntry({ tx, who, env: c.env }, id, body))))().catch((error: unknown) => {
+    throw translateDbError(error, messagesResource);
+  });
   noteEvents(c.var.db, who.installationId, [['messages', 'created'], ['messages', 'linked'], ['tickets', 'updated', ['status']], ['tickets', 'linked']]);
   return c.json(answer, 201);
 });
@@ -78,7 +49,7 @@ export const createThreadEntryRoute = defineRoute({
  * locked, the entry added with its mentions, the status it names or a reply implies; answers the
  * entry as it now reads.
  */
-export async function addTicketEntry(caller: WriteContext, id: number, body: z.infer<typeof entryBody>) {
+export async function addTicketEntry(caller: WriteContext, id: number, body: EntryBody) {
   const ticket = await lockTicket(caller.tx, caller.who, id);
   // from here on the entry is its author's: its audit columns, its events and what they make (history, webhooks)
   const context = { ...caller, who: await entryAuthor(caller, id, body.agent) };

@@ -1,0 +1,115 @@
+// A reply or a note is one exchange with the database (one HTTP batch, no WebSocket connection):
+// the ticket locked, the entry, its files and mentions, the status it names or implies, the
+// status's rules and the read-back, with a failed rule answering its 4xx and leaving nothing
+// (docs/connection-strategy.md, "Writes in one round trip").
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SeededInstallation } from '../../scripts/seed';
+import { api } from '../support/api';
+import { newInstallation, rows } from '../support/db';
+import { eventsSince, lastEventId, summary } from '../support/events';
+import { uploadedFile } from '../support/files';
+import { awaitLogLines } from '../support/logs';
+
+let site: SeededInstallation;
+let other: SeededInstallation;
+let agent: string;
+let inbox: number;
+let customer: number;
+
+beforeAll(async () => {
+  site = await newInstallation('reply-trips');
+  other = await newInstallation('reply-trips-other');
+  agent = site.users.agent.apiKey;
+  inbox = (await api('/v2/inboxes.json', { key: agent })).body.inboxes[0].id;
+  customer = (await api('/v2/customers.json', { method: 'POST', key: agent, body: { email: 'trips@tickets.test' } })).body.customer.id;
+});
+
+const newTicket = async () => (await api('/v2/tickets.json', { method: 'POST', key: agent, body: { subject: 'Trips', inbox, customer, message: 'first' } })).body.ticket.id as number;
+const ticket = async (id: number) => (await api(`/v2/tickets/${id}.json`, { key: agent })).body.ticket;
+
+/** A reply or note, and the round trips its request made (from its log line). */
+async function post(id: number, body: unknown, key = agent) {
+  const requestId = `reply-${Math.random().toString(36).slice(2)}`;
+  const answer = await api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key, body, headers: { 'x-request-id': requestId } });
+  const [line] = await awaitLogLines({ requestId });
+  return { answer, trips: line!.dbRoundTrips as number };
+}
+
+describe('a reply in one round trip', () => {
+  it('a reply with a file and a mention, and a note: one exchange each, with the same entry, status move and events as ever', async () => {
+    const id = await newTicket();
+    const file = await uploadedFile(agent, 'plain words');
+    const mark = await lastEventId(site.id);
+    const reply = await post(id, { message: '<p>On it</p>', files: [{ id: file }], mentions: [{ id: site.users.admin.id }] });
+    expect(reply.answer.status, reply.answer.text).toBe(201);
+    expect(reply.trips).toBe(1);
+    expect(reply.answer.body.message).toMatchObject({ message: '<p>On it</p>', threadType: 'message', ticket: { id, type: 'tickets' }, createdBy: { id: site.users.agent.id, type: 'users' } });
+    expect(await ticket(id)).toMatchObject({ status: { id: 3 }, messageCount: 2, previewText: 'On it' });
+    expect(await rows(`SELECT file_id FROM ticket_message_files WHERE message_id = $1`, [reply.answer.body.message.id])).toEqual([{ file_id: file }]);
+    expect(await rows(`SELECT user_id FROM ticket_followers WHERE ticket_id = $1 AND user_id = $2`, [id, site.users.admin.id])).toHaveLength(1);
+    expect(summary(await eventsSince(site.id, mark))).toEqual(expect.arrayContaining(['messages:created', 'messages:linked', 'tickets:linked', 'tickets:updated']));
+
+    const note = await post(id, { message: 'internal', threadType: 'note' });
+    expect(note.answer.status, note.answer.text).toBe(201);
+    expect(note.trips).toBe(1);
+    expect(await ticket(id)).toMatchObject({ status: { id: 3 }, messageCount: 2, previewText: 'On it' });
+  });
+
+  it("the customer's reply reopens a waiting ticket, and a named status is taken, in one exchange", async () => {
+    const id = await newTicket();
+    await post(id, { message: 'On it' });
+    const back = await post(id, { message: 'Still broken', customer: { id: customer } });
+    expect(back.answer.status, back.answer.text).toBe(201);
+    expect(back.trips).toBe(1);
+    expect((await ticket(id)).status.id).toBe(1);
+    const solved = await post(id, { message: 'Fixed now', status: { id: 5 } });
+    expect(solved.answer.status, solved.answer.text).toBe(201);
+    expect(solved.trips).toBe(1);
+    expect((await ticket(id)).status.id).toBe(5);
+  });
+
+  it("refuses in the same exchange, writing nothing: another installation's ticket (404), a status not here, a file not the caller's, a customer not the ticket's", async () => {
+    const theirs = (await api('/v2/tickets.json', {
+      method: 'POST',
+      key: other.users.agent.apiKey,
+      body: { subject: 'Theirs', inbox: (await api('/v2/inboxes.json', { key: other.users.agent.apiKey })).body.inboxes[0].id, customer: { email: 'theirs@tickets.test' }, message: 'x' },
+    })).body.ticket.id as number;
+    const foreign = await post(theirs, { message: 'Hello' });
+    expect(foreign.answer.status).toBe(404);
+    expect(foreign.answer.body.errors).toEqual([{ code: 'notFound', source: 'id', detail: `ticket ${theirs} not found` }]);
+    expect(foreign.trips).toBe(1);
+
+    const id = await newTicket();
+    const theirFile = await uploadedFile(other.users.agent.apiKey, 'not yours');
+    const stranger = (await api('/v2/customers.json', { method: 'POST', key: agent, body: { email: 'stranger@tickets.test' } })).body.customer.id as number;
+    for (const [body, source] of [
+      [{ message: 'x', status: { id: 987654 } }, 'message.status'],
+      [{ message: 'x', files: [{ id: theirFile }] }, 'message.files[0]'],
+      [{ message: 'x', customer: { id: stranger } }, 'message.customer'],
+    ] as const) {
+      const refused = await post(id, body);
+      expect(refused.answer.status, refused.answer.text).toBe(400);
+      expect(refused.answer.body.errors).toEqual([expect.objectContaining({ code: 'invalid', source })]);
+      expect(refused.trips).toBe(1);
+    }
+    expect(await ticket(id)).toMatchObject({ status: { id: 1 }, messageCount: 1 });
+    expect(await rows(`SELECT id FROM ticket_messages WHERE ticket_id = $1`, [theirs])).toHaveLength(1);
+  });
+
+  it('a named solving status still needs every required field: 400 naming it, and nothing written', async () => {
+    const field = await api('/v2/customfields.json', { method: 'POST', key: site.users.admin.apiKey, body: { customfield: { agentLabel: `Root cause ${Date.now()}`, kind: 'text', agentRequired: true } } });
+    expect(field.status, field.text).toBe(201);
+    try {
+      const id = await newTicket();
+      const refused = await post(id, { message: 'Solved', status: { id: 5 } });
+      expect(refused.answer.status, refused.answer.text).toBe(400);
+      expect(refused.answer.body.errors).toEqual([
+        { code: 'invalid', source: 'message.status', detail: `custom field ${field.body.customfield.id} ("${field.body.customfield.agentLabel}") is required: give ticket ${id} a value of it before it is solved or closed` },
+      ]);
+      expect(refused.trips).toBe(1);
+      expect(await ticket(id)).toMatchObject({ status: { id: 1 }, messageCount: 1 });
+    } finally {
+      await api(`/v2/customfields/${field.body.customfield.id}.json`, { method: 'DELETE', key: site.users.admin.apiKey });
+    }
+  });
+});
