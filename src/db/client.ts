@@ -1,5 +1,6 @@
 import { neon, neonConfig, Pool, type PoolClient } from '@neondatabase/serverless';
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import { errorField, log } from '../lib/log';
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { drizzle as drizzlePool, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import { PgDialect } from 'drizzle-orm/pg-core';
@@ -59,9 +60,14 @@ export type Transaction = Parameters<Parameters<NeonDatabase['transaction']>[0]>
  * Work every transaction does last, before it commits, given the environment its handle was
  * opened with; it answers what must wait for the commit (run once committed, never if not). Set
  * once as the Worker starts: the events handled in the transaction that wrote them
- * (src/events/in-transaction.ts).
+ * (src/events/in-transaction.ts). A batch cannot run it: its events are handed to the same work
+ * once it has committed (`afterBatches`), in a transaction of their own, `xact` naming the batch's.
  */
-export type BeforeCommit = (tx: Transaction, env: DatabaseEnv, installationId: number | undefined) => Promise<Array<() => Promise<void>>>;
+export interface BeforeCommit {
+  run(tx: Transaction, env: DatabaseEnv, installationId: number | undefined, xact?: string): Promise<Array<() => Promise<void>>>;
+  /** whether `run` has anything to do for the transaction `xact` (SQL, its id as text): asked by a batch, of itself */
+  wanted(xact: SQL): SQL;
+}
 
 let beforeCommit: BeforeCommit | undefined;
 
@@ -96,6 +102,11 @@ export interface Database {
    * transaction sends it again. Answers each statement's rows.
    */
   batch(statements: readonly SQL[]): Promise<Record<string, unknown>[][]>;
+  /**
+   * The work `beforeCommit` would have done in each batch that committed, given what they wrote
+   * (their transaction ids): once the answer is sent, nobody waiting for it.
+   */
+  afterBatches(): Promise<void>;
   /** Round trips to the database so far: statements over HTTP, and statements (with BEGIN and COMMIT) on the connection. */
   roundTrips(): number;
   /** Installations whose events this handle wrote: the queue is told to drain them once the work is done. */
@@ -172,6 +183,7 @@ export function openDatabase(env: DatabaseEnv, options: { transactionDeadlineMs?
   const count = () => void trips++;
   let http: Database['http'] | undefined;
   let pool: Pool | undefined;
+  const committedBatches: string[] = [];
   const connections = new Set<PoolClient>();
   /** Past the deadline: the connection is closed under the work, never reused, and Postgres rolls back. */
   const withinDeadline = <T>(work: Promise<T>): Promise<T> => {
@@ -205,7 +217,7 @@ export function openDatabase(env: DatabaseEnv, options: { transactionDeadlineMs?
         pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count, connections);
         return withinDeadline(drizzlePool(pool).transaction(async (tx) => {
           const value = await work(tx);
-          return { value, committed: beforeCommit ? await beforeCommit(tx, env, handle.installationId) : [] };
+          return { value, committed: beforeCommit ? await beforeCommit.run(tx, env, handle.installationId) : [] };
         }));
       };
       for (let tries = 1; ; tries++) {
@@ -223,20 +235,40 @@ export function openDatabase(env: DatabaseEnv, options: { transactionDeadlineMs?
     async batch(statements) {
       if (statements.length === 0) return [];
       const raw = queryFunction(env.DATABASE_URL);
+      // last, the batch's transaction id, for the work its commit leaves (`afterBatches`)
+      const all = beforeCommit
+        ? [...statements, sql`SELECT x.xact, ${beforeCommit.wanted(sql`x.xact`)} AS wanted FROM (SELECT pg_current_xact_id_if_assigned()::text AS xact) x`]
+        : statements;
       for (let tries = 1; ; tries++) {
         try {
           count();
-          const queries = statements.map((statement) => {
+          const queries = all.map((statement) => {
             const { sql: text, params } = dialect.sqlToQuery(statement);
             return raw.query(text, params);
           });
           const results = (await raw.transaction(queries, { fullResults: true })) as unknown as Array<{ rows: Record<string, unknown>[] }>;
-          return results.map((result) => result.rows);
+          const rows = results.map((result) => result.rows);
+          if (beforeCommit) {
+            const [after] = rows.pop()!;
+            if (after?.wanted === true && typeof after.xact === 'string') committedBatches.push(after.xact);
+          }
+          return rows;
         } catch (error) {
           const refusal = refusalOf(error);
           if (refusal) throw refusal;
           if (tries >= TRANSACTION_ATTEMPTS || !LOST_RACE.has(sqlState(error).code ?? '')) throw error;
         }
+      }
+    },
+    async afterBatches() {
+      const hook = beforeCommit;
+      if (!hook) return;
+      for (const xact of committedBatches.splice(0)) {
+        const committed = await handle.transaction((tx) => hook.run(tx, env, handle.installationId, xact)).catch((error: unknown) => {
+          log('warn', 'events: the work after a batch failed; the drain will do it', { error: errorField(error) });
+          return [];
+        });
+        for (const run of committed) await run().catch(() => undefined);
       }
     },
     roundTrips: () => trips,

@@ -39,7 +39,8 @@ const CREATED = 'created_id';
 function referenceChecks(resource: ResourceDeclaration, who: Actor, record: Record<string, unknown>): SQL[] {
   return Object.entries(resource.fields).flatMap(([name, field]) => {
     const id = record[name];
-    if (!field.references || id === undefined || id === null) return [];
+    // a value the planned hooks set as SQL (a default, a record made in the batch) is theirs to check
+    if (!field.references || typeof id !== 'number') return [];
     const { table, type } = field.references;
     return [refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${table} WHERE ${and(tenantScope(table, who.installationId), eq(table.id, id as number))})`, 400, `${resource.singular}.${name}`, `no ${type} ${String(id)} here`)];
   });
@@ -86,9 +87,11 @@ export async function plannedCreate(db: Database, resource: ResourceDeclaration,
   const id = recalled(CREATED);
   const relations = relationStatements(writer, resource, who, { type: resource.type, id }, record, true);
   if (!relations) return undefined;
+  // the checks of what was sent, then the hooks' first statements (which may set values as SQL)
+  const checks = [...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, undefined) ?? [])];
   const row = rowValues(resource.table, writableFields(resource), record);
   const statements = [
-    ...referenceChecks(resource, who, record),
+    ...checks,
     ...defaultFlagStatements(writer, resource, who, record, undefined),
     createStatement(writer, who, { table: resource.table, type: resource.type }, [row], undefined, sql`id, ${remember(CREATED, sql`id`)}`),
     ...relations,
@@ -114,9 +117,9 @@ export async function plannedUpdate(db: Database, resource: ResourceDeclaration,
   if (!relations) return undefined;
   const table = resource.table;
   const writable = and(recordScope(resource, who, false, 'write'), eq(table.id, id))!;
+  const checks = [notWritableCheck(resource, who, id, writable), ...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, id) ?? [])];
   const statements = [
-    notWritableCheck(resource, who, id, writable),
-    ...referenceChecks(resource, who, record),
+    ...checks,
     ...defaultFlagStatements(writer, resource, who, record, id),
     updateStatement(writer, who, { table, type: resource.type, where: writable }, rowValues(table, writableFields(resource), record), watchedProperties(resource, record)),
     ...relations,

@@ -216,6 +216,8 @@ export interface ResourceDeclaration {
    */
   planned?: {
     before?: (who: Actor, record: Record<string, unknown>, id: number | undefined) => boolean;
+    /** statements before the record is written (checks, values handed on), after the references are checked */
+    first?: (db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined) => SQL[];
     after?: (db: Writer, who: Actor, record: Record<string, unknown>, id: SQL, created: boolean) => SQL[];
   };
 }

@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Env } from '../app-env';
-import type { BeforeCommit } from '../db/client';
+import type { BeforeCommit, DatabaseEnv, Transaction } from '../db/client';
 import { sqlState } from '../db/errors';
 import { errorField, log } from '../lib/log';
 import { eventsOn } from './record-events';
@@ -22,15 +22,23 @@ const DEADLINE_MS = 10_000;
  * transaction of ours runs (a statement on its own). What a subscriber leaves for the commit runs
  * once the write has committed. A transaction that wrote no such event pays one statement, and
  * none when its installation is known and no such subscriber may want its events (`mayWant`).
+ * A write sent as one batch cannot run it: the batch asks, in its last statement, whether such a
+ * subscriber wants its events (`wanted`), and if so they are handed over the same way right after
+ * it commits, in a transaction of their own once the answer is sent (`Database.afterBatches`),
+ * still ahead of the drain, which skips what was handled.
  */
 export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCommit | undefined {
   const chosen = subscribers.filter((subscriber) => subscriber.inTransaction);
   if (chosen.length === 0) return undefined;
   const types = [...new Set(chosen.flatMap((subscriber) => subscriber.on.map((on) => on.recordType)))];
   const flags = chosen.map((subscriber, i) => sql`(${subscriber.inTransaction!.where}) AS ${sql.identifier(`for_${i}`)}`);
-  const hook: BeforeCommit = async (tx, env, installationId) => {
+  /** The transaction's events (its id: `xact`, text) of the chosen subscribers' types, not yet handed over. */
+  const ofTransaction = (xact: SQL) =>
+    sql`e.xact = (${xact})::bigint AND e.dispatched_at IS NULL AND e.record_type IN (${sql.join(types.map((type) => sql`${type}`), sql`, `)})`;
+  const run = async (tx: Transaction, env: DatabaseEnv, installationId: number | undefined, xact?: string): Promise<Array<() => Promise<void>>> => {
     if (!eventsOn()) return [];
-    const wanted = installationId === undefined
+    // after a batch, the batch found that some subscriber wants its events (`wanted`)
+    const wanted = installationId === undefined || xact !== undefined
       ? chosen.map(() => true)
       : await Promise.all(chosen.map((subscriber) => subscriber.inTransaction!.mayWant?.(tx, installationId) ?? true));
     if (!wanted.includes(true)) return [];
@@ -39,8 +47,7 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
         SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
                e.actor_user_id AS "actorUserId", e.actor_system AS "actorSystem", e.occurred_at AS "occurredAt", ${sql.join(flags, sql`, `)}
           FROM events e
-         WHERE e.xact = pg_current_xact_id_if_assigned()::text::bigint AND e.dispatched_at IS NULL
-           AND e.record_type IN (${sql.join(types.map((type) => sql`${type}`), sql`, `)})) found
+         WHERE ${ofTransaction(xact === undefined ? sql`pg_current_xact_id_if_assigned()::text` : sql`${xact}::text`)}) found
        WHERE ${sql.join(chosen.map((_, i) => sql.identifier(`for_${i}`)), sql` OR `)}
        ORDER BY id`);
     const committed: Array<() => Promise<void>> = [];
@@ -63,14 +70,20 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
     }
     return committed.map((work) => () => work().catch((error) => log('warn', 'events: work after a write failed', { error: errorField(error) })));
   };
-  return async (tx, env, installationId) => {
-    try {
-      return await hook(tx, env, installationId);
-    } catch (error) {
-      // work that caught its own failure (a drain finding the installation busy) left the
-      // transaction aborted: its commit rolls it back, and there is nothing to hand over
-      if (sqlState(error).code === IN_FAILED_TRANSACTION) return [];
-      throw error;
-    }
+  return {
+    run: async (tx, env, installationId, xact) => {
+      try {
+        return await run(tx, env, installationId, xact);
+      } catch (error) {
+        // work that caught its own failure (a drain finding the installation busy) left the
+        // transaction aborted: its commit rolls it back, and there is nothing to hand over
+        if (sqlState(error).code === IN_FAILED_TRANSACTION) return [];
+        throw error;
+      }
+    },
+    wanted: (xact) =>
+      eventsOn()
+        ? sql`EXISTS (SELECT 1 FROM events e WHERE ${ofTransaction(xact)} AND (${sql.join(chosen.map((subscriber) => sql`(${subscriber.inTransaction!.where})`), sql` OR `)}))`
+        : sql`false`,
   };
 }

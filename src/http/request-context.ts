@@ -40,7 +40,7 @@ async function handle(c: Context<AppEnv>, next: Next, requestId: string): Promis
     } catch {
       // A WebSocket upgrade's answer comes from the room with headers that cannot change.
     }
-    c.executionCtx.waitUntil(announceEvents(c.env, db).finally(() => db.close()));
+    c.executionCtx.waitUntil(db.afterBatches().then(() => announceEvents(c.env, db)).finally(() => db.close()));
     // the request's id comes from the log context, as on every line it writes
     log(c.res.status >= 500 ? 'error' : 'info', 'request', {
       installationId: c.var.principal?.installationId ?? null,

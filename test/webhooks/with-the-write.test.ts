@@ -1,7 +1,8 @@
-// A write's webhook deliveries are made in the write's own transaction, last thing before it
-// commits (src/events/in-transaction.ts), and sent once it has: no drain of the installation's
-// events stands between a change and its receivers. A fan-out that fails there never fails the
-// write; the drain then makes the deliveries, once.
+// A write's webhook deliveries are made with the write (src/events/in-transaction.ts): in its own
+// transaction, last thing before it commits, or for a write sent as one batch right after it
+// commits, once its answer is sent (`Database.afterBatches`); then they are sent. No drain of the
+// installation's events stands between a change and its receivers. A fan-out that fails there
+// never fails the write; the drain then makes the deliveries, once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
@@ -60,7 +61,8 @@ describe("a write's webhook deliveries", () => {
     try {
       const changed = await setPriority(ticket, priorities[1]!);
       expect(changed.status, changed.text).toBe(200);
-      // there as the write answers: made in its transaction, the event handed to the fan-out there
+      // made with the write, while the drain is held: the event handed to the fan-out there
+      await eventually(async () => ((await changeOf(ticket))[0]?.fanned ? true : undefined));
       expect(await changeOf(ticket)).toEqual([{ dispatched: false, fanned: true, deliveries: 1 }]);
       const [delivery] = await eventually(async () => (prioritiesOf(ticket).length ? prioritiesOf(ticket) : undefined));
       expect(delivery!.json.ticket.priority.id).toBe(priorities[1]);
@@ -93,6 +95,7 @@ describe("a write's webhook deliveries", () => {
       expect(hooked.status, hooked.text).toBe(201);
       const second = await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key, body: { ticket: { priority: { id: levels[0] } } } });
       expect(second.status, second.text).toBe(200);
+      await eventually(async () => ((await changeOf(ticket, bare))[1]?.fanned ? true : undefined));
       expect(await changeOf(ticket, bare)).toEqual([
         { dispatched: false, fanned: null, deliveries: 0 },
         { dispatched: false, fanned: true, deliveries: 1 },

@@ -29,20 +29,38 @@ export function joinCompaniesStatement(who: Actor, customerId: SQL): SQL {
     ${insertEventsFrom(sql`linked`, who, 'customers', 'linked', sql`jsonb_build_object('relation', 'companies', 'record', jsonb_build_object('id', r.company_id, 'type', 'companies'), 'addMethod', 'domain')`)}`;
 }
 
+/** A customer made from an email address: its address, name and how it came. */
+export interface NewCustomer {
+  email: string;
+  firstName?: string;
+  lastName?: string;
+  addMethod: (typeof CUSTOMER_ADD_METHODS)[number];
+}
+
 /**
  * A customer made from an email address by another write (a ticket naming an unknown sender):
  * the customer with that address as its main email contact, each with its `created` event, and
  * joined to the companies of its email's domain, as a customer made through its own endpoint is.
  */
-export async function addCustomerByEmail(
-  context: WriteContext,
-  customer: { email: string; firstName?: string; lastName?: string; addMethod: (typeof CUSTOMER_ADD_METHODS)[number] },
-): Promise<number> {
+export async function addCustomerByEmail(context: WriteContext, customer: NewCustomer): Promise<number> {
   const { tx, who } = context;
-  const { rows } = await tx.execute(sql`
+  const { rows } = await tx.execute(addCustomerStatement(who, customer, sql`true`, sql`id`));
+  const id = Number(rows[0]!.id);
+  await joinCompaniesByDomain(context, id);
+  return id;
+}
+
+/**
+ * `addCustomerByEmail`'s customer and contact with their events, where `when` holds, in one
+ * statement (to run or to send in a batch), answering `select` over the new customer (`customer`).
+ * The join by domain is the caller's (`joinCompaniesStatement`).
+ */
+export function addCustomerStatement(who: WriteContext['who'], customer: NewCustomer, when: SQL, select: SQL): SQL {
+  return sql`
     WITH customer AS (
       INSERT INTO customers (installation_id, email, first_name, last_name, add_method, created_by, updated_by)
-      VALUES (${who.installationId}, ${customer.email}, ${customer.firstName ?? ''}, ${customer.lastName ?? ''}, ${customer.addMethod}, ${who.userId}::int, ${who.userId}::int)
+      SELECT ${who.installationId}, ${customer.email}, ${customer.firstName ?? ''}, ${customer.lastName ?? ''}, ${customer.addMethod}, ${who.userId}::int, ${who.userId}::int
+       WHERE ${when}
       RETURNING id),
     contact AS (
       INSERT INTO customer_contacts (installation_id, customer_id, type, value, is_main, created_by, updated_by)
@@ -50,8 +68,5 @@ export async function addCustomerByEmail(
       RETURNING id, customer_id),
     customer_event AS (${insertEventsFrom(sql`customer`, who, 'customers', 'created')}),
     contact_event AS (${insertEventsFrom(sql`contact`, who, CONTACT_EVENTS, 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.customer_id, 'type', 'customers'))`)})
-    SELECT id FROM customer`);
-  const id = Number(rows[0]!.id);
-  await joinCompaniesByDomain(context, id);
-  return id;
+    SELECT ${select} FROM customer`;
 }

@@ -6,11 +6,9 @@ import { tickets, ticketStatuses } from '../../db/schema';
 import { oneRecordRead, planOf, tenantScope, updateStatement } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { requireFieldsToResolveStatement } from '../customfields/ticket-values';
-import { attachFilesStatements } from '../files/attach';
 import { surveyStatement } from '../happiness/survey-send';
 import { mentionsRelation, messagesResource } from './messages.resource';
-import { ACTIVE_STATUS, threadEntryStatement, WAITING_STATUS } from './thread-entry';
-import { refreshSearchStatement } from './ticket-search';
+import { ACTIVE_STATUS, threadEntryStatements, WAITING_STATUS } from './thread-entry';
 import { ticketsResource } from './tickets.resource';
 import { visibleTickets } from './ticket-visibility';
 import type { EntryBody } from './entry-body';
@@ -18,7 +16,6 @@ import type { EntryBody } from './entry-body';
 /** The names the batch hands values on by. */
 const ENTRY = 'entry_id';
 const STATUS_BEFORE = 'ticket_status';
-const SEARCH = 'entry_search';
 
 /**
  * `POST /v2/tickets/{id}/messages.json` as one batch: one round trip whatever the body names
@@ -57,16 +54,15 @@ export async function plannedTicketEntry(db: Database, caller: Actor, id: number
       SELECT coalesce((SELECT ${remember(STATUS_BEFORE, sql`status`)} FROM locked), desk_refuse(404, 'id', ${`ticket ${id} not found`}::text)::text)`,
     customer === undefined ? undefined : refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${tickets.customerId} = ${customer})`, 400, 'message.customer', `customer ${customer} is not this ticket's customer`),
     status === undefined ? undefined : refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${ticketStatuses} WHERE ${and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status))})`, 400, 'message.status', `no ticketstatuses ${status} here`),
-    threadEntryStatement(
+    ...threadEntryStatements(
       who,
       {
         ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: customer ?? null,
         cc: body.cc ?? undefined, bcc: body.bcc ?? undefined, isPinned: body.isPinned, isDraft: body.isDraft,
+        files: body.files ? { ids: body.files, source: 'message.files' } : undefined,
       },
-      sql`${remember(ENTRY, sql`id`)}, ${sql`set_config(${`desk.${SEARCH}`}::text, (SELECT effect FROM searched), true)`}`,
+      ENTRY,
     ),
-    refreshSearchStatement(sql`t.id = ${id} AND current_setting(${`desk.${SEARCH}`}::text) = 'rewrite'`),
-    ...(body.files ? attachFilesStatements(who, entryId, body.files, 'message.files') : []),
     ...(named ? planOf(mentionsRelation)!(writer, who, { type: 'messages', id: entryId }, named, 'message.mentions', true)! : []),
     ...(named ? planOf(ticketsResource.relations.followers!)!(writer, who, { type: 'tickets', id: sql`${id}::int` }, named, 'message.mentions', false)! : []),
     moveTo === undefined

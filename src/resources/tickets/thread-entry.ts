@@ -4,8 +4,9 @@ import { emailAddress } from '../../lib/field-schemas';
 import type { WriteContext } from '../../engine';
 import { insertEventsFrom } from '../../events/record-events';
 import { messageHtml, messageText, type EditMethod } from '../../lib/html/message-body';
-import { attachFiles } from '../files/attach';
-import { appendedToSearch, refreshSearch, searchEffectOf } from './ticket-search';
+import { attachFiles, attachFilesStatements } from '../files/attach';
+import { recalled, remember } from '../../db/refusal';
+import { appendedToSearch, refreshSearch, refreshSearchStatement, searchEffectOf } from './ticket-search';
 
 /** A ticket's or an entry's `cc` or `bcc`: email addresses, at most 50. */
 export const addressList = z.array(emailAddress).max(50);
@@ -46,7 +47,7 @@ const PREVIEW_CHARS = 200;
  * the change feed). Written by the customer when `customerId` is given (the
  * teammate in `createdBy` wrote it on their behalf), else by the teammate.
  */
-export async function addThreadEntry(context: WriteContext, entry: ThreadEntry): Promise<number> {
+export async function addThreadEntry(context: WriteContext, entry: ThreadEntry & { ticketId: number }): Promise<number> {
   const { tx } = context;
   const { rows } = await tx.execute(threadEntryStatement(context.who, entry));
   const id = Number(rows[0]!.id);
@@ -57,11 +58,12 @@ export async function addThreadEntry(context: WriteContext, entry: ThreadEntry):
 
 /** What `addThreadEntry` writes. */
 export interface ThreadEntry {
-  ticketId: number;
+  /** SQL in a batch that made the ticket (its id recalled) */
+  ticketId: number | SQL;
   body: string;
   editMethod: EditMethod;
   threadType: 'message' | 'note';
-  customerId: number | null;
+  customerId: number | SQL | null;
   cc?: string[];
   bcc?: string[];
   isPinned?: boolean;
@@ -75,6 +77,38 @@ export interface ThreadEntry {
   searchLater?: boolean;
   /** confirmed files to attach, and the body's name for them (for a 400) */
   files?: { ids: readonly number[]; source: string };
+}
+
+/**
+ * `addThreadEntry` as statements of a batch: the entry (its id handed on as `idName`, see
+ * `remember`), the ticket's search document rewritten where the entry asks for it, its files.
+ */
+export function threadEntryStatements(who: WriteContext['who'], entry: ThreadEntry, idName: string): SQL[] {
+  const effect = `desk.${idName}_search`;
+  return [
+    threadEntryStatement(who, entry, sql`${remember(idName, sql`id`)}, set_config(${effect}::text, (SELECT effect FROM searched), true)`),
+    refreshSearchStatement(sql`t.id = ${entry.ticketId} AND current_setting(${effect}::text) = 'rewrite'`),
+    ...(entry.files ? attachFilesStatements(who, recalled(idName), entry.files.ids, entry.files.source) : []),
+  ];
+}
+
+/**
+ * A new ticket's first message as its create body has it (`message`, `editMethod`, `cc`, `bcc`,
+ * `files`), written by its customer; undefined when the body has none.
+ */
+export function openingEntry<Id extends number | SQL>(record: Record<string, unknown>, ticketId: Id, customerId: number | SQL): (ThreadEntry & { ticketId: Id }) | undefined {
+  if (typeof record.message !== 'string' || record.message.trim() === '') return undefined;
+  return {
+    ticketId,
+    body: record.message,
+    editMethod: (record.editMethod as EditMethod | undefined) ?? 'html',
+    threadType: 'message',
+    customerId,
+    cc: record.cc as string[] | undefined,
+    bcc: record.bcc as string[] | undefined,
+    opening: true,
+    files: record.files ? { ids: record.files as number[], source: 'ticket.files' } : undefined,
+  };
 }
 
 /**

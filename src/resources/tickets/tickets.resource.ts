@@ -52,7 +52,7 @@ import { customerInput, resolveCustomer } from './ticket-customer';
 import { finishSplit, prepareSplit, type SplitSource } from './split';
 import { idValue } from '../../http/params';
 import { visibleTickets } from './ticket-visibility';
-import { addressList, addThreadEntry } from './thread-entry';
+import { addressList, addThreadEntry, openingEntry } from './thread-entry';
 import { ticketSlaFields } from './ticket-sla-fields';
 import { ticketTagsRelation } from './ticket-tags';
 import { ticketTasksRelation } from './ticket-tasks';
@@ -61,6 +61,7 @@ import { MAX_FILES_PER_ENTRY } from '../files/attach';
 import { customFieldValues, prepareCustomFieldValues, requireFieldsToResolve } from '../customfields/ticket-values';
 import { customFieldsCondition, customFieldsParam, parseCustomFieldCriteria } from '../customfields/ticket-value-filter';
 import { archivedCondition, archivedParam, type ArchivedValue } from './archived';
+import { plannedTicketHooks } from './planned-ticket';
 
 const addresses = addressList;
 
@@ -117,18 +118,9 @@ async function requireSeatedAgent({ tx, who }: WriteContext, record: Record<stri
 async function finishTicket(context: WriteContext, record: Record<string, unknown>, id: number, created: boolean): Promise<void> {
   const split = splits.get(record);
   if (created && split) await finishSplit(context, split, id);
-  if (created && typeof record.message === 'string' && record.message.trim() !== '') {
-    await addThreadEntry(context, {
-      ticketId: id,
-      body: record.message,
-      editMethod: (record.editMethod as 'html' | 'markdown' | undefined) ?? 'html',
-      threadType: 'message',
-      customerId: record.customer as number,
-      cc: record.cc as string[] | undefined,
-      bcc: record.bcc as string[] | undefined,
-      opening: true,
-      files: record.files ? { ids: record.files as number[], source: 'ticket.files' } : undefined,
-    });
+  const opening = created ? openingEntry(record, id, record.customer as number) : undefined;
+  if (opening) {
+    await addThreadEntry(context, opening);
   } else if (created && record.files !== undefined) {
     throw ApiError.invalid('ticket.files', 'files are attached to the first message: send `message` too');
   } else if (created || record.subject !== undefined || record.customer !== undefined) {
@@ -288,4 +280,5 @@ export const ticketsResource = defineResource({
   beforeBulkWrite: (context, record) => requireSeatedAgent(context, record),
   afterWrite: finishTicket,
   afterBulkWrite: checkBulkUpdate,
+  planned: plannedTicketHooks,
 });

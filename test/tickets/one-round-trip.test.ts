@@ -113,3 +113,88 @@ describe('a reply in one round trip', () => {
     }
   });
 });
+
+/** A ticket write, and the round trips its request made. */
+async function write(path: string, method: string, body: unknown, key = agent) {
+  const requestId = `ticket-${Math.random().toString(36).slice(2)}`;
+  const answer = await api(path, { method, key, body, headers: { 'x-request-id': requestId } });
+  const [line] = await awaitLogLines({ requestId });
+  return { answer, trips: line!.dbRoundTrips as number };
+}
+
+describe('a ticket created or changed in one round trip', () => {
+  it('creates a ticket for a customer by id, with its first message and a file, in one exchange', async () => {
+    const file = await uploadedFile(agent, 'first words');
+    const made = await write('/v2/tickets.json', 'POST', { ticket: { subject: 'One trip', inbox, customer: { id: customer }, message: '<p>It shattered</p>', files: [{ id: file }] } });
+    expect(made.answer.status, made.answer.text).toBe(201);
+    expect(made.trips).toBe(1);
+    const id = made.answer.body.ticket.id as number;
+    expect(made.answer.body.ticket).toMatchObject({ subject: 'One trip', customer: { id: customer }, status: { id: 1 }, messageCount: 1, previewText: 'It shattered' });
+    const [entry] = await rows<{ id: number; customer_id: number }>(`SELECT id, customer_id FROM ticket_messages WHERE ticket_id = $1`, [id]);
+    expect(entry!.customer_id).toBe(customer);
+    expect(await rows(`SELECT file_id FROM ticket_message_files WHERE message_id = $1`, [entry!.id])).toEqual([{ file_id: file }]);
+    // found by its words
+    const found = await api('/v2/search/tickets.json', { key: agent, query: { search: 'shattered' } });
+    expect(found.status, found.text).toBe(200);
+    expect(found.body.tickets.map((t: { id: number }) => t.id)).toEqual([id]);
+  });
+
+  it('creates a ticket for a new customer named by email, made with it and joined to the company of its domain, in one exchange', async () => {
+    const domain = `new-${Date.now()}.example.com`;
+    const company = await api('/v2/companies.json', { key: agent, method: 'POST', body: { company: { name: `New ${Date.now()}`, kind: 'company', domains: [{ name: domain }] } } });
+    expect(company.status, company.text).toBe(201);
+    const email = `first@${domain}`;
+    const made = await write('/v2/tickets.json', 'POST', { ticket: { subject: 'New customer', inbox, customer: { email, firstName: 'Fay' }, message: 'Hello' } });
+    expect(made.answer.status, made.answer.text).toBe(201);
+    expect(made.trips).toBe(1);
+    const [who] = await rows<{ id: number; first_name: string; add_method: string }>(`SELECT id, first_name, add_method FROM customers WHERE installation_id = $1 AND email = $2`, [site.id, email]);
+    expect(who).toMatchObject({ first_name: 'Fay', add_method: 'ticket' });
+    expect(made.answer.body.ticket.customer.id).toBe(who!.id);
+    expect(await rows(`SELECT company_id FROM company_customers WHERE customer_id = $1`, [who!.id])).toEqual([{ company_id: company.body.company.id }]);
+    // the same address again is the same customer, made once
+    const again = await write('/v2/tickets.json', 'POST', { ticket: { subject: 'Again', inbox, customer: { email: email.toUpperCase() }, message: 'Hi' } });
+    expect(again.answer.status, again.answer.text).toBe(201);
+    expect(again.answer.body.ticket.customer.id).toBe(who!.id);
+    expect(await rows(`SELECT id FROM customers WHERE installation_id = $1 AND lower(email) = $2`, [site.id, email])).toHaveLength(1);
+  });
+
+  it('changes a ticket (status, priority, subject) in one exchange; a status sent again is no move', async () => {
+    const id = await newTicket();
+    const changed = await write(`/v2/tickets/${id}.json`, 'PATCH', { ticket: { status: { id: 5 }, subject: 'Renamed' } });
+    expect(changed.answer.status, changed.answer.text).toBe(200);
+    expect(changed.trips).toBe(1);
+    expect(changed.answer.body.ticket).toMatchObject({ status: { id: 5 }, subject: 'Renamed' });
+    const mark = await lastEventId(site.id);
+    const same = await write(`/v2/tickets/${id}.json`, 'PATCH', { ticket: { status: { id: 5 } } });
+    expect(same.answer.status).toBe(200);
+    expect(await eventsSince(site.id, mark)).toEqual([]);
+  });
+
+  it('refuses in the same exchange, changing nothing: an unknown inbox, another installation\'s customer, a collaborator as agent, a required field missing on solving, a ticket moved out of the agent\'s sight', async () => {
+    const theirs = (await api('/v2/customers.json', { method: 'POST', key: other.users.agent.apiKey, body: { email: `theirs-${Date.now()}@tickets.test` } })).body.customer.id as number;
+    const before = await rows(`SELECT count(*)::int AS n FROM tickets WHERE installation_id = $1`, [site.id]);
+    for (const [body, source] of [
+      [{ subject: 'x', inbox: 987654, customer: { id: customer } }, 'ticket.inbox'],
+      [{ subject: 'x', inbox, customer: { id: theirs } }, 'ticket.customer'],
+      [{ subject: 'x', inbox, customer: { id: customer }, agent: { id: site.users.collaborator.id } }, 'ticket.agent'],
+    ] as const) {
+      const refused = await write('/v2/tickets.json', 'POST', { ticket: body });
+      expect(refused.answer.status, refused.answer.text).toBe(400);
+      expect(refused.answer.body.errors).toEqual([expect.objectContaining({ code: 'invalid', source })]);
+      expect(refused.trips).toBe(1);
+    }
+    expect(await rows(`SELECT count(*)::int AS n FROM tickets WHERE installation_id = $1`, [site.id])).toEqual(before);
+
+    const field = await api('/v2/customfields.json', { method: 'POST', key: site.users.admin.apiKey, body: { customfield: { agentLabel: `Cause ${Date.now()}`, kind: 'text', agentRequired: true } } });
+    try {
+      const id = await newTicket();
+      const refused = await write(`/v2/tickets/${id}.json`, 'PATCH', { ticket: { status: { id: 5 }, subject: 'Not this' } });
+      expect(refused.answer.status, refused.answer.text).toBe(400);
+      expect(refused.answer.body.errors).toEqual([expect.objectContaining({ code: 'invalid', source: 'ticket.status' })]);
+      expect(refused.trips).toBe(1);
+      expect(await ticket(id)).toMatchObject({ status: { id: 1 }, subject: 'Trips' });
+    } finally {
+      await api(`/v2/customfields/${field.body.customfield.id}.json`, { method: 'DELETE', key: site.users.admin.apiKey });
+    }
+  });
+});
