@@ -33,6 +33,12 @@ const LOCK_WAIT_SECONDS = 2;
  */
 const BATCH = 20;
 const ROUNDS = 100;
+/**
+ * And at most this long a message (its rounds started within it): a backlog far from the
+ * database continues in a new message at the back of the queue, so the messages queued behind
+ * this one (an import, another installation's drain) get their turn.
+ */
+const SLICE_MS = 10_000;
 
 export function drainMessage(installationId: number): JobMessage {
   return { kind: DRAIN_KIND, installationId };
@@ -44,22 +50,41 @@ interface Delivery {
   dueIn: number;
 }
 
-/** The installation's events not yet handed to every subscriber, after the event `after`, in order. */
-async function pendingEvents(tx: Transaction, installationId: number, after: number): Promise<StoredEvent[]> {
-  const { rows } = await tx.execute(sql`
-    SELECT id, installation_id AS "installationId", record_type AS "recordType", record_id AS "recordId", kind, data,
-           actor_user_id AS "actorUserId", actor_system AS "actorSystem", occurred_at AS "occurredAt"
-      FROM events WHERE installation_id = ${installationId} AND dispatched_at IS NULL AND id > ${after}::bigint
-     ORDER BY id LIMIT ${BATCH}`);
-  return rows.map((row) => ({ ...(row as unknown as StoredEvent), id: Number(row.id) }));
+/** A pending event and its subscribers' deliveries so far, by subscriber. */
+interface Pending {
+  event: StoredEvent;
+  deliveries: Map<string, Delivery>;
 }
 
-async function deliveriesOf(tx: Transaction, events: StoredEvent[]): Promise<Map<string, Delivery>> {
-  const { rows } = await tx.execute(sql`
-    SELECT subscriber, event_id AS "eventId", (handled_at IS NOT NULL OR gave_up_at IS NOT NULL) AS done,
-           coalesce(extract(epoch FROM next_attempt_at - now()), 0)::float8 AS "dueIn"
-      FROM event_deliveries WHERE event_id IN (${sql.join(events.map((e) => sql`${e.id}::bigint`), sql`, `)})`);
-  return new Map(rows.map((row) => [`${row.subscriber}:${row.eventId}`, { done: row.done as boolean, dueIn: Number(row.dueIn) }]));
+/**
+ * Takes the installation's drain lock (waiting up to LOCK_WAIT_SECONDS for a drain that holds it)
+ * and reads the next pending events after `after`, in order, each with its subscribers'
+ * deliveries so far: one exchange (statements of integers only, sent together as one simple
+ * query). Answers 'busy' when another drain kept the lock.
+ */
+async function lockAndRead(tx: Transaction, installationId: number, after: number): Promise<Pending[] | 'busy'> {
+  let results: Array<{ rows: Record<string, unknown>[] }>;
+  try {
+    results = (await tx.execute(sql.raw(`
+      SET LOCAL lock_timeout = '${LOCK_WAIT_SECONDS}s';
+      SELECT pg_advisory_xact_lock(hashtext('events.drain'), ${installationId}::int);
+      SET LOCAL lock_timeout = 0;
+      SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
+             e.actor_user_id AS "actorUserId", e.actor_system AS "actorSystem", e.occurred_at AS "occurredAt",
+             (SELECT coalesce(jsonb_agg(jsonb_build_object('subscriber', d.subscriber,
+                       'done', d.handled_at IS NOT NULL OR d.gave_up_at IS NOT NULL,
+                       'dueIn', coalesce(extract(epoch FROM d.next_attempt_at - now()), 0)::float8)), '[]')
+                FROM event_deliveries d WHERE d.event_id = e.id) AS deliveries
+        FROM events e WHERE e.installation_id = ${installationId} AND e.dispatched_at IS NULL AND e.id > ${after}::bigint
+       ORDER BY e.id LIMIT ${BATCH}`))) as unknown as typeof results;
+  } catch (error) {
+    if (sqlState(error).code === '55P03') return 'busy';
+    throw error;
+  }
+  return results.at(-1)!.rows.map(({ deliveries, ...row }) => ({
+    event: { ...(row as unknown as StoredEvent), id: Number(row.id) },
+    deliveries: new Map((deliveries as Array<Delivery & { subscriber: string }>).map(({ subscriber, ...delivery }) => [subscriber, delivery])),
+  }));
 }
 
 /** Why a subscriber failed, as the deliveries table keeps it: the kind of error, never its text. */
@@ -71,44 +96,63 @@ function failureKind(error: unknown): string {
 /** Whether the event is done for the subscriber; if not, when it should be tried again (absent: when the event holding it back is). */
 type Outcome = { done: true } | { done: false; retryIn?: number };
 
-/**
- * Counts a try of the event by each of `subscribers` as failed before any starts, in a statement
- * of its own that commits whatever happens next (uncounted when a try succeeds): a try that never
- * comes back (the drain died, or ran out of time) still counts, so an event that kills its drain
- * is given up like one that fails. Answers each subscriber's tries so far, this one included.
- */
-async function countTries(db: Database, event: StoredEvent, subscribers: readonly Subscriber[]): Promise<Map<string, number>> {
-  const { rows } = await db.http.execute(sql`
-    INSERT INTO event_deliveries (event_id, subscriber, attempts)
-    SELECT ${event.id}::bigint, name, 1 FROM jsonb_array_elements_text(${JSON.stringify(subscribers.map((s) => s.name))}::jsonb) AS name
-    ON CONFLICT (event_id, subscriber) DO UPDATE SET attempts = event_deliveries.attempts + 1
-    RETURNING subscriber, attempts`);
-  return new Map(rows.map((row) => [String(row.subscriber), Number(row.attempts)]));
+/** One subscriber's try of one event in a round. */
+interface Try {
+  event: StoredEvent;
+  subscriber: Subscriber;
 }
 
 /**
- * One subscriber, one event, its try counted (`countTries`). The subscriber's work and the record
- * that it was done commit together (a savepoint in the round's transaction), so a redelivery
- * never does it twice; a failure undoes both.
+ * Counts a try of each event by each subscriber as failed before any starts, in one statement of
+ * its own that commits whatever happens next (uncounted when a try succeeds): a try that never
+ * comes back (the drain died, or ran out of time) still counts, so an event that kills its drain
+ * is given up like one that fails. Answers each try's count so far, this one included, by
+ * `event:subscriber`.
  */
-async function deliver(tx: Transaction, env: Env, subscriber: Subscriber, event: StoredEvent, attempts: number, round: RoundWork): Promise<Outcome> {
+async function countTries(db: Database, tries: readonly Try[]): Promise<Map<string, number>> {
+  const pairs = JSON.stringify(tries.map(({ event, subscriber }) => ({ event_id: event.id, subscriber: subscriber.name })));
+  const { rows } = await db.http.execute(sql`
+    INSERT INTO event_deliveries (event_id, subscriber, attempts)
+    SELECT x.event_id, x.subscriber, 1 FROM jsonb_to_recordset(${pairs}::jsonb) AS x(event_id bigint, subscriber text)
+    ON CONFLICT (event_id, subscriber) DO UPDATE SET attempts = event_deliveries.attempts + 1
+    RETURNING event_id, subscriber, attempts`);
+  return new Map(rows.map((row) => [`${row.event_id}:${row.subscriber}`, Number(row.attempts)]));
+}
+
+/** The savepoint each try runs in: one name, released and taken again between tries. */
+const TRY_SAVEPOINT = 'drain_try';
+
+/** What follows a try's own work: its handled row, and the savepoint released (and taken again for a next try). */
+type After = 'next' | 'last';
+
+/**
+ * One subscriber, one event, its try counted (`countTries`), in the round's savepoint (taken
+ * for it before). The subscriber's work and the record that it was done commit together (the
+ * savepoint is released after both), so a redelivery never does it twice; a failure of either
+ * rolls back both. The record rides in one exchange with the release and the next try's
+ * savepoint (a simple query of literals: ids and a subscriber's name).
+ */
+async function deliver(tx: Transaction, env: Env, { subscriber, event }: Try, attempts: number, after: After, round: RoundWork): Promise<Outcome> {
   const context = { event: event.id, subscriber: subscriber.name, installationId: event.installationId, attempts };
+  const savepointAgain = after === 'next' ? `; SAVEPOINT ${TRY_SAVEPOINT}` : '';
   if (attempts > MAX_SUBSCRIBER_ATTEMPTS) {
     log('error', 'events: subscriber gave up on an event', { ...context, error: 'its last try never finished' });
-    await tx.execute(sql`UPDATE event_deliveries SET gave_up_at = now(), last_error = 'NoAnswer' WHERE event_id = ${event.id} AND subscriber = ${subscriber.name}`);
+    await tx.execute(sql.raw(`
+      UPDATE event_deliveries SET gave_up_at = now(), last_error = 'NoAnswer' WHERE event_id = ${event.id} AND subscriber = ${quoted(subscriber.name)};
+      RELEASE SAVEPOINT ${TRY_SAVEPOINT}${savepointAgain}`));
     return { done: true };
   }
   const afterCommit: Array<() => Promise<void>> = [];
   try {
-    await tx.transaction(async (savepoint) => {
-      await subscriber.handle(event, { tx: savepoint, env, signal: AbortSignal.timeout(SUBSCRIBER_DEADLINE_MS), afterCommit: (work) => afterCommit.push(work) });
-      await savepoint.execute(sql`
-        UPDATE event_deliveries SET handled_at = now(), attempts = attempts - 1, next_attempt_at = NULL
-         WHERE event_id = ${event.id} AND subscriber = ${subscriber.name}`);
-    });
+    await subscriber.handle(event, { tx, env, signal: AbortSignal.timeout(SUBSCRIBER_DEADLINE_MS), afterCommit: (work) => afterCommit.push(work) });
+    await tx.execute(sql.raw(`
+      UPDATE event_deliveries SET handled_at = now(), attempts = attempts - 1, next_attempt_at = NULL
+       WHERE event_id = ${event.id} AND subscriber = ${quoted(subscriber.name)};
+      RELEASE SAVEPOINT ${TRY_SAVEPOINT}${savepointAgain}`));
     round.afterCommit.push(...afterCommit);
     return { done: true };
   } catch (error) {
+    await tx.execute(sql.raw(`ROLLBACK TO SAVEPOINT ${TRY_SAVEPOINT}`));
     const givingUp = attempts >= MAX_SUBSCRIBER_ATTEMPTS;
     const retryIn = retryDelaySeconds(attempts);
     log(givingUp ? 'error' : 'warn', givingUp ? 'events: subscriber gave up on an event' : 'events: subscriber failed', { ...context, error: errorField(error) });
@@ -117,12 +161,20 @@ async function deliver(tx: Transaction, env: Env, subscriber: Subscriber, event:
              gave_up_at = ${givingUp ? sql`now()` : sql`NULL`},
              next_attempt_at = ${givingUp ? sql`NULL` : sql`now() + make_interval(secs => ${retryIn}::int)`}
        WHERE event_id = ${event.id} AND subscriber = ${subscriber.name}`);
+    // the failure's record kept, out of the next try's reach
+    await tx.execute(sql.raw(`RELEASE SAVEPOINT ${TRY_SAVEPOINT}${savepointAgain}`));
     return givingUp ? { done: true } : { done: false, retryIn };
   }
 }
 
-/** What a round's tries leave for its end: work waiting for the commit. */
+/** A string as an SQL literal (standard_conforming_strings: only quotes are doubled). */
+function quoted(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** What a round's tries leave for its end: those counted but not made, and work waiting for the commit. */
 interface RoundWork {
+  untried: Array<{ event_id: number; subscriber: string }>;
   afterCommit: Array<() => Promise<void>>;
 }
 
@@ -141,59 +193,79 @@ interface Progress {
  * subscriber failed on holds back that subscriber's later events of the same record (their order
  * matters) until its next try is due, but nothing else. Answers 'busy' when another drain holds
  * the lock.
+ *
+ * Its exchanges with the database (docs/events.md, "At a distance"): the lock and the read in
+ * one; the tries of the whole round counted in one (over HTTP, committed at once); one savepoint
+ * a try and the subscriber's own statements; the successes, the dispatched events and whether
+ * more are pending in one; then the commit.
  */
 async function drainRound(db: Database, env: Env, installationId: number, after: number, heldBack: Set<string>): Promise<Progress | 'busy'> {
-  const round: RoundWork = { afterCommit: [] };
+  let round: RoundWork = { untried: [], afterCommit: [] };
   const progress = await db.transaction(async (tx) => {
-    round.afterCommit = []; // a transaction tried again (a deadlock) starts afresh
+    round = { untried: [], afterCommit: [] }; // a transaction tried again (a deadlock) starts afresh
     // A drain of the installation already running is waited for (a round is short), not raced.
-    await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${LOCK_WAIT_SECONDS}s'`));
-    try {
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('events.drain'), ${installationId}::int)`);
-    } catch (error) {
-      if (sqlState(error).code === '55P03') return 'busy' as const;
-      throw error;
-    }
-    await tx.execute(sql.raw('SET LOCAL lock_timeout = 0'));
-    const events = await pendingEvents(tx, installationId, after);
-    if (events.length === 0) return { full: false };
-    const deliveries = await deliveriesOf(tx, events);
-    const progress: Progress = { last: events.at(-1)!.id, full: events.length === BATCH };
+    const read = await lockAndRead(tx, installationId, after);
+    if (read === 'busy') return read;
+    if (read.length === 0) return { full: false };
+    // An event with a try that did not end well (it failed, or never came back: it may kill the
+    // drain) is tried in a round of its own, so that the tries counted for the round's others are
+    // their own: the round stops before it, or is only it.
+    const suspect = read.findIndex(({ deliveries }) => [...deliveries.values()].some((d) => !d.done && d.dueIn <= 0));
+    const inRound = suspect === -1 ? read : read.slice(0, Math.max(1, suspect));
+    const events = inRound.map(({ event }) => event);
+    const progress: Progress = { last: events.at(-1)!.id, full: read.length === BATCH || events.length < read.length };
     const holdUntil = (seconds: number) => (progress.retryIn = Math.min(progress.retryIn ?? Infinity, Math.max(1, Math.ceil(seconds))));
-    const done: number[] = [];
-    for (const event of events) {
-      let complete = true;
-      const holdBack = (subscriber: Subscriber, retryIn?: number) => {
-        heldBack.add(`${subscriber.name}:${event.recordType}:${event.recordId}`);
-        if (retryIn !== undefined) holdUntil(retryIn);
-        complete = false;
-      };
-      const trying: Subscriber[] = [];
+    const incomplete = new Set<number>();
+    const holdBack = (event: StoredEvent, subscriber: Subscriber, retryIn?: number) => {
+      heldBack.add(`${subscriber.name}:${event.recordType}:${event.recordId}`);
+      if (retryIn !== undefined) holdUntil(retryIn);
+      incomplete.add(event.id);
+    };
+    // which tries the round makes: those due, in order; their counts in one statement
+    const tries: Try[] = [];
+    for (const { event, deliveries } of inRound) {
       for (const subscriber of registeredSubscribers()) {
         if (!wants(subscriber, event)) continue;
-        const previous = deliveries.get(`${subscriber.name}:${event.id}`);
+        const previous = deliveries.get(subscriber.name);
         if (previous?.done) continue;
-        if (heldBack.has(`${subscriber.name}:${event.recordType}:${event.recordId}`)) holdBack(subscriber);
-        else if (previous && previous.dueIn > 0) holdBack(subscriber, previous.dueIn);
-        else trying.push(subscriber);
+        if (heldBack.has(`${subscriber.name}:${event.recordType}:${event.recordId}`)) holdBack(event, subscriber);
+        else if (previous && previous.dueIn > 0) holdBack(event, subscriber, previous.dueIn);
+        else tries.push({ event, subscriber });
       }
-      const tries = trying.length ? await countTries(db, event, trying) : new Map<string, number>();
-      for (const subscriber of trying) {
-        const outcome = await deliver(tx, env, subscriber, event, tries.get(subscriber.name) ?? 1, round);
-        if (!outcome.done) holdBack(subscriber, outcome.retryIn);
+    }
+    const counts = tries.length ? await countTries(db, tries) : new Map<string, number>();
+    if (tries.length) await tx.execute(sql.raw(`SAVEPOINT ${TRY_SAVEPOINT}`));
+    for (const [i, attempt] of tries.entries()) {
+      const { event, subscriber } = attempt;
+      // a failure before it may hold back this record for this subscriber (its order holds)
+      if (heldBack.has(`${subscriber.name}:${event.recordType}:${event.recordId}`)) {
+        holdBack(event, subscriber);
+        round.untried.push({ event_id: event.id, subscriber: subscriber.name });
+        continue;
       }
-      if (complete) done.push(event.id);
+      const outcome = await deliver(tx, env, attempt, counts.get(`${event.id}:${subscriber.name}`) ?? 1, i < tries.length - 1 ? 'next' : 'last', round);
+      if (!outcome.done) holdBack(event, subscriber, outcome.retryIn);
     }
-    if (done.length) {
-      await tx.execute(sql`UPDATE events SET dispatched_at = now() WHERE id IN (${sql.join(done.map((id) => sql`${id}::bigint`), sql`, `)})`);
-    }
-    // a subscriber's own writes have events too (an SLA's clocks changing a ticket): read on for them
-    if (!progress.full) {
-      const { rows } = await tx.execute(sql`SELECT EXISTS (SELECT 1 FROM events WHERE installation_id = ${installationId} AND dispatched_at IS NULL AND id > ${progress.last}::bigint) AS more`);
-      progress.full = rows[0]?.more === true;
-    }
+    const done = events.filter((event) => !incomplete.has(event.id)).map((event) => event.id);
+    // the tries a failure before them held back uncounted (a first one leaves no row), the events
+    // every subscriber is done with dispatched, and whether an event past the last one read is
+    // pending (a subscriber's own writes have events too: an SLA's clocks changing a ticket), in one statement
+    const { rows } = await tx.execute(sql`
+      WITH untried AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(round.untried)}::jsonb) AS x(event_id bigint, subscriber text)),
+           uncounted AS (
+             UPDATE event_deliveries d SET attempts = d.attempts - 1 FROM untried x
+              WHERE d.event_id = x.event_id AND d.subscriber = x.subscriber AND d.attempts > 1 RETURNING 1),
+           unmade AS (
+             DELETE FROM event_deliveries d USING untried x
+              WHERE d.event_id = x.event_id AND d.subscriber = x.subscriber AND d.attempts = 1 RETURNING 1),
+           dispatched AS (
+             UPDATE events SET dispatched_at = now()
+              WHERE id IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify(done)}::jsonb)) RETURNING 1)
+      SELECT EXISTS (SELECT 1 FROM events WHERE installation_id = ${installationId} AND dispatched_at IS NULL AND id > ${progress.last}::bigint) AS more`);
+    if (!progress.full) progress.full = rows[0]?.more === true;
     return progress;
   });
+  if (progress === 'busy') return progress;
   await runCommitted(round.afterCommit);
   return progress;
 }
@@ -227,8 +299,9 @@ export async function drainEvents(message: JobMessage, env: Env): Promise<void> 
   const heldBack = new Set<string>();
   let after = 0;
   let retryIn: number | undefined;
+  const started = Date.now();
   try {
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < ROUNDS && Date.now() - started < SLICE_MS; round++) {
       const progress = await drainRound(db, env, installationId, after, heldBack);
       if (progress === 'busy') throw new RetryLater(LOCK_WAIT_SECONDS, `installation ${installationId} is being drained`);
       if (progress.retryIn !== undefined) retryIn = Math.min(retryIn ?? Infinity, progress.retryIn);

@@ -18,21 +18,39 @@ function referenceAt(event: Pick<StoredEvent, 'id' | 'installationId' | 'recordI
     ${current})`;
 }
 
+/** A thread entry's event: the ticket it was on then and what the entry is, or null when it is gone. */
+type EntryOfEvent = { ticketId: number; entry: EntryFacts } | null;
+
+/**
+ * What an event's entry was, read once for all the subscribers handed the same event (a drain
+ * round hands each of them the one object): a round trip each would cost a far database's
+ * distance five times over. The facts are the entry's own (its ticket then, its kind, its
+ * writer), which no subscriber's work changes.
+ */
+const entriesRead = new WeakMap<StoredEvent, Promise<EntryOfEvent>>();
+
+function entryOf(tx: Transaction, event: StoredEvent): Promise<EntryOfEvent> {
+  let read = entriesRead.get(event);
+  if (!read) {
+    read = tx.execute(sql`SELECT ${referenceAt(event, 'messages', 'ticket', sql`m.ticket_id`)} AS ticket_id, thread_type, customer_id IS NOT NULL AS by_customer
+      FROM ticket_messages m WHERE m.id = ${event.recordId} AND m.installation_id = ${event.installationId}`)
+      .then(({ rows }) => (rows[0] ? { ticketId: Number(rows[0].ticket_id), entry: { threadType: String(rows[0].thread_type), byCustomer: rows[0].by_customer === true } } : null));
+    // a read that failed (its subscriber's try with it) is read again by the next
+    read.catch(() => entriesRead.delete(event));
+    entriesRead.set(event, read);
+  }
+  return read;
+}
+
 /**
  * The ticket an event is about (a thread entry's: the ticket it was on then) and the history
  * lines it makes: shared by the history and by what else reads tickets' events (timings).
  */
 export async function activitiesOfStored(tx: Transaction, event: StoredEvent): Promise<{ ticketId: number; drafts: ActivityDraft[] }> {
-  let ticketId = event.recordId;
-  let entry: EntryFacts | undefined;
-  if (event.recordType === 'messages') {
-    const { rows } = await tx.execute(sql`SELECT ${referenceAt(event, 'messages', 'ticket', sql`m.ticket_id`)} AS ticket_id, thread_type, customer_id IS NOT NULL AS by_customer
-      FROM ticket_messages m WHERE m.id = ${event.recordId} AND m.installation_id = ${event.installationId}`);
-    if (!rows[0]) return { ticketId, drafts: [] };
-    ticketId = Number(rows[0].ticket_id);
-    entry = { threadType: String(rows[0].thread_type), byCustomer: rows[0].by_customer === true };
-  }
-  return { ticketId, drafts: activitiesOf(event, entry) };
+  if (event.recordType !== 'messages') return { ticketId: event.recordId, drafts: activitiesOf(event, undefined) };
+  const read = await entryOf(tx, event);
+  if (!read) return { ticketId: event.recordId, drafts: [] };
+  return { ticketId: read.ticketId, drafts: activitiesOf(event, read.entry) };
 }
 
 /**
