@@ -1,6 +1,7 @@
 // A company import as a client runs it: POST the CSV, then read the background job until it is done.
 import { expect } from 'vitest';
 import { api } from './api';
+import { backgroundWait } from './room';
 
 /** Starts an import and answers its job id, checking the 201 with no body and its Location. */
 export async function startImport(key: string, csv: string | FormData): Promise<number> {
@@ -29,7 +30,7 @@ export async function readJob(key: string, jobId: number) {
  * cancelled) fails the test at once, with what the job says.
  */
 export async function finishedJob(key: string, jobId: number, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + backgroundWait(timeoutMs);
   for (;;) {
     const job = await readJob(key, jobId);
     if (job.status === 'completed') return job;

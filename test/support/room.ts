@@ -1,4 +1,15 @@
 import WebSocket from 'ws';
+import { databaseRttMs } from '../../scripts/stack/distance';
+
+/**
+ * A wait for work done in the background (the events' drain and what its subscribers do, a
+ * room's frame that follows it), stretched by the database's distance (HELPDESK_DB_RTT_MS, the
+ * far run of `npm test`): that work makes tens of exchanges with the database, each paying it.
+ * 200 round trips on top: 10 s more at 50 ms. Near, the wait as given.
+ */
+export function backgroundWait(ms: number): number {
+  return ms + 200 * databaseRttMs();
+}
 
 export interface Frame {
   type: string;
@@ -29,7 +40,7 @@ export function joinRoom(socketUrl: string, key?: string): Promise<RoomClient> {
     frames,
     next(type, ms = 5000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no "${type}" frame within ${ms} ms; got ${JSON.stringify(frames)}`)), ms);
+        const timer = setTimeout(() => reject(new Error(`no "${type}" frame within ${ms} ms; got ${JSON.stringify(frames)}`)), backgroundWait(ms));
         const look = () => {
           const index = frames.findIndex((frame, i) => !taken.has(i) && frame.type === type);
           if (index >= 0) {
@@ -56,9 +67,9 @@ export function joinRoom(socketUrl: string, key?: string): Promise<RoomClient> {
   });
 }
 
-/** Polls until `check` returns a value other than undefined (or throws after `ms`). */
+/** Polls until `check` returns a value other than undefined (or throws after `ms`, stretched by the database's distance: `backgroundWait`). */
 export async function eventually<T>(check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
+  const until = Date.now() + backgroundWait(ms);
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
