@@ -99,7 +99,8 @@ export interface Database {
   /**
    * The statements in order, as one transaction in one HTTP request: one round trip, all or
    * nothing. A check among them (`refusal.ts`) stops it with its 4xx; a race lost to another
-   * transaction sends it again. Answers each statement's rows.
+   * transaction sends it again. Answers each statement's rows. The events it wrote say
+   * themselves which installations' drains to ask for (`eventInstallations`): no list is kept by hand.
    */
   batch(statements: readonly SQL[]): Promise<Record<string, unknown>[][]>;
   /**
@@ -236,9 +237,13 @@ export function openDatabase(env: DatabaseEnv, options: { transactionDeadlineMs?
       if (statements.length === 0) return [];
       const raw = queryFunction(env.DATABASE_URL);
       // last, the batch's transaction id, for the work its commit leaves (`afterBatches`)
-      const all = beforeCommit
-        ? [...statements, sql`SELECT x.xact, ${beforeCommit.wanted(sql`x.xact`)} AS wanted FROM (SELECT pg_current_xact_id_if_assigned()::text AS xact) x`]
-        : statements;
+      // last, what the batch's commit leaves: the installations whose events it wrote that a
+      // subscriber wants (the drain is told), and whether the work `beforeCommit` does wants some (`afterBatches`)
+      const settled = sql`SELECT x.xact,
+          ARRAY(SELECT DISTINCT e.installation_id FROM events e WHERE e.xact = x.xact::bigint AND e.dispatched_at IS NULL) AS pending,
+          ${beforeCommit ? beforeCommit.wanted(sql`x.xact`) : sql`false`} AS wanted
+        FROM (SELECT pg_current_xact_id_if_assigned()::text AS xact) x`;
+      const all = [...statements, settled];
       for (let tries = 1; ; tries++) {
         try {
           count();
@@ -248,10 +253,9 @@ export function openDatabase(env: DatabaseEnv, options: { transactionDeadlineMs?
           });
           const results = (await raw.transaction(queries, { fullResults: true })) as unknown as Array<{ rows: Record<string, unknown>[] }>;
           const rows = results.map((result) => result.rows);
-          if (beforeCommit) {
-            const [after] = rows.pop()!;
-            if (after?.wanted === true && typeof after.xact === 'string') committedBatches.push(after.xact);
-          }
+          const [after] = rows.pop()!;
+          for (const installation of (after?.pending as number[] | undefined) ?? []) handle.eventInstallations.add(Number(installation));
+          if (after?.wanted === true && typeof after.xact === 'string') committedBatches.push(after.xact);
           return rows;
         } catch (error) {
           const refusal = refusalOf(error);

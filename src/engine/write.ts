@@ -75,14 +75,15 @@ export function createHandler(resource: ResourceDeclaration) {
     const who = c.var.principal;
     const sent = input<Record<string, unknown>>(c, 'json');
     const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, sent);
-    const written =
-      (plannable(resource) ? await inBatch(resource, () => plannedCreate(c.var.db, resource, who, sent, includes)) : undefined) ??
-      (await inTransaction(c, resource, async (tx) => {
-        // each try starts from the body as it arrived: the hooks amend their own copy
-        const record = { ...sent };
-        const id = await createRecord({ tx, who, env: c.env }, resource, record);
-        return { body: await readBack(tx, resource, who, id, includes), record };
-      }));
+    // a batch's events say themselves whose drain to ask for (`Database.batch`); the interactive write names them
+    const planned = plannable(resource) ? await inBatch(resource, () => plannedCreate(c.var.db, resource, who, sent, includes)) : undefined;
+    if (planned) return c.json(planned.body, 201);
+    const written = await inTransaction(c, resource, async (tx) => {
+      // each try starts from the body as it arrived: the hooks amend their own copy
+      const record = { ...sent };
+      const id = await createRecord({ tx, who, env: c.env }, resource, record);
+      return { body: await readBack(tx, resource, who, id, includes), record };
+    });
     noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'created', written.record));
     return c.json(written.body, 201);
   };
@@ -95,8 +96,9 @@ export function updateHandler(resource: ResourceDeclaration) {
     const { id } = input<IdParam>(c, 'param');
     const sent = input<Record<string, unknown>>(c, 'json');
     const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, sent);
+    const planned = plannable(resource) ? await inBatch(resource, () => plannedUpdate(c.var.db, resource, who, id, sent, includes)) : undefined;
     const written =
-      (plannable(resource) ? await inBatch(resource, () => plannedUpdate(c.var.db, resource, who, id, sent, includes)) : undefined) ??
+      planned ??
       (await inTransaction(c, resource, async (tx) => {
         // each try starts from the body as it arrived: the hooks amend their own copy
         const record = { ...sent };
@@ -115,7 +117,7 @@ export function updateHandler(resource: ResourceDeclaration) {
     // gone between the batch's check and its update
     if (written.body === null) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
     resource.afterCommit?.(id, written.record);
-    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', written.record));
+    if (!planned) noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', written.record));
     return c.json(written.body, 200);
   };
 }

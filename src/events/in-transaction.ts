@@ -35,6 +35,16 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
   /** The transaction's events (its id: `xact`, text) of the chosen subscribers' types, not yet handed over. */
   const ofTransaction = (xact: SQL) =>
     sql`e.xact = (${xact})::bigint AND e.dispatched_at IS NULL AND e.record_type IN (${sql.join(types.map((type) => sql`${type}`), sql`, `)})`;
+  /**
+   * After a batch: its events, and any of the installation's before them that such a subscriber
+   * has not handled yet (a write just before, whose own run has not finished), in order, so that
+   * what a receiver sees keeps the order of the writes.
+   */
+  const upToBatch = (xact: string) => sql`e.id <= (SELECT max(b.id) FROM events b WHERE b.xact = ${xact}::bigint)
+    AND e.installation_id = (SELECT b.installation_id FROM events b WHERE b.xact = ${xact}::bigint LIMIT 1)
+    AND e.dispatched_at IS NULL AND e.record_type IN (${sql.join(types.map((type) => sql`${type}`), sql`, `)})
+    AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id AND d.handled_at IS NOT NULL
+                     AND d.subscriber IN (${sql.join(chosen.map((subscriber) => sql`${subscriber.name}`), sql`, `)}))`;
   const run = async (tx: Transaction, env: DatabaseEnv, installationId: number | undefined, xact?: string): Promise<Array<() => Promise<void>>> => {
     if (!eventsOn()) return [];
     // after a batch, the batch found that some subscriber wants its events (`wanted`)
@@ -47,7 +57,7 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
         SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
                e.actor_user_id AS "actorUserId", e.actor_system AS "actorSystem", e.occurred_at AS "occurredAt", ${sql.join(flags, sql`, `)}
           FROM events e
-         WHERE ${ofTransaction(xact === undefined ? sql`pg_current_xact_id_if_assigned()::text` : sql`${xact}::text`)}) found
+         WHERE ${xact === undefined ? ofTransaction(sql`pg_current_xact_id_if_assigned()::text`) : upToBatch(xact)}) found
        WHERE ${sql.join(chosen.map((_, i) => sql.identifier(`for_${i}`)), sql` OR `)}
        ORDER BY id`);
     const committed: Array<() => Promise<void>> = [];
@@ -60,7 +70,8 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
           await tx.transaction(async (savepoint) => {
             // a handle is opened with the Worker's whole environment, not only the database's part
             await subscriber.handle(event, { tx: savepoint, env: env as unknown as Env, signal: AbortSignal.timeout(DEADLINE_MS), afterCommit: (work) => afterCommit.push(work) });
-            await savepoint.execute(sql`INSERT INTO event_deliveries (event_id, subscriber, handled_at) VALUES (${event.id}::bigint, ${subscriber.name}, now())`);
+            await savepoint.execute(sql`INSERT INTO event_deliveries (event_id, subscriber, handled_at) VALUES (${event.id}::bigint, ${subscriber.name}, now())
+              ON CONFLICT (event_id, subscriber) DO UPDATE SET handled_at = coalesce(event_deliveries.handled_at, now())`);
           });
           committed.push(...afterCommit);
         } catch (error) {

@@ -36,11 +36,16 @@ export const createThreadEntryRoute = defineRoute({
   const who = c.var.principal;
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
-  const answer = await (async () =>
-    (await plannedTicketEntry(c.var.db, who, id, body)) ?? (await c.var.db.transaction((tx) => addTicketEntry({ tx, who, env: c.env }, id, body))))().catch((error: unknown) => {
+  const answer = await (async () => {
+    // one batch, whose events say themselves whose drain to ask for; else the interactive write, which names them
+    const planned = await plannedTicketEntry(c.var.db, who, id, body);
+    if (planned) return planned;
+    const written = await c.var.db.transaction((tx) => addTicketEntry({ tx, who, env: c.env }, id, body));
+    noteEvents(c.var.db, who.installationId, [['messages', 'created'], ['messages', 'linked'], ['tickets', 'updated', ['status']], ['tickets', 'linked']]);
+    return written;
+  })().catch((error: unknown) => {
     throw translateDbError(error, messagesResource);
   });
-  noteEvents(c.var.db, who.installationId, [['messages', 'created'], ['messages', 'linked'], ['tickets', 'updated', ['status']], ['tickets', 'linked']]);
   return c.json(answer, 201);
 });
 
