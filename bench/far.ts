@@ -1,5 +1,6 @@
 // `npm run bench:far`: what the database's distance costs each kind of request, one request at a
-// time, near and far in one run, on 127.0.0.1 only (issue 33).
+// time, near and far in one run, on 127.0.0.1 only (issue 33); and what placing the Worker next to
+// the database instead would cost the same requests, from a client that far away ("placed").
 //
 //   1. a throwaway local stack with the database near, the service bundled as a deploy would and
 //      served by workerd through Miniflare (its log lines read: each request's `dbRoundTrips`, by
@@ -15,13 +16,24 @@
 //      (`stack.setDatabaseRtt`), far, the requests back to back as a client sends them (the work
 //      each leaves behind takes seconds far away; BENCH_FAR_ISOLATE=1 waits for it, and the run
 //      then takes most of an hour), and at the end how long what they left took to finish;
-//   4. per kind: p50 and p95 near and far, the round trips the client waited for,
+//      between the two, "placed": the database near again, and the client BENCH_FAR_RTT_MS away
+//      from the Worker instead, through a delaying proxy of the bench in front of it
+//      (bench/client-distance.ts: a new connection one round trip late, then each request and
+//      each answer half the round trip, in order; connections kept alive, as Node's fetch does, so
+//      a connection's set-up is paid once and counted), each request sent once the previous one's
+//      work is over as near; the mode a Worker placed by Smart Placement or a placement region next
+//      to the database shows a distant client (docs/connection-strategy.md, "Deploying near the
+//      database");
+//   4. per kind: p50 and p95 near, far and placed, the round trips the client waited for,
 //      (p50 far - p50 near) / RTT, what each request sent the stand-ins while it ran (HTTP
 //      requests, the statements in them, WebSocket connections) and after its answer, the errors
 //      (answers that are not 2xx, or not 200 for mail, and the first one's body) and the
-//      service's error lines, and the issue's target for it; results in bench/results/.
+//      service's error lines, and the issue's target for it; then the placement table: far and
+//      placed in round trips over near, and which of the two answers sooner; results in
+//      bench/results/.
 //
-// Settings (environment): BENCH_FAR_RTT_MS=150 BENCH_FAR_REQUESTS=10 BENCH_FAR_WARMUP=2
+// Settings (environment): BENCH_FAR_MODES=near,far,placed (the modes to run; they run in the
+// order near, placed, far) BENCH_FAR_RTT_MS=150 BENCH_FAR_REQUESTS=10 BENCH_FAR_WARMUP=2
 // BENCH_FAR_QUIET_MS=60000 (the longest wait for work left behind) BENCH_FAR_ISOLATE=0
 // BENCH_FAR_ONLY=<keys, comma-separated> (get, list, search, reply, note, update, status,
 // createExisting, createNew, customer, company, bulk, trigger, webhook, file, mailNew, mailReply).
@@ -34,16 +46,24 @@ import { createInstallation, type SeededInstallation } from '../scripts/seed';
 import { startLocalStack, type LocalStack } from '../scripts/stack';
 import { startWorker } from '../scripts/worker-under-test';
 import { quietWranglerEnv } from '../scripts/worker-vars';
+import { startClientDistance } from './client-distance';
 import { log, runBench, setting, started, stops } from './lifecycle';
 import { align, fixed, machine, percentile, writeResults } from './report';
 
+/** The modes, in the order they run: the database near, the client far from a Worker placed by it, the database far. */
+const MODES = ['near', 'placed', 'far'] as const;
+type Phase = (typeof MODES)[number];
+const modesAsked = (process.env.BENCH_FAR_MODES ?? MODES.join(',')).split(',').map((m) => m.trim()).filter(Boolean);
+for (const mode of modesAsked) if (!(MODES as readonly string[]).includes(mode)) throw new Error(`BENCH_FAR_MODES: "${mode}" is not one of ${MODES.join(', ')}`);
 const config = {
+  modes: MODES.filter((m) => modesAsked.includes(m)),
   rttMs: setting('BENCH_FAR_RTT_MS', 150, true),
   requests: Math.max(1, Math.round(setting('BENCH_FAR_REQUESTS', 10, true))),
   warmup: Math.round(setting('BENCH_FAR_WARMUP', 2)),
   quietMs: setting('BENCH_FAR_QUIET_MS', 60_000),
   isolate: process.env.BENCH_FAR_ISOLATE === '1',
 };
+if (!config.modes.length) throw new Error('BENCH_FAR_MODES names no mode');
 if (config.warmup >= config.requests) throw new Error('BENCH_FAR_WARMUP must be less than BENCH_FAR_REQUESTS');
 Object.assign(process.env, quietWranglerEnv);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,7 +72,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TOLERANCE = 0.2;
 const TOKEN = 'a-signing-token-of-some-length';
 
-type Phase = 'near' | 'far';
 /** One request as sent: a path of the service, its method, body and headers; `ok` the status that means done. */
 interface Call {
   method: string;
@@ -66,7 +85,7 @@ interface Kind {
   label: string;
   /** the issue's target, in round trips waited */
   target: 1 | 2;
-  /** the i-th request of a phase (targets made beforehand for both phases) */
+  /** the i-th request of a phase (targets made beforehand for every phase) */
   call(phase: Phase, i: number): Call;
 }
 interface Sent {
@@ -98,7 +117,7 @@ interface PhaseResult {
   wsConnections: number;
   /** per measured request: its round trips as the service counted them (its log line's `dbRoundTrips`; the mail handler logs none) */
   serviceCounted: number | null;
-  /** the work each request left behind, when measured (near; far with BENCH_FAR_ISOLATE=1): the p50 of how long after the answer it ran, and what it sent, per request */
+  /** the work each request left behind, when measured (near and placed; far with BENCH_FAR_ISOLATE=1): the p50 of how long after the answer it ran, and what it sent, per request */
   afterwork: Afterwork | null;
 
   /** requests whose work was not seen to end within BENCH_FAR_QUIET_MS */
@@ -140,14 +159,14 @@ function rawMail(mail: { from: string; to: string; subject: string; messageId: s
 async function main(): Promise<void> {
   const host = machine();
   log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
-  log(`settings: ${config.requests} requests a kind and phase (the first ${config.warmup} not counted), near then ${config.rttMs} ms away`);
+  log(`settings: ${config.requests} requests a kind and phase (the first ${config.warmup} not counted); modes ${config.modes.join(', ')}, far and placed ${config.rttMs} ms away`);
   const stack = await startLocalStack({ purpose: 'test', rttMs: 0 });
   stops.push(stack.stop);
   // The service's log lines: a request's round trips as it counted them (by the request id we send),
   // and every error and warning it logged, the work after the answers included.
   const counted = new Map<string, number>();
-  const loggedErrors: Record<Phase, string[]> = { near: [], far: [] };
-  let phaseNow: Phase = 'near';
+  const loggedErrors: Record<Phase, string[]> = { near: [], placed: [], far: [] };
+  let phaseNow: Phase = config.modes[0]!;
   const service = await startWorker(stack, {
     outdir: path.join(root, '.wrangler', 'bench-build', 'far'),
     onLogLine(line, stream) {
@@ -196,7 +215,7 @@ async function main(): Promise<void> {
     }));
     return made;
   };
-  const each = 2 * config.requests; // a target a request, for both phases
+  const each = config.modes.length * config.requests; // a target a request, for every phase
   const inboxOf = async (site: SeededInstallation) => (await api(site, 'GET', '/v2/inboxes.json')).inboxes[0].id as number;
   const inbox = { main: await inboxOf(sites.main), triggered: await inboxOf(sites.triggered), hooked: await inboxOf(sites.hooked) };
   const [high, low] = ((await api(sites.main, 'GET', '/v2/ticketpriorities.json')).ticketpriorities as { id: number }[]).map((p) => p.id);
@@ -244,7 +263,7 @@ async function main(): Promise<void> {
     return `original.${i}.${tag}@far-mail.bench`;
   });
 
-  const at = (phase: Phase, i: number) => (phase === 'near' ? i : config.requests + i);
+  const at = (phase: Phase, i: number) => config.modes.indexOf(phase) * config.requests + i;
   const json = (method: string, path: string, body: unknown): Call => ({ method, path, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   const kinds: Kind[] = [
     { key: 'get', label: 'GET /v2/tickets/{id}.json', target: 1, call: () => ({ method: 'GET', path: `/v2/tickets/${pools.reply[0]}.json` }) },
@@ -325,15 +344,15 @@ async function main(): Promise<void> {
   });
 
   let sentCount = 0;
-  /** Sends one request and notes what it sent the stand-ins until its answer. */
-  const send = async (call: Call): Promise<{ sample: Omit<Sample, 'afterwork'>; body: string }> => {
+  /** Sends one request to `base` (the Worker, or the far client's way to it) and notes what it sent the stand-ins until its answer. */
+  const send = async (base: string, call: Call): Promise<{ sample: Omit<Sample, 'afterwork'>; body: string }> => {
     const requestId = `far-${++sentCount}`;
     const before = stack.stats();
     const start = performance.now();
     let status = 0;
     let body: string;
     try {
-      const response = await fetch(`${service.url}${call.path}`, { method: call.method, body: call.body, headers: { ...call.headers, 'x-request-id': requestId } });
+      const response = await fetch(`${base}${call.path}`, { method: call.method, body: call.body, headers: { ...call.headers, 'x-request-id': requestId } });
       status = response.status;
       body = await response.text();
     } catch (error) {
@@ -345,10 +364,10 @@ async function main(): Promise<void> {
   };
   const keyFor = (kind: Kind) => sites[kind.key === 'trigger' ? 'triggered' : kind.key === 'webhook' ? 'hooked' : 'main'].users.owner.apiKey;
 
-  const results: Record<Phase, Record<string, PhaseResult>> = { near: {}, far: {} };
-  const runPhase = async (phase: Phase) => {
+  const results: Record<Phase, Record<string, PhaseResult>> = { near: {}, placed: {}, far: {} };
+  const runPhase = async (phase: Phase, base: string, clientRttMs: number) => {
     log('');
-    log(`${phase}: the database ${stack.databaseRttMs} ms away`);
+    log(`${phase}: the database ${stack.databaseRttMs} ms away, the client ${clientRttMs} ms`);
     for (const kind of chosen) {
       const samples: Sample[] = [];
       let errors = 0;
@@ -356,11 +375,12 @@ async function main(): Promise<void> {
       let notQuiet = 0;
       for (let i = 0; i < config.requests; i++) {
         const call = kind.call(phase, i);
-        const { sample: answered, body } = await send({ ...call, headers: { ...call.headers, authorization: `Bearer ${keyFor(kind)}` } });
-        // Near, and far with BENCH_FAR_ISOLATE=1, the next request waits until this one's work is
-        // over. Far, by default, requests follow one another as a client's do, the work they leave
-        // behind running meanwhile: at today's figures waiting for it would take most of an hour.
-        const after = phase === 'near' || config.isolate ? await quiet() : undefined;
+        const { sample: answered, body } = await send(base, { ...call, headers: { ...call.headers, authorization: `Bearer ${keyFor(kind)}` } });
+        // Near and placed (the database near: the work takes ms), and far with BENCH_FAR_ISOLATE=1,
+        // the next request waits until this one's work is over. Far, by default, requests follow
+        // one another as a client's do, the work they leave behind running meanwhile: at today's
+        // figures waiting for it would take most of an hour.
+        const after = phase !== 'far' || config.isolate ? await quiet() : undefined;
         if (after && !after.quiet) notQuiet++;
         const sample: Sample = { ...answered, ...(after ? { afterwork: after.afterwork } : {}) };
         if (!sample.ok) {
@@ -396,25 +416,36 @@ async function main(): Promise<void> {
   };
 
   await quiet();
-  const phaseStarted = { near: Date.now(), far: 0 };
-  await runPhase('near');
-  await stack.setDatabaseRtt(config.rttMs);
-  phaseNow = 'far';
-  phaseStarted.far = Date.now();
-  await runPhase('far');
-  const phaseSeconds = { near: (phaseStarted.far - phaseStarted.near) / 1000, far: (Date.now() - phaseStarted.far) / 1000 };
+  const phaseSeconds: Partial<Record<Phase, number>> = {};
+  /** the far client's connections through the delaying proxy, each of which paid its set-up */
+  let clientConnections: number | undefined;
+  for (const phase of config.modes) {
+    phaseNow = phase;
+    const from = Date.now();
+    if (phase === 'placed') {
+      const client = await startClientDistance({ workerUrl: service.url, rttMs: config.rttMs });
+      stops.push(client.stop);
+      await runPhase(phase, client.url, config.rttMs);
+      clientConnections = client.connections();
+    } else {
+      if (phase === 'far') await stack.setDatabaseRtt(config.rttMs);
+      await runPhase(phase, service.url, 0);
+    }
+    phaseSeconds[phase] = (Date.now() - from) / 1000;
+  }
   // what the far requests left behind, and how long it takes to finish after the last answer
-  const backlog = config.isolate ? undefined : await quiet();
+  const backlog = config.isolate || !config.modes.includes('far') ? undefined : await quiet();
   const { rows: [left] } = await watcher.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL');
   const fired = await watcher.query<{ n: number }>('SELECT count(*)::int AS n FROM tickets WHERE installation_id = $1 AND priority_id = $2', [sites.triggered.id, triggerPriority]);
   log('');
-  log(`phases: near ${fixed(phaseSeconds.near, 0)} s, far ${fixed(phaseSeconds.far, 0)} s; the trigger set the priority of ${fired.rows[0]!.n} tickets; the webhook receiver got ${receiver.received()} deliveries`);
+  log(`phases: ${config.modes.map((m) => `${m} ${fixed(phaseSeconds[m]!, 0)} s`).join(', ')}; the trigger set the priority of ${fired.rows[0]!.n} tickets; the webhook receiver got ${receiver.received()} deliveries`);
+  if (clientConnections !== undefined) log(`placed: the client opened ${clientConnections} connection(s) through the delaying proxy, each paying one round trip of set-up; every other request reused one`);
   if (backlog) {
     const w = backlog.afterwork;
     log(`the far requests' work after their answers: ${backlog.quiet ? 'over' : 'still running'} ${fixed(w.ms / 1000, 1)} s after the last answer ` +
       `(${w.httpRequests} HTTP requests, ${w.wsConnections} WebSockets meanwhile); ${left!.n} events not yet dispatched`);
   }
-  for (const phase of ['near', 'far'] as const) {
+  for (const phase of config.modes) {
     // by level and message, with the first line of each
     const first = new Map<string, { n: number; line: string }>();
     for (const line of loggedErrors[phase]) {
@@ -433,42 +464,67 @@ async function main(): Promise<void> {
     for (const [key, { n, line }] of first) log(`  ${n} x ${key.slice(0, 200)}\n    first: ${line}`);
   }
 
+  const ran = (phase: Phase) => config.modes.includes(phase);
+  /** A phase's p50 in round trips over near's (NaN when either did not run). */
+  const over = (kind: Kind, phase: Phase) =>
+    ran('near') && ran(phase) ? (results[phase][kind.key]!.p50 - results.near[kind.key]!.p50) / config.rttMs : NaN;
   const rows = chosen.map((kind) => {
-    const near = results.near[kind.key]!;
-    const far = results.far[kind.key]!;
-    const waited = (far.p50 - near.p50) / config.rttMs;
-    const withinTarget = waited <= kind.target + TOLERANCE;
-    const pass = withinTarget && near.errors + far.errors === 0;
-    return { kind, near, far, waited, pass };
+    const [near, placed, far] = MODES.map((m) => results[m][kind.key]);
+    const waited = over(kind, 'far');
+    const pass = near && far ? waited <= kind.target + TOLERANCE && near.errors + far.errors === 0 : undefined;
+    return { kind, near, placed, far, waited, pass };
   });
-  log('');
-  log(`One request at a time, the database near and ${config.rttMs} ms away. Round trips waited = (p50 far - p50 near) / ${config.rttMs} ms; ` +
-    `a target is met up to +${TOLERANCE} round trip (1: p50 far <= p50 near + 1.2 x RTT) and with no error. HTTP requests, statements in them and WebSocket ` +
-    'connections: a request\'s, near (far, the work earlier requests left behind runs meanwhile: see the raw results); "by log": the round trips the service counted ' +
-    '(its log line, near/far; the mail handler logs none); "after": the work a request left behind, near: until when after the answer, HTTP requests, WebSockets.');
-  log(align(
-    ['request', 'near p50', 'near p95', 'far p50', 'far p95', 'round trips', 'HTTP', 'statements', 'WS', 'by log', 'after ms', 'after HTTP', 'after WS', 'errors near/far', 'target', ''],
-    rows.map(({ kind, near, far, waited, pass }) => [
-      kind.label, fixed(near.p50), fixed(near.p95), fixed(far.p50), fixed(far.p95), fixed(waited, 1),
-      fixed(near.httpRequests, 1), fixed(near.statements, 1), fixed(near.wsConnections, 1),
-      near.serviceCounted === null ? '-' : `${fixed(near.serviceCounted, 1)}/${fixed(far.serviceCounted ?? NaN, 1)}`,
-      fixed(near.afterwork?.ms ?? NaN, 0), fixed(near.afterwork?.httpRequests ?? NaN, 1), fixed(near.afterwork?.wsConnections ?? NaN, 1),
-      `${near.errors}/${far.errors}`, `<= ${kind.target}`, pass ? 'pass' : 'FAIL',
-    ]),
-  ));
-  const errors = rows.filter((r) => r.near.firstError || r.far.firstError);
+  if (ran('near') && ran('far')) {
+    log('');
+    log(`One request at a time, the database near and ${config.rttMs} ms away. Round trips waited = (p50 far - p50 near) / ${config.rttMs} ms; ` +
+      `a target is met up to +${TOLERANCE} round trip (1: p50 far <= p50 near + 1.2 x RTT) and with no error. HTTP requests, statements in them and WebSocket ` +
+      'connections: a request\'s, near (far, the work earlier requests left behind runs meanwhile: see the raw results); "by log": the round trips the service counted ' +
+      '(its log line, near/far; the mail handler logs none); "after": the work a request left behind, near: until when after the answer, HTTP requests, WebSockets.');
+    log(align(
+      ['request', 'near p50', 'near p95', 'far p50', 'far p95', 'round trips', 'HTTP', 'statements', 'WS', 'by log', 'after ms', 'after HTTP', 'after WS', 'errors near/far', 'target', ''],
+      rows.map(({ kind, near, far, waited, pass }) => [
+        kind.label, fixed(near!.p50), fixed(near!.p95), fixed(far!.p50), fixed(far!.p95), fixed(waited, 1),
+        fixed(near!.httpRequests, 1), fixed(near!.statements, 1), fixed(near!.wsConnections, 1),
+        near!.serviceCounted === null ? '-' : `${fixed(near!.serviceCounted, 1)}/${fixed(far!.serviceCounted ?? NaN, 1)}`,
+        fixed(near!.afterwork?.ms ?? NaN, 0), fixed(near!.afterwork?.httpRequests ?? NaN, 1), fixed(near!.afterwork?.wsConnections ?? NaN, 1),
+        `${near!.errors}/${far!.errors}`, `<= ${kind.target}`, pass ? 'pass' : 'FAIL',
+      ]),
+    ));
+  }
+  if (ran('placed')) {
+    // Which answers sooner, the Worker at the edge (far) or placed next to the database: even within this much of a round trip.
+    const EVEN = 0.2;
+    const sooner = (far: PhaseResult | undefined, placed: PhaseResult) => {
+      if (!far) return '-';
+      const gain = (far.p50 - placed.p50) / config.rttMs;
+      return Math.abs(gain) <= EVEN ? 'even' : gain > 0 ? 'placed' : 'edge';
+    };
+    log('');
+    log(`Where to run the Worker, one request at a time, ${config.rttMs} ms between the client and the database. near: both next to the Worker; ` +
+      `far: the Worker at the edge next to the client, the database ${config.rttMs} ms away; placed: the Worker next to the database, the client ` +
+      `${config.rttMs} ms away (the delaying proxy). "far RTs" and "placed RTs": p50 over near's, in round trips; "far - placed": what placing saves ` +
+      `(negative: what it costs); sooner: the one whose p50 is lower by more than ${EVEN} round trip, else even.`);
+    log(align(
+      ['request', 'near p50', 'near p95', 'far p50', 'far p95', 'placed p50', 'placed p95', 'far RTs', 'placed RTs', 'far - placed ms', 'sooner', 'errors near/placed/far'],
+      rows.map(({ kind, near, placed, far }) => [
+        kind.label, fixed(near?.p50 ?? NaN), fixed(near?.p95 ?? NaN), fixed(far?.p50 ?? NaN), fixed(far?.p95 ?? NaN), fixed(placed!.p50), fixed(placed!.p95),
+        fixed(over(kind, 'far'), 1), fixed(over(kind, 'placed'), 1), fixed(far ? far.p50 - placed!.p50 : NaN, 0), sooner(far, placed!),
+        [near, placed, far].map((r) => (r ? String(r.errors) : '-')).join('/'),
+      ]),
+    ));
+  }
+  const errors = rows.flatMap((r) => MODES.flatMap((m) => (r[m]?.firstError ? [`  ${r.kind.key} ${m}: ${r[m]!.firstError}`] : [])));
   if (errors.length) {
     log('');
     log('errors (the first of each kind and phase):');
-    for (const { kind, near, far } of errors) {
-      if (near.firstError) log(`  ${kind.key} near: ${near.firstError}`);
-      if (far.firstError) log(`  ${kind.key} far: ${far.firstError}`);
-    }
+    for (const line of errors) log(line);
   }
   const file = await writeResults({
-    startedAt: new Date(started).toISOString(), machine: host, config, phaseSeconds,
+    startedAt: new Date(started).toISOString(), machine: host, config, phaseSeconds, clientConnections,
     triggerFired: fired.rows[0]!.n, webhookDeliveries: receiver.received(), backlog, eventsLeft: left!.n, loggedErrors,
-    kinds: rows.map(({ kind, near, far, waited, pass }) => ({ key: kind.key, label: kind.label, target: kind.target, waited, pass, near, far })),
+    kinds: rows.map(({ kind, near, placed, far, waited, pass }) => ({
+      key: kind.key, label: kind.label, target: kind.target, waited, placedOver: over(kind, 'placed'), pass, near, placed, far,
+    })),
   }, 'far');
   log(`\nraw results: ${file}`);
 }
