@@ -25,6 +25,7 @@ import { recordScope } from './scope';
 import { selectionFromFilter } from './selection';
 import { writtenEvents } from './write';
 import { watchedProperties } from './watched';
+import { plannedBulkUpdate } from './planned-write';
 
 export const bulkResultSchema = z
   .object({
@@ -114,14 +115,13 @@ async function checkAfter(context: WriteContext, resource: ResourceDeclaration, 
 const bulkRelationsIn = (resource: ResourceDeclaration, sent: Record<string, unknown>) =>
   Object.entries(resource.relations).filter(([name, relation]) => sent[name] !== undefined && relation.bulkWrite);
 
-/** Whether a bulk update of the resource runs hooks, so in a transaction. */
-const hasWriteRules = (resource: ResourceDeclaration) => Boolean(resource.beforeWrite || resource.beforeBulkWrite || resource.afterWrite || resource.afterBulkWrite);
-
 /**
  * Sets the given properties on every record the filter selects: one statement, one event a
- * changed record; the relations that say how (`bulkWrite`) are written over them after it, as a
- * single update writes them. A resource with write hooks has the selected records locked and held
- * to them in the same transaction (`checkBefore`, `checkAfter`): one refused, none changed.
+ * changed record, in one batch with the resource's bulk rules as statements where it has them
+ * (`plannedBulkUpdate`). The relations that say how (`bulkWrite`) are written over them after it,
+ * as a single update writes them, and a resource whose rules need the transaction has the
+ * selected records locked and held to them in one (`checkBefore`, `checkAfter`): one refused,
+ * none changed.
  */
 export function bulkUpdateHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
@@ -130,29 +130,29 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
     const target = bulkTarget(resource, who, bulkFilter(input<BulkUpdateQuery>(c, 'query').filter, args));
     const relations = bulkRelationsIn(resource, sent);
     if (Object.keys(rowValues(resource.table, writableFields(resource), sent)).length === 0 && relations.length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
-    await requireReferences(c.var.db.http, resource, who, sent);
     const dryRun = args?.bulkDryExecute === true;
     try {
-      // One statement over HTTP; a transaction when the resource checks the records, relations are written or a dry run rolls back.
-      const { ids, record } =
-        !dryRun && !hasWriteRules(resource) && relations.length === 0
-          ? { ids: await updateRecords(c.var.db.http, who, target, rowValues(resource.table, writableFields(resource), sent), watchedProperties(resource, sent)), record: sent }
-          : await c.var.db
-              .transaction(async (tx) => {
-                const context = { tx, who, env: c.env };
-                const selected = await lockSelected(tx, resource, target);
-                const bodies = await checkBefore(context, resource, sent, selected.ids);
-                const record = bodies.values().next().value ?? sent;
-                const ids = selected.ids.length === 0 ? [] : await updateRecords(tx, who, selected.target, rowValues(resource.table, writableFields(resource), record), watchedProperties(resource, record));
-                for (const [name, relation] of relations) await relation.bulkWrite!(tx, who, ids, record[name], `${resource.singular}.${name}`);
-                await checkAfter(context, resource, record, bodies, ids);
-                if (dryRun) throw new DryRun(ids);
-                return { ids, record };
-              })
-              .catch((error: unknown) => {
-                if (error instanceof DryRun) return { ids: error.ids, record: sent };
-                throw error;
-              });
+      // One batch, its events saying whose drain to ask for; a transaction when relations are
+      // written, the resource's rules have no planned form, or a dry run rolls back.
+      const planned = dryRun ? undefined : await plannedBulkUpdate(c.var.db, resource, who, target, sent, relations.length > 0);
+      if (planned) return c.json(bulkResult(planned), 200);
+      await requireReferences(c.var.db.http, resource, who, sent);
+      const { ids, record } = await c.var.db
+        .transaction(async (tx) => {
+          const context = { tx, who, env: c.env };
+          const selected = await lockSelected(tx, resource, target);
+          const bodies = await checkBefore(context, resource, sent, selected.ids);
+          const record = bodies.values().next().value ?? sent;
+          const ids = selected.ids.length === 0 ? [] : await updateRecords(tx, who, selected.target, rowValues(resource.table, writableFields(resource), record), watchedProperties(resource, record));
+          for (const [name, relation] of relations) await relation.bulkWrite!(tx, who, ids, record[name], `${resource.singular}.${name}`);
+          await checkAfter(context, resource, record, bodies, ids);
+          if (dryRun) throw new DryRun(ids);
+          return { ids, record };
+        })
+        .catch((error: unknown) => {
+          if (error instanceof DryRun) return { ids: error.ids, record: sent };
+          throw error;
+        });
       if (!dryRun) noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', record));
       return c.json(bulkResult(ids, dryRun), 200);
     } catch (error) {

@@ -60,13 +60,16 @@ export async function updateRecords(db: Queryable & Writer, who: Actor, target: 
   return rows.map((row) => Number(row.id));
 }
 
-/** `updateRecords`'s statement, to run or to send in a batch: answers the changed ids. */
-export function updateStatement(db: Writer, who: Actor, target: Target, values: Record<string, unknown>, properties: Record<string, WireValue>): SQL {
+/**
+ * `updateRecords`'s statement, to run or to send in a batch: answers the changed ids, or what
+ * `select` (a whole SELECT over the changed rows, `changed`) answers.
+ */
+export function updateStatement(db: Writer, who: Actor, target: Target, values: Record<string, unknown>, properties: Record<string, WireValue>, select: SQL = sql`SELECT id FROM changed`): SQL {
   const t = target.table;
   // A change may set its own audit values (a repeat that changes nothing keeps updatedAt).
   const set = { ...updatedValues(who), ...values };
   const watched = Object.keys(properties).length > 0 && eventsOn();
-  if (!watched) return db.update(t as PgTable).set(set as never).where(target.where).returning({ id: t.id }).getSQL();
+  if (!watched) return sql`WITH changed AS (${db.update(t as PgTable).set(set as never).where(target.where).returning({ id: t.id }).getSQL()}) ${select}`;
   const state = jsonObject(properties);
   const update = db
     .update(t as PgTable)
@@ -81,7 +84,7 @@ export function updateStatement(db: Writer, who: Actor, target: Target, values: 
     changed(id, after) AS (${update}),
     diffs AS (SELECT changed.id, ${differences} AS changes FROM changed JOIN before ON before.id = changed.id),
     logged AS (${insertEventsFrom(sql`diffs`, who, target.type, 'updated', sql`r.changes`, sql`r.changes <> '{}'::jsonb`)})
-    SELECT id FROM changed`;
+    ${select}`;
 }
 
 /** Soft-deletes the live records of the target: each gets a `deleted` event. Answers their ids. */

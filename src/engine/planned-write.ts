@@ -141,3 +141,25 @@ function notWritableCheck(resource: ResourceDeclaration, who: Actor, id: number,
       ELSE desk_refuse(404, 'id', ${`${resource.singular} ${id} not found`}::text) END
     WHERE ${missing}`;
 }
+
+/** The name the ids a bulk update changed go by in the batch (a JSON array). */
+const BULK_IDS = 'bulk_ids';
+
+/**
+ * A bulk update as one batch: its references checked, the resource's bulk rules before and after
+ * as statements (`planned.bulkFirst`, `planned.bulkAfter`) over the changed ids, which the update
+ * hands on. Undefined where it needs the interactive write: a dry run (rolled back on purpose), a
+ * relation set in bulk, or write rules with no planned bulk form.
+ */
+export async function plannedBulkUpdate(db: Database, resource: ResourceDeclaration, who: Actor, target: { table: ResourceDeclaration['table']; type: string; where: SQL }, sent: Record<string, unknown>, setsRelations: boolean) {
+  const { planned } = resource;
+  const rules = Boolean(resource.beforeWrite || resource.beforeBulkWrite || resource.afterWrite || resource.afterBulkWrite);
+  if (setsRelations || (rules && !(planned?.bulkFirst && planned.bulkAfter))) return undefined;
+  const writer = db.http;
+  const ids = sql`(SELECT jsonb_array_elements_text(current_setting(${`desk.${BULK_IDS}`}::text)::jsonb)::int)`;
+  const remembered = sql`SELECT ${remember(BULK_IDS, sql`(SELECT coalesce(jsonb_agg(id ORDER BY id), '[]'::jsonb) FROM changed)`)}::jsonb AS ids`;
+  const before = [...referenceChecks(resource, who, sent), ...(planned?.bulkFirst?.(writer, who, sent) ?? [])];
+  const update = updateStatement(writer, who, target, rowValues(resource.table, writableFields(resource), sent), watchedProperties(resource, sent), remembered);
+  const results = await db.batch([...before, update, ...(planned?.bulkAfter?.(writer, who, sent, ids) ?? [])]);
+  return (results[before.length]![0]!.ids as number[]).map(Number);
+}

@@ -219,6 +219,9 @@ export interface ResourceDeclaration {
     /** statements before the record is written (checks, values handed on), after the references are checked */
     first?: (db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined) => SQL[];
     after?: (db: Writer, who: Actor, record: Record<string, unknown>, id: SQL, created: boolean) => SQL[];
+    /** `beforeBulkWrite` and `afterBulkWrite` as statements of a bulk update's batch, the changed ids as SQL (a set) */
+    bulkFirst?: (db: Writer, who: Actor, record: Record<string, unknown>) => SQL[];
+    bulkAfter?: (db: Writer, who: Actor, record: Record<string, unknown>, ids: SQL) => SQL[];
   };
 }
 

@@ -198,3 +198,30 @@ describe('a ticket created or changed in one round trip', () => {
     }
   });
 });
+
+describe('a bulk update in one round trip', () => {
+  it('changes the tickets a filter selects in one exchange, each with its event; a refused rule changes none', async () => {
+    const a = await newTicket();
+    const b = await newTicket();
+    const filter_args = { filter: { id: { $in: [a, b] } } };
+    const mark = await lastEventId(site.id);
+    const changed = await write('/v2/tickets/update.json', 'PATCH', { filter_args, status: { id: 4 }, subject: 'Bulk quartzite' });
+    expect(changed.answer.status, changed.answer.text).toBe(200);
+    expect(changed.answer.body).toEqual({ affected: 2, ids: [a, b].sort((x, y) => x - y), jobId: null, dryRun: false });
+    expect(changed.trips).toBe(1);
+    expect(summary(await eventsSince(site.id, mark))).toEqual(['tickets:updated', 'tickets:updated']);
+    expect(await ticket(a)).toMatchObject({ status: { id: 4 }, subject: 'Bulk quartzite' });
+    // found by its new words: the search documents followed
+    const found = await api('/v2/search/tickets.json', { key: agent, query: { search: 'quartzite' } });
+    expect(found.body.tickets.map((t: { id: number }) => t.id).sort()).toEqual([a, b].sort());
+
+    const refused = await write('/v2/tickets/update.json', 'PATCH', { filter_args, agent: { id: site.users.collaborator.id } });
+    expect(refused.answer.status, refused.answer.text).toBe(400);
+    expect(refused.answer.body.errors).toEqual([expect.objectContaining({ code: 'invalid', source: 'ticket.agent' })]);
+    expect(refused.trips).toBe(1);
+    const unknown = await write('/v2/tickets/update.json', 'PATCH', { filter_args, priority: { id: 987654 } });
+    expect(unknown.answer.status).toBe(400);
+    expect(unknown.answer.body.errors).toEqual([expect.objectContaining({ code: 'invalid', source: 'ticket.priority' })]);
+    expect(await ticket(a)).toMatchObject({ status: { id: 4 }, agent: null });
+  });
+});

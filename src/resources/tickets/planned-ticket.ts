@@ -47,10 +47,7 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
     if (id === undefined && record.type === undefined) {
       record.type = sql`(SELECT id FROM ticket_types WHERE installation_id = ${who.installationId} AND is_default AND state = 'active' LIMIT 1)`;
     }
-    if (typeof record.agent === 'number') {
-      statements.push(refuseWhen(sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${record.agent} AND ${users.installationId} = ${who.installationId} AND ${users.role} = 'collaborator')`,
-        400, 'ticket.agent', 'a collaborator has no seat: a ticket is assigned to an owner, admin or agent'));
-    }
+    statements.push(...seatedAgent(who, record));
     // an update's status before it: a status sent again is no move
     if (id !== undefined && record.status !== undefined) {
       statements.push(sql`SELECT ${remember(STATUS_BEFORE, sql`coalesce((SELECT status_id FROM tickets WHERE id = ${id} AND installation_id = ${who.installationId}), 0)`)}`);
@@ -77,14 +74,40 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
     if (record.status !== undefined) {
       statements.push(requireFieldsToResolveStatement(who, created ? sql`t.id = ${id}` : sql`t.id = ${id} AND t.status_id <> ${recalled(STATUS_BEFORE)}`, 'ticket.status'));
     }
-    const sight = visibleTickets(who);
-    if (sight) {
-      statements.push(refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${sight})`, 403, '',
-        'the ticket would leave what you see: put it in an inbox you work (assigned to you, where your access is restricted)'));
-    }
+    statements.push(...stillVisible(who, sql`${tickets.id} = ${id}`));
     return statements;
   },
+
+  bulkFirst: (_db, who, record) => seatedAgent(who, record),
+
+  // what `checkBulkUpdate` holds the changed tickets to
+  bulkAfter(_db, who, record, ids) {
+    return [
+      ...stillVisible(who, sql`${tickets.id} IN ${ids}`),
+      ...(record.status !== undefined ? [requireFieldsToResolveStatement(who, sql`t.id IN ${ids}`, 'ticket.status')] : []),
+      ...(record.subject !== undefined ? [refreshSearchStatement(sql`t.id IN ${ids}`)] : []),
+    ];
+  },
 };
+
+/** A ticket is assigned to a teammate with a seat: a collaborator is a 400 (`requireSeatedAgent`). */
+function seatedAgent(who: Actor, record: Record<string, unknown>): SQL[] {
+  if (typeof record.agent !== 'number') return [];
+  return [
+    refuseWhen(sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${record.agent} AND ${users.installationId} = ${who.installationId} AND ${users.role} = 'collaborator')`,
+      400, 'ticket.agent', 'a collaborator has no seat: a ticket is assigned to an owner, admin or agent'),
+  ];
+}
+
+/** An agent cannot put a ticket where they would not see it (`requireStillVisible`): a 403 when one of the `tickets` it wrote left their sight. */
+function stillVisible(who: Actor, written: SQL): SQL[] {
+  const sight = visibleTickets(who);
+  if (!sight) return [];
+  return [
+    refuseWhen(sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${written} AND NOT (${sight}))`, 403, '',
+      'the ticket would leave what you see: put it in an inbox you work (assigned to you, where your access is restricted)'),
+  ];
+}
 
 /**
  * `resolveCustomer` as statements: the customer a body names by id checked (and its email, when
