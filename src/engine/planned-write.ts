@@ -25,9 +25,9 @@ export function plannable(resource: ResourceDeclaration): boolean {
 }
 
 /** The body as the planned hooks leave it (their own copy), or undefined when it needs the interactive write. */
-function plannedRecord(resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, id: number | undefined): Record<string, unknown> | undefined {
+async function plannedRecord(db: Database, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, id: number | undefined): Promise<Record<string, unknown> | undefined> {
   const record = { ...sent };
-  if (resource.planned?.before && !resource.planned.before(who, record, id)) return undefined;
+  if (resource.planned?.before && !(await resource.planned.before(who, record, id, db.http))) return undefined;
   const relationsPlanned = Object.entries(resource.relations).every(([name, relation]) => record[name] === undefined || !relation.write || planOf(relation) !== undefined);
   return relationsPlanned ? record : undefined;
 }
@@ -81,7 +81,7 @@ async function sendWithReadBack(db: Database, resource: ResourceDeclaration, who
 
 /** A create as one batch, with the body as its hooks amended it; undefined when the body needs the interactive write. */
 export async function plannedCreate(db: Database, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, includes: readonly string[]) {
-  const record = plannedRecord(resource, who, sent, undefined);
+  const record = await plannedRecord(db, resource, who, sent, undefined);
   if (!record) return undefined;
   const writer = db.http;
   const id = recalled(CREATED);
@@ -110,7 +110,7 @@ export async function plannedCreate(db: Database, resource: ResourceDeclaration,
  * installation shares a 409 saying so, as the interactive write answers.
  */
 export async function plannedUpdate(db: Database, resource: ResourceDeclaration, who: Actor, id: number, sent: Record<string, unknown>, includes: readonly string[]) {
-  const record = plannedRecord(resource, who, sent, id);
+  const record = await plannedRecord(db, resource, who, sent, id);
   if (!record) return undefined;
   const writer = db.http;
   const relations = relationStatements(writer, resource, who, { type: resource.type, id: sql`${id}::int` }, record, false);
