@@ -1,4 +1,4 @@
-import { neon, neonConfig, Pool, type PoolClient } from '@neondatabase/serverless';
+import { neon, Pool, type PoolClient } from '@neondatabase/serverless';
 import { sql, type SQL } from 'drizzle-orm';
 import { errorField, log } from '../lib/log';
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
@@ -14,10 +14,12 @@ const TRANSACTION_ATTEMPTS = 3;
 
 /**
  * How long one exchange over HTTP (a query or a batch) may take before it is given up: the fetch
- * is aborted and the request answers 503 (`database-unavailable.ts`). A batch is one transaction
- * on the endpoint's side: given up, it commits whole or not at all, never in part.
+ * is aborted and a request answers 503 (`database-unavailable.ts`). A batch is one transaction on
+ * the endpoint's side: given up, it commits whole or not at all, never in part. A request's, and
+ * a job's (whose statements may sweep a whole table).
  */
-export const HTTP_EXCHANGE_DEADLINE_MS = 10_000;
+export const REQUEST_EXCHANGE_DEADLINE_MS = 10_000;
+export const JOB_EXCHANGE_DEADLINE_MS = 120_000;
 
 /**
  * How long an interactive transaction may take, from asking for its connection to its commit,
@@ -36,18 +38,6 @@ class TransactionDeadline extends Error {
 }
 
 const dialect = new PgDialect();
-
-/** Every fetch the driver's HTTP mode makes ends by the deadline (set once, for the isolate). */
-let deadlineSet = false;
-function setHttpDeadline(): void {
-  if (deadlineSet) return;
-  deadlineSet = true;
-  const base = (neonConfig.fetchFunction as typeof fetch | undefined) ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-  neonConfig.fetchFunction = (input: RequestInfo | URL, init?: RequestInit) => {
-    const deadline = AbortSignal.timeout(HTTP_EXCHANGE_DEADLINE_MS);
-    return base(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
-  };
-}
 
 /** What the database part of the Worker's environment holds. */
 export interface DatabaseEnv extends LocalStackVars {
@@ -131,9 +121,14 @@ type QueryFunction = ReturnType<typeof neon>;
  */
 const queryFunctions = new Map<string, QueryFunction>();
 
-function queryFunction(url: string): QueryFunction {
-  let query = queryFunctions.get(url);
-  if (!query) queryFunctions.set(url, (query = neon(url)));
+function queryFunction(url: string, deadlineMs: number): QueryFunction {
+  const key = `${deadlineMs} ${url}`;
+  let query = queryFunctions.get(key);
+  if (!query) {
+    // the driver spreads these into each fetch's options: a deadline of its own for every exchange
+    const fetchOptions = { get signal() { return AbortSignal.timeout(deadlineMs); } };
+    queryFunctions.set(key, (query = neon(url, { fetchOptions })));
+  }
   return query;
 }
 
@@ -176,10 +171,10 @@ function countingPool(pool: Pool, count: () => void, opened: Set<PoolClient>): P
  * The handle of a request or a job. Nothing is built until first used: a request that never
  * reaches the database (a script, the document, a CORS preflight) costs nothing here.
  */
-export function openDatabase(env: DatabaseEnv, options: { transactionDeadlineMs?: number } = {}): Database {
+export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean } = {}): Database {
   applyLocalStackSettings(env);
-  setHttpDeadline();
-  const deadlineMs = options.transactionDeadlineMs ?? JOB_TRANSACTION_DEADLINE_MS;
+  const deadlineMs = options.forRequest ? REQUEST_TRANSACTION_DEADLINE_MS : JOB_TRANSACTION_DEADLINE_MS;
+  const exchangeMs = options.forRequest ? REQUEST_EXCHANGE_DEADLINE_MS : JOB_EXCHANGE_DEADLINE_MS;
   let trips = 0;
   const count = () => void trips++;
   let http: Database['http'] | undefined;
@@ -205,7 +200,7 @@ export function openDatabase(env: DatabaseEnv, options: { transactionDeadlineMs?
   const handle: Database = {
     get http() {
       if (!http) {
-        const query = countingQuery(queryFunction(env.DATABASE_URL), count);
+        const query = countingQuery(queryFunction(env.DATABASE_URL, exchangeMs), count);
         http = Object.assign(drizzleHttp(query), {
           executeText: (text: string, params: unknown[]) => query.query(text, params, { fullResults: true }),
         }) as Database['http'];
@@ -235,7 +230,7 @@ export function openDatabase(env: DatabaseEnv, options: { transactionDeadlineMs?
     },
     async batch(statements) {
       if (statements.length === 0) return [];
-      const raw = queryFunction(env.DATABASE_URL);
+      const raw = queryFunction(env.DATABASE_URL, exchangeMs);
       // last, the batch's transaction id, for the work its commit leaves (`afterBatches`)
       // last, what the batch's commit leaves: the installations whose events it wrote that a
       // subscriber wants (the drain is told), and whether the work `beforeCommit` does wants some (`afterBatches`)

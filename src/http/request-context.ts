@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../app-env';
-import { openDatabase, REQUEST_TRANSACTION_DEADLINE_MS } from '../db/client';
+import { openDatabase } from '../db/client';
 import { announceEvents } from '../events/announce';
 import { configureEvents } from '../events/record-events';
 import { log, withLogContext } from '../lib/log';
@@ -26,7 +26,7 @@ async function handle(c: Context<AppEnv>, next: Next, requestId: string): Promis
   const started = Date.now();
   c.set('requestId', requestId);
   configureEvents(c.env);
-  const db = openDatabase(c.env, { transactionDeadlineMs: REQUEST_TRANSACTION_DEADLINE_MS });
+  const db = openDatabase(c.env, { forRequest: true });
   c.set('db', db);
   try {
     await next();
