@@ -1,9 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
 import { FILE_DISPOSITIONS, files } from '../../db/schema';
-import { readBack, recordScope, schemasOf, updateRecords } from '../../engine';
-import { ApiError } from '../../http/errors';
+import { oneRecordRead, recordScope, schemasOf, updateStatement, type Writer } from '../../engine';
 import { idParams } from '../../http/params';
 import { writableRecord } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
@@ -23,6 +23,30 @@ const confirmBody = fileOfResponse(confirmInput);
 const s = schemasOf(filesResource);
 
 /**
+ * The confirmation's statements, sent as one batch with the read-back (one round trip): the file
+ * locked and its checks in one statement, each failure the 4xx it always was (404 not the
+ * caller's to write, 403 not the uploader, 409 the bytes not in, 400 another type than uploaded),
+ * then the change with its event. A repeat changes nothing (no event).
+ */
+function confirmation(db: Writer, who: Principal, id: number, input: z.infer<typeof confirmInput>): SQL[] {
+  const where = and(recordScope(filesResource, who, false, 'write'), eq(files.id, id))!;
+  const mayConfirm = ADMINS.includes(who.role) ? sql`true` : sql`f.created_by = ${who.userId}`;
+  const typed = input.mimeType === undefined ? sql`true` : sql`f.content_type = ${input.mimeType.toLowerCase()}`;
+  const check = sql`WITH f AS (SELECT ${files.createdBy} AS created_by, ${files.uploadedAt} AS uploaded_at, ${files.contentType} AS content_type FROM ${files} WHERE ${where} FOR UPDATE)
+    SELECT CASE
+      WHEN NOT EXISTS (SELECT 1 FROM f) THEN desk_refuse(404, 'id', ${`file ${id} not found`}::text)
+      WHEN NOT (SELECT ${mayConfirm} FROM f) THEN desk_refuse(403, '', 'only the uploader, an owner or an admin confirms a file')
+      WHEN (SELECT f.uploaded_at IS NULL FROM f) THEN desk_refuse(409, 'id', 'the bytes have not arrived: post the form from POST /v2/files/ref.json first')
+      WHEN NOT (SELECT ${typed} FROM f) THEN desk_refuse(400, 'file.mimeType', (SELECT 'the file was uploaded as ' || f.content_type FROM f))
+    END`;
+  const values: Record<string, unknown> = { confirmedAt: sql`coalesce(${files.confirmedAt}, now())` };
+  if (input.filename !== undefined) values.name = input.filename;
+  if (input.disposition !== undefined) values.disposition = input.disposition;
+  const watched = { filename: files.name, disposition: files.disposition, confirmedAt: files.confirmedAt };
+  return [check, updateStatement(db, who, { table: files, type: 'files', where: eq(files.id, id) }, values, watched)];
+}
+
+/**
  * `PATCH /v2/files/{id}.json`: step three, the file confirmed once its bytes are in (409 before),
  * optionally renamed; only a confirmed file can be attached. Confirming twice changes nothing. The
  * body is optional: no body, an empty one or `{}` confirms the file as it is.
@@ -38,18 +62,10 @@ export const confirmFileRoute = defineRoute({
   const who = c.var.principal;
   const { id } = c.req.valid('param');
   const input = c.req.valid('json');
-  const body = await c.var.db.transaction(async (tx) => {
-    const where = and(recordScope(filesResource, who, false, 'write'), eq(files.id, id));
-    const [file] = await tx.select({ createdBy: files.createdBy, uploadedAt: files.uploadedAt, contentType: files.contentType }).from(files).where(where).for('update');
-    if (!file) throw ApiError.notFound('id', `file ${id} not found`);
-    if (file.createdBy !== who.userId && !ADMINS.includes(who.role)) throw ApiError.forbidden('only the uploader, an owner or an admin confirms a file');
-    if (file.uploadedAt === null) throw ApiError.conflict('id', 'the bytes have not arrived: post the form from POST /v2/files/ref.json first');
-    if (input.mimeType !== undefined && input.mimeType.toLowerCase() !== file.contentType) throw ApiError.invalid('file.mimeType', `the file was uploaded as ${file.contentType}`);
-    const values: Record<string, unknown> = { confirmedAt: sql`coalesce(${files.confirmedAt}, now())` };
-    if (input.filename !== undefined) values.name = input.filename;
-    if (input.disposition !== undefined) values.disposition = input.disposition;
-    await updateRecords(tx, who, { table: files, type: 'files', where: eq(files.id, id) }, values, { filename: files.name, disposition: files.disposition, confirmedAt: files.confirmedAt });
-    return readBack(tx, filesResource, who, id, []);
-  });
+  const read = oneRecordRead(filesResource, who, sql`${id}::int`, []);
+  const results = await c.var.db.batch([...confirmation(c.var.db.http, who, id, input), read.statement]);
+  const found = read.result(results.at(-1)!);
+  if (!found) throw new Error(`file ${id} is not there to read back`);
+  const body = { file: found.records[0]!, included: found.included };
   return c.json(body as z.infer<typeof s.one>, 200);
 });
