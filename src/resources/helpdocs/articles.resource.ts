@@ -1,16 +1,17 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS, EVERYONE } from '../../auth/access';
+import type { Actor } from '../../auth/principal';
 import { EDIT_METHODS, HELPDOC_ARTICLE_STATUSES, helpdocArticles, helpdocCategories } from '../../db/schema';
 import type { EditMethod } from '../../lib/html/message-body';
-import { AUDIT_SET, defineResource, timeProperty, updateRecords, type WriteContext } from '../../engine';
+import { AUDIT_SET, defineResource, timeProperty, updateRecords, updateStatement, type Writer, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { messageHtml } from '../../lib/html/message-body';
 import { MAX_ID } from '../../http/params';
 import { optionalText, storableText } from '../../lib/field-schemas';
 import { displayOrderField } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
-import { placeOnSite, requireOnSite, siteField } from './same-site';
+import { onSiteCheck, placeOnSite, placeOnSitePlanned, plannedSite, requireOnSite, siteField, siteStaysCheck } from './same-site';
 import { slugSchema } from './slug';
 
 /**
@@ -26,6 +27,17 @@ async function storedEditMethod({ tx, who }: WriteContext, id: number): Promise<
   return row?.editMethod ?? 'html';
 }
 
+/** The body's lists sent as null leave them as they are. */
+function dropNullLists(record: Record<string, unknown>): void {
+  for (const name of ['categories', 'relatedArticles']) if (record[name] === null) delete record[name];
+}
+
+/** An article is not related to itself. */
+function notSelfRelated(record: Record<string, unknown>, id: number | undefined): void {
+  const related = record.relatedArticles;
+  if (id !== undefined && Array.isArray(related) && related.includes(id)) throw ApiError.invalid(`helpDocArticle.relatedArticles[${related.indexOf(id)}]`, 'an article is not related to itself');
+}
+
 /**
  * An article is on one site; its categories and related articles are the same site's (never
  * itself); its slug is made from its title when absent; its contents are sanitized HTML (Markdown
@@ -33,24 +45,62 @@ async function storedEditMethod({ tx, who }: WriteContext, id: number): Promise<
  */
 async function checkArticle(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
   const site = await placeOnSite(context, helpdocArticles, record, id, 'helpDocArticle', 'title');
-  for (const name of ['categories', 'relatedArticles']) if (record[name] === null) delete record[name];
+  dropNullLists(record);
   if (typeof record.contents === 'string') {
     const method = (record.editMethod as EditMethod | undefined) ?? (id === undefined ? 'html' : await storedEditMethod(context, id));
     record.contents = messageHtml(record.contents, method);
   }
   if (Array.isArray(record.categories)) await requireOnSite(context, helpdocCategories, record.categories as number[], site, 'helpDocArticle.categories', 'category');
   if (Array.isArray(record.relatedArticles)) {
-    const related = record.relatedArticles as number[];
-    if (id !== undefined && related.includes(id)) throw ApiError.invalid(`helpDocArticle.relatedArticles[${related.indexOf(id)}]`, 'an article is not related to itself');
-    await requireOnSite(context, helpdocArticles, related, site, 'helpDocArticle.relatedArticles', 'article');
+    notSelfRelated(record, id);
+    await requireOnSite(context, helpdocArticles, record.relatedArticles as number[], site, 'helpDocArticle.relatedArticles', 'article');
   }
 }
 
+/**
+ * `checkArticle` for a write sent as one batch (one round trip), in the Worker: contents sent
+ * without `editMethod` to a stored article are rendered each way, the update taking the one its
+ * stored way of writing names.
+ */
+function placeArticle(who: Actor, record: Record<string, unknown>, id: number | undefined): true {
+  placeOnSitePlanned(who, helpdocArticles, record, id, 'helpDocArticle', 'title');
+  dropNullLists(record);
+  notSelfRelated(record, id);
+  if (typeof record.contents === 'string') {
+    const contents = record.contents;
+    const method = (record.editMethod as EditMethod | undefined) ?? (id === undefined ? 'html' : undefined);
+    record.contents = method
+      ? messageHtml(contents, method)
+      : sql`CASE ${helpdocArticles.editMethod} ${sql.join(EDIT_METHODS.map((m) => sql`WHEN ${m} THEN ${messageHtml(contents, m)}`), sql` `)} END`;
+  }
+  return true;
+}
+
+/** `checkArticle`'s site rules as statements of the batch. */
+function articleChecks(who: Actor, record: Record<string, unknown>, id: number | undefined): SQL[] {
+  const site = plannedSite(who, helpdocArticles, record, id);
+  return [
+    ...siteStaysCheck(who, helpdocArticles, record, id, 'helpDocArticle'),
+    ...(Array.isArray(record.categories) ? onSiteCheck(who, helpdocCategories, record.categories as number[], site, 'helpDocArticle.categories', 'category') : []),
+    ...(Array.isArray(record.relatedArticles) ? onSiteCheck(who, helpdocArticles, record.relatedArticles as number[], site, 'helpDocArticle.relatedArticles', 'article') : []),
+  ];
+}
+
+/** The article, published and never before: its first publication is kept. */
+const firstPublished = (who: Actor, id: number | SQL) => ({
+  table: helpdocArticles,
+  type: 'helpdocarticles',
+  where: and(sql`${helpdocArticles.id} = ${id}`, eq(helpdocArticles.installationId, who.installationId), eq(helpdocArticles.status, 'published'), isNull(helpdocArticles.publishedAt))!,
+});
+const PUBLISHED_AT = [{ publishedAt: sql`now()` }, { publishedAt: helpdocArticles.publishedAt }] as const;
+
 /** The first time it is published is kept (`publishedAt`, with its `updated` event); a draft again keeps it. */
 async function notePublished({ tx, who }: WriteContext, _record: Record<string, unknown>, id: number): Promise<void> {
-  const where = and(eq(helpdocArticles.id, id), eq(helpdocArticles.installationId, who.installationId), eq(helpdocArticles.status, 'published'), isNull(helpdocArticles.publishedAt))!;
-  await updateRecords(tx, who, { table: helpdocArticles, type: 'helpdocarticles', where }, { publishedAt: sql`now()` }, { publishedAt: helpdocArticles.publishedAt });
+  await updateRecords(tx, who, firstPublished(who, id), ...PUBLISHED_AT);
 }
+
+/** `notePublished` as a statement of the batch. */
+const notePublishedStatement = (db: Writer, who: Actor, id: SQL) => updateStatement(db, who, firstPublished(who, id), ...PUBLISHED_AT);
 
 /**
  * Help-docs articles (`/v2/helpdocssites/helpdocarticles.json`, one wrapped as `helpDocArticle`),
@@ -101,6 +151,11 @@ export const helpdocArticlesResource = defineResource({
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: checkArticle,
   afterWrite: notePublished,
+  planned: {
+    before: (who, record, id) => placeArticle(who, record, id),
+    first: (_db, who, record, id) => articleChecks(who, record, id),
+    after: (db, who, _record, id) => [notePublishedStatement(db, who, id)],
+  },
   // no article points to a deleted one: each that did changes, with its `updated` event
   async afterDelete({ tx, who }, id) {
     const where = and(eq(helpdocArticles.installationId, who.installationId), sql`${helpdocArticles.relatedArticles} @> ARRAY[${id}]::integer[]`)!;
