@@ -1,21 +1,31 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
+import type { Actor } from '../../auth/principal';
 import { CUSTOM_FIELD_KINDS, customFieldInboxes, customFieldOptions, customFields } from '../../db/schema';
 import { AUDIT_SET, defineResource, hasMany, manyToMany, shapeOf, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { displayOrderField } from '../../lib/vocabulary-fields';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
-import { customFieldOptionsResource, requireOptionKind } from './customfieldoptions.resource';
+import { customFieldOptionsResource, optionKindCheck, requireOptionKind } from './customfieldoptions.resource';
 
 const label = z.string().trim().min(1).max(255);
+
+const kindFixed = (kind: string) => `a field's kind cannot change (it is ${kind}): make a new field`;
 
 /** A field's kind is what its values are: it does not change once the field exists. */
 async function keepKind({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
   if (id === undefined || record.kind === undefined) return;
   const [stored] = await tx.select({ kind: customFields.kind }).from(customFields).where(and(eq(customFields.id, id), eq(customFields.installationId, who.installationId)));
-  if (stored && stored.kind !== record.kind) throw ApiError.invalid('customfield.kind', `a field's kind cannot change (it is ${stored.kind}): make a new field`);
+  if (stored && stored.kind !== record.kind) throw ApiError.invalid('customfield.kind', kindFixed(stored.kind));
+}
+
+/** `keepKind` as a statement of a batch (one round trip). */
+function keepKindCheck(who: Actor, record: Record<string, unknown>, id: number | undefined): SQL[] {
+  if (id === undefined || record.kind === undefined) return [];
+  return [sql`SELECT desk_refuse(400, 'customfield.kind', format(${kindFixed('%s')}::text, f.kind)) FROM ${customFields} f
+    WHERE f.id = ${id}::int AND f.installation_id = ${who.installationId} AND f.kind <> ${record.kind as string}`];
 }
 
 /** Only dropdown and checkboxes fields have options. */
@@ -25,6 +35,9 @@ async function optionsFitKind({ tx }: WriteContext, _record: Record<string, unkn
      WHERE f.id = ${id} AND EXISTS (SELECT 1 FROM ${customFieldOptions} o WHERE o.custom_field_id = f.id AND o.state = 'active')`);
   if (rows[0]) requireOptionKind(String(rows[0].kind), 'customfield.options');
 }
+
+/** `optionsFitKind` as a statement of a batch, the field's id as SQL. */
+const optionsFitKindCheck = (id: SQL) => optionKindCheck(id, 'customfield.options', sql`EXISTS (SELECT 1 FROM ${customFieldOptions} o WHERE o.custom_field_id = f.id AND o.state = 'active')`);
 
 /**
  * Ticket fields of the team's own (`/v2/customfields.json`): labels for teammates and for
@@ -72,4 +85,9 @@ export const customFieldsResource = defineResource({
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: keepKind,
   afterWrite: optionsFitKind,
+  planned: {
+    before: () => true,
+    first: (_db, who, record, id) => keepKindCheck(who, record, id),
+    after: (_db, _who, _record, id) => [optionsFitKindCheck(id)],
+  },
 });
