@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import type { Actor } from '../../auth/principal';
 import { companyCustomers, tickets, timeLogs, users } from '../../db/schema';
+import { refuseWhen } from '../../db/refusal';
 import { AUDIT_SET, defineResource, referenceField, type WritableField, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { instantSchema } from '../../lib/time-values';
@@ -31,10 +32,16 @@ const isAdmin = (who: Actor) => who.kind === 'teammate' && ADMINS.includes(who.r
 
 /**
  * Who logs: the caller unless named; an owner or admin may log for anyone, others only for
- * themselves. The ticket must be one the caller sees (another's is "not here", as a 404 would be).
+ * themselves (both decided in the Worker). The ticket must be one the caller sees (another's is
+ * "not here", as a 404 would be); a teammate changes only their own logs.
  */
 async function checkTimeLog(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
-  const { who } = context;
+  settleUser(context.who, record, id);
+  await checkLogChange(context, record, id === undefined ? [] : [id]);
+}
+
+/** The log's user as the body means it: `assignToCurrentUser`, else the caller on a create where none is named. */
+function settleUser(who: Actor, record: Record<string, unknown>, id: number | undefined): void {
   if (record.assignToCurrentUser === true) {
     if (record.user !== undefined && record.user !== who.userId) throw ApiError.invalid('timeLog.user', 'name the user or assignToCurrentUser, not both');
     record.user = who.userId;
@@ -43,27 +50,49 @@ async function checkTimeLog(context: WriteContext, record: Record<string, unknow
     if (who.userId === null) throw ApiError.invalid('timeLog.user', 'must be set');
     record.user = who.userId;
   }
-  await checkLogChange(context, record, id === undefined ? [] : [id]);
 }
+
+/** Another teammate named as the log's user: only an owner or admin logs for them. */
+function requireMayLogFor(who: Actor, record: Record<string, unknown>): void {
+  if (record.user !== undefined && record.user !== who.userId && !isAdmin(who)) {
+    throw ApiError.forbidden('only an owner or admin logs time for another teammate');
+  }
+}
+
+const NOT_OWN_LOG = "only an owner or admin changes another teammate's time log";
+
+/** Any of the logs `ids` (SQL, a list) another teammate's: what only an owner or admin may change. */
+const anotherTeammates = (who: Actor, ids: SQL) => sql`${timeLogs.id} IN ${ids} AND ${timeLogs.userId} IS DISTINCT FROM ${who.userId}`;
+
+/** The live ticket `id`, where the caller sees it. */
+const seenTicket = (who: Actor, id: number) => and(eq(tickets.id, id), eq(tickets.state, 'active'), visibleTickets(who))!;
+
+const notHere = (id: number) => `no tickets ${id} here`;
 
 /** A write of the logs `ids` (none: a new one), single or bulk: the caller's own logs, for themselves, on a ticket they see, unless an owner or admin. */
 async function checkLogChange(context: WriteContext, record: Record<string, unknown>, ids: number[]): Promise<void> {
   const { tx, who } = context;
+  requireMayLogFor(who, record);
   await requireOwnLogs(context, ids);
-  if (record.user !== undefined && record.user !== who.userId && !isAdmin(who)) {
-    throw ApiError.forbidden('only an owner or admin logs time for another teammate');
-  }
   if (typeof record.ticket === 'number') {
-    const [seen] = await tx.select({ id: tickets.id }).from(tickets).where(and(eq(tickets.id, record.ticket), eq(tickets.state, 'active'), visibleTickets(who)));
-    if (!seen) throw ApiError.invalid('timeLog.ticket', `no tickets ${record.ticket} here`);
+    const [seen] = await tx.select({ id: tickets.id }).from(tickets).where(seenTicket(who, record.ticket));
+    if (!seen) throw ApiError.invalid('timeLog.ticket', notHere(record.ticket));
   }
 }
 
 /** A teammate changes their own entries; an owner or admin anyone's. */
 async function requireOwnLogs({ tx, who }: WriteContext, ids: number[]): Promise<void> {
   if (isAdmin(who) || ids.length === 0) return;
-  const [another] = await tx.select({ id: timeLogs.id }).from(timeLogs).where(sql`${timeLogs.id} IN ${intList(ids)} AND ${timeLogs.userId} IS DISTINCT FROM ${who.userId}`).limit(1);
-  if (another) throw ApiError.forbidden("only an owner or admin changes another teammate's time log");
+  const [another] = await tx.select({ id: timeLogs.id }).from(timeLogs).where(anotherTeammates(who, intList(ids))).limit(1);
+  if (another) throw ApiError.forbidden(NOT_OWN_LOG);
+}
+
+/** `checkTimeLog`'s checks that need the database, as statements of a write sent as one batch. */
+function timeLogChecks(who: Actor, record: Record<string, unknown>, id: number | undefined): SQL[] {
+  return [
+    ...(id === undefined || isAdmin(who) ? [] : [refuseWhen(sql`EXISTS (SELECT 1 FROM ${timeLogs} WHERE ${anotherTeammates(who, intList([id]))})`, 403, '', NOT_OWN_LOG)]),
+    ...(typeof record.ticket === 'number' ? [refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${tickets} WHERE ${seenTicket(who, record.ticket)})`, 400, 'timeLog.ticket', notHere(record.ticket))] : []),
+  ];
 }
 
 /** A condition over the logged ticket. */
@@ -98,6 +127,14 @@ export const timeLogsResource = defineResource({
   access: { read: EVERYONE, write: EVERYONE },
   scope: ofVisibleTicket(timeLogs.ticketId),
   beforeWrite: checkTimeLog,
+  planned: {
+    before: (who, record, id) => {
+      settleUser(who, record, id);
+      requireMayLogFor(who, record);
+      return true;
+    },
+    first: (_db, who, record, id) => timeLogChecks(who, record, id),
+  },
   beforeBulkWrite: checkLogChange,
   beforeDelete: (context, id) => requireOwnLogs(context, [id]),
 });

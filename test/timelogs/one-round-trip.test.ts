@@ -1,0 +1,98 @@
+// A time log's create and update are one exchange with the database (one HTTP batch, no WebSocket
+// connection): who may log for whom, whose log it is and the ticket the caller sees are checked in
+// that exchange, a failed check answering the same 4xx and writing nothing; a refusal the Worker
+// decides alone (another teammate named by an agent) makes none (docs/connection-strategy.md,
+// "Writes in one round trip").
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SeededInstallation } from '../../scripts/seed';
+import { api } from '../support/api';
+import { newInstallation, rows } from '../support/db';
+import { withRoundTrips } from '../support/round-trips';
+
+let site: SeededInstallation;
+let other: SeededInstallation;
+let owner: string;
+let agent: string;
+let ticket: number;
+let hidden: number;
+
+beforeAll(async () => {
+  site = await newInstallation('timelog-trips');
+  other = await newInstallation('timelog-trips-other');
+  owner = site.users.owner.apiKey;
+  agent = site.users.agent.apiKey;
+  const inbox = (await api('/v2/inboxes.json', { key: owner })).body.inboxes[0].id;
+  const hiddenInbox = (await api('/v2/inboxes.json', { method: 'POST', key: owner, body: { inbox: { name: 'Payroll', email: 'payroll@timelog-trips.test' } } })).body.inbox.id;
+  ticket = (await api('/v2/tickets.json', { method: 'POST', key: owner, body: { subject: 'Timed', inbox, customer: { email: 'time@trips.test' }, message: 'hi' } })).body.ticket.id;
+  hidden = (await api('/v2/tickets.json', { method: 'POST', key: owner, body: { subject: 'Not the agent\'s', inbox: hiddenInbox, customer: { email: 'hidden@trips.test' }, message: 'hi' } })).body.ticket.id;
+  expect((await api(`/v2/tickets/${hidden}.json`, { key: agent })).status).toBe(404);
+  // each credential is looked up once, then remembered: the writes below are the write alone
+  await api('/v2/timelogs.json', { key: agent });
+  await api('/v2/timelogs.json', { key: other.users.owner.apiKey });
+});
+
+const create = (timeLog: Record<string, unknown>, key = agent) => withRoundTrips('/v2/timelogs.json', { method: 'POST', key, body: { timeLog } });
+const update = (id: number, timeLog: Record<string, unknown>, key = agent) => withRoundTrips(`/v2/timelogs/${id}.json`, { method: 'PATCH', key, body: { timeLog } });
+const logsOn = (ticketId: number) => rows('SELECT id, user_id, seconds, billable, ticket_id FROM time_logs WHERE ticket_id = $1 ORDER BY id', [ticketId]);
+
+describe('a time log in one round trip', () => {
+  it('creates the caller\'s log and updates it in one exchange each, with their events', async () => {
+    const made = await create({ ticket: { id: ticket }, seconds: 1800, billable: true, description: 'Investigated' });
+    expect(made.answer.status, made.answer.text).toBe(201);
+    expect(made.trips).toBe(1);
+    const id = made.answer.body.timeLog.id as number;
+    expect(made.answer.body.timeLog).toMatchObject({ ticket: { id: ticket, type: 'tickets' }, user: { id: site.users.agent.id, type: 'users' }, seconds: 1800 });
+
+    const changed = await update(id, { seconds: 900, billable: false });
+    expect(changed.answer.status, changed.answer.text).toBe(200);
+    expect(changed.trips).toBe(1);
+    expect(changed.answer.body.timeLog).toMatchObject({ id, seconds: 900, billable: false });
+    const events = await rows<{ kind: string; data: Record<string, unknown> | null }>(`SELECT kind, data FROM events WHERE record_type = 'timelogs' AND record_id = $1 ORDER BY id`, [id]);
+    expect(events.map((event) => event.kind)).toEqual(['created', 'updated']);
+    expect(events[1]!.data).toMatchObject({ seconds: { before: 1800, after: 900 }, billable: { before: true, after: false } });
+
+    // an owner logs for a teammate, and changes anyone's log: one exchange each
+    const forAgent = await create({ ticket: { id: ticket }, seconds: 60, user: { id: site.users.agent.id } }, owner);
+    expect(forAgent.answer.status, forAgent.answer.text).toBe(201);
+    expect(forAgent.trips).toBe(1);
+    const byOwner = await update(id, { seconds: 120 }, owner);
+    expect(byOwner.answer.status, byOwner.answer.text).toBe(200);
+    expect(byOwner.trips).toBe(1);
+  });
+
+  it("refuses another teammate's log, another teammate named, a ticket the agent does not see and another installation's log, writing nothing", async () => {
+    const ownersLog = (await create({ ticket: { id: ticket }, seconds: 300 }, owner)).answer.body.timeLog.id as number;
+    const mine = (await create({ ticket: { id: ticket }, seconds: 60 })).answer.body.timeLog.id as number;
+    const before = await logsOn(ticket);
+
+    const notMine = await update(ownersLog, { seconds: 1 });
+    expect(notMine.answer.status).toBe(403);
+    expect(notMine.answer.body.errors).toEqual([{ code: 'forbidden', detail: "only an owner or admin changes another teammate's time log" }]);
+    expect(notMine.trips).toBe(1);
+
+    // decided in the Worker: no exchange at all
+    for (const refused of [await create({ ticket: { id: ticket }, seconds: 60, user: { id: site.users.owner.id } }), await update(mine, { user: { id: site.users.owner.id } })]) {
+      expect(refused.answer.status).toBe(403);
+      expect(refused.answer.body.errors).toEqual([{ code: 'forbidden', detail: 'only an owner or admin logs time for another teammate' }]);
+      expect(refused.trips).toBe(0);
+    }
+    const both = await create({ ticket: { id: ticket }, seconds: 60, user: { id: site.users.admin.id }, assignToCurrentUser: true }, owner);
+    expect(both.answer.status).toBe(400);
+    expect(both.answer.body.errors).toEqual([{ code: 'invalid', source: 'timeLog.user', detail: 'name the user or assignToCurrentUser, not both' }]);
+
+    // a ticket of the installation the agent does not see: as absent as another installation's
+    for (const refused of [await create({ ticket: { id: hidden }, seconds: 60 }), await update(mine, { ticket: { id: hidden } })]) {
+      expect(refused.answer.status).toBe(400);
+      expect(refused.answer.body.errors).toEqual([{ code: 'invalid', source: 'timeLog.ticket', detail: `no tickets ${hidden} here` }]);
+      expect(refused.trips).toBe(1);
+    }
+
+    const stranger = await update(mine, { seconds: 1 }, other.users.owner.apiKey);
+    expect(stranger.answer.status).toBe(404);
+    expect(stranger.answer.body.errors).toEqual([{ code: 'notFound', source: 'id', detail: `timeLog ${mine} not found` }]);
+    expect(stranger.trips).toBe(1);
+
+    expect(await logsOn(ticket)).toEqual(before);
+    expect(await logsOn(hidden)).toEqual([]);
+  });
+});
