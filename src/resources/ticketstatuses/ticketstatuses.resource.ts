@@ -7,6 +7,11 @@ import { ApiError } from '../../http/errors';
 import { colorField, displayOrderField, iconField, nameField, uniqueName } from '../../lib/vocabulary-fields';
 import { includedUsers } from '../users/user-shape';
 
+const NAME_TAKEN = 'a status with this name already exists';
+
+/** The platform's status of this name, ignoring case. */
+const sharedNamed = (name: string) => and(isNull(ticketStatuses.installationId), sql`lower(${ticketStatuses.name}) = lower(${name})`);
+
 /**
  * The platform's six statuses (ids 1, 3 to 7) are shared rows every installation reads and none
  * changes; a team adds its own (`isCustom: true`), each with the `code` it behaves as.
@@ -39,12 +44,15 @@ export const ticketStatusesResource = defineResource({
   sharedRows: "the platform's statuses",
   // The unique index covers an installation's own names; these are the shared ones.
   async beforeWrite(context, record) {
-    if (typeof record.name === 'string') {
-      const [shared] = await context.tx
-        .select({ id: ticketStatuses.id })
-        .from(ticketStatuses)
-        .where(and(isNull(ticketStatuses.installationId), sql`lower(${ticketStatuses.name}) = lower(${record.name})`));
-      if (shared) throw ApiError.conflict('ticketstatus.name', `a status with this name already exists (ticketstatus ${shared.id})`);
-    }
+    if (typeof record.name !== 'string') return;
+    const [shared] = await context.tx.select({ id: ticketStatuses.id }).from(ticketStatuses).where(sharedNamed(record.name));
+    if (shared) throw ApiError.conflict('ticketstatus.name', `${NAME_TAKEN} (ticketstatus ${shared.id})`);
+  },
+  planned: {
+    before: () => true,
+    first: (_db, _who, record) =>
+      typeof record.name !== 'string'
+        ? []
+        : [sql`SELECT desk_refuse(409, 'ticketstatus.name', ${`${NAME_TAKEN} (ticketstatus `}::text || ${ticketStatuses.id} || ')') FROM ${ticketStatuses} WHERE ${sharedNamed(record.name)} LIMIT 1`],
   },
 });
