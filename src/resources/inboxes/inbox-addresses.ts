@@ -18,6 +18,9 @@ function addressesOf(record: Record<string, unknown>): Array<{ property: string;
   });
 }
 
+/** Whether the body names any of the inbox's own addresses (their rules need the Worker's mail domain). */
+export const namesAddresses = (record: Record<string, unknown>) => addressesOf(record).length > 0;
+
 /**
  * The rules of an inbox's own addresses (`email`, `aliases`, `sendEmailsFrom`): one at the
  * deployment's mail domain is at this installation's own `<site>.<MAIL_DOMAIN>`, never another's;

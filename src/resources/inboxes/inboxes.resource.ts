@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import type { Actor } from '../../auth/principal';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { customFieldInboxes, customFields, inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes, tickets, ticketTypes } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany, shapeOf, type WriteContext } from '../../engine';
@@ -8,7 +9,7 @@ import { z } from 'zod';
 import { tokenKeyMissing } from '../companies/pm-connection';
 import { ticketTypesResource } from '../tickettypes/tickettypes.resource';
 import { userShape } from '../users/user-shape';
-import { checkInboxAddresses } from './inbox-addresses';
+import { checkInboxAddresses, namesAddresses } from './inbox-addresses';
 import { inboxComputed, inboxFields } from './inbox-shape';
 
 /** The password sealed to the installation and the inbox (`inboxSecretContext`); no usable key is a 503. */
@@ -53,12 +54,12 @@ const LIMITED_TO_INBOXES = [
 /**
  * A new inbox joins the ticket types and custom fields limited to some inboxes that ask for
  * inboxes made later (one limited to none is offered in every inbox already): a `linked` event of
- * each.
+ * each. A statement a vocabulary, to run or to send in a batch (the inbox's id as SQL).
  */
-async function offerInFutureInboxes({ tx, who }: WriteContext, inboxId: number): Promise<void> {
-  for (const { table, links, linkKey, flag, eventType } of LIMITED_TO_INBOXES) {
+function offerInFutureInboxesStatements(who: Actor, inboxId: number | SQL): SQL[] {
+  return LIMITED_TO_INBOXES.map(({ table, links, linkKey, flag, eventType }) => {
     const linkColumn = sql.identifier(linkKey.name);
-    await tx.execute(sql`
+    return sql`
       WITH linked AS (
         INSERT INTO ${links} (installation_id, ${linkColumn}, inbox_id, created_by)
         SELECT ${who.installationId}::int, ${table.id}, ${inboxId}::int, ${who.userId}::int FROM ${table}
@@ -66,9 +67,21 @@ async function offerInFutureInboxes({ tx, who }: WriteContext, inboxId: number):
            AND EXISTS (SELECT 1 FROM ${links} l JOIN inboxes i ON i.id = l.inbox_id AND i.state = 'active' WHERE l.${linkColumn} = ${table.id})
         ON CONFLICT DO NOTHING
         RETURNING ${linkColumn} AS id)
-      ${insertEventsFrom(sql`linked`, who, eventType, 'linked', sql`jsonb_build_object('relation', 'inboxes', 'record', jsonb_build_object('id', ${inboxId}::int, 'type', 'inboxes'), 'futureInbox', true)`)}`);
-  }
+      ${insertEventsFrom(sql`linked`, who, eventType, 'linked', sql`jsonb_build_object('relation', 'inboxes', 'record', jsonb_build_object('id', ${inboxId}::int, 'type', 'inboxes'), 'futureInbox', true)`)}`;
+  });
 }
+
+async function offerInFutureInboxes({ tx, who }: WriteContext, inboxId: number): Promise<void> {
+  for (const statement of offerInFutureInboxesStatements(who, inboxId)) await tx.execute(statement);
+}
+
+/**
+ * A write the batch can take (one round trip): one that names no address and no password, whose
+ * rules need the Worker's bindings (the mail domain, the sealing key), which a planned write's
+ * hooks are not given; and a new inbox's password is sealed to its id, which the Worker learns
+ * only from the insert.
+ */
+const batchable = (record: Record<string, unknown>) => !namesAddresses(record) && typeof record.smtpPassword !== 'string';
 
 /** Mailboxes and channels: what tickets arrive through, who works them (`users`), how replies leave. */
 export const inboxesResource = defineResource({
@@ -123,5 +136,9 @@ export const inboxesResource = defineResource({
     if (!created) return;
     await sealNewPassword(context, record, id);
     await offerInFutureInboxes(context, id);
+  },
+  planned: {
+    before: (_who, record) => batchable(record),
+    after: (_db, who, _record, id, created) => (created ? offerInFutureInboxesStatements(who, id) : []),
   },
 });
