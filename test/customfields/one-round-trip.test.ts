@@ -7,7 +7,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { eventsSince, lastEventId } from '../support/events';
-import { awaitLogLines } from '../support/logs';
+import { withRoundTrips } from '../support/round-trips';
 
 let site: SeededInstallation;
 let admin: string;
@@ -24,12 +24,7 @@ beforeAll(async () => {
 });
 
 /** The request's answer and its database round trips, from its log line. */
-async function tripsOf(path: string, method: string, body: unknown, query?: Record<string, string>) {
-  const requestId = `customfield-${Math.random().toString(36).slice(2)}`;
-  const answer = await api(path, { key: admin, method, body, query, headers: { 'x-request-id': requestId } });
-  const [line] = await awaitLogLines({ requestId });
-  return { answer, trips: line!.dbRoundTrips as number };
-}
+const tripsOf = (path: string, method: string, body: unknown, query?: Record<string, string>) => withRoundTrips(path, { key: admin, method, body, query });
 
 describe('custom fields in one round trip', () => {
   it('creates a dropdown with its options and inboxes, updates it, and adds and renames an option, in one exchange each', async () => {

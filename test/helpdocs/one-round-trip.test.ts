@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
-import { awaitLogLines } from '../support/logs';
+import { withRoundTrips } from '../support/round-trips';
 
 let site: SeededInstallation;
 let agent: string;
@@ -29,12 +29,7 @@ beforeAll(async () => {
 });
 
 /** The request's answer and its database round trips, from its log line. */
-async function tripsOf(path: string, method: string, body: unknown) {
-  const requestId = `helpdoc-${Math.random().toString(36).slice(2)}`;
-  const answer = await api(path, { key: agent, method, body, headers: { 'x-request-id': requestId } });
-  const [line] = await awaitLogLines({ requestId });
-  return { answer, trips: line!.dbRoundTrips as number };
-}
+const tripsOf = (path: string, method: string, body: unknown) => withRoundTrips(path, { key: agent, method, body });
 
 const newCategory = async (body: Record<string, unknown>) => {
   const made = await api(CATEGORIES, { method: 'POST', key: agent, body: { helpdoccategory: { helpdocsite: { id: helpSite }, ...body } } });
