@@ -197,6 +197,28 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
     work.catch(() => undefined); // what it fails with once given up is nobody's to hear
     return Promise.race([work, expired]).finally(() => clearTimeout(timer));
   };
+  /** An interactive transaction, `hook` its last work (`beforeCommit`), run again after a lost race. */
+  const transact = async <T>(work: (tx: Transaction) => Promise<T>, hook: BeforeCommit | undefined): Promise<T> => {
+    // the work, then the hook's, in one transaction; what the hook leaves for the commit comes back with the work's value
+    const attempt = () => {
+      pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count, connections);
+      return withinDeadline(drizzlePool(pool).transaction(async (tx) => {
+        const value = await work(tx);
+        return { value, committed: hook ? await hook.run(tx, env, handle.installationId) : [] };
+      }));
+    };
+    for (let tries = 1; ; tries++) {
+      try {
+        const { value, committed } = await attempt();
+        // what the hook left for the commit never fails the transaction, which is done
+        for (const run of committed) await run().catch(() => undefined);
+        return value;
+      } catch (error) {
+        // a deadlock or a serialization failure rolled it all back: the work is run again, a few times
+        if (tries >= TRANSACTION_ATTEMPTS || !LOST_RACE.has(sqlState(error).code ?? '')) throw error;
+      }
+    }
+  };
   const handle: Database = {
     get http() {
       if (!http) {
@@ -207,31 +229,10 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
       }
       return http;
     },
-    async transaction(work) {
-      // the work, then the hook's, in one transaction; what the hook leaves for the commit comes back with the work's value
-      const attempt = () => {
-        pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count, connections);
-        return withinDeadline(drizzlePool(pool).transaction(async (tx) => {
-          const value = await work(tx);
-          return { value, committed: beforeCommit ? await beforeCommit.run(tx, env, handle.installationId) : [] };
-        }));
-      };
-      for (let tries = 1; ; tries++) {
-        try {
-          const { value, committed } = await attempt();
-          // what the hook left for the commit never fails the transaction, which is done
-          for (const run of committed) await run().catch(() => undefined);
-          return value;
-        } catch (error) {
-          // a deadlock or a serialization failure rolled it all back: the work is run again, a few times
-          if (tries >= TRANSACTION_ATTEMPTS || !LOST_RACE.has(sqlState(error).code ?? '')) throw error;
-        }
-      }
-    },
+    transaction: (work) => transact(work, beforeCommit),
     async batch(statements) {
       if (statements.length === 0) return [];
       const raw = queryFunction(env.DATABASE_URL, exchangeMs);
-      // last, the batch's transaction id, for the work its commit leaves (`afterBatches`)
       // last, what the batch's commit leaves: the installations whose events it wrote that a
       // subscriber wants (the drain is told), and whether the work `beforeCommit` does wants some (`afterBatches`)
       const settled = sql`SELECT x.xact,
@@ -263,7 +264,8 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
       const hook = beforeCommit;
       if (!hook) return;
       for (const xact of committedBatches.splice(0)) {
-        const committed = await handle.transaction((tx) => hook.run(tx, env, handle.installationId, xact)).catch((error: unknown) => {
+        // the run's own transaction writes no event: no hook of its own
+        const committed = await transact((tx) => hook.run(tx, env, handle.installationId, xact), undefined).catch((error: unknown) => {
           log('warn', 'events: the work after a batch failed; the drain will do it', { error: errorField(error) });
           return [];
         });

@@ -72,9 +72,9 @@ function relationStatements(db: Writer, resource: ResourceDeclaration, who: Acto
 }
 
 /** Sends the statements, the record's read-back last: answers it as the write answers it (null: the record is not there to read). */
-async function sendWithReadBack(db: Database, resource: ResourceDeclaration, who: Actor, statements: SQL[], id: SQL, includes: readonly string[]) {
+export async function sendWithReadBack(db: Database, resource: ResourceDeclaration, who: Actor, statements: readonly (SQL | undefined)[], id: SQL, includes: readonly string[]) {
   const read = oneRecordRead(resource, who, id, includes);
-  const results = await db.batch([...statements, read.statement]);
+  const results = await db.batch([...statements.filter((statement): statement is SQL => statement !== undefined), read.statement]);
   const found = read.result(results.at(-1)!);
   return found ? { [resource.singular]: found.records[0]!, included: found.included } : null;
 }
@@ -131,14 +131,16 @@ export async function plannedUpdate(db: Database, resource: ResourceDeclaration,
 /** Stops the batch when the record is not the caller's to change (`notWritable`'s answers). */
 function notWritableCheck(resource: ResourceDeclaration, who: Actor, id: number, writable: SQL): SQL {
   const table = resource.table;
-  const missing = sql`NOT EXISTS (SELECT 1 FROM ${table} WHERE ${writable})`;
-  const notFound = refuseWhen(missing, 404, 'id', `${resource.singular} ${id} not found`);
-  if (!holdsSharedRows(resource.table)) return notFound;
+  // locked as it is checked: a delete in between cannot leave the batch's other writes on a record that is gone
+  const locked = sql`WITH locked AS (SELECT ${table.id} FROM ${table} WHERE ${writable} FOR UPDATE)`;
+  const missing = sql`NOT EXISTS (SELECT 1 FROM locked)`;
+  const notFound = sql`desk_refuse(404, 'id', ${`${resource.singular} ${id} not found`}::text)`;
+  if (!holdsSharedRows(resource.table)) return sql`${locked} SELECT ${notFound} WHERE ${missing}`;
   const what = resource.sharedRows ?? `the ${resource.type} every installation shares`;
   const shared = sql`EXISTS (SELECT 1 FROM ${table} WHERE ${and(recordScope(resource, who), eq(resource.table.id, id))})`;
-  return sql`SELECT CASE WHEN ${shared}
+  return sql`${locked} SELECT CASE WHEN ${shared}
       THEN desk_refuse(409, 'id', ${`${resource.singular} ${id} is one of ${what}, which every installation shares: it cannot be changed`}::text)
-      ELSE desk_refuse(404, 'id', ${`${resource.singular} ${id} not found`}::text) END
+      ELSE ${notFound} END
     WHERE ${missing}`;
 }
 

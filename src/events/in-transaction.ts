@@ -10,6 +10,9 @@ import { wants } from './subscriptions';
 /** Postgres's code for a statement sent in a transaction an earlier failure aborted. */
 const IN_FAILED_TRANSACTION = '25P02';
 
+/** The most events one run hands over (a write's own are a few; a backlog beyond this is the drain's). */
+const AFTER_BATCH_EVENTS = 100;
+
 /** How long a subscriber may take over one event in the writing transaction. */
 const DEADLINE_MS = 10_000;
 
@@ -36,15 +39,16 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
   const ofTransaction = (xact: SQL) =>
     sql`e.xact = (${xact})::bigint AND e.dispatched_at IS NULL AND e.record_type IN (${sql.join(types.map((type) => sql`${type}`), sql`, `)})`;
   /**
-   * After a batch: its events, and any of the installation's before them that such a subscriber
-   * has not handled yet (a write just before, whose own run has not finished), in order, so that
-   * what a receiver sees keeps the order of the writes.
+   * After a batch: its events, and those of the installation's before them that no such
+   * subscriber has touched yet (a write just before, whose own run has not finished; not one the
+   * drain has tried, is backing off from or gave up on), in order, so that what a receiver sees
+   * keeps the order of the writes. At most `AFTER_BATCH_EVENTS`: a backlog beyond is the drain's.
    */
   const upToBatch = (xact: string) => sql`e.id <= (SELECT max(b.id) FROM events b WHERE b.xact = ${xact}::bigint)
     AND e.installation_id = (SELECT b.installation_id FROM events b WHERE b.xact = ${xact}::bigint LIMIT 1)
     AND e.dispatched_at IS NULL AND e.record_type IN (${sql.join(types.map((type) => sql`${type}`), sql`, `)})
-    AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id AND d.handled_at IS NOT NULL
-                     AND d.subscriber IN (${sql.join(chosen.map((subscriber) => sql`${subscriber.name}`), sql`, `)}))`;
+    AND (e.xact = ${xact}::bigint OR NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id
+                     AND d.subscriber IN (${sql.join(chosen.map((subscriber) => sql`${subscriber.name}`), sql`, `)})))`;
   const run = async (tx: Transaction, env: DatabaseEnv, installationId: number | undefined, xact?: string): Promise<Array<() => Promise<void>>> => {
     if (!eventsOn()) return [];
     // after a batch, the batch found that some subscriber wants its events (`wanted`)
@@ -59,7 +63,7 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
           FROM events e
          WHERE ${xact === undefined ? ofTransaction(sql`pg_current_xact_id_if_assigned()::text`) : upToBatch(xact)}) found
        WHERE ${sql.join(chosen.map((_, i) => sql.identifier(`for_${i}`)), sql` OR `)}
-       ORDER BY id`);
+       ORDER BY id LIMIT ${AFTER_BATCH_EVENTS}`);
     const committed: Array<() => Promise<void>> = [];
     for (const row of rows) {
       const event = { ...(row as unknown as StoredEvent), id: Number(row.id) };

@@ -82,13 +82,19 @@ export function withEvents(statement: SQL, who: Actor, recordType: string, kind:
 
 /** Events of a special operation, in its transaction. */
 export async function recordEvents(db: Queryable, who: Actor, list: EventInput[]): Promise<void> {
-  if (!writing || list.length === 0) return;
+  const statement = recordEventsStatement(who, list);
+  if (statement) await db.execute(statement);
+}
+
+/** `recordEvents`'s statement, to send in a batch; undefined when there is nothing to write. */
+export function recordEventsStatement(who: Actor, list: EventInput[]): SQL | undefined {
+  if (!writing || list.length === 0) return undefined;
   const values = list.map((event) => {
     const data = sql`${JSON.stringify(event.data ?? {})}::jsonb`;
     return sql`(${who.installationId}::int, ${event.recordType}::text, ${event.recordId}::int, ${event.kind}::text, ${data}, ${actorColumns(who)}, ${initialDispatch(event.recordType, event.kind, data)})`;
   });
-  await db.execute(sql`INSERT INTO events (installation_id, record_type, record_id, kind, data, actor_user_id, actor_system, dispatched_at)
-    VALUES ${sql.join(values, sql`, `)}`);
+  return sql`INSERT INTO events (installation_id, record_type, record_id, kind, data, actor_user_id, actor_system, dispatched_at)
+    VALUES ${sql.join(values, sql`, `)}`;
 }
 
 /**

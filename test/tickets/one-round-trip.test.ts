@@ -151,6 +151,13 @@ describe('a ticket created or changed in one round trip', () => {
     expect(who).toMatchObject({ first_name: 'Fay', add_method: 'ticket' });
     expect(made.answer.body.ticket.customer.id).toBe(who!.id);
     expect(await rows(`SELECT company_id FROM company_customers WHERE customer_id = $1`, [who!.id])).toEqual([{ company_id: company.body.company.id }]);
+    // a ticket changed to a customer named by a new address: made, and joined to the company of its domain too
+    const moved = await write(`/v2/tickets/${made.answer.body.ticket.id}.json`, 'PATCH', { ticket: { customer: { email: `second@${domain}` } } });
+    expect(moved.answer.status, moved.answer.text).toBe(200);
+    expect(moved.trips).toBe(1);
+    const [second] = await rows<{ id: number }>(`SELECT id FROM customers WHERE installation_id = $1 AND email = $2`, [site.id, `second@${domain}`]);
+    expect(moved.answer.body.ticket.customer.id).toBe(second!.id);
+    expect(await rows(`SELECT company_id FROM company_customers WHERE customer_id = $1`, [second!.id])).toEqual([{ company_id: company.body.company.id }]);
     // the same address again is the same customer, made once
     const again = await write('/v2/tickets.json', 'POST', { ticket: { subject: 'Again', inbox, customer: { email: email.toUpperCase() }, message: 'Hi' } });
     expect(again.answer.status, again.answer.text).toBe(201);
@@ -223,5 +230,35 @@ describe('a bulk update in one round trip', () => {
     expect(unknown.answer.status).toBe(400);
     expect(unknown.answer.body.errors).toEqual([expect.objectContaining({ code: 'invalid', source: 'ticket.priority' })]);
     expect(await ticket(a)).toMatchObject({ status: { id: 4 }, agent: null });
+  });
+});
+
+describe('ticket operations in one round trip', () => {
+  it('marks spam (blacklisting the sender), merges, deletes and restores, one exchange each', async () => {
+    const spam = await newTicket();
+    const marked = await write(`/v2/tickets/${spam}/spam.json`, 'POST', { blacklist: true });
+    expect(marked.answer.status, marked.answer.text).toBe(200);
+    expect(marked.trips).toBe(1);
+    expect(await rows(`SELECT list_type FROM spam_lists WHERE installation_id = $1 AND term = 'trips@tickets.test' AND state = 'active'`, [site.id])).toEqual([{ list_type: 'blacklist' }]);
+    // again: the address is on the list once
+    expect((await write(`/v2/tickets/${spam}/spam.json`, 'POST', { blacklist: true })).answer.status).toBe(200);
+    expect(await rows(`SELECT id FROM spam_lists WHERE installation_id = $1 AND term = 'trips@tickets.test' AND state = 'active'`, [site.id])).toHaveLength(1);
+
+    const kept = await newTicket();
+    const folded = await newTicket();
+    const merged = await write(`/v2/tickets/${kept}/merge.json`, 'POST', { tickets: [{ id: folded }] });
+    expect(merged.answer.status, merged.answer.text).toBe(200);
+    expect(merged.trips).toBe(1);
+    expect(merged.answer.body.ticket).toMatchObject({ id: kept, messageCount: 2 });
+    const again = await write(`/v2/tickets/${kept}/merge.json`, 'POST', { tickets: [{ id: folded }] });
+    expect(again.answer.status).toBe(400);
+    expect(again.answer.body.errors).toEqual([{ code: 'invalid', source: 'tickets[0]', detail: `ticket ${folded} is already merged into ticket ${kept}` }]);
+    expect(again.trips).toBe(1);
+
+    expect((await api(`/v2/tickets/${kept}.json`, { method: 'DELETE', key: agent })).status).toBe(204);
+    const restored = await write(`/v2/tickets/${kept}/restore.json`, 'POST', {});
+    expect(restored.answer.status, restored.answer.text).toBe(200);
+    expect(restored.trips).toBe(1);
+    expect((await ticket(kept)).id).toBe(kept);
   });
 });

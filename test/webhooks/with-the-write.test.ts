@@ -117,6 +117,27 @@ describe("a write's webhook deliveries", () => {
     await late.close();
   });
 
+  it("after a batch, leave to the drain an earlier event the drain has tried or given up on", async () => {
+    const ticket = await quietTicket();
+    const release = await holdDrainLock(site.id);
+    try {
+      // an earlier event of the ticket that the fan-out gave up on (its tries spent)
+      const [given] = await rows<{ id: string }>(
+        `INSERT INTO events (installation_id, record_type, record_id, kind, data) VALUES ($1, 'tickets', $2, 'updated', '{"priority": {"before": null, "after": null}}') RETURNING id`,
+        [site.id, ticket],
+      );
+      await rows(`INSERT INTO event_deliveries (event_id, subscriber, attempts, gave_up_at) VALUES ($1, 'webhooks.fanout', 5, now())`, [given!.id]);
+      const changed = await setPriority(ticket, priorities[1]!);
+      expect(changed.status, changed.text).toBe(200);
+      // the write's own event is fanned out while the drain is held; the one given up on is not taken again
+      await eventually(async () => ((await changeOf(ticket)).at(-1)?.fanned ? true : undefined));
+      expect(await rows(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1`, [given!.id])).toEqual([{ n: 0 }]);
+      expect(await rows(`SELECT handled_at FROM event_deliveries WHERE event_id = $1`, [given!.id])).toEqual([{ handled_at: null }]);
+    } finally {
+      await release();
+    }
+  });
+
   it('never fail the write: a fan-out failing there leaves the event to the drain, which sends it once it can', async () => {
     const ticket = await quietTicket();
     // every delivery row of this ticket fails to be written, until undone

@@ -1,18 +1,19 @@
-import { inArray } from 'drizzle-orm';
+import { and, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Actor } from '../../auth/principal';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { ticketMessages, tickets } from '../../db/schema';
-import { readBack, referenceInput, schemasOf, translateDbError, updateRecords } from '../../engine';
-import { noteEvents, recordEvents } from '../../events/record-events';
+import { referenceInput, schemasOf, sendWithReadBack, tenantScope, translateDbError, updateStatement } from '../../engine';
+import { recordEventsStatement } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { bodyObject } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { messageFields } from './message-shape';
-import { statusOfCode } from './status-of-code';
-import { refreshPreviews } from './thread-entry';
-import { lockTickets } from './ticket-lock';
+import { requireStatusOfCode, statusIdOfCode } from './status-of-code';
+import { refreshPreviewsStatements } from './thread-entry';
+import { visibleTickets } from './ticket-visibility';
 import { ticketsResource } from './tickets.resource';
 
 const s = schemasOf(ticketsResource);
@@ -23,7 +24,7 @@ const mergeBody = bodyObject({
 
 /**
  * `POST /v2/tickets/{id}/merge.json` with `{"tickets": [{"id": 8}, ...]}`: each ticket named is
- * folded into this one in one transaction. Its thread entries move here (the thread reads in the
+ * folded into this one in one batch (one round trip). Its thread entries move here (the thread reads in the
  * time they were written), and it closes as merged: status closed, `mergedInto` this ticket, one
  * `ticket.mergedinto` line of its history; this ticket gets one `ticket.merged` line for each.
  */
@@ -37,31 +38,42 @@ export const mergeTicketsRoute = defineRoute({
   const { id } = c.req.valid('param');
   const folded = [...new Set(c.req.valid('json').tickets)];
   if (folded.includes(id)) throw ApiError.invalid(`tickets[${c.req.valid('json').tickets.indexOf(id)}]`, 'a ticket is not merged into itself');
-  const body = await c.var.db
-    .transaction(async (tx) => {
-      const context = { tx, who, env: c.env };
-      const locked = new Map((await lockTickets(tx, who, [id, ...folded])).map((ticket) => [ticket.id, ticket]));
-      const kept = locked.get(id);
-      if (!kept) throw ApiError.notFound('id', `ticket ${id} not found`);
-      if (kept.mergedIntoId !== null) throw ApiError.conflict('id', `ticket ${id} is merged into ticket ${kept.mergedIntoId}: merge into that one`);
-      folded.forEach((other, index) => {
-        const ticket = locked.get(other);
-        if (!ticket) throw ApiError.invalid(`tickets[${index}]`, `no ticket ${other} you may change`);
-        if (ticket.mergedIntoId !== null) throw ApiError.invalid(`tickets[${index}]`, `ticket ${other} is already merged into ticket ${ticket.mergedIntoId}`);
-      });
-      await updateRecords(tx, who, { table: ticketMessages, type: 'messages', where: inArray(ticketMessages.ticketId, folded) }, { ticketId: id }, { ticket: messageFields.ticket!.output! });
-      await updateRecords(
-        tx, who, { table: tickets, type: 'tickets', where: inArray(tickets.id, folded) },
-        { statusId: await statusOfCode(context, 'closed'), mergedIntoId: id },
-        { status: ticketsResource.fields.status!.output!, mergedInto: ticketsResource.fields.mergedInto!.output! },
-      );
-      await recordEvents(tx, who, folded.map((other) => ({ recordType: 'tickets', recordId: id, kind: 'merged', data: { ticket: { id: other, type: 'tickets' } } })));
-      await refreshPreviews(context, [id, ...folded]);
-      return readBack(tx, ticketsResource, who, id, []);
-    })
-    .catch((error: unknown) => {
-      throw translateDbError(error, ticketsResource);
-    });
-  noteEvents(c.var.db, who.installationId, [['tickets'], ['messages', 'updated']]);
-  return c.json(body, 200);
+  // one batch: the tickets locked in id order, each checked, the threads moved, the folded closed, read back
+  const body = await sendWithReadBack(c.var.db, ticketsResource, who, [
+    ...mergeChecks(who, id, folded),
+    requireStatusOfCode(who, 'closed'),
+    updateStatement(c.var.db.http, who, { table: ticketMessages, type: 'messages', where: inArray(ticketMessages.ticketId, folded) }, { ticketId: id }, { ticket: messageFields.ticket!.output! }),
+    updateStatement(
+      c.var.db.http, who, { table: tickets, type: 'tickets', where: inArray(tickets.id, folded) },
+      { statusId: statusIdOfCode(who, 'closed'), mergedIntoId: id },
+      { status: ticketsResource.fields.status!.output!, mergedInto: ticketsResource.fields.mergedInto!.output! },
+    ),
+    recordEventsStatement(who, folded.map((other) => ({ recordType: 'tickets', recordId: id, kind: 'merged', data: { ticket: { id: other, type: 'tickets' } } }))),
+    ...refreshPreviewsStatements([id, ...folded]),
+  ], sql`${id}::int`, []).catch((error: unknown) => {
+    throw translateDbError(error, ticketsResource);
+  });
+  return c.json(body!, 200);
 });
+
+/**
+ * The tickets locked in id order (so two writes over the same tickets never deadlock), then the
+ * rules: the kept one the caller's (404) and not merged itself (409); each folded one the caller's
+ * to change and not merged already (400 naming it, the first in the body's order).
+ */
+function mergeChecks(who: Actor, id: number, folded: number[]): SQL[] {
+  const writable = and(tenantScope(tickets, who.installationId, false, 'write'), visibleTickets(who))!;
+  const list = JSON.stringify(folded.map((ticket, n) => ({ ticket, n })));
+  return [
+    sql`SELECT count(*) FROM (SELECT ${tickets.id} FROM ${tickets} WHERE ${writable} AND ${inArray(tickets.id, [id, ...folded])} ORDER BY ${tickets.id} FOR UPDATE) locked`,
+    sql`SELECT CASE WHEN k.id IS NULL THEN desk_refuse(404, 'id', ${`ticket ${id} not found`}::text)
+        ELSE desk_refuse(409, 'id', format('ticket %s is merged into ticket %s: merge into that one', k.id, k.merged_into_id)) END
+      FROM (SELECT 1) one LEFT JOIN (SELECT ${tickets.id} AS id, ${tickets.mergedIntoId} AS merged_into_id FROM ${tickets} WHERE ${writable} AND ${tickets.id} = ${id}) k ON true
+     WHERE k.id IS NULL OR k.merged_into_id IS NOT NULL`,
+    sql`SELECT desk_refuse(400, 'tickets[' || x.n || ']', CASE WHEN x.id IS NULL THEN format('no ticket %s you may change', x.ticket)
+        ELSE format('ticket %s is already merged into ticket %s', x.ticket, x.merged_into_id) END)
+      FROM (SELECT x.ticket, x.n, f.id, f.merged_into_id FROM jsonb_to_recordset(${list}::jsonb) AS x(ticket int, n int)
+              LEFT JOIN (SELECT ${tickets.id} AS id, ${tickets.mergedIntoId} AS merged_into_id FROM ${tickets} WHERE ${writable}) f ON f.id = x.ticket
+             WHERE f.id IS NULL OR f.merged_into_id IS NOT NULL ORDER BY x.n LIMIT 1) x`,
+  ];
+}

@@ -1,16 +1,16 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Actor } from '../../auth/principal';
 import type { Database } from '../../db/client';
-import { recalled, refuseWhen, remember } from '../../db/refusal';
+import { recalled, refuseWhen } from '../../db/refusal';
 import { tickets, ticketStatuses } from '../../db/schema';
-import { oneRecordRead, planOf, tenantScope, updateStatement } from '../../engine';
+import { planOf, sendWithReadBack, tenantScope, updateStatement } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { requireFieldsToResolveStatement } from '../customfields/ticket-values';
 import { surveyStatement } from '../happiness/survey-send';
 import { mentionsRelation, messagesResource } from './messages.resource';
 import { ACTIVE_STATUS, threadEntryStatements, WAITING_STATUS } from './thread-entry';
 import { ticketsResource } from './tickets.resource';
-import { visibleTickets } from './ticket-visibility';
+import { lockTicketStatement } from './ticket-lock';
 import type { EntryBody } from './entry-body';
 
 /** The names the batch hands values on by. */
@@ -36,7 +36,6 @@ export async function plannedTicketEntry(db: Database, caller: Actor, id: number
   const writer = db.http;
   const entryId = recalled(ENTRY);
   const statusBefore = recalled(STATUS_BEFORE);
-  const writable = and(tenantScope(tickets, who.installationId, false, 'write'), visibleTickets(who), eq(tickets.id, id))!;
   const statusCode = sql`(SELECT ${ticketStatuses.code} FROM ${ticketStatuses} WHERE ${ticketStatuses.id} = ${tickets.statusId})`;
   const status = body.status;
   const moveTo: { status: number; where?: SQL } | undefined =
@@ -50,8 +49,7 @@ export async function plannedTicketEntry(db: Database, caller: Actor, id: number
   const named = body.mentions?.length ? body.mentions.map((user) => ({ id: user })) : undefined;
   const statements: (SQL | undefined)[] = [
     // the ticket locked, its status remembered; a 404 when the caller may not write it
-    sql`WITH locked AS (SELECT ${tickets.statusId} AS status FROM ${tickets} WHERE ${writable} FOR UPDATE)
-      SELECT coalesce((SELECT ${remember(STATUS_BEFORE, sql`status`)} FROM locked), desk_refuse(404, 'id', ${`ticket ${id} not found`}::text)::text)`,
+    lockTicketStatement(who, id, false, { name: STATUS_BEFORE, value: sql`status_id` }),
     customer === undefined ? undefined : refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${tickets.customerId} = ${customer})`, 400, 'message.customer', `customer ${customer} is not this ticket's customer`),
     status === undefined ? undefined : refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${ticketStatuses} WHERE ${and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status))})`, 400, 'message.status', `no ticketstatuses ${status} here`),
     ...threadEntryStatements(
@@ -72,9 +70,7 @@ export async function plannedTicketEntry(db: Database, caller: Actor, id: number
     status === undefined ? undefined : requireFieldsToResolveStatement(who, sql`t.id = ${id} AND t.status_id <> ${statusBefore}`, 'message.status'),
     status === undefined || threadType !== 'message' || body.isDraft || customer !== undefined ? undefined : surveyStatement(who, id, entryId, sql`t.status_id <> ${statusBefore}`),
   ];
-  const read = oneRecordRead(messagesResource, who, entryId, []);
-  const results = await db.batch([...statements.filter((statement): statement is SQL => statement !== undefined), read.statement]);
-  const found = read.result(results.at(-1)!);
-  if (!found) throw new Error(`the new entry of ticket ${id} is not there to read back`);
-  return { [messagesResource.singular]: found.records[0]!, included: found.included };
+  const answer = await sendWithReadBack(db, messagesResource, who, statements, entryId, []);
+  if (!answer) throw new Error(`the new entry of ticket ${id} is not there to read back`);
+  return answer;
 }

@@ -57,7 +57,8 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
 
   after(_db, who, record, id, created) {
     const statements: SQL[] = [];
-    if (created) statements.push(joinCompaniesStatement(who, recalled(NEW_CUSTOMER)));
+    // a customer the body named by email and the batch made joins the companies of its domain, on create or update
+    if (record.customer !== undefined) statements.push(joinCompaniesStatement(who, recalled(NEW_CUSTOMER)));
     const opening = created ? openingEntry(record, id, record.customer as SQL) : undefined;
     if (opening) {
       statements.push(...threadEntryStatements(who, opening, OPENING));

@@ -1,12 +1,11 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { AGENTS } from '../../auth/access';
 import { tickets } from '../../db/schema';
-import { readBack, schemasOf, translateDbError, updateRecords } from '../../engine';
-import { noteEvents } from '../../events/record-events';
+import { schemasOf, sendWithReadBack, translateDbError, updateStatement } from '../../engine';
 import { idParams } from '../../http/params';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
-import { lockTicket } from './ticket-lock';
+import { lockTicketStatement } from './ticket-lock';
 import { ticketsResource } from './tickets.resource';
 
 const s = schemasOf(ticketsResource);
@@ -23,17 +22,12 @@ export const restoreTicketRoute = defineRoute({
 }, async (c) => {
   const who = c.var.principal;
   const { id } = c.req.valid('param');
-  const body = await c.var.db
-    .transaction(async (tx) => {
-      const ticket = await lockTicket(tx, who, id, true);
-      if (ticket.state === 'deleted') {
-        await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, id) }, { state: 'active', deletedAt: null, deletedBy: null }, { state: tickets.state });
-      }
-      return readBack(tx, ticketsResource, who, id, []);
-    })
-    .catch((error: unknown) => {
-      throw translateDbError(error, ticketsResource);
-    });
-  noteEvents(c.var.db, who.installationId, [['tickets', 'updated', ['state']]]);
-  return c.json(body, 200);
+  // one batch: the ticket locked (deleted ones too), made live where it is deleted, read back
+  const body = await sendWithReadBack(c.var.db, ticketsResource, who, [
+    lockTicketStatement(who, id, true),
+    updateStatement(c.var.db.http, who, { table: tickets, type: 'tickets', where: and(eq(tickets.id, id), eq(tickets.state, 'deleted'))! }, { state: 'active', deletedAt: null, deletedBy: null }, { state: tickets.state }),
+  ], sql`${id}::int`, []).catch((error: unknown) => {
+    throw translateDbError(error, ticketsResource);
+  });
+  return c.json(body!, 200);
 });

@@ -1,15 +1,16 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { Actor } from '../../auth/principal';
+import { withEvents } from '../../events/record-events';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { customers, spamLists, tickets } from '../../db/schema';
-import { createRecords, readBack, schemasOf, translateDbError, updateRecords, type WriteContext } from '../../engine';
-import { noteEvents } from '../../events/record-events';
+import { schemasOf, sendWithReadBack, translateDbError, updateStatement, type Writer } from '../../engine';
 import { idParams } from '../../http/params';
 import { bodyObject } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
-import { statusOfCode } from './status-of-code';
-import { lockTicket } from './ticket-lock';
+import { requireStatusOfCode, statusIdOfCode } from './status-of-code';
+import { lockTicketStatement } from './ticket-lock';
 import { ticketsResource } from './tickets.resource';
 
 const s = schemasOf(ticketsResource);
@@ -18,25 +19,24 @@ const spamBody = bodyObject({
   blacklist: z.boolean().optional().meta({ description: "also put the customer's email address on the blacklist (no later mail from it makes a ticket)" }),
 }).meta({ id: 'TicketSpam' });
 
-/** The customer's address on the blacklist: added, or moved there from the whitelist; already there, nothing. */
-async function blacklistCustomer(context: WriteContext, customerId: number): Promise<void> {
-  const { tx, who } = context;
-  const [customer] = await tx.select({ email: customers.email }).from(customers).where(eq(customers.id, customerId));
-  const term = customer?.email.trim().toLowerCase();
-  if (!term) return;
-  const { rows } = await tx.execute(sql`SELECT id, list_type FROM spam_lists WHERE installation_id = ${who.installationId} AND state = 'active' AND lower(term) = ${term} FOR UPDATE`);
-  const entry = rows[0];
-  if (!entry) {
-    await createRecords(tx, who, { table: spamLists, type: 'spamlists' }, [{ installationId: who.installationId, term, listType: 'blacklist' }]);
-  } else if (entry.list_type !== 'blacklist') {
-    await updateRecords(tx, who, { table: spamLists, type: 'spamlists', where: eq(spamLists.id, Number(entry.id)) }, { listType: 'blacklist' }, { type: spamLists.listType });
-  }
+/**
+ * The ticket's customer's address on the blacklist: added, or moved there from the whitelist
+ * (with its event); already there, nothing. Statements of the batch.
+ */
+function blacklistStatements(db: Writer, who: Actor, ticketId: number): SQL[] {
+  const term = sql`(SELECT lower(trim(c.email)) FROM ${customers} c JOIN ${tickets} t ON t.customer_id = c.id WHERE t.id = ${ticketId})`;
+  const listed = sql`(SELECT id FROM spam_lists WHERE installation_id = ${who.installationId} AND state = 'active' AND lower(term) = ${term} LIMIT 1)`;
+  return [
+    updateStatement(db, who, { table: spamLists, type: 'spamlists', where: and(sql`${spamLists.id} = ${listed}`, sql`${spamLists.listType} <> 'blacklist'`)! }, { listType: 'blacklist' }, { type: spamLists.listType }),
+    withEvents(sql`INSERT INTO ${spamLists} (installation_id, term, list_type, created_by, updated_by)
+      SELECT ${who.installationId}::int, ${term}, 'blacklist', ${who.userId}::int, ${who.userId}::int WHERE coalesce(${term}, '') <> '' AND ${listed} IS NULL RETURNING id`, who, 'spamlists', 'created'),
+  ];
 }
 
 /**
  * `POST /v2/tickets/{id}/spam.json`: the ticket marked spam (its status set to the spam status,
  * a `ticket.status` line of its history), and with `{"blacklist": true}` its customer's email
- * address onto the blacklist, in one transaction. Setting another status undoes the mark.
+ * address onto the blacklist, in one batch (one round trip). Setting another status undoes the mark.
  */
 export const markSpamRoute = defineRoute({
   method: 'post', path: '/v2/tickets/{id}/spam.json', tag: 'Tickets', operationId: 'markTicketSpam', roles: AGENTS,
@@ -47,17 +47,14 @@ export const markSpamRoute = defineRoute({
   const who = c.var.principal;
   const { id } = c.req.valid('param');
   const { blacklist } = c.req.valid('json');
-  const body = await c.var.db
-    .transaction(async (tx) => {
-      const context = { tx, who, env: c.env };
-      const ticket = await lockTicket(tx, who, id);
-      await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, id) }, { statusId: await statusOfCode(context, 'spam') }, { status: ticketsResource.fields.status!.output! });
-      if (blacklist) await blacklistCustomer(context, ticket.customerId);
-      return readBack(tx, ticketsResource, who, id, []);
-    })
-    .catch((error: unknown) => {
-      throw translateDbError(error, ticketsResource);
-    });
-  noteEvents(c.var.db, who.installationId, [['tickets', 'updated', ['status']], ['spamlists']]);
-  return c.json(body, 200);
+  // one batch: the ticket locked, the spam status there, the status set, the sender blacklisted, read back
+  const body = await sendWithReadBack(c.var.db, ticketsResource, who, [
+    lockTicketStatement(who, id),
+    requireStatusOfCode(who, 'spam'),
+    updateStatement(c.var.db.http, who, { table: tickets, type: 'tickets', where: eq(tickets.id, id) }, { statusId: statusIdOfCode(who, 'spam') }, { status: ticketsResource.fields.status!.output! }),
+    ...(blacklist ? blacklistStatements(c.var.db.http, who, id) : []),
+  ], sql`${id}::int`, []).catch((error: unknown) => {
+    throw translateDbError(error, ticketsResource);
+  });
+  return c.json(body!, 200);
 });

@@ -147,13 +147,21 @@ export function threadEntryStatement(who: WriteContext['who'], entry: ThreadEntr
  * entry that is neither a note nor a draft; and their search documents.
  */
 export async function refreshPreviews({ tx }: Pick<WriteContext, 'tx'>, ticketIds: readonly number[]): Promise<void> {
-  if (ticketIds.length === 0) return;
-  await tx.execute(sql`
+  for (const statement of refreshPreviewsStatements(ticketIds)) await tx.execute(statement);
+}
+
+/** `refreshPreviews` as statements of a batch. */
+export function refreshPreviewsStatements(ticketIds: readonly number[]): SQL[] {
+  if (ticketIds.length === 0) return [];
+  const ids = sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`;
+  return [
+    sql`
     UPDATE tickets t SET updated_at = now(), preview_text = coalesce(left(latest.text_body, ${PREVIEW_CHARS}), ''), last_message_at = latest.created_at
       FROM tickets s LEFT JOIN LATERAL (
         SELECT m.text_body, m.created_at FROM ticket_messages m
          WHERE m.ticket_id = s.id AND m.state = 'active' AND m.thread_type <> 'note' AND NOT m.is_draft
          ORDER BY m.created_at DESC, m.id DESC LIMIT 1) latest ON true
-     WHERE t.id = s.id AND s.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`);
-  await refreshSearch({ tx }, ticketIds);
+     WHERE t.id = s.id AND s.id IN ${ids}`,
+    refreshSearchStatement(sql`t.id IN ${ids}`),
+  ];
 }

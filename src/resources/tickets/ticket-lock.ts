@@ -1,4 +1,5 @@
-import { and, asc, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { remember } from '../../db/refusal';
 import type { Actor } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
 import { tickets, ticketStatuses } from '../../db/schema';
@@ -41,4 +42,16 @@ export async function lockTicket(tx: Transaction, who: Actor, id: number, withDe
   const [ticket] = await lockTickets(tx, who, [id], withDeleted);
   if (!ticket) throw ApiError.notFound('id', `ticket ${id} not found`);
   return ticket;
+}
+
+/**
+ * `lockTicket` as the first statement of a batch: the ticket the caller may change locked, a 404
+ * stopping the batch otherwise; `remembering` hands on a value of the locked row (SQL over
+ * `locked`, e.g. its status) under a name (`remember`).
+ */
+export function lockTicketStatement(who: Actor, id: number, withDeleted = false, remembering?: { name: string; value: SQL }): SQL {
+  const writable = and(tenantScope(tickets, who.installationId, withDeleted, 'write'), visibleTickets(who), eq(tickets.id, id))!;
+  const kept = remembering ? remember(remembering.name, remembering.value) : sql`'locked'`;
+  return sql`WITH locked AS (SELECT ${tickets.statusId} AS status_id, ${tickets.state} AS state, ${tickets.customerId} AS customer_id FROM ${tickets} WHERE ${writable} FOR UPDATE)
+    SELECT coalesce((SELECT ${kept} FROM locked), desk_refuse(404, 'id', ${`ticket ${id} not found`}::text)::text)`;
 }
