@@ -179,7 +179,8 @@ describe('bulk ticket updates as the platform sends them', () => {
     expectError(await bulk({ filter_args: byIds([a, b]), agent: { id: site.users.collaborator.id }, tags: [{ id: tags[0] }] }), 400, 'ticket.agent');
     expect(await stored([a, b])).toEqual(before);
     expect(await tagsOf([a, b])).toEqual([]);
-    expect(await eventsSince(site.id, mark)).toEqual([]);
+    // (the first messages' mail out may still be finishing: its events are not the bulk update's)
+    expect((await eventsSince(site.id, mark)).filter((event) => event.actorSystem !== 'mail')).toEqual([]);
     // nor does another installation reach these tickets with its own tag
     const theirs = await api('/v2/tickets/update.json', { method: 'PATCH', key: other.users.owner.apiKey, body: { filter_args: byIds([a, b]), tags: [{ id: foreign }] } });
     expect(theirs.body).toMatchObject({ affected: 0, ids: [] });
