@@ -1,8 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS } from '../../auth/access';
+import type { Actor } from '../../auth/principal';
 import { inboxes, webhookEndpointEvents, webhookEndpointInboxes, webhookEndpoints } from '../../db/schema';
-import { AUDIT_SET, defineResource, hasManyFields, readOnlyTimeField, referenceField, type WriteContext } from '../../engine';
+import { AUDIT_SET, defineResource, hasManyFields, readOnlyTimeField, referenceField, type Writer, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { encryptToken, TokenKeyError, webhookTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
@@ -34,10 +35,24 @@ async function checkEndpoint({ tx, who, env }: WriteContext, record: Record<stri
       throw error;
     }
   }
-  // switched on again: its run of failures starts afresh
-  if (record.enabled === true && id !== undefined) {
-    await tx.update(webhookEndpoints).set({ disabledAt: null, failingSince: null }).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.installationId, who.installationId)));
-  }
+  const restart = afreshStatement(tx, who, record, id);
+  if (restart) await tx.execute(restart);
+}
+
+/** Switched on again: its run of failures starts afresh. */
+function afreshStatement(db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined): SQL | undefined {
+  if (record.enabled !== true || id === undefined) return undefined;
+  return db.update(webhookEndpoints).set({ disabledAt: null, failingSince: null }).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.installationId, who.installationId))).getSQL();
+}
+
+/**
+ * `checkEndpoint` for a write sent as one batch (one round trip): one that sends no `url` and no
+ * `token`, whose rules need the Worker's bindings (the destination rules, the sealing key), which
+ * a planned write's hooks are not given.
+ */
+function placeEndpoint(who: Actor, record: Record<string, unknown>): boolean {
+  forgetEndpoints(who.installationId);
+  return typeof record.url !== 'string' && typeof record.token !== 'string';
 }
 
 /**
@@ -69,6 +84,10 @@ export const webhookEndpointsResource = defineResource({
   access: { read: ADMINS, write: ADMINS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: checkEndpoint,
+  planned: {
+    before: (who, record) => placeEndpoint(who, record),
+    first: (db, who, record, id) => [afreshStatement(db, who, record, id)].filter((statement) => statement !== undefined),
+  },
 });
 
 /** The endpoint's live wanted codes and inboxes, and what it is, for the fan-out. */

@@ -1,0 +1,69 @@
+// A webhook endpoint's update that sends no `url` and no `token` is one exchange with the database
+// (one HTTP batch): its events and inboxes, a switch on again that starts its failures afresh; a
+// refusal inside that exchange answers the same 4xx as ever and leaves nothing written. A write
+// sending an address or a token is interactive still: its destination is resolved and its token
+// sealed in the Worker, with bindings a planned write is not given (docs/connection-strategy.md).
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SeededInstallation } from '../../scripts/seed';
+import { api } from '../support/api';
+import { newInstallation, rows } from '../support/db';
+import { eventsSince, lastEventId } from '../support/events';
+import { withRoundTrips } from '../support/round-trips';
+import { TOKEN } from './receiver';
+
+let site: SeededInstallation;
+let other: SeededInstallation;
+let admin: string;
+let inbox: number;
+
+beforeAll(async () => {
+  site = await newInstallation('webhook-trips');
+  other = await newInstallation('webhook-trips-other');
+  admin = site.users.admin.apiKey;
+  // the credential is looked up once, then remembered: the requests below are the write alone
+  inbox = (await api('/v2/inboxes.json', { key: admin })).body.inboxes[0].id;
+});
+
+const tripsOf = (id: number, body: unknown, key = admin) => withRoundTrips(`/v2/webhookendpoints/${id}.json`, { key, method: 'PATCH', body: { webhookendpoint: body }, query: { includes: 'webhookendpointevents,webhookendpointinboxes' } });
+
+const newEndpoint = async (key = admin) => {
+  const made = await api('/v2/webhookendpoints.json', { method: 'POST', key, body: { webhookendpoint: { url: 'http://127.0.0.1:9/hook', token: TOKEN } } });
+  expect(made.status, made.text).toBe(201);
+  return made.body.webhookendpoint.id as number;
+};
+
+describe('webhook endpoints in one round trip', () => {
+  it('narrows an endpoint to events and inboxes, and switches one off by failures on again afresh, in one exchange each', async () => {
+    const id = await newEndpoint();
+    const narrowed = await tripsOf(id, { allEvents: false, allInboxes: false, webhookendpointevents: [{ code: 'ticket.created' }], webhookendpointinboxes: [{ inbox: { id: inbox } }] });
+    expect(narrowed.answer.status, narrowed.answer.text).toBe(200);
+    expect(narrowed.trips).toBe(1);
+    expect(narrowed.answer.body.webhookendpoint).toMatchObject({ allEvents: false, allInboxes: false });
+    expect(narrowed.answer.body.included.webhookendpointevents.map((e: { code: string }) => e.code)).toEqual(['ticket.created']);
+
+    await rows(`UPDATE webhook_endpoints SET enabled = false, disabled_at = now(), failing_since = now() - interval '25 hours' WHERE id = $1`, [id]);
+    const again = await tripsOf(id, { enabled: true });
+    expect(again.answer.status, again.answer.text).toBe(200);
+    expect(again.trips).toBe(1);
+    expect(again.answer.body.webhookendpoint).toMatchObject({ enabled: true, disabledAt: null });
+    expect(await rows(`SELECT failing_since FROM webhook_endpoints WHERE id = $1`, [id])).toEqual([{ failing_since: null }]);
+  });
+
+  it("refuses another installation's inbox, and another installation's endpoint (404), in the same exchange, writing nothing", async () => {
+    const id = await newEndpoint();
+    const foreignInbox = (await api('/v2/inboxes.json', { key: other.users.admin.apiKey })).body.inboxes[0].id as number;
+    const theirs = await newEndpoint(other.users.admin.apiKey);
+    const mark = await lastEventId(site.id);
+    const refused = await tripsOf(id, { allInboxes: false, webhookendpointinboxes: [{ inbox: { id: foreignInbox } }] });
+    expect(refused.answer.status, refused.answer.text).toBe(400);
+    expect(refused.answer.body.errors).toEqual([{ code: 'invalid', source: 'webhookendpoint.webhookendpointinboxes[0].inbox', detail: `no inboxes ${foreignInbox} here` }]);
+    expect(refused.trips).toBe(1);
+    const notOurs = await tripsOf(theirs, { enabled: false });
+    expect(notOurs.answer.status).toBe(404);
+    expect(notOurs.answer.body.errors).toEqual([{ code: 'notFound', source: 'id', detail: `webhookendpoint ${theirs} not found` }]);
+    expect(notOurs.trips).toBe(1);
+    expect(await eventsSince(site.id, mark)).toEqual([]);
+    expect(await rows(`SELECT all_inboxes FROM webhook_endpoints WHERE id = $1`, [id])).toEqual([{ all_inboxes: true }]);
+    expect(await rows(`SELECT enabled FROM webhook_endpoints WHERE id = $1`, [theirs])).toEqual([{ enabled: true }]);
+  });
+});
