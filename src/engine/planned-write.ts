@@ -21,7 +21,7 @@ import { watchedProperties } from './watched';
  */
 export function plannable(resource: ResourceDeclaration): boolean {
   const { planned } = resource;
-  return !resource.onCreate && (!resource.beforeWrite || planned?.before !== undefined) && (!resource.afterWrite || planned?.after !== undefined);
+  return !resource.onCreate && (!resource.beforeWrite || planned?.before !== undefined || planned?.first !== undefined) && (!resource.afterWrite || planned?.after !== undefined);
 }
 
 /** The body as the planned hooks leave it (their own copy), or undefined when it needs the interactive write. */

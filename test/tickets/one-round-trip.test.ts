@@ -262,3 +262,32 @@ describe('ticket operations in one round trip', () => {
     expect((await ticket(kept)).id).toBe(kept);
   });
 });
+
+describe('a thread entry edited in one round trip', () => {
+  it('edits a reply (the old body kept as a revision) and sends a draft (the ticket moves to waiting), one exchange each; a customer message keeps its words', async () => {
+    const id = await newTicket();
+    const draft = (await post(id, { message: 'Draft words', isDraft: true })).answer.body.message.id as number;
+    const sent = await write(`/v2/messages/${draft}.json`, 'PATCH', { message: { message: '**Sent** words', editMethod: 'markdown', isDraft: false } });
+    expect(sent.answer.status, sent.answer.text).toBe(200);
+    expect(sent.trips).toBe(1);
+    expect(sent.answer.body.message).toMatchObject({ isDraft: false, editMethod: 'markdown', textBody: 'Sent words' });
+    expect(sent.answer.body.message.htmlBody).toContain('<strong>Sent</strong>');
+    expect(await ticket(id)).toMatchObject({ status: { id: 3 }, previewText: 'Sent words' });
+    expect(await rows(`SELECT html_body FROM ticket_message_revisions WHERE message_id = $1`, [draft])).toEqual([{ html_body: 'Draft words' }]);
+
+    // sent without editMethod: rendered by the method the entry keeps (markdown)
+    const edited = await write(`/v2/messages/${draft}.json`, 'PATCH', { message: { message: '_Edited_' } });
+    expect(edited.answer.status, edited.answer.text).toBe(200);
+    expect(edited.trips).toBe(1);
+    expect(edited.answer.body.message.htmlBody).toContain('<em>Edited</em>');
+
+    const first = (await rows<{ id: number }>(`SELECT id FROM ticket_messages WHERE ticket_id = $1 ORDER BY id LIMIT 1`, [id]))[0]!.id;
+    const refused = await write(`/v2/messages/${first}.json`, 'PATCH', { message: { message: 'Not theirs' } });
+    expect(refused.answer.status).toBe(409);
+    expect(refused.answer.body.errors).toEqual([expect.objectContaining({ code: 'conflict', source: 'message.message' })]);
+    expect(refused.trips).toBe(1);
+    const back = await write(`/v2/messages/${draft}.json`, 'PATCH', { message: { isDraft: true } });
+    expect(back.answer.status).toBe(400);
+    expect(back.answer.body.errors).toEqual([expect.objectContaining({ source: 'message.isDraft' })]);
+  });
+});

@@ -1,9 +1,11 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { recalled, refuseWhen, remember } from '../../db/refusal';
 import { ticketMessageRevisions, ticketMessages, tickets } from '../../db/schema';
-import { tenantScope, updateRecords, type WriteContext } from '../../engine';
+import { tenantScope, updateRecords, updateStatement, type ResourceDeclaration, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { messageHtml, messageText, type EditMethod } from '../../lib/html/message-body';
-import { movesToWaiting, refreshPreviews, WAITING_STATUS } from './thread-entry';
+import { movesToWaiting, refreshPreviews, refreshPreviewsStatements, WAITING_STATUS } from './thread-entry';
+import { visibleTickets } from './ticket-visibility';
 import { lockTickets } from './ticket-lock';
 import { ticketsResource } from './tickets.resource';
 
@@ -73,3 +75,67 @@ export async function finishEntryDelete(context: WriteContext, id: number): Prom
     .where(and(tenantScope(ticketMessages, context.who.installationId, true), eq(ticketMessages.id, id)));
   if (entry) await refreshPreviews(context, [entry.ticketId]);
 }
+
+/** The names the batch hands values on by. */
+const EDITED_TICKET = 'edited_ticket';
+const WAS_DRAFT = 'edited_was_draft';
+
+/** A body in both of its renderings, the stored edit method choosing (a body sent without `editMethod`). */
+function renderedFor(body: string, editMethod: EditMethod | undefined, rendered: (html: string) => string): SQL {
+  if (editMethod) return sql`${rendered(messageHtml(body, editMethod))}::text`;
+  return sql`CASE WHEN ${ticketMessages.editMethod} = 'markdown' THEN ${rendered(messageHtml(body, 'markdown'))}::text ELSE ${rendered(messageHtml(body, 'html'))}::text END`;
+}
+
+/**
+ * `prepareEntryEdit` and `finishEntryEdit` for an edit sent as one batch: the entry's ticket and
+ * the entry locked, the same refusals, the revision kept where the body changes, the body rendered
+ * by the method the entry keeps, a sent draft moving its ticket as a reply would, the preview.
+ */
+export const plannedEntryEdit: NonNullable<ResourceDeclaration['planned']> = {
+  first(_db, who, record, id) {
+    if (id === undefined) return [];
+    const entry = and(eq(ticketMessages.id, id), eq(ticketMessages.installationId, who.installationId), eq(ticketMessages.state, 'active'))!;
+    const statements = [
+      // the ticket, then the entry, locked; the ticket and whether the entry was a draft handed on
+      sql`WITH ticket AS (SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.id} = (SELECT ${ticketMessages.ticketId} FROM ${ticketMessages} WHERE ${entry})
+            AND ${and(tenantScope(tickets, who.installationId, false, 'write'), visibleTickets(who))} FOR UPDATE),
+          message AS (SELECT ${ticketMessages.isDraft} AS is_draft FROM ${ticketMessages} WHERE ${entry} FOR UPDATE)
+        SELECT ${remember(EDITED_TICKET, sql`coalesce((SELECT id FROM ticket), 0)`)}, ${remember(WAS_DRAFT, sql`coalesce((SELECT is_draft FROM message), false)::int`)}`,
+    ];
+    if (record.isDraft === true) {
+      statements.push(refuseWhen(sql`EXISTS (SELECT 1 FROM ${ticketMessages} WHERE ${entry} AND NOT ${ticketMessages.isDraft})`, 400, 'message.isDraft', 'a sent entry does not become a draft again'));
+    }
+    if (typeof record.message === 'string') {
+      const body = record.message;
+      const method = record.editMethod as EditMethod | undefined;
+      const html = renderedFor(body, method, (rendered) => rendered);
+      statements.push(
+        refuseWhen(sql`EXISTS (SELECT 1 FROM ${ticketMessages} WHERE ${entry} AND ${ticketMessages.customerId} IS NOT NULL)`, 409, 'message.message', "a customer's message keeps its words: pin it or delete it, but its body is not edited"),
+        sql`INSERT INTO ${ticketMessageRevisions} (installation_id, message_id, html_body, text_body, edit_method, created_by, updated_by)
+          SELECT ${who.installationId}::int, ${ticketMessages.id}, ${ticketMessages.htmlBody}, ${ticketMessages.textBody}, ${ticketMessages.editMethod}, ${who.userId}::int, ${who.userId}::int
+            FROM ${ticketMessages} WHERE ${entry} AND ${ticketMessages.htmlBody} IS DISTINCT FROM ${html}`,
+      );
+      // the body as stored: rendered by the method it is sent with, else the entry's own
+      record.message = html;
+      record.textBodyOf = renderedFor(body, method, messageText);
+    }
+    return statements;
+  },
+
+  after(db, who, record, id) {
+    const ticket = recalled(EDITED_TICKET);
+    const statements: SQL[] = [];
+    if (record.textBodyOf !== undefined) {
+      statements.push(sql`UPDATE ${ticketMessages} SET text_body = ${record.textBodyOf as SQL} WHERE ${ticketMessages.id} = ${id}`);
+    }
+    const sent = record.isDraft === false;
+    if (sent) {
+      // a draft sent moves its ticket as a reply would (`movesToWaiting`): a reply, the ticket active
+      const moves = and(eq(tickets.id, ticket), sql`${recalled(WAS_DRAFT)} = 1`, sql`(SELECT ${ticketMessages.threadType} FROM ${ticketMessages} WHERE ${ticketMessages.id} = ${id}) = 'message'`,
+        sql`(SELECT code FROM ticket_statuses WHERE id = ${tickets.statusId}) = 'active'`)!;
+      statements.push(updateStatement(db, who, { table: tickets, type: 'tickets', where: moves }, { statusId: WAITING_STATUS }, { status: ticketsResource.fields.status!.output! }));
+    }
+    if (sent || record.message !== undefined) statements.push(...refreshPreviewsStatements(sql`(SELECT ${ticket})`));
+    return statements;
+  },
+};

@@ -3,7 +3,7 @@ import { ticketMessageFiles, ticketMessageMentions, ticketMessageRevisions, tick
 import { AUDIT_SET, defineResource, manyToMany, ownedRecords, readOnlyRelation } from '../../engine';
 import { fileShape } from '../files/file-shape';
 import { includedUsers, userShape } from '../users/user-shape';
-import { finishEntryDelete, finishEntryEdit, prepareEntryEdit } from './entry-edit';
+import { finishEntryDelete, finishEntryEdit, plannedEntryEdit, prepareEntryEdit } from './entry-edit';
 import { messageFields, revisionShape } from './message-shape';
 import { ofVisibleTicket } from './ticket-visibility';
 
@@ -38,5 +38,6 @@ export const messagesResource = defineResource({
   scope: ofVisibleTicket(ticketMessages.ticketId),
   beforeWrite: prepareEntryEdit,
   afterWrite: finishEntryEdit,
+  planned: plannedEntryEdit,
   afterDelete: finishEntryDelete,
 });

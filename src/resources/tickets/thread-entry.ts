@@ -150,10 +150,10 @@ export async function refreshPreviews({ tx }: Pick<WriteContext, 'tx'>, ticketId
   for (const statement of refreshPreviewsStatements(ticketIds)) await tx.execute(statement);
 }
 
-/** `refreshPreviews` as statements of a batch. */
-export function refreshPreviewsStatements(ticketIds: readonly number[]): SQL[] {
-  if (ticketIds.length === 0) return [];
-  const ids = sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`;
+/** `refreshPreviews` as statements of a batch: of these tickets, or of those an SQL set names. */
+export function refreshPreviewsStatements(ticketIds: readonly number[] | SQL): SQL[] {
+  if (Array.isArray(ticketIds) && ticketIds.length === 0) return [];
+  const ids = Array.isArray(ticketIds) ? sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)` : (ticketIds as SQL);
   return [
     sql`
     UPDATE tickets t SET updated_at = now(), preview_text = coalesce(left(latest.text_body, ${PREVIEW_CHARS}), ''), last_message_at = latest.created_at
