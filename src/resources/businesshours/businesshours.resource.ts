@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
@@ -7,8 +7,8 @@ import { holidayDates, holidayConstraints } from '../businesshoursholidays/holid
 import { scheduleConstraints, scheduleHours } from '../businesshoursschedules/schedule-rules';
 import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
 import { businessHoursRelations } from './businesshours-relations';
-import { requireOrdered, type OrderedPair, type PairEntry } from './ordered-pair';
-import { reconcileTimeZone, timeZoneIdSchema, timeZoneNameSchema } from './time-zone';
+import { orderedCheck, requireOrdered, type OrderedPair, type PairEntry } from './ordered-pair';
+import { reconcileTimeZone, timeZoneIdSchema, timeZoneNameSchema, timeZoneStatements } from './time-zone';
 
 /** The entries of a relation the body writes, as the order checks take them (removals need no check). */
 function relationEntries(record: Record<string, unknown>, name: string): PairEntry[] {
@@ -18,17 +18,19 @@ function relationEntries(record: Record<string, unknown>, name: string): PairEnt
   );
 }
 
+/** The children the body writes: each relation's order rule and where its stored entries live. */
+function childrenOf(id: number | undefined): [string, OrderedPair, SQL][] {
+  // On create no entry with an id is a child yet; the relation's write refuses those.
+  const within = (parentKey: PgColumn) => (id === undefined ? sql`false` : eq(parentKey, id));
+  return [
+    ['businesshoursschedules', scheduleHours, within(businessHoursSchedules.businesshoursId)],
+    ['businesshoursholidays', holidayDates, within(businessHoursHolidays.businesshoursId)],
+  ];
+}
+
 /** Schedules and holidays sent inside the business hours are checked as their own endpoints check them. */
 async function requireOrderedChildren(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
-  const children: [string, OrderedPair, PgColumn][] = [
-    ['businesshoursschedules', scheduleHours, businessHoursSchedules.businesshoursId],
-    ['businesshoursholidays', holidayDates, businessHoursHolidays.businesshoursId],
-  ];
-  for (const [name, pair, parentKey] of children) {
-    // On create no entry with an id is a child yet; the relation's write refuses those.
-    const within = id === undefined ? sql`false` : eq(parentKey, id);
-    await requireOrdered(context.tx, context.who, pair, relationEntries(record, name), within);
-  }
+  for (const [name, pair, within] of childrenOf(id)) await requireOrdered(context.tx, context.who, pair, relationEntries(record, name), within);
 }
 
 /** When a team works, in one time zone. Workspace settings: everyone reads, admins write. */
@@ -61,5 +63,12 @@ export const businessHoursResource = defineResource({
   async beforeWrite(context, record, id) {
     await reconcileTimeZone(context.tx, record, id === undefined);
     await requireOrderedChildren(context, record, id);
+  },
+  planned: {
+    before: () => true,
+    first: (_db, who, record, id) => [
+      ...timeZoneStatements(record, id === undefined),
+      ...childrenOf(id).flatMap(([name, pair, within]) => orderedCheck(who, pair, relationEntries(record, name), within)),
+    ],
   },
 });

@@ -1,7 +1,7 @@
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { businessHoursHolidays } from '../../db/schema';
-import { requireOrdered } from '../businesshours/ordered-pair';
-import { businessHoursParentFields, requireParent } from '../businesshours/parent-field';
+import { childWriteRules } from '../businesshours/child-rules';
+import { businessHoursParentFields } from '../businesshours/parent-field';
 import { AUDIT_SET, defineResource } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 import { holidayFields } from './holiday-fields';
@@ -25,8 +25,5 @@ export const businessHoursHolidaysResource = defineResource({
   },
   access: { read: EVERYONE, write: ADMINS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
-  beforeWrite: async ({ tx, who }, record, id) => {
-    requireParent('businesshoursholiday', record, id);
-    await requireOrdered(tx, who, holidayDates, [{ source: 'businesshoursholiday', id, values: record }]);
-  },
+  ...childWriteRules('businesshoursholiday', holidayDates),
 });

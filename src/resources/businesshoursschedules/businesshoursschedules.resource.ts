@@ -1,7 +1,7 @@
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { businessHoursSchedules } from '../../db/schema';
-import { requireOrdered } from '../businesshours/ordered-pair';
-import { businessHoursParentFields, requireParent } from '../businesshours/parent-field';
+import { childWriteRules } from '../businesshours/child-rules';
+import { businessHoursParentFields } from '../businesshours/parent-field';
 import { AUDIT_SET, defineResource } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 import { scheduleFields } from './schedule-fields';
@@ -25,8 +25,5 @@ export const businessHoursSchedulesResource = defineResource({
   },
   access: { read: EVERYONE, write: ADMINS },
   operations: ['list', 'get', 'create', 'update', 'delete'],
-  beforeWrite: async ({ tx, who }, record, id) => {
-    requireParent('businesshoursschedule', record, id);
-    await requireOrdered(tx, who, scheduleHours, [{ source: 'businesshoursschedule', id, values: record }]);
-  },
+  ...childWriteRules('businesshoursschedule', scheduleHours),
 });
