@@ -65,7 +65,6 @@ export const businessHoursResource = defineResource({
     await requireOrderedChildren(context, record, id);
   },
   planned: {
-    before: () => true,
     first: (_db, who, record, id) => [
       ...timeZoneStatements(record, id === undefined),
       ...childrenOf(id).flatMap(([name, pair, within]) => orderedCheck(who, pair, relationEntries(record, name), within)),

@@ -49,7 +49,6 @@ export const ticketStatusesResource = defineResource({
     if (shared) throw ApiError.conflict('ticketstatus.name', `${NAME_TAKEN} (ticketstatus ${shared.id})`);
   },
   planned: {
-    before: () => true,
     first: (_db, _who, record) =>
       typeof record.name !== 'string'
         ? []
