@@ -1,6 +1,7 @@
-import { and, inArray, sql } from 'drizzle-orm';
+import { and, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Queryable, Transaction } from '../../db/client';
+import { refuseWhen } from '../../db/refusal';
 import { companies, customers, customFields, inboxes, tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes, users, webhookEndpoints } from '../../db/schema';
 import { tenantScope, type AuditedTable } from '../../engine';
 import { MAX_ID } from '../../http/params';
@@ -44,9 +45,25 @@ const parse = (row: Record<string, unknown>): StoredTrigger => ({
   actions: row.actions as StoredTrigger['actions'],
 });
 
+const oneTrigger = (id: number) => sql`t.id = ${id} AND t.state <> 'deleted'`;
+
 export async function storedTrigger(db: Queryable, installationId: number, id: number): Promise<StoredTrigger | undefined> {
-  const { rows } = await db.execute(triggerRows(installationId, sql`t.id = ${id} AND t.state <> 'deleted'`));
+  const { rows } = await db.execute(triggerRows(installationId, oneTrigger(id)));
   return rows[0] ? parse(rows[0]) : undefined;
+}
+
+/** A digest of the trigger as stored, its parts included: a write that read it can check nothing changed since. */
+const printOf = (installationId: number, id: number) => sql`(SELECT md5(row_to_json(x)::text) FROM (${triggerRows(installationId, oneTrigger(id))}) x)`;
+
+/** `storedTrigger`, with its digest (`unchangedCheck`), in one read. */
+export async function storedTriggerPrinted(db: Queryable, installationId: number, id: number): Promise<{ trigger: StoredTrigger; print: string } | undefined> {
+  const { rows } = await db.execute(sql`SELECT x.*, md5(row_to_json(x)::text) AS print FROM (${triggerRows(installationId, oneTrigger(id))}) x`);
+  return rows[0] ? { trigger: parse(rows[0]), print: String(rows[0].print) } : undefined;
+}
+
+/** A statement of a batch refusing (409, as a lost race) when the trigger is no longer as it was read. */
+export function unchangedCheck(installationId: number, id: number, print: string): SQL {
+  return refuseWhen(sql`${printOf(installationId, id)} IS DISTINCT FROM ${print}::text`, 409, 'trigger', 'a simultaneous change got in the way; try again');
 }
 
 /**
@@ -93,6 +110,44 @@ async function isCollaborator(tx: Transaction, installationId: number, userId: n
   return rows.length > 0;
 }
 
+/**
+ * What a trigger's problems look up, each answer deciding whether a problem found there is one:
+ * `missing` when the records named are not all there, else `collaborator` (if given) when the user
+ * named is a collaborator. Answered in the transaction (`problemsOf`) or as conditions of a
+ * batch's statements (`problemsAsChecks`).
+ */
+interface Lookups {
+  unlessThere(type: string, ids: number[], missing: Problem, collaborator?: { userId: number; problem: Problem }): Promise<Check[]>;
+}
+
+/** A problem, and the condition under which it is one (none: it is one). */
+export type Check = Problem & { when?: SQL };
+
+/** Whether the records are all live in the installation, as SQL. */
+function thereCondition(installationId: number, type: string, ids: number[]): SQL {
+  const table = TABLES[type]!;
+  return sql`(SELECT count(*) FROM ${table} WHERE ${and(tenantScope(table, installationId), inArray(table.id, ids))}) = ${new Set(ids).size}`;
+}
+
+/**
+ * `problemsOf` for a write sent as one batch: the trigger's problems, in order, those that hang
+ * on what it names with the condition under which they are (`when`), for statements of the
+ * batch; no round trip of its own.
+ */
+export function problemsAsChecks(installationId: number, trigger: StoredTrigger): Promise<Check[]> {
+  return problemsWith(
+    {
+      unlessThere: async (type, ids, missing, collaborator) => {
+        if (ids.length === 0) return [];
+        const there = thereCondition(installationId, type, ids);
+        const collaborates = collaborator && sql`EXISTS (SELECT 1 FROM users WHERE id = ${collaborator.userId} AND installation_id = ${installationId} AND role = 'collaborator')`;
+        return [{ ...missing, when: sql`NOT (${there})` }, ...(collaborator ? [{ ...collaborator.problem, when: sql`(${there}) AND ${collaborates}` }] : [])];
+      },
+    },
+    trigger,
+  );
+}
+
 const kindOf = (value: ValueKind, field: number) => (field === 9 ? 'tags' : typeof value === 'object' ? 'id' : value);
 
 /**
@@ -100,8 +155,20 @@ const kindOf = (value: ValueKind, field: number) => (field === 9 ? 'tags' : type
  * does not take, a value of the wrong form, a record named that is not there, an action without
  * what it needs. Empty: it can run.
  */
-export async function problemsOf(tx: Transaction, installationId: number, trigger: StoredTrigger): Promise<Problem[]> {
-  const problems: Problem[] = [];
+export function problemsOf(tx: Transaction, installationId: number, trigger: StoredTrigger): Promise<Problem[]> {
+  return problemsWith(
+    {
+      unlessThere: async (type, ids, missing, collaborator) => {
+        if (!(await allThere(tx, installationId, type, ids))) return [missing];
+        return collaborator && (await isCollaborator(tx, installationId, collaborator.userId)) ? [collaborator.problem] : [];
+      },
+    },
+    trigger,
+  );
+}
+
+async function problemsWith(lookups: Lookups, trigger: StoredTrigger): Promise<Check[]> {
+  const problems: Check[] = [];
   for (const condition of trigger.conditions) {
     const field = CONDITION_FIELDS[condition.field as keyof typeof CONDITION_FIELDS];
     const source = 'trigger.conditions';
@@ -119,7 +186,7 @@ export async function problemsOf(tx: Transaction, installationId: number, trigge
     if (kind === 'hours' && !/^\d{1,6}(\.\d{1,2})?$/.test(condition.value)) problems.push({ source, detail: `${at}: the value must be a number of hours` });
     if ((kind === 'id' || kind === 'tags') && !empty) {
       if (!ID.test(condition.value)) problems.push({ source, detail: `${at}: the value must be an id` });
-      else if (!(await allThere(tx, installationId, (field.value as { id: string }).id, [Number(condition.value)]))) problems.push({ source, detail: `${at}: no ${(field.value as { id: string }).id} ${condition.value} here`, missing: true });
+      else problems.push(...(await lookups.unlessThere((field.value as { id: string }).id, [Number(condition.value)], { source, detail: `${at}: no ${(field.value as { id: string }).id} ${condition.value} here`, missing: true })));
     }
     if (kind === 'customfield') {
       let named: { id?: unknown; value?: unknown } | undefined;
@@ -129,7 +196,7 @@ export async function problemsOf(tx: Transaction, installationId: number, trigge
         named = undefined;
       }
       if (!named || typeof named.id !== 'number' || (!empty && typeof named.value !== 'string')) problems.push({ source, detail: `${at}: the value must be JSON: {"id": <custom field id>, "value": "<text or option id>"}` });
-      else if (!(await allThere(tx, installationId, 'customfields', [named.id]))) problems.push({ source, detail: `${at}: no customfields ${named.id} here`, missing: true });
+      else problems.push(...(await lookups.unlessThere('customfields', [named.id], { source, detail: `${at}: no customfields ${named.id} here`, missing: true })));
     }
     if (kind === 'text' && !empty && condition.value === '') problems.push({ source, detail: `${at}: the value must not be empty (operator 7 asks for an empty one)` });
   }
@@ -147,11 +214,13 @@ export async function problemsOf(tx: Transaction, installationId: number, trigge
     } else if ('ids' in value) {
       const ids = idsOfValue(action.value);
       if (!ids) problems.push({ source, detail: `${at}: the value must be ids joined with commas` });
-      else if (!(await allThere(tx, installationId, value.ids, ids))) problems.push({ source, detail: `${at}: some of ${value.ids} ${action.value} are not here`, missing: true });
+      else problems.push(...(await lookups.unlessThere(value.ids, ids, { source, detail: `${at}: some of ${value.ids} ${action.value} are not here`, missing: true })));
     } else if (!(action.type === 4 && action.value === '')) {
       if (!ID.test(action.value)) problems.push({ source, detail: `${at}: the value must be an id` });
-      else if (!(await allThere(tx, installationId, value.id, [Number(action.value)]))) problems.push({ source, detail: `${at}: no ${value.id} ${action.value} here`, missing: true });
-      else if (action.type === 4 && (await isCollaborator(tx, installationId, Number(action.value)))) problems.push({ source, detail: `${at}: user ${action.value} is a collaborator: a ticket is assigned to an owner, admin or agent` });
+      else {
+        const collaborator = { userId: Number(action.value), problem: { source, detail: `${at}: user ${action.value} is a collaborator: a ticket is assigned to an owner, admin or agent` } };
+        problems.push(...(await lookups.unlessThere(value.id, [Number(action.value)], { source, detail: `${at}: no ${value.id} ${action.value} here`, missing: true }, action.type === 4 ? collaborator : undefined)));
+      }
     }
   }
   if (trigger.type === 'Automatic' && !trigger.isSystem && trigger.actions.length === 0) problems.push({ source: 'trigger.triggeractions', detail: 'an automatic trigger needs at least one action' });

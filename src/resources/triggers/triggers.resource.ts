@@ -1,26 +1,37 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { intList } from '../../db/sql-values';
 import { z } from 'zod';
 import { ADMINS, AGENTS } from '../../auth/access';
+import type { Actor } from '../../auth/principal';
+import type { Queryable } from '../../db/client';
+import { refuseWhen } from '../../db/refusal';
 import { businessHours, TRIGGER_TYPES, triggerInboxes, triggers } from '../../db/schema';
-import { AUDIT_SET, defineResource, manyToMany, referenceField, type WriteContext } from '../../engine';
+import { AUDIT_SET, defineResource, manyToMany, referenceField, type Writer, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { displayOrderField } from '../../lib/vocabulary-fields';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
 import { actionsRelation, conditionsRelation } from './trigger-entries';
-import { problemsOf, storedTrigger, type Problem, type StoredTrigger } from './trigger-rules';
+import { problemsAsChecks, problemsOf, storedTrigger, storedTriggerPrinted, unchangedCheck, type Check, type Problem, type StoredTrigger } from './trigger-rules';
+
+/** What the body changes beside switching the trigger on or off. */
+const changedBesidesState = (record: Record<string, unknown>) => Object.keys(record).filter((name) => name !== 'state' && name !== 'applyToExistingTickets');
+
+/** What a system trigger refuses: any change but its `state` (undefined when the body makes none). */
+function systemRefusal(record: Record<string, unknown>, systemId: number): ApiError | undefined {
+  const changed = changedBesidesState(record);
+  return changed.length === 0 ? undefined : ApiError.invalid(`trigger.${changed[0]}`, `trigger ${systemId} is a system trigger: it can only be switched on or off (\`state\`)`);
+}
 
 /** A system trigger is switched on or off, nothing else: `ids` are the triggers a single or a bulk update changes. */
 async function guardSystem({ tx, who }: WriteContext, record: Record<string, unknown>, ids: number[]): Promise<void> {
-  const changed = Object.keys(record).filter((name) => name !== 'state' && name !== 'applyToExistingTickets');
-  if (changed.length === 0 || ids.length === 0) return;
+  if (ids.length === 0 || changedBesidesState(record).length === 0) return;
   const [system] = await tx
     .select({ id: triggers.id })
     .from(triggers)
     .where(and(eq(triggers.installationId, who.installationId), eq(triggers.isSystem, true), sql`${triggers.id} IN ${intList(ids)}`))
     .limit(1);
-  if (system) throw ApiError.invalid(`trigger.${changed[0]}`, `trigger ${system.id} is a system trigger: it can only be switched on or off (\`state\`)`);
+  if (system) throw systemRefusal(record, system.id)!;
 }
 
 /** The problem that refuses a trigger as written: any while it is active; while it is off, one not about something deleted (it is switched on only once that is fixed). */
@@ -34,11 +45,27 @@ async function firstProblem({ tx, who }: WriteContext, trigger: StoredTrigger): 
  * only: a manual one is applied by hand, a system one does no more than it says.
  */
 async function applyToExisting({ tx }: WriteContext, trigger: StoredTrigger, record: Record<string, unknown>): Promise<void> {
-  if (record.applyToExistingTickets !== true) return;
-  if (trigger.isSystem) throw ApiError.invalid('trigger.applyToExistingTickets', 'a system trigger can only be switched on or off (`state`)');
-  if (trigger.type !== 'Automatic') throw ApiError.invalid('trigger.applyToExistingTickets', 'a manual trigger is applied by hand: PATCH /v2/tickets/triggerapply.json');
-  await tx.update(triggers).set({ existingCursor: 0 }).where(eq(triggers.id, trigger.id));
+  if (!appliesToExisting(trigger, record)) return;
+  await tx.execute(fromTheFirstTicket(tx, sql`${trigger.id}::int`));
 }
+
+/** Why the trigger cannot be applied to the tickets there are, when the write asks it to be. */
+function existingRefusal(trigger: Pick<StoredTrigger, 'isSystem' | 'type'>, record: Record<string, unknown>): Problem | undefined {
+  if (record.applyToExistingTickets !== true) return undefined;
+  const source = 'trigger.applyToExistingTickets';
+  if (trigger.isSystem) return { source, detail: 'a system trigger can only be switched on or off (`state`)' };
+  if (trigger.type !== 'Automatic') return { source, detail: 'a manual trigger is applied by hand: PATCH /v2/tickets/triggerapply.json' };
+  return undefined;
+}
+
+/** Whether the write asks the cron to apply the trigger to the tickets there are; a 400 where it cannot be. */
+function appliesToExisting(trigger: Pick<StoredTrigger, 'isSystem' | 'type'>, record: Record<string, unknown>): boolean {
+  const refused = existingRefusal(trigger, record);
+  if (refused) throw ApiError.invalid(refused.source, refused.detail);
+  return record.applyToExistingTickets === true;
+}
+
+const fromTheFirstTicket = (db: Writer, id: SQL) => db.update(triggers).set({ existingCursor: 0 }).where(sql`${triggers.id} = ${id}`).getSQL();
 
 /** Once written: its conditions and actions, taken together, are ones it can run (a 400 names the first that is not); applied to existing tickets if asked. */
 async function requireRunnable(context: WriteContext, record: Record<string, unknown>, id: number): Promise<void> {
@@ -47,6 +74,38 @@ async function requireRunnable(context: WriteContext, record: Record<string, unk
   const problem = await firstProblem(context, trigger);
   if (problem) throw ApiError.invalid(problem.source, problem.detail);
   await applyToExisting(context, trigger, record);
+}
+
+/** The checks a batched write's `before` made, for its `first` to send. */
+const CHECKS = Symbol('triggerChecks');
+
+/**
+ * `guardSystem` and `requireRunnable` for a write sent as one batch, one that names no conditions
+ * or actions (those keep the interactive write). A new trigger has none: its rules need no
+ * database (one round trip). An update's are over the stored trigger with the state and type it
+ * is given, read first (two round trips): what needs no more is decided in the Worker, what hangs
+ * on the records it names is checked in the batch in the same order (`problemsAsChecks`), the
+ * batch refusing with a 409 if the trigger changed since it was read.
+ */
+async function plannedRules(who: Actor, record: Record<string | symbol, unknown>, id: number | undefined, read: Queryable): Promise<boolean> {
+  if (record.conditions !== undefined || record.triggeractions !== undefined) return false;
+  const stored = id === undefined ? undefined : await storedTriggerPrinted(read, who.installationId, id);
+  // an update of a trigger that is not there is answered by the batch (404)
+  if (id !== undefined && !stored) return true;
+  if (stored?.trigger.isSystem) {
+    const refused = systemRefusal(record, stored.trigger.id);
+    if (refused) throw refused;
+  }
+  const base: StoredTrigger = stored?.trigger ?? { id: 0, name: '', type: 'Automatic', state: 'active', isSystem: false, businesshoursId: null, inboxes: [], conditions: [], actions: [] };
+  const written: StoredTrigger = { ...base, type: (record.type as StoredTrigger['type'] | undefined) ?? base.type, state: (record.state as string | undefined) ?? base.state };
+  const problems = (await problemsAsChecks(who.installationId, written)).filter((p) => written.state === 'active' || !p.missing);
+  const refusals: Check[] = [...problems, ...[existingRefusal(written, record)].filter((p) => p !== undefined)];
+  // the first refusal that hangs on nothing ends the list: the ones before it are checked in the batch
+  const sure = refusals.findIndex((refusal) => refusal.when === undefined);
+  if (sure === 0) throw ApiError.invalid(refusals[0]!.source, refusals[0]!.detail);
+  const checks = (sure < 0 ? refusals : refusals.slice(0, sure + 1)).map((refusal) => refuseWhen(refusal.when ?? sql`true`, 400, refusal.source, refusal.detail));
+  record[CHECKS] = stored ? [unchangedCheck(who.installationId, stored.trigger.id, stored.print), ...checks] : checks;
+  return true;
 }
 
 /**
@@ -98,6 +157,11 @@ export const triggersResource = defineResource({
   beforeWrite: (context, record, id) => guardSystem(context, record, id === undefined ? [] : [id]),
   beforeBulkWrite: guardSystem,
   afterWrite: requireRunnable,
+  planned: {
+    before: (who, record, id, read) => plannedRules(who, record, id, read),
+    first: (_db, _who, record) => ((record as Record<symbol, unknown>)[CHECKS] as SQL[] | undefined) ?? [],
+    after: (db, _who, record, id) => (record.applyToExistingTickets === true ? [fromTheFirstTicket(db, id)] : []),
+  },
   async afterBulkWrite(context, record, ids) {
     // of what a bulk update may set, only `state` and `type` bear on whether a trigger runs (its conditions and actions are not set in bulk)
     if (record.state === undefined && record.type === undefined) return;
