@@ -117,7 +117,9 @@ export async function plannedUpdate(db: Database, resource: ResourceDeclaration,
   if (!relations) return undefined;
   const table = resource.table;
   const writable = and(recordScope(resource, who, false, 'write'), eq(table.id, id))!;
-  const checks = [notWritableCheck(resource, who, id, writable), ...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, id) ?? [])];
+  // in the interactive write's order: the references, the hook's first work (which may lock rows
+  // the record's own lock must come after, as a thread entry's ticket), then the record locked and checked
+  const checks = [...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, id) ?? []), notWritableCheck(resource, who, id, writable)];
   const statements = [
     ...checks,
     ...defaultFlagStatements(writer, resource, who, record, id),

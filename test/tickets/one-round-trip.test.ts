@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
-import { eventsSince, lastEventId, summary } from '../support/events';
+import { drained, eventsSince, lastEventId, summary } from '../support/events';
 import { uploadedFile } from '../support/files';
 import { awaitLogLines } from '../support/logs';
 
@@ -29,6 +29,8 @@ const ticket = async (id: number) => (await api(`/v2/tickets/${id}.json`, { key:
 
 /** A reply or note, and the round trips its request made (from its log line). */
 async function post(id: number, body: unknown, key = agent) {
+  // the drain of what came before is done: it locks the rows a write takes, and a race it wins is a try more
+  await drained(site.id);
   const requestId = `reply-${Math.random().toString(36).slice(2)}`;
   const answer = await api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key, body, headers: { 'x-request-id': requestId } });
   const [line] = await awaitLogLines({ requestId });
@@ -96,6 +98,22 @@ describe('a reply in one round trip', () => {
     expect(await rows(`SELECT id FROM ticket_messages WHERE ticket_id = $1`, [theirs])).toHaveLength(1);
   });
 
+  it("an owner's reply written as another teammate (`agent`): one exchange, the author checked in it", async () => {
+    const id = await newTicket();
+    const owner = site.users.owner.apiKey;
+    // the owner's credential looked up once, then remembered: the request below is the write alone
+    await api(`/v2/tickets/${id}.json`, { key: owner });
+    const asAgent = await post(id, { message: 'Written for the agent', agent: { id: site.users.agent.id } }, owner);
+    expect(asAgent.answer.status, asAgent.answer.text).toBe(201);
+    expect(asAgent.trips).toBe(1);
+    expect(asAgent.answer.body.message.createdBy).toEqual({ id: site.users.agent.id, type: 'users' });
+    const refused = await post(id, { message: 'x', agent: { id: site.users.collaborator.id } }, owner);
+    expect(refused.answer.status).toBe(400);
+    expect(refused.answer.body.errors).toEqual([{ code: 'invalid', source: 'message.agent', detail: 'a collaborator writes no replies or notes: name an owner, admin or agent' }]);
+    expect(refused.trips).toBe(1);
+    expect((await ticket(id)).messageCount).toBe(2);
+  });
+
   it('a named solving status still needs every required field: 400 naming it, and nothing written', async () => {
     const field = await api('/v2/customfields.json', { method: 'POST', key: site.users.admin.apiKey, body: { customfield: { agentLabel: `Root cause ${Date.now()}`, kind: 'text', agentRequired: true } } });
     expect(field.status, field.text).toBe(201);
@@ -116,6 +134,7 @@ describe('a reply in one round trip', () => {
 
 /** A ticket write, and the round trips its request made. */
 async function write(path: string, method: string, body: unknown, key = agent) {
+  await drained(site.id);
   const requestId = `ticket-${Math.random().toString(36).slice(2)}`;
   const answer = await api(path, { method, key, body, headers: { 'x-request-id': requestId } });
   const [line] = await awaitLogLines({ requestId });

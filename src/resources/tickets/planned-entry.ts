@@ -2,7 +2,9 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Actor } from '../../auth/principal';
 import type { Database } from '../../db/client';
 import { recalled, refuseWhen } from '../../db/refusal';
-import { tickets, ticketStatuses } from '../../db/schema';
+import { tickets, ticketStatuses, users } from '../../db/schema';
+import { ADMINS } from '../../auth/access';
+import { visibleTickets } from './ticket-visibility';
 import { planOf, sendWithReadBack, tenantScope, updateStatement } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { requireFieldsToResolveStatement } from '../customfields/ticket-values';
@@ -24,12 +26,16 @@ const STATUS_BEFORE = 'ticket_status';
  * status remembered first (404 when the caller may not write it), a reply moves it to waiting
  * only where it is active, a customer's reply reopens it only where it is waiting or solved, and
  * the rules of a status the body names (required fields, the survey of a solving reply) hold
- * where the status did change. Undefined when the body names another teammate as its author,
- * whose rights the Worker must look up first: the interactive write then.
+ * where the status did change. An entry written as another teammate (`agent`) is checked as
+ * `entryAuthor` checks it, by a statement of the batch.
  */
 export async function plannedTicketEntry(db: Database, caller: Actor, id: number, body: EntryBody) {
-  if (body.agent !== undefined && body.agent !== null && body.agent !== caller.userId) return undefined;
-  const who = caller;
+  const named = body.agent !== undefined && body.agent !== null && body.agent !== caller.userId ? body.agent : undefined;
+  if (named !== undefined && (caller.kind !== 'teammate' || !ADMINS.includes(caller.role))) {
+    throw ApiError.forbidden('an agent writes replies and notes as itself: only owners and admins name another teammate as `agent`');
+  }
+  // from the lock on, the entry is its author's: its audit columns, its events and what they make
+  const who: Actor = named === undefined ? caller : { ...caller, userId: named };
   const threadType = body.threadType ?? 'message';
   const customer = body.customer ?? undefined;
   if (customer !== undefined && (threadType !== 'message' || body.isDraft)) throw ApiError.invalid('message.customer', 'a customer writes replies: no notes, no drafts');
@@ -46,10 +52,11 @@ export async function plannedTicketEntry(db: Database, caller: Actor, id: number
         : threadType === 'message' && !body.isDraft
           ? { status: WAITING_STATUS, where: sql`${statusCode} = 'active'` }
           : undefined;
-  const named = body.mentions?.length ? body.mentions.map((user) => ({ id: user })) : undefined;
+  const mentioned = body.mentions?.length ? body.mentions.map((user) => ({ id: user })) : undefined;
   const statements: (SQL | undefined)[] = [
     // the ticket locked, its status remembered; a 404 when the caller may not write it
-    lockTicketStatement(who, id, false, { name: STATUS_BEFORE, value: sql`status_id` }),
+    lockTicketStatement(caller, id, false, { name: STATUS_BEFORE, value: sql`status_id` }),
+    named === undefined ? undefined : authorCheck(caller, id, named),
     customer === undefined ? undefined : refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${tickets.customerId} = ${customer})`, 400, 'message.customer', `customer ${customer} is not this ticket's customer`),
     status === undefined ? undefined : refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${ticketStatuses} WHERE ${and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status))})`, 400, 'message.status', `no ticketstatuses ${status} here`),
     ...threadEntryStatements(
@@ -61,8 +68,8 @@ export async function plannedTicketEntry(db: Database, caller: Actor, id: number
       },
       ENTRY,
     ),
-    ...(named ? planOf(mentionsRelation)!(writer, who, { type: 'messages', id: entryId }, named, 'message.mentions', true)! : []),
-    ...(named ? planOf(ticketsResource.relations.followers!)!(writer, who, { type: 'tickets', id: sql`${id}::int` }, named, 'message.mentions', false)! : []),
+    ...(mentioned ? planOf(mentionsRelation)!(writer, who, { type: 'messages', id: entryId }, mentioned, 'message.mentions', true)! : []),
+    ...(mentioned ? planOf(ticketsResource.relations.followers!)!(writer, who, { type: 'tickets', id: sql`${id}::int` }, mentioned, 'message.mentions', false)! : []),
     moveTo === undefined
       ? undefined
       : updateStatement(writer, who, { table: tickets, type: 'tickets', where: and(eq(tickets.id, id), moveTo.where)! }, { statusId: moveTo.status }, { status: ticketsResource.fields.status!.output! }),
@@ -73,4 +80,20 @@ export async function plannedTicketEntry(db: Database, caller: Actor, id: number
   const answer = await sendWithReadBack(db, messagesResource, who, statements, entryId, []);
   if (!answer) throw new Error(`the new entry of ticket ${id} is not there to read back`);
   return answer;
+}
+
+/**
+ * `entryAuthor`'s rules as a check of the batch: the teammate named is an active owner, admin or
+ * agent of the installation, and an agent works the ticket (a member of its inbox, or assigned
+ * it where their access is restricted); a 400 naming `agent` otherwise.
+ */
+function authorCheck(caller: Actor, ticketId: number, agent: number): SQL {
+  const asAgent = visibleTickets({ ...caller, userId: agent, role: 'agent' } as Actor)!;
+  return sql`SELECT CASE
+      WHEN u.id IS NULL THEN desk_refuse(400, 'message.agent', ${`no active teammate ${agent} here`}::text)
+      WHEN u.role = 'collaborator' THEN desk_refuse(400, 'message.agent', 'a collaborator writes no replies or notes: name an owner, admin or agent')
+      ELSE desk_refuse(400, 'message.agent', ${`teammate ${agent} does not work this ticket (not a member of its inbox, or restricted to their own tickets)`}::text) END
+    FROM (SELECT 1) one LEFT JOIN (SELECT ${users.id} AS id, ${users.role} AS role FROM ${users} WHERE ${and(tenantScope(users, caller.installationId), eq(users.id, agent))}) u ON true
+   WHERE u.id IS NULL OR u.role = 'collaborator'
+      OR (u.role = 'agent' AND NOT EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${ticketId} AND ${asAgent}))`;
 }

@@ -4,7 +4,6 @@ import type { Actor } from '../../auth/principal';
 import { ticketMessages, tickets, ticketStatuses, users } from '../../db/schema';
 import { lockTicket } from './ticket-lock';
 import { readBack, schemasOf, tenantScope, translateDbError, updateRecords, type WriteContext } from '../../engine';
-import { noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
@@ -36,21 +35,16 @@ export const createThreadEntryRoute = defineRoute({
   const who = c.var.principal;
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
-  const answer = await (async () => {
-    // one batch, whose events say themselves whose drain to ask for; else the interactive write, which names them
-    const planned = await plannedTicketEntry(c.var.db, who, id, body);
-    if (planned) return planned;
-    const written = await c.var.db.transaction((tx) => addTicketEntry({ tx, who, env: c.env }, id, body));
-    noteEvents(c.var.db, who.installationId, [['messages', 'created'], ['messages', 'linked'], ['tickets', 'updated', ['status']], ['tickets', 'linked']]);
-    return written;
-  })().catch((error: unknown) => {
+  // one batch, whose events say themselves whose drain to ask for (planned-entry.ts)
+  const answer = await plannedTicketEntry(c.var.db, who, id, body).catch((error: unknown) => {
     throw translateDbError(error, messagesResource);
   });
   return c.json(answer, 201);
 });
 
 /**
- * The write of `POST /v2/tickets/{id}/messages.json`, in the caller's transaction: the ticket
+ * The write of `POST /v2/tickets/{id}/messages.json` in the caller's interactive transaction (a
+ * message taken from mail; the API sends it as one batch, `plannedTicketEntry`): the ticket
  * locked, the entry added with its mentions, the status it names or a reply implies; answers the
  * entry as it now reads.
  */
