@@ -7,7 +7,7 @@ import type { Transaction } from '../db/client';
 import { translateDbError } from './constraints';
 import { noteEvents, type EventKind, type WrittenEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';
-import { createRecords, deleteRecords, updateRecords } from './changes';
+import { createRecords, deleteRecords, deleteStatement, updateRecords } from './changes';
 import { rowValues } from './columns';
 import { input, type IdParam } from './input';
 import { readBack } from './read';
@@ -157,8 +157,11 @@ export function deleteHandler(resource: ResourceDeclaration) {
     const { id } = input<IdParam>(c, 'param');
     const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
     const uses = resource.usedBy ?? [];
-    const deleted =
-      uses.length === 0 && !resource.beforeDelete && !resource.afterDelete
+    // one batch where the resource's after-delete rule has a batch form: the delete, then its statements
+    const planned = uses.length === 0 && !resource.beforeDelete && resource.afterDelete && resource.planned?.afterDelete;
+    const deleted = planned
+      ? ((await inBatch(resource, () => c.var.db.batch([deleteStatement(c.var.db.http, who, target), ...planned(c.var.db.http, who, id)])))![0]!).map((row) => Number(row.id))
+      : uses.length === 0 && !resource.beforeDelete && !resource.afterDelete
         ? await deleteRecords(c.var.db.http, who, target)
         : await inTransaction(c, resource, async (tx) => {
             const context = { tx, who, env: c.env };
@@ -172,7 +175,7 @@ export function deleteHandler(resource: ResourceDeclaration) {
           });
     if (deleted.length === 0) throw await notWritable(c.var.db.http, resource, who, id, 'deleted');
     resource.afterCommit?.(id);
-    noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted'], ...uses.map((use) => [use.type, 'updated', [use.property]] as const)]);
+    if (!planned) noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted'], ...uses.map((use) => [use.type, 'updated', [use.property]] as const)]);
     return c.body(null, 204);
   };
 }

@@ -308,5 +308,13 @@ describe('a thread entry edited in one round trip', () => {
     const back = await write(`/v2/messages/${draft}.json`, 'PATCH', { message: { isDraft: true } });
     expect(back.answer.status).toBe(400);
     expect(back.answer.body.errors).toEqual([expect.objectContaining({ source: 'message.isDraft' })]);
+
+    // deleted: the preview follows the thread back to the customer's first message
+    const deleted = await write(`/v2/messages/${draft}.json`, 'DELETE', undefined);
+    expect(deleted.answer.status, deleted.answer.text).toBe(204);
+    expect(deleted.trips).toBe(1);
+    expect(await ticket(id)).toMatchObject({ previewText: 'first' });
+    const again = await write(`/v2/messages/${draft}.json`, 'DELETE', undefined);
+    expect(again.answer.status).toBe(404);
   });
 });

@@ -122,6 +122,10 @@ export const plannedEntryEdit: NonNullable<ResourceDeclaration['planned']> = {
     return statements;
   },
 
+  // `finishEntryDelete`: the ticket's preview follows its thread
+  afterDelete: (_db, who, id) =>
+    refreshPreviewsStatements(sql`(SELECT ${ticketMessages.ticketId} FROM ${ticketMessages} WHERE ${ticketMessages.id} = ${id} AND ${ticketMessages.installationId} = ${who.installationId})`),
+
   after(db, who, record, id) {
     const ticket = recalled(EDITED_TICKET);
     const statements: SQL[] = [];
