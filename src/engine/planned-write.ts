@@ -1,4 +1,5 @@
 import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
+import type { Env } from '../app-env';
 import type { Actor } from '../auth/principal';
 import type { Database } from '../db/client';
 import { recalled, refuseWhen, remember } from '../db/refusal';
@@ -25,9 +26,9 @@ export function plannable(resource: ResourceDeclaration): boolean {
 }
 
 /** The body as the planned hooks leave it (their own copy), or undefined when it needs the interactive write. */
-async function plannedRecord(db: Database, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, id: number | undefined): Promise<Record<string, unknown> | undefined> {
+async function plannedRecord(db: Database, env: Env, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, id: number | undefined): Promise<Record<string, unknown> | undefined> {
   const record = { ...sent };
-  if (resource.planned?.before && !(await resource.planned.before(who, record, id, db.http))) return undefined;
+  if (resource.planned?.before && !(await resource.planned.before(who, record, id, db.http, env))) return undefined;
   const relationsPlanned = Object.entries(resource.relations).every(([name, relation]) => record[name] === undefined || !relation.write || planOf(relation) !== undefined);
   return relationsPlanned ? record : undefined;
 }
@@ -80,8 +81,8 @@ export async function sendWithReadBack(db: Database, resource: ResourceDeclarati
 }
 
 /** A create as one batch, with the body as its hooks amended it; undefined when the body needs the interactive write. */
-export async function plannedCreate(db: Database, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, includes: readonly string[]) {
-  const record = await plannedRecord(db, resource, who, sent, undefined);
+export async function plannedCreate(db: Database, env: Env, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, includes: readonly string[]) {
+  const record = await plannedRecord(db, env, resource, who, sent, undefined);
   if (!record) return undefined;
   const writer = db.http;
   const id = recalled(CREATED);
@@ -109,8 +110,8 @@ export async function plannedCreate(db: Database, resource: ResourceDeclaration,
  * not there (or not the caller's to change) stops the batch first: a 404, or for a record every
  * installation shares a 409 saying so, as the interactive write answers.
  */
-export async function plannedUpdate(db: Database, resource: ResourceDeclaration, who: Actor, id: number, sent: Record<string, unknown>, includes: readonly string[]) {
-  const record = await plannedRecord(db, resource, who, sent, id);
+export async function plannedUpdate(db: Database, env: Env, resource: ResourceDeclaration, who: Actor, id: number, sent: Record<string, unknown>, includes: readonly string[]) {
+  const record = await plannedRecord(db, env, resource, who, sent, id);
   if (!record) return undefined;
   const writer = db.http;
   const relations = relationStatements(writer, resource, who, { type: resource.type, id: sql`${id}::int` }, record, false);

@@ -212,12 +212,13 @@ export interface ResourceDeclaration {
    * trip): `before` does in the Worker what `beforeWrite` does, on the body's own copy, answering
    * false when this body needs the interactive write; where a rule truly must read before it can
    * decide what to write, it may read through `read` (over HTTP, outside the write's transaction:
-   * a second round trip, which docs/connection-strategy.md lists with its reason); `after` gives the
+   * a second round trip, which docs/connection-strategy.md lists with its reason), and use the
+   * Worker's bindings (`env`: a mail domain, a sealing key); `after` gives the
    * statements of `afterWrite`, run in the batch after the record and its relations, the record's
    * id as SQL. A resource with a hook that has no planned form here always writes interactively.
    */
   planned?: {
-    before?: (who: Actor, record: Record<string, unknown>, id: number | undefined, read: Queryable & Writer) => boolean | Promise<boolean>;
+    before?: (who: Actor, record: Record<string, unknown>, id: number | undefined, read: Queryable & Writer, env: Env) => boolean | Promise<boolean>;
     /** statements before the record is written (checks, values handed on), after the references are checked */
     first?: (db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined) => SQL[];
     after?: (db: Writer, who: Actor, record: Record<string, unknown>, id: SQL, created: boolean) => SQL[];

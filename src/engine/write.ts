@@ -76,7 +76,7 @@ export function createHandler(resource: ResourceDeclaration) {
     const sent = input<Record<string, unknown>>(c, 'json');
     const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, sent);
     // a batch's events say themselves whose drain to ask for (`Database.batch`); the interactive write names them
-    const planned = plannable(resource) ? await inBatch(resource, () => plannedCreate(c.var.db, resource, who, sent, includes)) : undefined;
+    const planned = plannable(resource) ? await inBatch(resource, () => plannedCreate(c.var.db, c.env, resource, who, sent, includes)) : undefined;
     if (planned) return c.json(planned.body, 201);
     const written = await inTransaction(c, resource, async (tx) => {
       // each try starts from the body as it arrived: the hooks amend their own copy
@@ -96,7 +96,7 @@ export function updateHandler(resource: ResourceDeclaration) {
     const { id } = input<IdParam>(c, 'param');
     const sent = input<Record<string, unknown>>(c, 'json');
     const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, sent);
-    const planned = plannable(resource) ? await inBatch(resource, () => plannedUpdate(c.var.db, resource, who, id, sent, includes)) : undefined;
+    const planned = plannable(resource) ? await inBatch(resource, () => plannedUpdate(c.var.db, c.env, resource, who, id, sent, includes)) : undefined;
     const written =
       planned ??
       (await inTransaction(c, resource, async (tx) => {
