@@ -1,8 +1,8 @@
-// A webhook endpoint's update that sends no `url` and no `token` is one exchange with the database
-// (one HTTP batch): its events and inboxes, a switch on again that starts its failures afresh; a
-// refusal inside that exchange answers the same 4xx as ever and leaves nothing written. A write
-// sending an address or a token is interactive still: its destination is resolved and its token
-// sealed in the Worker, with bindings a planned write is not given (docs/connection-strategy.md).
+// A webhook endpoint's create and update are one exchange with the database (one HTTP batch): its
+// events and inboxes, a switch on again that starts its failures afresh, a new address and token;
+// the address is checked (resolved by DNS over HTTPS) and the token sealed in the Worker before the
+// batch, so a refused address is a 400 with no exchange at all; a refusal inside the exchange
+// answers the same 4xx as ever and leaves nothing written (docs/connection-strategy.md).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
@@ -47,6 +47,48 @@ describe('webhook endpoints in one round trip', () => {
     expect(again.trips).toBe(1);
     expect(again.answer.body.webhookendpoint).toMatchObject({ enabled: true, disabledAt: null });
     expect(await rows(`SELECT failing_since FROM webhook_endpoints WHERE id = $1`, [id])).toEqual([{ failing_since: null }]);
+  });
+
+  it('creates an endpoint, and changes its address and token, in one exchange each; the token stored sealed', async () => {
+    const made = await withRoundTrips('/v2/webhookendpoints.json', { key: admin, method: 'POST', body: { webhookendpoint: { url: 'http://127.0.0.1:9/made', token: TOKEN, allEvents: false, webhookendpointevents: [{ code: 'ticket.created' }] } } });
+    expect(made.answer.status, made.answer.text).toBe(201);
+    expect(made.trips).toBe(1);
+    const id = made.answer.body.webhookendpoint.id as number;
+    expect(made.answer.body.webhookendpoint).toMatchObject({ url: 'http://127.0.0.1:9/made', allEvents: false, enabled: true });
+    expect(made.answer.body.webhookendpoint).not.toHaveProperty('token');
+    const [stored] = await rows<{ token: string }>(`SELECT token FROM webhook_endpoints WHERE id = $1`, [id]);
+    expect(stored!.token).not.toContain(TOKEN);
+
+    const moved = await tripsOf(id, { url: 'http://127.0.0.1:9/moved', token: `${TOKEN}-2` });
+    expect(moved.answer.status, moved.answer.text).toBe(200);
+    expect(moved.trips).toBe(1);
+    expect(moved.answer.body.webhookendpoint).toMatchObject({ url: 'http://127.0.0.1:9/moved' });
+    const [resealed] = await rows<{ token: string }>(`SELECT token FROM webhook_endpoints WHERE id = $1`, [id]);
+    expect(resealed!.token).not.toBe(stored!.token);
+    expect(resealed!.token).not.toContain(TOKEN);
+  });
+
+  it('refuses a private or unresolvable destination with its 400 before any exchange, writing nothing', async () => {
+    const id = await newEndpoint();
+    const mark = await lastEventId(site.id);
+    const count = async () => (await rows<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE installation_id = $1`, [site.id]))[0]!.n;
+    const before = await count();
+    for (const [url, detail] of [
+      ['http://10.0.0.1/hook', /private/],
+      ['http://localhost:8080/hook', /local or private host/],
+    ] as const) {
+      const made = await withRoundTrips('/v2/webhookendpoints.json', { key: admin, method: 'POST', body: { webhookendpoint: { url, token: TOKEN } } });
+      expect(made.answer.status, made.answer.text).toBe(400);
+      expect(made.answer.body.errors).toEqual([{ code: 'invalid', source: 'webhookendpoint.url', detail: expect.stringMatching(detail) }]);
+      expect(made.trips).toBe(0);
+      const moved = await tripsOf(id, { url, enabled: false });
+      expect(moved.answer.status, moved.answer.text).toBe(400);
+      expect(moved.answer.body.errors).toEqual([{ code: 'invalid', source: 'webhookendpoint.url', detail: expect.stringMatching(detail) }]);
+      expect(moved.trips).toBe(0);
+    }
+    expect(await count()).toBe(before);
+    expect(await eventsSince(site.id, mark)).toEqual([]);
+    expect(await rows(`SELECT url, enabled FROM webhook_endpoints WHERE id = $1`, [id])).toEqual([{ url: 'http://127.0.0.1:9/hook', enabled: true }]);
   });
 
   it("refuses another installation's inbox, and another installation's endpoint (404), in the same exchange, writing nothing", async () => {

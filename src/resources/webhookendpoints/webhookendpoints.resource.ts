@@ -1,5 +1,6 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Env } from '../../app-env';
 import { ADMINS } from '../../auth/access';
 import type { Actor } from '../../auth/principal';
 import { inboxes, webhookEndpointEvents, webhookEndpointInboxes, webhookEndpoints } from '../../db/schema';
@@ -21,6 +22,17 @@ const inboxFields = {
 
 /** The address must be one deliveries may reach; the token is sealed before it is stored. */
 async function checkEndpoint({ tx, who, env }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+  await settleEndpoint(who, env, record);
+  const restart = afreshStatement(tx, who, record, id);
+  if (restart) await tx.execute(restart);
+}
+
+/**
+ * The rules of an endpoint that are none of the database's, in the Worker before anything is
+ * written (the interactive write's and the batch's): the address resolved (DNS over HTTPS) to
+ * check it reaches only public addresses, the token sealed to the installation.
+ */
+async function settleEndpoint(who: Actor, env: Env, record: Record<string, unknown>): Promise<void> {
   // the installation's endpoints change: its writes look for events to fan out again (endpoint-presence.ts)
   forgetEndpoints(who.installationId);
   if (typeof record.url === 'string') {
@@ -35,24 +47,12 @@ async function checkEndpoint({ tx, who, env }: WriteContext, record: Record<stri
       throw error;
     }
   }
-  const restart = afreshStatement(tx, who, record, id);
-  if (restart) await tx.execute(restart);
 }
 
 /** Switched on again: its run of failures starts afresh. */
 function afreshStatement(db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined): SQL | undefined {
   if (record.enabled !== true || id === undefined) return undefined;
   return db.update(webhookEndpoints).set({ disabledAt: null, failingSince: null }).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.installationId, who.installationId))).getSQL();
-}
-
-/**
- * `checkEndpoint` for a write sent as one batch (one round trip): one that sends no `url` and no
- * `token`, whose rules need the Worker's bindings (the destination rules, the sealing key), which
- * a planned write's hooks are not given.
- */
-function placeEndpoint(who: Actor, record: Record<string, unknown>): boolean {
-  forgetEndpoints(who.installationId);
-  return typeof record.url !== 'string' && typeof record.token !== 'string';
 }
 
 /**
@@ -85,7 +85,10 @@ export const webhookEndpointsResource = defineResource({
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: checkEndpoint,
   planned: {
-    before: (who, record) => placeEndpoint(who, record),
+    before: async (who, record, _id, _read, env) => {
+      await settleEndpoint(who, env, record);
+      return true;
+    },
     first: (db, who, record, id) => [afreshStatement(db, who, record, id)].filter((statement) => statement !== undefined),
   },
 });
