@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import type { Env } from '../../app-env';
 import type { Actor } from '../../auth/principal';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { customFieldInboxes, customFields, inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes, tickets, ticketTypes } from '../../db/schema';
@@ -9,11 +10,11 @@ import { z } from 'zod';
 import { tokenKeyMissing } from '../companies/pm-connection';
 import { ticketTypesResource } from '../tickettypes/tickettypes.resource';
 import { userShape } from '../users/user-shape';
-import { checkInboxAddresses, namesAddresses } from './inbox-addresses';
+import { checkInboxAddresses, inboxAddressStatements } from './inbox-addresses';
 import { inboxComputed, inboxFields } from './inbox-shape';
 
 /** The password sealed to the installation and the inbox (`inboxSecretContext`); no usable key is a 503. */
-async function sealed({ who, env }: WriteContext, password: string, inboxId: number): Promise<string> {
+async function sealed(who: Actor, env: Env, password: string, inboxId: number): Promise<string> {
   try {
     return await encryptToken(password, env.PM_TOKEN_KEY, inboxSecretContext(who.installationId, inboxId));
   } catch (error) {
@@ -32,7 +33,7 @@ const PASSWORD_TO_SEAL = Symbol('smtpPassword');
 async function sealSmtpPassword(context: WriteContext, record: Record<string | symbol, unknown>, id: number | undefined): Promise<void> {
   if (typeof record.smtpPassword !== 'string') return;
   if (id !== undefined) {
-    record.smtpPassword = await sealed(context, record.smtpPassword, id);
+    record.smtpPassword = await sealed(context.who, context.env, record.smtpPassword, id);
     return;
   }
   record[PASSWORD_TO_SEAL] = record.smtpPassword;
@@ -42,7 +43,7 @@ async function sealSmtpPassword(context: WriteContext, record: Record<string | s
 async function sealNewPassword(context: WriteContext, record: Record<string | symbol, unknown>, id: number): Promise<void> {
   const password = record[PASSWORD_TO_SEAL];
   if (typeof password !== 'string') return;
-  await context.tx.execute(sql`UPDATE inboxes SET smtp_password_ciphertext = ${await sealed(context, password, id)} WHERE id = ${id}`);
+  await context.tx.execute(sql`UPDATE inboxes SET smtp_password_ciphertext = ${await sealed(context.who, context.env, password, id)} WHERE id = ${id}`);
 }
 
 /** A vocabulary limited to some inboxes (its link table and the link's column naming it), with its flag for inboxes made later. */
@@ -75,13 +76,22 @@ async function offerInFutureInboxes({ tx, who }: WriteContext, inboxId: number):
   for (const statement of offerInFutureInboxesStatements(who, inboxId)) await tx.execute(statement);
 }
 
+/** The address rules as statements, built by the planned `before` (which knows the mail domain) for its `first`. */
+const ADDRESS_STATEMENTS = Symbol('addressStatements');
+
 /**
- * A write the batch can take (one round trip): one that names no address and no password, whose
- * rules need the Worker's bindings (the mail domain, the sealing key), which a planned write's
- * hooks are not given; and a new inbox's password is sealed to its id, which the Worker learns
- * only from the insert.
+ * `beforeWrite` for a write sent as one batch (one round trip): an update's password sealed to its
+ * id, the address rules as statements of the batch. A new inbox with a password takes the
+ * interactive write: its password is sealed to its id, which the Worker learns only from the insert.
  */
-const batchable = (record: Record<string, unknown>) => !namesAddresses(record) && typeof record.smtpPassword !== 'string';
+async function planInbox(who: Actor, env: Env, record: Record<string | symbol, unknown>, id: number | undefined): Promise<boolean> {
+  if (typeof record.smtpPassword === 'string') {
+    if (id === undefined) return false;
+    record.smtpPassword = await sealed(who, env, record.smtpPassword, id);
+  }
+  record[ADDRESS_STATEMENTS] = inboxAddressStatements(env, who, record);
+  return true;
+}
 
 /** Mailboxes and channels: what tickets arrive through, who works them (`users`), how replies leave. */
 export const inboxesResource = defineResource({
@@ -138,7 +148,8 @@ export const inboxesResource = defineResource({
     await offerInFutureInboxes(context, id);
   },
   planned: {
-    before: (_who, record) => batchable(record),
+    before: (who, record, id, _read, env) => planInbox(who, env, record, id),
+    first: (_db, _who, record: Record<string | symbol, unknown>) => (record[ADDRESS_STATEMENTS] as SQL[] | undefined) ?? [],
     after: (_db, who, _record, id, created) => (created ? offerInFutureInboxesStatements(who, id) : []),
   },
 });
