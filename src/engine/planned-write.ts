@@ -22,7 +22,7 @@ import { watchedProperties } from './watched';
  */
 export function plannable(resource: ResourceDeclaration): boolean {
   const { planned } = resource;
-  return !resource.onCreate && (!resource.beforeWrite || planned?.before !== undefined || planned?.first !== undefined) && (!resource.afterWrite || planned?.after !== undefined);
+  return (!resource.onCreate || planned?.onCreate !== undefined) && (!resource.beforeWrite || planned?.before !== undefined || planned?.first !== undefined) && (!resource.afterWrite || planned?.after !== undefined);
 }
 
 /** The body as the planned hooks leave it (their own copy), or undefined when it needs the interactive write. */
@@ -90,7 +90,7 @@ export async function plannedCreate(db: Database, env: Env, resource: ResourceDe
   if (!relations) return undefined;
   // the checks of what was sent, then the hooks' first statements (which may set values as SQL)
   const checks = [...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, undefined) ?? [])];
-  const row = rowValues(resource.table, writableFields(resource), record);
+  const row = { ...rowValues(resource.table, writableFields(resource), record), ...(resource.planned?.onCreate?.(who) ?? {}) };
   const statements = [
     ...checks,
     ...defaultFlagStatements(writer, resource, who, record, undefined),

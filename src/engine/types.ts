@@ -222,6 +222,8 @@ export interface ResourceDeclaration {
     /** statements before the record is written (checks, values handed on), after the references are checked */
     first?: (db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined) => SQL[];
     after?: (db: Writer, who: Actor, record: Record<string, unknown>, id: SQL, created: boolean) => SQL[];
+    /** `onCreate` where it needs no database (a new token): the values the server sets on a new record */
+    onCreate?: (who: Actor) => Record<string, unknown>;
     /** `afterDelete` as statements of a single delete's batch, after the delete (a record not deleted: they find nothing to do) */
     afterDelete?: (db: Writer, who: Actor, id: number) => SQL[];
     /** `beforeBulkWrite` and `afterBulkWrite` as statements of a bulk update's batch, the changed ids as SQL (a set) */

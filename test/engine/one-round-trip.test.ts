@@ -179,3 +179,17 @@ describe('a customer in one round trip', () => {
     expect(holder).toBeGreaterThan(0);
   });
 });
+
+describe('a create whose server-set values need no database', () => {
+  it('makes a contact form, its public token set by the server, in one exchange', async () => {
+    const admin = site.users.admin.apiKey;
+    await api('/v2/contactforms.json', { key: admin });
+    const requestId = `trip-${Math.random().toString(36).slice(2)}`;
+    const made = await api('/v2/contactforms.json', { key: admin, method: 'POST', body: { contactform: { name: `Form ${Date.now()}` } }, headers: { 'x-request-id': requestId } });
+    expect(made.status, made.text).toBe(201);
+    const [line] = await awaitLogLines({ requestId });
+    expect(line!.dbRoundTrips).toBe(1);
+    const [stored] = await rows<{ token: string }>(`SELECT token FROM contact_forms WHERE id = $1`, [made.body.contactform.id]);
+    expect(stored!.token).toMatch(/^\S{16,}$/);
+  });
+});

@@ -98,20 +98,21 @@ describe('a database that stops answering', () => {
   }, 60_000);
 
   it('an interactive write: 503 past the transaction deadline, rolled back; then the next works', async () => {
-    const name = `Stalled form ${Date.now()}`;
+    const name = `Stalled app ${Date.now()}`;
+    const app = (appName: string) => ({ oauthapp: { name: appName, redirectUris: ['https://stall.example.com/callback'] } });
     stall();
     let refused;
     try {
-      // a contact form's create runs its hook in a transaction on a connection of its own
-      refused = await post('/v2/contactforms.json', { contactform: { name } });
+      // an OAuth app's create runs its hook in a transaction on a connection of its own
+      refused = await post('/v2/oauthapps.json', app(name));
     } finally {
       resume();
     }
     expect(refused.status, refused.text).toBe(503);
     expect(refused.ms).toBeGreaterThan(19_000);
     expect(refused.ms).toBeLessThan(26_000);
-    expect(await rows(`SELECT id FROM contact_forms WHERE installation_id = $1 AND name = $2`, [site.id, name])).toEqual([]);
-    const next = await post('/v2/contactforms.json', { contactform: { name: `After ${Date.now()}` } });
+    expect(await rows(`SELECT id FROM oauth_apps WHERE installation_id = $1 AND name = $2`, [site.id, name])).toEqual([]);
+    const next = await post('/v2/oauthapps.json', app(`After ${Date.now()}`));
     expect(next.status, next.text).toBe(201);
   }, 60_000);
 });

@@ -15,6 +15,9 @@ const hexColor = z
   .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #RRGGBB, e.g. #3b82f6')
   .transform((color) => color.toLowerCase());
 
+/** What the server sets on a new form: its public token. */
+const newFormValues = () => ({ token: newFormToken() });
+
 export const contactFormsResource = defineResource({
   type: 'contactforms',
   singular: 'contactform',
@@ -70,5 +73,6 @@ export const contactFormsResource = defineResource({
   },
   // A form is the helpdesk's public entry point (and, with live chat, its chat widget): settings, so admins change it.
   access: { read: EVERYONE, write: ADMINS },
-  onCreate: () => ({ token: newFormToken() }),
+  onCreate: newFormValues,
+  planned: { onCreate: newFormValues },
 });
