@@ -89,7 +89,7 @@ export async function plannedCreate(db: Database, env: Env, resource: ResourceDe
   const relations = relationStatements(writer, resource, who, { type: resource.type, id }, record, true);
   if (!relations) return undefined;
   // the checks of what was sent, then the hooks' first statements (which may set values as SQL)
-  const checks = [...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, undefined) ?? [])];
+  const checks = [...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, undefined, env) ?? [])];
   const row = { ...rowValues(resource.table, writableFields(resource), record), ...(resource.planned?.onCreate?.(who) ?? {}) };
   const statements = [
     ...checks,
@@ -120,7 +120,7 @@ export async function plannedUpdate(db: Database, env: Env, resource: ResourceDe
   const writable = and(recordScope(resource, who, false, 'write'), eq(table.id, id))!;
   // in the interactive write's order: the references, the hook's first work (which may lock rows
   // the record's own lock must come after, as a thread entry's ticket), then the record locked and checked
-  const checks = [...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, id) ?? []), notWritableCheck(resource, who, id, writable)];
+  const checks = [...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, id, env) ?? []), notWritableCheck(resource, who, id, writable)];
   const statements = [
     ...checks,
     ...defaultFlagStatements(writer, resource, who, record, id),

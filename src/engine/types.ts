@@ -220,7 +220,7 @@ export interface ResourceDeclaration {
   planned?: {
     before?: (who: Actor, record: Record<string, unknown>, id: number | undefined, read: Queryable & Writer, env: Env) => boolean | Promise<boolean>;
     /** statements before the record is written (checks, values handed on), after the references are checked */
-    first?: (db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined) => SQL[];
+    first?: (db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined, env: Env) => SQL[];
     after?: (db: Writer, who: Actor, record: Record<string, unknown>, id: SQL, created: boolean) => SQL[];
     /** `onCreate` where it needs no database (a new token): the values the server sets on a new record */
     onCreate?: (who: Actor) => Record<string, unknown>;

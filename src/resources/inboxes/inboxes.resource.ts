@@ -76,20 +76,15 @@ async function offerInFutureInboxes({ tx, who }: WriteContext, inboxId: number):
   for (const statement of offerInFutureInboxesStatements(who, inboxId)) await tx.execute(statement);
 }
 
-/** The address rules as statements, built by the planned `before` (which knows the mail domain) for its `first`. */
-const ADDRESS_STATEMENTS = Symbol('addressStatements');
-
 /**
- * `beforeWrite` for a write sent as one batch (one round trip): an update's password sealed to its
- * id, the address rules as statements of the batch. A new inbox with a password takes the
- * interactive write: its password is sealed to its id, which the Worker learns only from the insert.
+ * `beforeWrite`'s password rule for a write sent as one batch (one round trip): an update's
+ * password sealed to its id. A new inbox with a password takes the interactive write: its password
+ * is sealed to its id, which the Worker learns only from the insert.
  */
-async function planInbox(who: Actor, env: Env, record: Record<string | symbol, unknown>, id: number | undefined): Promise<boolean> {
-  if (typeof record.smtpPassword === 'string') {
-    if (id === undefined) return false;
-    record.smtpPassword = await sealed(who, env, record.smtpPassword, id);
-  }
-  record[ADDRESS_STATEMENTS] = inboxAddressStatements(env, who, record);
+async function planPassword(who: Actor, env: Env, record: Record<string, unknown>, id: number | undefined): Promise<boolean> {
+  if (typeof record.smtpPassword !== 'string') return true;
+  if (id === undefined) return false;
+  record.smtpPassword = await sealed(who, env, record.smtpPassword, id);
   return true;
 }
 
@@ -148,8 +143,9 @@ export const inboxesResource = defineResource({
     await offerInFutureInboxes(context, id);
   },
   planned: {
-    before: (who, record, id, _read, env) => planInbox(who, env, record, id),
-    first: (_db, _who, record: Record<string | symbol, unknown>) => (record[ADDRESS_STATEMENTS] as SQL[] | undefined) ?? [],
+    before: (who, record, id, _read, env) => planPassword(who, env, record, id),
+    // the address rules, as statements built with the deployment's mail domain
+    first: (_db, who, record, _id, env) => inboxAddressStatements(env, who, record),
     after: (_db, who, _record, id, created) => (created ? offerInFutureInboxesStatements(who, id) : []),
   },
 });

@@ -114,10 +114,11 @@ export const plannedEntryEdit: NonNullable<ResourceDeclaration['planned']> = {
         sql`INSERT INTO ${ticketMessageRevisions} (installation_id, message_id, html_body, text_body, edit_method, created_by, updated_by)
           SELECT ${who.installationId}::int, ${ticketMessages.id}, ${ticketMessages.htmlBody}, ${ticketMessages.textBody}, ${ticketMessages.editMethod}, ${who.userId}::int, ${who.userId}::int
             FROM ${ticketMessages} WHERE ${entry} AND ${ticketMessages.htmlBody} IS DISTINCT FROM ${html}`,
+        // the plain text follows the body (the revision above kept the old one)
+        sql`UPDATE ${ticketMessages} SET text_body = ${renderedFor(body, method, messageText)} WHERE ${entry}`,
       );
       // the body as stored: rendered by the method it is sent with, else the entry's own
       record.message = html;
-      record.textBodyOf = renderedFor(body, method, messageText);
     }
     return statements;
   },
@@ -129,9 +130,6 @@ export const plannedEntryEdit: NonNullable<ResourceDeclaration['planned']> = {
   after(db, who, record, id) {
     const ticket = recalled(EDITED_TICKET);
     const statements: SQL[] = [];
-    if (record.textBodyOf !== undefined) {
-      statements.push(sql`UPDATE ${ticketMessages} SET text_body = ${record.textBodyOf as SQL} WHERE ${ticketMessages.id} = ${id}`);
-    }
     const sent = record.isDraft === false;
     if (sent) {
       // a draft sent moves its ticket as a reply would (`movesToWaiting`): a reply, the ticket active
