@@ -183,8 +183,12 @@ describe('deliveries', () => {
     for (const hook of hooks) ours.push((await endpoint(await hook.url, { allEvents: false, webhookendpointevents: [{ code: 'ticket.created' }] })).id);
     const ticket = await newTicket();
     await eventually(async () => (hooks.every((hook) => hook.requests.length === 1) ? true : undefined));
-    const made = await rows<{ id: number; status: string; attempts: number }>(
-      "SELECT id, status, attempts FROM webhook_deliveries WHERE ticket_id = $1 AND event = 'ticket.created' AND endpoint_id = ANY($2) ORDER BY id", [ticket, ours]);
+    // a try is recorded once the receiver has answered, so the rows catch up just after the requests
+    const made = await eventually(async () => {
+      const found = await rows<{ id: number; status: string; attempts: number }>(
+        "SELECT id, status, attempts FROM webhook_deliveries WHERE ticket_id = $1 AND event = 'ticket.created' AND endpoint_id = ANY($2) ORDER BY id", [ticket, ours]);
+      return found.length === 3 && found.every((d) => d.status !== 'pending') ? found : undefined;
+    });
     expect(made.map((d) => [d.status, d.attempts])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1]]);
     // the message again, twice, and one naming what is not a delivery of anyone's
     const message = { kind: 'webhooks.deliver', deliveryIds: made.map((d) => d.id), queuedAt: 0 };
