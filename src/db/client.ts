@@ -39,6 +39,10 @@ class TransactionDeadline extends Error {
 
 const dialect = new PgDialect();
 
+/** The installations whose events the transaction `xact` (text) wrote that are still to dispatch: the drain is told of them. */
+const pendingOf = (xact: SQL) => sql`ARRAY(SELECT DISTINCT e.installation_id FROM events e WHERE e.xact = (${xact})::bigint AND e.dispatched_at IS NULL)`;
+const pendingEventInstallations = sql`SELECT ${pendingOf(sql`pg_current_xact_id_if_assigned()::text`)} AS pending`;
+
 /** What the database part of the Worker's environment holds. */
 export interface DatabaseEnv extends LocalStackVars {
   DATABASE_URL: string;
@@ -204,12 +208,16 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
       pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count, connections);
       return withinDeadline(drizzlePool(pool).transaction(async (tx) => {
         const value = await work(tx);
-        return { value, committed: hook ? await hook.run(tx, env, handle.installationId) : [] };
+        const committed = hook ? await hook.run(tx, env, handle.installationId) : [];
+        // last, as a batch's last statement does: the installations whose events it wrote are still pending
+        const { rows } = await tx.execute(pendingEventInstallations);
+        return { value, committed, pending: (rows[0]?.pending as number[] | null) ?? [] };
       }));
     };
     for (let tries = 1; ; tries++) {
       try {
-        const { value, committed } = await attempt();
+        const { value, committed, pending } = await attempt();
+        for (const installation of pending) handle.eventInstallations.add(Number(installation));
         // what the hook left for the commit never fails the transaction, which is done
         for (const run of committed) await run().catch(() => undefined);
         return value;
@@ -236,7 +244,7 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
       // last, what the batch's commit leaves: the installations whose events it wrote that a
       // subscriber wants (the drain is told), and whether the work `beforeCommit` does wants some (`afterBatches`)
       const settled = sql`SELECT x.xact,
-          ARRAY(SELECT DISTINCT e.installation_id FROM events e WHERE e.xact = x.xact::bigint AND e.dispatched_at IS NULL) AS pending,
+          ${pendingOf(sql`x.xact`)} AS pending,
           ${beforeCommit ? beforeCommit.wanted(sql`x.xact`) : sql`false`} AS wanted
         FROM (SELECT pg_current_xact_id_if_assigned()::text AS xact) x`;
       const all = [...statements, settled];

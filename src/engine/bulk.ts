@@ -7,9 +7,8 @@ import type { Transaction } from '../db/client';
 import { intList } from '../db/sql-values';
 import type { Principal } from '../auth/principal';
 import { translateDbError } from './constraints';
-import { noteEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';
-import { deleteRecords, updateRecords } from './changes';
+import { deleteRecords, deleteStatement, updateRecords } from './changes';
 import { rowValues } from './columns';
 import { input } from './input';
 import { requireReferences } from './references';
@@ -23,7 +22,6 @@ interface FilterArgs {
 import type { ResourceDeclaration, WriteContext } from './types';
 import { recordScope } from './scope';
 import { selectionFromFilter } from './selection';
-import { writtenEvents } from './write';
 import { watchedProperties } from './watched';
 import { plannedBulkUpdate } from './planned-write';
 
@@ -137,7 +135,7 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
       const planned = dryRun ? undefined : await plannedBulkUpdate(c.var.db, resource, who, target, sent, relations.length > 0);
       if (planned) return c.json(bulkResult(planned), 200);
       await requireReferences(c.var.db.http, resource, who, sent);
-      const { ids, record } = await c.var.db
+      const ids = await c.var.db
         .transaction(async (tx) => {
           const context = { tx, who, env: c.env };
           const selected = await lockSelected(tx, resource, target);
@@ -147,13 +145,12 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
           for (const [name, relation] of relations) await relation.bulkWrite!(tx, who, ids, record[name], `${resource.singular}.${name}`);
           await checkAfter(context, resource, record, bodies, ids);
           if (dryRun) throw new DryRun(ids);
-          return { ids, record };
+          return ids;
         })
         .catch((error: unknown) => {
-          if (error instanceof DryRun) return { ids: error.ids, record: sent };
+          if (error instanceof DryRun) return error.ids;
           throw error;
         });
-      if (!dryRun) noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', record));
       return c.json(bulkResult(ids, dryRun), 200);
     } catch (error) {
       throw translateDbError(error, resource);
@@ -181,8 +178,7 @@ export function bulkDeleteHandler(resource: ResourceDeclaration) {
             for (const id of deleted) await resource.afterDelete?.(context, id);
             return deleted;
           })
-        : await deleteRecords(c.var.db.http, who, target);
-    noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted']]);
+        : ((await c.var.db.batch([deleteStatement(c.var.db.http, who, target)]))[0]!).map((row) => Number(row.id));
     return c.json(bulkResult(ids), 200);
   };
 }

@@ -5,7 +5,6 @@ import type { AppEnv } from '../app-env';
 import type { Actor } from '../auth/principal';
 import type { Transaction } from '../db/client';
 import { translateDbError } from './constraints';
-import { noteEvents, type EventKind, type WrittenEvents } from '../events/record-events';
 import { ApiError } from '../http/errors';
 import { createRecords, deleteRecords, deleteStatement, updateRecords } from './changes';
 import { rowValues } from './columns';
@@ -30,17 +29,6 @@ async function writeRelations(tx: Transaction, resource: ResourceDeclaration, wh
 /** What a write answers with: the includes asked for, and the relations the body wrote. */
 function includesAfterWrite(resource: ResourceDeclaration, asked: readonly string[], record: Record<string, unknown>): string[] {
   return Object.keys(resource.relations).filter((name) => asked.includes(name) || record[name] !== undefined);
-}
-
-/**
- * The events a write of this body may have written: the record's own of this kind (an update's,
- * of the properties sent), and for each relation sent, links of the record and its related records'.
- */
-export function writtenEvents(resource: ResourceDeclaration, kind: EventKind, record: Record<string, unknown>): WrittenEvents {
-  const own = kind === 'updated' ? ([resource.type, kind, Object.keys(watchedProperties(resource, record))] as const) : ([resource.type, kind] as const);
-  const relations = Object.entries(resource.relations).filter(([name]) => record[name] !== undefined);
-  if (relations.length === 0) return [own];
-  return [own, [resource.type, 'linked'], [resource.type, 'unlinked'], ...relations.map(([, relation]) => [relation.type] as const)];
 }
 
 async function inTransaction<T>(c: Context<AppEnv>, resource: ResourceDeclaration, work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -75,7 +63,6 @@ export function createHandler(resource: ResourceDeclaration) {
     const who = c.var.principal;
     const sent = input<Record<string, unknown>>(c, 'json');
     const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, sent);
-    // a batch's events say themselves whose drain to ask for (`Database.batch`); the interactive write names them
     const planned = plannable(resource) ? await inBatch(resource, () => plannedCreate(c.var.db, c.env, resource, who, sent, includes)) : undefined;
     if (planned) return c.json(planned.body, 201);
     const written = await inTransaction(c, resource, async (tx) => {
@@ -84,7 +71,6 @@ export function createHandler(resource: ResourceDeclaration) {
       const id = await createRecord({ tx, who, env: c.env }, resource, record);
       return { body: await readBack(tx, resource, who, id, includes), record };
     });
-    noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'created', written.record));
     return c.json(written.body, 201);
   };
 }
@@ -117,7 +103,6 @@ export function updateHandler(resource: ResourceDeclaration) {
     // gone between the batch's check and its update
     if (written.body === null) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
     resource.afterCommit?.(id, written.record);
-    if (!planned) noteEvents(c.var.db, who.installationId, writtenEvents(resource, 'updated', written.record));
     return c.json(written.body, 200);
   };
 }
@@ -157,13 +142,12 @@ export function deleteHandler(resource: ResourceDeclaration) {
     const { id } = input<IdParam>(c, 'param');
     const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
     const uses = resource.usedBy ?? [];
-    // one batch where the resource's after-delete rule has a batch form: the delete, then its statements
-    const planned = uses.length === 0 && !resource.beforeDelete && resource.afterDelete && resource.planned?.afterDelete;
+    // one batch where the resource's after-delete rule, if any, has a batch form: the delete, then its statements
+    const after = resource.afterDelete ? resource.planned?.afterDelete : () => [];
+    const planned = uses.length === 0 && !resource.beforeDelete && after;
     const deleted = planned
       ? ((await inBatch(resource, () => c.var.db.batch([deleteStatement(c.var.db.http, who, target), ...planned(c.var.db.http, who, id)])))![0]!).map((row) => Number(row.id))
-      : uses.length === 0 && !resource.beforeDelete && !resource.afterDelete
-        ? await deleteRecords(c.var.db.http, who, target)
-        : await inTransaction(c, resource, async (tx) => {
+      : await inTransaction(c, resource, async (tx) => {
             const context = { tx, who, env: c.env };
             await resource.beforeDelete?.(context, id);
             const [live] = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).for('update');
@@ -175,7 +159,6 @@ export function deleteHandler(resource: ResourceDeclaration) {
           });
     if (deleted.length === 0) throw await notWritable(c.var.db.http, resource, who, id, 'deleted');
     resource.afterCommit?.(id);
-    if (!planned) noteEvents(c.var.db, who.installationId, [[resource.type, 'deleted'], ...uses.map((use) => [use.type, 'updated', [use.property]] as const)]);
     return c.body(null, 204);
   };
 }
