@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { systemActor } from '../../auth/principal';
 import { hashSecret } from '../../auth/secrets';
 import type { Queryable } from '../../db/client';
-import { changeWithEvents, noteEvents } from '../../events/record-events';
+import { insertEventsFrom, rowsActor } from '../../events/record-events';
 import { customerOfEmail } from '../tickets/ticket-customer';
 import { textParam } from '../../http/params';
 import { defineRoute } from '../../http/route';
@@ -23,15 +22,22 @@ interface Pending {
   firstMessage: string | null;
 }
 
-/** The visitor a link's token names, while its link works: not followed yet, of a live contact, within `PROOF_DAYS`. */
+/** Whether a link's token has the form of one: any other is answered without asking the database. */
+const tokenForm = (token: string) => /^hdv_[A-Za-z0-9]{40}$/.test(token);
+
+/** The contacts a link's token names while its link works: not followed yet, live, within `PROOF_DAYS` (over `contacts k`). */
+const working = async (token: string) =>
+  sql`k.email_token_hash = ${await hashSecret(token)} AND k.state = 'active' AND k.created_at > now() - make_interval(days => ${PROOF_DAYS})`;
+
+/** The visitor a link's token names, while its link works. */
 async function pendingProof(db: Queryable, token: string): Promise<Pending | undefined> {
-  if (!/^hdv_[A-Za-z0-9]{40}$/.test(token)) return undefined;
+  if (!tokenForm(token)) return undefined;
   const { rows } = await db.execute(sql`
     SELECT k.id, k.installation_id, k.email, to_char(k.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"') AS started_at,
            (SELECT left(m.message, 300) FROM conversation_messages m JOIN conversations c ON c.id = m.conversation_id
              WHERE c.contact_id = k.id AND m.author = 'contact' AND m.state = 'active' ORDER BY m.sent_at, m.id LIMIT 1) AS first_message
       FROM contacts k
-     WHERE k.email_token_hash = ${await hashSecret(token)} AND k.state = 'active' AND k.created_at > now() - make_interval(days => ${PROOF_DAYS})`);
+     WHERE ${await working(token)}`);
   const row = rows[0];
   return row
     ? { id: Number(row.id), installationId: Number(row.installation_id), email: String(row.email), startedAt: String(row.started_at), firstMessage: row.first_message === null ? null : String(row.first_message) }
@@ -68,15 +74,17 @@ export const confirmEmailProofRoute = defineRoute({
   request: { params: tokenParams },
   responses: { 200: { description: 'a page: confirmed', content: HTML_ANSWER }, 404: { description: 'a page: the link was used, has expired or names nothing', content: HTML_ANSWER } },
 }, async (c) => {
-  const proof = await pendingProof(c.var.db.http, c.req.valid('param').token);
-  if (!proof) return notWorking() as never;
-  const who = systemActor(proof.installationId, 'widget');
-  const [confirmed] = await c.var.db.transaction((tx) => changeWithEvents(tx, sql`
-    UPDATE contacts k SET email_token_hash = NULL, email_verified_at = now(), updated_at = now(),
-           customer_id = coalesce(k.customer_id, ${customerOfEmail(sql`k.installation_id`, sql`k.email`)})
-     WHERE k.id = ${proof.id} AND k.email_token_hash IS NOT NULL
-    RETURNING k.id`, who, 'contacts', 'updated', sql`jsonb_build_object('emailVerified', jsonb_build_object('before', false, 'after', true))`));
-  if (confirmed === undefined) return notWorking() as never;
-  noteEvents(c.var.db, proof.installationId, [['contacts', 'updated']]);
+  const { token } = c.req.valid('param');
+  if (!tokenForm(token)) return notWorking() as never;
+  // one statement, one exchange: the contact the link names while it works is confirmed, with its event (the widget's, in the contact's installation)
+  const [confirmed] = await c.var.db.batch([sql`
+    WITH changed AS (
+      UPDATE contacts k SET email_token_hash = NULL, email_verified_at = now(), updated_at = now(),
+             customer_id = coalesce(k.customer_id, ${customerOfEmail(sql`k.installation_id`, sql`k.email`)})
+       WHERE ${await working(token)}
+      RETURNING k.id, k.installation_id),
+    logged AS (${insertEventsFrom(sql`changed`, rowsActor('widget'), 'contacts', 'updated', sql`jsonb_build_object('emailVerified', jsonb_build_object('before', false, 'after', true))`)})
+    SELECT id FROM changed`]);
+  if (confirmed!.length === 0) return notWorking() as never;
   return answer(200, 'Email confirmed', '<h1>Thank you</h1><p>Your email address is confirmed.</p>') as never;
 });

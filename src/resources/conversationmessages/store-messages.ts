@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { insertEventsFrom, noteEvents, rowsActor } from '../../events/record-events';
+import { insertEventsFrom, rowsActor } from '../../events/record-events';
 import type { MESSAGE_AUTHORS } from '../../db/schema';
 import { textSimilarity } from '../../lib/text-similarity';
 import { ApiError } from '../../http/errors';
@@ -24,8 +24,9 @@ export interface StoredMessage {
 }
 
 /**
- * Stores delivered messages in one statement, so one round trip over the driver's HTTP mode and
- * all or nothing: each message at most once (a redelivery finds it by conversation and room id
+ * Stores delivered messages in one statement, sent as a batch of its own: one round trip over the
+ * driver's HTTP mode, all or nothing, and the installations of its events told to the drain by the
+ * batch itself: each message at most once (a redelivery finds it by conversation and room id
  * and writes nothing), a `created` event of each new one (written by the room), the AI usage of
  * the new ones metered, the conversations' `lastMessageAt` moved on. A token of no conversation
  * refuses the whole delivery. Answers every message's row, new or not, in id order.
@@ -43,7 +44,7 @@ export async function storeMessages(db: Database, messages: DeliveredMessage[], 
     aiSimilarity: m.aiDraft !== null && m.author === 'agent' ? textSimilarity(m.aiDraft, m.message) : null,
     sentAt: m.sentAt,
   }));
-  const { rows } = await db.http.execute(sql`
+  const [rows] = await db.batch([sql`
     WITH delivered AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(delivered)}::jsonb) AS d(
         ord integer, token text, "roomId" text, author text, "contactId" integer, "userId" integer,
@@ -78,11 +79,9 @@ export async function storeMessages(db: Database, messages: DeliveredMessage[], 
     WHERE (m.conversation_id, m.client_id) IN (SELECT conversation_id, "roomId" FROM target)
     UNION ALL
     SELECT NULL, NULL, ord FROM unknown WHERE ord IS NOT NULL
-    ORDER BY id`);
+    ORDER BY id`]);
 
-  const unknown = rows.find((row) => row.unknown !== null);
+  const unknown = rows!.find((row) => row.unknown !== null);
   if (unknown) throw ApiError.invalid(`${source}[${unknown.unknown as number}].conversationToken`, 'no conversation has this token');
-  const stored = rows.map((row) => ({ id: row.id as number, installationId: row.installation_id as number }));
-  for (const row of stored) noteEvents(db, row.installationId, [['conversationmessages', 'created']]);
-  return stored;
+  return rows!.map((row) => ({ id: row.id as number, installationId: row.installation_id as number }));
 }

@@ -4,8 +4,9 @@ import { EVERYONE } from '../../auth/access';
 import { systemActor } from '../../auth/principal';
 import type { Queryable } from '../../db/client';
 import { happinessRatings, tickets } from '../../db/schema';
-import { createRecords, isoTime, recordScope, referenceInput, updateRecords } from '../../engine';
-import { noteEvents } from '../../events/record-events';
+import { refuseWhen } from '../../db/refusal';
+import { isoTime, recordScope, referenceInput, updateStatement } from '../../engine';
+import { withEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams, textParam } from '../../http/params';
 import { writableRecord } from '../../http/record-body';
@@ -43,14 +44,15 @@ async function surveyOf(env: Parameters<typeof surveyOfToken>[0], db: Queryable,
   return { id: Number(rows[0].id), installationId: Number(rows[0].installation_id), ticketId: Number(rows[0].ticket_id), expired: rows[0].expired === true };
 }
 
-async function surveyBody(db: Queryable, survey: Survey) {
-  const { rows } = await db.execute(sql`
+/** What the survey asks and what was answered, as one statement (to read, or last in a batch): `surveyBody` makes the answer of its row. */
+const surveyRead = (survey: Survey) => sql`
     SELECT t.id, t.subject, ${isoTime(sql`s.expires_at`)} AS expires_at,
       coalesce((SELECT json_agg(json_build_object('id', o.id, 'name', o.name, 'score', o.score) ORDER BY o.display_order, o.id)
         FROM happiness_rating_options o WHERE o.installation_id = t.installation_id AND o.state = 'active'), '[]') AS options,
       (SELECT json_build_object('option', r.option_id, 'comment', r.comment) FROM happiness_ratings r WHERE r.ticket_id = t.id AND r.state = 'active') AS rating
-      FROM happiness_surveys s JOIN tickets t ON t.id = s.ticket_id WHERE s.id = ${survey.id}`);
-  const row = rows[0]!;
+      FROM happiness_surveys s JOIN tickets t ON t.id = s.ticket_id WHERE s.id = ${survey.id}`;
+
+function surveyBody(row: Record<string, unknown>) {
   return { survey: { ticket: { id: Number(row.id), subject: String(row.subject) }, options: row.options as { id: number; name: string; score: number }[], rating: (row.rating as { option: number; comment: string } | null) ?? null, expiresAt: String(row.expires_at) } };
 }
 
@@ -62,7 +64,8 @@ export const surveyRoute = defineRoute({
   responses: { 200: jsonResponse('the ticket asked about, the options, the rating given so far', z.object({ survey: surveySchema })), 404: errorResponse('no survey has this link') },
 }, async (c) => {
   const survey = await surveyOf(c.env, c.var.db.http, c.req.valid('param').token);
-  return c.json(await surveyBody(c.var.db.http, survey), 200);
+  const { rows } = await c.var.db.http.execute(surveyRead(survey));
+  return c.json(surveyBody(rows[0]!), 200);
 });
 
 const answerBody = writableRecord({
@@ -84,24 +87,34 @@ export const answerSurveyRoute = defineRoute({
   if (survey.expired) throw ApiError.conflict('token', `the survey closed after ${SURVEY_DAYS} days`);
   const { option, comment } = c.req.valid('json') as { option: number; comment?: string };
   const who = systemActor(survey.installationId, 'survey');
-  const body = await c.var.db.transaction(async (tx) => {
-    const { rows } = await tx.execute(sql`
-      SELECT o.score, t.agent_id, t.inbox_id FROM happiness_rating_options o, tickets t
-       WHERE o.id = ${option} AND o.installation_id = ${survey.installationId} AND o.state = 'active' AND t.id = ${survey.ticketId} FOR UPDATE OF t`);
-    if (!rows[0]) throw ApiError.invalid('option', `no happinessratingoptions ${option} here`);
-    const values = { optionId: option, score: Number(rows[0].score), comment: comment ?? '', agentId: rows[0].agent_id === null ? null : Number(rows[0].agent_id), inboxId: Number(rows[0].inbox_id), surveyId: survey.id };
-    const live = and(eq(happinessRatings.ticketId, survey.ticketId), eq(happinessRatings.state, 'active'))!;
-    const [existing] = await tx.select({ id: happinessRatings.id }).from(happinessRatings).where(live);
-    if (existing) {
-      const watched = Object.fromEntries(['option', 'score', 'comment'].map((name) => [name, (happinessRatingsResource as ResourceDeclaration).fields[name]!.output ?? happinessRatingsResource.fields[name]!.column]));
-      await updateRecords(tx, who, { table: happinessRatings, type: 'happinessratings', where: eq(happinessRatings.id, existing.id) }, values, watched);
-    } else {
-      await createRecords(tx, who, { table: happinessRatings, type: 'happinessratings' }, [{ ...values, ticketId: survey.ticketId }]);
-    }
-    return surveyBody(tx, survey);
-  });
-  noteEvents(c.var.db, survey.installationId, [['happinessratings']]);
-  return c.json(body, 200);
+  // one batch after the survey's read: the ticket locked (answers one at a time), the option
+  // checked, the live rating changed or else made, with the option's score and who has the ticket now
+  const live = and(eq(happinessRatings.ticketId, survey.ticketId), eq(happinessRatings.state, 'active'))!;
+  const values = {
+    optionId: option,
+    score: sql`(SELECT score FROM happiness_rating_options WHERE id = ${option})`,
+    comment: comment ?? '',
+    agentId: sql`(SELECT agent_id FROM tickets WHERE id = ${survey.ticketId})`,
+    inboxId: sql`(SELECT inbox_id FROM tickets WHERE id = ${survey.ticketId})`,
+    surveyId: survey.id,
+  };
+  const watched = Object.fromEntries(['option', 'score', 'comment'].map((name) => [name, (happinessRatingsResource as ResourceDeclaration).fields[name]!.output ?? happinessRatingsResource.fields[name]!.column]));
+  const writer = c.var.db.http;
+  const made = writer
+    .insert(happinessRatings)
+    .values({ ...values, ticketId: survey.ticketId, installationId: survey.installationId, createdBy: who.userId, updatedBy: who.userId })
+    .onConflictDoNothing({ target: happinessRatings.ticketId, where: sql`state = 'active'` })
+    .returning({ id: happinessRatings.id })
+    .getSQL();
+  const results = await c.var.db.batch([
+    sql`SELECT 1 FROM tickets WHERE id = ${survey.ticketId} FOR UPDATE`,
+    refuseWhen(sql`NOT EXISTS (SELECT 1 FROM happiness_rating_options WHERE id = ${option} AND installation_id = ${survey.installationId} AND state = 'active')`, 400, 'option', `no happinessratingoptions ${option} here`),
+    updateStatement(writer, who, { table: happinessRatings, type: 'happinessratings', where: live }, values, watched),
+    // answered for the first time: no live rating to change, so it is made
+    withEvents(made, who, 'happinessratings', 'created'),
+    surveyRead(survey),
+  ]);
+  return c.json(surveyBody(results.at(-1)![0]!), 200);
 });
 
 const teammateSurveySchema = z
