@@ -1,6 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Actor } from '../../auth/principal';
 import { forgetCredentials } from '../../auth/authenticate';
+import { refuseWhen, type RefusalStatus } from '../../db/refusal';
 import { users, type UserRole } from '../../db/schema';
 import type { WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
@@ -43,10 +44,12 @@ function refuseLastOwner(owners: number[], id: number, verb: string): void {
   }
 }
 
+export const OWNER_OR_ADMIN_IS_AN_OWNERS = 'only an owner may make, change or remove an owner or admin';
+
 /** Making, changing or removing an owner or admin, or acting for one, is an owner's. */
 export function requireOwnerFor(who: Actor, ...roles: (UserRole | undefined)[]): void {
   if (roles.some((role) => role !== undefined && RUNS_IT.includes(role)) && roleOf(who) !== 'owner') {
-    throw ApiError.forbidden('only an owner may make, change or remove an owner or admin');
+    throw ApiError.forbidden(OWNER_OR_ADMIN_IS_AN_OWNERS);
   }
 }
 
@@ -59,9 +62,7 @@ export async function checkTeammateWrite(context: WriteContext, record: Record<s
   const { who } = context;
   const wanted = record.role as UserRole | undefined;
   if (id === undefined) {
-    requireManager(who, 'only an owner or admin adds teammates');
-    record.role ??= 'agent';
-    requireOwnerFor(who, record.role as UserRole);
+    checkNewTeammate(who, record);
     return;
   }
   const { role: current, owners } = await lockTeammate(context, id);
@@ -73,6 +74,49 @@ export async function checkTeammateWrite(context: WriteContext, record: Record<s
   requireManager(who, 'only an owner or admin changes roles');
   requireOwnerFor(who, current, wanted);
   if (current === 'owner') refuseLastOwner(owners, id, 'demoted');
+}
+
+/** A new teammate: added by an owner or admin, an agent unless the body says, an owner or admin only by an owner. */
+function checkNewTeammate(who: Actor, record: Record<string, unknown>): void {
+  requireManager(who, 'only an owner or admin adds teammates');
+  record.role ??= 'agent';
+  requireOwnerFor(who, record.role as UserRole);
+}
+
+/** `checkTeammateWrite` for a write sent as one batch: a create's rules need no database; an update's are `teammateWriteChecks`. */
+export function planTeammateWrite(who: Actor, record: Record<string, unknown>, id: number | undefined): boolean {
+  if (id === undefined) checkNewTeammate(who, record);
+  return true;
+}
+
+/**
+ * An update's rules as statements of its batch, in `checkTeammateWrite`'s order: the owners
+ * locked, then the teammate, each rule a check over the teammate's stored role (none when there
+ * is no such teammate: the update answers 404). What hangs on the caller alone is decided here.
+ */
+export function teammateWriteChecks(who: Actor, record: Record<string, unknown>, id: number | undefined): SQL[] {
+  if (id === undefined) return [];
+  const live = (condition: SQL) => and(eq(users.installationId, who.installationId), eq(users.state, 'active'), condition)!;
+  const owners = live(eq(users.role, 'owner'));
+  const teammate = live(eq(users.id, id));
+  const wanted = record.role as UserRole | undefined;
+  const self = who.userId === id;
+  const manager = RUNS_IT.includes(roleOf(who) as UserRole);
+  const owner = roleOf(who) === 'owner';
+  const changed = wanted === undefined ? sql`false` : sql`${users.role} <> ${wanted}`;
+  const rules: { when: SQL; status: RefusalStatus; source: string; detail: string }[] = [];
+  const forbid = (when: SQL, detail: string) => rules.push({ when, status: 403, source: '', detail });
+  if (!self && !manager) forbid(sql`true`, "a teammate changes only their own profile; an owner or admin changes others'");
+  if (self && !owner) forbid(changed, 'a teammate cannot change their own role');
+  if (!manager) forbid(changed, 'only an owner or admin changes roles');
+  if (!owner) forbid(sql`${changed} AND (${users.role} IN ('owner', 'admin') OR ${RUNS_IT.includes(wanted!) ? sql`true` : sql`false`})`, OWNER_OR_ADMIN_IS_AN_OWNERS);
+  const lastOwner = sql`${changed} AND ${users.role} = 'owner' AND (SELECT count(*) FROM ${users} WHERE ${owners}) <= 1`;
+  rules.push({ when: lastOwner, status: 409, source: 'id', detail: `user ${id} is the installation's last owner and cannot be demoted; make another teammate owner first` });
+  return [
+    sql`SELECT ${users.id} FROM ${users} WHERE ${owners} ORDER BY ${users.id} FOR UPDATE`,
+    sql`SELECT ${users.id} FROM ${users} WHERE ${teammate} FOR UPDATE`,
+    ...rules.map(({ when, status, source, detail }) => refuseWhen(sql`EXISTS (SELECT 1 FROM ${users} WHERE ${teammate} AND ${when})`, status, source, detail)),
+  ];
 }
 
 /** Deactivating a teammate: an owner's or admin's, an owner or admin only by an owner, never the last owner. */
