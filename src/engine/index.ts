@@ -24,7 +24,7 @@ export type { Writer } from './changes';
 export { deletedValues, updatedValues } from './columns';
 export { resourceRoutes } from './routes';
 export { createRecord } from './write';
-export { sendWithReadBack } from './planned-write';
+export { plannedCreateStatements, sendWithReadBack } from './planned-write';
 export { childListRoute } from './child-routes';
 export { readOnlyTimeField } from './time-field';
 export { translateDbError } from './constraints';

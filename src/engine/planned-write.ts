@@ -82,6 +82,19 @@ export async function sendWithReadBack(db: Database, resource: ResourceDeclarati
 
 /** A create as one batch, with the body as its hooks amended it; undefined when the body needs the interactive write. */
 export async function plannedCreate(db: Database, env: Env, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, includes: readonly string[]) {
+  const plan = await plannedCreateStatements(db, env, resource, who, sent);
+  if (!plan) return undefined;
+  const body = await sendWithReadBack(db, resource, who, plan.statements, plan.id, includes);
+  if (body === null) throw new Error(`the new ${resource.singular} is not there to read back`);
+  return { body, record: plan.record };
+}
+
+/**
+ * A create's statements, to send in a batch of the caller's with more of its own after them
+ * (mail making a ticket): `id` is the new record's id in the statements after them. Undefined
+ * when the body needs the interactive write.
+ */
+export async function plannedCreateStatements(db: Database, env: Env, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>) {
   const record = await plannedRecord(db, env, resource, who, sent, undefined);
   if (!record) return undefined;
   const writer = db.http;
@@ -98,9 +111,7 @@ export async function plannedCreate(db: Database, env: Env, resource: ResourceDe
     ...relations,
     ...(resource.planned?.after?.(writer, who, record, id, true) ?? []),
   ];
-  const body = await sendWithReadBack(db, resource, who, statements, id, includes);
-  if (body === null) throw new Error(`the new ${resource.singular} is not there to read back`);
-  return { body, record };
+  return { statements, id, record };
 }
 
 /**

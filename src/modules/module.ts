@@ -12,7 +12,7 @@ export type JobConsumer = (message: JobMessage, env: Env) => Promise<void>;
 export type ScheduledTask = (env: Env, at: Date) => Promise<void>;
 
 /** What takes a message Email Routing hands to the Worker (one module has it). */
-export type MailReceiver = (message: ForwardableEmailMessage, env: Env) => Promise<void>;
+export type MailReceiver = (message: ForwardableEmailMessage, env: Env, ctx: Pick<ExecutionContext, 'waitUntil'>) => Promise<void>;
 
 /**
  * A resource group, whole: its routes (the generic ones of its resource declarations, and its

@@ -421,6 +421,8 @@ describe("an inbox's auto-reply", () => {
     const [spamTicket] = await rows<{ id: number }>("SELECT id FROM tickets WHERE installation_id = $1 AND subject = 'You won'", [site.id]);
     const robotTickets = await rows<{ id: number }>("SELECT t.id FROM tickets t JOIN customers c ON c.id = t.customer_id WHERE c.email = $1 AND t.subject <> 'Your weekly report'", [robot]);
     expect(robotTickets).toHaveLength(2);
+    // the auto-reply's subscriber has had every message's event
+    await drained(site.id);
     const answered = await rows('SELECT id FROM outbound_mails WHERE ticket_id = ANY($1::int[])', [[ours.ticketId, spamTicket!.id, bounceTicket!.id, ...robotTickets.map((t) => t.id)]]);
     expect(answered).toEqual([]);
     // (the first, plain, message of the robot's address was answered: nothing marked it automatic)

@@ -1,5 +1,6 @@
 import { defineModule } from '../../modules/module';
 import { originalMessageRoute } from './original-route';
+import { autoReplies } from './outbound/auto-reply';
 import { SEND_KIND } from './outbound/queue-mail';
 import { replyMail } from './outbound/reply-mail';
 import { sendMail, sweepOutbound } from './outbound/send-mail';
@@ -18,7 +19,7 @@ export const mailModule = defineModule({
   name: 'mail',
   routes: [originalMessageRoute],
   email: receiveMail,
-  subscribers: [replyMail, slaNotices, teammateNotices],
+  subscribers: [replyMail, autoReplies, slaNotices, teammateNotices],
   consumers: { [SEND_KIND]: sendMail },
   cron: { rawMailSweep: sweepRawMail, outboundSweep: sweepOutbound },
 });

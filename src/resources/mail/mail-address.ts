@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Env } from '../../app-env';
 import type { Database } from '../../db/client';
 import { domainVerified } from '../maildomains/verified-domain';
@@ -7,6 +7,8 @@ import { domainVerified } from '../maildomains/verified-domain';
 export interface MailInbox {
   installationId: number;
   inboxId: number;
+  /** the columns `facts` asked for, read with the inbox */
+  facts: Record<string, unknown>;
 }
 
 /** An address as mail writes it, compared as we store them: angle brackets and spaces off, lowercase. */
@@ -40,9 +42,11 @@ export interface UnverifiedAddress {
  * alone) and one inbox alone there has that address (two that share one get neither: which would
  * be a guess). An address inboxes list on a domain none of their installations verified is
  * refused with that reason. This look-up is what decides the installation, so it is the one query
- * not scoped to one.
+ * not scoped to one. `facts`, more columns over the inbox `i`, are read in the same statement:
+ * what the message's handling needs to know of the inbox's installation.
  */
-export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'>, address: string): Promise<MailInbox | UnverifiedAddress | undefined> {
+export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'>, address: string, facts?: SQL): Promise<MailInbox | UnverifiedAddress | undefined> {
+  const more = facts ? sql`, ${facts}` : sql``;
   const plain = plainAddress(address);
   const at = plain.lastIndexOf('@');
   if (at <= 0) return undefined;
@@ -52,17 +56,17 @@ export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'
   const site = mailDomain && domain.endsWith(`.${mailDomain}`) ? domain.slice(0, -mailDomain.length - 1) : undefined;
   if (site !== undefined && /^[a-z0-9-]{1,63}$/.test(site)) {
     const { rows } = await db.http.execute(sql`
-      SELECT i.id, i.installation_id FROM inboxes i JOIN installations n ON n.id = i.installation_id
+      SELECT i.id, i.installation_id${more} FROM inboxes i JOIN installations n ON n.id = i.installation_id
        WHERE n.site_name = ${site} AND i.state = 'active' AND (lower(i.local_part) = ${local} OR i.aliases @> ARRAY[${plain}]::text[])
        ORDER BY lower(i.local_part) = ${local} DESC NULLS LAST LIMIT 1`);
-    return rows[0] ? { installationId: Number(rows[0].installation_id), inboxId: Number(rows[0].id) } : undefined;
+    return rows[0] ? { installationId: Number(rows[0].installation_id), inboxId: Number(rows[0].id), facts: rows[0] } : undefined;
   }
   const { rows } = await db.http.execute(sql`
-    SELECT i.id, i.installation_id, ${domainVerified(sql`i.installation_id`, domain)} AS verified, ${domainVerified(null, domain)} AS anyones
+    SELECT i.id, i.installation_id, ${domainVerified(sql`i.installation_id`, domain)} AS verified, ${domainVerified(null, domain)} AS anyones${more}
       FROM inboxes i WHERE i.state = 'active' AND (lower(i.email) = ${plain} OR i.aliases @> ARRAY[${plain}]::text[])
      ORDER BY 3 DESC LIMIT 2`);
   const verified = rows.filter((row) => row.verified === true);
-  if (verified.length === 1) return { installationId: Number(verified[0]!.installation_id), inboxId: Number(verified[0]!.id) };
+  if (verified.length === 1) return { installationId: Number(verified[0]!.installation_id), inboxId: Number(verified[0]!.id), facts: verified[0]! };
   // only when nobody proved the domain: its owner's mail is no business of whoever else lists the address
   if (rows.length > 0 && verified.length === 0 && rows[0]!.anyones !== true) return { refused: `${plain} does not receive here yet: its domain ${domain} is not verified` };
   return undefined;

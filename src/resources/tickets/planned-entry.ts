@@ -30,6 +30,18 @@ const STATUS_BEFORE = 'ticket_status';
  * `entryAuthor` checks it, by a statement of the batch.
  */
 export async function plannedTicketEntry(db: Database, caller: Actor, id: number, body: EntryBody) {
+  const { who, statements, entryId } = ticketEntryStatements(db, caller, id, body);
+  const answer = await sendWithReadBack(db, messagesResource, who, statements, entryId, []);
+  if (!answer) throw new Error(`the new entry of ticket ${id} is not there to read back`);
+  return answer;
+}
+
+/**
+ * `plannedTicketEntry`'s statements, to send in a batch of the caller's with more of its own
+ * after them (mail's reply): `entryId` is the new entry's id in the statements after them, `who`
+ * the entry's author.
+ */
+export function ticketEntryStatements(db: Database, caller: Actor, id: number, body: EntryBody) {
   const named = body.agent !== undefined && body.agent !== null && body.agent !== caller.userId ? body.agent : undefined;
   if (named !== undefined && (caller.kind !== 'teammate' || !ADMINS.includes(caller.role))) {
     throw ApiError.forbidden('an agent writes replies and notes as itself: only owners and admins name another teammate as `agent`');
@@ -77,9 +89,7 @@ export async function plannedTicketEntry(db: Database, caller: Actor, id: number
     status === undefined ? undefined : requireFieldsToResolveStatement(who, sql`t.id = ${id} AND t.status_id <> ${statusBefore}`, 'message.status'),
     status === undefined || threadType !== 'message' || body.isDraft || customer !== undefined ? undefined : surveyStatement(who, id, entryId, sql`t.status_id <> ${statusBefore}`),
   ];
-  const answer = await sendWithReadBack(db, messagesResource, who, statements, entryId, []);
-  if (!answer) throw new Error(`the new entry of ticket ${id} is not there to read back`);
-  return answer;
+  return { who, statements: statements.filter((statement): statement is SQL => statement !== undefined), entryId };
 }
 
 /**

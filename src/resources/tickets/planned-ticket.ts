@@ -58,7 +58,7 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
   after(_db, who, record, id, created) {
     const statements: SQL[] = [];
     // a customer the body named by email and the batch made joins the companies of its domain, on create or update
-    if (record.customer !== undefined) statements.push(joinCompaniesStatement(who, recalled(NEW_CUSTOMER)));
+    if (record.customer !== undefined) statements.push(newCustomerJoinsCompanies(who));
     const opening = created ? openingEntry(record, id, record.customer as SQL) : undefined;
     if (opening) {
       statements.push(...threadEntryStatements(who, opening, OPENING));
@@ -91,6 +91,9 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
   },
 };
 
+/** After `customerStatements`: the customer they made, if any, joins the companies of its domain. */
+export const newCustomerJoinsCompanies = (who: Actor): SQL => joinCompaniesStatement(who, recalled(NEW_CUSTOMER));
+
 /** A ticket is assigned to a teammate with a seat: a collaborator is a 400 (`requireSeatedAgent`). */
 function seatedAgent(who: Actor, record: Record<string, unknown>): SQL[] {
   if (typeof record.agent !== 'number') return [];
@@ -114,9 +117,9 @@ function stillVisible(who: Actor, written: SQL): SQL[] {
  * `resolveCustomer` as statements: the customer a body names by id checked (and its email, when
  * sent beside it), or the one an address names found, else made with its contact and events; its
  * id handed on (`CUSTOMER`), and a customer made here (`NEW_CUSTOMER`, else 0) joined to the
- * companies of its domain once the ticket is written.
+ * companies of its domain once the ticket is written (`newCustomerJoinsCompanies`).
  */
-function customerStatements(who: Actor, input: z.output<typeof customerInput>): SQL[] {
+export function customerStatements(who: Actor, input: z.output<typeof customerInput>): SQL[] {
   if (typeof input === 'number' || 'id' in input) {
     const id = typeof input === 'number' ? input : input.id;
     const email = typeof input === 'number' ? undefined : input.email;

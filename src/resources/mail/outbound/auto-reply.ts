@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { Env } from '../../../app-env';
 import type { Transaction } from '../../../db/client';
+import type { Subscriber } from '../../../events/subscriber';
 import { escapeHtml, messageHtml, messageText } from '../../../lib/html/message-body';
 import { fillTemplate } from '../../tickets/ticket-template';
 import { plainAddress, type SendingInbox } from '../mail-address';
 import { fromInbox, headerText, replySubject, SENDER_COLUMN, signed, threadingHeaders } from './outgoing-mail';
-import { writeOutbound } from './queue-mail';
+import { queueSends, writeOutbound } from './queue-mail';
 
 /** What an inbox answers when it has no templates of its own. */
 const DEFAULT_AUTO_REPLY_SUBJECT = 'Re: {{ticket.subject}}';
@@ -20,8 +21,6 @@ export interface NewMailTicket {
   replyTo: string;
   /** the message's own Message-ID, which the answer names */
   messageId: string;
-  /** sent by a machine: never answered (`read-mail.ts`) */
-  automatic: boolean;
 }
 
 interface InboxRow {
@@ -38,16 +37,34 @@ interface InboxRow {
 }
 
 /**
- * The inbox's auto-reply to a new ticket from mail, written with the ticket (RFC 3834): only when
- * the inbox has `autoReplyEnabled`, never to mail a machine sent (`Auto-Submitted`, bulk, a
- * bounce), to an empty sender, or to one of the helpdesk's own addresses (two inboxes answering
- * each other would loop); marked `Auto-Submitted: auto-replied` and threaded under the message.
- * Subject and message are the inbox's templates with the ticket's fields. Answers the outgoing
- * message's id, to queue once the transaction commits.
+ * The inbox's auto-reply to a new ticket from mail (RFC 3834), written once the message's batch
+ * has committed, by the subscriber of its `inboundmails` event: only when the inbox has
+ * `autoReplyEnabled`, never to mail a machine sent (`Auto-Submitted`, bulk, a bounce) or a new
+ * spam ticket (the event's `autoReply` is false for those), to an empty sender, or to one of the
+ * helpdesk's own addresses (two inboxes answering each other would loop); marked `Auto-Submitted:
+ * auto-replied` and threaded under the message. Subject and message are the inbox's templates with
+ * the ticket's fields; its subject's token is signed over the ticket's id, which only the batch
+ * learns. Queued to send once the subscriber's work commits.
  */
-export async function writeAutoReply(tx: Transaction, env: Env, ticket: NewMailTicket): Promise<number | undefined> {
+export const autoReplies: Subscriber = {
+  name: 'mail.autoReply',
+  on: [{ recordType: 'inboundmails', kinds: ['created'] }],
+  async handle(event, { tx, env, afterCommit }) {
+    if (event.data.outcome !== 'ticket' || event.data.autoReply !== true) return;
+    const { rows } = await tx.execute(sql`
+      SELECT inbox_id, ticket_id, envelope_from, message_id FROM inbound_mails WHERE id = ${event.recordId} AND installation_id = ${event.installationId}`);
+    const row = rows[0];
+    if (!row || row.ticket_id === null) return;
+    const id = await writeAutoReply(tx, env, {
+      installationId: event.installationId, inboxId: Number(row.inbox_id), ticketId: Number(row.ticket_id), replyTo: String(row.envelope_from), messageId: String(row.message_id),
+    });
+    if (id !== undefined) afterCommit(() => queueSends(env, [id]));
+  },
+};
+
+async function writeAutoReply(tx: Transaction, env: Env, ticket: NewMailTicket): Promise<number | undefined> {
   const to = plainAddress(ticket.replyTo);
-  if (ticket.automatic || !to.includes('@')) return undefined;
+  if (!to.includes('@')) return undefined;
   const domain = env.MAIL_DOMAIN ? plainAddress(env.MAIL_DOMAIN) : undefined;
   if (domain && (to.endsWith(`.${domain}`) || to.endsWith(`@${domain}`))) return undefined;
   const { rows } = await tx.execute(sql`
