@@ -1,6 +1,8 @@
-import { and, asc, eq, or, sql } from 'drizzle-orm';
+import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { EVERYONE } from '../../auth/access';
+import type { Actor } from '../../auth/principal';
+import { refuseWhen } from '../../db/refusal';
 import type { Transaction } from '../../db/client';
 import { AGENT_INVITE_STATUSES, agentInvites, users } from '../../db/schema';
 import { ApiError } from '../../http/errors';
@@ -10,29 +12,45 @@ import { includedUsers } from '../users/user-shape';
 
 const userRef = { table: users, type: 'users' };
 
-/** The installation's owner, to whom requests for a seat go: the live owner with the lowest id. */
-async function installationOwner(tx: Transaction, installationId: number): Promise<number> {
-  const [owner] = await tx
-    .select({ id: users.id })
-    .from(users)
-    .where(and(eq(users.installationId, installationId), eq(users.role, 'owner'), eq(users.state, 'active')))
-    .orderBy(asc(users.id))
-    .limit(1);
-  if (!owner) throw ApiError.conflict('agentinvite.owner', 'this installation has no owner to send the request to');
-  return owner.id;
+/** The installation's owner, to whom requests for a seat go: the live owner with the lowest id (SQL, null when there is none). */
+function installationOwner(installationId: number): SQL {
+  return sql`(SELECT ${users.id} FROM ${users} WHERE ${and(eq(users.installationId, installationId), eq(users.role, 'owner'), eq(users.state, 'active'))} ORDER BY ${users.id} LIMIT 1)`;
 }
+
+const NO_OWNER = 'this installation has no owner to send the request to';
+
+async function ownerOf(tx: Transaction, installationId: number): Promise<number> {
+  const { rows } = await tx.execute(sql`SELECT ${installationOwner(installationId)} AS id`);
+  if (rows[0]?.id == null) throw ApiError.conflict('agentinvite.owner', NO_OWNER);
+  return Number(rows[0].id);
+}
+
+/** Only a teammate asks, and of teammates, only a collaborator: the rule that needs no database. */
+function requireTeammate(who: Actor): void {
+  if (who.kind !== 'teammate') throw ApiError.forbidden('only a teammate asks for a seat');
+}
+
+/** The caller's role as the database has it (the credential's where there is no row). */
+const storedRole = (who: Actor) => sql`coalesce((SELECT ${users.role} FROM ${users} WHERE ${users.id} = ${who.userId}), ${who.kind === 'teammate' ? who.role : null}::text)`;
 
 /**
  * Only a collaborator asks for a seat. The role is read from the database, not from the
  * credential (remembered for up to 30 s), so a request just accepted cannot be followed by another.
  */
 async function requireCollaborator({ tx, who }: WriteContext): Promise<void> {
-  if (who.kind !== 'teammate') throw ApiError.forbidden('only a teammate asks for a seat');
-  const [caller] = await tx.select({ role: users.role }).from(users).where(eq(users.id, who.userId));
-  const role = caller?.role ?? who.role;
-  if (role !== 'collaborator') {
-    throw ApiError.conflict('agentinvite.user', `user ${who.userId} already has a seat (role ${role}); only a collaborator asks for one`);
-  }
+  requireTeammate(who);
+  const { rows } = await tx.execute(sql`SELECT ${storedRole(who)} AS role`);
+  const role = String(rows[0]!.role);
+  if (role !== 'collaborator') throw ApiError.conflict('agentinvite.user', `user ${who.userId} already has a seat (role ${role}); only a collaborator asks for one`);
+}
+
+/** `requireCollaborator` and the owner `onCreate` names, as checks of a create's batch, in the same order. */
+function newRequestChecks(who: Actor): SQL[] {
+  return [
+    sql`SELECT desk_refuse(409, 'agentinvite.user', ${`user ${who.userId} already has a seat (role `}::text || r.role || '); only a collaborator asks for one')
+      FROM (SELECT ${storedRole(who)} AS role) r WHERE r.role <> 'collaborator'`,
+    refuseWhen(sql`${installationOwner(who.installationId)} IS NULL`, 409, 'agentinvite.owner', NO_OWNER),
+  ];
 }
 
 /**
@@ -67,7 +85,15 @@ export const agentInvitesResource = defineResource({
   beforeWrite: (context) => requireCollaborator(context),
   onCreate: async ({ tx, who }) => ({
     userId: who.userId!,
-    ownerId: await installationOwner(tx, who.installationId),
+    ownerId: await ownerOf(tx, who.installationId),
     status: 'pending',
   }),
+  planned: {
+    before: (who) => {
+      requireTeammate(who);
+      return true;
+    },
+    first: (_db, who) => newRequestChecks(who),
+    onCreate: (who) => ({ userId: who.userId!, ownerId: installationOwner(who.installationId), status: 'pending' }),
+  },
 });

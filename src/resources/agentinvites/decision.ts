@@ -1,10 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Principal } from '../../auth/principal';
-import type { Transaction } from '../../db/client';
+import { refuseWhen } from '../../db/refusal';
 import { agentInvites, users } from '../../db/schema';
-import { readBack, recordScope, schemasOf, updateRecords, updatedValues } from '../../engine';
-import { noteEvents, recordEvents } from '../../events/record-events';
-import { ApiError } from '../../http/errors';
+import { recordScope, schemasOf, sendWithReadBack, updatedValues, updateStatement, type Writer } from '../../engine';
+import { withEvents } from '../../events/record-events';
 import { idParams } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
@@ -12,22 +11,26 @@ import { agentInvitesResource } from './agentinvites.resource';
 
 export type Outcome = 'accepted' | 'declined';
 
-/** Gives the requester a seat: a collaborator becomes an agent (an `updated` event of the user); a teammate who has one keeps their role. */
-async function grantSeat(tx: Transaction, who: Principal, userId: number): Promise<void> {
-  const [user] = await tx
-    .select({ role: users.role })
-    .from(users)
-    .where(and(eq(users.id, userId), eq(users.installationId, who.installationId), eq(users.state, 'active')))
-    .for('update');
-  if (!user) throw ApiError.conflict('agentinvite.user', `user ${userId} is no longer a teammate here; decline the request instead`);
-  if (user.role === 'collaborator') {
-    await updateRecords(tx, who, { table: users, type: 'users', where: eq(users.id, userId) }, { role: 'agent' }, { role: users.role });
-  }
+const requester = (id: number) => sql`(SELECT ${agentInvites.userId} FROM ${agentInvites} WHERE ${agentInvites.id} = ${id})`;
+
+/**
+ * Gives the requester a seat: a collaborator becomes an agent (an `updated` event of the user); a
+ * teammate who has one keeps their role. The requester locked first; gone, a 409.
+ */
+function grantSeatStatements(db: Writer, who: Principal, id: number): SQL[] {
+  const teammate = and(eq(users.id, requester(id)), eq(users.installationId, who.installationId), eq(users.state, 'active'))!;
+  return [
+    sql`WITH locked AS (SELECT ${users.id} FROM ${users} WHERE ${teammate} FOR UPDATE)
+      SELECT desk_refuse(409, 'agentinvite.user', 'user ' || ${requester(id)} || ' is no longer a teammate here; decline the request instead')
+       WHERE NOT EXISTS (SELECT 1 FROM locked)`,
+    updateStatement(db, who, { table: users, type: 'users', where: and(teammate, eq(users.role, 'collaborator'))! }, { role: 'agent' }, { role: users.role }),
+  ];
 }
 
 /**
- * Accepts or declines a pending request, in one transaction: only the owner it is addressed
- * to decides, once. The invite's row is locked first, so two decisions at once cannot both pass.
+ * Accepts or declines a pending request, in one batch (one round trip): only the owner it is
+ * addressed to decides, once. The invite's row is locked first, so two decisions at once cannot
+ * both pass.
  */
 export function decisionRoute(outcome: Outcome) {
   const action = outcome === 'accepted' ? 'accept' : 'decline';
@@ -43,24 +46,24 @@ export function decisionRoute(outcome: Outcome) {
     const who = c.var.principal;
     const { id } = c.req.valid('param');
     const { includes } = c.req.valid('query');
-    const body = await c.var.db.transaction(async (tx) => {
-      const [invite] = await tx
-        .select({ userId: agentInvites.userId, ownerId: agentInvites.ownerId, status: agentInvites.status })
-        .from(agentInvites)
-        .where(and(recordScope(agentInvitesResource, who), eq(agentInvites.id, id)))
-        .for('update');
-      if (!invite) throw ApiError.notFound('id', `agentinvite ${id} not found`);
-      if (invite.ownerId !== who.userId) throw ApiError.forbidden('only the owner the request is addressed to may decide it');
-      if (invite.status !== 'pending') throw ApiError.conflict('agentinvite.status', `agentinvite ${id} is already ${invite.status}`);
-      if (outcome === 'accepted') await grantSeat(tx, who, invite.userId);
-      await tx
-        .update(agentInvites)
-        .set({ status: outcome, decidedAt: sql`now()`, decidedBy: who.userId, ...updatedValues(who) })
-        .where(eq(agentInvites.id, id));
-      await recordEvents(tx, who, [{ recordType: 'agentinvites', recordId: id, kind: outcome, data: { user: { id: invite.userId, type: 'users' } } }]);
-      return readBack(tx, agentInvitesResource, who, id, includes);
-    });
-    noteEvents(c.var.db, who.installationId, [['agentinvites'], ['users', 'updated']]);
+    const invite = and(recordScope(agentInvitesResource, who), eq(agentInvites.id, id))!;
+    const db = c.var.db.http;
+    // one exchange: the invite locked and checked, the seat, the decision with its event, the read-back
+    const statements = [
+      sql`WITH locked AS (SELECT ${agentInvites.id} FROM ${agentInvites} WHERE ${invite} FOR UPDATE)
+        SELECT desk_refuse(404, 'id', ${`agentinvite ${id} not found`}::text) WHERE NOT EXISTS (SELECT 1 FROM locked)`,
+      refuseWhen(sql`EXISTS (SELECT 1 FROM ${agentInvites} WHERE ${agentInvites.id} = ${id} AND ${agentInvites.ownerId} IS DISTINCT FROM ${who.userId})`, 403, '', 'only the owner the request is addressed to may decide it'),
+      sql`SELECT desk_refuse(409, 'agentinvite.status', ${`agentinvite ${id} is already `}::text || ${agentInvites.status})
+        FROM ${agentInvites} WHERE ${agentInvites.id} = ${id} AND ${agentInvites.status} <> 'pending'`,
+      ...(outcome === 'accepted' ? grantSeatStatements(db, who, id) : []),
+      withEvents(
+        db.update(agentInvites).set({ status: outcome, decidedAt: sql`now()`, decidedBy: who.userId, ...updatedValues(who) }).where(eq(agentInvites.id, id))
+          .returning({ id: agentInvites.id, userId: agentInvites.userId }).getSQL(),
+        who, 'agentinvites', outcome, sql`jsonb_build_object('user', jsonb_build_object('id', r.user_id, 'type', 'users'))`,
+      ),
+    ];
+    const body = await sendWithReadBack(c.var.db, agentInvitesResource, who, statements, sql`${id}::int`, includes);
+    if (!body) throw new Error(`agentinvite ${id} is not there to read back`);
     return c.json(body, 200);
   });
 }
