@@ -1,5 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Actor } from '../../auth/principal';
+import { refuseWhen } from '../../db/refusal';
 import { ANNOUNCEMENT_AUDIENCES, announcements } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import { AUDIT_SET, defineResource, type WriteContext } from '../../engine';
@@ -12,6 +14,17 @@ const time = z.iso
   .transform((text) => new Date(text))
   .refine((date) => date.getUTCFullYear() >= 1970 && date.getUTCFullYear() <= 9999, 'must be a time between 1970 and 9999');
 
+/** The property the expiry rule names: the one sent of the two (expiresAt when both are). */
+const sourceOf = (record: Record<string, unknown>) => `announcement.${record.expiresAt === undefined ? 'publishedAt' : 'expiresAt'}`;
+const EXPIRES_BEFORE_PUBLISHED = 'the announcement must expire after it is published';
+
+/** The rule over the values the write leaves, where the Worker has them all (a create, or both sent): whether it is broken. */
+function expiresTooSoon(record: Record<string, unknown>, stored?: { publishedAt: Date; expiresAt: Date | null }): boolean {
+  const publishedAt = (record.publishedAt as Date | undefined) ?? stored?.publishedAt ?? new Date();
+  const expiresAt = record.expiresAt === undefined ? stored?.expiresAt : (record.expiresAt as Date | null);
+  return Boolean(expiresAt && expiresAt <= publishedAt);
+}
+
 /** An announcement ends after it starts: checked against the stored values a PATCH leaves as they are. */
 async function requireExpiryAfterPublication({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined) {
   if (record.publishedAt === undefined && record.expiresAt === undefined) return;
@@ -23,11 +36,29 @@ async function requireExpiryAfterPublication({ tx, who }: WriteContext, record: 
       .where(and(tenantScope(announcements, who.installationId), eq(announcements.id, id)));
     if (!stored) return; // the update answers 404
   }
-  const publishedAt = (record.publishedAt as Date | undefined) ?? stored?.publishedAt ?? new Date();
-  const expiresAt = record.expiresAt === undefined ? stored?.expiresAt : (record.expiresAt as Date | null);
-  if (expiresAt && expiresAt <= publishedAt) {
-    throw ApiError.invalid(`announcement.${record.expiresAt === undefined ? 'publishedAt' : 'expiresAt'}`, 'the announcement must expire after it is published');
+  if (expiresTooSoon(record, stored)) throw ApiError.invalid(sourceOf(record), EXPIRES_BEFORE_PUBLISHED);
+}
+
+/**
+ * `requireExpiryAfterPublication` for a write sent as one batch: decided in the Worker where the
+ * body names all it needs (a create; an update sending both times), else a check of the batch over
+ * the stored time the update keeps (none where the record is not there: the update answers 404).
+ */
+function planExpiry(record: Record<string, unknown>, id: number | undefined): boolean {
+  if (record.publishedAt === undefined && record.expiresAt === undefined) return true;
+  if ((id === undefined || (record.publishedAt !== undefined && record.expiresAt !== undefined)) && expiresTooSoon(record)) {
+    throw ApiError.invalid(sourceOf(record), EXPIRES_BEFORE_PUBLISHED);
   }
+  return true;
+}
+
+function expiryCheck(who: Actor, record: Record<string, unknown>, id: number | undefined): SQL[] {
+  if (id === undefined || (record.publishedAt === undefined) === (record.expiresAt === undefined)) return [];
+  const t = announcements;
+  const publishedAt = record.publishedAt === undefined ? t.publishedAt : sql`${(record.publishedAt as Date).toISOString()}::timestamptz`;
+  const expiresAt = record.expiresAt === undefined ? t.expiresAt : sql`${(record.expiresAt as Date | null)?.toISOString() ?? null}::timestamptz`;
+  const broken = sql`EXISTS (SELECT 1 FROM ${t} WHERE ${and(tenantScope(t, who.installationId), eq(t.id, id))} AND ${expiresAt} <= ${publishedAt})`;
+  return [refuseWhen(broken, 400, sourceOf(record), EXPIRES_BEFORE_PUBLISHED)];
 }
 
 /**
@@ -53,4 +84,8 @@ export const announcementsResource = defineResource({
   // No bulk update: it would skip the publication/expiry check.
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: requireExpiryAfterPublication,
+  planned: {
+    before: (_who, record, id) => planExpiry(record, id),
+    first: (_db, who, record, id) => expiryCheck(who, record, id),
+  },
 });
