@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Env } from '../../app-env';
 import { ADMINS } from '../../auth/access';
 import { mailDomains } from '../../db/schema';
 import { AUDIT_SET, computedFrom, defineResource, timeProperty } from '../../engine';
@@ -21,6 +22,14 @@ const domainName = z
 const dnsRecord = z
   .object({ type: z.literal('TXT'), name: z.string(), value: z.string() })
   .meta({ description: 'the DNS record to publish before asking for verification' });
+
+/** Addresses at the mail domain are the helpdesk's own: no domain under it is claimed. */
+function refuseOwnDomain(env: Env, record: Record<string, unknown>): void {
+  const name = record.name as string | undefined;
+  if (name && underMailDomain(env, name)) {
+    throw ApiError.invalid('maildomain.name', `addresses at ${mailDomainOf(env)} are the helpdesk's own: an inbox's localPart gives it one there, with no domain to verify`);
+  }
+}
 
 /**
  * Domains an installation claims for its inboxes' own addresses: an inbox receives at an `email`
@@ -51,16 +60,19 @@ export const mailDomainsResource = defineResource({
   },
   access: { read: ADMINS, write: ADMINS },
   operations: ['list', 'get', 'create', 'delete'],
-  beforeWrite: ({ env }, record) => {
-    const name = record.name as string | undefined;
-    if (name && underMailDomain(env, name)) {
-      throw ApiError.invalid('maildomain.name', `addresses at ${mailDomainOf(env)} are the helpdesk's own: an inbox's localPart gives it one there, with no domain to verify`);
-    }
-  },
+  beforeWrite: ({ env }, record) => refuseOwnDomain(env, record),
   // the installation's own domain at the mail domain is listed for what it is, never taken away
   beforeDelete: async ({ tx, env }, id) => {
     const { rows } = await tx.execute(sql`SELECT d.name FROM mail_domains d WHERE d.id = ${id}`);
     if (rows[0] && underMailDomain(env, String(rows[0].name))) throw ApiError.conflict('id', `${String(rows[0].name)} is this helpdesk's own domain at the mail domain; it needs no proof and stays`);
   },
   onCreate: () => ({ verificationToken: newVerificationToken() }),
+  // the rule and the token need no database: a create is one batch
+  planned: {
+    before: (_who, record, _id, _read, env) => {
+      refuseOwnDomain(env, record);
+      return true;
+    },
+    onCreate: () => ({ verificationToken: newVerificationToken() }),
+  },
 });

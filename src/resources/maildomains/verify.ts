@@ -2,8 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import { ADMINS } from '../../auth/access';
 import { sqlState } from '../../db/errors';
 import { mailDomains } from '../../db/schema';
-import { readBack, recordScope, schemasOf } from '../../engine';
-import { changeWithEvents, noteEvents } from '../../events/record-events';
+import { recordScope, schemasOf, sendWithReadBack } from '../../engine';
+import { withEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
@@ -56,14 +56,14 @@ export const verifyMailDomainRoute = defineRoute({
   }
 
   try {
-    const body = await c.var.db.transaction(async (tx) => {
-      await changeWithEvents(tx, sql`
-        UPDATE mail_domains d SET verified_at = now(), updated_at = now(), updated_by = ${who.userId}
-         WHERE d.id = ${id} AND d.installation_id = ${who.installationId} AND d.state = 'active' AND d.verified_at IS NULL
-        RETURNING d.id`, who, 'maildomains', 'updated', sql`jsonb_build_object('verified', jsonb_build_object('before', false, 'after', true))`);
-      return readBack(tx, mailDomainsResource, who, id, []);
-    });
-    noteEvents(c.var.db, who.installationId, [['maildomains', 'updated']]);
+    // one exchange: the mark with its event, and the domain read back as it leaves it
+    const verify = withEvents(sql`
+      UPDATE mail_domains d SET verified_at = now(), updated_at = now(), updated_by = ${who.userId}
+       WHERE d.id = ${id} AND d.installation_id = ${who.installationId} AND d.state = 'active' AND d.verified_at IS NULL
+      RETURNING d.id`, who, 'maildomains', 'updated', sql`jsonb_build_object('verified', jsonb_build_object('before', false, 'after', true))`);
+    const body = await sendWithReadBack(c.var.db, mailDomainsResource, who, [verify], sql`${id}::int`, []);
+    // deleted since it was read
+    if (!body) throw ApiError.notFound('id', `maildomain ${id} not found`);
     return c.json(body, 200);
   } catch (error) {
     if (sqlState(error).constraint === 'mail_domains_verified_name_key') throw ApiError.conflict('name', `another installation has verified ${domain.name}; it receives and sends its mail`);
