@@ -1,9 +1,10 @@
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, requireOwnCredential } from '../../auth/access';
 import { newSecret } from '../../auth/secrets';
+import { recalled, remember } from '../../db/refusal';
 import { OAUTH_CLIENT_TYPES, oauthApps } from '../../db/schema';
-import { createRecords, readBack, schemasOf } from '../../engine';
-import { noteEvents } from '../../events/record-events';
+import { createStatement, schemasOf, sendWithReadBack } from '../../engine';
 import { recordBody, writableRecord } from '../../http/record-body';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
@@ -21,6 +22,9 @@ const createRecord = writableRecord(
 ).meta({ id: 'OAuthAppCreate' });
 
 const s = schemasOf(oauthAppsResource);
+
+/** The name the new app's id goes by in the batch. */
+const CREATED = 'oauthapp_id';
 export const createdBody = z
   .object({
     oauthapp: s.record.extend({ clientSecret: z.string().nullable().meta({ description: 'the client secret: shown this once, never again; null for a public app' }) }),
@@ -44,13 +48,12 @@ export const createOAuthAppRoute = defineRoute({
   const clientType = body.clientType ?? 'confidential';
   const clientId = (await newSecret('hdc_')).secret.slice(0, 28);
   const secret = clientType === 'confidential' ? await newSecret('hds_') : undefined;
-  const created = await c.var.db.transaction(async (tx) => {
-    const [id] = await createRecords(tx, who, { table: oauthApps, type: 'oauthapps' }, [{
-      installationId: who.installationId, name: body.name, redirectUris: body.redirectUris, clientId, clientType,
-      secretHash: secret?.hash ?? null, secretPrefix: secret?.prefix ?? null, ...(body.scopes ? { scopes: body.scopes } : {}),
-    }]);
-    return readBack(tx, oauthAppsResource, who, id!, []);
-  });
-  noteEvents(c.var.db, who.installationId, [['oauthapps', 'created']]);
+  // one exchange: the app with its event, read back
+  const insert = createStatement(c.var.db.http, who, { table: oauthApps, type: 'oauthapps' }, [{
+    installationId: who.installationId, name: body.name, redirectUris: body.redirectUris, clientId, clientType,
+    secretHash: secret?.hash ?? null, secretPrefix: secret?.prefix ?? null, ...(body.scopes ? { scopes: body.scopes } : {}),
+  }], undefined, sql`id, ${remember(CREATED, sql`id`)}`);
+  const created = await sendWithReadBack(c.var.db, oauthAppsResource, who, [insert], recalled(CREATED), []);
+  if (!created) throw new Error('the new oauthapp is not there to read back');
   return c.json({ oauthapp: { ...created.oauthapp, clientSecret: secret?.secret ?? null }, included: {} }, 201);
 });

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, requireOwnCredential } from '../../auth/access';
+import type { Actor } from '../../auth/principal';
 import { forgetCredentials } from '../../auth/authenticate';
 import { OAUTH_CLIENT_TYPES, OAUTH_SCOPES, oauthApps, oauthGrants } from '../../db/schema';
 import { AUDIT_SET, defineResource, deleteRecords, type WriteContext } from '../../engine';
@@ -16,9 +17,11 @@ export const appScopes = z
   .meta({ description: 'the scopes it may ask for: `desk` (all its teammate may do) and `desk:read` (reads only); default `["desk"]`' });
 
 /** Apps are credentials: an OAuth token may not make or change them. */
-function byOwnCredential({ who }: WriteContext): void {
+function requireOwnCredentialOf(who: Actor): void {
   if (who.kind === 'teammate') requireOwnCredential(who);
 }
+
+const byOwnCredential = ({ who }: WriteContext): void => requireOwnCredentialOf(who);
 
 /**
  * OAuth 2.0 apps (`/v2/oauthapps.json`): registered by an owner or admin, who may rename one,
@@ -43,6 +46,13 @@ export const oauthAppsResource = defineResource({
   access: { read: ADMINS, write: ADMINS },
   operations: ['list', 'get', 'update', 'delete'],
   beforeWrite: byOwnCredential,
+  // the rule needs no database: an update is one batch
+  planned: {
+    before: (who) => {
+      requireOwnCredentialOf(who);
+      return true;
+    },
+  },
   beforeDelete: byOwnCredential,
   // its grants end with it (each with its `deleted` event): no token of a deleted app works again,
   // whatever happens to the app's row

@@ -1,10 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { ADMINS, requireOwnCredential } from '../../auth/access';
 import { newSecret } from '../../auth/secrets';
 import { oauthApps } from '../../db/schema';
-import { readBack } from '../../engine';
-import { noteEvents, recordEvents } from '../../events/record-events';
-import { ApiError } from '../../http/errors';
+import { sendWithReadBack, updateStatement } from '../../engine';
 import { idParams } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
@@ -26,17 +24,17 @@ export const rotateSecretRoute = defineRoute({
   requireOwnCredential(who);
   const { id } = c.req.valid('param');
   const secret = await newSecret('hds_');
-  const body = await c.var.db.transaction(async (tx) => {
-    const [app] = await tx.select({ clientType: oauthApps.clientType, secretPrefix: oauthApps.secretPrefix }).from(oauthApps)
-      .where(and(eq(oauthApps.id, id), eq(oauthApps.installationId, who.installationId), eq(oauthApps.state, 'active')));
-    if (!app) throw ApiError.notFound('id', `no oauthapps ${id} here`);
-    if (app.clientType === 'public') throw ApiError.conflict('id', 'a public app has no client secret');
-    await tx.update(oauthApps).set({ secretHash: secret.hash, secretPrefix: secret.prefix, updatedAt: new Date(), updatedBy: who.userId })
-      .where(and(eq(oauthApps.id, id), eq(oauthApps.installationId, who.installationId)));
+  const app = and(eq(oauthApps.id, id), eq(oauthApps.installationId, who.installationId), eq(oauthApps.state, 'active'))!;
+  // one exchange: the app locked and checked, the new digest with its event, the app read back
+  const statements = [
+    sql`WITH locked AS (SELECT ${oauthApps.clientType} AS type FROM ${oauthApps} WHERE ${app} FOR UPDATE)
+      SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM locked) THEN desk_refuse(404, 'id', ${`no oauthapps ${id} here`}::text)
+        ELSE desk_refuse(409, 'id', 'a public app has no client secret') END
+       WHERE NOT EXISTS (SELECT 1 FROM locked WHERE type <> 'public')`,
     // the secret itself is in no event: its prefix tells it changed
-    await recordEvents(tx, who, [{ recordType: 'oauthapps', recordId: id, kind: 'updated', data: { secretPrefix: { before: app.secretPrefix, after: secret.prefix } } }]);
-    return readBack(tx, oauthAppsResource, who, id, []);
-  });
-  noteEvents(c.var.db, who.installationId, [['oauthapps', 'updated', ['secretPrefix']]]);
+    updateStatement(c.var.db.http, who, { table: oauthApps, type: 'oauthapps', where: app }, { secretHash: secret.hash, secretPrefix: secret.prefix }, { secretPrefix: oauthApps.secretPrefix }),
+  ];
+  const body = await sendWithReadBack(c.var.db, oauthAppsResource, who, statements, sql`${id}::int`, []);
+  if (!body) throw new Error(`oauthapp ${id} is not there to read back`);
   return c.json({ oauthapp: { ...body.oauthapp, clientSecret: secret.secret }, included: {} }, 200);
 });

@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { forgetCredentials } from '../../../auth/authenticate';
 import { hashSecret, newSecret } from '../../../auth/secrets';
 import type { Database, Transaction } from '../../../db/client';
+import { recalled, remember } from '../../../db/refusal';
 import { credentials, installations, oauthCodes, oauthGrants, oauthRefreshTokens, users, type OAuthScope } from '../../../db/schema';
 import type { OAuthClient } from './client-auth';
 import { ACCESS_TOKEN_SECONDS, CODE_SECONDS, REFRESH_TOKEN_SECONDS } from './lifetimes';
@@ -20,22 +21,27 @@ export interface IssuedTokens {
 
 const after = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
+/** The name a new grant's id goes by in its batch. */
+const GRANT = 'oauthgrant_id';
+
 /** The teammate's consent to the app, and a code for it (`hda_…`, good once, for 10 minutes). */
 export async function issueCode(
   db: Database,
   consent: { client: OAuthClient; userId: number; scopes: OAuthScope[]; redirectUri: string; redirectUriSent: boolean; codeChallenge: string },
 ): Promise<string> {
   const code = await newSecret('hda_');
-  await db.transaction(async (tx) => {
-    const [grant] = await tx
+  // one exchange: the grant, and the code under it (its id handed on in the transaction)
+  await db.batch([
+    db.http
       .insert(oauthGrants)
       .values({ installationId: consent.client.installationId, appId: consent.client.id, userId: consent.userId, scopes: consent.scopes, createdBy: consent.userId, updatedBy: consent.userId })
-      .returning({ id: oauthGrants.id });
-    await tx.insert(oauthCodes).values({
-      codeHash: code.hash, grantId: grant!.id, redirectUri: consent.redirectUri, redirectUriSent: consent.redirectUriSent,
+      .returning({ id: oauthGrants.id, remembered: sql`${remember(GRANT, sql`${oauthGrants.id}`)}` })
+      .getSQL(),
+    db.http.insert(oauthCodes).values({
+      codeHash: code.hash, grantId: sql`${recalled(GRANT)}`, redirectUri: consent.redirectUri, redirectUriSent: consent.redirectUriSent,
       codeChallenge: consent.codeChallenge, expiresAt: after(CODE_SECONDS),
-    });
-  });
+    }).getSQL(),
+  ]);
   return code.secret;
 }
 
