@@ -33,7 +33,7 @@ export function serviceRuntime(): { date: string | undefined; flags: string[] } 
   return { date, flags };
 }
 
-/** Bundles and serves one of bench/workers/ by its name (`ceiling`, `bare-sql`, `bare-webhooks`, `bare-mail`). */
+/** Bundles and serves one of bench/workers/ by its name (`ceiling`, `bare-sql`, `bare-webhooks`, `bare-mail`, `twin-mail`). */
 async function startBenchWorker(name: string, bindings: Record<string, string>, options: { dropLogLines?: boolean; inspectorPort?: number } = {}): Promise<RunningWorker> {
   const configPath = path.join(root, 'bench', 'workers', `${name}.wrangler.toml`);
   const { workerOptions, date, flags, consumers } = runtimeOf(configPath);
@@ -85,6 +85,14 @@ export function startAssemble(bindings: { BENCH_ANSWERS: string; BENCH_LIST: str
 /** The mail benchmark's bare parser. */
 export function startBareMail(): Promise<RunningWorker> {
   return startBenchWorker('bare-mail', {});
+}
+
+/**
+ * The mail benchmark's fair twin: parses and writes a message's rows in one batch through the raw
+ * driver, reaching the database as the service does, into the installation and inbox given.
+ */
+export function startTwinMail(stack: LocalStack, installationId: number, inboxId: number): Promise<RunningWorker> {
+  return startBenchWorker('twin-mail', { ...workerVars(stack), BENCH_INSTALLATION: String(installationId), BENCH_INBOX: String(inboxId) });
 }
 
 /** The webhook benchmark's bare Queue producer and consumer. */
