@@ -6,8 +6,9 @@
 //   3. each of these against its bare-driver twin (the very statement the service runs, rendered
 //      by the service's own code), in alternating rounds: a filtered list (status and inbox,
 //      pageSize 50), one ticket with includes=all, a one-word search; and a reply (a note to one
-//      of 2,000 tickets), whose twin is the transaction of statements the service's own write
-//      (`addTicketEntry`) runs, recorded against the database and replayed per ticket;
+//      of 2,000 tickets), whose twin sends the statements the service's reply sends now
+//      (`plannedTicketEntry`), written by hand (bench/reply-batch.ts), as one batch through the
+//      raw driver;
 //   4. the table, the target checks, the raw results in bench/results/.
 //
 //   5. the p99 targets again at BENCH_LATENCY_CONNECTIONS (default 2, one a core of this machine),
@@ -25,8 +26,8 @@ import { startLocalStack } from '../scripts/stack';
 import { quietWranglerEnv } from '../scripts/worker-vars';
 import { load, type LoadResult } from './load';
 import { fixed, machine, pooled, writeResults } from './report';
-import { recordedTransaction, recorder } from './statements';
-import { addTicketEntry } from '../src/resources/tickets/thread';
+import { recorder } from './statements';
+import { replyBatch } from './reply-batch';
 import { seedTickets } from './tickets-seed';
 import { startBareSql, startService } from './workers';
 import { log, runBench, setting, stops } from './lifecycle';
@@ -78,16 +79,10 @@ async function main(): Promise<void> {
     }),
   };
   const replyBody = { message: 'Reply {n} from the benchmark', threadType: 'note' } as const;
-  const recordedTicket = data.replyTicketIds[data.replyTicketIds.length >> 1]!;
-  const transactions = {
-    reply: await recordedTransaction(stack.databaseUrl, recordedTicket, [who.installationId, who.userId], async (tx) => {
-      const answer = await addTicketEntry({ tx, who, env: {} as never }, recordedTicket, { ...replyBody, message: replyBody.message.replace('{n}', '0') });
-      return Number(answer.message!.id);
-    }),
-  };
-  log(`the reply's transaction: ${transactions.reply.statements.length} statements`);
+  const batches = { reply: replyBatch(who.installationId, who.userId) };
+  log(`the reply's batch: ${batches.reply.length} statements`);
   const placeholder = { text: 'SELECT 1', params: [] };
-  const { value: bare, pids: barePids } = await withNewWorkerd(() => startBareSql(stack, { get: { ...placeholder, idParam: 0 }, auth: placeholder, list: placeholder, named, transactions }));
+  const { value: bare, pids: barePids } = await withNewWorkerd(() => startBareSql(stack, { get: { ...placeholder, idParam: 0 }, auth: placeholder, list: placeholder, named, batches }));
   stops.push(bare.stop);
   const { value: service, pids: servicePids } = await withNewWorkerd(() => startService(stack));
   stops.push(service.stop);
@@ -102,7 +97,7 @@ async function main(): Promise<void> {
     {
       key: 'reply', label: 'a reply (a note) to one of 2,000 tickets', ratio: 1.3, body: JSON.stringify(replyBody),
       paths: data.replyTicketIds.map((id) => `/v2/tickets/${id}/messages.json`),
-      barePaths: data.replyTicketIds.map((id) => `/transaction/reply/${id}`),
+      barePaths: data.replyTicketIds.map((id) => `/batch/reply/${id}`),
     },
   ];
   const rounds: Record<string, LoadResult[]> = {};
@@ -163,7 +158,7 @@ async function main(): Promise<void> {
   log('');
   for (const check of checks) log(`  ${check.pass ? 'PASS' : 'MISS'}  ${check.name}: ${check.detail}`);
   const file = await writeResults({
-    machine: host, config, seeded: data.rows, named, transactions,
+    machine: host, config, seeded: data.rows, named, batches,
     results: Object.fromEntries(Object.entries(results).map(([k, r]) => [k, { ...r, latencies: undefined }])),
     memory,
     checks,

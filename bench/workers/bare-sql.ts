@@ -15,10 +15,15 @@
 //                                    transaction on a WebSocket Pool of one (as the service's
 //                                    writes run), record {id} in their RECORD_SLOT parameters and
 //                                    the id statement `madeBy` answers in MADE_SLOT (./slots.ts)
+//   POST /batch/{name}/{id}          the statements of BENCH_STATEMENTS.batches[name] as one
+//                                    batch over HTTP (`transaction([...])`, as the service's writes
+//                                    are sent now), record {id} in their RECORD_SLOT parameters and
+//                                    the JSON body's `message` in MESSAGE_SLOT; answers the rows of
+//                                    the last statement but one (the read-back)
 import { neon, Pool } from '@neondatabase/serverless';
 import { Hono, type Context } from 'hono';
 import { applyLocalStackSettings } from '../../src/db/local-stack-settings';
-import { MADE_SLOT, RECORD_SLOT } from './slots';
+import { MADE_SLOT, MESSAGE_SLOT, RECORD_SLOT } from './slots';
 
 interface Env {
   DATABASE_URL: string;
@@ -35,6 +40,8 @@ interface Statements {
   named?: Record<string, { text: string; params: unknown[] }>;
   /** statements to run in one transaction, by name, for `/transaction/{name}/{id}` (bench/statements.ts, `recordedTransaction`) */
   transactions?: Record<string, { statements: { text: string; params: unknown[] }[]; madeBy: number }>;
+  /** statements to send as one batch, by name, for `/batch/{name}/{id}` (bench/reply-batch.ts) */
+  batches?: Record<string, { text: string; params: unknown[] }[]>;
 }
 type C = Context<{ Bindings: Env }>;
 
@@ -103,6 +110,18 @@ app.post('/transaction/:name/:id{[0-9]+}', async (c) => {
     client.release();
     c.executionCtx.waitUntil(pool.end());
   }
+});
+
+app.post('/batch/:name/:id{[0-9]+}', async (c) => {
+  applyLocalStackSettings(c.env);
+  const batch = all(c).batches?.[c.req.param('name')];
+  if (!batch) return c.json({ errors: [{ code: 'not_found' }] }, 404);
+  const id = Number(c.req.param('id'));
+  const { message } = await c.req.json<{ message?: string }>();
+  const sql = neon(c.env.DATABASE_URL);
+  const queries = batch.map((statement) => sql.query(statement.text, statement.params.map((value) => (value === RECORD_SLOT ? id : value === MESSAGE_SLOT ? message : value))));
+  const results = await sql.transaction(queries, AS_DRIZZLE_DOES);
+  return c.json({ rows: results.at(-2)!.rows }, 201);
 });
 
 app.get('/http/v2/companies.json', async (c) => {

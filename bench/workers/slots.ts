@@ -3,3 +3,5 @@
 // replayed write made.
 export const RECORD_SLOT = '{record}';
 export const MADE_SLOT = '{made}';
+/** The `message` of the request's JSON body (a batch of bench/reply-batch.ts). */
+export const MESSAGE_SLOT = '{message}';
