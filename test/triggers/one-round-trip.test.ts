@@ -1,8 +1,7 @@
-// A trigger's create or update that names no conditions or actions is one batch: a new one in one
-// exchange with the database, an update in two (the stored trigger read first, as its rules are
-// over it), what it names checked in the batch; a refusal answers the same 4xx as ever and leaves
-// nothing written (docs/connection-strategy.md). A write naming conditions or actions is
-// interactive still.
+// A trigger's create or update is one batch, its conditions and actions with it: a new one in one
+// exchange with the database, an update in two (the stored trigger and its entries read first, as
+// its rules and the whole-list write are over them), what it names checked in the batch; a refusal
+// answers the same 4xx as ever and leaves nothing written (docs/connection-strategy.md).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
@@ -24,6 +23,12 @@ beforeAll(async () => {
 
 const tripsOf = (path: string, method: string, trigger: Record<string, unknown>) => withRoundTrips(path, { key: admin, method, body: { trigger } });
 const patch = (id: number, trigger: Record<string, unknown>) => tripsOf(`/v2/triggers/${id}.json`, 'PATCH', trigger);
+
+const tag = async (name: string) => (await api('/v2/tags.json', { method: 'POST', key: admin, body: { name } })).body.tag.id as number;
+const entriesOf = async (id: number) => [
+  ...(await rows(`SELECT 'action' AS kind, type AS code, value, message, state FROM trigger_actions WHERE trigger_id = $1 ORDER BY id`, [id])),
+  ...(await rows(`SELECT 'condition' AS kind, field AS code, value, match_requirement AS "matchRequirement", state FROM trigger_conditions WHERE trigger_id = $1 ORDER BY id`, [id])),
+];
 
 const made = async (trigger: Record<string, unknown>) => {
   const answer = await api('/v2/triggers.json', { method: 'POST', key: admin, body: { trigger } });
@@ -97,5 +102,111 @@ describe('triggers in one batch', () => {
     }
     expect(await eventsSince(site.id, mark)).toEqual([]);
     expect(await rows(`SELECT name FROM triggers WHERE id = ANY($1) ORDER BY id`, [[manual, theirs]])).toEqual([{ name: 'Trip manual' }, { name: 'Trip theirs' }]);
+  });
+
+  it('creates an automatic trigger with its conditions and actions in one exchange, with their events', async () => {
+    const mark = await lastEventId(site.id);
+    const made = await withRoundTrips('/v2/triggers.json', {
+      key: admin, method: 'POST', query: { includes: 'all' },
+      body: { trigger: { name: 'Trip parts', conditions: [{ field: 11, operator: 1, value: 'parts' }, { field: 2, operator: 1, value: '@parts.test', matchRequirement: 'ANY' }], triggeractions: [{ type: 2, value: String(low) }, { type: 8, message: 'noted', displayOrder: 1 }] } },
+    });
+    expect(made.answer.status, made.answer.text).toBe(201);
+    expect(made.trips).toBe(1);
+    const id = made.answer.body.trigger.id as number;
+    expect(await entriesOf(id)).toEqual([
+      { kind: 'action', code: 2, value: String(low), message: '', state: 'active' },
+      { kind: 'action', code: 8, value: '', message: 'noted', state: 'active' },
+      { kind: 'condition', code: 11, value: 'parts', matchRequirement: 'ALL', state: 'active' },
+      { kind: 'condition', code: 2, value: '@parts.test', matchRequirement: 'ANY', state: 'active' },
+    ]);
+    const events = (await eventsSince(site.id, mark)).map((e) => [e.recordType, e.kind, (e.data.parent as { id?: number } | undefined)?.id ?? null]);
+    expect(events).toEqual([['triggers', 'created', null], ['conditions', 'created', id], ['conditions', 'created', id], ['triggeractions', 'created', id], ['triggeractions', 'created', id]]);
+  });
+
+  it('refuses a new trigger whose new entries cannot run in the batch, naming the ids the batch gave them, writing nothing', async () => {
+    const agent = site.users.agent.id;
+    await rows(`UPDATE users SET role = 'collaborator' WHERE id = $1`, [agent]);
+    try {
+      const mark = await lastEventId(site.id);
+      const [before] = await rows<{ condition: number; action: number }>(`SELECT (SELECT max(id) FROM trigger_conditions)::int AS condition, (SELECT max(id) FROM trigger_actions)::int AS action`);
+      const refused = async (trigger: Record<string, unknown>, kind: 'condition' | 'action', rest: RegExp) => {
+        const answer = await tripsOf('/v2/triggers.json', 'POST', { name: 'Trip refused', ...trigger });
+        expect(answer.answer.status, answer.answer.text).toBe(400);
+        expect(answer.trips).toBe(1);
+        const [error] = answer.answer.body.errors as { source: string; detail: string }[];
+        const named = new RegExp(`^${kind} (\\d+) `).exec(error!.detail);
+        expect(named, error!.detail).not.toBeNull();
+        // the id the rolled-back insert was given: after every entry there was
+        expect(Number(named![1])).toBeGreaterThan(kind === 'condition' ? before!.condition : before!.action);
+        expect(error).toMatchObject({ code: 'invalid', source: `trigger.${kind === 'condition' ? 'conditions' : 'triggeractions'}` });
+        expect(error!.detail.slice(named![0].length)).toMatch(rest);
+      };
+      await refused({ triggeractions: [{ type: 2, value: String(low) }, { type: 4, value: String(agent) }] }, 'action', new RegExp(`^\\(assign agent \\(empty: unassign\\)\\): user ${agent} is a collaborator: a ticket is assigned to an owner, admin or agent$`));
+      await refused({ conditions: [{ field: 11, operator: 1, value: 'x' }, { field: 1, operator: 5, value: '1' }], triggeractions: [{ type: 2, value: String(low) }] }, 'condition', /^\(.*\): the operator does not fit the field/);
+      expect(await eventsSince(site.id, mark)).toEqual([]);
+      expect(await rows(`SELECT count(*)::int AS n FROM triggers WHERE installation_id = $1 AND name = 'Trip refused'`, [site.id])).toEqual([{ n: 0 }]);
+    } finally {
+      await rows(`UPDATE users SET role = 'agent' WHERE id = $1`, [agent]);
+    }
+  });
+
+  it('updates the lists whole in two exchanges: kept, changed, left out and new entries; sent back as read, nothing', async () => {
+    const [first, second] = [await tag('trip-kept-1'), await tag('trip-kept-2')];
+    const id = await made({ name: 'Trip whole', type: 'Manual', conditions: [{ field: 11, operator: 1, value: 'whole' }], triggeractions: [{ type: 5, value: String(first) }, { type: 4, value: String(site.users.agent.id) }, { type: 8, message: 'noted' }] });
+    const [tagging, assigning, noting] = await rows<{ id: number }>(`SELECT id FROM trigger_actions WHERE trigger_id = $1 ORDER BY id`, [id]);
+    const mark = await lastEventId(site.id);
+    const changed = await patch(id, { name: 'Trip whole', triggeractions: [{ id: tagging!.id, type: 5, tags: [{ id: first }, { id: second }] }, { id: assigning!.id, priority: null, user: null }, { id: null, type: 11, user: { id: site.users.owner.id } }], conditions: [] });
+    expect(changed.answer.status, changed.answer.text).toBe(200);
+    expect(changed.trips).toBe(2);
+    expect(await rows(`SELECT id, type, value, state FROM trigger_actions WHERE trigger_id = $1 ORDER BY id`, [id])).toEqual([
+      { id: tagging!.id, type: 5, value: `${first},${second}`, state: 'active' },
+      { id: assigning!.id, type: 4, value: '', state: 'active' },
+      { id: noting!.id, type: 8, value: '', state: 'deleted' },
+      { id: expect.any(Number), type: 11, value: String(site.users.owner.id), state: 'active' },
+    ]);
+    expect(await rows(`SELECT count(*)::int AS n FROM trigger_conditions WHERE trigger_id = $1 AND state = 'active'`, [id])).toEqual([{ n: 1 }]);
+    const events = (await eventsSince(site.id, mark)).map((e) => [e.recordType, e.kind, e.recordId]);
+    expect(events).toEqual(expect.arrayContaining([['triggeractions', 'updated', tagging!.id], ['triggeractions', 'updated', assigning!.id], ['triggeractions', 'deleted', noting!.id], ['triggeractions', 'created', expect.any(Number)]]));
+    expect(events).toHaveLength(4);
+
+    const stored = (await api(`/v2/triggers/${id}.json`, { key: admin, query: { includes: 'all' } })).body;
+    const again = await lastEventId(site.id);
+    const updatedAt = await rows(`SELECT id, updated_at FROM trigger_actions WHERE trigger_id = $1 ORDER BY id`, [id]);
+    const echoed = await withRoundTrips(`/v2/triggers/${id}.json`, { key: admin, method: 'PATCH', body: { trigger: { name: 'Trip whole' }, included: stored.included } });
+    expect(echoed.answer.status, echoed.answer.text).toBe(200);
+    expect(echoed.trips).toBe(2);
+    expect(await eventsSince(site.id, again)).toEqual([]);
+    expect(await rows(`SELECT id, updated_at FROM trigger_actions WHERE trigger_id = $1 ORDER BY id`, [id])).toEqual(updatedAt);
+  });
+
+  it("refuses in the batch what the entries name, another trigger's entry, and a new entry that cannot run, writing nothing", async () => {
+    const doomed = await tag('trip-gone');
+    const id = await made({ name: 'Trip entries', conditions: [{ field: 11, operator: 1, value: 'entries' }], triggeractions: [{ type: 2, value: String(low) }] });
+    const elsewhere = await made({ name: 'Trip elsewhere', type: 'Manual', triggeractions: [{ type: 8, message: 'mine' }] });
+    const [kept] = await rows<{ id: number }>(`SELECT id FROM trigger_actions WHERE trigger_id = $1`, [id]);
+    const [theirs] = await rows<{ id: number }>(`SELECT id FROM trigger_actions WHERE trigger_id = $1`, [elsewhere]);
+    expect((await api(`/v2/tags/${doomed}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
+    const agent = site.users.agent.id;
+    const entries = () => rows(`SELECT id, type, value, state, updated_at FROM trigger_actions WHERE trigger_id = ANY($1) ORDER BY id`, [[id, elsewhere]]);
+    const before = await entries();
+    await rows(`UPDATE users SET role = 'collaborator' WHERE id = $1`, [agent]);
+    try {
+      const mark = await lastEventId(site.id);
+      const tagsGone = await patch(id, { triggeractions: [{ id: kept!.id }, { type: 5, tags: [{ id: doomed }] }] });
+      expect(tagsGone.answer.body.errors).toEqual([{ code: 'invalid', source: 'trigger.triggeractions[1].tags', detail: `not every one of tags ${doomed} is here` }]);
+      expect(tagsGone.trips).toBe(2);
+      const borrowed = await patch(id, { triggeractions: [{ id: theirs!.id, type: 8, message: 'mine now' }] });
+      expect(borrowed.answer.body.errors).toEqual([{ code: 'invalid', source: 'trigger.triggeractions[0].id', detail: `no triggeractions ${theirs!.id} here` }]);
+      expect(borrowed.trips).toBe(2);
+      const assigning = await patch(id, { triggeractions: [{ id: kept!.id }, { type: 4, user: { id: agent } }] });
+      expect(assigning.answer.status, assigning.answer.text).toBe(400);
+      expect(assigning.answer.body.errors[0].detail).toMatch(new RegExp(`^action \\d+ \\(assign agent \\(empty: unassign\\)\\): user ${agent} is a collaborator`));
+      expect(Number(/^action (\d+)/.exec(assigning.answer.body.errors[0].detail)![1])).toBeGreaterThan(theirs!.id);
+      expect(assigning.trips).toBe(2);
+      expect(await eventsSince(site.id, mark)).toEqual([]);
+      expect(await entries()).toEqual(before);
+    } finally {
+      await rows(`UPDATE users SET role = 'agent' WHERE id = $1`, [agent]);
+    }
   });
 });

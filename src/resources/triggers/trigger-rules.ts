@@ -1,8 +1,9 @@
 import { and, inArray, sql, type SQL } from 'drizzle-orm';
+import { intList } from '../../db/sql-values';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Queryable, Transaction } from '../../db/client';
 import { refuseWhen } from '../../db/refusal';
-import { companies, customers, customFields, inboxes, tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes, users, webhookEndpoints } from '../../db/schema';
+import { companies, customers, customFields, inboxes, tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes, triggerActions, triggerConditions, users, webhookEndpoints } from '../../db/schema';
 import { tenantScope, type AuditedTable } from '../../engine';
 import { MAX_ID } from '../../http/params';
 import { ACTIONS, CONDITION_FIELDS, OPERATORS, OPERATORS_OF, TIME_FIELDS, type ValueKind } from './trigger-codes';
@@ -17,7 +18,7 @@ export interface StoredTrigger {
   businesshoursId: number | null;
   inboxes: number[];
   conditions: { id: number; field: number; operator: number; value: string; matchRequirement: 'ANY' | 'ALL' }[];
-  actions: { id: number; type: number; value: string; message: string }[];
+  actions: { id: number; type: number; value: string; message: string; displayOrder: number }[];
 }
 
 /** Whether the trigger waits on time (the cron runs it) rather than on events. */
@@ -28,7 +29,7 @@ const triggerRows = (installationId: number, where: ReturnType<typeof sql>) => s
     coalesce((SELECT json_agg(i.inbox_id) FROM trigger_inboxes i WHERE i.trigger_id = t.id), '[]') AS inboxes,
     coalesce((SELECT json_agg(json_build_object('id', c.id, 'field', c.field, 'operator', c.operator, 'value', c.value, 'matchRequirement', c.match_requirement) ORDER BY c.id)
       FROM trigger_conditions c WHERE c.trigger_id = t.id AND c.state = 'active'), '[]') AS conditions,
-    coalesce((SELECT json_agg(json_build_object('id', a.id, 'type', a.type, 'value', a.value, 'message', a.message) ORDER BY a.display_order, a.id)
+    coalesce((SELECT json_agg(json_build_object('id', a.id, 'type', a.type, 'value', a.value, 'message', a.message, 'displayOrder', a.display_order) ORDER BY a.display_order, a.id)
       FROM trigger_actions a WHERE a.trigger_id = t.id AND a.state = 'active'), '[]') AS actions
     FROM triggers t WHERE t.installation_id = ${installationId} AND ${where}
    ORDER BY t.display_order, t.id`;
@@ -61,9 +62,15 @@ export async function storedTriggerPrinted(db: Queryable, installationId: number
   return rows[0] ? { trigger: parse(rows[0]), print: String(rows[0].print) } : undefined;
 }
 
-/** A statement of a batch refusing (409, as a lost race) when the trigger is no longer as it was read. */
-export function unchangedCheck(installationId: number, id: number, print: string): SQL {
-  return refuseWhen(sql`${printOf(installationId, id)} IS DISTINCT FROM ${print}::text`, 409, 'trigger', 'a simultaneous change got in the way; try again');
+/**
+ * Statements of a batch refusing (409, as a lost race) when the trigger is no longer as it was
+ * read: it is locked first, as every write of it locks it, so the check sees the last one committed.
+ */
+export function unchangedCheck(installationId: number, id: number, print: string): SQL[] {
+  return [
+    sql`SELECT 1 FROM triggers WHERE id = ${id} AND installation_id = ${installationId} FOR UPDATE`,
+    refuseWhen(sql`${printOf(installationId, id)} IS DISTINCT FROM ${print}::text`, 409, 'trigger', 'a simultaneous change got in the way; try again'),
+  ];
 }
 
 /**
@@ -124,7 +131,7 @@ interface Lookups {
 export type Check = Problem & { when?: SQL };
 
 /** Whether the records are all live in the installation, as SQL. */
-function thereCondition(installationId: number, type: string, ids: number[]): SQL {
+export function thereCondition(installationId: number, type: string, ids: number[]): SQL {
   const table = TABLES[type]!;
   return sql`(SELECT count(*) FROM ${table} WHERE ${and(tenantScope(table, installationId), inArray(table.id, ids))}) = ${new Set(ids).size}`;
 }
@@ -146,6 +153,33 @@ export function problemsAsChecks(installationId: number, trigger: StoredTrigger)
     },
     trigger,
   );
+}
+
+/**
+ * A trigger's entries that a batch makes have no id before it: in the trigger as it will be
+ * written (`problemsAsChecks`) the nth new condition or action is -n, and a detail naming it
+ * (`condition -1 (...)`) names its id in the batch, the nth of the trigger's live entries of its
+ * kind that `known` (those live before) does not hold, inserted in order.
+ */
+const PLACEHOLDER = /^(condition|action) -(\d+) /;
+
+function newEntryId(kind: string, n: number, triggerId: SQL, known: readonly number[]): SQL {
+  const table = kind === 'condition' ? triggerConditions : triggerActions;
+  return sql`(SELECT ${table.id} FROM ${table} WHERE ${table.triggerId} = ${triggerId} AND ${table.state} = 'active' AND NOT ${table.id} IN ${intList(known)} ORDER BY ${table.id} OFFSET ${n - 1} LIMIT 1)`;
+}
+
+/** Whether the problem names an entry a batch makes (its id is known only there). */
+export const namesNewEntry = (problem: Problem) => PLACEHOLDER.test(problem.detail);
+
+/** A statement of a batch refusing with the check's 400 when it holds, a new entry it names by its id in the batch. */
+export function refusalStatement(check: Check, triggerId: SQL, known: { condition: readonly number[]; action: readonly number[] }): SQL {
+  const when = check.when ?? sql`true`;
+  const placeholder = PLACEHOLDER.exec(check.detail);
+  if (!placeholder) return refuseWhen(when, 400, check.source, check.detail);
+  const kind = placeholder[1]!;
+  const id = newEntryId(kind, Number(placeholder[2]), triggerId, kind === 'condition' ? known.condition : known.action);
+  const detail = sql`${`${kind} `}::text || ${id}::text || ${check.detail.slice(placeholder[0].length - 1)}::text`;
+  return sql`SELECT desk_refuse(400, ${check.source}::text, ${detail}) WHERE ${when}`;
 }
 
 const kindOf = (value: ValueKind, field: number) => (field === 9 ? 'tags' : typeof value === 'object' ? 'id' : value);

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { ADMINS, AGENTS } from '../../auth/access';
 import type { Actor } from '../../auth/principal';
 import type { Queryable } from '../../db/client';
-import { refuseWhen } from '../../db/refusal';
 import { businessHours, TRIGGER_TYPES, triggerInboxes, triggers } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany, referenceField, type Writer, type WriteContext } from '../../engine';
 import { ApiError } from '../../http/errors';
@@ -12,7 +11,7 @@ import { displayOrderField } from '../../lib/vocabulary-fields';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
 import { actionsRelation, conditionsRelation } from './trigger-entries';
-import { problemsAsChecks, problemsOf, storedTrigger, storedTriggerPrinted, unchangedCheck, type Check, type Problem, type StoredTrigger } from './trigger-rules';
+import { namesNewEntry, problemsAsChecks, problemsOf, refusalStatement, storedTrigger, storedTriggerPrinted, unchangedCheck, type Check, type Problem, type StoredTrigger } from './trigger-rules';
 
 /** What the body changes beside switching the trigger on or off. */
 const changedBesidesState = (record: Record<string, unknown>) => Object.keys(record).filter((name) => name !== 'state' && name !== 'applyToExistingTickets');
@@ -76,35 +75,64 @@ async function requireRunnable(context: WriteContext, record: Record<string, unk
   await applyToExisting(context, trigger, record);
 }
 
-/** The checks a batched write's `before` made, for its `first` to send. */
-const CHECKS = Symbol('triggerChecks');
+/** The statements a batched write's `before` decided on: checks before the record is written (`first`), and its rules after it (`after`, given its id). */
+const PLAN = Symbol('triggerPlan');
+
+interface TriggerPlan {
+  first: SQL[];
+  after: (db: Writer, id: SQL) => SQL[];
+}
+
+const planOn = (record: Record<string, unknown>) => (record as Record<symbol, unknown>)[PLAN] as TriggerPlan | undefined;
+
+/** New entries come after the stored ones, in the order they are inserted: as their ids will be. */
+const idOrder = (id: number) => (id < 0 ? Number.MAX_SAFE_INTEGER + id : id);
+
+const NEW_TRIGGER: StoredTrigger = { id: 0, name: '', type: 'Automatic', state: 'active', isSystem: false, businesshoursId: null, inboxes: [], conditions: [], actions: [] };
 
 /**
- * `guardSystem` and `requireRunnable` for a write sent as one batch, one that names no conditions
- * or actions (those keep the interactive write). A new trigger has none: its rules need no
- * database (one round trip). An update's are over the stored trigger with the state and type it
- * is given, read first (two round trips): what needs no more is decided in the Worker, what hangs
- * on the records it names is checked in the batch in the same order (`problemsAsChecks`), the
- * batch refusing with a 409 if the trigger changed since it was read.
+ * `guardSystem` and `requireRunnable` for a write sent as one batch. A new trigger's rules need no
+ * database beyond what it names (one round trip). An update's are over the stored trigger with
+ * what the body changes, read first (two round trips), the batch refusing with a 409 if the
+ * trigger changed since. The conditions and actions sent are made the list the interactive write
+ * makes of them (`resolve`: kept, changed, removed, new), and the trigger as it will be written is
+ * held to the rules: what needs no more is decided in the Worker, what hangs on the records it
+ * names is checked in the batch in the same order (`problemsAsChecks`), after its entries are
+ * written, a new entry named by the id the batch gives it. A body naming no entries has its first
+ * refusal that hangs on nothing answered in the Worker when nothing comes before it.
  */
 async function plannedRules(who: Actor, record: Record<string | symbol, unknown>, id: number | undefined, read: Queryable): Promise<boolean> {
-  if (record.conditions !== undefined || record.triggeractions !== undefined) return false;
   const stored = id === undefined ? undefined : await storedTriggerPrinted(read, who.installationId, id);
-  // an update of a trigger that is not there is answered by the batch (404)
-  if (id !== undefined && !stored) return true;
   if (stored?.trigger.isSystem) {
     const refused = systemRefusal(record, stored.trigger.id);
     if (refused) throw refused;
   }
-  const base: StoredTrigger = stored?.trigger ?? { id: 0, name: '', type: 'Automatic', state: 'active', isSystem: false, businesshoursId: null, inboxes: [], conditions: [], actions: [] };
-  const written: StoredTrigger = { ...base, type: (record.type as StoredTrigger['type'] | undefined) ?? base.type, state: (record.state as string | undefined) ?? base.state };
+  const base = stored?.trigger ?? NEW_TRIGGER;
+  const conditions = conditionsRelation.resolve(who.installationId, base.conditions, record.conditions, 'trigger.conditions');
+  const actions = actionsRelation.resolve(who.installationId, base.actions, record.triggeractions, 'trigger.triggeractions');
+  if (record.conditions !== undefined) record.conditions = conditions.value;
+  if (record.triggeractions !== undefined) record.triggeractions = actions.value;
+  // an update of a trigger that is not there is answered by the batch (404)
+  if (id !== undefined && !stored) return true;
+  const written: StoredTrigger = {
+    ...base,
+    type: (record.type as StoredTrigger['type'] | undefined) ?? base.type,
+    state: (record.state as string | undefined) ?? base.state,
+    conditions: (conditions.written as unknown as StoredTrigger['conditions']).sort((a, b) => idOrder(a.id) - idOrder(b.id)),
+    actions: (actions.written as unknown as StoredTrigger['actions']).sort((a, b) => a.displayOrder - b.displayOrder || idOrder(a.id) - idOrder(b.id)),
+  };
   const problems = (await problemsAsChecks(who.installationId, written)).filter((p) => written.state === 'active' || !p.missing);
   const refusals: Check[] = [...problems, ...[existingRefusal(written, record)].filter((p) => p !== undefined)];
   // the first refusal that hangs on nothing ends the list: the ones before it are checked in the batch
   const sure = refusals.findIndex((refusal) => refusal.when === undefined);
-  if (sure === 0) throw ApiError.invalid(refusals[0]!.source, refusals[0]!.detail);
-  const checks = (sure < 0 ? refusals : refusals.slice(0, sure + 1)).map((refusal) => refuseWhen(refusal.when ?? sql`true`, 400, refusal.source, refusal.detail));
-  record[CHECKS] = stored ? [unchangedCheck(who.installationId, stored.trigger.id, stored.print), ...checks] : checks;
+  const entriesWritten = conditions.writes || actions.writes;
+  if (sure === 0 && !entriesWritten && !namesNewEntry(refusals[0]!)) throw ApiError.invalid(refusals[0]!.source, refusals[0]!.detail);
+  const checks = sure < 0 ? refusals : refusals.slice(0, sure + 1);
+  const known = { condition: base.conditions.map((c) => c.id), action: base.actions.map((a) => a.id) };
+  record[PLAN] = {
+    first: stored && id !== undefined ? unchangedCheck(who.installationId, id, stored.print) : [],
+    after: (db, triggerId) => [...checks.map((check) => refusalStatement(check, triggerId, known)), ...(record.applyToExistingTickets === true ? [fromTheFirstTicket(db, triggerId)] : [])],
+  } satisfies TriggerPlan;
   return true;
 }
 
@@ -159,8 +187,8 @@ export const triggersResource = defineResource({
   afterWrite: requireRunnable,
   planned: {
     before: (who, record, id, read) => plannedRules(who, record, id, read),
-    first: (_db, _who, record) => ((record as Record<symbol, unknown>)[CHECKS] as SQL[] | undefined) ?? [],
-    after: (db, _who, record, id) => (record.applyToExistingTickets === true ? [fromTheFirstTicket(db, id)] : []),
+    first: (_db, _who, record) => planOn(record)?.first ?? [],
+    after: (db, _who, record, id) => planOn(record)?.after(db, id) ?? [],
   },
   async afterBulkWrite(context, record, ids) {
     // of what a bulk update may set, only `state` and `type` bear on whether a trigger runs (its conditions and actions are not set in bulk)
