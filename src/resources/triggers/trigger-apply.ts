@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { referenceInput, readBack, schemasOf } from '../../engine';
-import { noteEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams, idValue } from '../../http/params';
 import { writableRecord } from '../../http/record-body';
@@ -50,8 +49,6 @@ async function apply(tx: Transaction, env: Env, who: Actor, triggerId: number, t
   return applied;
 }
 
-const WRITTEN = [['tickets'], ['messages'], ['triggers']] as const;
-
 /** `PATCH /v2/tickets/{id}/triggerapply.json` */
 export const applyTriggerRoute = defineRoute({
   method: 'patch', path: '/v2/tickets/{id}/triggerapply.json', tag: 'Triggers', operationId: 'applyTrigger', roles: AGENTS,
@@ -66,7 +63,6 @@ export const applyTriggerRoute = defineRoute({
     await apply(tx, c.env, who, trigger, [id]);
     return readBack(tx, ticketsResource, who, id, []);
   });
-  noteEvents(c.var.db, who.installationId, WRITTEN);
   return c.json(body, 200);
 });
 
@@ -82,6 +78,5 @@ export const applyTriggerManyRoute = defineRoute({
   const { trigger, tickets } = c.req.valid('json') as { trigger: number; tickets: number[] };
   const ids = [...new Set(tickets)];
   const applied = await c.var.db.transaction((tx) => apply(tx, c.env, who, trigger, ids));
-  noteEvents(c.var.db, who.installationId, WRITTEN);
   return c.json({ affected: applied.length, ids: applied.sort((a, b) => a - b) }, 200);
 });

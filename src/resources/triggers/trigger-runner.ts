@@ -5,7 +5,7 @@ import { openDatabase, type Database, type Transaction } from '../../db/client';
 import { tickets, triggers } from '../../db/schema';
 import { updateRecords, type WritableField } from '../../engine';
 import { announceEvents } from '../../events/announce';
-import { configureEvents, noteEvents, recordEvents } from '../../events/record-events';
+import { configureEvents, recordEvents } from '../../events/record-events';
 import type { Subscriber } from '../../events/subscriber';
 import type { WorkingHours } from '../../lib/working-time';
 import { workingHoursOf } from '../businesshours/working-hours-of';
@@ -274,7 +274,6 @@ export async function runTicketWalks(env: Env): Promise<void> {
           await walk(db, env, installationId, trigger, 'existing', now);
         }
       }
-      noteEvents(db, installationId, [['tickets'], ['messages'], ['triggers']]);
     }
     await announceEvents(env, db);
   } finally {
