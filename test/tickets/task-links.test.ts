@@ -10,6 +10,7 @@ import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { drained } from '../support/events';
 import { expectError } from '../support/errors';
+import { awaitLogLines } from '../support/logs';
 import { startPmServer, type PmServer } from '../support/pm-server';
 
 let pm: PmServer;
@@ -174,10 +175,17 @@ describe('linking a task', () => {
 describe('unlinking a task', () => {
   it('unlinks it (204), the ticket reads without it, a history line; a second unlink is a 404 naming taskId; linking again makes a new link', async () => {
     const ticket = await newTicket();
-    const linked = await link(ticket, 456);
+    await drained(site.id);
+    const linkId = `link-${Math.random().toString(36).slice(2)}`;
+    const linked = await api(`/v2/tickets/${ticket}/tasks/456.json`, { method: 'POST', key: agent, headers: { 'x-request-id': linkId } });
+    expect(linked.status, linked.text).toBe(200);
+    // two exchanges around the product's answer: the ticket and the connection, then the link and the read-back
+    expect((await awaitLogLines({ requestId: linkId }))[0]!.dbRoundTrips).toBe(2);
     const calls = taskCalls().length;
-    const response = await unlink(ticket, 456);
+    const unlinkId = `unlink-${Math.random().toString(36).slice(2)}`;
+    const response = await api(`/v2/tickets/${ticket}/tasks/456.json`, { method: 'DELETE', key: agent, headers: { 'x-request-id': unlinkId } });
     expect(response.status, response.text).toBe(204);
+    expect((await awaitLogLines({ requestId: unlinkId }))[0]!.dbRoundTrips).toBe(1);
     expect(taskCalls().length).toBe(calls);
     const read = await api(`/v2/tickets/${ticket}.json`, { key: agent, query: { includes: 'tasks' } });
     expect(read.body.ticket.tasks).toEqual([]);

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Env } from '../../app-env';
 import type { Database } from '../../db/client';
 import { pmConnections } from '../../db/schema';
@@ -38,6 +38,15 @@ export async function loadPmSettings(db: Database, env: Env, installationId: num
     .select({ baseUrl: pmConnections.baseUrl, tokenCiphertext: pmConnections.tokenCiphertext })
     .from(pmConnections)
     .where(and(eq(pmConnections.installationId, installationId), eq(pmConnections.state, 'active')));
+  return pmSettingsOf(env, installationId, row);
+}
+
+/** The installation's live connection row, as a statement to read beside others (`pmSettingsOf` makes the settings of its row). */
+export const pmConnectionRead = (installationId: number): SQL =>
+  sql`SELECT base_url AS "baseUrl", token_ciphertext AS "tokenCiphertext" FROM pm_connections WHERE installation_id = ${installationId} AND state = 'active'`;
+
+/** `loadPmSettings` from the connection's row, read already (none: no connection). */
+export async function pmSettingsOf(env: Env, installationId: number, row: { baseUrl: string; tokenCiphertext: string } | undefined): Promise<PmSettings> {
   if (!row) {
     throw ApiError.conflict('pmconnection', 'no project-management connection is configured for this installation; an owner or admin sets one with PUT /v2/pmconnection.json');
   }

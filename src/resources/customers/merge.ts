@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { customers } from '../../db/schema';
 import { deleteRecords, readBack, recordScope, referenceInput, schemasOf, translateDbError } from '../../engine';
-import { insertEventsFrom, noteEvents, recordEvents } from '../../events/record-events';
+import { insertEventsFrom, recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { bodyObject } from '../../http/record-body';
@@ -101,6 +101,5 @@ export const mergeRoute = defineRoute({
   }).catch((error: unknown) => {
     throw translateDbError(error, customersResource);
   });
-  noteEvents(c.var.db, who.installationId, [['customers'], [CONTACT_EVENTS, 'updated'], ['contacts', 'updated'], ['tickets', 'updated'], ['messages', 'updated']]);
   return c.json(body, 200);
 });

@@ -1,17 +1,18 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { ticketTasks } from '../../db/schema';
-import { readBack, schemasOf } from '../../engine';
-import { changeWithEvents, noteEvents } from '../../events/record-events';
+import { refuseWhen } from '../../db/refusal';
+import { schemasOf, sendWithReadBack } from '../../engine';
+import { withEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { integerParam } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { PM_SYNC_BUDGET_MS } from '../companies/pmsync';
 import { PmClient } from '../companies/pm-client';
-import { loadPmSettings } from '../companies/pm-connection';
-import { lockTicket } from './ticket-lock';
+import { pmConnectionRead, pmSettingsOf } from '../companies/pm-connection';
+import { lockTicketStatement } from './ticket-lock';
 import { ticketsResource } from './tickets.resource';
 
 const s = schemasOf(ticketsResource);
@@ -55,27 +56,24 @@ export const linkTaskRoute = defineRoute({
   const { id, taskId } = c.req.valid('param');
   const db = c.var.db;
   // The ticket first (a 404 asks nothing of the product), and no call for a link already there.
-  const linked = await db.transaction(async (tx) => {
-    await lockTicket(tx, who, id);
-    const [row] = await tx.select({ id: ticketTasks.id }).from(ticketTasks).where(liveLink(id, taskId));
-    return row !== undefined;
-  });
-  let written = false;
-  if (!linked) {
-    const settings = await loadPmSettings(db, c.env, who.installationId);
+  const [, [known], [connection]] = await db.batch([
+    lockTicketStatement(who, id),
+    sql`SELECT EXISTS (SELECT 1 FROM ${ticketTasks} WHERE ${liveLink(id, taskId)}) AS linked`,
+    pmConnectionRead(who.installationId),
+  ]);
+  const statements: SQL[] = [];
+  if (known?.linked !== true) {
+    const settings = await pmSettingsOf(c.env, who.installationId, connection as { baseUrl: string; tokenCiphertext: string } | undefined);
     const task = await new PmClient(settings.baseUrl, settings.token, AbortSignal.timeout(PM_SYNC_BUDGET_MS)).taskById(taskId);
     if (!task) throw ApiError.notFound('taskId', `the project-management product has no task ${taskId}`);
     // Locked again: the ticket may have gone while the product answered; a link made meanwhile is kept.
-    written = await db.transaction(async (tx) => {
-      await lockTicket(tx, who, id);
-      const insert = sql`INSERT INTO ${ticketTasks} (installation_id, ticket_id, task_id, name, url, created_by, updated_by)
-        VALUES (${who.installationId}, ${id}, ${taskId}, ${task.name}, ${task.url}, ${who.userId}, ${who.userId})
-        ON CONFLICT (ticket_id, task_id) WHERE state = 'active' DO NOTHING ${RETURNING}`;
-      return (await changeWithEvents(tx, insert, who, 'tickets', 'linked', linkEvent, sql`r.ticket_id`)).length > 0;
-    });
+    const insert = sql`INSERT INTO ${ticketTasks} (installation_id, ticket_id, task_id, name, url, created_by, updated_by)
+      VALUES (${who.installationId}, ${id}, ${taskId}, ${task.name}, ${task.url}, ${who.userId}, ${who.userId})
+      ON CONFLICT (ticket_id, task_id) WHERE state = 'active' DO NOTHING ${RETURNING}`;
+    statements.push(lockTicketStatement(who, id), withEvents(insert, who, 'tickets', 'linked', linkEvent, sql`r.ticket_id`));
   }
-  const body = await db.transaction((tx) => readBack(tx, ticketsResource, who, id, ['tasks']));
-  if (written) noteEvents(db, who.installationId, [['tickets', 'linked']]);
+  const body = await sendWithReadBack(db, ticketsResource, who, statements, sql`${id}::int`, ['tasks']);
+  if (!body) throw ApiError.notFound('id', `ticket ${id} not found`);
   return c.json(body, 200);
 });
 
@@ -94,13 +92,12 @@ export const unlinkTaskRoute = defineRoute({
 }, async (c) => {
   const who = c.var.principal;
   const { id, taskId } = c.req.valid('param');
-  await c.var.db.transaction(async (tx) => {
-    await lockTicket(tx, who, id);
-    const unlink = sql`UPDATE ${ticketTasks} SET state = 'deleted', deleted_at = now(), deleted_by = ${who.userId}, updated_at = now(), updated_by = ${who.userId}
-      WHERE ${liveLink(id, taskId)} ${RETURNING}`;
-    const removed = await changeWithEvents(tx, unlink, who, 'tickets', 'unlinked', linkEvent, sql`r.ticket_id`);
-    if (removed.length === 0) throw ApiError.notFound('taskId', `task ${taskId} is not linked to ticket ${id}`);
-  });
-  noteEvents(c.var.db, who.installationId, [['tickets', 'unlinked']]);
+  const unlink = sql`UPDATE ${ticketTasks} SET state = 'deleted', deleted_at = now(), deleted_by = ${who.userId}, updated_at = now(), updated_by = ${who.userId}
+    WHERE ${liveLink(id, taskId)} ${RETURNING}`;
+  await c.var.db.batch([
+    lockTicketStatement(who, id),
+    refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${ticketTasks} WHERE ${liveLink(id, taskId)})`, 404, 'taskId', `task ${taskId} is not linked to ticket ${id}`),
+    withEvents(unlink, who, 'tickets', 'unlinked', linkEvent, sql`r.ticket_id`),
+  ]);
   return c.body(null, 204);
 });
