@@ -11,10 +11,6 @@
 //   /http-x2/v2/companies/{id}.json  the credential look-up, then the GET: two HTTP queries in turn
 //   /batch/v2/companies/{id}.json    the same two statements in one HTTP transaction([...])
 //   /named/{name}                    a named statement of BENCH_STATEMENTS.named (fixed parameters)
-//   POST /transaction/{name}/{id}    the statements of BENCH_STATEMENTS.transactions[name] in one
-//                                    transaction on a WebSocket Pool of one (as the service's
-//                                    writes run), record {id} in their RECORD_SLOT parameters and
-//                                    the id statement `madeBy` answers in MADE_SLOT (./slots.ts)
 //   POST /batch/{name}/{id}          the statements of BENCH_STATEMENTS.batches[name] as one
 //                                    batch over HTTP (`transaction([...])`, as the service's writes
 //                                    are sent now), record {id} in their RECORD_SLOT parameters and
@@ -23,7 +19,7 @@
 import { neon, Pool } from '@neondatabase/serverless';
 import { Hono, type Context } from 'hono';
 import { applyLocalStackSettings } from '../../src/db/local-stack-settings';
-import { MADE_SLOT, MESSAGE_SLOT, RECORD_SLOT } from './slots';
+import { MESSAGE_SLOT, RECORD_SLOT } from './slots';
 
 interface Env {
   DATABASE_URL: string;
@@ -38,8 +34,6 @@ interface Statements {
   list: { text: string; params: unknown[] };
   /** more fixed statements by name, for `/named/{name}` (the tickets benchmark's) */
   named?: Record<string, { text: string; params: unknown[] }>;
-  /** statements to run in one transaction, by name, for `/transaction/{name}/{id}` (bench/statements.ts, `recordedTransaction`) */
-  transactions?: Record<string, { statements: { text: string; params: unknown[] }[]; madeBy: number }>;
   /** statements to send as one batch, by name, for `/batch/{name}/{id}` (bench/reply-batch.ts) */
   batches?: Record<string, { text: string; params: unknown[] }[]>;
 }
@@ -81,35 +75,6 @@ app.get('/named/:name', async (c) => {
   if (!statement) return c.json({ errors: [{ code: 'not_found' }] }, 404);
   const result = await neon(c.env.DATABASE_URL).query(statement.text, statement.params, AS_DRIZZLE_DOES);
   return answer(c, result.rows);
-});
-
-app.post('/transaction/:name/:id{[0-9]+}', async (c) => {
-  applyLocalStackSettings(c.env);
-  const transaction = all(c).transactions?.[c.req.param('name')];
-  if (!transaction) return c.json({ errors: [{ code: 'not_found' }] }, 404);
-  const id = Number(c.req.param('id'));
-  // the body is read, as the service reads its own (a request body left unread stalls the connection under load)
-  await c.req.text();
-  const pool = new Pool({ connectionString: c.env.DATABASE_URL, max: 1 });
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    let rows: Record<string, unknown>[] = [];
-    let made: unknown;
-    for (const [i, statement] of transaction.statements.entries()) {
-      const params = statement.params.map((value) => (value === RECORD_SLOT ? id : value === MADE_SLOT ? made : value));
-      ({ rows } = await client.query(statement.text, params));
-      if (i === transaction.madeBy) made = rows[0]?.id;
-    }
-    await client.query('COMMIT');
-    return c.json({ rows }, 201);
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-    c.executionCtx.waitUntil(pool.end());
-  }
 });
 
 app.post('/batch/:name/:id{[0-9]+}', async (c) => {
