@@ -28,7 +28,7 @@ const setStatus = (id: number, status: 'open' | 'closed') => patchConversation(k
 
 async function deliveries(eventId: number) {
   return rows<{ subscriber: string; handled: boolean; attempts: number; last_error: string | null }>(
-    'SELECT subscriber, handled_at IS NOT NULL AS handled, attempts, last_error FROM event_deliveries WHERE event_id = $1',
+    "SELECT subscriber, handled_at IS NOT NULL AS handled, attempts, last_error FROM event_deliveries WHERE event_id = $1 AND subscriber = 'conversations.tellRoom'",
     [eventId],
   );
 }

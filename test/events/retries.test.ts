@@ -66,7 +66,8 @@ describe('a subscriber that fails', () => {
       `SELECT extract(epoch FROM f.handled_at - e.occurred_at)::float8 AS retried_after,
               l.handled_at < f.handled_at AS later_before_first, s.handled_at >= f.handled_at AS second_after_first
          FROM events e, event_deliveries f, event_deliveries s, event_deliveries l
-        WHERE e.id = $1 AND f.event_id = $1 AND s.event_id = $2 AND l.event_id = $3`,
+        WHERE e.id = $1 AND f.event_id = $1 AND s.event_id = $2 AND l.event_id = $3
+          AND f.subscriber = 'conversations.tellRoom' AND s.subscriber = f.subscriber AND l.subscriber = f.subscriber`,
       [first!.id, second!.id, later!.id],
     );
     expect(times!.retried_after).toBeGreaterThanOrEqual(4.9);

@@ -28,8 +28,8 @@ export async function patchConversation(key: string, id: number, body: Record<st
 }
 
 /**
- * Marking an event of this conversation handled fails, after the room was told, as a subscriber
- * (or the drain) failing there would: until undone, or only the first time (`once`; a sequence
+ * Marking an event of this conversation handled by `conversations.tellRoom` fails, after the room
+ * was told, as that subscriber (or the drain) failing there would: until undone, or only the first time (`once`; a sequence
  * counts, as it survives the rollback of the failing try).
  */
 export async function failHandling(conversationId: number, { once = false } = {}): Promise<() => Promise<void>> {
@@ -37,7 +37,8 @@ export async function failHandling(conversationId: number, { once = false } = {}
   await rows(`CREATE SEQUENCE ${name}`);
   await rows(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF NEW.handled_at IS NOT NULL AND (SELECT record_type = 'conversations' AND record_id = ${conversationId} FROM events WHERE id = NEW.event_id)
+      IF NEW.handled_at IS NOT NULL AND NEW.subscriber = 'conversations.tellRoom'
+         AND (SELECT record_type = 'conversations' AND record_id = ${conversationId} FROM events WHERE id = NEW.event_id)
          AND (NOT ${once} OR nextval('${name}') = 1) THEN
         RAISE EXCEPTION 'test: this subscriber fails';
       END IF;

@@ -11,11 +11,11 @@ import { referenceField } from '../../engine';
 import { defineResource } from '../../engine';
 import { idValue } from '../../http/params';
 import { includedUsers } from '../users/user-shape';
-import { ticketIfClosedUnanswered } from './to-ticket';
 
 /**
  * A live chat with one contact. Created by `create.ts` (an agent, or the chat widget with a
- * contact form's token); read, listed and updated here. Its messages arrive through its room.
+ * contact form's token); read, listed and updated here (an update is one batch: closed unanswered,
+ * it becomes a ticket after, by the drain: `to-ticket.ts`). Its messages arrive through its room.
  */
 export const conversationsResource = defineResource({
   type: 'conversations',
@@ -51,5 +51,4 @@ export const conversationsResource = defineResource({
   },
   access: { read: EVERYONE, write: AGENTS },
   operations: ['list', 'get', 'update'],
-  afterWrite: ticketIfClosedUnanswered,
 });

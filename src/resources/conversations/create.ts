@@ -1,10 +1,9 @@
-import { sql } from 'drizzle-orm';
-import type { Env } from '../../app-env';
+import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { systemActor, type Actor } from '../../auth/principal';
-import type { Transaction } from '../../db/client';
-import { referenceInput, schemasOf, selectOne } from '../../engine';
-import { changeWithEvents, noteEvents } from '../../events/record-events';
+import { recalled, refuseWhen, remember } from '../../db/refusal';
+import { referenceInput, schemasOf, sendWithReadBack, type WireRecord } from '../../engine';
+import { withEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idValue } from '../../http/params';
 import { bodyObject, recordBody, writableRecord } from '../../http/record-body';
@@ -14,10 +13,7 @@ import { callerOf, identifyConversationCaller, type ConversationCaller } from '.
 import { newConversationToken } from './conversation-token';
 import { conversationsResource } from './conversations.resource';
 import { roomAddress } from './room-address';
-import { askForEmailProof } from '../contacts/email-proof';
 import { customerOfEmail } from '../tickets/ticket-customer';
-import { queueSends } from '../mail/outbound/queue-mail';
-import { errorField, log } from '../../lib/log';
 
 const createRecord = writableRecord(
   {
@@ -36,26 +32,29 @@ const createRecord = writableRecord(
 
 type CreateRecord = z.output<typeof createRecord>;
 
+/** The names the batch hands values on by. */
+const CONTACT = 'conversation_contact';
+const CONVERSATION = 'conversation_id';
+
 /**
- * The contact of the new conversation: the one named, or a new one. A teammate's new contact is
+ * The contact of the new conversation as statements of the batch: the one named checked (a 400
+ * naming `contactId` otherwise), or a new one written with its event. A teammate's new contact is
  * linked to the customer of its email at once; a widget visitor's is not (anyone can type an
- * email): it is mailed a proof link instead (`contacts/email-proof.ts`). Answers the contact and
- * the proof mail to queue, if one was written.
+ * email): once the conversation is written, it is mailed a proof link instead (`ask-for-proof.ts`,
+ * `contacts/email-proof.ts`). Answers the statements and the contact's id as SQL.
  */
-async function contactFor(tx: Transaction, env: Env, who: Actor, body: CreateRecord, proof: { inboxId: number | null } | undefined): Promise<{ contactId: number; proofMail?: number }> {
+function contactStatements(who: Actor, body: CreateRecord, widget: boolean): { statements: SQL[]; contactId: SQL } {
   const installationId = who.installationId;
   if (body.contactId !== undefined) {
-    const found = await tx.execute(sql`SELECT id FROM contacts WHERE id = ${body.contactId} AND installation_id = ${installationId} AND state = 'active'`);
-    if (found.rows.length === 0) throw ApiError.invalid('conversation.contactId', `no contact ${body.contactId} here`);
-    return { contactId: body.contactId };
+    return {
+      statements: [refuseWhen(sql`NOT EXISTS (SELECT 1 FROM contacts WHERE id = ${body.contactId} AND installation_id = ${installationId} AND state = 'active')`, 400, 'conversation.contactId', `no contact ${body.contactId} here`)],
+      contactId: sql`${body.contactId}::int`,
+    };
   }
   const { name, email } = body.contact!;
-  const linked = proof || !email ? sql`NULL` : customerOfEmail(installationId, email);
-  const [contactId] = await changeWithEvents(tx, sql`
-    INSERT INTO contacts (installation_id, name, email, customer_id) VALUES (${installationId}, ${name}, ${email ?? null}, ${linked})
-    RETURNING id`, who, 'contacts', 'created');
-  const proofMail = proof && email ? await askForEmailProof(tx, env, who, { id: contactId!, email }, proof.inboxId) : undefined;
-  return { contactId: contactId!, proofMail };
+  const linked = widget || !email ? sql`NULL` : customerOfEmail(installationId, email);
+  const insert = sql`INSERT INTO contacts (installation_id, name, email, customer_id) VALUES (${installationId}, ${name}, ${email ?? null}, ${linked}) RETURNING id`;
+  return { statements: [withEvents(insert, who, 'contacts', 'created', undefined, undefined, remember(CONTACT, sql`id`))], contactId: recalled(CONTACT) };
 }
 
 const s = schemasOf(conversationsResource);
@@ -88,25 +87,21 @@ export const createConversationRoute = defineRoute({
   if (widget && body.inbox !== undefined) throw ApiError.invalid('conversation.inbox', "a widget conversation arrives in its contact form's inbox");
   const who: Actor = widget ? systemActor(caller.installationId, 'widget') : caller.principal;
 
-  const { conversationId, proofMail } = await c.var.db.transaction(async (tx) => {
-    const { contactId, proofMail } = await contactFor(tx, c.env, who, body, widget ? { inboxId: caller.inboxId } : undefined);
-    const inboxId = widget ? caller.inboxId : (body.inbox ?? null);
-    if (inboxId !== null && !widget) {
-      const inbox = await tx.execute(sql`SELECT id FROM inboxes WHERE id = ${inboxId} AND installation_id = ${who.installationId} AND state = 'active'`);
-      if (inbox.rows.length === 0) throw ApiError.invalid('conversation.inbox', `no inbox ${inboxId} here`);
-    }
-    const [inserted] = await changeWithEvents(tx, sql`
-      INSERT INTO conversations (installation_id, token, contact_id, inbox_id, contact_form_id, subject, created_by, updated_by)
-      VALUES (${who.installationId}, ${newConversationToken()}, ${contactId}, ${inboxId}, ${widget ? caller.contactFormId : null},
-              ${body.subject ?? null}, ${who.userId}, ${who.userId})
-      RETURNING id`, who, 'conversations', 'created');
-    return { conversationId: inserted!, proofMail };
-  });
-  noteEvents(c.var.db, who.installationId, [['conversations', 'created'], ['contacts', 'created']]);
-  // a proof mail lost here is found by the mail sweep
-  if (proofMail !== undefined) await queueSends(c.env, [proofMail]).catch((error: unknown) => log('warn', 'conversations: could not queue a proof mail; the sweep will', { error: errorField(error) }));
-
-  const result = (await selectOne(c.var.db.http, conversationsResource, conversationId, { who, includes: [] }))!;
-  const record = result.records[0]!;
+  // one batch: the contact checked or written, the inbox checked, the conversation written, and read back
+  const contact = contactStatements(who, body, widget);
+  const inboxId = widget ? caller.inboxId : (body.inbox ?? null);
+  const conversation = sql`
+    INSERT INTO conversations (installation_id, token, contact_id, inbox_id, contact_form_id, subject, created_by, updated_by)
+    VALUES (${who.installationId}, ${newConversationToken()}, ${contact.contactId}, ${inboxId}, ${widget ? caller.contactFormId : null},
+            ${body.subject ?? null}, ${who.userId}, ${who.userId})
+    RETURNING id`;
+  const statements = [
+    ...contact.statements,
+    inboxId === null || widget ? undefined : refuseWhen(sql`NOT EXISTS (SELECT 1 FROM inboxes WHERE id = ${inboxId} AND installation_id = ${who.installationId} AND state = 'active')`, 400, 'conversation.inbox', `no inbox ${inboxId} here`),
+    withEvents(conversation, who, 'conversations', 'created', undefined, undefined, remember(CONVERSATION, sql`id`)),
+  ];
+  const answer = await sendWithReadBack(c.var.db, conversationsResource, who, statements, recalled(CONVERSATION), []);
+  if (!answer) throw new Error('the new conversation is not there to read back');
+  const record = answer.conversation as WireRecord;
   return c.json({ conversation: { ...record, ...roomAddress(c, record.token as string) }, included: {} }, 201);
 });

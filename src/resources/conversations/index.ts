@@ -1,17 +1,20 @@
 import { defineModule } from '../../modules/module';
+import { askVisitorForEmailProof } from './ask-for-proof';
 import { conversationsResource } from './conversations.resource';
 import { createConversationRoute } from './create';
 import { tellRoomStatus } from './tell-room';
+import { ticketOnClose } from './to-ticket';
 import { conversationToTicketRoute } from './to-ticket-route';
 
 /**
  * `/v2/conversations...`: list, get, PATCH, and the start of a conversation (by an agent, or the
  * chat widget with a contact form's token: its CORS is the widget's); a change of status reaches the room;
- * a conversation becomes a ticket on demand or when it closes unanswered (`to-ticket.ts`).
+ * a widget visitor's address is asked for proof once the conversation is written (`ask-for-proof.ts`);
+ * a conversation becomes a ticket on demand or, once it closed unanswered, by the drain (`to-ticket.ts`).
  */
 export const conversationsModule = defineModule({
   name: 'conversations',
   resources: [conversationsResource],
   routes: [createConversationRoute, conversationToTicketRoute],
-  subscribers: [tellRoomStatus],
+  subscribers: [tellRoomStatus, askVisitorForEmailProof, ticketOnClose],
 });
