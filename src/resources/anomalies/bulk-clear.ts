@@ -1,5 +1,4 @@
-import { bulkResult, bulkResultSchema, bulkTarget, filterParam, updateRecords } from '../../engine';
-import { noteEvents } from '../../events/record-events';
+import { bulkResult, bulkResultSchema, bulkTarget, filterParam, updateStatement } from '../../engine';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { z } from 'zod';
@@ -8,7 +7,8 @@ import { clearBody, clearedProperties, clearValues } from './clearing';
 
 /**
  * `PATCH /v2/anomalies/clear.json?filter=...`: clears every live anomaly the filter selects,
- * in one statement. `ids` lists them all, those cleared before included (they stay cleared).
+ * in one statement, sent as a batch (which reports the events it wrote). `ids` lists them all,
+ * those cleared before included (they stay cleared).
  */
 export const bulkClearRoute = defineRoute({
   method: 'patch', path: '/v2/anomalies/clear.json', tag: 'Anomalies', operationId: 'clearAnomalies', roles: anomaliesResource.access.write,
@@ -19,7 +19,6 @@ export const bulkClearRoute = defineRoute({
   const who = c.var.principal;
   const target = bulkTarget(anomaliesResource, who, c.req.valid('query').filter);
   const { clearNote } = c.req.valid('json');
-  const ids = await updateRecords(c.var.db.http, who, target, clearValues(who, clearNote), clearedProperties);
-  noteEvents(c.var.db, who.installationId, [['anomalies', 'updated']]);
-  return c.json(bulkResult(ids), 200);
+  const [cleared] = await c.var.db.batch([updateStatement(c.var.db.http, who, target, clearValues(who, clearNote), clearedProperties)]);
+  return c.json(bulkResult(cleared!.map((row) => Number(row.id))), 200);
 });

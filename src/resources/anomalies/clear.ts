@@ -1,8 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { anomalies } from '../../db/schema';
-import { readOne, recordScope, schemasOf, updateRecords } from '../../engine';
-import { noteEvents } from '../../events/record-events';
-import { ApiError } from '../../http/errors';
+import { refuseWhen } from '../../db/refusal';
+import { recordScope, schemasOf, sendWithReadBack, updateStatement } from '../../engine';
 import { idParams } from '../../http/params';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
@@ -11,7 +10,10 @@ import { clearBody, clearedProperties, clearValues } from './clearing';
 
 const s = schemasOf(anomaliesResource);
 
-/** `POST /v2/anomalies/{id}/clear.json`: marks one anomaly cleared, recording who and when. */
+/**
+ * `POST /v2/anomalies/{id}/clear.json`: marks one anomaly cleared, recording who and when. One
+ * batch: the update (a 404 when it finds no anomaly to clear, nothing written) and the read-back.
+ */
 export const clearRoute = defineRoute({
   method: 'post', path: '/v2/anomalies/{id}/clear.json', tag: 'Anomalies', operationId: 'clearAnomaly', roles: anomaliesResource.access.write,
   summary: 'Clear an anomaly',
@@ -24,8 +26,9 @@ export const clearRoute = defineRoute({
   const { includes } = c.req.valid('query');
   const { clearNote } = c.req.valid('json');
   const target = { table: anomalies, type: 'anomalies', where: and(recordScope(anomaliesResource, who), eq(anomalies.id, id))! };
-  const updated = await updateRecords(c.var.db.http, who, target, clearValues(who, clearNote), clearedProperties);
-  if (updated.length === 0) throw ApiError.notFound('id', `anomaly ${id} not found`);
-  noteEvents(c.var.db, who.installationId, [['anomalies', 'updated']]);
-  return c.json(await readOne(c, anomaliesResource, id, includes), 200);
+  const notThere = refuseWhen(sql`NOT EXISTS (SELECT 1 FROM changed)`, 404, 'id', `anomaly ${id} not found`);
+  const clear = updateStatement(c.var.db.http, who, target, clearValues(who, clearNote), clearedProperties, notThere);
+  const body = await sendWithReadBack(c.var.db, anomaliesResource, who, [clear], sql`${id}::int`, includes);
+  if (!body) throw new Error(`anomaly ${id} is not there to read back`);
+  return c.json(body, 200);
 });

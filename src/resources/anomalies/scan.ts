@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Env } from '../../app-env';
 import { openDatabase } from '../../db/client';
 import { announceEvents } from '../../events/announce';
-import { configureEvents, insertEventsFrom, noteEvents, rowsActor } from '../../events/record-events';
+import { configureEvents, insertEventsFrom, rowsActor } from '../../events/record-events';
 import { anomalyFindings } from './scan-rules';
 
 /**
@@ -19,16 +19,17 @@ export const DEDUPE_HOURS = 24;
  * One INSERT ... SELECT ... WHERE NOT EXISTS over every installation. Two runs side by side
  * would each miss the other's uncommitted rows and record a finding twice, so the statement runs
  * under a transaction-scoped advisory lock: concurrent scans wait for one another (a scan is one
- * statement, so the wait is short), and each sees what the one before committed.
+ * statement, so the wait is short), and each sees what the one before committed. The lock and
+ * the statement are one batch: one exchange, whose last statement reports the events written.
  */
 export async function scanForAnomalies(env: Env, at: Date): Promise<void> {
   const moment = sql`${at.toISOString()}::timestamptz`;
   configureEvents(env);
   const db = openDatabase(env);
   try {
-    await db.transaction(async (tx) => {
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('anomaly_scan'))`);
-      const { rows } = await tx.execute(sql`
+    await db.batch([
+      sql`SELECT pg_advisory_xact_lock(hashtext('anomaly_scan'))`,
+      sql`
         WITH recorded AS (
         INSERT INTO anomalies (installation_id, name, customer_id, inbox_id, details, detected_at)
         SELECT f.installation_id, f.name, f.customer_id, f.inbox_id, f.details, ${moment}
@@ -43,9 +44,9 @@ export async function scanForAnomalies(env: Env, at: Date): Promise<void> {
         RETURNING id, installation_id),
         -- each anomaly recorded is a created event of its installation, written by the cron
         logged AS (${insertEventsFrom(sql`recorded`, rowsActor('cron'), 'anomalies', 'created')})
-        SELECT installation_id FROM recorded`);
-      for (const row of rows) noteEvents(db, Number(row.installation_id), [['anomalies', 'created']]);
-    });
+        SELECT count(*)::int AS recorded FROM recorded`,
+    ]);
+    await db.afterBatches();
     await announceEvents(env, db);
   } finally {
     await db.close();
