@@ -2,7 +2,7 @@ import { and, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { backgroundJobs } from '../../db/schema';
-import { changeWithEvents, noteEvents } from '../../events/record-events';
+import { withEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { integerParam } from '../../http/params';
 import { errorResponse } from '../../http/responses';
@@ -15,6 +15,7 @@ import { jobOf } from './job-record';
  * running (a `cancelled` event of the job). Cancelling a cancelled job again is a 204 (DELETE
  * is idempotent); a job that already completed or failed cannot be undone: 409. The queue
  * consumer sees the status before each chunk and stops, and never moves a cancelled job on.
+ * One exchange whatever the answer.
  */
 export const cancelJobRoute = defineRoute({
   method: 'delete', path: '/v2/backgroundjobs/{type}/{action}/{id}.json', tag: 'BackgroundJobs', operationId: 'cancelBackgroundJob', roles: AGENTS,
@@ -38,12 +39,13 @@ export const cancelJobRoute = defineRoute({
     .where(and(addressed, inArray(backgroundJobs.status, ['queued', 'running'])))
     .returning({ id: backgroundJobs.id })
     .getSQL();
-  const cancelled = await changeWithEvents(c.var.db.http, cancel, who, 'backgroundjobs', 'cancelled');
-  if (cancelled.length) {
-    noteEvents(c.var.db, who.installationId, [['backgroundjobs', 'cancelled']]);
-    return c.body(null, 204);
-  }
-  const [job] = await c.var.db.http.select({ status: backgroundJobs.status }).from(backgroundJobs).where(addressed);
+  // one batch: the cancel, then the job as it now stands (what a job not cancelled here is told)
+  const [cancelled, now] = await c.var.db.batch([
+    withEvents(cancel, who, 'backgroundjobs', 'cancelled'),
+    c.var.db.http.select({ status: backgroundJobs.status }).from(backgroundJobs).where(addressed).getSQL(),
+  ]);
+  if (cancelled!.length) return c.body(null, 204);
+  const [job] = now!;
   if (!job) throw ApiError.notFound('id', `no background job ${id} of type ${jobType} and action ${jobAction}`);
   if (job.status === 'cancelled') return c.body(null, 204);
   throw ApiError.conflict('id', `background job ${id} has already ${job.status === 'completed' ? 'completed' : 'failed'}; it cannot be cancelled`);
