@@ -1,9 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
+import { refuseWhen } from '../../db/refusal';
 import { codeTemplates, codeTemplateSentiments } from '../../db/schema';
 import { finishRecord, includesParam, recordJson, tenantScope } from '../../engine';
-import { noteEvents, recordEvents } from '../../events/record-events';
+import { recordEventsStatement } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { recordBody } from '../../http/record-body';
@@ -17,7 +18,7 @@ const answer = z.object({ sentiment: sentimentRecordSchema, included: z.object({
  * `PATCH /v2/codetemplates/{id}.json` (and PUT with PATCH's meaning): upserts the one sentiment
  * row of a code template: the first PATCH creates it (column defaults merged with the body),
  * later ones change exactly the properties sent. The unique index on `code_template_id` makes
- * concurrent first PATCHes safe. An event of the template says what changed.
+ * concurrent first PATCHes safe. An event of the template says what changed. One exchange.
  */
 function updateSentimentRoute(method: 'patch' | 'put'): ApiRoute {
   return defineRoute({
@@ -41,29 +42,30 @@ function updateSentimentRoute(method: 'patch' | 'put'): ApiRoute {
     if (body.threshold !== undefined) changes.threshold = body.threshold;
     if (body.enabled !== undefined) changes.enabled = body.enabled;
 
-    const record = await c.var.db.transaction(async (tx) => {
-      const template = await tx
-        .select({ id: codeTemplates.id })
-        .from(codeTemplates)
-        .where(and(tenantScope(codeTemplates, who.installationId), eq(codeTemplates.id, id)));
-      if (template.length === 0) throw ApiError.notFound('id', `code template ${id} not found`);
-      const [row] = await tx
-        .insert(codeTemplateSentiments)
-        .values({ ...changes, codeTemplateId: id, installationId: who.installationId, createdBy: who.userId, updatedBy: who.userId })
-        .onConflictDoUpdate({
-          target: codeTemplateSentiments.codeTemplateId,
-          set: { ...changes, updatedAt: sql`now()`, updatedBy: who.userId },
-          setWhere: eq(codeTemplateSentiments.installationId, who.installationId),
-        })
-        .returning({ id: codeTemplateSentiments.id });
-      if (!row) throw ApiError.notFound('id', `code template ${id} not found`);
-      await recordEvents(tx, who, [{ recordType: 'codetemplates', recordId: id, kind: 'updated', data: { sentiment: changes } }]);
-      const { rows } = await tx.execute(
-        sql`SELECT ${recordJson(sentimentShape)} AS record FROM ${codeTemplateSentiments} WHERE ${codeTemplateSentiments.id} = ${row.id}`,
-      );
-      return finishRecord(rows[0]!.record as Record<string, unknown>);
-    });
-    noteEvents(c.var.db, who.installationId, [['codetemplates', 'updated']]);
+    // one batch: the template checked, the row upserted (another installation's is not changed:
+    // no row, the same 404), its event, and the row read back
+    const http = c.var.db.http;
+    const notFound = `code template ${id} not found`;
+    const upsert = http
+      .insert(codeTemplateSentiments)
+      .values({ ...changes, codeTemplateId: id, installationId: who.installationId, createdBy: who.userId, updatedBy: who.userId })
+      .onConflictDoUpdate({
+        target: codeTemplateSentiments.codeTemplateId,
+        set: { ...changes, updatedAt: sql`now()`, updatedBy: who.userId },
+        setWhere: eq(codeTemplateSentiments.installationId, who.installationId),
+      })
+      .returning({ id: codeTemplateSentiments.id })
+      .getSQL();
+    const template = sql`SELECT 1 FROM ${codeTemplates} WHERE ${and(tenantScope(codeTemplates, who.installationId), eq(codeTemplates.id, id))}`;
+    const statements = [
+      refuseWhen(sql`NOT EXISTS (${template})`, 404, 'id', notFound),
+      sql`WITH saved AS (${upsert}) ${refuseWhen(sql`NOT EXISTS (SELECT 1 FROM saved)`, 404, 'id', notFound)}`,
+      recordEventsStatement(who, [{ recordType: 'codetemplates', recordId: id, kind: 'updated', data: { sentiment: changes } }]),
+      sql`SELECT ${recordJson(sentimentShape)} AS record FROM ${codeTemplateSentiments}
+           WHERE ${codeTemplateSentiments.codeTemplateId} = ${id} AND ${codeTemplateSentiments.installationId} = ${who.installationId}`,
+    ];
+    const results = await c.var.db.batch(statements.filter((statement): statement is SQL => statement !== undefined));
+    const record = finishRecord(results.at(-1)![0]!.record as Record<string, unknown>);
     return c.json({ sentiment: record, included: {} }, 200);
   });
 }
