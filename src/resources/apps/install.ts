@@ -1,21 +1,19 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { ADMINS } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
-import type { Transaction } from '../../db/client';
+import { refuseWhen } from '../../db/refusal';
 import { appFeatureInstallations, appFeatures, appInstallations, apps } from '../../db/schema';
-import { deleteRecords, readBack, schemasOf } from '../../engine';
-import { insertEventsFrom, noteEvents, recordEvents } from '../../events/record-events';
-import { ApiError } from '../../http/errors';
+import { schemasOf, sendWithReadBack, type Writer } from '../../engine';
+import { deleteStatement } from '../../engine/changes';
+import { insertEventsFrom, withEvents } from '../../events/record-events';
 import { idParams } from '../../http/params';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { appsResource } from './apps.resource';
 
-/** 404 unless the app is in the catalogue. */
-async function requireApp(db: Pick<Transaction, 'select'>, id: number, source = 'id'): Promise<void> {
-  const found = await db.select({ id: apps.id }).from(apps).where(and(eq(apps.id, id), eq(apps.state, 'active')));
-  if (found.length === 0) throw ApiError.notFound(source, `app ${id} not found`);
-}
+/** Stops the batch with a 404 unless the app is in the catalogue. */
+const appInCatalogue = (id: number): SQL =>
+  refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${apps} WHERE ${apps.id} = ${id} AND ${apps.state} = 'active')`, 404, 'id', `app ${id} not found`);
 
 /**
  * Marks the app installed (unless it already is: then nothing changes) and gives the
@@ -23,8 +21,8 @@ async function requireApp(db: Pick<Transaction, 'select'>, id: number, source = 
  * default. Setting values kept from an earlier installation apply again. An `installed` event
  * of the app when it was not installed, and a `created` one for each feature installation.
  */
-async function install(tx: Transaction, who: Principal, appId: number): Promise<void> {
-  const changed = await tx
+function install(db: Writer, who: Principal, appId: number): SQL[] {
+  const changed = db
     .insert(appInstallations)
     .values({ installationId: who.installationId, appId, status: 'installed', installedAt: sql`now()`, createdBy: who.userId, updatedBy: who.userId })
     .onConflictDoUpdate({
@@ -32,10 +30,12 @@ async function install(tx: Transaction, who: Principal, appId: number): Promise<
       set: { status: 'installed', installedAt: sql`now()`, uninstalledAt: null, state: 'active', updatedAt: sql`now()`, updatedBy: who.userId },
       setWhere: sql`${appInstallations.status} <> 'installed' OR ${appInstallations.state} <> 'active'`,
     })
-    .returning({ id: appInstallations.id });
-  if (changed.length) await recordEvents(tx, who, [{ recordType: 'apps', recordId: appId, kind: 'installed' }]);
-  // ON CONFLICT DO NOTHING: a concurrent install may have created the same live row.
-  await tx.execute(sql`
+    .returning({ id: appInstallations.id })
+    .getSQL();
+  return [
+    withEvents(changed, who, 'apps', 'installed', undefined, sql`${appId}::int`),
+    // ON CONFLICT DO NOTHING: a concurrent install may have created the same live row.
+    sql`
     WITH made AS (
       INSERT INTO ${appFeatureInstallations} (installation_id, appfeature_id, value, created_by, updated_by)
       SELECT ${who.installationId}, ${appFeatures.id}, ${appFeatures.defaultValue}, ${who.userId}, ${who.userId}
@@ -45,27 +45,31 @@ async function install(tx: Transaction, who: Principal, appId: number): Promise<
           AND ${appFeatureInstallations.appfeatureId} = ${appFeatures.id} AND ${appFeatureInstallations.state} = 'active')
       ON CONFLICT DO NOTHING
       RETURNING id)
-    ${insertEventsFrom(sql`made`, who, 'appfeaturesinstallations', 'created', sql`jsonb_build_object('app', ${appId}::int)`)}`);
+    ${insertEventsFrom(sql`made`, who, 'appfeaturesinstallations', 'created', sql`jsonb_build_object('app', ${appId}::int)`)}`,
+  ];
 }
 
 /** Marks the app uninstalled (if it is installed) and soft-deletes its feature installations; setting values stay. */
-async function uninstall(tx: Transaction, who: Principal, appId: number): Promise<void> {
-  const changed = await tx
+function uninstall(db: Writer, who: Principal, appId: number): SQL[] {
+  const changed = db
     .update(appInstallations)
     .set({ status: 'uninstalled', uninstalledAt: sql`now()`, updatedAt: sql`now()`, updatedBy: who.userId })
     .where(and(eq(appInstallations.installationId, who.installationId), eq(appInstallations.appId, appId), eq(appInstallations.status, 'installed')))
-    .returning({ id: appInstallations.id });
-  if (changed.length) await recordEvents(tx, who, [{ recordType: 'apps', recordId: appId, kind: 'uninstalled' }]);
-  const features = tx.select({ id: appFeatures.id }).from(appFeatures).where(eq(appFeatures.appId, appId));
+    .returning({ id: appInstallations.id })
+    .getSQL();
+  const features = db.select({ id: appFeatures.id }).from(appFeatures).where(eq(appFeatures.appId, appId));
   const live = and(
     eq(appFeatureInstallations.installationId, who.installationId),
     eq(appFeatureInstallations.state, 'active'),
     inArray(appFeatureInstallations.appfeatureId, features),
   )!;
-  await deleteRecords(tx, who, { table: appFeatureInstallations, type: 'appfeaturesinstallations', where: live }, { app: appId });
+  return [
+    withEvents(changed, who, 'apps', 'uninstalled', undefined, sql`${appId}::int`),
+    deleteStatement(db, who, { table: appFeatureInstallations, type: 'appfeaturesinstallations', where: live }, { app: appId }),
+  ];
 }
 
-/** Install or uninstall: idempotent, in one transaction, answering the app as the caller now sees it. */
+/** Install or uninstall: idempotent, one batch (the app checked, the change, the app read back), answering the app as the caller now sees it. */
 function stateChangeRoute(action: 'install' | 'uninstall', change: typeof install, summary: string) {
   const s = schemasOf(appsResource);
   return defineRoute({
@@ -77,12 +81,8 @@ function stateChangeRoute(action: 'install' | 'uninstall', change: typeof instal
     const who = c.var.principal;
     const { id } = c.req.valid('param');
     const { includes } = c.req.valid('query');
-    const body = await c.var.db.transaction(async (tx) => {
-      await requireApp(tx, id);
-      await change(tx, who, id);
-      return readBack(tx, appsResource, who, id, includes);
-    });
-    noteEvents(c.var.db, who.installationId, [['apps'], ['appfeaturesinstallations']]);
+    const body = await sendWithReadBack(c.var.db, appsResource, who, [appInCatalogue(id), ...change(c.var.db.http, who, id)], sql`${id}::int`, includes);
+    if (!body) throw new Error(`app ${id} is not there to read back`);
     return c.json(body, 200);
   });
 }

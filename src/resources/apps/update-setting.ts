@@ -1,11 +1,12 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import type { Database } from '../../db/client';
+import { refuseWhen } from '../../db/refusal';
 import { appInstallations, apps, appSettingDefinitions as definitions, appSettingValues as values } from '../../db/schema';
 import { finishRecord, type WireRecord } from '../../engine';
-import { changeWithEvents, noteEvents } from '../../events/record-events';
+import { withEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { integerParam } from '../../http/params';
 import { validate } from '../../http/record-body';
@@ -14,9 +15,12 @@ import { defineRoute } from '../../http/route';
 import { settingJson, settingRecordSchema, settingsOf } from './app-settings';
 import { settingUpdateBody, settingValueSchema } from './setting-value';
 
-const installedHere = (who: Principal, appId: number) =>
-  sql`EXISTS (SELECT 1 FROM ${appInstallations} WHERE ${appInstallations.installationId} = ${who.installationId}
-    AND ${appInstallations.appId} = ${appId} AND ${appInstallations.status} = 'installed' AND ${appInstallations.state} = 'active')`;
+/** The app's installation here, while installed. */
+const installation = (who: Principal, appId: number) =>
+  sql`SELECT 1 FROM ${appInstallations} WHERE ${appInstallations.installationId} = ${who.installationId}
+    AND ${appInstallations.appId} = ${appId} AND ${appInstallations.status} = 'installed' AND ${appInstallations.state} = 'active'`;
+
+const installedHere = (who: Principal, appId: number) => sql`EXISTS (${installation(who, appId)})`;
 
 /** The app, the setting and whether the app is installed here; 404 for an unknown app or a setting not of that app. */
 async function findSetting(db: Database['http'], who: Principal, appId: number, id: number) {
@@ -37,30 +41,34 @@ async function findSetting(db: Database['http'], who: Principal, appId: number, 
   return { ...found, settingType: found.settingType };
 }
 
+const notInstalledDetail = (appId: number) => `app ${appId} is not installed in this installation; install it first (POST /v2/apps/${appId}/install.json)`;
+
+const notInstalled = (appId: number) => ApiError.conflict('appId', notInstalledDetail(appId));
+
 /**
  * Stores the installation's value (null: back to the default), only while the app is installed
- * here, with a `settingChanged` event of the app (a secret's value is never in it).
+ * here, with a `settingChanged` event of the app (a secret's value is never in it): statements of
+ * a batch, the first stopping it with the 409 when the app is not installed (and holding the
+ * installation, so an uninstall waits for the value to be stored).
  */
-async function storeValue(db: Database['http'], who: Principal, appId: number, id: number, value: unknown, secret: boolean): Promise<boolean> {
+function storeValue(who: Principal, appId: number, id: number, value: unknown, secret: boolean): SQL[] {
   const json = value === null ? null : JSON.stringify(value);
   const data = { setting: id, ...(secret ? {} : { value }) };
-  const stored = await changeWithEvents(db, sql`
+  return [
+    refuseWhen(sql`NOT EXISTS (${installation(who, appId)} FOR SHARE)`, 409, 'appId', notInstalledDetail(appId)),
+    withEvents(sql`
     INSERT INTO ${values} (installation_id, app_id, setting_id, value, created_by, updated_by)
-    SELECT ${who.installationId}, ${appId}, ${id}, ${json}::jsonb, ${who.userId}, ${who.userId}
-    WHERE ${installedHere(who, appId)}
+    VALUES (${who.installationId}, ${appId}, ${id}, ${json}::jsonb, ${who.userId}, ${who.userId})
     ON CONFLICT (installation_id, setting_id) DO UPDATE SET value = excluded.value, state = 'active', deleted_at = NULL,
       deleted_by = NULL, updated_at = now(), updated_by = excluded.updated_by
-    RETURNING id`, who, 'apps', 'settingChanged', sql`${JSON.stringify(data)}::jsonb`, sql`${appId}::int`);
-  return stored.length > 0;
+    RETURNING id`, who, 'apps', 'settingChanged', sql`${JSON.stringify(data)}::jsonb`, sql`${appId}::int`),
+  ];
 }
 
-async function readSetting(db: Database['http'], who: Principal, id: number): Promise<WireRecord> {
-  const { rows } = await db.execute(sql`SELECT ${settingJson()} AS setting FROM ${settingsOf(who)} WHERE ${definitions.id} = ${id}`);
-  return finishRecord(rows[0]!.setting as WireRecord);
-}
+/** The setting as the caller's installation has it: a statement, to run or to send last in the write's batch. */
+const settingRead = (who: Principal, id: number): SQL => sql`SELECT ${settingJson()} AS setting FROM ${settingsOf(who)} WHERE ${definitions.id} = ${id}`;
 
-const notInstalled = (appId: number) =>
-  ApiError.conflict('appId', `app ${appId} is not installed in this installation; install it first (POST /v2/apps/${appId}/install.json)`);
+const settingOf = (rows: Record<string, unknown>[]): WireRecord => finishRecord(rows[0]!.setting as WireRecord);
 
 /** `PUT /v2/apps/{appId}/settings/{id}.json` (the spec writes `:appId` and `:id`). */
 export const updateSettingRoute = defineRoute({
@@ -87,7 +95,8 @@ export const updateSettingRoute = defineRoute({
     throw ApiError.invalid('appsetting.value', 'this setting is required and has no default, so it cannot be reset to null');
   }
   if (!setting.installed) throw notInstalled(appId);
-  if (!sentBackAsRead && !(await storeValue(c.var.db.http, who, appId, id, value, setting.settingType === 'secret'))) throw notInstalled(appId);
-  noteEvents(c.var.db, who.installationId, [['apps', 'settingChanged']]);
-  return c.json({ appsetting: (await readSetting(c.var.db.http, who, id)) as z.infer<typeof settingRecordSchema>, included: {} }, 200);
+  // the setting had to be read first (its type and options decide what the value may be): then one batch, the value stored and read back
+  const stored = sentBackAsRead ? [] : storeValue(who, appId, id, value, setting.settingType === 'secret');
+  const results = await c.var.db.batch([...stored, settingRead(who, id)]);
+  return c.json({ appsetting: settingOf(results.at(-1)!) as z.infer<typeof settingRecordSchema>, included: {} }, 200);
 });
