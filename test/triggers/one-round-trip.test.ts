@@ -94,6 +94,8 @@ describe('triggers in one batch', () => {
       [manual, { applyToExistingTickets: true }, 400, 'trigger.applyToExistingTickets', 'a manual trigger is applied by hand: PATCH /v2/tickets/triggerapply.json', 1],
       [manual, { name: 'Trip automatic', type: 'Automatic' }, 400, 'trigger.triggeractions', 'an automatic trigger needs at least one action', 1],
       [theirs, { name: 'Trip mine' }, 404, 'id', `trigger ${theirs} not found`, 2],
+      // what its lists name is not looked at: it is not there
+      [theirs, { triggeractions: [{ type: 5, user: { id: site.users.agent.id } }] }, 404, 'id', `trigger ${theirs} not found`, 2],
     ] as const) {
       const refused = await patch(id, body);
       expect(refused.answer.status, refused.answer.text).toBe(status);

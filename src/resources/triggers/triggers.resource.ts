@@ -107,13 +107,16 @@ async function plannedRules(who: Actor, record: Record<string | symbol, unknown>
     const refused = systemRefusal(record, stored.trigger.id);
     if (refused) throw refused;
   }
+  // an update of a trigger that is not there is answered by the batch (404), before anything its lists name
+  if (id !== undefined && !stored) {
+    for (const list of ['conditions', 'triggeractions']) if (record[list] !== undefined) record[list] = [];
+    return true;
+  }
   const base = stored?.trigger ?? NEW_TRIGGER;
   const conditions = conditionsRelation.resolve(who.installationId, base.conditions, record.conditions, 'trigger.conditions');
   const actions = actionsRelation.resolve(who.installationId, base.actions, record.triggeractions, 'trigger.triggeractions');
   if (record.conditions !== undefined) record.conditions = conditions.value;
   if (record.triggeractions !== undefined) record.triggeractions = actions.value;
-  // an update of a trigger that is not there is answered by the batch (404)
-  if (id !== undefined && !stored) return true;
   const written: StoredTrigger = {
     ...base,
     type: (record.type as StoredTrigger['type'] | undefined) ?? base.type,
