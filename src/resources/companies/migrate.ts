@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { ADMINS } from '../../auth/access';
 import { companies, companyCustomers, customers } from '../../db/schema';
-import { insertEventsFrom, noteEvents } from '../../events/record-events';
+import { insertEventsFrom } from '../../events/record-events';
 import { defineRoute } from '../../http/route';
 
 /** A customer's organization as a company name: trimmed of whitespace at both ends. */
@@ -10,7 +10,7 @@ const organizationName = sql`regexp_replace(${customers.organization}, '^\\s+|\\
 /**
  * `POST /v2/companies/migrate.json` (rule 5): every distinct organization of the installation's
  * live customers becomes a company (or finds the live one of that name, ignoring case), and the
- * customers become its members. Two set-based statements in one transaction; both only insert
+ * customers become its members. Two set-based statements in one batch (one exchange); both only insert
  * what is missing, so a second run changes nothing (and writes no event). Each company made is a
  * `migrated` event, each customer linked a `linked` one.
  */
@@ -23,9 +23,10 @@ export const migrateRoute = defineRoute({
   const who = c.var.principal;
   const installation = who.installationId;
   const organizations = sql`${customers.installationId} = ${installation} AND ${customers.state} = 'active' AND ${organizationName} <> ''`;
-  await c.var.db.transaction(async (tx) => {
+  // one batch: the second statement sees the companies the first made
+  await c.var.db.batch([
     // Of several spellings of one name, the oldest customer's wins.
-    await tx.execute(sql`
+    sql`
       WITH made AS (
         INSERT INTO ${companies} (installation_id, name, created_by, updated_by)
         SELECT DISTINCT ON (lower(${organizationName})) ${installation}::int, ${organizationName}, ${who.userId}::int, ${who.userId}::int
@@ -33,8 +34,8 @@ export const migrateRoute = defineRoute({
         ORDER BY lower(${organizationName}), ${customers.id}
         ON CONFLICT (installation_id, lower(name)) WHERE state = 'active' DO NOTHING
         RETURNING id)
-      ${insertEventsFrom(sql`made`, who, 'companies', 'migrated')}`);
-    await tx.execute(sql`
+      ${insertEventsFrom(sql`made`, who, 'companies', 'migrated')}`,
+    sql`
       WITH linked AS (
         INSERT INTO ${companyCustomers} (installation_id, company_id, customer_id, created_by)
         SELECT ${installation}::int, ${companies.id}, ${customers.id}, ${who.userId}::int
@@ -43,8 +44,7 @@ export const migrateRoute = defineRoute({
         WHERE ${organizations}
         ON CONFLICT (company_id, customer_id) DO NOTHING
         RETURNING company_id AS id, customer_id)
-      ${insertEventsFrom(sql`linked`, who, 'companies', 'linked', sql`jsonb_build_object('relation', 'customers', 'record', jsonb_build_object('id', r.customer_id, 'type', 'customers'))`)}`);
-  });
-  noteEvents(c.var.db, installation, [['companies', 'migrated'], ['companies', 'linked']]);
+      ${insertEventsFrom(sql`linked`, who, 'companies', 'linked', sql`jsonb_build_object('relation', 'customers', 'record', jsonb_build_object('id', r.customer_id, 'type', 'customers'))`)}`,
+  ]);
   return c.body(null, 200);
 });

@@ -1,8 +1,8 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { AGENTS } from '../../auth/access';
 import { companies, companyCustomers, customers, pmConnections, pmLinks } from '../../db/schema';
 import { recordScope } from '../../engine';
-import { noteEvents, recordEvents } from '../../events/record-events';
+import { recordEventsStatement } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { errorResponse } from '../../http/responses';
@@ -30,7 +30,7 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
  * `POST /v2/companies/{id}/pmsync.json` (rule 3): makes the company and its live customers exist
  * in the project-management product, the people members of the company there, and records the
  * remote ids in pm_links. All remote work happens first; the links are written together at the
- * end, so a failure leaves nothing local half-written (see docs/resources/pmsync.md on retries).
+ * end, in one batch, so a failure leaves nothing local half-written (see docs/resources/pmsync.md on retries).
  */
 export const pmSyncRoute = defineRoute({
   method: 'post', path: '/v2/companies/{id}/pmsync.json', tag: 'Companies', operationId: 'syncCompany', roles: AGENTS,
@@ -82,18 +82,21 @@ export const pmSyncRoute = defineRoute({
     links.push({ localType: 'customers', localId: member.id, remoteId: personId });
   });
 
-  await db.transaction(async (tx) => {
-    await tx
+  // the links, the connection's last sync and the event: one batch
+  const written = [
+    db.http
       .insert(pmLinks)
       .values(links.map((link) => ({ ...link, installationId: installation })))
       .onConflictDoUpdate({
         target: [pmLinks.installationId, pmLinks.localType, pmLinks.localId],
         set: { remoteId: sql`excluded.remote_id`, syncedAt: sql`now()` },
-      });
-    await tx.update(pmConnections).set({ lastSyncedAt: sql`now()` })
-      .where(and(eq(pmConnections.installationId, installation), eq(pmConnections.state, 'active')));
-    await recordEvents(tx, who, [{ recordType: 'companies', recordId: id, kind: 'synced', data: { product: 'pm', remoteId: remoteCompanyId, people: links.length - 1 } }]);
-  });
-  noteEvents(db, installation, [['companies', 'synced']]);
+      })
+      .getSQL(),
+    db.http.update(pmConnections).set({ lastSyncedAt: sql`now()` })
+      .where(and(eq(pmConnections.installationId, installation), eq(pmConnections.state, 'active')))
+      .getSQL(),
+    recordEventsStatement(who, [{ recordType: 'companies', recordId: id, kind: 'synced', data: { product: 'pm', remoteId: remoteCompanyId, people: links.length - 1 } }]),
+  ];
+  await db.batch(written.filter((statement): statement is SQL => statement !== undefined));
   return c.body(null, 200);
 });

@@ -1,8 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { remember } from '../../db/refusal';
 import { z } from 'zod';
 import { ADMINS, AGENTS } from '../../auth/access';
 import { pmConnections, pmLinks } from '../../db/schema';
-import { noteEvents, recordEvents } from '../../events/record-events';
+import { insertEventsFrom } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { recordBody, writableRecord } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
@@ -59,26 +60,33 @@ const putRoute = defineRoute({
     throw err;
   }
   const installation = who.installationId;
-  const row = await c.var.db.transaction(async (tx) => {
-    const [previous] = await tx.select({ baseUrl: pmConnections.baseUrl }).from(pmConnections)
-      .where(eq(pmConnections.installationId, installation)).for('update');
-    // Remote ids belong to the product they came from: another address starts afresh.
-    if (previous && previous.baseUrl !== baseUrl) await tx.delete(pmLinks).where(eq(pmLinks.installationId, installation));
-    const [saved] = await tx.insert(pmConnections)
-      .values({ installationId: installation, baseUrl, tokenCiphertext, createdBy: who.userId, updatedBy: who.userId })
-      .onConflictDoUpdate({
-        target: pmConnections.installationId,
-        set: {
-          baseUrl, tokenCiphertext, updatedBy: who.userId, updatedAt: sql`now()`, state: 'active', deletedAt: null, deletedBy: null,
-          ...(previous && previous.baseUrl !== baseUrl ? { lastSyncedAt: null } : {}),
-        },
-      })
-      .returning({ id: pmConnections.id, record: pmConnectionJson });
-    await recordEvents(tx, who, [{ recordType: 'pmconnections', recordId: saved!.id, kind: previous ? 'updated' : 'created', data: previous && previous.baseUrl !== baseUrl ? { baseUrl: { before: previous.baseUrl, after: baseUrl } } : {} }]);
-    return saved!;
-  });
-  noteEvents(c.var.db, installation, [['pmconnections']]);
-  return c.json({ pmconnection: pmConnectionRecord(row.record), included: {} }, 200);
+  const http = c.var.db.http;
+  // One batch. The stored address (none: '') is locked and handed on; remote ids belong to the
+  // product they came from, so another address forgets them and the last sync.
+  const previous = sql`current_setting('desk.pm_previous')`;
+  const moved = sql`(${previous} NOT IN ('', ${baseUrl}::text))`;
+  const saved = http.insert(pmConnections)
+    .values({ installationId: installation, baseUrl, tokenCiphertext, createdBy: who.userId, updatedBy: who.userId })
+    .onConflictDoUpdate({
+      target: pmConnections.installationId,
+      set: {
+        baseUrl, tokenCiphertext, updatedBy: who.userId, updatedAt: sql`now()`, state: 'active', deletedAt: null, deletedBy: null,
+        lastSyncedAt: sql`CASE WHEN ${moved} THEN NULL ELSE ${pmConnections.lastSyncedAt} END`,
+      },
+    })
+    .returning({ id: pmConnections.id })
+    .getSQL();
+  const change = sql`jsonb_build_object('baseUrl', jsonb_build_object('before', ${previous}, 'after', ${baseUrl}::text))`;
+  const results = await c.var.db.batch([
+    sql`SELECT ${remember('pm_previous', sql`coalesce((SELECT ${pmConnections.baseUrl} FROM ${pmConnections} WHERE ${pmConnections.installationId} = ${installation} FOR UPDATE), '')`)}`,
+    sql`DELETE FROM ${pmLinks} WHERE ${pmLinks.installationId} = ${installation} AND ${moved}`,
+    sql`WITH saved AS (${saved}),
+      made AS (${insertEventsFrom(sql`saved`, who, 'pmconnections', 'created', undefined, sql`${previous} = ''`)}),
+      changed AS (${insertEventsFrom(sql`saved`, who, 'pmconnections', 'updated', sql`CASE WHEN ${moved} THEN ${change} ELSE '{}'::jsonb END`, sql`${previous} <> ''`)})
+      SELECT id FROM saved`,
+    sql`SELECT ${pmConnectionJson} AS record FROM ${pmConnections} WHERE ${pmConnections.installationId} = ${installation}`,
+  ]);
+  return c.json({ pmconnection: pmConnectionRecord(results.at(-1)![0]!.record), included: {} }, 200);
 });
 
 /**

@@ -1,0 +1,89 @@
+// Companies' special writes, one exchange each with the database (one HTTP batch, no WebSocket
+// connection) for what they write: the migration of organizations (both statements), the
+// project-management connection's PUT (the stored address locked and compared in the batch), and
+// a sync's links once the product answered (its reads come first: they say what to ask the
+// product) (docs/connection-strategy.md).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeededInstallation } from '../../scripts/seed';
+import { api } from '../support/api';
+import { newInstallation, rows } from '../support/db';
+import { eventsSince, lastEventId } from '../support/events';
+import { startPmServer, type PmServer } from '../support/pm-server';
+import { withRoundTrips } from '../support/round-trips';
+
+let pm: PmServer;
+let site: SeededInstallation;
+let admin: string;
+
+beforeAll(async () => {
+  pm = await startPmServer();
+  site = await newInstallation('companies-trips');
+  admin = site.users.admin.apiKey;
+});
+
+afterAll(async () => {
+  await pm?.close();
+});
+
+/** The request's round trips, the caller's credential looked up just before (remembered: the count is the request alone). */
+async function counted(path: string, method: string, body?: unknown) {
+  await api('/v2/companies.json', { key: admin });
+  return withRoundTrips(path, { key: admin, method, body });
+}
+
+const kindsSince = async (mark: number) => (await eventsSince(site.id, mark)).map((event) => `${event.recordType}:${event.kind}`);
+
+describe('companies in one round trip', () => {
+  it("migrates customers' organizations into companies and their members in one exchange", async () => {
+    for (const [label, organization] of [['mia', 'Trips Ltd'], ['max', ' trips ltd '], ['ann', 'Other Trips']]) {
+      await rows('INSERT INTO customers (installation_id, first_name, email, organization) VALUES ($1, $2, $3, $4)', [site.id, label, `${label}@trips.test`, organization]);
+    }
+    const mark = await lastEventId(site.id);
+    const { answer, trips } = await counted('/v2/companies/migrate.json', 'POST');
+    expect(answer.status, answer.text).toBe(200);
+    expect(trips).toBe(1);
+    const made = await rows<{ name: string; members: number }>(
+      `SELECT c.name, (SELECT count(*)::int FROM company_customers m WHERE m.company_id = c.id) AS members FROM companies c WHERE c.installation_id = $1 ORDER BY c.name`,
+      [site.id],
+    );
+    expect(made).toEqual([{ name: 'Other Trips', members: 1 }, { name: 'Trips Ltd', members: 2 }]);
+    expect((await kindsSince(mark)).sort()).toEqual(['companies:linked', 'companies:linked', 'companies:linked', 'companies:migrated', 'companies:migrated']);
+    // again: nothing to do, nothing written, still one exchange
+    const again = await counted('/v2/companies/migrate.json', 'POST');
+    expect(again.trips).toBe(1);
+    expect(await kindsSince(mark)).toHaveLength(5);
+  });
+
+  it('sets the project-management connection in one exchange; a new address forgets the old links, with the change in its event', async () => {
+    const mark = await lastEventId(site.id);
+    const first = await counted('/v2/pmconnection.json', 'PUT', { pmconnection: { baseUrl: pm.url, token: pm.token } });
+    expect(first.answer.status, first.answer.text).toBe(200);
+    expect(first.trips).toBe(1);
+    expect(first.answer.body.pmconnection).toMatchObject({ baseUrl: pm.url, hasToken: true, lastSyncedAt: null });
+    // a sync writes its links, the connection's last sync and its event in one batch, after its reads
+    const [company] = await rows<{ id: number }>(`SELECT id FROM companies WHERE installation_id = $1 AND name = 'Trips Ltd'`, [site.id]);
+    const synced = await counted(`/v2/companies/${company!.id}/pmsync.json`, 'POST');
+    expect(synced.answer.status, synced.answer.text).toBe(200);
+    // the company, the connection, its link and its members (read side by side), then the write
+    expect(synced.trips).toBe(5);
+    expect(await rows('SELECT local_type FROM pm_links WHERE installation_id = $1 ORDER BY local_type, local_id', [site.id])).toEqual([
+      { local_type: 'companies' }, { local_type: 'customers' }, { local_type: 'customers' },
+    ]);
+    const same = await counted('/v2/pmconnection.json', 'PUT', { pmconnection: { baseUrl: pm.url, token: 'another token' } });
+    expect(same.trips).toBe(1);
+    expect(same.answer.body.pmconnection.lastSyncedAt).toMatch(/Z$/);
+    expect((await rows('SELECT 1 FROM pm_links WHERE installation_id = $1', [site.id])).length).toBe(3);
+    const moved = await counted('/v2/pmconnection.json', 'PUT', { pmconnection: { baseUrl: 'https://93.184.216.34', token: 't' } });
+    expect(moved.answer.status, moved.answer.text).toBe(200);
+    expect(moved.trips).toBe(1);
+    expect(moved.answer.body.pmconnection).toMatchObject({ baseUrl: 'https://93.184.216.34', lastSyncedAt: null });
+    expect(await rows('SELECT 1 FROM pm_links WHERE installation_id = $1', [site.id])).toEqual([]);
+    const events = (await eventsSince(site.id, mark)).filter((event) => event.recordType === 'pmconnections');
+    expect(events.map((event) => [event.kind, event.data])).toEqual([
+      ['created', {}],
+      ['updated', {}],
+      ['updated', { baseUrl: { before: pm.url, after: 'https://93.184.216.34' } }],
+    ]);
+    expect(await kindsSince(mark)).toContain('companies:synced');
+  });
+});
