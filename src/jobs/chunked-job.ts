@@ -4,7 +4,7 @@ import { systemActor, type Principal, type SystemActor, type SystemPart } from '
 import { openDatabase, type Database, type Transaction } from '../db/client';
 import { sqlState } from '../db/errors';
 import { announceEvents } from '../events/announce';
-import { configureEvents, noteEvents, type WrittenEvents } from '../events/record-events';
+import { configureEvents } from '../events/record-events';
 import { errorField, log } from '../lib/log';
 import type { JobAction, JobType } from './job-codes';
 import type { JobMessage } from './job-message';
@@ -44,8 +44,6 @@ export interface ChunkedJobDefinition {
   part: SystemPart;
   /** rows done in one transaction */
   chunkRows: number;
-  /** the events the job writes */
-  writes: WrittenEvents;
   /** how problems name the job and what it does to a row: `import`, `imported` */
   words: { job: string; done: string };
   /** Does one chunk's rows in the chunk's transaction; answers the rows it could not do. */
@@ -240,7 +238,6 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
         await tx.execute(sql`UPDATE import_chunks SET done_at = now() WHERE job_id = ${jobId} AND chunk = ${chunk}`);
         await tx.execute(sql`DELETE FROM ${staged}`);
         await countIntoJob(tx, jobId, rows.length, problems);
-        noteEvents(db, state.installationId, definition.writes);
       });
       await announceEvents(env, db);
     } catch (error) {

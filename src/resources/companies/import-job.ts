@@ -162,7 +162,6 @@ export const companyImport = defineChunkedJob({
   action: JOB_ACTIONS.import,
   part: 'import',
   chunkRows: IMPORT_CHUNK_ROWS,
-  writes: [['companies', 'imported'], ['domains', 'created'], ['phones', 'created']],
   words: { job: 'import', done: 'imported' },
   async work(tx, job, lines: StagedLine[]): Promise<JobProblem[]> {
     const problems: JobProblem[] = [];
