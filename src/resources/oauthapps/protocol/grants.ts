@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { forgetCredentials } from '../../../auth/authenticate';
 import { hashSecret, newSecret } from '../../../auth/secrets';
 import type { Database, Transaction } from '../../../db/client';
@@ -90,10 +90,47 @@ async function committing<T>(db: Database, work: (tx: Transaction) => Promise<T 
   return result;
 }
 
+/** The name a token request's verdict goes by in its batch: what the statements after the first do hangs on it. */
+const VERDICT = 'oauth_verdict';
+const verdictIs = (value: string) => sql`current_setting(${`desk.${VERDICT}`}::text) = ${value}`;
+
+/** Why a code gives no tokens, by the verdict of `exchangeCode`'s batch, in the order they are checked. */
+const CODE_REFUSALS: Record<string, string> = {
+  unknown: 'the code is not one this app was given',
+  reused: 'the code was used already: the tokens it gave are revoked',
+  expired: `the code has expired: codes work for ${CODE_SECONDS / 60} minutes`,
+  ended: 'the consent behind the code has ended',
+  redirect: 'redirect_uri must be the one the authorize request sent',
+  // a code issued before PKCE was required of every app
+  unchallenged: 'the code was given without a PKCE code_challenge: authorize again with one',
+  // the challenge itself is no verifier: it went through the browser (the authorize link, its
+  // history, its logs), so whoever saw it could redeem a stolen code with it
+  challenge: 'the code_verifier is the code_challenge itself: send the verifier the challenge was made from',
+  verifier: 'the code_verifier does not match the code_challenge',
+};
+
 /**
- * The code's tokens (RFC 6749 4.1.3, RFC 7636 4.6): the code must be this app's, unused, unexpired,
- * sent back with the redirect URI it went to, and with the verifier of its challenge. A code used
- * twice revokes what it gave (RFC 6749 4.1.2).
+ * A new access token and refresh token under the grant `grant` (SQL, its id), as statements of a
+ * token request's batch: written only where the verdict is `ok`.
+ */
+async function issueTokenStatements(db: Database, grant: SQL, appName: string) {
+  const [access, refresh] = await Promise.all([newSecret('hdo_'), newSecret('hdr_')]);
+  const ok = verdictIs('ok');
+  const statements = [
+    sql`INSERT INTO ${credentials} (installation_id, user_id, kind, name, prefix, secret_hash, expires_at, grant_id, created_by, updated_by)
+      SELECT g.installation_id, g.user_id, 'oauth_access_token', ${appName}, ${access.prefix}, ${access.hash}, ${after(ACCESS_TOKEN_SECONDS).toISOString()}::timestamptz, g.id, g.user_id, g.user_id
+        FROM ${oauthGrants} g WHERE g.id = ${grant} AND ${ok}`,
+    sql`INSERT INTO ${oauthRefreshTokens} (token_hash, grant_id, expires_at) SELECT ${refresh.hash}, ${grant}, ${after(REFRESH_TOKEN_SECONDS).toISOString()}::timestamptz WHERE ${ok}`,
+  ];
+  return { statements, accessToken: access.secret, refreshToken: refresh.secret };
+}
+
+/**
+ * The code's tokens (RFC 6749 4.1.3, RFC 7636 4.6), in one batch (one round trip): the code must be
+ * this app's, unused, unexpired, sent back with the redirect URI it went to, and with the verifier
+ * of its challenge (S256, as OAuth 2.1 has it for every app). The first statement locks the code
+ * and gives the verdict, the others act on it; a refusal commits too, as a code used twice
+ * revokes what it gave (RFC 6749 4.1.2).
  */
 export async function exchangeCode(
   db: Database,
@@ -101,48 +138,35 @@ export async function exchangeCode(
   request: { code: string; redirectUri: string | undefined; codeVerifier: string },
 ): Promise<IssuedTokens> {
   const hash = await hashSecret(request.code);
-  let revoked: number | undefined;
-  try {
-    return await committing(db, async (tx) => {
-      const [row] = await tx
-        .select({ ...grantColumns, usedAt: oauthCodes.usedAt, expiresAt: oauthCodes.expiresAt, redirectUri: oauthCodes.redirectUri, redirectUriSent: oauthCodes.redirectUriSent, codeChallenge: oauthCodes.codeChallenge })
-        .from(oauthCodes)
-        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthCodes.grantId))
-        .innerJoin(users, eq(users.id, oauthGrants.userId))
-        .where(eq(oauthCodes.codeHash, hash))
-        .for('update', { of: oauthCodes });
-      if (!row || row.appId !== client.id) return new OAuthError('invalid_grant', 'the code is not one this app was given');
-      if (row.usedAt) {
-        await revokeGrant(tx, row.grantId);
-        revoked = row.grantId;
-        return new OAuthError('invalid_grant', 'the code was used already: the tokens it gave are revoked');
-      }
-      if (row.expiresAt.getTime() <= Date.now()) return new OAuthError('invalid_grant', `the code has expired: codes work for ${CODE_SECONDS / 60} minutes`);
-      if (row.revoked || !row.teammateActive) return new OAuthError('invalid_grant', 'the consent behind the code has ended');
-      if (request.redirectUri === undefined ? row.redirectUriSent : request.redirectUri !== row.redirectUri) {
-        return new OAuthError('invalid_grant', 'redirect_uri must be the one the authorize request sent');
-      }
-      const refused = await checkVerifier(row.codeChallenge, request.codeVerifier);
-      if (refused) return refused;
-      await tx.update(oauthCodes).set({ usedAt: new Date() }).where(eq(oauthCodes.codeHash, hash));
-      return issueTokens(tx, row, client.name);
-    });
-  } finally {
-    if (revoked !== undefined) forgetCredentials({ grantId: revoked });
-  }
-}
-
-/**
- * RFC 7636 4.6, as OAuth 2.1 has it for every app: the code's S256 challenge must be of this
- * verifier. The challenge itself is no verifier: it went through the browser (the authorize link,
- * its history, its logs), so whoever saw it could redeem a stolen code with it.
- */
-async function checkVerifier(challenge: string | null, verifier: string): Promise<OAuthError | undefined> {
-  // a code issued before PKCE was required of every app
-  if (!challenge) return new OAuthError('invalid_grant', 'the code was given without a PKCE code_challenge: authorize again with one');
-  if (verifier === challenge) return new OAuthError('invalid_grant', 'the code_verifier is the code_challenge itself: send the verifier the challenge was made from');
-  if ((await s256(verifier)) !== challenge) return new OAuthError('invalid_grant', 'the code_verifier does not match the code_challenge');
-  return undefined;
+  const grant = sql`(SELECT ${oauthCodes.grantId} FROM ${oauthCodes} WHERE ${oauthCodes.codeHash} = ${hash})`;
+  const redirectWrong = request.redirectUri === undefined ? sql`c.redirect_uri_sent` : sql`c.redirect_uri <> ${request.redirectUri}`;
+  const verdict = sql`CASE
+      WHEN r.grant_id IS NULL OR r.app_id <> ${client.id} THEN 'unknown'
+      WHEN r.used_at IS NOT NULL THEN 'reused'
+      WHEN r.expires_at <= now() THEN 'expired'
+      WHEN r.revoked OR NOT r.teammate_active THEN 'ended'
+      WHEN r.redirect_wrong THEN 'redirect'
+      WHEN r.code_challenge IS NULL THEN 'unchallenged'
+      WHEN r.code_challenge = ${request.codeVerifier} THEN 'challenge'
+      WHEN r.code_challenge <> ${await s256(request.codeVerifier)} THEN 'verifier'
+      ELSE 'ok' END`;
+  const issued = await issueTokenStatements(db, grant, client.name);
+  const [[row]] = await db.batch([
+    sql`WITH r AS (
+        SELECT c.grant_id, g.app_id, g.installation_id, g.user_id, g.scopes, g.state <> 'active' AS revoked, u.state = 'active' AS teammate_active,
+               c.used_at, c.expires_at, ${redirectWrong} AS redirect_wrong, c.code_challenge
+          FROM ${oauthCodes} c JOIN ${oauthGrants} g ON g.id = c.grant_id JOIN ${users} u ON u.id = g.user_id
+         WHERE c.code_hash = ${hash} FOR UPDATE OF c)
+      SELECT r.grant_id AS "grantId", r.installation_id AS "installationId", r.user_id AS "userId", r.scopes,
+             ${remember(VERDICT, verdict)} AS verdict
+        FROM (SELECT 1) one LEFT JOIN r ON true`,
+    db.http.update(oauthGrants).set(REVOKED).where(and(eq(oauthGrants.id, grant), eq(oauthGrants.state, 'active'), verdictIs('reused'))).getSQL(),
+    db.http.update(oauthCodes).set({ usedAt: sql`now()` }).where(and(eq(oauthCodes.codeHash, hash), verdictIs('ok'))).getSQL(),
+    ...issued.statements,
+  ]) as [[{ grantId: number | null; installationId: number; userId: number; scopes: OAuthScope[]; verdict: string }]];
+  if (row!.verdict === 'reused') forgetCredentials({ grantId: row!.grantId! });
+  if (row!.verdict !== 'ok') throw new OAuthError('invalid_grant', CODE_REFUSALS[row!.verdict]!);
+  return { accessToken: issued.accessToken, refreshToken: issued.refreshToken, scopes: row!.scopes, installationId: row!.installationId, userId: row!.userId };
 }
 
 /**
