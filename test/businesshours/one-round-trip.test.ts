@@ -142,3 +142,30 @@ describe('schedules and holidays in one round trip', () => {
       { code: 'invalid', source: 'businesshoursschedule.businesshours_id', detail: `no businesshours ${theirs} here` });
   });
 });
+
+describe('a delete of business hours in one round trip', () => {
+  it('deletes the hours with their schedules and holidays, each with its event, in one exchange; another installation\'s are a 404 from it', async () => {
+    const made = await write('/v2/businesshours.json', 'POST', {
+      businesshour: { name: 'To delete', timezoneId: UTC, businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }], businesshoursholidays: [{ name: 'Off', startDate: '2026-12-31', endDate: '2026-12-31' }] },
+    });
+    expect(made.answer.status, made.answer.text).toBe(201);
+    const id = made.answer.body.businesshour.id as number;
+    const theirs = await api('/v2/businesshours.json', { method: 'POST', key: other.users.admin.apiKey, body: { businesshour: { name: 'Theirs', timezoneId: UTC } } });
+    expect(theirs.status, theirs.text).toBe(201);
+    const before = await unchanged();
+    await api('/v2/businesshours.json', { key: admin });
+    const refused = await write(hours(theirs.body.businesshour.id), 'DELETE', undefined);
+    expect(refused.answer.status, refused.answer.text).toBe(404);
+    expect(refused.trips).toBe(1);
+    expect(await unchanged()).toEqual(before);
+    await api('/v2/businesshours.json', { key: admin });
+    const deleted = await write(hours(id), 'DELETE', undefined);
+    expect(deleted.answer.status, deleted.answer.text).toBe(204);
+    expect(deleted.trips).toBe(1);
+    const events = await rows<{ record_type: string; n: number }>(
+      `SELECT record_type, count(*)::int AS n FROM events WHERE installation_id = $1 AND kind = 'deleted' AND (record_id = $2 OR data->'parent'->>'id' = $2::text) GROUP BY 1 ORDER BY 1`,
+      [site.id, id],
+    );
+    expect(events).toEqual([{ record_type: 'businesshours', n: 1 }, { record_type: 'businesshoursholidays', n: 1 }, { record_type: 'businesshoursschedules', n: 1 }]);
+  });
+});

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { businessHours, businessHoursHolidays, businessHoursSchedules } from '../../db/schema';
 import { deletedValues, recordScope } from '../../engine';
-import { insertEventsFrom, noteEvents } from '../../events/record-events';
+import { insertEventsFrom } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { defineRoute } from '../../http/route';
@@ -27,15 +27,15 @@ export const deleteBusinessHoursRoute = defineRoute({
   const remove = (table: typeof businessHours | typeof businessHoursSchedules | typeof businessHoursHolidays, where: ReturnType<typeof and>) =>
     http.update(table).set(deletedValues(who)).where(where).returning({ id: table.id }).getSQL();
   const parent = sql`jsonb_build_object('parent', jsonb_build_object('id', ${id}::int, 'type', 'businesshours'))`;
-  const { rows } = await http.execute(sql`
+  // sent as a batch of one: one exchange, whose last statement reports the events it wrote
+  const [rows] = await c.var.db.batch([sql`
     WITH hours AS (${remove(businessHours, and(recordScope(businessHoursResource, who), eq(businessHours.id, id)))}),
     schedules AS (${remove(businessHoursSchedules, liveChildren(businessHoursSchedules))}),
     holidays AS (${remove(businessHoursHolidays, liveChildren(businessHoursHolidays))}),
     hours_events AS (${insertEventsFrom(sql`hours`, who, 'businesshours', 'deleted')}),
     schedule_events AS (${insertEventsFrom(sql`schedules`, who, 'businesshoursschedules', 'deleted', parent)}),
     holiday_events AS (${insertEventsFrom(sql`holidays`, who, 'businesshoursholidays', 'deleted', parent)})
-    SELECT id FROM hours`);
-  if (rows.length === 0) throw ApiError.notFound('id', `businesshour ${id} not found`);
-  noteEvents(c.var.db, who.installationId, [['businesshours', 'deleted'], ['businesshoursschedules', 'deleted'], ['businesshoursholidays', 'deleted']]);
+    SELECT id FROM hours`]);
+  if (rows!.length === 0) throw ApiError.notFound('id', `businesshour ${id} not found`);
   return c.body(null, 204);
 });
