@@ -7,7 +7,8 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
-import { eventsSince, lastEventId, summary } from '../support/events';
+import { drained, eventsSince, lastEventId, summary } from '../support/events';
+import { awaitLogLines } from '../support/logs';
 
 const SOLVED = 5;
 const CLOSED = 6;
@@ -136,6 +137,32 @@ describe('values on a ticket', () => {
     expect(await eventsSince(site.id, mark)).toEqual([]);
     expect(await valuesOf(id)).toEqual({ [f.text]: 'kept' });
     expect((await api(`/v2/tickets/${id}.json`, { key: admin })).body.ticket.subject).toBe('Fields');
+  });
+
+  it('are written in two exchanges: the fields read, then one batch; a refusal after the read writes nothing', async () => {
+    const counted = async (path: string, method: string, ticket: Record<string, unknown>) => {
+      await drained(site.id);
+      await api('/v2/inboxes.json', { key: admin });
+      const requestId = `fields-${Math.random().toString(36).slice(2)}`;
+      const answer = await api(path, { method, key: admin, body: { ticket }, headers: { 'x-request-id': requestId } });
+      const [line] = await awaitLogLines({ requestId });
+      return { answer, trips: line!.dbRoundTrips as number };
+    };
+    const created = await counted('/v2/tickets.json', 'POST', { subject: 'Counted', inbox, customer: { email: 'counted@values.test' }, customfields: [{ id: f.text, meta: { value: 'A-1' } }, { id: f.dropdown, meta: { value: option.gold } }] });
+    expect(created.answer.status, created.answer.text).toBe(201);
+    expect(created.trips).toBe(2);
+    const id = created.answer.body.ticket.id as number;
+    expect(await valuesOf(id)).toEqual({ [f.text]: 'A-1', [f.dropdown]: option.gold });
+    const changed = await counted(`/v2/tickets/${id}.json`, 'PATCH', { customfields: [{ id: f.text, meta: { value: null } }, { id: f.number, meta: { value: '7' } }] });
+    expect(changed.answer.status, changed.answer.text).toBe(200);
+    expect(changed.trips).toBe(2);
+    expect(await valuesOf(id)).toEqual({ [f.dropdown]: option.gold, [f.number]: 7 });
+    const refused = await counted(`/v2/tickets/${id}.json`, 'PATCH', { subject: 'Not this', customfields: [{ id: f.elsewhere, meta: { value: 'x' } }] });
+    expectError(refused.answer, 400, 'ticket.customfields[0]', new RegExp(`not used in inbox ${inbox}`));
+    expect(refused.trips).toBe(1);
+    expect((await api(`/v2/tickets/${id}.json`, { key: admin })).body.ticket.subject).toBe('Counted');
+    // out of the lists the filters below read
+    expect((await api(`/v2/tickets/${id}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
   });
 
   it("another installation's ticket is not there to be given values", async () => {

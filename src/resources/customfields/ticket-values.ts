@@ -40,6 +40,8 @@ interface FieldFacts {
   kind: string;
   enabled: boolean;
   applies: boolean;
+  /** the ticket has a value of it */
+  held: boolean;
   options: number[];
 }
 
@@ -48,13 +50,26 @@ const appliesIn = (field: SQL, inbox: SQL) =>
   sql`(NOT EXISTS (SELECT 1 FROM ${customFieldInboxes} i WHERE i.custom_field_id = ${field})
     OR EXISTS (SELECT 1 FROM ${customFieldInboxes} i WHERE i.custom_field_id = ${field} AND i.inbox_id = ${inbox}))`;
 
-/** The installation's live fields among `ids`, with what a value of each must be. */
-async function fieldFacts({ tx, who }: WriteContext, ids: number[], inboxId: number): Promise<Map<number, FieldFacts>> {
-  const { rows } = await tx.execute(sql`
-    SELECT f.id, f.kind, f.enabled, ${appliesIn(sql`f.id`, sql`${inboxId}::int`)} AS applies,
-      coalesce((SELECT json_agg(o.id) FROM custom_field_options o WHERE o.custom_field_id = f.id AND o.state = 'active'), '[]') AS options
-      FROM ${customFields} f WHERE f.installation_id = ${who.installationId} AND f.state = 'active' AND f.id IN ${intList(ids)}`);
-  return new Map(rows.map((row) => [Number(row.id), { kind: String(row.kind), enabled: Boolean(row.enabled), applies: Boolean(row.applies), options: (row.options as number[]).map(Number) }]));
+/** What runs a statement: a transaction, or the handle's HTTP side (a read before a batch). */
+type Reader = Pick<WriteContext['tx'], 'execute'>;
+
+/**
+ * The installation's live fields among `ids`, with what a value of each must be in the ticket's
+ * inbox and whether the ticket holds a value of it; with the inbox (the ticket's own when the
+ * write names none). One statement.
+ */
+async function fieldFacts(db: Reader, who: WriteContext['who'], ids: number[], ticket: { id?: number; inboxId?: number }): Promise<{ fields: Map<number, FieldFacts>; inboxId: number | undefined }> {
+  const inbox = ticket.inboxId !== undefined
+    ? sql`${ticket.inboxId}::int`
+    : sql`(SELECT t.inbox_id FROM tickets t WHERE t.id = ${ticket.id ?? 0}::int AND t.installation_id = ${who.installationId})`;
+  const { rows } = await db.execute(sql`
+    SELECT ${inbox} AS inbox, coalesce((SELECT json_agg(json_build_object('id', f.id, 'kind', f.kind, 'enabled', f.enabled, 'applies', ${appliesIn(sql`f.id`, inbox)},
+        'held', ${ticket.id === undefined ? sql`false` : sql`EXISTS (SELECT 1 FROM ${ticketCustomFieldValues} v WHERE v.ticket_id = ${ticket.id}::int AND v.custom_field_id = f.id)`},
+        'options', coalesce((SELECT json_agg(o.id) FROM custom_field_options o WHERE o.custom_field_id = f.id AND o.state = 'active'), '[]')))
+      FROM ${customFields} f WHERE f.installation_id = ${who.installationId} AND f.state = 'active' AND f.id IN ${intList(ids)}), '[]') AS fields`);
+  const found = rows[0]!.fields as Array<FieldFacts & { id: number }>;
+  const fields = new Map(found.map((field) => [Number(field.id), { ...field, options: field.options.map(Number) }]));
+  return { fields, inboxId: rows[0]!.inbox == null ? undefined : Number(rows[0]!.inbox) };
 }
 
 /** An option id as a client may send it: a number, or its digits. */
@@ -119,20 +134,19 @@ const isDeletion = (entry: ValueEntry) => entry.delete === true || entry.meta?.d
  * switched on, applying in the ticket's inbox, a value of the field's kind) and answers the entries
  * to write: values in their stored form, a cleared value of a field with one turned into its
  * removal (and of a field without one, dropped). `source` names the property (`ticket.customfields`).
+ * One statement: in the write's transaction, or before its batch (`db.http`).
  */
 export async function prepareCustomFieldValues(
-  context: WriteContext,
+  db: Reader,
+  who: WriteContext['who'],
   entries: ValueEntry[] | null,
-  ticket: { id?: number; inboxId: number },
+  ticket: { id?: number; inboxId?: number },
   source: string,
 ): Promise<ValueEntry[] | null> {
   if (entries === null || entries.length === 0) return entries;
-  const fields = await fieldFacts(context, [...new Set(entries.map((e) => e.id))], ticket.inboxId);
-  const held = new Set<number>();
-  if (ticket.id !== undefined) {
-    const { rows } = await context.tx.execute(sql`SELECT custom_field_id FROM ${ticketCustomFieldValues} WHERE ticket_id = ${ticket.id}`);
-    for (const row of rows) held.add(Number(row.custom_field_id));
-  }
+  const { fields, inboxId } = await fieldFacts(db, who, [...new Set(entries.map((e) => e.id))], ticket);
+  // a ticket not there (or not the caller's): the write answers 404
+  if (inboxId === undefined) return [];
   const written: ValueEntry[] = [];
   entries.forEach((entry, index) => {
     const at = `${source}[${index}]`;
@@ -141,12 +155,12 @@ export async function prepareCustomFieldValues(
     if (entries.findIndex((e) => e.id === entry.id) < index) throw ApiError.invalid(`${at}.id`, `names custom field ${entry.id} again: give each field once`);
     const value = entry.meta?.value;
     if (isDeletion(entry) || clears(value)) {
-      if (held.has(entry.id)) written.push({ id: entry.id, meta: { delete: true } });
+      if (field.held) written.push({ id: entry.id, meta: { delete: true } });
       return;
     }
     if (value === undefined) throw ApiError.invalid(at, 'give the value as `meta.value` (null clears it)');
     if (!field.enabled) throw ApiError.invalid(at, `custom field ${entry.id} is switched off (enabled: false): it takes no values`);
-    if (!field.applies) throw ApiError.invalid(at, `custom field ${entry.id} is not used in inbox ${ticket.inboxId} (see the field's \`inboxes\`)`);
+    if (!field.applies) throw ApiError.invalid(at, `custom field ${entry.id} is not used in inbox ${inboxId} (see the field's \`inboxes\`)`);
     const normal = normalValue(field, value);
     if ('error' in normal) throw ApiError.invalid(at, `${field.kind} field ${entry.id}: ${normal.error}`);
     written.push({ id: entry.id, meta: { value: normal.value } });

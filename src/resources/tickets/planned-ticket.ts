@@ -5,7 +5,7 @@ import { recalled, refuseWhen, remember } from '../../db/refusal';
 import { customers, ticketReads, tickets, users } from '../../db/schema';
 import { tenantScope, type ResourceDeclaration } from '../../engine';
 import { ApiError } from '../../http/errors';
-import { requireFieldsToResolveStatement } from '../customfields/ticket-values';
+import { prepareCustomFieldValues, requireFieldsToResolveStatement } from '../customfields/ticket-values';
 import { addCustomerStatement, joinCompaniesStatement } from '../customers/new-customer';
 import { customerOfEmail, type customerInput } from './ticket-customer';
 import { openingEntry, threadEntryStatements } from './thread-entry';
@@ -20,13 +20,17 @@ const OPENING = 'ticket_opening';
 
 /**
  * The tickets' write hooks (`prepareTicket`, `finishTicket`) for a create or update sent as one
- * batch (`planned-write.ts`): what they look up in the transaction, the statements decide. A split
- * (`fromThreadId`) and custom field values, whose rules read their definitions first, stay
- * interactive.
+ * batch (`planned-write.ts`): what they look up in the transaction, the statements decide. Custom
+ * field values are checked against their fields read first (two exchanges); a split
+ * (`fromThreadId`), which moves an entry, stays interactive.
  */
 export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
-  before(_who, record, id) {
-    if (record.fromThreadId !== undefined || record.customfields !== undefined) return false;
+  async before(who, record, id, read) {
+    if (record.fromThreadId !== undefined) return false;
+    // the values checked against their fields, read first: two exchanges
+    if (record.customfields !== undefined) {
+      record.customfields = await prepareCustomFieldValues(read, who, record.customfields as Parameters<typeof prepareCustomFieldValues>[2], { id, inboxId: record.inbox as number | undefined }, 'ticket.customfields');
+    }
     if (id === undefined) {
       if (record.customer === undefined) throw ApiError.invalid('ticket.customer', 'must be set: {"id": ...} or {"email": ...}');
       if (record.files !== undefined && !(typeof record.message === 'string' && record.message.trim() !== '')) {

@@ -56,14 +56,14 @@ export const linkTaskRoute = defineRoute({
   const { id, taskId } = c.req.valid('param');
   const db = c.var.db;
   // The ticket first (a 404 asks nothing of the product), and no call for a link already there.
-  const [, [known], [connection]] = await db.batch([
+  const [, read, connectionRows] = await db.batch([
     lockTicketStatement(who, id),
     sql`SELECT EXISTS (SELECT 1 FROM ${ticketTasks} WHERE ${liveLink(id, taskId)}) AS linked`,
     pmConnectionRead(who.installationId),
   ]);
   const statements: SQL[] = [];
-  if (known?.linked !== true) {
-    const settings = await pmSettingsOf(c.env, who.installationId, connection as { baseUrl: string; tokenCiphertext: string } | undefined);
+  if (read?.[0]?.linked !== true) {
+    const settings = await pmSettingsOf(c.env, who.installationId, connectionRows?.[0] as { baseUrl: string; tokenCiphertext: string } | undefined);
     const task = await new PmClient(settings.baseUrl, settings.token, AbortSignal.timeout(PM_SYNC_BUDGET_MS)).taskById(taskId);
     if (!task) throw ApiError.notFound('taskId', `the project-management product has no task ${taskId}`);
     // Locked again: the ticket may have gone while the product answered; a link made meanwhile is kept.

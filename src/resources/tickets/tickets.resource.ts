@@ -99,7 +99,7 @@ async function prepareTicket(context: WriteContext, record: Record<string, unkno
     inboxId ??= current.inboxId;
   }
   if (record.customfields !== undefined) {
-    record.customfields = await prepareCustomFieldValues(context, record.customfields as Parameters<typeof prepareCustomFieldValues>[1], { id, inboxId: inboxId! }, 'ticket.customfields');
+    record.customfields = await prepareCustomFieldValues(tx, who, record.customfields as Parameters<typeof prepareCustomFieldValues>[2], { id, inboxId }, 'ticket.customfields');
   }
   await requireSeatedAgent(context, record);
 }
