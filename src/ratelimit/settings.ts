@@ -1,9 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../auth/access';
-import { noteEvents, recordEvents } from '../events/record-events';
+import { withEvents } from '../events/record-events';
 import { bodyObject } from '../http/record-body';
 import { jsonResponse } from '../http/responses';
 import { defineRoute } from '../http/route';
@@ -25,12 +25,20 @@ const writeBody = bodyObject({
   }),
 }).meta({ id: 'RateLimitWrite' });
 
-async function read(c: Context<AppEnv>) {
-  const { rows } = await c.var.db.http.execute(sql`SELECT rate_limit_per_minute FROM installations WHERE id = ${c.var.principal.installationId}`);
+/** The installation's own limit, as a statement: to run, or to send last in a write's batch. */
+const ownLimit = (installationId: number): SQL => sql`SELECT rate_limit_per_minute FROM installations WHERE id = ${installationId}`;
+
+/** The answer, from `ownLimit`'s rows. */
+function limitOf(c: Context<AppEnv>, rows: Record<string, unknown>[]) {
   const own = rows[0]?.rate_limit_per_minute;
   const fallback = deploymentDefault(c.env);
   const requestsPerMinute = own === null || own === undefined ? null : Number(own);
   return { ratelimit: { requestsPerMinute, default: fallback, effective: requestsPerMinute ?? fallback } };
+}
+
+async function read(c: Context<AppEnv>) {
+  const { rows } = await c.var.db.http.execute(ownLimit(c.var.principal.installationId));
+  return limitOf(c, rows);
 }
 
 /** `GET /v2/ratelimit.json`: the installation's requests a minute per teammate. */
@@ -40,7 +48,7 @@ export const getRateLimitRoute = defineRoute({
   responses: { 200: jsonResponse('the limit', answer) },
 }, async (c) => c.json(await read(c), 200));
 
-/** `PUT /v2/ratelimit.json`: sets it (owners and admins), with an event of the installation. */
+/** `PUT /v2/ratelimit.json`: sets it (owners and admins), with an event of the installation: one exchange. */
 export const putRateLimitRoute = defineRoute({
   method: 'put', path: '/v2/ratelimit.json', tag: 'Service', operationId: 'setRateLimit', roles: ADMINS,
   summary: "Sets the installation's rate limit",
@@ -49,13 +57,11 @@ export const putRateLimitRoute = defineRoute({
 }, async (c) => {
   const who = c.var.principal;
   const { requestsPerMinute } = c.req.valid('json').ratelimit;
-  await c.var.db.transaction(async (tx) => {
-    const { rows } = await tx.execute(sql`
-      UPDATE installations n SET rate_limit_per_minute = ${requestsPerMinute} FROM installations o
-       WHERE n.id = ${who.installationId} AND o.id = n.id RETURNING o.rate_limit_per_minute AS before`);
-    await recordEvents(tx, who, [{ recordType: 'installations', recordId: who.installationId, kind: 'settingChanged', data: { rateLimitPerMinute: { before: rows[0]?.before ?? null, after: requestsPerMinute } } }]);
-  });
-  noteEvents(c.var.db, who.installationId, [['installations', 'settingChanged']]);
+  // one batch: the change with its event (the limit before and after), then the limit read back
+  const change = sql`UPDATE installations n SET rate_limit_per_minute = ${requestsPerMinute} FROM installations o
+     WHERE n.id = ${who.installationId} AND o.id = n.id RETURNING n.id, o.rate_limit_per_minute AS before`;
+  const data = sql`jsonb_build_object('rateLimitPerMinute', jsonb_build_object('before', r.before, 'after', ${requestsPerMinute}::int))`;
+  const [, now] = await c.var.db.batch([withEvents(change, who, 'installations', 'settingChanged', data), ownLimit(who.installationId)]);
   forgetLimit(who.installationId);
-  return c.json(await read(c), 200);
+  return c.json(limitOf(c, now!), 200);
 });
