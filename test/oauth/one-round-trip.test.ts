@@ -2,11 +2,12 @@
 // a new secret's app locked and checked (404, a public app's 409) by a statement of the batch, its
 // event telling the prefix before and after; a refusal writes nothing. A teammate's consent is one
 // batch too: the grant and its code (docs/connection-strategy.md, "Writes in one round trip").
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { eventsSince, lastEventId } from '../support/events';
+import { awaitLogLines } from '../support/logs';
 import { withRoundTrips } from '../support/round-trips';
 import { registerApp } from './support';
 
@@ -68,5 +69,47 @@ describe('OAuth apps in one round trip', () => {
     }
     expect(await rows(`SELECT id, secret_hash, secret_prefix, updated_at::text FROM oauth_apps WHERE installation_id = ANY($1) ORDER BY id`, [[site.id, other.id]])).toEqual(before);
     expect(await events(mark)).toEqual([]);
+  });
+});
+
+describe("a teammate's consent and the code's exchange", () => {
+  it('writes the grant and its code in one batch, and exchanges the code in one batch after the app is read', async () => {
+    const { createHash, randomBytes } = await import('node:crypto');
+    const verifier = randomBytes(32).toString('base64url');
+    const app = await registerApp(site, { redirectUris: ['https://trip.example.com/cb'] });
+    const request = {
+      client_id: app.clientId, response_type: 'code', redirect_uri: 'https://trip.example.com/cb', state: 'trip',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+    };
+    const page = await fetch(`${inject('workerUrl')}/oauth/authorize?${new URLSearchParams(request)}`);
+    expect(page.status).toBe(200);
+    const consentToken = /name="consent_token" value="([^"]+)"/.exec(await page.text())![1]!;
+    const cookie = (page.headers as unknown as { getSetCookie(): string[] }).getSetCookie().map((line) => line.split(';')[0]).join('; ');
+    expect((await api('/v2/me.json', { key: site.users.agent.apiKey })).status).toBe(200);
+    const counted = async (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => {
+      const requestId = `trips-${Math.random().toString(36).slice(2)}`;
+      const answer = await fetch(`${inject('workerUrl')}${path}`, {
+        method: 'POST', redirect: 'manual', body: new URLSearchParams(body).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': requestId, ...headers },
+      });
+      const [line] = await awaitLogLines({ requestId });
+      return { answer, trips: line!.dbRoundTrips as number };
+    };
+    const allowed = await counted('/oauth/authorize', { ...request, decision: 'allow', api_key: site.users.agent.apiKey, consent_token: consentToken }, { cookie });
+    expect(allowed.answer.status).toBe(303);
+    const code = new URL(allowed.answer.headers.get('location')!).searchParams.get('code')!;
+    // the app read, the sign-in cookie's credential, then the grant and its code in one batch
+    expect(allowed.trips).toBe(3);
+    const grants = await rows<{ id: number }>(`SELECT id FROM oauth_grants WHERE app_id = $1`, [app.id]);
+    expect(grants).toHaveLength(1);
+
+    const exchanged = await counted('/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: request.redirect_uri, code_verifier: verifier, client_id: app.clientId, client_secret: app.clientSecret! });
+    expect(exchanged.answer.status).toBe(200);
+    // the app read to authenticate it, then one batch: the code spent, the tokens written, the teammate read
+    expect(exchanged.trips).toBe(2);
+    expect(exchanged.answer.headers.get('cache-control')).toBe('no-store');
+    const tokens = (await exchanged.answer.json()) as { access_token: string; user: { id: number }; installation: { id: number } };
+    expect(tokens).toMatchObject({ user: { id: site.users.agent.id }, installation: { id: site.id } });
+    expect((await api('/v2/me.json', { key: tokens.access_token })).body.user.id).toBe(site.users.agent.id);
   });
 });

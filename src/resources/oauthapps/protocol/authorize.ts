@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
@@ -194,13 +194,14 @@ function redirectHost(uri: string): string {
  */
 async function setSignin(c: Context<AppEnv>, who: Principal, apiKey: string): Promise<void> {
   const secret = await newSecret('hdi_');
-  // the key it came from: revoking that key ends this sign-in too
-  const [key] = await c.var.db.http.select({ id: credentials.id }).from(credentials).where(eq(credentials.secretHash, await hashSecret(apiKey)));
-  if (!key) return; // no key to tie it to: no sign-in (the teammate enters a key next time)
-  await c.var.db.http.insert(credentials).values({
-    installationId: who.installationId, userId: who.userId, kind: 'signin', name: 'authorize page sign-in', prefix: secret.prefix, secretHash: secret.hash,
-    expiresAt: new Date(Date.now() + SIGNIN_SECONDS * 1000), createdBy: who.userId, updatedBy: who.userId, parentId: key.id,
-  });
+  // tied to the key it came from (revoking that key ends this sign-in too), in one statement
+  const { rows } = await c.var.db.http.execute(sql`
+    INSERT INTO ${credentials} (installation_id, user_id, kind, name, prefix, secret_hash, expires_at, created_by, updated_by, parent_id)
+    SELECT ${who.installationId}::int, ${who.userId}::int, 'signin', 'authorize page sign-in', ${secret.prefix}, ${secret.hash},
+           ${new Date(Date.now() + SIGNIN_SECONDS * 1000).toISOString()}::timestamptz, ${who.userId}::int, ${who.userId}::int, k.id
+      FROM ${credentials} k WHERE k.secret_hash = ${await hashSecret(apiKey)}
+    RETURNING id`);
+  if (rows.length === 0) return; // no key to tie it to: no sign-in (the teammate enters a key next time)
   setCookie(c, SIGNIN_COOKIE, secret.secret, {
     path: OAUTH_PATHS.authorize, httpOnly: true, sameSite: 'Lax', maxAge: SIGNIN_SECONDS, secure: new URL(c.req.url).protocol === 'https:',
   });

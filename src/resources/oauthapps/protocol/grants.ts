@@ -17,6 +17,8 @@ export interface IssuedTokens {
   scopes: OAuthScope[];
   installationId: number;
   userId: number;
+  /** who the answer names, where the exchange read it already */
+  owner?: TokenOwner;
 }
 
 const after = (seconds: number) => new Date(Date.now() + seconds * 1000);
@@ -151,7 +153,7 @@ export async function exchangeCode(
       WHEN r.code_challenge <> ${await s256(request.codeVerifier)} THEN 'verifier'
       ELSE 'ok' END`;
   const issued = await issueTokenStatements(db, grant, client.name);
-  const [[row]] = await db.batch([
+  const results = await db.batch([
     sql`WITH r AS (
         SELECT c.grant_id, g.app_id, g.installation_id, g.user_id, g.scopes, g.state <> 'active' AS revoked, u.state = 'active' AS teammate_active,
                c.used_at, c.expires_at, ${redirectWrong} AS redirect_wrong, c.code_challenge
@@ -163,10 +165,14 @@ export async function exchangeCode(
     db.http.update(oauthGrants).set(REVOKED).where(and(eq(oauthGrants.id, grant), eq(oauthGrants.state, 'active'), verdictIs('reused'))).getSQL(),
     db.http.update(oauthCodes).set({ usedAt: sql`now()` }).where(and(eq(oauthCodes.codeHash, hash), verdictIs('ok'))).getSQL(),
     ...issued.statements,
-  ]) as [[{ grantId: number | null; installationId: number; userId: number; scopes: OAuthScope[]; verdict: string }]];
-  if (row!.verdict === 'reused') forgetCredentials({ grantId: row!.grantId! });
-  if (row!.verdict !== 'ok') throw new OAuthError('invalid_grant', CODE_REFUSALS[row!.verdict]!);
-  return { accessToken: issued.accessToken, refreshToken: issued.refreshToken, scopes: row!.scopes, installationId: row!.installationId, userId: row!.userId };
+    // who the answer names, read in the same exchange
+    ownerQuery(sql`(u.id, u.installation_id) = (SELECT g.user_id, g.installation_id FROM ${oauthGrants} g WHERE g.id = ${grant}) AND ${verdictIs('ok')}`),
+  ]);
+  const row = results[0]![0] as { grantId: number | null; installationId: number; userId: number; scopes: OAuthScope[]; verdict: string };
+  if (row.verdict === 'reused') forgetCredentials({ grantId: row.grantId! });
+  if (row.verdict !== 'ok') throw new OAuthError('invalid_grant', CODE_REFUSALS[row.verdict]!);
+  const owner = results.at(-1)![0] as unknown as TokenOwner;
+  return { accessToken: issued.accessToken, refreshToken: issued.refreshToken, scopes: row.scopes, installationId: row.installationId, userId: row.userId, owner };
 }
 
 /**
@@ -246,14 +252,25 @@ export async function revokeToken(db: Database, client: OAuthClient, token: stri
 }
 
 /** Who a token answer names: the teammate and their helpdesk. */
-export async function tokenOwner(db: Database, installationId: number, userId: number) {
-  const [owner] = await db.http
-    .select({
-      userId: users.id, firstName: users.firstName, lastName: users.lastName, email: users.email, role: users.role,
-      installationId: installations.id, installationName: installations.name, siteName: installations.siteName,
-    })
-    .from(users)
-    .innerJoin(installations, eq(installations.id, users.installationId))
-    .where(and(eq(users.id, userId), eq(users.installationId, installationId)));
-  return owner!;
+export interface TokenOwner {
+  userId: number;
+  firstName: string;
+  lastName: string;
+  email: string;
+  role: string;
+  installationId: number;
+  installationName: string;
+  siteName: string;
+}
+
+/** The query of the token owner (or owners) `where` selects (over `u`, the teammate, and `i`, their helpdesk). */
+function ownerQuery(where: SQL): SQL {
+  return sql`SELECT u.id AS "userId", u.first_name AS "firstName", u.last_name AS "lastName", u.email, u.role,
+      i.id AS "installationId", i.name AS "installationName", i.site_name AS "siteName"
+    FROM ${users} u JOIN ${installations} i ON i.id = u.installation_id WHERE ${where}`;
+}
+
+export async function tokenOwner(db: Database, installationId: number, userId: number): Promise<TokenOwner> {
+  const { rows } = await db.http.execute(ownerQuery(sql`u.id = ${userId} AND u.installation_id = ${installationId}`));
+  return rows[0] as unknown as TokenOwner;
 }

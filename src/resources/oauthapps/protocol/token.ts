@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { jsonResponse } from '../../../http/responses';
 import { defineRoute } from '../../../http/route';
 import { authenticateClient } from './client-auth';
-import { exchangeCode, refreshGrant, tokenOwner, type IssuedTokens } from './grants';
+import { exchangeCode, refreshGrant, tokenOwner, type IssuedTokens, type TokenOwner } from './grants';
 import { issuer, OAUTH_PATHS } from './issuer';
 import { ACCESS_TOKEN_SECONDS } from './lifetimes';
 import { formOrJson, OAUTH_REFUSALS, parameter, parametersOf } from './wire';
@@ -54,9 +54,9 @@ function codeVerifier(value: string | undefined): string {
   return verifier;
 }
 
-/** Who the teammate and helpdesk are, as the token answer and userinfo name them. */
-export async function identityOf(c: Context<AppEnv>, installationId: number, userId: number) {
-  const owner = await tokenOwner(c.var.db, installationId, userId);
+/** Who the teammate and helpdesk are, as the token answer and userinfo name them (read unless `known`). */
+export async function identityOf(c: Context<AppEnv>, installationId: number, userId: number, known?: TokenOwner) {
+  const owner = known ?? (await tokenOwner(c.var.db, installationId, userId));
   return {
     installation: { id: owner.installationId, name: owner.installationName, siteName: owner.siteName, apiEndPoint: issuer(c) },
     user: { id: owner.userId, firstName: owner.firstName, lastName: owner.lastName, email: owner.email, role: owner.role },
@@ -92,7 +92,7 @@ export const tokenRoute = defineRoute({
   } else {
     tokens = await refreshGrant(c.var.db, client, { refreshToken: required(body.refresh_token, 'refresh_token'), scopes: requestedScopes(body.scope) });
   }
-  const identity = await identityOf(c, tokens.installationId, tokens.userId);
+  const identity = await identityOf(c, tokens.installationId, tokens.userId, tokens.owner);
   return c.json({
     access_token: tokens.accessToken, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_SECONDS, refresh_token: tokens.refreshToken,
     scope: tokens.scopes.join(' '), ...identity,
