@@ -5,7 +5,7 @@ import { openDatabase, type Transaction } from '../../db/client';
 import { tickets } from '../../db/schema';
 import { updateRecords, type WritableField, type WriteContext } from '../../engine';
 import { announceEvents } from '../../events/announce';
-import { configureEvents, noteEvents } from '../../events/record-events';
+import { configureEvents } from '../../events/record-events';
 import type { Subscriber } from '../../events/subscriber';
 import { errorField, log } from '../../lib/log';
 import type { WorkingHours } from '../../lib/working-time';
@@ -165,7 +165,6 @@ export async function checkSlaClocks(env: Env): Promise<void> {
       const installationId = Number(row.installation_id);
       try {
         await db.transaction((tx) => evaluateTicket(tx, installationId, Number(row.id), { at: now }, now, lookups));
-        noteEvents(db, installationId, [['tickets', 'updated', Object.keys(watched)]]);
       } catch (error) {
         // one ticket that fails does not hold up the others: it is looked at again in an hour
         log('error', 'slas: a ticket\'s clocks could not be evaluated', { ticketId: Number(row.id), installationId, error: errorField(error) });
