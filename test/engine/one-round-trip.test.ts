@@ -162,6 +162,19 @@ describe('a customer in one round trip', () => {
     expect(renamed.answer.status, renamed.answer.text).toBe(200);
     expect(renamed.answer.body.customer.firstName).toBe('Ada L.');
     expect(renamed.trips).toBe(1);
+
+    // a new address (still the interactive write: an update's contacts are checked against the stored ones); the old address stays a contact, not main
+    const moved = await tripsOf(`/v2/customers/${customer.id}.json`, { method: 'PATCH', query: { includes: 'contacts' }, body: { customer: { email: `ada.l@${domain}` } } });
+    expect(moved.answer.status, moved.answer.text).toBe(200);
+    expect(moved.answer.body.customer.email).toBe(`ada.l@${domain}`);
+    expect(moved.answer.body.included.contacts.filter((c: { type: string }) => c.type === 'email').map((c: { value: string; isMain: boolean }) => [c.value, c.isMain]).sort()).toEqual([
+      [`ada.l@${domain}`, true],
+      [`ada@${domain}`, false],
+    ]);
+    // the address it has already, sent back as read: no change
+    const same = await tripsOf(`/v2/customers/${customer.id}.json`, { method: 'PATCH', body: { customer: { email: `ADA.L@${domain}` } } });
+    expect(same.answer.status, same.answer.text).toBe(200);
+    expect(same.answer.body.customer.email).toBe(`ada.l@${domain}`);
   });
 
   it("refuses an address another customer holds (409 naming the holder) and a customer without one (400), in one exchange, writing nothing", async () => {

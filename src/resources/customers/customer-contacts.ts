@@ -175,21 +175,31 @@ export async function placeEmail({ tx, who }: WriteContext, record: Record<strin
     placeEmailOfNew(record, id);
     return;
   }
+  await placeSentEmail(tx, who, record, id);
+}
+
+/**
+ * `placeEmail` of an update that sends `email`: the customer's address and live contacts read in
+ * one statement, in the write's transaction or before its batch (`db.http`).
+ */
+export async function placeSentEmail(db: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], record: Record<string, unknown>, id: number): Promise<void> {
   const entries = [...((record.contacts as Entry[] | null | undefined) ?? [])];
   const email = record.email as string;
   const newEmails = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
   const same = (value: string | undefined) => value !== undefined && value.trim().toLowerCase() === email.toLowerCase();
-  let stored = new Map<number, StoredContact>();
-  {
-    const [current] = await tx.select({ email: customers.email }).from(customers).where(and(eq(customers.id, id), eq(customers.installationId, who.installationId)));
-    if (current === undefined) return;
-    if (same(current.email)) {
-      // the address it already has (as a client sends back what it read): no change
-      delete record.email;
-      return;
-    }
-    stored = await storedContacts(tx, id);
+  const { rows } = await db.execute(sql`
+    SELECT c.email, coalesce((SELECT json_agg(json_build_object('id', k.id, 'type', k.type, 'value', k.value, 'isMain', k.is_main))
+                                FROM ${customerContacts} k WHERE k.customer_id = c.id AND k.state = 'active'), '[]') AS contacts
+      FROM ${customers} c WHERE c.id = ${id} AND c.installation_id = ${who.installationId}`);
+  const current = rows[0] as { email: string; contacts: Array<StoredContact & { id: number }> } | undefined;
+  // not there: the update answers 404
+  if (current === undefined) return;
+  if (same(current.email)) {
+    // the address it already has (as a client sends back what it read): no change
+    delete record.email;
+    return;
   }
+  const stored = new Map(current.contacts.map(({ id: contactId, ...contact }) => [Number(contactId), contact as StoredContact]));
   makeMain(record, entries, email, newEmails, stored);
 }
 
