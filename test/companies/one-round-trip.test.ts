@@ -1,8 +1,8 @@
 // Companies' special writes, one exchange each with the database (one HTTP batch, no WebSocket
 // connection) for what they write: the migration of organizations (both statements), the
 // project-management connection's PUT (the stored address locked and compared in the batch), and
-// a sync's links once the product answered (its reads come first: they say what to ask the
-// product) (docs/connection-strategy.md).
+// a sync's links once the product answered (its reads come first, two exchanges side by side:
+// they say what to ask the product) (docs/connection-strategy.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
@@ -64,8 +64,8 @@ describe('companies in one round trip', () => {
     const [company] = await rows<{ id: number }>(`SELECT id FROM companies WHERE installation_id = $1 AND name = 'Trips Ltd'`, [site.id]);
     const synced = await counted(`/v2/companies/${company!.id}/pmsync.json`, 'POST');
     expect(synced.answer.status, synced.answer.text).toBe(200);
-    // the company, the connection, its link and its members (read side by side), then the write
-    expect(synced.trips).toBe(5);
+    // the company with its link and people (one batch) beside the connection's settings, then the write
+    expect(synced.trips).toBe(3);
     expect(await rows('SELECT local_type FROM pm_links WHERE installation_id = $1 ORDER BY local_type, local_id', [site.id])).toEqual([
       { local_type: 'companies' }, { local_type: 'customers' }, { local_type: 'customers' },
     ]);

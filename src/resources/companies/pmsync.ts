@@ -1,4 +1,4 @@
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { AGENTS } from '../../auth/access';
 import { companies, companyCustomers, customers, pmConnections, pmLinks } from '../../db/schema';
 import { recordScope } from '../../engine';
@@ -17,6 +17,8 @@ export const PM_SYNC_BUDGET_MS = 5_000;
 const CONCURRENCY = 6;
 
 interface Link { localType: 'companies' | 'customers'; localId: number; remoteId: string }
+interface Company { name: string; email: string | null; website: string | null; industry: string | null }
+interface Member { id: number; email: string; firstName: string; lastName: string; remoteId: string | null }
 
 async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -48,32 +50,31 @@ export const pmSyncRoute = defineRoute({
   const { id } = c.req.valid('param');
   const db = c.var.db;
   const installation = who.installationId;
-  const [company] = await db.http
-    .select({ name: companies.name, email: companies.email, website: companies.website, industry: companies.industry })
-    .from(companies)
-    .where(and(recordScope(companiesResource, who), eq(companies.id, id)));
-  if (!company) throw ApiError.notFound('id', `company ${id} not found`);
-  const settings = await loadPmSettings(db, c.env, installation);
-
   const linkOf = (type: Link['localType'], localId: unknown) => sql`(SELECT ${pmLinks.remoteId} FROM ${pmLinks}
     WHERE ${pmLinks.installationId} = ${installation} AND ${pmLinks.localType} = ${type} AND ${pmLinks.localId} = ${localId})`;
-  const [[companyLink], members] = await Promise.all([
-    db.http.select({ remoteId: pmLinks.remoteId }).from(pmLinks)
-      .where(and(eq(pmLinks.installationId, installation), eq(pmLinks.localType, 'companies'), eq(pmLinks.localId, id))),
-    db.http
-      .select({
-        id: customers.id, email: customers.email, firstName: customers.firstName, lastName: customers.lastName,
-        remoteId: sql<string | null>`${linkOf('customers', customers.id)}`,
-      })
-      .from(companyCustomers)
-      .innerJoin(customers, eq(customers.id, companyCustomers.customerId))
-      .where(and(eq(companyCustomers.companyId, id), eq(customers.installationId, installation), eq(customers.state, 'active'), sql`btrim(${customers.email}) <> ''`))
-      .orderBy(asc(customers.id)),
+  // What the product is to be asked, in one exchange (the company, its link, its people), beside
+  // the connection's settings (their address checked by DNS): a 404 for the company comes first.
+  const reads = db.batch([
+    sql`SELECT ${companies.name} AS name, ${companies.email} AS email, ${companies.website} AS website, ${companies.industry} AS industry
+          FROM ${companies} WHERE ${and(recordScope(companiesResource, who), eq(companies.id, id))}`,
+    sql`SELECT ${linkOf('companies', id)} AS "remoteId"`,
+    sql`SELECT ${customers.id} AS id, ${customers.email} AS email, ${customers.firstName} AS "firstName", ${customers.lastName} AS "lastName",
+               ${linkOf('customers', customers.id)} AS "remoteId"
+          FROM ${companyCustomers} JOIN ${customers} ON ${customers.id} = ${companyCustomers.customerId}
+         WHERE ${and(eq(companyCustomers.companyId, id), eq(customers.installationId, installation), eq(customers.state, 'active'), sql`btrim(${customers.email}) <> ''`)}
+         ORDER BY ${customers.id}`,
   ]);
+  const [read, configured] = await Promise.allSettled([reads, loadPmSettings(db, c.env, installation)]);
+  if (read.status === 'rejected') throw read.reason;
+  const [[company], [companyLink], people] = read.value as [Company[], { remoteId: string | null }[], Member[]];
+  if (!company) throw ApiError.notFound('id', `company ${id} not found`);
+  if (configured.status === 'rejected') throw configured.reason;
+  const settings = configured.value;
+  const members = people.map((member) => ({ ...member, id: Number(member.id) }));
 
   const remote = new PmClient(settings.baseUrl, settings.token, AbortSignal.timeout(PM_SYNC_BUDGET_MS));
   // A stored id the product no longer knows is found again by name, or created.
-  const remoteCompanyId = (companyLink && (await remote.companyById(companyLink.remoteId))) || (await remote.findOrCreateCompany(company));
+  const remoteCompanyId = (companyLink?.remoteId && (await remote.companyById(companyLink.remoteId))) || (await remote.findOrCreateCompany(company));
   const links: Link[] = [{ localType: 'companies', localId: id, remoteId: remoteCompanyId }];
   await eachLimited(members, CONCURRENCY, async (member) => {
     const person = { email: member.email.trim(), firstName: member.firstName, lastName: member.lastName };
