@@ -5,9 +5,9 @@ import { intList } from '../../db/sql-values';
 import { systemActor } from '../../auth/principal';
 import { openDatabase, type Database } from '../../db/client';
 import { webhookEndpoints } from '../../db/schema';
-import { updateRecords } from '../../engine';
+import { updateStatement } from '../../engine';
 import { announceEvents } from '../../events/announce';
-import { configureEvents, noteEvents } from '../../events/record-events';
+import { configureEvents } from '../../events/record-events';
 import { backoffSeconds } from '../../jobs/backoff';
 import type { JobMessage } from '../../jobs/job-message';
 import { decryptToken, webhookTokenContext } from '../../lib/crypto';
@@ -168,13 +168,11 @@ async function record(db: Database, env: Env, tries: Array<{ delivery: Delivery;
   };
 }
 
-/** Switches off an endpoint that failed for a day: an `updated` event of it, as any change. */
+/** Switches off an endpoint that failed for a day: an `updated` event of it, as any change; a batch of one (no connection opened). */
 async function switchOff(db: Database, endpoint: { id: number; installationId: number }): Promise<void> {
-  await db.transaction(async (tx) => {
-    const watched = { enabled: webhookEndpoints.enabled, disabledAt: webhookEndpointsResource.fields.disabledAt!.output! };
-    await updateRecords(tx, systemActor(endpoint.installationId, 'webhooks'), { table: webhookEndpoints, type: webhookEndpointsResource.type, where: and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.enabled, true))! }, { enabled: false, disabledAt: sql`now()` }, watched);
-    noteEvents(db, endpoint.installationId, [['webhookendpoints', 'updated', ['enabled']]]);
-  });
+  const watched = { enabled: webhookEndpoints.enabled, disabledAt: webhookEndpointsResource.fields.disabledAt!.output! };
+  const target = { table: webhookEndpoints, type: webhookEndpointsResource.type, where: and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.enabled, true))! };
+  await db.batch([updateStatement(db.http, systemActor(endpoint.installationId, 'webhooks'), target, { enabled: false, disabledAt: sql`now()` }, watched)]);
 }
 
 /** The ids a message names: `deliveryIds` (a fan-out's, a batch), or one `deliveryId`. */
@@ -224,6 +222,7 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
       const outcome = await record(db, env, tries);
       later.push(...outcome.again);
       for (const endpoint of outcome.switchOff) await switchOff(db, endpoint);
+      await db.afterBatches();
       await announceEvents(env, db);
       // done with: each ticket's next delivery to the endpoint, which may be waiting on one of these, goes now
       const again = new Set(outcome.again.map((d) => d.id));
