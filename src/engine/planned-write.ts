@@ -143,7 +143,7 @@ export async function plannedUpdate(db: Database, env: Env, resource: ResourceDe
 }
 
 /** Stops the batch when the record is not the caller's to change (`notWritable`'s answers). */
-function notWritableCheck(resource: ResourceDeclaration, who: Actor, id: number, writable: SQL): SQL {
+export function notWritableCheck(resource: ResourceDeclaration, who: Actor, id: number, writable: SQL, verb: 'changed' | 'deleted' = 'changed'): SQL {
   const table = resource.table;
   // locked as it is checked: a delete in between cannot leave the batch's other writes on a record that is gone
   const locked = sql`WITH locked AS (SELECT ${table.id} FROM ${table} WHERE ${writable} FOR UPDATE)`;
@@ -153,7 +153,7 @@ function notWritableCheck(resource: ResourceDeclaration, who: Actor, id: number,
   const what = resource.sharedRows ?? `the ${resource.type} every installation shares`;
   const shared = sql`EXISTS (SELECT 1 FROM ${table} WHERE ${and(recordScope(resource, who), eq(resource.table.id, id))})`;
   return sql`${locked} SELECT CASE WHEN ${shared}
-      THEN desk_refuse(409, 'id', ${`${resource.singular} ${id} is one of ${what}, which every installation shares: it cannot be changed`}::text)
+      THEN desk_refuse(409, 'id', ${`${resource.singular} ${id} is one of ${what}, which every installation shares: it cannot be ${verb}`}::text)
       ELSE ${notFound} END
     WHERE ${missing}`;
 }

@@ -13,11 +13,11 @@ import { readBack } from './read';
 import { requireReferences, type Selecting } from './references';
 import { writableFields } from './resource';
 import type { DeleteQuery, WriteQuery } from './schemas';
-import { moveUses } from './uses';
+import { moveUses, moveUsesStatements } from './uses';
 import { takeDefaultFlag } from './default-flag';
 import type { ResourceDeclaration, WriteContext } from './types';
 import { holdsSharedRows, recordScope } from './scope';
-import { plannable, plannedCreate, plannedUpdate } from './planned-write';
+import { notWritableCheck, plannable, plannedCreate, plannedUpdate } from './planned-write';
 import { watchedProperties } from './watched';
 
 async function writeRelations(tx: Transaction, resource: ResourceDeclaration, who: Actor, id: number, record: Record<string, unknown>) {
@@ -142,17 +142,21 @@ export function deleteHandler(resource: ResourceDeclaration) {
     const { id } = input<IdParam>(c, 'param');
     const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
     const uses = resource.usedBy ?? [];
-    // one batch where the resource's after-delete rule, if any, has a batch form: the delete, then its statements
+    // one batch where the resource's after-delete rule, if any, has a batch form: the record
+    // locked and checked when others use it, their move, the delete, then the rule's statements
     const after = resource.afterDelete ? resource.planned?.afterDelete : () => [];
-    const planned = uses.length === 0 && !resource.beforeDelete && after;
+    const planned = !resource.beforeDelete && after;
+    const replaceWith = uses.length ? input<DeleteQuery>(c, 'query').replaceWith : undefined;
+    const writer = c.var.db.http;
+    const first = planned && uses.length ? [notWritableCheck(resource, who, id, target.where, 'deleted'), ...moveUsesStatements(writer, resource, who, id, replaceWith)] : [];
     const deleted = planned
-      ? ((await inBatch(resource, () => c.var.db.batch([deleteStatement(c.var.db.http, who, target), ...planned(c.var.db.http, who, id)])))![0]!).map((row) => Number(row.id))
+      ? ((await inBatch(resource, () => c.var.db.batch([...first, deleteStatement(writer, who, target), ...planned(writer, who, id)])))![first.length]!).map((row) => Number(row.id))
       : await inTransaction(c, resource, async (tx) => {
             const context = { tx, who, env: c.env };
             await resource.beforeDelete?.(context, id);
             const [live] = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).for('update');
             if (!live) return [];
-            await moveUses(tx, resource, who, id, uses.length ? input<DeleteQuery>(c, 'query').replaceWith : undefined);
+            await moveUses(tx, resource, who, id, replaceWith);
             const gone = await deleteRecords(tx, who, target);
             await resource.afterDelete?.(context, id);
             return gone;

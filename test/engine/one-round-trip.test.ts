@@ -206,3 +206,32 @@ describe('a create whose server-set values need no database', () => {
     expect(stored!.token).toMatch(/^\S{16,}$/);
   });
 });
+
+describe('a delete of a record others use, in one round trip', () => {
+  it('refuses while in use (409 counting the uses) and moves them to replaceWith, each in one exchange', async () => {
+    const admin = site.users.admin.apiKey;
+    const made = await api('/v2/ticketstatuses.json', { key: admin, method: 'POST', body: { ticketstatus: { name: `Parked ${Date.now()}`, color: '#AA00FF' } } });
+    expect(made.status, made.text).toBe(201);
+    const status = made.body.ticketstatus.id as number;
+    const [inbox] = await rows<{ id: number }>("UPDATE inboxes SET ticket_status_id = $1 WHERE installation_id = $2 AND name = 'Support' RETURNING id", [status, site.id]);
+    const counted = async (query: Record<string, string>) => {
+      await api('/v2/inboxes.json', { key: admin });
+      const requestId = `trip-${Math.random().toString(36).slice(2)}`;
+      const answer = await api(`/v2/ticketstatuses/${status}.json`, { key: admin, method: 'DELETE', query, headers: { 'x-request-id': requestId } });
+      return { answer, trips: (await awaitLogLines({ requestId }))[0]!.dbRoundTrips as number };
+    };
+    const refused = await counted({});
+    expect(refused.answer.status).toBe(409);
+    expect(refused.answer.body.errors).toEqual([{ code: 'conflict', source: 'replaceWith', detail: `ticketstatus ${status} is in use (1 inboxes); name another to move them to with replaceWith` }]);
+    expect(refused.trips).toBe(1);
+    const self = await counted({ replaceWith: String(status) });
+    expect(self.answer.status).toBe(400);
+    expect(self.trips).toBe(1);
+    expect(await rows('SELECT state FROM ticket_statuses WHERE id = $1', [status])).toEqual([{ state: 'active' }]);
+    const moved = await counted({ replaceWith: '3' });
+    expect(moved.answer.status, moved.answer.text).toBe(204);
+    expect(moved.trips).toBe(1);
+    expect(await rows('SELECT ticket_status_id FROM inboxes WHERE id = $1', [inbox!.id])).toEqual([{ ticket_status_id: 3 }]);
+    expect(await rows('SELECT state FROM ticket_statuses WHERE id = $1', [status])).toEqual([{ state: 'deleted' }]);
+  });
+});
