@@ -5,7 +5,7 @@ import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { drizzle as drizzlePool, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { applyLocalStackSettings, type LocalStackVars } from './local-stack-settings';
-import { sqlState } from './errors';
+import { IN_FAILED_TRANSACTION, sqlState } from './errors';
 import { refusalOf } from './refusal';
 
 /** Postgres's codes for a transaction lost to another (deadlock, serialization failure): run again, it may well pass. */
@@ -209,9 +209,16 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
       return withinDeadline(drizzlePool(pool).transaction(async (tx) => {
         const value = await work(tx);
         const committed = hook ? await hook.run(tx, env, handle.installationId) : [];
-        // last, as a batch's last statement does: the installations whose events it wrote are still pending
-        const { rows } = await tx.execute(pendingEventInstallations);
-        return { value, committed, pending: (rows[0]?.pending as number[] | null) ?? [] };
+        // last, as a batch's last statement does: the installations whose events it wrote are still
+        // pending; none when work that caught its own failure left the transaction aborted (its commit rolls back)
+        const pending = await tx.execute(pendingEventInstallations).then(
+          ({ rows }) => (rows[0]?.pending as number[] | null) ?? [],
+          (error: unknown) => {
+            if (sqlState(error).code === IN_FAILED_TRANSACTION) return [];
+            throw error;
+          },
+        );
+        return { value, committed, pending };
       }));
     };
     for (let tries = 1; ; tries++) {

@@ -10,3 +10,6 @@ export function sqlState(error: unknown): { code?: string; constraint?: string }
   }
   return {};
 }
+
+/** Postgres's code for a statement sent in a transaction an earlier failure aborted. */
+export const IN_FAILED_TRANSACTION = '25P02';

@@ -1,14 +1,12 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Env } from '../app-env';
 import type { BeforeCommit, DatabaseEnv, Transaction } from '../db/client';
-import { sqlState } from '../db/errors';
+import { IN_FAILED_TRANSACTION, sqlState } from '../db/errors';
 import { errorField, log } from '../lib/log';
 import { eventsOn } from './record-events';
 import type { StoredEvent, Subscriber } from './subscriber';
 import { wants } from './subscriptions';
 
-/** Postgres's code for a statement sent in a transaction an earlier failure aborted. */
-const IN_FAILED_TRANSACTION = '25P02';
 
 /** The most events one run hands over (a write's own are a few; a backlog beyond this is the drain's). */
 const AFTER_BATCH_EVENTS = 100;

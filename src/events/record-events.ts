@@ -1,8 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Actor, SystemPart } from '../auth/principal';
-import type { Database, Queryable } from '../db/client';
+import type { Queryable } from '../db/client';
 import type { EventKind } from './kinds';
-import { initialDispatch, isWanted } from './subscriptions';
+import { initialDispatch } from './subscriptions';
 
 export type { EventKind } from './kinds';
 
@@ -97,17 +97,3 @@ export function recordEventsStatement(who: Actor, list: EventInput[]): SQL | und
     VALUES ${sql.join(values, sql`, `)}`;
 }
 
-/**
- * Events a write may have written: of a record type, of one kind or (absent) of any, and for
- * `updated` the properties it may have changed (absent: any).
- */
-export type WrittenEvents = readonly (readonly [recordType: string, kind?: EventKind, changed?: readonly string[]])[];
-
-/**
- * Marks that the handle wrote events of the installation: once it is done, the queue is told to
- * drain them, when some subscriber may want one of these. Saying more than was written costs a
- * drain that finds nothing; saying less leaves the events to the cron's sweep.
- */
-export function noteEvents(db: Database, installationId: number, written: WrittenEvents): void {
-  if (writing && written.some(([type, kind, changed]) => isWanted(type, kind, changed))) db.eventInstallations.add(installationId);
-}

@@ -32,14 +32,6 @@ function meets(interest: EventInterest, changed: readonly string[] | undefined):
   return !interest.changed || changed === undefined || interest.changed.some((name) => changed.includes(name));
 }
 
-/**
- * Whether some subscriber may want an event of this type (of this kind, when given) that
- * changed these properties (when known).
- */
-export function isWanted(recordType: string, kind?: EventKind, changed?: readonly string[]): boolean {
-  return interestsIn(recordType, kind).some((interest) => meets(interest, changed));
-}
-
 /** Whether the subscriber wants this stored event. */
 export function wants(subscriber: Subscriber, event: StoredEvent): boolean {
   const changed = event.kind === 'updated' ? Object.keys(event.data) : undefined;

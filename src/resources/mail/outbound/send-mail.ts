@@ -3,7 +3,7 @@ import type { Env } from '../../../app-env';
 import { openDatabase, type Database } from '../../../db/client';
 import { intList } from '../../../db/sql-values';
 import { announceEvents } from '../../../events/announce';
-import { configureEvents, insertEventsFrom, noteEvents, rowsActor } from '../../../events/record-events';
+import { configureEvents, insertEventsFrom, rowsActor } from '../../../events/record-events';
 import { MAX_ID } from '../../../http/params';
 import { backoffSeconds } from '../../../jobs/backoff';
 import type { JobMessage } from '../../../jobs/job-message';
@@ -100,7 +100,8 @@ async function record(db: Database, env: Env, outcomes: Outcome[]): Promise<Arra
   const actor = rowsActor('mail');
   const change = sql`jsonb_build_object('emailStatus', jsonb_build_object('before', 'queued', 'after', r.status))
     || CASE WHEN r.error IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('emailError', jsonb_build_object('before', NULL, 'after', r.error)) END`;
-  const { rows: settled } = await db.http.execute(sql`
+  // a batch of one: its events say themselves whose drain to ask for
+  const [settled] = await db.batch([sql`
     WITH o AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS o(id int, status text, message_id text, error text, wait int)),
     tried AS (
       UPDATE outbound_mails m SET attempts = m.attempts + 1, updated_at = now(), status = o.status, last_error = o.error,
@@ -116,11 +117,8 @@ async function record(db: Database, env: Env, outcomes: Outcome[]): Promise<Arra
       RETURNING e.id, e.installation_id, t.status, t.error),
     entry_events AS (${insertEventsFrom(sql`entries`, actor, 'messages', 'updated', change, sql`r.status = 'failed'`)}),
     auto_reply_events AS (${insertEventsFrom(sql`tried`, actor, 'outboundmails', 'updated', change, sql`r.thread_entry_id IS NULL AND r.status = 'failed'`)})
-    SELECT id, installation_id, status, wait FROM tried`);
-  for (const installationId of new Set(settled.filter((row) => row.status === 'failed').map((row) => Number(row.installation_id)))) {
-    noteEvents(db, installationId, [['messages', 'updated', ['emailStatus']], ['outboundmails', 'updated']]);
-  }
-  return settled.filter((row) => row.status === 'queued').map((row) => ({ id: Number(row.id), wait: Number(row.wait) }));
+    SELECT id, installation_id, status, wait FROM tried`]);
+  return settled!.filter((row) => row.status === 'queued').map((row) => ({ id: Number(row.id), wait: Number(row.wait) }));
 }
 
 /**
