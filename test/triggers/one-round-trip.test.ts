@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { rows } from '../support/db';
-import { eventsSince, lastEventId } from '../support/events';
+import { drained, eventsSince, lastEventId } from '../support/events';
 import { withRoundTrips } from '../support/round-trips';
 import { triggerSite } from './trigger-site';
 
@@ -14,9 +14,11 @@ let site: SeededInstallation;
 let other: SeededInstallation;
 let admin: string;
 let low: number;
+let high: number;
+let quietInbox: number;
 
 beforeAll(async () => {
-  ({ site, other, admin, low } = await triggerSite('trigger-trips'));
+  ({ site, other, admin, low, high, quietInbox } = await triggerSite('trigger-trips'));
   // the credential is looked up once, then remembered: the requests below are the write alone
   await api('/v2/triggers.json', { key: admin });
 });
@@ -212,3 +214,94 @@ describe('triggers in one batch', () => {
     }
   });
 });
+
+describe('a manual trigger applied by hand in two exchanges', () => {
+  const ticket = async (email: string) => {
+    const answer = await api('/v2/tickets.json', { method: 'POST', key: admin, body: { ticket: { subject: 'Apply me', inbox: quietInbox, customer: { email, firstName: 'Ada' }, message: 'Hello' } } });
+    expect(answer.status, answer.text).toBe(201);
+    await drained(site.id);
+    return answer.body.ticket.id as number;
+  };
+  const apply = (id: number, trigger: number) => withRoundTrips(`/v2/tickets/${id}/triggerapply.json`, { key: admin, method: 'PATCH', body: { trigger: { id: trigger } } });
+  /** what an application wrote, the ids of the trigger and the records it made left out */
+  const written = async (mark: number) =>
+    (await eventsSince(site.id, mark)).map((e) => [e.recordType, e.kind, e.actorSystem, Object.keys(e.data).sort().join(','), JSON.stringify((e.data as { changes?: unknown }).changes ?? null)]);
+
+  it('writes what its actions do, the same events as the interactive application, and answers the ticket', async () => {
+    const kept = await tag('trip-apply-kept');
+    const gone = await tag('trip-apply-gone');
+    const actions = [{ type: 2, value: String(high) }, { type: 5, value: `${kept},${gone}` }, { type: 6, value: String(gone) }, { type: 8, message: 'noted' }, { type: 9, message: 'Hello {{customer.firstName}}, ticket {{ticket.id}}' }, { type: 11, value: String(site.users.agent.id) }];
+    const planned = await made({ name: 'Trip apply', type: 'Manual', conditions: [{ field: 11, operator: 1, value: 'apply' }], triggeractions: actions });
+    // the same, with a time condition that holds: applied interactively
+    const interactive = await made({ name: 'Trip apply by hand', type: 'Manual', conditions: [{ field: 11, operator: 1, value: 'apply' }, { field: 15, operator: 5, value: '0' }], triggeractions: actions });
+    const [one, two] = [await ticket('one@trip-apply.test'), await ticket('two@trip-apply.test')];
+
+    let mark = await lastEventId(site.id);
+    const applied = await apply(one, planned);
+    expect(applied.answer.status, applied.answer.text).toBe(200);
+    expect(applied.trips).toBe(2);
+    expect(applied.answer.body.ticket.priority).toEqual({ id: high, type: 'ticketpriorities' });
+    const plannedEvents = await written(mark);
+    expect(plannedEvents.map(([type, kind]) => `${type} ${kind}`)).toEqual(expect.arrayContaining(['tickets updated', 'tickets linked', 'tickets unlinked', 'messages created', 'tickets triggered']));
+
+    mark = await lastEventId(site.id);
+    const byHand = await apply(two, interactive);
+    expect(byHand.answer.status, byHand.answer.text).toBe(200);
+    expect(byHand.trips).toBeGreaterThan(2);
+    expect(plannedEvents).toEqual(await written(mark));
+
+    await drained(site.id);
+    for (const id of [one, two]) {
+      const thread = (await api(`/v2/tickets/${id}/messages.json`, { key: admin })).body.messages as { threadType: string; textBody: string; customer: unknown }[];
+      expect(thread.filter((m) => !m.customer).map((m) => [m.threadType, m.textBody])).toEqual([['note', 'noted'], ['message', `Hello Ada, ticket ${id}`]]);
+      const stored = (await api(`/v2/tickets/${id}.json`, { key: admin, query: { includes: 'tags,followers' } })).body.ticket;
+      expect(stored.tags.map((t: { id: number }) => t.id)).toEqual([kept]);
+      expect(stored.followers.map((u: { id: number }) => u.id)).toContain(site.users.agent.id);
+      const lines = (await api(`/v2/tickets/${id}/activities.json`, { key: admin, query: { pageSize: 100 } })).body.ticketactivities as { eventType: string }[];
+      expect(lines.filter((l) => l.eventType === 'ticket.trigger')).toHaveLength(1);
+    }
+    expect(await rows(`SELECT ticket_id, depth FROM trigger_chain_links WHERE ticket_id = ANY($1) ORDER BY ticket_id`, [[one, two]])).toEqual([{ ticket_id: one, depth: 1 }, { ticket_id: two, depth: 1 }]);
+
+    const many = await withRoundTrips('/v2/tickets/triggerapply.json', { key: admin, method: 'PATCH', body: { trigger: { id: planned }, tickets: [two, one] } });
+    expect(many.answer.status, many.answer.text).toBe(200);
+    expect(many.answer.body).toEqual({ affected: 2, ids: [one, two].sort((a, b) => a - b) });
+    expect(many.trips).toBe(2);
+  });
+
+  it('refuses in the batch conditions that do not hold, a trigger naming what is gone, a collaborator to assign; a ticket not here after the read; writing nothing', async () => {
+    const doomed = await tag('trip-apply-doomed');
+    const agent = site.users.agent.id;
+    const matching = await made({ name: 'Trip apply picky', type: 'Manual', conditions: [{ field: 11, operator: 1, value: 'never here' }], triggeractions: [{ type: 2, value: String(high) }] });
+    const tagging = await made({ name: 'Trip apply doomed', type: 'Manual', triggeractions: [{ type: 2, value: String(high) }, { type: 5, value: String(doomed) }] });
+    const assigning = await made({ name: 'Trip apply assigning', type: 'Manual', triggeractions: [{ type: 2, value: String(high) }, { type: 4, value: String(agent) }] });
+    const [first, second] = [await ticket('three@trip-apply.test'), await ticket('four@trip-apply.test')];
+    const [action] = await rows<{ id: number }>(`SELECT id FROM trigger_actions WHERE trigger_id = $1 AND type = 5`, [tagging]);
+    expect((await api(`/v2/tags/${doomed}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
+    const theirs = (await api('/v2/tickets.json', { method: 'POST', key: other.users.admin.apiKey, body: { ticket: { subject: 'Theirs', inbox: (await api('/v2/inboxes.json', { key: other.users.admin.apiKey })).body.inboxes[0].id, customer: { email: 'x@trip-apply.test' } } } })).body.ticket.id as number;
+    await rows(`UPDATE users SET role = 'collaborator' WHERE id = $1`, [agent]);
+    try {
+      const mark = await lastEventId(site.id);
+      const before = await rows(`SELECT id, priority_id, updated_at FROM tickets WHERE id = ANY($1) ORDER BY id`, [[first, second]]);
+      for (const [id, trigger, status, source, detail, trips] of [
+        [first, matching, 409, 'trigger', `trigger ${matching}'s conditions do not hold for ticket ${first}`, 2],
+        [first, tagging, 409, 'trigger', `trigger ${tagging} cannot run until it is fixed: action ${action!.id} (add tags): some of tags ${doomed} are not here`, 2],
+        [second, assigning, 409, 'trigger', `trigger ${assigning} could not act on ticket ${second}: user ${agent} is a collaborator: a ticket is assigned to an owner, admin or agent`, 2],
+        [theirs, assigning, 404, 'tickets', `ticket ${theirs} not found`, 1],
+      ] as const) {
+        const refused = await apply(id, trigger);
+        expect(refused.answer.status, refused.answer.text).toBe(status);
+        expect(refused.answer.body.errors).toEqual([{ code: status === 404 ? 'notFound' : 'conflict', source, detail }]);
+        expect(refused.trips).toBe(trips);
+      }
+      const many = await withRoundTrips('/v2/tickets/triggerapply.json', { key: admin, method: 'PATCH', body: { trigger: { id: assigning }, tickets: [first, second] } });
+      expect(many.answer.status, many.answer.text).toBe(409);
+      expect(many.answer.body.errors).toEqual([{ code: 'conflict', source: 'trigger', detail: `trigger ${assigning} could not act on ticket ${first}: user ${agent} is a collaborator: a ticket is assigned to an owner, admin or agent` }]);
+      expect(many.trips).toBe(2);
+      expect(await eventsSince(site.id, mark)).toEqual([]);
+      expect(await rows(`SELECT id, priority_id, updated_at FROM tickets WHERE id = ANY($1) ORDER BY id`, [[first, second]])).toEqual(before);
+    } finally {
+      await rows(`UPDATE users SET role = 'agent' WHERE id = $1`, [agent]);
+    }
+  });
+});
+

@@ -14,6 +14,7 @@ import { ticketFacts, triggerMatches } from './trigger-conditions';
 import { problemsOf, storedTrigger } from './trigger-rules';
 import { workingHoursOf } from '../businesshours/working-hours-of';
 import { runTrigger } from './trigger-runner';
+import { plannedApply } from './planned-apply';
 import type { Env } from '../../app-env';
 
 const applyBody = writableRecord({ trigger: referenceInput('triggers').meta({ description: 'the manual trigger to apply: `{"id": N}` or N' }) });
@@ -49,7 +50,7 @@ async function apply(tx: Transaction, env: Env, who: Actor, triggerId: number, t
   return applied;
 }
 
-/** `PATCH /v2/tickets/{id}/triggerapply.json` */
+/** `PATCH /v2/tickets/{id}/triggerapply.json`: two exchanges where the trigger's actions have a batch form (`plannedApply`), else a transaction. */
 export const applyTriggerRoute = defineRoute({
   method: 'patch', path: '/v2/tickets/{id}/triggerapply.json', tag: 'Triggers', operationId: 'applyTrigger', roles: AGENTS,
   summary: 'Apply a manual trigger to a ticket',
@@ -59,10 +60,14 @@ export const applyTriggerRoute = defineRoute({
   const who = c.var.principal;
   const { id } = c.req.valid('param');
   const { trigger } = c.req.valid('json') as { trigger: number };
-  const body = await c.var.db.transaction(async (tx) => {
-    await apply(tx, c.env, who, trigger, [id]);
-    return readBack(tx, ticketsResource, who, id, []);
-  });
+  const planned = await plannedApply(c.var.db, who, trigger, [id], id);
+  const body = planned
+    ? planned.body
+    : await c.var.db.transaction(async (tx) => {
+        await apply(tx, c.env, who, trigger, [id]);
+        return readBack(tx, ticketsResource, who, id, []);
+      });
+  if (!body) throw ApiError.notFound('tickets', `ticket ${id} not found`);
   return c.json(body, 200);
 });
 
@@ -77,6 +82,6 @@ export const applyTriggerManyRoute = defineRoute({
   const who = c.var.principal;
   const { trigger, tickets } = c.req.valid('json') as { trigger: number; tickets: number[] };
   const ids = [...new Set(tickets)];
-  const applied = await c.var.db.transaction((tx) => apply(tx, c.env, who, trigger, ids));
+  const applied = (await plannedApply(c.var.db, who, trigger, ids)) ? ids : await c.var.db.transaction((tx) => apply(tx, c.env, who, trigger, ids));
   return c.json({ affected: applied.length, ids: applied.sort((a, b) => a - b) }, 200);
 });

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { clockMinutesBetween, type WorkingHours } from '../../lib/working-time';
 import type { StoredTrigger } from './trigger-rules';
@@ -33,19 +33,35 @@ export interface TicketFacts {
 export async function ticketFacts(db: Queryable, installationId: number, ticketId: number, lock = false): Promise<TicketFacts | undefined> {
   // locked first, alone: a locking read with joins drops a row whose status changed while it waited
   if (lock) await db.execute(sql`SELECT id FROM tickets WHERE id = ${ticketId} AND installation_id = ${installationId} FOR UPDATE`);
-  const { rows } = await db.execute(sql`
+  const { rows } = await db.execute(ticketFactsStatement(installationId, sql`t.id = ${ticketId}`));
+  return rows[0] ? factsOf(rows[0]) : undefined;
+}
+
+/**
+ * The facts of the installation's live tickets `where` selects (over `t`), in id order, each with
+ * (`printed`) `print`: a digest of the facts but the times (a write that read them checks, in its
+ * batch, that they are still so: `factsPrint`; the times move with the history the drain writes
+ * after a change, so a trigger with a time condition is not applied that way).
+ */
+export function ticketFactsStatement(installationId: number, where: SQL, printed = false): SQL {
+  return sql`SELECT f.*${printed ? sql`, md5((to_jsonb(f) - 'updated_at' - 'status_since' - 'last_customer_at')::text) AS print` : sql``} FROM (
     SELECT t.id, t.inbox_id, t.status_id, s.code AS status_code, t.priority_id, t.type_id, t.source_id, coalesce(src.name, '') AS source_name, t.agent_id,
       t.customer_id, coalesce(c.email, '') AS email, coalesce(c.first_name, '') AS first_name, coalesce(c.last_name, '') AS last_name, t.subject, t.created_at, t.updated_at,
-      coalesce((SELECT json_agg(tt.tag_id) FROM ticket_tags tt WHERE tt.ticket_id = t.id), '[]') AS tags,
-      coalesce((SELECT json_agg(cc.company_id) FROM company_customers cc WHERE cc.customer_id = t.customer_id), '[]') AS companies,
+      coalesce((SELECT json_agg(tt.tag_id ORDER BY tt.tag_id) FROM ticket_tags tt WHERE tt.ticket_id = t.id), '[]') AS tags,
+      coalesce((SELECT json_agg(cc.company_id ORDER BY cc.company_id) FROM company_customers cc WHERE cc.customer_id = t.customer_id), '[]') AS companies,
       coalesce((SELECT m.text_body FROM ticket_messages m WHERE m.ticket_id = t.id AND m.state = 'active' AND NOT m.is_draft ORDER BY m.id DESC LIMIT 1), '') AS body,
       (SELECT max(m.created_at) FROM ticket_messages m WHERE m.ticket_id = t.id AND m.state = 'active' AND m.customer_id IS NOT NULL AND NOT m.is_draft) AS last_customer_at,
       coalesce((SELECT max(a.created_at) FROM ticket_activities a WHERE a.ticket_id = t.id AND a.event_type = 'ticket.status'), t.created_at) AS status_since,
       coalesce((SELECT json_object_agg(v.custom_field_id, v.value) FROM ticket_custom_field_values v WHERE v.ticket_id = t.id), '{}') AS fields
       FROM tickets t JOIN ticket_statuses s ON s.id = t.status_id LEFT JOIN ticket_sources src ON src.id = t.source_id JOIN customers c ON c.id = t.customer_id
-     WHERE t.id = ${ticketId} AND t.installation_id = ${installationId} AND t.state = 'active'`);
-  const row = rows[0];
-  if (!row) return undefined;
+     WHERE t.installation_id = ${installationId} AND t.state = 'active' AND ${where}) f ORDER BY f.id`;
+}
+
+/** The digest of a ticket's facts now (`ticketFactsStatement`'s `print`), null when it is not a live ticket of the installation. */
+export const factsPrint = (installationId: number, ticketId: number): SQL => sql`(SELECT p.print FROM (${ticketFactsStatement(installationId, sql`t.id = ${ticketId}`, true)}) p)`;
+
+/** A row of `ticketFactsStatement` as facts. */
+export function factsOf(row: Record<string, unknown>): TicketFacts {
   const id = (value: unknown) => (value === null ? null : Number(value));
   return {
     id: Number(row.id), inboxId: Number(row.inbox_id), statusId: Number(row.status_id), statusCode: String(row.status_code),

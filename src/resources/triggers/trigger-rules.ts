@@ -58,9 +58,14 @@ const printOf = (installationId: number, id: number) => sql`(SELECT md5(row_to_j
 
 /** `storedTrigger`, with its digest (`unchangedCheck`), in one read. */
 export async function storedTriggerPrinted(db: Queryable, installationId: number, id: number): Promise<{ trigger: StoredTrigger; print: string } | undefined> {
-  const { rows } = await db.execute(sql`SELECT x.*, md5(row_to_json(x)::text) AS print FROM (${triggerRows(installationId, oneTrigger(id))}) x`);
-  return rows[0] ? { trigger: parse(rows[0]), print: String(rows[0].print) } : undefined;
+  const { rows } = await db.execute(storedTriggerPrintedStatement(installationId, id));
+  return printedTrigger(rows[0]);
 }
+
+/** `storedTriggerPrinted`'s statement, to read in a batch; `printedTrigger` reads its row. */
+export const storedTriggerPrintedStatement = (installationId: number, id: number) => sql`SELECT x.*, md5(row_to_json(x)::text) AS print FROM (${triggerRows(installationId, oneTrigger(id))}) x`;
+
+export const printedTrigger = (row: Record<string, unknown> | undefined) => (row ? { trigger: parse(row), print: String(row.print) } : undefined);
 
 /**
  * Statements of a batch refusing (409, as a lost race) when the trigger is no longer as it was

@@ -33,7 +33,7 @@ const SETS: Record<number, { column: string; property: string }> = {
 /** Text a customer wrote, taken literally in markdown: no links, images or formatting of theirs in the helpdesk's reply. */
 const literalMarkdown = (text: string) => text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
 
-const fill = (template: string, facts: TicketFacts) => fillTemplate(template, facts, literalMarkdown);
+export const fill = (template: string, facts: TicketFacts) => fillTemplate(template, facts, literalMarkdown);
 
 /** Why a run of the trigger failed: the refusal of one of its actions' writes, kept in its history line. */
 class RunFailed extends Error {
@@ -61,10 +61,7 @@ export async function runTrigger(tx: Transaction, env: Env, trigger: StoredTrigg
     await recordEvents(tx, who, [{ recordType: 'tickets', recordId: facts.id, kind: 'triggered', data: { trigger: named, failed, depth } }]);
     return { failed };
   }
-  await recordEvents(tx, who, [{
-    recordType: 'tickets', recordId: facts.id, kind: 'triggered',
-    data: { trigger: named, actions: trigger.actions.map((a) => ({ type: a.type, name: ACTIONS[a.type as keyof typeof ACTIONS]?.name, value: a.value })), depth },
-  }]);
+  await recordEvents(tx, who, [triggeredEvent(trigger, facts.id, depth)]);
   return {};
 }
 
@@ -76,10 +73,8 @@ export async function stillComplete(tx: Transaction, installationId: number, tri
   return false;
 }
 
-async function applyActions(tx: Transaction, env: Env, who: Actor, trigger: StoredTrigger, facts: TicketFacts, depth: number, installationId: number): Promise<void> {
-  const context = { tx, who, env };
-  const parent = { type: 'tickets', id: facts.id };
-  const eventsAfter = await lastEventId(tx);
+/** What the trigger's actions set on a ticket (its columns), with how their change reads in events. */
+export function ticketChanges(trigger: StoredTrigger) {
   const changes: Record<string, unknown> = {};
   const watched: Record<string, NonNullable<WritableField['output']>> = {};
   for (const action of trigger.actions) {
@@ -89,11 +84,31 @@ async function applyActions(tx: Transaction, env: Env, who: Actor, trigger: Stor
       watched[set.property] = ticketsResource.fields[set.property]!.output!;
     }
   }
+  return { changes, watched };
+}
+
+/** The ids an action's value names. */
+export const actionIds = (action: StoredTrigger['actions'][number]) => action.value.split(',').map((part) => Number(part.trim())).filter(Boolean);
+
+/** Why a ticket is not assigned to the user (a collaborator). */
+export const unseatedDetail = (userId: number) => `user ${userId} is a collaborator: a ticket is assigned to an owner, admin or agent`;
+
+/** The `triggered` event of a run that did what its actions say. */
+export const triggeredEvent = (trigger: StoredTrigger, ticketId: number, depth: number) => ({
+  recordType: 'tickets', recordId: ticketId, kind: 'triggered' as const,
+  data: { trigger: { id: trigger.id, type: 'triggers', name: trigger.name }, actions: trigger.actions.map((a) => ({ type: a.type, name: ACTIONS[a.type as keyof typeof ACTIONS]?.name, value: a.value })), depth },
+});
+
+async function applyActions(tx: Transaction, env: Env, who: Actor, trigger: StoredTrigger, facts: TicketFacts, depth: number, installationId: number): Promise<void> {
+  const context = { tx, who, env };
+  const parent = { type: 'tickets', id: facts.id };
+  const eventsAfter = await lastEventId(tx);
+  const { changes, watched } = ticketChanges(trigger);
   if (typeof changes.agentId === 'number') await requireSeated(tx, installationId, changes.agentId);
   if (Object.keys(changes).length > 0) await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) }, changes, watched);
   if (changes.statusId !== undefined && changes.statusId !== facts.statusId) await requireFieldsToResolve(context, [facts.id], 'trigger.triggeractions');
   for (const action of trigger.actions) {
-    const idsOf = () => action.value.split(',').map((part) => Number(part.trim())).filter(Boolean);
+    const idsOf = () => actionIds(action);
     switch (action.type) {
       case 5:
         await ticketsResource.relations.tags!.write!(tx, who, parent, idsOf().map((id) => ({ id })), 'trigger.triggeractions');
@@ -127,7 +142,7 @@ async function applyActions(tx: Transaction, env: Env, who: Actor, trigger: Stor
 /** A ticket is assigned to a teammate with a seat, whoever assigns it. */
 async function requireSeated(tx: Transaction, installationId: number, userId: number): Promise<void> {
   const { rows } = await tx.execute(sql`SELECT role FROM users WHERE id = ${userId} AND installation_id = ${installationId}`);
-  if (rows[0]?.role === 'collaborator') throw ApiError.invalid('trigger.triggeractions', `user ${userId} is a collaborator: a ticket is assigned to an owner, admin or agent`);
+  if (rows[0]?.role === 'collaborator') throw ApiError.invalid('trigger.triggeractions', unseatedDetail(userId));
 }
 
 /**
