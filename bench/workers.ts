@@ -103,10 +103,10 @@ export function startBareWebhooks(): Promise<RunningWorker> {
 /** The service as a deploy bundles it; `inspectorPort` opens workerd's V8 inspector (bench/isolate-heap.ts). */
 export async function startService(stack: LocalStack, options: { inspectorPort?: number } = {}): Promise<RunningWorker> {
   // The service logs a line a request (src/http/request-context.ts): read and dropped, not printed;
-  // its errors are printed with BENCH_SERVICE_ERRORS=1.
-  const printErrors = process.env.BENCH_SERVICE_ERRORS === '1';
+  // its errors are printed with BENCH_SERVICE_ERRORS=1, its warnings too with BENCH_SERVICE_ERRORS=warn.
+  const printed = process.env.BENCH_SERVICE_ERRORS === 'warn' ? ['"level":"error"', '"level":"warn"'] : process.env.BENCH_SERVICE_ERRORS === '1' ? ['"level":"error"'] : [];
   const onLogLine = (line: string) => {
-    if (printErrors && line.includes('"level":"error"')) process.stderr.write(`service: ${line.slice(0, 2000)}\n`);
+    if (printed.some((level) => line.includes(level))) process.stderr.write(`service: ${line.slice(0, 2000)}\n`);
   };
   const worker = await startWorker(stack, { outdir: path.join(buildRoot, 'service'), onLogLine, ...options });
   return { name: 'service', url: worker.url, stop: worker.stop };
