@@ -130,9 +130,9 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
     if (Object.keys(rowValues(resource.table, writableFields(resource), sent)).length === 0 && relations.length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
     const dryRun = args?.bulkDryExecute === true;
     try {
-      // One batch, its events saying whose drain to ask for; a transaction when relations are
-      // written, the resource's rules have no planned form, or a dry run rolls back.
-      const planned = dryRun ? undefined : await plannedBulkUpdate(c.var.db, resource, who, target, sent, relations.length > 0);
+      // One batch, its events saying whose drain to ask for; a transaction when a relation set has
+      // no batch form, the resource's rules have none, or a dry run rolls back.
+      const planned = dryRun ? undefined : await plannedBulkUpdate(c.var.db, resource, who, target, sent, relations);
       if (planned) return c.json(bulkResult(planned), 200);
       await requireReferences(c.var.db.http, resource, who, sent);
       const ids = await c.var.db

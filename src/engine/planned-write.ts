@@ -9,7 +9,7 @@ import { oneRecordRead } from './queries';
 import { planOf, type PlannedParent } from './relations';
 import { writableFields } from './resource';
 import { holdsSharedRows, recordScope, tenantScope } from './scope';
-import type { ResourceDeclaration } from './types';
+import type { Relation, ResourceDeclaration } from './types';
 import { watchedProperties } from './watched';
 
 /**
@@ -167,15 +167,16 @@ const BULK_IDS = 'bulk_ids';
  * hands on. Undefined where it needs the interactive write: a dry run (rolled back on purpose), a
  * relation set in bulk, or write rules with no planned bulk form.
  */
-export async function plannedBulkUpdate(db: Database, resource: ResourceDeclaration, who: Actor, target: { table: ResourceDeclaration['table']; type: string; where: SQL }, sent: Record<string, unknown>, setsRelations: boolean) {
+export async function plannedBulkUpdate(db: Database, resource: ResourceDeclaration, who: Actor, target: { table: ResourceDeclaration['table']; type: string; where: SQL }, sent: Record<string, unknown>, relations: ReadonlyArray<readonly [string, Relation]>) {
   const { planned } = resource;
   const rules = Boolean(resource.beforeWrite || resource.beforeBulkWrite || resource.afterWrite || resource.afterBulkWrite);
-  if (setsRelations || (rules && !(planned?.bulkFirst && planned.bulkAfter))) return undefined;
+  if (relations.some(([, relation]) => !relation.bulkPlan) || (rules && !(planned?.bulkFirst && planned.bulkAfter))) return undefined;
   const writer = db.http;
   const ids = sql`(SELECT jsonb_array_elements_text(current_setting(${`desk.${BULK_IDS}`}::text)::jsonb)::int)`;
   const remembered = sql`SELECT ${remember(BULK_IDS, sql`(SELECT coalesce(jsonb_agg(id ORDER BY id), '[]'::jsonb) FROM changed)`)}::jsonb AS ids`;
   const before = [...referenceChecks(resource, who, sent), ...(planned?.bulkFirst?.(writer, who, sent) ?? [])];
   const update = updateStatement(writer, who, target, rowValues(resource.table, writableFields(resource), sent), watchedProperties(resource, sent), remembered);
-  const results = await db.batch([...before, update, ...(planned?.bulkAfter?.(writer, who, sent, ids) ?? [])]);
+  const linked = relations.flatMap(([name, relation]) => relation.bulkPlan!(who, ids, sent[name], `${resource.singular}.${name}`));
+  const results = await db.batch([...before, update, ...linked, ...(planned?.bulkAfter?.(writer, who, sent, ids) ?? [])]);
   return (results[before.length]![0]!.ids as number[]).map(Number);
 }

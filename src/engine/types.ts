@@ -325,6 +325,8 @@ interface RelationBase {
    * (the same events); a relation without it is not set in bulk.
    */
   bulkWrite?(tx: Transaction, who: Actor, ids: readonly number[], value: unknown, source: string): Promise<void>;
+  /** `bulkWrite` as statements of the bulk update's batch, `ids` the changed records (SQL); a relation without it is set in bulk interactively */
+  bulkPlan?(who: Actor, ids: SQL, value: unknown, source: string): SQL[];
 }
 
 /** A relation made by `relations.ts`: read for a whole page at once, the same for every caller. */

@@ -259,6 +259,29 @@ describe('a bulk update in one round trip', () => {
     expect(unknown.answer.body.errors).toEqual([expect.objectContaining({ code: 'invalid', source: 'ticket.priority' })]);
     expect(await ticket(a)).toMatchObject({ status: { id: 4 }, agent: null });
   });
+
+  it('adds and removes tags over the selected tickets in one exchange, with their link events; a tag not here changes nothing', async () => {
+    const owner = site.users.owner.apiKey;
+    const tag = async (name: string) => (await api('/v2/tags.json', { method: 'POST', key: owner, body: { tag: { name } } })).body.tag.id as number;
+    const [gold, old] = [await tag(`gold-${Date.now()}`), await tag(`old-${Date.now()}`)];
+    const a = await newTicket();
+    const b = await newTicket();
+    expect((await api(`/v2/tickets/${a}.json`, { method: 'PATCH', key: agent, body: { ticket: { tags: [{ id: old }] } } })).status).toBe(200);
+    const filter_args = { filter: { id: { $in: [a, b] } } };
+    const mark = await lastEventId(site.id);
+    const tagged = await write('/v2/tickets/update.json', 'PATCH', { filter_args, tags: [{ id: gold }, { id: old, meta: { delete: true } }] });
+    expect(tagged.answer.status, tagged.answer.text).toBe(200);
+    expect(tagged.trips).toBe(1);
+    expect(await rows('SELECT ticket_id, tag_id FROM ticket_tags WHERE ticket_id = ANY($1) ORDER BY ticket_id, tag_id', [[a, b]]))
+      .toEqual([{ ticket_id: a, tag_id: gold }, { ticket_id: b, tag_id: gold }].sort((x, y) => x.ticket_id - y.ticket_id));
+    expect(summary(await eventsSince(site.id, mark)).sort()).toEqual(['tickets:linked', 'tickets:linked', 'tickets:unlinked']);
+
+    const refused = await write('/v2/tickets/update.json', 'PATCH', { filter_args, subject: 'Not this', tags: [{ id: old }, { id: 987654 }] });
+    expect(refused.answer.status).toBe(400);
+    expect(refused.answer.body.errors).toEqual([{ code: 'invalid', source: 'ticket.tags[1].id', detail: 'no tags 987654 here' }]);
+    expect(refused.trips).toBe(1);
+    expect(await rows('SELECT tag_id FROM ticket_tags WHERE ticket_id = $1', [a])).toEqual([{ tag_id: gold }]);
+  });
 });
 
 describe('ticket operations in one round trip', () => {

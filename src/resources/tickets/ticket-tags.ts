@@ -3,6 +3,8 @@ import type { Actor } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
 import { intList } from '../../db/sql-values';
 import { tags, ticketTags } from '../../db/schema';
+import { refuseFirst } from '../../db/refusal';
+import { insertEventsFrom } from '../../events/record-events';
 import { manyToMany, shapeOf, tenantScope, type Relation } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { tagsResource } from '../tags/tags.resource';
@@ -50,5 +52,32 @@ export const ticketTagsRelation: Relation = {
       const own = entries.filter((entry) => !removes(entry) || held.has(`${id}:${entry.id}`));
       if (own.length) await links.write!(tx, who, { type: 'tickets', id }, own, source);
     }
+  },
+  // the same as statements: the tags checked, then in one statement each changed ticket given the
+  // tags it lacks and stripped of those it held (its snapshot: a tag both added and removed stays
+  // off a ticket that held it, and goes on one that did not), each link with its ticket's event
+  bulkPlan(who, ids, value, source) {
+    if (value === null) return [];
+    const entries = value as TagEntry[];
+    const added = [...new Set(entries.filter((entry) => !removes(entry)).map((entry) => entry.id))];
+    const removed = [...new Set(entries.filter(removes).map((entry) => entry.id))];
+    const checks = entries.flatMap((entry, index) => (removes(entry) ? [] : [{ id: entry.id, source: `${source}[${index}].id`, detail: `no tags ${entry.id} here` }]));
+    const data = sql`jsonb_build_object('relation', 'tags', 'record', jsonb_build_object('id', r.id, 'type', 'tags'))`;
+    const none = sql`SELECT NULL::int AS id, NULL::int AS ticket_id WHERE false`;
+    const check = refuseFirst(checks, (id) => sql`NOT EXISTS (SELECT 1 FROM ${tags} WHERE ${and(tenantScope(tags, who.installationId), sql`${tags.id} = ${id}`)})`);
+    return [
+      ...(check ? [check] : []),
+      sql`WITH added AS (${added.length
+          ? sql`INSERT INTO ${ticketTags} (installation_id, ticket_id, tag_id, created_by)
+              SELECT ${who.installationId}::int, t.id, g.id, ${who.userId}::int FROM ${ids} AS t(id) CROSS JOIN (SELECT unnest(${sql`ARRAY[${sql.join(added.map((id) => sql`${id}::int`), sql`, `)}]`}) AS id) g
+              ON CONFLICT DO NOTHING RETURNING tag_id AS id, ticket_id`
+          : none}),
+        taken AS (${removed.length
+          ? sql`DELETE FROM ${ticketTags} WHERE ticket_id IN ${ids} AND tag_id IN ${intList(removed)} RETURNING tag_id AS id, ticket_id`
+          : none}),
+        linked AS (${insertEventsFrom(sql`added`, who, 'tickets', 'linked', data, undefined, sql`r.ticket_id`)}),
+        unlinked AS (${insertEventsFrom(sql`taken`, who, 'tickets', 'unlinked', data, undefined, sql`r.ticket_id`)})
+      SELECT (SELECT count(*) FROM added) AS added, (SELECT count(*) FROM taken) AS removed`,
+    ];
   },
 };
