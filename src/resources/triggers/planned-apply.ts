@@ -54,9 +54,9 @@ export async function plannedApply(db: Database, who: Actor, triggerId: number, 
 
   const missing = (await problemsAsChecks(installationId, trigger)).filter((problem) => problem.missing);
   const statements: SQL[] = [
-    ...unchangedCheck(installationId, triggerId, stored.print),
-    // locked in id order, as every write locks tickets
+    // the tickets locked in id order, as every write locks them, before the trigger (as the drain's runs lock them)
     sql`SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.id} IN ${intList(ticketIds)} ORDER BY ${tickets.id} FOR UPDATE`,
+    ...unchangedCheck(installationId, triggerId, stored.print),
     ...ticketIds.map((id) => refuseWhen(sql`${factsPrint(installationId, id)} IS DISTINCT FROM ${read.get(id)!.print}::text`, 409, 'trigger', RACE)),
     ...missing.map((problem) => refuseWhen(problem.when ?? sql`true`, 409, 'trigger', `trigger ${triggerId} cannot run until it is fixed: ${problem.detail}`)),
   ];
