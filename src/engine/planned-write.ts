@@ -174,7 +174,7 @@ export async function plannedBulkUpdate(db: Database, resource: ResourceDeclarat
   const writer = db.http;
   const ids = sql`(SELECT jsonb_array_elements_text(current_setting(${`desk.${BULK_IDS}`}::text)::jsonb)::int)`;
   const remembered = sql`SELECT ${remember(BULK_IDS, sql`(SELECT coalesce(jsonb_agg(id ORDER BY id), '[]'::jsonb) FROM changed)`)}::jsonb AS ids`;
-  const before = [...referenceChecks(resource, who, sent), ...(planned?.bulkFirst?.(writer, who, sent) ?? [])];
+  const before = [...referenceChecks(resource, who, sent), ...(planned?.bulkFirst?.(writer, who, sent, target.where) ?? [])];
   const update = updateStatement(writer, who, target, rowValues(resource.table, writableFields(resource), sent), watchedProperties(resource, sent), remembered);
   const linked = relations.flatMap(([name, relation]) => relation.bulkPlan!(who, ids, sent[name], `${resource.singular}.${name}`));
   const results = await db.batch([...before, update, ...linked, ...(planned?.bulkAfter?.(writer, who, sent, ids) ?? [])]);

@@ -226,8 +226,12 @@ export interface ResourceDeclaration {
     onCreate?: (who: Actor) => Record<string, unknown>;
     /** `afterDelete` as statements of a single delete's batch, after the delete (a record not deleted: they find nothing to do) */
     afterDelete?: (db: Writer, who: Actor, id: number) => SQL[];
-    /** `beforeBulkWrite` and `afterBulkWrite` as statements of a bulk update's batch, the changed ids as SQL (a set) */
-    bulkFirst?: (db: Writer, who: Actor, record: Record<string, unknown>) => SQL[];
+    /**
+     * `beforeBulkWrite` and `afterBulkWrite` as statements of a bulk update's batch: before, over
+     * the records the filter selects (`selected`, a condition on the resource's table, as they
+     * are before the update); after, over the changed ids (SQL, a set)
+     */
+    bulkFirst?: (db: Writer, who: Actor, record: Record<string, unknown>, selected: SQL) => SQL[];
     bulkAfter?: (db: Writer, who: Actor, record: Record<string, unknown>, ids: SQL) => SQL[];
   };
 }

@@ -96,3 +96,25 @@ describe('a time log in one round trip', () => {
     expect(await logsOn(hidden)).toEqual([]);
   });
 });
+
+describe('a bulk update of time logs in one round trip', () => {
+  it("changes the agent's own selected logs in one exchange; a selection holding a colleague's log, or a ticket the agent does not see, changes none in one", async () => {
+    const mine = (await create({ ticket: { id: ticket }, seconds: 300, description: 'bulk-mine' })).answer.body.timeLog.id as number;
+    const theirs = (await create({ ticket: { id: ticket }, seconds: 400, billable: false, description: 'bulk-theirs' }, owner)).answer.body.timeLog.id as number;
+    const bulk = (filter: Record<string, unknown>, timeLog: Record<string, unknown>) =>
+      withRoundTrips('/v2/timelogs/update.json', { method: 'PATCH', key: agent, body: { timeLog, filter_args: { filter } } });
+    const changed = await bulk({ id: { $in: [mine] } }, { billable: false });
+    expect(changed.answer.status, changed.answer.text).toBe(200);
+    expect(changed.answer.body.ids).toEqual([mine]);
+    expect(changed.trips).toBe(1);
+    const colleague = await bulk({ id: { $in: [mine, theirs] } }, { seconds: 1 });
+    expect(colleague.answer.status).toBe(403);
+    expect(colleague.trips).toBe(1);
+    const unseen = await bulk({ id: { $in: [mine] } }, { ticket: { id: hidden } });
+    expect(unseen.answer.status).toBe(400);
+    expect(unseen.answer.body.errors[0]).toMatchObject({ source: 'timeLog.ticket' });
+    expect(unseen.trips).toBe(1);
+    expect(await rows('SELECT id, seconds, billable, ticket_id FROM time_logs WHERE id = ANY($1) ORDER BY id', [[mine, theirs]]))
+      .toEqual([{ id: mine, seconds: 300, billable: false, ticket_id: ticket }, { id: theirs, seconds: 400, billable: false, ticket_id: ticket }]);
+  });
+});

@@ -134,6 +134,15 @@ export const timeLogsResource = defineResource({
       return true;
     },
     first: (_db, who, record, id) => timeLogChecks(who, record, id),
+    // `checkLogChange` over the logs the filter selects
+    bulkFirst: (_db, who, record, selected) => {
+      requireMayLogFor(who, record);
+      return [
+        ...(isAdmin(who) ? [] : [refuseWhen(sql`EXISTS (SELECT 1 FROM ${timeLogs} WHERE ${selected} AND ${timeLogs.userId} IS DISTINCT FROM ${who.userId})`, 403, '', NOT_OWN_LOG)]),
+        ...timeLogChecks(who, { ticket: record.ticket }, undefined),
+      ];
+    },
+    bulkAfter: () => [],
   },
   beforeBulkWrite: checkLogChange,
   beforeDelete: (context, id) => requireOwnLogs(context, [id]),
