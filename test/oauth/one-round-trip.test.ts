@@ -73,7 +73,7 @@ describe('OAuth apps in one round trip', () => {
 });
 
 describe("a teammate's consent and the code's exchange", () => {
-  it('writes the grant and its code in one batch, and exchanges the code in one batch after the app is read', async () => {
+  it('writes the grant and its code in one batch, and exchanges the code or a refresh token in one batch after the app is read', async () => {
     const { createHash, randomBytes } = await import('node:crypto');
     const verifier = randomBytes(32).toString('base64url');
     const app = await registerApp(site, { redirectUris: ['https://trip.example.com/cb'] });
@@ -111,5 +111,16 @@ describe("a teammate's consent and the code's exchange", () => {
     const tokens = (await exchanged.answer.json()) as { access_token: string; user: { id: number }; installation: { id: number } };
     expect(tokens).toMatchObject({ user: { id: site.users.agent.id }, installation: { id: site.id } });
     expect((await api('/v2/me.json', { key: tokens.access_token })).body.user.id).toBe(site.users.agent.id);
+
+    // a refresh the same: the app read, then one batch; used again, it revokes the grant, in as many
+    const refresh = { grant_type: 'refresh_token', refresh_token: (tokens as unknown as { refresh_token: string }).refresh_token, client_id: app.clientId, client_secret: app.clientSecret! };
+    const refreshed = await counted('/oauth/token', refresh);
+    expect(refreshed.answer.status).toBe(200);
+    expect(refreshed.trips).toBe(2);
+    const reused = await counted('/oauth/token', refresh);
+    expect(reused.answer.status).toBe(400);
+    expect(await reused.answer.json()).toEqual({ error: 'invalid_grant', error_description: 'the refresh token was used already: every token of this grant is revoked; ask the teammate to authorize again' });
+    expect(reused.trips).toBe(2);
+    expect(await rows(`SELECT state FROM oauth_grants WHERE app_id = $1`, [app.id])).toEqual([{ state: 'deleted' }]);
   });
 });

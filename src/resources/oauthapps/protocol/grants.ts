@@ -1,14 +1,14 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { forgetCredentials } from '../../../auth/authenticate';
 import { hashSecret, newSecret } from '../../../auth/secrets';
-import type { Database, Transaction } from '../../../db/client';
+import type { Database } from '../../../db/client';
 import { recalled, remember } from '../../../db/refusal';
 import { credentials, installations, oauthCodes, oauthGrants, oauthRefreshTokens, users, type OAuthScope } from '../../../db/schema';
 import type { OAuthClient } from './client-auth';
 import { ACCESS_TOKEN_SECONDS, CODE_SECONDS, REFRESH_TOKEN_SECONDS } from './lifetimes';
 import { OAuthError } from './oauth-error';
 import { s256 } from './pkce';
-import { effectiveScopes, scopesBeyond } from '../../../auth/scopes';
+import { effectiveScopes } from '../../../auth/scopes';
 
 /** What a successful token request gives: the two tokens, and whose they are. */
 export interface IssuedTokens {
@@ -47,50 +47,8 @@ export async function issueCode(
   return code.secret;
 }
 
-interface GrantRow {
-  grantId: number;
-  appId: number;
-  installationId: number;
-  userId: number;
-  scopes: OAuthScope[];
-  revoked: boolean;
-  teammateActive: boolean;
-}
-
-const grantColumns = {
-  grantId: oauthGrants.id, appId: oauthGrants.appId, installationId: oauthGrants.installationId, userId: oauthGrants.userId,
-  scopes: sql<OAuthScope[]>`${oauthGrants.scopes}`, revoked: sql<boolean>`${oauthGrants.state} <> 'active'`, teammateActive: sql<boolean>`${users.state} = 'active'`,
-};
-
 /** A grant ended by the protocol (no teammate did it: `deletedBy` stays null). */
 const REVOKED = { state: 'deleted' as const, deletedAt: sql`now()`, updatedAt: sql`now()` };
-
-/** Ends a grant: none of its tokens works again. */
-async function revokeGrant(tx: Transaction, grantId: number): Promise<void> {
-  await tx.update(oauthGrants).set(REVOKED).where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.state, 'active')));
-}
-
-/** A new access token and refresh token under the grant. */
-async function issueTokens(tx: Transaction, grant: GrantRow, appName: string): Promise<IssuedTokens> {
-  const [access, refresh] = await Promise.all([newSecret('hdo_'), newSecret('hdr_')]);
-  await tx.insert(credentials).values({
-    installationId: grant.installationId, userId: grant.userId, kind: 'oauth_access_token', name: appName, prefix: access.prefix,
-    secretHash: access.hash, expiresAt: after(ACCESS_TOKEN_SECONDS), grantId: grant.grantId, createdBy: grant.userId, updatedBy: grant.userId,
-  });
-  await tx.insert(oauthRefreshTokens).values({ tokenHash: refresh.hash, grantId: grant.grantId, expiresAt: after(REFRESH_TOKEN_SECONDS) });
-  return { accessToken: access.secret, refreshToken: refresh.secret, scopes: grant.scopes, installationId: grant.installationId, userId: grant.userId };
-}
-
-/**
- * Runs `work` in a transaction that may end in a refusal which must still commit (a reused code
- * or refresh token revokes its grant, and the revocation must stand): the refusal is returned
- * out of the transaction and thrown after it.
- */
-async function committing<T>(db: Database, work: (tx: Transaction) => Promise<T | OAuthError>): Promise<T> {
-  const result = await db.transaction(work);
-  if (result instanceof OAuthError) throw result;
-  return result;
-}
 
 /** The name a token request's verdict goes by in its batch: what the statements after the first do hangs on it. */
 const VERDICT = 'oauth_verdict';
@@ -175,52 +133,84 @@ export async function exchangeCode(
   return { accessToken: issued.accessToken, refreshToken: issued.refreshToken, scopes: row.scopes, installationId: row.installationId, userId: row.userId, owner };
 }
 
+/** Why a refresh token gives no tokens, by the verdict of `refreshGrant`'s batch, in the order they are checked. */
+const REFRESH_REFUSALS: Record<string, string> = {
+  unknown: 'the refresh token is not one this app was given',
+  revoked: 'the refresh token has been revoked',
+  reused: 'the refresh token was used already: every token of this grant is revoked; ask the teammate to authorize again',
+  expired: 'the refresh token has expired',
+  gone: 'the teammate is no longer active',
+  narrowed: 'the app may no longer ask for what was granted',
+};
+
+/**
+ * SQL: a grant's scopes (`scopes`, text[]) as its app allows them now (`effectiveScopes`, in
+ * their order): each granted scope becomes what the app's scopes, known here, leave of it.
+ */
+function effectiveScopesSql(scopes: SQL, app: readonly OAuthScope[]): SQL {
+  const kept = (scope: OAuthScope) => effectiveScopes([scope], app)[0] ?? null;
+  return sql`coalesce((SELECT array_agg(y.scope ORDER BY y.first) FROM (
+      SELECT x.scope, min(s.n) AS first FROM unnest(${scopes}) WITH ORDINALITY AS s(scope, n)
+        CROSS JOIN LATERAL (SELECT CASE s.scope WHEN 'desk' THEN ${kept('desk')}::text WHEN 'desk:read' THEN ${kept('desk:read')}::text END AS scope) x
+       WHERE x.scope IS NOT NULL GROUP BY x.scope) y), '{}'::text[])`;
+}
+
+/** SQL: the scopes of `asked` (in its order) that the granted ones (`granted`, text[]) do not cover (`scopesBeyond`), space-separated. */
+function scopesBeyondSql(granted: SQL, asked: readonly OAuthScope[]): SQL {
+  return sql`(SELECT string_agg(a.scope, ' ' ORDER BY a.n) FROM unnest(${`{${asked.join(',')}}`}::text[]) WITH ORDINALITY AS a(scope, n)
+     WHERE NOT (a.scope = ANY(${granted}) OR (a.scope = 'desk:read' AND 'desk' = ANY(${granted}))))`;
+}
+
 /**
  * New tokens for a refresh token (RFC 6749 6), which then stops, as do the access tokens issued
  * before; a refresh token used again revokes the whole grant (OAuth 2.0 Security BCP 4.14: a
- * stolen one is spent by whichever of thief and app is second). `scope` may narrow the grant.
+ * stolen one is spent by whichever of thief and app is second). `scope` may narrow the grant. One
+ * batch (one round trip): the first statement locks the token and gives the verdict with the
+ * grant's scopes as they become, the others act on it, so a refusal still commits what it must.
  */
 export async function refreshGrant(db: Database, client: OAuthClient, request: { refreshToken: string; scopes: OAuthScope[] | undefined }): Promise<IssuedTokens> {
   const hash = await hashSecret(request.refreshToken);
-  let spent: number | undefined;
-  try {
-    return await committing(db, async (tx) => {
-      const [row] = await tx
-        .select({ ...grantColumns, usedAt: oauthRefreshTokens.usedAt, expiresAt: oauthRefreshTokens.expiresAt })
-        .from(oauthRefreshTokens)
-        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
-        .innerJoin(users, eq(users.id, oauthGrants.userId))
-        .where(eq(oauthRefreshTokens.tokenHash, hash))
-        .for('update', { of: oauthRefreshTokens });
-      if (!row || row.appId !== client.id) return new OAuthError('invalid_grant', 'the refresh token is not one this app was given');
-      if (row.revoked) return new OAuthError('invalid_grant', 'the refresh token has been revoked');
-      spent = row.grantId;
-      if (row.usedAt) {
-        await revokeGrant(tx, row.grantId);
-        return new OAuthError('invalid_grant', 'the refresh token was used already: every token of this grant is revoked; ask the teammate to authorize again');
-      }
-      if (row.expiresAt.getTime() <= Date.now()) return new OAuthError('invalid_grant', 'the refresh token has expired');
-      if (!row.teammateActive) return new OAuthError('invalid_grant', 'the teammate is no longer active');
-      // the grant as its app allows it now (an app narrowed since narrows its grants)
-      const allowed = effectiveScopes(row.scopes, client.scopes);
-      let grant: GrantRow = { ...row, scopes: allowed };
-      if (allowed.length === 0) return new OAuthError('invalid_grant', 'the app may no longer ask for what was granted');
-      if (request.scopes) {
-        const beyond = scopesBeyond(allowed, request.scopes);
-        if (beyond.length) return new OAuthError('invalid_scope', `the grant does not include ${beyond.join(' ')}`);
-        grant = { ...row, scopes: request.scopes };
-      }
-      if (grant.scopes.join(' ') !== row.scopes.join(' ')) await tx.update(oauthGrants).set({ scopes: grant.scopes }).where(eq(oauthGrants.id, row.grantId));
-      await tx.update(oauthRefreshTokens).set({ usedAt: new Date() }).where(eq(oauthRefreshTokens.tokenHash, hash));
-      await tx
-        .update(credentials)
-        .set({ state: 'deleted', deletedAt: new Date(), deletedBy: row.userId })
-        .where(and(eq(credentials.grantId, row.grantId), eq(credentials.state, 'active')));
-      return issueTokens(tx, grant, client.name);
-    });
-  } finally {
-    if (spent !== undefined) forgetCredentials({ grantId: spent });
-  }
+  const grant = sql`(SELECT ${oauthRefreshTokens.grantId} FROM ${oauthRefreshTokens} WHERE ${oauthRefreshTokens.tokenHash} = ${hash})`;
+  const allowed = effectiveScopesSql(sql`r.scopes`, client.scopes);
+  const beyond = request.scopes ? scopesBeyondSql(allowed, request.scopes) : sql`NULL::text`;
+  const verdict = sql`CASE
+      WHEN r.grant_id IS NULL OR r.app_id <> ${client.id} THEN 'unknown'
+      WHEN r.revoked THEN 'revoked'
+      WHEN r.used_at IS NOT NULL THEN 'reused'
+      WHEN r.expires_at <= now() THEN 'expired'
+      WHEN NOT r.teammate_active THEN 'gone'
+      WHEN cardinality(${allowed}) = 0 THEN 'narrowed'
+      WHEN ${beyond} IS NOT NULL THEN 'beyond'
+      ELSE 'ok' END`;
+  const scopes = request.scopes ? sql`${`{${request.scopes.join(',')}}`}::text[]` : allowed;
+  const issued = await issueTokenStatements(db, grant, client.name);
+  const ok = verdictIs('ok');
+  const results = await db.batch([
+    sql`WITH r AS (
+        SELECT t.grant_id, g.app_id, g.installation_id, g.user_id, g.scopes, g.state <> 'active' AS revoked, u.state = 'active' AS teammate_active,
+               t.used_at, t.expires_at
+          FROM ${oauthRefreshTokens} t JOIN ${oauthGrants} g ON g.id = t.grant_id JOIN ${users} u ON u.id = g.user_id
+         WHERE t.token_hash = ${hash} FOR UPDATE OF t)
+      SELECT r.grant_id AS "grantId", r.installation_id AS "installationId", r.user_id AS "userId", r.scopes AS stored,
+             ${scopes} AS scopes, ${beyond} AS beyond, ${remember(VERDICT, verdict)} AS verdict
+        FROM (SELECT 1) one LEFT JOIN r ON true`,
+    db.http.update(oauthGrants).set(REVOKED).where(and(eq(oauthGrants.id, grant), eq(oauthGrants.state, 'active'), verdictIs('reused'))).getSQL(),
+    // the grant as its app allows it now, or as the request narrows it
+    sql`UPDATE ${oauthGrants} g SET scopes = n.scopes FROM (SELECT ${scopes} AS scopes FROM ${oauthGrants} r WHERE r.id = ${grant}) n
+         WHERE g.id = ${grant} AND g.scopes IS DISTINCT FROM n.scopes AND ${ok}`,
+    db.http.update(oauthRefreshTokens).set({ usedAt: sql`now()` }).where(and(eq(oauthRefreshTokens.tokenHash, hash), ok)).getSQL(),
+    sql`UPDATE ${credentials} SET state = 'deleted', deleted_at = now(), deleted_by = user_id
+         WHERE grant_id = ${grant} AND state = 'active' AND ${ok}`,
+    ...issued.statements,
+    ownerQuery(sql`(u.id, u.installation_id) = (SELECT g.user_id, g.installation_id FROM ${oauthGrants} g WHERE g.id = ${grant}) AND ${ok}`),
+  ]);
+  const row = results[0]![0] as { grantId: number | null; installationId: number; userId: number; scopes: OAuthScope[]; beyond: string | null; verdict: string };
+  // a token of the grant was spent, or the grant revoked: this isolate forgets its access tokens at once
+  if (row.verdict !== 'unknown' && row.verdict !== 'revoked') forgetCredentials({ grantId: row.grantId! });
+  if (row.verdict === 'beyond') throw new OAuthError('invalid_scope', `the grant does not include ${row.beyond}`);
+  if (row.verdict !== 'ok') throw new OAuthError('invalid_grant', REFRESH_REFUSALS[row.verdict]!);
+  const owner = results.at(-1)![0] as unknown as TokenOwner;
+  return { accessToken: issued.accessToken, refreshToken: issued.refreshToken, scopes: row.scopes, installationId: row.installationId, userId: row.userId, owner };
 }
 
 /**
