@@ -220,25 +220,21 @@ export async function refreshGrant(db: Database, client: OAuthClient, request: {
  */
 export async function revokeToken(db: Database, client: OAuthClient, token: string): Promise<void> {
   const hash = await hashSecret(token);
-  const [refresh] = await db.http
-    .select({ grantId: oauthGrants.id })
-    .from(oauthRefreshTokens)
-    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthRefreshTokens.grantId))
-    .where(and(eq(oauthRefreshTokens.tokenHash, hash), eq(oauthGrants.appId, client.id)));
-  if (refresh) {
-    await db.http.update(oauthGrants).set(REVOKED).where(and(eq(oauthGrants.id, refresh.grantId), eq(oauthGrants.state, 'active')));
-    forgetCredentials({ grantId: refresh.grantId });
-    return;
-  }
-  const revoked = await db.http
-    .update(credentials)
-    .set({ state: 'deleted', deletedAt: new Date() })
-    .where(and(
-      eq(credentials.secretHash, hash), eq(credentials.kind, 'oauth_access_token'), eq(credentials.state, 'active'),
-      sql`${credentials.grantId} IN (SELECT ${oauthGrants.id} FROM ${oauthGrants} WHERE ${oauthGrants.appId} = ${client.id})`,
-    ))
-    .returning({ id: credentials.id });
-  for (const { id } of revoked) forgetCredentials({ credentialId: id });
+  // one statement: a refresh token of this app revokes its grant; anything else, an access token of this app itself
+  const refresh = sql`SELECT t.grant_id FROM ${oauthRefreshTokens} t JOIN ${oauthGrants} g ON g.id = t.grant_id WHERE t.token_hash = ${hash} AND g.app_id = ${client.id}`;
+  const { rows } = await db.http.execute(sql`
+    WITH grant_ended AS (
+      UPDATE ${oauthGrants} SET state = 'deleted', deleted_at = now(), updated_at = now()
+       WHERE id IN (${refresh}) AND state = 'active' RETURNING id),
+    access_ended AS (
+      UPDATE ${credentials} SET state = 'deleted', deleted_at = now()
+       WHERE secret_hash = ${hash} AND kind = 'oauth_access_token' AND state = 'active' AND NOT EXISTS (${refresh})
+         AND grant_id IN (SELECT id FROM ${oauthGrants} WHERE app_id = ${client.id})
+      RETURNING id)
+    SELECT (SELECT grant_id FROM (${refresh}) r LIMIT 1) AS "grantId", (SELECT array_agg(id) FROM access_ended) AS "credentialIds"`);
+  const { grantId, credentialIds } = rows[0] as { grantId: number | null; credentialIds: number[] | null };
+  if (grantId !== null) forgetCredentials({ grantId });
+  for (const id of credentialIds ?? []) forgetCredentials({ credentialId: id });
 }
 
 /** Who a token answer names: the teammate and their helpdesk. */
