@@ -224,6 +224,8 @@ export interface ResourceDeclaration {
     after?: (db: Writer, who: Actor, record: Record<string, unknown>, id: SQL, created: boolean) => SQL[];
     /** `onCreate` where it needs no database (a new token): the values the server sets on a new record */
     onCreate?: (who: Actor) => Record<string, unknown>;
+    /** `beforeDelete` as statements of a single delete's batch, before it (a refusal stops the batch) */
+    beforeDelete?: (who: Actor, id: number) => SQL[];
     /** `afterDelete` as statements of a single delete's batch, after the delete (a record not deleted: they find nothing to do) */
     afterDelete?: (db: Writer, who: Actor, id: number) => SQL[];
     /**

@@ -144,11 +144,15 @@ export function deleteHandler(resource: ResourceDeclaration) {
     const uses = resource.usedBy ?? [];
     // one batch where the resource's after-delete rule, if any, has a batch form: the record
     // locked and checked when others use it, their move, the delete, then the rule's statements
+    const before = resource.beforeDelete ? resource.planned?.beforeDelete : () => [];
     const after = resource.afterDelete ? resource.planned?.afterDelete : () => [];
-    const planned = !resource.beforeDelete && after;
+    const planned = before && after;
     const replaceWith = uses.length ? input<DeleteQuery>(c, 'query').replaceWith : undefined;
     const writer = c.var.db.http;
-    const first = planned && uses.length ? [notWritableCheck(resource, who, id, target.where, 'deleted'), ...moveUsesStatements(writer, resource, who, id, replaceWith)] : [];
+    const first = !before ? [] : [
+      ...before(who, id),
+      ...(uses.length ? [notWritableCheck(resource, who, id, target.where, 'deleted'), ...moveUsesStatements(writer, resource, who, id, replaceWith)] : []),
+    ];
     const deleted = planned
       ? ((await inBatch(resource, () => c.var.db.batch([...first, deleteStatement(writer, who, target), ...planned(writer, who, id)])))![first.length]!).map((row) => Number(row.id))
       : await inTransaction(c, resource, async (tx) => {

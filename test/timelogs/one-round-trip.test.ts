@@ -118,3 +118,18 @@ describe('a bulk update of time logs in one round trip', () => {
       .toEqual([{ id: mine, seconds: 300, billable: false, ticket_id: ticket }, { id: theirs, seconds: 400, billable: false, ticket_id: ticket }]);
   });
 });
+
+describe('a time log deleted in one round trip', () => {
+  it("deletes the agent's own log in one exchange; a colleague's is a 403 in one, and stays", async () => {
+    const mine = (await create({ ticket: { id: ticket }, seconds: 30, description: 'to delete' })).answer.body.timeLog.id as number;
+    const theirs = (await create({ ticket: { id: ticket }, seconds: 40, description: 'not yours' }, owner)).answer.body.timeLog.id as number;
+    const remove = (id: number) => withRoundTrips(`/v2/timelogs/${id}.json`, { method: 'DELETE', key: agent });
+    const refused = await remove(theirs);
+    expect(refused.answer.status).toBe(403);
+    expect(refused.trips).toBe(1);
+    const gone = await remove(mine);
+    expect(gone.answer.status, gone.answer.text).toBe(204);
+    expect(gone.trips).toBe(1);
+    expect(await rows('SELECT id, state FROM time_logs WHERE id = ANY($1) ORDER BY id', [[mine, theirs]])).toEqual([{ id: mine, state: 'deleted' }, { id: theirs, state: 'active' }]);
+  });
+});

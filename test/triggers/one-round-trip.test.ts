@@ -305,3 +305,20 @@ describe('a manual trigger applied by hand in two exchanges', () => {
   });
 });
 
+
+describe('a trigger deleted in one round trip', () => {
+  it("deletes one in one exchange; a system trigger is a 409 in one, and stays", async () => {
+    const system = await made({ name: `System ${Date.now()}`, type: 'Manual' });
+    await rows('UPDATE triggers SET is_system = true WHERE id = $1', [system]);
+    const remove = (id: number) => withRoundTrips(`/v2/triggers/${id}.json`, { key: admin, method: 'DELETE' });
+    const refused = await remove(system);
+    expect(refused.answer.status).toBe(409);
+    expect(refused.answer.body.errors).toEqual([{ code: 'conflict', source: 'id', detail: `trigger ${system} is a system trigger: switch it off (state: inactive) instead` }]);
+    expect(refused.trips).toBe(1);
+    expect(await rows('SELECT state FROM triggers WHERE id = $1', [system])).not.toEqual([{ state: 'deleted' }]);
+    const id = await made({ name: `Short-lived ${Date.now()}`, type: 'Manual' });
+    const gone = await remove(id);
+    expect(gone.answer.status, gone.answer.text).toBe(204);
+    expect(gone.trips).toBe(1);
+  });
+});

@@ -143,6 +143,7 @@ export const timeLogsResource = defineResource({
       ];
     },
     bulkAfter: () => [],
+    beforeDelete: (who, id) => timeLogChecks(who, {}, id),
   },
   beforeBulkWrite: checkLogChange,
   beforeDelete: (context, id) => requireOwnLogs(context, [id]),

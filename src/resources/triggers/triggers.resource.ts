@@ -1,4 +1,5 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { refuseWhen } from '../../db/refusal';
 import { intList } from '../../db/sql-values';
 import { z } from 'zod';
 import { ADMINS, AGENTS } from '../../auth/access';
@@ -192,6 +193,10 @@ export const triggersResource = defineResource({
     before: (who, record, id, read) => plannedRules(who, record, id, read),
     first: (_db, _who, record) => planOn(record)?.first ?? [],
     after: (db, _who, record, id) => planOn(record)?.after(db, id) ?? [],
+    beforeDelete: (who, id) => [
+      refuseWhen(sql`EXISTS (SELECT 1 FROM ${triggers} WHERE ${triggers.id} = ${id} AND ${triggers.installationId} = ${who.installationId} AND ${triggers.isSystem})`,
+        409, 'id', `trigger ${id} is a system trigger: switch it off (state: inactive) instead`),
+    ],
   },
   async afterBulkWrite(context, record, ids) {
     // of what a bulk update may set, only `state` and `type` bear on whether a trigger runs (its conditions and actions are not set in bulk)
