@@ -7,6 +7,7 @@ import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { drained } from '../support/events';
+import { awaitLogLines } from '../support/logs';
 
 let site: SeededInstallation;
 let agent: string;
@@ -150,8 +151,12 @@ describe('split', () => {
     const source = await newTicket('two questions', 'question one');
     const reply = await api(`/v2/tickets/${source}/messages.json`, { method: 'POST', key: agent, body: { message: 'question two, as noted' } });
     const entry = reply.body.message.id;
-    const split = await api('/v2/tickets.json', { method: 'POST', key: agent, body: { ticket: { subject: 'question two', inbox, fromThreadId: entry, fromTicketId: source } } });
+    await drained(site.id);
+    const requestId = `split-${Math.random().toString(36).slice(2)}`;
+    const split = await api('/v2/tickets.json', { method: 'POST', key: agent, body: { ticket: { subject: 'question two', inbox, fromThreadId: entry, fromTicketId: source } }, headers: { 'x-request-id': requestId } });
     expect(split.status, split.text).toBe(201);
+    // the entry read first, then one batch
+    expect((await awaitLogLines({ requestId }))[0]!.dbRoundTrips).toBe(2);
     const created = split.body.ticket;
     expect(created).toMatchObject({ parent: { id: source, type: 'tickets' }, customer: { id: customer }, messageCount: 1, previewText: 'question two, as noted' });
     expect((await api(`/v2/messages/${entry}.json`, { key: agent })).body.message.ticket).toEqual({ id: created.id, type: 'tickets' });

@@ -9,6 +9,7 @@ import { prepareCustomFieldValues, requireFieldsToResolveStatement } from '../cu
 import { addCustomerStatement, joinCompaniesStatement } from '../customers/new-customer';
 import { customerOfEmail, type customerInput } from './ticket-customer';
 import { openingEntry, threadEntryStatements } from './thread-entry';
+import { finishSplitStatements, readSplitSource, splitSourceStatement } from './split';
 import { refreshSearchStatement } from './ticket-search';
 import { visibleTickets } from './ticket-visibility';
 
@@ -21,12 +22,13 @@ const OPENING = 'ticket_opening';
 /**
  * The tickets' write hooks (`prepareTicket`, `finishTicket`) for a create or update sent as one
  * batch (`planned-write.ts`): what they look up in the transaction, the statements decide. Custom
- * field values are checked against their fields read first (two exchanges); a split
- * (`fromThreadId`), which moves an entry, stays interactive.
+ * field values are checked against their fields read first, and a split (`fromThreadId`) reads
+ * the entry it moves first: two exchanges.
  */
 export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
   async before(who, record, id, read) {
-    if (record.fromThreadId !== undefined) return false;
+    // a split: its entry read first, two exchanges
+    if (record.fromThreadId !== undefined && id === undefined) await readSplitSource(read, who, record);
     // the values checked against their fields, read first: two exchanges
     if (record.customfields !== undefined) {
       record.customfields = await prepareCustomFieldValues(read, who, record.customfields as Parameters<typeof prepareCustomFieldValues>[2], { id, inboxId: record.inbox as number | undefined }, 'ticket.customfields');
@@ -44,6 +46,7 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
 
   first(_db, who, record, id) {
     const statements: SQL[] = [];
+    if (id === undefined && typeof record.fromThreadId === 'number') statements.push(splitSourceStatement(who, record.fromThreadId));
     if (record.customer !== undefined) {
       statements.push(...customerStatements(who, record.customer as z.output<typeof customerInput>));
       record.customer = recalled(CUSTOMER);
@@ -59,8 +62,9 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
     return statements;
   },
 
-  after(_db, who, record, id, created) {
+  after(db, who, record, id, created) {
     const statements: SQL[] = [];
+    if (created && typeof record.fromThreadId === 'number') statements.push(...finishSplitStatements(db, who, record.fromThreadId, id));
     // a customer the body named by email and the batch made joins the companies of its domain, on create or update
     if (record.customer !== undefined) statements.push(newCustomerJoinsCompanies(who));
     const opening = created ? openingEntry(record, id, record.customer as SQL) : undefined;

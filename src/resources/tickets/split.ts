@@ -1,11 +1,13 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { recalled, remember } from '../../db/refusal';
 import { ticketMessages, tickets } from '../../db/schema';
-import { updateRecords, type WriteContext } from '../../engine';
-import { recordEvents } from '../../events/record-events';
+import { tenantScope, updateRecords, updateStatement, type WriteContext, type Writer } from '../../engine';
+import { insertEventsFrom, recordEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { messageFields } from './message-shape';
-import { refreshPreviews } from './thread-entry';
+import { refreshPreviews, refreshPreviewsStatements } from './thread-entry';
 import { lockTickets } from './ticket-lock';
+import { visibleTickets } from './ticket-visibility';
 
 /** The thread entry a new ticket is split from, and the ticket it leaves. */
 export interface SplitSource {
@@ -47,4 +49,45 @@ export async function finishSplit(context: WriteContext, source: SplitSource, ne
     { recordType: 'tickets', recordId: source.ticketId, kind: 'split', data: { ticket: { id: newTicketId, type: 'tickets' }, message: { id: source.entryId, type: 'messages' } } },
   ]);
   await refreshPreviews(context, [source.ticketId, newTicketId]);
+}
+
+/** The name the batch hands the split ticket's id on by. */
+const SPLIT_FROM = 'split_from';
+
+/**
+ * `prepareSplit` for a create sent as one batch, in `planned.before`: the entry read first (a
+ * second exchange), the Worker's checks and the customer's default made from it; the batch locks
+ * the entry's ticket (`splitSourceStatement`) and moves the entry (`finishSplitStatements`).
+ */
+export async function readSplitSource(read: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], record: Record<string, unknown>): Promise<void> {
+  const entryId = record.fromThreadId as number;
+  if (record.message !== undefined) throw ApiError.invalid('ticket.message', 'a split ticket starts with the entry `fromThreadId` names, not a message of its own');
+  const { rows } = await read.execute(sql`SELECT m.ticket_id, coalesce(m.customer_id, t.customer_id) AS customer_id FROM ticket_messages m JOIN tickets t ON t.id = m.ticket_id
+    WHERE m.id = ${entryId} AND m.installation_id = ${who.installationId} AND m.state = 'active' AND NOT m.is_draft`);
+  const entry = rows[0];
+  if (!entry) throw notSplittable(entryId);
+  const ticketId = Number(entry.ticket_id);
+  if (record.fromTicketId !== undefined && record.fromTicketId !== ticketId) throw ApiError.invalid('ticket.fromTicketId', `thread entry ${entryId} is not on ticket ${String(record.fromTicketId)}`);
+  if (record.customer === undefined) record.customer = Number(entry.customer_id);
+}
+
+const notSplittable = (entryId: number) => ApiError.invalid('ticket.fromThreadId', `no thread entry ${entryId} you may split off`);
+
+/** `prepareSplit`'s lock as the batch's first statement: the entry's ticket, live and the caller's to change, locked and handed on; the 400 otherwise. */
+export function splitSourceStatement(who: WriteContext['who'], entryId: number): SQL {
+  const writable = and(tenantScope(tickets, who.installationId, false, 'write'), visibleTickets(who), sql`${tickets.id} = (SELECT m.ticket_id FROM ticket_messages m WHERE m.id = ${entryId} AND m.state = 'active' AND NOT m.is_draft)`)!;
+  return sql`WITH locked AS (SELECT ${tickets.id} AS id FROM ${tickets} WHERE ${writable} FOR UPDATE)
+    SELECT coalesce((SELECT ${remember(SPLIT_FROM, sql`id`)} FROM locked), desk_refuse(400, 'ticket.fromThreadId', ${`no thread entry ${entryId} you may split off`}::text)::text)`;
+}
+
+/** `finishSplit` as statements of the batch, after the new ticket (`newTicketId`, SQL) is written. */
+export function finishSplitStatements(db: Writer, who: WriteContext['who'], entryId: number, newTicketId: SQL): SQL[] {
+  const from = recalled(SPLIT_FROM);
+  return [
+    updateStatement(db, who, { table: ticketMessages, type: 'messages', where: eq(ticketMessages.id, entryId) }, { ticketId: newTicketId }, { ticket: messageFields.ticket!.output! }),
+    sql`UPDATE ${tickets} SET parent_id = ${from} WHERE ${tickets.id} = ${newTicketId}`,
+    insertEventsFrom(sql`(SELECT ${from} AS id)`, who, 'tickets', 'split',
+      sql`jsonb_build_object('ticket', jsonb_build_object('id', ${newTicketId}, 'type', 'tickets'), 'message', jsonb_build_object('id', ${entryId}::int, 'type', 'messages'))`),
+    ...refreshPreviewsStatements(sql`(${from}, ${newTicketId})`),
+  ];
 }
