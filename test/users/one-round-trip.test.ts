@@ -100,6 +100,29 @@ describe('teammates in one round trip', () => {
   });
 });
 
+describe("a teammate's deactivation in one round trip", () => {
+  it('deactivates an agent in one exchange, with its event', async () => {
+    const agent = await newUser('agent');
+    const mark = await lastEventId(site.id);
+    const gone = await tripsOf(site.users.admin.apiKey, `/v2/users/${agent.id}.json`, 'DELETE', undefined);
+    expect(gone.answer.status, gone.answer.text).toBe(204);
+    expect(gone.trips).toBe(1);
+    expect(await rows('SELECT state FROM users WHERE id = $1', [agent.id])).toEqual([{ state: 'deleted' }]);
+    expect(summary(await eventsSince(site.id, mark))).toEqual([`users ${agent.id} deleted`]);
+  });
+
+  it("refuses what the rules refuse, in one exchange (none where the caller alone decides it), writing nothing", async () => {
+    const admin = await newUser('admin');
+    const { owner } = site.users;
+    await refused([
+      { key: site.users.agent.apiKey, path: `/v2/users/${admin.id}.json`, method: 'DELETE', body: undefined, status: 403, detail: 'only an owner or admin deactivates teammates', trips: 0 },
+      { key: site.users.admin.apiKey, path: `/v2/users/${admin.id}.json`, method: 'DELETE', body: undefined, status: 403, detail: 'only an owner may make, change or remove an owner or admin' },
+      { key: owner.apiKey, path: `/v2/users/${owner.id}.json`, method: 'DELETE', body: undefined, status: 409, source: 'id', detail: `user ${owner.id} is the installation's last owner and cannot be removed; make another teammate owner first` },
+      { key: owner.apiKey, path: `/v2/users/${other.users.agent.id}.json`, method: 'DELETE', body: undefined, status: 404, source: 'id', detail: `user ${other.users.agent.id} not found` },
+    ]);
+  });
+});
+
 describe('API keys in one round trip', () => {
   it("makes the caller's key, and an admin's key for an agent, in one exchange each, with the secret once", async () => {
     const mark = await lastEventId(site.id);

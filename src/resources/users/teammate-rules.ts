@@ -96,27 +96,46 @@ export function planTeammateWrite(who: Actor, record: Record<string, unknown>, i
  */
 export function teammateWriteChecks(who: Actor, record: Record<string, unknown>, id: number | undefined): SQL[] {
   if (id === undefined) return [];
-  const live = (condition: SQL) => and(eq(users.installationId, who.installationId), eq(users.state, 'active'), condition)!;
-  const owners = live(eq(users.role, 'owner'));
-  const teammate = live(eq(users.id, id));
   const wanted = record.role as UserRole | undefined;
   const self = who.userId === id;
   const manager = RUNS_IT.includes(roleOf(who) as UserRole);
   const owner = roleOf(who) === 'owner';
   const changed = wanted === undefined ? sql`false` : sql`${users.role} <> ${wanted}`;
-  const rules: { when: SQL; status: RefusalStatus; source: string; detail: string }[] = [];
+  const rules: TeammateRule[] = [];
   const forbid = (when: SQL, detail: string) => rules.push({ when, status: 403, source: '', detail });
   if (!self && !manager) forbid(sql`true`, "a teammate changes only their own profile; an owner or admin changes others'");
   if (self && !owner) forbid(changed, 'a teammate cannot change their own role');
   if (!manager) forbid(changed, 'only an owner or admin changes roles');
   if (!owner) forbid(sql`${changed} AND (${users.role} IN ('owner', 'admin') OR ${RUNS_IT.includes(wanted!) ? sql`true` : sql`false`})`, OWNER_OR_ADMIN_IS_AN_OWNERS);
-  const lastOwner = sql`${changed} AND ${users.role} = 'owner' AND (SELECT count(*) FROM ${users} WHERE ${owners}) <= 1`;
+  const lastOwner = sql`${changed} AND ${lastOwnerSql(who)}`;
   rules.push({ when: lastOwner, status: 409, source: 'id', detail: `user ${id} is the installation's last owner and cannot be demoted; make another teammate owner first` });
+  return lockedTeammateChecks(who, id, rules);
+}
+
+type TeammateRule = { when: SQL; status: RefusalStatus; source: string; detail: string };
+
+/** The owners locked, then the teammate, then each rule a check over the teammate as stored (none when there is no such teammate). */
+function lockedTeammateChecks(who: Actor, id: number, rules: TeammateRule[]): SQL[] {
+  const live = (condition: SQL) => and(eq(users.installationId, who.installationId), eq(users.state, 'active'), condition)!;
+  const teammate = live(eq(users.id, id));
   return [
-    sql`SELECT ${users.id} FROM ${users} WHERE ${owners} ORDER BY ${users.id} FOR UPDATE`,
+    sql`SELECT ${users.id} FROM ${users} WHERE ${live(eq(users.role, 'owner'))} ORDER BY ${users.id} FOR UPDATE`,
     sql`SELECT ${users.id} FROM ${users} WHERE ${teammate} FOR UPDATE`,
     ...rules.map(({ when, status, source, detail }) => refuseWhen(sql`EXISTS (SELECT 1 FROM ${users} WHERE ${teammate} AND ${when})`, status, source, detail)),
   ];
+}
+
+/** The stored teammate is the installation's last live owner (SQL over `users`, the teammate). */
+const lastOwnerSql = (who: Actor) =>
+  sql`${users.role} = 'owner' AND (SELECT count(*) FROM ${users} o WHERE o.installation_id = ${who.installationId} AND o.role = 'owner' AND o.state = 'active') <= 1`;
+
+/** `checkTeammateDelete` as statements of the delete's batch: the caller's role decided here, the teammate's as stored. */
+export function teammateDeleteChecks(who: Actor, id: number): SQL[] {
+  requireManager(who, 'only an owner or admin deactivates teammates');
+  const rules: TeammateRule[] = [];
+  if (roleOf(who) !== 'owner') rules.push({ when: sql`${users.role} IN ('owner', 'admin')`, status: 403, source: '', detail: OWNER_OR_ADMIN_IS_AN_OWNERS });
+  rules.push({ when: lastOwnerSql(who), status: 409, source: 'id', detail: `user ${id} is the installation's last owner and cannot be removed; make another teammate owner first` });
+  return lockedTeammateChecks(who, id, rules);
 }
 
 /** Deactivating a teammate: an owner's or admin's, an owner or admin only by an owner, never the last owner. */

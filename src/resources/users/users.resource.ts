@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { EVERYONE } from '../../auth/access';
 import { users } from '../../db/schema';
 import { AUDIT_SET, defineResource } from '../../engine';
-import { checkTeammateDelete, checkTeammateWrite, forgetTeammate, planTeammateWrite, teammateWriteChecks } from './teammate-rules';
+import { checkTeammateDelete, checkTeammateWrite, forgetTeammate, planTeammateWrite, teammateDeleteChecks, teammateWriteChecks } from './teammate-rules';
 import { includedUsers, userComputed, userFields } from './user-shape';
 
 /**
@@ -31,6 +31,7 @@ export const usersResource = defineResource({
   planned: {
     before: (who, record, id) => planTeammateWrite(who, record, id),
     first: (_db, who, record, id) => teammateWriteChecks(who, record, id),
+    beforeDelete: (who, id) => teammateDeleteChecks(who, id),
   },
   afterCommit(id, record) {
     if (record === undefined || record.role !== undefined) forgetTeammate(id);
