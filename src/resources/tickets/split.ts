@@ -22,18 +22,9 @@ export interface SplitSource {
  * entry, not a `message` of its own.
  */
 export async function prepareSplit(context: WriteContext, record: Record<string, unknown>): Promise<SplitSource> {
-  const { tx, who } = context;
   const entryId = record.fromThreadId as number;
-  if (record.message !== undefined) throw ApiError.invalid('ticket.message', 'a split ticket starts with the entry `fromThreadId` names, not a message of its own');
-  const { rows } = await tx.execute(sql`SELECT m.ticket_id, coalesce(m.customer_id, t.customer_id) AS customer_id FROM ticket_messages m JOIN tickets t ON t.id = m.ticket_id
-    WHERE m.id = ${entryId} AND m.installation_id = ${who.installationId} AND m.state = 'active' AND NOT m.is_draft`);
-  const entry = rows[0];
-  const fail = () => ApiError.invalid('ticket.fromThreadId', `no thread entry ${entryId} you may split off`);
-  if (!entry) throw fail();
-  const ticketId = Number(entry.ticket_id);
-  if (record.fromTicketId !== undefined && record.fromTicketId !== ticketId) throw ApiError.invalid('ticket.fromTicketId', `thread entry ${entryId} is not on ticket ${String(record.fromTicketId)}`);
-  if ((await lockTickets(tx, who, [ticketId])).length === 0) throw fail();
-  if (record.customer === undefined) record.customer = Number(entry.customer_id);
+  const ticketId = await readSplitSource(context.tx, context.who, record);
+  if ((await lockTickets(context.tx, context.who, [ticketId])).length === 0) throw notSplittable(entryId);
   return { entryId, ticketId };
 }
 
@@ -55,11 +46,11 @@ export async function finishSplit(context: WriteContext, source: SplitSource, ne
 const SPLIT_FROM = 'split_from';
 
 /**
- * `prepareSplit` for a create sent as one batch, in `planned.before`: the entry read first (a
- * second exchange), the Worker's checks and the customer's default made from it; the batch locks
- * the entry's ticket (`splitSourceStatement`) and moves the entry (`finishSplitStatements`).
+ * The entry a split starts from, read (in the write's transaction, or before its batch: a second
+ * exchange), the Worker's checks and the customer's default made from it: answers its ticket. A
+ * batch then locks that ticket (`splitSourceStatement`) and moves the entry (`finishSplitStatements`).
  */
-export async function readSplitSource(read: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], record: Record<string, unknown>): Promise<void> {
+export async function readSplitSource(read: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], record: Record<string, unknown>): Promise<number> {
   const entryId = record.fromThreadId as number;
   if (record.message !== undefined) throw ApiError.invalid('ticket.message', 'a split ticket starts with the entry `fromThreadId` names, not a message of its own');
   const { rows } = await read.execute(sql`SELECT m.ticket_id, coalesce(m.customer_id, t.customer_id) AS customer_id FROM ticket_messages m JOIN tickets t ON t.id = m.ticket_id
@@ -69,6 +60,7 @@ export async function readSplitSource(read: Pick<WriteContext['tx'], 'execute'>,
   const ticketId = Number(entry.ticket_id);
   if (record.fromTicketId !== undefined && record.fromTicketId !== ticketId) throw ApiError.invalid('ticket.fromTicketId', `thread entry ${entryId} is not on ticket ${String(record.fromTicketId)}`);
   if (record.customer === undefined) record.customer = Number(entry.customer_id);
+  return ticketId;
 }
 
 const notSplittable = (entryId: number) => ApiError.invalid('ticket.fromThreadId', `no thread entry ${entryId} you may split off`);
