@@ -72,6 +72,26 @@ describe('OAuth apps in one round trip', () => {
   });
 });
 
+describe('deletes in one round trip', () => {
+  it("revokes a grant, and deletes an app with its grants, one exchange each", async () => {
+    const app = await registerApp(site, { redirectUris: ['https://gone.example.com/cb'] });
+    const grant = async () => (await rows<{ id: number }>(
+      `INSERT INTO oauth_grants (installation_id, app_id, user_id, scopes, created_by, updated_by) VALUES ($1, $2, $3, '{desk}', $3, $3) RETURNING id`,
+      [site.id, app.id, site.users.owner.id],
+    ))[0]!.id;
+    const [first, second] = [await grant(), await grant()];
+    const mark = await lastEventId(site.id);
+    const revoked = await tripsOf(`/v2/oauthgrants/${first}.json`, 'DELETE');
+    expect(revoked.answer.status, revoked.answer.text).toBe(204);
+    expect(revoked.trips).toBe(1);
+    const deleted = await tripsOf(`/v2/oauthapps/${app.id}.json`, 'DELETE');
+    expect(deleted.answer.status, deleted.answer.text).toBe(204);
+    expect(deleted.trips).toBe(1);
+    expect(await rows(`SELECT id, state FROM oauth_grants WHERE app_id = $1 ORDER BY id`, [app.id])).toEqual([{ id: first, state: 'deleted' }, { id: second, state: 'deleted' }]);
+    expect((await events(mark)).map((e) => `${e.recordType} ${e.recordId} ${e.kind}`)).toEqual([`oauthgrants ${first} deleted`, `oauthapps ${app.id} deleted`, `oauthgrants ${second} deleted`]);
+  });
+});
+
 describe("a teammate's consent and the code's exchange", () => {
   it('writes the grant and its code in one batch, and exchanges the code or a refresh token in one batch after the app is read', async () => {
     const { createHash, randomBytes } = await import('node:crypto');

@@ -5,6 +5,7 @@ import type { Actor } from '../../auth/principal';
 import { forgetCredentials } from '../../auth/authenticate';
 import { OAUTH_CLIENT_TYPES, OAUTH_SCOPES, oauthApps, oauthGrants } from '../../db/schema';
 import { AUDIT_SET, defineResource, deleteRecords, type WriteContext } from '../../engine';
+import { deleteStatement } from '../../engine/changes';
 import { includedUsers } from '../users/user-shape';
 import { redirectUris } from './redirect-uri';
 
@@ -16,10 +17,13 @@ export const appScopes = z
   .transform((list) => [...new Set(list)])
   .meta({ description: 'the scopes it may ask for: `desk` (all its teammate may do) and `desk:read` (reads only); default `["desk"]`' });
 
-/** Apps are credentials: an OAuth token may not make or change them. */
-function requireOwnCredentialOf(who: Actor): void {
+/** Apps and grants are credentials: an OAuth token may not make, change or revoke them. */
+export function requireOwnCredentialOf(who: Actor): void {
   if (who.kind === 'teammate') requireOwnCredential(who);
 }
+
+/** The app's live grants, which end with it. */
+const activeGrantsOf = (who: Actor, id: number) => and(eq(oauthGrants.appId, id), eq(oauthGrants.installationId, who.installationId), eq(oauthGrants.state, 'active'))!;
 
 const byOwnCredential = ({ who }: WriteContext): void => requireOwnCredentialOf(who);
 
@@ -52,12 +56,17 @@ export const oauthAppsResource = defineResource({
       requireOwnCredentialOf(who);
       return true;
     },
+    beforeDelete: (who) => {
+      requireOwnCredentialOf(who);
+      return [];
+    },
+    afterDelete: (db, who, id) => [deleteStatement(db, who, { table: oauthGrants, type: 'oauthgrants', where: activeGrantsOf(who, id) })],
   },
   beforeDelete: byOwnCredential,
   // its grants end with it (each with its `deleted` event): no token of a deleted app works again,
   // whatever happens to the app's row
   async afterDelete({ tx, who }, id) {
-    await deleteRecords(tx, who, { table: oauthGrants, type: 'oauthgrants', where: and(eq(oauthGrants.appId, id), eq(oauthGrants.installationId, who.installationId), eq(oauthGrants.state, 'active'))! });
+    await deleteRecords(tx, who, { table: oauthGrants, type: 'oauthgrants', where: activeGrantsOf(who, id) });
   },
   afterCommit(id, record) {
     if (!record) forgetCredentials({ appId: id });

@@ -1,10 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { EVERYONE, requireOwnCredential } from '../../auth/access';
+import { EVERYONE } from '../../auth/access';
 import { forgetCredentials } from '../../auth/authenticate';
 import { OAUTH_SCOPES, credentials, oauthApps, oauthGrants } from '../../db/schema';
 import { AUDIT_SET, defineResource, isoTime, refProperty, timeSchema } from '../../engine';
 import { includedUsers } from '../users/user-shape';
+import { requireOwnCredentialOf } from './oauthapps.resource';
 
 /**
  * The apps a teammate has let in (`/v2/oauthgrants.json`): each teammate sees and revokes their
@@ -39,8 +40,13 @@ export const oauthGrantsResource = defineResource({
   operations: ['list', 'get', 'delete'],
   scope: (who) => (who.kind === 'teammate' && (who.role === 'owner' || who.role === 'admin') ? undefined : eq(oauthGrants.userId, who.userId ?? -1)),
   // revoking consents is the teammate's own act, not an app's: an OAuth token revokes only itself (POST /oauth/revoke)
-  beforeDelete({ who }) {
-    if (who.kind === 'teammate') requireOwnCredential(who);
+  beforeDelete: ({ who }) => requireOwnCredentialOf(who),
+  // the rule needs no database: a revocation is one batch
+  planned: {
+    beforeDelete: (who) => {
+      requireOwnCredentialOf(who);
+      return [];
+    },
   },
   afterCommit(id) {
     forgetCredentials({ grantId: id });
