@@ -40,7 +40,9 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
    * After a batch: its events, and those of the installation's before them that no such
    * subscriber has touched yet (a write just before, whose own run has not finished; not one the
    * drain has tried, is backing off from or gave up on), in order, so that what a receiver sees
-   * keeps the order of the writes. At most `AFTER_BATCH_EVENTS`: a backlog beyond is the drain's.
+   * keeps the order of the writes; an event another run holds at that moment is skipped, not
+   * waited for (runs of one installation's writes at a high rate would otherwise queue behind one
+   * another past their deadline). At most `AFTER_BATCH_EVENTS`: a backlog beyond is the drain's.
    */
   const upToBatch = (xact: string) => sql`e.id <= (SELECT max(b.id) FROM events b WHERE b.xact = ${xact}::bigint)
     AND e.installation_id = (SELECT b.installation_id FROM events b WHERE b.xact = ${xact}::bigint LIMIT 1)
@@ -54,14 +56,16 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
       ? chosen.map(() => true)
       : await Promise.all(chosen.map((subscriber) => subscriber.inTransaction!.mayWant?.(tx, installationId) ?? true));
     if (!wanted.includes(true)) return [];
+    // each event to one run: runs after batches of one installation at once take disjoint events
+    // (locked, the ones another run holds skipped), and never wait on one another
     const { rows } = await tx.execute(sql`
-      SELECT * FROM (
-        SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
-               e.actor_user_id AS "actorUserId", e.actor_system AS "actorSystem", e.occurred_at AS "occurredAt", ${sql.join(flags, sql`, `)}
-          FROM events e
-         WHERE ${xact === undefined ? ofTransaction(sql`pg_current_xact_id_if_assigned()::text`) : upToBatch(xact)}) found
-       WHERE ${sql.join(chosen.map((_, i) => sql.identifier(`for_${i}`)), sql` OR `)}
-       ORDER BY id LIMIT ${AFTER_BATCH_EVENTS}`);
+      SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
+             e.actor_user_id AS "actorUserId", e.actor_system AS "actorSystem", e.occurred_at AS "occurredAt", ${sql.join(flags, sql`, `)}
+        FROM events e
+       WHERE ${xact === undefined ? ofTransaction(sql`pg_current_xact_id_if_assigned()::text`) : upToBatch(xact)}
+         AND (${sql.join(chosen.map((subscriber) => sql`(${subscriber.inTransaction!.where})`), sql` OR `)})
+       ORDER BY e.id LIMIT ${AFTER_BATCH_EVENTS}
+       FOR UPDATE OF e SKIP LOCKED`);
     const committed: Array<() => Promise<void>> = [];
     for (const row of rows) {
       const event = { ...(row as unknown as StoredEvent), id: Number(row.id) };
