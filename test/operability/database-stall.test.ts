@@ -98,21 +98,21 @@ describe('a database that stops answering', () => {
   }, 60_000);
 
   it('an interactive write: 503 past the transaction deadline, rolled back; then the next works', async () => {
-    const name = `Stalled app ${Date.now()}`;
-    const app = (appName: string) => ({ oauthapp: { name: appName, redirectUris: ['https://stall.example.com/callback'] } });
+    const name = `Stalled inbox ${Date.now()}`;
+    const inbox = (inboxName: string) => ({ inbox: { name: inboxName, smtpServer: 'smtp.stall.test', smtpPort: 587, smtpUsername: 'desk', smtpPassword: 'stall-secret', smtpSecurity: 'starttls' } });
     stall();
     let refused;
     try {
-      // an OAuth app's create runs its hook in a transaction on a connection of its own
-      refused = await post('/v2/oauthapps.json', app(name));
+      // an inbox made with a password is sealed to its id in a transaction on a connection of its own
+      refused = await post('/v2/inboxes.json', inbox(name));
     } finally {
       resume();
     }
     expect(refused.status, refused.text).toBe(503);
     expect(refused.ms).toBeGreaterThan(19_000);
     expect(refused.ms).toBeLessThan(26_000);
-    expect(await rows(`SELECT id FROM oauth_apps WHERE installation_id = $1 AND name = $2`, [site.id, name])).toEqual([]);
-    const next = await post('/v2/oauthapps.json', app(`After ${Date.now()}`));
+    expect(await rows(`SELECT id FROM inboxes WHERE installation_id = $1 AND name = $2`, [site.id, name])).toEqual([]);
+    const next = await post('/v2/inboxes.json', inbox(`After ${Date.now()}`));
     expect(next.status, next.text).toBe(201);
   }, 60_000);
 });
