@@ -225,7 +225,7 @@ export interface ResourceDeclaration {
     /** `onCreate` where it needs no database (a new token): the values the server sets on a new record */
     onCreate?: (who: Actor) => Record<string, unknown>;
     /** `beforeDelete` as statements of a single delete's batch, before it (a refusal stops the batch) */
-    beforeDelete?: (who: Actor, id: number) => SQL[];
+    beforeDelete?: (who: Actor, id: number, env: Env) => SQL[];
     /** `afterDelete` as statements of a single delete's batch, after the delete (a record not deleted: they find nothing to do) */
     afterDelete?: (db: Writer, who: Actor, id: number) => SQL[];
     /**

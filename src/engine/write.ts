@@ -150,7 +150,7 @@ export function deleteHandler(resource: ResourceDeclaration) {
     const replaceWith = uses.length ? input<DeleteQuery>(c, 'query').replaceWith : undefined;
     const writer = c.var.db.http;
     const first = !before ? [] : [
-      ...before(who, id),
+      ...before(who, id, c.env),
       ...(uses.length ? [notWritableCheck(resource, who, id, target.where, 'deleted'), ...moveUsesStatements(writer, resource, who, id, replaceWith)] : []),
     ];
     const deleted = planned

@@ -73,3 +73,24 @@ describe('mail domains in one or two round trips', () => {
     expect(await events(other, theirMark)).toEqual([`maildomains ${theirs.id} created`]);
   });
 });
+
+describe("a mail domain's delete in one round trip", () => {
+  it("deletes a claim in one exchange; the helpdesk's own domain is a 409 in one, and stays", async () => {
+    const [own] = await rows<{ id: number }>(
+      `INSERT INTO mail_domains (installation_id, name, verification_token, verified_at) VALUES ($1, $2, 'own', now()) RETURNING id`, [site.id, `${site.siteName}.mail.localhost`]);
+    const remove = async (id: number) => {
+      expect((await api('/v2/me.json', { key })).status).toBe(200);
+      return withRoundTrips(`/v2/maildomains/${id}.json`, { key, method: 'DELETE' });
+    };
+    const refused = await remove(own!.id);
+    expect(refused.answer.status).toBe(409);
+    expect(refused.answer.body.errors).toEqual([{ code: 'conflict', source: 'id', detail: `${site.siteName}.mail.localhost is this helpdesk's own domain at the mail domain; it needs no proof and stays` }]);
+    expect(refused.trips).toBe(1);
+    expect(await rows('SELECT state FROM mail_domains WHERE id = $1', [own!.id])).toEqual([{ state: 'active' }]);
+    const claimed = await api('/v2/maildomains.json', { key, method: 'POST', body: { maildomain: { name: `gone-${Date.now()}.example.test` } } });
+    expect(claimed.status, claimed.text).toBe(201);
+    const gone = await remove(claimed.body.maildomain.id);
+    expect(gone.answer.status, gone.answer.text).toBe(204);
+    expect(gone.trips).toBe(1);
+  });
+});

@@ -74,5 +74,12 @@ export const mailDomainsResource = defineResource({
       return true;
     },
     onCreate: () => ({ verificationToken: newVerificationToken() }),
+    // the beforeDelete rule as a check of the delete's batch
+    beforeDelete: (_who, id, env) => {
+      const own = mailDomainOf(env);
+      if (own === undefined) return [];
+      return [sql`SELECT desk_refuse(409, 'id', d.name || ' is this helpdesk''s own domain at the mail domain; it needs no proof and stays')
+        FROM mail_domains d WHERE d.id = ${id} AND (lower(d.name) = ${own} OR lower(d.name) LIKE ${`%.${own}`})`];
+    },
   },
 });

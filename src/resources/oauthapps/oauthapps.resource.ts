@@ -5,7 +5,7 @@ import type { Actor } from '../../auth/principal';
 import { forgetCredentials } from '../../auth/authenticate';
 import { OAUTH_CLIENT_TYPES, OAUTH_SCOPES, oauthApps, oauthGrants } from '../../db/schema';
 import { AUDIT_SET, defineResource, deleteRecords, type WriteContext } from '../../engine';
-import { deleteStatement } from '../../engine/changes';
+import { deleteStatement } from '../../engine';
 import { includedUsers } from '../users/user-shape';
 import { redirectUris } from './redirect-uri';
 
