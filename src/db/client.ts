@@ -59,8 +59,12 @@ export type Transaction = Parameters<Parameters<NeonDatabase['transaction']>[0]>
  */
 export interface BeforeCommit {
   run(tx: Transaction, env: DatabaseEnv, installationId: number | undefined, xact?: string): Promise<Array<() => Promise<void>>>;
-  /** whether `run` has anything to do for the transaction `xact` (SQL, its id as text): asked by a batch, of itself */
-  wanted(xact: SQL): SQL;
+  /**
+   * What `run` will do for the transaction `xact` (SQL, its id as text), claimed by a batch of
+   * itself: a data-modifying statement answering a row for each event it leases to `run`
+   * (which the drain leaves alone meanwhile), none when there is nothing to do.
+   */
+  lease(xact: SQL): SQL;
 }
 
 let beforeCommit: BeforeCommit | undefined;
@@ -250,10 +254,10 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
       const raw = queryFunction(env.DATABASE_URL, exchangeMs);
       // last, what the batch's commit leaves: the installations whose events it wrote that a
       // subscriber wants (the drain is told), and whether the work `beforeCommit` does wants some (`afterBatches`)
-      const settled = sql`SELECT x.xact,
-          ${pendingOf(sql`x.xact`)} AS pending,
-          ${beforeCommit ? beforeCommit.wanted(sql`x.xact`) : sql`false`} AS wanted
-        FROM (SELECT pg_current_xact_id_if_assigned()::text AS xact) x`;
+      const settled = beforeCommit
+        ? sql`WITH x AS (SELECT pg_current_xact_id_if_assigned()::text AS xact), leased AS (${beforeCommit.lease(sql`(SELECT xact FROM x)`)})
+            SELECT x.xact, ${pendingOf(sql`x.xact`)} AS pending, EXISTS (SELECT 1 FROM leased) AS wanted FROM x`
+        : sql`SELECT x.xact, ${pendingOf(sql`x.xact`)} AS pending, false AS wanted FROM (SELECT pg_current_xact_id_if_assigned()::text AS xact) x`;
       const all = [...statements, settled];
       for (let tries = 1; ; tries++) {
         try {

@@ -11,6 +11,9 @@ import { wants } from './subscriptions';
 /** The most events one run hands over (a write's own are a few; a backlog beyond this is the drain's). */
 const AFTER_BATCH_EVENTS = 100;
 
+/** How long the drain leaves a batch's events to the run after it (`lease`), before it takes them itself. */
+const LEASE_SECONDS = 10;
+
 /** How long a subscriber may take over one event in the writing transaction. */
 const DEADLINE_MS = 10_000;
 
@@ -23,10 +26,11 @@ const DEADLINE_MS = 10_000;
  * transaction of ours runs (a statement on its own). What a subscriber leaves for the commit runs
  * once the write has committed. A transaction that wrote no such event pays one statement, and
  * none when its installation is known and no such subscriber may want its events (`mayWant`).
- * A write sent as one batch cannot run it: the batch asks, in its last statement, whether such a
- * subscriber wants its events (`wanted`), and if so they are handed over the same way right after
- * it commits, in a transaction of their own once the answer is sent (`Database.afterBatches`),
- * still ahead of the drain, which skips what was handled.
+ * A write sent as one batch cannot run it: the batch leases, in its last statement, the events
+ * such a subscriber wants (`lease`: the drain leaves them alone for `LEASE_SECONDS`), and they are
+ * handed over the same way right after it commits, in a transaction of their own once the answer
+ * is sent (`Database.afterBatches`); what that run did not handle, the drain takes once the lease
+ * is over.
  */
 export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCommit | undefined {
   const chosen = subscribers.filter((subscriber) => subscriber.inTransaction);
@@ -51,7 +55,7 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
                      AND d.subscriber IN (${sql.join(chosen.map((subscriber) => sql`${subscriber.name}`), sql`, `)})))`;
   const run = async (tx: Transaction, env: DatabaseEnv, installationId: number | undefined, xact?: string): Promise<Array<() => Promise<void>>> => {
     if (!eventsOn()) return [];
-    // after a batch, the batch found that some subscriber wants its events (`wanted`)
+    // after a batch, the batch leased events to some subscriber (`lease`)
     const wanted = installationId === undefined || xact !== undefined
       ? chosen.map(() => true)
       : await Promise.all(chosen.map((subscriber) => subscriber.inTransaction!.mayWant?.(tx, installationId) ?? true));
@@ -98,9 +102,15 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
         throw error;
       }
     },
-    wanted: (xact) =>
+    // each of the batch's events a chosen subscriber wants, leased to the run after it: a
+    // delivery row due only after LEASE_SECONDS, which the drain waits for (a run that never
+    // comes leaves the event to the drain then), so the two never work on one event at once
+    lease: (xact) =>
       eventsOn()
-        ? sql`EXISTS (SELECT 1 FROM events e WHERE ${ofTransaction(xact)} AND (${sql.join(chosen.map((subscriber) => sql`(${subscriber.inTransaction!.where})`), sql` OR `)}))`
-        : sql`false`,
+        ? sql`INSERT INTO event_deliveries (event_id, subscriber, attempts, next_attempt_at)
+            ${sql.join(chosen.map((subscriber) => sql`SELECT e.id, ${subscriber.name}::text, 0, now() + make_interval(secs => ${LEASE_SECONDS})
+              FROM events e WHERE ${ofTransaction(xact)} AND (${subscriber.inTransaction!.where})`), sql` UNION ALL `)}
+            ON CONFLICT (event_id, subscriber) DO NOTHING RETURNING 1`
+        : sql`SELECT 1 WHERE false`,
   };
 }

@@ -1,7 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { ticketSources, tickets } from '../../db/schema';
+import { refuseWhen } from '../../db/refusal';
 import { AUDIT_SET, defineResource, tenantScope } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { displayOrderField, iconField, nameField, uniqueName } from '../../lib/vocabulary-fields';
@@ -11,6 +12,8 @@ import { includedUsers } from '../users/user-shape';
  * The channel a ticket came through. The platform's channels (`isCustom: false`) may be renamed
  * and reordered but not deleted. The platform's clients wrap them as `ticketSource` and `ticketSources`.
  */
+const platformChannel = (id: number) => `ticketsource ${id} is one of the platform's channels, which cannot be deleted`;
+
 export const ticketSourcesResource = defineResource({
   type: 'ticketsources',
   singular: 'ticketSource',
@@ -34,6 +37,11 @@ export const ticketSourcesResource = defineResource({
       .select({ isCustom: ticketSources.isCustom })
       .from(ticketSources)
       .where(and(tenantScope(ticketSources, who.installationId), eq(ticketSources.id, id)));
-    if (row && !row.isCustom) throw ApiError.conflict('id', `ticketsource ${id} is one of the platform's channels, which cannot be deleted`);
+    if (row && !row.isCustom) throw ApiError.conflict('id', platformChannel(id));
+  },
+  planned: {
+    beforeDelete: (who, id) => [
+      refuseWhen(sql`EXISTS (SELECT 1 FROM ${ticketSources} WHERE ${and(tenantScope(ticketSources, who.installationId), eq(ticketSources.id, id))} AND NOT ${ticketSources.isCustom})`, 409, 'id', platformChannel(id)),
+    ],
   },
 });
