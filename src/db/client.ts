@@ -59,12 +59,8 @@ export type Transaction = Parameters<Parameters<NeonDatabase['transaction']>[0]>
  */
 export interface BeforeCommit {
   run(tx: Transaction, env: DatabaseEnv, installationId: number | undefined, xact?: string): Promise<Array<() => Promise<void>>>;
-  /**
-   * What `run` will do for the transaction `xact` (SQL, its id as text), claimed by a batch of
-   * itself: a data-modifying statement answering a row for each event it leases to `run`
-   * (which the drain leaves alone meanwhile), none when there is nothing to do.
-   */
-  lease(xact: SQL): SQL;
+  /** whether `run` has anything to do for the transaction `xact` (SQL, its id as text): asked by a batch, of itself */
+  wanted(xact: SQL): SQL;
 }
 
 let beforeCommit: BeforeCommit | undefined;
@@ -93,7 +89,8 @@ export interface Database {
    * lost to another transaction runs it again): it must start from what it was given, never from
    * what an attempt before it changed.
    */
-  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** `quiet`: the work reports no events of its own (the drain, which finds what its subscribers wrote itself) */
+  transaction<T>(work: (tx: Transaction) => Promise<T>, options?: { quiet?: boolean }): Promise<T>;
   /**
    * The statements in order, as one transaction in one HTTP request: one round trip, all or
    * nothing. A check among them (`refusal.ts`) stops it with its 4xx; a race lost to another
@@ -206,7 +203,7 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
     return Promise.race([work, expired]).finally(() => clearTimeout(timer));
   };
   /** An interactive transaction, `hook` its last work (`beforeCommit`), run again after a lost race. */
-  const transact = async <T>(work: (tx: Transaction) => Promise<T>, hook: BeforeCommit | undefined): Promise<T> => {
+  const transact = async <T>(work: (tx: Transaction) => Promise<T>, hook: BeforeCommit | undefined, quiet = false): Promise<T> => {
     // the work, then the hook's, in one transaction; what the hook leaves for the commit comes back with the work's value
     const attempt = () => {
       pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count, connections);
@@ -215,7 +212,7 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
         const committed = hook ? await hook.run(tx, env, handle.installationId) : [];
         // last, as a batch's last statement does: the installations whose events it wrote are still
         // pending; none when work that caught its own failure left the transaction aborted (its commit rolls back)
-        const pending = await tx.execute(pendingEventInstallations).then(
+        const pending = quiet ? [] : await tx.execute(pendingEventInstallations).then(
           ({ rows }) => (rows[0]?.pending as number[] | null) ?? [],
           (error: unknown) => {
             if (sqlState(error).code === IN_FAILED_TRANSACTION) return [];
@@ -248,16 +245,17 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
       }
       return http;
     },
-    transaction: (work) => transact(work, beforeCommit),
+    transaction: (work, options) => transact(work, beforeCommit, options?.quiet === true),
     async batch(statements) {
       if (statements.length === 0) return [];
       const raw = queryFunction(env.DATABASE_URL, exchangeMs);
       // last, what the batch's commit leaves: the installations whose events it wrote that a
       // subscriber wants (the drain is told), and whether the work `beforeCommit` does wants some (`afterBatches`)
-      const settled = beforeCommit
-        ? sql`WITH x AS (SELECT pg_current_xact_id_if_assigned()::text AS xact), leased AS (${beforeCommit.lease(sql`(SELECT xact FROM x)`)})
-            SELECT x.xact, ${pendingOf(sql`x.xact`)} AS pending, EXISTS (SELECT 1 FROM leased) AS wanted FROM x`
-        : sql`SELECT x.xact, ${pendingOf(sql`x.xact`)} AS pending, false AS wanted FROM (SELECT pg_current_xact_id_if_assigned()::text AS xact) x`;
+      // only a request's handle runs `afterBatches` as soon as it answers: a job's leaves its events to the drain
+      const settled = sql`SELECT x.xact,
+          ${pendingOf(sql`x.xact`)} AS pending,
+          ${beforeCommit && options.forRequest ? beforeCommit.wanted(sql`x.xact`) : sql`false`} AS wanted
+        FROM (SELECT pg_current_xact_id_if_assigned()::text AS xact) x`;
       const all = [...statements, settled];
       for (let tries = 1; ; tries++) {
         try {

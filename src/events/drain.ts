@@ -264,7 +264,8 @@ async function drainRound(db: Database, env: Env, installationId: number, after:
       SELECT EXISTS (SELECT 1 FROM events WHERE installation_id = ${installationId} AND dispatched_at IS NULL AND id > ${progress.last}::bigint) AS more`);
     if (!progress.full) progress.full = rows[0]?.more === true;
     return progress;
-  });
+    // what its subscribers wrote is found by its own last statement (`more`), not reported
+  }, { quiet: true });
   if (progress === 'busy') return progress;
   await runCommitted(round.afterCommit);
   return progress;

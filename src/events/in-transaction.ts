@@ -11,9 +11,6 @@ import { wants } from './subscriptions';
 /** The most events one run hands over (a write's own are a few; a backlog beyond this is the drain's). */
 const AFTER_BATCH_EVENTS = 100;
 
-/** How long the drain leaves a batch's events to the run after it (`lease`), before it takes them itself. */
-const LEASE_SECONDS = 10;
-
 /** How long a subscriber may take over one event in the writing transaction. */
 const DEADLINE_MS = 10_000;
 
@@ -26,11 +23,10 @@ const DEADLINE_MS = 10_000;
  * transaction of ours runs (a statement on its own). What a subscriber leaves for the commit runs
  * once the write has committed. A transaction that wrote no such event pays one statement, and
  * none when its installation is known and no such subscriber may want its events (`mayWant`).
- * A write sent as one batch cannot run it: the batch leases, in its last statement, the events
- * such a subscriber wants (`lease`: the drain leaves them alone for `LEASE_SECONDS`), and they are
- * handed over the same way right after it commits, in a transaction of their own once the answer
- * is sent (`Database.afterBatches`); what that run did not handle, the drain takes once the lease
- * is over.
+ * A write sent as one batch cannot run it: the batch asks, in its last statement, whether such a
+ * subscriber wants its events (`wanted`), and if so they are handed over the same way right after
+ * it commits, in a transaction of their own once the answer is sent (`Database.afterBatches`),
+ * still ahead of the drain, which skips what was handled.
  */
 export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCommit | undefined {
   const chosen = subscribers.filter((subscriber) => subscriber.inTransaction);
@@ -44,9 +40,7 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
    * After a batch: its events, and those of the installation's before them that no such
    * subscriber has touched yet (a write just before, whose own run has not finished; not one the
    * drain has tried, is backing off from or gave up on), in order, so that what a receiver sees
-   * keeps the order of the writes; an event another run holds at that moment is skipped, not
-   * waited for (runs of one installation's writes at a high rate would otherwise queue behind one
-   * another past their deadline). At most `AFTER_BATCH_EVENTS`: a backlog beyond is the drain's.
+   * keeps the order of the writes. At most `AFTER_BATCH_EVENTS`: a backlog beyond is the drain's.
    */
   const upToBatch = (xact: string) => sql`e.id <= (SELECT max(b.id) FROM events b WHERE b.xact = ${xact}::bigint)
     AND e.installation_id = (SELECT b.installation_id FROM events b WHERE b.xact = ${xact}::bigint LIMIT 1)
@@ -55,21 +49,19 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
                      AND d.subscriber IN (${sql.join(chosen.map((subscriber) => sql`${subscriber.name}`), sql`, `)})))`;
   const run = async (tx: Transaction, env: DatabaseEnv, installationId: number | undefined, xact?: string): Promise<Array<() => Promise<void>>> => {
     if (!eventsOn()) return [];
-    // after a batch, the batch leased events to some subscriber (`lease`)
+    // after a batch, the batch found that some subscriber wants its events (`wanted`)
     const wanted = installationId === undefined || xact !== undefined
       ? chosen.map(() => true)
       : await Promise.all(chosen.map((subscriber) => subscriber.inTransaction!.mayWant?.(tx, installationId) ?? true));
     if (!wanted.includes(true)) return [];
-    // each event to one run: runs after batches of one installation at once take disjoint events
-    // (locked, the ones another run holds skipped), and never wait on one another
     const { rows } = await tx.execute(sql`
-      SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
-             e.actor_user_id AS "actorUserId", e.actor_system AS "actorSystem", e.occurred_at AS "occurredAt", ${sql.join(flags, sql`, `)}
-        FROM events e
-       WHERE ${xact === undefined ? ofTransaction(sql`pg_current_xact_id_if_assigned()::text`) : upToBatch(xact)}
-         AND (${sql.join(chosen.map((subscriber) => sql`(${subscriber.inTransaction!.where})`), sql` OR `)})
-       ORDER BY e.id LIMIT ${AFTER_BATCH_EVENTS}
-       FOR UPDATE OF e SKIP LOCKED`);
+      SELECT * FROM (
+        SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
+               e.actor_user_id AS "actorUserId", e.actor_system AS "actorSystem", e.occurred_at AS "occurredAt", ${sql.join(flags, sql`, `)}
+          FROM events e
+         WHERE ${xact === undefined ? ofTransaction(sql`pg_current_xact_id_if_assigned()::text`) : upToBatch(xact)}) found
+       WHERE ${sql.join(chosen.map((_, i) => sql.identifier(`for_${i}`)), sql` OR `)}
+       ORDER BY id LIMIT ${AFTER_BATCH_EVENTS}`);
     const committed: Array<() => Promise<void>> = [];
     for (const row of rows) {
       const event = { ...(row as unknown as StoredEvent), id: Number(row.id) };
@@ -102,15 +94,9 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
         throw error;
       }
     },
-    // each of the batch's events a chosen subscriber wants, leased to the run after it: a
-    // delivery row due only after LEASE_SECONDS, which the drain waits for (a run that never
-    // comes leaves the event to the drain then), so the two never work on one event at once
-    lease: (xact) =>
+    wanted: (xact) =>
       eventsOn()
-        ? sql`INSERT INTO event_deliveries (event_id, subscriber, attempts, next_attempt_at)
-            ${sql.join(chosen.map((subscriber) => sql`SELECT e.id, ${subscriber.name}::text, 0, now() + make_interval(secs => ${LEASE_SECONDS})
-              FROM events e WHERE ${ofTransaction(xact)} AND (${subscriber.inTransaction!.where})`), sql` UNION ALL `)}
-            ON CONFLICT (event_id, subscriber) DO NOTHING RETURNING 1`
-        : sql`SELECT 1 WHERE false`,
+        ? sql`EXISTS (SELECT 1 FROM events e WHERE ${ofTransaction(xact)} AND (${sql.join(chosen.map((subscriber) => sql`(${subscriber.inTransaction!.where})`), sql` OR `)}))`
+        : sql`false`,
   };
 }
