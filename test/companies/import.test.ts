@@ -9,6 +9,7 @@ import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { finishedJob, readJob, startImport } from '../support/jobs';
 import { sendJobMessage } from '../support/queue';
+import { backgroundWait, eventually } from '../support/room';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -215,8 +216,8 @@ describe('cancelling', () => {
     const jobId = await startImport(key, `name\n${names.join('\n')}\n`);
     const cancel = await api(`/v2/backgroundjobs/1/1/${jobId}.json`, { method: 'DELETE', key });
     expect(cancel.status, cancel.text).toBe(204);
-    // Give the queue time to deliver every chunk; the cancelled ones must do nothing.
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    // Every chunk's message arrives; the cancelled ones do nothing but let their staged rows go.
+    await eventually(async () => ((await rows('SELECT 1 FROM import_rows WHERE job_id = $1 LIMIT 1', [jobId])).length === 0 ? true : undefined), backgroundWait(30_000));
     const job = await readJob(key, jobId);
     expect(job.status).toBe('cancelled');
     expect(job.rowsDone).toBeLessThan(5_000);
