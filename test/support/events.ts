@@ -37,8 +37,8 @@ export async function drained(installationId: number, ms = 15_000): Promise<void
   await eventually(async () => {
     const [row] = await rows<{ left: number }>('SELECT count(*)::int AS left FROM events WHERE installation_id = $1 AND dispatched_at IS NULL', [installationId]);
     return row!.left === 0 ? true : undefined;
-    // the drain's rounds each pay round trips: with the database far, it is given longer
-  }, backgroundWait(ms));
+    // the drain's rounds each pay round trips for every subscriber's try: with the database far, it is given longer
+  }, backgroundWait(backgroundWait(ms)) + backgroundWait(0));
 }
 
 /** The kinds and record of a list of events, for a compact comparison. */
