@@ -38,7 +38,7 @@ export async function drained(installationId: number, ms = 15_000): Promise<void
     const [row] = await rows<{ left: number }>('SELECT count(*)::int AS left FROM events WHERE installation_id = $1 AND dispatched_at IS NULL', [installationId]);
     return row!.left === 0 ? true : undefined;
     // the drain's rounds each pay round trips for every subscriber's try: with the database far, it is given longer
-  }, backgroundWait(backgroundWait(ms)) + backgroundWait(0));
+  }, backgroundWait(ms) + 2 * backgroundWait(0));
 }
 
 /** The kinds and record of a list of events, for a compact comparison. */
