@@ -93,9 +93,6 @@ function failureKind(error: unknown): string {
   return typeof code === 'string' ? `${(error as Error).name ?? 'Error'} ${code}` : ((error as Error)?.name ?? 'Error');
 }
 
-/** Whether the event is done for the subscriber; if not, when it should be tried again (absent: when the event holding it back is). */
-type Outcome = { done: true } | { done: false; retryIn?: number };
-
 /** One subscriber's try of one event in a round. */
 interface Try {
   event: StoredEvent;
@@ -119,63 +116,138 @@ async function countTries(db: Database, tries: readonly Try[]): Promise<Map<stri
   return new Map(rows.map((row) => [`${row.event_id}:${row.subscriber}`, Number(row.attempts)]));
 }
 
-/** The savepoint each try runs in: one name, released and taken again between tries. */
-const TRY_SAVEPOINT = 'drain_try';
+/** One subscriber's tries in a round, in the order the events happened. */
+interface Lane {
+  subscriber: Subscriber;
+  tries: StoredEvent[];
+}
 
-/** What follows a try's own work: its handled row, and the savepoint released (and taken again for a next try). */
-type After = 'next' | 'last';
+/** What a lane's transaction did: the events it is done with, and its failure, if one ended it. */
+interface LaneOutcome {
+  done: number[];
+  failed?: { event: StoredEvent; retryIn?: number };
+  /** tries counted whose work did not commit (rolled back with the failure, or never made): uncounted at the round's end */
+  untried: number[];
+}
 
 /**
- * One subscriber, one event, its try counted (`countTries`), in the round's savepoint (taken
- * for it before). The subscriber's work and the record that it was done commit together (the
- * savepoint is released after both), so a redelivery never does it twice; a failure of either
- * rolls back both. The record rides in one exchange with the release and the next try's
- * savepoint (a simple query of literals: ids and a subscriber's name).
+ * A subscriber's try failed (its error), as opposed to the lane's transaction (the connection,
+ * the commit). Its cause is the failure: a race lost to another lane (a deadlock) runs the lane again.
  */
-async function deliver(tx: Transaction, env: Env, { subscriber, event }: Try, attempts: number, after: After, round: RoundWork): Promise<Outcome> {
-  const context = { event: event.id, subscriber: subscriber.name, installationId: event.installationId, attempts };
-  const savepointAgain = after === 'next' ? `; SAVEPOINT ${TRY_SAVEPOINT}` : '';
-  if (attempts > MAX_SUBSCRIBER_ATTEMPTS) {
-    log('error', 'events: subscriber gave up on an event', { ...context, error: 'its last try never finished' });
-    await tx.execute(sql.raw(`
-      UPDATE event_deliveries SET gave_up_at = now(), last_error = 'NoAnswer' WHERE event_id = ${event.id} AND subscriber = ${quoted(subscriber.name)};
-      RELEASE SAVEPOINT ${TRY_SAVEPOINT}${savepointAgain}`));
-    return { done: true };
+class TryFailed extends Error {
+  constructor(readonly index: number, readonly failure: unknown) {
+    super('a subscriber failed', { cause: failure });
   }
-  const afterCommit: Array<() => Promise<void>> = [];
-  try {
-    await subscriber.handle(event, { tx, env, signal: AbortSignal.timeout(SUBSCRIBER_DEADLINE_MS), afterCommit: (work) => afterCommit.push(work) });
-    await tx.execute(sql.raw(`
-      UPDATE event_deliveries SET handled_at = now(), attempts = attempts - 1, next_attempt_at = NULL
-       WHERE event_id = ${event.id} AND subscriber = ${quoted(subscriber.name)};
-      RELEASE SAVEPOINT ${TRY_SAVEPOINT}${savepointAgain}`));
-    round.afterCommit.push(...afterCommit);
-    return { done: true };
-  } catch (error) {
-    await tx.execute(sql.raw(`ROLLBACK TO SAVEPOINT ${TRY_SAVEPOINT}`));
-    const givingUp = attempts >= MAX_SUBSCRIBER_ATTEMPTS;
-    const retryIn = retryDelaySeconds(attempts);
-    log(givingUp ? 'error' : 'warn', givingUp ? 'events: subscriber gave up on an event' : 'events: subscriber failed', { ...context, error: errorField(error) });
+}
+
+/**
+ * A lane commits once its transaction has been open this long (after the try in hand): what a try
+ * locked (a ticket whose SLA clocks it updates) is not kept from a write waiting for it much longer.
+ */
+const LANE_COMMIT_MS = 1_000;
+
+/**
+ * One subscriber's tries of a round in a transaction of its own (or a few, one after another:
+ * `LANE_COMMIT_MS`), on the subscriber's own connection, side by side with the other
+ * subscribers': the round costs its slowest subscriber's exchanges, not the sum of everyone's.
+ * Each try is the subscriber's own statements; the records that it handled them ride in one
+ * statement at the end, and commit together with what they did, so a redelivery never does it
+ * twice. A try that fails rolls back its transaction: the failure is recorded (it is tried again
+ * when due, or given up), and the lane's tries not committed are left for the next round,
+ * uncounted. A transaction that fails past its tries (the record of them) is run again one try a
+ * transaction, so that the failure is the try's own.
+ */
+async function runLane(db: Database, env: Env, { subscriber, tries }: Lane, counts: Map<string, number>): Promise<LaneOutcome> {
+  const done: number[] = [];
+  let rest = tries;
+  while (rest.length > 0) {
+    const lane = { subscriber, tries: rest };
+    let failed: LaneOutcome;
+    try {
+      const taken = await laneTransaction(db, env, lane, counts);
+      done.push(...rest.slice(0, taken).map(({ id }) => id));
+      rest = rest.slice(taken);
+      continue;
+    } catch (error) {
+      if (error instanceof TryFailed) failed = await failedTry(db, lane, error.index, error.failure, counts);
+      else if (rest.length === 1) failed = await failedTry(db, lane, 0, error, counts);
+      else failed = await oneByOne(db, env, lane, counts);
+    }
+    return { ...failed, done: [...done, ...failed.done] };
+  }
+  return { done, untried: [] };
+}
+
+/** The tries of a lane, each in a transaction of its own, up to the first that fails. */
+async function oneByOne(db: Database, env: Env, { subscriber, tries }: Lane, counts: Map<string, number>): Promise<LaneOutcome> {
+  const done: number[] = [];
+  for (const [index, event] of tries.entries()) {
+    const alone = await runLane(db, env, { subscriber, tries: [event] }, counts);
+    done.push(...alone.done);
+    if (alone.failed) return { done, failed: alone.failed, untried: tries.slice(index + 1).map(({ id }) => id) };
+  }
+  return { done, untried: [] };
+}
+
+/** A try's count of tries so far, this one included. */
+const attemptsOf = (counts: Map<string, number>, subscriber: Subscriber, event: StoredEvent) => counts.get(`${event.id}:${subscriber.name}`) ?? 1;
+
+/** The lane's first tries, in one transaction, until `LANE_COMMIT_MS` is spent: answers how many it committed. */
+async function laneTransaction(db: Database, env: Env, { subscriber, tries }: Lane, counts: Map<string, number>): Promise<number> {
+  let afterCommit: Array<() => Promise<void>> = [];
+  let taken = 0;
+  await db.transaction(async (tx) => {
+    // a transaction run again after a lost race starts afresh
+    afterCommit = [];
+    taken = 0;
+    const started = Date.now();
+    const handled: number[] = [];
+    const unanswered: number[] = [];
+    for (const [index, event] of tries.entries()) {
+      if (index > 0 && Date.now() - started >= LANE_COMMIT_MS) break;
+      taken = index + 1;
+      const attempts = attemptsOf(counts, subscriber, event);
+      if (attempts > MAX_SUBSCRIBER_ATTEMPTS) {
+        log('error', 'events: subscriber gave up on an event', { event: event.id, subscriber: subscriber.name, installationId: event.installationId, attempts, error: 'its last try never finished' });
+        unanswered.push(event.id);
+        continue;
+      }
+      try {
+        await subscriber.handle(event, { tx, env, signal: AbortSignal.timeout(SUBSCRIBER_DEADLINE_MS), afterCommit: (work) => afterCommit.push(work) });
+      } catch (error) {
+        throw new TryFailed(index, error);
+      }
+      handled.push(event.id);
+    }
     await tx.execute(sql`
-      UPDATE event_deliveries SET last_error = ${failureKind(error)},
-             gave_up_at = ${givingUp ? sql`now()` : sql`NULL`},
-             next_attempt_at = ${givingUp ? sql`NULL` : sql`now() + make_interval(secs => ${retryIn}::int)`}
-       WHERE event_id = ${event.id} AND subscriber = ${subscriber.name}`);
-    // the failure's record kept, out of the next try's reach
-    await tx.execute(sql.raw(`RELEASE SAVEPOINT ${TRY_SAVEPOINT}${savepointAgain}`));
-    return givingUp ? { done: true } : { done: false, retryIn };
-  }
+      WITH handled AS (
+             UPDATE event_deliveries SET handled_at = now(), attempts = attempts - 1, next_attempt_at = NULL
+              WHERE subscriber = ${subscriber.name} AND event_id IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify(handled)}::jsonb)) RETURNING 1),
+           unanswered AS (
+             UPDATE event_deliveries SET gave_up_at = now(), last_error = 'NoAnswer'
+              WHERE subscriber = ${subscriber.name} AND event_id IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify(unanswered)}::jsonb)) RETURNING 1)
+      SELECT (SELECT count(*) FROM handled) + (SELECT count(*) FROM unanswered) AS marked`);
+  }, { quiet: true });
+  await runCommitted(afterCommit);
+  return taken;
 }
 
-/** A string as an SQL literal (standard_conforming_strings: only quotes are doubled). */
-function quoted(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
-}
-
-/** What a round's tries leave for its end: those counted but not made, and work waiting for the commit. */
-interface RoundWork {
-  untried: Array<{ event_id: number; subscriber: string }>;
-  afterCommit: Array<() => Promise<void>>;
+/** Records a failed try (tried again when due, or given up after the last); the lane's other tries are left for the next round. */
+async function failedTry({ http }: Database, { subscriber, tries }: Lane, index: number, failure: unknown, counts: Map<string, number>): Promise<LaneOutcome> {
+  const event = tries[index]!;
+  const attempts = attemptsOf(counts, subscriber, event);
+  const givingUp = attempts >= MAX_SUBSCRIBER_ATTEMPTS;
+  const retryIn = retryDelaySeconds(attempts);
+  log(givingUp ? 'error' : 'warn', givingUp ? 'events: subscriber gave up on an event' : 'events: subscriber failed', {
+    event: event.id, subscriber: subscriber.name, installationId: event.installationId, attempts, error: errorField(failure),
+  });
+  await http.execute(sql`
+    UPDATE event_deliveries SET last_error = ${failureKind(failure)},
+           gave_up_at = ${givingUp ? sql`now()` : sql`NULL`},
+           next_attempt_at = ${givingUp ? sql`NULL` : sql`now() + make_interval(secs => ${retryIn}::int)`}
+     WHERE event_id = ${event.id} AND subscriber = ${subscriber.name}`);
+  const untried = tries.filter((_, i) => i !== index).map(({ id }) => id);
+  return givingUp ? { done: [event.id], untried } : { done: [], failed: { event, retryIn }, untried };
 }
 
 /** What a drain found: whether more events may be waiting past what it read, and when a held-back one is due. */
@@ -187,22 +259,23 @@ interface Progress {
   retryIn?: number;
 }
 
+/** Each subscriber's own handle for a drain: its lane's connection, opened on first use and kept for the drain's rounds. */
+type LaneHandles = (subscriber: Subscriber) => Database;
+
 /**
- * One round, in one transaction under the installation's drain lock: reads the next pending
- * events and hands each to the subscribers that want it, in the order they happened. An event a
- * subscriber failed on holds back that subscriber's later events of the same record (their order
- * matters) until its next try is due, but nothing else. Answers 'busy' when another drain holds
- * the lock.
+ * One round, under the installation's drain lock (an advisory lock its transaction holds): reads
+ * the next pending events and hands each to the subscribers that want it, in the order they
+ * happened, each subscriber in its own lane (`runLane`). An event a subscriber failed on holds
+ * back that subscriber's later events of the same record (their order matters) until its next
+ * try is due, but nothing else. Answers 'busy' when another drain holds the lock.
  *
  * Its exchanges with the database (docs/events.md, "At a distance"): the lock and the read in
- * one; the tries of the whole round counted in one (over HTTP, committed at once); one savepoint
- * a try and the subscriber's own statements; the successes, the dispatched events and whether
- * more are pending in one; then the commit.
+ * one; the tries of the whole round counted in one (over HTTP, committed at once); the lanes side
+ * by side; the held-back tries uncounted, the events dispatched and whether more are pending in
+ * one; then the commit.
  */
-async function drainRound(db: Database, env: Env, installationId: number, after: number, heldBack: Set<string>): Promise<Progress | 'busy'> {
-  let round: RoundWork = { untried: [], afterCommit: [] };
-  const progress = await db.transaction(async (tx) => {
-    round = { untried: [], afterCommit: [] }; // a transaction tried again (a deadlock) starts afresh
+async function drainRound(db: Database, lanes: LaneHandles, env: Env, installationId: number, after: number, heldBack: Set<string>): Promise<Progress | 'busy'> {
+  return db.transaction(async (tx) => {
     // A drain of the installation already running is waited for (a round is short), not raced.
     const read = await lockAndRead(tx, installationId, after);
     if (read === 'busy') return read;
@@ -221,8 +294,8 @@ async function drainRound(db: Database, env: Env, installationId: number, after:
       if (retryIn !== undefined) holdUntil(retryIn);
       incomplete.add(event.id);
     };
-    // which tries the round makes: those due, in order; their counts in one statement
-    const tries: Try[] = [];
+    // which tries the round makes, by subscriber: those due, in order; their counts in one statement
+    const bySubscriber = new Map<Subscriber, StoredEvent[]>();
     for (const { event, deliveries } of inRound) {
       for (const subscriber of registeredSubscribers()) {
         if (!wants(subscriber, event)) continue;
@@ -230,28 +303,29 @@ async function drainRound(db: Database, env: Env, installationId: number, after:
         if (previous?.done) continue;
         if (heldBack.has(`${subscriber.name}:${event.recordType}:${event.recordId}`)) holdBack(event, subscriber);
         else if (previous && previous.dueIn > 0) holdBack(event, subscriber, previous.dueIn);
-        else tries.push({ event, subscriber });
+        else bySubscriber.set(subscriber, [...(bySubscriber.get(subscriber) ?? []), event]);
       }
     }
+    const tries = [...bySubscriber].flatMap(([subscriber, queued]) => queued.map((event) => ({ event, subscriber })));
     const counts = tries.length ? await countTries(db, tries) : new Map<string, number>();
-    if (tries.length) await tx.execute(sql.raw(`SAVEPOINT ${TRY_SAVEPOINT}`));
-    for (const [i, attempt] of tries.entries()) {
-      const { event, subscriber } = attempt;
-      // a failure before it may hold back this record for this subscriber (its order holds)
-      if (heldBack.has(`${subscriber.name}:${event.recordType}:${event.recordId}`)) {
-        holdBack(event, subscriber);
-        round.untried.push({ event_id: event.id, subscriber: subscriber.name });
-        continue;
+    const outcomes = await Promise.all([...bySubscriber].map(async ([subscriber, queued]) => ({ subscriber, ...(await runLane(lanes(subscriber), env, { subscriber, tries: queued }, counts)) })));
+    const untried: Array<{ event_id: number; subscriber: string }> = [];
+    for (const { subscriber, failed, untried: left } of outcomes) {
+      if (failed) holdBack(failed.event, subscriber, failed.retryIn);
+      for (const id of left) {
+        untried.push({ event_id: id, subscriber: subscriber.name });
+        incomplete.add(id);
+        // not tried: read again by the next round, unless the failure holds back its record
+        progress.last = Math.min(progress.last!, id - 1);
+        progress.full = true;
       }
-      const outcome = await deliver(tx, env, attempt, counts.get(`${event.id}:${subscriber.name}`) ?? 1, i < tries.length - 1 ? 'next' : 'last', round);
-      if (!outcome.done) holdBack(event, subscriber, outcome.retryIn);
     }
     const done = events.filter((event) => !incomplete.has(event.id)).map((event) => event.id);
-    // the tries a failure before them held back uncounted (a first one leaves no row), the events
-    // every subscriber is done with dispatched, and whether an event past the last one read is
-    // pending (a subscriber's own writes have events too: an SLA's clocks changing a ticket), in one statement
+    // the tries a failure left unmade uncounted (a first one leaves no row), the events every
+    // subscriber is done with dispatched, and whether an event past the last one read is pending
+    // (a subscriber's own writes have events too: an SLA's clocks changing a ticket), in one statement
     const { rows } = await tx.execute(sql`
-      WITH untried AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(round.untried)}::jsonb) AS x(event_id bigint, subscriber text)),
+      WITH untried AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(untried)}::jsonb) AS x(event_id bigint, subscriber text)),
            uncounted AS (
              UPDATE event_deliveries d SET attempts = d.attempts - 1 FROM untried x
               WHERE d.event_id = x.event_id AND d.subscriber = x.subscriber AND d.attempts > 1 RETURNING 1),
@@ -266,9 +340,6 @@ async function drainRound(db: Database, env: Env, installationId: number, after:
     return progress;
     // what its subscribers wrote is found by its own last statement (`more`), not reported
   }, { quiet: true });
-  if (progress === 'busy') return progress;
-  await runCommitted(round.afterCommit);
-  return progress;
 }
 
 /** The subscribers' work that waited for the round's commit; one that fails is logged (what it sends, a sweep sends again). */
@@ -297,13 +368,23 @@ export async function drainEvents(message: JobMessage, env: Env): Promise<void> 
   }
   configureEvents(env);
   const db = openDatabase(env);
+  db.installationId = installationId;
+  const laneHandles = new Map<string, Database>();
+  const lanes: LaneHandles = (subscriber) => {
+    let handle = laneHandles.get(subscriber.name);
+    if (!handle) {
+      laneHandles.set(subscriber.name, (handle = openDatabase(env)));
+      handle.installationId = installationId;
+    }
+    return handle;
+  };
   const heldBack = new Set<string>();
   let after = 0;
   let retryIn: number | undefined;
   const started = Date.now();
   try {
     for (let round = 0; round < ROUNDS && Date.now() - started < SLICE_MS; round++) {
-      const progress = await drainRound(db, env, installationId, after, heldBack);
+      const progress = await drainRound(db, lanes, env, installationId, after, heldBack);
       if (progress === 'busy') throw new RetryLater(LOCK_WAIT_SECONDS, `installation ${installationId} is being drained`);
       if (progress.retryIn !== undefined) retryIn = Math.min(retryIn ?? Infinity, progress.retryIn);
       if (!progress.full) {
@@ -314,6 +395,6 @@ export async function drainEvents(message: JobMessage, env: Env): Promise<void> 
     }
     throw new RetryLater(1, `installation ${installationId} has more events to drain`);
   } finally {
-    await db.close();
+    await Promise.all([db, ...laneHandles.values()].map((handle) => handle.close()));
   }
 }

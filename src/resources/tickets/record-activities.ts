@@ -23,22 +23,26 @@ type EntryOfEvent = { ticketId: number; entry: EntryFacts } | null;
 
 /**
  * What an event's entry was, read once for all the subscribers handed the same event (a drain
- * round hands each of them the one object): a round trip each would cost a far database's
+ * round hands each of them the one object, each in a transaction of its own): a round trip each would cost a far database's
  * distance five times over. The facts are the entry's own (its ticket then, its kind, its
  * writer), which no subscriber's work changes.
  */
 const entriesRead = new WeakMap<StoredEvent, Promise<EntryOfEvent>>();
 
+function readEntry(tx: Transaction, event: StoredEvent): Promise<EntryOfEvent> {
+  return tx.execute(sql`SELECT ${referenceAt(event, 'messages', 'ticket', sql`m.ticket_id`)} AS ticket_id, thread_type, customer_id IS NOT NULL AS by_customer
+    FROM ticket_messages m WHERE m.id = ${event.recordId} AND m.installation_id = ${event.installationId}`)
+    .then(({ rows }) => (rows[0] ? { ticketId: Number(rows[0].ticket_id), entry: { threadType: String(rows[0].thread_type), byCustomer: rows[0].by_customer === true } } : null));
+}
+
 function entryOf(tx: Transaction, event: StoredEvent): Promise<EntryOfEvent> {
-  let read = entriesRead.get(event);
-  if (!read) {
-    read = tx.execute(sql`SELECT ${referenceAt(event, 'messages', 'ticket', sql`m.ticket_id`)} AS ticket_id, thread_type, customer_id IS NOT NULL AS by_customer
-      FROM ticket_messages m WHERE m.id = ${event.recordId} AND m.installation_id = ${event.installationId}`)
-      .then(({ rows }) => (rows[0] ? { ticketId: Number(rows[0].ticket_id), entry: { threadType: String(rows[0].thread_type), byCustomer: rows[0].by_customer === true } } : null));
-    // a read that failed (its subscriber's try with it) is read again by the next
-    read.catch(() => entriesRead.delete(event));
-    entriesRead.set(event, read);
-  }
+  const shared = entriesRead.get(event);
+  // the subscribers work side by side, each in its own transaction: one whose read failed with its
+  // transaction fails nobody else, who reads on their own
+  if (shared) return shared.catch(() => readEntry(tx, event));
+  const read = readEntry(tx, event);
+  read.catch(() => entriesRead.delete(event));
+  entriesRead.set(event, read);
   return read;
 }
 
