@@ -89,9 +89,14 @@ export const contactsRelation = {
     await unmarkOtherMains(tx, who, parent.id, entries, stored, source);
     await generic.write!(tx, who, parent, entries, source);
   }, (db, who, parent, value, source, creating) => {
+    if (value === null) return [];
+    // an update's contacts checked against the stored ones before the batch (`checkContactsUpdate`)
+    if (value instanceof CheckedContacts) {
+      const { entries, unmark } = value;
+      return [...(unmark ? [unmarkStatement(db, who, parent.id, unmark)] : []), ...planOf(generic)!(db, who, parent, entries, source, false)!];
+    }
     // a new customer's contacts need nothing looked up: no stored contact to check against or unmark
     if (!creating) return undefined;
-    if (value === null) return [];
     const entries = sentEntries(value);
     const none = new Map<number, StoredContact>();
     checkValues(entries, none, source);
@@ -99,6 +104,54 @@ export const contactsRelation = {
     return planOf(generic)!(db, who, parent, entries, source, true);
   }),
 } satisfies typeof generic;
+
+/** The main contacts of these types to unmark, all but the ones the entries name. */
+interface Unmark {
+  types: ContactType[];
+  keep: number[];
+}
+
+/**
+ * An update's contacts as `checkContactsUpdate` left them for the batch: checked against the
+ * customer's stored contacts, and which main contacts lose the mark to the ones sent.
+ */
+class CheckedContacts {
+  constructor(readonly entries: Entry[], readonly unmark: Unmark | undefined) {}
+}
+
+/** The customer's main contacts of these types, but the ones kept: what loses the mark to the contacts sent as main. */
+function otherMains(customerId: number | SQL, { types, keep }: Unmark) {
+  const others = keep.length ? sql`${customerContacts.id} NOT IN ${keep}` : sql`true`;
+  const where = and(sql`${customerContacts.customerId} = ${customerId}`, eq(customerContacts.state, 'active'), eq(customerContacts.isMain, true), inArray(customerContacts.type, types), others)!;
+  return { table: customerContacts, type: CONTACT_EVENTS, where };
+}
+
+/** `unmarkOtherMains` as a statement of the batch, before the entries are written. */
+function unmarkStatement(db: Writer, who: Actor, customerId: number | SQL, unmark: Unmark): SQL {
+  return updateStatement(db, who, otherMains(customerId, unmark), { isMain: false }, { isMain: customerContacts.isMain });
+}
+
+/**
+ * `beforeWrite` of an update sent as one batch (`planned.before`): where it sends `email` or
+ * `contacts`, the customer's address and live contacts are read in one statement (a second
+ * exchange, listed in docs/connection-strategy.md), `email` placed among the contacts, and the
+ * contacts checked against the stored ones as the interactive write checks them (a 400 names
+ * the entry), then handed to the relation's batch form (`CheckedContacts`).
+ */
+export async function checkContactsUpdate(read: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], record: Record<string, unknown>, id: number): Promise<boolean> {
+  if (record.email === undefined && (record.contacts === undefined || record.contacts === null)) return true;
+  const current = await currentContacts(read, who, id);
+  // not there: the update answers 404 before its contacts are looked at
+  if (current === undefined) return true;
+  const stored = new Map(current.contacts.map(({ id: contactId, ...contact }) => [Number(contactId), contact as StoredContact]));
+  if (record.email !== undefined) placeAmong(record, current.email, stored);
+  if (record.contacts === undefined || record.contacts === null) return true;
+  const source = 'customer.contacts';
+  const entries = sentEntries(record.contacts);
+  checkValues(entries, stored, source);
+  record.contacts = new CheckedContacts(entries, toUnmark(markedMain(entries, stored, source)));
+  return true;
+}
 
 /** The entries that say something (a bare `{id: 0}` placeholder says nothing). */
 function sentEntries(value: unknown): Entry[] {
@@ -146,21 +199,14 @@ function markedMain(entries: Entry[], stored: Map<number, StoredContact>, source
 
 /** Before entries marked main are written, the customer's other main contacts of their types lose the mark. */
 async function unmarkOtherMains(tx: WriteContext['tx'], who: WriteContext['who'], customerId: number, entries: Entry[], stored: Map<number, StoredContact>, source: string) {
-  const { marked, types } = markedMain(entries, stored, source);
-  if (marked.length === 0) return;
-  const ids = marked.flatMap((entry) => (entry.id === undefined ? [] : [entry.id]));
-  const keep = ids.length ? sql`${customerContacts.id} NOT IN ${ids}` : sql`true`;
-  await updateRecords(
-    tx,
-    who,
-    {
-      table: customerContacts,
-      type: CONTACT_EVENTS,
-      where: and(eq(customerContacts.customerId, customerId), eq(customerContacts.state, 'active'), eq(customerContacts.isMain, true), inArray(customerContacts.type, [...new Set(types)]), keep)!,
-    },
-    { isMain: false },
-    { isMain: customerContacts.isMain },
-  );
+  const unmark = toUnmark(markedMain(entries, stored, source));
+  if (unmark) await updateRecords(tx, who, otherMains(customerId, unmark), { isMain: false }, { isMain: customerContacts.isMain });
+}
+
+/** The main contacts that lose the mark to the entries marked main, if any are. */
+function toUnmark({ marked, types }: { marked: Entry[]; types: ContactType[] }): Unmark | undefined {
+  if (marked.length === 0) return undefined;
+  return { types: [...new Set(types)], keep: marked.flatMap((entry) => (entry.id === undefined ? [] : [entry.id])) };
 }
 
 /**
@@ -183,23 +229,31 @@ export async function placeEmail({ tx, who }: WriteContext, record: Record<strin
  * one statement, in the write's transaction or before its batch (`db.http`).
  */
 export async function placeSentEmail(db: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], record: Record<string, unknown>, id: number): Promise<void> {
-  const entries = [...((record.contacts as Entry[] | null | undefined) ?? [])];
-  const email = record.email as string;
-  const newEmails = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
-  const same = (value: string | undefined) => value !== undefined && value.trim().toLowerCase() === email.toLowerCase();
+  const current = await currentContacts(db, who, id);
+  // not there: the update answers 404
+  if (current === undefined) return;
+  placeAmong(record, current.email, new Map(current.contacts.map(({ id: contactId, ...contact }) => [Number(contactId), contact as StoredContact])));
+}
+
+/** The customer's address and live contacts, in one statement; undefined when it is not the caller's. */
+async function currentContacts(db: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], id: number) {
   const { rows } = await db.execute(sql`
     SELECT c.email, coalesce((SELECT json_agg(json_build_object('id', k.id, 'type', k.type, 'value', k.value, 'isMain', k.is_main))
                                 FROM ${customerContacts} k WHERE k.customer_id = c.id AND k.state = 'active'), '[]') AS contacts
       FROM ${customers} c WHERE c.id = ${id} AND c.installation_id = ${who.installationId}`);
-  const current = rows[0] as { email: string; contacts: Array<StoredContact & { id: number }> } | undefined;
-  // not there: the update answers 404
-  if (current === undefined) return;
-  if (same(current.email)) {
+  return rows[0] as { email: string | null; contacts: Array<StoredContact & { id: number }> } | undefined;
+}
+
+/** The sent `email` placed among the contacts (`makeMain`), or dropped when it is the address the customer has. */
+function placeAmong(record: Record<string, unknown>, currentEmail: string | null, stored: Map<number, StoredContact>): void {
+  const entries = [...((record.contacts as Entry[] | null | undefined) ?? [])];
+  const email = record.email as string;
+  if (typeof currentEmail === 'string' && currentEmail.trim().toLowerCase() === email.toLowerCase()) {
     // the address it already has (as a client sends back what it read): no change
     delete record.email;
     return;
   }
-  const stored = new Map(current.contacts.map(({ id: contactId, ...contact }) => [Number(contactId), contact as StoredContact]));
+  const newEmails = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
   makeMain(record, entries, email, newEmails, stored);
 }
 

@@ -4,7 +4,7 @@ import { companyCustomers, customerContacts, customers } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany } from '../../engine';
 import { companyShape } from '../companies/company-shape';
 import { includedUsers } from '../users/user-shape';
-import { contactsRelation, placeEmail, placeEmailOfNew, settleContacts, settleContactsStatements } from './customer-contacts';
+import { checkContactsUpdate, contactsRelation, placeEmail, placeEmailOfNew, settleContacts, settleContactsStatements } from './customer-contacts';
 import { customerComputed, customerFields } from './customer-shape';
 import { joinCompaniesByDomain, joinCompaniesStatement } from './new-customer';
 
@@ -53,7 +53,8 @@ export const customersResource = defineResource({
   access: { read: EVERYONE, write: AGENTS },
   beforeWrite: placeEmail,
   planned: {
-    before: (_who, record, id) => placeEmailOfNew(record, id),
+    // an update sending `email` or `contacts` reads the stored contacts first (two exchanges)
+    before: (who, record, id, read) => (id === undefined ? placeEmailOfNew(record, id) : checkContactsUpdate(read, who, record, id)),
     after: (db, who, record, id, created) => [
       ...(record.contacts !== undefined || record.email !== undefined ? settleContactsStatements(db, who, id) : []),
       ...(created && record.companies === undefined ? [joinCompaniesStatement(who, id)] : []),
