@@ -46,7 +46,9 @@ export async function createRecords(db: Queryable & Writer, who: Actor, target: 
  */
 export function createStatement(db: Writer, who: Actor, target: Omit<Target, 'where'>, rows: Record<string, unknown>[], data?: EventData, select?: SQL): SQL {
   const values = rows.map((row) => ({ ...row, ...createdValues(who) }));
-  const statement = db.insert(target.table as PgTable).values(values as never).returning({ id: target.table.id }).getSQL();
+  // an id reserved before the batch (taken from the table's sequence) is the row's own
+  const insert = rows.some((row) => row.id !== undefined) ? db.insert(target.table as PgTable).overridingSystemValue() : db.insert(target.table as PgTable);
+  const statement = insert.values(values as never).returning({ id: target.table.id }).getSQL();
   return withEvents(statement, who, target.type, 'created', eventData(data), undefined, select);
 }
 

@@ -103,7 +103,7 @@ export async function plannedCreateStatements(db: Database, env: Env, resource: 
   if (!relations) return undefined;
   // the checks of what was sent, then the hooks' first statements (which may set values as SQL)
   const checks = [...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, undefined, env) ?? [])];
-  const row = { ...rowValues(resource.table, writableFields(resource), record), ...(resource.planned?.onCreate?.(who) ?? {}) };
+  const row = { ...rowValues(resource.table, writableFields(resource), record), ...(resource.planned?.onCreate?.(who, record) ?? {}) };
   const statements = [
     ...checks,
     ...defaultFlagStatements(writer, resource, who, record, undefined),

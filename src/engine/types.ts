@@ -222,8 +222,11 @@ export interface ResourceDeclaration {
     /** statements before the record is written (checks, values handed on), after the references are checked */
     first?: (db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined, env: Env) => SQL[];
     after?: (db: Writer, who: Actor, record: Record<string, unknown>, id: SQL, created: boolean) => SQL[];
-    /** `onCreate` where it needs no database (a new token): the values the server sets on a new record */
-    onCreate?: (who: Actor) => Record<string, unknown>;
+    /**
+     * `onCreate` where it needs no database (a new token): the values the server sets on a new
+     * record, given the body as `before` left it (an `id` reserved there: the insert takes it)
+     */
+    onCreate?: (who: Actor, record: Record<string, unknown>) => Record<string, unknown>;
     /** `beforeDelete` as statements of a single delete's batch, before it (a refusal stops the batch) */
     beforeDelete?: (who: Actor, id: number, env: Env) => SQL[];
     /** `afterDelete` as statements of a single delete's batch, after the delete (a record not deleted: they find nothing to do) */

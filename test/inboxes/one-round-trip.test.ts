@@ -3,8 +3,8 @@
 // inboxes made later, its addresses checked against its site and verified domains (the own domain
 // listed among its mail domains), an update's password sealed to the inbox in the Worker; a refusal
 // inside that exchange answers the same 4xx as ever and leaves nothing written. A new inbox with a
-// password is interactive still: the password is sealed to the inbox's id, known only from the
-// insert (docs/connection-strategy.md).
+// password is two: its id is taken from the table's sequence first, the password sealed to it in
+// the Worker, and the batch inserts the inbox with that id (docs/connection-strategy.md).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { DEV_PM_TOKEN_KEY } from '../../scripts/worker-vars';
@@ -112,12 +112,25 @@ describe('inboxes in one round trip', () => {
     ]);
   });
 
-  it('keeps a new inbox with a password interactive (sealed to the id the insert gives it), sealed all the same', async () => {
+  it('makes a new inbox with a password in two exchanges, the password sealed to the id the inbox is inserted with', async () => {
     const made = await tripsOf('/v2/inboxes.json', 'POST', { inbox: { name: 'Trip sealed', smtpServer: 'smtp.trip.test', smtpPassword: 'new-secret' } });
     expect(made.answer.status, made.answer.text).toBe(201);
-    expect(made.trips).toBeGreaterThan(1);
+    expect(made.trips).toBe(2);
+    expect(made.answer.body.inbox).toMatchObject({ name: 'Trip sealed', hasSmtpPassword: true });
+    expect(made.answer.body.inbox).not.toHaveProperty('smtpPassword');
     const id = made.answer.body.inbox.id as number;
     const [row] = await rows<{ sealed: string }>('SELECT smtp_password_ciphertext AS sealed FROM inboxes WHERE id = $1', [id]);
+    expect(row!.sealed).not.toContain('new-secret');
     expect(await decryptToken(row!.sealed, DEV_PM_TOKEN_KEY, inboxSecretContext(site.id, id))).toBe('new-secret');
+    // the next inbox, with a password or without, takes the id after it: the sequence is the table's own
+    const next = await tripsOf('/v2/inboxes.json', 'POST', { inbox: { name: 'Trip after' } });
+    expect(next.answer.status, next.answer.text).toBe(201);
+    expect(next.trips).toBe(1);
+    expect(next.answer.body.inbox.id).toBeGreaterThan(id);
+    // refused in the batch (a port without its server): nothing written, the reserved id left unused
+    const before = await rows('SELECT count(*)::int AS n FROM inboxes WHERE installation_id = $1', [site.id]);
+    const refused = await tripsOf('/v2/inboxes.json', 'POST', { inbox: { name: 'Trip refused', smtpPort: 25, smtpPassword: 'x' } });
+    expect(refused.answer.status, refused.answer.text).toBe(400);
+    expect(await rows('SELECT count(*)::int AS n FROM inboxes WHERE installation_id = $1', [site.id])).toEqual(before);
   });
 });

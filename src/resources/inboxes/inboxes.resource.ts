@@ -4,6 +4,7 @@ import type { Actor } from '../../auth/principal';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { customFieldInboxes, customFields, inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes, tickets, ticketTypes } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany, shapeOf, type WriteContext } from '../../engine';
+import type { Queryable } from '../../db/client';
 import { insertEventsFrom } from '../../events/record-events';
 import { encryptToken, inboxSecretContext, TokenKeyError } from '../../lib/crypto';
 import { z } from 'zod';
@@ -76,16 +77,31 @@ async function offerInFutureInboxes({ tx, who }: WriteContext, inboxId: number):
   for (const statement of offerInFutureInboxesStatements(who, inboxId)) await tx.execute(statement);
 }
 
+/** The id a new inbox with a password is inserted with: reserved before the batch, to seal the password to. */
+const RESERVED_ID = Symbol('inboxId');
+
 /**
- * `beforeWrite`'s password rule for a write sent as one batch (one round trip): an update's
- * password sealed to its id. A new inbox with a password takes the interactive write: its password
- * is sealed to its id, which the Worker learns only from the insert.
+ * `beforeWrite`'s password rule for a write sent as one batch: an update's password sealed to its
+ * id (one round trip). A new inbox's password is sealed to the id it will have: the id is taken
+ * from the table's sequence first (a second exchange), and the insert takes it (`onCreate`).
  */
-async function planPassword(who: Actor, env: Env, record: Record<string, unknown>, id: number | undefined): Promise<boolean> {
+async function planPassword(who: Actor, env: Env, record: Record<string | symbol, unknown>, id: number | undefined, read: Queryable): Promise<boolean> {
   if (typeof record.smtpPassword !== 'string') return true;
-  if (id === undefined) return false;
+  if (id === undefined) {
+    // sealed before the id is taken: no usable key is a 503 that reserves nothing
+    await sealed(who, env, record.smtpPassword, 0);
+    const { rows } = await read.execute(sql`SELECT nextval(pg_get_serial_sequence('inboxes', 'id'))::int AS id`);
+    id = Number(rows[0]!.id);
+    record[RESERVED_ID] = id;
+  }
   record.smtpPassword = await sealed(who, env, record.smtpPassword, id);
   return true;
+}
+
+/** The new inbox's id, where `planPassword` reserved one. */
+function withReservedId(record: Record<string | symbol, unknown>): Record<string, unknown> {
+  const id = record[RESERVED_ID];
+  return id === undefined ? {} : { id };
 }
 
 /** Mailboxes and channels: what tickets arrive through, who works them (`users`), how replies leave. */
@@ -143,7 +159,8 @@ export const inboxesResource = defineResource({
     await offerInFutureInboxes(context, id);
   },
   planned: {
-    before: (who, record, id, _read, env) => planPassword(who, env, record, id),
+    before: (who, record, id, read, env) => planPassword(who, env, record, id, read),
+    onCreate: (_who, record) => withReservedId(record),
     // the address rules, as statements built with the deployment's mail domain
     first: (_db, who, record, _id, env) => inboxAddressStatements(env, who, record),
     after: (_db, who, _record, id, created) => (created ? offerInFutureInboxesStatements(who, id) : []),
