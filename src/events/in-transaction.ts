@@ -14,6 +14,28 @@ const AFTER_BATCH_EVENTS = 100;
 /** How long a subscriber may take over one event in the writing transaction. */
 const DEADLINE_MS = 10_000;
 
+/** How long a run after a batch waits for the one before it (of the same installation) before it leaves its events to the drain. */
+const AFTER_BATCH_LOCK_WAIT_SECONDS = 2;
+
+/**
+ * Runs after batches of one installation take their turns (an advisory lock for the
+ * transaction; the batch's installation found from its events): each hands over what is pending
+ * up to its batch, so one finds done what the run before it did, where runs side by side would
+ * all take the same events and wait on one another's rows. Answers false when the wait ran out.
+ */
+async function afterBatchTurn(tx: Transaction, xact: string): Promise<boolean> {
+  try {
+    await tx.execute(sql.raw(`
+      SET LOCAL lock_timeout = '${AFTER_BATCH_LOCK_WAIT_SECONDS}s';
+      SELECT pg_advisory_xact_lock(hashtext('events.afterBatch'), (SELECT installation_id FROM events WHERE xact = ${BigInt(xact)} LIMIT 1));
+      SET LOCAL lock_timeout = 0`));
+    return true;
+  } catch (error) {
+    if (sqlState(error).code === '55P03') return false;
+    throw error;
+  }
+}
+
 /**
  * The last work of every transaction, for the subscribers handled `inTransaction`: the events
  * the transaction wrote (found by its id, `events.xact`) that such a subscriber wants and whose
@@ -37,16 +59,18 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
   const ofTransaction = (xact: SQL) =>
     sql`e.xact = (${xact})::bigint AND e.dispatched_at IS NULL AND e.record_type IN (${sql.join(types.map((type) => sql`${type}`), sql`, `)})`;
   /**
-   * After a batch: its events, and those of the installation's before them that no such
-   * subscriber has touched yet (a write just before, whose own run has not finished; not one the
-   * drain has tried, is backing off from or gave up on), in order, so that what a receiver sees
-   * keeps the order of the writes. At most `AFTER_BATCH_EVENTS`: a backlog beyond is the drain's.
+   * After a batch: its events not handed over yet (by the run of a batch before it), and those of
+   * the installation's before them that no such subscriber has touched yet (a write just before,
+   * whose own run has not come; not one the drain has tried, is backing off from or gave up on),
+   * in order, so that what a receiver sees keeps the order of the writes. At most
+   * `AFTER_BATCH_EVENTS`: a backlog beyond is the drain's.
    */
   const upToBatch = (xact: string) => sql`e.id <= (SELECT max(b.id) FROM events b WHERE b.xact = ${xact}::bigint)
     AND e.installation_id = (SELECT b.installation_id FROM events b WHERE b.xact = ${xact}::bigint LIMIT 1)
     AND e.dispatched_at IS NULL AND e.record_type IN (${sql.join(types.map((type) => sql`${type}`), sql`, `)})
-    AND (e.xact = ${xact}::bigint OR NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id
-                     AND d.subscriber IN (${sql.join(chosen.map((subscriber) => sql`${subscriber.name}`), sql`, `)})))`;
+    AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id
+                     AND d.subscriber IN (${sql.join(chosen.map((subscriber) => sql`${subscriber.name}`), sql`, `)})
+                     AND (d.handled_at IS NOT NULL OR e.xact <> ${xact}::bigint))`;
   const run = async (tx: Transaction, env: DatabaseEnv, installationId: number | undefined, xact?: string): Promise<Array<() => Promise<void>>> => {
     if (!eventsOn()) return [];
     // after a batch, the batch found that some subscriber wants its events (`wanted`)
@@ -54,6 +78,11 @@ export function inTransactionHook(subscribers: readonly Subscriber[]): BeforeCom
       ? chosen.map(() => true)
       : await Promise.all(chosen.map((subscriber) => subscriber.inTransaction!.mayWant?.(tx, installationId) ?? true));
     if (!wanted.includes(true)) return [];
+    // its turn waited for in a statement of its own: the events are read after the run before it committed
+    if (xact !== undefined && !(await afterBatchTurn(tx, xact))) {
+      log('warn', 'events: the work after a batch waited too long for the one before it; the drain will do it', { xact });
+      return [];
+    }
     const { rows } = await tx.execute(sql`
       SELECT * FROM (
         SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,

@@ -138,6 +138,28 @@ describe("a write's webhook deliveries", () => {
     }
   });
 
+  it('after batches written at once take their turns: every change fanned out by a run after a write, each delivered once', async () => {
+    const tickets: number[] = [];
+    for (let i = 0; i < 12; i++) tickets.push(await quietTicket());
+    const release = await holdDrainLock(site.id);
+    try {
+      // twelve writes side by side: each run after a batch waits for the one before it, then finds done what that one did
+      const answers = await Promise.all(tickets.map((ticket) => setPriority(ticket, priorities[1]!)));
+      for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+      // the drain is held: every change was fanned out after its write, none left to the drain
+      for (const ticket of tickets) {
+        await eventually(async () => ((await changeOf(ticket))[0]?.fanned ? true : undefined), 20_000);
+        expect(await changeOf(ticket)).toEqual([{ dispatched: false, fanned: true, deliveries: 1 }]);
+      }
+      await eventually(async () => (tickets.every((ticket) => prioritiesOf(ticket).length >= 1) ? true : undefined), 20_000);
+    } finally {
+      await release();
+    }
+    await drained(site.id);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const ticket of tickets) expect(prioritiesOf(ticket)).toHaveLength(1);
+  });
+
   it('never fail the write: a fan-out failing there leaves the event to the drain, which sends it once it can', async () => {
     const ticket = await quietTicket();
     // every delivery row of this ticket fails to be written, until undone
