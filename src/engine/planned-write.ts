@@ -172,11 +172,14 @@ export async function plannedBulkUpdate(db: Database, resource: ResourceDeclarat
   const rules = Boolean(resource.beforeWrite || resource.beforeBulkWrite || resource.afterWrite || resource.afterBulkWrite);
   if (relations.some(([, relation]) => !relation.bulkPlan) || (rules && !(planned?.bulkFirst && planned.bulkAfter))) return undefined;
   const writer = db.http;
+  // the hooks' own copy of the body
+  const record = { ...sent };
+  if (planned?.bulkRead) await planned.bulkRead(who, record, target.where, writer);
   const ids = sql`(SELECT jsonb_array_elements_text(current_setting(${`desk.${BULK_IDS}`}::text)::jsonb)::int)`;
   const remembered = sql`SELECT ${remember(BULK_IDS, sql`(SELECT coalesce(jsonb_agg(id ORDER BY id), '[]'::jsonb) FROM changed)`)}::jsonb AS ids`;
-  const before = [...referenceChecks(resource, who, sent), ...(planned?.bulkFirst?.(writer, who, sent, target.where) ?? [])];
-  const update = updateStatement(writer, who, target, rowValues(resource.table, writableFields(resource), sent), watchedProperties(resource, sent), remembered);
-  const linked = relations.flatMap(([name, relation]) => relation.bulkPlan!(who, ids, sent[name], `${resource.singular}.${name}`));
-  const results = await db.batch([...before, update, ...linked, ...(planned?.bulkAfter?.(writer, who, sent, ids) ?? [])]);
+  const before = [...referenceChecks(resource, who, record), ...(planned?.bulkFirst?.(writer, who, record, target.where) ?? [])];
+  const update = updateStatement(writer, who, target, rowValues(resource.table, writableFields(resource), record), watchedProperties(resource, record), remembered);
+  const linked = relations.flatMap(([name, relation]) => relation.bulkPlan!(who, ids, record[name], `${resource.singular}.${name}`));
+  const results = await db.batch([...before, update, ...linked, ...(planned?.bulkAfter?.(writer, who, record, ids) ?? [])]);
   return (results[before.length]![0]!.ids as number[]).map(Number);
 }

@@ -237,6 +237,12 @@ export interface ResourceDeclaration {
      * are before the update); after, over the changed ids (SQL, a set)
      */
     bulkFirst?: (db: Writer, who: Actor, record: Record<string, unknown>, selected: SQL) => SQL[];
+    /**
+     * Where a bulk rule must decide in the Worker from what is stored: a read of the records the
+     * filter selects (`selected`) before the batch (a second exchange, listed in
+     * docs/connection-strategy.md), amending the body's own copy for `bulkFirst` and `bulkAfter`
+     */
+    bulkRead?: (who: Actor, record: Record<string, unknown>, selected: SQL, read: Queryable) => Promise<void>;
     bulkAfter?: (db: Writer, who: Actor, record: Record<string, unknown>, ids: SQL) => SQL[];
   };
 }

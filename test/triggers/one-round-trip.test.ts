@@ -322,3 +322,48 @@ describe('a trigger deleted in one round trip', () => {
     expect(gone.trips).toBe(1);
   });
 });
+
+describe('triggers updated in bulk', () => {
+  const bulk = (ids: number[], trigger: Record<string, unknown>) =>
+    withRoundTrips('/v2/triggers/update.json', { key: admin, method: 'PATCH', query: { filter: JSON.stringify({ id: { $in: ids } }) }, body: { trigger } });
+
+  it('renames in one exchange; switching on or changing the type reads the selected triggers first: two', async () => {
+    const first = await made({ name: 'Bulk trip one', type: 'Manual', state: 'inactive', triggeractions: [{ type: 2, value: String(high) }] });
+    const second = await made({ name: 'Bulk trip two', type: 'Manual', state: 'inactive', triggeractions: [{ type: 2, value: String(low) }] });
+    const described = await bulk([first, second], { description: 'both of them' });
+    expect(described.answer.status, described.answer.text).toBe(200);
+    expect(described.trips).toBe(1);
+    const switched = await bulk([first, second], { state: 'active' });
+    expect(switched.answer.status, switched.answer.text).toBe(200);
+    expect(switched.answer.body.affected).toBe(2);
+    expect(switched.trips).toBe(2);
+    expect(await rows(`SELECT description, state FROM triggers WHERE id = ANY($1) ORDER BY id`, [[first, second]])).toEqual([
+      { description: 'both of them', state: 'active' },
+      { description: 'both of them', state: 'active' },
+    ]);
+  });
+
+  it('refuses in the batch a selected trigger naming a deleted tag, a system trigger rewritten, and in the Worker what the stored triggers alone decide: nothing written', async () => {
+    const doomedTag = await tag(`bulk-doomed-${Date.now()}`);
+    const fine = await made({ name: 'Bulk fine', state: 'inactive', conditions: [{ field: 11, operator: 1, value: 'fine' }], triggeractions: [{ type: 2, value: String(low) }] });
+    const doomed = await made({ name: 'Bulk doomed', state: 'inactive', conditions: [{ field: 11, operator: 1, value: 'doomed' }], triggeractions: [{ type: 5, value: String(doomedTag) }] });
+    const bare = await made({ name: 'Bulk bare', type: 'Manual', state: 'inactive' });
+    expect((await api(`/v2/tags/${doomedTag}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
+    const [action] = await rows<{ id: number }>(`SELECT id FROM trigger_actions WHERE trigger_id = $1`, [doomed]);
+    const [system] = await rows<{ id: number }>(`SELECT id FROM triggers WHERE installation_id = $1 AND is_system ORDER BY id LIMIT 1`, [site.id]);
+    const before = await rows(`SELECT id, name, description, type, state, updated_at FROM triggers WHERE id = ANY($1) ORDER BY id`, [[fine, doomed, bare, system!.id]]);
+    const mark = await lastEventId(site.id);
+    const switched = await bulk([fine, doomed], { state: 'active' });
+    expect(switched.answer.status, switched.answer.text).toBe(400);
+    expect(switched.answer.body.errors).toEqual([{ code: 'invalid', source: 'trigger.triggeractions', detail: `trigger ${doomed}: action ${action!.id} (add tags): some of tags ${doomedTag} are not here` }]);
+    expect(switched.trips).toBe(2);
+    const automatic = await bulk([bare], { type: 'Automatic' });
+    expect(automatic.answer.body.errors).toEqual([{ code: 'invalid', source: 'trigger.triggeractions', detail: `trigger ${bare}: an automatic trigger needs at least one action` }]);
+    expect(automatic.trips).toBe(1);
+    const rewritten = await bulk([fine, system!.id], { name: 'Hijacked' });
+    expect(rewritten.answer.body.errors).toEqual([{ code: 'invalid', source: 'trigger.name', detail: `trigger ${system!.id} is a system trigger: it can only be switched on or off (\`state\`)` }]);
+    expect(rewritten.trips).toBe(1);
+    expect(await rows(`SELECT id, name, description, type, state, updated_at FROM triggers WHERE id = ANY($1) ORDER BY id`, [[fine, doomed, bare, system!.id]])).toEqual(before);
+    expect(await eventsSince(site.id, mark)).toEqual([]);
+  });
+});

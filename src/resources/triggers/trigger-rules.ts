@@ -3,7 +3,7 @@ import { intList } from '../../db/sql-values';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Queryable, Transaction } from '../../db/client';
 import { refuseWhen } from '../../db/refusal';
-import { companies, customers, customFields, inboxes, tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes, triggerActions, triggerConditions, users, webhookEndpoints } from '../../db/schema';
+import { companies, customers, customFields, inboxes, tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes, triggerActions, triggerConditions, triggers, users, webhookEndpoints } from '../../db/schema';
 import { tenantScope, type AuditedTable } from '../../engine';
 import { MAX_ID } from '../../http/params';
 import { ACTIONS, CONDITION_FIELDS, OPERATORS, OPERATORS_OF, TIME_FIELDS, type ValueKind } from './trigger-codes';
@@ -75,6 +75,28 @@ export function unchangedCheck(installationId: number, id: number, print: string
   return [
     sql`SELECT 1 FROM triggers WHERE id = ${id} AND installation_id = ${installationId} FOR UPDATE`,
     refuseWhen(sql`${printOf(installationId, id)} IS DISTINCT FROM ${print}::text`, 409, 'trigger', 'a simultaneous change got in the way; try again'),
+  ];
+}
+
+/** The triggers a bulk write's filter selects (`selected`, a condition on `triggers`), as stored. */
+const selectionRows = (installationId: number, selected: SQL) => triggerRows(installationId, sql`t.id IN (SELECT ${triggers.id} FROM ${triggers} WHERE ${selected})`);
+
+/** A digest of the selected triggers as stored, their parts included. */
+const selectionPrint = (rows: SQL) => sql`(SELECT md5(coalesce(json_agg(row_to_json(y) ORDER BY y.id)::text, '[]')) FROM (${rows}) y)`;
+
+/** The triggers a bulk write selects, as stored, and their digest (`selectionUnchangedCheck`), in one read. */
+export async function storedSelection(db: Queryable, installationId: number, selected: SQL): Promise<{ triggers: StoredTrigger[]; print: string }> {
+  const rows = selectionRows(installationId, selected);
+  const { rows: found } = await db.execute(sql`SELECT x.*, ${selectionPrint(rows)} AS print FROM (${rows}) x`);
+  return { triggers: found.map(parse), print: found[0] ? String(found[0].print) : '' };
+}
+
+/** `unchangedCheck` for the triggers a bulk write selects: locked first, then a 409 when they are not as they were read. */
+export function selectionUnchangedCheck(installationId: number, selected: SQL, print: string): SQL[] {
+  const printed = print === '' ? sql`md5('[]')` : sql`${print}::text`;
+  return [
+    sql`SELECT 1 FROM ${triggers} WHERE ${selected} ORDER BY ${triggers.id} FOR UPDATE`,
+    refuseWhen(sql`${selectionPrint(selectionRows(installationId, selected))} IS DISTINCT FROM ${printed}`, 409, 'trigger', 'a simultaneous change got in the way; try again'),
   ];
 }
 

@@ -12,7 +12,7 @@ import { displayOrderField } from '../../lib/vocabulary-fields';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
 import { actionsRelation, conditionsRelation } from './trigger-entries';
-import { namesNewEntry, problemsAsChecks, problemsOf, refusalStatement, storedTrigger, storedTriggerPrinted, unchangedCheck, type Check, type Problem, type StoredTrigger } from './trigger-rules';
+import { namesNewEntry, problemsAsChecks, problemsOf, refusalStatement, selectionUnchangedCheck, storedSelection, storedTrigger, storedTriggerPrinted, unchangedCheck, type Check, type Problem, type StoredTrigger } from './trigger-rules';
 
 /** What the body changes beside switching the trigger on or off. */
 const changedBesidesState = (record: Record<string, unknown>) => Object.keys(record).filter((name) => name !== 'state' && name !== 'applyToExistingTickets');
@@ -140,6 +140,46 @@ async function plannedRules(who: Actor, record: Record<string | symbol, unknown>
   return true;
 }
 
+/** `guardSystem` of a bulk update as a statement of its batch: the first system trigger the filter selects refuses a change besides its `state`. */
+function systemGuardStatement(record: Record<string, unknown>, selected: SQL): SQL[] {
+  const [changed] = changedBesidesState(record);
+  if (changed === undefined) return [];
+  return [sql`SELECT desk_refuse(400, ${`trigger.${changed}`}::text, 'trigger ' || s.id || ' is a system trigger: it can only be switched on or off (\`state\`)')
+    FROM (SELECT ${triggers.id} AS id FROM ${triggers} WHERE ${selected} AND ${triggers.isSystem} ORDER BY ${triggers.id} LIMIT 1) s`];
+}
+
+/** What a bulk update's `bulkRead` decided on: checks before the update (`first`), and the triggers' rules after it (`after`). */
+const BULK_PLAN = Symbol('triggerBulkPlan');
+
+const bulkPlanOn = (record: Record<string, unknown>) => (record as Record<symbol, unknown>)[BULK_PLAN] as { first: SQL[]; after: SQL[] } | undefined;
+
+/**
+ * `afterBulkWrite` for a bulk update sent as one batch: where it sets `state` or `type` (what bears
+ * on whether a trigger can run), the triggers the filter selects are read first (two round
+ * trips), each held to the rules as it will be written, in order, what hangs on the records it
+ * names checked in the batch after the update (`trigger N: ...`); the batch refuses with a 409 if
+ * they changed since.
+ */
+async function plannedBulkRules(who: Actor, record: Record<string | symbol, unknown>, selected: SQL, read: Queryable): Promise<void> {
+  if (record.state === undefined && record.type === undefined) return;
+  const { triggers: stored, print } = await storedSelection(read, who.installationId, selected);
+  const checks: Array<Check & { triggerId: number }> = [];
+  for (const trigger of stored) {
+    const written: StoredTrigger = { ...trigger, type: (record.type as StoredTrigger['type'] | undefined) ?? trigger.type, state: (record.state as string | undefined) ?? trigger.state };
+    const problems = (await problemsAsChecks(who.installationId, written)).filter((p) => written.state === 'active' || !p.missing);
+    const sure = problems.findIndex((problem) => problem.when === undefined);
+    checks.push(...(sure < 0 ? problems : problems.slice(0, sure + 1)).map((problem) => ({ ...problem, detail: `trigger ${trigger.id}: ${problem.detail}`, triggerId: trigger.id })));
+    if (sure >= 0) break;
+  }
+  // the first refusal hangs on nothing: answered in the Worker, nothing written
+  if (checks[0] && checks[0].when === undefined) throw ApiError.invalid(checks[0].source, checks[0].detail);
+  const none = { condition: [], action: [] };
+  record[BULK_PLAN] = {
+    first: stored.length ? selectionUnchangedCheck(who.installationId, selected, print) : [],
+    after: checks.map((check) => refusalStatement(check, sql`${check.triggerId}::int`, none)),
+  };
+}
+
 /**
  * Triggers (`/v2/triggers.json`) as the platform has them: conditions and actions written inline
  * or under `included.conditions` / `included.triggeractions`, automatic ones run on ticket events
@@ -193,6 +233,9 @@ export const triggersResource = defineResource({
     before: (who, record, id, read) => plannedRules(who, record, id, read),
     first: (_db, _who, record) => planOn(record)?.first ?? [],
     after: (db, _who, record, id) => planOn(record)?.after(db, id) ?? [],
+    bulkRead: (who, record, selected, read) => plannedBulkRules(who, record, selected, read),
+    bulkFirst: (_db, _who, record, selected) => [...systemGuardStatement(record, selected), ...(bulkPlanOn(record)?.first ?? [])],
+    bulkAfter: (_db, _who, record) => bulkPlanOn(record)?.after ?? [],
     beforeDelete: (who, id) => [
       refuseWhen(sql`EXISTS (SELECT 1 FROM ${triggers} WHERE ${triggers.id} = ${id} AND ${triggers.installationId} = ${who.installationId} AND ${triggers.isSystem})`,
         409, 'id', `trigger ${id} is a system trigger: switch it off (state: inactive) instead`),
