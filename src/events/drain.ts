@@ -57,31 +57,40 @@ interface Pending {
 }
 
 /**
- * Takes the installation's drain lock (waiting up to LOCK_WAIT_SECONDS for a drain that holds it)
- * and reads the next pending events after `after`, in order, each with its subscribers'
- * deliveries so far: one exchange (statements of integers only, sent together as one simple
- * query). Answers 'busy' when another drain kept the lock.
+ * Takes the installation's drain lock in the round's transaction, waiting up to
+ * LOCK_WAIT_SECONDS for a drain that holds it: false when another drain kept it.
  */
-async function lockAndRead(tx: Transaction, installationId: number, after: number): Promise<Pending[] | 'busy'> {
-  let results: Array<{ rows: Record<string, unknown>[] }>;
+async function takeDrainLock(tx: Transaction, installationId: number): Promise<boolean> {
   try {
-    results = (await tx.execute(sql.raw(`
+    await tx.execute(sql.raw(`
       SET LOCAL lock_timeout = '${LOCK_WAIT_SECONDS}s';
       SELECT pg_advisory_xact_lock(hashtext('events.drain'), ${installationId}::int);
-      SET LOCAL lock_timeout = 0;
-      SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
-             e.actor_user_id AS "actorUserId", e.actor_system AS "actorSystem", e.occurred_at AS "occurredAt",
-             (SELECT coalesce(jsonb_agg(jsonb_build_object('subscriber', d.subscriber,
-                       'done', d.handled_at IS NOT NULL OR d.gave_up_at IS NOT NULL,
-                       'dueIn', coalesce(extract(epoch FROM d.next_attempt_at - now()), 0)::float8)), '[]')
-                FROM event_deliveries d WHERE d.event_id = e.id) AS deliveries
-        FROM events e WHERE e.installation_id = ${installationId} AND e.dispatched_at IS NULL AND e.id > ${after}::bigint
-       ORDER BY e.id LIMIT ${BATCH}`))) as unknown as typeof results;
+      SET LOCAL lock_timeout = 0`));
+    return true;
   } catch (error) {
-    if (sqlState(error).code === '55P03') return 'busy';
+    if (sqlState(error).code === '55P03') return false;
     throw error;
   }
-  return results.at(-1)!.rows.map(({ deliveries, ...row }) => ({
+}
+
+/**
+ * The next pending events after `after`, in order, each with its subscribers' deliveries so far,
+ * read once the lock is held. Over HTTP, not in the round's transaction: that transaction then
+ * holds no lock on a table while the lanes work, so a statement waiting for one (a migration's
+ * `ALTER TABLE`) cannot make the lanes' statements queue behind it while the round waits for
+ * them, a wait Postgres would not see as a deadlock.
+ */
+async function readPending(db: Database, installationId: number, after: number): Promise<Pending[]> {
+  const { rows } = await db.http.execute(sql`
+    SELECT e.id, e.installation_id AS "installationId", e.record_type AS "recordType", e.record_id AS "recordId", e.kind, e.data,
+           e.actor_user_id AS "actorUserId", e.actor_system AS "actorSystem", e.occurred_at AS "occurredAt",
+           (SELECT coalesce(jsonb_agg(jsonb_build_object('subscriber', d.subscriber,
+                     'done', d.handled_at IS NOT NULL OR d.gave_up_at IS NOT NULL,
+                     'dueIn', coalesce(extract(epoch FROM d.next_attempt_at - now()), 0)::float8)), '[]')
+              FROM event_deliveries d WHERE d.event_id = e.id) AS deliveries
+      FROM events e WHERE e.installation_id = ${installationId} AND e.dispatched_at IS NULL AND e.id > ${after}::bigint
+     ORDER BY e.id LIMIT ${BATCH}`);
+  return rows.map(({ deliveries, ...row }) => ({
     event: { ...(row as unknown as StoredEvent), id: Number(row.id) },
     deliveries: new Map((deliveries as Array<Delivery & { subscriber: string }>).map(({ subscriber, ...delivery }) => [subscriber, delivery])),
   }));
@@ -269,16 +278,16 @@ type LaneHandles = (subscriber: Subscriber) => Database;
  * back that subscriber's later events of the same record (their order matters) until its next
  * try is due, but nothing else. Answers 'busy' when another drain holds the lock.
  *
- * Its exchanges with the database (docs/events.md, "At a distance"): the lock and the read in
- * one; the tries of the whole round counted in one (over HTTP, committed at once); the lanes side
+ * Its exchanges with the database (docs/events.md, "At a distance"): the lock; the read (over
+ * HTTP); the tries of the whole round counted in one (over HTTP, committed at once); the lanes side
  * by side; the held-back tries uncounted, the events dispatched and whether more are pending in
  * one; then the commit.
  */
 async function drainRound(db: Database, lanes: LaneHandles, env: Env, installationId: number, after: number, heldBack: Set<string>): Promise<Progress | 'busy'> {
   return db.transaction(async (tx) => {
     // A drain of the installation already running is waited for (a round is short), not raced.
-    const read = await lockAndRead(tx, installationId, after);
-    if (read === 'busy') return read;
+    if (!(await takeDrainLock(tx, installationId))) return 'busy' as const;
+    const read = await readPending(db, installationId, after);
     if (read.length === 0) return { full: false };
     // An event with a try that did not end well (it failed, or never came back: it may kill the
     // drain) is tried in a round of its own, so that the tries counted for the round's others are
