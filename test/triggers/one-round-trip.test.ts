@@ -360,6 +360,10 @@ describe('triggers updated in bulk', () => {
     const automatic = await bulk([bare], { type: 'Automatic' });
     expect(automatic.answer.body.errors).toEqual([{ code: 'invalid', source: 'trigger.triggeractions', detail: `trigger ${bare}: an automatic trigger needs at least one action` }]);
     expect(automatic.trips).toBe(1);
+    // the system triggers' guard first, before what the rules say of the others
+    const both = await bulk([bare, system!.id], { type: 'Automatic', name: 'Hijacked too' });
+    expect(both.answer.body.errors).toEqual([{ code: 'invalid', source: 'trigger.name', detail: `trigger ${system!.id} is a system trigger: it can only be switched on or off (\`state\`)` }]);
+    expect(both.trips).toBe(1);
     const rewritten = await bulk([fine, system!.id], { name: 'Hijacked' });
     expect(rewritten.answer.body.errors).toEqual([{ code: 'invalid', source: 'trigger.name', detail: `trigger ${system!.id} is a system trigger: it can only be switched on or off (\`state\`)` }]);
     expect(rewritten.trips).toBe(1);

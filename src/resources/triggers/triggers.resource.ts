@@ -163,6 +163,10 @@ const bulkPlanOn = (record: Record<string, unknown>) => (record as Record<symbol
 async function plannedBulkRules(who: Actor, record: Record<string | symbol, unknown>, selected: SQL, read: Queryable): Promise<void> {
   if (record.state === undefined && record.type === undefined) return;
   const { triggers: stored, print } = await storedSelection(read, who.installationId, selected);
+  // the system triggers' guard comes first, as in the interactive write
+  const [system] = stored.filter((trigger) => trigger.isSystem).sort((a, b) => a.id - b.id);
+  const refused = system && systemRefusal(record, system.id);
+  if (refused) throw refused;
   const checks: Array<Check & { triggerId: number }> = [];
   for (const trigger of stored) {
     const written: StoredTrigger = { ...trigger, type: (record.type as StoredTrigger['type'] | undefined) ?? trigger.type, state: (record.state as string | undefined) ?? trigger.state };
