@@ -1,8 +1,8 @@
-// A customer's update that sends `email` or `contacts` is two exchanges with the database: the
-// stored address and contacts read in one statement (an address it has becomes main, a main
-// contact of a type loses the mark to the one sent, each value checked as the contact it will
-// be), then one batch; a refusal from either answers as the interactive write did, writing
-// nothing (docs/connection-strategy.md).
+// A customer's merge is one exchange with the database, and its update that sends `email` or
+// `contacts` two: the stored address and contacts read in one statement (an address it has
+// becomes main, a main contact of a type loses the mark to the one sent, each value checked as
+// the contact it will be), then one batch; a refusal answers as the interactive write did,
+// writing nothing (docs/connection-strategy.md).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
@@ -91,6 +91,30 @@ describe("a customer's update with its contacts", () => {
     expectError((await update(id, { contacts: [{ type: 'email', value: 'other@trips.test' }] })).answer, 409, 'customer.contacts');
     expectError((await update(2_000_000_000, { email: 'nobody@trips.test' })).answer, 404, 'id');
     expect(await contactsOf(id)).toEqual(before);
+    expect(await eventsSince(site.id, mark)).toEqual([]);
+  });
+});
+
+describe('a merge', () => {
+  it('folds the other customer in, its contacts, tickets and entries moved, in one exchange; refused in one, nothing written', async () => {
+    const keep = await newCustomer('keep-merge@trips.test');
+    const fold = await newCustomer('fold-merge@trips.test');
+    const inbox = (await api('/v2/inboxes.json', { key })).body.inboxes[0].id;
+    const ticket = (await api('/v2/tickets.json', { method: 'POST', key, body: { subject: 'Folded', inbox, customer: { id: fold }, message: 'mine' } })).body.ticket.id as number;
+    await api('/v2/customers.json', { key });
+    const merged = await withRoundTrips(`/v2/customers/${keep}/merge.json`, { method: 'POST', key, body: { customer: { id: fold } } });
+    expect(merged.answer.status, merged.answer.text).toBe(200);
+    expect(merged.trips).toBe(1);
+    expect(await contactsOf(keep)).toEqual([
+      { type: 'email', value: 'fold-merge@trips.test', isMain: false },
+      { type: 'email', value: 'keep-merge@trips.test', isMain: true },
+    ]);
+    expect(await rows('SELECT customer_id AS "customerId" FROM tickets WHERE id = $1', [ticket])).toEqual([{ customerId: keep }]);
+    const mark = await lastEventId(site.id);
+    const again = await withRoundTrips(`/v2/customers/${keep}/merge.json`, { method: 'POST', key, body: { customer: { id: fold } } });
+    expectError(again.answer, 400, 'customer.id');
+    expect(again.trips).toBe(1);
+    expectError((await withRoundTrips(`/v2/customers/2000000000/merge.json`, { method: 'POST', key, body: { customer: { id: keep } } })).answer, 404, 'id');
     expect(await eventsSince(site.id, mark)).toEqual([]);
   });
 });

@@ -64,11 +64,14 @@ afterAll(async () => {
 const stall = () => relays.forEach((relay) => relay.stall());
 const resume = () => relays.forEach((relay) => relay.resume());
 
-async function post(path: string, body: unknown) {
+const post = (path: string, body: unknown) => send('POST', path, body);
+const patch = (path: string, body: unknown) => send('PATCH', path, body);
+
+async function send(method: 'POST' | 'PATCH', path: string, body: unknown) {
   const url = `${worker.url}${path}`;
   const started = performance.now();
-  const answer = await checkAnswer<{ errors?: Array<{ code: string }> } & Record<string, { id: number }>>('POST', url, await fetch(url, {
-    method: 'POST',
+  const answer = await checkAnswer<{ errors?: Array<{ code: string }> } & Record<string, { id: number }>>(method, url, await fetch(url, {
+    method,
     headers: { authorization: `Bearer ${site.users.owner.apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   }));
@@ -98,21 +101,23 @@ describe('a database that stops answering', () => {
   }, 60_000);
 
   it('an interactive write: 503 past the transaction deadline, rolled back; then the next works', async () => {
-    const name = `Stalled inbox ${Date.now()}`;
-    const inbox = (inboxName: string) => ({ inbox: { name: inboxName, smtpServer: 'smtp.stall.test', smtpPort: 587, smtpUsername: 'desk', smtpPassword: 'stall-secret', smtpSecurity: 'starttls' } });
+    const company = async (name: string) => (await post('/v2/companies.json', { company: { name } })).body.company!.id;
+    const ids = [await company(`Dry ${Date.now()}`), await company(`Run ${Date.now()}`)];
+    const dryRun = () => patch('/v2/companies/update.json', { company: { industry: 'Stalled' }, filter_args: { filter: { id: { $in: ids } }, bulkDryExecute: true } });
     stall();
     let refused;
     try {
-      // an inbox made with a password is sealed to its id in a transaction on a connection of its own
-      refused = await post('/v2/inboxes.json', inbox(name));
+      // a bulk update's dry run is an interactive transaction, rolled back on purpose once it has counted
+      refused = await dryRun();
     } finally {
       resume();
     }
     expect(refused.status, refused.text).toBe(503);
     expect(refused.ms).toBeGreaterThan(19_000);
     expect(refused.ms).toBeLessThan(26_000);
-    expect(await rows(`SELECT id FROM inboxes WHERE installation_id = $1 AND name = $2`, [site.id, name])).toEqual([]);
-    const next = await post('/v2/inboxes.json', inbox(`After ${Date.now()}`));
-    expect(next.status, next.text).toBe(201);
+    expect(await rows(`SELECT count(*)::int AS n FROM companies WHERE id = ANY($1) AND industry IS NOT NULL`, [ids])).toEqual([{ n: 0 }]);
+    const next = await dryRun();
+    expect(next.status, next.text).toBe(200);
+    expect(next.body).toMatchObject({ affected: 2, dryRun: true });
   }, 60_000);
 });
