@@ -109,3 +109,40 @@ describe('webhook endpoints in one round trip', () => {
     expect(await rows(`SELECT enabled FROM webhook_endpoints WHERE id = $1`, [theirs])).toEqual([{ enabled: true }]);
   });
 });
+
+describe('a delivery sent again', () => {
+  const redeliver = (endpoint: number, delivery: number) => withRoundTrips(`/v2/webhookendpoints/${endpoint}/deliveries/${delivery}/redeliver.json`, { key: admin, method: 'POST' });
+  const delivery = async (endpoint: number, status: string, due: string | null) => {
+    const [row] = await rows<{ id: number }>(
+      `INSERT INTO webhook_deliveries (installation_id, endpoint_id, event, delivery_id, payload, status, attempts, next_attempt_at)
+       VALUES ($1, $2, 'ticket.created', $3, '{}', $4, 3, $5::timestamptz) RETURNING id`,
+      [site.id, endpoint, crypto.randomUUID(), status, due],
+    );
+    return row!.id;
+  };
+
+  it('is queued afresh in one exchange; one being tried, unknown, or another endpoint\'s is refused in one, nothing changed', async () => {
+    const endpoint = await newEndpoint();
+    const failed = await delivery(endpoint, 'failed', null);
+    const again = await redeliver(endpoint, failed);
+    expect(again.answer.status, again.answer.text).toBe(202);
+    expect(again.trips).toBe(1);
+    expect(again.answer.body.webhookdelivery).toMatchObject({ id: failed, status: 'pending', attempts: 0 });
+
+    const waiting = await delivery(endpoint, 'pending', new Date(Date.now() + 60_000).toISOString());
+    const before = await rows(`SELECT status, attempts, next_attempt_at FROM webhook_deliveries WHERE id = $1`, [waiting]);
+    const busy = await redeliver(endpoint, waiting);
+    expect(busy.answer.status, busy.answer.text).toBe(409);
+    expect(busy.answer.body.errors[0]).toMatchObject({ source: 'deliveryId' });
+    expect(busy.trips).toBe(1);
+    expect(await rows(`SELECT status, attempts, next_attempt_at FROM webhook_deliveries WHERE id = $1`, [waiting])).toEqual(before);
+
+    const unknown = await redeliver(endpoint, 2_000_000_000);
+    expect(unknown.answer.status).toBe(404);
+    expect(unknown.answer.body.errors[0]).toMatchObject({ source: 'deliveryId' });
+    const theirs = await newEndpoint(other.users.admin.apiKey);
+    const foreign = await redeliver(theirs, failed);
+    expect(foreign.answer.status).toBe(404);
+    expect(foreign.answer.body.errors[0]).toMatchObject({ source: 'id' });
+  });
+});

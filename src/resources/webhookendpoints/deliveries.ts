@@ -2,7 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS } from '../../auth/access';
 import { tickets, WEBHOOK_DELIVERY_STATES, webhookDeliveries, webhookEndpoints } from '../../db/schema';
-import { AUDIT_SET, childListRoute, defineResource, readBack, readOnlyTimeField, recordScope, referenceField } from '../../engine';
+import { AUDIT_SET, childListRoute, defineResource, readOnlyTimeField, recordScope, referenceField, sendWithReadBack } from '../../engine';
+import { refuseWhen } from '../../db/refusal';
 import { ApiError } from '../../http/errors';
 import { integerParam } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
@@ -46,7 +47,8 @@ export const deliveriesRoute = childListRoute(webhookEndpointsResource, webhookD
 
 /**
  * `POST /v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json`: sends one delivery
- * again, the same body and delivery id, now and with fresh tries (a delivered one too).
+ * again, the same body and delivery id, now and with fresh tries (a delivered one too). One batch
+ * (one exchange with the database): the endpoint and the delivery checked, the delivery locked.
  */
 export const redeliverRoute = defineRoute({
   method: 'post', path: '/v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json', tag: 'Webhooks', operationId: 'redeliverWebhook', roles: ADMINS,
@@ -56,23 +58,21 @@ export const redeliverRoute = defineRoute({
 }, async (c) => {
   const who = c.var.principal;
   const { id, deliveryId } = c.req.valid('param');
-  const body = await c.var.db.transaction(async (tx) => {
-    const [endpoint] = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(and(recordScope(webhookEndpointsResource, who), eq(webhookEndpoints.id, id)));
-    if (!endpoint) throw ApiError.notFound('id', `webhookendpoint ${id} not found`);
-    const [delivery] = await tx
-      .select({ status: webhookDeliveries.status, tried: sql<boolean>`${webhookDeliveries.nextAttemptAt} > now()` })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.installationId, who.installationId)))
-      .for('update');
-    if (!delivery) throw ApiError.notFound('deliveryId', `webhookdelivery ${deliveryId} not found`);
-    // a try holds it until its time: sending it again meanwhile would send it twice at once
-    if (delivery.status === 'pending' && delivery.tried) throw ApiError.conflict('deliveryId', `webhookdelivery ${deliveryId} is being tried or waits for its next try; redeliver it once that is done`);
-    await tx
+  const delivery = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.installationId, who.installationId))!;
+  const body = await sendWithReadBack(c.var.db, webhookDeliveriesResource, who, [
+    refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${and(recordScope(webhookEndpointsResource, who), eq(webhookEndpoints.id, id))})`, 404, 'id', `webhookendpoint ${id} not found`),
+    // locked as it is checked: a try that takes it meanwhile waits, or is seen
+    sql`WITH locked AS (SELECT ${webhookDeliveries.status} AS status, ${webhookDeliveries.nextAttemptAt} > now() AS tried FROM ${webhookDeliveries} WHERE ${delivery} FOR UPDATE)
+      SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM locked) THEN desk_refuse(404, 'deliveryId', ${`webhookdelivery ${deliveryId} not found`}::text)
+                  WHEN EXISTS (SELECT 1 FROM locked WHERE status = 'pending' AND tried)
+                  THEN desk_refuse(409, 'deliveryId', ${`webhookdelivery ${deliveryId} is being tried or waits for its next try; redeliver it once that is done`}::text) END`,
+    c.var.db.http
       .update(webhookDeliveries)
       .set({ status: 'pending', attempts: 0, nextAttemptAt: sql`now()`, retryUntil: sql`now() + interval '1 day'`, updatedAt: sql`now()`, updatedBy: who.userId })
-      .where(eq(webhookDeliveries.id, deliveryId));
-    return readBack(tx, webhookDeliveriesResource, who, deliveryId, []);
-  });
+      .where(delivery)
+      .getSQL(),
+  ], sql`${deliveryId}::int`, []);
+  if (body === null) throw ApiError.notFound('deliveryId', `webhookdelivery ${deliveryId} not found`);
   await c.env.WEBHOOKS.send(deliverMessage([deliveryId]));
   return c.json(body, 202);
 });
