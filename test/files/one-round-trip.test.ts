@@ -108,3 +108,19 @@ describe('a file confirmed in one round trip', () => {
     expect(await uploadedFile(agent, 'x')).toEqual(expect.any(Number));
   });
 });
+
+describe("an upload's form", () => {
+  it('is two exchanges: the id taken first (the key names it), then the pending file written and read back; the form posts the bytes to that file', async () => {
+    const started = await withRoundTrips('/v2/files/ref.json', { method: 'POST', key: agent, body: { filename: 'form.txt', mimeType: 'text/plain' } });
+    expect(started.answer.status, started.answer.text).toBe(201);
+    expect(started.trips).toBe(2);
+    const id = started.answer.body.file.id as number;
+    const [row] = await rows<{ storage_key: string; confirmed_at: Date | null; upload_token_hash: string | null }>('SELECT storage_key, confirmed_at, upload_token_hash FROM files WHERE id = $1', [id]);
+    expect(row!.storage_key).toContain(String(id));
+    expect(row!.confirmed_at).toBeNull();
+    expect(row!.upload_token_hash).not.toBeNull();
+    expect((await uploadTo(started.answer.body, 'bytes')).status).toBe(201);
+    const confirmed = await confirm(id, { file: { name: 'form.txt' } });
+    expect(confirmed.answer.status, confirmed.answer.text).toBe(200);
+  });
+});

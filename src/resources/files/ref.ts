@@ -1,8 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { EVERYONE } from '../../auth/access';
 import { FILE_DISPOSITIONS, files } from '../../db/schema';
-import { createRecords, readBack, schemasOf, tenantScope } from '../../engine';
+import { createStatement, schemasOf, sendWithReadBack } from '../../engine';
 import { writableRecord } from '../../http/record-body';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
@@ -48,7 +48,8 @@ export const fileRefAnswer = z
 /**
  * `POST /v2/files/ref.json`: step one of an upload. Answers the form to post the bytes with (to
  * `POST /v2/files/upload`, good for an hour), and the file, pending until the bytes arrive and
- * `PATCH /v2/files/{id}.json` confirms it.
+ * `PATCH /v2/files/{id}.json` confirms it. Two exchanges with the database: the file's id taken
+ * from the sequence (its key names it), then the insert and its read-back in one batch.
  */
 export const createFileRefRoute = defineRoute({
   method: 'post', path: '/v2/files/ref.json', tag: 'Files', operationId: 'createFileRef', roles: EVERYONE,
@@ -60,16 +61,14 @@ export const createFileRefRoute = defineRoute({
   const input = c.req.valid('json');
   const expiresAt = new Date(Date.now() + UPLOAD_TTL_MINUTES * 60_000);
   const url = new URL('/v2/files/upload', c.req.url).toString();
-  const body = await c.var.db.transaction(async (tx) => {
-    const [id] = await createRecords(tx, who, filesResource, [{ name: input.filename, contentType: input.mimeType.toLowerCase(), disposition: input.disposition ?? 'attachment' }]);
-    const key = storageKey(who.installationId, id!);
-    const form = await uploadFields(key, input.mimeType.toLowerCase(), expiresAt);
-    await tx
-      .update(files)
-      .set({ storageKey: key, uploadTokenHash: form.tokenHash, uploadExpiresAt: expiresAt, updatedAt: sql`${files.updatedAt}` })
-      .where(sql`${eq(files.id, id!)} AND ${tenantScope(files, who.installationId)}`);
-    const read = await readBack(tx, filesResource, who, id!, []);
-    return { url, params: form.fields, file: read.file, included: read.included };
-  });
+  // the form's key names the file's id: taken from the table's sequence first, the insert takes it (two exchanges)
+  const { rows } = await c.var.db.http.execute(sql`SELECT nextval(pg_get_serial_sequence('files', 'id'))::int AS id`);
+  const id = Number(rows[0]!.id);
+  const key = storageKey(who.installationId, id);
+  const form = await uploadFields(key, input.mimeType.toLowerCase(), expiresAt);
+  const row = { id, name: input.filename, contentType: input.mimeType.toLowerCase(), disposition: input.disposition ?? 'attachment', storageKey: key, uploadTokenHash: form.tokenHash, uploadExpiresAt: expiresAt };
+  const read = await sendWithReadBack(c.var.db, filesResource, who, [createStatement(c.var.db.http, who, { table: files, type: filesResource.type }, [row])], sql`${id}::int`, []);
+  if (read === null) throw new Error(`the new file ${id} is not there to read back`);
+  const body = { url, params: form.fields, file: read.file, included: read.included };
   return c.json(body as z.infer<typeof fileRefAnswer>, 201);
 });
