@@ -222,11 +222,12 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
     }
     configureEvents(env);
     const db = openDatabase(env);
+    let staged: SQL | undefined;
     try {
       await db.transaction(async (tx) => {
         const state = await lockChunk(tx, jobId, chunk);
         if (!state || state.done) return;
-        const staged = sql`import_rows WHERE job_id = ${jobId} AND line BETWEEN ${state.fromLine} AND ${state.toLine}`;
+        staged = sql`import_rows WHERE job_id = ${jobId} AND line BETWEEN ${state.fromLine} AND ${state.toLine}`;
         if (state.status !== 'queued' && state.status !== 'running') {
           // Cancelled (or failed): the chunk is not run; its staged rows are no longer needed.
           await tx.execute(sql`DELETE FROM ${staged}`);
@@ -241,7 +242,12 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
       });
       await announceEvents(env, db);
     } catch (error) {
-      if (error instanceof JobNoLongerRunning) return;
+      if (error instanceof JobNoLongerRunning) {
+        // cancelled while the chunk ran: what it did rolled back, its staged rows (the delete
+        // rolled back with it) are no longer needed, and no message will come for them again
+        if (staged) await db.http.execute(sql`DELETE FROM ${staged}`);
+        return;
+      }
       await recordFailedAttempt(db, jobId, chunk, error);
       throw error;
     } finally {
