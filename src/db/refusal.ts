@@ -59,3 +59,8 @@ export function remember(name: string, value: SQL): SQL {
 export function recalled(name: string): SQL {
   return sql`current_setting(${`desk.${name}`}::text)::int`;
 }
+
+/** Ids remembered together, as a JSON array (`remember(name, jsonb_agg(id))`): a set to select from. */
+export function recalledIds(name: string): SQL {
+  return sql`(SELECT jsonb_array_elements_text(current_setting(${`desk.${name}`}::text)::jsonb)::int)`;
+}

@@ -1,4 +1,4 @@
-import { is, SQL, sql } from 'drizzle-orm';
+import { getTableName, is, SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Actor } from '../auth/principal';
 import type { Queryable } from '../db/client';
@@ -44,6 +44,15 @@ export async function createRecords(db: Queryable & Writer, who: Actor, target: 
  * `createRecords`'s statement, to run or to send in a batch (values may be SQL, such as a new
  * parent's id recalled from an earlier statement); answers `select` over the new rows (`changed`).
  */
+/**
+ * A new record's id taken from its table's sequence before its batch, where the Worker needs it
+ * first (a key or a seal names it): `createStatement` inserts a row carrying it as its own.
+ */
+export async function reserveId(read: Queryable, table: PgTable): Promise<number> {
+  const { rows } = await read.execute(sql`SELECT nextval(pg_get_serial_sequence(${getTableName(table)}, 'id'))::int AS id`);
+  return Number(rows[0]!.id);
+}
+
 export function createStatement(db: Writer, who: Actor, target: Omit<Target, 'where'>, rows: Record<string, unknown>[], data?: EventData, select?: SQL): SQL {
   const values = rows.map((row) => ({ ...row, ...createdValues(who) }));
   // an id reserved before the batch (taken from the table's sequence) is the row's own

@@ -19,7 +19,7 @@ export { filterParam, includesParam, pageMetadata, pageMetaSchema, pageSizeParam
 export { recordScope, tenantScope } from './scope';
 export { filteredScope, selectionFromFilter } from './selection';
 export { bulkResult, bulkResultSchema, bulkTarget } from './bulk';
-export { createRecords, createStatement, deleteRecords, deleteStatement, updateRecords, updateStatement } from './changes';
+export { createRecords, createStatement, deleteRecords, deleteStatement, reserveId, updateRecords, updateStatement } from './changes';
 export type { Writer } from './changes';
 export { deletedValues, updatedValues } from './columns';
 export { resourceRoutes } from './routes';

@@ -2,7 +2,7 @@ import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { Env } from '../app-env';
 import type { Actor } from '../auth/principal';
 import type { Database } from '../db/client';
-import { recalled, refuseWhen, remember } from '../db/refusal';
+import { recalled, recalledIds, refuseWhen, remember } from '../db/refusal';
 import { createStatement, updateStatement, type Writer } from './changes';
 import { columnKey, rowValues } from './columns';
 import { oneRecordRead } from './queries';
@@ -175,7 +175,7 @@ export async function plannedBulkUpdate(db: Database, resource: ResourceDeclarat
   // the hooks' own copy of the body
   const record = { ...sent };
   if (planned?.bulkRead) await planned.bulkRead(who, record, target.where, writer);
-  const ids = sql`(SELECT jsonb_array_elements_text(current_setting(${`desk.${BULK_IDS}`}::text)::jsonb)::int)`;
+  const ids = recalledIds(BULK_IDS);
   const remembered = sql`SELECT ${remember(BULK_IDS, sql`(SELECT coalesce(jsonb_agg(id ORDER BY id), '[]'::jsonb) FROM changed)`)}::jsonb AS ids`;
   const before = [...referenceChecks(resource, who, record), ...(planned?.bulkFirst?.(writer, who, record, target.where) ?? [])];
   const update = updateStatement(writer, who, target, rowValues(resource.table, writableFields(resource), record), watchedProperties(resource, record), remembered);

@@ -143,7 +143,7 @@ export async function checkContactsUpdate(read: Pick<WriteContext['tx'], 'execut
   const current = await currentContacts(read, who, id);
   // not there: the update answers 404 before its contacts are looked at
   if (current === undefined) return true;
-  const stored = new Map(current.contacts.map(({ id: contactId, ...contact }) => [Number(contactId), contact as StoredContact]));
+  const { stored } = current;
   if (record.email !== undefined) placeAmong(record, current.email, stored);
   if (record.contacts === undefined || record.contacts === null) return true;
   const source = 'customer.contacts';
@@ -232,16 +232,17 @@ export async function placeSentEmail(db: Pick<WriteContext['tx'], 'execute'>, wh
   const current = await currentContacts(db, who, id);
   // not there: the update answers 404
   if (current === undefined) return;
-  placeAmong(record, current.email, new Map(current.contacts.map(({ id: contactId, ...contact }) => [Number(contactId), contact as StoredContact])));
+  placeAmong(record, current.email, current.stored);
 }
 
-/** The customer's address and live contacts, in one statement; undefined when it is not the caller's. */
-async function currentContacts(db: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], id: number) {
+/** The customer's address and live contacts by id, in one statement; undefined when it is not the caller's. */
+async function currentContacts(db: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], id: number): Promise<{ email: string | null; stored: Map<number, StoredContact> } | undefined> {
   const { rows } = await db.execute(sql`
     SELECT c.email, coalesce((SELECT json_agg(json_build_object('id', k.id, 'type', k.type, 'value', k.value, 'isMain', k.is_main))
                                 FROM ${customerContacts} k WHERE k.customer_id = c.id AND k.state = 'active'), '[]') AS contacts
       FROM ${customers} c WHERE c.id = ${id} AND c.installation_id = ${who.installationId}`);
-  return rows[0] as { email: string | null; contacts: Array<StoredContact & { id: number }> } | undefined;
+  const row = rows[0] as { email: string | null; contacts: Array<StoredContact & { id: number }> } | undefined;
+  return row && { email: row.email, stored: new Map(row.contacts.map(({ id: contactId, ...contact }) => [Number(contactId), contact])) };
 }
 
 /** The sent `email` placed among the contacts (`makeMain`), or dropped when it is the address the customer has. */

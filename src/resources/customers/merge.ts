@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { customers } from '../../db/schema';
 import { deleteStatement, recordScope, referenceInput, schemasOf, sendWithReadBack, translateDbError } from '../../engine';
-import { remember } from '../../db/refusal';
+import { recalledIds, remember } from '../../db/refusal';
 import { insertEventsFrom, recordEventsStatement } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
@@ -91,7 +91,7 @@ export const mergeRoute = defineRoute({
     moveToCustomer(who, { table: 'contacts', eventType: 'contacts', liveOnly: true }, other, id),
     moveToCustomer(who, { table: 'tickets', eventType: 'tickets', liveOnly: false }, other, id, MOVED_TICKETS),
     moveToCustomer(who, { table: 'ticket_messages', eventType: 'messages', liveOnly: false }, other, id),
-    refreshSearchStatement(sql`t.id IN (SELECT jsonb_array_elements_text(current_setting(${`desk.${MOVED_TICKETS}`}::text)::jsonb)::int)`),
+    refreshSearchStatement(sql`t.id IN ${recalledIds(MOVED_TICKETS)}`),
     deleteStatement(writer, who, { table: customers, type: 'customers', where: eq(customers.id, other) }, { mergedInto: { id, type: 'customers' } }),
     recordEventsStatement(who, [{ recordType: 'customers', recordId: id, kind: 'merged', data: { customer: { id: other, type: 'customers' } } }]),
     ...settleContactsStatements(writer, who, sql`${id}::int`),

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { EVERYONE } from '../../auth/access';
 import { FILE_DISPOSITIONS, files } from '../../db/schema';
-import { createStatement, schemasOf, sendWithReadBack } from '../../engine';
+import { createStatement, reserveId, schemasOf, sendWithReadBack } from '../../engine';
 import { writableRecord } from '../../http/record-body';
 import { jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
@@ -62,8 +62,7 @@ export const createFileRefRoute = defineRoute({
   const expiresAt = new Date(Date.now() + UPLOAD_TTL_MINUTES * 60_000);
   const url = new URL('/v2/files/upload', c.req.url).toString();
   // the form's key names the file's id: taken from the table's sequence first, the insert takes it (two exchanges)
-  const { rows } = await c.var.db.http.execute(sql`SELECT nextval(pg_get_serial_sequence('files', 'id'))::int AS id`);
-  const id = Number(rows[0]!.id);
+  const id = await reserveId(c.var.db.http, files);
   const key = storageKey(who.installationId, id);
   const form = await uploadFields(key, input.mimeType.toLowerCase(), expiresAt);
   const row = { id, name: input.filename, contentType: input.mimeType.toLowerCase(), disposition: input.disposition ?? 'attachment', storageKey: key, uploadTokenHash: form.tokenHash, uploadExpiresAt: expiresAt };

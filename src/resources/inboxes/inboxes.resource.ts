@@ -3,7 +3,7 @@ import type { Env } from '../../app-env';
 import type { Actor } from '../../auth/principal';
 import { ADMINS, EVERYONE } from '../../auth/access';
 import { customFieldInboxes, customFields, inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes, tickets, ticketTypes } from '../../db/schema';
-import { AUDIT_SET, defineResource, manyToMany, shapeOf, type WriteContext } from '../../engine';
+import { AUDIT_SET, defineResource, manyToMany, reserveId, shapeOf, type WriteContext } from '../../engine';
 import type { Queryable } from '../../db/client';
 import { insertEventsFrom } from '../../events/record-events';
 import { encryptToken, inboxSecretContext, TokenKeyError } from '../../lib/crypto';
@@ -88,10 +88,8 @@ const RESERVED_ID = Symbol('inboxId');
 async function planPassword(who: Actor, env: Env, record: Record<string | symbol, unknown>, id: number | undefined, read: Queryable): Promise<boolean> {
   if (typeof record.smtpPassword !== 'string') return true;
   if (id === undefined) {
-    // sealed before the id is taken: no usable key is a 503 that reserves nothing
-    await sealed(who, env, record.smtpPassword, 0);
-    const { rows } = await read.execute(sql`SELECT nextval(pg_get_serial_sequence('inboxes', 'id'))::int AS id`);
-    id = Number(rows[0]!.id);
+    // no usable key then answers 503, the id left unused (as a failed insert leaves one)
+    id = await reserveId(read, inboxes);
     record[RESERVED_ID] = id;
   }
   record.smtpPassword = await sealed(who, env, record.smtpPassword, id);
