@@ -5,8 +5,8 @@ import { emailHandler } from './jobs/email';
 import { queueHandler } from './jobs/queue';
 import { scheduledHandler } from './jobs/scheduled';
 import { modules } from './modules';
-import { setBeforeCommit } from './db/client';
-import { inTransactionHook } from './events/in-transaction';
+import { setSettleHook } from './db/client';
+import { inStatementHook } from './events/in-statement';
 import { atServiceAddress } from './http/platform-address';
 import { registerSubscribers } from './events/subscriptions';
 
@@ -15,7 +15,7 @@ export { RateLimiter } from './ratelimit/limiter';
 
 const subscribers = modules.flatMap((module) => module.subscribers);
 registerSubscribers(subscribers);
-setBeforeCommit(inTransactionHook(subscribers));
+setSettleHook(inStatementHook(subscribers));
 const app = createApp(modules);
 
 export default {

@@ -1,6 +1,5 @@
 import { neon, Pool, type PoolClient } from '@neondatabase/serverless';
 import { sql, type SQL } from 'drizzle-orm';
-import { errorField, log } from '../lib/log';
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { drizzle as drizzlePool, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import { PgDialect } from 'drizzle-orm/pg-core';
@@ -41,7 +40,6 @@ const dialect = new PgDialect();
 
 /** The installations whose events the transaction `xact` (text) wrote that are still to dispatch: the drain is told of them. */
 const pendingOf = (xact: SQL) => sql`ARRAY(SELECT DISTINCT e.installation_id FROM events e WHERE e.xact = (${xact})::bigint AND e.dispatched_at IS NULL)`;
-const pendingEventInstallations = sql`SELECT ${pendingOf(sql`pg_current_xact_id_if_assigned()::text`)} AS pending`;
 
 /** What the database part of the Worker's environment holds. */
 export interface DatabaseEnv extends LocalStackVars {
@@ -51,22 +49,33 @@ export interface DatabaseEnv extends LocalStackVars {
 export type Transaction = Parameters<Parameters<NeonDatabase['transaction']>[0]>[0];
 
 /**
- * Work every transaction does last, before it commits, given the environment its handle was
- * opened with; it answers what must wait for the commit (run once committed, never if not). Set
- * once as the Worker starts: the events handled in the transaction that wrote them
- * (src/events/in-transaction.ts). A batch cannot run it: its events are handed to the same work
- * once it has committed (`afterBatches`), in a transaction of their own, `xact` naming the batch's.
+ * What every transaction does last, in the statement that closes it (a batch's last statement,
+ * an interactive transaction's before its commit): the work of the subscribers handled by the
+ * writes themselves (src/events/in-statement.ts). Set once as the Worker starts.
  */
-export interface BeforeCommit {
-  run(tx: Transaction, env: DatabaseEnv, installationId: number | undefined, xact?: string): Promise<Array<() => Promise<void>>>;
-  /** whether `run` has anything to do for the transaction `xact` (SQL, its id as text): asked by a batch, of itself */
-  wanted(xact: SQL): SQL;
+export interface SettleHook {
+  /** CTEs (`name AS (...)`) over the transaction `xact` (SQL, its id as text), and the columns of the closing row they add */
+  settle(xact: SQL): { ctes: SQL[]; columns: SQL[] };
+  /** what waits for the commit, given the closing row; it never fails */
+  afterCommit(env: DatabaseEnv, row: Record<string, unknown>): Array<() => Promise<void>>;
 }
 
-let beforeCommit: BeforeCommit | undefined;
+let settleHook: SettleHook | undefined;
 
-export function setBeforeCommit(hook: BeforeCommit | undefined): void {
-  beforeCommit = hook;
+export function setSettleHook(hook: SettleHook | undefined): void {
+  settleHook = hook;
+}
+
+/**
+ * The statement that closes a transaction: the hook's work, the installations whose events it
+ * wrote that some subscriber still wants (the drain is told, `pending`), and its id. `pending`
+ * left out for work that reports no events of its own.
+ */
+function closingStatement(xact: SQL, hook: SettleHook | undefined, pending: boolean): SQL | undefined {
+  const { ctes, columns } = hook?.settle(sql`(SELECT x.xact FROM x)`) ?? { ctes: [], columns: [] };
+  if (!pending && ctes.length === 0) return undefined;
+  return sql`WITH x AS (SELECT ${xact} AS xact)${sql.join(ctes.map((cte) => sql`, ${cte}`))}
+    SELECT x.xact${pending ? sql`, ${pendingOf(sql`x.xact`)} AS pending` : sql``}${sql.join(columns.map((column) => sql`, ${column}`))} FROM x`;
 }
 
 /** Anything a statement can run on: the HTTP client or an open transaction. */
@@ -99,8 +108,9 @@ export interface Database {
    */
   batch(statements: readonly SQL[]): Promise<Record<string, unknown>[][]>;
   /**
-   * The work `beforeCommit` would have done in each batch that committed, given what they wrote
-   * (their transaction ids): once the answer is sent, nobody waiting for it.
+   * What a request's batches left for after their commit (their subscribers' `afterCommit`, queue
+   * messages): run once the answer is sent, nobody waiting for it. A job's handle runs it as each
+   * batch commits.
    */
   afterBatches(): Promise<void>;
   /** Round trips to the database so far: statements over HTTP, and statements (with BEGIN and COMMIT) on the connection. */
@@ -184,7 +194,7 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
   const count = () => void trips++;
   let http: Database['http'] | undefined;
   let pool: Pool | undefined;
-  const committedBatches: string[] = [];
+  const afterCommits: Array<() => Promise<void>> = [];
   const connections = new Set<PoolClient>();
   /** Past the deadline: the connection is closed under the work, never reused, and Postgres rolls back. */
   const withinDeadline = <T>(work: Promise<T>): Promise<T> => {
@@ -202,32 +212,34 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
     work.catch(() => undefined); // what it fails with once given up is nobody's to hear
     return Promise.race([work, expired]).finally(() => clearTimeout(timer));
   };
-  /** An interactive transaction, `hook` its last work (`beforeCommit`), run again after a lost race. */
-  const transact = async <T>(work: (tx: Transaction) => Promise<T>, hook: BeforeCommit | undefined, quiet = false): Promise<T> => {
-    // the work, then the hook's, in one transaction; what the hook leaves for the commit comes back with the work's value
+  /** The installations the closing row names as pending, and the hook's work after the commit. */
+  const settled = (row: Record<string, unknown> | undefined) => {
+    for (const installation of (row?.pending as number[] | undefined) ?? []) handle.eventInstallations.add(Number(installation));
+    return row && settleHook ? settleHook.afterCommit(env, row) : [];
+  };
+  /** An interactive transaction closed by the closing statement, run again after a lost race. */
+  const transact = async <T>(work: (tx: Transaction) => Promise<T>, quiet = false): Promise<T> => {
     const attempt = () => {
       pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count, connections);
       return withinDeadline(drizzlePool(pool).transaction(async (tx) => {
         const value = await work(tx);
-        const committed = hook ? await hook.run(tx, env, handle.installationId) : [];
-        // last, as a batch's last statement does: the installations whose events it wrote are still
-        // pending; none when work that caught its own failure left the transaction aborted (its commit rolls back)
-        const pending = quiet ? [] : await tx.execute(pendingEventInstallations).then(
-          ({ rows }) => (rows[0]?.pending as number[] | null) ?? [],
+        const closing = closingStatement(sql`pg_current_xact_id_if_assigned()::text`, settleHook, !quiet);
+        // none when work that caught its own failure left the transaction aborted (its commit rolls back)
+        const row = closing === undefined ? undefined : await tx.execute(closing).then(
+          ({ rows }) => rows[0],
           (error: unknown) => {
-            if (sqlState(error).code === IN_FAILED_TRANSACTION) return [];
+            if (sqlState(error).code === IN_FAILED_TRANSACTION) return undefined;
             throw error;
           },
         );
-        return { value, committed, pending };
+        return { value, row };
       }));
     };
     for (let tries = 1; ; tries++) {
       try {
-        const { value, committed, pending } = await attempt();
-        for (const installation of pending) handle.eventInstallations.add(Number(installation));
+        const { value, row } = await attempt();
         // what the hook left for the commit never fails the transaction, which is done
-        for (const run of committed) await run().catch(() => undefined);
+        for (const run of settled(row)) await run();
         return value;
       } catch (error) {
         // a deadlock or a serialization failure rolled it all back: the work is run again, a few times
@@ -245,18 +257,11 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
       }
       return http;
     },
-    transaction: (work, options) => transact(work, beforeCommit, options?.quiet === true),
+    transaction: (work, options) => transact(work, options?.quiet === true),
     async batch(statements) {
       if (statements.length === 0) return [];
       const raw = queryFunction(env.DATABASE_URL, exchangeMs);
-      // last, what the batch's commit leaves: the installations whose events it wrote that a
-      // subscriber wants (the drain is told), and whether the work `beforeCommit` does wants some (`afterBatches`)
-      // only a request's handle runs `afterBatches` as soon as it answers: a job's leaves its events to the drain
-      const settled = sql`SELECT x.xact,
-          ${pendingOf(sql`x.xact`)} AS pending,
-          ${beforeCommit && options.forRequest ? beforeCommit.wanted(sql`x.xact`) : sql`false`} AS wanted
-        FROM (SELECT pg_current_xact_id_if_assigned()::text AS xact) x`;
-      const all = [...statements, settled];
+      const all = [...statements, closingStatement(sql`pg_current_xact_id_if_assigned()::text`, settleHook, true)!];
       for (let tries = 1; ; tries++) {
         try {
           count();
@@ -266,9 +271,10 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
           });
           const results = (await raw.transaction(queries, { fullResults: true })) as unknown as Array<{ rows: Record<string, unknown>[] }>;
           const rows = results.map((result) => result.rows);
-          const [after] = rows.pop()!;
-          for (const installation of (after?.pending as number[] | undefined) ?? []) handle.eventInstallations.add(Number(installation));
-          if (after?.wanted === true && typeof after.xact === 'string') committedBatches.push(after.xact);
+          const after = settled(rows.pop()![0]);
+          // a request's wait for its answer, a job's are run now
+          if (options.forRequest) afterCommits.push(...after);
+          else for (const run of after) await run();
           return rows;
         } catch (error) {
           const refusal = refusalOf(error);
@@ -278,16 +284,7 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
       }
     },
     async afterBatches() {
-      const hook = beforeCommit;
-      if (!hook) return;
-      for (const xact of committedBatches.splice(0)) {
-        // the run's own transaction writes no event: no hook of its own
-        const committed = await transact((tx) => hook.run(tx, env, handle.installationId, xact), undefined).catch((error: unknown) => {
-          log('warn', 'events: the work after a batch failed; the drain will do it', { error: errorField(error) });
-          return [];
-        });
-        for (const run of committed) await run().catch(() => undefined);
-      }
+      for (const run of afterCommits.splice(0)) await run();
     },
     roundTrips: () => trips,
     eventInstallations: new Set(),

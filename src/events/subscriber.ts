@@ -39,19 +39,18 @@ export interface Subscriber {
   name: string;
   on: readonly EventInterest[];
   /**
-   * Also handled in the transaction that writes the event, last thing before it commits, when
-   * `where` (SQL over the event's row `e`) holds: its work then commits with the write, and what
-   * it sends after the commit waits for no drain (`in-transaction.ts`). The drain hands it the
-   * events it did not handle there.
+   * Also handled by the write itself, in SQL: `statement` (one data-modifying statement, with
+   * RETURNING) does the subscriber's work for the events that `events` (SQL over the event's row
+   * `e`) names. Every transaction that writes events runs it last, inside the same exchange (a
+   * batch's closing statement, an interactive transaction's before its commit), over its own
+   * events that the subscriber wants and `where` holds for, and records them handled; what it
+   * returns is handed to `afterCommit` once the transaction has committed (`in-statement.ts`). The
+   * drain hands it the events no write handled, as to any subscriber.
    */
-  inTransaction?: {
+  inStatement?: {
+    statement(events: SQL): SQL;
     where: SQL;
-    /**
-     * False when the subscriber surely wants none of the installation's events now (a cache of the
-     * isolate's): the transaction then skips the statement that looks for them. A stale false
-     * leaves the events to the drain; a stale true costs that statement.
-     */
-    mayWant?(tx: Transaction, installationId: number): Promise<boolean>;
+    afterCommit(env: Env, rows: Record<string, unknown>[]): Promise<void>;
   };
   handle(event: StoredEvent, context: SubscriberContext): Promise<void>;
 }

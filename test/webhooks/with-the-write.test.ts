@@ -1,16 +1,17 @@
-// A write's webhook deliveries are made with the write (src/events/in-transaction.ts): in its own
-// transaction, last thing before it commits, or for a write sent as one batch right after it
-// commits, once its answer is sent (`Database.afterBatches`); then they are sent. No drain of the
-// installation's events stands between a change and its receivers. A fan-out that fails there
-// never fails the write; the drain then makes the deliveries, once.
+// A write's webhook deliveries are written by the write itself, in the statement that closes its
+// transaction (src/events/in-statement.ts; inside the same exchange as a batch), and sent once it
+// commits; each is decided (its webhook events, its body) when first tried
+// (src/resources/webhookendpoints/decide.ts). No drain of the installation's events, and no
+// transaction after the write, stands between a change and its receivers. Deciding that fails
+// never touches the write: the delivery waits, and is sent once it can be, once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { drained } from '../support/events';
-import { awaitLogLines } from '../support/logs';
 import { eventually } from '../support/room';
 import { holdDrainLock } from '../events/support';
+import { sendJobMessage } from '../support/queue';
 import { receiver, TOKEN } from './receiver';
 
 let site: SeededInstallation;
@@ -75,7 +76,7 @@ describe("a write's webhook deliveries", () => {
     expect(prioritiesOf(ticket)).toHaveLength(1);
   });
 
-  it('are not looked for in an installation without an endpoint, and are from the first write after one is made', async () => {
+  it('are not looked for in an installation without an endpoint, and go to an endpoint from the first change after it is made', async () => {
     const bare = await newInstallation('webhooks-write-none');
     const key = bare.users.admin.apiKey;
     const bareInbox = (await api('/v2/inboxes.json', { key })).body.inboxes[0].id;
@@ -95,26 +96,39 @@ describe("a write's webhook deliveries", () => {
       expect(hooked.status, hooked.text).toBe(201);
       const second = await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key, body: { ticket: { priority: { id: levels[0] } } } });
       expect(second.status, second.text).toBe(200);
-      // the write after it fans out the change before it too, still waiting for the held drain, in order:
-      // the endpoint wants it now, so it is sent as well
-      await eventually(async () => ((await changeOf(ticket, bare))[1]?.fanned ? true : undefined));
+      // the second write made its delivery before it answered, the drain still held
       expect(await changeOf(ticket, bare)).toEqual([
-        { dispatched: false, fanned: true, deliveries: 1 },
+        { dispatched: false, fanned: null, deliveries: 0 },
         { dispatched: false, fanned: true, deliveries: 1 },
       ]);
-      const delivered = await eventually(async () => (late.requests.length === 2 ? late.requests : undefined));
-      // each carries the ticket as it is when fanned out
-      expect(delivered.map((request) => [request.json.event, request.json.ticket.priority.id])).toEqual([
-        ['ticket.priority', levels[0]],
-        ['ticket.priority', levels[0]],
-      ]);
+      const delivered = await eventually(async () => (late.requests.length === 1 ? late.requests : undefined));
+      expect(delivered.map((request) => [request.json.event, request.json.ticket.priority.id])).toEqual([['ticket.priority', levels[0]]]);
     } finally {
       await release();
     }
+    // the change made before the endpoint is the drain's: handled, and sent nowhere
     await drained(bare.id);
-    expect((await changeOf(ticket, bare)).map((change) => change.fanned)).toEqual([true, true]);
-    await eventually(async () => (late.requests.length === 2 ? true : undefined));
+    expect(await changeOf(ticket, bare)).toEqual([
+      { dispatched: true, fanned: true, deliveries: 0 },
+      { dispatched: true, fanned: true, deliveries: 1 },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(late.requests).toHaveLength(1);
     await late.close();
+  });
+
+  it('of an event no write handled (a statement on its own wrote it) are made by the drain, once', async () => {
+    const ticket = await quietTicket();
+    const [own] = await rows<{ id: string }>(
+      `INSERT INTO events (installation_id, record_type, record_id, kind, data) VALUES ($1, 'tickets', $2, 'updated', $3) RETURNING id`,
+      [site.id, ticket, JSON.stringify({ priority: { before: { id: priorities[0] }, after: { id: priorities[1] } } })],
+    );
+    expect(await rows(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1`, [own!.id])).toEqual([{ n: 0 }]);
+    await sendJobMessage({ kind: 'events.drain', installationId: site.id });
+    await drained(site.id, 20_000);
+    const [delivery] = await eventually(async () => (prioritiesOf(ticket).length ? prioritiesOf(ticket) : undefined), 20_000);
+    expect(delivery!.json.ticket.id).toBe(ticket);
+    expect(await rows(`SELECT event FROM webhook_deliveries WHERE event_id = $1`, [own!.id])).toEqual([{ event: 'ticket.priority' }]);
   });
 
   it("after a batch, leave to the drain an earlier event the drain has tried or given up on", async () => {
@@ -138,19 +152,15 @@ describe("a write's webhook deliveries", () => {
     }
   });
 
-  it('after batches written at once take their turns: every change fanned out by a run after a write, each delivered once', async () => {
+  it('of writes side by side are each made by its own write, each delivered once', async () => {
     const tickets: number[] = [];
     for (let i = 0; i < 12; i++) tickets.push(await quietTicket());
     const release = await holdDrainLock(site.id);
     try {
-      // twelve writes side by side: each run after a batch waits for the one before it, then finds done what that one did
       const answers = await Promise.all(tickets.map((ticket) => setPriority(ticket, priorities[1]!)));
       for (const answer of answers) expect(answer.status, answer.text).toBe(200);
-      // the drain is held: every change was fanned out after its write, none left to the drain
-      for (const ticket of tickets) {
-        await eventually(async () => ((await changeOf(ticket))[0]?.fanned ? true : undefined), 20_000);
-        expect(await changeOf(ticket)).toEqual([{ dispatched: false, fanned: true, deliveries: 1 }]);
-      }
+      // the drain is held: every change's delivery was written by its write, before it answered
+      for (const ticket of tickets) expect(await changeOf(ticket)).toEqual([{ dispatched: false, fanned: true, deliveries: 1 }]);
       await eventually(async () => (tickets.every((ticket) => prioritiesOf(ticket).length >= 1) ? true : undefined), 20_000);
     } finally {
       await release();
@@ -160,37 +170,65 @@ describe("a write's webhook deliveries", () => {
     for (const ticket of tickets) expect(prioritiesOf(ticket)).toHaveLength(1);
   });
 
-  it('never fail the write: a fan-out failing there leaves the event to the drain, which sends it once it can', async () => {
+  it('of a change that is several webhook events reach the receiver one each, in order, before the next change', async () => {
     const ticket = await quietTicket();
-    // every delivery row of this ticket fails to be written, until undone
+    const statuses = (await api('/v2/ticketstatuses.json', { key: admin })).body.ticketstatuses.map((s: { id: number }) => s.id);
+    const both = await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key: admin, body: { ticket: { priority: { id: priorities[1] }, status: { id: statuses[1] } } } });
+    expect(both.status, both.text).toBe(200);
+    const next = await setPriority(ticket, priorities[0]!);
+    expect(next.status, next.text).toBe(200);
+    const ofTicket = () => hook.requests.filter((r) => r.json.ticket?.id === ticket && r.json.event !== 'ticket.created');
+    const got = await eventually(async () => (ofTicket().length >= 3 ? ofTicket() : undefined), 20_000);
+    expect(got.map((r) => r.json.event)).toEqual(['ticket.status', 'ticket.priority', 'ticket.priority']);
+    expect(got.map((r) => r.json.ticket.priority.id).at(-1)).toBe(priorities[0]);
+    // the first change's second event is a delivery of its own, in the first one's turn
+    const made = await rows<{ event: string; behind_first: boolean }>(
+      `SELECT d.event, d.turn IS NOT NULL AS behind_first FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+        WHERE e.installation_id = $1 AND e.record_type = 'tickets' AND e.record_id = $2 AND e.kind = 'updated' ORDER BY e.id, d.id`,
+      [site.id, ticket],
+    );
+    expect(made).toEqual([
+      { event: 'ticket.status', behind_first: false },
+      { event: 'ticket.priority', behind_first: true },
+      { event: 'ticket.priority', behind_first: false },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(ofTicket()).toHaveLength(3);
+  });
+
+  it('are decided when first tried: one whose deciding fails waits, out of the log, without touching the write, and is sent once it can be, once', async () => {
+    const ticket = await quietTicket();
+    // deciding this ticket's deliveries fails, until undone
     const name = `test_webhooks_${Math.random().toString(36).slice(2, 10)}`;
     await rows(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.ticket_id = ${ticket} THEN RAISE EXCEPTION 'test: deliveries of this ticket fail'; END IF;
+        IF NEW.ticket_id = ${ticket} AND OLD.event = '' THEN RAISE EXCEPTION 'test: deciding deliveries of this ticket fails'; END IF;
         RETURN NEW;
       END $$`);
-    await rows(`CREATE TRIGGER ${name} BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+    await rows(`CREATE TRIGGER ${name} BEFORE UPDATE ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+    const [endpointId] = (await api('/v2/webhookendpoints.json', { key: admin })).body.webhookendpoints.map((e: { id: number }) => e.id);
     try {
-      const requestId = `fanout-${Math.random().toString(36).slice(2)}`;
-      const changed = await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key: admin, headers: { 'x-request-id': requestId }, body: { ticket: { priority: { id: priorities[1] } } } });
+      const changed = await setPriority(ticket, priorities[1]!);
       expect(changed.status, changed.text).toBe(200);
       expect(changed.body.ticket.priority.id).toBe(priorities[1]);
-      const [change] = await changeOf(ticket);
-      expect(change!.deliveries).toBe(0);
-      expect(change!.fanned).not.toBe(true);
-      // the warning the failed fan-out logged names the request it happened in, as the request's own line does
-      const lines = await awaitLogLines({ requestId }, 2);
-      expect(lines.map((line) => line.message).sort()).toEqual(['events: a subscriber failed in the writing transaction; the drain will hand it the event', 'request']);
-      expect(lines.find((line) => line.level === 'warn')).toMatchObject({ subscriber: 'webhooks.fanout', error: { code: 'P0001' } });
+      expect(await changeOf(ticket)).toEqual([{ dispatched: false, fanned: true, deliveries: 1 }]);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(prioritiesOf(ticket)).toHaveLength(0);
+      const log = await api(`/v2/webhookendpoints/${endpointId}/deliveries.json`, { key: admin, query: { pageSize: '100', orderBy: 'id', orderMode: 'desc' } });
+      expect(log.status, log.text).toBe(200);
+      expect(log.body.webhookdeliveries.length).toBeGreaterThan(0);
+      // the ticket's creation is there; its change, not decided, is not
+      expect(log.body.webhookdeliveries.filter((d: { ticket: { id: number } | null }) => d.ticket?.id === ticket).map((d: { event: string }) => d.event)).toEqual(['ticket.created']);
     } finally {
       await rows(`DROP TRIGGER IF EXISTS ${name} ON webhook_deliveries`);
       await rows(`DROP FUNCTION IF EXISTS ${name}()`);
     }
-    // the drain's next try (its first failed while the trigger stood, or it has not run yet) makes it
-    const [delivery] = await eventually(async () => (prioritiesOf(ticket).length ? prioritiesOf(ticket) : undefined), 20_000);
+    // the queue's next try of the message decides and sends it
+    const [delivery] = await eventually(async () => (prioritiesOf(ticket).length ? prioritiesOf(ticket) : undefined), 30_000);
     expect(delivery!.json.ticket.priority.id).toBe(priorities[1]);
     await drained(site.id, 20_000);
     expect(await changeOf(ticket)).toEqual([{ dispatched: true, fanned: true, deliveries: 1 }]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(prioritiesOf(ticket)).toHaveLength(1);
   });
 });

@@ -54,13 +54,20 @@ export const webhookDeliveries = pgTable(
     endpointId: integer('endpoint_id').notNull().references(() => webhookEndpoints.id),
     /** the write event it tells of; null: made by a trigger's action */
     eventId: bigint('event_id', { mode: 'number' }),
-    /** its webhook event, as `X-Desk-Event` names it */
+    /** its webhook event, as `X-Desk-Event` names it; '' while not decided yet (`UNDECIDED`) */
     event: text('event').notNull(),
     /** `X-Desk-Delivery`: the same on every try and redelivery */
     deliveryId: text('delivery_id').notNull(),
     /** the ticket it is about: deliveries of one ticket go to an endpoint in order */
     ticketId: integer('ticket_id'),
+    /** the body as sent; '' while not decided yet */
     payload: text('payload').notNull(),
+    /**
+     * Its place in its ticket's order to its endpoint, when not its own id: a delivery its event's
+     * first delivery to the endpoint grew into (another webhook event of the same change) takes
+     * that one's id, and comes right after it (`ORDER_KEY`).
+     */
+    turn: integer('turn'),
     status: text('status', { enum: WEBHOOK_DELIVERY_STATES }).notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     statusCode: integer('status_code'),
@@ -77,6 +84,6 @@ export const webhookDeliveries = pgTable(
     uniqueIndex('webhook_deliveries_delivery_id_key').on(t.deliveryId),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
     index('webhook_deliveries_pending_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
-    index('webhook_deliveries_ticket_order_idx').on(t.endpointId, t.ticketId, t.id).where(sql`status = 'pending'`),
+    index('webhook_deliveries_ticket_order_idx').on(t.endpointId, t.ticketId, sql`coalesce(turn, id)`, t.id).where(sql`status = 'pending'`),
   ],
 );

@@ -13,6 +13,7 @@ import type { JobMessage } from '../../jobs/job-message';
 import { decryptToken, webhookTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
 import { hmacHex } from '../../lib/webhook-signature';
+import { decideDeliveries, UNDECIDED, undecidedColumn, type UndecidedFacts } from './decide';
 import { MAX_DELIVERIES_A_MESSAGE, sendDeliveries, sendLater } from './delivery-message';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
@@ -96,6 +97,7 @@ interface Delivery {
   event: string;
   deliveryId: string;
   ticketId: number | null;
+  turn: number | null;
   payload: string;
   attempts: number;
   dueIn: number;
@@ -104,16 +106,22 @@ interface Delivery {
   open: boolean;
   /** an earlier delivery of its ticket to its endpoint is still pending */
   waiting: boolean;
+  /** what deciding it needs, while the write's fan-out has not decided it (`decide.ts`) */
+  undecided: UndecidedFacts | null;
 }
+
+/** A delivery's place in its ticket's order to its endpoint (SQL, a row value over the alias): by its turn, then its id. */
+const orderKey = (alias: string) => sql.raw(`(coalesce(${alias}.turn, ${alias}.id), ${alias}.id)`);
 
 /** The deliveries of `ids` with their endpoints, in id order. */
 async function readDeliveries(db: Database, ids: readonly number[]): Promise<Delivery[]> {
   const { rows } = await db.http.execute(sql`
-    SELECT d.id, d.installation_id AS "installationId", d.endpoint_id AS "endpointId", d.event, d.delivery_id AS "deliveryId", d.ticket_id AS "ticketId",
+    SELECT d.id, d.installation_id AS "installationId", d.endpoint_id AS "endpointId", d.event, d.delivery_id AS "deliveryId", d.ticket_id AS "ticketId", d.turn,
            d.payload, d.attempts, extract(epoch FROM d.next_attempt_at - now())::float8 * 1000 AS "dueIn",
            e.url, e.token, e.enabled AND e.state = 'active' AS open,
            (d.ticket_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries p
-              WHERE p.endpoint_id = d.endpoint_id AND p.ticket_id = d.ticket_id AND p.status = 'pending' AND p.id < d.id)) AS waiting
+              WHERE p.endpoint_id = d.endpoint_id AND p.ticket_id = d.ticket_id AND p.status = 'pending' AND ${orderKey('p')} < ${orderKey('d')})) AS waiting,
+           ${undecidedColumn} AS undecided
       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
      WHERE d.id IN ${intList(ids)} AND d.status = 'pending' ORDER BY d.id`);
   return rows.map((row) => ({ ...(row as unknown as Delivery), id: Number(row.id), endpointId: Number(row.endpointId), installationId: Number(row.installationId), attempts: Number(row.attempts), dueIn: Number(row.dueIn) }));
@@ -186,9 +194,10 @@ function idsOf(message: JobMessage): number[] {
  * side. A delivery waits its turn behind an earlier one of the same ticket to the same endpoint
  * (so a ticket's events arrive in order: that one, once done, sends it), is held while it is
  * tried (a second message for it finds it held and leaves it), is posted with its signatures,
- * and its outcome recorded. A failure comes back on the queue after the backoff, until a day has
- * passed; then the delivery is failed. A message costs a few statements however many deliveries
- * it names: the fan-out sends one for all of an event's.
+ * and its outcome recorded. A delivery the write made is decided first (`decide.ts`: its webhook
+ * events and its body), and held as it is. A failure comes back on the queue after the backoff,
+ * until a day has passed; then the delivery is failed. A message costs a few statements however
+ * many deliveries it names: the write sends one for all of its events'.
  */
 export async function deliverWebhook(message: JobMessage, env: Env): Promise<void> {
   const ids = idsOf(message);
@@ -206,16 +215,26 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
     }
     const closed = found.filter((d) => !d.open);
     if (closed.length) {
-      await db.http.execute(sql`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'the endpoint is switched off or deleted', updated_at = now()
-        WHERE id IN ${intList(closed.map((d) => d.id))} AND status = 'pending'`);
+      // one not decided yet was never a delivery to tell of: it goes
+      await db.http.execute(sql`WITH gone AS (DELETE FROM webhook_deliveries WHERE id IN ${intList(closed.map((d) => d.id))} AND event = ${UNDECIDED} AND status = 'pending')
+        UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'the endpoint is switched off or deleted', updated_at = now()
+         WHERE id IN ${intList(closed.map((d) => d.id))} AND status = 'pending' AND event <> ${UNDECIDED}`);
     }
-    for (const d of found) if (d.open && !d.waiting && d.dueIn > 1000) later.push({ id: d.id, wait: Math.ceil(d.dueIn / 1000) });
-    const due = found.filter((d) => d.open && !d.waiting && d.dueIn <= 1000);
-    // the lease: only the message that takes a delivery tries it now
-    const { rows: leased } = due.length === 0 ? { rows: [] } : await db.http.execute(sql`
+    const open = found.filter((d) => d.open);
+    const isDue = (d: Delivery) => !d.waiting && d.dueIn <= 1000;
+    for (const d of open) if (!d.waiting && d.dueIn > 1000) later.push({ id: d.id, wait: Math.ceil(d.dueIn / 1000) });
+    // the write's deliveries decided (a waiting one too: its body the nearer its event), the due ones held as they are
+    const toDecide = open.filter((d) => d.event === UNDECIDED);
+    const decisions = toDecide.length ? await decideDeliveries(db, toDecide.map((d) => ({ id: d.id, ticketId: d.ticketId, facts: d.undecided, hold: isDue(d) })), LEASE_SECONDS) : new Map();
+    for (const d of toDecide) Object.assign(d, decisions.get(d.id));
+    // one dropped, or decided by another message, is not this one's
+    const due = open.filter((d) => isDue(d) && d.event !== UNDECIDED);
+    // the lease: only the message that takes a delivery tries it now (one it decided, it holds already)
+    const toHold = due.filter((d) => !decisions.has(d.id));
+    const { rows: leased } = toHold.length === 0 ? { rows: [] } : await db.http.execute(sql`
       UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}::int)
-       WHERE id IN ${intList(due.map((d) => d.id))} AND status = 'pending' AND next_attempt_at <= now() + interval '1 second' RETURNING id`);
-    const held = new Set(leased.map((row) => Number(row.id)));
+       WHERE id IN ${intList(toHold.map((d) => d.id))} AND status = 'pending' AND next_attempt_at <= now() + interval '1 second' RETURNING id`);
+    const held = new Set([...leased.map((row) => Number(row.id)), ...decisions.keys()]);
     const shared = perMessage(env);
     const tries = await Promise.all(due.filter((d) => held.has(d.id)).map(async (delivery) => ({ delivery, attempt: await attemptOf(delivery, shared) })));
     if (tries.length) {
@@ -231,9 +250,9 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
         const { rows: next } = await db.http.execute(sql`
           SELECT DISTINCT ON (d.endpoint_id, d.ticket_id) d.id
             FROM webhook_deliveries d
-            JOIN jsonb_to_recordset(${JSON.stringify(done.map((d) => ({ endpoint_id: d.endpointId, ticket_id: d.ticketId, id: d.id })))}::jsonb) AS x(endpoint_id int, ticket_id int, id int)
-              ON d.endpoint_id = x.endpoint_id AND d.ticket_id = x.ticket_id AND d.id > x.id
-           WHERE d.status = 'pending' ORDER BY d.endpoint_id, d.ticket_id, d.id`);
+            JOIN jsonb_to_recordset(${JSON.stringify(done.map((d) => ({ endpoint_id: d.endpointId, ticket_id: d.ticketId, id: d.id, turn: d.turn })))}::jsonb) AS x(endpoint_id int, ticket_id int, id int, turn int)
+              ON d.endpoint_id = x.endpoint_id AND d.ticket_id = x.ticket_id AND ${orderKey('d')} > (coalesce(x.turn, x.id), x.id)
+           WHERE d.status = 'pending' ORDER BY d.endpoint_id, d.ticket_id, coalesce(d.turn, d.id), d.id`);
         if (next.length) await sendDeliveries(env, next.map((row) => Number(row.id)));
       }
     }
@@ -257,7 +276,7 @@ export async function sweepDeliveries(env: Env): Promise<void> {
     const { rows } = await db.http.execute(sql`
       SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at < now() - interval '1 minute'
          AND NOT (d.ticket_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries e
-               WHERE e.endpoint_id = d.endpoint_id AND e.ticket_id = d.ticket_id AND e.status = 'pending' AND e.id < d.id))
+               WHERE e.endpoint_id = d.endpoint_id AND e.ticket_id = d.ticket_id AND e.status = 'pending' AND ${orderKey('e')} < ${orderKey('d')}))
        ORDER BY d.next_attempt_at LIMIT ${SWEEP_BATCH}`);
     await sendDeliveries(env, rows.map((row) => Number(row.id)));
   } finally {

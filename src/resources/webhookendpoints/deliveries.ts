@@ -9,6 +9,7 @@ import { integerParam } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { schemasOf } from '../../engine';
+import { UNDECIDED } from './decide';
 import { deliverMessage } from './delivery-message';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
@@ -37,6 +38,8 @@ export const webhookDeliveriesResource = defineResource({
   defaultOrderBy: 'createdAt',
   relations: {},
   access: { read: ADMINS, write: ADMINS },
+  // one the write made is in the log once it is decided (its webhook event known, `decide.ts`): before, it may yet be none
+  scope: () => sql`${webhookDeliveries.event} <> ${UNDECIDED}`,
   operations: [],
 });
 
@@ -58,7 +61,7 @@ export const redeliverRoute = defineRoute({
 }, async (c) => {
   const who = c.var.principal;
   const { id, deliveryId } = c.req.valid('param');
-  const delivery = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.installationId, who.installationId))!;
+  const delivery = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, id), recordScope(webhookDeliveriesResource, who))!;
   const body = await sendWithReadBack(c.var.db, webhookDeliveriesResource, who, [
     refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${and(recordScope(webhookEndpointsResource, who), eq(webhookEndpoints.id, id))})`, 404, 'id', `webhookendpoint ${id} not found`),
     // locked as it is checked: a try that takes it meanwhile waits, or is seen

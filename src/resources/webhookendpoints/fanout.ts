@@ -1,67 +1,51 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Subscriber } from '../../events/subscriber';
-import { activitiesOfStored } from '../tickets/record-activities';
 import { sendDeliveries } from './delivery-message';
-import { anEnabledEndpoint, hasEndpoints } from './endpoint-presence';
-import { payloadOf } from './payload';
-import { endpointsQuery } from './webhookendpoints.resource';
-import { RECORD_TYPES, webhookEventsOf } from './webhook-events';
+import { UNDECIDED } from './decide';
+import { RECORD_TYPES, webhookEventsByRecordType } from './webhook-events';
 
-interface EndpointRow {
-  id: number;
-  all_events: boolean;
-  all_inboxes: boolean;
-  codes: string[];
-  inboxes: number[];
+/**
+ * The deliveries of the events `events` (SQL over the event's row `e`): one to every enabled
+ * endpoint made before the event that may want it (one narrowed to events wants one of the
+ * record's family, `webhookEventsByRecordType`) and, for a ticket's, wants the ticket's inbox.
+ * Each is written undecided: which webhook events it is, and the body, are decided when it is
+ * first tried (`decide.ts`), where the history's rules tell them. Answers the rows' ids.
+ */
+function deliveriesOf(events: SQL): SQL {
+  return sql`
+    INSERT INTO webhook_deliveries (installation_id, endpoint_id, event_id, event, delivery_id, ticket_id, payload, next_attempt_at)
+    SELECT e.installation_id, w.id, e.id, ${UNDECIDED}, gen_random_uuid()::text,
+           CASE e.record_type WHEN 'tickets' THEN e.record_id WHEN 'messages' THEN m.ticket_id END, ${UNDECIDED}, now()
+      FROM events e
+      LEFT JOIN ticket_messages m ON e.record_type = 'messages' AND m.id = e.record_id AND m.installation_id = e.installation_id
+      LEFT JOIN tickets t ON t.id = CASE e.record_type WHEN 'tickets' THEN e.record_id WHEN 'messages' THEN m.ticket_id END AND t.installation_id = e.installation_id
+      JOIN webhook_endpoints w ON w.installation_id = e.installation_id AND w.state = 'active' AND w.enabled AND w.created_at <= e.occurred_at
+       AND (w.all_events OR EXISTS (SELECT 1 FROM webhook_endpoint_events v
+             WHERE v.endpoint_id = w.id AND v.state = 'active' AND (${JSON.stringify(webhookEventsByRecordType())}::jsonb -> e.record_type) ? v.code))
+       AND (w.all_inboxes OR t.id IS NULL OR EXISTS (SELECT 1 FROM webhook_endpoint_inboxes i
+             WHERE i.endpoint_id = w.id AND i.state = 'active' AND i.inbox_id = t.inbox_id))
+     WHERE ${events}
+     ORDER BY e.id, w.id
+    ON CONFLICT DO NOTHING RETURNING id`;
 }
 
 /**
- * Turns each write event into deliveries: for every webhook event it is (`webhook-events.ts`),
- * one delivery to every enabled endpoint that wants that event and, for a ticket's, the ticket's
- * inbox. The deliveries are written with the write itself (`inTransaction`; by the drain's
- * transaction for an event the write did not fan out), so an event makes its deliveries once,
- * then, once that commits, put on the queue together (`webhooks.deliver`, one message tries them
- * side by side); one whose message is lost is found by the cron.
+ * Turns each write event into deliveries (`deliveriesOf`). The write itself writes them, in the
+ * statement that closes its transaction (`inStatement`), and once it has committed they go on the
+ * queue together (`webhooks.deliver`: one message tries them side by side); the drain writes those
+ * of an event no write handled. One whose message is lost is found by the cron.
  */
 export const webhookFanout: Subscriber = {
   name: 'webhooks.fanout',
   on: RECORD_TYPES.map((recordType) => ({ recordType })),
-  // with the write, where the installation has an endpoint to send to (else the drain finds none)
-  inTransaction: {
-    where: anEnabledEndpoint(sql`e.installation_id`),
-    mayWant: hasEndpoints,
+  // where the installation has an endpoint to send to (else the drain finds none)
+  inStatement: {
+    statement: deliveriesOf,
+    where: sql`EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.installation_id = e.installation_id AND w.state = 'active' AND w.enabled)`,
+    afterCommit: (env, rows) => sendDeliveries(env, rows.map((row) => Number(row.id))),
   },
   async handle(event, { tx, env, afterCommit }) {
-    const { rows } = await tx.execute(endpointsQuery(event.installationId));
-    const endpoints = rows as unknown as EndpointRow[];
-    if (endpoints.length === 0) return;
-    const ticketRelated = event.recordType === 'tickets' || event.recordType === 'messages';
-    const { ticketId, drafts } = ticketRelated ? await activitiesOfStored(tx, event) : { ticketId: undefined, drafts: [] };
-    const codes = webhookEventsOf(event, drafts);
-    if (codes.length === 0) return;
-    let inboxId: number | undefined;
-    if (ticketId !== undefined) {
-      const { rows: ticket } = await tx.execute(sql`SELECT inbox_id FROM tickets WHERE id = ${ticketId} AND installation_id = ${event.installationId}`);
-      inboxId = ticket[0] ? Number(ticket[0].inbox_id) : undefined;
-    }
-    const made: number[] = [];
-    for (const code of codes) {
-      const wanting = endpoints.filter(
-        (endpoint) =>
-          (endpoint.all_events || endpoint.codes.includes(code)) &&
-          (endpoint.all_inboxes || inboxId === undefined || endpoint.inboxes.map(Number).includes(inboxId)),
-      );
-      if (wanting.length === 0) continue;
-      const payload = JSON.stringify(await payloadOf(tx, event, ticketId, code));
-      // the payload sent once, whatever the number of endpoints
-      const targets = JSON.stringify(wanting.map((endpoint) => ({ endpoint_id: Number(endpoint.id), delivery_id: crypto.randomUUID() })));
-      const { rows: inserted } = await tx.execute(sql`
-        INSERT INTO webhook_deliveries (installation_id, endpoint_id, event_id, event, delivery_id, ticket_id, payload, next_attempt_at)
-        SELECT ${event.installationId}::int, x.endpoint_id, ${event.id}::bigint, ${code}::text, x.delivery_id, ${ticketId ?? null}::int, ${payload}::text, now()
-          FROM jsonb_to_recordset(${targets}::jsonb) AS x(endpoint_id int, delivery_id text)
-        ON CONFLICT DO NOTHING RETURNING id`);
-      made.push(...inserted.map((row) => Number(row.id)));
-    }
-    if (made.length) afterCommit(() => sendDeliveries(env, made));
+    const { rows } = await tx.execute(deliveriesOf(sql`e.id = ${event.id}::bigint`));
+    if (rows.length) afterCommit(() => sendDeliveries(env, rows.map((row) => Number(row.id))));
   },
 };

@@ -1,4 +1,4 @@
-import type { Transaction } from '../../db/client';
+import type { Queryable } from '../../db/client';
 import { systemActor } from '../../auth/principal';
 import { selectOne, type ResourceDeclaration, type WireRecord } from '../../engine';
 import type { StoredEvent } from '../../events/subscriber';
@@ -13,8 +13,8 @@ import { usersResource } from '../users/users.resource';
 export const EMBEDDED: Record<string, string> = { customer: 'customers', agent: 'users', status: 'ticketstatuses', priority: 'ticketpriorities', type: 'tickettypes', tags: 'tags' };
 
 /** The record of `resource` as the payload carries it, deleted ones too; null when it is not there at all. */
-export async function wholeRecord(tx: Transaction, resource: ResourceDeclaration, installationId: number, id: number, includes: string[] = []): Promise<WireRecord | null> {
-  const result = await selectOne(tx, resource, id, { who: systemActor(installationId, 'webhooks'), includes, withDeleted: true });
+export async function wholeRecord(db: Queryable, resource: ResourceDeclaration, installationId: number, id: number, includes: string[] = []): Promise<WireRecord | null> {
+  const result = await selectOne(db, resource, id, { who: systemActor(installationId, 'webhooks'), includes, withDeleted: true });
   if (!result) return null;
   const record = { ...result.records[0]! };
   // references the includes answered become the records themselves
@@ -27,14 +27,20 @@ export async function wholeRecord(tx: Transaction, resource: ResourceDeclaration
   return record;
 }
 
-/** What an event's deliveries carry: the event, who made it, and the records it is about, whole. */
-export async function payloadOf(tx: Transaction, event: Pick<StoredEvent, 'installationId' | 'recordType' | 'recordId' | 'occurredAt' | 'actorUserId'>, ticketId: number | undefined, code: string): Promise<Record<string, unknown>> {
-  const body: Record<string, unknown> = { event: code, occurredAt: new Date(event.occurredAt).toISOString(), eventCreatorId: event.actorUserId };
-  if (ticketId !== undefined) body.ticket = await wholeRecord(tx, ticketsResource, event.installationId, ticketId, Object.values(EMBEDDED));
-  if (event.recordType === 'messages') body.message = await wholeRecord(tx, messagesResource, event.installationId, event.recordId);
+type PayloadEvent = Pick<StoredEvent, 'installationId' | 'recordType' | 'recordId' | 'occurredAt' | 'actorUserId'>;
+
+/** The records an event's deliveries carry, whole, by the property that holds them: its ticket, its message, or its own record. Read side by side. */
+export async function recordsOf(db: Queryable, event: PayloadEvent, ticketId: number | null): Promise<Record<string, unknown>> {
   const own: Record<string, [string, ResourceDeclaration]> = { customers: ['customer', customersResource], users: ['agent', usersResource], inboxes: ['inbox', inboxesResource], tags: ['tag', tagsResource] };
+  const wanted: Array<[string, Promise<WireRecord | null>]> = [];
+  if (ticketId !== null) wanted.push(['ticket', wholeRecord(db, ticketsResource, event.installationId, ticketId, Object.values(EMBEDDED))]);
+  if (event.recordType === 'messages') wanted.push(['message', wholeRecord(db, messagesResource, event.installationId, event.recordId)]);
   const named = own[event.recordType];
-  if (named) body[named[0]] = await wholeRecord(tx, named[1], event.installationId, event.recordId);
-  return body;
+  if (named) wanted.push([named[0], wholeRecord(db, named[1], event.installationId, event.recordId)]);
+  return Object.fromEntries(await Promise.all(wanted.map(async ([property, record]) => [property, await record] as const)));
 }
 
+/** What one delivery carries: the webhook event, when and by whom, and the event's records. */
+export function bodyOf(event: PayloadEvent, code: string, records: Record<string, unknown>): string {
+  return JSON.stringify({ event: code, occurredAt: new Date(event.occurredAt).toISOString(), eventCreatorId: event.actorUserId, ...records });
+}

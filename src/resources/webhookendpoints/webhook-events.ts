@@ -37,3 +37,13 @@ export function webhookEventsOf(event: StoredEvent, drafts: readonly ActivityDra
   const kind = codes?.[event.kind as 'created' | 'updated' | 'deleted'];
   return codes && kind ? [`${codes.name}.${kind}` as WebhookEvent] : [];
 }
+
+/** The webhook events each record type's events may be: a ticket's and its thread's for both, else the record's own. */
+export function webhookEventsByRecordType(): Record<string, WebhookEvent[]> {
+  const ofTickets = WEBHOOK_EVENTS.filter((code) => code.startsWith('ticket.') || code.startsWith('thread.'));
+  return {
+    tickets: ofTickets,
+    messages: ofTickets,
+    ...Object.fromEntries(Object.entries(RECORD_CODES).map(([type, { name }]) => [type, WEBHOOK_EVENTS.filter((code) => code.startsWith(`${name}.`))])),
+  };
+}

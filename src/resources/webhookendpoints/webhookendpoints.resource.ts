@@ -10,7 +10,6 @@ import { encryptToken, TokenKeyError, webhookTokenContext } from '../../lib/cryp
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
 import { tokenKeyMissing } from '../companies/pm-connection';
 import { includedUsers } from '../users/user-shape';
-import { forgetEndpoints } from './endpoint-presence';
 import { WEBHOOK_EVENTS } from './webhook-events';
 
 const eventFields = {
@@ -33,8 +32,6 @@ async function checkEndpoint({ tx, who, env }: WriteContext, record: Record<stri
  * check it reaches only public addresses, the token sealed to the installation.
  */
 async function settleEndpoint(who: Actor, env: Env, record: Record<string, unknown>): Promise<void> {
-  // the installation's endpoints change: its writes look for events to fan out again (endpoint-presence.ts)
-  forgetEndpoints(who.installationId);
   if (typeof record.url === 'string') {
     const refused = await refusedDestination(record.url, destinationRules(env), AbortSignal.timeout(5_000));
     if (refused) throw ApiError.invalid('webhookendpoint.url', refused);
