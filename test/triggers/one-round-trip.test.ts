@@ -9,6 +9,8 @@ import { rows } from '../support/db';
 import { drained, eventsSince, lastEventId } from '../support/events';
 import { withRoundTrips } from '../support/round-trips';
 import { triggerSite } from './trigger-site';
+import { eventually } from '../support/room';
+import { receiver, TOKEN } from '../webhooks/receiver';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -227,13 +229,13 @@ describe('a manual trigger applied by hand in two exchanges', () => {
   const written = async (mark: number) =>
     (await eventsSince(site.id, mark)).map((e) => [e.recordType, e.kind, e.actorSystem, Object.keys(e.data).sort().join(','), JSON.stringify((e.data as { changes?: unknown }).changes ?? null)]);
 
-  it('writes what its actions do, the same events as the interactive application, and answers the ticket', async () => {
+  it('writes what its actions do, with a time condition or without, the same events, and answers the ticket', async () => {
     const kept = await tag('trip-apply-kept');
     const gone = await tag('trip-apply-gone');
     const actions = [{ type: 2, value: String(high) }, { type: 5, value: `${kept},${gone}` }, { type: 6, value: String(gone) }, { type: 8, message: 'noted' }, { type: 9, message: 'Hello {{customer.firstName}}, ticket {{ticket.id}}' }, { type: 11, value: String(site.users.agent.id) }];
     const planned = await made({ name: 'Trip apply', type: 'Manual', conditions: [{ field: 11, operator: 1, value: 'apply' }], triggeractions: actions });
-    // the same, with a time condition that holds: applied interactively
-    const interactive = await made({ name: 'Trip apply by hand', type: 'Manual', conditions: [{ field: 11, operator: 1, value: 'apply' }, { field: 15, operator: 5, value: '0' }], triggeractions: actions });
+    // the same, with a time condition that holds (its tickets' times checked in the batch too)
+    const timed = await made({ name: 'Trip apply timed', type: 'Manual', conditions: [{ field: 11, operator: 1, value: 'apply' }, { field: 15, operator: 5, value: '0' }], triggeractions: actions });
     const [one, two] = [await ticket('one@trip-apply.test'), await ticket('two@trip-apply.test')];
 
     let mark = await lastEventId(site.id);
@@ -245,9 +247,9 @@ describe('a manual trigger applied by hand in two exchanges', () => {
     expect(plannedEvents.map(([type, kind]) => `${type} ${kind}`)).toEqual(expect.arrayContaining(['tickets updated', 'tickets linked', 'tickets unlinked', 'messages created', 'tickets triggered']));
 
     mark = await lastEventId(site.id);
-    const byHand = await apply(two, interactive);
-    expect(byHand.answer.status, byHand.answer.text).toBe(200);
-    expect(byHand.trips).toBeGreaterThan(2);
+    const byTime = await apply(two, timed);
+    expect(byTime.answer.status, byTime.answer.text).toBe(200);
+    expect(byTime.trips).toBe(2);
     expect(plannedEvents).toEqual(await written(mark));
 
     await drained(site.id);
@@ -266,6 +268,46 @@ describe('a manual trigger applied by hand in two exchanges', () => {
     expect(many.answer.status, many.answer.text).toBe(200);
     expect(many.answer.body).toEqual({ affected: 2, ids: [one, two].sort((a, b) => a - b) });
     expect(many.trips).toBe(2);
+  });
+
+  it('applies one with business hours, one calling a webhook, and refuses a status needing a custom field, in two exchanges each', async () => {
+    const hours = (await api('/v2/businesshours.json', { key: admin })).body.businesshours[0].id as number;
+    const hook = receiver();
+    try {
+      const endpoint = await api('/v2/webhookendpoints.json', { method: 'POST', key: admin, body: { webhookendpoint: { url: await hook.url, token: TOKEN, allEvents: false, webhookendpointevents: [{ code: 'customer.deleted' }] } } });
+      expect(endpoint.status, endpoint.text).toBe(201);
+      const inHours = await made({ name: 'Trip apply in hours', type: 'Manual', businesshours: { id: hours }, conditions: [{ field: 15, operator: 6, value: '1000' }], triggeractions: [{ type: 2, value: String(high) }] });
+      const calling = await made({ name: 'Trip apply calling', type: 'Manual', triggeractions: [{ type: 2, value: String(low) }, { type: 10, value: String(endpoint.body.webhookendpoint.id) }] });
+      const id = await ticket('hours@trip-apply.test');
+      const timed = await apply(id, inHours);
+      expect(timed.answer.status, timed.answer.text).toBe(200);
+      expect(timed.trips).toBe(2);
+      expect(timed.answer.body.ticket.priority).toEqual({ id: high, type: 'ticketpriorities' });
+      const called = await apply(id, calling);
+      expect(called.answer.status, called.answer.text).toBe(200);
+      expect(called.trips).toBe(2);
+      // the run's delivery to the endpoint it names (which wants no ticket event), with the ticket as the actions left it
+      const [delivery] = await eventually(async () => (hook.requests.length ? hook.requests : undefined));
+      expect(delivery!.json).toMatchObject({ event: 'ticket.trigger', trigger: { id: calling, type: 'triggers', name: 'Trip apply calling' }, ticket: { id, priority: { id: low } } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hook.requests).toHaveLength(1);
+    } finally {
+      await hook.close();
+    }
+    const field = await api('/v2/customfields.json', { method: 'POST', key: admin, body: { customfield: { agentLabel: `Trip cause ${Date.now()}`, kind: 'text', agentRequired: true } } });
+    expect(field.status, field.text).toBe(201);
+    try {
+      const solving = await made({ name: 'Trip apply solving', type: 'Manual', triggeractions: [{ type: 2, value: String(high) }, { type: 1, value: '5' }] });
+      const id = await ticket('solve@trip-apply.test');
+      const mark = await lastEventId(site.id);
+      const refused = await apply(id, solving);
+      expect(refused.answer.status, refused.answer.text).toBe(409);
+      expect(refused.answer.body.errors).toEqual([{ code: 'conflict', source: 'trigger', detail: `trigger ${solving} could not act on ticket ${id}: custom field ${field.body.customfield.id} ("${field.body.customfield.agentLabel}") is required: give ticket ${id} a value of it before it is solved or closed` }]);
+      expect(refused.trips).toBe(2);
+      expect(await eventsSince(site.id, mark)).toEqual([]);
+    } finally {
+      await api(`/v2/customfields/${field.body.customfield.id}.json`, { method: 'DELETE', key: admin });
+    }
   });
 
   it('refuses in the batch conditions that do not hold, a trigger naming what is gone, a collaborator to assign; a ticket not here after the read; writing nothing', async () => {

@@ -202,6 +202,31 @@ describe('deliveries', () => {
     expect((await rows<{ attempts: number }>('SELECT attempts FROM webhook_deliveries WHERE id = ANY($1)', [made.map((d) => d.id)])).map((d) => d.attempts)).toEqual([1, 1, 1]);
   });
 
+  it("decide a write's delivery from its own event: the message's read-ahead naming another installation's ticket is not believed", async () => {
+    const hook = listen();
+    const ours = (await endpoint(await hook.url)).id;
+    const ticket = await newTicket();
+    const otherInbox = (await api('/v2/inboxes.json', { key: other.users.admin.apiKey })).body.inboxes[0].id;
+    const foreign = await api('/v2/tickets.json', { method: 'POST', key: other.users.admin.apiKey, body: { ticket: { subject: 'Not yours', inbox: otherInbox, customer: { email: 'foreign@webhooks.test' }, message: 'Secret' } } });
+    expect(foreign.status, foreign.text).toBe(201);
+    // a write's change, and its delivery not decided yet, as the write leaves them (the drain has nothing to do for it)
+    const [event] = await rows<{ id: string }>(
+      `INSERT INTO events (installation_id, record_type, record_id, kind, data, dispatched_at) VALUES ($1, 'tickets', $2, 'updated', '{"priority": {"before": null, "after": null}}', now()) RETURNING id`,
+      [site.id, ticket],
+    );
+    const [delivery] = await rows<{ id: number }>(
+      `INSERT INTO webhook_deliveries (installation_id, endpoint_id, event_id, event, delivery_id, ticket_id, payload, next_attempt_at) VALUES ($1, $2, $3, '', $4, $5, '', now()) RETURNING id`,
+      [site.id, ours, event!.id, `read-ahead-${ticket}`, ticket],
+    );
+    const forged = { eventId: Number(event!.id), installationId: other.id, recordType: 'tickets', recordId: foreign.body.ticket.id, ticketId: foreign.body.ticket.id };
+    await sendJobMessage({ kind: 'webhooks.deliver', deliveryIds: [delivery!.id], queuedAt: Date.now(), records: [null, { eventId: 'x' }, forged] });
+    const got = await eventually(async () => hook.requests.find((r) => r.headers['x-desk-delivery'] === `read-ahead-${ticket}`));
+    expect(got.json.event).toBe('ticket.priority');
+    expect(got.json.ticket.id).toBe(ticket);
+    expect(got.body).not.toContain('Not yours');
+    expect(hook.requests.filter((r) => r.json.ticket?.id === foreign.body.ticket.id)).toEqual([]);
+  });
+
   it('give up on a receiver that does not answer in 10 s, and switch off an endpoint failing for a day, with an event', async () => {
     const silent = listen(['hang']);
     const hooked = await endpoint(await silent.url, { allEvents: false, webhookendpointevents: [{ code: 'ticket.created' }] });

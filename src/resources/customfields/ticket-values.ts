@@ -185,9 +185,12 @@ export async function requireFieldsToResolve({ tx, who }: WriteContext, ticketId
   }
 }
 
-/** `requireFieldsToResolve` as a check of a batch, over the tickets `t` for which `where` holds. */
-export function requireFieldsToResolveStatement(who: WriteContext['who'], where: SQL, source: string): SQL {
-  return sql`SELECT desk_refuse(400, ${source}::text, format('custom field %s ("%s") is required: give ticket %s a value of it before it is solved or closed', x.field, x.label, x.ticket))
+/**
+ * `requireFieldsToResolve` as a check of a batch, over the tickets `t` for which `where` holds: a
+ * 400 naming `source`, or as a trigger's run is refused (`status` 409, its detail after `prefix`).
+ */
+export function requireFieldsToResolveStatement(who: WriteContext['who'], where: SQL, source: string, { status = 400, prefix = '' } = {}): SQL {
+  return sql`SELECT desk_refuse(${status}::int, ${source}::text, ${prefix}::text || format('custom field %s ("%s") is required: give ticket %s a value of it before it is solved or closed', x.field, x.label, x.ticket))
     FROM (${missingRequiredField(who, where)}) x`;
 }
 

@@ -7,15 +7,14 @@ import { intList } from '../../db/sql-values';
 import { planOf, sendWithReadBack, tenantScope, updateStatement } from '../../engine';
 import { recordEventsStatement } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
+import { workingHoursFrom, workingHoursStatement } from '../businesshours/working-hours-of';
+import { requireFieldsToResolveStatement } from '../customfields/ticket-values';
 import { threadEntryStatements } from '../tickets/thread-entry';
 import { visibleTickets } from '../tickets/ticket-visibility';
 import { ticketsResource } from '../tickets/tickets.resource';
-import { factsOf, factsPrint, ticketFactsStatement, triggerMatches, type TicketFacts } from './trigger-conditions';
+import { factsOf, factsPrint, ticketFactsStatement, triggerMatches, type FactsPrint, type TicketFacts } from './trigger-conditions';
 import { isTimeBased, problemsAsChecks, printedTrigger, storedTriggerPrintedStatement, unchangedCheck, type StoredTrigger } from './trigger-rules';
 import { actionIds, fill, ticketChanges, triggeredEvent, unseatedDetail } from './trigger-runner';
-
-/** The actions written here as statements: the ticket's properties, tags added and removed, a note, a reply, a follower. */
-const PLANNED_ACTIONS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
 
 const RACE = 'a simultaneous change got in the way; try again';
 
@@ -23,47 +22,47 @@ const RACE = 'a simultaneous change got in the way; try again';
 const lastEventId = sql`coalesce(pg_sequence_last_value('events_id_seq'), 0)`;
 
 /**
- * A manual trigger applied by hand in two exchanges with the database: the trigger and the
- * tickets' facts read first (one batch of reads), the conditions decided in the Worker, then one
- * batch writing what the actions do, as the interactive application does (`trigger-apply.ts`,
- * `runTrigger`): the same checks in the same order (a trigger that is not an active manual one: a
- * 400; a ticket the caller may not change: a 404; the trigger naming what is gone, conditions that
- * do not hold, a collaborator to assign: a 409), the same events, nothing written on a refusal.
- * The batch refuses with the lost race's 409 if the trigger or a ticket changed since it was read.
- * Undefined where the interactive application is needed: a trigger with business hours or a time
- * condition (the times a ticket's facts hold move with its history, which the drain writes), one that
- * calls a webhook (its delivery carries the ticket as the actions left it), or one setting a
- * status a ticket does not have (its required custom fields are checked first).
+ * A manual trigger applied by hand in two exchanges with the database: the trigger, its business
+ * hours and the tickets' facts read first (one batch of reads), the conditions decided in the
+ * Worker, then one batch writing what the actions do, as a trigger's run does (`runTrigger`): the
+ * same checks in the same order (a trigger that is not an active manual one: a 400; a ticket the
+ * caller may not change: a 404; the trigger naming what is gone, conditions that do not hold, a
+ * collaborator to assign, a required custom field empty for a solved or closed status: a 409),
+ * the same events, nothing written on a refusal. A webhook action is sent by the webhooks'
+ * fan-out of the run's `triggered` event. The batch refuses with the lost race's 409 if the
+ * trigger or a ticket changed since it was read (its times too, for a trigger with a time
+ * condition).
  */
 export async function plannedApply(db: Database, who: Actor, triggerId: number, ticketIds: number[], readBack?: number) {
   const installationId = who.installationId;
   const writable = and(tenantScope(tickets, installationId, false, 'write'), visibleTickets(who), sql`${tickets.id} IN ${intList(ticketIds)}`);
-  const [triggerRows, factRows] = await db.batch([
+  const [triggerRows, factRows, hoursRows] = await db.batch([
     storedTriggerPrintedStatement(installationId, triggerId),
     ticketFactsStatement(installationId, sql`t.id IN (SELECT ${tickets.id} FROM ${tickets} WHERE ${writable})`, true),
+    workingHoursStatement(installationId, sql`b.id = (SELECT tr.businesshours_id FROM triggers tr WHERE tr.id = ${triggerId} AND tr.installation_id = ${installationId})`),
   ]);
   const stored = printedTrigger(triggerRows![0]);
   const trigger = stored?.trigger;
   if (!stored || !trigger || trigger.type !== 'Manual' || trigger.state !== 'active') throw ApiError.invalid('trigger', `no active manual trigger ${triggerId} here`);
-  const read = new Map(factRows!.map((row) => [Number(row.id), { facts: factsOf(row), print: String(row.print) }]));
+  const printed: FactsPrint = isTimeBased(trigger) ? 'timed' : 'timeless';
+  const read = new Map(factRows!.map((row) => [Number(row.id), { facts: factsOf(row), print: String(row[printed]) }]));
   const absent = ticketIds.find((id) => !read.has(id));
   if (absent !== undefined) throw ApiError.notFound('tickets', `ticket ${absent} not found`);
   const { changes, watched } = ticketChanges(trigger);
-  if (trigger.businesshoursId !== null || isTimeBased(trigger) || trigger.actions.some((action) => !PLANNED_ACTIONS.has(action.type))) return undefined;
-  if (changes.statusId !== undefined && ticketIds.some((id) => read.get(id)!.facts.statusId !== changes.statusId)) return undefined;
+  const hours = trigger.businesshoursId === null ? undefined : workingHoursFrom(hoursRows![0]);
 
   const missing = (await problemsAsChecks(installationId, trigger)).filter((problem) => problem.missing);
   const statements: SQL[] = [
     // the tickets locked in id order, as every write locks them, before the trigger (as the drain's runs lock them)
     sql`SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.id} IN ${intList(ticketIds)} ORDER BY ${tickets.id} FOR UPDATE`,
     ...unchangedCheck(installationId, triggerId, stored.print),
-    ...ticketIds.map((id) => refuseWhen(sql`${factsPrint(installationId, id)} IS DISTINCT FROM ${read.get(id)!.print}::text`, 409, 'trigger', RACE)),
+    ...ticketIds.map((id) => refuseWhen(sql`${factsPrint(installationId, id, printed)} IS DISTINCT FROM ${read.get(id)!.print}::text`, 409, 'trigger', RACE)),
     ...missing.map((problem) => refuseWhen(problem.when ?? sql`true`, 409, 'trigger', `trigger ${triggerId} cannot run until it is fixed: ${problem.detail}`)),
   ];
   const now = new Date();
   for (const id of ticketIds) {
     const { facts } = read.get(id)!;
-    if (!triggerMatches(trigger, facts, now)) {
+    if (!triggerMatches(trigger, facts, now, hours)) {
       statements.push(refuseWhen(sql`true`, 409, 'trigger', `trigger ${triggerId}'s conditions do not hold for ticket ${id}`));
       break;
     }
@@ -87,6 +86,9 @@ function runStatements(db: Database, installationId: number, trigger: StoredTrig
     statements.push(refuseWhen(collaborator, 409, 'trigger', failed(unseatedDetail(changes.agentId))));
   }
   if (Object.keys(changes).length > 0) statements.push(updateStatement(writer, who, { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) }, changes, watched));
+  if (changes.statusId !== undefined && changes.statusId !== facts.statusId) {
+    statements.push(requireFieldsToResolveStatement(who, sql`t.id = ${facts.id}`, 'trigger', { status: 409, prefix: failed('') }));
+  }
   // the tags linked as each action comes: an earlier one may have added or taken off some
   const linked = new Set(facts.tags);
   const source = 'trigger.triggeractions';

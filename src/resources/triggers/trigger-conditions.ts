@@ -38,13 +38,20 @@ export async function ticketFacts(db: Queryable, installationId: number, ticketI
 }
 
 /**
+ * How a write that read a ticket's facts checks, in its batch, that they are still so
+ * (`factsPrint`): by all but the times (they move with the history the drain writes after a
+ * change, which would refuse such writes for nothing), or, for a trigger with a time condition,
+ * by the times too.
+ */
+export type FactsPrint = 'timeless' | 'timed';
+
+/**
  * The facts of the installation's live tickets `where` selects (over `t`), in id order, each with
- * (`printed`) `print`: a digest of the facts but the times (a write that read them checks, in its
- * batch, that they are still so: `factsPrint`; the times move with the history the drain writes
- * after a change, so a trigger with a time condition is not applied that way).
+ * (`printed`) their digests, `timeless` and `timed` (`FactsPrint`).
  */
 export function ticketFactsStatement(installationId: number, where: SQL, printed = false): SQL {
-  return sql`SELECT f.*${printed ? sql`, md5((to_jsonb(f) - 'updated_at' - 'status_since' - 'last_customer_at')::text) AS print` : sql``} FROM (
+  const digests = sql`, md5((to_jsonb(f) - 'updated_at' - 'status_since' - 'last_customer_at')::text) AS timeless, md5(to_jsonb(f)::text) AS timed`;
+  return sql`SELECT f.*${printed ? digests : sql``} FROM (
     SELECT t.id, t.inbox_id, t.status_id, s.code AS status_code, t.priority_id, t.type_id, t.source_id, coalesce(src.name, '') AS source_name, t.agent_id,
       t.customer_id, coalesce(c.email, '') AS email, coalesce(c.first_name, '') AS first_name, coalesce(c.last_name, '') AS last_name, t.subject, t.created_at, t.updated_at,
       coalesce((SELECT json_agg(tt.tag_id ORDER BY tt.tag_id) FROM ticket_tags tt WHERE tt.ticket_id = t.id), '[]') AS tags,
@@ -57,8 +64,9 @@ export function ticketFactsStatement(installationId: number, where: SQL, printed
      WHERE t.installation_id = ${installationId} AND t.state = 'active' AND ${where}) f ORDER BY f.id`;
 }
 
-/** The digest of a ticket's facts now (`ticketFactsStatement`'s `print`), null when it is not a live ticket of the installation. */
-export const factsPrint = (installationId: number, ticketId: number): SQL => sql`(SELECT p.print FROM (${ticketFactsStatement(installationId, sql`t.id = ${ticketId}`, true)}) p)`;
+/** A digest of a ticket's facts now (`ticketFactsStatement`'s), null when it is not a live ticket of the installation. */
+export const factsPrint = (installationId: number, ticketId: number, printed: FactsPrint): SQL =>
+  sql`(SELECT p.${sql.raw(printed)} FROM (${ticketFactsStatement(installationId, sql`t.id = ${ticketId}`, true)}) p)`;
 
 /** A row of `ticketFactsStatement` as facts. */
 export function factsOf(row: Record<string, unknown>): TicketFacts {

@@ -13,7 +13,6 @@ import { activitiesOfStored } from '../tickets/record-activities';
 import { addThreadEntry } from '../tickets/thread-entry';
 import { fillTemplate } from '../tickets/ticket-template';
 import { ticketsResource } from '../tickets/tickets.resource';
-import { queueDelivery } from '../webhookendpoints/direct-delivery';
 import { ACTIONS, MAX_CHAIN_DEPTH } from './trigger-codes';
 import { ticketFacts, triggerMatches, type TicketFacts } from './trigger-conditions';
 import { activeTriggers, isTimeBased, problemsOf, type StoredTrigger } from './trigger-rules';
@@ -128,9 +127,7 @@ async function applyActions(tx: Transaction, env: Env, who: Actor, trigger: Stor
       case 9:
         await addThreadEntry(context, { ticketId: facts.id, body: action.type === 9 ? fill(action.message, facts) : action.message, editMethod: 'markdown', threadType: action.type === 8 ? 'note' : 'message', customerId: null });
         break;
-      case 10:
-        await queueTriggerWebhook(tx, env, installationId, Number(action.value), trigger, facts.id);
-        break;
+      // 10, a webhook: sent by the webhooks' fan-out of the run's `triggered` event, which names it
       default:
         break;
     }
@@ -161,11 +158,6 @@ async function depthAfter(tx: Transaction, ticketId: number, event: { id: number
   const { rows } = await tx.execute(sql`SELECT depth FROM trigger_chain_links WHERE ticket_id = ${ticketId} AND events_after < ${event.id} AND events_to >= ${event.id}
     ORDER BY events_to DESC LIMIT 1`);
   return rows[0] ? Number(rows[0].depth) + 1 : 1;
-}
-
-/** Action 10: the trigger's own delivery to the endpoint it names (the endpoint need not want any event). */
-async function queueTriggerWebhook(tx: Transaction, env: Env, installationId: number, endpointId: number, trigger: StoredTrigger, ticketId: number): Promise<void> {
-  await queueDelivery(tx, env, { installationId, endpointId, ticketId, event: 'ticket.trigger', extra: { trigger: { id: trigger.id, type: 'triggers', name: trigger.name } } });
 }
 
 /** Marks the trigger as having acted on the ticket; false when it had already (an automatic trigger acts once). */

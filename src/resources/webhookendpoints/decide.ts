@@ -2,8 +2,11 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import type { StoredEvent } from '../../events/subscriber';
 import { activitiesOf, type EntryFacts } from '../tickets/activities-of-event';
+import { MAX_ID } from '../../http/params';
+import type { JobMessage } from '../../jobs/job-message';
+import type { RecordsHint } from './delivery-message';
 import { bodyOf, recordsOf } from './payload';
-import { webhookEventsOf } from './webhook-events';
+import { RECORD_TYPES, webhookEventsOf } from './webhook-events';
 
 /** `event` and `payload` of a delivery the write made, before it is decided. */
 export const UNDECIDED = '';
@@ -26,10 +29,44 @@ export const undecidedColumn = sql`CASE WHEN d.event = ${UNDECIDED} THEN (
                     ELSE (SELECT coalesce(json_agg(c.code), '[]') FROM webhook_endpoint_events c WHERE c.endpoint_id = e.id AND c.state = 'active') END)
       FROM events v WHERE v.id = d.event_id) END`;
 
+/** What a trigger's webhook action sends (the fan-out writes its deliveries only to the endpoints the action names). */
+export const TRIGGER_WEBHOOK_EVENT = 'ticket.trigger';
+
 /** The webhook events of a delivery's event that its endpoint wants, in the history's order. */
 function codesOf({ storedEvent, entry, wants }: UndecidedFacts): string[] {
+  if (storedEvent.kind === 'triggered') return [TRIGGER_WEBHOOK_EVENT];
   const codes = webhookEventsOf(storedEvent, activitiesOf(storedEvent, entry ?? undefined));
   return wants === null ? codes : codes.filter((code) => wants.includes(code));
+}
+
+/** Records read ahead, by event id: what the write said each event's bodies carry, being read. */
+export type ReadAhead = Map<number, { hint: RecordsHint; records: Promise<Record<string, unknown>> }>;
+
+const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_ID;
+
+/**
+ * Starts reading the records a message's hints name (`RecordsHint`), so they are read while its
+ * deliveries are: a hint of a shape not the write's is left out.
+ */
+export function readAhead(db: Database, message: JobMessage): ReadAhead {
+  const ahead: ReadAhead = new Map();
+  const hints = Array.isArray(message.records) ? (message.records as unknown[]).slice(0, 50) : [];
+  for (const hint of hints as Array<Partial<RecordsHint>>) {
+    if (!hint || !isId(hint.eventId) || !isId(hint.installationId) || !isId(hint.recordId) || !RECORD_TYPES.includes(String(hint.recordType))) continue;
+    if (hint.ticketId !== null && !isId(hint.ticketId)) continue;
+    const checked = hint as RecordsHint;
+    const records = recordsOf(db.http, checked, checked.ticketId);
+    records.catch(() => undefined); // a read not used, or failed, is nobody's to hear
+    ahead.set(checked.eventId, { hint: checked, records });
+  }
+  return ahead;
+}
+
+/** The records of the delivery's event: read ahead where the hint agrees with the rows read, else now. */
+function recordsFor(db: Database, ahead: ReadAhead, event: StoredEvent, ticketId: number | null): Promise<Record<string, unknown>> {
+  const read = ahead.get(event.id);
+  const agrees = read && read.hint.installationId === event.installationId && read.hint.recordType === event.recordType && read.hint.recordId === event.recordId && read.hint.ticketId === ticketId;
+  return agrees ? read.records : recordsOf(db.http, event, ticketId);
 }
 
 export interface Decision {
@@ -56,11 +93,11 @@ export interface ToDecide {
  * (A delivery has a ticket whenever its event can be several webhook events: those behind it wait
  * for it by their ticket's order.)
  */
-export async function decideDeliveries(db: Database, undecided: readonly ToDecide[], leaseSeconds: number): Promise<Map<number, Decision>> {
+export async function decideDeliveries(db: Database, undecided: readonly ToDecide[], leaseSeconds: number, ahead: ReadAhead): Promise<Map<number, Decision>> {
   const records = new Map<number, Promise<Record<string, unknown>>>();
   const decided = undecided.map(({ id, ticketId, facts, hold }) => {
     const codes = facts ? codesOf(facts) : [];
-    if (facts && codes.length && !records.has(facts.storedEvent.id)) records.set(facts.storedEvent.id, recordsOf(db.http, facts.storedEvent, ticketId));
+    if (facts && codes.length && !records.has(facts.storedEvent.id)) records.set(facts.storedEvent.id, recordsFor(db, ahead, facts.storedEvent, ticketId));
     return { id, codes, facts, hold };
   });
   const rows = await Promise.all(

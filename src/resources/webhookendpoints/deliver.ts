@@ -13,7 +13,7 @@ import type { JobMessage } from '../../jobs/job-message';
 import { decryptToken, webhookTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
 import { hmacHex } from '../../lib/webhook-signature';
-import { decideDeliveries, UNDECIDED, undecidedColumn, type UndecidedFacts } from './decide';
+import { decideDeliveries, readAhead, UNDECIDED, undecidedColumn, type UndecidedFacts } from './decide';
 import { MAX_DELIVERIES_A_MESSAGE, sendDeliveries, sendLater } from './delivery-message';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
@@ -205,6 +205,8 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
   configureEvents(env);
   const db = openDatabase(env);
   try {
+    // the records the new deliveries' bodies carry, read while the deliveries are
+    const ahead = readAhead(db, message);
     const found = await readDeliveries(db, ids);
     const later: Array<{ id: number; wait: number }> = [];
     if (found.length < ids.length && Date.now() - Number(message.queuedAt ?? 0) < UNCOMMITTED_GRACE_MS) {
@@ -225,7 +227,7 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
     for (const d of open) if (!d.waiting && d.dueIn > 1000) later.push({ id: d.id, wait: Math.ceil(d.dueIn / 1000) });
     // the write's deliveries decided (a waiting one too: its body the nearer its event), the due ones held as they are
     const toDecide = open.filter((d) => d.event === UNDECIDED);
-    const decisions = toDecide.length ? await decideDeliveries(db, toDecide.map((d) => ({ id: d.id, ticketId: d.ticketId, facts: d.undecided, hold: isDue(d) })), LEASE_SECONDS) : new Map();
+    const decisions = toDecide.length ? await decideDeliveries(db, toDecide.map((d) => ({ id: d.id, ticketId: d.ticketId, facts: d.undecided, hold: isDue(d) })), LEASE_SECONDS, ahead) : new Map();
     for (const d of toDecide) Object.assign(d, decisions.get(d.id));
     // one dropped, or decided by another message, is not this one's
     const due = open.filter((d) => isDue(d) && d.event !== UNDECIDED);

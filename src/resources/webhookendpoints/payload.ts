@@ -27,10 +27,10 @@ export async function wholeRecord(db: Queryable, resource: ResourceDeclaration, 
   return record;
 }
 
-type PayloadEvent = Pick<StoredEvent, 'installationId' | 'recordType' | 'recordId' | 'occurredAt' | 'actorUserId'>;
+type PayloadEvent = Pick<StoredEvent, 'installationId' | 'recordType' | 'recordId' | 'occurredAt' | 'actorUserId' | 'kind' | 'data'>;
 
 /** The records an event's deliveries carry, whole, by the property that holds them: its ticket, its message, or its own record. Read side by side. */
-export async function recordsOf(db: Queryable, event: PayloadEvent, ticketId: number | null): Promise<Record<string, unknown>> {
+export async function recordsOf(db: Queryable, event: Pick<StoredEvent, 'installationId' | 'recordType' | 'recordId'>, ticketId: number | null): Promise<Record<string, unknown>> {
   const own: Record<string, [string, ResourceDeclaration]> = { customers: ['customer', customersResource], users: ['agent', usersResource], inboxes: ['inbox', inboxesResource], tags: ['tag', tagsResource] };
   const wanted: Array<[string, Promise<WireRecord | null>]> = [];
   if (ticketId !== null) wanted.push(['ticket', wholeRecord(db, ticketsResource, event.installationId, ticketId, Object.values(EMBEDDED))]);
@@ -40,7 +40,8 @@ export async function recordsOf(db: Queryable, event: PayloadEvent, ticketId: nu
   return Object.fromEntries(await Promise.all(wanted.map(async ([property, record]) => [property, await record] as const)));
 }
 
-/** What one delivery carries: the webhook event, when and by whom, and the event's records. */
+/** What one delivery carries: the webhook event, when and by whom, the trigger a trigger's run names, and the event's records. */
 export function bodyOf(event: PayloadEvent, code: string, records: Record<string, unknown>): string {
-  return JSON.stringify({ event: code, occurredAt: new Date(event.occurredAt).toISOString(), eventCreatorId: event.actorUserId, ...records });
+  const trigger = event.kind === 'triggered' ? { trigger: event.data.trigger } : {};
+  return JSON.stringify({ event: code, occurredAt: new Date(event.occurredAt).toISOString(), eventCreatorId: event.actorUserId, ...trigger, ...records });
 }
