@@ -54,10 +54,13 @@ export type Transaction = Parameters<Parameters<NeonDatabase['transaction']>[0]>
  * writes themselves (src/events/in-statement.ts). Set once as the Worker starts.
  */
 export interface SettleHook {
-  /** CTEs (`name AS (...)`) over the transaction `xact` (SQL, its id as text), and the columns of the closing row they add */
-  settle(xact: SQL): { ctes: SQL[]; columns: SQL[] };
+  /**
+   * CTEs (`name AS (...)`) over the transaction `xact` (SQL, its id as text), and the columns of
+   * the closing row they add; `installationId`: the one the handle works for, when known
+   */
+  settle(xact: SQL, installationId: number | undefined): { ctes: SQL[]; columns: SQL[] };
   /** what waits for the commit, given the closing row; it never fails */
-  afterCommit(env: DatabaseEnv, row: Record<string, unknown>): Array<() => Promise<void>>;
+  afterCommit(env: DatabaseEnv, row: Record<string, unknown>, installationId: number | undefined): Array<() => Promise<void>>;
 }
 
 let settleHook: SettleHook | undefined;
@@ -71,9 +74,9 @@ export function setSettleHook(hook: SettleHook | undefined): void {
  * wrote that some subscriber still wants (the drain is told, `pending`), and its id. `pending`
  * left out for work that reports no events of its own.
  */
-function closingStatement(xact: SQL, hook: SettleHook | undefined, pending: boolean): SQL | undefined {
-  const { ctes, columns } = hook?.settle(sql`(SELECT x.xact FROM x)`) ?? { ctes: [], columns: [] };
-  if (!pending && ctes.length === 0) return undefined;
+function closingStatement(xact: SQL, hook: SettleHook | undefined, pending: boolean, installationId: number | undefined): SQL | undefined {
+  const { ctes, columns } = hook?.settle(sql`(SELECT x.xact FROM x)`, installationId) ?? { ctes: [], columns: [] };
+  if (!pending && ctes.length === 0 && columns.length === 0) return undefined;
   return sql`WITH x AS (SELECT ${xact} AS xact)${sql.join(ctes.map((cte) => sql`, ${cte}`))}
     SELECT x.xact${pending ? sql`, ${pendingOf(sql`x.xact`)} AS pending` : sql``}${sql.join(columns.map((column) => sql`, ${column}`))} FROM x`;
 }
@@ -215,7 +218,7 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
   /** The installations the closing row names as pending, and the hook's work after the commit. */
   const settled = (row: Record<string, unknown> | undefined) => {
     for (const installation of (row?.pending as number[] | undefined) ?? []) handle.eventInstallations.add(Number(installation));
-    return row && settleHook ? settleHook.afterCommit(env, row) : [];
+    return row && settleHook ? settleHook.afterCommit(env, row, handle.installationId) : [];
   };
   /** An interactive transaction closed by the closing statement, run again after a lost race. */
   const transact = async <T>(work: (tx: Transaction) => Promise<T>, quiet = false): Promise<T> => {
@@ -223,7 +226,7 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
       pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count, connections);
       return withinDeadline(drizzlePool(pool).transaction(async (tx) => {
         const value = await work(tx);
-        const closing = closingStatement(sql`pg_current_xact_id_if_assigned()::text`, settleHook, !quiet);
+        const closing = closingStatement(sql`pg_current_xact_id_if_assigned()::text`, settleHook, !quiet, handle.installationId);
         // none when work that caught its own failure left the transaction aborted (its commit rolls back)
         const row = closing === undefined ? undefined : await tx.execute(closing).then(
           ({ rows }) => rows[0],
@@ -261,7 +264,7 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
     async batch(statements) {
       if (statements.length === 0) return [];
       const raw = queryFunction(env.DATABASE_URL, exchangeMs);
-      const all = [...statements, closingStatement(sql`pg_current_xact_id_if_assigned()::text`, settleHook, true)!];
+      const all = [...statements, closingStatement(sql`pg_current_xact_id_if_assigned()::text`, settleHook, true, handle.installationId)!];
       for (let tries = 1; ; tries++) {
         try {
           count();

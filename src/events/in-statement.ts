@@ -18,26 +18,38 @@ function interestOf(on: readonly EventInterest[]): SQL {
 }
 
 const rowsColumn = (i: number) => `in_statement_${i}`;
+const wantsColumn = (i: number) => `in_statement_${i}_wants`;
+
+/** How long the isolate trusts a subscriber's no for an installation (`inStatement.wants`). */
+const TRUSTED_MS = 30_000;
+const MAX_ENTRIES = 10_000;
+
+/** Until when each subscriber (by its place) is known not to want an installation's events: `${i} ${installationId}`. */
+const unwanted = new Map<string, number>();
 
 /**
  * The subscribers handled in SQL by the writes themselves (`Subscriber.inStatement`): for each,
  * two parts of the statement that closes every transaction (src/db/client.ts), inside the same
  * exchange as the write: its statement over the transaction's events it wants (not yet
- * dispatched, `where` holding), and the record that it handled them, so its work commits with the
- * write or not at all and the drain skips them. Its statement's rows come back in the closing
- * row; `afterCommit` gets them once the write has committed (a failure there is logged: the
- * rows it wrote are found again, as the subscriber provides, by its cron). A write that wrote no
- * such event costs the few index lookups that find none.
+ * dispatched, of installations it `wants`), and the record that it handled them, so its work
+ * commits with the write or not at all and the drain skips them. Its statement's rows come back
+ * in the closing row; `afterCommit` gets them once the write has committed (a failure there is
+ * logged: the rows it wrote are found again, as the subscriber provides, by its cron). A write
+ * that knows its installation also reads whether the subscriber `wants` it, and where it does not
+ * the next writes of the installation (for 30 s, or until one reads a yes) carry only that
+ * question: a statement with a subscriber's parts costs Postgres most of a millisecond to plan.
  */
 export function inStatementHook(subscribers: readonly Subscriber[]): SettleHook | undefined {
   const chosen = subscribers.filter((subscriber) => subscriber.inStatement);
   if (chosen.length === 0) return undefined;
   return {
-    settle(xact) {
+    settle(xact, installationId) {
       if (!eventsOn()) return { ctes: [], columns: [] };
       const parts = chosen.map((subscriber, i) => {
         const own = subscriber.inStatement!;
-        const events = sql`e.xact = (${xact})::bigint AND e.dispatched_at IS NULL AND (${interestOf(subscriber.on)}) AND (${own.where})`;
+        const asked = installationId === undefined ? [] : [sql`${own.wants(sql`${installationId}::int`)} AS ${sql.identifier(wantsColumn(i))}`];
+        if (installationId !== undefined && (unwanted.get(`${i} ${installationId}`) ?? 0) > Date.now()) return { ctes: [], columns: asked };
+        const events = sql`e.xact = (${xact})::bigint AND e.dispatched_at IS NULL AND (${interestOf(subscriber.on)}) AND ${own.wants(sql`e.installation_id`)}`;
         const done = sql.identifier(rowsColumn(i));
         return {
           ctes: [
@@ -46,13 +58,19 @@ export function inStatementHook(subscribers: readonly Subscriber[]): SettleHook 
               INSERT INTO event_deliveries (event_id, subscriber, handled_at) SELECT e.id, ${subscriber.name}, now() FROM events e WHERE ${events}
               ON CONFLICT (event_id, subscriber) DO UPDATE SET handled_at = coalesce(event_deliveries.handled_at, now()))`,
           ],
-          column: sql`(SELECT coalesce(json_agg(${done}), '[]'::json) FROM ${done}) AS ${done}`,
+          columns: [sql`(SELECT coalesce(json_agg(${done}), '[]'::json) FROM ${done}) AS ${done}`, ...asked],
         };
       });
-      return { ctes: parts.flatMap((part) => part.ctes), columns: parts.map((part) => part.column) };
+      return { ctes: parts.flatMap((part) => part.ctes), columns: parts.flatMap((part) => part.columns) };
     },
-    afterCommit(env, row) {
+    afterCommit(env, row, installationId) {
       return chosen.flatMap((subscriber, i) => {
+        const wants = row[wantsColumn(i)];
+        if (installationId !== undefined && typeof wants === 'boolean') {
+          if (unwanted.size >= MAX_ENTRIES) unwanted.clear();
+          if (wants) unwanted.delete(`${i} ${installationId}`);
+          else unwanted.set(`${i} ${installationId}`, Date.now() + TRUSTED_MS);
+        }
         const rows = row[rowsColumn(i)];
         if (!Array.isArray(rows) || rows.length === 0) return [];
         return [

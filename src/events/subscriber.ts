@@ -43,13 +43,20 @@ export interface Subscriber {
    * RETURNING) does the subscriber's work for the events that `events` (SQL over the event's row
    * `e`) names. Every transaction that writes events runs it last, inside the same exchange (a
    * batch's closing statement, an interactive transaction's before its commit), over its own
-   * events that the subscriber wants and `where` holds for, and records them handled; what it
+   * events that the subscriber wants, of installations it `wants`, and records them handled; what it
    * returns is handed to `afterCommit` once the transaction has committed (`in-statement.ts`). The
    * drain hands it the events no write handled, as to any subscriber.
    */
   inStatement?: {
     statement(events: SQL): SQL;
-    where: SQL;
+    /**
+     * Whether the installation (SQL, its id) may have events for it now (the fan-out's: it has an
+     * enabled endpoint): only its events are handled there. A write that knows its installation
+     * reads it with every closing statement, and the isolate remembers a no for 30 s, leaving the
+     * statement out of that installation's writes meanwhile (its events, if it had some after all,
+     * go to the drain).
+     */
+    wants(installation: SQL): SQL;
     afterCommit(env: Env, rows: Record<string, unknown>[]): Promise<void>;
   };
   handle(event: StoredEvent, context: SubscriberContext): Promise<void>;

@@ -57,7 +57,7 @@ export const webhookFanout: Subscriber = {
   // where the installation has an endpoint to send to (else the drain finds none)
   inStatement: {
     statement: deliveriesOf,
-    where: sql`EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.installation_id = e.installation_id AND w.state = 'active' AND w.enabled)`,
+    wants: (installation) => sql`EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.installation_id = ${installation} AND w.state = 'active' AND w.enabled)`,
     afterCommit: (env, rows) => sendMade(env, madeOf(rows)),
   },
   async handle(event, { tx, env, afterCommit }) {
