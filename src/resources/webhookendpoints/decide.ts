@@ -2,9 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import type { StoredEvent } from '../../events/subscriber';
 import { activitiesOf, type EntryFacts } from '../tickets/activities-of-event';
-import { MAX_ID } from '../../http/params';
 import type { JobMessage } from '../../jobs/job-message';
-import type { RecordsHint } from './delivery-message';
+import { isRowId, MAX_DELIVERIES_A_MESSAGE, type RecordsHint } from './delivery-message';
 import { bodyOf, recordsOf } from './payload';
 import { RECORD_TYPES, webhookEventsOf } from './webhook-events';
 
@@ -42,18 +41,16 @@ function codesOf({ storedEvent, entry, wants }: UndecidedFacts): string[] {
 /** Records read ahead, by event id: what the write said each event's bodies carry, being read. */
 export type ReadAhead = Map<number, { hint: RecordsHint; records: Promise<Record<string, unknown>> }>;
 
-const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_ID;
-
 /**
  * Starts reading the records a message's hints name (`RecordsHint`), so they are read while its
  * deliveries are: a hint of a shape not the write's is left out.
  */
 export function readAhead(db: Database, message: JobMessage): ReadAhead {
   const ahead: ReadAhead = new Map();
-  const hints = Array.isArray(message.records) ? (message.records as unknown[]).slice(0, 50) : [];
+  const hints = Array.isArray(message.records) ? (message.records as unknown[]).slice(0, MAX_DELIVERIES_A_MESSAGE) : [];
   for (const hint of hints as Array<Partial<RecordsHint>>) {
-    if (!hint || !isId(hint.eventId) || !isId(hint.installationId) || !isId(hint.recordId) || !RECORD_TYPES.includes(String(hint.recordType))) continue;
-    if (hint.ticketId !== null && !isId(hint.ticketId)) continue;
+    if (!hint || !isRowId(hint.eventId) || !isRowId(hint.installationId) || !isRowId(hint.recordId) || !RECORD_TYPES.includes(String(hint.recordType))) continue;
+    if (hint.ticketId !== null && !isRowId(hint.ticketId)) continue;
     const checked = hint as RecordsHint;
     const records = recordsOf(db.http, checked, checked.ticketId);
     records.catch(() => undefined); // a read not used, or failed, is nobody's to hear

@@ -1,6 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Env } from '../../app-env';
-import { MAX_ID } from '../../http/params';
 import { intList } from '../../db/sql-values';
 import { systemActor } from '../../auth/principal';
 import { openDatabase, type Database } from '../../db/client';
@@ -14,15 +13,13 @@ import { decryptToken, webhookTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
 import { hmacHex } from '../../lib/webhook-signature';
 import { decideDeliveries, readAhead, UNDECIDED, undecidedColumn, type UndecidedFacts } from './decide';
-import { MAX_DELIVERIES_A_MESSAGE, sendDeliveries, sendLater } from './delivery-message';
+import { isRowId, MAX_DELIVERIES_A_MESSAGE, sendDeliveries, sendLater } from './delivery-message';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
 /** How long a receiver has to answer. */
 const TIMEOUT_MS = 10_000;
 /** How long a try holds its delivery: another message for it waits, and the cron takes it back after. */
 const LEASE_SECONDS = 30;
-/** A delivery whose row is not there yet may be in a transaction not committed yet: looked for again this long. */
-const UNCOMMITTED_GRACE_MS = 60_000;
 /** Failures of an endpoint for this long switch it off. */
 const FAILING_FOR_MS = 24 * 3_600_000;
 
@@ -186,7 +183,7 @@ async function switchOff(db: Database, endpoint: { id: number; installationId: n
 /** The ids a message names: `deliveryIds` (a fan-out's, a batch), or one `deliveryId`. */
 function idsOf(message: JobMessage): number[] {
   const ids = Array.isArray(message.deliveryIds) ? message.deliveryIds : [message.deliveryId];
-  return [...new Set(ids.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0 && id <= MAX_ID))].slice(0, MAX_DELIVERIES_A_MESSAGE);
+  return [...new Set(ids.map(Number).filter(isRowId))].slice(0, MAX_DELIVERIES_A_MESSAGE);
 }
 
 /**
@@ -209,12 +206,6 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
     const ahead = readAhead(db, message);
     const found = await readDeliveries(db, ids);
     const later: Array<{ id: number; wait: number }> = [];
-    if (found.length < ids.length && Date.now() - Number(message.queuedAt ?? 0) < UNCOMMITTED_GRACE_MS) {
-      // not there, or not pending: one sent before its transaction committed is looked for again (one done is not)
-      const { rows } = await db.http.execute(sql`SELECT id FROM webhook_deliveries WHERE id IN ${intList(ids)}`);
-      const present = new Set(rows.map((row) => Number(row.id)));
-      later.push(...ids.filter((id) => !present.has(id)).map((id) => ({ id, wait: 2 })));
-    }
     const closed = found.filter((d) => !d.open);
     if (closed.length) {
       // one not decided yet was never a delivery to tell of: it goes

@@ -1,5 +1,6 @@
 import type { Env } from '../../app-env';
 import type { JobMessage } from '../../jobs/job-message';
+import { MAX_ID } from '../../http/params';
 
 export const DELIVER_KIND = 'webhooks.deliver';
 
@@ -19,10 +20,13 @@ export interface RecordsHint {
   ticketId: number | null;
 }
 
-/** The queue message that tries deliveries; `queuedAt` tells a delivery not committed yet from one rolled back. */
+/** The queue message that tries deliveries: every sender sends it once they are committed. */
 export function deliverMessage(deliveryIds: readonly number[], records: readonly RecordsHint[] = []): JobMessage {
-  return { kind: DELIVER_KIND, deliveryIds: [...deliveryIds], queuedAt: Date.now(), ...(records.length ? { records: [...records] } : {}) };
+  return { kind: DELIVER_KIND, deliveryIds: [...deliveryIds], ...(records.length ? { records: [...records] } : {}) };
 }
+
+/** Whether a value in a message can be a row's id. */
+export const isRowId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_ID;
 
 /** A queue takes at most 100 messages in one batch. Deliveries go on their own queue (wrangler.toml). */
 const BATCH_LIMIT = 100;
