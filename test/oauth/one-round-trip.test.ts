@@ -1,7 +1,7 @@
 // An OAuth app's create, update and new secret are one exchange with the database (one HTTP batch):
 // a new secret's app locked and checked (404, a public app's 409) by a statement of the batch, its
 // event telling the prefix before and after; a refusal writes nothing. A teammate's consent is one
-// batch too: the grant and its code (docs/connection-strategy.md, "Writes in one round trip").
+// batch too: the page's sign-in credential, the grant and its code (docs/connection-strategy.md, "Writes in one round trip").
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
@@ -118,8 +118,11 @@ describe("a teammate's consent and the code's exchange", () => {
     const allowed = await counted('/oauth/authorize', { ...request, decision: 'allow', api_key: site.users.agent.apiKey, consent_token: consentToken }, { cookie });
     expect(allowed.answer.status).toBe(303);
     const code = new URL(allowed.answer.headers.get('location')!).searchParams.get('code')!;
-    // the app read, the sign-in cookie's credential, then the grant and its code in one batch
-    expect(allowed.trips).toBe(3);
+    // the app read, then one batch: the sign-in cookie's credential, the grant and its code
+    expect(allowed.trips).toBe(2);
+    const signin = (allowed.answer.headers as unknown as { getSetCookie(): string[] }).getSetCookie().find((line) => line.startsWith('hd_signin='));
+    expect(signin).toBeDefined();
+    expect(await rows(`SELECT user_id FROM credentials WHERE kind = 'signin' AND installation_id = $1`, [site.id])).toEqual([{ user_id: site.users.agent.id }]);
     const grants = await rows<{ id: number }>(`SELECT id FROM oauth_grants WHERE app_id = $1`, [app.id]);
     expect(grants).toHaveLength(1);
 

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
@@ -190,21 +190,25 @@ function redirectHost(uri: string): string {
 /**
  * The sign-in cookie: a credential of its own (`signin`), stored hashed, good for a week and for
  * this page only (it authenticates no API request), while the API key it came from is not
- * revoked; HttpOnly and SameSite=Lax (a form on another site cannot post with it).
+ * revoked; HttpOnly and SameSite=Lax (a form on another site cannot post with it). Its statement
+ * goes in the consent's batch (`issueCode`): `set` sets the cookie when it wrote a row.
  */
-async function setSignin(c: Context<AppEnv>, who: Principal, apiKey: string): Promise<void> {
+async function signinStatement(c: Context<AppEnv>, who: Principal, apiKey: string): Promise<{ statement: SQL; set: (rows: unknown[]) => void }> {
   const secret = await newSecret('hdi_');
-  // tied to the key it came from (revoking that key ends this sign-in too), in one statement
-  const { rows } = await c.var.db.http.execute(sql`
+  // tied to the key it came from (revoking that key ends this sign-in too)
+  const statement = sql`
     INSERT INTO ${credentials} (installation_id, user_id, kind, name, prefix, secret_hash, expires_at, created_by, updated_by, parent_id)
     SELECT ${who.installationId}::int, ${who.userId}::int, 'signin', 'authorize page sign-in', ${secret.prefix}, ${secret.hash},
            ${new Date(Date.now() + SIGNIN_SECONDS * 1000).toISOString()}::timestamptz, ${who.userId}::int, ${who.userId}::int, k.id
       FROM ${credentials} k WHERE k.secret_hash = ${await hashSecret(apiKey)}
-    RETURNING id`);
-  if (rows.length === 0) return; // no key to tie it to: no sign-in (the teammate enters a key next time)
-  setCookie(c, SIGNIN_COOKIE, secret.secret, {
-    path: OAUTH_PATHS.authorize, httpOnly: true, sameSite: 'Lax', maxAge: SIGNIN_SECONDS, secure: new URL(c.req.url).protocol === 'https:',
-  });
+    RETURNING id`;
+  const set = (rows: unknown[]) => {
+    if (rows.length === 0) return; // no key to tie it to: no sign-in (the teammate enters a key next time)
+    setCookie(c, SIGNIN_COOKIE, secret.secret, {
+      path: OAUTH_PATHS.authorize, httpOnly: true, sameSite: 'Lax', maxAge: SIGNIN_SECONDS, secure: new URL(c.req.url).protocol === 'https:',
+    });
+  };
+  return { statement, set };
 }
 
 /** Problems of the page as pages; a refusal that goes back to the app as its redirect. */
@@ -258,16 +262,19 @@ export const authorizeDecisionRoute = defineRoute({
   if (decision === 'deny') throw new BackToApp(request.redirectUri, 'access_denied', 'the teammate denied the app', request.state);
   if (decision !== 'allow') throw new PageProblem(400, 'The form must say allow or deny.');
   let who: Principal | undefined;
+  let signin: Awaited<ReturnType<typeof signinStatement>> | undefined;
   if (apiKey) {
     who = await principalOf(c.var.db, apiKey, addressGuard(c));
     if (!who || who.oauth || who.installationId !== request.client.installationId) {
       return renderConsent(c, request, params, 401, who?.oauth ? 'Sign in with an API key, not an OAuth token.' : 'That API key is not valid for this helpdesk.') as never;
     }
-    await setSignin(c, who, apiKey);
+    signin = await signinStatement(c, who, apiKey);
   } else {
     who = await signedIn(c, request.client.installationId);
     if (!who) return renderConsent(c, request, params, 401, 'Enter your API key to sign in.') as never;
   }
-  const code = await issueCode(c.var.db, { client: request.client, userId: who.userId, scopes: request.scopes, redirectUri: request.redirectUri, redirectUriSent: request.redirectUriSent, codeChallenge: request.codeChallenge });
+  const consent = { client: request.client, userId: who.userId, scopes: request.scopes, redirectUri: request.redirectUri, redirectUriSent: request.redirectUriSent, codeChallenge: request.codeChallenge };
+  const { code, alongside } = await issueCode(c.var.db, consent, signin ? [signin.statement] : []);
+  signin?.set(alongside[0]!);
   return backToApp(c, request.redirectUri, { code }, request.state) as never;
 });

@@ -26,14 +26,20 @@ const after = (seconds: number) => new Date(Date.now() + seconds * 1000);
 /** The name a new grant's id goes by in its batch. */
 const GRANT = 'oauthgrant_id';
 
-/** The teammate's consent to the app, and a code for it (`hda_…`, good once, for 10 minutes). */
+/**
+ * The teammate's consent to the app, and a code for it (`hda_…`, good once, for 10 minutes), in one
+ * batch with `alongside` (statements of the same consent, such as the page's sign-in credential),
+ * whose rows are answered in their order.
+ */
 export async function issueCode(
   db: Database,
   consent: { client: OAuthClient; userId: number; scopes: OAuthScope[]; redirectUri: string; redirectUriSent: boolean; codeChallenge: string },
-): Promise<string> {
+  alongside: SQL[] = [],
+): Promise<{ code: string; alongside: Record<string, unknown>[][] }> {
   const code = await newSecret('hda_');
   // one exchange: the grant, and the code under it (its id handed on in the transaction)
-  await db.batch([
+  const results = await db.batch([
+    ...alongside,
     db.http
       .insert(oauthGrants)
       .values({ installationId: consent.client.installationId, appId: consent.client.id, userId: consent.userId, scopes: consent.scopes, createdBy: consent.userId, updatedBy: consent.userId })
@@ -44,7 +50,7 @@ export async function issueCode(
       codeChallenge: consent.codeChallenge, expiresAt: after(CODE_SECONDS),
     }).getSQL(),
   ]);
-  return code.secret;
+  return { code: code.secret, alongside: results.slice(0, alongside.length) as Record<string, unknown>[][] };
 }
 
 /** A grant ended by the protocol (no teammate did it: `deletedBy` stays null). */
