@@ -37,11 +37,28 @@ export function refuseFirst(items: readonly CheckedId[], bad: (id: SQL) => SQL, 
      WHERE ${bad(sql`x.id`)} ORDER BY x.n LIMIT 1) x`;
 }
 
-/** The error a `desk_refuse` raised, as the client gets it; undefined for any other error. */
-export function refusalOf(error: unknown): ApiError | undefined {
+/**
+ * A statement that ends the batch and rolls it back on purpose, handing `value` (SQL, as text) to
+ * the Worker: a dry run learns what its write would do in the write's own round trip. The batch
+ * throws it as `RolledBack`.
+ */
+export function rollBackWith(value: SQL): SQL {
+  return sql`SELECT desk_refuse(200, 'rolled back', (${value})::text)`;
+}
+
+/** A batch that ended with `rollBackWith`: nothing it wrote stays; `value` is what it handed over. */
+export class RolledBack extends Error {
+  constructor(readonly value: string) {
+    super('the batch was rolled back on purpose');
+  }
+}
+
+/** The error a `desk_refuse` raised, as the client gets it (or `RolledBack`, as `rollBackWith` asked); undefined for any other error. */
+export function refusalOf(error: unknown): ApiError | RolledBack | undefined {
   const candidate = error as { code?: unknown; message?: unknown; detail?: unknown } | undefined;
   const match = typeof candidate?.code === 'string' ? /^HD(\d{3})$/.exec(candidate.code) : null;
   if (!match) return undefined;
+  if (match[1] === '200') return new RolledBack(String(candidate!.message));
   const status = Number(match[1]) as RefusalStatus;
   const code = CODES[status] ?? 'invalid';
   const source = typeof candidate!.detail === 'string' && candidate!.detail !== '' ? candidate!.detail : undefined;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../app-env';
 import type { Transaction } from '../db/client';
 import { intList } from '../db/sql-values';
+import { recalledIds, remember } from '../db/refusal';
 import type { Principal } from '../auth/principal';
 import { translateDbError } from './constraints';
 import { ApiError } from '../http/errors';
@@ -130,10 +131,10 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
     if (Object.keys(rowValues(resource.table, writableFields(resource), sent)).length === 0 && relations.length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
     const dryRun = args?.bulkDryExecute === true;
     try {
-      // One batch, its events saying whose drain to ask for; a transaction when a relation set has
-      // no batch form, the resource's rules have none, or a dry run rolls back.
-      const planned = dryRun ? undefined : await plannedBulkUpdate(c.var.db, resource, who, target, sent, relations);
-      if (planned) return c.json(bulkResult(planned), 200);
+      // One batch (a dry run's rolled back at its end); a transaction when a relation set has no
+      // batch form, or the resource's rules have none.
+      const planned = await plannedBulkUpdate(c.var.db, resource, who, target, sent, relations, dryRun);
+      if (planned) return c.json(bulkResult(planned, dryRun), 200);
       await requireReferences(c.var.db.http, resource, who, sent);
       const ids = await c.var.db
         .transaction(async (tx) => {
@@ -158,27 +159,50 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
   };
 }
 
+/** The name the ids a bulk delete selected go by in its batch (a JSON array). */
+const DELETE_IDS = 'bulk_delete_ids';
+
+/**
+ * A bulk delete of a resource with delete rules as one batch: the selected records locked and
+ * their ids fixed, the rules' statements over them (`planned.bulkBeforeDelete`: a refusal stops
+ * the batch), then the delete of those ids. Undefined where the rules have no such form.
+ */
+async function plannedBulkDelete(c: Context<AppEnv>, resource: ResourceDeclaration, target: BulkTarget): Promise<number[] | undefined> {
+  const plan = resource.planned?.bulkBeforeDelete;
+  if (!plan || resource.afterDelete) return undefined;
+  const who = c.var.principal;
+  const { table } = resource;
+  const selected = sql`${table.id} IN ${recalledIds(DELETE_IDS)}`;
+  const lock = sql`SELECT ${remember(DELETE_IDS, sql`(SELECT coalesce(jsonb_agg(s.id ORDER BY s.id), '[]'::jsonb) FROM (
+      SELECT ${table.id} AS id FROM ${table} WHERE ${target.where} ORDER BY ${table.id} FOR UPDATE) s)`)}`;
+  const results = await c.var.db.batch([lock, ...plan(who, selected, c.env), deleteStatement(c.var.db.http, who, { ...target, where: and(target.where, selected)! })]);
+  return results.at(-1)!.map((row) => Number(row.id));
+}
+
 /**
  * Soft-deletes every live record the filter selects: one statement, one event a record. A
- * resource whose single delete has hooks (`beforeDelete`: a system record, another's; then
- * `afterDelete`) has them run for each selected record, in the delete's transaction: one
- * refused, none deleted. (A resource whose records others use has no bulk delete: `routes.ts`.)
+ * resource whose single delete has rules (`beforeDelete`: a system record, another's) has them
+ * hold over every selected record in the same batch (`plannedBulkDelete`), or, where they have no
+ * batch form (or `afterDelete` runs), in the delete's transaction: one refused, none deleted. (A
+ * resource whose records others use has no bulk delete: `routes.ts`.)
  */
 export function bulkDeleteHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
     const target = bulkTarget(resource, who, input<BulkQuery>(c, 'query').filter);
+    if (!resource.beforeDelete && !resource.afterDelete) {
+      return c.json(bulkResult(((await c.var.db.batch([deleteStatement(c.var.db.http, who, target)]))[0]!).map((row) => Number(row.id))), 200);
+    }
     const ids =
-      resource.beforeDelete || resource.afterDelete
-        ? await c.var.db.transaction(async (tx) => {
-            const context = { tx, who, env: c.env };
-            const selected = await lockSelected(tx, resource, target);
-            for (const id of selected.ids) await resource.beforeDelete?.(context, id);
-            const deleted = selected.ids.length === 0 ? [] : await deleteRecords(tx, who, selected.target);
-            for (const id of deleted) await resource.afterDelete?.(context, id);
-            return deleted;
-          })
-        : ((await c.var.db.batch([deleteStatement(c.var.db.http, who, target)]))[0]!).map((row) => Number(row.id));
+      (await plannedBulkDelete(c, resource, target)) ??
+      (await c.var.db.transaction(async (tx) => {
+        const context = { tx, who, env: c.env };
+        const selected = await lockSelected(tx, resource, target);
+        for (const id of selected.ids) await resource.beforeDelete?.(context, id);
+        const deleted = selected.ids.length === 0 ? [] : await deleteRecords(tx, who, selected.target);
+        for (const id of deleted) await resource.afterDelete?.(context, id);
+        return deleted;
+      }));
     return c.json(bulkResult(ids), 200);
   };
 }

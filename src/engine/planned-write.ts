@@ -2,7 +2,7 @@ import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { Env } from '../app-env';
 import type { Actor } from '../auth/principal';
 import type { Database } from '../db/client';
-import { recalled, recalledIds, refuseWhen, remember } from '../db/refusal';
+import { recalled, recalledIds, refuseWhen, remember, RolledBack, rollBackWith } from '../db/refusal';
 import { createStatement, updateStatement, type Writer } from './changes';
 import { columnKey, rowValues } from './columns';
 import { oneRecordRead } from './queries';
@@ -164,10 +164,15 @@ const BULK_IDS = 'bulk_ids';
 /**
  * A bulk update as one batch: its references checked, the resource's bulk rules before and after
  * as statements (`planned.bulkFirst`, `planned.bulkAfter`) over the changed ids, which the update
- * hands on. Undefined where it needs the interactive write: a dry run (rolled back on purpose), a
- * relation set in bulk, or write rules with no planned bulk form.
+ * hands on. A dry run is the same batch ended by a statement that rolls it back on purpose, handing
+ * back the ids it changed (`rollBackWith`): refused where the write would be, one round trip all
+ * the same. Undefined where it needs the interactive write: a relation set in bulk without a
+ * planned form, or write rules with no planned bulk form.
  */
-export async function plannedBulkUpdate(db: Database, resource: ResourceDeclaration, who: Actor, target: { table: ResourceDeclaration['table']; type: string; where: SQL }, sent: Record<string, unknown>, relations: ReadonlyArray<readonly [string, Relation]>) {
+export async function plannedBulkUpdate(
+  db: Database, resource: ResourceDeclaration, who: Actor, target: { table: ResourceDeclaration['table']; type: string; where: SQL },
+  sent: Record<string, unknown>, relations: ReadonlyArray<readonly [string, Relation]>, dryRun = false,
+): Promise<number[] | undefined> {
   const { planned } = resource;
   const rules = Boolean(resource.beforeWrite || resource.beforeBulkWrite || resource.afterWrite || resource.afterBulkWrite);
   if (relations.some(([, relation]) => !relation.bulkPlan) || (rules && !(planned?.bulkFirst && planned.bulkAfter))) return undefined;
@@ -180,6 +185,16 @@ export async function plannedBulkUpdate(db: Database, resource: ResourceDeclarat
   const before = [...referenceChecks(resource, who, record), ...(planned?.bulkFirst?.(writer, who, record, target.where) ?? [])];
   const update = updateStatement(writer, who, target, rowValues(resource.table, writableFields(resource), record), watchedProperties(resource, record), remembered);
   const linked = relations.flatMap(([name, relation]) => relation.bulkPlan!(who, ids, record[name], `${resource.singular}.${name}`));
-  const results = await db.batch([...before, update, ...linked, ...(planned?.bulkAfter?.(writer, who, record, ids) ?? [])]);
+  const statements = [...before, update, ...linked, ...(planned?.bulkAfter?.(writer, who, record, ids) ?? [])];
+  if (dryRun) {
+    try {
+      await db.batch([...statements, rollBackWith(sql`current_setting(${`desk.${BULK_IDS}`}::text)`)]);
+    } catch (error) {
+      if (error instanceof RolledBack) return (JSON.parse(error.value) as number[]).map(Number);
+      throw error;
+    }
+    throw new Error('a dry run\'s batch was not rolled back');
+  }
+  const results = await db.batch(statements);
   return (results[before.length]![0]!.ids as number[]).map(Number);
 }

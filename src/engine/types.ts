@@ -229,6 +229,13 @@ export interface ResourceDeclaration {
     onCreate?: (who: Actor, record: Record<string, unknown>) => Record<string, unknown>;
     /** `beforeDelete` as statements of a single delete's batch, before it (a refusal stops the batch) */
     beforeDelete?: (who: Actor, id: number, env: Env) => SQL[];
+    /**
+     * `beforeDelete` as statements of a bulk delete's batch, before it, over the records the
+     * filter selected (`selected`, a condition on the resource's table, the selection locked and
+     * fixed by then): a refusal stops the batch, and none is deleted. Absent where the resource
+     * has `beforeDelete`: a bulk delete takes the interactive write.
+     */
+    bulkBeforeDelete?: (who: Actor, selected: SQL, env: Env) => SQL[];
     /** `afterDelete` as statements of a single delete's batch, after the delete (a record not deleted: they find nothing to do) */
     afterDelete?: (db: Writer, who: Actor, id: number) => SQL[];
     /**

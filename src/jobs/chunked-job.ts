@@ -3,6 +3,7 @@ import type { Env } from '../app-env';
 import { systemActor, type Principal, type SystemActor, type SystemPart } from '../auth/principal';
 import { openDatabase, type Database, type Transaction } from '../db/client';
 import { sqlState } from '../db/errors';
+import { recalled, remember } from '../db/refusal';
 import { announceEvents } from '../events/announce';
 import { configureEvents } from '../events/record-events';
 import { errorField, log } from '../lib/log';
@@ -52,6 +53,22 @@ export interface ChunkedJobDefinition {
 
 /** Rows staged per statement. */
 const STAGE_BATCH_ROWS = 5_000;
+/**
+ * Staged rows (as JSON) sent in one batch, one exchange; more stage over an interactive
+ * transaction. Kept well inside what one SQL-over-HTTP exchange carries (docs/connection-strategy.md).
+ */
+export const STAGE_IN_ONE_EXCHANGE_BYTES = 4 * 1024 * 1024;
+/** Whether texts fit `STAGE_IN_ONE_EXCHANGE_BYTES` as UTF-8 (three bytes a code unit at most: measured only when that bound does not settle it). */
+function fitsOneExchange(texts: readonly string[]): boolean {
+  const units = texts.reduce((sum, text) => sum + text.length, 0);
+  if (units * 3 <= STAGE_IN_ONE_EXCHANGE_BYTES) return true;
+  if (units > STAGE_IN_ONE_EXCHANGE_BYTES) return false;
+  const encoder = new TextEncoder();
+  return texts.reduce((sum, text) => sum + encoder.encode(text).byteLength, 0) <= STAGE_IN_ONE_EXCHANGE_BYTES;
+}
+
+/** The name a staged job's id goes by in its batch. */
+const STAGED_JOB = 'staged_job_id';
 /** The queue takes at most 100 messages per `sendBatch`. */
 const SEND_BATCH_MESSAGES = 100;
 /** Problems a job keeps, the first by line. */
@@ -121,28 +138,34 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
   const { kind, type, action, chunkRows, words } = definition;
   const ofThisJob = sql`j.type = ${type} AND j.action = ${action}`;
 
-  /** Stages the rows and their chunks in one transaction, then queues one message per chunk. Answers the job's id. */
+  /**
+   * Stages the rows and their chunks in one transaction, then queues one message per chunk.
+   * Answers the job's id. Rows that fit one HTTP exchange (`STAGE_IN_ONE_EXCHANGE_BYTES`) are sent
+   * as one batch; a larger file stages over a connection of its own, 5,000 rows a statement.
+   */
   async function start(db: Database, env: Env, who: Principal, lines: StagedLine[], payload: Record<string, unknown>): Promise<number> {
     const chunks = chunksOf(lines, chunkRows);
-    const jobId = await db.transaction(async (tx) => {
-      const created = await tx.execute(sql`
-        INSERT INTO background_jobs (installation_id, type, action, status, rows_total, created_by, payload)
-        VALUES (${who.installationId}, ${type}, ${action}, 'queued', ${lines.length}, ${who.userId},
-                ${JSON.stringify({ ...payload, chunks: chunks.length })}::jsonb)
-        RETURNING id`);
-      const id = created.rows[0]!.id as number;
-      for (let start = 0; start < lines.length; start += STAGE_BATCH_ROWS) {
-        const batch = lines.slice(start, start + STAGE_BATCH_ROWS);
-        await tx.execute(sql`
-          INSERT INTO import_rows (job_id, line, data)
-          SELECT ${id}, r.line, r.data FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS r(line integer, data jsonb)`);
-      }
-      await tx.execute(sql`
+    const slices: string[] = [];
+    for (let start = 0; start < lines.length; start += STAGE_BATCH_ROWS) slices.push(JSON.stringify(lines.slice(start, start + STAGE_BATCH_ROWS)));
+    const job = sql`INSERT INTO background_jobs (installation_id, type, action, status, rows_total, created_by, payload)
+        VALUES (${who.installationId}, ${type}, ${action}, 'queued', ${lines.length}, ${who.userId}, ${JSON.stringify({ ...payload, chunks: chunks.length })}::jsonb)
+        RETURNING id, ${remember(STAGED_JOB, sql`id`)} AS remembered`;
+    const stage = (id: SQL, slice: string) => sql`
+        INSERT INTO import_rows (job_id, line, data)
+        SELECT ${id}, r.line, r.data FROM jsonb_to_recordset(${slice}::jsonb) AS r(line integer, data jsonb)`;
+    const chunkRowsStatement = (id: SQL) => sql`
         INSERT INTO import_chunks (job_id, chunk, from_line, to_line)
         SELECT ${id}, r.chunk, r."fromLine", r."toLine"
-          FROM jsonb_to_recordset(${JSON.stringify(chunks)}::jsonb) AS r(chunk integer, "fromLine" integer, "toLine" integer)`);
-      return id;
-    });
+          FROM jsonb_to_recordset(${JSON.stringify(chunks)}::jsonb) AS r(chunk integer, "fromLine" integer, "toLine" integer)`;
+    const jobId =
+      fitsOneExchange(slices)
+        ? Number((await db.batch([job, ...slices.map((slice) => stage(recalled(STAGED_JOB), slice)), chunkRowsStatement(recalled(STAGED_JOB))]))[0]![0]!.id)
+        : await db.transaction(async (tx) => {
+            const id = Number((await tx.execute(job)).rows[0]!.id);
+            for (const slice of slices) await tx.execute(stage(sql`${id}`, slice));
+            await tx.execute(chunkRowsStatement(sql`${id}`));
+            return id;
+          });
     // Sent once the rows are committed, so a consumer never looks for a chunk that is not there yet.
     try {
       for (let start = 0; start < chunks.length; start += SEND_BATCH_MESSAGES) {

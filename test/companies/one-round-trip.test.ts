@@ -87,3 +87,27 @@ describe('companies in one round trip', () => {
     expect(await kindsSince(mark)).toContain('companies:synced');
   });
 });
+
+describe("an import's start", () => {
+  const start = async (csv: string) => {
+    await api('/v2/companies.json', { key: admin });
+    return withRoundTrips('/v2/companies/import.csv', { key: admin, method: 'POST', headers: { 'content-type': 'text/csv' }, body: csv });
+  };
+  const job = (answer: { headers: Headers }) => Number(/\/(\d+)\.json$/.exec(answer.headers.get('location') ?? '')![1]);
+
+  it('stages the rows and chunks of a file that fits one exchange in one batch', async () => {
+    const made = await start(`name,details\nTrip Import One,first\nTrip Import Two,second\n`);
+    expect(made.answer.status, made.answer.text).toBe(201);
+    expect(made.trips).toBe(1);
+    expect(await rows('SELECT rows_total, created_by FROM background_jobs WHERE id = $1', [job(made.answer)])).toEqual([{ rows_total: 2, created_by: site.users.admin.id }]);
+    expect(await rows('SELECT count(*)::int AS n FROM import_chunks WHERE job_id = $1', [job(made.answer)])).toEqual([{ n: 1 }]);
+  });
+
+  it('stages a file larger than one exchange carries (4 MiB) over a transaction of its own', async () => {
+    const made = await start(`name,details\nTrip Import Large,${'x'.repeat(4 * 1024 * 1024 + 1)}\n`);
+    expect(made.answer.status, made.answer.text).toBe(201);
+    // a connection's opening, the statements, the commit: more than one exchange
+    expect(made.trips).toBeGreaterThan(2);
+    expect(await rows('SELECT rows_total FROM background_jobs WHERE id = $1', [job(made.answer)])).toEqual([{ rows_total: 1 }]);
+  });
+});

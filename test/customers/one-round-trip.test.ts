@@ -118,3 +118,22 @@ describe('a merge', () => {
     expect(await eventsSince(site.id, mark)).toEqual([]);
   });
 });
+
+describe('a bulk update of customers', () => {
+  it('changes the selected customers in one exchange, with their events, and a dry run in one changing nothing', async () => {
+    const a = await newCustomer(`bulk-a-${Date.now()}@trips.test`);
+    const b = await newCustomer(`bulk-b-${Date.now()}@trips.test`);
+    const bulk = (body: Record<string, unknown>) => withRoundTrips('/v2/customers/update.json', { method: 'PATCH', key, body });
+    const dry = await bulk({ customer: { trusted: true, jobTitle: 'Buyer' }, filter_args: { filter: { id: { $in: [a, b] } }, bulkDryExecute: true } });
+    expect(dry.answer.status, dry.answer.text).toBe(200);
+    expect(dry.answer.body).toEqual({ affected: 2, ids: [a, b], jobId: null, dryRun: true });
+    expect(dry.trips).toBe(1);
+    expect(await rows('SELECT trusted, job_title FROM customers WHERE id = ANY($1) ORDER BY id', [[a, b]])).toEqual([{ trusted: false, job_title: null }, { trusted: false, job_title: null }]);
+    const changed = await bulk({ customer: { trusted: true, jobTitle: 'Buyer' }, filter_args: { filter: { id: { $in: [a, b] } } } });
+    expect(changed.answer.status, changed.answer.text).toBe(200);
+    expect(changed.answer.body).toEqual({ affected: 2, ids: [a, b], jobId: null, dryRun: false });
+    expect(changed.trips).toBe(1);
+    expect(await rows('SELECT trusted, job_title FROM customers WHERE id = ANY($1) ORDER BY id', [[a, b]])).toEqual([{ trusted: true, job_title: 'Buyer' }, { trusted: true, job_title: 'Buyer' }]);
+    expect(await rows(`SELECT record_id FROM events WHERE record_type = 'customers' AND record_id = ANY($1) AND kind = 'updated' ORDER BY record_id`, [[a, b]])).toEqual([{ record_id: a }, { record_id: b }]);
+  });
+});

@@ -282,6 +282,32 @@ describe('a bulk update in one round trip', () => {
     expect(refused.trips).toBe(1);
     expect(await rows('SELECT tag_id FROM ticket_tags WHERE ticket_id = $1', [a])).toEqual([{ tag_id: gold }]);
   });
+
+  it('answers a dry run in one exchange, refused where the update would be, and changes nothing', async () => {
+    const owner = site.users.owner.apiKey;
+    const gold = (await api('/v2/tags.json', { method: 'POST', key: owner, body: { tag: { name: `dry-gold-${Date.now()}` } } })).body.tag.id as number;
+    const a = await newTicket();
+    const b = await newTicket();
+    const filter_args = { filter: { id: { $in: [a, b] } }, bulkDryExecute: true };
+    const before = await rows('SELECT id, status_id, subject, updated_at::text FROM tickets WHERE id = ANY($1) ORDER BY id', [[a, b]]);
+    const mark = await lastEventId(site.id);
+    const dry = await write('/v2/tickets/update.json', 'PATCH', { filter_args, status: { id: 4 }, subject: 'Dry quartz', tags: [{ id: gold }] });
+    expect(dry.answer.status, dry.answer.text).toBe(200);
+    expect(dry.answer.body).toEqual({ affected: 2, ids: [a, b].sort((x, y) => x - y), jobId: null, dryRun: true });
+    expect(dry.trips).toBe(1);
+    // a dry run selecting nothing: none would change
+    const none = await write('/v2/tickets/update.json', 'PATCH', { filter_args: { filter: { id: { $in: [2_000_000_000] } }, bulkDryExecute: true }, subject: 'Nothing' });
+    expect(none.answer.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: true });
+    expect(none.trips).toBe(1);
+    // a rule the update would break refuses the dry run alike
+    const refused = await write('/v2/tickets/update.json', 'PATCH', { filter_args, agent: { id: site.users.collaborator.id } });
+    expect(refused.answer.status, refused.answer.text).toBe(400);
+    expect(refused.answer.body.errors).toEqual([expect.objectContaining({ code: 'invalid', source: 'ticket.agent' })]);
+    expect(refused.trips).toBe(1);
+    expect(await rows('SELECT id, status_id, subject, updated_at::text FROM tickets WHERE id = ANY($1) ORDER BY id', [[a, b]])).toEqual(before);
+    expect(await rows('SELECT ticket_id FROM ticket_tags WHERE tag_id = $1', [gold])).toEqual([]);
+    expect(await eventsSince(site.id, mark)).toEqual([]);
+  });
 });
 
 describe('ticket operations in one round trip', () => {

@@ -133,3 +133,28 @@ describe('a time log deleted in one round trip', () => {
     expect(await rows('SELECT id, state FROM time_logs WHERE id = ANY($1) ORDER BY id', [[mine, theirs]])).toEqual([{ id: mine, state: 'deleted' }, { id: theirs, state: 'active' }]);
   });
 });
+
+describe('time logs deleted in bulk in one round trip', () => {
+  it("deletes the agent's own selected logs in one exchange; a selection holding a colleague's log is a 403 in one, and deletes none", async () => {
+    const mine = [
+      (await create({ ticket: { id: ticket }, seconds: 10, description: 'bulk gone 1' })).answer.body.timeLog.id as number,
+      (await create({ ticket: { id: ticket }, seconds: 20, description: 'bulk gone 2' })).answer.body.timeLog.id as number,
+    ];
+    const theirs = (await create({ ticket: { id: ticket }, seconds: 50, description: 'bulk not yours' }, owner)).answer.body.timeLog.id as number;
+    const remove = (ids: number[], key = agent) => withRoundTrips('/v2/timelogs/delete.json', { method: 'DELETE', key, query: { filter: JSON.stringify({ id: { $in: ids } }) } });
+    const refused = await remove([...mine, theirs]);
+    expect(refused.answer.status, refused.answer.text).toBe(403);
+    expect(refused.trips).toBe(1);
+    expect(await rows(`SELECT count(*)::int AS n FROM time_logs WHERE id = ANY($1) AND state = 'active'`, [[...mine, theirs]])).toEqual([{ n: 3 }]);
+    const gone = await remove(mine);
+    expect(gone.answer.status, gone.answer.text).toBe(200);
+    expect(gone.answer.body).toEqual({ affected: 2, ids: mine, jobId: null, dryRun: false });
+    expect(gone.trips).toBe(1);
+    // another installation's owner selects nothing of these
+    const foreign = await remove([theirs], other.users.owner.apiKey);
+    expect(foreign.answer.body).toMatchObject({ affected: 0, ids: [] });
+    expect(await rows('SELECT id, state FROM time_logs WHERE id = ANY($1) ORDER BY id', [[...mine, theirs]]))
+      .toEqual([{ id: mine[0], state: 'deleted' }, { id: mine[1], state: 'deleted' }, { id: theirs, state: 'active' }]);
+    expect((await rows<{ kind: string }>(`SELECT kind FROM events WHERE record_type = 'timelogs' AND record_id = ANY($1) AND kind = 'deleted'`, [mine])).length).toBe(2);
+  });
+});

@@ -417,3 +417,26 @@ describe('triggers updated in bulk', () => {
     expect(await eventsSince(site.id, mark)).toEqual([]);
   });
 });
+
+describe('triggers deleted in bulk', () => {
+  it('deletes the selected triggers in one exchange; a selection holding a system trigger is a 409 in one naming it, and deletes none', async () => {
+    const one = await made({ name: 'Bulk gone one', type: 'Manual', state: 'inactive' });
+    const two = await made({ name: 'Bulk gone two', type: 'Manual', state: 'inactive' });
+    const [system] = await rows<{ id: number }>(`SELECT id FROM triggers WHERE installation_id = $1 AND is_system ORDER BY id LIMIT 1`, [site.id]);
+    const remove = (ids: number[]) => withRoundTrips('/v2/triggers/delete.json', { key: admin, method: 'DELETE', query: { filter: JSON.stringify({ id: { $in: ids } }) } });
+    const mark = await lastEventId(site.id);
+    const refused = await remove([one, system!.id, two]);
+    expect(refused.answer.status, refused.answer.text).toBe(409);
+    expect(refused.answer.body.errors).toEqual([{ code: 'conflict', source: 'id', detail: `trigger ${system!.id} is a system trigger: switch it off (state: inactive) instead` }]);
+    expect(refused.trips).toBe(1);
+    expect(await eventsSince(site.id, mark)).toEqual([]);
+    const gone = await remove([one, two]);
+    expect(gone.answer.status, gone.answer.text).toBe(200);
+    expect(gone.answer.body).toEqual({ affected: 2, ids: [one, two].sort((a, b) => a - b), jobId: null, dryRun: false });
+    expect(gone.trips).toBe(1);
+    expect(await rows(`SELECT id, state FROM triggers WHERE id = ANY($1) ORDER BY id`, [[one, two, system!.id]])).toEqual(
+      [{ id: one, state: 'deleted' }, { id: two, state: 'deleted' }, { id: system!.id, state: 'active' }].sort((a, b) => a.id - b.id),
+    );
+    expect((await eventsSince(site.id, mark)).map((e) => `${e.recordId} ${e.kind}`)).toEqual([`${one} deleted`, `${two} deleted`]);
+  });
+});

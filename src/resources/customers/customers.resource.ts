@@ -59,6 +59,9 @@ export const customersResource = defineResource({
       ...(record.contacts !== undefined || record.email !== undefined ? settleContactsStatements(db, who, id) : []),
       ...(created && record.companies === undefined ? [joinCompaniesStatement(who, id)] : []),
     ],
+    // a bulk update sets neither `email` nor `contacts` (not taken in bulk): no rule of theirs applies, one batch
+    bulkFirst: () => [],
+    bulkAfter: () => [],
   },
   async afterWrite(context, record, id, created) {
     // A customer written before contacts existed (and without one) stays writable until its contacts or email are.

@@ -95,6 +95,11 @@ function timeLogChecks(who: Actor, record: Record<string, unknown>, id: number |
   ];
 }
 
+/** A teammate's bulk write reaches their own entries only (`selected`: the entries it selects); an owner's or admin's anyone's. */
+function ownLogsOnly(who: Actor, selected: SQL): SQL[] {
+  return isAdmin(who) ? [] : [refuseWhen(sql`EXISTS (SELECT 1 FROM ${timeLogs} WHERE ${selected} AND ${timeLogs.userId} IS DISTINCT FROM ${who.userId})`, 403, '', NOT_OWN_LOG)];
+}
+
 /** A condition over the logged ticket. */
 const ofTheTicket = (condition: SQL) => sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${timeLogs.ticketId} AND ${condition})`;
 
@@ -137,13 +142,11 @@ export const timeLogsResource = defineResource({
     // `checkLogChange` over the logs the filter selects
     bulkFirst: (_db, who, record, selected) => {
       requireMayLogFor(who, record);
-      return [
-        ...(isAdmin(who) ? [] : [refuseWhen(sql`EXISTS (SELECT 1 FROM ${timeLogs} WHERE ${selected} AND ${timeLogs.userId} IS DISTINCT FROM ${who.userId})`, 403, '', NOT_OWN_LOG)]),
-        ...timeLogChecks(who, { ticket: record.ticket }, undefined),
-      ];
+      return [...ownLogsOnly(who, selected), ...timeLogChecks(who, { ticket: record.ticket }, undefined)];
     },
     bulkAfter: () => [],
     beforeDelete: (who, id) => timeLogChecks(who, {}, id),
+    bulkBeforeDelete: (who, selected) => ownLogsOnly(who, selected),
   },
   beforeBulkWrite: checkLogChange,
   beforeDelete: (context, id) => requireOwnLogs(context, [id]),

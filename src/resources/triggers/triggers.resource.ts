@@ -1,5 +1,4 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { refuseWhen } from '../../db/refusal';
 import { intList } from '../../db/sql-values';
 import { z } from 'zod';
 import { ADMINS, AGENTS } from '../../auth/access';
@@ -148,6 +147,12 @@ function systemGuardStatement(record: Record<string, unknown>, selected: SQL): S
     FROM (SELECT ${triggers.id} AS id FROM ${triggers} WHERE ${selected} AND ${triggers.isSystem} ORDER BY ${triggers.id} LIMIT 1) s`];
 }
 
+/** A delete's refusal of the first system trigger among the triggers `selected` names: 409, switch it off instead. */
+function systemTriggerRefusal(selected: SQL): SQL {
+  return sql`SELECT desk_refuse(409, 'id', 'trigger ' || s.id || ' is a system trigger: switch it off (state: inactive) instead')
+    FROM (SELECT ${triggers.id} AS id FROM ${triggers} WHERE ${selected} AND ${triggers.isSystem} ORDER BY ${triggers.id} LIMIT 1) s`;
+}
+
 /** What a bulk update's `bulkRead` decided on: checks before the update (`first`), and the triggers' rules after it (`after`). */
 const BULK_PLAN = Symbol('triggerBulkPlan');
 
@@ -240,10 +245,8 @@ export const triggersResource = defineResource({
     bulkRead: (who, record, selected, read) => plannedBulkRules(who, record, selected, read),
     bulkFirst: (_db, _who, record, selected) => [...systemGuardStatement(record, selected), ...(bulkPlanOn(record)?.first ?? [])],
     bulkAfter: (_db, _who, record) => bulkPlanOn(record)?.after ?? [],
-    beforeDelete: (who, id) => [
-      refuseWhen(sql`EXISTS (SELECT 1 FROM ${triggers} WHERE ${triggers.id} = ${id} AND ${triggers.installationId} = ${who.installationId} AND ${triggers.isSystem})`,
-        409, 'id', `trigger ${id} is a system trigger: switch it off (state: inactive) instead`),
-    ],
+    beforeDelete: (who, id) => [systemTriggerRefusal(sql`${triggers.id} = ${id} AND ${triggers.installationId} = ${who.installationId}`)],
+    bulkBeforeDelete: (_who, selected) => [systemTriggerRefusal(selected)],
   },
   async afterBulkWrite(context, record, ids) {
     // of what a bulk update may set, only `state` and `type` bear on whether a trigger runs (its conditions and actions are not set in bulk)
