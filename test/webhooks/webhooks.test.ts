@@ -227,6 +227,33 @@ describe('deliveries', () => {
     expect(hook.requests.filter((r) => r.json.ticket?.id === foreign.body.ticket.id)).toEqual([]);
   });
 
+  it('send the delivery waiting behind one the endpoint turns out not to want at once: the one dropped, the one behind it posted', async () => {
+    const hook = listen();
+    const wantsPriority = (await endpoint(await hook.url, { allEvents: false, webhookendpointevents: [{ code: 'ticket.priority' }] })).id;
+    const ticket = await newTicket();
+    // two changes of the ticket, their deliveries not decided yet, as writes leave them: a subject (not wanted), then a priority
+    const change = async (data: unknown) => (await rows<{ id: string }>(
+      `INSERT INTO events (installation_id, record_type, record_id, kind, data, dispatched_at) VALUES ($1, 'tickets', $2, 'updated', $3, now()) RETURNING id`,
+      [site.id, ticket, JSON.stringify(data)],
+    ))[0]!.id;
+    const made = [];
+    for (const [n, data] of [[1, { subject: { before: 'Hooked', after: 'Renamed' } }], [2, { priority: { before: null, after: null } }]] as const) {
+      made.push((await rows<{ id: number }>(
+        `INSERT INTO webhook_deliveries (installation_id, endpoint_id, event_id, event, delivery_id, ticket_id, payload, next_attempt_at) VALUES ($1, $2, $3, '', $4, $5, '', now()) RETURNING id`,
+        [site.id, wantsPriority, await change(data), `behind-${ticket}-${n}`, ticket],
+      ))[0]!.id);
+    }
+    // one message names both: the first is taken (and dropped), the second waits behind it
+    const sent = Date.now();
+    await sendJobMessage({ kind: 'webhooks.deliver', deliveryIds: made, queuedAt: sent });
+    const got = await eventually(async () => hook.requests.find((r) => r.headers['x-desk-delivery'] === `behind-${ticket}-2`), 20_000);
+    expect(got.json.event).toBe('ticket.priority');
+    // not left for the sweep (a minute and more)
+    expect(Date.now() - sent).toBeLessThan(15_000);
+    expect(hook.requests.filter((r) => r.headers['x-desk-delivery'] === `behind-${ticket}-1`)).toEqual([]);
+    expect(await rows('SELECT id, status FROM webhook_deliveries WHERE id = ANY($1) ORDER BY id', [made])).toEqual([{ id: made[1], status: 'delivered' }]);
+  });
+
   it('give up on a receiver that does not answer in 10 s, and switch off an endpoint failing for a day, with an event', async () => {
     const silent = listen(['hang']);
     const hooked = await endpoint(await silent.url, { allEvents: false, webhookendpointevents: [{ code: 'ticket.created' }] });
