@@ -66,41 +66,61 @@ function recordsFor(db: Database, ahead: ReadAhead, event: StoredEvent, ticketId
   return agrees ? read.records : recordsOf(db.http, event, ticketId);
 }
 
-/** What a delivery the write made is, decided: its webhook events (none: it is dropped) and a body for each. */
 export interface Decision {
-  codes: string[];
-  payloads: string[];
+  event: string;
+  payload: string;
 }
 
-/** A delivery to decide. */
+/** The decision of a delivery that is none of what its endpoint wants: it was dropped. */
+export const DROPPED: Decision = Object.freeze({ event: UNDECIDED, payload: UNDECIDED });
+
+/** A delivery to decide; `hold`: to be tried by this message now, so held for `leaseSeconds` as it is decided. */
 export interface ToDecide {
   id: number;
   ticketId: number | null;
   facts: UndecidedFacts | null;
+  hold: boolean;
 }
 
 /**
- * Decides the deliveries the writes made (`fanout.ts`) as they are first taken: which webhook
+ * Decides the deliveries the writes made (`fanout.ts`) as they are first tried: which webhook
  * events each is, by the rules of the ticket's history (`activities-of-event.ts`), and the body,
- * with the records as they stand now (read ahead, or read side by side). Nothing is written here:
- * the decisions go into the statement that records the message's tries (`record-tries.ts`), where
- * a delivery that is none its endpoint wants is dropped, and one that is several becomes the
- * first, the others new deliveries right behind it in its ticket's order (`turn`). (A delivery has
- * a ticket whenever its event can be several webhook events: those behind it wait for it by their
- * ticket's order.)
+ * with the records as they stand now. A delivery that is none its endpoint wants is dropped; one
+ * that is several becomes the first, and the others are new deliveries right behind it in its
+ * ticket's order (`turn`), sent once it is done. One statement for all, after the records are
+ * read side by side; a delivery another message decided meanwhile is left to that one (only the
+ * message that decides one holds it). Answers the decision of each delivery this message decided
+ * (`DROPPED` for one dropped).
+ * (A delivery has a ticket whenever its event can be several webhook events: those behind it wait
+ * for it by their ticket's order.)
  */
-export async function decideDeliveries(db: Database, undecided: readonly ToDecide[], ahead: ReadAhead): Promise<Map<number, Decision>> {
+export async function decideDeliveries(db: Database, undecided: readonly ToDecide[], leaseSeconds: number, ahead: ReadAhead): Promise<Map<number, Decision>> {
   const records = new Map<number, Promise<Record<string, unknown>>>();
-  const decided = undecided.map(({ id, ticketId, facts }) => {
+  const decided = undecided.map(({ id, ticketId, facts, hold }) => {
     const codes = facts ? codesOf(facts) : [];
     if (facts && codes.length && !records.has(facts.storedEvent.id)) records.set(facts.storedEvent.id, recordsFor(db, ahead, facts.storedEvent, ticketId));
-    return { id, codes, facts };
+    return { id, codes, facts, hold };
   });
-  const answers = await Promise.all(
-    decided.map(async ({ id, codes, facts }) => {
+  const rows = await Promise.all(
+    decided.map(async ({ id, codes, facts, hold }) => {
       const whole = facts && codes.length ? await records.get(facts.storedEvent.id)! : {};
-      return [id, { codes, payloads: codes.map((code) => bodyOf(facts!.storedEvent, code, whole)) }] as const;
+      return { id, hold, codes, payloads: codes.map((code) => bodyOf(facts!.storedEvent, code, whole)) };
     }),
   );
-  return new Map(answers);
+  const { rows: done } = await db.http.execute(sql`
+    WITH x AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(id int, hold boolean, codes jsonb, payloads jsonb)),
+    dropped AS (DELETE FROM webhook_deliveries d USING x WHERE d.id = x.id AND d.event = ${UNDECIDED} AND jsonb_array_length(x.codes) = 0 RETURNING d.id),
+    first AS (
+      UPDATE webhook_deliveries d SET event = x.codes->>0, payload = x.payloads->>0, updated_at = now(),
+             next_attempt_at = CASE WHEN x.hold THEN now() + make_interval(secs => ${leaseSeconds}::int) ELSE d.next_attempt_at END
+        FROM x WHERE d.id = x.id AND d.event = ${UNDECIDED} AND jsonb_array_length(x.codes) > 0
+      RETURNING d.id, d.installation_id, d.endpoint_id, d.event_id, d.ticket_id, d.event, d.payload),
+    more AS (
+      INSERT INTO webhook_deliveries (installation_id, endpoint_id, event_id, event, delivery_id, ticket_id, payload, next_attempt_at, turn)
+      SELECT f.installation_id, f.endpoint_id, f.event_id, x.codes->>n, gen_random_uuid()::text, f.ticket_id, x.payloads->>n, now(), f.id
+        FROM first f JOIN x ON x.id = f.id CROSS JOIN LATERAL generate_series(1, jsonb_array_length(x.codes) - 1) AS n
+       ORDER BY f.id, n
+      ON CONFLICT DO NOTHING RETURNING id)
+    SELECT id, event, payload FROM first UNION ALL SELECT id, NULL, NULL FROM dropped`);
+  return new Map(done.map((row) => [Number(row.id), row.event === null ? DROPPED : { event: String(row.event), payload: String(row.payload) }]));
 }

@@ -7,12 +7,12 @@ import { webhookEndpoints } from '../../db/schema';
 import { updateStatement } from '../../engine';
 import { announceEvents } from '../../events/announce';
 import { configureEvents } from '../../events/record-events';
+import { backoffSeconds } from '../../jobs/backoff';
 import type { JobMessage } from '../../jobs/job-message';
 import { decryptToken, webhookTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
 import { hmacHex } from '../../lib/webhook-signature';
-import { decideDeliveries, readAhead, UNDECIDED, undecidedColumn, type Decision, type UndecidedFacts } from './decide';
-import { recordTries, type Attempt } from './record-tries';
+import { decideDeliveries, DROPPED, readAhead, UNDECIDED, undecidedColumn, type UndecidedFacts } from './decide';
 import { isRowId, MAX_DELIVERIES_A_MESSAGE, sendDeliveries, sendLater } from './delivery-message';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
@@ -20,6 +20,8 @@ import { webhookEndpointsResource } from './webhookendpoints.resource';
 const TIMEOUT_MS = 10_000;
 /** How long a try holds its delivery: another message for it waits, and the cron takes it back after. */
 const LEASE_SECONDS = 30;
+/** Failures of an endpoint for this long switch it off. */
+const FAILING_FOR_MS = 24 * 3_600_000;
 
 /**
  * A try's headers. `X-Desk-Signature` is the platform's, over the body alone, as its clients
@@ -40,6 +42,12 @@ const headersFor = async (token: string, event: string, deliveryId: string, body
     'x-desk-timestamp-signature': await hmacHex(token, `${timestamp}.${deliveryId}.${body}`),
   };
 };
+
+interface Attempt {
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
 
 /** One POST of the body to an address already checked; never follows a redirect (it could lead anywhere). */
 async function post(url: string, headers: Record<string, string>, body: string): Promise<Attempt> {
@@ -95,8 +103,6 @@ interface Delivery {
   open: boolean;
   /** an earlier delivery of its ticket to its endpoint is still pending */
   waiting: boolean;
-  /** held by this message (`readAndHold`): tried by it now */
-  held: boolean;
   /** what deciding it needs, while the write's fan-out has not decided it (`decide.ts`) */
   undecided: UndecidedFacts | null;
 }
@@ -104,30 +110,67 @@ interface Delivery {
 /** A delivery's place in its ticket's order to its endpoint (SQL, a row value over the alias): by its turn, then its id. */
 const orderKey = (alias: string) => sql.raw(`(coalesce(${alias}.turn, ${alias}.id), ${alias}.id)`);
 
-/** SQL: the delivery `d` waits behind an earlier pending one of its ticket to its endpoint. */
-const waitingSql = sql`(d.ticket_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries p
-    WHERE p.endpoint_id = d.endpoint_id AND p.ticket_id = d.ticket_id AND p.status = 'pending' AND ${orderKey('p')} < ${orderKey('d')}))`;
-
-/**
- * The pending deliveries of `ids` with their endpoints, in id order, in one statement that holds
- * (leases, `LEASE_SECONDS`) those this message tries now: due, not waiting their turn, to an
- * endpoint that is on. A delivery another message holds, or took first, is not `held` here.
- */
-async function readAndHold(db: Database, ids: readonly number[]): Promise<Delivery[]> {
+/** The deliveries of `ids` with their endpoints, in id order. */
+async function readDeliveries(db: Database, ids: readonly number[]): Promise<Delivery[]> {
   const { rows } = await db.http.execute(sql`
-    WITH held AS (
-      UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}::int)
-        FROM webhook_endpoints e
-       WHERE d.id IN ${intList(ids)} AND d.status = 'pending' AND d.next_attempt_at <= now() + interval '1 second'
-         AND e.id = d.endpoint_id AND e.enabled AND e.state = 'active' AND NOT ${waitingSql}
-      RETURNING d.id)
     SELECT d.id, d.installation_id AS "installationId", d.endpoint_id AS "endpointId", d.event, d.delivery_id AS "deliveryId", d.ticket_id AS "ticketId", d.turn,
            d.payload, d.attempts, extract(epoch FROM d.next_attempt_at - now())::float8 * 1000 AS "dueIn",
-           e.url, e.token, e.enabled AND e.state = 'active' AS open, ${waitingSql} AS waiting, d.id IN (SELECT id FROM held) AS held,
+           e.url, e.token, e.enabled AND e.state = 'active' AS open,
+           (d.ticket_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries p
+              WHERE p.endpoint_id = d.endpoint_id AND p.ticket_id = d.ticket_id AND p.status = 'pending' AND ${orderKey('p')} < ${orderKey('d')})) AS waiting,
            ${undecidedColumn} AS undecided
       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
      WHERE d.id IN ${intList(ids)} AND d.status = 'pending' ORDER BY d.id`);
   return rows.map((row) => ({ ...(row as unknown as Delivery), id: Number(row.id), endpointId: Number(row.endpointId), installationId: Number(row.installationId), attempts: Number(row.attempts), dueIn: Number(row.dueIn) }));
+}
+
+/**
+ * Records the tries in one statement: each delivery delivered, pending again after its backoff, or
+ * failed once its day is over; each endpoint failing since its first failure, or not failing once
+ * one try to it succeeded. Answers the deliveries to try again (with their waits) and the
+ * endpoints failing for a day (since before this statement) and still on.
+ */
+async function record(db: Database, env: Env, tries: Array<{ delivery: Delivery; attempt: Attempt }>) {
+  const base = Number(env.WEBHOOK_RETRY_BASE_SECONDS) || 10;
+  const outcomes = tries.map(({ delivery, attempt }) => ({
+    id: delivery.id,
+    endpoint_id: delivery.endpointId,
+    attempts: delivery.attempts + 1,
+    status_code: attempt.statusCode,
+    latency_ms: attempt.latencyMs,
+    error: attempt.error,
+    ok: attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300,
+    wait: backoffSeconds(delivery.attempts + 1, base),
+  }));
+  const { rows } = await db.http.execute(sql`
+    WITH outcome AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb)
+        AS o(id int, endpoint_id int, attempts int, status_code int, latency_ms int, error text, ok boolean, wait int)),
+    tried AS (
+      UPDATE webhook_deliveries d SET attempts = o.attempts, status_code = o.status_code, latency_ms = o.latency_ms, last_error = o.error,
+             last_attempt_at = now(), updated_at = now(),
+             status = CASE WHEN o.ok THEN 'delivered' WHEN d.retry_until <= now() THEN 'failed' ELSE 'pending' END,
+             delivered_at = CASE WHEN o.ok THEN now() ELSE d.delivered_at END,
+             next_attempt_at = CASE WHEN o.ok OR d.retry_until <= now() THEN NULL ELSE now() + make_interval(secs => o.wait) END
+        FROM outcome o WHERE d.id = o.id
+      RETURNING d.id, d.status, o.wait),
+    per_endpoint AS (SELECT endpoint_id, bool_or(ok) AS ok FROM outcome GROUP BY endpoint_id),
+    -- only an endpoint whose state changes is written: every try of a healthy one would otherwise
+    -- lock and rewrite its row, and the messages tried side by side would queue (and deadlock) on it
+    marked AS (
+      UPDATE webhook_endpoints e SET failing_since = CASE WHEN x.ok THEN NULL ELSE now() END
+        FROM per_endpoint x
+       WHERE e.id = x.endpoint_id AND (x.ok = (e.failing_since IS NOT NULL))
+      RETURNING e.id),
+    failing AS (
+      SELECT e.id, e.installation_id FROM webhook_endpoints e JOIN per_endpoint x ON x.endpoint_id = e.id
+       WHERE NOT x.ok AND e.enabled AND e.failing_since <= now() - make_interval(secs => ${FAILING_FOR_MS / 1000}))
+    SELECT 'delivery' AS what, id, status, wait, NULL::int AS installation_id FROM tried
+    UNION ALL SELECT 'endpoint', id, NULL, NULL, installation_id FROM failing`);
+  return {
+    again: rows.filter((row) => row.what === 'delivery' && row.status === 'pending').map((row) => ({ id: Number(row.id), wait: Number(row.wait) })),
+    switchOff: rows.filter((row) => row.what === 'endpoint').map((row) => ({ id: Number(row.id), installationId: Number(row.installation_id) })),
+  };
 }
 
 /** Switches off an endpoint that failed for a day: an `updated` event of it, as any change; a batch of one (no connection opened). */
@@ -135,6 +178,19 @@ async function switchOff(db: Database, endpoint: { id: number; installationId: n
   const watched = { enabled: webhookEndpoints.enabled, disabledAt: webhookEndpointsResource.fields.disabledAt!.output! };
   const target = { table: webhookEndpoints, type: webhookEndpointsResource.type, where: and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.enabled, true))! };
   await db.batch([updateStatement(db.http, systemActor(endpoint.installationId, 'webhooks'), target, { enabled: false, disabledAt: sql`now()` }, watched)]);
+}
+
+/** Queues the next pending delivery of each ticket to each endpoint after the deliveries `done` (tried or dropped), in the ticket's order. */
+async function sendNext(db: Database, env: Env, done: readonly Delivery[]): Promise<void> {
+  const ofTickets = done.filter((d) => d.ticketId !== null);
+  if (ofTickets.length === 0) return;
+  const { rows: next } = await db.http.execute(sql`
+    SELECT DISTINCT ON (d.endpoint_id, d.ticket_id) d.id
+      FROM webhook_deliveries d
+      JOIN jsonb_to_recordset(${JSON.stringify(ofTickets.map((d) => ({ endpoint_id: d.endpointId, ticket_id: d.ticketId, id: d.id, turn: d.turn })))}::jsonb) AS x(endpoint_id int, ticket_id int, id int, turn int)
+        ON d.endpoint_id = x.endpoint_id AND d.ticket_id = x.ticket_id AND ${orderKey('d')} > (coalesce(x.turn, x.id), x.id)
+     WHERE d.status = 'pending' ORDER BY d.endpoint_id, d.ticket_id, coalesce(d.turn, d.id), d.id`);
+  if (next.length) await sendDeliveries(env, next.map((row) => Number(row.id)));
 }
 
 /** The ids a message names: `deliveryIds` (a fan-out's, a batch), or one `deliveryId`. */
@@ -146,14 +202,12 @@ function idsOf(message: JobMessage): number[] {
 /**
  * The queue consumer of `webhooks.deliver`: one try of each delivery a message names, side by
  * side. A delivery waits its turn behind an earlier one of the same ticket to the same endpoint
- * (so a ticket's events arrive in order: that one, once done, sends it); one due is held by the
- * read itself (a second message for it finds it held and leaves it), posted with its signatures,
- * and its outcome recorded. A delivery the write made is decided in the Worker first (`decide.ts`:
- * its webhook events and its body), and the decision written with the tries' outcomes. So a
- * message costs one exchange before its POSTs (the records its bodies carry read beside it) and
- * one after, however many deliveries it names: the write sends one for all of its events'. A
- * failure comes back on the queue after the backoff, until a day has passed; then the delivery is
- * failed.
+ * (so a ticket's events arrive in order: that one, once done, sends it), is held while it is
+ * tried (a second message for it finds it held and leaves it), is posted with its signatures,
+ * and its outcome recorded. A delivery the write made is decided first (`decide.ts`: its webhook
+ * events and its body), and held as it is. A failure comes back on the queue after the backoff,
+ * until a day has passed; then the delivery is failed. A message costs a few statements however
+ * many deliveries it names: the write sends one for all of its events'.
  */
 export async function deliverWebhook(message: JobMessage, env: Env): Promise<void> {
   const ids = idsOf(message);
@@ -163,7 +217,7 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
   try {
     // the records the new deliveries' bodies carry, read while the deliveries are
     const ahead = readAhead(db, message);
-    const found = await readAndHold(db, ids);
+    const found = await readDeliveries(db, ids);
     const later: Array<{ id: number; wait: number }> = [];
     const closed = found.filter((d) => !d.open);
     if (closed.length) {
@@ -173,37 +227,34 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
          WHERE id IN ${intList(closed.map((d) => d.id))} AND status = 'pending' AND event <> ${UNDECIDED}`);
     }
     const open = found.filter((d) => d.open);
-    for (const d of open) if (!d.held && !d.waiting && d.dueIn > 1000) later.push({ id: d.id, wait: Math.ceil(d.dueIn / 1000) });
-    // the write's deliveries this message holds decided, and those waiting their turn (their bodies the nearer their events);
-    // one another message holds is that one's to decide
-    const toDecide = open.filter((d) => d.event === UNDECIDED && (d.held || d.waiting));
-    const decisions = toDecide.length ? await decideDeliveries(db, toDecide.map((d) => ({ id: d.id, ticketId: d.ticketId, facts: d.undecided })), ahead) : new Map<number, Decision>();
-    for (const d of toDecide) {
-      const decision = decisions.get(d.id)!;
-      if (decision.codes.length) Object.assign(d, { event: decision.codes[0], payload: decision.payloads[0] });
-    }
-    const held = open.filter((d) => d.held);
+    const isDue = (d: Delivery) => !d.waiting && d.dueIn <= 1000;
+    for (const d of open) if (!d.waiting && d.dueIn > 1000) later.push({ id: d.id, wait: Math.ceil(d.dueIn / 1000) });
+    // the write's deliveries decided (a waiting one too: its body the nearer its event), the due ones held as they are
+    const toDecide = open.filter((d) => d.event === UNDECIDED);
+    const decisions = toDecide.length ? await decideDeliveries(db, toDecide.map((d) => ({ id: d.id, ticketId: d.ticketId, facts: d.undecided, hold: isDue(d) })), LEASE_SECONDS, ahead) : new Map();
+    for (const d of toDecide) if (decisions.has(d.id)) Object.assign(d, decisions.get(d.id));
+    const dropped = toDecide.filter((d) => isDue(d) && decisions.get(d.id) === DROPPED);
+    // one dropped, or decided by another message, is not this one's
+    const due = open.filter((d) => isDue(d) && d.event !== UNDECIDED);
+    // the lease: only the message that takes a delivery tries it now (one it decided, it holds already)
+    const toHold = due.filter((d) => !decisions.has(d.id));
+    const { rows: leased } = toHold.length === 0 ? { rows: [] } : await db.http.execute(sql`
+      UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}::int)
+       WHERE id IN ${intList(toHold.map((d) => d.id))} AND status = 'pending' AND next_attempt_at <= now() + interval '1 second' RETURNING id`);
+    const held = new Set([...leased.map((row) => Number(row.id)), ...decisions.keys()]);
     const shared = perMessage(env);
-    const tries = await Promise.all(held.filter((d) => d.event !== UNDECIDED).map(async (delivery) => ({ delivery, attempt: await attemptOf(delivery, shared) })));
-    if (tries.length || decisions.size) {
-      const outcome = await recordTries(db, env, tries, decisions);
+    const tries = await Promise.all(due.filter((d) => held.has(d.id)).map(async (delivery) => ({ delivery, attempt: await attemptOf(delivery, shared) })));
+    const again = new Set<number>();
+    if (tries.length) {
+      const outcome = await record(db, env, tries);
       later.push(...outcome.again);
+      for (const d of outcome.again) again.add(d.id);
       for (const endpoint of outcome.switchOff) await switchOff(db, endpoint);
       await db.afterBatches();
       await announceEvents(env, db);
-      // done with (tried, or dropped undecided): each ticket's next delivery to the endpoint, which may be waiting on one of these, goes now
-      const again = new Set(outcome.again.map((d) => d.id));
-      const done = held.filter((d) => d.ticketId !== null && !again.has(d.id));
-      if (done.length) {
-        const { rows: next } = await db.http.execute(sql`
-          SELECT DISTINCT ON (d.endpoint_id, d.ticket_id) d.id
-            FROM webhook_deliveries d
-            JOIN jsonb_to_recordset(${JSON.stringify(done.map((d) => ({ endpoint_id: d.endpointId, ticket_id: d.ticketId, id: d.id, turn: d.turn })))}::jsonb) AS x(endpoint_id int, ticket_id int, id int, turn int)
-              ON d.endpoint_id = x.endpoint_id AND d.ticket_id = x.ticket_id AND ${orderKey('d')} > (coalesce(x.turn, x.id), x.id)
-           WHERE d.status = 'pending' ORDER BY d.endpoint_id, d.ticket_id, coalesce(d.turn, d.id), d.id`);
-        if (next.length) await sendDeliveries(env, next.map((row) => Number(row.id)));
-      }
     }
+    // done with (tried, or taken and dropped): each ticket's next delivery to the endpoint, which may be waiting on one of these, goes now
+    await sendNext(db, env, [...tries.map((t) => t.delivery), ...dropped].filter((d) => !again.has(d.id)));
     await sendLater(env, later);
   } finally {
     await db.close();
