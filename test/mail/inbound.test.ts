@@ -143,6 +143,19 @@ describe('a new message', () => {
     expect(customer!.email).toBe('col@team.test');
   });
 
+  it("reads an HTML-only message's character references as a browser does: named, decimal and hex", async () => {
+    const sent = await send({
+      from: 'ines@customer.test', to: address, subject: 'Entities',
+      body: { contentType: 'text/html; charset=utf-8', content: '<p>Caf&eacute; cr&egrave;me &#8217;s &mdash; na&#xEF;ve &#x2014; 5&nbsp;&euro; &amp;lt;</p>' },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    const [ticket] = (await ticketsOf(site.id)).filter((t) => t.subject === 'Entities');
+    expect((await entriesOf(ticket!.id))[0]!.text_body).toBe('Café crème ’s — naïve — 5 € &lt;');
+    await drained(site.id);
+    const found = await api('/v2/search/tickets.json', { key: site.users.owner.apiKey, query: { search: 'café' } });
+    expect(found.body.tickets.map((t: { id: number }) => t.id)).toContain(ticket!.id);
+  });
+
   it('keeps HTML sanitized and decodes ISO-8859-1 and Shift_JIS bodies', async () => {
     const html = await send({
       from: 'carol@customer.test', to: address, subject: 'Styled',

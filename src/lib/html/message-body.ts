@@ -1,3 +1,4 @@
+import { decodeHTML } from 'entities/decode';
 import { marked } from 'marked';
 import * as xssModule from 'xss';
 
@@ -16,8 +17,6 @@ for (const tag of ['table', 'thead', 'tbody', 'tr', 'td', 'th']) allowed[tag] = 
 const sanitizer = new FilterXSS({ whiteList: allowed, stripIgnoreTag: true, stripIgnoreTagBody: ['script', 'style', 'noscript', 'template'] });
 const textOnly = new FilterXSS({ whiteList: {}, stripIgnoreTag: true, stripIgnoreTagBody: ['script', 'style', 'noscript', 'template'] });
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&nbsp;': ' ' };
-
 /**
  * A thread entry's body as it is stored and sent: Markdown rendered, then every body sanitized
  * (`docs/resources/tickets.md` says what survives).
@@ -27,12 +26,15 @@ export function messageHtml(body: string, editMethod: EditMethod): string {
   return sanitizer.process(html).trim();
 }
 
-/** The plain text of a stored HTML body: tags dropped, entities decoded, whitespace collapsed. */
+/**
+ * The plain text of a stored HTML body: tags dropped, every character reference decoded as a
+ * browser decodes it (named, decimal and hex: `entities`, the HTML standard's whole table), a
+ * non-breaking space read as a space, whitespace collapsed.
+ */
 export function messageText(html: string): string {
   const spaced = html.replace(/<(br|\/p|\/div|\/li|\/tr|\/h[1-6])\b[^>]*>/gi, '\n');
-  return textOnly
-    .process(spaced)
-    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (entity) => ENTITIES[entity] ?? entity)
+  return decodeHTML(textOnly.process(spaced))
+    .replace(/\u00a0/g, ' ')
     .replace(/[ \t]+/g, ' ')
     .replace(/\n\s*\n+/g, '\n')
     .trim();
