@@ -5,6 +5,7 @@ import { announceEvents } from '../events/announce';
 import { configureEvents } from '../events/record-events';
 import { log, withLogContext } from '../lib/log';
 import { asError, handleError } from './error-handler';
+import { withRequestId } from './error-request-id';
 
 /** A request id a client may choose: short, printable, no spaces or quotes. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -12,8 +13,9 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /**
  * Every request: its id (the client's `X-Request-Id` when sane, a new one otherwise), echoed on
  * the answer; its database handle (opened on first use), closed once answered, after the queue
- * is told to drain the events it wrote; and one log line when it is done: id, installation,
- * route pattern, status, duration and database round trips.
+ * is told to drain the events it wrote; its id in an error body too (`withRequestId`); and one
+ * log line when it is done: id, installation, route pattern, status, duration and database round
+ * trips.
  */
 export const requestContext: MiddlewareHandler<AppEnv> = (c, next) => {
   const sent = c.req.header('x-request-id');
@@ -35,6 +37,7 @@ async function handle(c: Context<AppEnv>, next: Next, requestId: string): Promis
     if (thrown instanceof Error) throw thrown;
     c.res = handleError(asError(thrown), c);
   } finally {
+    c.res = await withRequestId(c.res, requestId);
     try {
       c.res.headers.set('X-Request-Id', requestId);
     } catch {

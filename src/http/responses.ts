@@ -13,8 +13,9 @@ export const errorBodySchema = z
         }),
       )
       .min(1),
+    requestId: z.string().optional().describe("the request's id, as `X-Request-Id` answers it: name it when you report the problem"),
   })
-  .meta({ id: 'Error', description: 'what went wrong, one entry per problem' });
+  .meta({ id: 'Error', description: "what went wrong, one entry per problem, and the request's id" });
 
 /** An answer with a JSON body. */
 export function jsonResponse<T extends z.ZodType>(description: string, schema: T) {

@@ -41,7 +41,7 @@ async function oauthToken(installation: SeededInstallation, userId: number, expi
 function expectErrorBody(response: ApiResponse, status: number, code: string) {
   expect(response.status, response.text).toBe(status);
   expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
-  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
+  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors', 'requestId']);
   expect(response.body.errors.length).toBeGreaterThan(0);
   for (const entry of response.body.errors) {
     expect(entry.code).toBe(code);

@@ -87,7 +87,7 @@ describe('get', () => {
   it('answers 404 with the error body for an absent id', async () => {
     const response = await api('/v2/companies/987654321.json', { key });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ errors: [{ code: 'notFound', source: 'id', detail: 'company 987654321 not found' }] });
+    expect(response.body).toEqual({ errors: [{ code: 'notFound', source: 'id', detail: 'company 987654321 not found' }], requestId: response.headers.get('x-request-id') });
   });
 });
 

@@ -220,7 +220,7 @@ describe('refused joins', () => {
     const response = await api(http);
     expect(response.status, response.text).toBe(426);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Object.keys(response.body)).toEqual(['errors']);
+    expect(Object.keys(response.body)).toEqual(['errors', 'requestId']);
     expect(response.body.errors[0]).toMatchObject({ code: 'upgradeRequired' });
     expectError(await api(http.replace(conversation.token, '999999999999999999999999')), 404, 'token');
     expect(new URL(conversation.socketUrl).host).toBe(new URL(inject('workerUrl')).host);

@@ -140,7 +140,10 @@ describe('Idempotency-Key', () => {
     expect(refused.status).toBe(400);
     const refusedAgain = await create(refusedKey, '', agent);
     expect(refusedAgain.status).toBe(400);
-    expect(refusedAgain.text).toBe(refused.text);
+    // the same errors; the body names the request that answered it, the replay its own
+    expect({ ...refusedAgain.body, requestId: undefined }).toEqual({ ...refused.body, requestId: undefined });
+    expect(refusedAgain.body.requestId).toBe(refusedAgain.headers.get('x-request-id'));
+    expect(refusedAgain.body.requestId).not.toBe(refused.body.requestId);
 
     const old = crypto.randomUUID();
     expect((await create(old, 'Forgotten')).status).toBe(201);

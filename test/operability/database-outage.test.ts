@@ -114,7 +114,7 @@ function expectUnavailable(answer: ApiResponse, what: string): void {
   expect(answer.status, `${what}: ${answer.text}`).toBe(503);
   expect(answer.headers.get('retry-after'), what).toBe('5');
   expect(answer.headers.get('x-request-id'), what).toBeTruthy();
-  expect(answer.body, what).toEqual({ errors: [{ code: 'unavailable', detail: expect.stringMatching(/database does not answer/) }] });
+  expect(answer.body, what).toEqual({ errors: [{ code: 'unavailable', detail: expect.stringMatching(/database does not answer/) }], requestId: answer.headers.get('x-request-id') });
 }
 
 describe('a request while the database does not answer', () => {

@@ -19,14 +19,16 @@ const CODES: Record<number, string> = {
 };
 
 /**
- * Checks the one error body: the status, JSON with only `errors`, each entry well formed with
+ * Checks the one error body: the status, JSON with only `errors` and the request's id, each entry well formed with
  * the status's code; with a `source`, returns the entry that names (or matches) the culprit,
  * and with a `detail`, checks its wording.
  */
 export function expectError(response: ApiResponse, status: number, source?: string | RegExp | null, detail?: RegExp): ErrorEntry {
   expect(response.status, response.text).toBe(status);
   expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
-  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors']);
+  expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors', 'requestId']);
+  // the request's id, as the header answers it, so a report of the error can name it
+  expect(response.body.requestId, response.text).toBe(response.headers.get('x-request-id'));
   const errors = response.body.errors as ErrorEntry[];
   expect(Array.isArray(errors) && errors.length > 0, response.text).toBe(true);
   for (const entry of errors) {
