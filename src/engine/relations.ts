@@ -328,7 +328,7 @@ export function manyToMany(options: {
   const metaShape: Record<string, z.ZodType> = { delete: z.boolean().optional() };
   for (const [field, link] of linkFields) metaShape[field] = link.schema.optional();
   const entryMetaSchema = linkFields.length ? z.looseObject(metaShape).nullable().optional().meta({ description: `\`delete: true\` removes the link; ${linkFields.map(([field]) => `\`${field}\``).join(', ')} set the link's own properties` }) : entryMeta;
-  const entry = writableRecord({ id: idValue, delete: deleteFlag, meta: entryMetaSchema });
+  const entry = writableRecord({ id: idValue, delete: deleteFlag, meta: entryMetaSchema }, [], `must be a reference to ${target.type}, {"id": N}`);
   const metaJson = linkFields.length ? sql`json_build_object(${sql.join(linkFields.map(([field, link]) => sql`${field}::text, ${link.column}`), sql`, `)})` : undefined;
   const returning = sql.join([sql`${sql.identifier(targetKey.name)} AS id`, ...linkFields.map(([field, link]) => sql`${sql.identifier(link.column.name)} AS ${sql.identifier(field)}`)], sql`, `);
   const linkEvent = (parent: Parent | PlannedParent) => {

@@ -48,10 +48,11 @@ export function bodyObject<S extends z.ZodRawShape>(shape: S) {
  * client read and may send back (the audit set, `id`, `type`, `included`, `meta`, and
  * `alsoReadOnly`) accepted and dropped without being named.
  */
-export function writableRecord<S extends z.ZodRawShape>(shape: S, alsoReadOnly: readonly string[] = []) {
+export function writableRecord<S extends z.ZodRawShape>(shape: S, alsoReadOnly: readonly string[] = [], notAnObject?: string) {
   const ignored = [...new Set([...RECORD_ENVELOPE, ...AUDIT_PROPERTIES, ...alsoReadOnly])].filter((name) => !(name in shape));
   const accepted = { ...shape, ...Object.fromEntries(ignored.map((name) => [name, readOnly])) };
-  return z.looseObject(accepted).transform(keepKnown<S>(accepted, ignored));
+  // `notAnObject`: what to say when the value is no object at all (what its properties lack, they say themselves)
+  return z.looseObject(accepted, notAnObject ? { error: notAnObject } : undefined).transform(keepKnown<S>(accepted, ignored));
 }
 
 /** Zod's issues as entries of the error body, each naming the property at fault. */

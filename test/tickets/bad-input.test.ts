@@ -60,6 +60,14 @@ describe('/v2/tickets.json', () => {
     await refused(list, { method: 'POST', body: { ticket: { subject: 'x', customer: ids.customer } } }, 400, 'ticket.inbox');
     await refused(list, { method: 'POST', body: { ticket: { inbox: ids.inbox, customer: ids.customer } } }, 400, 'ticket.subject');
     await refused(one(ids.mine), { method: 'PATCH', body: { ticket: { notifyCustomer: 'yes' } } }, 400, 'ticket.notifyCustomer');
+    // what was expected, said where zod alone would say only "invalid input"
+    expect((await refused(list, { method: 'POST', body: { ticket: { ...valid, customer: 'a@b.test' } } }, 400, 'ticket.customer')).detail)
+      .toBe('must be a customer: its id N, {"id": N}, or {"email": "..."} (with firstName and lastName for a new one)');
+    expect((await refused(list, { method: 'POST', body: { ticket: { ...valid, customer: { email: 'not an address' } } } }, 400, 'ticket.customer')).detail).toMatch(/^email: /);
+    expect((await refused(list, { method: 'POST', body: { ticket: { ...valid, customer: { firstName: 'Ada' } } } }, 400, 'ticket.customer')).detail).toBe('name the customer by id or by email');
+    expect((await refused(list, { method: 'POST', body: { ticket: { ...valid, tags: ['vip'] } } }, 400, 'ticket.tags[0]')).detail).toBe('must be a reference to tags, {"id": N}');
+    expect((await refused(list, { method: 'POST', body: { ticket: { ...valid, tags: [{ name: 'vip' }] } } }, 400, 'ticket.tags[0].id')).detail).toMatch(/^must be an id/);
+    expect((await refused(list, { method: 'POST', body: { ticket: { ...valid, status: 'solved' } } }, 400, 'ticket.status')).detail).toBe('must be a reference to ticketstatuses, {"id": N}, or its id N');
     // the first message is a create's (a reply is POST /v2/tickets/{id}/messages.json): an update ignores it, names it, and writes no entry
     const entries = async () => rows('SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = $1', [ids.mine]);
     const before = await entries();

@@ -29,7 +29,15 @@ export const customerInput = z.union([
       if (customer.id === undefined) return noteIgnored({ email: customer.email!, firstName: customer.firstName, lastName: customer.lastName }, ignoredPaths(customer));
       return customer.email === undefined ? customer.id : { id: customer.id, email: customer.email };
     }),
-]);
+], {
+  // what neither form takes (a bare address, a name): both forms said; the object form's own problem (a malformed email) named
+  error: (issue) => {
+    if (issue.code !== 'invalid_union') return undefined;
+    const own = issue.errors.flat().find((inner) => inner.path.length > 0 || inner.code === 'custom');
+    if (own) return own.path.length ? `${own.path.join('.')}: ${own.message}` : own.message;
+    return 'must be a customer: its id N, {"id": N}, or {"email": "..."} (with firstName and lastName for a new one)';
+  },
+});
 
 type CustomerInput = z.output<typeof customerInput>;
 
