@@ -7,6 +7,8 @@ import type { ResourceDeclaration } from './types';
 function typeOf(column: Column): FilterFieldType {
   if (column.enumValues?.length) return 'enum';
   if (column.columnType === 'PgDate' || column.columnType === 'PgDateString') return 'date';
+  // a timestamp read as text (`mode: 'string'`) is still a time: compared as one, never searched as text
+  if (column.columnType === 'PgTimestamp' || column.columnType === 'PgTimestampString') return 'datetime';
   switch (column.dataType) {
     case 'number':
       return 'integer';
@@ -72,4 +74,29 @@ export function orderExprOf(resource: ResourceDeclaration, who: Actor, name: str
   const fields = filterFieldsOf(resource, who);
   if (!Object.hasOwn(fields, name) || fields[name]!.exists) throw new Error(`${resource.type}: orderBy name ${name} is not a field`);
   return fields[name]!.expr;
+}
+
+/** The string properties a filter's example names first, as a reader searches for a record. */
+const EXAMPLE_NAMES = ['name', 'subject', 'title', 'email', 'label', 'url'];
+
+/**
+ * A filter this resource accepts, for the reference's example: `$contains` over a name-like
+ * string, else `$eq` over an enum's first value, else a range over ids (or the first name's
+ * type). Valid by construction: the names and types are the declaration's own.
+ */
+export function filterExample(resource: ResourceDeclaration): string | undefined {
+  const typed = (name: string): FilterField | undefined => {
+    const field = resource.fields[name]?.column ?? (resource.table as unknown as Record<string, Column | undefined>)[name];
+    if (field && typeof field === 'object' && 'columnType' in field) return columnField(field);
+    return resource.relatedFilter?.[name] ?? (resource.computed?.[name] ? { expr: undefined as never, type: resource.computed[name]!.type } : undefined);
+  };
+  const names = resource.filter;
+  const text = [...EXAMPLE_NAMES, ...names].find((name) => names.includes(name) && typed(name)?.type === 'string' && !typed(name)?.exists);
+  if (text) return JSON.stringify({ [text]: { $contains: 'ac' } });
+  const choice = names.find((name) => typed(name)?.type === 'enum' && typed(name)?.values?.length);
+  if (choice) return JSON.stringify({ [choice]: { $eq: typed(choice)!.values![0] } });
+  const first = names.includes('id') ? 'id' : names.find((name) => typed(name));
+  if (!first) return undefined;
+  const sample: Record<FilterFieldType, unknown> = { integer: { $gte: 1 }, datetime: { $gte: '2026-01-01T00:00:00Z' }, date: { $gte: '2026-01-01' }, boolean: { $eq: true }, string: { $ne: '' }, enum: {} };
+  return JSON.stringify({ [first]: sample[typed(first)!.type] });
 }

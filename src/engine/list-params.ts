@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { bodyObject } from '../http/record-body';
+import { filterExample } from './fields';
+import type { ResourceDeclaration } from './types';
 
 /**
  * The query parameters of lists and single records, as zod schemas: the routes validate with
@@ -101,9 +103,11 @@ export const orderModeParam = z
   })
   .meta({ type: 'string', enum: ['asc', 'desc'], default: 'asc', description: 'the sort direction' });
 
-/** `filter`: JSON over the allowed names, compiled for the caller (`filter.ts`). */
-export function filterParam(names: readonly string[], required = false) {
-  const described = { type: 'string', description: `a JSON filter${required ? ' (required)' : ''} over: ${names.join(', ')}; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or`, example: '{"name": {"$contains": "ac"}}' } as const;
+/** `filter`: JSON over the resource's allowed names, compiled for the caller (`filter.ts`); its example is one the resource accepts. */
+export function filterParam(resource: ResourceDeclaration, required = false) {
+  const names = resource.filter;
+  const example = filterExample(resource);
+  const described = { type: 'string', description: `a JSON filter${required ? ' (required)' : ''} over: ${names.join(', ')}; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or`, ...(example ? { example } : {}) } as const;
   return required ? z.string().meta(described) : z.string().optional().meta(described);
 }
 

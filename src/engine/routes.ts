@@ -1,4 +1,5 @@
 import { idParams } from '../http/params';
+import { inWords, withArticle } from '../lib/words';
 import { errorResponse, jsonResponse } from '../http/responses';
 import { defineRoute, type ApiRoute } from '../http/route';
 import { bulkDeleteHandler, bulkResultSchema, bulkUpdateHandler } from './bulk';
@@ -18,18 +19,22 @@ const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update',
  * a resource's special routes (`update.json`, `clear.json`) does not matter.
  */
 export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
-  const { type, singular, title, access } = resource;
+  const { type, title, access } = resource;
   const ops = new Set(resource.operations ?? ALL_OPERATIONS);
   const s = schemasOf(resource);
   const base = `/v2/${resource.path ?? type}`;
   const tag = title.group ?? title.many;
+  const one = withArticle(inWords(title.one));
+  const every = `every ${inWords(title.one)}`;
+  const many = inWords(title.many);
   const routes: ApiRoute[] = [];
   const json = { required: true, content: { 'application/json': { schema: s.patchBody } } } as const;
 
   if (ops.has('list')) {
     routes.push(defineRoute({
       method: 'get', path: `${base}.json`, tag, operationId: `list${title.many}`, roles: access.read,
-      summary: `List ${type}`, description: 'A page of the records the filter selects, with what `includes` names.',
+      summary: `List ${many}`,
+      description: `A page of the ${many} the \`filter\` selects, sorted by \`orderBy\` (ties by id), with the records \`includes\` names in \`included\`. Every page carries the count of all matches in \`meta.page\` and \`pagination\`. Deleted records are left out unless the filter names \`state\`.`,
       request: { query: s.listQuery },
       responses: { 200: jsonResponse('a page', s.many) },
     }, async (c) => c.json(await listBody(c, resource, c.var.principal, input<ListQuery>(c, 'query')), 200)));
@@ -37,7 +42,8 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
   if (ops.has('get')) {
     routes.push(defineRoute({
       method: 'get', path: `${base}/{id}.json`, tag, operationId: `get${title.one}`, roles: access.read,
-      summary: `Get a ${singular}`,
+      summary: `Get ${one}`,
+      description: `One of the installation's ${many} by its id, with the records \`includes\` names in \`included\`; \`fields\` narrows the properties answered. A deleted record, or one of another installation, is 404.`,
       request: { params: idParams, query: s.oneQuery },
       responses: { 200: jsonResponse('the record', s.one) },
     }, async (c) => {
@@ -48,7 +54,8 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
   if (ops.has('create')) {
     routes.push(defineRoute({
       method: 'post', path: `${base}.json`, tag, operationId: `create${title.one}`, roles: access.write,
-      summary: `Create a ${singular}`,
+      summary: `Create ${one}`,
+      description: `Creates ${one} from the body, sent wrapped (\`{"${resource.singular}": {...}}\`) or bare; answers 201 with the record. A reference is \`{"id": N}\` to a record of the installation; a property the record does not take is ignored and named in \`X-Ignored-Properties\`. A failed rule answers 400 or 409 naming the property, and writes nothing.`,
       request: { query: s.writeQuery, body: { required: true, content: { 'application/json': { schema: s.createBody } } } },
       responses: { 201: jsonResponse('created', s.one), 409: errorResponse('conflicts with an existing record') },
     }, createHandler(resource)));
@@ -57,8 +64,8 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
     for (const method of ['patch', 'put'] as const) {
       routes.push(defineRoute({
         method, path: `${base}/{id}.json`, tag, operationId: `${method === 'patch' ? 'update' : 'replace'}${title.one}`, roles: access.write,
-        summary: method === 'patch' ? `Update a ${singular}` : `Update a ${singular} (PUT, with PATCH's meaning)`,
-        description: 'Changes exactly the properties sent.',
+        summary: method === 'patch' ? `Update ${one}` : `Update ${one} (PUT, with PATCH's meaning)`,
+        description: `Changes exactly the properties sent, each under the rules of a create; the others keep their values. Answers the record as it now is; a change records its event in the same transaction.`,
         request: { params: idParams, query: s.writeQuery, body: json },
         responses: { 200: jsonResponse('the record', s.one), 409: errorResponse('conflicts with an existing record') },
       }, updateHandler(resource)));
@@ -67,7 +74,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
   if (ops.has('delete')) {
     routes.push(defineRoute({
       method: 'delete', path: `${base}/{id}.json`, tag, operationId: `delete${title.one}`, roles: access.write,
-      summary: `Delete a ${singular}`, description: 'A soft delete: the record then reads as 404 and leaves lists, unless a filter asks for `state`.',
+      summary: `Delete ${one}`, description: 'A soft delete: the record then reads as 404 and leaves lists, unless a filter asks for `state`.',
       request: s.deleteQuery ? { params: idParams, query: s.deleteQuery } : { params: idParams },
       responses: {
         204: { description: 'deleted' },
@@ -78,7 +85,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
   if (ops.has('bulkUpdate')) {
     routes.push(defineRoute({
       method: 'patch', path: `${base}/update.json`, tag, operationId: `update${title.many}`, roles: access.write,
-      summary: `Update every ${singular} the filter selects`,
+      summary: `Update ${every} the filter selects`,
       description: 'The filter is the query `filter` or the body `filter_args.filter`; `filter_args.bulkDryExecute` answers what would change and changes nothing.',
       request: { query: s.bulkUpdateQuery, body: { required: true, content: { 'application/json': { schema: s.bulkPatchBody } } } },
       responses: { 200: jsonResponse('the bulk result', bulkResultSchema), 409: errorResponse('conflicts with an existing record') },
@@ -89,7 +96,8 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
     if (resource.usedBy?.length) throw new Error(`${type}: records others use have no bulk delete`);
     routes.push(defineRoute({
       method: 'delete', path: `${base}/delete.json`, tag, operationId: `delete${title.many}`, roles: access.write,
-      summary: `Delete every ${singular} the filter selects`,
+      summary: `Delete ${every} the filter selects`,
+      description: `A soft delete of every record the required \`filter\` selects, under the rules of a single delete: one that may not be deleted refuses the whole request, and nothing is deleted. Answers how many and their ids.`,
       request: { query: s.bulkQuery },
       responses: { 200: jsonResponse('the bulk result', bulkResultSchema), ...(resource.beforeDelete ? { 409: errorResponse('a selected record is not to be deleted: none is') } : {}) },
     }, bulkDeleteHandler(resource)));

@@ -65,7 +65,7 @@ function build(resource: ResourceDeclaration) {
   const orderNames = orderNamesOf(resource);
 
   const listQuery = z.object({
-    filter: filterParam(resource.filter),
+    filter: filterParam(resource),
     orderBy: orderByParam(orderNames),
     orderMode: orderModeParam,
     page: pageParam,
@@ -113,9 +113,9 @@ function build(resource: ResourceDeclaration) {
           ).optional(),
         })
       : undefined,
-    bulkQuery: z.object({ filter: filterParam(resource.filter, true) }),
+    bulkQuery: z.object({ filter: filterParam(resource, true) }),
     /** a bulk update may name its filter in the body's `filter_args` instead */
-    bulkUpdateQuery: z.object({ filter: filterParam(resource.filter) }),
+    bulkUpdateQuery: z.object({ filter: filterParam(resource) }),
   };
 }
 

@@ -2,9 +2,11 @@ import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../app-env';
+import type { UserRole } from '../db/schema';
 import { authenticate } from '../auth/authenticate';
 import { rateLimit } from '../ratelimit/middleware';
 import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_METHODS, idempotency } from '../idempotency/middleware';
+import { groupName } from '../openapi/group-name';
 import { registry } from '../openapi/registry';
 import { ApiError, type ErrorEntry } from './errors';
 import { IGNORED_PROPERTIES_HEADER, IGNORED_PROPERTIES_HEADER_OBJECT, ignoredHeaderValue, ignoredPaths } from './ignored-properties';
@@ -149,8 +151,9 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
 
   const config = {
     ...operation,
+    description: withCallers(operation.description, roles, Boolean(isPublic)),
     ...(!isPublic && write ? { parameters: [...((operation as { parameters?: unknown[] }).parameters ?? []), IDEMPOTENCY_KEY_PARAMETER] } : {}),
-    tags: [tag],
+    tags: [groupName(tag)],
     ...(isPublic && !operation.security ? { security: [] } : {}),
     responses: (body ? withIgnoredHeader : (responses: Responses) => responses)({
       ...standardErrors({
@@ -180,4 +183,14 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
       throw new ApiError(400, refusal(schemas[result.target], result.target, result.data, result.error!.issues));
     }) as never,
   );
+}
+
+const ROLE_NAMES: Record<UserRole, string> = { owner: 'owners', admin: 'admins', agent: 'agents', collaborator: 'collaborators' };
+
+/** An operation's description, ending with who may call it: the document says what `authenticate(roles)` enforces. */
+function withCallers(description: string | undefined, roles: readonly UserRole[] | undefined, isPublic: boolean): string {
+  const names = (roles ?? []).map((role) => ROLE_NAMES[role]);
+  const callers = isPublic ? 'Called without an API key.'
+    : `Who may call it: ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0]}.`;
+  return description ? `${description.trimEnd()}\n\n${callers}` : callers;
 }

@@ -46,17 +46,41 @@ describe('GET /v2/openapi.json', () => {
     for (const [method, path, id] of companyOperations) expect(doc.paths[path]?.[method]?.operationId, `${method} ${path}`).toBe(id);
   });
 
-  it('groups operations as the spec groups them', () => {
+  it('groups operations as the spec groups them, named in words, tickets and their thread first', () => {
     const tags = doc.tags.map((tag: { name: string }) => tag.name);
-    for (const group of ['AIUsage', 'AgentInvites', 'Announcement', 'Anomalies', 'AppFeatures', 'AppFeaturesInstallations', 'Apps', 'BackgroundJobs', 'BusinessHours', 'BusinessHoursHolidays', 'BusinessHoursSchedules', 'CannedResponses', 'Companies', 'ContactForms', 'ConversationMessages', 'Conversations']) {
+    for (const group of ['AI usage', 'Agent invites', 'Announcement', 'Anomalies', 'App features', 'App features installations', 'Apps', 'Background jobs', 'Business hours', 'Business hours holidays', 'Business hours schedules', 'Canned responses', 'Companies', 'Contact forms', 'Conversation messages', 'Conversations', 'API keys', 'OAuth', 'SLAs', 'PM connection']) {
       expect(tags).toContain(group);
     }
+    expect(tags.slice(0, 3)).toEqual(['Tickets', 'Files', 'Customers']);
+    for (const name of tags) expect(name, 'no run-together PascalCase').not.toMatch(/[a-z][A-Z]/);
     for (const methods of Object.values(doc.paths) as any[]) {
       for (const operation of Object.values(methods) as any[]) expect(tags).toContain(operation.tags[0]);
     }
     expect(doc.paths['/v2/companies.json'].get.tags).toEqual(['Companies']);
     expect(doc.paths['/v2/announcement.json'].get.tags).toEqual(['Announcement']);
     expect(doc.paths['/v2/announcements.json'].get.tags).toEqual(['Announcement']);
+    expect(doc.paths['/v2/businesshoursholidays.json'].get.tags).toEqual(['Business hours holidays']);
+  });
+
+  it('sums every operation up in words, with its article, and says who may call it', () => {
+    const operations = Object.values(doc.paths).flatMap((methods: any) => Object.values(methods)) as any[];
+    for (const operation of operations) {
+      expect(operation.summary, operation.operationId).not.toMatch(/\b[a-z]+[A-Z]\w*/);
+      expect(operation.summary, operation.operationId).not.toMatch(/\ba [aeio]/i);
+      expect(operation.description, operation.operationId).toMatch(/(Who may call it: [a-z, ]+\.|Called without an API key\.)$/);
+    }
+    expect(doc.paths['/v2/agentinvites.json'].post.summary).toBe('Create an agent invite');
+    expect(doc.paths['/v2/ticketsources.json'].post.summary).toBe('Create a ticket source');
+    expect(doc.paths['/v2/apikeys.json'].get.summary).toBe('List API keys');
+    expect(doc.paths['/v2/users/{id}.json'].get.summary).toBe('Get a user');
+    expect(doc.paths['/v2/companies.json'].post.description).toMatch(/^Creates a company from the body[^]*Who may call it: owners, admins and agents\.$/);
+    expect(doc.paths['/v2/openapi.json'].get.description).toMatch(/Called without an API key\.$/);
+  });
+
+  it('declares the upload form, so a reader can try it', () => {
+    const form = doc.paths['/v2/files/upload'].post.requestBody.content['multipart/form-data'].schema;
+    expect(form.required).toEqual(expect.arrayContaining(['key', 'policy', 'x-amz-signature', 'Content-Type', 'file']));
+    expect(form.properties.file).toMatchObject({ type: 'string', format: 'binary' });
   });
 
   it('describes a list: its parameters, its answers, a typed page and included records', () => {

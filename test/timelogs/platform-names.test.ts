@@ -62,6 +62,15 @@ describe('a time log list by the platform\'s names', () => {
     expect(refused.detail).toContain('ticket_id');
     expectError(await api('/v2/timelogs.json', { key: owner, query: { filter: { tickets_ids: { $eq: 1 } } } }), 400, 'filter.tickets_ids');
   });
+
+  it('filters `date` as a time: text search over it is a 400, a malformed time a 400, never a 500', async () => {
+    expect(expectError(await api('/v2/timelogs.json', { key: owner, query: { filter: { date: { $contains: '2026' } } } }), 400, 'filter.date').detail).toContain('$contains');
+    expectError(await api('/v2/timelogs/totals.json', { key: owner, query: { filter: { date: { $contains: '2026' } } } }), 400, 'filter.date');
+    expectError(await api('/v2/timelogs.json', { key: owner, query: { filter: { date: { $gte: 'yesterday' } } } }), 400, 'filter.date');
+    const since = await api('/v2/timelogs.json', { key: owner, query: { filter: { date: { $gte: '2000-01-01' } } } });
+    expect(since.status, since.text).toBe(200);
+    expect(since.body.timeLogs.length).toBeGreaterThan(0);
+  });
 });
 
 describe('a ticket list by the platform\'s relation names', () => {

@@ -13,7 +13,7 @@ import { clearBody, clearedProperties, clearValues } from './clearing';
 export const bulkClearRoute = defineRoute({
   method: 'patch', path: '/v2/anomalies/clear.json', tag: 'Anomalies', operationId: 'clearAnomalies', roles: anomaliesResource.access.write,
   summary: 'Clear every anomaly the filter selects',
-  request: { query: z.object({ filter: filterParam(anomaliesResource.filter, true) }), body: { required: true, content: { 'application/json': { schema: clearBody } } } },
+  request: { query: z.object({ filter: filterParam(anomaliesResource, true) }), body: { required: true, content: { 'application/json': { schema: clearBody } } } },
   responses: { 200: jsonResponse('the bulk result', bulkResultSchema) },
 }, async (c) => {
   const who = c.var.principal;

@@ -32,6 +32,32 @@ export const uploadFileRoute = defineRoute({
   method: 'post', path: '/v2/files/upload', tag: 'Files', operationId: 'uploadFile', public: true,
   summary: 'Upload a file\'s bytes with the form from POST /v2/files/ref.json',
   description: `A multipart/form-data body: every field of \`params\` as given, and the bytes as the field \`file\` (1 to ${MAX_FILE_BYTES} bytes). 201 once stored; 403 for a form that is forged, expired or used.`,
+  // Plain JSON Schema, not zod: the route reads the form itself, within its size limit.
+  request: {
+    body: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            properties: {
+              key: { type: 'string', description: '`params.key` from POST /v2/files/ref.json' },
+              bucket: { type: 'string', description: '`params.bucket`, as given' },
+              policy: { type: 'string', description: '`params.policy`, as given' },
+              success_action_status: { type: 'string', description: '`params.success_action_status`, as given' },
+              'x-amz-algorithm': { type: 'string', description: '`params.x-amz-algorithm`, as given' },
+              'x-amz-credential': { type: 'string', description: '`params.x-amz-credential`, as given' },
+              'x-amz-date': { type: 'string', description: '`params.x-amz-date`, as given' },
+              'x-amz-signature': { type: 'string', description: '`params.x-amz-signature`, as given' },
+              'Content-Type': { type: 'string', description: 'the type the file was announced with (`params.Content-Type`)' },
+              file: { type: 'string', format: 'binary', description: `the bytes, 1 to ${MAX_FILE_BYTES}; the last field` },
+            },
+            required: ['key', 'policy', 'x-amz-signature', 'Content-Type', 'file'],
+          },
+        },
+      },
+    },
+  },
   responses: {
     201: jsonResponse('the bytes are stored; confirm the file with PATCH /v2/files/{id}.json', uploaded),
     403: errorResponse('the form is forged, expired or for another file'),

@@ -33,7 +33,7 @@ export const searchQuerySchema = z.strictObject({
   lastUpdated: z.string().optional().meta({ description: 'the platform client\'s name for `updatedAtFrom`' }),
   customfields: customFieldsParam,
   archived: archivedParam,
-  filter: z.string().optional().meta({ description: 'a JSON filter over the ticket list\'s names, ANDed with the rest' }),
+  filter: z.string().optional().meta({ description: 'a JSON filter over the ticket list\'s names, ANDed with the rest', example: '{"subject": {"$contains": "refund"}}' }),
   ticket: z.string().optional().meta({ description: 'one ticket id' }),
   page: z.string().optional(),
   pageSize: z.string().optional().meta({ description: `1 to ${MAX_SEARCH_PAGE_SIZE}, default 50` }),

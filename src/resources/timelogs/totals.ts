@@ -41,7 +41,7 @@ export const timeLogTotalsRoute = defineRoute({
   summary: 'Time logged over a filter, in all and per ticket, user or day',
   request: {
     query: z.strictObject({
-      filter: filterParam(timeLogsResource.filter),
+      filter: filterParam(timeLogsResource),
       groupBy: z.enum(GROUPS).optional().meta({ description: 'one group a ticket, a user or a UTC day' }),
     }),
   },
