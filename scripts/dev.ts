@@ -3,6 +3,7 @@
 // `wrangler dev` on http://127.0.0.1:8787. Ctrl-C stops everything it started.
 import { spawn } from 'node:child_process';
 import pg from 'pg';
+import { ensureDemoContent } from './demo-content';
 import { createInstallation, addApiKey } from './seed';
 import { startLocalStack } from './stack';
 import { startDnsStandIn } from './stack/dns-stand-in';
@@ -13,7 +14,8 @@ const PORT = Number(process.env.PORT ?? 8787);
 const CRON = '*/5 * * * *';
 const CRON_EVERY_MS = 5 * 60_000;
 
-async function ensureDemoInstallation(databaseUrl: string): Promise<void> {
+/** The demo installation, made on the first start; answers the owner's key when this start knows it. */
+async function ensureDemoInstallation(databaseUrl: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -22,13 +24,16 @@ async function ensureDemoInstallation(databaseUrl: string): Promise<void> {
     if (rows.length === 0) {
       const demo = await createInstallation(client, 'demo', given);
       console.log(`\nDemo installation created. Owner API key (shown once${given ? ', from HELPDESK_DEV_API_KEY' : ''}):\n\n    ${demo.users.owner.apiKey}\n`);
+      return demo.users.owner.apiKey;
     } else if (given) {
       await addApiKey(client, rows[0].id, rows[0].owner_id, given);
       console.log('\nDemo installation ready; HELPDESK_DEV_API_KEY works as the owner key.\n');
+      return given;
     } else {
       console.log('\nDemo installation ready; its owner key was printed when it was first created.');
       console.log('Set HELPDESK_DEV_API_KEY to choose a key, or delete .data/postgres-dev to start afresh.\n');
     }
+    return undefined;
   } finally {
     await client.end();
   }
@@ -36,7 +41,7 @@ async function ensureDemoInstallation(databaseUrl: string): Promise<void> {
 
 async function main(): Promise<void> {
   const stack = await startLocalStack({ purpose: 'dev' });
-  await ensureDemoInstallation(stack.databaseUrl);
+  const ownerKey = await ensureDemoInstallation(stack.databaseUrl);
   // names resolve through a local stand-in, where a mail domain's TXT record can be set by hand
   const dns = await startDnsStandIn();
 
@@ -72,6 +77,21 @@ async function main(): Promise<void> {
   console.log(`Serving on http://127.0.0.1:${PORT}  (API reference: http://127.0.0.1:${PORT}/v2/docs)`);
   if (stack.databaseRttMs) console.log(`The database is ${stack.databaseRttMs} ms away (HELPDESK_DB_RTT_MS): every exchange with it pays that round trip.`);
   console.log(`DNS records for mail domains: PUT ${dns.controlUrl}/records {"name", "type": "TXT", "values": [...]} (docs/resources/maildomains.md)`);
+  if (ownerKey) await showDemoContent(`http://127.0.0.1:${PORT}`, ownerKey);
+}
+
+/** Once the Worker answers: the demo's contact form and help article (`demo-content.ts`), and where to try them. */
+async function showDemoContent(url: string, ownerKey: string): Promise<void> {
+  for (let tries = 0; tries < 120; tries++) {
+    if (await fetch(`${url}/health`).then((r) => r.ok, () => false)) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  try {
+    const demo = await ensureDemoContent(url, ownerKey, 'demo');
+    console.log(`Chat widget: ${url}/widget/demo.html?form=${demo.formToken}  (help article: ${url}${demo.articlePath})`);
+  } catch (error) {
+    console.error(`The demo's contact form and help article could not be made: ${(error as Error).message}`);
+  }
 }
 
 main().catch((error) => {
