@@ -45,6 +45,7 @@ async function read(c: Context<AppEnv>) {
 export const getRateLimitRoute = defineRoute({
   method: 'get', path: '/v2/ratelimit.json', tag: 'Service', operationId: 'getRateLimit', roles: EVERYONE,
   summary: "The installation's rate limit: each teammate's requests a minute",
+  description: 'How many requests a minute each teammate of the installation may make: the installation\'s own `requestsPerMinute` (null when it has none), the deployment\'s `default` (120 unless the operator set another) and the `effective` limit, the first else the second. Past it, a request is a 429 with `Retry-After`. See docs/api-conventions.md.',
   responses: { 200: jsonResponse('the limit', answer) },
 }, async (c) => c.json(await read(c), 200));
 
@@ -52,6 +53,7 @@ export const getRateLimitRoute = defineRoute({
 export const putRateLimitRoute = defineRoute({
   method: 'put', path: '/v2/ratelimit.json', tag: 'Service', operationId: 'setRateLimit', roles: ADMINS,
   summary: "Sets the installation's rate limit",
+  description: 'Sets the installation\'s own limit of requests a minute per teammate, 10 to 100,000, or null to fall back on the deployment\'s default; a value outside that range is a 400 naming it. Records a `settingChanged` event of the installation with the limit before and after, and answers the limit as it now stands; this isolate applies it at once, the others within 30 seconds. See docs/api-conventions.md.',
   request: { body: { content: { 'application/json': { schema: writeBody } }, required: true } },
   responses: { 200: jsonResponse('the limit as it now stands', answer) },
 }, async (c) => {

@@ -29,6 +29,7 @@ const SETTINGS_CACHE = 'public, max-age=60';
 export const formSettingsRoute = defineRoute({
   method: 'get', path: '/widget/forms/{formToken}.json', tag: 'Widget', operationId: 'getContactFormSettings', public: true,
   summary: "A contact form's public settings (name, colours, theme, position, live chat and its welcome message, the help articles it suggests), by the form's token",
+  description: 'What the chat widget needs of a live contact form, by its token (the token is the credential): its name, colours, theme, position, whether live chat is on and its welcome message, and the help articles it suggests that anyone may read; nothing else of the form. An unknown token, a deleted form or a malformed token is a 404. Readable from any origin and cached for a minute. See docs/widget.md.',
   request: { params: z.object({ formToken: textParam("the contact form's token") }) },
   responses: {
     200: jsonResponse('the settings, as `{"contactform": {...}}`', z.object({ contactform: publicFormSettings })),

@@ -48,6 +48,7 @@ interface StatsRow {
 export const aiStatsRoute = defineRoute({
   method: 'get', path: '/v2/ai/stats.json', tag: 'AIUsage', operationId: 'getAiStats', roles: EVERYONE,
   summary: 'AI effectiveness in the current billing period',
+  description: 'How closely the agent replies sent from an AI draft in the caller\'s current billing period kept to their drafts: the mean similarity and the shares sent as is (similarity 100), edited (from 50) and rewritten (below 50), which add up to exactly 100.0, with how many replies they are of. A deleted reply leaves the figures; with no such replies every figure is 0. `includes` takes only `all`. See docs/ai.md.',
   request: { query: z.object({ includes: includesParam([]) }) },
   responses: { 200: jsonResponse('the effectiveness figures', answer) },
 }, async (c) => {

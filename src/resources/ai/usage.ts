@@ -49,6 +49,7 @@ interface UsageRow {
 export const aiUsageRoute = defineRoute({
   method: 'get', path: '/v2/ai/usage.json', tag: 'AIUsage', operationId: 'getAiUsage', roles: EVERYONE,
   summary: 'AI add-on usage in the current billing period',
+  description: 'The AI add-on\'s units used in the caller\'s current billing period, both streams (replies sent from an AI draft, answers the AI assistant wrote in live chats) against the allowance, with the state: `ok`, `warning` from 80%, `exhausted` when used up or without the add-on (allowance 0). The figures are what the metering cron last counted, at most about five minutes old; before it has run in the period, nothing used and `measuredAt` null. `includes` takes only `all`. See docs/ai.md.',
   request: { query: z.object({ includes: includesParam([]) }) },
   responses: { 200: jsonResponse('the usage, as last measured', answer) },
 }, async (c) => {

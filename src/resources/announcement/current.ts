@@ -25,6 +25,7 @@ const s = schemasOf(announcementsResource);
 export const currentAnnouncementRoute = defineRoute({
   method: 'get', path: '/v2/announcement.json', tag: 'Announcement', operationId: 'getCurrentAnnouncement', roles: EVERYONE,
   summary: "The announcement for the caller's role",
+  description: 'The newest live announcement (published, not expired, not deleted) addressed to an audience the caller\'s role belongs to: `everyone`, `agents` for seated teammates, `admins` for admins and the owner, `owners` for the owner. Answers 204 with no body when there is none. `includes=users` adds the users of its audit references. See docs/resources/announcement.md.',
   request: { query: s.writeQuery },
   responses: { 200: jsonResponse('the announcement', s.one), 204: { description: 'no announcement for the caller' } },
 }, async (c) => {

@@ -74,6 +74,7 @@ const settingOf = (rows: Record<string, unknown>[]): WireRecord => finishRecord(
 export const updateSettingRoute = defineRoute({
   method: 'put', path: '/v2/apps/{appId}/settings/{id}.json', tag: 'Apps', operationId: 'updateAppSetting', roles: ADMINS,
   summary: "Change one setting of an installed app for the caller's installation (null: back to the default)",
+  description: 'Stores the installation\'s `value` of one of the app\'s settings, checked against its `settingType` (a wrong type, or a `select` value not among its `options`, is a 400 naming `appsetting.value`); `null` takes it back to its default, except for a required setting without one (400). A secret is never answered, and sending it back as read (`value` null with `isSet` true) leaves it as it is. An unknown app or a setting not of that app is a 404, and an app not installed here a 409. Records a `settingChanged` event of the app, which never holds a secret\'s value. See docs/resources/apps.md.',
   request: {
     params: z.object({ appId: integerParam('the app'), id: integerParam("the setting's declaration") }),
     body: { required: true, content: { 'application/json': { schema: settingUpdateBody } } },

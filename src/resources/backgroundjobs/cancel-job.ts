@@ -20,6 +20,7 @@ import { jobOf } from './job-record';
 export const cancelJobRoute = defineRoute({
   method: 'delete', path: '/v2/backgroundjobs/{type}/{action}/{id}.json', tag: 'BackgroundJobs', operationId: 'cancelBackgroundJob', roles: AGENTS,
   summary: 'Cancel a background job, addressed by its integer type, action and id',
+  description: 'Cancels a job that is queued or running, whoever started it: 204, with a `cancelled` event of the job; the queue consumer stops before its next chunk, and rows already handled stay handled. A job already cancelled is a 204 again, and one that completed or failed a 409: its work cannot be undone. No job with that id in the installation, or one whose type or action differs from the path\'s, is a 404. See docs/background-jobs.md.',
   request: {
     params: z.object({
       type: integerParam(`the job's type: ${JOB_TYPE_CODES}`),

@@ -15,6 +15,7 @@ import { businessHoursResource } from './businesshours.resource';
 export const deleteBusinessHoursRoute = defineRoute({
   method: 'delete', path: '/v2/businesshours/{id}.json', tag: 'BusinessHours', operationId: 'deleteBusinessHour', roles: businessHoursResource.access.write,
   summary: 'Delete business hours, with their schedules and holidays',
+  description: 'A soft delete of the business hours together with their live schedules and holidays, which mean nothing without them, in one statement with a `deleted` event of each; they then read as 404 and leave lists. Triggers that use them are left as they are, and deleting the default leaves none. Business hours of another installation, already deleted or not there are a 404. See docs/resources/businesshours.md.',
   request: { params: idParams },
   responses: { 204: { description: 'deleted' } },
 }, async (c) => {

@@ -24,6 +24,7 @@ function updateSentimentRoute(method: 'patch' | 'put'): ApiRoute {
   return defineRoute({
     method, path: '/v2/codetemplates/{id}.json', tag: 'CodeTemplates', operationId: method === 'patch' ? 'updateCodeTemplateSentiment' : 'replaceCodeTemplateSentiment', roles: AGENTS,
     summary: method === 'patch' ? "Set a code template's sentiment settings" : "Set a code template's sentiment settings (PUT, with PATCH's meaning)",
+    description: `${method === 'put' ? 'Accepted under PUT with PATCH\'s meaning. ' : ''}Sets the sentiment settings of a code template (which tone of customer message it answers, the threshold, whether it is enabled), not the template itself. The first call creates the one settings row, the defaults merged with the body; later ones change exactly the properties sent, with an \`updated\` event of the template. A template of another installation, deleted or not there is a 404 and nothing is created; a \`codeTemplate\` other than the path's, a wrong type or a threshold outside 0 to 1 is a 400 naming the property. See docs/resources/codetemplates.md.`,
     request: {
       params: idParams,
       query: z.object({ includes: includesParam([]) }),

@@ -37,6 +37,7 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
 export const pmSyncRoute = defineRoute({
   method: 'post', path: '/v2/companies/{id}/pmsync.json', tag: 'Companies', operationId: 'syncCompany', roles: AGENTS,
   summary: 'Synchronise a company and its customers with the project-management product',
+  description: 'Makes the company and each of its live customers with an email exist in the project-management product (found by stored id, name or email, else created) and links the people to the company there; only when every call succeeded are the remote ids stored, the connection\'s `lastSyncedAt` set and a `synced` event of the company recorded, so a failure writes nothing here and a retry is safe. A company of another installation or deleted is a 404; no connection, a token that no longer decrypts or a refused address is a 409. The product failing or refusing the token is a 502, and not finishing within the 5-second budget a 504. See docs/resources/pmsync.md.',
   request: { params: idParams },
   responses: {
     200: { description: 'synchronised; no body' },

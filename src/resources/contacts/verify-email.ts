@@ -51,6 +51,7 @@ const notWorking = () => answer(404, 'Link not valid', '<h1>This link does not w
 export const emailProofPageRoute = defineRoute({
   method: 'get', path: '/v2/contacts/verify/{token}', tag: 'Conversations', operationId: 'contactEmailProofPage', public: true,
   summary: "A chat visitor's email proof link: the page that asks them to confirm the address",
+  description: 'The HTML page a chat visitor reaches from the link mailed to prove the email they gave in the widget: it says when the chat started and its first message, and asks to confirm with a button that posts to the same address. Opening it changes nothing, so a mail scanner following the link confirms nothing. A link already used, older than 7 days or naming nothing answers a 404 page. See docs/widget.md.',
   request: { params: tokenParams },
   responses: { 200: { description: 'the page, with its Confirm button', content: HTML_ANSWER }, 404: { description: 'a page: the link was used, has expired or names nothing', content: HTML_ANSWER } },
 }, async (c) => {
@@ -70,6 +71,7 @@ export const emailProofPageRoute = defineRoute({
 export const confirmEmailProofRoute = defineRoute({
   method: 'post', path: '/v2/contacts/verify/{token}', tag: 'Conversations', operationId: 'confirmContactEmail', public: true,
   summary: "Confirm a chat visitor's email from its proof link: the chat is linked to the customer of that address",
+  description: 'The proof page\'s Confirm button: marks the visitor\'s email proven, links that chat\'s contact (no other) to the installation\'s live customer of that address if one still has it, and makes the link stop working, in one statement with an `updated` event of the contact. Answers an HTML page; a link already used, older than 7 days or naming nothing answers a 404 page. See docs/widget.md.',
   security: [{}],
   request: { params: tokenParams },
   responses: { 200: { description: 'a page: confirmed', content: HTML_ANSWER }, 404: { description: 'a page: the link was used, has expired or names nothing', content: HTML_ANSWER } },

@@ -19,6 +19,7 @@ const s = schemasOf(conversationHistoryView);
 export const historyRoute = defineRoute({
   method: 'get', path: '/v2/conversationmessages/history/{token}.json', tag: 'ConversationMessages', operationId: 'getConversationHistory', public: true,
   summary: "A conversation's messages, by its token (public: the token is the credential)",
+  description: 'The live messages of the one conversation whose token is in the path, in pages with the list\'s paging and order: each message\'s text, author, contact, user and time, and nothing the installation keeps beside them (no AI draft, no related records). `filter` takes only `id`, `message`, `contactId`, `userId` and `sentAt`, and `includes` names nothing; asking for more is a 400 naming the parameter. A token of the wrong form, or one no live conversation has, is a 404. See docs/realtime.md.',
   request: { params: z.object({ token: textParam("the conversation's token: 24 digits") }), query: s.listQuery },
   responses: { 200: jsonResponse('a page of the messages', s.many), 404: errorResponse('no conversation has this token') },
 }, async (c) => {

@@ -71,6 +71,7 @@ const createdBody = z
 export const createConversationRoute = defineRoute({
   method: 'post', path: '/v2/conversations.json', tag: 'Conversations', operationId: 'createConversation', public: true,
   summary: "Start a conversation (an agent's credential, or a live-chat contact form's token); answers its token and room address",
+  description: 'Starts a conversation with its contact (a new one from `contact`, or an existing `contactId`) and answers 201 with its `token`, `socketUrl` and `socketId`, the room\'s address, on this answer only. It takes `Authorization: Bearer` with an owner\'s, admin\'s or agent\'s credential, or with a contact form\'s token while the form\'s live chat is on (403 otherwise); the widget may not name `contactId` or `inbox` (400), and its conversation lands in the form\'s inbox. A teammate\'s new contact is linked at once to the customer of its email; a widget visitor\'s is not, and when a customer has that address it is mailed a link to prove it (`GET /v2/contacts/verify/{token}`). Records `created` events of the conversation and of a new contact. See docs/realtime.md and docs/widget.md.',
   security: [{ bearer: [] }],
   middleware: [identifyConversationCaller],
   request: { body: { required: true, content: { 'application/json': { schema: recordBody('conversation', createRecord) } } } },

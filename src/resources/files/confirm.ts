@@ -55,6 +55,7 @@ function confirmation(db: Writer, who: Principal, id: number, input: z.infer<typ
 export const confirmFileRoute = defineRoute({
   method: 'patch', path: '/v2/files/{id}.json', tag: 'Files', operationId: 'confirmFile', roles: EVERYONE,
   summary: 'Confirm an uploaded file',
+  description: 'Step three of an upload: confirms the file once its bytes are in, optionally renaming it or changing its `disposition`; only a confirmed file can be attached. The body is optional (no body, or `{}`, confirms the file as it is) and confirming twice changes nothing. Only the uploader, an owner or an admin confirms (403); a `mimeType` other than uploaded is a 400, a file whose bytes have not arrived a 409, and a file the caller may not write a 404. Records an `updated` event of the file. See docs/resources/files.md.',
   // no body at all confirms as it is: the platform's step three is a bare PATCH
   request: { params: idParams, body: { required: false, content: { 'application/json': { schema: confirmBody } } } },
   responses: { 200: jsonResponse('the confirmed file', s.one), 409: errorResponse('the bytes have not been uploaded yet') },

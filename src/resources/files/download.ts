@@ -35,6 +35,7 @@ export function attachmentResponse(object: R2ObjectBody, contentType: string, na
 export const downloadTicketFileRoute = defineRoute({
   method: 'get', path: '/v2/tickets/{id}/files/{fileId}/download', tag: 'Files', operationId: 'downloadTicketFile', roles: EVERYONE,
   summary: "Download a file of a ticket's thread",
+  description: 'The bytes of a file attached to one of the ticket\'s live thread entries, with the type it was uploaded as, always as an attachment (`Content-Disposition: attachment`, `nosniff`, a sandboxing Content-Security-Policy, never cached), so an uploaded HTML page cannot run script on our origin. A ticket the caller does not see, a file not attached to it, or bytes no longer stored, is a 404. See docs/resources/files.md.',
   request: { params: z.object({ id: integerParam("the ticket's id"), fileId: integerParam("the file's id") }) },
   responses: { 200: { description: 'the bytes, as uploaded', content: { '*/*': { schema: z.string().meta({ format: 'binary', description: 'served with the type it was uploaded as' }) } } } },
 }, async (c) => {

@@ -54,6 +54,7 @@ export const fileRefAnswer = z
 export const createFileRefRoute = defineRoute({
   method: 'post', path: '/v2/files/ref.json', tag: 'Files', operationId: 'createFileRef', roles: EVERYONE,
   summary: 'Start an upload: the form to post the file with',
+  description: 'Step one of an upload: from `filename`, `mimeType` and `disposition` (bare, or as `file` inside the platform client\'s FileResponse), makes a pending file and answers 201 with it, the `url` of `POST /v2/files/upload` and the form `params` to post the bytes with. The form works once, within 60 minutes, for that key and type; then `PATCH /v2/files/{id}.json` confirms the file, and an upload not confirmed is removed 24 hours later. A name with slashes or control characters, or a type that is not `type/subtype`, is a 400. See docs/resources/files.md.',
   request: { body: { required: true, content: { 'application/json': { schema: fileRefBody } } } },
   responses: { 201: jsonResponse('the upload form and the pending file', fileRefAnswer) },
 }, async (c) => {

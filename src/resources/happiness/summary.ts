@@ -38,6 +38,7 @@ const summarySchema = z
 export const summaryRoute = defineRoute({
   method: 'get', path: '/v2/happinessratings/summary.json', tag: 'HappinessRatings', operationId: 'summarizeHappinessRatings', roles: ADMINS,
   summary: 'Satisfaction per agent or per inbox',
+  description: 'The installation\'s live satisfaction ratings grouped by `groupBy`: per agent who had the ticket when it was rated (null: unassigned) or per inbox it was in, each with how many ratings, the average score and the count of each option. `from` and `to` (UTC days, inclusive) keep the ratings given or last changed between them. A `groupBy` other than `agent` or `inbox`, a day that is not `YYYY-MM-DD`, or any other query parameter is a 400 naming it. See docs/resources/happiness.md.',
   request: { query: summaryQuery },
   responses: { 200: jsonResponse('one entry per agent or inbox with ratings', summarySchema), 400: errorResponse('a bad group or day') },
 }, async (c) => {

@@ -60,6 +60,7 @@ function surveyBody(row: Record<string, unknown>) {
 export const surveyRoute = defineRoute({
   method: 'get', path: '/v2/happiness/{token}.json', tag: 'HappinessRatings', operationId: 'getHappinessSurvey', public: true,
   summary: "A satisfaction survey, as its link's holder sees it",
+  description: 'What the customer who holds a survey link is asked: the ticket (its id and subject), the installation\'s rating options, the rating given so far (or null) and when the survey closes. The link\'s token is the credential: a forged, altered or mistyped one, or the survey of a deleted ticket, is a 404. See docs/resources/happiness.md.',
   request: { params: tokenParams },
   responses: { 200: jsonResponse('the ticket asked about, the options, the rating given so far', z.object({ survey: surveySchema })), 404: errorResponse('no survey has this link') },
 }, async (c) => {
@@ -80,6 +81,7 @@ const answerBody = writableRecord({
 export const answerSurveyRoute = defineRoute({
   method: 'post', path: '/v2/happiness/{token}.json', tag: 'HappinessRatings', operationId: 'answerHappinessSurvey', public: true,
   summary: 'Rate the ticket a survey asks about',
+  description: 'Records the customer\'s rating of the ticket the survey link names: an `option` of the installation and an optional `comment` up to 5,000 characters; answering again changes it (one live rating a ticket), keeping the ticket\'s agent and inbox at that moment. Each answer is a `created`, then `updated`, event of the rating by the system\'s `survey` part; answers the survey with the rating. An option not of the installation is a 400 naming `option`, a survey past its 30 days a 409, and a link naming no survey a 404. See docs/resources/happiness.md.',
   request: { params: tokenParams, body: { required: true, content: { 'application/json': { schema: answerBody } } } },
   responses: { 200: jsonResponse('the survey with the rating', z.object({ survey: surveySchema })), 404: errorResponse('no survey has this link'), 409: errorResponse('the survey has closed') },
 }, async (c) => {
@@ -125,6 +127,7 @@ const teammateSurveySchema = z
 export const ticketSurveyRoute = defineRoute({
   method: 'get', path: '/v2/tickets/{id}/happinesssurvey.json', tag: 'HappinessRatings', operationId: 'getTicketHappinessSurvey', roles: EVERYONE,
   summary: "A ticket's latest satisfaction survey and its link",
+  description: 'The latest satisfaction survey sent with the ticket\'s solving reply: its id, the link the customer answers at, when it was sent and when it closes; `null` when none was sent. A ticket the caller does not see, of another installation or deleted, is a 404. See docs/resources/happiness.md.',
   request: { params: idParams },
   responses: { 200: jsonResponse('the survey, or null when none was sent', teammateSurveySchema), 404: errorResponse('no such ticket here') },
 }, async (c) => {

@@ -16,6 +16,7 @@ import { ticketsResource } from '../tickets/tickets.resource';
 export const originalMessageRoute = defineRoute({
   method: 'get', path: '/v2/tickets/{id}/messages/{messageId}/original.eml', tag: 'Tickets', operationId: 'downloadOriginalMessage', roles: EVERYONE,
   summary: 'Download the mail a thread entry came in as',
+  description: 'The message a live thread entry came in as by mail, byte for byte (`message/rfc822`), served as an attachment and never rendered. The raw mail is kept for 30 days and then deleted by the cron; a ticket the caller does not see, an entry that did not come by mail, or a mail no longer kept is a 404. See docs/resources/mail.md.',
   request: { params: z.object({ id: integerParam("the ticket's id"), messageId: integerParam("the thread entry's id") }) },
   responses: { 200: { description: 'the raw message', content: { 'message/rfc822': { schema: z.string().meta({ format: 'binary', description: 'the message as it was received' }) } } } },
 }, async (c) => {

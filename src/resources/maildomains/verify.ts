@@ -25,6 +25,7 @@ const RESOLVER_TIMEOUT_MS = 5_000;
 export const verifyMailDomainRoute = defineRoute({
   method: 'post', path: '/v2/maildomains/{id}/verify.json', tag: 'Inboxes', operationId: 'verifyMailDomain', roles: ADMINS,
   summary: "Verify a mail domain: look for its TXT record; once found, the inboxes' addresses on it receive and send",
+  description: 'Asks the DNS-over-HTTPS resolver for the domain\'s TXT record (`dnsRecord`) and, once it holds the expected value, marks the domain verified with an `updated` event: from then on the inboxes\' addresses on it receive mail and may send from it. A record not found yet is a 409 naming `dnsRecord`, saying what was looked for and what was found; a domain another installation has verified is a 409 naming `name`; the resolver not answering within 5 seconds is a 503 with `Retry-After`. Verifying a verified domain again answers 200 and changes nothing. See docs/resources/maildomains.md.',
   request: { params: idParams },
   responses: {
     200: jsonResponse('the domain, verified', schemasOf(mailDomainsResource).one),

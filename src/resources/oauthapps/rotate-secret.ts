@@ -17,6 +17,7 @@ import { oauthAppsResource } from './oauthapps.resource';
 export const rotateSecretRoute = defineRoute({
   method: 'post', path: '/v2/oauthapps/{id}/secret.json', tag: 'OAuth', operationId: 'rotateOAuthAppSecret', roles: ADMINS,
   summary: "Replace an app's client secret; the new one is in this answer only",
+  description: 'Gives a confidential app a new client secret, answered with the app this once; the old secret stops at once, while the app\'s grants and tokens stand. A public app has no secret (409), an app not of the installation or deleted is a 404, and a call made with an OAuth token is a 403. Records an `updated` event of the app naming the new `secretPrefix`, never the secret. See docs/oauth.md.',
   request: { params: idParams },
   responses: { 200: jsonResponse('the app, with its new `clientSecret`', createdBody), 409: errorResponse('a public app has no secret') },
 }, async (c) => {

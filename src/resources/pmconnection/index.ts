@@ -29,6 +29,7 @@ const putRecord = writableRecord(
 const getRoute = defineRoute({
   method: 'get', path: PATH, tag: 'PmConnection', operationId: 'getPmConnection', roles: AGENTS,
   summary: 'The project-management connection',
+  description: 'The installation\'s connection to the project-management product that company sync and ticket task links use: its `baseUrl`, whether a token is set (`hasToken`; the token itself is never answered) and when a company was last synchronised. None configured is a 404. See docs/resources/pmsync.md.',
   responses: { 200: jsonResponse('the connection, without its token', pmConnectionBodySchema), 404: errorResponse('no connection is configured') },
 }, async (c) => {
   const who = c.var.principal;
@@ -45,6 +46,7 @@ const getRoute = defineRoute({
 const putRoute = defineRoute({
   method: 'put', path: PATH, tag: 'PmConnection', operationId: 'setPmConnection', roles: ADMINS,
   summary: 'Set the project-management connection',
+  description: 'Sets the product\'s `baseUrl` and `token` (both required), replacing any previous setting; the token is stored encrypted and never answered. The address must be https at a public address (a name resolving only to public addresses), else a 400 naming `pmconnection.baseUrl` with the reason and nothing stored. A different `baseUrl` forgets the remote ids synchronised so far and `lastSyncedAt`; records a `created` or `updated` event of the connection. A server without a usable token key (`PM_TOKEN_KEY`) answers 503. See docs/resources/pmsync.md.',
   request: { body: { required: true, content: { 'application/json': { schema: recordBody('pmconnection', putRecord) } } } },
   responses: { 200: jsonResponse('the connection, without its token', pmConnectionBodySchema), 503: errorResponse('the server cannot handle project-management tokens (PM_TOKEN_KEY)') },
 }, async (c) => {

@@ -31,6 +31,7 @@ const mergeBody = bodyObject({
 export const mergeTicketsRoute = defineRoute({
   method: 'post', path: '/v2/tickets/{id}/merge.json', tag: 'Tickets', operationId: 'mergeTickets', roles: AGENTS,
   summary: 'Fold other tickets into this one',
+  description: 'Folds the tickets named (1 to 50) into this one, in one transaction: their thread entries, notes and drafts too, move here and the thread reads in the time they were written; each folded ticket closes as merged (status closed, `mergedInto` this ticket) and keeps its tags, followers, custom field values and cc. Each change records its events, so the folded tickets get a `ticket.mergedinto` line and this one a `ticket.merged` line for each. Naming this ticket itself, one the caller may not change or one already merged is a 400 naming `tickets[i]`, and nothing changes; a ticket the caller may not change in the path is a 404, and merging into a merged ticket a 409. See docs/resources/tickets.md.',
   request: { params: idParams, body: { required: true, content: { 'application/json': { schema: mergeBody } } } },
   responses: { 200: jsonResponse('the ticket kept', s.one), 409: errorResponse('this ticket is itself merged, or a simultaneous change got in the way') },
 }, async (c) => {

@@ -17,6 +17,7 @@ const s = schemasOf(ticketsResource);
 export const restoreTicketRoute = defineRoute({
   method: 'post', path: '/v2/tickets/{id}/restore.json', tag: 'Tickets', operationId: 'restoreTicket', roles: AGENTS,
   summary: 'Restore a deleted ticket',
+  description: 'Brings a deleted ticket back as it was, with an `updated` event of its `state` (the history\'s `ticket.restored`), and answers it; a live ticket is answered as it is. A ticket the caller may not change, of another installation or not there is a 404. See docs/resources/tickets.md.',
   request: { params: idParams },
   responses: { 200: jsonResponse('the ticket, live', s.one) },
 }, async (c) => {

@@ -45,6 +45,7 @@ const failures = {
 export const linkTaskRoute = defineRoute({
   method: 'post', path: PATH, tag: 'Tickets', operationId: 'linkTicketTask', roles: AGENTS,
   summary: 'Link a project-management task to a ticket',
+  description: 'Links a task of the project-management product to the ticket once the product, asked through the installation\'s connection, says it is there; the link keeps the task\'s name and address, records the ticket\'s `linked` event (history `ticket.task.added`), and the ticket is answered with `included.tasks`. A task linked already is answered as it is, without asking the product. A ticket the caller may not change is a 404 naming `id` (nothing asked), a task the product does not have a 404 naming `taskId`; no usable connection is a 409, the product failing a 502 and not answering within 5 seconds a 504. See docs/resources/tickets.md.',
   request: { params },
   responses: {
     200: jsonResponse('the ticket, its tasks included', s.one),
@@ -84,6 +85,7 @@ export const linkTaskRoute = defineRoute({
 export const unlinkTaskRoute = defineRoute({
   method: 'delete', path: PATH, tag: 'Tickets', operationId: 'unlinkTicketTask', roles: AGENTS,
   summary: 'Unlink a project-management task from a ticket',
+  description: 'Removes the link between the ticket and the task, with the ticket\'s `unlinked` event (history `ticket.task.removed`); the product is not asked and its task stays as it is. A task not linked to the ticket (a repeated unlink too) is a 404 naming `taskId`, and a ticket the caller may not change a 404 naming `id`. See docs/resources/tickets.md.',
   request: { params },
   responses: {
     204: { description: 'unlinked' },

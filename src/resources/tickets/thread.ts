@@ -29,6 +29,7 @@ const s = schemasOf(messagesResource);
 export const createThreadEntryRoute = defineRoute({
   method: 'post', path: '/v2/tickets/{id}/messages.json', tag: 'Tickets', operationId: 'createTicketMessage', roles: AGENTS,
   summary: 'Reply to a ticket, or add an internal note',
+  description: 'Adds a teammate\'s reply (`threadType: message`) or internal note to the ticket\'s thread, or the customer\'s reply taken down by a teammate (`customer`), and answers 201 with the entry; a teammate\'s reply that is no draft is mailed to the customer, with the satisfaction survey when it solves the ticket and the inbox asks for one. The `status` named is set in the same write; without one, a teammate\'s reply moves an active ticket to waiting on the customer, and the customer\'s reply makes a waiting or solved one active. Owners and admins may write as another teammate who works the ticket (`agent`); an agent naming another is a 403, a ticket the caller does not see a 404, and a status, mention, file or `agent` it may not use a 400 naming it. Records the entry\'s `created` event, and the ticket\'s `updated` when its status moves. See docs/resources/messages.md.',
   request: { params: idParams, body: { required: true, content: { 'application/json': { schema: entryBody } } } },
   responses: { 201: jsonResponse('the thread entry', s.one), 403: errorResponse('a collaborator, or an agent naming another teammate as `agent`'), 409: errorResponse('a simultaneous change got in the way; try again') },
 }, async (c) => {
@@ -109,4 +110,5 @@ async function entryAuthor({ tx, who }: WriteContext, ticketId: number, agent: n
 /** `GET /v2/tickets/{id}/messages.json`: the thread in pages (a ticket of thousands of entries reads page by page). */
 export const threadRoute = ticketChildrenRoute(messagesResource, ticketMessages.ticketId, {
   path: 'messages.json', operationId: 'listTicketMessages', summary: "A ticket's thread, paginated",
+  description: 'The ticket\'s thread entries (replies, the customer\'s messages, internal notes) in pages apart from the ticket, with the list\'s `filter`, `orderBy` and `includes`; by default in the order they were written, so a merged thread reads in time order. A ticket the caller does not see, of another installation or deleted, is a 404. See docs/resources/messages.md.',
 });

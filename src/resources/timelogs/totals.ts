@@ -39,6 +39,7 @@ const SUMS = sql`count(*)::int AS count, coalesce(sum(${timeLogs.seconds}), 0)::
 export const timeLogTotalsRoute = defineRoute({
   method: 'get', path: '/v2/timelogs/totals.json', tag: 'Tickets', operationId: 'getTimeLogTotals', roles: EVERYONE,
   summary: 'Time logged over a filter, in all and per ticket, user or day',
+  description: 'Sums the time logs the `filter` selects among those the caller sees (a ticket\'s with `{"ticket": 12}`, a company\'s month with `companies.id` and `date` bounds): how many, their seconds and their billable seconds. With `groupBy` (`ticket`, `user` or the UTC `day` of `date`) the same sums per group, largest `seconds` first; without it `groups` is empty. A filter name the time log list does not take, or any other query parameter, is a 400 naming it. See docs/resources/timelogs.md.',
   request: {
     query: z.strictObject({
       filter: filterParam(timeLogsResource),

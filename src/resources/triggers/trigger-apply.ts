@@ -25,6 +25,7 @@ const applyManyBody = writableRecord({
 export const applyTriggerRoute = defineRoute({
   method: 'patch', path: '/v2/tickets/{id}/triggerapply.json', tag: 'Triggers', operationId: 'applyTrigger', roles: AGENTS,
   summary: 'Apply a manual trigger to a ticket',
+  description: 'Runs an active manual trigger\'s actions on the ticket, as a trigger\'s run does them (each change with its events, and a history line naming the trigger), as often as it is applied, and answers the ticket as it left it. Its conditions, if any, must hold, and a trigger naming something deleted, an action refused on the ticket, or a trigger or ticket changed meanwhile is a 409; nothing then changes. Anything but an active manual trigger of the installation is a 400 naming `trigger`, and a ticket the caller may not change a 404. See docs/resources/triggers.md.',
   request: { params: idParams, body: { required: true, content: { 'application/json': { schema: applyBody } } } },
   responses: { 200: jsonResponse('the ticket as the trigger left it', schemasOf(ticketsResource).one), 404: errorResponse('no such ticket here'), 409: errorResponse('its conditions do not hold, or it is incomplete') },
 }, async (c) => {

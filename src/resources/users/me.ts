@@ -10,6 +10,7 @@ const s = schemasOf(usersResource);
 export const meRoute = defineRoute({
   method: 'get', path: '/v2/me.json', tag: 'Users', operationId: 'getMe', roles: EVERYONE,
   summary: "The caller's own user record",
+  description: 'The user record of the teammate whose credential the request carries, as `GET /v2/users/{id}.json` answers it, with `includes` and `fields` as there. See docs/resources/users.md.',
   request: { query: s.oneQuery },
   responses: { 200: jsonResponse('the record', s.one) },
 }, async (c) => {

@@ -29,6 +29,7 @@ const metadata = z
 export const metadataRoute = defineRoute({
   method: 'get', path: OAUTH_PATHS.metadata, tag: 'OAuth', operationId: 'oauthServerMetadata', public: true,
   summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
+  description: 'Where the app login flow\'s endpoints are and what they take (RFC 8414): the issuer (`PUBLIC_URL` when set, else the origin the request came to), the authorize, token, revocation and userinfo endpoints, the scopes, the grant types, the client authentication methods and S256 as the only PKCE method. Cached for an hour. See docs/oauth.md.',
   responses: { 200: jsonResponse('the metadata', metadata) },
 }, (c) => {
   const base = issuer(c);

@@ -24,6 +24,7 @@ const revocationRequest = z
 export const revokeRoute = defineRoute({
   method: 'post', path: OAUTH_PATHS.revoke, tag: 'OAuth', operationId: 'oauthRevoke', public: true,
   summary: 'OAuth 2.0 token revocation (RFC 7009)',
+  description: 'Revokes a token of the calling app (RFC 7009): a refresh token ends its whole grant, every token of it, and an access token itself, at once. A token that is unknown, already spent or another app\'s changes nothing and is answered 200 alike. The app authenticates as at the token endpoint (a 401 `invalid_client` otherwise); no `token` is a 400 `invalid_request`, in RFC 6749 5.2\'s words. See docs/oauth.md.',
   security: [{ clientSecretBasic: [] }, {}],
   request: { body: formOrJson(revocationRequest) },
   responses: {

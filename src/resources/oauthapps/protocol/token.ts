@@ -71,6 +71,7 @@ export async function identityOf(c: Context<AppEnv>, installationId: number, use
 export const tokenRoute = defineRoute({
   method: 'post', path: OAUTH_PATHS.token, tag: 'OAuth', operationId: 'oauthToken', public: true,
   summary: 'OAuth 2.0 token endpoint (RFC 6749): exchange a code or a refresh token',
+  description: 'Exchanges a code (with `redirect_uri` when the authorize request sent one, and the PKCE `code_verifier`, always) or a refresh token (optionally narrowing `scope`) for an access token good for an hour and the next refresh token, with the installation and the teammate; form-encoded or JSON, never cached. The app authenticates with its secret in HTTP Basic or the body (not both), a public app with `client_id` alone: otherwise a 401 `invalid_client`. A code or refresh token unknown, expired, already used or another app\'s is a 400 `invalid_grant`; a refresh token or a code used a second time revokes its whole grant, every token of it. Refusals read as RFC 6749 5.2\'s `{"error", "error_description"}`. See docs/oauth.md.',
   security: [{ clientSecretBasic: [] }, {}],
   request: { body: formOrJson(tokenRequest) },
   responses: {

@@ -28,6 +28,7 @@ async function clientIdOf(c: Context<AppEnv>, appId: number): Promise<string | n
 export const userInfoRoute = defineRoute({
   method: 'get', path: OAUTH_PATHS.userinfo, tag: 'OAuth', operationId: 'oauthUserInfo', roles: EVERYONE,
   summary: "Who owns the credential, and what it may do",
+  description: 'Who owns the credential the request carries, an OAuth access token or an API key: `sub` (the teammate\'s id as a string), its `scopes` (an API key\'s are `desk`), the `client_id` of the app a token was given to (null for an API key), and the installation and teammate as the token endpoint names them. Never cached. See docs/oauth.md.',
   responses: { 200: jsonResponse('the owner and scopes', userInfo) },
 }, async (c) => {
   const who = c.var.principal;
