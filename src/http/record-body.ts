@@ -56,13 +56,29 @@ export function writableRecord<S extends z.ZodRawShape>(shape: S, alsoReadOnly: 
 }
 
 /** Zod's issues as entries of the error body, each naming the property at fault. */
+/** What a format zod names only as "Invalid ..." expects, with an example a reader can copy. */
+const FORMATS: Record<string, string> = {
+  datetime: 'must be a time as RFC 3339 with its offset, e.g. 2026-11-29T10:00:00Z',
+  date: 'must be a day as YYYY-MM-DD, e.g. 2026-11-29',
+  time: 'must be a time of day as HH:MM or HH:MM:SS, e.g. 09:30',
+  email: 'must be an email address, e.g. ann@example.com',
+  url: 'must be an absolute URL, e.g. https://example.com/hooks',
+  uuid: 'must be a UUID, e.g. 3bb251dc-5a8e-4c61-9a8f-4d1a0c3e2b7f',
+};
+
+/** zod's words for an issue, or what was expected where zod says only that the input is invalid; a schema's own message is kept. */
+function teach(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_format' && issue.message.startsWith('Invalid')) return FORMATS[issue.format] ?? issue.message;
+  return issue.message;
+}
+
 export function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix: string): ErrorEntry[] {
   return issues.flatMap((issue): ErrorEntry[] => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ code: 'invalid', source: pathName(prefix, [...issue.path, key]), detail: 'unknown property' }));
     }
     const missing = issue.code === 'invalid_type' && issue.input === undefined;
-    return [{ code: 'invalid', source: pathName(prefix, issue.path), detail: missing ? 'must be set' : issue.message }];
+    return [{ code: 'invalid', source: pathName(prefix, issue.path), detail: missing ? 'must be set' : teach(issue) }];
   });
 }
 
