@@ -9,83 +9,15 @@ import { announceEvents } from '../../events/announce';
 import { configureEvents } from '../../events/record-events';
 import { backoffSeconds } from '../../jobs/backoff';
 import type { JobMessage } from '../../jobs/job-message';
-import { decryptToken, webhookTokenContext } from '../../lib/crypto';
-import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
-import { hmacHex } from '../../lib/webhook-signature';
+import { attemptOf, delivered, sharedByTries, type Attempt } from './attempt';
 import { decideDeliveries, DROPPED, readAhead, UNDECIDED, undecidedColumn, type UndecidedFacts } from './decide';
 import { isRowId, MAX_DELIVERIES_A_MESSAGE, sendDeliveries, sendLater } from './delivery-message';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
-/** How long a receiver has to answer. */
-const TIMEOUT_MS = 10_000;
 /** How long a try holds its delivery: another message for it waits, and the cron takes it back after. */
 const LEASE_SECONDS = 30;
 /** Failures of an endpoint for this long switch it off. */
 const FAILING_FOR_MS = 24 * 3_600_000;
-
-/**
- * A try's headers. `X-Desk-Signature` is the platform's, over the body alone, as its clients
- * verify it: it cannot say when the delivery was sent. `X-Desk-Timestamp-Signature` covers the
- * try's time and the delivery id too (`<timestamp>.<delivery id>.<body>`): the one receivers are
- * told to verify (docs/resources/webhookendpoints.md), which refuses a capture played again later,
- * or within the window under another delivery id.
- */
-const headersFor = async (token: string, event: string, deliveryId: string, body: string) => {
-  const timestamp = Math.floor(Date.now() / 1000);
-  return {
-    'content-type': 'application/json',
-    'user-agent': 'helpdesk-webhooks/1',
-    'x-desk-event': event,
-    'x-desk-delivery': deliveryId,
-    'x-desk-signature': await hmacHex(token, body),
-    'x-desk-timestamp': String(timestamp),
-    'x-desk-timestamp-signature': await hmacHex(token, `${timestamp}.${deliveryId}.${body}`),
-  };
-};
-
-interface Attempt {
-  statusCode: number | null;
-  latencyMs: number;
-  error: string | null;
-}
-
-/** One POST of the body to an address already checked; never follows a redirect (it could lead anywhere). */
-async function post(url: string, headers: Record<string, string>, body: string): Promise<Attempt> {
-  const started = Date.now();
-  try {
-    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
-    await response.body?.cancel();
-    return { statusCode: response.status, latencyMs: Date.now() - started, error: null };
-  } catch (error) {
-    const timedOut = (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError';
-    return { statusCode: null, latencyMs: Date.now() - started, error: timedOut ? `no answer in ${TIMEOUT_MS / 1000} s` : 'could not connect' };
-  }
-}
-
-/** What a message's tries share: each endpoint's token read, and each address checked, once. */
-function perMessage(env: Env) {
-  const tokens = new Map<number, Promise<string | undefined>>();
-  const refusals = new Map<string, Promise<string | undefined>>();
-  return {
-    token: (d: Delivery) => {
-      if (!tokens.has(d.endpointId)) tokens.set(d.endpointId, decryptToken(d.token, env.PM_TOKEN_KEY, webhookTokenContext(d.installationId)));
-      return tokens.get(d.endpointId)!;
-    },
-    refusal: (url: string) => {
-      if (!refusals.has(url)) refusals.set(url, refusedDestination(url, destinationRules(env), AbortSignal.timeout(5_000)));
-      return refusals.get(url)!;
-    },
-  };
-}
-
-/** One try of a delivery: its address checked, then the body posted with its signatures. */
-async function attemptOf(delivery: Delivery, shared: ReturnType<typeof perMessage>): Promise<Attempt> {
-  const token = await shared.token(delivery);
-  if (token === undefined) return { statusCode: null, latencyMs: 0, error: 'the signing token cannot be read (PM_TOKEN_KEY changed)' };
-  const refused = await shared.refusal(delivery.url);
-  if (refused) return { statusCode: null, latencyMs: 0, error: `refused: ${refused}` };
-  return post(delivery.url, await headersFor(token, delivery.event, delivery.deliveryId, delivery.payload), delivery.payload);
-}
 
 interface Delivery {
   id: number;
@@ -139,7 +71,7 @@ async function record(db: Database, env: Env, tries: Array<{ delivery: Delivery;
     status_code: attempt.statusCode,
     latency_ms: attempt.latencyMs,
     error: attempt.error,
-    ok: attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300,
+    ok: delivered(attempt),
     wait: backoffSeconds(delivery.attempts + 1, base),
   }));
   const { rows } = await db.http.execute(sql`
@@ -242,7 +174,7 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
       UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}::int)
        WHERE id IN ${intList(toHold.map((d) => d.id))} AND status = 'pending' AND next_attempt_at <= now() + interval '1 second' RETURNING id`);
     const held = new Set([...leased.map((row) => Number(row.id)), ...decisions.keys()]);
-    const shared = perMessage(env);
+    const shared = sharedByTries(env);
     const tries = await Promise.all(due.filter((d) => held.has(d.id)).map(async (delivery) => ({ delivery, attempt: await attemptOf(delivery, shared) })));
     const again = new Set<number>();
     if (tries.length) {

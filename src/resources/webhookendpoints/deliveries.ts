@@ -11,6 +11,7 @@ import { defineRoute } from '../../http/route';
 import { schemasOf } from '../../engine';
 import { UNDECIDED } from './decide';
 import { deliverMessage } from './delivery-message';
+import { TEST_WEBHOOK_EVENT } from './webhook-events';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
 /** The delivery log of an endpoint: each event sent or to be sent, its tries and how the last one went. Read-only. */
@@ -50,14 +51,15 @@ export const deliveriesRoute = childListRoute(webhookEndpointsResource, webhookD
 
 /**
  * `POST /v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json`: sends one delivery
- * again, the same body and delivery id, now and with fresh tries (a delivered one too). One batch
- * (one exchange with the database): the endpoint and the delivery checked, the delivery locked.
+ * again, the same body and delivery id, now and with fresh tries (a delivered one too; not a test
+ * event's, which is tried once). One batch (one exchange with the database): the endpoint and the
+ * delivery checked, the delivery locked.
  */
 export const redeliverRoute = defineRoute({
   method: 'post', path: '/v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json', tag: 'Webhooks', operationId: 'redeliverWebhook', roles: ADMINS,
   summary: 'Send a delivery again',
   request: { params: z.object({ id: integerParam("the endpoint's id"), deliveryId: integerParam("the delivery's id (the log's `id`)") }) },
-  responses: { 202: jsonResponse('queued: the delivery as it now stands', schemasOf(webhookDeliveriesResource).one), 404: errorResponse('no such endpoint or delivery here'), 409: errorResponse('the delivery is being tried, or waits for its next try') },
+  responses: { 202: jsonResponse('queued: the delivery as it now stands', schemasOf(webhookDeliveriesResource).one), 404: errorResponse('no such endpoint or delivery here'), 409: errorResponse('the delivery is being tried, waits for its next try, or is a test event (tried once)') },
 }, async (c) => {
   const who = c.var.principal;
   const { id, deliveryId } = c.req.valid('param');
@@ -65,8 +67,11 @@ export const redeliverRoute = defineRoute({
   const body = await sendWithReadBack(c.var.db, webhookDeliveriesResource, who, [
     refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${and(recordScope(webhookEndpointsResource, who), eq(webhookEndpoints.id, id))})`, 404, 'id', `webhookendpoint ${id} not found`),
     // locked as it is checked: a try that takes it meanwhile waits, or is seen
-    sql`WITH locked AS (SELECT ${webhookDeliveries.status} AS status, ${webhookDeliveries.nextAttemptAt} > now() AS tried FROM ${webhookDeliveries} WHERE ${delivery} FOR UPDATE)
+    sql`WITH locked AS (SELECT ${webhookDeliveries.status} AS status, ${webhookDeliveries.nextAttemptAt} > now() AS tried, ${webhookDeliveries.event} AS event FROM ${webhookDeliveries} WHERE ${delivery} FOR UPDATE)
       SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM locked) THEN desk_refuse(404, 'deliveryId', ${`webhookdelivery ${deliveryId} not found`}::text)
+                  -- sent again it would be retried for a day: a test is tried once
+                  WHEN EXISTS (SELECT 1 FROM locked WHERE event = ${TEST_WEBHOOK_EVENT})
+                  THEN desk_refuse(409, 'deliveryId', ${`webhookdelivery ${deliveryId} is a test event, tried once: send another with POST /v2/webhookendpoints/${id}/test.json`}::text)
                   WHEN EXISTS (SELECT 1 FROM locked WHERE status = 'pending' AND tried)
                   THEN desk_refuse(409, 'deliveryId', ${`webhookdelivery ${deliveryId} is being tried or waits for its next try; redeliver it once that is done`}::text) END`,
     c.var.db.http

@@ -3,17 +3,19 @@ import { deliveriesRoute, redeliverRoute } from './deliveries';
 import { deliverWebhook, sweepDeliveries } from './deliver';
 import { DELIVER_KIND } from './delivery-message';
 import { webhookFanout } from './fanout';
+import { testEventRoute } from './test-event';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
 /**
  * `/v2/webhookendpoints...`: where events are pushed (list, get, create, PATCH/PUT, delete), the
- * delivery log and redelivery; the fan-out from the write events, the queue consumer that sends
- * (signed, retried, in order per ticket), and the cron that finds lost deliveries.
+ * delivery log, redelivery and a test event sent on request; the fan-out from the write events,
+ * the queue consumer that sends (signed, retried, in order per ticket), and the cron that finds
+ * lost deliveries.
  */
 export const webhookEndpointsModule = defineModule({
   name: 'webhooks',
   resources: [webhookEndpointsResource],
-  routes: [deliveriesRoute, redeliverRoute],
+  routes: [deliveriesRoute, redeliverRoute, testEventRoute],
   subscribers: [webhookFanout],
   consumers: { [DELIVER_KIND]: deliverWebhook },
   cron: { sweep: sweepDeliveries },

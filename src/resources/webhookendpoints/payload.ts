@@ -40,8 +40,13 @@ export async function recordsOf(db: Queryable, event: Pick<StoredEvent, 'install
   return Object.fromEntries(await Promise.all(wanted.map(async ([property, record]) => [property, await record] as const)));
 }
 
+/** The one shape of a delivery's body, a test event's too: the webhook event, when and by whom, then what it carries. */
+export function deliveryBody(code: string, occurredAt: string | Date, eventCreatorId: number | null, carried: Record<string, unknown>): string {
+  return JSON.stringify({ event: code, occurredAt: new Date(occurredAt).toISOString(), eventCreatorId, ...carried });
+}
+
 /** What one delivery carries: the webhook event, when and by whom, the trigger a trigger's run names, and the event's records. */
 export function bodyOf(event: PayloadEvent, code: string, records: Record<string, unknown>): string {
   const trigger = event.kind === 'triggered' ? { trigger: event.data.trigger } : {};
-  return JSON.stringify({ event: code, occurredAt: new Date(event.occurredAt).toISOString(), eventCreatorId: event.actorUserId, ...trigger, ...records });
+  return deliveryBody(code, event.occurredAt, event.actorUserId, { ...trigger, ...records });
 }

@@ -16,6 +16,12 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/**
+ * The event of `POST /v2/webhookendpoints/{id}/test.json` (`test-event.ts`): sent when asked, to
+ * that endpoint alone, whatever it wants; no endpoint subscribes to it, and it is tried once.
+ */
+export const TEST_WEBHOOK_EVENT = 'webhook.test';
+
 const KNOWN = new Set<string>(WEBHOOK_EVENTS);
 
 /** The record types whose events have webhook events of their own, by the name the codes use. */
