@@ -13,14 +13,18 @@ import { MACHINE_LIMITS, quietWranglerEnv, workerVars } from './worker-vars';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Bundles the Worker exactly as a deploy would, into `outdir`; returns the entry module. */
-export function buildWorker(outdir: string): string {
-  execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir], {
+/**
+ * Bundles the Worker exactly as a deploy would, into `outdir`; returns the entry module. `entry`
+ * bundles another entry module with the same configuration (a test's Worker that wraps the service's).
+ */
+export function buildWorker(outdir: string, entry?: string): string {
+  execFileSync('npx', ['wrangler', 'deploy', ...(entry ? [entry] : []), '--dry-run', '--outdir', outdir], {
     cwd: root,
     env: { ...process.env, ...quietWranglerEnv },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  return path.join(outdir, 'index.js');
+  // wrangler names the bundle after its entry module
+  return path.join(outdir, `${path.basename(entry ?? 'index.ts', path.extname(entry ?? 'index.ts'))}.js`);
 }
 
 /** What a Worker needs of the local stack: the database and the Neon driver's two local stand-ins. */
@@ -70,9 +74,19 @@ export interface ServeOptions {
   mailReceiverUrl?: string;
   /** workerd's V8 inspector on this port (a benchmark reads the isolate's heap through it: bench/isolate-heap.ts) */
   inspectorPort?: number;
+  /**
+   * The request metrics' Analytics Engine binding (`REQUEST_METRICS`): Miniflare's simulation,
+   * which drops every point, when not given; `logged`, a stand-in (`stack/metrics-stand-in.js`)
+   * that prints each point as a JSON log line (`{"message": "analytics data point", ...}`);
+   * `absent`, no binding at all.
+   */
+  requestMetrics?: 'logged' | 'absent';
 }
 
 const MAIL_STAND_IN = 'mail-sender-stand-in';
+const METRICS_STAND_IN = 'metrics-stand-in';
+/** As wrangler.toml names the binding (`[[analytics_engine_datasets]]`). */
+const METRICS_BINDING = 'REQUEST_METRICS';
 
 /**
  * Serves a bundle of the service (`buildWorker`) in workerd through Miniflare: the bindings of
@@ -89,11 +103,23 @@ export async function serveWorker(stack: StackParts, scriptPath: string, options
     bindings: { ...workerOptions.bindings, ...workerVars(stack), ...(options.productionLimits ? {} : MACHINE_LIMITS), ...options.vars },
   };
   const workers = [worker];
+  const wrapped: Record<string, unknown> = {};
   if (options.mailReceiverUrl) {
     delete worker.email;
-    worker.wrappedBindings = { EMAIL: { scriptName: MAIL_STAND_IN, bindings: { RECEIVER_URL: options.mailReceiverUrl } } };
+    wrapped.EMAIL = { scriptName: MAIL_STAND_IN, bindings: { RECEIVER_URL: options.mailReceiverUrl } };
     workers.push({ name: MAIL_STAND_IN, modules: true, scriptPath: path.join(root, 'scripts/stack/mail-sender/stand-in.js') });
   }
+  if (options.requestMetrics) {
+    const datasets = { ...(worker.analyticsEngineDatasets as Record<string, { dataset: string }> | undefined) };
+    const { dataset } = datasets[METRICS_BINDING] ?? { dataset: 'dataset' };
+    delete datasets[METRICS_BINDING];
+    worker.analyticsEngineDatasets = datasets;
+    if (options.requestMetrics === 'logged') {
+      wrapped[METRICS_BINDING] = { scriptName: METRICS_STAND_IN, bindings: { DATASET: dataset } };
+      workers.push({ name: METRICS_STAND_IN, modules: true, scriptPath: path.join(root, 'scripts/stack/metrics-stand-in.js') });
+    }
+  }
+  if (Object.keys(wrapped).length) worker.wrappedBindings = wrapped;
   const miniflare = new Miniflare({
     workers,
     host: '127.0.0.1',
@@ -111,10 +137,10 @@ export async function serveWorker(stack: StackParts, scriptPath: string, options
   return { url, miniflare, stop: () => miniflare.dispose() };
 }
 
-/** Bundles the Worker into `outdir` and serves it (`serveWorker`). */
-export async function startWorker(stack: StackParts, options: ServeOptions & { outdir: string }): Promise<WorkerUnderTest & { scriptPath: string }> {
+/** Bundles the Worker (or `entry`, `buildWorker`) into `outdir` and serves it (`serveWorker`). */
+export async function startWorker(stack: StackParts, options: ServeOptions & { outdir: string; entry?: string }): Promise<WorkerUnderTest & { scriptPath: string }> {
   Object.assign(process.env, quietWranglerEnv);
-  const scriptPath = buildWorker(options.outdir);
-  const { outdir: _, ...serve } = options;
+  const scriptPath = buildWorker(options.outdir, options.entry);
+  const { outdir: _, entry: __, ...serve } = options;
   return { ...(await serveWorker(stack, scriptPath, serve)), scriptPath };
 }

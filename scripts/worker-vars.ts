@@ -14,6 +14,9 @@ export const DEV_PM_TOKEN_KEY = 'KwXxkNG7HBFwFLgckMQLiCFxVigh3EN/yHgHEcIda0A=';
 /** The rooms' webhook signing secret of local runs and tests only: never a deployed secret. */
 export const DEV_ROOM_WEBHOOK_SECRET = 'local-room-webhook-secret-not-for-production';
 
+/** The operators' token of local runs and tests only (`/operator/...`, docs/operations.md): never a deployed secret. */
+export const DEV_OPERATOR_TOKEN = 'local-operator-token-not-for-production';
+
 /**
  * The Worker's variables for the local stack: the database and the Neon driver's two local
  * stand-ins. The limits are left to the Worker's defaults, production's (120 requests a minute a
@@ -29,6 +32,7 @@ export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort'
     NEON_LOCAL_SQL_HTTP: stack.sqlHttpUrl,
     PM_TOKEN_KEY: DEV_PM_TOKEN_KEY,
     ROOM_WEBHOOK_SECRET: DEV_ROOM_WEBHOOK_SECRET,
+    OPERATOR_TOKEN: DEV_OPERATOR_TOKEN,
     // webhook receivers of local runs and tests listen on loopback, over http, and retries come quickly
     WEBHOOK_ALLOW_HTTP: '1',
     WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',

@@ -27,6 +27,12 @@ export interface Env extends DatabaseEnv {
   WEBHOOKS: Queue<JobMessage>;
   /** Outgoing mail's own queue (`mail.send` messages), read by the same consumer. */
   MAIL_OUT: Queue<JobMessage>;
+  /** The first wait in seconds before a queue message whose consumer failed is delivered again (2 when unset); each later one doubles, up to 5 minutes. */
+  JOB_RETRY_BASE_SECONDS?: string;
+  /** Workers Analytics Engine: one data point per request (src/http/request-metrics.ts); absent, none is written. */
+  REQUEST_METRICS?: AnalyticsEngineDataset;
+  /** Secret: the operators' bearer token for `/operator/...` (dead letters); unset, those routes answer 403. */
+  OPERATOR_TOKEN?: string;
   /** Email Service's send binding (`[[send_email]]`): replies and auto-replies leave through it (src/resources/mail/outbound). */
   EMAIL?: SendEmail;
   /** Uploaded files: thread entries' attachments (src/resources/files). */

@@ -15,7 +15,7 @@ export { recordSchema } from './record-schema';
 export { oneRecordRead, selectOne, selectPage } from './queries';
 export type { WireRecord } from './queries';
 export { listBody, readBack, readOne } from './read';
-export { filterParam, includesParam, pageMetadata, pageMetaSchema, pageSizeParam, paginationSchema } from './list-params';
+export { filterParam, includesParam, pageMetadata, pageMetaSchema, pageParam, pageSizeParam, paginationSchema } from './list-params';
 export { recordScope, tenantScope } from './scope';
 export { filteredScope, selectionFromFilter } from './selection';
 export { bulkResult, bulkResultSchema, bulkTarget } from './bulk';

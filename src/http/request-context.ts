@@ -6,6 +6,7 @@ import { configureEvents } from '../events/record-events';
 import { log, withLogContext } from '../lib/log';
 import { asError, handleError } from './error-handler';
 import { withRequestId } from './error-request-id';
+import { writeRequestMetric, type RequestFacts } from './request-metrics';
 
 /** A request id a client may choose: short, printable, no spaces or quotes. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -13,9 +14,9 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /**
  * Every request: its id (the client's `X-Request-Id` when sane, a new one otherwise), echoed on
  * the answer; its database handle (opened on first use), closed once answered, after the queue
- * is told to drain the events it wrote; its id in an error body too (`withRequestId`); and one
- * log line when it is done: id, installation, route pattern, status, duration and database round
- * trips.
+ * is told to drain the events it wrote; its id in an error body too (`withRequestId`); and, when
+ * it is done, one log line (id, installation, route pattern, status, duration and database round
+ * trips) and the same facts as one Analytics Engine data point (`request-metrics.ts`).
  */
 export const requestContext: MiddlewareHandler<AppEnv> = (c, next) => {
   const sent = c.req.header('x-request-id');
@@ -44,14 +45,16 @@ async function handle(c: Context<AppEnv>, next: Next, requestId: string): Promis
       // A WebSocket upgrade's answer comes from the room with headers that cannot change.
     }
     c.executionCtx.waitUntil(db.afterBatches().then(() => announceEvents(c.env, db)).finally(() => db.close()));
-    // the request's id comes from the log context, as on every line it writes
-    log(c.res.status >= 500 ? 'error' : 'info', 'request', {
+    const facts: RequestFacts = {
       installationId: c.var.principal?.installationId ?? null,
       method: c.req.method,
       route: c.var.route ?? null,
       status: c.res.status,
       durationMs: Date.now() - started,
       dbRoundTrips: db.roundTrips(),
-    });
+    };
+    // the request's id comes from the log context, as on every line it writes
+    log(c.res.status >= 500 ? 'error' : 'info', 'request', { ...facts });
+    writeRequestMetric(c.env.REQUEST_METRICS, facts);
   }
 }

@@ -1,9 +1,15 @@
 import type { Env } from '../app-env';
+import { sourceOf } from '../deadletters/queues';
+import { storeDeadLetters } from '../deadletters/store';
 import { DRAIN_KIND, drainEvents } from '../events/drain';
 import { errorField, log } from '../lib/log';
 import type { JobConsumer, Module } from '../modules/module';
+import { retryDelaySeconds } from './backoff';
 import type { JobMessage } from './job-message';
 import { RetryLater } from './retry-later';
+
+/** The longest wait before a failed message is delivered again. */
+const MAX_RETRY_WAIT_SECONDS = 300;
 
 /** The consumers of every module by message kind, and the drain of the events to their subscribers. */
 function consumersOf(modules: readonly Module[]): Record<string, JobConsumer> {
@@ -37,9 +43,10 @@ async function consumeOne(consumers: Record<string, JobConsumer>, message: Messa
   const kind = message.body?.kind;
   const consumer = consumers[kind];
   if (!consumer) {
-    // A message of an unknown kind can never succeed: acknowledged and logged, not retried.
-    log('warn', 'jobs: no consumer for this kind; dropped', { kind: String(kind), messageId: message.id });
-    message.ack();
+    // A Worker of another version may know the kind (a deploy rolls out gradually): retried as a
+    // failure is, and dead-lettered, never dropped, if no version ever takes it.
+    log('error', 'jobs: no consumer for this kind', { kind: String(kind), messageId: message.id, attempt: message.attempts });
+    message.retry({ delaySeconds: retryDelaySeconds(message.attempts, env, MAX_RETRY_WAIT_SECONDS) });
     return;
   }
   try {
@@ -51,7 +58,8 @@ async function consumeOne(consumers: Record<string, JobConsumer>, message: Messa
       return;
     }
     log('error', 'jobs: consumer failed', { kind, messageId: message.id, attempt: message.attempts, error: errorField(error) });
-    message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) });
+    // past the queue's max_retries the platform moves it to the dead-letter queue (src/deadletters)
+    message.retry({ delaySeconds: retryDelaySeconds(message.attempts, env, MAX_RETRY_WAIT_SECONDS) });
   }
 }
 
@@ -60,11 +68,15 @@ async function consumeOne(consumers: Record<string, JobConsumer>, message: Messa
  * (each consumer works in a transaction of its own and is safe to run twice), so a batch costs
  * its slowest message, not the sum: the import's chunks keep the database busy instead of
  * waiting in line. Messages alike in a batch (every write of an installation asks for its drain)
- * run once: running one twice at once would only make the second wait for the first.
+ * run once: running one twice at once would only make the second wait for the first. A batch of
+ * a dead-letter queue is stored (`storeDeadLetters`).
  */
 export function queueHandler(modules: readonly Module[]) {
   const consumers = consumersOf(modules);
   return async (batch: MessageBatch<JobMessage>, env: Env): Promise<void> => {
+    // a dead-letter queue's messages are stored for an operator, never consumed again here
+    const diedOn = sourceOf(batch.queue);
+    if (diedOn) return storeDeadLetters(batch, diedOn, env);
     const alike = new Map<string, Message<JobMessage>[]>();
     for (const message of batch.messages) {
       const key = JSON.stringify(message.body);

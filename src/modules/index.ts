@@ -1,3 +1,4 @@
+import { deadLettersModule } from '../deadletters';
 import { healthModule } from '../health';
 import { idempotencyModule } from '../idempotency';
 import { openApiModule } from '../openapi';
@@ -102,6 +103,7 @@ export const modules: readonly Module[] = [
   widgetModule,
   openApiModule,
   healthModule,
+  deadLettersModule,
   idempotencyModule,
   rateLimitModule,
 ];

@@ -5,6 +5,7 @@
 // single GET; `filter={}` on lists).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
+import { DEV_OPERATOR_TOKEN } from '../../scripts/worker-vars';
 import { api } from '../support/api';
 import { newInstallation } from '../support/db';
 import { expectError } from '../support/errors';
@@ -36,7 +37,9 @@ describe('every list', () => {
     await api('/v2/companies.json', { method: 'POST', key: owner, body: { name: 'Paged A' } });
     await api('/v2/companies.json', { method: 'POST', key: owner, body: { name: 'Paged B' } });
     for (const path of lists) {
-      const response = await api(path, { key: owner, headers: SDK_HEADERS, query: { page: 1, pageSize: 1 } });
+      // the operators' lists (dead letters) take the operator token, not an API key
+      const key = path.startsWith('/operator/') ? DEV_OPERATOR_TOKEN : owner;
+      const response = await api(path, { key, headers: SDK_HEADERS, query: { page: 1, pageSize: 1 } });
       expect(response.status, `${path}: ${response.text}`).toBe(200);
       const { pagination } = response.body;
       expectPagination(response.body, path);

@@ -12,7 +12,8 @@ export interface WorkerLogs {
   matching(fields: Record<string, string>): Record<string, unknown>[];
 }
 
-export function workerLogs(): WorkerLogs {
+/** `expected`: warnings and errors a test causes on purpose, kept but not printed. */
+export function workerLogs(options: { expected?: (line: Record<string, unknown>) => boolean } = {}): WorkerLogs {
   const lines: Record<string, unknown>[] = [];
   const everything = process.env.HELPDESK_TEST_LOGS === '1';
   return {
@@ -28,7 +29,7 @@ export function workerLogs(): WorkerLogs {
         lines.push(parsed);
         if (lines.length > MAX_LINES) lines.splice(0, lines.length - MAX_LINES);
       }
-      if (everything || !parsed || parsed.level === 'warn' || parsed.level === 'error') {
+      if (everything || !parsed || ((parsed.level === 'warn' || parsed.level === 'error') && !options.expected?.(parsed))) {
         (stream === 'stderr' ? process.stderr : process.stdout).write(`[worker] ${line}\n`);
       }
     },

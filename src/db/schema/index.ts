@@ -26,3 +26,4 @@ export * from './triggers';
 export * from './happiness';
 export * from './mail';
 export * from './idempotency';
+export * from './dead-letters';

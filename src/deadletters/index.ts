@@ -1,0 +1,13 @@
+import { defineModule } from '../modules/module';
+import { getDeadLetterRoute, listDeadLettersRoute } from './read-routes';
+import { discardDeadLetterRoute, replayDeadLetterRoute } from './resolve-routes';
+
+/**
+ * Dead letters: the queue messages whose consumer failed every delivery, stored by the consumer
+ * of the dead-letter queues (`store.ts`, called by src/jobs/queue.ts) and read, replayed or
+ * discarded by the service's operators (`/operator/deadletters...`, the operator token).
+ */
+export const deadLettersModule = defineModule({
+  name: 'deadletters',
+  routes: [listDeadLettersRoute, getDeadLetterRoute, replayDeadLetterRoute, discardDeadLetterRoute],
+});
