@@ -4494,7 +4494,9 @@ export interface paths {
         };
         /**
          * An endpoint's delivery log, paginated
-         * @description Who may call it: owners and admins.
+         * @description Every delivery made for the endpoint, oldest first, with the list's `filter` (`event`, `status`, `statusCode`, `attempts`, `deliveryId`, `ticket`, the audit set), `orderBy` and paging: each one's status (pending, delivered, failed), the last try's `statusCode`, `latencyMs` and `lastError`, when it was tried and is due next, and the `payload` as sent. A delivery the write made shows once its webhook event is decided. Another installation's or a deleted endpoint is a 404. See docs/resources/webhookendpoints.md.
+         *
+         *     Who may call it: owners and admins.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -4516,7 +4518,9 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again
-         * @description Who may call it: owners and admins.
+         * @description Puts one delivery of the endpoint back on the queue to be sent now: the same body and `X-Desk-Delivery` id, its tries counted afresh and a fresh day of retries, a delivered one too; answers 202 with the delivery as it now stands. One being tried or waiting for its next try is a 409 (it would be sent twice at once), and so is a test event's (tried once: send another with the test route); another endpoint's or installation's delivery is a 404. One exchange with the database. See docs/resources/webhookendpoints.md.
+         *
+         *     Who may call it: owners and admins.
          */
         post: operations["redeliverWebhook"];
         delete?: never;

@@ -14,12 +14,12 @@ import type { ResourceDeclaration } from './types';
  * deliveries) in pages apart from it, with their list's filter, order and includes. A parent the
  * caller does not see is a 404; who may call is who may read the parent.
  */
-export function childListRoute(parent: ResourceDeclaration, child: ResourceDeclaration, parentKey: PgColumn, route: { path: string; operationId: string; summary: string; description?: string }) {
+export function childListRoute(parent: ResourceDeclaration, child: ResourceDeclaration, parentKey: PgColumn, route: { path: string; operationId: string; summary: string; description: string }) {
   const s = schemasOf(child);
   return defineRoute({
     method: 'get', path: `/v2/${parent.path ?? parent.type}/{id}/${route.path}`, tag: parent.title.group ?? parent.title.many, operationId: route.operationId, roles: parent.access.read,
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    description: route.description,
     request: { params: idParams, query: s.listQuery },
     responses: { 200: jsonResponse(`a page of the ${parent.singular}'s ${child.type}`, s.many) },
   }, async (c) => {

@@ -47,6 +47,7 @@ export const webhookDeliveriesResource = defineResource({
 /** `GET /v2/webhookendpoints/{id}/deliveries.json` */
 export const deliveriesRoute = childListRoute(webhookEndpointsResource, webhookDeliveriesResource, webhookDeliveries.endpointId, {
   path: 'deliveries.json', operationId: 'listWebhookDeliveries', summary: "An endpoint's delivery log, paginated",
+  description: "Every delivery made for the endpoint, oldest first, with the list's `filter` (`event`, `status`, `statusCode`, `attempts`, `deliveryId`, `ticket`, the audit set), `orderBy` and paging: each one's status (pending, delivered, failed), the last try's `statusCode`, `latencyMs` and `lastError`, when it was tried and is due next, and the `payload` as sent. A delivery the write made shows once its webhook event is decided. Another installation's or a deleted endpoint is a 404. See docs/resources/webhookendpoints.md.",
 });
 
 /**
@@ -58,6 +59,7 @@ export const deliveriesRoute = childListRoute(webhookEndpointsResource, webhookD
 export const redeliverRoute = defineRoute({
   method: 'post', path: '/v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json', tag: 'Webhooks', operationId: 'redeliverWebhook', roles: ADMINS,
   summary: 'Send a delivery again',
+  description: 'Puts one delivery of the endpoint back on the queue to be sent now: the same body and `X-Desk-Delivery` id, its tries counted afresh and a fresh day of retries, a delivered one too; answers 202 with the delivery as it now stands. One being tried or waiting for its next try is a 409 (it would be sent twice at once), and so is a test event\'s (tried once: send another with the test route); another endpoint\'s or installation\'s delivery is a 404. One exchange with the database. See docs/resources/webhookendpoints.md.',
   request: { params: z.object({ id: integerParam("the endpoint's id"), deliveryId: integerParam("the delivery's id (the log's `id`)") }) },
   responses: { 202: jsonResponse('queued: the delivery as it now stands', schemasOf(webhookDeliveriesResource).one), 404: errorResponse('no such endpoint or delivery here'), 409: errorResponse('the delivery is being tried, waits for its next try, or is a test event (tried once)') },
 }, async (c) => {
