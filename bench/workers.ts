@@ -22,8 +22,9 @@ export interface RunningWorker {
 
 function runtimeOf(configPath: string) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
-  // the queue consumers' settings, whatever the queue is called (a bench Worker's batches must be the service's)
-  const consumers = Object.values((workerOptions as { queueConsumers?: Record<string, unknown> }).queueConsumers ?? {}).map((c) => JSON.stringify(c));
+  // the queue consumers' settings, whatever the queue and its dead-letter queue are called (a bench Worker's batches must be the service's)
+  const consumers = Object.values((workerOptions as { queueConsumers?: Record<string, Record<string, unknown>> }).queueConsumers ?? {})
+    .map(({ deadLetterQueue: _named, ...settings }) => JSON.stringify(settings));
   return { workerOptions, date: workerOptions.compatibilityDate, flags: [...(workerOptions.compatibilityFlags ?? [])].sort(), consumers };
 }
 
