@@ -1,15 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { Env } from '../app-env';
 import { openDatabase } from '../db/client';
-import { MAX_ID } from '../http/params';
+import { isRowId } from '../http/params';
 import { retryDelaySeconds } from '../jobs/backoff';
 import { errorField, log } from '../lib/log';
 import { ATTEMPTS_BEFORE_DEATH, type SourceQueue } from './queues';
 
 /** A dead letter waits for the database up to an hour between tries (100 tries: about four days). */
 const MAX_STORE_WAIT_SECONDS = 3_600;
-
-const isRowId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_ID;
 
 /**
  * The installation a message names: its `installationId` (an events drain), or the one every

@@ -3,6 +3,9 @@ import { z } from 'zod';
 /** The largest id an `integer` column holds. */
 export const MAX_ID = 2_147_483_647;
 
+/** Whether a value taken from a queue message or a stored body can be a row's id. */
+export const isRowId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_ID;
+
 /** An id's digits as the platform's clients may send them (`"12"`): canonical, without sign, space or leading zero. */
 const ID_DIGITS = /^[1-9]\d{0,9}$/;
 

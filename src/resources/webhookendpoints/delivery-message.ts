@@ -1,6 +1,5 @@
 import type { Env } from '../../app-env';
 import type { JobMessage } from '../../jobs/job-message';
-import { MAX_ID } from '../../http/params';
 
 export const DELIVER_KIND = 'webhooks.deliver';
 
@@ -25,8 +24,7 @@ export function deliverMessage(deliveryIds: readonly number[], records: readonly
   return { kind: DELIVER_KIND, deliveryIds: [...deliveryIds], ...(records.length ? { records: [...records] } : {}) };
 }
 
-/** Whether a value in a message can be a row's id. */
-export const isRowId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_ID;
+export { isRowId } from '../../http/params';
 
 /** A queue takes at most 100 messages in one batch. Deliveries go on their own queue (wrangler.toml). */
 const BATCH_LIMIT = 100;
