@@ -16998,6 +16998,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://helpdesk.test",
+                     *       "authorization_endpoint": "https://helpdesk.test/oauth/authorize",
+                     *       "token_endpoint": "https://helpdesk.test/oauth/token",
+                     *       "revocation_endpoint": "https://helpdesk.test/oauth/revoke",
+                     *       "userinfo_endpoint": "https://helpdesk.test/oauth/userinfo",
+                     *       "scopes_supported": [
+                     *         "desk",
+                     *         "desk:read"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "response_modes_supported": [
+                     *         "query"
+                     *       ],
+                     *       "grant_types_supported": [
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post"
+                     *       ],
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "authorization_response_iss_parameter_supported": true,
+                     *       "service_documentation": "https://helpdesk.test/v2/docs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthServerMetadata"];
                 };
             };
@@ -17045,6 +17081,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "database": "ok",
+                     *       "environment": "development",
+                     *       "backlog": {
+                     *         "outbox": {
+                     *           "count": 0,
+                     *           "oldestSeconds": null,
+                     *           "overThreshold": false
+                     *         },
+                     *         "webhookDeliveries": {
+                     *           "count": 0,
+                     *           "overdueSeconds": null,
+                     *           "overThreshold": false
+                     *         },
+                     *         "outgoingMail": {
+                     *           "count": 0,
+                     *           "overdueSeconds": null,
+                     *           "overThreshold": false
+                     *         },
+                     *         "deadLetters": {
+                     *           "count": 0,
+                     *           "oldestSeconds": null,
+                     *           "overThreshold": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
                 };
             };
@@ -17080,19 +17145,40 @@ export interface operations {
     oauthAuthorizePage: {
         parameters: {
             query?: {
-                /** @description the app's client_id */
+                /**
+                 * @description the app's client_id
+                 * @example hdc_8f2b6c1d9e0a4b7c
+                 */
                 client_id?: string;
-                /** @description PKCE: BASE64URL(SHA256(code_verifier)); required of every app */
+                /**
+                 * @description PKCE: BASE64URL(SHA256(code_verifier)); required of every app
+                 * @example E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
+                 */
                 code_challenge?: string;
-                /** @description `S256`, required: the only one taken */
+                /**
+                 * @description `S256`, required: the only one taken
+                 * @example S256
+                 */
                 code_challenge_method?: string;
-                /** @description one the app registered; may be left out when it registered only one */
+                /**
+                 * @description one the app registered; may be left out when it registered only one
+                 * @example https://dashboard.acme.example/callback
+                 */
                 redirect_uri?: string;
-                /** @description `code` */
+                /**
+                 * @description `code`
+                 * @example code
+                 */
                 response_type?: string;
-                /** @description space-separated: `desk`, `desk:read`; all the app may ask for when left out */
+                /**
+                 * @description space-separated: `desk`, `desk:read`; all the app may ask for when left out
+                 * @example desk:read
+                 */
                 scope?: string;
-                /** @description returned untouched with the code */
+                /**
+                 * @description returned untouched with the code
+                 * @example af0ifjsldkj
+                 */
                 state?: string;
             };
             header?: never;
@@ -17155,6 +17241,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "response_type": "code",
+                 *       "client_id": "hdc_8f2b6c1d9e0a4b7c",
+                 *       "redirect_uri": "https://dashboard.acme.example/callback",
+                 *       "scope": "desk:read",
+                 *       "state": "af0ifjsldkj",
+                 *       "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                 *       "code_challenge_method": "S256",
+                 *       "api_key": "<the teammate's API key>",
+                 *       "consent_token": "<the page's consent_token>",
+                 *       "decision": "allow"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OAuthConsent"];
             };
         };
@@ -17231,6 +17331,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "<a refresh token of the app>"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OAuthRevocationRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["OAuthRevocationRequest"];
             };
@@ -17333,6 +17438,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "authorization_code",
+                 *       "code": "<the code the redirect brought>",
+                 *       "redirect_uri": "https://dashboard.acme.example/callback",
+                 *       "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OAuthTokenRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
             };
@@ -17346,6 +17459,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "hdo_YCsRAeIIroQXHhPLXyIfAFPB7fIFoKW6ZEEB3jvR",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 3600,
+                     *       "refresh_token": "hdr_dRrJxLD9jaCmJUNCFzIN3pd98GsInB4vXyOBRfr4",
+                     *       "scope": "desk:read",
+                     *       "installation": {
+                     *         "id": 1,
+                     *         "name": "walk-z048as7m helpdesk",
+                     *         "siteName": "walk-z048as7m",
+                     *         "apiEndPoint": "https://helpdesk.test"
+                     *       },
+                     *       "user": {
+                     *         "id": 1,
+                     *         "firstName": "Owner",
+                     *         "lastName": "Demo",
+                     *         "email": "owner-32lcp1@example.test",
+                     *         "role": "owner"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthToken"];
                 };
             };
@@ -17443,6 +17578,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sub": "1",
+                     *       "scopes": [
+                     *         "desk"
+                     *       ],
+                     *       "client_id": null,
+                     *       "installation": {
+                     *         "id": 1,
+                     *         "name": "walk-z048as7m helpdesk",
+                     *         "siteName": "walk-z048as7m",
+                     *         "apiEndPoint": "https://helpdesk.test"
+                     *       },
+                     *       "user": {
+                     *         "id": 1,
+                     *         "firstName": "Owner",
+                     *         "lastName": "Demo",
+                     *         "email": "owner-32lcp1@example.test",
+                     *         "role": "owner"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthUserInfo"];
                 };
             };
@@ -17528,6 +17685,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deadLetters": [],
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeadLettersBody"];
                 };
             };
@@ -17605,6 +17784,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deadLetter": {
+                     *         "id": 1,
+                     *         "state": "open",
+                     *         "queue": "helpdesk-jobs",
+                     *         "installationId": 1,
+                     *         "kind": "events.drain",
+                     *         "body": {
+                     *           "kind": "events.drain",
+                     *           "installationId": 1
+                     *         },
+                     *         "messageId": "walk-1-0.3056456220107795",
+                     *         "attempts": 6,
+                     *         "sentAt": "2026-11-29T09:09:29.829Z",
+                     *         "deadAt": "2026-11-29T10:09:29.829Z",
+                     *         "replayedAt": null,
+                     *         "discardedAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeadLetterBody"];
                 };
             };
@@ -17678,7 +17878,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the dead letter's id */
+                /**
+                 * @description the dead letter's id
+                 * @example 2
+                 */
                 id: number;
             };
             cookie?: never;
@@ -17691,6 +17894,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deadLetter": {
+                     *         "id": 2,
+                     *         "state": "discarded",
+                     *         "queue": "helpdesk-jobs",
+                     *         "installationId": 1,
+                     *         "kind": "events.drain",
+                     *         "body": {
+                     *           "kind": "events.drain",
+                     *           "installationId": 1
+                     *         },
+                     *         "messageId": "walk-1-0.10671864134600484",
+                     *         "attempts": 6,
+                     *         "sentAt": "2026-11-29T09:09:34.991Z",
+                     *         "deadAt": "2026-11-29T10:09:34.991Z",
+                     *         "replayedAt": null,
+                     *         "discardedAt": "2026-11-29T10:09:35.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeadLetterBody"];
                 };
             };
@@ -17773,7 +17997,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the dead letter's id */
+                /**
+                 * @description the dead letter's id
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -17786,6 +18013,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deadLetter": {
+                     *         "id": 1,
+                     *         "state": "replayed",
+                     *         "queue": "helpdesk-jobs",
+                     *         "installationId": 1,
+                     *         "kind": "events.drain",
+                     *         "body": {
+                     *           "kind": "events.drain",
+                     *           "installationId": 1
+                     *         },
+                     *         "messageId": "walk-1-0.3056456220107795",
+                     *         "attempts": 6,
+                     *         "sentAt": "2026-11-29T09:09:29.829Z",
+                     *         "deadAt": "2026-11-29T10:09:29.829Z",
+                     *         "replayedAt": "2026-11-29T10:09:34.966Z",
+                     *         "discardedAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeadLetterBody"];
                 };
             };
@@ -17893,6 +18141,106 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agentinvites": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "agentinvites",
+                     *           "user": {
+                     *             "id": 4,
+                     *             "type": "users"
+                     *           },
+                     *           "owner": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "status": "pending",
+                     *           "message": "I answer the billing questions on Fridays: may I have an agent seat?",
+                     *           "decidedAt": null,
+                     *           "decidedBy": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:21.500Z",
+                     *           "createdBy": {
+                     *             "id": 4,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:21.500Z",
+                     *           "updatedBy": {
+                     *             "id": 4,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           },
+                     *           {
+                     *             "id": 4,
+                     *             "type": "users",
+                     *             "email": "collaborator-a7g86b@example.test",
+                     *             "firstName": "Collaborator",
+                     *             "lastName": "Demo",
+                     *             "role": "collaborator",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.432Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.432Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentInvitesBody"];
                 };
             };
@@ -17967,6 +18315,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agentinvite": {
+                 *         "message": "I answer the billing questions on Fridays: may I have an agent seat?"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     agentinvite: components["schemas"]["AgentInviteCreate"];
                     /** @description ignored */
@@ -17987,6 +18342,87 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agentinvite": {
+                     *         "id": 1,
+                     *         "type": "agentinvites",
+                     *         "user": {
+                     *           "id": 4,
+                     *           "type": "users"
+                     *         },
+                     *         "owner": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "status": "pending",
+                     *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
+                     *         "decidedAt": null,
+                     *         "decidedBy": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.500Z",
+                     *         "createdBy": {
+                     *           "id": 4,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.500Z",
+                     *         "updatedBy": {
+                     *           "id": 4,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           },
+                     *           {
+                     *             "id": 4,
+                     *             "type": "users",
+                     *             "email": "collaborator-a7g86b@example.test",
+                     *             "firstName": "Collaborator",
+                     *             "lastName": "Demo",
+                     *             "role": "collaborator",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.432Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.432Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentInviteBody"];
                 };
             };
@@ -18125,6 +18561,87 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agentinvite": {
+                     *         "id": 1,
+                     *         "type": "agentinvites",
+                     *         "user": {
+                     *           "id": 4,
+                     *           "type": "users"
+                     *         },
+                     *         "owner": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "status": "pending",
+                     *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
+                     *         "decidedAt": null,
+                     *         "decidedBy": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.500Z",
+                     *         "createdBy": {
+                     *           "id": 4,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.500Z",
+                     *         "updatedBy": {
+                     *           "id": 4,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           },
+                     *           {
+                     *             "id": 4,
+                     *             "type": "users",
+                     *             "email": "collaborator-a7g86b@example.test",
+                     *             "firstName": "Collaborator",
+                     *             "lastName": "Demo",
+                     *             "role": "collaborator",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.432Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.432Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentInviteBody"];
                 };
             };
@@ -18204,7 +18721,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 2
+                 */
                 id: number;
             };
             cookie?: never;
@@ -18217,6 +18737,93 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agentinvite": {
+                     *         "id": 2,
+                     *         "type": "agentinvites",
+                     *         "user": {
+                     *           "id": 4,
+                     *           "type": "users"
+                     *         },
+                     *         "owner": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "status": "accepted",
+                     *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
+                     *         "decidedAt": "2026-11-29T10:09:32.825Z",
+                     *         "decidedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:32.808Z",
+                     *         "createdBy": {
+                     *           "id": 4,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:32.825Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           },
+                     *           {
+                     *             "id": 4,
+                     *             "type": "users",
+                     *             "email": "collaborator-a7g86b@example.test",
+                     *             "firstName": "Collaborator",
+                     *             "lastName": "Demo",
+                     *             "role": "agent",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.432Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:32.825Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentInviteBody"];
                 };
             };
@@ -18314,7 +18921,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -18327,6 +18937,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "agentinvite": {
+                     *         "id": 1,
+                     *         "type": "agentinvites",
+                     *         "user": {
+                     *           "id": 4,
+                     *           "type": "users"
+                     *         },
+                     *         "owner": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "status": "declined",
+                     *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
+                     *         "decidedAt": "2026-11-29T10:09:32.764Z",
+                     *         "decidedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.500Z",
+                     *         "createdBy": {
+                     *           "id": 4,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:32.764Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           },
+                     *           {
+                     *             "id": 4,
+                     *             "type": "users",
+                     *             "email": "collaborator-a7g86b@example.test",
+                     *             "firstName": "Collaborator",
+                     *             "lastName": "Demo",
+                     *             "role": "collaborator",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.432Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.432Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentInviteBody"];
                 };
             };
@@ -18431,6 +19125,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "aieffectiveness": {
+                     *         "avgSimilarity": 0,
+                     *         "sentAsIs": 0,
+                     *         "edited": 0,
+                     *         "rewritten": 0,
+                     *         "repliesCount": 0,
+                     *         "periodStart": "2026-11-29",
+                     *         "resetDate": "2026-12-29"
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["AIEffectivenessBody"];
                 };
             };
@@ -18508,6 +19216,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "aiusage": {
+                     *         "state": "exhausted",
+                     *         "allowance": 0,
+                     *         "used": 0,
+                     *         "remaining": 0,
+                     *         "percentUsed": 0,
+                     *         "streams": {
+                     *           "replies": 0,
+                     *           "chat": 0
+                     *         },
+                     *         "periodStart": "2026-11-29",
+                     *         "resetDate": "2026-12-29",
+                     *         "measuredAt": null
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["AIUsageBody"];
                 };
             };
@@ -18585,6 +19312,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "announcement": {
+                     *         "id": 1,
+                     *         "type": "announcements",
+                     *         "title": "New inbox for billing",
+                     *         "body": "Billing questions now go to the Billing inbox.",
+                     *         "audience": "agents",
+                     *         "publishedAt": "2026-11-29T10:09:21.559Z",
+                     *         "expiresAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.559Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.559Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AnnouncementBody"];
                 };
             };
@@ -18681,6 +19459,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "announcements": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AnnouncementsBody"];
                 };
             };
@@ -18755,6 +19556,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "announcement": {
+                 *         "title": "New inbox for billing",
+                 *         "body": "Billing questions now go to the Billing inbox.",
+                 *         "audience": "agents"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     announcement: components["schemas"]["AnnouncementCreate"];
                     /** @description ignored */
@@ -18775,6 +19585,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "announcement": {
+                     *         "id": 1,
+                     *         "type": "announcements",
+                     *         "title": "New inbox for billing",
+                     *         "body": "Billing questions now go to the Billing inbox.",
+                     *         "audience": "agents",
+                     *         "publishedAt": "2026-11-29T10:09:21.559Z",
+                     *         "expiresAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.559Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.559Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AnnouncementBody"];
                 };
             };
@@ -18913,6 +19774,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "announcement": {
+                     *         "id": 1,
+                     *         "type": "announcements",
+                     *         "title": "New inbox for billing",
+                     *         "body": "Billing questions now go to the Billing inbox.",
+                     *         "audience": "agents",
+                     *         "publishedAt": "2026-11-29T10:09:21.559Z",
+                     *         "expiresAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.559Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.559Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AnnouncementBody"];
                 };
             };
@@ -18999,6 +19911,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "announcement": {
+                 *         "expiresAt": "2027-01-31T00:00:00Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     announcement: components["schemas"]["AnnouncementUpdate"];
                     /** @description ignored */
@@ -19019,6 +19938,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "announcement": {
+                     *         "id": 1,
+                     *         "type": "announcements",
+                     *         "title": "New inbox for billing",
+                     *         "body": "Billing questions now go to the Billing inbox.",
+                     *         "audience": "agents",
+                     *         "publishedAt": "2026-11-29T10:09:21.559Z",
+                     *         "expiresAt": "2027-01-31T00:00:00.000Z",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.559Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:29.897Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AnnouncementBody"];
                 };
             };
@@ -19268,6 +20238,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "announcement": {
+                 *         "expiresAt": "2027-01-31T00:00:00Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     announcement: components["schemas"]["AnnouncementUpdate"];
                     /** @description ignored */
@@ -19288,6 +20265,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "announcement": {
+                     *         "id": 1,
+                     *         "type": "announcements",
+                     *         "title": "New inbox for billing",
+                     *         "body": "Billing questions now go to the Billing inbox.",
+                     *         "audience": "agents",
+                     *         "publishedAt": "2026-11-29T10:09:21.559Z",
+                     *         "expiresAt": "2027-01-31T00:00:00.000Z",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.559Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:29.954Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AnnouncementBody"];
                 };
             };
@@ -19444,6 +20472,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "anomalies": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AnomaliesBody"];
                 };
             };
@@ -19526,6 +20577,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "anomaly": {
+                     *         "id": 1,
+                     *         "type": "anomalies",
+                     *         "name": "ticketSpike",
+                     *         "details": {
+                     *           "usual": 12,
+                     *           "tickets": 48
+                     *         },
+                     *         "customer": null,
+                     *         "inbox": null,
+                     *         "user": null,
+                     *         "detectedAt": "2026-11-29T10:09:27.320Z",
+                     *         "status": "open",
+                     *         "clearedAt": null,
+                     *         "clearedBy": null,
+                     *         "clearNote": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:27.320Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:27.320Z",
+                     *         "updatedBy": null
+                     *       },
+                     *       "included": {
+                     *         "users": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AnomalyBody"];
                 };
             };
@@ -19612,6 +20692,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "anomaly": {
+                 *         "clearNote": "Expected: the spring sale brought the extra tickets"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     anomaly: components["schemas"]["AnomalyClear"];
                     /** @description ignored */
@@ -19632,6 +20719,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "anomaly": {
+                     *         "id": 1,
+                     *         "type": "anomalies",
+                     *         "name": "ticketSpike",
+                     *         "details": {
+                     *           "usual": 12,
+                     *           "tickets": 48
+                     *         },
+                     *         "customer": null,
+                     *         "inbox": null,
+                     *         "user": null,
+                     *         "detectedAt": "2026-11-29T10:09:27.320Z",
+                     *         "status": "cleared",
+                     *         "clearedAt": "2026-11-29T10:09:32.868Z",
+                     *         "clearedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "clearNote": "Expected: the spring sale brought the extra tickets",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:27.320Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:32.868Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AnomalyBody"];
                 };
             };
@@ -19773,6 +20919,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "anomaly": {
+                 *         "clearNote": "Expected: the spring sale brought the extra tickets"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     anomaly: components["schemas"]["AnomalyClear"];
                     /** @description ignored */
@@ -19793,6 +20946,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -19938,6 +21099,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "apikeys": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeysBody"];
                 };
             };
@@ -20009,6 +21193,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "apikey": {
+                 *         "name": "Reporting script"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     apikey: components["schemas"]["ApiKeyCreate"];
                     /** @description ignored */
@@ -20029,6 +21220,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "apikey": {
+                     *         "id": 5,
+                     *         "type": "apikeys",
+                     *         "name": "Reporting script",
+                     *         "prefix": "hd_tK44",
+                     *         "user": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "lastUsedAt": null,
+                     *         "expiresAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.596Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.596Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "secret": "hd_tK44WoeH68Wy6xfhvYVVf9ES2H9RBJQis7FcT3gw"
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyCreatedBody"];
                 };
             };
@@ -20167,6 +21387,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "apikey": {
+                     *         "id": 5,
+                     *         "type": "apikeys",
+                     *         "name": "Reporting script",
+                     *         "prefix": "hd_tK44",
+                     *         "user": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "lastUsedAt": null,
+                     *         "expiresAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.596Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.596Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyBody"];
                 };
             };
@@ -20370,6 +21644,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appfeatures": [
+                     *         {
+                     *           "id": 2,
+                     *           "type": "appfeatures",
+                     *           "app": {
+                     *             "id": 1,
+                     *             "type": "apps"
+                     *           },
+                     *           "name": "Reply from Slack",
+                     *           "description": "Reply to a ticket from its Slack thread.",
+                     *           "defaultValue": "disabled",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *           "updatedBy": null
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "users": []
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppFeaturesBody"];
                 };
             };
@@ -20452,6 +21768,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appfeature": {
+                     *         "id": 1,
+                     *         "type": "appfeatures",
+                     *         "app": {
+                     *           "id": 1,
+                     *           "type": "apps"
+                     *         },
+                     *         "name": "Ticket notifications",
+                     *         "description": "A message in the channel for every ticket the setting selects.",
+                     *         "defaultValue": "enabled",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *         "updatedBy": null
+                     *       },
+                     *       "included": {
+                     *         "users": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppFeatureBody"];
                 };
             };
@@ -20550,6 +21889,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appfeaturesinstallations": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppFeaturesInstallationsBody"];
                 };
             };
@@ -20632,6 +21994,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appfeaturesinstallation": {
+                     *         "id": 1,
+                     *         "type": "appfeaturesinstallations",
+                     *         "appfeatureId": 5,
+                     *         "comment": null,
+                     *         "value": "enabled",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:32.918Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:32.918Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppFeaturesInstallationBody"];
                 };
             };
@@ -20730,6 +22141,128 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "apps": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "apps",
+                     *           "slug": "slack-notifications",
+                     *           "name": "Slack notifications",
+                     *           "description": "Posts new, assigned and urgent tickets to a Slack channel so the team sees them where it already talks.",
+                     *           "developer": "Helpdesk",
+                     *           "iconUrl": "https://cdn.helpdesk.test/apps/slack.svg",
+                     *           "installed": false,
+                     *           "installedAt": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *           "updatedBy": null,
+                     *           "appsettings": [
+                     *             {
+                     *               "id": 1,
+                     *               "type": "appsettings"
+                     *             },
+                     *             {
+                     *               "id": 2,
+                     *               "type": "appsettings"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "apps",
+                     *           "slug": "jira",
+                     *           "name": "Jira",
+                     *           "description": "Creates Jira issues from tickets and shows the linked issues, with their status, beside the conversation.",
+                     *           "developer": "Helpdesk",
+                     *           "iconUrl": "https://cdn.helpdesk.test/apps/jira.svg",
+                     *           "installed": false,
+                     *           "installedAt": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *           "updatedBy": null,
+                     *           "appsettings": [
+                     *             {
+                     *               "id": 5,
+                     *               "type": "appsettings"
+                     *             },
+                     *             {
+                     *               "id": 6,
+                     *               "type": "appsettings"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "appsettings": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "appsettings",
+                     *             "app": {
+                     *               "id": 1,
+                     *               "type": "apps"
+                     *             },
+                     *             "key": "webhookUrl",
+                     *             "name": "Incoming webhook URL",
+                     *             "settingType": "secret",
+                     *             "options": null,
+                     *             "required": true,
+                     *             "defaultValue": null,
+                     *             "value": null,
+                     *             "isSet": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "appsettings",
+                     *             "app": {
+                     *               "id": 1,
+                     *               "type": "apps"
+                     *             },
+                     *             "key": "channel",
+                     *             "name": "Channel",
+                     *             "settingType": "string",
+                     *             "options": null,
+                     *             "required": true,
+                     *             "defaultValue": "#support",
+                     *             "value": "#support",
+                     *             "isSet": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "users": []
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 5,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 5,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppsBody"];
                 };
             };
@@ -20797,15 +22330,28 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the app */
+                /**
+                 * @description the app
+                 * @example 3
+                 */
                 appId: number;
-                /** @description the setting's declaration */
+                /**
+                 * @description the setting's declaration
+                 * @example 9
+                 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "appsetting": {
+                 *         "value": 48
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     appsetting: components["schemas"]["AppSettingUpdate"];
                     /** @description ignored */
@@ -20826,6 +22372,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appsetting": {
+                     *         "id": 9,
+                     *         "type": "appsettings",
+                     *         "app": {
+                     *           "id": 3,
+                     *           "type": "apps"
+                     *         },
+                     *         "key": "sendDelayHours",
+                     *         "name": "Hours to wait after a ticket is solved",
+                     *         "settingType": "number",
+                     *         "options": null,
+                     *         "required": true,
+                     *         "defaultValue": 24,
+                     *         "value": 48,
+                     *         "isSet": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:33.009Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppSettingBody"];
                 };
             };
@@ -20975,6 +22550,83 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "app": {
+                     *         "id": 1,
+                     *         "type": "apps",
+                     *         "slug": "slack-notifications",
+                     *         "name": "Slack notifications",
+                     *         "description": "Posts new, assigned and urgent tickets to a Slack channel so the team sees them where it already talks.",
+                     *         "developer": "Helpdesk",
+                     *         "iconUrl": "https://cdn.helpdesk.test/apps/slack.svg",
+                     *         "installed": false,
+                     *         "installedAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *         "updatedBy": null,
+                     *         "appsettings": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "appsettings"
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "appsettings"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "appsettings": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "appsettings",
+                     *             "app": {
+                     *               "id": 1,
+                     *               "type": "apps"
+                     *             },
+                     *             "key": "webhookUrl",
+                     *             "name": "Incoming webhook URL",
+                     *             "settingType": "secret",
+                     *             "options": null,
+                     *             "required": true,
+                     *             "defaultValue": null,
+                     *             "value": null,
+                     *             "isSet": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "appsettings",
+                     *             "app": {
+                     *               "id": 1,
+                     *               "type": "apps"
+                     *             },
+                     *             "key": "channel",
+                     *             "name": "Channel",
+                     *             "settingType": "string",
+                     *             "options": null,
+                     *             "required": true,
+                     *             "defaultValue": "#support",
+                     *             "value": "#support",
+                     *             "isSet": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "users": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppBody"];
                 };
             };
@@ -21054,7 +22706,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 3
+                 */
                 id: number;
             };
             cookie?: never;
@@ -21067,6 +22722,86 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "app": {
+                     *         "id": 3,
+                     *         "type": "apps",
+                     *         "slug": "csat-survey",
+                     *         "name": "CSAT survey",
+                     *         "description": "Asks customers to rate the support they received once their ticket is solved, and reports the scores.",
+                     *         "developer": "Helpdesk",
+                     *         "iconUrl": "https://cdn.helpdesk.test/apps/csat.svg",
+                     *         "installed": true,
+                     *         "installedAt": "2026-11-29T10:09:32.918Z",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *         "updatedBy": null,
+                     *         "appsettings": [
+                     *           {
+                     *             "id": 9,
+                     *             "type": "appsettings"
+                     *           },
+                     *           {
+                     *             "id": 10,
+                     *             "type": "appsettings"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "appsettings": [
+                     *           {
+                     *             "id": 9,
+                     *             "type": "appsettings",
+                     *             "app": {
+                     *               "id": 3,
+                     *               "type": "apps"
+                     *             },
+                     *             "key": "sendDelayHours",
+                     *             "name": "Hours to wait after a ticket is solved",
+                     *             "settingType": "number",
+                     *             "options": null,
+                     *             "required": true,
+                     *             "defaultValue": 24,
+                     *             "value": 24,
+                     *             "isSet": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           },
+                     *           {
+                     *             "id": 10,
+                     *             "type": "appsettings",
+                     *             "app": {
+                     *               "id": 3,
+                     *               "type": "apps"
+                     *             },
+                     *             "key": "scale",
+                     *             "name": "Rating scale",
+                     *             "settingType": "select",
+                     *             "options": [
+                     *               "1-5",
+                     *               "thumbs"
+                     *             ],
+                     *             "required": true,
+                     *             "defaultValue": "1-5",
+                     *             "value": "1-5",
+                     *             "isSet": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "users": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppBody"];
                 };
             };
@@ -21164,7 +22899,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 3
+                 */
                 id: number;
             };
             cookie?: never;
@@ -21177,6 +22915,113 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "app": {
+                     *         "id": 3,
+                     *         "type": "apps",
+                     *         "slug": "csat-survey",
+                     *         "name": "CSAT survey",
+                     *         "description": "Asks customers to rate the support they received once their ticket is solved, and reports the scores.",
+                     *         "developer": "Helpdesk",
+                     *         "iconUrl": "https://cdn.helpdesk.test/apps/csat.svg",
+                     *         "installed": false,
+                     *         "installedAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *         "updatedBy": null,
+                     *         "appsettings": [
+                     *           {
+                     *             "id": 9,
+                     *             "type": "appsettings"
+                     *           },
+                     *           {
+                     *             "id": 10,
+                     *             "type": "appsettings"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "appsettings": [
+                     *           {
+                     *             "id": 9,
+                     *             "type": "appsettings",
+                     *             "app": {
+                     *               "id": 3,
+                     *               "type": "apps"
+                     *             },
+                     *             "key": "sendDelayHours",
+                     *             "name": "Hours to wait after a ticket is solved",
+                     *             "settingType": "number",
+                     *             "options": null,
+                     *             "required": true,
+                     *             "defaultValue": 24,
+                     *             "value": 48,
+                     *             "isSet": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:33.009Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 10,
+                     *             "type": "appsettings",
+                     *             "app": {
+                     *               "id": 3,
+                     *               "type": "apps"
+                     *             },
+                     *             "key": "scale",
+                     *             "name": "Rating scale",
+                     *             "settingType": "select",
+                     *             "options": [
+                     *               "1-5",
+                     *               "thumbs"
+                     *             ],
+                     *             "required": true,
+                     *             "defaultValue": "1-5",
+                     *             "value": "1-5",
+                     *             "isSet": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AppBody"];
                 };
             };
@@ -21271,7 +23116,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description the job's id */
+                /**
+                 * @description the job's id
+                 * @example 1
+                 */
                 jobId: number;
             };
             cookie?: never;
@@ -21284,6 +23132,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "backgroundjob": {
+                     *         "id": 1,
+                     *         "type": "backgroundjobs",
+                     *         "jobType": 1,
+                     *         "jobAction": 1,
+                     *         "status": "queued",
+                     *         "rowsTotal": 2,
+                     *         "rowsDone": 0,
+                     *         "rowsFailed": 0,
+                     *         "problems": [],
+                     *         "createdAt": "2026-11-29T10:09:33.075Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:33.075Z",
+                     *         "startedAt": null,
+                     *         "finishedAt": null
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BackgroundJobBody"];
                 };
             };
@@ -21360,11 +23258,20 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the job's action: 1 import, 2 bulkUpdate, 3 bulkDelete, 4 migrate */
+                /**
+                 * @description the job's action: 1 import, 2 bulkUpdate, 3 bulkDelete, 4 migrate
+                 * @example 1
+                 */
                 action: number;
-                /** @description the job's id */
+                /**
+                 * @description the job's id
+                 * @example 2
+                 */
                 id: number;
-                /** @description the job's type: 1 companies */
+                /**
+                 * @description the job's type: 1 companies
+                 * @example 1
+                 */
                 type: number;
             };
             cookie?: never;
@@ -21491,6 +23398,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshours": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursBody"];
                 };
             };
@@ -21565,6 +23495,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "businesshour": {
+                 *         "name": "London office",
+                 *         "timezone_name": "Europe/London",
+                 *         "businesshoursschedules": [
+                 *           {
+                 *             "day": 1,
+                 *             "startHour": "09:00",
+                 *             "endHour": "17:30"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     businesshour: components["schemas"]["BusinessHourCreate"];
                     /** @description ignored */
@@ -21585,6 +23530,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshour": {
+                     *         "id": 2,
+                     *         "type": "businesshours",
+                     *         "name": "London office",
+                     *         "description": null,
+                     *         "isDefault": false,
+                     *         "timezoneId": 338,
+                     *         "timezone_name": "Europe/London",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.640Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.640Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "businesshoursholidays": [],
+                     *         "businesshoursschedules": [
+                     *           {
+                     *             "id": 6,
+                     *             "type": "businesshoursschedules"
+                     *           }
+                     *         ],
+                     *         "triggers": []
+                     *       },
+                     *       "included": {
+                     *         "businesshoursholidays": [],
+                     *         "businesshoursschedules": [
+                     *           {
+                     *             "id": 6,
+                     *             "type": "businesshoursschedules",
+                     *             "businesshours_id": 2,
+                     *             "day": 1,
+                     *             "startHour": "09:00",
+                     *             "endHour": "17:30",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.640Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.640Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "triggers": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHourBody"];
                 };
             };
@@ -21723,6 +23750,136 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshour": {
+                     *         "id": 2,
+                     *         "type": "businesshours",
+                     *         "name": "London office",
+                     *         "description": null,
+                     *         "isDefault": false,
+                     *         "timezoneId": 338,
+                     *         "timezone_name": "Europe/London",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.640Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.640Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "businesshoursholidays": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "businesshoursholidays"
+                     *           }
+                     *         ],
+                     *         "businesshoursschedules": [
+                     *           {
+                     *             "id": 6,
+                     *             "type": "businesshoursschedules"
+                     *           },
+                     *           {
+                     *             "id": 7,
+                     *             "type": "businesshoursschedules"
+                     *           }
+                     *         ],
+                     *         "triggers": []
+                     *       },
+                     *       "included": {
+                     *         "businesshoursholidays": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "businesshoursholidays",
+                     *             "businesshours_id": 2,
+                     *             "name": "New Year",
+                     *             "startDate": "2027-01-01",
+                     *             "endDate": "2027-01-01",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.764Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.764Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "businesshoursschedules": [
+                     *           {
+                     *             "id": 6,
+                     *             "type": "businesshoursschedules",
+                     *             "businesshours_id": 2,
+                     *             "day": 1,
+                     *             "startHour": "09:00",
+                     *             "endHour": "17:30",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.640Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.640Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 7,
+                     *             "type": "businesshoursschedules",
+                     *             "businesshours_id": 2,
+                     *             "day": 6,
+                     *             "startHour": "10:00",
+                     *             "endHour": "14:00",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.808Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.808Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "triggers": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHourBody"];
                 };
             };
@@ -21809,6 +23966,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "businesshour": {
+                 *         "description": "Weekdays, half past five on Fridays"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     businesshour: components["schemas"]["BusinessHourUpdate"];
                     /** @description ignored */
@@ -21829,6 +23993,136 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshour": {
+                     *         "id": 2,
+                     *         "type": "businesshours",
+                     *         "name": "London office",
+                     *         "description": "Weekdays, half past five on Fridays",
+                     *         "isDefault": false,
+                     *         "timezoneId": 338,
+                     *         "timezone_name": "Europe/London",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.640Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:29.981Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "businesshoursholidays": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "businesshoursholidays"
+                     *           }
+                     *         ],
+                     *         "businesshoursschedules": [
+                     *           {
+                     *             "id": 6,
+                     *             "type": "businesshoursschedules"
+                     *           },
+                     *           {
+                     *             "id": 7,
+                     *             "type": "businesshoursschedules"
+                     *           }
+                     *         ],
+                     *         "triggers": []
+                     *       },
+                     *       "included": {
+                     *         "businesshoursholidays": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "businesshoursholidays",
+                     *             "businesshours_id": 2,
+                     *             "name": "New Year",
+                     *             "startDate": "2027-01-01",
+                     *             "endDate": "2027-01-01",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.764Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.764Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "businesshoursschedules": [
+                     *           {
+                     *             "id": 6,
+                     *             "type": "businesshoursschedules",
+                     *             "businesshours_id": 2,
+                     *             "day": 1,
+                     *             "startHour": "09:00",
+                     *             "endHour": "17:30",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.640Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.640Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 7,
+                     *             "type": "businesshoursschedules",
+                     *             "businesshours_id": 2,
+                     *             "day": 6,
+                     *             "startHour": "10:00",
+                     *             "endHour": "14:00",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.808Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.808Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "triggers": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHourBody"];
                 };
             };
@@ -22078,6 +24372,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "businesshour": {
+                 *         "description": "Weekdays, half past five on Fridays"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     businesshour: components["schemas"]["BusinessHourUpdate"];
                     /** @description ignored */
@@ -22098,6 +24399,136 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshour": {
+                     *         "id": 2,
+                     *         "type": "businesshours",
+                     *         "name": "London office",
+                     *         "description": "Weekdays, half past five on Fridays",
+                     *         "isDefault": false,
+                     *         "timezoneId": 338,
+                     *         "timezone_name": "Europe/London",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.640Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.023Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "businesshoursholidays": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "businesshoursholidays"
+                     *           }
+                     *         ],
+                     *         "businesshoursschedules": [
+                     *           {
+                     *             "id": 6,
+                     *             "type": "businesshoursschedules"
+                     *           },
+                     *           {
+                     *             "id": 7,
+                     *             "type": "businesshoursschedules"
+                     *           }
+                     *         ],
+                     *         "triggers": []
+                     *       },
+                     *       "included": {
+                     *         "businesshoursholidays": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "businesshoursholidays",
+                     *             "businesshours_id": 2,
+                     *             "name": "New Year",
+                     *             "startDate": "2027-01-01",
+                     *             "endDate": "2027-01-01",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.764Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.764Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "businesshoursschedules": [
+                     *           {
+                     *             "id": 6,
+                     *             "type": "businesshoursschedules",
+                     *             "businesshours_id": 2,
+                     *             "day": 1,
+                     *             "startHour": "09:00",
+                     *             "endHour": "17:30",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.640Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.640Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 7,
+                     *             "type": "businesshoursschedules",
+                     *             "businesshours_id": 2,
+                     *             "day": 6,
+                     *             "startHour": "10:00",
+                     *             "endHour": "14:00",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.808Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.808Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "triggers": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHourBody"];
                 };
             };
@@ -22254,6 +24685,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshoursholidays": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursHolidaysBody"];
                 };
             };
@@ -22328,6 +24782,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "businesshoursholiday": {
+                 *         "businesshours": {
+                 *           "id": 1
+                 *         },
+                 *         "name": "New Year",
+                 *         "startDate": "2027-01-01",
+                 *         "endDate": "2027-01-01"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     businesshoursholiday: components["schemas"]["BusinessHoursHolidayCreate"];
                     /** @description ignored */
@@ -22348,6 +24814,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshoursholiday": {
+                     *         "id": 1,
+                     *         "type": "businesshoursholidays",
+                     *         "businesshours_id": 2,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "name": "New Year",
+                     *         "startDate": "2027-01-01",
+                     *         "endDate": "2027-01-01",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.764Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.764Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursHolidayBody"];
                 };
             };
@@ -22486,6 +25006,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshoursholiday": {
+                     *         "id": 1,
+                     *         "type": "businesshoursholidays",
+                     *         "businesshours_id": 2,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "name": "New Year",
+                     *         "startDate": "2027-01-01",
+                     *         "endDate": "2027-01-01",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.764Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.764Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursHolidayBody"];
                 };
             };
@@ -22572,6 +25146,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "businesshoursholiday": {
+                 *         "name": "New Year's Day"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     businesshoursholiday: components["schemas"]["BusinessHoursHolidayUpdate"];
                     /** @description ignored */
@@ -22592,6 +25173,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshoursholiday": {
+                     *         "id": 1,
+                     *         "type": "businesshoursholidays",
+                     *         "businesshours_id": 2,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "name": "New Year's Day",
+                     *         "startDate": "2027-01-01",
+                     *         "endDate": "2027-01-01",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.764Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.336Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursHolidayBody"];
                 };
             };
@@ -22841,6 +25476,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "businesshoursholiday": {
+                 *         "name": "New Year's Day"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     businesshoursholiday: components["schemas"]["BusinessHoursHolidayUpdate"];
                     /** @description ignored */
@@ -22861,6 +25503,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshoursholiday": {
+                     *         "id": 1,
+                     *         "type": "businesshoursholidays",
+                     *         "businesshours_id": 2,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "name": "New Year's Day",
+                     *         "startDate": "2027-01-01",
+                     *         "endDate": "2027-01-01",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.764Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.368Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursHolidayBody"];
                 };
             };
@@ -23017,6 +25713,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshoursschedules": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursSchedulesBody"];
                 };
             };
@@ -23091,6 +25810,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "businesshoursschedule": {
+                 *         "businesshours": {
+                 *           "id": 1
+                 *         },
+                 *         "day": 6,
+                 *         "startHour": "10:00",
+                 *         "endHour": "14:00"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     businesshoursschedule: components["schemas"]["BusinessHoursScheduleCreate"];
                     /** @description ignored */
@@ -23111,6 +25842,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshoursschedule": {
+                     *         "id": 7,
+                     *         "type": "businesshoursschedules",
+                     *         "businesshours_id": 2,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "day": 6,
+                     *         "startHour": "10:00",
+                     *         "endHour": "14:00",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.808Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.808Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursScheduleBody"];
                 };
             };
@@ -23249,6 +26034,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshoursschedule": {
+                     *         "id": 7,
+                     *         "type": "businesshoursschedules",
+                     *         "businesshours_id": 2,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "day": 6,
+                     *         "startHour": "10:00",
+                     *         "endHour": "14:00",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.808Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.808Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursScheduleBody"];
                 };
             };
@@ -23335,6 +26174,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "businesshoursschedule": {
+                 *         "endHour": "15:00"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     businesshoursschedule: components["schemas"]["BusinessHoursScheduleUpdate"];
                     /** @description ignored */
@@ -23355,6 +26201,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshoursschedule": {
+                     *         "id": 7,
+                     *         "type": "businesshoursschedules",
+                     *         "businesshours_id": 2,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "day": 6,
+                     *         "startHour": "10:00",
+                     *         "endHour": "15:00",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.808Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.393Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursScheduleBody"];
                 };
             };
@@ -23604,6 +26504,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "businesshoursschedule": {
+                 *         "endHour": "15:00"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     businesshoursschedule: components["schemas"]["BusinessHoursScheduleUpdate"];
                     /** @description ignored */
@@ -23624,6 +26531,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "businesshoursschedule": {
+                     *         "id": 7,
+                     *         "type": "businesshoursschedules",
+                     *         "businesshours_id": 2,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "day": 6,
+                     *         "startHour": "10:00",
+                     *         "endHour": "15:00",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.808Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.429Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["BusinessHoursScheduleBody"];
                 };
             };
@@ -23780,6 +26741,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cannedresponses": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CannedResponsesBody"];
                 };
             };
@@ -23854,6 +26838,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cannedresponse": {
+                 *         "name": "Password reset",
+                 *         "reply": "<p>You can reset your password from the sign-in page.</p>"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     cannedresponse: components["schemas"]["CannedResponseCreate"];
                     /** @description ignored */
@@ -23874,6 +26866,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cannedresponse": {
+                     *         "id": 1,
+                     *         "type": "cannedresponses",
+                     *         "name": "Password reset",
+                     *         "reply": "<p>You can reset your password from the sign-in page.</p>",
+                     *         "inbox": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.702Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.702Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "files": []
+                     *       },
+                     *       "included": {
+                     *         "files": [],
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CannedResponseBody"];
                 };
             };
@@ -24012,6 +27056,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cannedresponse": {
+                     *         "id": 1,
+                     *         "type": "cannedresponses",
+                     *         "name": "Password reset",
+                     *         "reply": "<p>You can reset your password from the sign-in page.</p>",
+                     *         "inbox": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.702Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.702Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "files": []
+                     *       },
+                     *       "included": {
+                     *         "files": [],
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CannedResponseBody"];
                 };
             };
@@ -24098,6 +27194,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cannedresponse": {
+                 *         "name": "Password reset (short)"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     cannedresponse: components["schemas"]["CannedResponseUpdate"];
                     /** @description ignored */
@@ -24118,6 +27221,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cannedresponse": {
+                     *         "id": 1,
+                     *         "type": "cannedresponses",
+                     *         "name": "Password reset (short)",
+                     *         "reply": "<p>You can reset your password from the sign-in page.</p>",
+                     *         "inbox": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.702Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.058Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "files": []
+                     *       },
+                     *       "included": {
+                     *         "files": [],
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CannedResponseBody"];
                 };
             };
@@ -24367,6 +27522,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cannedresponse": {
+                 *         "name": "Password reset (short)"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     cannedresponse: components["schemas"]["CannedResponseUpdate"];
                     /** @description ignored */
@@ -24387,6 +27549,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cannedresponse": {
+                     *         "id": 1,
+                     *         "type": "cannedresponses",
+                     *         "name": "Password reset (short)",
+                     *         "reply": "<p>You can reset your password from the sign-in page.</p>",
+                     *         "inbox": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.702Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.093Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "files": []
+                     *       },
+                     *       "included": {
+                     *         "files": [],
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CannedResponseBody"];
                 };
             };
@@ -24531,6 +27745,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sentiment": {
+                 *         "tone": "negative",
+                 *         "threshold": 0.7,
+                 *         "enabled": true
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -24551,6 +27774,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sentiment": {
+                     *         "id": 1,
+                     *         "type": "sentiments",
+                     *         "codeTemplate": {
+                     *           "id": 1,
+                     *           "type": "codetemplates"
+                     *         },
+                     *         "tone": "negative",
+                     *         "threshold": 0.7,
+                     *         "enabled": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:32.493Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:32.493Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["SentimentBody"];
                 };
             };
@@ -24695,6 +27945,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sentiment": {
+                 *         "tone": "negative",
+                 *         "threshold": 0.7,
+                 *         "enabled": true
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -24715,6 +27974,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sentiment": {
+                     *         "id": 1,
+                     *         "type": "sentiments",
+                     *         "codeTemplate": {
+                     *           "id": 1,
+                     *           "type": "codetemplates"
+                     *         },
+                     *         "tone": "negative",
+                     *         "threshold": 0.7,
+                     *         "enabled": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:32.493Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:32.567Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["SentimentBody"];
                 };
             };
@@ -24871,6 +28157,91 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "companies": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "companies",
+                     *           "name": "Acme Supplies",
+                     *           "description": null,
+                     *           "details": null,
+                     *           "industry": null,
+                     *           "website": "https://acme.example",
+                     *           "email": null,
+                     *           "permission": "all",
+                     *           "kind": "company",
+                     *           "note": null,
+                     *           "avatarPath": null,
+                     *           "customersCount": 0,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:21.752Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "addresses": [],
+                     *           "customers": [],
+                     *           "domains": [
+                     *             {
+                     *               "id": 1,
+                     *               "type": "domains"
+                     *             }
+                     *           ],
+                     *           "phones": [],
+                     *           "sociallinks": [],
+                     *           "timelogsettings": null
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "addresses": [],
+                     *         "customers": [],
+                     *         "domains": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "domains",
+                     *             "name": "acme.example",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.752Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "phones": [],
+                     *         "sociallinks": [],
+                     *         "timelogsettings": []
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompaniesBody"];
                 };
             };
@@ -24945,6 +28316,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "company": {
+                 *         "name": "Acme Supplies",
+                 *         "website": "https://acme.example",
+                 *         "domains": [
+                 *           {
+                 *             "name": "acme.example"
+                 *           }
+                 *         ],
+                 *         "permission": "all"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     company: components["schemas"]["CompanyCreate"];
                     /** @description ignored */
@@ -24965,6 +28350,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "company": {
+                     *         "id": 1,
+                     *         "type": "companies",
+                     *         "name": "Acme Supplies",
+                     *         "description": null,
+                     *         "details": null,
+                     *         "industry": null,
+                     *         "website": "https://acme.example",
+                     *         "email": null,
+                     *         "permission": "all",
+                     *         "kind": "company",
+                     *         "note": null,
+                     *         "avatarPath": null,
+                     *         "customersCount": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.752Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "addresses": [],
+                     *         "customers": [],
+                     *         "domains": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "domains"
+                     *           }
+                     *         ],
+                     *         "phones": [],
+                     *         "sociallinks": [],
+                     *         "timelogsettings": null
+                     *       },
+                     *       "included": {
+                     *         "addresses": [],
+                     *         "customers": [],
+                     *         "domains": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "domains",
+                     *             "name": "acme.example",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.752Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "phones": [],
+                     *         "sociallinks": [],
+                     *         "timelogsettings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompanyBody"];
                 };
             };
@@ -25103,6 +28554,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "company": {
+                     *         "id": 1,
+                     *         "type": "companies",
+                     *         "name": "Acme Supplies",
+                     *         "description": null,
+                     *         "details": null,
+                     *         "industry": null,
+                     *         "website": "https://acme.example",
+                     *         "email": null,
+                     *         "permission": "all",
+                     *         "kind": "company",
+                     *         "note": null,
+                     *         "avatarPath": null,
+                     *         "customersCount": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.752Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "addresses": [],
+                     *         "customers": [],
+                     *         "domains": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "domains"
+                     *           }
+                     *         ],
+                     *         "phones": [],
+                     *         "sociallinks": [],
+                     *         "timelogsettings": null
+                     *       },
+                     *       "included": {
+                     *         "addresses": [],
+                     *         "customers": [],
+                     *         "domains": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "domains",
+                     *             "name": "acme.example",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.752Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "phones": [],
+                     *         "sociallinks": [],
+                     *         "timelogsettings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompanyBody"];
                 };
             };
@@ -25189,6 +28706,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "company": {
+                 *         "industry": "Wholesale",
+                 *         "note": "Renews in March"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     company: components["schemas"]["CompanyUpdate"];
                     /** @description ignored */
@@ -25209,6 +28734,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "company": {
+                     *         "id": 1,
+                     *         "type": "companies",
+                     *         "name": "Acme Supplies",
+                     *         "description": null,
+                     *         "details": null,
+                     *         "industry": "Wholesale",
+                     *         "website": "https://acme.example",
+                     *         "email": null,
+                     *         "permission": "all",
+                     *         "kind": "company",
+                     *         "note": "Renews in March",
+                     *         "avatarPath": null,
+                     *         "customersCount": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.752Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.131Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "addresses": [],
+                     *         "customers": [],
+                     *         "domains": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "domains"
+                     *           }
+                     *         ],
+                     *         "phones": [],
+                     *         "sociallinks": [],
+                     *         "timelogsettings": null
+                     *       },
+                     *       "included": {
+                     *         "addresses": [],
+                     *         "customers": [],
+                     *         "domains": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "domains",
+                     *             "name": "acme.example",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.752Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "phones": [],
+                     *         "sociallinks": [],
+                     *         "timelogsettings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompanyBody"];
                 };
             };
@@ -25458,6 +29049,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "company": {
+                 *         "industry": "Wholesale",
+                 *         "note": "Renews in March"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     company: components["schemas"]["CompanyUpdate"];
                     /** @description ignored */
@@ -25478,6 +29077,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "company": {
+                     *         "id": 1,
+                     *         "type": "companies",
+                     *         "name": "Acme Supplies",
+                     *         "description": null,
+                     *         "details": null,
+                     *         "industry": "Wholesale",
+                     *         "website": "https://acme.example",
+                     *         "email": null,
+                     *         "permission": "all",
+                     *         "kind": "company",
+                     *         "note": "Renews in March",
+                     *         "avatarPath": null,
+                     *         "customersCount": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.752Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.189Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "addresses": [],
+                     *         "customers": [],
+                     *         "domains": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "domains"
+                     *           }
+                     *         ],
+                     *         "phones": [],
+                     *         "sociallinks": [],
+                     *         "timelogsettings": null
+                     *       },
+                     *       "included": {
+                     *         "addresses": [],
+                     *         "customers": [],
+                     *         "domains": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "domains",
+                     *             "name": "acme.example",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.752Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "phones": [],
+                     *         "sociallinks": [],
+                     *         "timelogsettings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompanyBody"];
                 };
             };
@@ -25748,6 +29413,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -25844,6 +29517,11 @@ export interface operations {
                      */
                     file: string;
                 };
+                /**
+                 * @example name,website,domains
+                 *     Globex Corporation,https://globex.example,globex.example
+                 *     Initech,https://initech.example,initech.example;initrode.example
+                 */
                 "text/csv": string;
             };
         };
@@ -26057,6 +29735,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "company": {
+                 *         "industry": "Wholesale",
+                 *         "note": "Renews in March"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     company: components["schemas"]["CompanyBulkUpdate"];
                     /** @description ignored */
@@ -26077,6 +29763,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 1,
+                     *       "ids": [
+                     *         1
+                     *       ],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -26222,6 +29918,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contactforms": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ContactFormsBody"];
                 };
             };
@@ -26296,6 +30015,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "contactform": {
+                 *         "name": "Website chat",
+                 *         "inbox": {
+                 *           "id": 1
+                 *         },
+                 *         "isLiveChatEnabled": true,
+                 *         "liveChatWelcomeMessage": "Hi! How can we help?"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     contactform: components["schemas"]["ContactFormCreate"];
                     /** @description ignored */
@@ -26316,6 +30047,109 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contactform": {
+                     *         "id": 1,
+                     *         "type": "contactforms",
+                     *         "name": "Website chat",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "inboxFieldName": null,
+                     *         "accentColor": "#3b82f6",
+                     *         "triggerColor": "#3b82f6",
+                     *         "theme": "light",
+                     *         "position": "bottom-right",
+                     *         "isLiveChatEnabled": true,
+                     *         "liveChatWelcomeMessage": "Hi! How can we help?",
+                     *         "token": "Ajb0DjyegihvLgiu3ddT7UCTv5Yoia_l",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.882Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.882Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "helpdocs": [],
+                     *         "helpdocarticles": []
+                     *       },
+                     *       "included": {
+                     *         "helpdocs": [],
+                     *         "helpdocarticles": [],
+                     *         "inboxes": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "inboxes",
+                     *             "name": "Billing",
+                     *             "email": null,
+                     *             "localPart": "billing",
+                     *             "aliases": [],
+                     *             "ticketstatus": null,
+                     *             "signature": "<p>The Acme billing team</p>",
+                     *             "autoReplyEnabled": false,
+                     *             "autoReplySubject": null,
+                     *             "autoReplyMessage": null,
+                     *             "displayOrder": 0,
+                     *             "languageCode": "en",
+                     *             "spamThreshold": 5,
+                     *             "onClosedWait": 7,
+                     *             "happinessRatingEnabled": true,
+                     *             "happinessRatingMessage": null,
+                     *             "smtpServer": null,
+                     *             "smtpPort": null,
+                     *             "smtpUsername": null,
+                     *             "smtpSecurity": null,
+                     *             "smtpProvider": null,
+                     *             "sendEmailsFrom": null,
+                     *             "unverifiedAddresses": [],
+                     *             "hasSmtpPassword": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.162Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.162Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ContactFormBody"];
                 };
             };
@@ -26454,6 +30288,109 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contactform": {
+                     *         "id": 1,
+                     *         "type": "contactforms",
+                     *         "name": "Website chat",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "inboxFieldName": null,
+                     *         "accentColor": "#3b82f6",
+                     *         "triggerColor": "#3b82f6",
+                     *         "theme": "light",
+                     *         "position": "bottom-right",
+                     *         "isLiveChatEnabled": true,
+                     *         "liveChatWelcomeMessage": "Hi! How can we help?",
+                     *         "token": "Ajb0DjyegihvLgiu3ddT7UCTv5Yoia_l",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.882Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.882Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "helpdocs": [],
+                     *         "helpdocarticles": []
+                     *       },
+                     *       "included": {
+                     *         "helpdocs": [],
+                     *         "helpdocarticles": [],
+                     *         "inboxes": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "inboxes",
+                     *             "name": "Billing",
+                     *             "email": null,
+                     *             "localPart": "billing",
+                     *             "aliases": [],
+                     *             "ticketstatus": null,
+                     *             "signature": "<p>The Acme billing team</p>",
+                     *             "autoReplyEnabled": false,
+                     *             "autoReplySubject": null,
+                     *             "autoReplyMessage": null,
+                     *             "displayOrder": 0,
+                     *             "languageCode": "en",
+                     *             "spamThreshold": 5,
+                     *             "onClosedWait": 7,
+                     *             "happinessRatingEnabled": true,
+                     *             "happinessRatingMessage": null,
+                     *             "smtpServer": null,
+                     *             "smtpPort": null,
+                     *             "smtpUsername": null,
+                     *             "smtpSecurity": null,
+                     *             "smtpProvider": null,
+                     *             "sendEmailsFrom": null,
+                     *             "unverifiedAddresses": [],
+                     *             "hasSmtpPassword": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.162Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.162Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ContactFormBody"];
                 };
             };
@@ -26540,6 +30477,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "contactform": {
+                 *         "accentColor": "#0b5fff"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     contactform: components["schemas"]["ContactFormUpdate"];
                     /** @description ignored */
@@ -26560,6 +30504,109 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contactform": {
+                     *         "id": 1,
+                     *         "type": "contactforms",
+                     *         "name": "Website chat",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "inboxFieldName": null,
+                     *         "accentColor": "#0b5fff",
+                     *         "triggerColor": "#3b82f6",
+                     *         "theme": "light",
+                     *         "position": "bottom-right",
+                     *         "isLiveChatEnabled": true,
+                     *         "liveChatWelcomeMessage": "Hi! How can we help?",
+                     *         "token": "Ajb0DjyegihvLgiu3ddT7UCTv5Yoia_l",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.882Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.450Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "helpdocs": [],
+                     *         "helpdocarticles": []
+                     *       },
+                     *       "included": {
+                     *         "helpdocs": [],
+                     *         "helpdocarticles": [],
+                     *         "inboxes": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "inboxes",
+                     *             "name": "Billing",
+                     *             "email": null,
+                     *             "localPart": "billing",
+                     *             "aliases": [],
+                     *             "ticketstatus": null,
+                     *             "signature": "<p>The Acme billing team</p>",
+                     *             "autoReplyEnabled": true,
+                     *             "autoReplySubject": "We have your message",
+                     *             "autoReplyMessage": "<p>We answer within a working day.</p>",
+                     *             "displayOrder": 0,
+                     *             "languageCode": "en",
+                     *             "spamThreshold": 5,
+                     *             "onClosedWait": 7,
+                     *             "happinessRatingEnabled": true,
+                     *             "happinessRatingMessage": null,
+                     *             "smtpServer": null,
+                     *             "smtpPort": null,
+                     *             "smtpUsername": null,
+                     *             "smtpSecurity": null,
+                     *             "smtpProvider": null,
+                     *             "sendEmailsFrom": null,
+                     *             "unverifiedAddresses": [],
+                     *             "hasSmtpPassword": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.162Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:30.613Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ContactFormBody"];
                 };
             };
@@ -26809,6 +30856,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "contactform": {
+                 *         "accentColor": "#0b5fff"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     contactform: components["schemas"]["ContactFormUpdate"];
                     /** @description ignored */
@@ -26829,6 +30883,109 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contactform": {
+                     *         "id": 1,
+                     *         "type": "contactforms",
+                     *         "name": "Website chat",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "inboxFieldName": null,
+                     *         "accentColor": "#0b5fff",
+                     *         "triggerColor": "#3b82f6",
+                     *         "theme": "light",
+                     *         "position": "bottom-right",
+                     *         "isLiveChatEnabled": true,
+                     *         "liveChatWelcomeMessage": "Hi! How can we help?",
+                     *         "token": "Ajb0DjyegihvLgiu3ddT7UCTv5Yoia_l",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.882Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.499Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "helpdocs": [],
+                     *         "helpdocarticles": []
+                     *       },
+                     *       "included": {
+                     *         "helpdocs": [],
+                     *         "helpdocarticles": [],
+                     *         "inboxes": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "inboxes",
+                     *             "name": "Billing",
+                     *             "email": null,
+                     *             "localPart": "billing",
+                     *             "aliases": [],
+                     *             "ticketstatus": null,
+                     *             "signature": "<p>The Acme billing team</p>",
+                     *             "autoReplyEnabled": true,
+                     *             "autoReplySubject": "We have your message",
+                     *             "autoReplyMessage": "<p>We answer within a working day.</p>",
+                     *             "displayOrder": 0,
+                     *             "languageCode": "en",
+                     *             "spamThreshold": 5,
+                     *             "onClosedWait": 7,
+                     *             "happinessRatingEnabled": true,
+                     *             "happinessRatingMessage": null,
+                     *             "smtpServer": null,
+                     *             "smtpPort": null,
+                     *             "smtpUsername": null,
+                     *             "smtpSecurity": null,
+                     *             "smtpProvider": null,
+                     *             "sendEmailsFrom": null,
+                     *             "unverifiedAddresses": [],
+                     *             "hasSmtpPassword": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.162Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:30.613Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ContactFormBody"];
                 };
             };
@@ -26976,6 +31133,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -27068,6 +31233,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "contactform": {
+                 *         "accentColor": "#0b5fff"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     contactform: components["schemas"]["ContactFormBulkUpdate"];
                     /** @description ignored */
@@ -27088,6 +31260,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -27360,6 +31540,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversationmessages": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConversationMessagesBody"];
                 };
             };
@@ -27437,6 +31640,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "conversationmessage": {
+                 *         "message": "Thanks, that solved it!"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     conversationmessage: components["schemas"]["ConversationMessageUpdate"];
                     /** @description ignored */
@@ -27457,6 +31667,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversationmessage": {
+                     *         "id": 1,
+                     *         "type": "conversationmessages",
+                     *         "message": "Thanks, that solved it!",
+                     *         "conversation": {
+                     *           "id": 1,
+                     *           "type": "conversations"
+                     *         },
+                     *         "author": "agent",
+                     *         "contactId": null,
+                     *         "userId": 1,
+                     *         "roomId": "ed92fa4a1dc0f218e3115af41ee6f0a4",
+                     *         "sentAt": "2026-11-29T10:09:32.601Z",
+                     *         "aiDraft": null,
+                     *         "aiSimilarity": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:32.601Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:32.615Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "files": []
+                     *       },
+                     *       "included": {
+                     *         "contacts": [],
+                     *         "customers": [],
+                     *         "files": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConversationMessageBody"];
                 };
             };
@@ -27706,6 +31975,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "conversationmessage": {
+                 *         "message": "Thanks, that solved it!"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     conversationmessage: components["schemas"]["ConversationMessageUpdate"];
                     /** @description ignored */
@@ -27726,6 +32002,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversationmessage": {
+                     *         "id": 1,
+                     *         "type": "conversationmessages",
+                     *         "message": "Thanks, that solved it!",
+                     *         "conversation": {
+                     *           "id": 1,
+                     *           "type": "conversations"
+                     *         },
+                     *         "author": "agent",
+                     *         "contactId": null,
+                     *         "userId": 1,
+                     *         "roomId": "ed92fa4a1dc0f218e3115af41ee6f0a4",
+                     *         "sentAt": "2026-11-29T10:09:32.601Z",
+                     *         "aiDraft": null,
+                     *         "aiSimilarity": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:32.601Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:32.692Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "files": []
+                     *       },
+                     *       "included": {
+                     *         "contacts": [],
+                     *         "customers": [],
+                     *         "files": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConversationMessageBody"];
                 };
             };
@@ -27873,6 +32208,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -27983,6 +32326,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversationmessages": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConversationHistoryMessagesBody"];
                 };
             };
@@ -28039,6 +32405,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "conversationmessage": {
+                 *         "message": "Thanks, that solved it!"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     conversationmessage: components["schemas"]["ConversationMessageBulkUpdate"];
                     /** @description ignored */
@@ -28059,6 +32432,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -28190,6 +32571,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "conversationmessage": {
+                 *         "conversationToken": "033696316659779986089274",
+                 *         "roomId": "room-1-17",
+                 *         "author": "contact",
+                 *         "contactId": 1,
+                 *         "message": "Do you ship to Norway?",
+                 *         "sentAt": "2026-11-29T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MessageDelivery"];
             };
         };
@@ -28204,6 +32597,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversationmessage": {
+                     *         "id": 2,
+                     *         "type": "conversationmessages",
+                     *         "message": "Do you ship to Norway?",
+                     *         "conversation": {
+                     *           "id": 1,
+                     *           "type": "conversations"
+                     *         },
+                     *         "author": "contact",
+                     *         "contactId": 1,
+                     *         "userId": null,
+                     *         "roomId": "walk-1",
+                     *         "sentAt": "2026-11-29T10:09:33.169Z",
+                     *         "aiDraft": null,
+                     *         "aiSimilarity": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:33.180Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:33.180Z",
+                     *         "updatedBy": null
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": {
                         conversationmessage: components["schemas"]["ConversationMessage"];
                         included: Record<string, never>;
@@ -28311,6 +32730,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversations": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConversationsBody"];
                 };
             };
@@ -28379,6 +32821,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "conversation": {
+                 *         "contact": {
+                 *           "name": "Alex Visitor",
+                 *           "email": "alex@visitor.example"
+                 *         },
+                 *         "subject": "Question about delivery times",
+                 *         "inbox": {
+                 *           "id": 1
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     conversation: components["schemas"]["ConversationCreate"];
                     /** @description ignored */
@@ -28399,6 +32855,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversation": {
+                     *         "id": 1,
+                     *         "type": "conversations",
+                     *         "contactId": 1,
+                     *         "subject": "Question about delivery times",
+                     *         "status": "open",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "ticket_id": null,
+                     *         "token": "438862197426194452014840",
+                     *         "contactForm": null,
+                     *         "lastMessageAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.942Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.942Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "socketUrl": "ws://127.0.0.1:46415/v2/rooms/438862197426194452014840/socket",
+                     *         "socketId": "b85c6963b6c12458ea05ee02b23dcb3537719365e93ccb0c7e80ad2e97a5b8e9"
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConversationCreatedBody"];
                 };
             };
@@ -28515,6 +33004,80 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversation": {
+                     *         "id": 1,
+                     *         "type": "conversations",
+                     *         "contactId": 1,
+                     *         "subject": "Question about delivery times",
+                     *         "status": "open",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "ticket_id": null,
+                     *         "token": "438862197426194452014840",
+                     *         "contactForm": null,
+                     *         "lastMessageAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.942Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.942Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "conversationmessages": []
+                     *       },
+                     *       "included": {
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "contacts",
+                     *             "name": "Alex Visitor",
+                     *             "email": "alex@visitor.example",
+                     *             "customer": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.942Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:22.942Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "conversationmessages": [],
+                     *         "customers": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConversationBody"];
                 };
             };
@@ -28601,6 +33164,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "conversation": {
+                 *         "subject": "Question about delivery times"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     conversation: components["schemas"]["ConversationUpdate"];
                     /** @description ignored */
@@ -28621,6 +33191,80 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversation": {
+                     *         "id": 1,
+                     *         "type": "conversations",
+                     *         "contactId": 1,
+                     *         "subject": "Question about delivery times",
+                     *         "status": "open",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "ticket_id": null,
+                     *         "token": "438862197426194452014840",
+                     *         "contactForm": null,
+                     *         "lastMessageAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.942Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.534Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "conversationmessages": []
+                     *       },
+                     *       "included": {
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "contacts",
+                     *             "name": "Alex Visitor",
+                     *             "email": "alex@visitor.example",
+                     *             "customer": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.942Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:22.942Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "conversationmessages": [],
+                     *         "customers": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConversationBody"];
                 };
             };
@@ -28765,6 +33409,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "conversation": {
+                 *         "subject": "Question about delivery times"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     conversation: components["schemas"]["ConversationUpdate"];
                     /** @description ignored */
@@ -28785,6 +33436,80 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversation": {
+                     *         "id": 1,
+                     *         "type": "conversations",
+                     *         "contactId": 1,
+                     *         "subject": "Question about delivery times",
+                     *         "status": "open",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "ticket_id": null,
+                     *         "token": "438862197426194452014840",
+                     *         "contactForm": null,
+                     *         "lastMessageAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.942Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.576Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "conversationmessages": []
+                     *       },
+                     *       "included": {
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "contacts",
+                     *             "name": "Alex Visitor",
+                     *             "email": "alex@visitor.example",
+                     *             "customer": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.942Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:22.942Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "conversationmessages": [],
+                     *         "customers": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConversationBody"];
                 };
             };
@@ -28932,6 +33657,147 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticket": {
+                     *         "id": 3,
+                     *         "subject": "Question about delivery times",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "customer": {
+                     *           "id": 3,
+                     *           "type": "customers"
+                     *         },
+                     *         "agent": null,
+                     *         "status": {
+                     *           "id": 1,
+                     *           "type": "ticketstatuses"
+                     *         },
+                     *         "priority": null,
+                     *         "type": {
+                     *           "id": 1,
+                     *           "type": "tickettypes"
+                     *         },
+                     *         "source": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "notifyCustomer": true,
+                     *         "imagesHidden": false,
+                     *         "originalRecipient": null,
+                     *         "previewText": "Do you ship to Norway?",
+                     *         "spam_score": null,
+                     *         "mergedInto": null,
+                     *         "parent": null,
+                     *         "responseTimeMins": null,
+                     *         "resolutionTimeMins": null,
+                     *         "happinessSurveySentAt": null,
+                     *         "sla": null,
+                     *         "slaFirstResponseDueAt": null,
+                     *         "slaFirstResponseStatus": null,
+                     *         "slaNextReplyDueAt": null,
+                     *         "slaNextReplyStatus": null,
+                     *         "slaResolutionDueAt": null,
+                     *         "slaResolutionStatus": null,
+                     *         "sla_breached": false,
+                     *         "isRead": false,
+                     *         "happinessRating": null,
+                     *         "messageCount": 2,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:33.229Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:33.229Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "messages": [
+                     *           {
+                     *             "id": 4,
+                     *             "type": "messages"
+                     *           },
+                     *           {
+                     *             "id": 5,
+                     *             "type": "messages"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "messages": [
+                     *           {
+                     *             "id": 4,
+                     *             "type": "messages",
+                     *             "message": "Thanks, that solved it!",
+                     *             "htmlBody": "Thanks, that solved it!",
+                     *             "textBody": "Thanks, that solved it!",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 3,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": null,
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": null,
+                     *             "emailError": null,
+                     *             "emailMessageId": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:32.601Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:33.229Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 5,
+                     *             "type": "messages",
+                     *             "message": "Do you ship to Norway?",
+                     *             "htmlBody": "Do you ship to Norway?",
+                     *             "textBody": "Do you ship to Norway?",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 3,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": {
+                     *               "id": 3,
+                     *               "type": "customers"
+                     *             },
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": null,
+                     *             "emailError": null,
+                     *             "emailMessageId": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:33.169Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:33.229Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketBody"];
                 };
             };
@@ -29048,6 +33914,119 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customers": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "customers",
+                     *           "firstName": "Grace",
+                     *           "lastName": "Hopper",
+                     *           "email": "grace@customer.example",
+                     *           "organization": "Navy Labs",
+                     *           "jobTitle": null,
+                     *           "phone": null,
+                     *           "mobile": null,
+                     *           "address": null,
+                     *           "notes": null,
+                     *           "externalId": null,
+                     *           "extraData": null,
+                     *           "trusted": false,
+                     *           "verifiedEmail": false,
+                     *           "linkedinURL": null,
+                     *           "facebookURL": null,
+                     *           "twitterHandle": null,
+                     *           "avatarURL": null,
+                     *           "welcomeEmailSent": false,
+                     *           "permission": "all",
+                     *           "addMethod": "api",
+                     *           "numTickets": 0,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:21.825Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "companies": [],
+                     *           "contacts": [
+                     *             {
+                     *               "id": 1,
+                     *               "type": "contacts"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "companies": [],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "email",
+                     *             "value": "grace@customer.example",
+                     *             "isMain": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomersBody"];
                 };
             };
@@ -29122,6 +34101,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customer": {
+                 *         "firstName": "Grace",
+                 *         "lastName": "Hopper",
+                 *         "email": "grace@customer.example",
+                 *         "organization": "Navy Labs"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     customer: components["schemas"]["CustomerCreate"];
                     /** @description ignored */
@@ -29142,6 +34131,100 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "type": "customers",
+                     *         "firstName": "Grace",
+                     *         "lastName": "Hopper",
+                     *         "email": "grace@customer.example",
+                     *         "organization": "Navy Labs",
+                     *         "jobTitle": null,
+                     *         "phone": null,
+                     *         "mobile": null,
+                     *         "address": null,
+                     *         "notes": null,
+                     *         "externalId": null,
+                     *         "extraData": null,
+                     *         "trusted": false,
+                     *         "verifiedEmail": false,
+                     *         "linkedinURL": null,
+                     *         "facebookURL": null,
+                     *         "twitterHandle": null,
+                     *         "avatarURL": null,
+                     *         "welcomeEmailSent": false,
+                     *         "permission": "all",
+                     *         "addMethod": "api",
+                     *         "numTickets": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.825Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "companies": [],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "contacts"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "companies": [],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "email",
+                     *             "value": "grace@customer.example",
+                     *             "isMain": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomerBody"];
                 };
             };
@@ -29280,6 +34363,100 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "type": "customers",
+                     *         "firstName": "Grace",
+                     *         "lastName": "Hopper",
+                     *         "email": "grace@customer.example",
+                     *         "organization": "Navy Labs",
+                     *         "jobTitle": null,
+                     *         "phone": null,
+                     *         "mobile": null,
+                     *         "address": null,
+                     *         "notes": null,
+                     *         "externalId": null,
+                     *         "extraData": null,
+                     *         "trusted": false,
+                     *         "verifiedEmail": false,
+                     *         "linkedinURL": null,
+                     *         "facebookURL": null,
+                     *         "twitterHandle": null,
+                     *         "avatarURL": null,
+                     *         "welcomeEmailSent": false,
+                     *         "permission": "all",
+                     *         "addMethod": "api",
+                     *         "numTickets": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.825Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "companies": [],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "contacts"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "companies": [],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "email",
+                     *             "value": "grace@customer.example",
+                     *             "isMain": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomerBody"];
                 };
             };
@@ -29366,6 +34543,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customer": {
+                 *         "jobTitle": "Rear admiral"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     customer: components["schemas"]["CustomerUpdate"];
                     /** @description ignored */
@@ -29386,6 +34570,100 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "type": "customers",
+                     *         "firstName": "Grace",
+                     *         "lastName": "Hopper",
+                     *         "email": "grace@customer.example",
+                     *         "organization": "Navy Labs",
+                     *         "jobTitle": "Rear admiral",
+                     *         "phone": null,
+                     *         "mobile": null,
+                     *         "address": null,
+                     *         "notes": null,
+                     *         "externalId": null,
+                     *         "extraData": null,
+                     *         "trusted": false,
+                     *         "verifiedEmail": false,
+                     *         "linkedinURL": null,
+                     *         "facebookURL": null,
+                     *         "twitterHandle": null,
+                     *         "avatarURL": null,
+                     *         "welcomeEmailSent": false,
+                     *         "permission": "all",
+                     *         "addMethod": "api",
+                     *         "numTickets": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.825Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.228Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "companies": [],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "contacts"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "companies": [],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "email",
+                     *             "value": "grace@customer.example",
+                     *             "isMain": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomerBody"];
                 };
             };
@@ -29635,6 +34913,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customer": {
+                 *         "jobTitle": "Rear admiral"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     customer: components["schemas"]["CustomerUpdate"];
                     /** @description ignored */
@@ -29655,6 +34940,100 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "type": "customers",
+                     *         "firstName": "Grace",
+                     *         "lastName": "Hopper",
+                     *         "email": "grace@customer.example",
+                     *         "organization": "Navy Labs",
+                     *         "jobTitle": "Rear admiral",
+                     *         "phone": null,
+                     *         "mobile": null,
+                     *         "address": null,
+                     *         "notes": null,
+                     *         "externalId": null,
+                     *         "extraData": null,
+                     *         "trusted": false,
+                     *         "verifiedEmail": false,
+                     *         "linkedinURL": null,
+                     *         "facebookURL": null,
+                     *         "twitterHandle": null,
+                     *         "avatarURL": null,
+                     *         "welcomeEmailSent": false,
+                     *         "permission": "all",
+                     *         "addMethod": "api",
+                     *         "numTickets": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.825Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.297Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "companies": [],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "contacts"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "companies": [],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "email",
+                     *             "value": "grace@customer.example",
+                     *             "isMain": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomerBody"];
                 };
             };
@@ -29789,13 +35168,23 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customer": {
+                 *         "id": 2
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomerMerge"];
             };
         };
@@ -29808,6 +35197,116 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customer": {
+                     *         "id": 2,
+                     *         "type": "customers",
+                     *         "firstName": "Lin",
+                     *         "lastName": "Customer",
+                     *         "email": "lin@customer.example",
+                     *         "organization": null,
+                     *         "jobTitle": null,
+                     *         "phone": null,
+                     *         "mobile": null,
+                     *         "address": null,
+                     *         "notes": null,
+                     *         "externalId": null,
+                     *         "extraData": null,
+                     *         "trusted": false,
+                     *         "verifiedEmail": false,
+                     *         "linkedinURL": null,
+                     *         "facebookURL": null,
+                     *         "twitterHandle": null,
+                     *         "avatarURL": null,
+                     *         "welcomeEmailSent": false,
+                     *         "permission": "all",
+                     *         "addMethod": "ticket",
+                     *         "numTickets": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:28.136Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:28.136Z",
+                     *         "updatedBy": null,
+                     *         "companies": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "companies"
+                     *           }
+                     *         ],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "contacts"
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "contacts"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "companies": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "companies",
+                     *             "name": "Navy Labs",
+                     *             "description": null,
+                     *             "details": null,
+                     *             "industry": null,
+                     *             "website": null,
+                     *             "email": null,
+                     *             "permission": "all",
+                     *             "kind": "company",
+                     *             "note": null,
+                     *             "avatarPath": null,
+                     *             "customersCount": 1,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:33.112Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:33.112Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "contacts": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "email",
+                     *             "value": "grace@customer.example",
+                     *             "isMain": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:33.611Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "email",
+                     *             "value": "lin@customer.example",
+                     *             "isMain": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:28.136Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:28.136Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomerBody"];
                 };
             };
@@ -29955,6 +35454,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -30047,6 +35554,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customer": {
+                 *         "jobTitle": "Rear admiral"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     customer: components["schemas"]["CustomerBulkUpdate"];
                     /** @description ignored */
@@ -30067,6 +35581,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -30212,6 +35734,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customfieldoptions": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomFieldOptionsBody"];
                 };
             };
@@ -30286,6 +35831,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customfieldoption": {
+                 *         "customfield": {
+                 *           "id": 1
+                 *         },
+                 *         "name": "Same day"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     customfieldoption: components["schemas"]["CustomFieldOptionCreate"];
                     /** @description ignored */
@@ -30306,6 +35861,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customfieldoption": {
+                     *         "id": 3,
+                     *         "type": "customfieldoptions",
+                     *         "name": "Same day",
+                     *         "displayOrder": 0,
+                     *         "customfield": {
+                     *           "id": 1,
+                     *           "type": "customfields"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.042Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:23.042Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomFieldOptionBody"];
                 };
             };
@@ -30444,6 +36051,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customfieldoption": {
+                     *         "id": 3,
+                     *         "type": "customfieldoptions",
+                     *         "name": "Same day",
+                     *         "displayOrder": 0,
+                     *         "customfield": {
+                     *           "id": 1,
+                     *           "type": "customfields"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.042Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:23.042Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomFieldOptionBody"];
                 };
             };
@@ -30530,6 +36189,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customfieldoption": {
+                 *         "displayOrder": 2
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     customfieldoption: components["schemas"]["CustomFieldOptionUpdate"];
                     /** @description ignored */
@@ -30550,6 +36216,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customfieldoption": {
+                     *         "id": 3,
+                     *         "type": "customfieldoptions",
+                     *         "name": "Same day",
+                     *         "displayOrder": 2,
+                     *         "customfield": {
+                     *           "id": 1,
+                     *           "type": "customfields"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.042Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.611Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomFieldOptionBody"];
                 };
             };
@@ -30799,6 +36517,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customfieldoption": {
+                 *         "displayOrder": 2
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     customfieldoption: components["schemas"]["CustomFieldOptionUpdate"];
                     /** @description ignored */
@@ -30819,6 +36544,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customfieldoption": {
+                     *         "id": 3,
+                     *         "type": "customfieldoptions",
+                     *         "name": "Same day",
+                     *         "displayOrder": 2,
+                     *         "customfield": {
+                     *           "id": 1,
+                     *           "type": "customfields"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.042Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.632Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomFieldOptionBody"];
                 };
             };
@@ -30975,6 +36752,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customfields": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomFieldsBody"];
                 };
             };
@@ -31049,6 +36849,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customfield": {
+                 *         "agentLabel": "Delivery",
+                 *         "customerLabel": "How was it delivered?",
+                 *         "kind": "dropdown",
+                 *         "options": [
+                 *           {
+                 *             "name": "Standard"
+                 *           },
+                 *           {
+                 *             "name": "Express"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     customfield: components["schemas"]["CustomFieldCreate"];
                     /** @description ignored */
@@ -31069,6 +36886,117 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customfield": {
+                     *         "id": 1,
+                     *         "type": "customfields",
+                     *         "agentLabel": "Delivery",
+                     *         "customerLabel": "How was it delivered?",
+                     *         "kind": "dropdown",
+                     *         "description": "",
+                     *         "agentRequired": false,
+                     *         "customerRequired": false,
+                     *         "enabled": true,
+                     *         "addToNewInboxes": true,
+                     *         "displayOrder": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.521Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.521Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "inboxes": [],
+                     *         "options": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "customfieldoptions"
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "customfieldoptions"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "inboxes": [],
+                     *         "customfieldoptions": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "customfieldoptions",
+                     *             "name": "Standard",
+                     *             "displayOrder": 0,
+                     *             "customfield": {
+                     *               "id": 1,
+                     *               "type": "customfields"
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.521Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.521Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "customfieldoptions",
+                     *             "name": "Express",
+                     *             "displayOrder": 0,
+                     *             "customfield": {
+                     *               "id": 1,
+                     *               "type": "customfields"
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.521Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.521Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomFieldBody"];
                 };
             };
@@ -31207,6 +37135,117 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customfield": {
+                     *         "id": 1,
+                     *         "type": "customfields",
+                     *         "agentLabel": "Delivery",
+                     *         "customerLabel": "How was it delivered?",
+                     *         "kind": "dropdown",
+                     *         "description": "",
+                     *         "agentRequired": false,
+                     *         "customerRequired": false,
+                     *         "enabled": true,
+                     *         "addToNewInboxes": true,
+                     *         "displayOrder": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.521Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.521Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "inboxes": [],
+                     *         "options": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "customfieldoptions"
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "customfieldoptions"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "inboxes": [],
+                     *         "customfieldoptions": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "customfieldoptions",
+                     *             "name": "Standard",
+                     *             "displayOrder": 0,
+                     *             "customfield": {
+                     *               "id": 1,
+                     *               "type": "customfields"
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.521Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.521Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "customfieldoptions",
+                     *             "name": "Express",
+                     *             "displayOrder": 0,
+                     *             "customfield": {
+                     *               "id": 1,
+                     *               "type": "customfields"
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.521Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.521Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomFieldBody"];
                 };
             };
@@ -31293,6 +37332,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customfield": {
+                 *         "description": "As the order confirmation says"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     customfield: components["schemas"]["CustomFieldUpdate"];
                     /** @description ignored */
@@ -31313,6 +37359,117 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customfield": {
+                     *         "id": 2,
+                     *         "type": "customfields",
+                     *         "agentLabel": "Delivery 1",
+                     *         "customerLabel": "How was it delivered?",
+                     *         "kind": "dropdown",
+                     *         "description": "As the order confirmation says",
+                     *         "agentRequired": false,
+                     *         "customerRequired": false,
+                     *         "enabled": true,
+                     *         "addToNewInboxes": true,
+                     *         "displayOrder": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:26.499Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.094Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "inboxes": [],
+                     *         "options": [
+                     *           {
+                     *             "id": 4,
+                     *             "type": "customfieldoptions"
+                     *           },
+                     *           {
+                     *             "id": 5,
+                     *             "type": "customfieldoptions"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "inboxes": [],
+                     *         "customfieldoptions": [
+                     *           {
+                     *             "id": 4,
+                     *             "type": "customfieldoptions",
+                     *             "name": "Standard",
+                     *             "displayOrder": 0,
+                     *             "customfield": {
+                     *               "id": 2,
+                     *               "type": "customfields"
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:26.499Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:26.499Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 5,
+                     *             "type": "customfieldoptions",
+                     *             "name": "Express",
+                     *             "displayOrder": 0,
+                     *             "customfield": {
+                     *               "id": 2,
+                     *               "type": "customfields"
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:26.499Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:26.499Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomFieldBody"];
                 };
             };
@@ -31562,6 +37719,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customfield": {
+                 *         "description": "As the order confirmation says"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     customfield: components["schemas"]["CustomFieldUpdate"];
                     /** @description ignored */
@@ -31582,6 +37746,117 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "customfield": {
+                     *         "id": 2,
+                     *         "type": "customfields",
+                     *         "agentLabel": "Delivery 1",
+                     *         "customerLabel": "How was it delivered?",
+                     *         "kind": "dropdown",
+                     *         "description": "As the order confirmation says",
+                     *         "agentRequired": false,
+                     *         "customerRequired": false,
+                     *         "enabled": true,
+                     *         "addToNewInboxes": true,
+                     *         "displayOrder": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:26.499Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.132Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "inboxes": [],
+                     *         "options": [
+                     *           {
+                     *             "id": 4,
+                     *             "type": "customfieldoptions"
+                     *           },
+                     *           {
+                     *             "id": 5,
+                     *             "type": "customfieldoptions"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "inboxes": [],
+                     *         "customfieldoptions": [
+                     *           {
+                     *             "id": 4,
+                     *             "type": "customfieldoptions",
+                     *             "name": "Standard",
+                     *             "displayOrder": 0,
+                     *             "customfield": {
+                     *               "id": 2,
+                     *               "type": "customfields"
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:26.499Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:26.499Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 5,
+                     *             "type": "customfieldoptions",
+                     *             "name": "Express",
+                     *             "displayOrder": 0,
+                     *             "customfield": {
+                     *               "id": 2,
+                     *               "type": "customfields"
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:26.499Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:26.499Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomFieldBody"];
                 };
             };
@@ -31832,6 +38107,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "files": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["FilesBody"];
                 };
             };
@@ -31914,6 +38212,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "file": {
+                     *         "id": 1,
+                     *         "type": "files",
+                     *         "filename": "invoice-2026-11.pdf",
+                     *         "mimeType": "application/pdf",
+                     *         "disposition": "attachment",
+                     *         "size": 19,
+                     *         "uploadedAt": "2026-11-29T10:09:21.989Z",
+                     *         "confirmedAt": "2026-11-29T10:09:22.014Z",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.921Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.014Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileBody"];
                 };
             };
@@ -32009,6 +38333,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "file": {
+                     *         "id": 1,
+                     *         "type": "files",
+                     *         "filename": "invoice-2026-11.pdf",
+                     *         "mimeType": "application/pdf",
+                     *         "disposition": "attachment",
+                     *         "size": 19,
+                     *         "uploadedAt": "2026-11-29T10:09:21.989Z",
+                     *         "confirmedAt": "2026-11-29T10:09:22.014Z",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.921Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.014Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileBody"];
                 };
             };
@@ -32147,6 +38497,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file": {
+                 *         "filename": "invoice-2026-11.pdf",
+                 *         "mimeType": "application/pdf"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileRefCreate"];
             };
         };
@@ -32159,6 +38517,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "http://127.0.0.1:46415/v2/files/upload",
+                     *       "params": {
+                     *         "Content-Type": "application/pdf",
+                     *         "bucket": "helpdesk-files",
+                     *         "key": "i1/f1/3708b354e828551ca9",
+                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQxMTowOToyMS45MDhaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxLzM3MDhiMzU0ZTgyODU1MWNhOSJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
+                     *         "success_action_status": "201",
+                     *         "x-amz-algorithm": "SHA256-ONE-TIME-TOKEN",
+                     *         "x-amz-credential": "i1/20261129/files",
+                     *         "x-amz-date": "20261129T110921Z",
+                     *         "x-amz-signature": "11b53efadf35b200622b3ccca1a9cd2822ac0eff6e917e680c042c46c576d27b"
+                     *       },
+                     *       "file": {
+                     *         "id": 1,
+                     *         "type": "files",
+                     *         "filename": "invoice-2026-11.pdf",
+                     *         "mimeType": "application/pdf",
+                     *         "disposition": "attachment",
+                     *         "size": 0,
+                     *         "uploadedAt": null,
+                     *         "confirmedAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.921Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:21.921Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileRefBody"];
                 };
             };
@@ -32283,6 +38679,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "<params.key>",
+                 *       "bucket": "<params.bucket>",
+                 *       "policy": "<params.policy>",
+                 *       "success_action_status": "201",
+                 *       "x-amz-algorithm": "<params.x-amz-algorithm>",
+                 *       "x-amz-credential": "<params.x-amz-credential>",
+                 *       "x-amz-date": "<params.x-amz-date>",
+                 *       "x-amz-signature": "<params.x-amz-signature>",
+                 *       "Content-Type": "application/pdf",
+                 *       "file": "<the bytes of invoice-2026-11.pdf>"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /** @description `params.bucket`, as given */
                     bucket?: string;
@@ -32317,6 +38727,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "i1/f1/3708b354e828551ca9",
+                     *       "size": 19
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileUploaded"];
                 };
             };
@@ -32403,6 +38819,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "survey": {
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "subject": "The printer is on fire"
+                     *         },
+                     *         "options": [
+                     *           {
+                     *             "id": 4,
+                     *             "name": "Delighted",
+                     *             "score": 5
+                     *           },
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Great",
+                     *             "score": 3
+                     *           }
+                     *         ],
+                     *         "rating": null,
+                     *         "expiresAt": "2026-12-29T10:09:24.083Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         survey: components["schemas"]["HappinessSurvey"];
                     };
@@ -32458,6 +38898,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "option": {
+                 *         "id": 1
+                 *       },
+                 *       "comment": "Quick and friendly, thank you!"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the customer's words */
                     comment?: string;
@@ -32503,6 +38951,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "survey": {
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "subject": "The printer was on fire"
+                     *         },
+                     *         "options": [
+                     *           {
+                     *             "id": 1,
+                     *             "name": "Great",
+                     *             "score": 3
+                     *           },
+                     *           {
+                     *             "id": 4,
+                     *             "name": "Delighted",
+                     *             "score": 5
+                     *           }
+                     *         ],
+                     *         "rating": {
+                     *           "option": 4,
+                     *           "comment": "Quick and friendly, thank you!"
+                     *         },
+                     *         "expiresAt": "2026-12-29T10:09:24.083Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         survey: components["schemas"]["HappinessSurvey"];
                     };
@@ -32617,6 +39092,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "happinessratingoptions": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HappinessRatingOptionsBody"];
                 };
             };
@@ -32691,6 +39189,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "happinessratingoption": {
+                 *         "name": "Delighted",
+                 *         "score": 5
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     happinessratingoption: components["schemas"]["HappinessRatingOptionCreate"];
                     /** @description ignored */
@@ -32711,6 +39217,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "happinessratingoption": {
+                     *         "id": 4,
+                     *         "type": "happinessratingoptions",
+                     *         "name": "Delighted",
+                     *         "score": 5,
+                     *         "displayOrder": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.563Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.563Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HappinessRatingOptionBody"];
                 };
             };
@@ -32849,6 +39404,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "happinessratingoption": {
+                     *         "id": 4,
+                     *         "type": "happinessratingoptions",
+                     *         "name": "Delighted",
+                     *         "score": 5,
+                     *         "displayOrder": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.563Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.563Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HappinessRatingOptionBody"];
                 };
             };
@@ -32935,6 +39539,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "happinessratingoption": {
+                 *         "displayOrder": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     happinessratingoption: components["schemas"]["HappinessRatingOptionUpdate"];
                     /** @description ignored */
@@ -32955,6 +39566,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "happinessratingoption": {
+                     *         "id": 4,
+                     *         "type": "happinessratingoptions",
+                     *         "name": "Delighted",
+                     *         "score": 5,
+                     *         "displayOrder": 1,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.563Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.167Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HappinessRatingOptionBody"];
                 };
             };
@@ -33204,6 +39864,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "happinessratingoption": {
+                 *         "displayOrder": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     happinessratingoption: components["schemas"]["HappinessRatingOptionUpdate"];
                     /** @description ignored */
@@ -33224,6 +39891,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "happinessratingoption": {
+                     *         "id": 4,
+                     *         "type": "happinessratingoptions",
+                     *         "name": "Delighted",
+                     *         "score": 5,
+                     *         "displayOrder": 1,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.563Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.188Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HappinessRatingOptionBody"];
                 };
             };
@@ -33380,6 +40096,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "happinessratings": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HappinessRatingsBody"];
                 };
             };
@@ -33462,6 +40201,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "happinessrating": {
+                     *         "id": 1,
+                     *         "type": "happinessratings",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "option": {
+                     *           "id": 4,
+                     *           "type": "happinessratingoptions"
+                     *         },
+                     *         "score": 5,
+                     *         "comment": "Quick and friendly, thank you!",
+                     *         "agent": null,
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:33.949Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:33.949Z",
+                     *         "updatedBy": null
+                     *       },
+                     *       "included": {
+                     *         "users": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HappinessRatingBody"];
                 };
             };
@@ -33533,11 +40303,20 @@ export interface operations {
     summarizeHappinessRatings: {
         parameters: {
             query: {
-                /** @description ratings given on or after this day (UTC) */
+                /**
+                 * @description ratings given on or after this day (UTC)
+                 * @example 2026-11-01
+                 */
                 from?: string;
-                /** @description agent: the ticket's agent when it was rated (null: unassigned); inbox: its inbox then */
+                /**
+                 * @description agent: the ticket's agent when it was rated (null: unassigned); inbox: its inbox then
+                 * @example agent
+                 */
                 groupBy: "agent" | "inbox";
-                /** @description ratings given on or before this day (UTC) */
+                /**
+                 * @description ratings given on or before this day (UTC)
+                 * @example 2026-11-30
+                 */
                 to?: string;
             };
             header?: never;
@@ -33552,6 +40331,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "summary": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["HappinessSummary"];
                 };
             };
@@ -33616,7 +40400,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the site's subdomain */
+                /**
+                 * @description the site's subdomain
+                 * @example acme-help
+                 */
                 subdomain: string;
             };
             cookie?: never;
@@ -33629,6 +40416,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdocssite": {
+                     *         "id": 1,
+                     *         "name": "Acme Help Centre",
+                     *         "description": null,
+                     *         "metaSiteDescription": null,
+                     *         "subdomain": "acme-help",
+                     *         "languageCode": "en",
+                     *         "url": null,
+                     *         "homePageLinkEnabled": false,
+                     *         "homePageLinkText": null,
+                     *         "homePageURL": null,
+                     *         "headerBGColor": null,
+                     *         "navActiveColor": null,
+                     *         "navTextColor": null,
+                     *         "pageBGColor": null,
+                     *         "linkColor": null,
+                     *         "textColor": null,
+                     *         "showDateLastModified": true,
+                     *         "contactFormEnabled": true
+                     *       },
+                     *       "helpdoccategories": []
+                     *     }
+                     */
                     "application/json": {
                         helpdoccategories: components["schemas"]["PublicHelpDocCategory"][];
                         helpdocssite: components["schemas"]["PublicHelpDocSite"];
@@ -33696,7 +40508,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description the site's subdomain */
+                /**
+                 * @description the site's subdomain
+                 * @example acme-help
+                 */
                 subdomain: string;
             };
             cookie?: never;
@@ -33709,6 +40524,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdocarticles": [
+                     *         {
+                     *           "id": 1,
+                     *           "title": "Resetting your password",
+                     *           "slug": "resetting-your-password",
+                     *           "description": null,
+                     *           "categories": [],
+                     *           "popularity": 0,
+                     *           "publishedAt": "2026-11-29T10:09:22.129Z",
+                     *           "updatedAt": "2026-11-29T10:09:22.129Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         helpdocarticles: components["schemas"]["PublicHelpDocArticleSummary"][];
                         meta: {
@@ -33770,9 +40618,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the article's slug */
+                /**
+                 * @description the article's slug
+                 * @example resetting-your-password
+                 */
                 slug: string;
-                /** @description the site's subdomain */
+                /**
+                 * @description the site's subdomain
+                 * @example acme-help
+                 */
                 subdomain: string;
             };
             cookie?: never;
@@ -33785,6 +40639,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpDocArticle": {
+                     *         "id": 1,
+                     *         "title": "Resetting your password",
+                     *         "slug": "resetting-your-password",
+                     *         "description": null,
+                     *         "categories": [],
+                     *         "popularity": 1,
+                     *         "publishedAt": "2026-11-29T10:09:22.129Z",
+                     *         "updatedAt": "2026-11-29T10:09:22.129Z",
+                     *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
+                     *         "relatedArticles": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         helpDocArticle: components["schemas"]["PublicHelpDocArticle"];
                     };
@@ -33867,6 +40737,98 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdocssites": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "helpdocssites",
+                     *           "name": "Acme Help Centre",
+                     *           "description": null,
+                     *           "metaSiteDescription": null,
+                     *           "subdomain": "acme-help",
+                     *           "customDomain": null,
+                     *           "url": null,
+                     *           "publicSiteEnabled": true,
+                     *           "languageCode": "en",
+                     *           "contactFormEnabled": true,
+                     *           "showDateLastModified": true,
+                     *           "homePageLinkEnabled": false,
+                     *           "homePageLinkText": null,
+                     *           "homePageURL": null,
+                     *           "headerBGColor": null,
+                     *           "navActiveColor": null,
+                     *           "navTextColor": null,
+                     *           "pageBGColor": null,
+                     *           "linkColor": null,
+                     *           "textColor": null,
+                     *           "editMethod": "html",
+                     *           "stats": {
+                     *             "articleCount": 1,
+                     *             "publishedCount": 1,
+                     *             "unpublishedCount": 0,
+                     *             "draftCount": 0
+                     *           },
+                     *           "sendEmailsToInboxId": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:22.051Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:22.051Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocSitesBody"];
                 };
             };
@@ -33941,6 +40903,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "helpdocssite": {
+                 *         "name": "Acme Help Centre",
+                 *         "subdomain": "acme-help",
+                 *         "publicSiteEnabled": true
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     helpdocssite: components["schemas"]["HelpDocSiteCreate"];
                     /** @description ignored */
@@ -33961,6 +40932,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdocssite": {
+                     *         "id": 1,
+                     *         "type": "helpdocssites",
+                     *         "name": "Acme Help Centre",
+                     *         "description": null,
+                     *         "metaSiteDescription": null,
+                     *         "subdomain": "acme-help",
+                     *         "customDomain": null,
+                     *         "url": null,
+                     *         "publicSiteEnabled": true,
+                     *         "languageCode": "en",
+                     *         "contactFormEnabled": true,
+                     *         "showDateLastModified": true,
+                     *         "homePageLinkEnabled": false,
+                     *         "homePageLinkText": null,
+                     *         "homePageURL": null,
+                     *         "headerBGColor": null,
+                     *         "navActiveColor": null,
+                     *         "navTextColor": null,
+                     *         "pageBGColor": null,
+                     *         "linkColor": null,
+                     *         "textColor": null,
+                     *         "editMethod": "html",
+                     *         "stats": {
+                     *           "articleCount": 0,
+                     *           "publishedCount": 0,
+                     *           "unpublishedCount": 0,
+                     *           "draftCount": 0
+                     *         },
+                     *         "sendEmailsToInboxId": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.051Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.051Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocSiteBody"];
                 };
             };
@@ -34099,6 +41143,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdocssite": {
+                     *         "id": 1,
+                     *         "type": "helpdocssites",
+                     *         "name": "Acme Help Centre",
+                     *         "description": null,
+                     *         "metaSiteDescription": null,
+                     *         "subdomain": "acme-help",
+                     *         "customDomain": null,
+                     *         "url": null,
+                     *         "publicSiteEnabled": true,
+                     *         "languageCode": "en",
+                     *         "contactFormEnabled": true,
+                     *         "showDateLastModified": true,
+                     *         "homePageLinkEnabled": false,
+                     *         "homePageLinkText": null,
+                     *         "homePageURL": null,
+                     *         "headerBGColor": null,
+                     *         "navActiveColor": null,
+                     *         "navTextColor": null,
+                     *         "pageBGColor": null,
+                     *         "linkColor": null,
+                     *         "textColor": null,
+                     *         "editMethod": "html",
+                     *         "stats": {
+                     *           "articleCount": 1,
+                     *           "publishedCount": 1,
+                     *           "unpublishedCount": 0,
+                     *           "draftCount": 0
+                     *         },
+                     *         "sendEmailsToInboxId": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.051Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.051Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocSiteBody"];
                 };
             };
@@ -34185,6 +41302,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "helpdocssite": {
+                 *         "metaSiteDescription": "Answers from the Acme support team"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     helpdocssite: components["schemas"]["HelpDocSiteUpdate"];
                     /** @description ignored */
@@ -34205,6 +41329,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdocssite": {
+                     *         "id": 1,
+                     *         "type": "helpdocssites",
+                     *         "name": "Acme Help Centre",
+                     *         "description": null,
+                     *         "metaSiteDescription": "Answers from the Acme support team",
+                     *         "subdomain": "acme-help",
+                     *         "customDomain": null,
+                     *         "url": null,
+                     *         "publicSiteEnabled": true,
+                     *         "languageCode": "en",
+                     *         "contactFormEnabled": true,
+                     *         "showDateLastModified": true,
+                     *         "homePageLinkEnabled": false,
+                     *         "homePageLinkText": null,
+                     *         "homePageURL": null,
+                     *         "headerBGColor": null,
+                     *         "navActiveColor": null,
+                     *         "navTextColor": null,
+                     *         "pageBGColor": null,
+                     *         "linkColor": null,
+                     *         "textColor": null,
+                     *         "editMethod": "html",
+                     *         "stats": {
+                     *           "articleCount": 1,
+                     *           "publishedCount": 1,
+                     *           "unpublishedCount": 0,
+                     *           "draftCount": 0
+                     *         },
+                     *         "sendEmailsToInboxId": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.051Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.353Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocSiteBody"];
                 };
             };
@@ -34454,6 +41651,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "helpdocssite": {
+                 *         "metaSiteDescription": "Answers from the Acme support team"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     helpdocssite: components["schemas"]["HelpDocSiteUpdate"];
                     /** @description ignored */
@@ -34474,6 +41678,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdocssite": {
+                     *         "id": 1,
+                     *         "type": "helpdocssites",
+                     *         "name": "Acme Help Centre",
+                     *         "description": null,
+                     *         "metaSiteDescription": "Answers from the Acme support team",
+                     *         "subdomain": "acme-help",
+                     *         "customDomain": null,
+                     *         "url": null,
+                     *         "publicSiteEnabled": true,
+                     *         "languageCode": "en",
+                     *         "contactFormEnabled": true,
+                     *         "showDateLastModified": true,
+                     *         "homePageLinkEnabled": false,
+                     *         "homePageLinkText": null,
+                     *         "homePageURL": null,
+                     *         "headerBGColor": null,
+                     *         "navActiveColor": null,
+                     *         "navTextColor": null,
+                     *         "pageBGColor": null,
+                     *         "linkColor": null,
+                     *         "textColor": null,
+                     *         "editMethod": "html",
+                     *         "stats": {
+                     *           "articleCount": 1,
+                     *           "publishedCount": 1,
+                     *           "unpublishedCount": 0,
+                     *           "draftCount": 0
+                     *         },
+                     *         "sendEmailsToInboxId": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.051Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.385Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocSiteBody"];
                 };
             };
@@ -34634,6 +41911,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdocarticles": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocArticlesBody"];
                 };
             };
@@ -34708,6 +42008,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "helpDocArticle": {
+                 *         "helpdocsite": {
+                 *           "id": 1
+                 *         },
+                 *         "title": "Resetting your password",
+                 *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
+                 *         "status": "published"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     helpDocArticle: components["schemas"]["HelpDocArticleCreate"];
                     /** @description ignored */
@@ -34728,6 +42040,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpDocArticle": {
+                     *         "id": 1,
+                     *         "type": "helpdocarticles",
+                     *         "helpdocsite": {
+                     *           "id": 1,
+                     *           "type": "helpdocssites"
+                     *         },
+                     *         "title": "Resetting your password",
+                     *         "slug": "resetting-your-password",
+                     *         "description": null,
+                     *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
+                     *         "status": "published",
+                     *         "isPrivate": false,
+                     *         "displayOrder": 0,
+                     *         "popularity": 0,
+                     *         "editMethod": "html",
+                     *         "oldURL": null,
+                     *         "disqusEnabled": false,
+                     *         "categories": [],
+                     *         "relatedArticles": [],
+                     *         "publishedAt": "2026-11-29T10:09:22.129Z",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.129Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.129Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocArticleBody"];
                 };
             };
@@ -34866,6 +42242,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpDocArticle": {
+                     *         "id": 1,
+                     *         "type": "helpdocarticles",
+                     *         "helpdocsite": {
+                     *           "id": 1,
+                     *           "type": "helpdocssites"
+                     *         },
+                     *         "title": "Resetting your password",
+                     *         "slug": "resetting-your-password",
+                     *         "description": null,
+                     *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
+                     *         "status": "published",
+                     *         "isPrivate": false,
+                     *         "displayOrder": 0,
+                     *         "popularity": 0,
+                     *         "editMethod": "html",
+                     *         "oldURL": null,
+                     *         "disqusEnabled": false,
+                     *         "categories": [],
+                     *         "relatedArticles": [],
+                     *         "publishedAt": "2026-11-29T10:09:22.129Z",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.129Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.129Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocArticleBody"];
                 };
             };
@@ -34952,6 +42392,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "helpDocArticle": {
+                 *         "description": "Three steps to a new password"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     helpDocArticle: components["schemas"]["HelpDocArticleUpdate"];
                     /** @description ignored */
@@ -34972,6 +42419,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpDocArticle": {
+                     *         "id": 1,
+                     *         "type": "helpdocarticles",
+                     *         "helpdocsite": {
+                     *           "id": 1,
+                     *           "type": "helpdocssites"
+                     *         },
+                     *         "title": "Resetting your password",
+                     *         "slug": "resetting-your-password",
+                     *         "description": "Three steps to a new password",
+                     *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
+                     *         "status": "published",
+                     *         "isPrivate": false,
+                     *         "displayOrder": 0,
+                     *         "popularity": 1,
+                     *         "editMethod": "html",
+                     *         "oldURL": null,
+                     *         "disqusEnabled": false,
+                     *         "categories": [],
+                     *         "relatedArticles": [],
+                     *         "publishedAt": "2026-11-29T10:09:22.129Z",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.129Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.489Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocArticleBody"];
                 };
             };
@@ -35221,6 +42732,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "helpDocArticle": {
+                 *         "description": "Three steps to a new password"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     helpDocArticle: components["schemas"]["HelpDocArticleUpdate"];
                     /** @description ignored */
@@ -35241,6 +42759,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpDocArticle": {
+                     *         "id": 1,
+                     *         "type": "helpdocarticles",
+                     *         "helpdocsite": {
+                     *           "id": 1,
+                     *           "type": "helpdocssites"
+                     *         },
+                     *         "title": "Resetting your password",
+                     *         "slug": "resetting-your-password",
+                     *         "description": "Three steps to a new password",
+                     *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
+                     *         "status": "published",
+                     *         "isPrivate": false,
+                     *         "displayOrder": 0,
+                     *         "popularity": 1,
+                     *         "editMethod": "html",
+                     *         "oldURL": null,
+                     *         "disqusEnabled": false,
+                     *         "categories": [],
+                     *         "relatedArticles": [],
+                     *         "publishedAt": "2026-11-29T10:09:22.129Z",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.129Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.527Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocArticleBody"];
                 };
             };
@@ -35397,6 +42979,80 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdoccategories": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "helpdoccategories",
+                     *           "helpdocsite": {
+                     *             "id": 1,
+                     *             "type": "helpdocssites"
+                     *           },
+                     *           "name": "Accounts",
+                     *           "slug": "accounts",
+                     *           "description": null,
+                     *           "displayOrder": 0,
+                     *           "parent": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:22.097Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:22.097Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocCategoriesBody"];
                 };
             };
@@ -35471,6 +43127,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "helpdoccategory": {
+                 *         "helpdocsite": {
+                 *           "id": 1
+                 *         },
+                 *         "name": "Accounts"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     helpdoccategory: components["schemas"]["HelpDocCategoryCreate"];
                     /** @description ignored */
@@ -35491,6 +43157,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdoccategory": {
+                     *         "id": 1,
+                     *         "type": "helpdoccategories",
+                     *         "helpdocsite": {
+                     *           "id": 1,
+                     *           "type": "helpdocssites"
+                     *         },
+                     *         "name": "Accounts",
+                     *         "slug": "accounts",
+                     *         "description": null,
+                     *         "displayOrder": 0,
+                     *         "parent": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.097Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.097Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocCategoryBody"];
                 };
             };
@@ -35629,6 +43350,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdoccategory": {
+                     *         "id": 1,
+                     *         "type": "helpdoccategories",
+                     *         "helpdocsite": {
+                     *           "id": 1,
+                     *           "type": "helpdocssites"
+                     *         },
+                     *         "name": "Accounts",
+                     *         "slug": "accounts",
+                     *         "description": null,
+                     *         "displayOrder": 0,
+                     *         "parent": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.097Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.097Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocCategoryBody"];
                 };
             };
@@ -35715,6 +43491,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "helpdoccategory": {
+                 *         "description": "Signing in and billing"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     helpdoccategory: components["schemas"]["HelpDocCategoryUpdate"];
                     /** @description ignored */
@@ -35735,6 +43518,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdoccategory": {
+                     *         "id": 1,
+                     *         "type": "helpdoccategories",
+                     *         "helpdocsite": {
+                     *           "id": 1,
+                     *           "type": "helpdocssites"
+                     *         },
+                     *         "name": "Accounts",
+                     *         "slug": "accounts",
+                     *         "description": "Signing in and billing",
+                     *         "displayOrder": 0,
+                     *         "parent": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.097Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.424Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocCategoryBody"];
                 };
             };
@@ -35984,6 +43822,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "helpdoccategory": {
+                 *         "description": "Signing in and billing"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     helpdoccategory: components["schemas"]["HelpDocCategoryUpdate"];
                     /** @description ignored */
@@ -36004,6 +43849,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "helpdoccategory": {
+                     *         "id": 1,
+                     *         "type": "helpdoccategories",
+                     *         "helpdocsite": {
+                     *           "id": 1,
+                     *           "type": "helpdocssites"
+                     *         },
+                     *         "name": "Accounts",
+                     *         "slug": "accounts",
+                     *         "description": "Signing in and billing",
+                     *         "displayOrder": 0,
+                     *         "parent": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.097Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.457Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HelpDocCategoryBody"];
                 };
             };
@@ -36160,6 +44060,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "inboxes": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["InboxesBody"];
                 };
             };
@@ -36234,6 +44157,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "inbox": {
+                 *         "name": "Billing",
+                 *         "localPart": "billing",
+                 *         "signature": "<p>The Acme billing team</p>",
+                 *         "happinessRatingEnabled": true
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     inbox: components["schemas"]["InboxCreate"];
                     /** @description ignored */
@@ -36254,6 +44187,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "inbox": {
+                     *         "id": 2,
+                     *         "type": "inboxes",
+                     *         "name": "Billing",
+                     *         "email": null,
+                     *         "localPart": "billing",
+                     *         "aliases": [],
+                     *         "ticketstatus": null,
+                     *         "signature": "<p>The Acme billing team</p>",
+                     *         "autoReplyEnabled": false,
+                     *         "autoReplySubject": null,
+                     *         "autoReplyMessage": null,
+                     *         "displayOrder": 0,
+                     *         "languageCode": "en",
+                     *         "spamThreshold": 5,
+                     *         "onClosedWait": 7,
+                     *         "happinessRatingEnabled": true,
+                     *         "happinessRatingMessage": null,
+                     *         "smtpServer": null,
+                     *         "smtpPort": null,
+                     *         "smtpUsername": null,
+                     *         "smtpSecurity": null,
+                     *         "smtpProvider": null,
+                     *         "sendEmailsFrom": null,
+                     *         "unverifiedAddresses": [],
+                     *         "hasSmtpPassword": false,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.162Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.162Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "users": [],
+                     *         "tickettypes": []
+                     *       },
+                     *       "included": {
+                     *         "users": [],
+                     *         "tickettypes": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["InboxBody"];
                 };
             };
@@ -36392,6 +44373,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "inbox": {
+                     *         "id": 2,
+                     *         "type": "inboxes",
+                     *         "name": "Billing",
+                     *         "email": null,
+                     *         "localPart": "billing",
+                     *         "aliases": [],
+                     *         "ticketstatus": null,
+                     *         "signature": "<p>The Acme billing team</p>",
+                     *         "autoReplyEnabled": false,
+                     *         "autoReplySubject": null,
+                     *         "autoReplyMessage": null,
+                     *         "displayOrder": 0,
+                     *         "languageCode": "en",
+                     *         "spamThreshold": 5,
+                     *         "onClosedWait": 7,
+                     *         "happinessRatingEnabled": true,
+                     *         "happinessRatingMessage": null,
+                     *         "smtpServer": null,
+                     *         "smtpPort": null,
+                     *         "smtpUsername": null,
+                     *         "smtpSecurity": null,
+                     *         "smtpProvider": null,
+                     *         "sendEmailsFrom": null,
+                     *         "unverifiedAddresses": [],
+                     *         "hasSmtpPassword": false,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.162Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.162Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "users": [],
+                     *         "tickettypes": []
+                     *       },
+                     *       "included": {
+                     *         "users": [],
+                     *         "tickettypes": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["InboxBody"];
                 };
             };
@@ -36478,6 +44507,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "inbox": {
+                 *         "autoReplyEnabled": true,
+                 *         "autoReplySubject": "We have your message",
+                 *         "autoReplyMessage": "<p>We answer within a working day.</p>"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     inbox: components["schemas"]["InboxUpdate"];
                     /** @description ignored */
@@ -36498,6 +44536,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "inbox": {
+                     *         "id": 2,
+                     *         "type": "inboxes",
+                     *         "name": "Billing",
+                     *         "email": null,
+                     *         "localPart": "billing",
+                     *         "aliases": [],
+                     *         "ticketstatus": null,
+                     *         "signature": "<p>The Acme billing team</p>",
+                     *         "autoReplyEnabled": true,
+                     *         "autoReplySubject": "We have your message",
+                     *         "autoReplyMessage": "<p>We answer within a working day.</p>",
+                     *         "displayOrder": 0,
+                     *         "languageCode": "en",
+                     *         "spamThreshold": 5,
+                     *         "onClosedWait": 7,
+                     *         "happinessRatingEnabled": true,
+                     *         "happinessRatingMessage": null,
+                     *         "smtpServer": null,
+                     *         "smtpPort": null,
+                     *         "smtpUsername": null,
+                     *         "smtpSecurity": null,
+                     *         "smtpProvider": null,
+                     *         "sendEmailsFrom": null,
+                     *         "unverifiedAddresses": [],
+                     *         "hasSmtpPassword": false,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.162Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.557Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "users": [],
+                     *         "tickettypes": []
+                     *       },
+                     *       "included": {
+                     *         "users": [],
+                     *         "tickettypes": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["InboxBody"];
                 };
             };
@@ -36627,7 +44713,10 @@ export interface operations {
     deleteInbox: {
         parameters: {
             query?: {
-                /** @description the inbox the records using this one move to; required while any does (tickets' `inbox`) */
+                /**
+                 * @description the inbox the records using this one move to; required while any does (tickets' `inbox`)
+                 * @example 11
+                 */
                 replaceWith?: number;
             };
             header?: {
@@ -36635,7 +44724,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 12
+                 */
                 id: number;
             };
             cookie?: never;
@@ -36750,6 +44842,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "inbox": {
+                 *         "autoReplyEnabled": true,
+                 *         "autoReplySubject": "We have your message",
+                 *         "autoReplyMessage": "<p>We answer within a working day.</p>"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     inbox: components["schemas"]["InboxUpdate"];
                     /** @description ignored */
@@ -36770,6 +44871,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "inbox": {
+                     *         "id": 2,
+                     *         "type": "inboxes",
+                     *         "name": "Billing",
+                     *         "email": null,
+                     *         "localPart": "billing",
+                     *         "aliases": [],
+                     *         "ticketstatus": null,
+                     *         "signature": "<p>The Acme billing team</p>",
+                     *         "autoReplyEnabled": true,
+                     *         "autoReplySubject": "We have your message",
+                     *         "autoReplyMessage": "<p>We answer within a working day.</p>",
+                     *         "displayOrder": 0,
+                     *         "languageCode": "en",
+                     *         "spamThreshold": 5,
+                     *         "onClosedWait": 7,
+                     *         "happinessRatingEnabled": true,
+                     *         "happinessRatingMessage": null,
+                     *         "smtpServer": null,
+                     *         "smtpPort": null,
+                     *         "smtpUsername": null,
+                     *         "smtpSecurity": null,
+                     *         "smtpProvider": null,
+                     *         "sendEmailsFrom": null,
+                     *         "unverifiedAddresses": [],
+                     *         "hasSmtpPassword": false,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.162Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.613Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "users": [],
+                     *         "tickettypes": []
+                     *       },
+                     *       "included": {
+                     *         "users": [],
+                     *         "tickettypes": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["InboxBody"];
                 };
             };
@@ -36926,6 +45075,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "maildomains": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "maildomains",
+                     *           "name": "acme-support.example",
+                     *           "verified": false,
+                     *           "verifiedAt": null,
+                     *           "dnsRecord": {
+                     *             "type": "TXT",
+                     *             "name": "_helpdesk-verification.acme-support.example",
+                     *             "value": "helpdesk-verification=26fcd8c6752a3f28de7554565b1104b8"
+                     *           },
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:22.217Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:22.217Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailDomainsBody"];
                 };
             };
@@ -37000,6 +45222,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "maildomain": {
+                 *         "name": "acme-support.example"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -37020,6 +45249,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "maildomain": {
+                     *         "id": 1,
+                     *         "type": "maildomains",
+                     *         "name": "acme-support.example",
+                     *         "verified": false,
+                     *         "verifiedAt": null,
+                     *         "dnsRecord": {
+                     *           "type": "TXT",
+                     *           "name": "_helpdesk-verification.acme-support.example",
+                     *           "value": "helpdesk-verification=26fcd8c6752a3f28de7554565b1104b8"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.217Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.217Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailDomainBody"];
                 };
             };
@@ -37158,6 +45441,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "maildomain": {
+                     *         "id": 1,
+                     *         "type": "maildomains",
+                     *         "name": "acme-support.example",
+                     *         "verified": false,
+                     *         "verifiedAt": null,
+                     *         "dnsRecord": {
+                     *           "type": "TXT",
+                     *           "name": "_helpdesk-verification.acme-support.example",
+                     *           "value": "helpdesk-verification=26fcd8c6752a3f28de7554565b1104b8"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.217Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.217Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailDomainBody"];
                 };
             };
@@ -37352,6 +45689,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "maildomain": {
+                     *         "id": 1,
+                     *         "type": "maildomains",
+                     *         "name": "acme-support.example",
+                     *         "verified": true,
+                     *         "verifiedAt": "2026-11-29T10:09:33.708Z",
+                     *         "dnsRecord": {
+                     *           "type": "TXT",
+                     *           "name": "_helpdesk-verification.acme-support.example",
+                     *           "value": "helpdesk-verification=26fcd8c6752a3f28de7554565b1104b8"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.217Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:33.708Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailDomainBody"];
                 };
             };
@@ -37458,6 +45823,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": 1,
+                     *         "type": "users",
+                     *         "email": "owner-32lcp1@example.test",
+                     *         "firstName": "Owner",
+                     *         "lastName": "Demo",
+                     *         "role": "owner",
+                     *         "avatarURL": null,
+                     *         "editMethod": "html",
+                     *         "isPartTime": false,
+                     *         "reviewer": false,
+                     *         "timezoneId": 1,
+                     *         "timeFormatId": 1,
+                     *         "sendPushNotifications": true,
+                     *         "sendWebNotifications": true,
+                     *         "autoFollowOnCC": false,
+                     *         "isAppOwner": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:21.398Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *         "updatedBy": null
+                     *       },
+                     *       "included": {
+                     *         "users": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserBody"];
                 };
             };
@@ -37547,6 +45942,161 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "messages",
+                     *           "message": "<p>Smoke is coming out of the paper tray.</p>",
+                     *           "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
+                     *           "textBody": "Smoke is coming out of the paper tray.",
+                     *           "threadType": "message",
+                     *           "editMethod": "html",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "customer": {
+                     *             "id": 1,
+                     *             "type": "customers"
+                     *           },
+                     *           "cc": [],
+                     *           "bcc": [],
+                     *           "isPinned": false,
+                     *           "isDraft": false,
+                     *           "viewedByCustomerAt": null,
+                     *           "emailStatus": "sent",
+                     *           "emailError": null,
+                     *           "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:23.379Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "revisions": [],
+                     *           "mentions": [],
+                     *           "files": []
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "messages",
+                     *           "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *           "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *           "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *           "threadType": "message",
+                     *           "editMethod": "html",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "customer": null,
+                     *           "cc": [],
+                     *           "bcc": [],
+                     *           "isPinned": false,
+                     *           "isDraft": false,
+                     *           "viewedByCustomerAt": null,
+                     *           "emailStatus": "sent",
+                     *           "emailError": null,
+                     *           "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:24.083Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "revisions": [],
+                     *           "mentions": [],
+                     *           "files": [
+                     *             {
+                     *               "id": 1,
+                     *               "type": "files"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "messagerevisions": [],
+                     *         "files": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "files",
+                     *             "name": "invoice-2026-11.pdf",
+                     *             "filename": "invoice-2026-11.pdf",
+                     *             "contentType": "application/pdf",
+                     *             "mimeType": "application/pdf",
+                     *             "disposition": "attachment",
+                     *             "size": 19,
+                     *             "url": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.921Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.014Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 2,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 2,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessagesBody"];
                 };
             };
@@ -37629,6 +46179,103 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": {
+                     *         "id": 2,
+                     *         "type": "messages",
+                     *         "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *         "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *         "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *         "threadType": "message",
+                     *         "editMethod": "html",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "customer": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "isPinned": false,
+                     *         "isDraft": false,
+                     *         "viewedByCustomerAt": null,
+                     *         "emailStatus": "sent",
+                     *         "emailError": null,
+                     *         "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:24.083Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "revisions": [],
+                     *         "mentions": [],
+                     *         "files": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "files"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "messagerevisions": [],
+                     *         "files": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "files",
+                     *             "name": "invoice-2026-11.pdf",
+                     *             "filename": "invoice-2026-11.pdf",
+                     *             "contentType": "application/pdf",
+                     *             "mimeType": "application/pdf",
+                     *             "disposition": "attachment",
+                     *             "size": 19,
+                     *             "url": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.921Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.014Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageBody"];
                 };
             };
@@ -37715,6 +46362,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": {
+                 *         "isPinned": true
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -37735,6 +46389,103 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": {
+                     *         "id": 2,
+                     *         "type": "messages",
+                     *         "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *         "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *         "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *         "threadType": "message",
+                     *         "editMethod": "html",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "customer": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "isPinned": true,
+                     *         "isDraft": false,
+                     *         "viewedByCustomerAt": null,
+                     *         "emailStatus": "sent",
+                     *         "emailError": null,
+                     *         "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:24.083Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:32.213Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "revisions": [],
+                     *         "mentions": [],
+                     *         "files": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "files"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "messagerevisions": [],
+                     *         "files": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "files",
+                     *             "name": "invoice-2026-11.pdf",
+                     *             "filename": "invoice-2026-11.pdf",
+                     *             "contentType": "application/pdf",
+                     *             "mimeType": "application/pdf",
+                     *             "disposition": "attachment",
+                     *             "size": 19,
+                     *             "url": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.921Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.014Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageBody"];
                 };
             };
@@ -37984,6 +46735,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": {
+                 *         "isPinned": true
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -38004,6 +46762,103 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": {
+                     *         "id": 2,
+                     *         "type": "messages",
+                     *         "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *         "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *         "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *         "threadType": "message",
+                     *         "editMethod": "html",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "customer": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "isPinned": true,
+                     *         "isDraft": false,
+                     *         "viewedByCustomerAt": null,
+                     *         "emailStatus": "sent",
+                     *         "emailError": null,
+                     *         "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:24.083Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:32.272Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "revisions": [],
+                     *         "mentions": [],
+                     *         "files": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "files"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "messagerevisions": [],
+                     *         "files": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "files",
+                     *             "name": "invoice-2026-11.pdf",
+                     *             "filename": "invoice-2026-11.pdf",
+                     *             "contentType": "application/pdf",
+                     *             "mimeType": "application/pdf",
+                     *             "disposition": "attachment",
+                     *             "size": 19,
+                     *             "url": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.921Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.014Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageBody"];
                 };
             };
@@ -38160,6 +47015,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "oauthapps": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppsBody"];
                 };
             };
@@ -38231,6 +47109,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "oauthapp": {
+                 *         "name": "Reporting dashboard",
+                 *         "redirectUris": [
+                 *           "https://dashboard.acme.example/callback"
+                 *         ],
+                 *         "scopes": [
+                 *           "desk:read"
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -38251,6 +47142,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "oauthapp": {
+                     *         "id": 1,
+                     *         "type": "oauthapps",
+                     *         "name": "Reporting dashboard",
+                     *         "redirectUris": [
+                     *           "https://dashboard.acme.example/callback"
+                     *         ],
+                     *         "scopes": [
+                     *           "desk:read"
+                     *         ],
+                     *         "clientId": "hdc_XJZlLDRXmxG5rRO9lEKSXyUB",
+                     *         "clientType": "confidential",
+                     *         "secretPrefix": "hds_HtkE",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.247Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.247Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "clientSecret": "hds_HtkEqMWyNnW23HPrSmExyxtAQc9ufeRrdCkJWxU2"
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppCreatedBody"];
                 };
             };
@@ -38389,6 +47311,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "oauthapp": {
+                     *         "id": 1,
+                     *         "type": "oauthapps",
+                     *         "name": "Reporting dashboard",
+                     *         "redirectUris": [
+                     *           "https://dashboard.acme.example/callback"
+                     *         ],
+                     *         "scopes": [
+                     *           "desk:read"
+                     *         ],
+                     *         "clientId": "hdc_XJZlLDRXmxG5rRO9lEKSXyUB",
+                     *         "clientType": "confidential",
+                     *         "secretPrefix": "hds_HtkE",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.247Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.247Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppBody"];
                 };
             };
@@ -38475,6 +47453,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "oauthapp": {
+                 *         "name": "Reporting dashboard"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -38495,6 +47480,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "oauthapp": {
+                     *         "id": 1,
+                     *         "type": "oauthapps",
+                     *         "name": "Reporting dashboard",
+                     *         "redirectUris": [
+                     *           "https://dashboard.acme.example/callback"
+                     *         ],
+                     *         "scopes": [
+                     *           "desk:read"
+                     *         ],
+                     *         "clientId": "hdc_XJZlLDRXmxG5rRO9lEKSXyUB",
+                     *         "clientType": "confidential",
+                     *         "secretPrefix": "hds_HtkE",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.247Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.659Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppBody"];
                 };
             };
@@ -38744,6 +47785,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "oauthapp": {
+                 *         "name": "Reporting dashboard"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -38764,6 +47812,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "oauthapp": {
+                     *         "id": 1,
+                     *         "type": "oauthapps",
+                     *         "name": "Reporting dashboard",
+                     *         "redirectUris": [
+                     *           "https://dashboard.acme.example/callback"
+                     *         ],
+                     *         "scopes": [
+                     *           "desk:read"
+                     *         ],
+                     *         "clientId": "hdc_XJZlLDRXmxG5rRO9lEKSXyUB",
+                     *         "clientType": "confidential",
+                     *         "secretPrefix": "hds_HtkE",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.247Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.699Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppBody"];
                 };
             };
@@ -38911,6 +48015,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "oauthapp": {
+                     *         "id": 1,
+                     *         "type": "oauthapps",
+                     *         "name": "Reporting dashboard",
+                     *         "redirectUris": [
+                     *           "https://dashboard.acme.example/callback"
+                     *         ],
+                     *         "scopes": [
+                     *           "desk:read"
+                     *         ],
+                     *         "clientId": "hdc_XJZlLDRXmxG5rRO9lEKSXyUB",
+                     *         "clientType": "confidential",
+                     *         "secretPrefix": "hds_KNDz",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.247Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:33.737Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "clientSecret": "hds_KNDzdBwiiO09WETMmNwof1SO7mlAj4IdLyatHGtp"
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAppCreatedBody"];
                 };
             };
@@ -39027,6 +48162,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "oauthgrants": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthGrantsBody"];
                 };
             };
@@ -39109,6 +48267,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "oauthgrant": {
+                     *         "id": 1,
+                     *         "type": "oauthgrants",
+                     *         "user": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "app": {
+                     *           "id": 1,
+                     *           "type": "oauthapps"
+                     *         },
+                     *         "scopes": [
+                     *           "desk"
+                     *         ],
+                     *         "appName": "Reporting dashboard",
+                     *         "lastUsedAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:28.668Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:28.668Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthGrantBody"];
                 };
             };
@@ -39349,6 +48566,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "pmconnection": {
+                     *         "id": 1,
+                     *         "type": "pmconnections",
+                     *         "baseUrl": "https://projects.acme.example",
+                     *         "hasToken": true,
+                     *         "lastSyncedAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.918Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:23.918Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["PmConnectionBody"];
                 };
             };
@@ -39429,6 +48669,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pmconnection": {
+                 *         "baseUrl": "https://projects.acme.example",
+                 *         "token": "your-project-tool-token"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -39449,6 +48697,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "pmconnection": {
+                     *         "id": 1,
+                     *         "type": "pmconnections",
+                     *         "baseUrl": "https://projects.acme.example",
+                     *         "hasToken": true,
+                     *         "lastSyncedAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.918Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:23.918Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["PmConnectionBody"];
                 };
             };
@@ -39579,6 +48850,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ratelimit": {
+                     *         "requestsPerMinute": null,
+                     *         "default": 1000000,
+                     *         "effective": 1000000
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         ratelimit: components["schemas"]["RateLimit"];
                     };
@@ -39652,6 +48932,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ratelimit": {
+                 *         "requestsPerMinute": 600
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["RateLimitWrite"];
             };
         };
@@ -39664,6 +48951,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ratelimit": {
+                     *         "requestsPerMinute": 600,
+                     *         "default": 1000000,
+                     *         "effective": 600
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         ratelimit: components["schemas"]["RateLimit"];
                     };
@@ -39985,6 +49281,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tickets": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketsBody"];
                 };
             };
@@ -40074,6 +49393,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "slas": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SlasBody"];
                 };
             };
@@ -40148,6 +49490,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sla": {
+                 *         "name": "Gold customers",
+                 *         "description": "First reply within an hour",
+                 *         "businesshours": {
+                 *           "id": 1
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -40168,6 +49521,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sla": {
+                     *         "id": 1,
+                     *         "type": "slas",
+                     *         "name": "Gold customers",
+                     *         "description": "First reply within an hour",
+                     *         "displayOrder": 0,
+                     *         "enabled": true,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.085Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:23.085Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "slacustomers": [],
+                     *         "slacompanies": [],
+                     *         "slainboxes": [],
+                     *         "slatickettypes": [],
+                     *         "slatags": [],
+                     *         "slaticketpriorities": [],
+                     *         "slanotifications": []
+                     *       },
+                     *       "included": {
+                     *         "slacustomers": [],
+                     *         "slacompanies": [],
+                     *         "slainboxes": [],
+                     *         "slatickettypes": [],
+                     *         "slatags": [],
+                     *         "slaticketpriorities": [],
+                     *         "slanotifications": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SlaBody"];
                 };
             };
@@ -40306,6 +49727,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sla": {
+                     *         "id": 1,
+                     *         "type": "slas",
+                     *         "name": "Gold customers",
+                     *         "description": "First reply within an hour",
+                     *         "displayOrder": 0,
+                     *         "enabled": true,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.085Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:23.085Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "slacustomers": [],
+                     *         "slacompanies": [],
+                     *         "slainboxes": [],
+                     *         "slatickettypes": [],
+                     *         "slatags": [],
+                     *         "slaticketpriorities": [],
+                     *         "slanotifications": []
+                     *       },
+                     *       "included": {
+                     *         "slacustomers": [],
+                     *         "slacompanies": [],
+                     *         "slainboxes": [],
+                     *         "slatickettypes": [],
+                     *         "slatags": [],
+                     *         "slaticketpriorities": [],
+                     *         "slanotifications": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SlaBody"];
                 };
             };
@@ -40392,6 +49881,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sla": {
+                 *         "enabled": false
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -40412,6 +49908,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sla": {
+                     *         "id": 1,
+                     *         "type": "slas",
+                     *         "name": "Gold customers",
+                     *         "description": "First reply within an hour",
+                     *         "displayOrder": 0,
+                     *         "enabled": false,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.085Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.653Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "slacustomers": [],
+                     *         "slacompanies": [],
+                     *         "slainboxes": [],
+                     *         "slatickettypes": [],
+                     *         "slatags": [],
+                     *         "slaticketpriorities": [],
+                     *         "slanotifications": []
+                     *       },
+                     *       "included": {
+                     *         "slacustomers": [],
+                     *         "slacompanies": [],
+                     *         "slainboxes": [],
+                     *         "slatickettypes": [],
+                     *         "slatags": [],
+                     *         "slaticketpriorities": [],
+                     *         "slanotifications": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SlaBody"];
                 };
             };
@@ -40661,6 +50225,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sla": {
+                 *         "enabled": false
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -40681,6 +50252,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sla": {
+                     *         "id": 1,
+                     *         "type": "slas",
+                     *         "name": "Gold customers",
+                     *         "description": "First reply within an hour",
+                     *         "displayOrder": 0,
+                     *         "enabled": false,
+                     *         "businesshours": {
+                     *           "id": 2,
+                     *           "type": "businesshours"
+                     *         },
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.085Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.716Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "slacustomers": [],
+                     *         "slacompanies": [],
+                     *         "slainboxes": [],
+                     *         "slatickettypes": [],
+                     *         "slatags": [],
+                     *         "slaticketpriorities": [],
+                     *         "slanotifications": []
+                     *       },
+                     *       "included": {
+                     *         "slacustomers": [],
+                     *         "slacompanies": [],
+                     *         "slainboxes": [],
+                     *         "slatickettypes": [],
+                     *         "slatags": [],
+                     *         "slaticketpriorities": [],
+                     *         "slanotifications": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SlaBody"];
                 };
             };
@@ -40837,6 +50476,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "spamlists": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SpamListsBody"];
                 };
             };
@@ -40911,6 +50573,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "spamlist": {
+                 *         "term": "cheap-watches.example",
+                 *         "type": "blacklist"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -40931,6 +50601,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "spamlist": {
+                     *         "id": 1,
+                     *         "term": "cheap-watches.example",
+                     *         "type": "blacklist",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.273Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.273Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SpamListBody"];
                 };
             };
@@ -41069,6 +50786,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "spamlist": {
+                     *         "id": 1,
+                     *         "term": "cheap-watches.example",
+                     *         "type": "blacklist",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.273Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.273Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SpamListBody"];
                 };
             };
@@ -41155,6 +50919,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "spamlist": {
+                 *         "type": "whitelist"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -41175,6 +50946,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "spamlist": {
+                     *         "id": 1,
+                     *         "term": "cheap-watches.example",
+                     *         "type": "whitelist",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.273Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.727Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SpamListBody"];
                 };
             };
@@ -41424,6 +51242,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "spamlist": {
+                 *         "type": "whitelist"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -41444,6 +51269,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "spamlist": {
+                     *         "id": 1,
+                     *         "term": "cheap-watches.example",
+                     *         "type": "whitelist",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.273Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.753Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SpamListBody"];
                 };
             };
@@ -41591,6 +51463,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -41683,6 +51563,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "spamlist": {
+                 *         "type": "whitelist"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -41703,6 +51590,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -41848,6 +51743,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tags": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TagsBody"];
                 };
             };
@@ -41922,6 +51840,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tag": {
+                 *         "name": "refund",
+                 *         "color": "#5319e7"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -41942,6 +51868,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tag": {
+                     *         "id": 1,
+                     *         "type": "tags",
+                     *         "name": "refund",
+                     *         "color": "#5319e7",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.310Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.310Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TagBody"];
                 };
             };
@@ -42080,6 +52054,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tag": {
+                     *         "id": 1,
+                     *         "type": "tags",
+                     *         "name": "refund",
+                     *         "color": "#5319e7",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.310Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.310Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TagBody"];
                 };
             };
@@ -42166,6 +52188,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tag": {
+                 *         "color": "#0e8a16"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -42186,6 +52215,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tag": {
+                     *         "id": 1,
+                     *         "type": "tags",
+                     *         "name": "refund",
+                     *         "color": "#0e8a16",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.310Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.777Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TagBody"];
                 };
             };
@@ -42435,6 +52512,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tag": {
+                 *         "color": "#0e8a16"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -42455,6 +52539,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tag": {
+                     *         "id": 1,
+                     *         "type": "tags",
+                     *         "name": "refund",
+                     *         "color": "#0e8a16",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.310Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.820Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TagBody"];
                 };
             };
@@ -42602,6 +52734,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -42694,6 +52834,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tag": {
+                 *         "color": "#0e8a16"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -42714,6 +52861,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -42859,6 +53014,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketactivities": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketActivitiesBody"];
                 };
             };
@@ -42941,6 +53119,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketActivity": {
+                     *         "id": 1,
+                     *         "type": "ticketactivities",
+                     *         "eventType": "ticket.created",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "oldInbox": null,
+                     *         "status": null,
+                     *         "targetAgent": null,
+                     *         "message": null,
+                     *         "otherTicket": null,
+                     *         "actorSystem": null,
+                     *         "changes": {},
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketActivityBody"];
                 };
             };
@@ -43039,6 +53279,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketpriorities": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketPrioritiesBody"];
                 };
             };
@@ -43113,6 +53376,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketpriority": {
+                 *         "name": "Critical",
+                 *         "color": "#d93f0b",
+                 *         "displayOrder": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -43133,6 +53405,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketpriority": {
+                     *         "id": 5,
+                     *         "type": "ticketpriorities",
+                     *         "name": "Critical",
+                     *         "color": "#d93f0b",
+                     *         "displayOrder": 1,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.343Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.343Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketPriorityBody"];
                 };
             };
@@ -43271,6 +53592,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketpriority": {
+                     *         "id": 5,
+                     *         "type": "ticketpriorities",
+                     *         "name": "Critical",
+                     *         "color": "#d93f0b",
+                     *         "displayOrder": 1,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.343Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.343Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketPriorityBody"];
                 };
             };
@@ -43357,6 +53727,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketpriority": {
+                 *         "color": "#b60205"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -43377,6 +53754,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketpriority": {
+                     *         "id": 5,
+                     *         "type": "ticketpriorities",
+                     *         "name": "Critical",
+                     *         "color": "#b60205",
+                     *         "displayOrder": 1,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.343Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.874Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketPriorityBody"];
                 };
             };
@@ -43506,7 +53932,10 @@ export interface operations {
     deleteTicketPriority: {
         parameters: {
             query?: {
-                /** @description the ticketpriority the records using this one move to; required while any does (tickets' `priority`) */
+                /**
+                 * @description the ticketpriority the records using this one move to; required while any does (tickets' `priority`)
+                 * @example 11
+                 */
                 replaceWith?: number;
             };
             header?: {
@@ -43514,7 +53943,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 12
+                 */
                 id: number;
             };
             cookie?: never;
@@ -43629,6 +54061,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketpriority": {
+                 *         "color": "#b60205"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -43649,6 +54088,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketpriority": {
+                     *         "id": 5,
+                     *         "type": "ticketpriorities",
+                     *         "name": "Critical",
+                     *         "color": "#b60205",
+                     *         "displayOrder": 1,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.343Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.914Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketPriorityBody"];
                 };
             };
@@ -43809,6 +54297,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tickets": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketsBody"];
                 };
             };
@@ -43883,6 +54394,28 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticket": {
+                 *         "subject": "The printer is on fire",
+                 *         "inbox": {
+                 *           "id": 1
+                 *         },
+                 *         "customer": {
+                 *           "email": "grace@customer.example"
+                 *         },
+                 *         "message": "<p>Smoke is coming out of the paper tray.</p>",
+                 *         "priority": {
+                 *           "id": 1
+                 *         },
+                 *         "tags": [
+                 *           {
+                 *             "id": 1
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -43903,6 +54436,308 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticket": {
+                     *         "id": 1,
+                     *         "subject": "The printer is on fire",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "type": "customers"
+                     *         },
+                     *         "agent": null,
+                     *         "status": {
+                     *           "id": 1,
+                     *           "type": "ticketstatuses"
+                     *         },
+                     *         "priority": {
+                     *           "id": 5,
+                     *           "type": "ticketpriorities"
+                     *         },
+                     *         "type": {
+                     *           "id": 1,
+                     *           "type": "tickettypes"
+                     *         },
+                     *         "source": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "notifyCustomer": true,
+                     *         "imagesHidden": false,
+                     *         "originalRecipient": null,
+                     *         "previewText": "Smoke is coming out of the paper tray.",
+                     *         "spam_score": null,
+                     *         "mergedInto": null,
+                     *         "parent": null,
+                     *         "responseTimeMins": null,
+                     *         "resolutionTimeMins": null,
+                     *         "happinessSurveySentAt": null,
+                     *         "sla": null,
+                     *         "slaFirstResponseDueAt": null,
+                     *         "slaFirstResponseStatus": null,
+                     *         "slaNextReplyDueAt": null,
+                     *         "slaNextReplyStatus": null,
+                     *         "slaResolutionDueAt": null,
+                     *         "slaResolutionStatus": null,
+                     *         "sla_breached": false,
+                     *         "isRead": false,
+                     *         "happinessRating": null,
+                     *         "messageCount": 1,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "customfields": [],
+                     *         "tags": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tags"
+                     *           }
+                     *         ],
+                     *         "tasks": [],
+                     *         "followers": [],
+                     *         "helpdocarticles": [],
+                     *         "messages": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "messages"
+                     *           }
+                     *         ],
+                     *         "timelogs": [],
+                     *         "activities": []
+                     *       },
+                     *       "included": {
+                     *         "customfields": [],
+                     *         "tags": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tags",
+                     *             "name": "refund",
+                     *             "color": "#5319e7",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.310Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.310Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "tasks": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "helpdocarticles": [],
+                     *         "messages": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "messages",
+                     *             "message": "<p>Smoke is coming out of the paper tray.</p>",
+                     *             "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
+                     *             "textBody": "Smoke is coming out of the paper tray.",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": {
+                     *               "id": 1,
+                     *               "type": "customers"
+                     *             },
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": null,
+                     *             "emailError": null,
+                     *             "emailMessageId": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "timelogs": [],
+                     *         "ticketactivities": [],
+                     *         "customers": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "customers",
+                     *             "firstName": "Grace",
+                     *             "lastName": "Hopper",
+                     *             "email": "grace@customer.example",
+                     *             "organization": "Navy Labs",
+                     *             "jobTitle": null,
+                     *             "phone": null,
+                     *             "mobile": null,
+                     *             "address": null,
+                     *             "notes": null,
+                     *             "externalId": null,
+                     *             "extraData": null,
+                     *             "trusted": false,
+                     *             "verifiedEmail": false,
+                     *             "linkedinURL": null,
+                     *             "facebookURL": null,
+                     *             "twitterHandle": null,
+                     *             "avatarURL": null,
+                     *             "welcomeEmailSent": false,
+                     *             "permission": "all",
+                     *             "addMethod": "api",
+                     *             "numTickets": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inboxes": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "inboxes",
+                     *             "name": "Billing",
+                     *             "email": null,
+                     *             "localPart": "billing",
+                     *             "aliases": [],
+                     *             "ticketstatus": null,
+                     *             "signature": "<p>The Acme billing team</p>",
+                     *             "autoReplyEnabled": false,
+                     *             "autoReplySubject": null,
+                     *             "autoReplyMessage": null,
+                     *             "displayOrder": 0,
+                     *             "languageCode": "en",
+                     *             "spamThreshold": 5,
+                     *             "onClosedWait": 7,
+                     *             "happinessRatingEnabled": true,
+                     *             "happinessRatingMessage": null,
+                     *             "smtpServer": null,
+                     *             "smtpPort": null,
+                     *             "smtpUsername": null,
+                     *             "smtpSecurity": null,
+                     *             "smtpProvider": null,
+                     *             "sendEmailsFrom": null,
+                     *             "unverifiedAddresses": [],
+                     *             "hasSmtpPassword": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.162Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.162Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "ticketstatuses": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "ticketstatuses",
+                     *             "name": "Active",
+                     *             "code": "active",
+                     *             "color": "#2196f3",
+                     *             "icon": "circle",
+                     *             "displayOrder": 1,
+                     *             "isCustom": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "ticketpriorities": [
+                     *           {
+                     *             "id": 5,
+                     *             "type": "ticketpriorities",
+                     *             "name": "Critical",
+                     *             "color": "#d93f0b",
+                     *             "displayOrder": 1,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.343Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.343Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "tickettypes": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tickettypes",
+                     *             "name": "Question",
+                     *             "displayOrder": 1,
+                     *             "default": true,
+                     *             "enabledForFutureInboxes": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "ticketsources": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketBody"];
                 };
             };
@@ -44041,6 +54876,459 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticket": {
+                     *         "id": 1,
+                     *         "subject": "The printer is on fire",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "type": "customers"
+                     *         },
+                     *         "agent": null,
+                     *         "status": {
+                     *           "id": 5,
+                     *           "type": "ticketstatuses"
+                     *         },
+                     *         "priority": {
+                     *           "id": 5,
+                     *           "type": "ticketpriorities"
+                     *         },
+                     *         "type": {
+                     *           "id": 1,
+                     *           "type": "tickettypes"
+                     *         },
+                     *         "source": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "notifyCustomer": true,
+                     *         "imagesHidden": false,
+                     *         "originalRecipient": null,
+                     *         "previewText": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *         "spam_score": null,
+                     *         "mergedInto": null,
+                     *         "parent": null,
+                     *         "responseTimeMins": 0,
+                     *         "resolutionTimeMins": 0,
+                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "sla": {
+                     *           "id": 1,
+                     *           "type": "slas"
+                     *         },
+                     *         "slaFirstResponseDueAt": null,
+                     *         "slaFirstResponseStatus": null,
+                     *         "slaNextReplyDueAt": null,
+                     *         "slaNextReplyStatus": null,
+                     *         "slaResolutionDueAt": null,
+                     *         "slaResolutionStatus": null,
+                     *         "sla_breached": false,
+                     *         "isRead": false,
+                     *         "happinessRating": null,
+                     *         "messageCount": 2,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "customfields": [],
+                     *         "tags": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tags"
+                     *           }
+                     *         ],
+                     *         "tasks": [],
+                     *         "followers": [],
+                     *         "helpdocarticles": [],
+                     *         "messages": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "messages"
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "messages"
+                     *           }
+                     *         ],
+                     *         "timelogs": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "timelogs"
+                     *           }
+                     *         ],
+                     *         "activities": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "ticketactivities"
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "ticketactivities"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "customfields": [],
+                     *         "tags": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tags",
+                     *             "name": "refund",
+                     *             "color": "#5319e7",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.310Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.310Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "tasks": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "helpdocarticles": [],
+                     *         "messages": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "messages",
+                     *             "message": "<p>Smoke is coming out of the paper tray.</p>",
+                     *             "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
+                     *             "textBody": "Smoke is coming out of the paper tray.",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": {
+                     *               "id": 1,
+                     *               "type": "customers"
+                     *             },
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": "sent",
+                     *             "emailError": null,
+                     *             "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "messages",
+                     *             "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *             "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *             "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": null,
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": "sent",
+                     *             "emailError": null,
+                     *             "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:24.083Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "timelogs": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "timelogs",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "user": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "seconds": 1800,
+                     *             "date": "2026-11-29T10:09:24.541Z",
+                     *             "billable": true,
+                     *             "description": "Reproduced the printer fault",
+                     *             "timezoneOffset": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:24.541Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:24.541Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "ticketactivities": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "ticketactivities",
+                     *             "eventType": "ticket.created",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "inbox": {
+                     *               "id": 2,
+                     *               "type": "inboxes"
+                     *             },
+                     *             "oldInbox": null,
+                     *             "status": null,
+                     *             "targetAgent": null,
+                     *             "message": null,
+                     *             "otherTicket": null,
+                     *             "actorSystem": null,
+                     *             "changes": {},
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "ticketactivities",
+                     *             "eventType": "ticket.tag.added",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "inbox": {
+                     *               "id": 2,
+                     *               "type": "inboxes"
+                     *             },
+                     *             "oldInbox": null,
+                     *             "status": null,
+                     *             "targetAgent": null,
+                     *             "message": null,
+                     *             "otherTicket": null,
+                     *             "actorSystem": null,
+                     *             "changes": {
+                     *               "tag": {
+                     *                 "id": 1,
+                     *                 "type": "tags"
+                     *               }
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "customers": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "customers",
+                     *             "firstName": "Grace",
+                     *             "lastName": "Hopper",
+                     *             "email": "grace@customer.example",
+                     *             "organization": "Navy Labs",
+                     *             "jobTitle": null,
+                     *             "phone": null,
+                     *             "mobile": null,
+                     *             "address": null,
+                     *             "notes": null,
+                     *             "externalId": null,
+                     *             "extraData": null,
+                     *             "trusted": false,
+                     *             "verifiedEmail": false,
+                     *             "linkedinURL": null,
+                     *             "facebookURL": null,
+                     *             "twitterHandle": null,
+                     *             "avatarURL": null,
+                     *             "welcomeEmailSent": false,
+                     *             "permission": "all",
+                     *             "addMethod": "api",
+                     *             "numTickets": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inboxes": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "inboxes",
+                     *             "name": "Billing",
+                     *             "email": null,
+                     *             "localPart": "billing",
+                     *             "aliases": [],
+                     *             "ticketstatus": null,
+                     *             "signature": "<p>The Acme billing team</p>",
+                     *             "autoReplyEnabled": false,
+                     *             "autoReplySubject": null,
+                     *             "autoReplyMessage": null,
+                     *             "displayOrder": 0,
+                     *             "languageCode": "en",
+                     *             "spamThreshold": 5,
+                     *             "onClosedWait": 7,
+                     *             "happinessRatingEnabled": true,
+                     *             "happinessRatingMessage": null,
+                     *             "smtpServer": null,
+                     *             "smtpPort": null,
+                     *             "smtpUsername": null,
+                     *             "smtpSecurity": null,
+                     *             "smtpProvider": null,
+                     *             "sendEmailsFrom": null,
+                     *             "unverifiedAddresses": [],
+                     *             "hasSmtpPassword": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.162Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.162Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "ticketstatuses": [
+                     *           {
+                     *             "id": 5,
+                     *             "type": "ticketstatuses",
+                     *             "name": "Solved",
+                     *             "code": "solved",
+                     *             "color": "#4caf50",
+                     *             "icon": "check",
+                     *             "displayOrder": 4,
+                     *             "isCustom": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "ticketpriorities": [
+                     *           {
+                     *             "id": 5,
+                     *             "type": "ticketpriorities",
+                     *             "name": "Critical",
+                     *             "color": "#d93f0b",
+                     *             "displayOrder": 1,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.343Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.343Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "tickettypes": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tickettypes",
+                     *             "name": "Question",
+                     *             "displayOrder": 1,
+                     *             "default": true,
+                     *             "enabledForFutureInboxes": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "ticketsources": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketBody"];
                 };
             };
@@ -44127,6 +55415,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticket": {
+                 *         "subject": "The printer was on fire",
+                 *         "priority": {
+                 *           "id": 1
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -44147,6 +55445,459 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticket": {
+                     *         "id": 1,
+                     *         "subject": "The printer was on fire",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "type": "customers"
+                     *         },
+                     *         "agent": null,
+                     *         "status": {
+                     *           "id": 5,
+                     *           "type": "ticketstatuses"
+                     *         },
+                     *         "priority": {
+                     *           "id": 5,
+                     *           "type": "ticketpriorities"
+                     *         },
+                     *         "type": {
+                     *           "id": 1,
+                     *           "type": "tickettypes"
+                     *         },
+                     *         "source": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "notifyCustomer": true,
+                     *         "imagesHidden": false,
+                     *         "originalRecipient": null,
+                     *         "previewText": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *         "spam_score": null,
+                     *         "mergedInto": null,
+                     *         "parent": null,
+                     *         "responseTimeMins": 0,
+                     *         "resolutionTimeMins": 0,
+                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "sla": {
+                     *           "id": 1,
+                     *           "type": "slas"
+                     *         },
+                     *         "slaFirstResponseDueAt": null,
+                     *         "slaFirstResponseStatus": null,
+                     *         "slaNextReplyDueAt": null,
+                     *         "slaNextReplyStatus": null,
+                     *         "slaResolutionDueAt": null,
+                     *         "slaResolutionStatus": null,
+                     *         "sla_breached": false,
+                     *         "isRead": false,
+                     *         "happinessRating": null,
+                     *         "messageCount": 2,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.867Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "customfields": [],
+                     *         "tags": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tags"
+                     *           }
+                     *         ],
+                     *         "tasks": [],
+                     *         "followers": [],
+                     *         "helpdocarticles": [],
+                     *         "messages": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "messages"
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "messages"
+                     *           }
+                     *         ],
+                     *         "timelogs": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "timelogs"
+                     *           }
+                     *         ],
+                     *         "activities": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "ticketactivities"
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "ticketactivities"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "customfields": [],
+                     *         "tags": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tags",
+                     *             "name": "refund",
+                     *             "color": "#0e8a16",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.310Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:30.820Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "tasks": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "helpdocarticles": [],
+                     *         "messages": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "messages",
+                     *             "message": "<p>Smoke is coming out of the paper tray.</p>",
+                     *             "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
+                     *             "textBody": "Smoke is coming out of the paper tray.",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": {
+                     *               "id": 1,
+                     *               "type": "customers"
+                     *             },
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": "sent",
+                     *             "emailError": null,
+                     *             "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "messages",
+                     *             "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *             "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *             "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": null,
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": "sent",
+                     *             "emailError": null,
+                     *             "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:24.083Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "timelogs": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "timelogs",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "user": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "seconds": 1800,
+                     *             "date": "2026-11-29T10:09:24.541Z",
+                     *             "billable": true,
+                     *             "description": "Reproduced the printer fault",
+                     *             "timezoneOffset": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:24.541Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:24.541Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "ticketactivities": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "ticketactivities",
+                     *             "eventType": "ticket.created",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "inbox": {
+                     *               "id": 2,
+                     *               "type": "inboxes"
+                     *             },
+                     *             "oldInbox": null,
+                     *             "status": null,
+                     *             "targetAgent": null,
+                     *             "message": null,
+                     *             "otherTicket": null,
+                     *             "actorSystem": null,
+                     *             "changes": {},
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "ticketactivities",
+                     *             "eventType": "ticket.tag.added",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "inbox": {
+                     *               "id": 2,
+                     *               "type": "inboxes"
+                     *             },
+                     *             "oldInbox": null,
+                     *             "status": null,
+                     *             "targetAgent": null,
+                     *             "message": null,
+                     *             "otherTicket": null,
+                     *             "actorSystem": null,
+                     *             "changes": {
+                     *               "tag": {
+                     *                 "id": 1,
+                     *                 "type": "tags"
+                     *               }
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "customers": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "customers",
+                     *             "firstName": "Grace",
+                     *             "lastName": "Hopper",
+                     *             "email": "grace@customer.example",
+                     *             "organization": "Navy Labs",
+                     *             "jobTitle": "Rear admiral",
+                     *             "phone": null,
+                     *             "mobile": null,
+                     *             "address": null,
+                     *             "notes": null,
+                     *             "externalId": null,
+                     *             "extraData": null,
+                     *             "trusted": false,
+                     *             "verifiedEmail": false,
+                     *             "linkedinURL": null,
+                     *             "facebookURL": null,
+                     *             "twitterHandle": null,
+                     *             "avatarURL": null,
+                     *             "welcomeEmailSent": false,
+                     *             "permission": "all",
+                     *             "addMethod": "api",
+                     *             "numTickets": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:30.297Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inboxes": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "inboxes",
+                     *             "name": "Billing",
+                     *             "email": null,
+                     *             "localPart": "billing",
+                     *             "aliases": [],
+                     *             "ticketstatus": null,
+                     *             "signature": "<p>The Acme billing team</p>",
+                     *             "autoReplyEnabled": true,
+                     *             "autoReplySubject": "We have your message",
+                     *             "autoReplyMessage": "<p>We answer within a working day.</p>",
+                     *             "displayOrder": 0,
+                     *             "languageCode": "en",
+                     *             "spamThreshold": 5,
+                     *             "onClosedWait": 7,
+                     *             "happinessRatingEnabled": true,
+                     *             "happinessRatingMessage": null,
+                     *             "smtpServer": null,
+                     *             "smtpPort": null,
+                     *             "smtpUsername": null,
+                     *             "smtpSecurity": null,
+                     *             "smtpProvider": null,
+                     *             "sendEmailsFrom": null,
+                     *             "unverifiedAddresses": [],
+                     *             "hasSmtpPassword": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.162Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:30.613Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "ticketstatuses": [
+                     *           {
+                     *             "id": 5,
+                     *             "type": "ticketstatuses",
+                     *             "name": "Solved",
+                     *             "code": "solved",
+                     *             "color": "#4caf50",
+                     *             "icon": "check",
+                     *             "displayOrder": 4,
+                     *             "isCustom": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "ticketpriorities": [
+                     *           {
+                     *             "id": 5,
+                     *             "type": "ticketpriorities",
+                     *             "name": "Critical",
+                     *             "color": "#b60205",
+                     *             "displayOrder": 1,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.343Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:30.914Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "tickettypes": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tickettypes",
+                     *             "name": "Question",
+                     *             "displayOrder": 1,
+                     *             "default": true,
+                     *             "enabledForFutureInboxes": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "ticketsources": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketBody"];
                 };
             };
@@ -44396,6 +56147,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticket": {
+                 *         "subject": "The printer was on fire",
+                 *         "priority": {
+                 *           "id": 1
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -44416,6 +56177,459 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticket": {
+                     *         "id": 1,
+                     *         "subject": "The printer was on fire",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "customer": {
+                     *           "id": 1,
+                     *           "type": "customers"
+                     *         },
+                     *         "agent": null,
+                     *         "status": {
+                     *           "id": 5,
+                     *           "type": "ticketstatuses"
+                     *         },
+                     *         "priority": {
+                     *           "id": 5,
+                     *           "type": "ticketpriorities"
+                     *         },
+                     *         "type": {
+                     *           "id": 1,
+                     *           "type": "tickettypes"
+                     *         },
+                     *         "source": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "notifyCustomer": true,
+                     *         "imagesHidden": false,
+                     *         "originalRecipient": null,
+                     *         "previewText": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *         "spam_score": null,
+                     *         "mergedInto": null,
+                     *         "parent": null,
+                     *         "responseTimeMins": 0,
+                     *         "resolutionTimeMins": 0,
+                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "sla": {
+                     *           "id": 1,
+                     *           "type": "slas"
+                     *         },
+                     *         "slaFirstResponseDueAt": null,
+                     *         "slaFirstResponseStatus": null,
+                     *         "slaNextReplyDueAt": null,
+                     *         "slaNextReplyStatus": null,
+                     *         "slaResolutionDueAt": null,
+                     *         "slaResolutionStatus": null,
+                     *         "sla_breached": false,
+                     *         "isRead": false,
+                     *         "happinessRating": null,
+                     *         "messageCount": 2,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:32.050Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "customfields": [],
+                     *         "tags": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tags"
+                     *           }
+                     *         ],
+                     *         "tasks": [],
+                     *         "followers": [],
+                     *         "helpdocarticles": [],
+                     *         "messages": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "messages"
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "messages"
+                     *           }
+                     *         ],
+                     *         "timelogs": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "timelogs"
+                     *           }
+                     *         ],
+                     *         "activities": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "ticketactivities"
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "ticketactivities"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "customfields": [],
+                     *         "tags": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tags",
+                     *             "name": "refund",
+                     *             "color": "#0e8a16",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.310Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:30.820Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "tasks": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "helpdocarticles": [],
+                     *         "messages": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "messages",
+                     *             "message": "<p>Smoke is coming out of the paper tray.</p>",
+                     *             "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
+                     *             "textBody": "Smoke is coming out of the paper tray.",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": {
+                     *               "id": 1,
+                     *               "type": "customers"
+                     *             },
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": "sent",
+                     *             "emailError": null,
+                     *             "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "messages",
+                     *             "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *             "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *             "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": null,
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": "sent",
+                     *             "emailError": null,
+                     *             "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:24.083Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "timelogs": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "timelogs",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "user": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "seconds": 1800,
+                     *             "date": "2026-11-29T10:09:24.541Z",
+                     *             "billable": true,
+                     *             "description": "Reproduced the printer fault",
+                     *             "timezoneOffset": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:24.541Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:24.541Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "ticketactivities": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "ticketactivities",
+                     *             "eventType": "ticket.created",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "inbox": {
+                     *               "id": 2,
+                     *               "type": "inboxes"
+                     *             },
+                     *             "oldInbox": null,
+                     *             "status": null,
+                     *             "targetAgent": null,
+                     *             "message": null,
+                     *             "otherTicket": null,
+                     *             "actorSystem": null,
+                     *             "changes": {},
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "ticketactivities",
+                     *             "eventType": "ticket.tag.added",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "inbox": {
+                     *               "id": 2,
+                     *               "type": "inboxes"
+                     *             },
+                     *             "oldInbox": null,
+                     *             "status": null,
+                     *             "targetAgent": null,
+                     *             "message": null,
+                     *             "otherTicket": null,
+                     *             "actorSystem": null,
+                     *             "changes": {
+                     *               "tag": {
+                     *                 "id": 1,
+                     *                 "type": "tags"
+                     *               }
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "customers": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "customers",
+                     *             "firstName": "Grace",
+                     *             "lastName": "Hopper",
+                     *             "email": "grace@customer.example",
+                     *             "organization": "Navy Labs",
+                     *             "jobTitle": "Rear admiral",
+                     *             "phone": null,
+                     *             "mobile": null,
+                     *             "address": null,
+                     *             "notes": null,
+                     *             "externalId": null,
+                     *             "extraData": null,
+                     *             "trusted": false,
+                     *             "verifiedEmail": false,
+                     *             "linkedinURL": null,
+                     *             "facebookURL": null,
+                     *             "twitterHandle": null,
+                     *             "avatarURL": null,
+                     *             "welcomeEmailSent": false,
+                     *             "permission": "all",
+                     *             "addMethod": "api",
+                     *             "numTickets": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:30.297Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inboxes": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "inboxes",
+                     *             "name": "Billing",
+                     *             "email": null,
+                     *             "localPart": "billing",
+                     *             "aliases": [],
+                     *             "ticketstatus": null,
+                     *             "signature": "<p>The Acme billing team</p>",
+                     *             "autoReplyEnabled": true,
+                     *             "autoReplySubject": "We have your message",
+                     *             "autoReplyMessage": "<p>We answer within a working day.</p>",
+                     *             "displayOrder": 0,
+                     *             "languageCode": "en",
+                     *             "spamThreshold": 5,
+                     *             "onClosedWait": 7,
+                     *             "happinessRatingEnabled": true,
+                     *             "happinessRatingMessage": null,
+                     *             "smtpServer": null,
+                     *             "smtpPort": null,
+                     *             "smtpUsername": null,
+                     *             "smtpSecurity": null,
+                     *             "smtpProvider": null,
+                     *             "sendEmailsFrom": null,
+                     *             "unverifiedAddresses": [],
+                     *             "hasSmtpPassword": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.162Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:30.613Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "ticketstatuses": [
+                     *           {
+                     *             "id": 5,
+                     *             "type": "ticketstatuses",
+                     *             "name": "Solved",
+                     *             "code": "solved",
+                     *             "color": "#4caf50",
+                     *             "icon": "check",
+                     *             "displayOrder": 4,
+                     *             "isCustom": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "ticketpriorities": [
+                     *           {
+                     *             "id": 5,
+                     *             "type": "ticketpriorities",
+                     *             "name": "Critical",
+                     *             "color": "#b60205",
+                     *             "displayOrder": 1,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.343Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:30.914Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "tickettypes": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tickettypes",
+                     *             "name": "Question",
+                     *             "displayOrder": 1,
+                     *             "default": true,
+                     *             "enabledForFutureInboxes": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "ticketsources": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketBody"];
                 };
             };
@@ -44575,6 +56789,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketactivities": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketActivitiesBody"];
                 };
             };
@@ -44836,6 +57073,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "happinesssurvey": {
+                     *         "id": 1,
+                     *         "url": "http://127.0.0.1:46415/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
+                     *         "sentAt": "2026-11-29T10:09:24.083Z",
+                     *         "expiresAt": "2026-12-29T10:09:24.083Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketHappinessSurvey"];
                 };
             };
@@ -44912,13 +57159,25 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tickets": [
+                 *         {
+                 *           "id": 2
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["TicketMerge"];
             };
         };
@@ -44931,6 +57190,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticket": {
+                     *         "id": 1,
+                     *         "subject": "The printer was on fire",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "customer": {
+                     *           "id": 2,
+                     *           "type": "customers"
+                     *         },
+                     *         "agent": null,
+                     *         "status": {
+                     *           "id": 5,
+                     *           "type": "ticketstatuses"
+                     *         },
+                     *         "priority": {
+                     *           "id": 5,
+                     *           "type": "ticketpriorities"
+                     *         },
+                     *         "type": {
+                     *           "id": 1,
+                     *           "type": "tickettypes"
+                     *         },
+                     *         "source": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "notifyCustomer": true,
+                     *         "imagesHidden": false,
+                     *         "originalRecipient": null,
+                     *         "previewText": "The November invoice charges us twice.",
+                     *         "spam_score": null,
+                     *         "mergedInto": null,
+                     *         "parent": null,
+                     *         "responseTimeMins": 0,
+                     *         "resolutionTimeMins": 0,
+                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "sla": null,
+                     *         "slaFirstResponseDueAt": null,
+                     *         "slaFirstResponseStatus": null,
+                     *         "slaNextReplyDueAt": null,
+                     *         "slaNextReplyStatus": null,
+                     *         "slaResolutionDueAt": null,
+                     *         "slaResolutionStatus": null,
+                     *         "sla_breached": false,
+                     *         "isRead": false,
+                     *         "happinessRating": {
+                     *           "id": 1,
+                     *           "type": "happinessratings"
+                     *         },
+                     *         "messageCount": 3,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:34.328Z",
+                     *         "updatedBy": null
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketBody"];
                 };
             };
@@ -45090,6 +57414,161 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "messages",
+                     *           "message": "<p>Smoke is coming out of the paper tray.</p>",
+                     *           "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
+                     *           "textBody": "Smoke is coming out of the paper tray.",
+                     *           "threadType": "message",
+                     *           "editMethod": "html",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "customer": {
+                     *             "id": 1,
+                     *             "type": "customers"
+                     *           },
+                     *           "cc": [],
+                     *           "bcc": [],
+                     *           "isPinned": false,
+                     *           "isDraft": false,
+                     *           "viewedByCustomerAt": null,
+                     *           "emailStatus": "sent",
+                     *           "emailError": null,
+                     *           "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:23.379Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "revisions": [],
+                     *           "mentions": [],
+                     *           "files": []
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "messages",
+                     *           "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *           "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *           "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *           "threadType": "message",
+                     *           "editMethod": "html",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "customer": null,
+                     *           "cc": [],
+                     *           "bcc": [],
+                     *           "isPinned": false,
+                     *           "isDraft": false,
+                     *           "viewedByCustomerAt": null,
+                     *           "emailStatus": "sent",
+                     *           "emailError": null,
+                     *           "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:24.083Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "revisions": [],
+                     *           "mentions": [],
+                     *           "files": [
+                     *             {
+                     *               "id": 1,
+                     *               "type": "files"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "messagerevisions": [],
+                     *         "files": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "files",
+                     *             "name": "invoice-2026-11.pdf",
+                     *             "filename": "invoice-2026-11.pdf",
+                     *             "contentType": "application/pdf",
+                     *             "mimeType": "application/pdf",
+                     *             "disposition": "attachment",
+                     *             "size": 19,
+                     *             "url": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.921Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.014Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 2,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 2,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessagesBody"];
                 };
             };
@@ -45173,6 +57652,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                 *       "threadType": "message",
+                 *       "status": {
+                 *         "id": 5
+                 *       },
+                 *       "files": [
+                 *         {
+                 *           "id": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["MessageCreate"];
             };
         };
@@ -45185,6 +57678,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": {
+                     *         "id": 2,
+                     *         "type": "messages",
+                     *         "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *         "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *         "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *         "threadType": "message",
+                     *         "editMethod": "html",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "customer": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "isPinned": false,
+                     *         "isDraft": false,
+                     *         "viewedByCustomerAt": null,
+                     *         "emailStatus": null,
+                     *         "emailError": null,
+                     *         "emailMessageId": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:24.083Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageBody"];
                 };
             };
@@ -45420,6 +57951,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticket": {
+                     *         "id": 1,
+                     *         "subject": "The printer was on fire",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "customer": {
+                     *           "id": 2,
+                     *           "type": "customers"
+                     *         },
+                     *         "agent": null,
+                     *         "status": {
+                     *           "id": 5,
+                     *           "type": "ticketstatuses"
+                     *         },
+                     *         "priority": {
+                     *           "id": 5,
+                     *           "type": "ticketpriorities"
+                     *         },
+                     *         "type": {
+                     *           "id": 1,
+                     *           "type": "tickettypes"
+                     *         },
+                     *         "source": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "notifyCustomer": true,
+                     *         "imagesHidden": false,
+                     *         "originalRecipient": null,
+                     *         "previewText": "The November invoice charges us twice.",
+                     *         "spam_score": null,
+                     *         "mergedInto": null,
+                     *         "parent": null,
+                     *         "responseTimeMins": 0,
+                     *         "resolutionTimeMins": 0,
+                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "sla": null,
+                     *         "slaFirstResponseDueAt": null,
+                     *         "slaFirstResponseStatus": null,
+                     *         "slaNextReplyDueAt": null,
+                     *         "slaNextReplyStatus": null,
+                     *         "slaResolutionDueAt": null,
+                     *         "slaResolutionStatus": null,
+                     *         "sla_breached": false,
+                     *         "isRead": false,
+                     *         "happinessRating": {
+                     *           "id": 1,
+                     *           "type": "happinessratings"
+                     *         },
+                     *         "messageCount": 2,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:35.623Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketBody"];
                 };
             };
@@ -45514,13 +58113,21 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 3
+                 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "blacklist": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["TicketSpam"];
             };
         };
@@ -45533,6 +58140,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticket": {
+                     *         "id": 3,
+                     *         "subject": "Question about delivery times",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "customer": {
+                     *           "id": 3,
+                     *           "type": "customers"
+                     *         },
+                     *         "agent": null,
+                     *         "status": {
+                     *           "id": 7,
+                     *           "type": "ticketstatuses"
+                     *         },
+                     *         "priority": null,
+                     *         "type": {
+                     *           "id": 1,
+                     *           "type": "tickettypes"
+                     *         },
+                     *         "source": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "notifyCustomer": true,
+                     *         "imagesHidden": false,
+                     *         "originalRecipient": null,
+                     *         "previewText": "Do you ship to Norway?",
+                     *         "spam_score": null,
+                     *         "mergedInto": null,
+                     *         "parent": null,
+                     *         "responseTimeMins": 0,
+                     *         "resolutionTimeMins": null,
+                     *         "happinessSurveySentAt": null,
+                     *         "sla": null,
+                     *         "slaFirstResponseDueAt": null,
+                     *         "slaFirstResponseStatus": null,
+                     *         "slaNextReplyDueAt": null,
+                     *         "slaNextReplyStatus": null,
+                     *         "slaResolutionDueAt": null,
+                     *         "slaResolutionStatus": null,
+                     *         "sla_breached": false,
+                     *         "isRead": false,
+                     *         "happinessRating": null,
+                     *         "messageCount": 2,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:33.229Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:34.029Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketBody"];
                 };
             };
@@ -45669,7 +58338,10 @@ export interface operations {
             path: {
                 /** @description the ticket's id */
                 id: number;
-                /** @description the task's id in the project-management product */
+                /**
+                 * @description the task's id in the project-management product
+                 * @example 4711
+                 */
                 taskId: number;
             };
             cookie?: never;
@@ -45682,6 +58354,102 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticket": {
+                     *         "id": 1,
+                     *         "subject": "The printer was on fire",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "customer": {
+                     *           "id": 2,
+                     *           "type": "customers"
+                     *         },
+                     *         "agent": null,
+                     *         "status": {
+                     *           "id": 5,
+                     *           "type": "ticketstatuses"
+                     *         },
+                     *         "priority": {
+                     *           "id": 5,
+                     *           "type": "ticketpriorities"
+                     *         },
+                     *         "type": {
+                     *           "id": 1,
+                     *           "type": "tickettypes"
+                     *         },
+                     *         "source": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "notifyCustomer": true,
+                     *         "imagesHidden": false,
+                     *         "originalRecipient": null,
+                     *         "previewText": "The November invoice charges us twice.",
+                     *         "spam_score": null,
+                     *         "mergedInto": null,
+                     *         "parent": null,
+                     *         "responseTimeMins": 0,
+                     *         "resolutionTimeMins": 0,
+                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "sla": null,
+                     *         "slaFirstResponseDueAt": null,
+                     *         "slaFirstResponseStatus": null,
+                     *         "slaNextReplyDueAt": null,
+                     *         "slaNextReplyStatus": null,
+                     *         "slaResolutionDueAt": null,
+                     *         "slaResolutionStatus": null,
+                     *         "sla_breached": false,
+                     *         "isRead": false,
+                     *         "happinessRating": {
+                     *           "id": 1,
+                     *           "type": "happinessratings"
+                     *         },
+                     *         "messageCount": 3,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:34.328Z",
+                     *         "updatedBy": null,
+                     *         "tasks": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tasks"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "included": {
+                     *         "tasks": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tasks",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "taskId": 4711,
+                     *             "name": "Replace the printer at the front desk",
+                     *             "url": null,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:34.604Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:34.604Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketBody"];
                 };
             };
@@ -45796,7 +58564,10 @@ export interface operations {
             path: {
                 /** @description the ticket's id */
                 id: number;
-                /** @description the task's id in the project-management product */
+                /**
+                 * @description the task's id in the project-management product
+                 * @example 4711
+                 */
                 taskId: number;
             };
             cookie?: never;
@@ -45926,6 +58697,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "timeLogs": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TimeLogsBody"];
                 };
             };
@@ -46009,6 +58803,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "trigger": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description read-only: accepted and ignored */
                     readonly createdAt?: unknown;
@@ -46052,6 +58853,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticket": {
+                     *         "id": 1,
+                     *         "subject": "The printer was on fire",
+                     *         "inbox": {
+                     *           "id": 2,
+                     *           "type": "inboxes"
+                     *         },
+                     *         "customer": {
+                     *           "id": 2,
+                     *           "type": "customers"
+                     *         },
+                     *         "agent": null,
+                     *         "status": {
+                     *           "id": 5,
+                     *           "type": "ticketstatuses"
+                     *         },
+                     *         "priority": {
+                     *           "id": 5,
+                     *           "type": "ticketpriorities"
+                     *         },
+                     *         "type": {
+                     *           "id": 1,
+                     *           "type": "tickettypes"
+                     *         },
+                     *         "source": null,
+                     *         "cc": [],
+                     *         "bcc": [],
+                     *         "notifyCustomer": true,
+                     *         "imagesHidden": false,
+                     *         "originalRecipient": null,
+                     *         "previewText": "The November invoice charges us twice.",
+                     *         "spam_score": null,
+                     *         "mergedInto": null,
+                     *         "parent": null,
+                     *         "responseTimeMins": 0,
+                     *         "resolutionTimeMins": 0,
+                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "sla": null,
+                     *         "slaFirstResponseDueAt": null,
+                     *         "slaFirstResponseStatus": null,
+                     *         "slaNextReplyDueAt": null,
+                     *         "slaNextReplyStatus": null,
+                     *         "slaResolutionDueAt": null,
+                     *         "slaResolutionStatus": null,
+                     *         "sla_breached": false,
+                     *         "isRead": false,
+                     *         "happinessRating": {
+                     *           "id": 1,
+                     *           "type": "happinessratings"
+                     *         },
+                     *         "messageCount": 3,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:34.328Z",
+                     *         "updatedBy": null
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketBody"];
                 };
             };
@@ -46202,6 +59068,481 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tickets": [
+                     *         {
+                     *           "id": 1,
+                     *           "subject": "The printer is on fire",
+                     *           "inbox": {
+                     *             "id": 2,
+                     *             "type": "inboxes"
+                     *           },
+                     *           "customer": {
+                     *             "id": 1,
+                     *             "type": "customers"
+                     *           },
+                     *           "agent": null,
+                     *           "status": {
+                     *             "id": 5,
+                     *             "type": "ticketstatuses"
+                     *           },
+                     *           "priority": {
+                     *             "id": 5,
+                     *             "type": "ticketpriorities"
+                     *           },
+                     *           "type": {
+                     *             "id": 1,
+                     *             "type": "tickettypes"
+                     *           },
+                     *           "source": null,
+                     *           "cc": [],
+                     *           "bcc": [],
+                     *           "notifyCustomer": true,
+                     *           "imagesHidden": false,
+                     *           "originalRecipient": null,
+                     *           "previewText": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *           "spam_score": null,
+                     *           "mergedInto": null,
+                     *           "parent": null,
+                     *           "responseTimeMins": 0,
+                     *           "resolutionTimeMins": 0,
+                     *           "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *           "sla": {
+                     *             "id": 1,
+                     *             "type": "slas"
+                     *           },
+                     *           "slaFirstResponseDueAt": null,
+                     *           "slaFirstResponseStatus": null,
+                     *           "slaNextReplyDueAt": null,
+                     *           "slaNextReplyStatus": null,
+                     *           "slaResolutionDueAt": null,
+                     *           "slaResolutionStatus": null,
+                     *           "sla_breached": false,
+                     *           "isRead": false,
+                     *           "happinessRating": null,
+                     *           "messageCount": 2,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:23.379Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "customfields": [],
+                     *           "tags": [
+                     *             {
+                     *               "id": 1,
+                     *               "type": "tags"
+                     *             }
+                     *           ],
+                     *           "tasks": [],
+                     *           "followers": [],
+                     *           "helpdocarticles": [],
+                     *           "messages": [
+                     *             {
+                     *               "id": 1,
+                     *               "type": "messages"
+                     *             },
+                     *             {
+                     *               "id": 2,
+                     *               "type": "messages"
+                     *             }
+                     *           ],
+                     *           "timelogs": [
+                     *             {
+                     *               "id": 1,
+                     *               "type": "timelogs"
+                     *             }
+                     *           ],
+                     *           "activities": [
+                     *             {
+                     *               "id": 1,
+                     *               "type": "ticketactivities"
+                     *             },
+                     *             {
+                     *               "id": 2,
+                     *               "type": "ticketactivities"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "customfields": [],
+                     *         "tags": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tags",
+                     *             "name": "refund",
+                     *             "color": "#5319e7",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.310Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.310Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "tasks": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "helpdocarticles": [],
+                     *         "messages": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "messages",
+                     *             "message": "<p>Smoke is coming out of the paper tray.</p>",
+                     *             "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
+                     *             "textBody": "Smoke is coming out of the paper tray.",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": {
+                     *               "id": 1,
+                     *               "type": "customers"
+                     *             },
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": "sent",
+                     *             "emailError": null,
+                     *             "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "messages",
+                     *             "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *             "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
+                     *             "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *             "threadType": "message",
+                     *             "editMethod": "html",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "customer": null,
+                     *             "cc": [],
+                     *             "bcc": [],
+                     *             "isPinned": false,
+                     *             "isDraft": false,
+                     *             "viewedByCustomerAt": null,
+                     *             "emailStatus": "sent",
+                     *             "emailError": null,
+                     *             "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:24.083Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "timelogs": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "timelogs",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "user": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "seconds": 1800,
+                     *             "date": "2026-11-29T10:09:24.541Z",
+                     *             "billable": true,
+                     *             "description": "Reproduced the printer fault",
+                     *             "timezoneOffset": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:24.541Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:24.541Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "ticketactivities": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "ticketactivities",
+                     *             "eventType": "ticket.created",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "inbox": {
+                     *               "id": 2,
+                     *               "type": "inboxes"
+                     *             },
+                     *             "oldInbox": null,
+                     *             "status": null,
+                     *             "targetAgent": null,
+                     *             "message": null,
+                     *             "otherTicket": null,
+                     *             "actorSystem": null,
+                     *             "changes": {},
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "type": "ticketactivities",
+                     *             "eventType": "ticket.tag.added",
+                     *             "ticket": {
+                     *               "id": 1,
+                     *               "type": "tickets"
+                     *             },
+                     *             "inbox": {
+                     *               "id": 2,
+                     *               "type": "inboxes"
+                     *             },
+                     *             "oldInbox": null,
+                     *             "status": null,
+                     *             "targetAgent": null,
+                     *             "message": null,
+                     *             "otherTicket": null,
+                     *             "actorSystem": null,
+                     *             "changes": {
+                     *               "tag": {
+                     *                 "id": 1,
+                     *                 "type": "tags"
+                     *               }
+                     *             },
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.379Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "customers": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "customers",
+                     *             "firstName": "Grace",
+                     *             "lastName": "Hopper",
+                     *             "email": "grace@customer.example",
+                     *             "organization": "Navy Labs",
+                     *             "jobTitle": null,
+                     *             "phone": null,
+                     *             "mobile": null,
+                     *             "address": null,
+                     *             "notes": null,
+                     *             "externalId": null,
+                     *             "extraData": null,
+                     *             "trusted": false,
+                     *             "verifiedEmail": false,
+                     *             "linkedinURL": null,
+                     *             "facebookURL": null,
+                     *             "twitterHandle": null,
+                     *             "avatarURL": null,
+                     *             "welcomeEmailSent": false,
+                     *             "permission": "all",
+                     *             "addMethod": "api",
+                     *             "numTickets": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inboxes": [
+                     *           {
+                     *             "id": 2,
+                     *             "type": "inboxes",
+                     *             "name": "Billing",
+                     *             "email": null,
+                     *             "localPart": "billing",
+                     *             "aliases": [],
+                     *             "ticketstatus": null,
+                     *             "signature": "<p>The Acme billing team</p>",
+                     *             "autoReplyEnabled": false,
+                     *             "autoReplySubject": null,
+                     *             "autoReplyMessage": null,
+                     *             "displayOrder": 0,
+                     *             "languageCode": "en",
+                     *             "spamThreshold": 5,
+                     *             "onClosedWait": 7,
+                     *             "happinessRatingEnabled": true,
+                     *             "happinessRatingMessage": null,
+                     *             "smtpServer": null,
+                     *             "smtpPort": null,
+                     *             "smtpUsername": null,
+                     *             "smtpSecurity": null,
+                     *             "smtpProvider": null,
+                     *             "sendEmailsFrom": null,
+                     *             "unverifiedAddresses": [],
+                     *             "hasSmtpPassword": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.162Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.162Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "ticketstatuses": [
+                     *           {
+                     *             "id": 5,
+                     *             "type": "ticketstatuses",
+                     *             "name": "Solved",
+                     *             "code": "solved",
+                     *             "color": "#4caf50",
+                     *             "icon": "check",
+                     *             "displayOrder": 4,
+                     *             "isCustom": false,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:12.382Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "ticketpriorities": [
+                     *           {
+                     *             "id": 5,
+                     *             "type": "ticketpriorities",
+                     *             "name": "Critical",
+                     *             "color": "#d93f0b",
+                     *             "displayOrder": 1,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:22.343Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:22.343Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "tickettypes": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "tickettypes",
+                     *             "name": "Question",
+                     *             "displayOrder": 1,
+                     *             "default": true,
+                     *             "enabledForFutureInboxes": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ],
+                     *         "ticketsources": []
+                     *       },
+                     *       "meta": {
+                     *         "cursor": "WyIyMDI2LTExLTI5VDEwOjA5OjI0LjA4M1oiLDFd",
+                     *         "endOfStream": true,
+                     *         "count": 1,
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketChangesBody"];
                 };
             };
@@ -46282,6 +59623,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -46371,6 +59720,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "trigger": {
+                 *         "id": 1
+                 *       },
+                 *       "tickets": [
+                 *         {
+                 *           "id": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description read-only: accepted and ignored */
                     readonly createdAt?: unknown;
@@ -46420,6 +59781,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 1,
+                     *       "ids": [
+                     *         1
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         affected: number;
                         ids: number[];
@@ -46564,6 +59933,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticket": {
+                 *         "subject": "The printer was on fire",
+                 *         "priority": {
+                 *           "id": 1
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -46584,6 +59963,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -46729,6 +60116,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketSources": [
+                     *         {
+                     *           "id": 7,
+                     *           "type": "ticketsources",
+                     *           "name": "Facebook",
+                     *           "icon": "facebook",
+                     *           "displayOrder": 7,
+                     *           "isCustom": false,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:21.398Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *           "updatedBy": null
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "users": []
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketSourcesBody"];
                 };
             };
@@ -46803,6 +60229,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketSource": {
+                 *         "name": "Trade show",
+                 *         "icon": "users"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -46823,6 +60257,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketSource": {
+                     *         "id": 8,
+                     *         "type": "ticketsources",
+                     *         "name": "Trade show",
+                     *         "icon": "users",
+                     *         "displayOrder": 0,
+                     *         "isCustom": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.380Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.380Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketSourceBody"];
                 };
             };
@@ -46961,6 +60445,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketSource": {
+                     *         "id": 8,
+                     *         "type": "ticketsources",
+                     *         "name": "Trade show",
+                     *         "icon": "users",
+                     *         "displayOrder": 0,
+                     *         "isCustom": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.380Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.380Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketSourceBody"];
                 };
             };
@@ -47047,6 +60581,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketSource": {
+                 *         "displayOrder": 2
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -47067,6 +60608,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketSource": {
+                     *         "id": 8,
+                     *         "type": "ticketsources",
+                     *         "name": "Trade show",
+                     *         "icon": "users",
+                     *         "displayOrder": 2,
+                     *         "isCustom": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.380Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.949Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketSourceBody"];
                 };
             };
@@ -47196,7 +60787,10 @@ export interface operations {
     deleteTicketSource: {
         parameters: {
             query?: {
-                /** @description the ticketSource the records using this one move to; required while any does (tickets' `source`) */
+                /**
+                 * @description the ticketSource the records using this one move to; required while any does (tickets' `source`)
+                 * @example 11
+                 */
                 replaceWith?: number;
             };
             header?: {
@@ -47204,7 +60798,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 12
+                 */
                 id: number;
             };
             cookie?: never;
@@ -47319,6 +60916,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketSource": {
+                 *         "displayOrder": 2
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -47339,6 +60943,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketSource": {
+                     *         "id": 8,
+                     *         "type": "ticketsources",
+                     *         "name": "Trade show",
+                     *         "icon": "users",
+                     *         "displayOrder": 2,
+                     *         "isCustom": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.380Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.978Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketSourceBody"];
                 };
             };
@@ -47495,6 +61149,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketstatuses": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "ticketstatuses",
+                     *           "name": "Active",
+                     *           "code": "active",
+                     *           "color": "#2196f3",
+                     *           "icon": "circle",
+                     *           "displayOrder": 1,
+                     *           "isCustom": false,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *           "updatedBy": null
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "users": []
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketStatusesBody"];
                 };
             };
@@ -47569,6 +61264,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketstatus": {
+                 *         "name": "Waiting on supplier",
+                 *         "code": "waiting",
+                 *         "color": "#fbca04"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -47589,6 +61293,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketstatus": {
+                     *         "id": 100,
+                     *         "type": "ticketstatuses",
+                     *         "name": "Waiting on supplier",
+                     *         "code": "waiting",
+                     *         "color": "#fbca04",
+                     *         "icon": "",
+                     *         "displayOrder": 0,
+                     *         "isCustom": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.427Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.427Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketStatusBody"];
                 };
             };
@@ -47727,6 +61483,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketstatus": {
+                     *         "id": 100,
+                     *         "type": "ticketstatuses",
+                     *         "name": "Waiting on supplier",
+                     *         "code": "waiting",
+                     *         "color": "#fbca04",
+                     *         "icon": "",
+                     *         "displayOrder": 0,
+                     *         "isCustom": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.427Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.427Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketStatusBody"];
                 };
             };
@@ -47813,6 +61621,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketstatus": {
+                 *         "color": "#f9d0c4"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -47833,6 +61648,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketstatus": {
+                     *         "id": 100,
+                     *         "type": "ticketstatuses",
+                     *         "name": "Waiting on supplier",
+                     *         "code": "waiting",
+                     *         "color": "#f9d0c4",
+                     *         "icon": "",
+                     *         "displayOrder": 0,
+                     *         "isCustom": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.427Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:30.999Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketStatusBody"];
                 };
             };
@@ -47962,7 +61829,10 @@ export interface operations {
     deleteTicketStatus: {
         parameters: {
             query?: {
-                /** @description the ticketstatus the records using this one move to; required while any does (inboxes' `ticketstatus`, tickets' `status`) */
+                /**
+                 * @description the ticketstatus the records using this one move to; required while any does (inboxes' `ticketstatus`, tickets' `status`)
+                 * @example 11
+                 */
                 replaceWith?: number;
             };
             header?: {
@@ -47970,7 +61840,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 12
+                 */
                 id: number;
             };
             cookie?: never;
@@ -48085,6 +61958,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketstatus": {
+                 *         "color": "#f9d0c4"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -48105,6 +61985,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ticketstatus": {
+                     *         "id": 100,
+                     *         "type": "ticketstatuses",
+                     *         "name": "Waiting on supplier",
+                     *         "code": "waiting",
+                     *         "color": "#f9d0c4",
+                     *         "icon": "",
+                     *         "displayOrder": 0,
+                     *         "isCustom": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.427Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.021Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketStatusBody"];
                 };
             };
@@ -48261,6 +62193,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tickettypes": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketTypesBody"];
                 };
             };
@@ -48335,6 +62290,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tickettype": {
+                 *         "name": "Refund",
+                 *         "enabledForFutureInboxes": true
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -48355,6 +62318,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tickettype": {
+                     *         "id": 4,
+                     *         "type": "tickettypes",
+                     *         "name": "Refund",
+                     *         "displayOrder": 0,
+                     *         "default": false,
+                     *         "enabledForFutureInboxes": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.468Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.468Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "inboxes": []
+                     *       },
+                     *       "included": {
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketTypeBody"];
                 };
             };
@@ -48493,6 +62508,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tickettype": {
+                     *         "id": 4,
+                     *         "type": "tickettypes",
+                     *         "name": "Refund",
+                     *         "displayOrder": 0,
+                     *         "default": false,
+                     *         "enabledForFutureInboxes": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.468Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.468Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "inboxes": []
+                     *       },
+                     *       "included": {
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketTypeBody"];
                 };
             };
@@ -48579,6 +62646,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tickettype": {
+                 *         "displayOrder": 3
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -48599,6 +62673,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tickettype": {
+                     *         "id": 4,
+                     *         "type": "tickettypes",
+                     *         "name": "Refund",
+                     *         "displayOrder": 3,
+                     *         "default": false,
+                     *         "enabledForFutureInboxes": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.468Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.041Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "inboxes": []
+                     *       },
+                     *       "included": {
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketTypeBody"];
                 };
             };
@@ -48728,7 +62854,10 @@ export interface operations {
     deleteTicketType: {
         parameters: {
             query?: {
-                /** @description the tickettype the records using this one move to; required while any does (tickets' `type`) */
+                /**
+                 * @description the tickettype the records using this one move to; required while any does (tickets' `type`)
+                 * @example 11
+                 */
                 replaceWith?: number;
             };
             header?: {
@@ -48736,7 +62865,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the record's id */
+                /**
+                 * @description the record's id
+                 * @example 12
+                 */
                 id: number;
             };
             cookie?: never;
@@ -48851,6 +62983,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tickettype": {
+                 *         "displayOrder": 3
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -48871,6 +63010,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tickettype": {
+                     *         "id": 4,
+                     *         "type": "tickettypes",
+                     *         "name": "Refund",
+                     *         "displayOrder": 3,
+                     *         "default": false,
+                     *         "enabledForFutureInboxes": true,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.468Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.068Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "inboxes": []
+                     *       },
+                     *       "included": {
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TicketTypeBody"];
                 };
             };
@@ -49027,6 +63218,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "timeLogs": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TimeLogsBody"];
                 };
             };
@@ -49101,6 +63315,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timeLog": {
+                 *         "ticket": {
+                 *           "id": 1
+                 *         },
+                 *         "seconds": 1800,
+                 *         "billable": true,
+                 *         "description": "Reproduced the printer fault"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -49121,6 +63347,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "timeLog": {
+                     *         "id": 1,
+                     *         "type": "timelogs",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "user": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "seconds": 1800,
+                     *         "date": "2026-11-29T10:09:24.541Z",
+                     *         "billable": true,
+                     *         "description": "Reproduced the printer fault",
+                     *         "timezoneOffset": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:24.541Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:24.541Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TimeLogBody"];
                 };
             };
@@ -49259,6 +63544,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "timeLog": {
+                     *         "id": 1,
+                     *         "type": "timelogs",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "user": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "seconds": 1800,
+                     *         "date": "2026-11-29T10:09:24.541Z",
+                     *         "billable": true,
+                     *         "description": "Reproduced the printer fault",
+                     *         "timezoneOffset": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:24.541Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:24.541Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TimeLogBody"];
                 };
             };
@@ -49345,6 +63689,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timeLog": {
+                 *         "seconds": 2700
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -49365,6 +63716,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "timeLog": {
+                     *         "id": 1,
+                     *         "type": "timelogs",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "user": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "seconds": 2700,
+                     *         "date": "2026-11-29T10:09:24.541Z",
+                     *         "billable": true,
+                     *         "description": "Reproduced the printer fault",
+                     *         "timezoneOffset": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:24.541Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:32.376Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TimeLogBody"];
                 };
             };
@@ -49614,6 +64024,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timeLog": {
+                 *         "seconds": 2700
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -49634,6 +64051,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "timeLog": {
+                     *         "id": 1,
+                     *         "type": "timelogs",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "user": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "seconds": 2700,
+                     *         "date": "2026-11-29T10:09:24.541Z",
+                     *         "billable": true,
+                     *         "description": "Reproduced the printer fault",
+                     *         "timezoneOffset": 0,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:24.541Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:32.452Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TimeLogBody"];
                 };
             };
@@ -49781,6 +64257,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -49878,6 +64362,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "totals": {
+                     *         "count": 0,
+                     *         "seconds": 0,
+                     *         "billableSeconds": 0
+                     *       },
+                     *       "groups": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["TimeLogTotals"];
                 };
             };
@@ -49952,6 +64446,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timeLog": {
+                 *         "seconds": 2700
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -49972,6 +64473,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -50117,6 +64626,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "timezones": [
+                     *         {
+                     *           "id": 3,
+                     *           "type": "timezones",
+                     *           "name": "Africa/Accra",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *           "updatedBy": null
+                     *         },
+                     *         {
+                     *           "id": 81,
+                     *           "type": "timezones",
+                     *           "name": "America/Caracas",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *           "updatedBy": null
+                     *         }
+                     *       ],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 48,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 48,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TimeZonesBody"];
                 };
             };
@@ -50199,6 +64752,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "timezone": {
+                     *         "id": 1,
+                     *         "type": "timezones",
+                     *         "name": "UTC",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *         "updatedBy": null
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["TimeZoneBody"];
                 };
             };
@@ -50297,6 +64865,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "triggers": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TriggersBody"];
                 };
             };
@@ -50371,6 +64962,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "trigger": {
+                 *         "name": "Tag as a refund",
+                 *         "type": "Manual",
+                 *         "triggeractions": [
+                 *           {
+                 *             "type": 5,
+                 *             "tags": [
+                 *               {
+                 *                 "id": 1
+                 *               }
+                 *             ]
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -50391,6 +65000,104 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trigger": {
+                     *         "id": 4,
+                     *         "name": "Tag as a refund",
+                     *         "description": "",
+                     *         "type": "Manual",
+                     *         "state": "active",
+                     *         "isShared": true,
+                     *         "isSystem": false,
+                     *         "systemKey": null,
+                     *         "agentHasAccess": true,
+                     *         "addToNewInboxes": false,
+                     *         "displayOrder": 0,
+                     *         "businesshours": null,
+                     *         "applyingToExistingTickets": false,
+                     *         "createdAt": "2026-11-29T10:09:23.270Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:23.270Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "conditions": [],
+                     *         "triggeractions": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "triggeractions"
+                     *           }
+                     *         ],
+                     *         "inboxes": []
+                     *       },
+                     *       "included": {
+                     *         "conditions": [],
+                     *         "triggeractions": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": 5,
+                     *             "value": "1",
+                     *             "status": null,
+                     *             "priority": null,
+                     *             "tickettype": null,
+                     *             "user": null,
+                     *             "tags": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "type": "tags"
+                     *               }
+                     *             ],
+                     *             "inbox": null,
+                     *             "webhookendpoint": null,
+                     *             "message": "",
+                     *             "displayOrder": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.270Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.270Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TriggerBody"];
                 };
             };
@@ -50529,6 +65236,104 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trigger": {
+                     *         "id": 4,
+                     *         "name": "Tag as a refund",
+                     *         "description": "",
+                     *         "type": "Manual",
+                     *         "state": "active",
+                     *         "isShared": true,
+                     *         "isSystem": false,
+                     *         "systemKey": null,
+                     *         "agentHasAccess": true,
+                     *         "addToNewInboxes": false,
+                     *         "displayOrder": 0,
+                     *         "businesshours": null,
+                     *         "applyingToExistingTickets": false,
+                     *         "createdAt": "2026-11-29T10:09:23.270Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:23.270Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "conditions": [],
+                     *         "triggeractions": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "triggeractions"
+                     *           }
+                     *         ],
+                     *         "inboxes": []
+                     *       },
+                     *       "included": {
+                     *         "conditions": [],
+                     *         "triggeractions": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": 5,
+                     *             "value": "1",
+                     *             "status": null,
+                     *             "priority": null,
+                     *             "tickettype": null,
+                     *             "user": null,
+                     *             "tags": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "type": "tags"
+                     *               }
+                     *             ],
+                     *             "inbox": null,
+                     *             "webhookendpoint": null,
+                     *             "message": "",
+                     *             "displayOrder": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.270Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.270Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TriggerBody"];
                 };
             };
@@ -50615,6 +65420,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "trigger": {
+                 *         "description": "Agents apply it to a ticket that asks for a refund"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -50635,6 +65447,104 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trigger": {
+                     *         "id": 4,
+                     *         "name": "Tag as a refund",
+                     *         "description": "Agents apply it to a ticket that asks for a refund",
+                     *         "type": "Manual",
+                     *         "state": "active",
+                     *         "isShared": true,
+                     *         "isSystem": false,
+                     *         "systemKey": null,
+                     *         "agentHasAccess": true,
+                     *         "addToNewInboxes": false,
+                     *         "displayOrder": 0,
+                     *         "businesshours": null,
+                     *         "applyingToExistingTickets": false,
+                     *         "createdAt": "2026-11-29T10:09:23.270Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.777Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "conditions": [],
+                     *         "triggeractions": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "triggeractions"
+                     *           }
+                     *         ],
+                     *         "inboxes": []
+                     *       },
+                     *       "included": {
+                     *         "conditions": [],
+                     *         "triggeractions": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": 5,
+                     *             "value": "1",
+                     *             "status": null,
+                     *             "priority": null,
+                     *             "tickettype": null,
+                     *             "user": null,
+                     *             "tags": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "type": "tags"
+                     *               }
+                     *             ],
+                     *             "inbox": null,
+                     *             "webhookendpoint": null,
+                     *             "message": "",
+                     *             "displayOrder": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.270Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.270Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TriggerBody"];
                 };
             };
@@ -50884,6 +65794,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "trigger": {
+                 *         "description": "Agents apply it to a ticket that asks for a refund"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -50904,6 +65821,104 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trigger": {
+                     *         "id": 4,
+                     *         "name": "Tag as a refund",
+                     *         "description": "Agents apply it to a ticket that asks for a refund",
+                     *         "type": "Manual",
+                     *         "state": "active",
+                     *         "isShared": true,
+                     *         "isSystem": false,
+                     *         "systemKey": null,
+                     *         "agentHasAccess": true,
+                     *         "addToNewInboxes": false,
+                     *         "displayOrder": 0,
+                     *         "businesshours": null,
+                     *         "applyingToExistingTickets": false,
+                     *         "createdAt": "2026-11-29T10:09:23.270Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.821Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "conditions": [],
+                     *         "triggeractions": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "triggeractions"
+                     *           }
+                     *         ],
+                     *         "inboxes": []
+                     *       },
+                     *       "included": {
+                     *         "conditions": [],
+                     *         "triggeractions": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": 5,
+                     *             "value": "1",
+                     *             "status": null,
+                     *             "priority": null,
+                     *             "tickettype": null,
+                     *             "user": null,
+                     *             "tags": [
+                     *               {
+                     *                 "id": 1,
+                     *                 "type": "tags"
+                     *               }
+                     *             ],
+                     *             "inbox": null,
+                     *             "webhookendpoint": null,
+                     *             "message": "",
+                     *             "displayOrder": 0,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:23.270Z",
+                     *             "createdBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             },
+                     *             "updatedAt": "2026-11-29T10:09:23.270Z",
+                     *             "updatedBy": {
+                     *               "id": 1,
+                     *               "type": "users"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "inboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TriggerBody"];
                 };
             };
@@ -51051,6 +66066,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -51143,6 +66166,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "trigger": {
+                 *         "description": "Agents apply it to a ticket that asks for a refund"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -51163,6 +66193,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "affected": 0,
+                     *       "ids": [],
+                     *       "jobId": null,
+                     *       "dryRun": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkOpResponse"];
                 };
             };
@@ -51308,6 +66346,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "users": [
+                     *         {
+                     *           "id": 5,
+                     *           "type": "users",
+                     *           "email": "ada@acme-support.example",
+                     *           "firstName": "Ada",
+                     *           "lastName": "Lovelace",
+                     *           "role": "agent",
+                     *           "avatarURL": null,
+                     *           "editMethod": "html",
+                     *           "isPartTime": false,
+                     *           "reviewer": false,
+                     *           "timezoneId": 1,
+                     *           "timeFormatId": 1,
+                     *           "sendPushNotifications": true,
+                     *           "sendWebNotifications": true,
+                     *           "autoFollowOnCC": false,
+                     *           "isAppOwner": false,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:09:22.624Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:09:22.624Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 1,
+                     *         "pageSize": 50,
+                     *         "pages": 1,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UsersBody"];
                 };
             };
@@ -51382,6 +66499,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user": {
+                 *         "email": "ada@acme-support.example",
+                 *         "firstName": "Ada",
+                 *         "lastName": "Lovelace",
+                 *         "role": "agent"
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -51402,6 +66529,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": 5,
+                     *         "type": "users",
+                     *         "email": "ada@acme-support.example",
+                     *         "firstName": "Ada",
+                     *         "lastName": "Lovelace",
+                     *         "role": "agent",
+                     *         "avatarURL": null,
+                     *         "editMethod": "html",
+                     *         "isPartTime": false,
+                     *         "reviewer": false,
+                     *         "timezoneId": 1,
+                     *         "timeFormatId": 1,
+                     *         "sendPushNotifications": true,
+                     *         "sendWebNotifications": true,
+                     *         "autoFollowOnCC": false,
+                     *         "isAppOwner": false,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.624Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.624Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserBody"];
                 };
             };
@@ -51540,6 +66727,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": 5,
+                     *         "type": "users",
+                     *         "email": "ada@acme-support.example",
+                     *         "firstName": "Ada",
+                     *         "lastName": "Lovelace",
+                     *         "role": "agent",
+                     *         "avatarURL": null,
+                     *         "editMethod": "html",
+                     *         "isPartTime": false,
+                     *         "reviewer": false,
+                     *         "timezoneId": 1,
+                     *         "timeFormatId": 1,
+                     *         "sendPushNotifications": true,
+                     *         "sendWebNotifications": true,
+                     *         "autoFollowOnCC": false,
+                     *         "isAppOwner": false,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.624Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.624Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserBody"];
                 };
             };
@@ -51626,6 +66873,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user": {
+                 *         "isPartTime": true
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -51646,6 +66900,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": 5,
+                     *         "type": "users",
+                     *         "email": "ada@acme-support.example",
+                     *         "firstName": "Ada",
+                     *         "lastName": "Lovelace",
+                     *         "role": "agent",
+                     *         "avatarURL": null,
+                     *         "editMethod": "html",
+                     *         "isPartTime": true,
+                     *         "reviewer": false,
+                     *         "timezoneId": 1,
+                     *         "timeFormatId": 1,
+                     *         "sendPushNotifications": true,
+                     *         "sendWebNotifications": true,
+                     *         "autoFollowOnCC": false,
+                     *         "isAppOwner": false,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.624Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.265Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserBody"];
                 };
             };
@@ -51895,6 +67209,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user": {
+                 *         "isPartTime": true
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -51915,6 +67236,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": 5,
+                     *         "type": "users",
+                     *         "email": "ada@acme-support.example",
+                     *         "firstName": "Ada",
+                     *         "lastName": "Lovelace",
+                     *         "role": "agent",
+                     *         "avatarURL": null,
+                     *         "editMethod": "html",
+                     *         "isPartTime": true,
+                     *         "reviewer": false,
+                     *         "timezoneId": 1,
+                     *         "timeFormatId": 1,
+                     *         "sendPushNotifications": true,
+                     *         "sendWebNotifications": true,
+                     *         "autoFollowOnCC": false,
+                     *         "isAppOwner": false,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.624Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.297Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserBody"];
                 };
             };
@@ -52071,6 +67452,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookendpoints": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointsBody"];
                 };
             };
@@ -52145,6 +67549,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "webhookendpoint": {
+                 *         "url": "https://hooks.acme.example/desk",
+                 *         "token": "a-long-shared-secret-of-yours",
+                 *         "allEvents": true,
+                 *         "allInboxes": true
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -52165,6 +67579,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookendpoint": {
+                     *         "id": 1,
+                     *         "type": "webhookendpoints",
+                     *         "url": "https://hooks.acme.example/desk",
+                     *         "allInboxes": true,
+                     *         "allEvents": true,
+                     *         "contentType": "application/json",
+                     *         "enabled": true,
+                     *         "disabledAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.587Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.587Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "webhookendpointevents": [],
+                     *         "webhookendpointinboxes": []
+                     *       },
+                     *       "included": {
+                     *         "webhookendpointevents": [],
+                     *         "webhookendpointinboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointBody"];
                 };
             };
@@ -52303,6 +67773,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookendpoint": {
+                     *         "id": 1,
+                     *         "type": "webhookendpoints",
+                     *         "url": "https://hooks.acme.example/desk",
+                     *         "allInboxes": true,
+                     *         "allEvents": true,
+                     *         "contentType": "application/json",
+                     *         "enabled": true,
+                     *         "disabledAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.587Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:22.587Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "webhookendpointevents": [],
+                     *         "webhookendpointinboxes": []
+                     *       },
+                     *       "included": {
+                     *         "webhookendpointevents": [],
+                     *         "webhookendpointinboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointBody"];
                 };
             };
@@ -52389,6 +67915,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "webhookendpoint": {
+                 *         "enabled": false
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -52409,6 +67942,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookendpoint": {
+                     *         "id": 1,
+                     *         "type": "webhookendpoints",
+                     *         "url": "https://hooks.acme.example/desk",
+                     *         "allInboxes": true,
+                     *         "allEvents": true,
+                     *         "contentType": "application/json",
+                     *         "enabled": false,
+                     *         "disabledAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.587Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.209Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "webhookendpointevents": [],
+                     *         "webhookendpointinboxes": []
+                     *       },
+                     *       "included": {
+                     *         "webhookendpointevents": [],
+                     *         "webhookendpointinboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointBody"];
                 };
             };
@@ -52658,6 +68247,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "webhookendpoint": {
+                 *         "enabled": false
+                 *       }
+                 *     }
+                 */
                 "application/json": ({
                     /** @description ignored */
                     included?: unknown;
@@ -52678,6 +68274,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookendpoint": {
+                     *         "id": 1,
+                     *         "type": "webhookendpoints",
+                     *         "url": "https://hooks.acme.example/desk",
+                     *         "allInboxes": true,
+                     *         "allEvents": true,
+                     *         "contentType": "application/json",
+                     *         "enabled": false,
+                     *         "disabledAt": null,
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.587Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:31.237Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "webhookendpointevents": [],
+                     *         "webhookendpointinboxes": []
+                     *       },
+                     *       "included": {
+                     *         "webhookendpointevents": [],
+                     *         "webhookendpointinboxes": [],
+                     *         "users": [
+                     *           {
+                     *             "id": 1,
+                     *             "type": "users",
+                     *             "email": "owner-32lcp1@example.test",
+                     *             "firstName": "Owner",
+                     *             "lastName": "Demo",
+                     *             "role": "owner",
+                     *             "avatarURL": null,
+                     *             "editMethod": "html",
+                     *             "isPartTime": false,
+                     *             "reviewer": false,
+                     *             "timezoneId": 1,
+                     *             "timeFormatId": 1,
+                     *             "sendPushNotifications": true,
+                     *             "sendWebNotifications": true,
+                     *             "autoFollowOnCC": false,
+                     *             "isAppOwner": true,
+                     *             "state": "active",
+                     *             "createdAt": "2026-11-29T10:09:21.398Z",
+                     *             "createdBy": null,
+                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *             "updatedBy": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointBody"];
                 };
             };
@@ -52837,6 +68489,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookdeliveries": [],
+                     *       "included": {},
+                     *       "meta": {
+                     *         "page": {
+                     *           "page": 1,
+                     *           "pageSize": 50,
+                     *           "pageOffset": 0,
+                     *           "count": 0,
+                     *           "pages": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "pagination": {
+                     *         "records": 0,
+                     *         "pageSize": 50,
+                     *         "pages": 0,
+                     *         "page": 1,
+                     *         "hasMorePages": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveriesBody"];
                 };
             };
@@ -52928,6 +68603,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookdelivery": {
+                     *         "id": 1,
+                     *         "type": "webhookdeliveries",
+                     *         "endpoint": {
+                     *           "id": 1,
+                     *           "type": "webhookendpoints"
+                     *         },
+                     *         "event": "agent.created",
+                     *         "deliveryId": "a07f09d5-a5c9-4165-9a7e-2e15914e9df7",
+                     *         "ticket": null,
+                     *         "status": "pending",
+                     *         "attempts": 0,
+                     *         "statusCode": 200,
+                     *         "latencyMs": 14,
+                     *         "lastError": null,
+                     *         "lastAttemptAt": "2026-11-29T10:09:22.692Z",
+                     *         "nextAttemptAt": "2026-11-29T10:09:34.909Z",
+                     *         "deliveredAt": "2026-11-29T10:09:22.692Z",
+                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T10:09:22.624Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:09:22.624Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:09:22.624Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:22.624Z",
+                     *         "createdBy": null,
+                     *         "updatedAt": "2026-11-29T10:09:34.909Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryBody"];
                 };
             };
@@ -53035,6 +68743,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookdelivery": {
+                     *         "id": 15,
+                     *         "type": "webhookdeliveries",
+                     *         "endpoint": {
+                     *           "id": 1,
+                     *           "type": "webhookendpoints"
+                     *         },
+                     *         "event": "webhook.test",
+                     *         "deliveryId": "c1e93cbd-f3cb-4189-a3ff-a9784fb77fd3",
+                     *         "ticket": null,
+                     *         "status": "delivered",
+                     *         "attempts": 1,
+                     *         "statusCode": 200,
+                     *         "latencyMs": 2,
+                     *         "lastError": null,
+                     *         "lastAttemptAt": "2026-11-29T10:09:34.940Z",
+                     *         "nextAttemptAt": null,
+                     *         "deliveredAt": "2026-11-29T10:09:34.940Z",
+                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T10:09:34.935Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:09:22.587Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:09:31.237Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T10:09:34.940Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T10:09:34.940Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryBody"];
                 };
             };
@@ -53243,6 +68987,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contactform": {
+                     *         "name": "Website chat",
+                     *         "accentColor": "#3b82f6",
+                     *         "triggerColor": "#3b82f6",
+                     *         "theme": "light",
+                     *         "position": "bottom-right",
+                     *         "isLiveChatEnabled": true,
+                     *         "liveChatWelcomeMessage": "Hi! How can we help?",
+                     *         "helpdocarticles": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         contactform: components["schemas"]["ContactFormSettings"];
                     };

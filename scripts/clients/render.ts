@@ -156,7 +156,8 @@ export function renderCollection(document: OpenApiDocument): string {
       name: collection.info.name,
       description: {
         content: [
-          collection.info.description?.content ?? '',
+          // the document's opening paragraph: its guides are the reference page's (`/v2/docs`), not the collection's
+          (collection.info.description?.content ?? '').split('\n\n')[0]!,
           `Set \`baseUrl\` (\`npm run dev\` serves ${DEV_BASE_URL}) and \`apiKey\` (a teammate's API key, sent as a bearer token), and the path variables a request names (\`id\`...).`,
           `Made from GET /v2/openapi.json by \`${REGENERATE}\`: do not edit, regenerate.`,
         ].join('\n\n'),

@@ -58,6 +58,7 @@ export const replayDeadLetterRoute = defineRoute({
   summary: 'Put a dead letter back on its queue',
   description: `Sends the dead letter's message, as it was sent, to the queue it died on, and marks it replayed. Only an open one: once replayed or discarded it is a 409. A message that fails every delivery again is stored as a new dead letter. ${OPERATOR_NOTE}`,
   request: { params },
+  example: { params: { id: 1 } },
   responses: {
     202: jsonResponse('queued again: the dead letter, now replayed', deadLetterBody),
     ...operatorRefusals,
@@ -87,6 +88,8 @@ export const discardDeadLetterRoute = defineRoute({
   summary: 'Set a dead letter aside',
   description: `Marks an open dead letter discarded: its message is not sent again, and it no longer counts in \`/health\`'s backlog. Kept, to be read. Once replayed or discarded it is a 409. ${OPERATOR_NOTE}`,
   request: { params },
+  // another one: the first was replayed
+  example: { params: { id: 2 } },
   responses: {
     200: jsonResponse('the dead letter, now discarded', deadLetterBody),
     ...operatorRefusals,

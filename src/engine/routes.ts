@@ -19,7 +19,7 @@ const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update',
  * a resource's special routes (`update.json`, `clear.json`) does not matter.
  */
 export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
-  const { type, title, access } = resource;
+  const { type, title, access, examples } = resource;
   const ops = new Set(resource.operations ?? ALL_OPERATIONS);
   const s = schemasOf(resource);
   const base = `/v2/${resource.path ?? type}`;
@@ -57,6 +57,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       summary: `Create ${one}`,
       description: `Creates ${one} from the body, sent wrapped (\`{"${resource.singular}": {...}}\`) or bare; answers 201 with the record. A reference is \`{"id": N}\` to a record of the installation; a property the record does not take is ignored and named in \`X-Ignored-Properties\`. A failed rule answers 400 or 409 naming the property, and writes nothing.`,
       request: { query: s.writeQuery, body: { required: true, content: { 'application/json': { schema: s.createBody } } } },
+      ...(examples?.create ? { example: { body: { [resource.singular]: examples.create } } } : {}),
       responses: { 201: jsonResponse('created', s.one), 409: errorResponse('conflicts with an existing record') },
     }, createHandler(resource)));
   }
@@ -67,6 +68,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
         summary: method === 'patch' ? `Update ${one}` : `Update ${one} (PUT, with PATCH's meaning)`,
         description: `Changes exactly the properties sent, each under the rules of a create; the others keep their values. Answers the record as it now is; a change records its event in the same transaction.`,
         request: { params: idParams, query: s.writeQuery, body: json },
+        ...(examples?.update ? { example: { body: { [resource.singular]: examples.update } } } : {}),
         responses: { 200: jsonResponse('the record', s.one), 409: errorResponse('conflicts with an existing record') },
       }, updateHandler(resource)));
     }
@@ -76,6 +78,8 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       method: 'delete', path: `${base}/{id}.json`, tag, operationId: `delete${title.one}`, roles: access.write,
       summary: `Delete ${one}`, description: 'A soft delete: the record then reads as 404 and leaves lists, unless a filter asks for `state`.',
       request: s.deleteQuery ? { params: idParams, query: s.deleteQuery } : { params: idParams },
+      // one in use moves its users to another: the reader's second record, to the first
+      ...(resource.usedBy?.length ? { example: { params: { id: 12 }, query: { replaceWith: '11' } } } : {}),
       responses: {
         204: { description: 'deleted' },
         ...(s.deleteQuery || resource.beforeDelete || holdsSharedRows(resource.table) ? { 409: errorResponse('not to be deleted, or in use and no `replaceWith` named') } : {}),
@@ -88,6 +92,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       summary: `Update ${every} the filter selects`,
       description: 'The filter is the query `filter` or the body `filter_args.filter`; `filter_args.bulkDryExecute` answers what would change and changes nothing.',
       request: { query: s.bulkUpdateQuery, body: { required: true, content: { 'application/json': { schema: s.bulkPatchBody } } } },
+      ...(examples?.update ? { example: { body: { [resource.singular]: inBulk(resource, examples.update) } } } : {}),
       responses: { 200: jsonResponse('the bulk result', bulkResultSchema), 409: errorResponse('conflicts with an existing record') },
     }, bulkUpdateHandler(resource)));
   }
@@ -103,4 +108,9 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
     }, bulkDeleteHandler(resource)));
   }
   return routes;
+}
+
+/** An update's example as a bulk update may send it: without the properties only one record may have. */
+function inBulk(resource: ResourceDeclaration, update: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(update).filter(([name]) => !resource.fields[name]?.notInBulk && !resource.fields[name]?.writeOnly));
 }

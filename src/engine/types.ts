@@ -136,6 +136,12 @@ export interface ResourceDeclaration {
   constraints?: Record<string, { source: string; detail: string }>;
   /** who may read and who may write */
   access: { read: readonly UserRole[]; write: readonly UserRole[] };
+  /**
+   * The bodies a reader sends to try its create and its update (the record's properties, as the
+   * wrapper holds them): the document's examples, sent in order by the examples' walk
+   * (`openapi/examples.ts`). A reference names an id of its type; the walk sends the one it made last.
+   */
+  examples?: { create?: Record<string, unknown>; update?: Record<string, unknown> };
   /** the operations the generic routes serve; all of them when absent */
   operations?: readonly Operation[];
   /** a boolean field of which an installation has one live record true (its default): setting it takes it from the others (`default-flag.ts`) */

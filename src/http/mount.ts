@@ -7,6 +7,7 @@ import { authenticate } from '../auth/authenticate';
 import { rateLimit } from '../ratelimit/middleware';
 import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_METHODS, idempotency } from '../idempotency/middleware';
 import { groupName } from '../openapi/group-name';
+import { registerExample } from '../openapi/examples';
 import { registry } from '../openapi/registry';
 import { ApiError, type ErrorEntry } from './errors';
 import { IGNORED_PROPERTIES_HEADER, IGNORED_PROPERTIES_HEADER_OBJECT, ignoredHeaderValue, ignoredPaths } from './ignored-properties';
@@ -119,7 +120,7 @@ function forJson(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEn
  */
 export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
   const { declaration } = route;
-  const { public: isPublic, roles, tag, middleware: guards = [], answerError, ...operation } = declaration;
+  const { public: isPublic, roles, tag, middleware: guards = [], answerError, example, ...operation } = declaration;
   const params = paramsShape(declaration);
   const body = jsonBodySchema(declaration);
   const contract = body ? bodyContract(body) : undefined;
@@ -165,6 +166,7 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
     }),
   } as RouteConfig;
   registry.registerPath(config);
+  if (example) registerExample(declaration.operationId, example);
   const loose = looseRoute(declaration, params);
   if (loose) looseRoutes.push(loose);
 

@@ -2,6 +2,7 @@ import type { RouteConfig, RouteHandler } from '@hono/zod-openapi';
 import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
 import type { UserRole } from '../db/schema';
+import type { RequestExample } from '../openapi/examples';
 
 /**
  * One route, declared once: its OpenAPI operation (path, parameters, body, answers), the zod
@@ -30,6 +31,8 @@ export type RouteDeclaration = Omit<RouteConfig, 'middleware' | 'hide' | 'tags' 
    * shared error body.
    */
   answerError?: (error: Error, c: Context<AppEnv>) => Response | undefined;
+  /** what a reader sends to try it (`openapi/examples.ts`): shown in the document, and sent in order by the examples' walk */
+  example?: RequestExample;
 };
 
 export interface ApiRoute {

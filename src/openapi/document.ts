@@ -1,6 +1,8 @@
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { PLATFORM_BASE_PATH } from '../http/platform-address';
 import { groupName } from './group-name';
+import { guides } from './guides';
+import { withExamples } from './examples';
 import { registry } from './registry';
 
 /**
@@ -75,7 +77,7 @@ let cached: unknown;
 
 /** The OpenAPI 3.1 document of every mounted route, made from their declarations once per isolate. */
 export function openApiDocument(): unknown {
-  cached ??= withServiceOnlyPaths(withSecuritySchemes(new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  cached ??= withExamples(withServiceOnlyPaths(withSecuritySchemes(new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Helpdesk API',
@@ -85,7 +87,9 @@ export function openApiDocument(): unknown {
         'Records are sent wrapped (`{"company": {...}}`) or bare; lists carry `meta.page` and `pagination`.',
         'Every answer carries `X-Request-Id` (the one the request sent, when sane).',
         'Errors share one body: `{"errors": [{"code", "source", "detail"}]}`.',
-      ].join(' '),
+        'Every operation shows an example to send and, where it answers JSON, the answer it got when',
+        'the tests sent it to a fresh installation. The guides below say how the parts fit together.',
+      ].join(' ') + `\n\n${guides()}`,
     },
     servers: [
       { url: '/', description: 'this service' },
@@ -93,7 +97,7 @@ export function openApiDocument(): unknown {
     ],
     tags: TAGS.map((tag) => ({ ...tag, name: groupName(tag.name) })),
     security: [{ bearer: [] }, { basic: [] }],
-  })));
+  }))));
   return cached;
 }
 

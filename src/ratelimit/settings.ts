@@ -55,6 +55,7 @@ export const putRateLimitRoute = defineRoute({
   summary: "Sets the installation's rate limit",
   description: 'Sets the installation\'s own limit of requests a minute per teammate, 10 to 100,000, or null to fall back on the deployment\'s default; a value outside that range is a 400 naming it. Records a `settingChanged` event of the installation with the limit before and after, and answers the limit as it now stands; this isolate applies it at once, the others within 30 seconds. See docs/api-conventions.md.',
   request: { body: { content: { 'application/json': { schema: writeBody } }, required: true } },
+  example: { body: { ratelimit: { requestsPerMinute: 600 } } },
   responses: { 200: jsonResponse('the limit as it now stands', answer) },
 }, async (c) => {
   const who = c.var.principal;

@@ -12,13 +12,17 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-/** Every relative import of a file, type-only ones included, resolved to a file. */
+/** A module of data a file imports (the recorded example answers, a page of docs/): it imports nothing. */
+const DATA = /\.(json|md)$/;
+
+/** Every relative import of a file, type-only ones included, resolved to a file; data modules left out. */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const specifiers = [...text.matchAll(/(?:from\s+|import\(\s*)'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]!);
-  return specifiers.map((specifier) => {
+  return specifiers.flatMap((specifier) => {
     const base = path.resolve(path.dirname(file), specifier);
-    for (const candidate of [`${base}.ts`, path.join(base, 'index.ts')]) if (existsSync(candidate)) return candidate;
+    if (DATA.test(base) && existsSync(base)) return [];
+    for (const candidate of [`${base}.ts`, path.join(base, 'index.ts')]) if (existsSync(candidate)) return [candidate];
     throw new Error(`${path.relative(src, file)}: cannot resolve ${specifier}`);
   });
 }

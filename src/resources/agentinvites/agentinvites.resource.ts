@@ -80,6 +80,9 @@ export const agentInvitesResource = defineResource({
   },
   // Anyone may call; `requireCollaborator` turns away those who already have a seat.
   access: { read: EVERYONE, write: EVERYONE },
+  examples: {
+    create: { message: 'I answer the billing questions on Fridays: may I have an agent seat?' },
+  },
   operations: ['list', 'get', 'create'],
   scope: (who) => (who.userId === null ? sql`false` : or(eq(agentInvites.userId, who.userId), eq(agentInvites.ownerId, who.userId))),
   beforeWrite: (context) => requireCollaborator(context),

@@ -44,6 +44,8 @@ export function decisionRoute(outcome: Outcome) {
       ? 'Accepts a pending request for a seat and gives the requester one: a collaborator becomes an agent (an `updated` event of the user), and a teammate promoted meanwhile keeps their role. Only the owner the request is addressed to decides it: any other role is a 403, and an invite not addressed to the caller (or of another installation) is a 404. An invite already decided, or whose requester is no longer a live teammate, is a 409; the invite is locked while deciding, so of two decisions at once one wins. Records an `accepted` event of the invite. See docs/resources/agentinvites.md.'
       : 'Declines a pending request for a seat: sets `status: declined`, `decidedAt` and `decidedBy`, records a `declined` event and changes nothing else; the requester may ask again. Only the owner the request is addressed to decides it: any other role is a 403, and an invite not addressed to the caller (or of another installation) is a 404. An invite already decided is a 409; the invite is locked while deciding, so of two decisions at once one wins. See docs/resources/agentinvites.md.',
     request: { params: idParams, query: s.writeQuery },
+    // two requests: the first declined, then the one asked again accepted
+    example: { params: { id: outcome === 'accepted' ? 2 : 1 } },
     responses: { 200: jsonResponse('the decided invite', s.one), 409: errorResponse('already decided, or the requester is gone') },
   }, async (c) => {
     const who = c.var.principal;

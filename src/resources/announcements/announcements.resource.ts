@@ -81,6 +81,10 @@ export const announcementsResource = defineResource({
   relations: { users: includedUsers() },
   // Owners only: the desk shows every audience and drafts not yet published.
   access: { read: ['owner'], write: ['owner'] },
+  examples: {
+    create: { title: 'New inbox for billing', body: 'Billing questions now go to the Billing inbox.', audience: 'agents' },
+    update: { expiresAt: '2027-01-31T00:00:00Z' },
+  },
   // No bulk update: it would skip the publication/expiry check.
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: requireExpiryAfterPublication,

@@ -19,6 +19,7 @@ export const clearRoute = defineRoute({
   summary: 'Clear an anomaly',
   description: 'Idempotent: an anomaly cleared before keeps its first `clearedAt` and `clearedBy`; a `clearNote` sent replaces the note.',
   request: { params: idParams, query: s.writeQuery, body: { required: true, content: { 'application/json': { schema: clearBody } } } },
+  example: { body: { anomaly: { clearNote: 'Expected: the spring sale brought the extra tickets' } } },
   responses: { 200: jsonResponse('the cleared anomaly', s.one) },
 }, async (c) => {
   const who = c.var.principal;

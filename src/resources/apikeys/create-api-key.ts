@@ -39,6 +39,7 @@ export const createApiKeyRoute = defineRoute({
   summary: 'Create an API key; its secret is in this answer only',
   description: 'Makes a key for the caller, or for the live teammate named by `user`, and answers 201 with its `secret` this once: only its hash is stored, and the `created` event never holds it. An owner may name any teammate and an admin an agent or collaborator; anyone else naming another teammate, or an admin naming an owner or admin, is a 403, as is a call made with an OAuth token. A teammate not of the installation is a 400 naming `apikey.user`. See docs/resources/apikeys.md.',
   request: { body: { required: true, content: { 'application/json': { schema: recordBody('apikey', createRecord) } } } },
+  example: { body: { apikey: { name: 'Reporting script' } } },
   responses: { 201: jsonResponse('the key, with `secret`', createdBody) },
 }, async (c) => {
   const who = c.var.principal;

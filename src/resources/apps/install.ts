@@ -75,6 +75,7 @@ function stateChangeRoute(action: 'install' | 'uninstall', change: typeof instal
     method: 'post', path: `/v2/apps/{id}/${action}.json`, tag: 'Apps', operationId: `${action}App`, roles: ADMINS,
     summary, description: 'Idempotent. Any request body is ignored.',
     request: { params: idParams, query: s.writeQuery },
+    example: { params: { id: 3 } },
     responses: { 200: jsonResponse('the app', s.one) },
   }, async (c) => {
     const who = c.var.principal;

@@ -79,6 +79,8 @@ export const updateSettingRoute = defineRoute({
     params: z.object({ appId: integerParam('the app'), id: integerParam("the setting's declaration") }),
     body: { required: true, content: { 'application/json': { schema: settingUpdateBody } } },
   },
+  // the catalogue's CSAT survey (app 3) waits 48 hours, not 24, before it asks (its setting 9)
+  example: { params: { appId: 3, id: 9 }, body: { appsetting: { value: 48 } } },
   responses: {
     200: jsonResponse('the setting', z.object({ appsetting: settingRecordSchema, included: z.object({}) }).meta({ id: 'AppSettingBody' })),
     409: errorResponse('the app is not installed in this installation'),

@@ -28,6 +28,8 @@ export const cancelJobRoute = defineRoute({
       id: integerParam("the job's id"),
     }),
   },
+  // a company import (type 1, action 1) still waiting for the queue
+  example: { params: { type: 1, action: 1, id: 2 } },
   responses: { 204: { description: 'cancelled (or already cancelled)' }, 409: errorResponse('the job already completed or failed') },
 }, async (c) => {
   const who = c.var.principal;

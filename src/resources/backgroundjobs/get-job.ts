@@ -20,6 +20,7 @@ export const getJobRoute = defineRoute({
   summary: 'Get a background job: its status and progress',
   description: 'One of the installation\'s background jobs (an import, a bulk change, a migration), whoever started it: its status (`queued`, `running`, `completed`, `failed` or `cancelled`), rows total, done and failed, and the problems of the rows that failed, by line. The job\'s internal payload is never shown. A job of another installation, or none, is a 404; `includes=users` adds the user who started it. See docs/background-jobs.md.',
   request: { params: z.object({ jobId: integerParam("the job's id") }), query: z.object({ includes: includesParam(['users']) }) },
+  example: { params: { jobId: 1 } },
   responses: { 200: jsonResponse('the job', answer) },
 }, async (c) => {
   const who = c.var.principal;

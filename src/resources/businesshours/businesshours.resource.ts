@@ -55,6 +55,10 @@ export const businessHoursResource = defineResource({
     ...holidayConstraints('businesshour.businesshoursholidays'),
   },
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { name: 'London office', timezone_name: 'Europe/London', businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:30' }] },
+    update: { description: 'Weekdays, half past five on Fridays' },
+  },
   // Delete is a route of its own (`delete-business-hours.ts`): it takes the schedules and holidays along.
   operations: ['list', 'get', 'create', 'update'],
   // A trigger chooses its business hours; the reference a client reads back is accepted and ignored.

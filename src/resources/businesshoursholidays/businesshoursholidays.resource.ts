@@ -24,6 +24,10 @@ export const businessHoursHolidaysResource = defineResource({
     business_hours_holidays_businesshours_id_business_hours_id_fk: { source: 'businesshoursholiday.businesshours_id', detail: 'names no business hours here' },
   },
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { businesshours: { id: 1 }, name: 'New Year', startDate: '2027-01-01', endDate: '2027-01-01' },
+    update: { name: "New Year's Day" },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   ...childWriteRules('businesshoursholiday', holidayDates),
 });

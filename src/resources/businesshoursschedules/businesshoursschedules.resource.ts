@@ -24,6 +24,10 @@ export const businessHoursSchedulesResource = defineResource({
     business_hours_schedules_businesshours_id_business_hours_id_fk: { source: 'businesshoursschedule.businesshours_id', detail: 'names no business hours here' },
   },
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { businesshours: { id: 1 }, day: 6, startHour: '10:00', endHour: '14:00' },
+    update: { endHour: '15:00' },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   ...childWriteRules('businesshoursschedule', scheduleHours),
 });

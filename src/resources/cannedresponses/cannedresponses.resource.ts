@@ -36,5 +36,9 @@ export const cannedResponsesResource = defineResource({
     users: includedUsers(),
   },
   access: { read: EVERYONE, write: AGENTS },
+  examples: {
+    create: { name: 'Password reset', reply: '<p>You can reset your password from the sign-in page.</p>' },
+    update: { name: 'Password reset (short)' },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
 });

@@ -30,6 +30,7 @@ function updateSentimentRoute(method: 'patch' | 'put'): ApiRoute {
       query: z.object({ includes: includesParam([]) }),
       body: { required: true, content: { 'application/json': { schema: recordBody('sentiment', sentimentRecord) } } },
     },
+    example: { body: { sentiment: { tone: 'negative', threshold: 0.7, enabled: true } } },
     responses: { 200: jsonResponse('the sentiment settings', answer) },
   }, async (c) => {
     const who = c.var.principal;

@@ -36,4 +36,8 @@ export const companiesResource = defineResource({
     companies_installation_name_key: { source: 'company.name', detail: 'a company with this name already exists' },
   },
   access: { read: EVERYONE, write: AGENTS },
+  examples: {
+    create: { name: 'Acme Supplies', website: 'https://acme.example', domains: [{ name: 'acme.example' }], permission: 'all' },
+    update: { industry: 'Wholesale', note: 'Renews in March' },
+  },
 });

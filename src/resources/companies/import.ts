@@ -93,6 +93,7 @@ export const importRoute = defineRoute({
       },
     },
   },
+  example: { body: 'name,website,domains\nGlobex Corporation,https://globex.example,globex.example\nInitech,https://initech.example,initech.example;initrode.example\n' },
   responses: {
     201: {
       description: 'the import job was started; no body',

@@ -73,6 +73,10 @@ export const contactFormsResource = defineResource({
   },
   // A form is the helpdesk's public entry point (and, with live chat, its chat widget): settings, so admins change it.
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { name: 'Website chat', inbox: { id: 1 }, isLiveChatEnabled: true, liveChatWelcomeMessage: 'Hi! How can we help?' },
+    update: { accentColor: '#0b5fff' },
+  },
   onCreate: newFormValues,
   planned: { onCreate: newFormValues },
 });

@@ -51,5 +51,8 @@ export const conversationMessagesResource = defineResource({
     users: includedUsers(() => [m.userId]),
   },
   access: { read: EVERYONE, write: AGENTS },
+  examples: {
+    update: { message: 'Thanks, that solved it!' },
+  },
   operations: ['list', 'update', 'delete', 'bulkUpdate', 'bulkDelete'],
 });

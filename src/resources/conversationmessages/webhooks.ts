@@ -128,6 +128,9 @@ export const webhooksRoute = defineRoute({
     }),
     body: { required: true, content: { 'application/json': { schema: deliveryBody } } },
   },
+  example: {
+    body: { conversationmessage: { conversationToken: '033696316659779986089274', roomId: 'room-1-17', author: 'contact', contactId: 1, message: 'Do you ship to Norway?', sentAt: '2026-11-29T10:00:00.000Z' } },
+  },
   responses: {
     201: {
       ...jsonResponse('the stored messages; no body at all (no content type) when the request says `Prefer: return=minimal`', storedBody),

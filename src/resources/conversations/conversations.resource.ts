@@ -50,5 +50,8 @@ export const conversationsResource = defineResource({
     users: includedUsers(),
   },
   access: { read: EVERYONE, write: AGENTS },
+  examples: {
+    update: { subject: 'Question about delivery times' },
+  },
   operations: ['list', 'get', 'update'],
 });

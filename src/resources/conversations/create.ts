@@ -75,6 +75,7 @@ export const createConversationRoute = defineRoute({
   security: [{ bearer: [] }],
   middleware: [identifyConversationCaller],
   request: { body: { required: true, content: { 'application/json': { schema: recordBody('conversation', createRecord) } } } },
+  example: { body: { conversation: { contact: { name: 'Alex Visitor', email: 'alex@visitor.example' }, subject: 'Question about delivery times', inbox: { id: 1 } } } },
   responses: {
     201: jsonResponse('the conversation, with `token`, `socketUrl` and `socketId`', createdBody),
     401: errorResponse('no valid credential or form token'),

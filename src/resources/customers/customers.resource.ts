@@ -51,6 +51,10 @@ export const customersResource = defineResource({
     customer_contacts_one_main_key: { source: 'customer.contacts', detail: 'only one contact of each type can be main' },
   },
   access: { read: EVERYONE, write: AGENTS },
+  examples: {
+    create: { firstName: 'Grace', lastName: 'Hopper', email: 'grace@customer.example', organization: 'Navy Labs' },
+    update: { jobTitle: 'Rear admiral' },
+  },
   beforeWrite: placeEmail,
   planned: {
     // an update sending `email` or `contacts` reads the stored contacts first (two exchanges)

@@ -53,6 +53,7 @@ export const mergeRoute = defineRoute({
   summary: 'Fold another customer into this one: contacts, company links, conversations and tickets move, the other is deleted',
   description: 'Folds the customer named in the body into this one, in one transaction: its contacts (this customer keeps its main ones), company links, chat visitors, tickets (deleted ones too) and the thread entries it wrote move here, each with an `updated` or `linked` event, and the tickets\' search documents are rewritten. The other customer is then deleted (its `deleted` event says `mergedInto`), this one gets a `merged` event, and its own properties stay as they were; answers it with its contacts and companies. Merging a customer into itself, or naming one that is not a live customer of the installation, is a 400 naming `customer.id`; an unknown `{id}` is a 404, and a moved value another write took at the same moment a 409 (nothing moved). See docs/resources/customers.md.',
   request: { params: idParams, body: { required: true, content: { 'application/json': { schema: mergeBody } } } },
+  example: { params: { id: 1 }, body: { customer: { id: 2 } } },
   responses: {
     200: jsonResponse('the customer, with its contacts and companies', schemasOf(customersResource).one),
     409: errorResponse('another write took one of the moved contact values at the same moment; try again'),

@@ -71,6 +71,10 @@ export const customFieldOptionsResource = defineResource({
     custom_field_options_field_name_key: { source: 'customfieldoption.name', detail: 'the field has an option with this name already' },
   },
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { customfield: { id: 1 }, name: 'Same day' },
+    update: { displayOrder: 2 },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: requireOptionField,
   planned: { before: () => true, first: (_db, who, record, id) => optionFieldChecks(who, record, id) },

@@ -82,6 +82,10 @@ export const customFieldsResource = defineResource({
     custom_field_options_field_name_key: { source: 'customfield.options', detail: 'two options of the field have the same name' },
   },
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { agentLabel: 'Delivery', customerLabel: 'How was it delivered?', kind: 'dropdown', options: [{ name: 'Standard' }, { name: 'Express' }] },
+    update: { description: 'As the order confirmation says' },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: keepKind,
   afterWrite: optionsFitKind,

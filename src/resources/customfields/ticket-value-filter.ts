@@ -36,7 +36,8 @@ export const customFieldsParam = z
   .meta({
     description:
       'tickets by custom field values: a JSON array of `{"id", "value", "operation"}` (operation `equals` (default), `notEquals`, `contains`, `notContains`, `lt`, `lte`, `gt`, `gte`, `isEmpty`, `isNotEmpty`, as the field\'s kind allows) or `{"id", "values": [option ids]}` (any of them); all must hold',
-    example: '[{"id": 12, "value": "gold", "operation": "contains"}]',
+    // an operation every kind of field takes
+    example: '[{"id": 12, "operation": "isNotEmpty"}]',
   });
 
 /** One condition, as read from the parameter. */

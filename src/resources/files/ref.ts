@@ -56,6 +56,7 @@ export const createFileRefRoute = defineRoute({
   summary: 'Start an upload: the form to post the file with',
   description: 'Step one of an upload: from `filename`, `mimeType` and `disposition` (bare, or as `file` inside the platform client\'s FileResponse), makes a pending file and answers 201 with it, the `url` of `POST /v2/files/upload` and the form `params` to post the bytes with. The form works once, within 60 minutes, for that key and type; then `PATCH /v2/files/{id}.json` confirms the file, and an upload not confirmed is removed 24 hours later. A name with slashes or control characters, or a type that is not `type/subtype`, is a 400. See docs/resources/files.md.',
   request: { body: { required: true, content: { 'application/json': { schema: fileRefBody } } } },
+  example: { body: { file: { filename: 'invoice-2026-11.pdf', mimeType: 'application/pdf' } } },
   responses: { 201: jsonResponse('the upload form and the pending file', fileRefAnswer) },
 }, async (c) => {
   const who = c.var.principal;

@@ -58,6 +58,14 @@ export const uploadFileRoute = defineRoute({
       },
     },
   },
+  // the fields are the ref's answer, as they are (the walk of examples sends the ones it got)
+  example: {
+    body: {
+      key: '<params.key>', bucket: '<params.bucket>', policy: '<params.policy>', success_action_status: '201',
+      'x-amz-algorithm': '<params.x-amz-algorithm>', 'x-amz-credential': '<params.x-amz-credential>', 'x-amz-date': '<params.x-amz-date>',
+      'x-amz-signature': '<params.x-amz-signature>', 'Content-Type': 'application/pdf', file: '<the bytes of invoice-2026-11.pdf>',
+    },
+  },
   responses: {
     201: jsonResponse('the bytes are stored; confirm the file with PATCH /v2/files/{id}.json', uploaded),
     403: errorResponse('the form is forged, expired or for another file'),

@@ -24,5 +24,9 @@ export const happinessRatingOptionsResource = defineResource({
   relations: { users: includedUsers() },
   constraints: { happiness_rating_options_name_key: { source: 'happinessratingoption.name', detail: 'an option with this name already exists' } },
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { name: 'Delighted', score: 5 },
+    update: { displayOrder: 1 },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
 });

@@ -40,6 +40,7 @@ export const summaryRoute = defineRoute({
   summary: 'Satisfaction per agent or per inbox',
   description: 'The installation\'s live satisfaction ratings grouped by `groupBy`: per agent who had the ticket when it was rated (null: unassigned) or per inbox it was in, each with how many ratings, the average score and the count of each option. `from` and `to` (UTC days, inclusive) keep the ratings given or last changed between them. A `groupBy` other than `agent` or `inbox`, a day that is not `YYYY-MM-DD`, or any other query parameter is a 400 naming it. See docs/resources/happiness.md.',
   request: { query: summaryQuery },
+  example: { query: { groupBy: 'agent', from: '2026-11-01', to: '2026-11-30' } },
   responses: { 200: jsonResponse('one entry per agent or inbox with ratings', summarySchema), 400: errorResponse('a bad group or day') },
 }, async (c) => {
   const who = c.var.principal;

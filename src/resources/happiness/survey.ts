@@ -83,6 +83,7 @@ export const answerSurveyRoute = defineRoute({
   summary: 'Rate the ticket a survey asks about',
   description: 'Records the customer\'s rating of the ticket the survey link names: an `option` of the installation and an optional `comment` up to 5,000 characters; answering again changes it (one live rating a ticket), keeping the ticket\'s agent and inbox at that moment. Each answer is a `created`, then `updated`, event of the rating by the system\'s `survey` part; answers the survey with the rating. An option not of the installation is a 400 naming `option`, a survey past its 30 days a 409, and a link naming no survey a 404. See docs/resources/happiness.md.',
   request: { params: tokenParams, body: { required: true, content: { 'application/json': { schema: answerBody } } } },
+  example: { body: { option: { id: 1 }, comment: 'Quick and friendly, thank you!' } },
   responses: { 200: jsonResponse('the survey with the rating', z.object({ survey: surveySchema })), 404: errorResponse('no survey has this link'), 409: errorResponse('the survey has closed') },
 }, async (c) => {
   const survey = await surveyOf(c.env, c.var.db.http, c.req.valid('param').token);

@@ -148,6 +148,10 @@ export const helpdocArticlesResource = defineResource({
     helpdoc_articles_slug_key: { source: 'helpDocArticle.slug', detail: 'the site has an article with this slug already' },
   },
   access: { read: EVERYONE, write: AGENTS },
+  examples: {
+    create: { helpdocsite: { id: 1 }, title: 'Resetting your password', contents: '<p>Open <b>Settings</b>, then <i>Security</i>.</p>', status: 'published' },
+    update: { description: 'Three steps to a new password' },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: checkArticle,
   afterWrite: notePublished,

@@ -56,6 +56,10 @@ export const helpdocCategoriesResource = defineResource({
     helpdoc_categories_slug_key: { source: 'helpdoccategory.slug', detail: 'the site has a category with this slug already' },
   },
   access: { read: EVERYONE, write: AGENTS },
+  examples: {
+    create: { helpdocsite: { id: 1 }, name: 'Accounts' },
+    update: { description: 'Signing in and billing' },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: checkCategory,
   planned: {

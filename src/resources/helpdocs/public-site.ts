@@ -122,6 +122,7 @@ export const publicSiteRoute = defineRoute({
   summary: 'A public help site and its categories, without a credential',
   description: 'A live help site with its public site enabled, by its subdomain: its public properties (name, colours, home page link, ...) and the categories that hold, themselves or under them, an article the public may read. Any other site is a 404, so nobody learns a draft exists. Readable from any origin and cached for a minute; each client address may make 600 public reads a minute, past that a 429 with `Retry-After`. See docs/resources/helpdocs.md.',
   request: { params: siteParams },
+  example: { params: { subdomain: 'acme-help' } },
   middleware: PUBLIC_READ.middleware,
   responses: { 200: jsonResponse('the site', z.object({ helpdocssite: publicSite, helpdoccategories: z.array(publicCategory) })), ...PUBLIC_READ.tooMany },
 }, async (c) => {
@@ -146,6 +147,7 @@ export const publicArticlesRoute = defineRoute({
   summary: "A public help site's articles, or those a search finds, without a credential",
   description: 'A page of the published, not private articles of a live public site (their summaries, without contents), in their display order; `search` finds words in the title, description and contents, the best matches first, and `category` keeps those under one category. A site that is not live and public is a 404. Readable from any origin and cached for a minute; each client address may make 600 public reads a minute, past that a 429 with `Retry-After`. See docs/resources/helpdocs.md.',
   request: { params: siteParams, query: listQuery },
+  example: { params: { subdomain: 'acme-help' } },
   middleware: PUBLIC_READ.middleware,
   responses: { 200: jsonResponse('a page of articles', z.object({ helpdocarticles: z.array(publicArticleSummary), meta: z.object({ page: pageMetaSchema }), pagination: paginationSchema })), ...PUBLIC_READ.tooMany },
 }, async (c) => {
@@ -172,6 +174,7 @@ export const publicArticleRoute = defineRoute({
   summary: 'One published article of a public help site, without a credential; each read counts toward its popularity',
   description: 'One published, not private article of a live public site, by its slug, with its contents and those of its related articles the public may read. Each read adds one to its `popularity`, counted after the answer, so the answer is not cached. A draft, a private article or a site that is not live and public is a 404, so nobody learns it exists; each client address may make 600 public reads a minute, past that a 429 with `Retry-After`. See docs/resources/helpdocs.md.',
   request: { params: articleParams },
+  example: { params: { subdomain: 'acme-help', slug: 'resetting-your-password' } },
   middleware: PUBLIC_READ.middleware,
   responses: { 200: jsonResponse('the article', z.object({ helpDocArticle: publicArticle })), ...PUBLIC_READ.tooMany },
 }, async (c) => {

@@ -69,5 +69,9 @@ export const helpdocSitesResource = defineResource({
   },
   ignored: ['contributors', 'disqusShortname', 'logoImage', 'favicon', 'touchIcon', 'customStyleSheet', 'htmlHeadCode', 'password', 'authenticationType', 'authenticationTypeId', 'showOnHomePage', 'showSocialIcons', 'searchTemplate', 'homeTemplate', 'headTemplate', 'footerTemplate', 'categoryTemplate', 'articleTemplate'],
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { name: 'Acme Help Centre', subdomain: 'acme-help', publicSiteEnabled: true },
+    update: { metaSiteDescription: 'Answers from the Acme support team' },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
 });

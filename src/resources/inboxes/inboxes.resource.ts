@@ -145,6 +145,10 @@ export const inboxesResource = defineResource({
     inboxes_smtp_port_needs_server: { source: 'inbox.smtpServer', detail: 'a mail-server port needs the server' },
   },
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { name: 'Billing', localPart: 'billing', signature: '<p>The Acme billing team</p>', happinessRatingEnabled: true },
+    update: { autoReplyEnabled: true, autoReplySubject: 'We have your message', autoReplyMessage: '<p>We answer within a working day.</p>' },
+  },
   usedBy: [{ type: 'tickets', table: tickets, column: tickets.inboxId, property: 'inbox' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
   async beforeWrite(context, record, id) {

@@ -59,6 +59,9 @@ export const mailDomainsResource = defineResource({
     mail_domains_installation_name_key: { source: 'maildomain.name', detail: 'this domain is claimed here already' },
   },
   access: { read: ADMINS, write: ADMINS },
+  examples: {
+    create: { name: 'acme-support.example' },
+  },
   operations: ['list', 'get', 'create', 'delete'],
   beforeWrite: ({ env }, record) => refuseOwnDomain(env, record),
   // the installation's own domain at the mail domain is listed for what it is, never taken away

@@ -41,6 +41,7 @@ export const createOAuthAppRoute = defineRoute({
   summary: 'Register an OAuth app; its client secret is in this answer only',
   description: 'Registers an app that signs teammates in through the app login flow and answers 201 with its public `clientId` and, for a `confidential` app (the default), its `clientSecret` this once: only its digest is stored. A `public` app gets no secret; PKCE, required of every app, is its only proof. Each redirect URI must be absolute, without a fragment or user info, over https (http only to this machine) or a private-use scheme, else a 400 naming it; `scopes` are of `desk` and `desk:read`, `["desk"]` by default. A call made with an OAuth token is a 403; records a `created` event of the app. See docs/oauth.md.',
   request: { body: { required: true, content: { 'application/json': { schema: recordBody('oauthapp', createRecord) } } } },
+  example: { body: { oauthapp: { name: 'Reporting dashboard', redirectUris: ['https://dashboard.acme.example/callback'], scopes: ['desk:read'] } } },
   responses: { 201: jsonResponse('the app, with `clientSecret`', createdBody) },
 }, async (c) => {
   const who = c.var.principal;

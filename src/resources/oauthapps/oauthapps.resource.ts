@@ -48,6 +48,9 @@ export const oauthAppsResource = defineResource({
   filter: [...AUDIT_SET, 'name', 'clientId', 'clientType'],
   relations: { users: includedUsers() },
   access: { read: ADMINS, write: ADMINS },
+  examples: {
+    update: { name: 'Reporting dashboard' },
+  },
   operations: ['list', 'get', 'update', 'delete'],
   beforeWrite: byOwnCredential,
   // the rule needs no database: an update is one batch

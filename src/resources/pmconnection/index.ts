@@ -48,6 +48,7 @@ const putRoute = defineRoute({
   summary: 'Set the project-management connection',
   description: 'Sets the product\'s `baseUrl` and `token` (both required), replacing any previous setting; the token is stored encrypted and never answered. The address must be https at a public address (a name resolving only to public addresses), else a 400 naming `pmconnection.baseUrl` with the reason and nothing stored. A different `baseUrl` forgets the remote ids synchronised so far and `lastSyncedAt`; records a `created` or `updated` event of the connection. A server without a usable token key (`PM_TOKEN_KEY`) answers 503. See docs/resources/pmsync.md.',
   request: { body: { required: true, content: { 'application/json': { schema: recordBody('pmconnection', putRecord) } } } },
+  example: { body: { pmconnection: { baseUrl: 'https://projects.acme.example', token: 'your-project-tool-token' } } },
   responses: { 200: jsonResponse('the connection, without its token', pmConnectionBodySchema), 503: errorResponse('the server cannot handle project-management tokens (PM_TOKEN_KEY)') },
 }, async (c) => {
   const who = c.var.principal;

@@ -36,6 +36,10 @@ export const slasResource = defineResource({
     sla_ticket_priorities_sla_priority_key: { source: 'sla.slaticketpriorities', detail: 'the policy has targets for this priority already' },
   },
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { name: 'Gold customers', description: 'First reply within an hour', businesshours: { id: 1 } },
+    update: { enabled: false },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   afterDelete: releaseTickets,
 });

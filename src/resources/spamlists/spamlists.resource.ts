@@ -24,4 +24,8 @@ export const spamListsResource = defineResource({
     spam_lists_installation_term_key: { source: 'spamlist.term', detail: 'this term is already on a spam list' },
   },
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { term: 'cheap-watches.example', type: 'blacklist' },
+    update: { type: 'whitelist' },
+  },
 });

@@ -18,4 +18,8 @@ export const tagsResource = defineResource({
   relations: { users: includedUsers() },
   constraints: uniqueName('tags_installation_name_key', 'tag', 'a tag'),
   access: { read: EVERYONE, write: AGENTS },
+  examples: {
+    create: { name: 'refund', color: '#5319e7' },
+    update: { color: '#0e8a16' },
+  },
 });

@@ -19,6 +19,10 @@ export const ticketPrioritiesResource = defineResource({
   relations: { users: includedUsers() },
   constraints: uniqueName('ticket_priorities_installation_name_key', 'ticketpriority', 'a priority'),
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { name: 'Critical', color: '#d93f0b', displayOrder: 1 },
+    update: { color: '#b60205' },
+  },
   usedBy: [{ type: 'tickets', table: tickets, column: tickets.priorityId, property: 'priority' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
 });

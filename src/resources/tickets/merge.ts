@@ -33,6 +33,7 @@ export const mergeTicketsRoute = defineRoute({
   summary: 'Fold other tickets into this one',
   description: 'Folds the tickets named (1 to 50) into this one, in one transaction: their thread entries, notes and drafts too, move here and the thread reads in the time they were written; each folded ticket closes as merged (status closed, `mergedInto` this ticket) and keeps its tags, followers, custom field values and cc. Each change records its events, so the folded tickets get a `ticket.mergedinto` line and this one a `ticket.merged` line for each. Naming this ticket itself, one the caller may not change or one already merged is a 400 naming `tickets[i]`, and nothing changes; a ticket the caller may not change in the path is a 404, and merging into a merged ticket a 409. See docs/resources/tickets.md.',
   request: { params: idParams, body: { required: true, content: { 'application/json': { schema: mergeBody } } } },
+  example: { params: { id: 1 }, body: { tickets: [{ id: 2 }] } },
   responses: { 200: jsonResponse('the ticket kept', s.one), 409: errorResponse('this ticket is itself merged, or a simultaneous change got in the way') },
 }, async (c) => {
   const who = c.var.principal;

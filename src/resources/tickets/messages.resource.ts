@@ -34,6 +34,9 @@ export const messagesResource = defineResource({
   // what the platform's client marshals on every message
   ignored: ['assigningUser', 'contact', 'delayed', 'status'],
   access: { read: EVERYONE, write: AGENTS },
+  examples: {
+    update: { isPinned: true },
+  },
   operations: ['list', 'get', 'update', 'delete'],
   scope: ofVisibleTicket(ticketMessages.ticketId),
   beforeWrite: prepareEntryEdit,

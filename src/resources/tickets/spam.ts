@@ -43,6 +43,7 @@ export const markSpamRoute = defineRoute({
   summary: 'Mark a ticket as spam, optionally blacklisting its sender',
   description: 'Sets the ticket\'s status to the spam status (the installation\'s own of code `spam`, else the platform\'s) with an `updated` event, and with `{"blacklist": true}` also puts the customer\'s email address on the blacklist (moved there from the whitelist if it was on it), in one batch; setting another status later undoes the mark, and the blacklist entry stays until deleted. A ticket the caller may not change is a 404, and an installation without a spam status a 409. See docs/resources/tickets.md.',
   request: { params: idParams, body: { required: true, content: { 'application/json': { schema: spamBody } } } },
+  example: { params: { id: 3 }, body: { blacklist: true } },
   responses: { 200: jsonResponse('the ticket', s.one), 409: errorResponse('the installation has no spam status') },
 }, async (c) => {
   const who = c.var.principal;

@@ -47,6 +47,7 @@ export const linkTaskRoute = defineRoute({
   summary: 'Link a project-management task to a ticket',
   description: 'Links a task of the project-management product to the ticket once the product, asked through the installation\'s connection, says it is there; the link keeps the task\'s name and address, records the ticket\'s `linked` event (history `ticket.task.added`), and the ticket is answered with `included.tasks`. A task linked already is answered as it is, without asking the product. A ticket the caller may not change is a 404 naming `id` (nothing asked), a task the product does not have a 404 naming `taskId`; no usable connection is a 409, the product failing a 502 and not answering within 5 seconds a 504. See docs/resources/tickets.md.',
   request: { params },
+  example: { params: { taskId: 4711 } },
   responses: {
     200: jsonResponse('the ticket, its tasks included', s.one),
     404: errorResponse('no such ticket for the caller, or the product has no such task (source taskId)'),
@@ -87,6 +88,7 @@ export const unlinkTaskRoute = defineRoute({
   summary: 'Unlink a project-management task from a ticket',
   description: 'Removes the link between the ticket and the task, with the ticket\'s `unlinked` event (history `ticket.task.removed`); the product is not asked and its task stays as it is. A task not linked to the ticket (a repeated unlink too) is a 404 naming `taskId`, and a ticket the caller may not change a 404 naming `id`. See docs/resources/tickets.md.',
   request: { params },
+  example: { params: { taskId: 4711 } },
   responses: {
     204: { description: 'unlinked' },
     404: errorResponse('no such ticket for the caller, or the task is not linked to it (source taskId)'),

@@ -274,6 +274,10 @@ export const ticketsResource = defineResource({
   includeAliases: { ticketactivities: 'activities' },
   ignored: ['contact', 'readonly', 'spam_rules', 'suggestions'],
   access: { read: EVERYONE, write: AGENTS },
+  examples: {
+    create: { subject: 'The printer is on fire', inbox: { id: 1 }, customer: { email: 'grace@customer.example' }, message: '<p>Smoke is coming out of the paper tray.</p>', priority: { id: 1 }, tags: [{ id: 1 }] },
+    update: { subject: 'The printer was on fire', priority: { id: 1 } },
+  },
   scope: visibleTickets,
   beforeWrite: prepareTicket,
   // of prepareTicket's rules only the seated agent concerns what a bulk update may set (no customer, custom fields or split)

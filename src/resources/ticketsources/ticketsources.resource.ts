@@ -30,6 +30,10 @@ export const ticketSourcesResource = defineResource({
   relations: { users: includedUsers() },
   constraints: uniqueName('ticket_sources_installation_name_key', 'ticketSource', 'a source'),
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { name: 'Trade show', icon: 'users' },
+    update: { displayOrder: 2 },
+  },
   usedBy: [{ type: 'tickets', table: tickets, column: tickets.sourceId, property: 'source' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
   async beforeDelete({ tx, who }, id) {

@@ -36,6 +36,10 @@ export const ticketStatusesResource = defineResource({
   relations: { users: includedUsers() },
   constraints: uniqueName('ticket_statuses_installation_name_key', 'ticketstatus', 'a status'),
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { name: 'Waiting on supplier', code: 'waiting', color: '#fbca04' },
+    update: { color: '#f9d0c4' },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   usedBy: [
     { type: 'inboxes', table: inboxes, column: inboxes.ticketStatusId, property: 'ticketstatus' },

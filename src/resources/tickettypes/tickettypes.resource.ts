@@ -34,6 +34,10 @@ export const ticketTypesResource = defineResource({
     ticket_types_one_default: { source: 'tickettype.default', detail: 'another type became the default at the same moment; try again' },
   },
   access: { read: EVERYONE, write: ADMINS },
+  examples: {
+    create: { name: 'Refund', enabledForFutureInboxes: true },
+    update: { displayOrder: 3 },
+  },
   usedBy: [{ type: 'tickets', table: tickets, column: tickets.typeId, property: 'type' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],
   defaultFlag: 'default',

@@ -130,6 +130,10 @@ export const timeLogsResource = defineResource({
   relations: { users: includedUsers((t) => [(t as typeof timeLogs).userId]) },
   ignored: ['timelogs_id'],
   access: { read: EVERYONE, write: EVERYONE },
+  examples: {
+    create: { ticket: { id: 1 }, seconds: 1800, billable: true, description: 'Reproduced the printer fault' },
+    update: { seconds: 2700 },
+  },
   scope: ofVisibleTicket(timeLogs.ticketId),
   beforeWrite: checkTimeLog,
   planned: {

@@ -27,6 +27,7 @@ export const applyTriggerRoute = defineRoute({
   summary: 'Apply a manual trigger to a ticket',
   description: 'Runs an active manual trigger\'s actions on the ticket, as a trigger\'s run does them (each change with its events, and a history line naming the trigger), as often as it is applied, and answers the ticket as it left it. Its conditions, if any, must hold, and a trigger naming something deleted, an action refused on the ticket, or a trigger or ticket changed meanwhile is a 409; nothing then changes. Anything but an active manual trigger of the installation is a 400 naming `trigger`, and a ticket the caller may not change a 404. See docs/resources/triggers.md.',
   request: { params: idParams, body: { required: true, content: { 'application/json': { schema: applyBody } } } },
+  example: { body: { trigger: { id: 1 } } },
   responses: { 200: jsonResponse('the ticket as the trigger left it', schemasOf(ticketsResource).one), 404: errorResponse('no such ticket here'), 409: errorResponse('its conditions do not hold, or it is incomplete') },
 }, async (c) => {
   const who = c.var.principal;
@@ -43,6 +44,7 @@ export const applyTriggerManyRoute = defineRoute({
   summary: 'Apply a manual trigger to several tickets',
   description: 'All or none: a ticket the caller may not change, or one whose conditions do not hold, changes nothing.',
   request: { body: { required: true, content: { 'application/json': { schema: applyManyBody } } } },
+  example: { body: { trigger: { id: 1 }, tickets: [{ id: 1 }] } },
   responses: { 200: jsonResponse('the tickets it was applied to', z.object({ affected: z.number().int(), ids: z.array(z.number().int()) })), 404: errorResponse('a ticket not here'), 409: errorResponse('its conditions do not hold for a ticket, or it is incomplete') },
 }, async (c) => {
   const who = c.var.principal;

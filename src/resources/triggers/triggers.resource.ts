@@ -235,6 +235,10 @@ export const triggersResource = defineResource({
   },
   includedWrites: ['conditions', 'triggeractions'],
   access: { read: AGENTS, write: ADMINS },
+  examples: {
+    create: { name: 'Tag as a refund', type: 'Manual', triggeractions: [{ type: 5, tags: [{ id: 1 }] }] },
+    update: { description: 'Agents apply it to a ticket that asks for a refund' },
+  },
   beforeWrite: (context, record, id) => guardSystem(context, record, id === undefined ? [] : [id]),
   beforeBulkWrite: guardSystem,
   afterWrite: requireRunnable,

@@ -26,6 +26,10 @@ export const usersResource = defineResource({
     users_timezone_id_timezones_id_fk: { source: 'user.timezoneId', detail: 'must be a time zone of /v2/timezones.json' },
   },
   access: { read: EVERYONE, write: EVERYONE },
+  examples: {
+    create: { email: 'ada@acme-support.example', firstName: 'Ada', lastName: 'Lovelace', role: 'agent' },
+    update: { isPartTime: true },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: checkTeammateWrite,
   planned: {

@@ -79,6 +79,10 @@ export const webhookEndpointsResource = defineResource({
   },
   includedWrites: ['webhookendpointevents', 'webhookendpointinboxes'],
   access: { read: ADMINS, write: ADMINS },
+  examples: {
+    create: { url: 'https://hooks.acme.example/desk', token: 'a-long-shared-secret-of-yours', allEvents: true, allInboxes: true },
+    update: { enabled: false },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   beforeWrite: checkEndpoint,
   planned: {

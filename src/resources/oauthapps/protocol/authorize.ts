@@ -43,6 +43,9 @@ const authorizationRequest = {
 };
 
 const authorizationQuery = z.object(authorizationRequest);
+
+/** The authorize request of the reference's examples: a reporting app asking to read. */
+const AUTHORIZATION_EXAMPLE = { response_type: 'code', client_id: 'hdc_8f2b6c1d9e0a4b7c', redirect_uri: 'https://dashboard.acme.example/callback', scope: 'desk:read', state: 'af0ifjsldkj', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
 const consentForm = z
   .object({
     ...authorizationRequest,
@@ -227,6 +230,8 @@ export const authorizePageRoute = defineRoute({
   summary: 'OAuth 2.0 authorize page: a teammate signs in and allows or denies the app',
   description: 'The consent page an app sends a teammate\'s browser to (RFC 6749 4.1.1): it names the app, the helpdesk and what the scopes allow, and asks for an API key (unless the sign-in cookie is there) and Allow or Deny. The app and redirect URI are checked first: no or an unknown `client_id`, or a `redirect_uri` the app did not register exactly (or none when it registered several), is a 400 page, never a redirect. After that, problems go back to the app as a 303 with `error`, `state` and `iss`: a `response_type` other than `code`, a scope the app may not ask for, or a missing or non-S256 PKCE challenge (PKCE is required of every app). The page is never cached or framed. See docs/oauth.md.',
   request: { query: authorizationQuery },
+  // RFC 7636's example challenge, of the verifier `dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk`
+  example: { query: AUTHORIZATION_EXAMPLE },
   responses: {
     200: { description: 'the consent page', content: HTML_ANSWER },
     303: { description: "back to the app's redirect URI with `error` (and `state`, `iss`): the request is refused" },
@@ -250,6 +255,7 @@ export const authorizeDecisionRoute = defineRoute({
   description: 'The consent page\'s form: Deny sends the browser back to the app with `access_denied`; Allow, by the teammate of the API key entered (who is then signed in on this page for a week by a cookie) or of the sign-in cookie, records the teammate\'s grant and sends the browser back with a code good once for 10 minutes, as a 303 with `state` and `iss`. The request is checked again as on the page (a 400 page for an unknown app or an unregistered redirect URI); a form not posted from its own page (no matching consent token, or another site) is a 403 page, and an API key not of this helpdesk, a wrong one or an OAuth token shows the page again with 401, counting against the client address\'s failed-authentication limit. See docs/oauth.md.',
   security: [{}],
   request: { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: consentForm } } } },
+  example: { body: { ...AUTHORIZATION_EXAMPLE, api_key: '<the teammate\'s API key>', consent_token: '<the page\'s consent_token>', decision: 'allow' } },
   responses: {
     303: { description: "back to the app's redirect URI with `code` (or `error`), `state` and `iss`" },
     400: { description: 'a page saying why, never a redirect: no client_id or an unknown one, a redirect_uri the app did not register exactly (or none when it registered several), a form without allow or deny', content: HTML_ANSWER },

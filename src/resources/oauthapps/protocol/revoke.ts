@@ -27,6 +27,7 @@ export const revokeRoute = defineRoute({
   description: 'Revokes a token of the calling app (RFC 7009): a refresh token ends its whole grant, every token of it, and an access token itself, at once. A token that is unknown, already spent or another app\'s changes nothing and is answered 200 alike. The app authenticates as at the token endpoint (a 401 `invalid_client` otherwise); no `token` is a 400 `invalid_request`, in RFC 6749 5.2\'s words. See docs/oauth.md.',
   security: [{ clientSecretBasic: [] }, {}],
   request: { body: formOrJson(revocationRequest) },
+  example: { body: { token: '<a refresh token of the app>' } },
   responses: {
     200: { description: 'revoked, or nothing to revoke: the answer is the same' },
     400: jsonResponse('invalid_request', oauthErrorBody),

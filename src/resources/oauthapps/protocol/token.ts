@@ -74,6 +74,7 @@ export const tokenRoute = defineRoute({
   description: 'Exchanges a code (with `redirect_uri` when the authorize request sent one, and the PKCE `code_verifier`, always) or a refresh token (optionally narrowing `scope`) for an access token good for an hour and the next refresh token, with the installation and the teammate; form-encoded or JSON, never cached. The app authenticates with its secret in HTTP Basic or the body (not both), a public app with `client_id` alone: otherwise a 401 `invalid_client`. A code or refresh token unknown, expired, already used or another app\'s is a 400 `invalid_grant`; a refresh token or a code used a second time revokes its whole grant, every token of it. Refusals read as RFC 6749 5.2\'s `{"error", "error_description"}`. See docs/oauth.md.',
   security: [{ clientSecretBasic: [] }, {}],
   request: { body: formOrJson(tokenRequest) },
+  example: { body: { grant_type: 'authorization_code', code: '<the code the redirect brought>', redirect_uri: 'https://dashboard.acme.example/callback', code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' } },
   responses: {
     200: jsonResponse('the tokens', tokenAnswer),
     400: jsonResponse('invalid_request, invalid_grant, unsupported_grant_type or invalid_scope', oauthErrorBody),

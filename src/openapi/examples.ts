@@ -1,0 +1,68 @@
+import recordedAnswers from './example-answers.json';
+
+/**
+ * What a reader sends to try an operation, written with the operation's declaration: its path
+ * parameters, query and JSON body. The document shows it as the operation's examples, and
+ * test/openapi/walk.test.ts sends every operation's, in order, to a fresh installation, each id it
+ * names taken as the record of that type the walk made last: an example that stops working fails
+ * the suite. Parameters and query it leaves out are sent as their own examples say.
+ */
+export interface RequestExample {
+  params?: Record<string, string | number>;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+/** What the operation answered to its example in the walk that recorded it (`npm run examples`). */
+export interface RecordedAnswer {
+  status: number;
+  body: unknown;
+}
+
+const requestExamples = new Map<string, RequestExample>();
+const answers = recordedAnswers as Record<string, RecordedAnswer>;
+
+/** Notes an operation's example, for the document (`mountRoute` calls it for every declared one). */
+export function registerExample(operationId: string, example: RequestExample): void {
+  requestExamples.set(operationId, example);
+}
+
+interface Parameter { name: string; in: string; example?: unknown }
+interface Operation {
+  operationId?: string;
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, { example?: unknown }> };
+  responses?: Record<string, { content?: Record<string, { example?: unknown }> }>;
+}
+type Paths = Record<string, Record<string, Operation>>;
+
+/** The document with every operation's request example and, where one was recorded, the answer it got. */
+export function withExamples<D extends { paths?: object }>(document: D): D {
+  const paths = Object.fromEntries(Object.entries((document.paths ?? {}) as Paths).map(([path, item]) => [path, Object.fromEntries(
+    Object.entries(item).map(([method, operation]) => [method, withOperationExamples(operation)]),
+  )]));
+  return { ...document, paths };
+}
+
+function withOperationExamples(operation: Operation): Operation {
+  const id = operation.operationId;
+  const example = id === undefined ? undefined : requestExamples.get(id);
+  const answer = id === undefined ? undefined : answers[id];
+  if (!example && !answer) return operation;
+  const given = { ...example?.params, ...example?.query } as Record<string, unknown>;
+  const parameters = operation.parameters?.map((parameter) => (
+    (parameter.in === 'path' || parameter.in === 'query') && parameter.name in given ? { ...parameter, example: given[parameter.name] } : parameter
+  ));
+  // the body's example goes with its JSON form, or with the first form an operation of text takes (a CSV import)
+  const content = operation.requestBody?.content ?? {};
+  const form = 'application/json' in content ? 'application/json' : Object.keys(content)[0];
+  const requestBody = form && example?.body !== undefined
+    ? { ...operation.requestBody, content: { ...content, [form]: { ...content[form], example: example.body } } }
+    : operation.requestBody;
+  const response = answer && operation.responses?.[answer.status];
+  const answered = response?.content?.['application/json'];
+  const responses = response && answered
+    ? { ...operation.responses, [answer.status]: { ...response, content: { ...response.content, 'application/json': { ...answered, example: answer.body } } } }
+    : operation.responses;
+  return { ...operation, ...(parameters ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), ...(responses ? { responses } : {}) };
+}
