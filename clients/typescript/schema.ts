@@ -17461,22 +17461,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "hdo_YCsRAeIIroQXHhPLXyIfAFPB7fIFoKW6ZEEB3jvR",
+                     *       "access_token": "hdo_weUVLF31V1s410jKw1uxIRdUIBaQP9c9YdhqYrl1",
                      *       "token_type": "Bearer",
                      *       "expires_in": 3600,
-                     *       "refresh_token": "hdr_dRrJxLD9jaCmJUNCFzIN3pd98GsInB4vXyOBRfr4",
+                     *       "refresh_token": "hdr_fz0kqbARhmF5h01tTRn7gcR1ea0zqu8WcdIyVroK",
                      *       "scope": "desk:read",
                      *       "installation": {
                      *         "id": 1,
-                     *         "name": "walk-z048as7m helpdesk",
-                     *         "siteName": "walk-z048as7m",
+                     *         "name": "walk-rmb2hyzm helpdesk",
+                     *         "siteName": "walk-rmb2hyzm",
                      *         "apiEndPoint": "https://helpdesk.test"
                      *       },
                      *       "user": {
                      *         "id": 1,
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
-                     *         "email": "owner-32lcp1@example.test",
+                     *         "email": "owner-1mkut6@example.test",
                      *         "role": "owner"
                      *       }
                      *     }
@@ -17587,15 +17587,15 @@ export interface operations {
                      *       "client_id": null,
                      *       "installation": {
                      *         "id": 1,
-                     *         "name": "walk-z048as7m helpdesk",
-                     *         "siteName": "walk-z048as7m",
+                     *         "name": "walk-rmb2hyzm helpdesk",
+                     *         "siteName": "walk-rmb2hyzm",
                      *         "apiEndPoint": "https://helpdesk.test"
                      *       },
                      *       "user": {
                      *         "id": 1,
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
-                     *         "email": "owner-32lcp1@example.test",
+                     *         "email": "owner-1mkut6@example.test",
                      *         "role": "owner"
                      *       }
                      *     }
@@ -17796,10 +17796,10 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.3056456220107795",
+                     *         "messageId": "walk-1-0.8933651527356483",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T09:09:29.829Z",
-                     *         "deadAt": "2026-11-29T10:09:29.829Z",
+                     *         "sentAt": "2026-11-29T09:37:59.742Z",
+                     *         "deadAt": "2026-11-29T10:37:59.742Z",
                      *         "replayedAt": null,
                      *         "discardedAt": null
                      *       }
@@ -17906,12 +17906,12 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.10671864134600484",
+                     *         "messageId": "walk-1-0.6603994272002771",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T09:09:34.991Z",
-                     *         "deadAt": "2026-11-29T10:09:34.991Z",
+                     *         "sentAt": "2026-11-29T09:38:04.638Z",
+                     *         "deadAt": "2026-11-29T10:38:04.638Z",
                      *         "replayedAt": null,
-                     *         "discardedAt": "2026-11-29T10:09:35.000Z"
+                     *         "discardedAt": "2026-11-29T10:38:04.643Z"
                      *       }
                      *     }
                      */
@@ -18025,11 +18025,11 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.3056456220107795",
+                     *         "messageId": "walk-1-0.8933651527356483",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T09:09:29.829Z",
-                     *         "deadAt": "2026-11-29T10:09:29.829Z",
-                     *         "replayedAt": "2026-11-29T10:09:34.966Z",
+                     *         "sentAt": "2026-11-29T09:37:59.742Z",
+                     *         "deadAt": "2026-11-29T10:37:59.742Z",
+                     *         "replayedAt": "2026-11-29T10:38:04.612Z",
                      *         "discardedAt": null
                      *       }
                      *     }
@@ -18160,68 +18160,19 @@ export interface operations {
                      *           "decidedAt": null,
                      *           "decidedBy": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:21.500Z",
+                     *           "createdAt": "2026-11-29T10:37:53.033Z",
                      *           "createdBy": {
                      *             "id": 4,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:21.500Z",
+                     *           "updatedAt": "2026-11-29T10:37:53.033Z",
                      *           "updatedBy": {
                      *             "id": 4,
                      *             "type": "users"
                      *           }
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           },
-                     *           {
-                     *             "id": 4,
-                     *             "type": "users",
-                     *             "email": "collaborator-a7g86b@example.test",
-                     *             "firstName": "Collaborator",
-                     *             "lastName": "Demo",
-                     *             "role": "collaborator",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.432Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.432Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
@@ -18360,67 +18311,18 @@ export interface operations {
                      *         "decidedAt": null,
                      *         "decidedBy": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.500Z",
+                     *         "createdAt": "2026-11-29T10:37:53.033Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.500Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.033Z",
                      *         "updatedBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           },
-                     *           {
-                     *             "id": 4,
-                     *             "type": "users",
-                     *             "email": "collaborator-a7g86b@example.test",
-                     *             "firstName": "Collaborator",
-                     *             "lastName": "Demo",
-                     *             "role": "collaborator",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.432Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.432Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AgentInviteBody"];
@@ -18579,67 +18481,18 @@ export interface operations {
                      *         "decidedAt": null,
                      *         "decidedBy": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.500Z",
+                     *         "createdAt": "2026-11-29T10:37:53.033Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.500Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.033Z",
                      *         "updatedBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           },
-                     *           {
-                     *             "id": 4,
-                     *             "type": "users",
-                     *             "email": "collaborator-a7g86b@example.test",
-                     *             "firstName": "Collaborator",
-                     *             "lastName": "Demo",
-                     *             "role": "collaborator",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.432Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.432Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AgentInviteBody"];
@@ -18752,76 +18605,24 @@ export interface operations {
                      *         },
                      *         "status": "accepted",
                      *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
-                     *         "decidedAt": "2026-11-29T10:09:32.825Z",
+                     *         "decidedAt": "2026-11-29T10:38:02.526Z",
                      *         "decidedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:32.808Z",
+                     *         "createdAt": "2026-11-29T10:38:02.513Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:32.825Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.526Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           },
-                     *           {
-                     *             "id": 4,
-                     *             "type": "users",
-                     *             "email": "collaborator-a7g86b@example.test",
-                     *             "firstName": "Collaborator",
-                     *             "lastName": "Demo",
-                     *             "role": "agent",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.432Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:32.825Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AgentInviteBody"];
@@ -18952,73 +18753,24 @@ export interface operations {
                      *         },
                      *         "status": "declined",
                      *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
-                     *         "decidedAt": "2026-11-29T10:09:32.764Z",
+                     *         "decidedAt": "2026-11-29T10:38:02.460Z",
                      *         "decidedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.500Z",
+                     *         "createdAt": "2026-11-29T10:37:53.033Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:32.764Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.460Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           },
-                     *           {
-                     *             "id": 4,
-                     *             "type": "users",
-                     *             "email": "collaborator-a7g86b@example.test",
-                     *             "firstName": "Collaborator",
-                     *             "lastName": "Demo",
-                     *             "role": "collaborator",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.432Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.432Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AgentInviteBody"];
@@ -19320,47 +19072,21 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T10:09:21.559Z",
+                     *         "publishedAt": "2026-11-29T10:37:53.096Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.559Z",
+                     *         "createdAt": "2026-11-29T10:37:53.096Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.559Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.096Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AnnouncementBody"];
@@ -19461,22 +19187,43 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "announcements": [],
+                     *       "announcements": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "announcements",
+                     *           "title": "New inbox for billing",
+                     *           "body": "Billing questions now go to the Billing inbox.",
+                     *           "audience": "agents",
+                     *           "publishedAt": "2026-11-29T10:37:53.096Z",
+                     *           "expiresAt": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:53.096Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:53.096Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -19593,47 +19340,21 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T10:09:21.559Z",
+                     *         "publishedAt": "2026-11-29T10:37:53.096Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.559Z",
+                     *         "createdAt": "2026-11-29T10:37:53.096Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.559Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.096Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AnnouncementBody"];
@@ -19782,47 +19503,21 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T10:09:21.559Z",
+                     *         "publishedAt": "2026-11-29T10:37:53.096Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.559Z",
+                     *         "createdAt": "2026-11-29T10:37:53.096Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.559Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.096Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AnnouncementBody"];
@@ -19946,47 +19641,21 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T10:09:21.559Z",
+                     *         "publishedAt": "2026-11-29T10:37:53.096Z",
                      *         "expiresAt": "2027-01-31T00:00:00.000Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.559Z",
+                     *         "createdAt": "2026-11-29T10:37:53.096Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:29.897Z",
+                     *         "updatedAt": "2026-11-29T10:37:59.787Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AnnouncementBody"];
@@ -20273,47 +19942,21 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T10:09:21.559Z",
+                     *         "publishedAt": "2026-11-29T10:37:53.096Z",
                      *         "expiresAt": "2027-01-31T00:00:00.000Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.559Z",
+                     *         "createdAt": "2026-11-29T10:37:53.096Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:29.954Z",
+                     *         "updatedAt": "2026-11-29T10:37:59.829Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AnnouncementBody"];
@@ -20590,20 +20233,18 @@ export interface operations {
                      *         "customer": null,
                      *         "inbox": null,
                      *         "user": null,
-                     *         "detectedAt": "2026-11-29T10:09:27.320Z",
+                     *         "detectedAt": "2026-11-29T10:37:57.630Z",
                      *         "status": "open",
                      *         "clearedAt": null,
                      *         "clearedBy": null,
                      *         "clearNote": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:27.320Z",
+                     *         "createdAt": "2026-11-29T10:37:57.630Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:27.320Z",
+                     *         "updatedAt": "2026-11-29T10:37:57.630Z",
                      *         "updatedBy": null
                      *       },
-                     *       "included": {
-                     *         "users": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AnomalyBody"];
@@ -20732,50 +20373,24 @@ export interface operations {
                      *         "customer": null,
                      *         "inbox": null,
                      *         "user": null,
-                     *         "detectedAt": "2026-11-29T10:09:27.320Z",
+                     *         "detectedAt": "2026-11-29T10:37:57.630Z",
                      *         "status": "cleared",
-                     *         "clearedAt": "2026-11-29T10:09:32.868Z",
+                     *         "clearedAt": "2026-11-29T10:38:02.559Z",
                      *         "clearedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "clearNote": "Expected: the spring sale brought the extra tickets",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:27.320Z",
+                     *         "createdAt": "2026-11-29T10:37:57.630Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:32.868Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.559Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AnomalyBody"];
@@ -21101,22 +20716,57 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "apikeys": [],
+                     *       "apikeys": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "apikeys",
+                     *           "name": "owner key",
+                     *           "prefix": "hd_eRck",
+                     *           "user": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "lastUsedAt": "2026-11-29T10:37:53.088Z",
+                     *           "expiresAt": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": null
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "apikeys",
+                     *           "name": "seeded",
+                     *           "prefix": "hd_CxfG",
+                     *           "user": {
+                     *             "id": 2,
+                     *             "type": "users"
+                     *           },
+                     *           "lastUsedAt": null,
+                     *           "expiresAt": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.942Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:52.942Z",
+                     *           "updatedBy": null
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 5,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 5,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -21226,7 +20876,7 @@ export interface operations {
                      *         "id": 5,
                      *         "type": "apikeys",
                      *         "name": "Reporting script",
-                     *         "prefix": "hd_tK44",
+                     *         "prefix": "hd_wxSR",
                      *         "user": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21234,17 +20884,17 @@ export interface operations {
                      *         "lastUsedAt": null,
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.596Z",
+                     *         "createdAt": "2026-11-29T10:37:53.130Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.596Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.130Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "secret": "hd_tK44WoeH68Wy6xfhvYVVf9ES2H9RBJQis7FcT3gw"
+                     *         "secret": "hd_wxSRsC4XqOIBSsOaAZzSNCxHINLfbOB2yRJ3pG1Y"
                      *       },
                      *       "included": {}
                      *     }
@@ -21393,7 +21043,7 @@ export interface operations {
                      *         "id": 5,
                      *         "type": "apikeys",
                      *         "name": "Reporting script",
-                     *         "prefix": "hd_tK44",
+                     *         "prefix": "hd_wxSR",
                      *         "user": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21401,44 +21051,18 @@ export interface operations {
                      *         "lastUsedAt": null,
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.596Z",
+                     *         "createdAt": "2026-11-29T10:37:53.130Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.596Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.130Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKeyBody"];
@@ -21648,6 +21272,22 @@ export interface operations {
                      * @example {
                      *       "appfeatures": [
                      *         {
+                     *           "id": 1,
+                     *           "type": "appfeatures",
+                     *           "app": {
+                     *             "id": 1,
+                     *             "type": "apps"
+                     *           },
+                     *           "name": "Ticket notifications",
+                     *           "description": "A message in the channel for every ticket the setting selects.",
+                     *           "defaultValue": "enabled",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:42.552Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedBy": null
+                     *         },
+                     *         {
                      *           "id": 2,
                      *           "type": "appfeatures",
                      *           "app": {
@@ -21658,27 +21298,25 @@ export interface operations {
                      *           "description": "Reply to a ticket from its Slack thread.",
                      *           "defaultValue": "disabled",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdAt": "2026-11-29T10:37:42.552Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "users": []
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 1,
+                     *           "count": 10,
                      *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 1,
+                     *         "records": 10,
                      *         "pageSize": 50,
                      *         "pages": 1,
                      *         "page": 1,
@@ -21781,14 +21419,12 @@ export interface operations {
                      *         "description": "A message in the channel for every ticket the setting selects.",
                      *         "defaultValue": "enabled",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdAt": "2026-11-29T10:37:42.552Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *         "updatedAt": "2026-11-29T10:37:42.552Z",
                      *         "updatedBy": null
                      *       },
-                     *       "included": {
-                     *         "users": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AppFeatureBody"];
@@ -22003,44 +21639,18 @@ export interface operations {
                      *         "comment": null,
                      *         "value": "enabled",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:32.918Z",
+                     *         "createdAt": "2026-11-29T10:38:02.602Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:32.918Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.602Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AppFeaturesInstallationBody"];
@@ -22155,20 +21765,10 @@ export interface operations {
                      *           "installed": false,
                      *           "installedAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdAt": "2026-11-29T10:37:42.552Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *           "updatedBy": null,
-                     *           "appsettings": [
-                     *             {
-                     *               "id": 1,
-                     *               "type": "appsettings"
-                     *             },
-                     *             {
-                     *               "id": 2,
-                     *               "type": "appsettings"
-                     *             }
-                     *           ]
+                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedBy": null
                      *         },
                      *         {
                      *           "id": 2,
@@ -22181,69 +21781,13 @@ export interface operations {
                      *           "installed": false,
                      *           "installedAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdAt": "2026-11-29T10:37:42.552Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *           "updatedBy": null,
-                     *           "appsettings": [
-                     *             {
-                     *               "id": 5,
-                     *               "type": "appsettings"
-                     *             },
-                     *             {
-                     *               "id": 6,
-                     *               "type": "appsettings"
-                     *             }
-                     *           ]
+                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedBy": null
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "appsettings": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "appsettings",
-                     *             "app": {
-                     *               "id": 1,
-                     *               "type": "apps"
-                     *             },
-                     *             "key": "webhookUrl",
-                     *             "name": "Incoming webhook URL",
-                     *             "settingType": "secret",
-                     *             "options": null,
-                     *             "required": true,
-                     *             "defaultValue": null,
-                     *             "value": null,
-                     *             "isSet": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "appsettings",
-                     *             "app": {
-                     *               "id": 1,
-                     *               "type": "apps"
-                     *             },
-                     *             "key": "channel",
-                     *             "name": "Channel",
-                     *             "settingType": "string",
-                     *             "options": null,
-                     *             "required": true,
-                     *             "defaultValue": "#support",
-                     *             "value": "#support",
-                     *             "isSet": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "users": []
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
@@ -22390,9 +21934,9 @@ export interface operations {
                      *         "value": 48,
                      *         "isSet": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdAt": "2026-11-29T10:37:42.552Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:33.009Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.687Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -22563,68 +22107,12 @@ export interface operations {
                      *         "installed": false,
                      *         "installedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdAt": "2026-11-29T10:37:42.552Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *         "updatedBy": null,
-                     *         "appsettings": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "appsettings"
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "appsettings"
-                     *           }
-                     *         ]
+                     *         "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *         "updatedBy": null
                      *       },
-                     *       "included": {
-                     *         "appsettings": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "appsettings",
-                     *             "app": {
-                     *               "id": 1,
-                     *               "type": "apps"
-                     *             },
-                     *             "key": "webhookUrl",
-                     *             "name": "Incoming webhook URL",
-                     *             "settingType": "secret",
-                     *             "options": null,
-                     *             "required": true,
-                     *             "defaultValue": null,
-                     *             "value": null,
-                     *             "isSet": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "appsettings",
-                     *             "app": {
-                     *               "id": 1,
-                     *               "type": "apps"
-                     *             },
-                     *             "key": "channel",
-                     *             "name": "Channel",
-                     *             "settingType": "string",
-                     *             "options": null,
-                     *             "required": true,
-                     *             "defaultValue": "#support",
-                     *             "value": "#support",
-                     *             "isSet": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "users": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AppBody"];
@@ -22733,73 +22221,14 @@ export interface operations {
                      *         "developer": "Helpdesk",
                      *         "iconUrl": "https://cdn.helpdesk.test/apps/csat.svg",
                      *         "installed": true,
-                     *         "installedAt": "2026-11-29T10:09:32.918Z",
+                     *         "installedAt": "2026-11-29T10:38:02.602Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdAt": "2026-11-29T10:37:42.552Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *         "updatedBy": null,
-                     *         "appsettings": [
-                     *           {
-                     *             "id": 9,
-                     *             "type": "appsettings"
-                     *           },
-                     *           {
-                     *             "id": 10,
-                     *             "type": "appsettings"
-                     *           }
-                     *         ]
+                     *         "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *         "updatedBy": null
                      *       },
-                     *       "included": {
-                     *         "appsettings": [
-                     *           {
-                     *             "id": 9,
-                     *             "type": "appsettings",
-                     *             "app": {
-                     *               "id": 3,
-                     *               "type": "apps"
-                     *             },
-                     *             "key": "sendDelayHours",
-                     *             "name": "Hours to wait after a ticket is solved",
-                     *             "settingType": "number",
-                     *             "options": null,
-                     *             "required": true,
-                     *             "defaultValue": 24,
-                     *             "value": 24,
-                     *             "isSet": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           },
-                     *           {
-                     *             "id": 10,
-                     *             "type": "appsettings",
-                     *             "app": {
-                     *               "id": 3,
-                     *               "type": "apps"
-                     *             },
-                     *             "key": "scale",
-                     *             "name": "Rating scale",
-                     *             "settingType": "select",
-                     *             "options": [
-                     *               "1-5",
-                     *               "thumbs"
-                     *             ],
-                     *             "required": true,
-                     *             "defaultValue": "1-5",
-                     *             "value": "1-5",
-                     *             "isSet": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "users": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AppBody"];
@@ -22928,98 +22357,12 @@ export interface operations {
                      *         "installed": false,
                      *         "installedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdAt": "2026-11-29T10:37:42.552Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *         "updatedBy": null,
-                     *         "appsettings": [
-                     *           {
-                     *             "id": 9,
-                     *             "type": "appsettings"
-                     *           },
-                     *           {
-                     *             "id": 10,
-                     *             "type": "appsettings"
-                     *           }
-                     *         ]
+                     *         "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *         "updatedBy": null
                      *       },
-                     *       "included": {
-                     *         "appsettings": [
-                     *           {
-                     *             "id": 9,
-                     *             "type": "appsettings",
-                     *             "app": {
-                     *               "id": 3,
-                     *               "type": "apps"
-                     *             },
-                     *             "key": "sendDelayHours",
-                     *             "name": "Hours to wait after a ticket is solved",
-                     *             "settingType": "number",
-                     *             "options": null,
-                     *             "required": true,
-                     *             "defaultValue": 24,
-                     *             "value": 48,
-                     *             "isSet": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:33.009Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 10,
-                     *             "type": "appsettings",
-                     *             "app": {
-                     *               "id": 3,
-                     *               "type": "apps"
-                     *             },
-                     *             "key": "scale",
-                     *             "name": "Rating scale",
-                     *             "settingType": "select",
-                     *             "options": [
-                     *               "1-5",
-                     *               "thumbs"
-                     *             ],
-                     *             "required": true,
-                     *             "defaultValue": "1-5",
-                     *             "value": "1-5",
-                     *             "isSet": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["AppBody"];
@@ -23144,42 +22487,16 @@ export interface operations {
                      *         "rowsDone": 0,
                      *         "rowsFailed": 0,
                      *         "problems": [],
-                     *         "createdAt": "2026-11-29T10:09:33.075Z",
+                     *         "createdAt": "2026-11-29T10:38:02.739Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:33.075Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.739Z",
                      *         "startedAt": null,
                      *         "finishedAt": null
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BackgroundJobBody"];
@@ -23400,22 +22717,63 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "businesshours": [],
+                     *       "businesshours": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "businesshours",
+                     *           "name": "Working hours",
+                     *           "description": "Monday to Friday, 09:00 to 17:00",
+                     *           "isDefault": true,
+                     *           "timezoneId": 1,
+                     *           "timezone_name": "UTC",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "businesshours",
+                     *           "name": "London office",
+                     *           "description": null,
+                     *           "isDefault": false,
+                     *           "timezoneId": 338,
+                     *           "timezone_name": "Europe/London",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:53.179Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:53.179Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 2,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 2,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -23541,27 +22899,24 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.640Z",
+                     *         "createdAt": "2026-11-29T10:37:53.179Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.640Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.179Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "businesshoursholidays": [],
                      *         "businesshoursschedules": [
                      *           {
                      *             "id": 6,
                      *             "type": "businesshoursschedules"
                      *           }
-                     *         ],
-                     *         "triggers": []
+                     *         ]
                      *       },
                      *       "included": {
-                     *         "businesshoursholidays": [],
                      *         "businesshoursschedules": [
                      *           {
                      *             "id": 6,
@@ -23571,42 +22926,16 @@ export interface operations {
                      *             "startHour": "09:00",
                      *             "endHour": "17:30",
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.640Z",
+                     *             "createdAt": "2026-11-29T10:37:53.179Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.640Z",
+                     *             "updatedAt": "2026-11-29T10:37:53.179Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             }
-                     *           }
-                     *         ],
-                     *         "triggers": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
                      *           }
                      *         ]
                      *       }
@@ -23761,123 +23090,18 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.640Z",
+                     *         "createdAt": "2026-11-29T10:37:53.179Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.640Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.179Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "businesshoursholidays": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "businesshoursholidays"
-                     *           }
-                     *         ],
-                     *         "businesshoursschedules": [
-                     *           {
-                     *             "id": 6,
-                     *             "type": "businesshoursschedules"
-                     *           },
-                     *           {
-                     *             "id": 7,
-                     *             "type": "businesshoursschedules"
-                     *           }
-                     *         ],
-                     *         "triggers": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "businesshoursholidays": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "businesshoursholidays",
-                     *             "businesshours_id": 2,
-                     *             "name": "New Year",
-                     *             "startDate": "2027-01-01",
-                     *             "endDate": "2027-01-01",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.764Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.764Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "businesshoursschedules": [
-                     *           {
-                     *             "id": 6,
-                     *             "type": "businesshoursschedules",
-                     *             "businesshours_id": 2,
-                     *             "day": 1,
-                     *             "startHour": "09:00",
-                     *             "endHour": "17:30",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.640Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.640Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 7,
-                     *             "type": "businesshoursschedules",
-                     *             "businesshours_id": 2,
-                     *             "day": 6,
-                     *             "startHour": "10:00",
-                     *             "endHour": "14:00",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.808Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.808Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "triggers": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHourBody"];
@@ -24004,123 +23228,18 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.640Z",
+                     *         "createdAt": "2026-11-29T10:37:53.179Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:29.981Z",
+                     *         "updatedAt": "2026-11-29T10:37:59.859Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "businesshoursholidays": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "businesshoursholidays"
-                     *           }
-                     *         ],
-                     *         "businesshoursschedules": [
-                     *           {
-                     *             "id": 6,
-                     *             "type": "businesshoursschedules"
-                     *           },
-                     *           {
-                     *             "id": 7,
-                     *             "type": "businesshoursschedules"
-                     *           }
-                     *         ],
-                     *         "triggers": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "businesshoursholidays": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "businesshoursholidays",
-                     *             "businesshours_id": 2,
-                     *             "name": "New Year",
-                     *             "startDate": "2027-01-01",
-                     *             "endDate": "2027-01-01",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.764Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.764Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "businesshoursschedules": [
-                     *           {
-                     *             "id": 6,
-                     *             "type": "businesshoursschedules",
-                     *             "businesshours_id": 2,
-                     *             "day": 1,
-                     *             "startHour": "09:00",
-                     *             "endHour": "17:30",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.640Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.640Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 7,
-                     *             "type": "businesshoursschedules",
-                     *             "businesshours_id": 2,
-                     *             "day": 6,
-                     *             "startHour": "10:00",
-                     *             "endHour": "14:00",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.808Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.808Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "triggers": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHourBody"];
@@ -24410,123 +23529,18 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.640Z",
+                     *         "createdAt": "2026-11-29T10:37:53.179Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.023Z",
+                     *         "updatedAt": "2026-11-29T10:37:59.901Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "businesshoursholidays": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "businesshoursholidays"
-                     *           }
-                     *         ],
-                     *         "businesshoursschedules": [
-                     *           {
-                     *             "id": 6,
-                     *             "type": "businesshoursschedules"
-                     *           },
-                     *           {
-                     *             "id": 7,
-                     *             "type": "businesshoursschedules"
-                     *           }
-                     *         ],
-                     *         "triggers": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "businesshoursholidays": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "businesshoursholidays",
-                     *             "businesshours_id": 2,
-                     *             "name": "New Year",
-                     *             "startDate": "2027-01-01",
-                     *             "endDate": "2027-01-01",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.764Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.764Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "businesshoursschedules": [
-                     *           {
-                     *             "id": 6,
-                     *             "type": "businesshoursschedules",
-                     *             "businesshours_id": 2,
-                     *             "day": 1,
-                     *             "startHour": "09:00",
-                     *             "endHour": "17:30",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.640Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.640Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 7,
-                     *             "type": "businesshoursschedules",
-                     *             "businesshours_id": 2,
-                     *             "day": 6,
-                     *             "startHour": "10:00",
-                     *             "endHour": "14:00",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.808Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.808Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "triggers": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHourBody"];
@@ -24687,22 +23701,46 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "businesshoursholidays": [],
+                     *       "businesshoursholidays": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "businesshoursholidays",
+                     *           "businesshours_id": 2,
+                     *           "businesshours": {
+                     *             "id": 2,
+                     *             "type": "businesshours"
+                     *           },
+                     *           "name": "New Year",
+                     *           "startDate": "2027-01-01",
+                     *           "endDate": "2027-01-01",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.335Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.335Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -24828,44 +23866,18 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.764Z",
+                     *         "createdAt": "2026-11-29T10:37:54.335Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.764Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.335Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHoursHolidayBody"];
@@ -25020,44 +24032,18 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.764Z",
+                     *         "createdAt": "2026-11-29T10:37:54.335Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.764Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.335Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHoursHolidayBody"];
@@ -25187,44 +24173,18 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.764Z",
+                     *         "createdAt": "2026-11-29T10:37:54.335Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.336Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.064Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHoursHolidayBody"];
@@ -25517,44 +24477,18 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.764Z",
+                     *         "createdAt": "2026-11-29T10:37:54.335Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.368Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.091Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHoursHolidayBody"];
@@ -25715,22 +24649,69 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "businesshoursschedules": [],
+                     *       "businesshoursschedules": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "businesshoursschedules",
+                     *           "businesshours_id": 1,
+                     *           "businesshours": {
+                     *             "id": 1,
+                     *             "type": "businesshours"
+                     *           },
+                     *           "day": 1,
+                     *           "startHour": "09:00",
+                     *           "endHour": "17:00",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "businesshoursschedules",
+                     *           "businesshours_id": 1,
+                     *           "businesshours": {
+                     *             "id": 1,
+                     *             "type": "businesshours"
+                     *           },
+                     *           "day": 2,
+                     *           "startHour": "09:00",
+                     *           "endHour": "17:00",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 7,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 7,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -25856,44 +24837,18 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "14:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.808Z",
+                     *         "createdAt": "2026-11-29T10:37:54.367Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.808Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.367Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHoursScheduleBody"];
@@ -26048,44 +25003,18 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "14:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.808Z",
+                     *         "createdAt": "2026-11-29T10:37:54.367Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.808Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.367Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHoursScheduleBody"];
@@ -26215,44 +25144,18 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "15:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.808Z",
+                     *         "createdAt": "2026-11-29T10:37:54.367Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.393Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.115Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHoursScheduleBody"];
@@ -26545,44 +25448,18 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "15:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.808Z",
+                     *         "createdAt": "2026-11-29T10:37:54.367Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.429Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.146Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessHoursScheduleBody"];
@@ -26743,22 +25620,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cannedresponses": [],
+                     *       "cannedresponses": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "cannedresponses",
+                     *           "name": "Password reset",
+                     *           "reply": "<p>You can reset your password from the sign-in page.</p>",
+                     *           "inbox": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:53.256Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:53.256Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -26875,47 +25771,18 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.702Z",
+                     *         "createdAt": "2026-11-29T10:37:53.256Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.702Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.256Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "files": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "files": [],
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CannedResponseBody"];
@@ -27065,47 +25932,18 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.702Z",
+                     *         "createdAt": "2026-11-29T10:37:53.256Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.702Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.256Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "files": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "files": [],
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CannedResponseBody"];
@@ -27230,47 +26068,18 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.702Z",
+                     *         "createdAt": "2026-11-29T10:37:53.256Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.058Z",
+                     *         "updatedAt": "2026-11-29T10:37:59.938Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "files": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "files": [],
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CannedResponseBody"];
@@ -27558,47 +26367,18 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.702Z",
+                     *         "createdAt": "2026-11-29T10:37:53.256Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.093Z",
+                     *         "updatedAt": "2026-11-29T10:37:59.974Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "files": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "files": [],
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CannedResponseBody"];
@@ -27787,12 +26567,12 @@ export interface operations {
                      *         "threshold": 0.7,
                      *         "enabled": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:32.493Z",
+                     *         "createdAt": "2026-11-29T10:38:02.300Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:32.493Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.300Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27987,12 +26767,12 @@ export interface operations {
                      *         "threshold": 0.7,
                      *         "enabled": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:32.493Z",
+                     *         "createdAt": "2026-11-29T10:38:02.300Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:32.567Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.321Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -28175,54 +26955,19 @@ export interface operations {
                      *           "avatarPath": null,
                      *           "customersCount": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:21.752Z",
+                     *           "createdAt": "2026-11-29T10:37:53.299Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *           "updatedAt": "2026-11-29T10:37:53.299Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
-                     *           },
-                     *           "addresses": [],
-                     *           "customers": [],
-                     *           "domains": [
-                     *             {
-                     *               "id": 1,
-                     *               "type": "domains"
-                     *             }
-                     *           ],
-                     *           "phones": [],
-                     *           "sociallinks": [],
-                     *           "timelogsettings": null
+                     *           }
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "addresses": [],
-                     *         "customers": [],
-                     *         "domains": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "domains",
-                     *             "name": "acme.example",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.752Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.752Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "phones": [],
-                     *         "sociallinks": [],
-                     *         "timelogsettings": []
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
@@ -28367,52 +27112,42 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.752Z",
+                     *         "createdAt": "2026-11-29T10:37:53.299Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.299Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "addresses": [],
-                     *         "customers": [],
                      *         "domains": [
                      *           {
                      *             "id": 1,
                      *             "type": "domains"
                      *           }
-                     *         ],
-                     *         "phones": [],
-                     *         "sociallinks": [],
-                     *         "timelogsettings": null
+                     *         ]
                      *       },
                      *       "included": {
-                     *         "addresses": [],
-                     *         "customers": [],
                      *         "domains": [
                      *           {
                      *             "id": 1,
                      *             "type": "domains",
                      *             "name": "acme.example",
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.752Z",
+                     *             "createdAt": "2026-11-29T10:37:53.299Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *             "updatedAt": "2026-11-29T10:37:53.299Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             }
                      *           }
-                     *         ],
-                     *         "phones": [],
-                     *         "sociallinks": [],
-                     *         "timelogsettings": []
+                     *         ]
                      *       }
                      *     }
                      */
@@ -28571,53 +27306,18 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.752Z",
+                     *         "createdAt": "2026-11-29T10:37:53.299Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.752Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.299Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "addresses": [],
-                     *         "customers": [],
-                     *         "domains": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "domains"
-                     *           }
-                     *         ],
-                     *         "phones": [],
-                     *         "sociallinks": [],
-                     *         "timelogsettings": null
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "addresses": [],
-                     *         "customers": [],
-                     *         "domains": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "domains",
-                     *             "name": "acme.example",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.752Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.752Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "phones": [],
-                     *         "sociallinks": [],
-                     *         "timelogsettings": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CompanyBody"];
@@ -28751,53 +27451,18 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.752Z",
+                     *         "createdAt": "2026-11-29T10:37:53.299Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.131Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.007Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "addresses": [],
-                     *         "customers": [],
-                     *         "domains": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "domains"
-                     *           }
-                     *         ],
-                     *         "phones": [],
-                     *         "sociallinks": [],
-                     *         "timelogsettings": null
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "addresses": [],
-                     *         "customers": [],
-                     *         "domains": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "domains",
-                     *             "name": "acme.example",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.752Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.752Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "phones": [],
-                     *         "sociallinks": [],
-                     *         "timelogsettings": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CompanyBody"];
@@ -29094,53 +27759,18 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.752Z",
+                     *         "createdAt": "2026-11-29T10:37:53.299Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.189Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.055Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "addresses": [],
-                     *         "customers": [],
-                     *         "domains": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "domains"
-                     *           }
-                     *         ],
-                     *         "phones": [],
-                     *         "sociallinks": [],
-                     *         "timelogsettings": null
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "addresses": [],
-                     *         "customers": [],
-                     *         "domains": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "domains",
-                     *             "name": "acme.example",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.752Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.752Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "phones": [],
-                     *         "sociallinks": [],
-                     *         "timelogsettings": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CompanyBody"];
@@ -29723,7 +28353,10 @@ export interface operations {
     updateCompanies: {
         parameters: {
             query?: {
-                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, avatarPath, customersCount, details, email, industry, kind, name, permission, website; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /**
+                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, avatarPath, customersCount, details, email, industry, kind, name, permission, website; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
+                 * @example {"name":{"$contains":"ac"}}
+                 */
                 filter?: string;
             };
             header?: {
@@ -29920,22 +28553,51 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contactforms": [],
+                     *       "contactforms": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "contactforms",
+                     *           "name": "Website chat",
+                     *           "inbox": {
+                     *             "id": 2,
+                     *             "type": "inboxes"
+                     *           },
+                     *           "inboxFieldName": null,
+                     *           "accentColor": "#3b82f6",
+                     *           "triggerColor": "#3b82f6",
+                     *           "theme": "light",
+                     *           "position": "bottom-right",
+                     *           "isLiveChatEnabled": true,
+                     *           "liveChatWelcomeMessage": "Hi! How can we help?",
+                     *           "token": "cZa1pJAlUiP4yaAucDCZhlE2grxR6eo7",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.439Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.439Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -30064,90 +28726,20 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "Ajb0DjyegihvLgiu3ddT7UCTv5Yoia_l",
+                     *         "token": "cZa1pJAlUiP4yaAucDCZhlE2grxR6eo7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.882Z",
+                     *         "createdAt": "2026-11-29T10:37:54.439Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.882Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.439Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "helpdocs": [],
-                     *         "helpdocarticles": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "helpdocs": [],
-                     *         "helpdocarticles": [],
-                     *         "inboxes": [
-                     *           {
-                     *             "id": 2,
-                     *             "type": "inboxes",
-                     *             "name": "Billing",
-                     *             "email": null,
-                     *             "localPart": "billing",
-                     *             "aliases": [],
-                     *             "ticketstatus": null,
-                     *             "signature": "<p>The Acme billing team</p>",
-                     *             "autoReplyEnabled": false,
-                     *             "autoReplySubject": null,
-                     *             "autoReplyMessage": null,
-                     *             "displayOrder": 0,
-                     *             "languageCode": "en",
-                     *             "spamThreshold": 5,
-                     *             "onClosedWait": 7,
-                     *             "happinessRatingEnabled": true,
-                     *             "happinessRatingMessage": null,
-                     *             "smtpServer": null,
-                     *             "smtpPort": null,
-                     *             "smtpUsername": null,
-                     *             "smtpSecurity": null,
-                     *             "smtpProvider": null,
-                     *             "sendEmailsFrom": null,
-                     *             "unverifiedAddresses": [],
-                     *             "hasSmtpPassword": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.162Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.162Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ContactFormBody"];
@@ -30305,90 +28897,20 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "Ajb0DjyegihvLgiu3ddT7UCTv5Yoia_l",
+                     *         "token": "cZa1pJAlUiP4yaAucDCZhlE2grxR6eo7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.882Z",
+                     *         "createdAt": "2026-11-29T10:37:54.439Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.882Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.439Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "helpdocs": [],
-                     *         "helpdocarticles": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "helpdocs": [],
-                     *         "helpdocarticles": [],
-                     *         "inboxes": [
-                     *           {
-                     *             "id": 2,
-                     *             "type": "inboxes",
-                     *             "name": "Billing",
-                     *             "email": null,
-                     *             "localPart": "billing",
-                     *             "aliases": [],
-                     *             "ticketstatus": null,
-                     *             "signature": "<p>The Acme billing team</p>",
-                     *             "autoReplyEnabled": false,
-                     *             "autoReplySubject": null,
-                     *             "autoReplyMessage": null,
-                     *             "displayOrder": 0,
-                     *             "languageCode": "en",
-                     *             "spamThreshold": 5,
-                     *             "onClosedWait": 7,
-                     *             "happinessRatingEnabled": true,
-                     *             "happinessRatingMessage": null,
-                     *             "smtpServer": null,
-                     *             "smtpPort": null,
-                     *             "smtpUsername": null,
-                     *             "smtpSecurity": null,
-                     *             "smtpProvider": null,
-                     *             "sendEmailsFrom": null,
-                     *             "unverifiedAddresses": [],
-                     *             "hasSmtpPassword": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.162Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.162Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ContactFormBody"];
@@ -30521,90 +29043,20 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "Ajb0DjyegihvLgiu3ddT7UCTv5Yoia_l",
+                     *         "token": "cZa1pJAlUiP4yaAucDCZhlE2grxR6eo7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.882Z",
+                     *         "createdAt": "2026-11-29T10:37:54.439Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.450Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.165Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "helpdocs": [],
-                     *         "helpdocarticles": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "helpdocs": [],
-                     *         "helpdocarticles": [],
-                     *         "inboxes": [
-                     *           {
-                     *             "id": 2,
-                     *             "type": "inboxes",
-                     *             "name": "Billing",
-                     *             "email": null,
-                     *             "localPart": "billing",
-                     *             "aliases": [],
-                     *             "ticketstatus": null,
-                     *             "signature": "<p>The Acme billing team</p>",
-                     *             "autoReplyEnabled": true,
-                     *             "autoReplySubject": "We have your message",
-                     *             "autoReplyMessage": "<p>We answer within a working day.</p>",
-                     *             "displayOrder": 0,
-                     *             "languageCode": "en",
-                     *             "spamThreshold": 5,
-                     *             "onClosedWait": 7,
-                     *             "happinessRatingEnabled": true,
-                     *             "happinessRatingMessage": null,
-                     *             "smtpServer": null,
-                     *             "smtpPort": null,
-                     *             "smtpUsername": null,
-                     *             "smtpSecurity": null,
-                     *             "smtpProvider": null,
-                     *             "sendEmailsFrom": null,
-                     *             "unverifiedAddresses": [],
-                     *             "hasSmtpPassword": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.162Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:30.613Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ContactFormBody"];
@@ -30900,90 +29352,20 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "Ajb0DjyegihvLgiu3ddT7UCTv5Yoia_l",
+                     *         "token": "cZa1pJAlUiP4yaAucDCZhlE2grxR6eo7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.882Z",
+                     *         "createdAt": "2026-11-29T10:37:54.439Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.499Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.196Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "helpdocs": [],
-                     *         "helpdocarticles": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "helpdocs": [],
-                     *         "helpdocarticles": [],
-                     *         "inboxes": [
-                     *           {
-                     *             "id": 2,
-                     *             "type": "inboxes",
-                     *             "name": "Billing",
-                     *             "email": null,
-                     *             "localPart": "billing",
-                     *             "aliases": [],
-                     *             "ticketstatus": null,
-                     *             "signature": "<p>The Acme billing team</p>",
-                     *             "autoReplyEnabled": true,
-                     *             "autoReplySubject": "We have your message",
-                     *             "autoReplyMessage": "<p>We answer within a working day.</p>",
-                     *             "displayOrder": 0,
-                     *             "languageCode": "en",
-                     *             "spamThreshold": 5,
-                     *             "onClosedWait": 7,
-                     *             "happinessRatingEnabled": true,
-                     *             "happinessRatingMessage": null,
-                     *             "smtpServer": null,
-                     *             "smtpPort": null,
-                     *             "smtpUsername": null,
-                     *             "smtpSecurity": null,
-                     *             "smtpProvider": null,
-                     *             "sendEmailsFrom": null,
-                     *             "unverifiedAddresses": [],
-                     *             "hasSmtpPassword": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.162Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:30.613Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ContactFormBody"];
@@ -31221,7 +29603,10 @@ export interface operations {
     updateContactForms: {
         parameters: {
             query?: {
-                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, accentColor, inboxFieldName, isLiveChatEnabled, liveChatWelcomeMessage, name, position, theme, token, triggerColor; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /**
+                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, accentColor, inboxFieldName, isLiveChatEnabled, liveChatWelcomeMessage, name, position, theme, token, triggerColor; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
+                 * @example {"name":{"$contains":"ac"}}
+                 */
                 filter?: string;
             };
             header?: {
@@ -31680,50 +30065,20 @@ export interface operations {
                      *         "author": "agent",
                      *         "contactId": null,
                      *         "userId": 1,
-                     *         "roomId": "ed92fa4a1dc0f218e3115af41ee6f0a4",
-                     *         "sentAt": "2026-11-29T10:09:32.601Z",
+                     *         "roomId": "85e5b3d8d8285b1eeed246bba21db869",
+                     *         "sentAt": "2026-11-29T10:38:02.352Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:32.601Z",
+                     *         "createdAt": "2026-11-29T10:38:02.352Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:32.615Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.360Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "files": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "contacts": [],
-                     *         "customers": [],
-                     *         "files": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ConversationMessageBody"];
@@ -32015,50 +30370,20 @@ export interface operations {
                      *         "author": "agent",
                      *         "contactId": null,
                      *         "userId": 1,
-                     *         "roomId": "ed92fa4a1dc0f218e3115af41ee6f0a4",
-                     *         "sentAt": "2026-11-29T10:09:32.601Z",
+                     *         "roomId": "85e5b3d8d8285b1eeed246bba21db869",
+                     *         "sentAt": "2026-11-29T10:38:02.352Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:32.601Z",
+                     *         "createdAt": "2026-11-29T10:38:02.352Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:32.692Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.407Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "files": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "contacts": [],
-                     *         "customers": [],
-                     *         "files": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ConversationMessageBody"];
@@ -32393,7 +30718,10 @@ export interface operations {
     updateConversationMessages: {
         parameters: {
             query?: {
-                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, contactId, message, userId; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /**
+                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, contactId, message, userId; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
+                 * @example {"message":{"$contains":"ac"}}
+                 */
                 filter?: string;
             };
             header?: {
@@ -32611,13 +30939,13 @@ export interface operations {
                      *         "contactId": 1,
                      *         "userId": null,
                      *         "roomId": "walk-1",
-                     *         "sentAt": "2026-11-29T10:09:33.169Z",
+                     *         "sentAt": "2026-11-29T10:38:02.856Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:33.180Z",
+                     *         "createdAt": "2026-11-29T10:38:02.870Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:33.180Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.870Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -32732,22 +31060,49 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "conversations": [],
+                     *       "conversations": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "conversations",
+                     *           "contactId": 1,
+                     *           "subject": "Question about delivery times",
+                     *           "status": "open",
+                     *           "inbox": {
+                     *             "id": 2,
+                     *             "type": "inboxes"
+                     *           },
+                     *           "ticket_id": null,
+                     *           "token": "209743258171512281981703",
+                     *           "contactForm": null,
+                     *           "lastMessageAt": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.488Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.488Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -32868,22 +31223,22 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "438862197426194452014840",
+                     *         "token": "209743258171512281981703",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.942Z",
+                     *         "createdAt": "2026-11-29T10:37:54.488Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.942Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.488Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "socketUrl": "ws://127.0.0.1:46415/v2/rooms/438862197426194452014840/socket",
-                     *         "socketId": "b85c6963b6c12458ea05ee02b23dcb3537719365e93ccb0c7e80ad2e97a5b8e9"
+                     *         "socketUrl": "ws://127.0.0.1:45727/v2/rooms/209743258171512281981703/socket",
+                     *         "socketId": "d2efa7fcdff2d719e81d46656c32f9fe78d68a95ea32de588c276d1eb7d01a37"
                      *       },
                      *       "included": {}
                      *     }
@@ -33017,65 +31372,22 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "438862197426194452014840",
+                     *         "token": "209743258171512281981703",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.942Z",
+                     *         "createdAt": "2026-11-29T10:37:54.488Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.942Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.488Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "conversationmessages": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "contacts",
-                     *             "name": "Alex Visitor",
-                     *             "email": "alex@visitor.example",
-                     *             "customer": null,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.942Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:22.942Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "conversationmessages": [],
-                     *         "customers": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ConversationBody"];
@@ -33204,65 +31516,22 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "438862197426194452014840",
+                     *         "token": "209743258171512281981703",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.942Z",
+                     *         "createdAt": "2026-11-29T10:37:54.488Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.534Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.248Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "conversationmessages": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "contacts",
-                     *             "name": "Alex Visitor",
-                     *             "email": "alex@visitor.example",
-                     *             "customer": null,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.942Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:22.942Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "conversationmessages": [],
-                     *         "customers": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ConversationBody"];
@@ -33449,65 +31718,22 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "438862197426194452014840",
+                     *         "token": "209743258171512281981703",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.942Z",
+                     *         "createdAt": "2026-11-29T10:37:54.488Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.576Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.280Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "conversationmessages": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "contacts",
-                     *             "name": "Alex Visitor",
-                     *             "email": "alex@visitor.example",
-                     *             "customer": null,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.942Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:22.942Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "conversationmessages": [],
-                     *         "customers": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["ConversationBody"];
@@ -33705,23 +31931,23 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:33.229Z",
+                     *         "createdAt": "2026-11-29T10:38:02.909Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:33.229Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.909Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "messages": [
                      *           {
-                     *             "id": 4,
+                     *             "id": 5,
                      *             "type": "messages"
                      *           },
                      *           {
-                     *             "id": 5,
+                     *             "id": 6,
                      *             "type": "messages"
                      *           }
                      *         ]
@@ -33729,7 +31955,7 @@ export interface operations {
                      *       "included": {
                      *         "messages": [
                      *           {
-                     *             "id": 4,
+                     *             "id": 5,
                      *             "type": "messages",
                      *             "message": "Thanks, that solved it!",
                      *             "htmlBody": "Thanks, that solved it!",
@@ -33750,19 +31976,19 @@ export interface operations {
                      *             "emailError": null,
                      *             "emailMessageId": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:32.601Z",
+                     *             "createdAt": "2026-11-29T10:38:02.352Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:09:33.229Z",
+                     *             "updatedAt": "2026-11-29T10:38:02.909Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             }
                      *           },
                      *           {
-                     *             "id": 5,
+                     *             "id": 6,
                      *             "type": "messages",
                      *             "message": "Do you ship to Norway?",
                      *             "htmlBody": "Do you ship to Norway?",
@@ -33786,9 +32012,9 @@ export interface operations {
                      *             "emailError": null,
                      *             "emailMessageId": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:33.169Z",
+                     *             "createdAt": "2026-11-29T10:38:02.856Z",
                      *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:33.229Z",
+                     *             "updatedAt": "2026-11-29T10:38:02.909Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -33942,72 +32168,19 @@ export interface operations {
                      *           "addMethod": "api",
                      *           "numTickets": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:21.825Z",
+                     *           "createdAt": "2026-11-29T10:37:53.363Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *           "updatedAt": "2026-11-29T10:37:53.363Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
-                     *           },
-                     *           "companies": [],
-                     *           "contacts": [
-                     *             {
-                     *               "id": 1,
-                     *               "type": "contacts"
-                     *             }
-                     *           ]
+                     *           }
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "companies": [],
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "email",
-                     *             "value": "grace@customer.example",
-                     *             "isMain": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
@@ -34158,71 +32331,18 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.825Z",
+                     *         "createdAt": "2026-11-29T10:37:53.363Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.363Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "companies": [],
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "contacts"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "companies": [],
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "email",
-                     *             "value": "grace@customer.example",
-                     *             "isMain": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerBody"];
@@ -34390,71 +32510,18 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.825Z",
+                     *         "createdAt": "2026-11-29T10:37:53.363Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.825Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.363Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "companies": [],
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "contacts"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "companies": [],
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "email",
-                     *             "value": "grace@customer.example",
-                     *             "isMain": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerBody"];
@@ -34597,71 +32664,18 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.825Z",
+                     *         "createdAt": "2026-11-29T10:37:53.363Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.228Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.101Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "companies": [],
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "contacts"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "companies": [],
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "email",
-                     *             "value": "grace@customer.example",
-                     *             "isMain": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerBody"];
@@ -34967,71 +32981,18 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.825Z",
+                     *         "createdAt": "2026-11-29T10:37:53.363Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.297Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.149Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "companies": [],
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "contacts"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "companies": [],
-                     *         "contacts": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "email",
-                     *             "value": "grace@customer.example",
-                     *             "isMain": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerBody"];
@@ -35224,9 +33185,9 @@ export interface operations {
                      *         "addMethod": "ticket",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:28.136Z",
+                     *         "createdAt": "2026-11-29T10:37:58.416Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:28.136Z",
+                     *         "updatedAt": "2026-11-29T10:37:58.416Z",
                      *         "updatedBy": null,
                      *         "companies": [
                      *           {
@@ -35262,12 +33223,12 @@ export interface operations {
                      *             "avatarPath": null,
                      *             "customersCount": 1,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:33.112Z",
+                     *             "createdAt": "2026-11-29T10:38:02.771Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:09:33.112Z",
+                     *             "updatedAt": "2026-11-29T10:38:02.771Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -35281,12 +33242,12 @@ export interface operations {
                      *             "value": "grace@customer.example",
                      *             "isMain": false,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
+                     *             "createdAt": "2026-11-29T10:37:53.363Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:09:33.611Z",
+                     *             "updatedAt": "2026-11-29T10:38:03.345Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -35298,9 +33259,9 @@ export interface operations {
                      *             "value": "lin@customer.example",
                      *             "isMain": true,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:28.136Z",
+                     *             "createdAt": "2026-11-29T10:37:58.416Z",
                      *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:28.136Z",
+                     *             "updatedAt": "2026-11-29T10:37:58.416Z",
                      *             "updatedBy": null
                      *           }
                      *         ]
@@ -35542,7 +33503,10 @@ export interface operations {
     updateCustomers: {
         parameters: {
             query?: {
-                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, addMethod, contacts.value, email, externalId, firstName, jobTitle, lastName, numTickets, organization, permission, phone, mobile, trusted, twitterHandle, verifiedEmail, welcomeEmailSent; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /**
+                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, addMethod, contacts.value, email, externalId, firstName, jobTitle, lastName, numTickets, organization, permission, phone, mobile, trusted, twitterHandle, verifiedEmail, welcomeEmailSent; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
+                 * @example {"email":{"$contains":"ac"}}
+                 */
                 filter?: string;
             };
             header?: {
@@ -35736,22 +33700,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "customfieldoptions": [],
+                     *       "customfieldoptions": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "customfieldoptions",
+                     *           "name": "Standard",
+                     *           "displayOrder": 0,
+                     *           "customfield": {
+                     *             "id": 1,
+                     *             "type": "customfields"
+                     *           },
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.103Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.103Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "customfieldoptions",
+                     *           "name": "Express",
+                     *           "displayOrder": 0,
+                     *           "customfield": {
+                     *             "id": 1,
+                     *             "type": "customfields"
+                     *           },
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.103Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.103Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 3,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 3,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -35873,44 +33880,18 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.042Z",
+                     *         "createdAt": "2026-11-29T10:37:54.574Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:23.042Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.574Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomFieldOptionBody"];
@@ -36063,44 +34044,18 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.042Z",
+                     *         "createdAt": "2026-11-29T10:37:54.574Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:23.042Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.574Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomFieldOptionBody"];
@@ -36228,44 +34183,18 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.042Z",
+                     *         "createdAt": "2026-11-29T10:37:54.574Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.611Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.310Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomFieldOptionBody"];
@@ -36556,44 +34485,18 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.042Z",
+                     *         "createdAt": "2026-11-29T10:37:54.574Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.632Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.330Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomFieldOptionBody"];
@@ -36754,22 +34657,47 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "customfields": [],
+                     *       "customfields": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "customfields",
+                     *           "agentLabel": "Delivery",
+                     *           "customerLabel": "How was it delivered?",
+                     *           "kind": "dropdown",
+                     *           "description": "",
+                     *           "agentRequired": false,
+                     *           "customerRequired": false,
+                     *           "enabled": true,
+                     *           "addToNewInboxes": true,
+                     *           "displayOrder": 0,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.103Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.103Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -36901,17 +34829,16 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.521Z",
+                     *         "createdAt": "2026-11-29T10:37:54.103Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.521Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.103Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "inboxes": [],
                      *         "options": [
                      *           {
                      *             "id": 1,
@@ -36924,7 +34851,6 @@ export interface operations {
                      *         ]
                      *       },
                      *       "included": {
-                     *         "inboxes": [],
                      *         "customfieldoptions": [
                      *           {
                      *             "id": 1,
@@ -36936,12 +34862,12 @@ export interface operations {
                      *               "type": "customfields"
                      *             },
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.521Z",
+                     *             "createdAt": "2026-11-29T10:37:54.103Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.521Z",
+                     *             "updatedAt": "2026-11-29T10:37:54.103Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -36957,41 +34883,16 @@ export interface operations {
                      *               "type": "customfields"
                      *             },
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.521Z",
+                     *             "createdAt": "2026-11-29T10:37:54.103Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.521Z",
+                     *             "updatedAt": "2026-11-29T10:37:54.103Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
                      *           }
                      *         ]
                      *       }
@@ -37150,100 +35051,18 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.521Z",
+                     *         "createdAt": "2026-11-29T10:37:54.103Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.521Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.103Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "inboxes": [],
-                     *         "options": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "customfieldoptions"
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "customfieldoptions"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "inboxes": [],
-                     *         "customfieldoptions": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "customfieldoptions",
-                     *             "name": "Standard",
-                     *             "displayOrder": 0,
-                     *             "customfield": {
-                     *               "id": 1,
-                     *               "type": "customfields"
-                     *             },
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.521Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.521Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "customfieldoptions",
-                     *             "name": "Express",
-                     *             "displayOrder": 0,
-                     *             "customfield": {
-                     *               "id": 1,
-                     *               "type": "customfields"
-                     *             },
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.521Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.521Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomFieldBody"];
@@ -37362,9 +35181,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "customfield": {
-                     *         "id": 2,
+                     *         "id": 1,
                      *         "type": "customfields",
-                     *         "agentLabel": "Delivery 1",
+                     *         "agentLabel": "Delivery",
                      *         "customerLabel": "How was it delivered?",
                      *         "kind": "dropdown",
                      *         "description": "As the order confirmation says",
@@ -37374,100 +35193,18 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:26.499Z",
+                     *         "createdAt": "2026-11-29T10:37:54.103Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.094Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.831Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "inboxes": [],
-                     *         "options": [
-                     *           {
-                     *             "id": 4,
-                     *             "type": "customfieldoptions"
-                     *           },
-                     *           {
-                     *             "id": 5,
-                     *             "type": "customfieldoptions"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "inboxes": [],
-                     *         "customfieldoptions": [
-                     *           {
-                     *             "id": 4,
-                     *             "type": "customfieldoptions",
-                     *             "name": "Standard",
-                     *             "displayOrder": 0,
-                     *             "customfield": {
-                     *               "id": 2,
-                     *               "type": "customfields"
-                     *             },
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:26.499Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:26.499Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 5,
-                     *             "type": "customfieldoptions",
-                     *             "name": "Express",
-                     *             "displayOrder": 0,
-                     *             "customfield": {
-                     *               "id": 2,
-                     *               "type": "customfields"
-                     *             },
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:26.499Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:26.499Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomFieldBody"];
@@ -37749,9 +35486,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "customfield": {
-                     *         "id": 2,
+                     *         "id": 1,
                      *         "type": "customfields",
-                     *         "agentLabel": "Delivery 1",
+                     *         "agentLabel": "Delivery",
                      *         "customerLabel": "How was it delivered?",
                      *         "kind": "dropdown",
                      *         "description": "As the order confirmation says",
@@ -37761,100 +35498,18 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:26.499Z",
+                     *         "createdAt": "2026-11-29T10:37:54.103Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.132Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.867Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "inboxes": [],
-                     *         "options": [
-                     *           {
-                     *             "id": 4,
-                     *             "type": "customfieldoptions"
-                     *           },
-                     *           {
-                     *             "id": 5,
-                     *             "type": "customfieldoptions"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "inboxes": [],
-                     *         "customfieldoptions": [
-                     *           {
-                     *             "id": 4,
-                     *             "type": "customfieldoptions",
-                     *             "name": "Standard",
-                     *             "displayOrder": 0,
-                     *             "customfield": {
-                     *               "id": 2,
-                     *               "type": "customfields"
-                     *             },
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:26.499Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:26.499Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 5,
-                     *             "type": "customfieldoptions",
-                     *             "name": "Express",
-                     *             "displayOrder": 0,
-                     *             "customfield": {
-                     *               "id": 2,
-                     *               "type": "customfields"
-                     *             },
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:26.499Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:26.499Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["CustomFieldBody"];
@@ -38109,22 +35764,44 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "files": [],
+                     *       "files": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "files",
+                     *           "filename": "invoice-2026-11.pdf",
+                     *           "mimeType": "application/pdf",
+                     *           "disposition": "attachment",
+                     *           "size": 19,
+                     *           "uploadedAt": "2026-11-29T10:37:53.549Z",
+                     *           "confirmedAt": "2026-11-29T10:37:53.565Z",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:53.464Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:53.565Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -38221,15 +35898,15 @@ export interface operations {
                      *         "mimeType": "application/pdf",
                      *         "disposition": "attachment",
                      *         "size": 19,
-                     *         "uploadedAt": "2026-11-29T10:09:21.989Z",
-                     *         "confirmedAt": "2026-11-29T10:09:22.014Z",
+                     *         "uploadedAt": "2026-11-29T10:37:53.549Z",
+                     *         "confirmedAt": "2026-11-29T10:37:53.565Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.921Z",
+                     *         "createdAt": "2026-11-29T10:37:53.464Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.014Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.565Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -38342,15 +36019,15 @@ export interface operations {
                      *         "mimeType": "application/pdf",
                      *         "disposition": "attachment",
                      *         "size": 19,
-                     *         "uploadedAt": "2026-11-29T10:09:21.989Z",
-                     *         "confirmedAt": "2026-11-29T10:09:22.014Z",
+                     *         "uploadedAt": "2026-11-29T10:37:53.549Z",
+                     *         "confirmedAt": "2026-11-29T10:37:53.565Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.921Z",
+                     *         "createdAt": "2026-11-29T10:37:53.464Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.014Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.565Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -38519,17 +36196,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "url": "http://127.0.0.1:46415/v2/files/upload",
+                     *       "url": "http://127.0.0.1:45727/v2/files/upload",
                      *       "params": {
                      *         "Content-Type": "application/pdf",
                      *         "bucket": "helpdesk-files",
-                     *         "key": "i1/f1/3708b354e828551ca9",
-                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQxMTowOToyMS45MDhaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxLzM3MDhiMzU0ZTgyODU1MWNhOSJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
+                     *         "key": "i1/f1/3e304fb450e5d66541",
+                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQxMTozNzo1My40NTdaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxLzNlMzA0ZmI0NTBlNWQ2NjU0MSJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
                      *         "success_action_status": "201",
                      *         "x-amz-algorithm": "SHA256-ONE-TIME-TOKEN",
                      *         "x-amz-credential": "i1/20261129/files",
-                     *         "x-amz-date": "20261129T110921Z",
-                     *         "x-amz-signature": "11b53efadf35b200622b3ccca1a9cd2822ac0eff6e917e680c042c46c576d27b"
+                     *         "x-amz-date": "20261129T113753Z",
+                     *         "x-amz-signature": "bf8fa40d45e7d7d68441e68841ae9e069109bcd8ceac0483931c758e93d37d0f"
                      *       },
                      *       "file": {
                      *         "id": 1,
@@ -38541,12 +36218,12 @@ export interface operations {
                      *         "uploadedAt": null,
                      *         "confirmedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.921Z",
+                     *         "createdAt": "2026-11-29T10:37:53.464Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:21.921Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.464Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -38729,7 +36406,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "key": "i1/f1/3708b354e828551ca9",
+                     *       "key": "i1/f1/3e304fb450e5d66541",
                      *       "size": 19
                      *     }
                      */
@@ -38839,7 +36516,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "rating": null,
-                     *         "expiresAt": "2026-12-29T10:09:24.083Z"
+                     *         "expiresAt": "2026-12-29T10:37:55.284Z"
                      *       }
                      *     }
                      */
@@ -38974,7 +36651,7 @@ export interface operations {
                      *           "option": 4,
                      *           "comment": "Quick and friendly, thank you!"
                      *         },
-                     *         "expiresAt": "2026-12-29T10:09:24.083Z"
+                     *         "expiresAt": "2026-12-29T10:37:55.284Z"
                      *       }
                      *     }
                      */
@@ -39094,22 +36771,59 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "happinessratingoptions": [],
+                     *       "happinessratingoptions": [
+                     *         {
+                     *           "id": 4,
+                     *           "type": "happinessratingoptions",
+                     *           "name": "Delighted",
+                     *           "score": 5,
+                     *           "displayOrder": 0,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.149Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.149Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 1,
+                     *           "type": "happinessratingoptions",
+                     *           "name": "Great",
+                     *           "score": 3,
+                     *           "displayOrder": 1,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 4,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 4,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -39226,44 +36940,18 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.563Z",
+                     *         "createdAt": "2026-11-29T10:37:54.149Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.563Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.149Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HappinessRatingOptionBody"];
@@ -39413,44 +37101,18 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.563Z",
+                     *         "createdAt": "2026-11-29T10:37:54.149Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.563Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.149Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HappinessRatingOptionBody"];
@@ -39575,44 +37237,18 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.563Z",
+                     *         "createdAt": "2026-11-29T10:37:54.149Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.167Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.894Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HappinessRatingOptionBody"];
@@ -39900,44 +37536,18 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.563Z",
+                     *         "createdAt": "2026-11-29T10:37:54.149Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.188Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.915Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HappinessRatingOptionBody"];
@@ -40222,14 +37832,12 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:33.949Z",
+                     *         "createdAt": "2026-11-29T10:38:03.710Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:33.949Z",
+                     *         "updatedAt": "2026-11-29T10:38:03.710Z",
                      *         "updatedBy": null
                      *       },
-                     *       "included": {
-                     *         "users": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HappinessRatingBody"];
@@ -40534,8 +38142,8 @@ export interface operations {
                      *           "description": null,
                      *           "categories": [],
                      *           "popularity": 0,
-                     *           "publishedAt": "2026-11-29T10:09:22.129Z",
-                     *           "updatedAt": "2026-11-29T10:09:22.129Z"
+                     *           "publishedAt": "2026-11-29T10:37:53.694Z",
+                     *           "updatedAt": "2026-11-29T10:37:53.694Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -40648,8 +38256,8 @@ export interface operations {
                      *         "description": null,
                      *         "categories": [],
                      *         "popularity": 1,
-                     *         "publishedAt": "2026-11-29T10:09:22.129Z",
-                     *         "updatedAt": "2026-11-29T10:09:22.129Z",
+                     *         "publishedAt": "2026-11-29T10:37:53.694Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.694Z",
                      *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
                      *         "relatedArticles": []
                      *       }
@@ -40771,45 +38379,19 @@ export interface operations {
                      *           },
                      *           "sendEmailsToInboxId": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:22.051Z",
+                     *           "createdAt": "2026-11-29T10:37:53.606Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:22.051Z",
+                     *           "updatedAt": "2026-11-29T10:37:53.606Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           }
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
@@ -40965,44 +38547,18 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.051Z",
+                     *         "createdAt": "2026-11-29T10:37:53.606Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.051Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.606Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocSiteBody"];
@@ -41176,44 +38732,18 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.051Z",
+                     *         "createdAt": "2026-11-29T10:37:53.606Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.051Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.606Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocSiteBody"];
@@ -41362,44 +38892,18 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.051Z",
+                     *         "createdAt": "2026-11-29T10:37:53.606Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.353Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.206Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocSiteBody"];
@@ -41711,44 +39215,18 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.051Z",
+                     *         "createdAt": "2026-11-29T10:37:53.606Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.385Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.234Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocSiteBody"];
@@ -41913,22 +39391,56 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "helpdocarticles": [],
+                     *       "helpdocarticles": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "helpdocarticles",
+                     *           "helpdocsite": {
+                     *             "id": 1,
+                     *             "type": "helpdocssites"
+                     *           },
+                     *           "title": "Resetting your password",
+                     *           "slug": "resetting-your-password",
+                     *           "description": null,
+                     *           "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
+                     *           "status": "published",
+                     *           "isPrivate": false,
+                     *           "displayOrder": 0,
+                     *           "popularity": 0,
+                     *           "editMethod": "html",
+                     *           "oldURL": null,
+                     *           "disqusEnabled": false,
+                     *           "categories": [],
+                     *           "relatedArticles": [],
+                     *           "publishedAt": "2026-11-29T10:37:53.694Z",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:53.694Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:53.694Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -42062,46 +39574,20 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T10:09:22.129Z",
+                     *         "publishedAt": "2026-11-29T10:37:53.694Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.129Z",
+                     *         "createdAt": "2026-11-29T10:37:53.694Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.129Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.694Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocArticleBody"];
@@ -42264,46 +39750,20 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T10:09:22.129Z",
+                     *         "publishedAt": "2026-11-29T10:37:53.694Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.129Z",
+                     *         "createdAt": "2026-11-29T10:37:53.694Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.129Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.694Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocArticleBody"];
@@ -42441,46 +39901,20 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T10:09:22.129Z",
+                     *         "publishedAt": "2026-11-29T10:37:53.694Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.129Z",
+                     *         "createdAt": "2026-11-29T10:37:53.694Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.489Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.308Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocArticleBody"];
@@ -42781,46 +40215,20 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T10:09:22.129Z",
+                     *         "publishedAt": "2026-11-29T10:37:53.694Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.129Z",
+                     *         "createdAt": "2026-11-29T10:37:53.694Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.527Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.338Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocArticleBody"];
@@ -42995,45 +40403,19 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "parent": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:22.097Z",
+                     *           "createdAt": "2026-11-29T10:37:53.662Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:22.097Z",
+                     *           "updatedAt": "2026-11-29T10:37:53.662Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           }
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
@@ -43172,44 +40554,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.097Z",
+                     *         "createdAt": "2026-11-29T10:37:53.662Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.097Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.662Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocCategoryBody"];
@@ -43365,44 +40721,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.097Z",
+                     *         "createdAt": "2026-11-29T10:37:53.662Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.097Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.662Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocCategoryBody"];
@@ -43533,44 +40863,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.097Z",
+                     *         "createdAt": "2026-11-29T10:37:53.662Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.424Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.266Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocCategoryBody"];
@@ -43864,44 +41168,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.097Z",
+                     *         "createdAt": "2026-11-29T10:37:53.662Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.457Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.287Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["HelpDocCategoryBody"];
@@ -44062,22 +41340,102 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "inboxes": [],
+                     *       "inboxes": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "inboxes",
+                     *           "name": "Support",
+                     *           "email": null,
+                     *           "localPart": "support",
+                     *           "aliases": [],
+                     *           "ticketstatus": {
+                     *             "id": 1,
+                     *             "type": "ticketstatuses"
+                     *           },
+                     *           "signature": null,
+                     *           "autoReplyEnabled": false,
+                     *           "autoReplySubject": null,
+                     *           "autoReplyMessage": null,
+                     *           "displayOrder": 0,
+                     *           "languageCode": "en",
+                     *           "spamThreshold": 5,
+                     *           "onClosedWait": 7,
+                     *           "happinessRatingEnabled": false,
+                     *           "happinessRatingMessage": null,
+                     *           "smtpServer": null,
+                     *           "smtpPort": null,
+                     *           "smtpUsername": null,
+                     *           "smtpSecurity": null,
+                     *           "smtpProvider": null,
+                     *           "sendEmailsFrom": null,
+                     *           "unverifiedAddresses": [],
+                     *           "hasSmtpPassword": false,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "inboxes",
+                     *           "name": "Billing",
+                     *           "email": null,
+                     *           "localPart": "billing",
+                     *           "aliases": [],
+                     *           "ticketstatus": null,
+                     *           "signature": "<p>The Acme billing team</p>",
+                     *           "autoReplyEnabled": false,
+                     *           "autoReplySubject": null,
+                     *           "autoReplyMessage": null,
+                     *           "displayOrder": 0,
+                     *           "languageCode": "en",
+                     *           "spamThreshold": 5,
+                     *           "onClosedWait": 7,
+                     *           "happinessRatingEnabled": true,
+                     *           "happinessRatingMessage": null,
+                     *           "smtpServer": null,
+                     *           "smtpPort": null,
+                     *           "smtpUsername": null,
+                     *           "smtpSecurity": null,
+                     *           "smtpProvider": null,
+                     *           "sendEmailsFrom": null,
+                     *           "unverifiedAddresses": [],
+                     *           "hasSmtpPassword": false,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:53.726Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:53.726Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 2,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 2,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -44216,23 +41574,18 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.162Z",
+                     *         "createdAt": "2026-11-29T10:37:53.726Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.162Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.726Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "users": [],
-                     *         "tickettypes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "users": [],
-                     *         "tickettypes": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["InboxBody"];
@@ -44402,23 +41755,18 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.162Z",
+                     *         "createdAt": "2026-11-29T10:37:53.726Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.162Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.726Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "users": [],
-                     *         "tickettypes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "users": [],
-                     *         "tickettypes": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["InboxBody"];
@@ -44565,23 +41913,18 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.162Z",
+                     *         "createdAt": "2026-11-29T10:37:53.726Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.557Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.360Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "users": [],
-                     *         "tickettypes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "users": [],
-                     *         "tickettypes": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["InboxBody"];
@@ -44900,23 +42243,18 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.162Z",
+                     *         "createdAt": "2026-11-29T10:37:53.726Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.613Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.412Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "users": [],
-                     *         "tickettypes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "users": [],
-                     *         "tickettypes": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["InboxBody"];
@@ -45087,48 +42425,22 @@ export interface operations {
                      *           "dnsRecord": {
                      *             "type": "TXT",
                      *             "name": "_helpdesk-verification.acme-support.example",
-                     *             "value": "helpdesk-verification=26fcd8c6752a3f28de7554565b1104b8"
+                     *             "value": "helpdesk-verification=0141aa7e870efa46d1dd277853f66526"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:22.217Z",
+                     *           "createdAt": "2026-11-29T10:37:53.785Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:22.217Z",
+                     *           "updatedAt": "2026-11-29T10:37:53.785Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           }
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
@@ -45260,47 +42572,21 @@ export interface operations {
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=26fcd8c6752a3f28de7554565b1104b8"
+                     *           "value": "helpdesk-verification=0141aa7e870efa46d1dd277853f66526"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.217Z",
+                     *         "createdAt": "2026-11-29T10:37:53.785Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.217Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.785Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["MailDomainBody"];
@@ -45452,47 +42738,21 @@ export interface operations {
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=26fcd8c6752a3f28de7554565b1104b8"
+                     *           "value": "helpdesk-verification=0141aa7e870efa46d1dd277853f66526"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.217Z",
+                     *         "createdAt": "2026-11-29T10:37:53.785Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.217Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.785Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["MailDomainBody"];
@@ -45696,19 +42956,19 @@ export interface operations {
                      *         "type": "maildomains",
                      *         "name": "acme-support.example",
                      *         "verified": true,
-                     *         "verifiedAt": "2026-11-29T10:09:33.708Z",
+                     *         "verifiedAt": "2026-11-29T10:38:03.425Z",
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=26fcd8c6752a3f28de7554565b1104b8"
+                     *           "value": "helpdesk-verification=0141aa7e870efa46d1dd277853f66526"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.217Z",
+                     *         "createdAt": "2026-11-29T10:37:53.785Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:33.708Z",
+                     *         "updatedAt": "2026-11-29T10:38:03.425Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45828,7 +43088,7 @@ export interface operations {
                      *       "user": {
                      *         "id": 1,
                      *         "type": "users",
-                     *         "email": "owner-32lcp1@example.test",
+                     *         "email": "owner-1mkut6@example.test",
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
                      *         "role": "owner",
@@ -45843,14 +43103,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:21.398Z",
+                     *         "createdAt": "2026-11-29T10:37:52.912Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *         "updatedAt": "2026-11-29T10:37:52.912Z",
                      *         "updatedBy": null
                      *       },
-                     *       "included": {
-                     *         "users": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["UserBody"];
@@ -45968,21 +43226,18 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
+                     *           "emailMessageId": "050cdd05-da3a-462e-b4a3-b313f93f0e10@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:23.379Z",
+                     *           "createdAt": "2026-11-29T10:37:54.793Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *           "updatedAt": "2026-11-29T10:37:54.793Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
-                     *           },
-                     *           "revisions": [],
-                     *           "mentions": [],
-                     *           "files": []
+                     *           }
                      *         },
                      *         {
                      *           "id": 2,
@@ -46004,80 +43259,21 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *           "emailMessageId": "70ea8800-ee9b-402b-a69d-6373fdbf9752@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:24.083Z",
+                     *           "createdAt": "2026-11-29T10:37:55.284Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
-                     *           },
-                     *           "revisions": [],
-                     *           "mentions": [],
-                     *           "files": [
-                     *             {
-                     *               "id": 1,
-                     *               "type": "files"
-                     *             }
-                     *           ]
+                     *           }
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "messagerevisions": [],
-                     *         "files": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "files",
-                     *             "name": "invoice-2026-11.pdf",
-                     *             "filename": "invoice-2026-11.pdf",
-                     *             "contentType": "application/pdf",
-                     *             "mimeType": "application/pdf",
-                     *             "disposition": "attachment",
-                     *             "size": 19,
-                     *             "url": null,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.921Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.014Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ]
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
@@ -46201,79 +43397,20 @@ export interface operations {
                      *         "viewedByCustomerAt": null,
                      *         "emailStatus": "sent",
                      *         "emailError": null,
-                     *         "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *         "emailMessageId": "70ea8800-ee9b-402b-a69d-6373fdbf9752@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:24.083Z",
+                     *         "createdAt": "2026-11-29T10:37:55.284Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *         "updatedAt": "2026-11-29T10:37:55.284Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "revisions": [],
-                     *         "mentions": [],
-                     *         "files": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "files"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "messagerevisions": [],
-                     *         "files": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "files",
-                     *             "name": "invoice-2026-11.pdf",
-                     *             "filename": "invoice-2026-11.pdf",
-                     *             "contentType": "application/pdf",
-                     *             "mimeType": "application/pdf",
-                     *             "disposition": "attachment",
-                     *             "size": 19,
-                     *             "url": null,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.921Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.014Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["MessageBody"];
@@ -46411,79 +43548,20 @@ export interface operations {
                      *         "viewedByCustomerAt": null,
                      *         "emailStatus": "sent",
                      *         "emailError": null,
-                     *         "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *         "emailMessageId": "70ea8800-ee9b-402b-a69d-6373fdbf9752@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:24.083Z",
+                     *         "createdAt": "2026-11-29T10:37:55.284Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:32.213Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.993Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "revisions": [],
-                     *         "mentions": [],
-                     *         "files": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "files"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "messagerevisions": [],
-                     *         "files": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "files",
-                     *             "name": "invoice-2026-11.pdf",
-                     *             "filename": "invoice-2026-11.pdf",
-                     *             "contentType": "application/pdf",
-                     *             "mimeType": "application/pdf",
-                     *             "disposition": "attachment",
-                     *             "size": 19,
-                     *             "url": null,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.921Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.014Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["MessageBody"];
@@ -46784,79 +43862,20 @@ export interface operations {
                      *         "viewedByCustomerAt": null,
                      *         "emailStatus": "sent",
                      *         "emailError": null,
-                     *         "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *         "emailMessageId": "70ea8800-ee9b-402b-a69d-6373fdbf9752@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:24.083Z",
+                     *         "createdAt": "2026-11-29T10:37:55.284Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:32.272Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.055Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "revisions": [],
-                     *         "mentions": [],
-                     *         "files": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "files"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "messagerevisions": [],
-                     *         "files": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "files",
-                     *             "name": "invoice-2026-11.pdf",
-                     *             "filename": "invoice-2026-11.pdf",
-                     *             "contentType": "application/pdf",
-                     *             "mimeType": "application/pdf",
-                     *             "disposition": "attachment",
-                     *             "size": 19,
-                     *             "url": null,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.921Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.014Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["MessageBody"];
@@ -47017,22 +44036,48 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "oauthapps": [],
+                     *       "oauthapps": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "oauthapps",
+                     *           "name": "Reporting dashboard",
+                     *           "redirectUris": [
+                     *             "https://dashboard.acme.example/callback"
+                     *           ],
+                     *           "scopes": [
+                     *             "desk:read"
+                     *           ],
+                     *           "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
+                     *           "clientType": "confidential",
+                     *           "secretPrefix": "hds_hlf2",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:53.824Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:53.824Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -47154,21 +44199,21 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_XJZlLDRXmxG5rRO9lEKSXyUB",
+                     *         "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_HtkE",
+                     *         "secretPrefix": "hds_hlf2",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.247Z",
+                     *         "createdAt": "2026-11-29T10:37:53.824Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.247Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.824Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "clientSecret": "hds_HtkEqMWyNnW23HPrSmExyxtAQc9ufeRrdCkJWxU2"
+                     *         "clientSecret": "hds_hlf2GjOGugWX7bSSCa1eXm6yVM32qm3ca4YVDxbp"
                      *       },
                      *       "included": {}
                      *     }
@@ -47323,48 +44368,22 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_XJZlLDRXmxG5rRO9lEKSXyUB",
+                     *         "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_HtkE",
+                     *         "secretPrefix": "hds_hlf2",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.247Z",
+                     *         "createdAt": "2026-11-29T10:37:53.824Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.247Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.824Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthAppBody"];
@@ -47492,48 +44511,22 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_XJZlLDRXmxG5rRO9lEKSXyUB",
+                     *         "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_HtkE",
+                     *         "secretPrefix": "hds_hlf2",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.247Z",
+                     *         "createdAt": "2026-11-29T10:37:53.824Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.659Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.454Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthAppBody"];
@@ -47824,48 +44817,22 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_XJZlLDRXmxG5rRO9lEKSXyUB",
+                     *         "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_HtkE",
+                     *         "secretPrefix": "hds_hlf2",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.247Z",
+                     *         "createdAt": "2026-11-29T10:37:53.824Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.699Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.488Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthAppBody"];
@@ -48027,21 +44994,21 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_XJZlLDRXmxG5rRO9lEKSXyUB",
+                     *         "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_KNDz",
+                     *         "secretPrefix": "hds_RmuZ",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.247Z",
+                     *         "createdAt": "2026-11-29T10:37:53.824Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:33.737Z",
+                     *         "updatedAt": "2026-11-29T10:38:03.518Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "clientSecret": "hds_KNDzdBwiiO09WETMmNwof1SO7mlAj4IdLyatHGtp"
+                     *         "clientSecret": "hds_RmuZb6KufQo9AKvgcaDSj3SHq6vFKocUoy2i3CCu"
                      *       },
                      *       "included": {}
                      *     }
@@ -48286,44 +45253,18 @@ export interface operations {
                      *         "appName": "Reporting dashboard",
                      *         "lastUsedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:28.668Z",
+                     *         "createdAt": "2026-11-29T10:37:58.696Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:28.668Z",
+                     *         "updatedAt": "2026-11-29T10:37:58.696Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthGrantBody"];
@@ -48575,12 +45516,12 @@ export interface operations {
                      *         "hasToken": true,
                      *         "lastSyncedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.918Z",
+                     *         "createdAt": "2026-11-29T10:37:55.139Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:23.918Z",
+                     *         "updatedAt": "2026-11-29T10:37:55.139Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48706,12 +45647,12 @@ export interface operations {
                      *         "hasToken": true,
                      *         "lastSyncedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.918Z",
+                     *         "createdAt": "2026-11-29T10:37:55.139Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:23.918Z",
+                     *         "updatedAt": "2026-11-29T10:37:55.139Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49283,22 +46224,83 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tickets": [],
+                     *       "tickets": [
+                     *         {
+                     *           "id": 1,
+                     *           "subject": "The printer is on fire",
+                     *           "inbox": {
+                     *             "id": 2,
+                     *             "type": "inboxes"
+                     *           },
+                     *           "customer": {
+                     *             "id": 1,
+                     *             "type": "customers"
+                     *           },
+                     *           "agent": null,
+                     *           "status": {
+                     *             "id": 5,
+                     *             "type": "ticketstatuses"
+                     *           },
+                     *           "priority": null,
+                     *           "type": {
+                     *             "id": 1,
+                     *             "type": "tickettypes"
+                     *           },
+                     *           "source": null,
+                     *           "cc": [],
+                     *           "bcc": [],
+                     *           "notifyCustomer": true,
+                     *           "imagesHidden": false,
+                     *           "originalRecipient": null,
+                     *           "previewText": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *           "spam_score": null,
+                     *           "mergedInto": null,
+                     *           "parent": null,
+                     *           "responseTimeMins": 0,
+                     *           "resolutionTimeMins": 0,
+                     *           "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *           "sla": {
+                     *             "id": 1,
+                     *             "type": "slas"
+                     *           },
+                     *           "slaFirstResponseDueAt": null,
+                     *           "slaFirstResponseStatus": null,
+                     *           "slaNextReplyDueAt": null,
+                     *           "slaNextReplyStatus": null,
+                     *           "slaResolutionDueAt": null,
+                     *           "slaResolutionStatus": null,
+                     *           "sla_breached": false,
+                     *           "isRead": false,
+                     *           "happinessRating": null,
+                     *           "messageCount": 2,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -49395,22 +46397,46 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "slas": [],
+                     *       "slas": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "slas",
+                     *           "name": "Gold customers",
+                     *           "description": "First reply within an hour",
+                     *           "displayOrder": 0,
+                     *           "enabled": true,
+                     *           "businesshours": {
+                     *             "id": 2,
+                     *             "type": "businesshours"
+                     *           },
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.615Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.615Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -49535,58 +46561,18 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.085Z",
+                     *         "createdAt": "2026-11-29T10:37:54.615Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:23.085Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.615Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "slacustomers": [],
-                     *         "slacompanies": [],
-                     *         "slainboxes": [],
-                     *         "slatickettypes": [],
-                     *         "slatags": [],
-                     *         "slaticketpriorities": [],
-                     *         "slanotifications": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "slacustomers": [],
-                     *         "slacompanies": [],
-                     *         "slainboxes": [],
-                     *         "slatickettypes": [],
-                     *         "slatags": [],
-                     *         "slaticketpriorities": [],
-                     *         "slanotifications": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["SlaBody"];
@@ -49741,58 +46727,18 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.085Z",
+                     *         "createdAt": "2026-11-29T10:37:54.615Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:23.085Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.615Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "slacustomers": [],
-                     *         "slacompanies": [],
-                     *         "slainboxes": [],
-                     *         "slatickettypes": [],
-                     *         "slatags": [],
-                     *         "slaticketpriorities": [],
-                     *         "slanotifications": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "slacustomers": [],
-                     *         "slacompanies": [],
-                     *         "slainboxes": [],
-                     *         "slatickettypes": [],
-                     *         "slatags": [],
-                     *         "slaticketpriorities": [],
-                     *         "slanotifications": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["SlaBody"];
@@ -49922,58 +46868,18 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.085Z",
+                     *         "createdAt": "2026-11-29T10:37:54.615Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.653Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.351Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "slacustomers": [],
-                     *         "slacompanies": [],
-                     *         "slainboxes": [],
-                     *         "slatickettypes": [],
-                     *         "slatags": [],
-                     *         "slaticketpriorities": [],
-                     *         "slanotifications": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "slacustomers": [],
-                     *         "slacompanies": [],
-                     *         "slainboxes": [],
-                     *         "slatickettypes": [],
-                     *         "slatags": [],
-                     *         "slaticketpriorities": [],
-                     *         "slanotifications": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["SlaBody"];
@@ -50266,58 +47172,18 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.085Z",
+                     *         "createdAt": "2026-11-29T10:37:54.615Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.716Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.409Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "slacustomers": [],
-                     *         "slacompanies": [],
-                     *         "slainboxes": [],
-                     *         "slatickettypes": [],
-                     *         "slatags": [],
-                     *         "slaticketpriorities": [],
-                     *         "slanotifications": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "slacustomers": [],
-                     *         "slacompanies": [],
-                     *         "slainboxes": [],
-                     *         "slatickettypes": [],
-                     *         "slatags": [],
-                     *         "slaticketpriorities": [],
-                     *         "slanotifications": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["SlaBody"];
@@ -50478,22 +47344,39 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "spamlists": [],
+                     *       "spamlists": [
+                     *         {
+                     *           "id": 1,
+                     *           "term": "cheap-watches.example",
+                     *           "type": "blacklist",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:53.859Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:53.859Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -50608,44 +47491,18 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "blacklist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.273Z",
+                     *         "createdAt": "2026-11-29T10:37:53.859Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.273Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.859Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["SpamListBody"];
@@ -50793,44 +47650,18 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "blacklist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.273Z",
+                     *         "createdAt": "2026-11-29T10:37:53.859Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.273Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.859Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["SpamListBody"];
@@ -50953,44 +47784,18 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "whitelist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.273Z",
+                     *         "createdAt": "2026-11-29T10:37:53.859Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.727Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.511Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["SpamListBody"];
@@ -51276,44 +48081,18 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "whitelist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.273Z",
+                     *         "createdAt": "2026-11-29T10:37:53.859Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.753Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.530Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["SpamListBody"];
@@ -51551,7 +48330,10 @@ export interface operations {
     updateSpamLists: {
         parameters: {
             query?: {
-                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, term, type; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /**
+                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, term, type; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
+                 * @example {"term":{"$contains":"ac"}}
+                 */
                 filter?: string;
             };
             header?: {
@@ -51745,22 +48527,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tags": [],
+                     *       "tags": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "tags",
+                     *           "name": "refund",
+                     *           "color": "#5319e7",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:53.895Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:53.895Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -51876,44 +48676,18 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#5319e7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.310Z",
+                     *         "createdAt": "2026-11-29T10:37:53.895Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.310Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.895Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TagBody"];
@@ -52062,44 +48836,18 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#5319e7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.310Z",
+                     *         "createdAt": "2026-11-29T10:37:53.895Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.310Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.895Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TagBody"];
@@ -52223,44 +48971,18 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#0e8a16",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.310Z",
+                     *         "createdAt": "2026-11-29T10:37:53.895Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.777Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.549Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TagBody"];
@@ -52547,44 +49269,18 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#0e8a16",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.310Z",
+                     *         "createdAt": "2026-11-29T10:37:53.895Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.820Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.584Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TagBody"];
@@ -52822,7 +49518,10 @@ export interface operations {
     updateTags: {
         parameters: {
             query?: {
-                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, name, color; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /**
+                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, name, color; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
+                 * @example {"name":{"$contains":"ac"}}
+                 */
                 filter?: string;
             };
             header?: {
@@ -53016,22 +49715,88 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ticketactivities": [],
+                     *       "ticketactivities": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "ticketactivities",
+                     *           "eventType": "ticket.created",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "inbox": {
+                     *             "id": 2,
+                     *             "type": "inboxes"
+                     *           },
+                     *           "oldInbox": null,
+                     *           "status": null,
+                     *           "targetAgent": null,
+                     *           "message": null,
+                     *           "otherTicket": null,
+                     *           "actorSystem": null,
+                     *           "changes": {},
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.793Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "ticketactivities",
+                     *           "eventType": "ticket.agent.reply",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "inbox": {
+                     *             "id": 2,
+                     *             "type": "inboxes"
+                     *           },
+                     *           "oldInbox": null,
+                     *           "status": null,
+                     *           "targetAgent": null,
+                     *           "message": {
+                     *             "id": 2,
+                     *             "type": "messages"
+                     *           },
+                     *           "otherTicket": null,
+                     *           "actorSystem": null,
+                     *           "changes": {},
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:55.284Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 5,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 5,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -53141,44 +49906,18 @@ export interface operations {
                      *         "actorSystem": null,
                      *         "changes": {},
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdAt": "2026-11-29T10:37:54.793Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.793Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketActivityBody"];
@@ -53281,22 +50020,47 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ticketpriorities": [],
+                     *       "ticketpriorities": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "ticketpriorities",
+                     *           "name": "Low",
+                     *           "color": "#8bc34a",
+                     *           "displayOrder": 1,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": null
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "ticketpriorities",
+                     *           "name": "Medium",
+                     *           "color": "#ffc107",
+                     *           "displayOrder": 2,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": null
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 5,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 5,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -53414,44 +50178,18 @@ export interface operations {
                      *         "color": "#d93f0b",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.343Z",
+                     *         "createdAt": "2026-11-29T10:37:53.937Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.343Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.937Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketPriorityBody"];
@@ -53601,44 +50339,18 @@ export interface operations {
                      *         "color": "#d93f0b",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.343Z",
+                     *         "createdAt": "2026-11-29T10:37:53.937Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.343Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.937Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketPriorityBody"];
@@ -53763,44 +50475,18 @@ export interface operations {
                      *         "color": "#b60205",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.343Z",
+                     *         "createdAt": "2026-11-29T10:37:53.937Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.874Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.620Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketPriorityBody"];
@@ -54097,44 +50783,18 @@ export interface operations {
                      *         "color": "#b60205",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.343Z",
+                     *         "createdAt": "2026-11-29T10:37:53.937Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.914Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.655Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketPriorityBody"];
@@ -54299,22 +50959,83 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tickets": [],
+                     *       "tickets": [
+                     *         {
+                     *           "id": 1,
+                     *           "subject": "The printer is on fire",
+                     *           "inbox": {
+                     *             "id": 2,
+                     *             "type": "inboxes"
+                     *           },
+                     *           "customer": {
+                     *             "id": 1,
+                     *             "type": "customers"
+                     *           },
+                     *           "agent": null,
+                     *           "status": {
+                     *             "id": 5,
+                     *             "type": "ticketstatuses"
+                     *           },
+                     *           "priority": null,
+                     *           "type": {
+                     *             "id": 1,
+                     *             "type": "tickettypes"
+                     *           },
+                     *           "source": null,
+                     *           "cc": [],
+                     *           "bcc": [],
+                     *           "notifyCustomer": true,
+                     *           "imagesHidden": false,
+                     *           "originalRecipient": null,
+                     *           "previewText": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *           "spam_score": null,
+                     *           "mergedInto": null,
+                     *           "parent": null,
+                     *           "responseTimeMins": 0,
+                     *           "resolutionTimeMins": 0,
+                     *           "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *           "sla": {
+                     *             "id": 1,
+                     *             "type": "slas"
+                     *           },
+                     *           "slaFirstResponseDueAt": null,
+                     *           "slaFirstResponseStatus": null,
+                     *           "slaNextReplyDueAt": null,
+                     *           "slaNextReplyStatus": null,
+                     *           "slaResolutionDueAt": null,
+                     *           "slaResolutionStatus": null,
+                     *           "sla_breached": false,
+                     *           "isRead": false,
+                     *           "happinessRating": null,
+                     *           "messageCount": 2,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -54402,17 +51123,10 @@ export interface operations {
                  *           "id": 1
                  *         },
                  *         "customer": {
-                 *           "email": "grace@customer.example"
+                 *           "email": "grace@customer.example",
+                 *           "firstName": "Grace"
                  *         },
-                 *         "message": "<p>Smoke is coming out of the paper tray.</p>",
-                 *         "priority": {
-                 *           "id": 1
-                 *         },
-                 *         "tags": [
-                 *           {
-                 *             "id": 1
-                 *           }
-                 *         ]
+                 *         "message": "<p>Smoke is coming out of the paper tray.</p>"
                  *       }
                  *     }
                  */
@@ -54454,10 +51168,7 @@ export interface operations {
                      *           "id": 1,
                      *           "type": "ticketstatuses"
                      *         },
-                     *         "priority": {
-                     *           "id": 5,
-                     *           "type": "ticketpriorities"
-                     *         },
+                     *         "priority": null,
                      *         "type": {
                      *           "id": 1,
                      *           "type": "tickettypes"
@@ -54487,255 +51198,18 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdAt": "2026-11-29T10:37:54.793Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.793Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "customfields": [],
-                     *         "tags": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tags"
-                     *           }
-                     *         ],
-                     *         "tasks": [],
-                     *         "followers": [],
-                     *         "helpdocarticles": [],
-                     *         "messages": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "messages"
-                     *           }
-                     *         ],
-                     *         "timelogs": [],
-                     *         "activities": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "customfields": [],
-                     *         "tags": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tags",
-                     *             "name": "refund",
-                     *             "color": "#5319e7",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.310Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.310Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "tasks": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "helpdocarticles": [],
-                     *         "messages": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "messages",
-                     *             "message": "<p>Smoke is coming out of the paper tray.</p>",
-                     *             "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
-                     *             "textBody": "Smoke is coming out of the paper tray.",
-                     *             "threadType": "message",
-                     *             "editMethod": "html",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "customer": {
-                     *               "id": 1,
-                     *               "type": "customers"
-                     *             },
-                     *             "cc": [],
-                     *             "bcc": [],
-                     *             "isPinned": false,
-                     *             "isDraft": false,
-                     *             "viewedByCustomerAt": null,
-                     *             "emailStatus": null,
-                     *             "emailError": null,
-                     *             "emailMessageId": null,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "timelogs": [],
-                     *         "ticketactivities": [],
-                     *         "customers": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "customers",
-                     *             "firstName": "Grace",
-                     *             "lastName": "Hopper",
-                     *             "email": "grace@customer.example",
-                     *             "organization": "Navy Labs",
-                     *             "jobTitle": null,
-                     *             "phone": null,
-                     *             "mobile": null,
-                     *             "address": null,
-                     *             "notes": null,
-                     *             "externalId": null,
-                     *             "extraData": null,
-                     *             "trusted": false,
-                     *             "verifiedEmail": false,
-                     *             "linkedinURL": null,
-                     *             "facebookURL": null,
-                     *             "twitterHandle": null,
-                     *             "avatarURL": null,
-                     *             "welcomeEmailSent": false,
-                     *             "permission": "all",
-                     *             "addMethod": "api",
-                     *             "numTickets": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "inboxes": [
-                     *           {
-                     *             "id": 2,
-                     *             "type": "inboxes",
-                     *             "name": "Billing",
-                     *             "email": null,
-                     *             "localPart": "billing",
-                     *             "aliases": [],
-                     *             "ticketstatus": null,
-                     *             "signature": "<p>The Acme billing team</p>",
-                     *             "autoReplyEnabled": false,
-                     *             "autoReplySubject": null,
-                     *             "autoReplyMessage": null,
-                     *             "displayOrder": 0,
-                     *             "languageCode": "en",
-                     *             "spamThreshold": 5,
-                     *             "onClosedWait": 7,
-                     *             "happinessRatingEnabled": true,
-                     *             "happinessRatingMessage": null,
-                     *             "smtpServer": null,
-                     *             "smtpPort": null,
-                     *             "smtpUsername": null,
-                     *             "smtpSecurity": null,
-                     *             "smtpProvider": null,
-                     *             "sendEmailsFrom": null,
-                     *             "unverifiedAddresses": [],
-                     *             "hasSmtpPassword": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.162Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.162Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "ticketstatuses": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "ticketstatuses",
-                     *             "name": "Active",
-                     *             "code": "active",
-                     *             "color": "#2196f3",
-                     *             "icon": "circle",
-                     *             "displayOrder": 1,
-                     *             "isCustom": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "ticketpriorities": [
-                     *           {
-                     *             "id": 5,
-                     *             "type": "ticketpriorities",
-                     *             "name": "Critical",
-                     *             "color": "#d93f0b",
-                     *             "displayOrder": 1,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.343Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.343Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "tickettypes": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tickettypes",
-                     *             "name": "Question",
-                     *             "displayOrder": 1,
-                     *             "default": true,
-                     *             "enabledForFutureInboxes": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "ticketsources": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketBody"];
@@ -54894,10 +51368,7 @@ export interface operations {
                      *           "id": 5,
                      *           "type": "ticketstatuses"
                      *         },
-                     *         "priority": {
-                     *           "id": 5,
-                     *           "type": "ticketpriorities"
-                     *         },
+                     *         "priority": null,
                      *         "type": {
                      *           "id": 1,
                      *           "type": "tickettypes"
@@ -54914,7 +51385,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
                      *         "sla": {
                      *           "id": 1,
                      *           "type": "slas"
@@ -54930,403 +51401,18 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdAt": "2026-11-29T10:37:54.793Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *         "updatedAt": "2026-11-29T10:37:55.284Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "customfields": [],
-                     *         "tags": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tags"
-                     *           }
-                     *         ],
-                     *         "tasks": [],
-                     *         "followers": [],
-                     *         "helpdocarticles": [],
-                     *         "messages": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "messages"
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "messages"
-                     *           }
-                     *         ],
-                     *         "timelogs": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "timelogs"
-                     *           }
-                     *         ],
-                     *         "activities": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "ticketactivities"
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "ticketactivities"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "customfields": [],
-                     *         "tags": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tags",
-                     *             "name": "refund",
-                     *             "color": "#5319e7",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.310Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.310Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "tasks": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "helpdocarticles": [],
-                     *         "messages": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "messages",
-                     *             "message": "<p>Smoke is coming out of the paper tray.</p>",
-                     *             "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
-                     *             "textBody": "Smoke is coming out of the paper tray.",
-                     *             "threadType": "message",
-                     *             "editMethod": "html",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "customer": {
-                     *               "id": 1,
-                     *               "type": "customers"
-                     *             },
-                     *             "cc": [],
-                     *             "bcc": [],
-                     *             "isPinned": false,
-                     *             "isDraft": false,
-                     *             "viewedByCustomerAt": null,
-                     *             "emailStatus": "sent",
-                     *             "emailError": null,
-                     *             "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "messages",
-                     *             "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
-                     *             "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
-                     *             "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
-                     *             "threadType": "message",
-                     *             "editMethod": "html",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "customer": null,
-                     *             "cc": [],
-                     *             "bcc": [],
-                     *             "isPinned": false,
-                     *             "isDraft": false,
-                     *             "viewedByCustomerAt": null,
-                     *             "emailStatus": "sent",
-                     *             "emailError": null,
-                     *             "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:24.083Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:24.083Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "timelogs": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "timelogs",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "user": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "seconds": 1800,
-                     *             "date": "2026-11-29T10:09:24.541Z",
-                     *             "billable": true,
-                     *             "description": "Reproduced the printer fault",
-                     *             "timezoneOffset": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:24.541Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:24.541Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "ticketactivities": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "ticketactivities",
-                     *             "eventType": "ticket.created",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "inbox": {
-                     *               "id": 2,
-                     *               "type": "inboxes"
-                     *             },
-                     *             "oldInbox": null,
-                     *             "status": null,
-                     *             "targetAgent": null,
-                     *             "message": null,
-                     *             "otherTicket": null,
-                     *             "actorSystem": null,
-                     *             "changes": {},
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "ticketactivities",
-                     *             "eventType": "ticket.tag.added",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "inbox": {
-                     *               "id": 2,
-                     *               "type": "inboxes"
-                     *             },
-                     *             "oldInbox": null,
-                     *             "status": null,
-                     *             "targetAgent": null,
-                     *             "message": null,
-                     *             "otherTicket": null,
-                     *             "actorSystem": null,
-                     *             "changes": {
-                     *               "tag": {
-                     *                 "id": 1,
-                     *                 "type": "tags"
-                     *               }
-                     *             },
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "customers": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "customers",
-                     *             "firstName": "Grace",
-                     *             "lastName": "Hopper",
-                     *             "email": "grace@customer.example",
-                     *             "organization": "Navy Labs",
-                     *             "jobTitle": null,
-                     *             "phone": null,
-                     *             "mobile": null,
-                     *             "address": null,
-                     *             "notes": null,
-                     *             "externalId": null,
-                     *             "extraData": null,
-                     *             "trusted": false,
-                     *             "verifiedEmail": false,
-                     *             "linkedinURL": null,
-                     *             "facebookURL": null,
-                     *             "twitterHandle": null,
-                     *             "avatarURL": null,
-                     *             "welcomeEmailSent": false,
-                     *             "permission": "all",
-                     *             "addMethod": "api",
-                     *             "numTickets": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "inboxes": [
-                     *           {
-                     *             "id": 2,
-                     *             "type": "inboxes",
-                     *             "name": "Billing",
-                     *             "email": null,
-                     *             "localPart": "billing",
-                     *             "aliases": [],
-                     *             "ticketstatus": null,
-                     *             "signature": "<p>The Acme billing team</p>",
-                     *             "autoReplyEnabled": false,
-                     *             "autoReplySubject": null,
-                     *             "autoReplyMessage": null,
-                     *             "displayOrder": 0,
-                     *             "languageCode": "en",
-                     *             "spamThreshold": 5,
-                     *             "onClosedWait": 7,
-                     *             "happinessRatingEnabled": true,
-                     *             "happinessRatingMessage": null,
-                     *             "smtpServer": null,
-                     *             "smtpPort": null,
-                     *             "smtpUsername": null,
-                     *             "smtpSecurity": null,
-                     *             "smtpProvider": null,
-                     *             "sendEmailsFrom": null,
-                     *             "unverifiedAddresses": [],
-                     *             "hasSmtpPassword": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.162Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.162Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "ticketstatuses": [
-                     *           {
-                     *             "id": 5,
-                     *             "type": "ticketstatuses",
-                     *             "name": "Solved",
-                     *             "code": "solved",
-                     *             "color": "#4caf50",
-                     *             "icon": "check",
-                     *             "displayOrder": 4,
-                     *             "isCustom": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "ticketpriorities": [
-                     *           {
-                     *             "id": 5,
-                     *             "type": "ticketpriorities",
-                     *             "name": "Critical",
-                     *             "color": "#d93f0b",
-                     *             "displayOrder": 1,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.343Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.343Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "tickettypes": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tickettypes",
-                     *             "name": "Question",
-                     *             "displayOrder": 1,
-                     *             "default": true,
-                     *             "enabledForFutureInboxes": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "ticketsources": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketBody"];
@@ -55419,8 +51505,8 @@ export interface operations {
                  * @example {
                  *       "ticket": {
                  *         "subject": "The printer was on fire",
-                 *         "priority": {
-                 *           "id": 1
+                 *         "status": {
+                 *           "id": 3
                  *         }
                  *       }
                  *     }
@@ -55460,13 +51546,10 @@ export interface operations {
                      *         },
                      *         "agent": null,
                      *         "status": {
-                     *           "id": 5,
+                     *           "id": 3,
                      *           "type": "ticketstatuses"
                      *         },
-                     *         "priority": {
-                     *           "id": 5,
-                     *           "type": "ticketpriorities"
-                     *         },
+                     *         "priority": null,
                      *         "type": {
                      *           "id": 1,
                      *           "type": "tickettypes"
@@ -55483,7 +51566,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
                      *         "sla": {
                      *           "id": 1,
                      *           "type": "slas"
@@ -55499,403 +51582,18 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdAt": "2026-11-29T10:37:54.793Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.867Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.562Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "customfields": [],
-                     *         "tags": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tags"
-                     *           }
-                     *         ],
-                     *         "tasks": [],
-                     *         "followers": [],
-                     *         "helpdocarticles": [],
-                     *         "messages": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "messages"
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "messages"
-                     *           }
-                     *         ],
-                     *         "timelogs": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "timelogs"
-                     *           }
-                     *         ],
-                     *         "activities": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "ticketactivities"
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "ticketactivities"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "customfields": [],
-                     *         "tags": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tags",
-                     *             "name": "refund",
-                     *             "color": "#0e8a16",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.310Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:30.820Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "tasks": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "helpdocarticles": [],
-                     *         "messages": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "messages",
-                     *             "message": "<p>Smoke is coming out of the paper tray.</p>",
-                     *             "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
-                     *             "textBody": "Smoke is coming out of the paper tray.",
-                     *             "threadType": "message",
-                     *             "editMethod": "html",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "customer": {
-                     *               "id": 1,
-                     *               "type": "customers"
-                     *             },
-                     *             "cc": [],
-                     *             "bcc": [],
-                     *             "isPinned": false,
-                     *             "isDraft": false,
-                     *             "viewedByCustomerAt": null,
-                     *             "emailStatus": "sent",
-                     *             "emailError": null,
-                     *             "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "messages",
-                     *             "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
-                     *             "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
-                     *             "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
-                     *             "threadType": "message",
-                     *             "editMethod": "html",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "customer": null,
-                     *             "cc": [],
-                     *             "bcc": [],
-                     *             "isPinned": false,
-                     *             "isDraft": false,
-                     *             "viewedByCustomerAt": null,
-                     *             "emailStatus": "sent",
-                     *             "emailError": null,
-                     *             "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:24.083Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:24.083Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "timelogs": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "timelogs",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "user": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "seconds": 1800,
-                     *             "date": "2026-11-29T10:09:24.541Z",
-                     *             "billable": true,
-                     *             "description": "Reproduced the printer fault",
-                     *             "timezoneOffset": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:24.541Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:24.541Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "ticketactivities": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "ticketactivities",
-                     *             "eventType": "ticket.created",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "inbox": {
-                     *               "id": 2,
-                     *               "type": "inboxes"
-                     *             },
-                     *             "oldInbox": null,
-                     *             "status": null,
-                     *             "targetAgent": null,
-                     *             "message": null,
-                     *             "otherTicket": null,
-                     *             "actorSystem": null,
-                     *             "changes": {},
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "ticketactivities",
-                     *             "eventType": "ticket.tag.added",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "inbox": {
-                     *               "id": 2,
-                     *               "type": "inboxes"
-                     *             },
-                     *             "oldInbox": null,
-                     *             "status": null,
-                     *             "targetAgent": null,
-                     *             "message": null,
-                     *             "otherTicket": null,
-                     *             "actorSystem": null,
-                     *             "changes": {
-                     *               "tag": {
-                     *                 "id": 1,
-                     *                 "type": "tags"
-                     *               }
-                     *             },
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "customers": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "customers",
-                     *             "firstName": "Grace",
-                     *             "lastName": "Hopper",
-                     *             "email": "grace@customer.example",
-                     *             "organization": "Navy Labs",
-                     *             "jobTitle": "Rear admiral",
-                     *             "phone": null,
-                     *             "mobile": null,
-                     *             "address": null,
-                     *             "notes": null,
-                     *             "externalId": null,
-                     *             "extraData": null,
-                     *             "trusted": false,
-                     *             "verifiedEmail": false,
-                     *             "linkedinURL": null,
-                     *             "facebookURL": null,
-                     *             "twitterHandle": null,
-                     *             "avatarURL": null,
-                     *             "welcomeEmailSent": false,
-                     *             "permission": "all",
-                     *             "addMethod": "api",
-                     *             "numTickets": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:30.297Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "inboxes": [
-                     *           {
-                     *             "id": 2,
-                     *             "type": "inboxes",
-                     *             "name": "Billing",
-                     *             "email": null,
-                     *             "localPart": "billing",
-                     *             "aliases": [],
-                     *             "ticketstatus": null,
-                     *             "signature": "<p>The Acme billing team</p>",
-                     *             "autoReplyEnabled": true,
-                     *             "autoReplySubject": "We have your message",
-                     *             "autoReplyMessage": "<p>We answer within a working day.</p>",
-                     *             "displayOrder": 0,
-                     *             "languageCode": "en",
-                     *             "spamThreshold": 5,
-                     *             "onClosedWait": 7,
-                     *             "happinessRatingEnabled": true,
-                     *             "happinessRatingMessage": null,
-                     *             "smtpServer": null,
-                     *             "smtpPort": null,
-                     *             "smtpUsername": null,
-                     *             "smtpSecurity": null,
-                     *             "smtpProvider": null,
-                     *             "sendEmailsFrom": null,
-                     *             "unverifiedAddresses": [],
-                     *             "hasSmtpPassword": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.162Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:30.613Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "ticketstatuses": [
-                     *           {
-                     *             "id": 5,
-                     *             "type": "ticketstatuses",
-                     *             "name": "Solved",
-                     *             "code": "solved",
-                     *             "color": "#4caf50",
-                     *             "icon": "check",
-                     *             "displayOrder": 4,
-                     *             "isCustom": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "ticketpriorities": [
-                     *           {
-                     *             "id": 5,
-                     *             "type": "ticketpriorities",
-                     *             "name": "Critical",
-                     *             "color": "#b60205",
-                     *             "displayOrder": 1,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.343Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:30.914Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "tickettypes": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tickettypes",
-                     *             "name": "Question",
-                     *             "displayOrder": 1,
-                     *             "default": true,
-                     *             "enabledForFutureInboxes": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "ticketsources": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketBody"];
@@ -56151,8 +51849,8 @@ export interface operations {
                  * @example {
                  *       "ticket": {
                  *         "subject": "The printer was on fire",
-                 *         "priority": {
-                 *           "id": 1
+                 *         "status": {
+                 *           "id": 3
                  *         }
                  *       }
                  *     }
@@ -56192,13 +51890,10 @@ export interface operations {
                      *         },
                      *         "agent": null,
                      *         "status": {
-                     *           "id": 5,
+                     *           "id": 3,
                      *           "type": "ticketstatuses"
                      *         },
-                     *         "priority": {
-                     *           "id": 5,
-                     *           "type": "ticketpriorities"
-                     *         },
+                     *         "priority": null,
                      *         "type": {
                      *           "id": 1,
                      *           "type": "tickettypes"
@@ -56214,12 +51909,9 @@ export interface operations {
                      *         "mergedInto": null,
                      *         "parent": null,
                      *         "responseTimeMins": 0,
-                     *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
-                     *         "sla": {
-                     *           "id": 1,
-                     *           "type": "slas"
-                     *         },
+                     *         "resolutionTimeMins": null,
+                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
                      *         "slaNextReplyDueAt": null,
@@ -56231,403 +51923,18 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdAt": "2026-11-29T10:37:54.793Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:32.050Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.837Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "customfields": [],
-                     *         "tags": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tags"
-                     *           }
-                     *         ],
-                     *         "tasks": [],
-                     *         "followers": [],
-                     *         "helpdocarticles": [],
-                     *         "messages": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "messages"
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "messages"
-                     *           }
-                     *         ],
-                     *         "timelogs": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "timelogs"
-                     *           }
-                     *         ],
-                     *         "activities": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "ticketactivities"
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "ticketactivities"
-                     *           }
-                     *         ]
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "customfields": [],
-                     *         "tags": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tags",
-                     *             "name": "refund",
-                     *             "color": "#0e8a16",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.310Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:30.820Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "tasks": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "helpdocarticles": [],
-                     *         "messages": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "messages",
-                     *             "message": "<p>Smoke is coming out of the paper tray.</p>",
-                     *             "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
-                     *             "textBody": "Smoke is coming out of the paper tray.",
-                     *             "threadType": "message",
-                     *             "editMethod": "html",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "customer": {
-                     *               "id": 1,
-                     *               "type": "customers"
-                     *             },
-                     *             "cc": [],
-                     *             "bcc": [],
-                     *             "isPinned": false,
-                     *             "isDraft": false,
-                     *             "viewedByCustomerAt": null,
-                     *             "emailStatus": "sent",
-                     *             "emailError": null,
-                     *             "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "messages",
-                     *             "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
-                     *             "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
-                     *             "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
-                     *             "threadType": "message",
-                     *             "editMethod": "html",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "customer": null,
-                     *             "cc": [],
-                     *             "bcc": [],
-                     *             "isPinned": false,
-                     *             "isDraft": false,
-                     *             "viewedByCustomerAt": null,
-                     *             "emailStatus": "sent",
-                     *             "emailError": null,
-                     *             "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:24.083Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:24.083Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "timelogs": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "timelogs",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "user": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "seconds": 1800,
-                     *             "date": "2026-11-29T10:09:24.541Z",
-                     *             "billable": true,
-                     *             "description": "Reproduced the printer fault",
-                     *             "timezoneOffset": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:24.541Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:24.541Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "ticketactivities": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "ticketactivities",
-                     *             "eventType": "ticket.created",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "inbox": {
-                     *               "id": 2,
-                     *               "type": "inboxes"
-                     *             },
-                     *             "oldInbox": null,
-                     *             "status": null,
-                     *             "targetAgent": null,
-                     *             "message": null,
-                     *             "otherTicket": null,
-                     *             "actorSystem": null,
-                     *             "changes": {},
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "ticketactivities",
-                     *             "eventType": "ticket.tag.added",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "inbox": {
-                     *               "id": 2,
-                     *               "type": "inboxes"
-                     *             },
-                     *             "oldInbox": null,
-                     *             "status": null,
-                     *             "targetAgent": null,
-                     *             "message": null,
-                     *             "otherTicket": null,
-                     *             "actorSystem": null,
-                     *             "changes": {
-                     *               "tag": {
-                     *                 "id": 1,
-                     *                 "type": "tags"
-                     *               }
-                     *             },
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "customers": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "customers",
-                     *             "firstName": "Grace",
-                     *             "lastName": "Hopper",
-                     *             "email": "grace@customer.example",
-                     *             "organization": "Navy Labs",
-                     *             "jobTitle": "Rear admiral",
-                     *             "phone": null,
-                     *             "mobile": null,
-                     *             "address": null,
-                     *             "notes": null,
-                     *             "externalId": null,
-                     *             "extraData": null,
-                     *             "trusted": false,
-                     *             "verifiedEmail": false,
-                     *             "linkedinURL": null,
-                     *             "facebookURL": null,
-                     *             "twitterHandle": null,
-                     *             "avatarURL": null,
-                     *             "welcomeEmailSent": false,
-                     *             "permission": "all",
-                     *             "addMethod": "api",
-                     *             "numTickets": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:30.297Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "inboxes": [
-                     *           {
-                     *             "id": 2,
-                     *             "type": "inboxes",
-                     *             "name": "Billing",
-                     *             "email": null,
-                     *             "localPart": "billing",
-                     *             "aliases": [],
-                     *             "ticketstatus": null,
-                     *             "signature": "<p>The Acme billing team</p>",
-                     *             "autoReplyEnabled": true,
-                     *             "autoReplySubject": "We have your message",
-                     *             "autoReplyMessage": "<p>We answer within a working day.</p>",
-                     *             "displayOrder": 0,
-                     *             "languageCode": "en",
-                     *             "spamThreshold": 5,
-                     *             "onClosedWait": 7,
-                     *             "happinessRatingEnabled": true,
-                     *             "happinessRatingMessage": null,
-                     *             "smtpServer": null,
-                     *             "smtpPort": null,
-                     *             "smtpUsername": null,
-                     *             "smtpSecurity": null,
-                     *             "smtpProvider": null,
-                     *             "sendEmailsFrom": null,
-                     *             "unverifiedAddresses": [],
-                     *             "hasSmtpPassword": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.162Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:30.613Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "ticketstatuses": [
-                     *           {
-                     *             "id": 5,
-                     *             "type": "ticketstatuses",
-                     *             "name": "Solved",
-                     *             "code": "solved",
-                     *             "color": "#4caf50",
-                     *             "icon": "check",
-                     *             "displayOrder": 4,
-                     *             "isCustom": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "ticketpriorities": [
-                     *           {
-                     *             "id": 5,
-                     *             "type": "ticketpriorities",
-                     *             "name": "Critical",
-                     *             "color": "#b60205",
-                     *             "displayOrder": 1,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.343Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:30.914Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "tickettypes": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tickettypes",
-                     *             "name": "Question",
-                     *             "displayOrder": 1,
-                     *             "default": true,
-                     *             "enabledForFutureInboxes": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "ticketsources": []
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketBody"];
@@ -56791,22 +52098,88 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ticketactivities": [],
+                     *       "ticketactivities": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "ticketactivities",
+                     *           "eventType": "ticket.created",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "inbox": {
+                     *             "id": 2,
+                     *             "type": "inboxes"
+                     *           },
+                     *           "oldInbox": null,
+                     *           "status": null,
+                     *           "targetAgent": null,
+                     *           "message": null,
+                     *           "otherTicket": null,
+                     *           "actorSystem": null,
+                     *           "changes": {},
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.793Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "ticketactivities",
+                     *           "eventType": "ticket.agent.reply",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "inbox": {
+                     *             "id": 2,
+                     *             "type": "inboxes"
+                     *           },
+                     *           "oldInbox": null,
+                     *           "status": null,
+                     *           "targetAgent": null,
+                     *           "message": {
+                     *             "id": 2,
+                     *             "type": "messages"
+                     *           },
+                     *           "otherTicket": null,
+                     *           "actorSystem": null,
+                     *           "changes": {},
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:55.284Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 4,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 4,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -57077,9 +52450,9 @@ export interface operations {
                      * @example {
                      *       "happinesssurvey": {
                      *         "id": 1,
-                     *         "url": "http://127.0.0.1:46415/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
-                     *         "sentAt": "2026-11-29T10:09:24.083Z",
-                     *         "expiresAt": "2026-12-29T10:09:24.083Z"
+                     *         "url": "http://127.0.0.1:45727/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
+                     *         "sentAt": "2026-11-29T10:37:55.284Z",
+                     *         "expiresAt": "2026-12-29T10:37:55.284Z"
                      *       }
                      *     }
                      */
@@ -57205,13 +52578,10 @@ export interface operations {
                      *         },
                      *         "agent": null,
                      *         "status": {
-                     *           "id": 5,
+                     *           "id": 3,
                      *           "type": "ticketstatuses"
                      *         },
-                     *         "priority": {
-                     *           "id": 5,
-                     *           "type": "ticketpriorities"
-                     *         },
+                     *         "priority": null,
                      *         "type": {
                      *           "id": 1,
                      *           "type": "tickettypes"
@@ -57227,8 +52597,8 @@ export interface operations {
                      *         "mergedInto": null,
                      *         "parent": null,
                      *         "responseTimeMins": 0,
-                     *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "resolutionTimeMins": null,
+                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -57244,13 +52614,16 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdAt": "2026-11-29T10:37:54.793Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:34.328Z",
-                     *         "updatedBy": null
+                     *         "updatedAt": "2026-11-29T10:38:04.040Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
                      *       },
                      *       "included": {}
                      *     }
@@ -57440,21 +52813,18 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
+                     *           "emailMessageId": "050cdd05-da3a-462e-b4a3-b313f93f0e10@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:23.379Z",
+                     *           "createdAt": "2026-11-29T10:37:54.793Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:23.379Z",
+                     *           "updatedAt": "2026-11-29T10:37:54.793Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
-                     *           },
-                     *           "revisions": [],
-                     *           "mentions": [],
-                     *           "files": []
+                     *           }
                      *         },
                      *         {
                      *           "id": 2,
@@ -57476,80 +52846,21 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
+                     *           "emailMessageId": "70ea8800-ee9b-402b-a69d-6373fdbf9752@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:24.083Z",
+                     *           "createdAt": "2026-11-29T10:37:55.284Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
-                     *           },
-                     *           "revisions": [],
-                     *           "mentions": [],
-                     *           "files": [
-                     *             {
-                     *               "id": 1,
-                     *               "type": "files"
-                     *             }
-                     *           ]
+                     *           }
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "messagerevisions": [],
-                     *         "files": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "files",
-                     *             "name": "invoice-2026-11.pdf",
-                     *             "filename": "invoice-2026-11.pdf",
-                     *             "contentType": "application/pdf",
-                     *             "mimeType": "application/pdf",
-                     *             "disposition": "attachment",
-                     *             "size": 19,
-                     *             "url": null,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.921Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.014Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ]
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
@@ -57658,12 +52969,7 @@ export interface operations {
                  *       "threadType": "message",
                  *       "status": {
                  *         "id": 5
-                 *       },
-                 *       "files": [
-                 *         {
-                 *           "id": 1
-                 *         }
-                 *       ]
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["MessageCreate"];
@@ -57702,12 +53008,12 @@ export interface operations {
                      *         "emailError": null,
                      *         "emailMessageId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:24.083Z",
+                     *         "createdAt": "2026-11-29T10:37:55.284Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *         "updatedAt": "2026-11-29T10:37:55.284Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57966,13 +53272,10 @@ export interface operations {
                      *         },
                      *         "agent": null,
                      *         "status": {
-                     *           "id": 5,
+                     *           "id": 3,
                      *           "type": "ticketstatuses"
                      *         },
-                     *         "priority": {
-                     *           "id": 5,
-                     *           "type": "ticketpriorities"
-                     *         },
+                     *         "priority": null,
                      *         "type": {
                      *           "id": 1,
                      *           "type": "tickettypes"
@@ -57988,8 +53291,8 @@ export interface operations {
                      *         "mergedInto": null,
                      *         "parent": null,
                      *         "responseTimeMins": 0,
-                     *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "resolutionTimeMins": null,
+                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -58005,12 +53308,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdAt": "2026-11-29T10:37:54.793Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:35.623Z",
+                     *         "updatedAt": "2026-11-29T10:38:05.374Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58188,12 +53491,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:33.229Z",
+                     *         "createdAt": "2026-11-29T10:38:02.909Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:34.029Z",
+                     *         "updatedAt": "2026-11-29T10:38:03.773Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58369,13 +53672,10 @@ export interface operations {
                      *         },
                      *         "agent": null,
                      *         "status": {
-                     *           "id": 5,
+                     *           "id": 3,
                      *           "type": "ticketstatuses"
                      *         },
-                     *         "priority": {
-                     *           "id": 5,
-                     *           "type": "ticketpriorities"
-                     *         },
+                     *         "priority": null,
                      *         "type": {
                      *           "id": 1,
                      *           "type": "tickettypes"
@@ -58391,8 +53691,8 @@ export interface operations {
                      *         "mergedInto": null,
                      *         "parent": null,
                      *         "responseTimeMins": 0,
-                     *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "resolutionTimeMins": null,
+                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -58408,13 +53708,16 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdAt": "2026-11-29T10:37:54.793Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:34.328Z",
-                     *         "updatedBy": null,
+                     *         "updatedAt": "2026-11-29T10:38:04.040Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
                      *         "tasks": [
                      *           {
                      *             "id": 1,
@@ -58435,12 +53738,12 @@ export interface operations {
                      *             "name": "Replace the printer at the front desk",
                      *             "url": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:34.604Z",
+                     *             "createdAt": "2026-11-29T10:38:04.371Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:09:34.604Z",
+                     *             "updatedAt": "2026-11-29T10:38:04.371Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -58699,22 +54002,51 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "timeLogs": [],
+                     *       "timeLogs": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "timelogs",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "user": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "seconds": 1800,
+                     *           "date": "2026-11-29T10:37:55.665Z",
+                     *           "billable": true,
+                     *           "description": "Reproduced the printer fault",
+                     *           "timezoneOffset": 0,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:55.665Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:55.665Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -58868,13 +54200,10 @@ export interface operations {
                      *         },
                      *         "agent": null,
                      *         "status": {
-                     *           "id": 5,
+                     *           "id": 3,
                      *           "type": "ticketstatuses"
                      *         },
-                     *         "priority": {
-                     *           "id": 5,
-                     *           "type": "ticketpriorities"
-                     *         },
+                     *         "priority": null,
                      *         "type": {
                      *           "id": 1,
                      *           "type": "tickettypes"
@@ -58890,8 +54219,8 @@ export interface operations {
                      *         "mergedInto": null,
                      *         "parent": null,
                      *         "responseTimeMins": 0,
-                     *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *         "resolutionTimeMins": null,
+                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -58907,13 +54236,16 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:23.379Z",
+                     *         "createdAt": "2026-11-29T10:37:54.793Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:34.328Z",
-                     *         "updatedBy": null
+                     *         "updatedAt": "2026-11-29T10:38:04.040Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
                      *       },
                      *       "included": {}
                      *     }
@@ -59087,10 +54419,7 @@ export interface operations {
                      *             "id": 5,
                      *             "type": "ticketstatuses"
                      *           },
-                     *           "priority": {
-                     *             "id": 5,
-                     *             "type": "ticketpriorities"
-                     *           },
+                     *           "priority": null,
                      *           "type": {
                      *             "id": 1,
                      *             "type": "tickettypes"
@@ -59107,7 +54436,7 @@ export interface operations {
                      *           "parent": null,
                      *           "responseTimeMins": 0,
                      *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T10:09:24.083Z",
+                     *           "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
                      *           "sla": {
                      *             "id": 1,
                      *             "type": "slas"
@@ -59123,406 +54452,21 @@ export interface operations {
                      *           "happinessRating": null,
                      *           "messageCount": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:23.379Z",
+                     *           "createdAt": "2026-11-29T10:37:54.793Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:09:24.083Z",
+                     *           "updatedAt": "2026-11-29T10:37:58.087Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
-                     *           },
-                     *           "customfields": [],
-                     *           "tags": [
-                     *             {
-                     *               "id": 1,
-                     *               "type": "tags"
-                     *             }
-                     *           ],
-                     *           "tasks": [],
-                     *           "followers": [],
-                     *           "helpdocarticles": [],
-                     *           "messages": [
-                     *             {
-                     *               "id": 1,
-                     *               "type": "messages"
-                     *             },
-                     *             {
-                     *               "id": 2,
-                     *               "type": "messages"
-                     *             }
-                     *           ],
-                     *           "timelogs": [
-                     *             {
-                     *               "id": 1,
-                     *               "type": "timelogs"
-                     *             }
-                     *           ],
-                     *           "activities": [
-                     *             {
-                     *               "id": 1,
-                     *               "type": "ticketactivities"
-                     *             },
-                     *             {
-                     *               "id": 2,
-                     *               "type": "ticketactivities"
-                     *             }
-                     *           ]
+                     *           }
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "customfields": [],
-                     *         "tags": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tags",
-                     *             "name": "refund",
-                     *             "color": "#5319e7",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.310Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.310Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "tasks": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "helpdocarticles": [],
-                     *         "messages": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "messages",
-                     *             "message": "<p>Smoke is coming out of the paper tray.</p>",
-                     *             "htmlBody": "<p>Smoke is coming out of the paper tray.</p>",
-                     *             "textBody": "Smoke is coming out of the paper tray.",
-                     *             "threadType": "message",
-                     *             "editMethod": "html",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "customer": {
-                     *               "id": 1,
-                     *               "type": "customers"
-                     *             },
-                     *             "cc": [],
-                     *             "bcc": [],
-                     *             "isPinned": false,
-                     *             "isDraft": false,
-                     *             "viewedByCustomerAt": null,
-                     *             "emailStatus": "sent",
-                     *             "emailError": null,
-                     *             "emailMessageId": "bcda4ef9-4c3d-4750-bfdf-23f99ea026b7@stand-in.email.test",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "messages",
-                     *             "message": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
-                     *             "htmlBody": "<p>A replacement printer is on its way: it arrives on Tuesday.</p>",
-                     *             "textBody": "A replacement printer is on its way: it arrives on Tuesday.",
-                     *             "threadType": "message",
-                     *             "editMethod": "html",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "customer": null,
-                     *             "cc": [],
-                     *             "bcc": [],
-                     *             "isPinned": false,
-                     *             "isDraft": false,
-                     *             "viewedByCustomerAt": null,
-                     *             "emailStatus": "sent",
-                     *             "emailError": null,
-                     *             "emailMessageId": "04e6c916-a2f9-423b-82fb-4328e595fa76@stand-in.email.test",
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:24.083Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:24.083Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "timelogs": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "timelogs",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "user": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "seconds": 1800,
-                     *             "date": "2026-11-29T10:09:24.541Z",
-                     *             "billable": true,
-                     *             "description": "Reproduced the printer fault",
-                     *             "timezoneOffset": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:24.541Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:24.541Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "ticketactivities": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "ticketactivities",
-                     *             "eventType": "ticket.created",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "inbox": {
-                     *               "id": 2,
-                     *               "type": "inboxes"
-                     *             },
-                     *             "oldInbox": null,
-                     *             "status": null,
-                     *             "targetAgent": null,
-                     *             "message": null,
-                     *             "otherTicket": null,
-                     *             "actorSystem": null,
-                     *             "changes": {},
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": 2,
-                     *             "type": "ticketactivities",
-                     *             "eventType": "ticket.tag.added",
-                     *             "ticket": {
-                     *               "id": 1,
-                     *               "type": "tickets"
-                     *             },
-                     *             "inbox": {
-                     *               "id": 2,
-                     *               "type": "inboxes"
-                     *             },
-                     *             "oldInbox": null,
-                     *             "status": null,
-                     *             "targetAgent": null,
-                     *             "message": null,
-                     *             "otherTicket": null,
-                     *             "actorSystem": null,
-                     *             "changes": {
-                     *               "tag": {
-                     *                 "id": 1,
-                     *                 "type": "tags"
-                     *               }
-                     *             },
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.379Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.379Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "customers": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "customers",
-                     *             "firstName": "Grace",
-                     *             "lastName": "Hopper",
-                     *             "email": "grace@customer.example",
-                     *             "organization": "Navy Labs",
-                     *             "jobTitle": null,
-                     *             "phone": null,
-                     *             "mobile": null,
-                     *             "address": null,
-                     *             "notes": null,
-                     *             "externalId": null,
-                     *             "extraData": null,
-                     *             "trusted": false,
-                     *             "verifiedEmail": false,
-                     *             "linkedinURL": null,
-                     *             "facebookURL": null,
-                     *             "twitterHandle": null,
-                     *             "avatarURL": null,
-                     *             "welcomeEmailSent": false,
-                     *             "permission": "all",
-                     *             "addMethod": "api",
-                     *             "numTickets": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.825Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:21.825Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "inboxes": [
-                     *           {
-                     *             "id": 2,
-                     *             "type": "inboxes",
-                     *             "name": "Billing",
-                     *             "email": null,
-                     *             "localPart": "billing",
-                     *             "aliases": [],
-                     *             "ticketstatus": null,
-                     *             "signature": "<p>The Acme billing team</p>",
-                     *             "autoReplyEnabled": false,
-                     *             "autoReplySubject": null,
-                     *             "autoReplyMessage": null,
-                     *             "displayOrder": 0,
-                     *             "languageCode": "en",
-                     *             "spamThreshold": 5,
-                     *             "onClosedWait": 7,
-                     *             "happinessRatingEnabled": true,
-                     *             "happinessRatingMessage": null,
-                     *             "smtpServer": null,
-                     *             "smtpPort": null,
-                     *             "smtpUsername": null,
-                     *             "smtpSecurity": null,
-                     *             "smtpProvider": null,
-                     *             "sendEmailsFrom": null,
-                     *             "unverifiedAddresses": [],
-                     *             "hasSmtpPassword": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.162Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.162Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "ticketstatuses": [
-                     *           {
-                     *             "id": 5,
-                     *             "type": "ticketstatuses",
-                     *             "name": "Solved",
-                     *             "code": "solved",
-                     *             "color": "#4caf50",
-                     *             "icon": "check",
-                     *             "displayOrder": 4,
-                     *             "isCustom": false,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:12.382Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:12.382Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "ticketpriorities": [
-                     *           {
-                     *             "id": 5,
-                     *             "type": "ticketpriorities",
-                     *             "name": "Critical",
-                     *             "color": "#d93f0b",
-                     *             "displayOrder": 1,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:22.343Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:22.343Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "tickettypes": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "tickettypes",
-                     *             "name": "Question",
-                     *             "displayOrder": 1,
-                     *             "default": true,
-                     *             "enabledForFutureInboxes": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ],
-                     *         "ticketsources": []
-                     *       },
+                     *       "included": {},
                      *       "meta": {
-                     *         "cursor": "WyIyMDI2LTExLTI5VDEwOjA5OjI0LjA4M1oiLDFd",
+                     *         "cursor": "WyIyMDI2LTExLTI5VDEwOjM3OjU4LjA4N1oiLDFd",
                      *         "endOfStream": true,
                      *         "count": 1,
                      *         "page": {
@@ -59921,7 +54865,10 @@ export interface operations {
     updateTickets: {
         parameters: {
             query?: {
-                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, agent, customer, inbox, imagesHidden, isRead, mergedInto, messageCount, notifyCustomer, parent, priority, resolutionTimeMins, responseTimeMins, source, status, subject, type, sla, slaFirstResponseDueAt, slaFirstResponseStatus, slaNextReplyDueAt, slaNextReplyStatus, slaResolutionDueAt, slaResolutionStatus, sla_breached, companies.id, customers.id, inboxes.id, priorities.id, sources.id, statuses.id, tags.id, types.id, users.id; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /**
+                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, agent, customer, inbox, imagesHidden, isRead, mergedInto, messageCount, notifyCustomer, parent, priority, resolutionTimeMins, responseTimeMins, source, status, subject, type, sla, slaFirstResponseDueAt, slaFirstResponseStatus, slaNextReplyDueAt, slaNextReplyStatus, slaResolutionDueAt, slaResolutionStatus, sla_breached, companies.id, customers.id, inboxes.id, priorities.id, sources.id, statuses.id, tags.id, types.id, users.id; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
+                 * @example {"subject":{"$contains":"ac"}}
+                 */
                 filter?: string;
             };
             header?: {
@@ -59937,8 +54884,8 @@ export interface operations {
                  * @example {
                  *       "ticket": {
                  *         "subject": "The printer was on fire",
-                 *         "priority": {
-                 *           "id": 1
+                 *         "status": {
+                 *           "id": 3
                  *         }
                  *       }
                  *     }
@@ -60120,34 +55067,45 @@ export interface operations {
                      * @example {
                      *       "ticketSources": [
                      *         {
-                     *           "id": 7,
+                     *           "id": 1,
                      *           "type": "ticketsources",
-                     *           "name": "Facebook",
-                     *           "icon": "facebook",
-                     *           "displayOrder": 7,
+                     *           "name": "Email",
+                     *           "icon": "envelope",
+                     *           "displayOrder": 1,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:21.398Z",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:09:21.398Z",
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": null
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "ticketsources",
+                     *           "name": "Chat",
+                     *           "icon": "comments",
+                     *           "displayOrder": 2,
+                     *           "isCustom": false,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "users": []
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 1,
+                     *           "count": 8,
                      *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 1,
+                     *         "records": 8,
                      *         "pageSize": 50,
                      *         "pages": 1,
                      *         "page": 1,
@@ -60267,44 +55225,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.380Z",
+                     *         "createdAt": "2026-11-29T10:37:53.984Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.380Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.984Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketSourceBody"];
@@ -60455,44 +55387,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.380Z",
+                     *         "createdAt": "2026-11-29T10:37:53.984Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.380Z",
+                     *         "updatedAt": "2026-11-29T10:37:53.984Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketSourceBody"];
@@ -60618,44 +55524,18 @@ export interface operations {
                      *         "displayOrder": 2,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.380Z",
+                     *         "createdAt": "2026-11-29T10:37:53.984Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.949Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.678Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketSourceBody"];
@@ -60953,44 +55833,18 @@ export interface operations {
                      *         "displayOrder": 2,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.380Z",
+                     *         "createdAt": "2026-11-29T10:37:53.984Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.978Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.700Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketSourceBody"];
@@ -61162,27 +56016,40 @@ export interface operations {
                      *           "displayOrder": 1,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdAt": "2026-11-29T10:37:42.552Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedBy": null
+                     *         },
+                     *         {
+                     *           "id": 3,
+                     *           "type": "ticketstatuses",
+                     *           "name": "Waiting on customer",
+                     *           "code": "waiting",
+                     *           "color": "#ff9800",
+                     *           "icon": "hourglass",
+                     *           "displayOrder": 2,
+                     *           "isCustom": false,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:42.552Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "users": []
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 1,
+                     *           "count": 7,
                      *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 1,
+                     *         "records": 7,
                      *         "pageSize": 50,
                      *         "pages": 1,
                      *         "page": 1,
@@ -61305,44 +56172,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.427Z",
+                     *         "createdAt": "2026-11-29T10:37:54.017Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.427Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.017Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketStatusBody"];
@@ -61495,44 +56336,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.427Z",
+                     *         "createdAt": "2026-11-29T10:37:54.017Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.427Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.017Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketStatusBody"];
@@ -61660,44 +56475,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.427Z",
+                     *         "createdAt": "2026-11-29T10:37:54.017Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:30.999Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.727Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketStatusBody"];
@@ -61997,44 +56786,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.427Z",
+                     *         "createdAt": "2026-11-29T10:37:54.017Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.021Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.756Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketStatusBody"];
@@ -62195,22 +56958,49 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tickettypes": [],
+                     *       "tickettypes": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "tickettypes",
+                     *           "name": "Question",
+                     *           "displayOrder": 1,
+                     *           "default": true,
+                     *           "enabledForFutureInboxes": true,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": null
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "tickettypes",
+                     *           "name": "Problem",
+                     *           "displayOrder": 2,
+                     *           "default": false,
+                     *           "enabledForFutureInboxes": true,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": null
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 4,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 4,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -62328,46 +57118,18 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.468Z",
+                     *         "createdAt": "2026-11-29T10:37:54.059Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.468Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.059Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "inboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketTypeBody"];
@@ -62518,46 +57280,18 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.468Z",
+                     *         "createdAt": "2026-11-29T10:37:54.059Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.468Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.059Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "inboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketTypeBody"];
@@ -62683,46 +57417,18 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.468Z",
+                     *         "createdAt": "2026-11-29T10:37:54.059Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.041Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.779Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "inboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketTypeBody"];
@@ -63020,46 +57726,18 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.468Z",
+                     *         "createdAt": "2026-11-29T10:37:54.059Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.068Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.806Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "inboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TicketTypeBody"];
@@ -63220,22 +57898,51 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "timeLogs": [],
+                     *       "timeLogs": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "timelogs",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "user": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "seconds": 1800,
+                     *           "date": "2026-11-29T10:37:55.665Z",
+                     *           "billable": true,
+                     *           "description": "Reproduced the printer fault",
+                     *           "timezoneOffset": 0,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:55.665Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:55.665Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -63361,49 +58068,23 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 1800,
-                     *         "date": "2026-11-29T10:09:24.541Z",
+                     *         "date": "2026-11-29T10:37:55.665Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:24.541Z",
+                     *         "createdAt": "2026-11-29T10:37:55.665Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:24.541Z",
+                     *         "updatedAt": "2026-11-29T10:37:55.665Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TimeLogBody"];
@@ -63558,49 +58239,23 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 1800,
-                     *         "date": "2026-11-29T10:09:24.541Z",
+                     *         "date": "2026-11-29T10:37:55.665Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:24.541Z",
+                     *         "createdAt": "2026-11-29T10:37:55.665Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:24.541Z",
+                     *         "updatedAt": "2026-11-29T10:37:55.665Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TimeLogBody"];
@@ -63730,49 +58385,23 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 2700,
-                     *         "date": "2026-11-29T10:09:24.541Z",
+                     *         "date": "2026-11-29T10:37:55.665Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:24.541Z",
+                     *         "createdAt": "2026-11-29T10:37:55.665Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:32.376Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.166Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TimeLogBody"];
@@ -64065,49 +58694,23 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 2700,
-                     *         "date": "2026-11-29T10:09:24.541Z",
+                     *         "date": "2026-11-29T10:37:55.665Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:24.541Z",
+                     *         "createdAt": "2026-11-29T10:37:55.665Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:32.452Z",
+                     *         "updatedAt": "2026-11-29T10:38:02.226Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TimeLogBody"];
@@ -64365,9 +58968,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "totals": {
-                     *         "count": 0,
-                     *         "seconds": 0,
-                     *         "billableSeconds": 0
+                     *         "count": 1,
+                     *         "seconds": 1800,
+                     *         "billableSeconds": 1800
                      *       },
                      *       "groups": []
                      *     }
@@ -64434,7 +59037,10 @@ export interface operations {
     updateTimeLogs: {
         parameters: {
             query?: {
-                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, billable, date, description, seconds, ticket, user, companies.id, customers.id, inboxes.id, tickets_id; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /**
+                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, billable, date, description, seconds, ticket, user, companies.id, customers.id, inboxes.id, tickets_id; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
+                 * @example {"description":{"$contains":"ac"}}
+                 */
                 filter?: string;
             };
             header?: {
@@ -64630,23 +59236,23 @@ export interface operations {
                      * @example {
                      *       "timezones": [
                      *         {
-                     *           "id": 3,
+                     *           "id": 1,
                      *           "type": "timezones",
-                     *           "name": "Africa/Accra",
+                     *           "name": "UTC",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdAt": "2026-11-29T10:37:42.552Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
                      *           "updatedBy": null
                      *         },
                      *         {
-                     *           "id": 81,
+                     *           "id": 2,
                      *           "type": "timezones",
-                     *           "name": "America/Caracas",
+                     *           "name": "Africa/Abidjan",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:12.382Z",
+                     *           "createdAt": "2026-11-29T10:37:42.552Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -64656,17 +59262,17 @@ export interface operations {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 48,
-                     *           "pages": 1,
-                     *           "hasMore": false
+                     *           "count": 419,
+                     *           "pages": 9,
+                     *           "hasMore": true
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 48,
+                     *         "records": 419,
                      *         "pageSize": 50,
-                     *         "pages": 1,
+                     *         "pages": 9,
                      *         "page": 1,
-                     *         "hasMorePages": false
+                     *         "hasMorePages": true
                      *       }
                      *     }
                      */
@@ -64759,9 +59365,9 @@ export interface operations {
                      *         "type": "timezones",
                      *         "name": "UTC",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:12.382Z",
+                     *         "createdAt": "2026-11-29T10:37:42.552Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:12.382Z",
+                     *         "updatedAt": "2026-11-29T10:37:42.552Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -64867,22 +59473,73 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "triggers": [],
+                     *       "triggers": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Tell an agent of a ticket assigned to them",
+                     *           "description": "Mails the agent a ticket is assigned to (by someone else, or by a rule), with the ticket's latest message.",
+                     *           "type": "Automatic",
+                     *           "state": "active",
+                     *           "isShared": true,
+                     *           "isSystem": true,
+                     *           "systemKey": "notify.assigned",
+                     *           "agentHasAccess": true,
+                     *           "addToNewInboxes": false,
+                     *           "displayOrder": 0,
+                     *           "businesshours": null,
+                     *           "applyingToExistingTickets": false,
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "name": "Tell the assigned agent of the customer's reply",
+                     *           "description": "Mails the ticket's agent each message its customer adds to it.",
+                     *           "type": "Automatic",
+                     *           "state": "active",
+                     *           "isShared": true,
+                     *           "isSystem": true,
+                     *           "systemKey": "notify.customerReply",
+                     *           "agentHasAccess": true,
+                     *           "addToNewInboxes": false,
+                     *           "displayOrder": 0,
+                     *           "businesshours": null,
+                     *           "applyingToExistingTickets": false,
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 4,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 4,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -65016,27 +59673,24 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T10:09:23.270Z",
+                     *         "createdAt": "2026-11-29T10:37:54.742Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:23.270Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.742Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "conditions": [],
                      *         "triggeractions": [
                      *           {
                      *             "id": 1,
                      *             "type": "triggeractions"
                      *           }
-                     *         ],
-                     *         "inboxes": []
+                     *         ]
                      *       },
                      *       "included": {
-                     *         "conditions": [],
                      *         "triggeractions": [
                      *           {
                      *             "id": 1,
@@ -65057,42 +59711,16 @@ export interface operations {
                      *             "message": "",
                      *             "displayOrder": 0,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.270Z",
+                     *             "createdAt": "2026-11-29T10:37:54.742Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.270Z",
+                     *             "updatedAt": "2026-11-29T10:37:54.742Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             }
-                     *           }
-                     *         ],
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
                      *           }
                      *         ]
                      *       }
@@ -65252,86 +59880,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T10:09:23.270Z",
+                     *         "createdAt": "2026-11-29T10:37:54.742Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:23.270Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.742Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "conditions": [],
-                     *         "triggeractions": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "triggeractions"
-                     *           }
-                     *         ],
-                     *         "inboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "conditions": [],
-                     *         "triggeractions": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": 5,
-                     *             "value": "1",
-                     *             "status": null,
-                     *             "priority": null,
-                     *             "tickettype": null,
-                     *             "user": null,
-                     *             "tags": [
-                     *               {
-                     *                 "id": 1,
-                     *                 "type": "tags"
-                     *               }
-                     *             ],
-                     *             "inbox": null,
-                     *             "webhookendpoint": null,
-                     *             "message": "",
-                     *             "displayOrder": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.270Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.270Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TriggerBody"];
@@ -65463,86 +60023,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T10:09:23.270Z",
+                     *         "createdAt": "2026-11-29T10:37:54.742Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.777Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.463Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "conditions": [],
-                     *         "triggeractions": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "triggeractions"
-                     *           }
-                     *         ],
-                     *         "inboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "conditions": [],
-                     *         "triggeractions": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": 5,
-                     *             "value": "1",
-                     *             "status": null,
-                     *             "priority": null,
-                     *             "tickettype": null,
-                     *             "user": null,
-                     *             "tags": [
-                     *               {
-                     *                 "id": 1,
-                     *                 "type": "tags"
-                     *               }
-                     *             ],
-                     *             "inbox": null,
-                     *             "webhookendpoint": null,
-                     *             "message": "",
-                     *             "displayOrder": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.270Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.270Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TriggerBody"];
@@ -65837,86 +60329,18 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T10:09:23.270Z",
+                     *         "createdAt": "2026-11-29T10:37:54.742Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.821Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.511Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "conditions": [],
-                     *         "triggeractions": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "triggeractions"
-                     *           }
-                     *         ],
-                     *         "inboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "conditions": [],
-                     *         "triggeractions": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": 5,
-                     *             "value": "1",
-                     *             "status": null,
-                     *             "priority": null,
-                     *             "tickettype": null,
-                     *             "user": null,
-                     *             "tags": [
-                     *               {
-                     *                 "id": 1,
-                     *                 "type": "tags"
-                     *               }
-                     *             ],
-                     *             "inbox": null,
-                     *             "webhookendpoint": null,
-                     *             "message": "",
-                     *             "displayOrder": 0,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:23.270Z",
-                     *             "createdBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             },
-                     *             "updatedAt": "2026-11-29T10:09:23.270Z",
-                     *             "updatedBy": {
-                     *               "id": 1,
-                     *               "type": "users"
-                     *             }
-                     *           }
-                     *         ],
-                     *         "inboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["TriggerBody"];
@@ -66154,7 +60578,10 @@ export interface operations {
     updateTriggers: {
         parameters: {
             query?: {
-                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, agentHasAccess, businesshours, displayOrder, isShared, isSystem, name, type; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /**
+                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, agentHasAccess, businesshours, displayOrder, isShared, isSystem, name, type; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
+                 * @example {"name":{"$contains":"ac"}}
+                 */
                 filter?: string;
             };
             header?: {
@@ -66350,12 +60777,35 @@ export interface operations {
                      * @example {
                      *       "users": [
                      *         {
-                     *           "id": 5,
+                     *           "id": 1,
                      *           "type": "users",
-                     *           "email": "ada@acme-support.example",
-                     *           "firstName": "Ada",
-                     *           "lastName": "Lovelace",
-                     *           "role": "agent",
+                     *           "email": "owner-1mkut6@example.test",
+                     *           "firstName": "Owner",
+                     *           "lastName": "Demo",
+                     *           "role": "owner",
+                     *           "avatarURL": null,
+                     *           "editMethod": "html",
+                     *           "isPartTime": false,
+                     *           "reviewer": false,
+                     *           "timezoneId": 1,
+                     *           "timeFormatId": 1,
+                     *           "sendPushNotifications": true,
+                     *           "sendWebNotifications": true,
+                     *           "autoFollowOnCC": false,
+                     *           "isAppOwner": true,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedBy": null
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "users",
+                     *           "email": "admin-l94xhp@example.test",
+                     *           "firstName": "Admin",
+                     *           "lastName": "Demo",
+                     *           "role": "admin",
                      *           "avatarURL": null,
                      *           "editMethod": "html",
                      *           "isPartTime": false,
@@ -66367,57 +60817,25 @@ export interface operations {
                      *           "autoFollowOnCC": false,
                      *           "isAppOwner": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:09:22.624Z",
-                     *           "createdBy": {
-                     *             "id": 1,
-                     *             "type": "users"
-                     *           },
-                     *           "updatedAt": "2026-11-29T10:09:22.624Z",
-                     *           "updatedBy": {
-                     *             "id": 1,
-                     *             "type": "users"
-                     *           }
+                     *           "createdAt": "2026-11-29T10:37:52.939Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:52.939Z",
+                     *           "updatedBy": null
                      *         }
                      *       ],
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       },
+                     *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 1,
+                     *           "count": 5,
                      *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 1,
+                     *         "records": 5,
                      *         "pageSize": 50,
                      *         "pages": 1,
                      *         "page": 1,
@@ -66549,44 +60967,18 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.624Z",
+                     *         "createdAt": "2026-11-29T10:37:54.196Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.624Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.196Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["UserBody"];
@@ -66747,44 +61139,18 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.624Z",
+                     *         "createdAt": "2026-11-29T10:37:54.196Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.624Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.196Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["UserBody"];
@@ -66920,44 +61286,18 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.624Z",
+                     *         "createdAt": "2026-11-29T10:37:54.196Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.265Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.988Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["UserBody"];
@@ -67256,44 +61596,18 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.624Z",
+                     *         "createdAt": "2026-11-29T10:37:54.196Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.297Z",
+                     *         "updatedAt": "2026-11-29T10:38:01.028Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         }
                      *       },
-                     *       "included": {
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["UserBody"];
@@ -67454,22 +61768,44 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhookendpoints": [],
+                     *       "webhookendpoints": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "webhookendpoints",
+                     *           "url": "https://hooks.acme.example/desk",
+                     *           "allInboxes": true,
+                     *           "allEvents": true,
+                     *           "contentType": "application/json",
+                     *           "enabled": true,
+                     *           "disabledAt": null,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.169Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T10:37:54.169Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -67591,48 +61927,18 @@ export interface operations {
                      *         "enabled": true,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.587Z",
+                     *         "createdAt": "2026-11-29T10:37:54.169Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.587Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.169Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "webhookendpointevents": [],
-                     *         "webhookendpointinboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "webhookendpointevents": [],
-                     *         "webhookendpointinboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointBody"];
@@ -67785,48 +62091,18 @@ export interface operations {
                      *         "enabled": true,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.587Z",
+                     *         "createdAt": "2026-11-29T10:37:54.169Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:22.587Z",
+                     *         "updatedAt": "2026-11-29T10:37:54.169Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "webhookendpointevents": [],
-                     *         "webhookendpointinboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "webhookendpointevents": [],
-                     *         "webhookendpointinboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointBody"];
@@ -67954,48 +62230,18 @@ export interface operations {
                      *         "enabled": false,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.587Z",
+                     *         "createdAt": "2026-11-29T10:37:54.169Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.209Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.935Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "webhookendpointevents": [],
-                     *         "webhookendpointinboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "webhookendpointevents": [],
-                     *         "webhookendpointinboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointBody"];
@@ -68286,48 +62532,18 @@ export interface operations {
                      *         "enabled": false,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.587Z",
+                     *         "createdAt": "2026-11-29T10:37:54.169Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:31.237Z",
+                     *         "updatedAt": "2026-11-29T10:38:00.965Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
-                     *         },
-                     *         "webhookendpointevents": [],
-                     *         "webhookendpointinboxes": []
+                     *         }
                      *       },
-                     *       "included": {
-                     *         "webhookendpointevents": [],
-                     *         "webhookendpointinboxes": [],
-                     *         "users": [
-                     *           {
-                     *             "id": 1,
-                     *             "type": "users",
-                     *             "email": "owner-32lcp1@example.test",
-                     *             "firstName": "Owner",
-                     *             "lastName": "Demo",
-                     *             "role": "owner",
-                     *             "avatarURL": null,
-                     *             "editMethod": "html",
-                     *             "isPartTime": false,
-                     *             "reviewer": false,
-                     *             "timezoneId": 1,
-                     *             "timeFormatId": 1,
-                     *             "sendPushNotifications": true,
-                     *             "sendWebNotifications": true,
-                     *             "autoFollowOnCC": false,
-                     *             "isAppOwner": true,
-                     *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:09:21.398Z",
-                     *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:09:21.398Z",
-                     *             "updatedBy": null
-                     *           }
-                     *         ]
-                     *       }
+                     *       "included": {}
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointBody"];
@@ -68491,22 +62707,76 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhookdeliveries": [],
+                     *       "webhookdeliveries": [
+                     *         {
+                     *           "id": 1,
+                     *           "type": "webhookdeliveries",
+                     *           "endpoint": {
+                     *             "id": 1,
+                     *             "type": "webhookendpoints"
+                     *           },
+                     *           "event": "agent.created",
+                     *           "deliveryId": "978f6c41-9318-491f-8975-af43b0910649",
+                     *           "ticket": null,
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "statusCode": 200,
+                     *           "latencyMs": 18,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": "2026-11-29T10:37:54.267Z",
+                     *           "nextAttemptAt": null,
+                     *           "deliveredAt": "2026-11-29T10:37:54.267Z",
+                     *           "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T10:37:54.196Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:54.196Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:37:54.196Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.196Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:54.267Z",
+                     *           "updatedBy": null
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "type": "webhookdeliveries",
+                     *           "endpoint": {
+                     *             "id": 1,
+                     *             "type": "webhookendpoints"
+                     *           },
+                     *           "event": "ticket.created",
+                     *           "deliveryId": "11683080-2746-4cf2-8896-eac53040a19b",
+                     *           "ticket": {
+                     *             "id": 1,
+                     *             "type": "tickets"
+                     *           },
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "statusCode": 200,
+                     *           "latencyMs": 253,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": "2026-11-29T10:37:55.143Z",
+                     *           "nextAttemptAt": null,
+                     *           "deliveredAt": "2026-11-29T10:37:55.143Z",
+                     *           "payload": "{\"event\":\"ticket.created\",\"occurredAt\":\"2026-11-29T10:37:54.793Z\",\"eventCreatorId\":1,\"ticket\":{\"id\":1,\"subject\":\"The printer is on fire\",\"inbox\":{\"id\":2,\"type\":\"inboxes\"},\"customer\":{\"id\":1,\"type\":\"customers\",\"firstName\":\"Grace\",\"lastName\":\"Hopper\",\"email\":\"grace@customer.example\",\"organization\":\"Navy Labs\",\"jobTitle\":null,\"phone\":null,\"mobile\":null,\"address\":null,\"notes\":null,\"externalId\":null,\"extraData\":null,\"trusted\":false,\"verifiedEmail\":false,\"linkedinURL\":null,\"facebookURL\":null,\"twitterHandle\":null,\"avatarURL\":null,\"welcomeEmailSent\":false,\"permission\":\"all\",\"addMethod\":\"api\",\"numTickets\":0,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:53.363Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:37:53.363Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}},\"agent\":null,\"status\":{\"id\":1,\"type\":\"ticketstatuses\",\"name\":\"Active\",\"code\":\"active\",\"color\":\"#2196f3\",\"icon\":\"circle\",\"displayOrder\":1,\"isCustom\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:42.552Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T10:37:42.552Z\",\"updatedBy\":null},\"priority\":null,\"type\":{\"id\":1,\"type\":\"tickettypes\",\"name\":\"Question\",\"displayOrder\":1,\"default\":true,\"enabledForFutureInboxes\":true,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:52.912Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T10:37:52.912Z\",\"updatedBy\":null},\"source\":null,\"cc\":[],\"bcc\":[],\"notifyCustomer\":true,\"imagesHidden\":false,\"originalRecipient\":null,\"previewText\":\"Smoke is coming out of the paper tray.\",\"spam_score\":null,\"mergedInto\":null,\"parent\":null,\"responseTimeMins\":null,\"resolutionTimeMins\":null,\"happinessSurveySentAt\":null,\"sla\":null,\"slaFirstResponseDueAt\":null,\"slaFirstResponseStatus\":null,\"slaNextReplyDueAt\":null,\"slaNextReplyStatus\":null,\"slaResolutionDueAt\":null,\"slaResolutionStatus\":null,\"sla_breached\":false,\"isRead\":false,\"happinessRating\":null,\"messageCount\":1,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:54.793Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:37:54.793Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"},\"tags\":[]}}",
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdBy": null,
+                     *           "updatedAt": "2026-11-29T10:37:55.143Z",
+                     *           "updatedBy": null
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 7,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 7,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -68613,21 +62883,21 @@ export interface operations {
                      *           "type": "webhookendpoints"
                      *         },
                      *         "event": "agent.created",
-                     *         "deliveryId": "a07f09d5-a5c9-4165-9a7e-2e15914e9df7",
+                     *         "deliveryId": "978f6c41-9318-491f-8975-af43b0910649",
                      *         "ticket": null,
                      *         "status": "pending",
                      *         "attempts": 0,
                      *         "statusCode": 200,
-                     *         "latencyMs": 14,
+                     *         "latencyMs": 18,
                      *         "lastError": null,
-                     *         "lastAttemptAt": "2026-11-29T10:09:22.692Z",
-                     *         "nextAttemptAt": "2026-11-29T10:09:34.909Z",
-                     *         "deliveredAt": "2026-11-29T10:09:22.692Z",
-                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T10:09:22.624Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:09:22.624Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:09:22.624Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "lastAttemptAt": "2026-11-29T10:37:54.267Z",
+                     *         "nextAttemptAt": "2026-11-29T10:38:04.566Z",
+                     *         "deliveredAt": "2026-11-29T10:37:54.267Z",
+                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T10:37:54.196Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:54.196Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:37:54.196Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:22.624Z",
+                     *         "createdAt": "2026-11-29T10:37:54.196Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:09:34.909Z",
+                     *         "updatedAt": "2026-11-29T10:38:04.566Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -68753,24 +63023,24 @@ export interface operations {
                      *           "type": "webhookendpoints"
                      *         },
                      *         "event": "webhook.test",
-                     *         "deliveryId": "c1e93cbd-f3cb-4189-a3ff-a9784fb77fd3",
+                     *         "deliveryId": "15609f13-d758-433f-845b-2504d2972f73",
                      *         "ticket": null,
                      *         "status": "delivered",
                      *         "attempts": 1,
                      *         "statusCode": 200,
                      *         "latencyMs": 2,
                      *         "lastError": null,
-                     *         "lastAttemptAt": "2026-11-29T10:09:34.940Z",
+                     *         "lastAttemptAt": "2026-11-29T10:38:04.589Z",
                      *         "nextAttemptAt": null,
-                     *         "deliveredAt": "2026-11-29T10:09:34.940Z",
-                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T10:09:34.935Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:09:22.587Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:09:31.237Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "deliveredAt": "2026-11-29T10:38:04.589Z",
+                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T10:38:04.585Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:54.169Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:38:00.965Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:09:34.940Z",
+                     *         "createdAt": "2026-11-29T10:38:04.589Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:09:34.940Z",
+                     *         "updatedAt": "2026-11-29T10:38:04.589Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"

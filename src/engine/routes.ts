@@ -3,6 +3,7 @@ import { inWords, withArticle } from '../lib/words';
 import { errorResponse, jsonResponse } from '../http/responses';
 import { defineRoute, type ApiRoute } from '../http/route';
 import { bulkDeleteHandler, bulkResultSchema, bulkUpdateHandler } from './bulk';
+import { filterExample } from './fields';
 import { input, type IdParam } from './input';
 import { listBody, readOne } from './read';
 import { schemasOf, type ListQuery, type OneQuery } from './schemas';
@@ -92,7 +93,7 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
       summary: `Update ${every} the filter selects`,
       description: 'The filter is the query `filter` or the body `filter_args.filter`; `filter_args.bulkDryExecute` answers what would change and changes nothing.',
       request: { query: s.bulkUpdateQuery, body: { required: true, content: { 'application/json': { schema: s.bulkPatchBody } } } },
-      ...(examples?.update ? { example: { body: { [resource.singular]: inBulk(resource, examples.update) } } } : {}),
+      ...(examples?.update ? { example: { query: bulkFilter(resource), body: { [resource.singular]: inBulk(resource, examples.update) } } } : {}),
       responses: { 200: jsonResponse('the bulk result', bulkResultSchema), 409: errorResponse('conflicts with an existing record') },
     }, bulkUpdateHandler(resource)));
   }
@@ -113,4 +114,10 @@ export function resourceRoutes(resource: ResourceDeclaration): ApiRoute[] {
 /** An update's example as a bulk update may send it: without the properties only one record may have. */
 function inBulk(resource: ResourceDeclaration, update: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(update).filter(([name]) => !resource.fields[name]?.notInBulk && !resource.fields[name]?.writeOnly));
+}
+
+/** The filter a bulk update's example selects with: the list's own example filter. */
+function bulkFilter(resource: ResourceDeclaration): Record<string, string> {
+  const filter = filterExample(resource);
+  return filter ? { filter } : {};
 }

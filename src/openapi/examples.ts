@@ -13,10 +13,12 @@ export interface RequestExample {
   body?: unknown;
 }
 
-/** What the operation answered to its example in the walk that recorded it (`npm run examples`). */
+/** What the operation answered to its example in the walk that recorded it (`npm run examples`), and the path it was sent to. */
 export interface RecordedAnswer {
   status: number;
   body: unknown;
+  /** the path parameters as sent: the records of that walk */
+  params?: Record<string, string | number>;
 }
 
 const requestExamples = new Map<string, RequestExample>();
@@ -27,7 +29,7 @@ export function registerExample(operationId: string, example: RequestExample): v
   requestExamples.set(operationId, example);
 }
 
-interface Parameter { name: string; in: string; example?: unknown }
+interface Parameter { name: string; in: string; example?: unknown; examples?: Record<string, { summary?: string; value: unknown }> }
 interface Operation {
   operationId?: string;
   parameters?: Parameter[];
@@ -50,9 +52,12 @@ function withOperationExamples(operation: Operation): Operation {
   const answer = id === undefined ? undefined : answers[id];
   if (!example && !answer) return operation;
   const given = { ...example?.params, ...example?.query } as Record<string, unknown>;
-  const parameters = operation.parameters?.map((parameter) => (
-    (parameter.in === 'path' || parameter.in === 'query') && parameter.name in given ? { ...parameter, example: given[parameter.name] } : parameter
-  ));
+  const parameters = operation.parameters?.map((parameter) => {
+    if ((parameter.in === 'path' || parameter.in === 'query') && parameter.name in given) return { ...parameter, example: given[parameter.name] };
+    // a path parameter the declaration leaves to the reader shows the record the recorded answer is of
+    const sent = parameter.in === 'path' ? answer?.params?.[parameter.name] : undefined;
+    return sent === undefined ? parameter : { ...parameter, examples: { recorded: { summary: 'the record of the answer shown', value: sent } } };
+  });
   // the body's example goes with its JSON form, or with the first form an operation of text takes (a CSV import)
   const content = operation.requestBody?.content ?? {};
   const form = 'application/json' in content ? 'application/json' : Object.keys(content)[0];

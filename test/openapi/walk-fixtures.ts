@@ -97,7 +97,12 @@ export const MADE_ELSEWHERE: Record<string, Fixture> = {
 };
 
 /** What an operation needs of the world just before it is sent. */
-export const BEFORE_SENDING: Record<string, (records: WalkRecords) => Promise<void>> = {
+export const BEFORE_SENDING: Record<string, (records: WalkRecords, key: string) => Promise<void>> = {
+  // the file the walk uploaded, attached to a note on the last ticket, as a teammate attaches one
+  downloadTicketFile: async (records, key) => {
+    const [ticket, file] = [records.allMade('tickets').at(-1), records.allMade('files').at(-1)];
+    await api(`/v2/tickets/${ticket}/messages.json`, { method: 'POST', key, body: { message: '<p>The invoice, attached.</p>', threadType: 'note', files: [{ id: file }] } });
+  },
   // the claimed domain's TXT record, published as its owner would
   verifyMailDomain: async (records) => {
     const domain = records.lastMade('maildomains') as { dnsRecord: { name: string; value: string } };

@@ -15,6 +15,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { DEV_OPERATOR_TOKEN } from '../../scripts/worker-vars';
 import type { UserRole } from '../../src/db/schema';
 import recorded from '../../src/openapi/example-answers.json';
+import type { RecordedAnswer } from '../../src/openapi/examples';
 import WebSocket from 'ws';
 import { api, type ApiResponse } from '../support/api';
 import { checkAnswer } from '../support/contract';
@@ -165,6 +166,9 @@ const PARAM_VALUES: Record<string, () => Promise<string | number | undefined>> =
   'downloadOriginalMessage.messageId': async () => (await mailed())?.entry,
 };
 
+/** The path parameters each operation was last sent with, by operationId: recorded with its answer. */
+const sentParams = new Map<string, Record<string, string | number>>();
+
 /** Whether the document lists the records a path parameter names: `/v2/webhookendpoints/{id}/deliveries.json` for `{deliveryId}`. */
 function listOf(template: string, marker: string): boolean {
   return Boolean(doc.paths[`${template.slice(0, template.indexOf(marker) - 1)}.json`]?.get);
@@ -173,6 +177,8 @@ function listOf(template: string, marker: string): boolean {
 /** The path with every parameter filled: an integer one with the record its collection names, another with its example. */
 async function filledPath(operation: WalkOperation): Promise<string> {
   let filled = operation.path;
+  const sent: Record<string, string | number> = {};
+  sentParams.set(operation.operation.operationId, sent);
   for (const parameter of (operation.operation.parameters ?? []).filter((p: any) => p.in === 'path')) {
     const marker = `{${parameter.name}}`;
     const before = filled.slice(0, filled.indexOf(marker) - 1);
@@ -185,16 +191,22 @@ async function filledPath(operation: WalkOperation): Promise<string> {
       : integer && type ? await records.idOf(type, parameter.example, listOf(operation.path, marker) ? `${before}.json` : undefined) ?? parameter.example
         : parameter.example ?? parameter.schema?.example;
     if (value === undefined) throw new Error(`nothing to put for ${marker}`);
+    sent[parameter.name] = value as string | number;
     filled = filled.replace(marker, encodeURIComponent(String(value)));
   }
   return filled;
 }
 
-/** The query as the parameters' examples give it, the ids of a JSON one named after a type (a list's `customfields`) taken as records of it. */
+/**
+ * The query as the operation's example gives it, and a required parameter as its own example does
+ * (a bulk delete's `filter`); the ids of a JSON one named after a type (a list's `customfields`)
+ * taken as records of it. A list is sent without the optional parameters' examples, so its answer
+ * shows records (test/openapi/examples.test.ts sends those examples).
+ */
 async function exampleQuery(operation: WalkOperation): Promise<Record<string, string>> {
   const query: Record<string, string> = {};
   for (const parameter of operation.operation.parameters ?? []) {
-    const example = parameter.example ?? parameter.schema?.example;
+    const example = parameter.example ?? (parameter.required ? parameter.schema?.example : undefined);
     if (parameter.in !== 'query' || example === undefined) continue;
     let text = typeof example === 'string' ? example : JSON.stringify(example);
     // the record a deleted one's users move to is of the path's type
@@ -308,7 +320,7 @@ async function send(operation: WalkOperation, again?: number) {
   const body = given?.form === 'application/json'
     ? await resolvedBody(example, given.schema, doc, typeNamed, (type, written) => records.idOf(type, written))
     : example;
-  await BEFORE_SENDING[operation.operation.operationId]?.(records);
+  await BEFORE_SENDING[operation.operation.operationId]?.(records, keyFor('/v2/'));
   const key = keyFor(operation.path, operation.operation.operationId);
   const headers: Record<string, string> = given && given.form !== 'application/json' ? { 'content-type': given.form } : {};
   return api(await filledPath(operation), { method: operation.method.toUpperCase(), key, headers, query: await exampleQuery(operation), body });
@@ -332,7 +344,7 @@ describe('every example of the reference, sent in order', () => {
   it('answers each its documented success', async () => {
     const operations = ordered();
     const failures: string[] = [];
-    const answers: Record<string, { status: number; body: unknown }> = {};
+    const answers: Record<string, RecordedAnswer> = {};
     let sent = 0;
     for (const operation of operations) {
       const { operation: op, label } = operation;
@@ -360,7 +372,11 @@ describe('every example of the reference, sent in order', () => {
       if (located) records.remember(located[1]!, Number(located[2]));
       // the document's own answer is not an example of itself
       if (!answer.text || !(answer.headers.get('content-type') ?? '').includes('json') || op.operationId === 'getOpenApiDocument') continue;
-      answers[op.operationId] = { status: answer.status, body: swapped(trimmedAnswer(answer.body), world.sent.map(([reader, standIn]) => [standIn, reader])) };
+      const params = sentParams.get(op.operationId);
+      answers[op.operationId] = {
+        status: answer.status, body: swapped(trimmedAnswer(answer.body), world.sent.map(([reader, standIn]) => [standIn, reader])) as unknown,
+        ...(params && Object.keys(params).length ? { params } : {}),
+      };
       const before = (recorded as Record<string, { body: unknown }>)[op.operationId];
       if (!RECORD && (!before || !sameShape(before.body, answer.body))) {
         failures.push(`${label}: ${before ? 'answers other properties than its recorded example' : 'has no recorded answer'}: run \`npm run examples\``);

@@ -275,8 +275,9 @@ export const ticketsResource = defineResource({
   ignored: ['contact', 'readonly', 'spam_rules', 'suggestions'],
   access: { read: EVERYONE, write: AGENTS },
   examples: {
-    create: { subject: 'The printer is on fire', inbox: { id: 1 }, customer: { email: 'grace@customer.example' }, message: '<p>Smoke is coming out of the paper tray.</p>', priority: { id: 1 }, tags: [{ id: 1 }] },
-    update: { subject: 'The printer was on fire', priority: { id: 1 } },
+    // only the inbox is the installation's own: the rest works as written anywhere (status 3 is the platform's "waiting on customer")
+    create: { subject: 'The printer is on fire', inbox: { id: 1 }, customer: { email: 'grace@customer.example', firstName: 'Grace' }, message: '<p>Smoke is coming out of the paper tray.</p>' },
+    update: { subject: 'The printer was on fire', status: { id: 3 } },
   },
   scope: visibleTickets,
   beforeWrite: prepareTicket,
