@@ -139,7 +139,8 @@ export interface ResourceDeclaration {
   /**
    * The bodies a reader sends to try its create and its update (the record's properties, as the
    * wrapper holds them): the document's examples, sent in order by the examples' walk
-   * (`openapi/examples.ts`). A reference names an id of its type; the walk sends the one it made last.
+   * (`openapi/examples.ts`). A reference names an id of its type; the walk sends a record of that
+   * type in its own installation for it.
    */
   examples?: { create?: Record<string, unknown>; update?: Record<string, unknown> };
   /** the operations the generic routes serve; all of them when absent */

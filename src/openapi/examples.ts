@@ -4,8 +4,9 @@ import recordedAnswers from './example-answers.json';
  * What a reader sends to try an operation, written with the operation's declaration: its path
  * parameters, query and JSON body. The document shows it as the operation's examples, and
  * test/openapi/walk.test.ts sends every operation's, in order, to a fresh installation, each id it
- * names taken as the record of that type the walk made last: an example that stops working fails
- * the suite. Parameters and query it leaves out are sent as their own examples say.
+ * names taken as a record of that type in that installation (test/openapi/walk-records.ts): an
+ * example that stops working fails the suite. A required parameter it leaves out is sent as its
+ * own example says; an optional one is not sent.
  */
 export interface RequestExample {
   params?: Record<string, string | number>;
