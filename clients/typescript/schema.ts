@@ -17461,22 +17461,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "hdo_weUVLF31V1s410jKw1uxIRdUIBaQP9c9YdhqYrl1",
+                     *       "access_token": "hdo_vTN8aP6262D6QYGupMa460Jxe52By9BC2Q9YHfQ3",
                      *       "token_type": "Bearer",
                      *       "expires_in": 3600,
-                     *       "refresh_token": "hdr_fz0kqbARhmF5h01tTRn7gcR1ea0zqu8WcdIyVroK",
+                     *       "refresh_token": "hdr_QzPZqJSxSmtOKBpZeAwiTJSJobe19uoMiTrBVhcv",
                      *       "scope": "desk:read",
                      *       "installation": {
                      *         "id": 1,
-                     *         "name": "walk-rmb2hyzm helpdesk",
-                     *         "siteName": "walk-rmb2hyzm",
+                     *         "name": "walk-3qs07zsk helpdesk",
+                     *         "siteName": "walk-3qs07zsk",
                      *         "apiEndPoint": "https://helpdesk.test"
                      *       },
                      *       "user": {
                      *         "id": 1,
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
-                     *         "email": "owner-1mkut6@example.test",
+                     *         "email": "owner-trd3it@example.test",
                      *         "role": "owner"
                      *       }
                      *     }
@@ -17587,15 +17587,15 @@ export interface operations {
                      *       "client_id": null,
                      *       "installation": {
                      *         "id": 1,
-                     *         "name": "walk-rmb2hyzm helpdesk",
-                     *         "siteName": "walk-rmb2hyzm",
+                     *         "name": "walk-3qs07zsk helpdesk",
+                     *         "siteName": "walk-3qs07zsk",
                      *         "apiEndPoint": "https://helpdesk.test"
                      *       },
                      *       "user": {
                      *         "id": 1,
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
-                     *         "email": "owner-1mkut6@example.test",
+                     *         "email": "owner-trd3it@example.test",
                      *         "role": "owner"
                      *       }
                      *     }
@@ -17796,10 +17796,10 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.8933651527356483",
+                     *         "messageId": "walk-1-0.4175880259423441",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T09:37:59.742Z",
-                     *         "deadAt": "2026-11-29T10:37:59.742Z",
+                     *         "sentAt": "2026-11-29T10:02:29.297Z",
+                     *         "deadAt": "2026-11-29T11:02:29.297Z",
                      *         "replayedAt": null,
                      *         "discardedAt": null
                      *       }
@@ -17906,12 +17906,12 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.6603994272002771",
+                     *         "messageId": "walk-1-0.06888617238780093",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T09:38:04.638Z",
-                     *         "deadAt": "2026-11-29T10:38:04.638Z",
+                     *         "sentAt": "2026-11-29T10:02:34.043Z",
+                     *         "deadAt": "2026-11-29T11:02:34.043Z",
                      *         "replayedAt": null,
-                     *         "discardedAt": "2026-11-29T10:38:04.643Z"
+                     *         "discardedAt": "2026-11-29T11:02:34.055Z"
                      *       }
                      *     }
                      */
@@ -18025,11 +18025,11 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.8933651527356483",
+                     *         "messageId": "walk-1-0.4175880259423441",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T09:37:59.742Z",
-                     *         "deadAt": "2026-11-29T10:37:59.742Z",
-                     *         "replayedAt": "2026-11-29T10:38:04.612Z",
+                     *         "sentAt": "2026-11-29T10:02:29.297Z",
+                     *         "deadAt": "2026-11-29T11:02:29.297Z",
+                     *         "replayedAt": "2026-11-29T11:02:34.020Z",
                      *         "discardedAt": null
                      *       }
                      *     }
@@ -18160,12 +18160,12 @@ export interface operations {
                      *           "decidedAt": null,
                      *           "decidedBy": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.033Z",
+                     *           "createdAt": "2026-11-29T11:02:22.763Z",
                      *           "createdBy": {
                      *             "id": 4,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.033Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.763Z",
                      *           "updatedBy": {
                      *             "id": 4,
                      *             "type": "users"
@@ -18311,12 +18311,12 @@ export interface operations {
                      *         "decidedAt": null,
                      *         "decidedBy": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.033Z",
+                     *         "createdAt": "2026-11-29T11:02:22.763Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.033Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.763Z",
                      *         "updatedBy": {
                      *           "id": 4,
                      *           "type": "users"
@@ -18481,12 +18481,12 @@ export interface operations {
                      *         "decidedAt": null,
                      *         "decidedBy": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.033Z",
+                     *         "createdAt": "2026-11-29T11:02:22.763Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.033Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.763Z",
                      *         "updatedBy": {
                      *           "id": 4,
                      *           "type": "users"
@@ -18605,18 +18605,18 @@ export interface operations {
                      *         },
                      *         "status": "accepted",
                      *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
-                     *         "decidedAt": "2026-11-29T10:38:02.526Z",
+                     *         "decidedAt": "2026-11-29T11:02:31.909Z",
                      *         "decidedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:02.513Z",
+                     *         "createdAt": "2026-11-29T11:02:31.895Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:02.526Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.909Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -18753,18 +18753,18 @@ export interface operations {
                      *         },
                      *         "status": "declined",
                      *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
-                     *         "decidedAt": "2026-11-29T10:38:02.460Z",
+                     *         "decidedAt": "2026-11-29T11:02:31.843Z",
                      *         "decidedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.033Z",
+                     *         "createdAt": "2026-11-29T11:02:22.763Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:02.460Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.843Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19072,15 +19072,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T10:37:53.096Z",
+                     *         "publishedAt": "2026-11-29T11:02:22.834Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.096Z",
+                     *         "createdAt": "2026-11-29T11:02:22.834Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.096Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.834Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19194,15 +19194,15 @@ export interface operations {
                      *           "title": "New inbox for billing",
                      *           "body": "Billing questions now go to the Billing inbox.",
                      *           "audience": "agents",
-                     *           "publishedAt": "2026-11-29T10:37:53.096Z",
+                     *           "publishedAt": "2026-11-29T11:02:22.834Z",
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.096Z",
+                     *           "createdAt": "2026-11-29T11:02:22.834Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.096Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.834Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -19340,15 +19340,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T10:37:53.096Z",
+                     *         "publishedAt": "2026-11-29T11:02:22.834Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.096Z",
+                     *         "createdAt": "2026-11-29T11:02:22.834Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.096Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.834Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19503,15 +19503,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T10:37:53.096Z",
+                     *         "publishedAt": "2026-11-29T11:02:22.834Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.096Z",
+                     *         "createdAt": "2026-11-29T11:02:22.834Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.096Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.834Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19641,15 +19641,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T10:37:53.096Z",
+                     *         "publishedAt": "2026-11-29T11:02:22.834Z",
                      *         "expiresAt": "2027-01-31T00:00:00.000Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.096Z",
+                     *         "createdAt": "2026-11-29T11:02:22.834Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:59.787Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.338Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19942,15 +19942,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T10:37:53.096Z",
+                     *         "publishedAt": "2026-11-29T11:02:22.834Z",
                      *         "expiresAt": "2027-01-31T00:00:00.000Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.096Z",
+                     *         "createdAt": "2026-11-29T11:02:22.834Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:59.829Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.371Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -20233,15 +20233,15 @@ export interface operations {
                      *         "customer": null,
                      *         "inbox": null,
                      *         "user": null,
-                     *         "detectedAt": "2026-11-29T10:37:57.630Z",
+                     *         "detectedAt": "2026-11-29T11:02:27.408Z",
                      *         "status": "open",
                      *         "clearedAt": null,
                      *         "clearedBy": null,
                      *         "clearNote": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:57.630Z",
+                     *         "createdAt": "2026-11-29T11:02:27.408Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:37:57.630Z",
+                     *         "updatedAt": "2026-11-29T11:02:27.408Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -20373,18 +20373,18 @@ export interface operations {
                      *         "customer": null,
                      *         "inbox": null,
                      *         "user": null,
-                     *         "detectedAt": "2026-11-29T10:37:57.630Z",
+                     *         "detectedAt": "2026-11-29T11:02:27.408Z",
                      *         "status": "cleared",
-                     *         "clearedAt": "2026-11-29T10:38:02.559Z",
+                     *         "clearedAt": "2026-11-29T11:02:31.939Z",
                      *         "clearedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "clearNote": "Expected: the spring sale brought the extra tickets",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:57.630Z",
+                     *         "createdAt": "2026-11-29T11:02:27.408Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:38:02.559Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.939Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -20721,24 +20721,24 @@ export interface operations {
                      *           "id": 1,
                      *           "type": "apikeys",
                      *           "name": "owner key",
-                     *           "prefix": "hd_eRck",
+                     *           "prefix": "hd_dHtB",
                      *           "user": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "lastUsedAt": "2026-11-29T10:37:53.088Z",
+                     *           "lastUsedAt": "2026-11-29T11:02:22.826Z",
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": null
                      *         },
                      *         {
                      *           "id": 2,
                      *           "type": "apikeys",
                      *           "name": "seeded",
-                     *           "prefix": "hd_CxfG",
+                     *           "prefix": "hd_2lDm",
                      *           "user": {
                      *             "id": 2,
                      *             "type": "users"
@@ -20746,9 +20746,9 @@ export interface operations {
                      *           "lastUsedAt": null,
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.942Z",
+                     *           "createdAt": "2026-11-29T11:02:22.689Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:52.942Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.689Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -20876,7 +20876,7 @@ export interface operations {
                      *         "id": 5,
                      *         "type": "apikeys",
                      *         "name": "Reporting script",
-                     *         "prefix": "hd_wxSR",
+                     *         "prefix": "hd_7mMq",
                      *         "user": {
                      *           "id": 1,
                      *           "type": "users"
@@ -20884,17 +20884,17 @@ export interface operations {
                      *         "lastUsedAt": null,
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.130Z",
+                     *         "createdAt": "2026-11-29T11:02:22.859Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.130Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.859Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "secret": "hd_wxSRsC4XqOIBSsOaAZzSNCxHINLfbOB2yRJ3pG1Y"
+                     *         "secret": "hd_7mMqPMTnRxWn66MC4rraQuplu52kaOZCcR7dgvc6"
                      *       },
                      *       "included": {}
                      *     }
@@ -21043,7 +21043,7 @@ export interface operations {
                      *         "id": 5,
                      *         "type": "apikeys",
                      *         "name": "Reporting script",
-                     *         "prefix": "hd_wxSR",
+                     *         "prefix": "hd_7mMq",
                      *         "user": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21051,12 +21051,12 @@ export interface operations {
                      *         "lastUsedAt": null,
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.130Z",
+                     *         "createdAt": "2026-11-29T11:02:22.859Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.130Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.859Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21282,9 +21282,9 @@ export interface operations {
                      *           "description": "A message in the channel for every ticket the setting selects.",
                      *           "defaultValue": "enabled",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:42.552Z",
+                     *           "createdAt": "2026-11-29T11:02:13.763Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -21298,9 +21298,9 @@ export interface operations {
                      *           "description": "Reply to a ticket from its Slack thread.",
                      *           "defaultValue": "disabled",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:42.552Z",
+                     *           "createdAt": "2026-11-29T11:02:13.763Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -21419,9 +21419,9 @@ export interface operations {
                      *         "description": "A message in the channel for every ticket the setting selects.",
                      *         "defaultValue": "enabled",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:42.552Z",
+                     *         "createdAt": "2026-11-29T11:02:13.763Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *         "updatedAt": "2026-11-29T11:02:13.763Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -21639,12 +21639,12 @@ export interface operations {
                      *         "comment": null,
                      *         "value": "enabled",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:02.602Z",
+                     *         "createdAt": "2026-11-29T11:02:31.993Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:02.602Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.993Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21765,9 +21765,9 @@ export interface operations {
                      *           "installed": false,
                      *           "installedAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:42.552Z",
+                     *           "createdAt": "2026-11-29T11:02:13.763Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -21781,9 +21781,9 @@ export interface operations {
                      *           "installed": false,
                      *           "installedAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:42.552Z",
+                     *           "createdAt": "2026-11-29T11:02:13.763Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -21934,9 +21934,9 @@ export interface operations {
                      *         "value": 48,
                      *         "isSet": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:42.552Z",
+                     *         "createdAt": "2026-11-29T11:02:13.763Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:38:02.687Z",
+                     *         "updatedAt": "2026-11-29T11:02:32.081Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -22107,9 +22107,9 @@ export interface operations {
                      *         "installed": false,
                      *         "installedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:42.552Z",
+                     *         "createdAt": "2026-11-29T11:02:13.763Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *         "updatedAt": "2026-11-29T11:02:13.763Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22221,11 +22221,11 @@ export interface operations {
                      *         "developer": "Helpdesk",
                      *         "iconUrl": "https://cdn.helpdesk.test/apps/csat.svg",
                      *         "installed": true,
-                     *         "installedAt": "2026-11-29T10:38:02.602Z",
+                     *         "installedAt": "2026-11-29T11:02:31.993Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:42.552Z",
+                     *         "createdAt": "2026-11-29T11:02:13.763Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *         "updatedAt": "2026-11-29T11:02:13.763Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22357,9 +22357,9 @@ export interface operations {
                      *         "installed": false,
                      *         "installedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:42.552Z",
+                     *         "createdAt": "2026-11-29T11:02:13.763Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *         "updatedAt": "2026-11-29T11:02:13.763Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22487,12 +22487,12 @@ export interface operations {
                      *         "rowsDone": 0,
                      *         "rowsFailed": 0,
                      *         "problems": [],
-                     *         "createdAt": "2026-11-29T10:38:02.739Z",
+                     *         "createdAt": "2026-11-29T11:02:32.151Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:02.739Z",
+                     *         "updatedAt": "2026-11-29T11:02:32.151Z",
                      *         "startedAt": null,
                      *         "finishedAt": null
                      *       },
@@ -22727,12 +22727,12 @@ export interface operations {
                      *           "timezoneId": 1,
                      *           "timezone_name": "UTC",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -22747,12 +22747,12 @@ export interface operations {
                      *           "timezoneId": 338,
                      *           "timezone_name": "Europe/London",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.179Z",
+                     *           "createdAt": "2026-11-29T11:02:22.906Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.179Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.906Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -22899,12 +22899,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.179Z",
+                     *         "createdAt": "2026-11-29T11:02:22.906Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.179Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.906Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -22926,12 +22926,12 @@ export interface operations {
                      *             "startHour": "09:00",
                      *             "endHour": "17:30",
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:37:53.179Z",
+                     *             "createdAt": "2026-11-29T11:02:22.906Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:37:53.179Z",
+                     *             "updatedAt": "2026-11-29T11:02:22.906Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -23090,12 +23090,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.179Z",
+                     *         "createdAt": "2026-11-29T11:02:22.906Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.179Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.906Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23228,12 +23228,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.179Z",
+                     *         "createdAt": "2026-11-29T11:02:22.906Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:59.859Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.396Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23529,12 +23529,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.179Z",
+                     *         "createdAt": "2026-11-29T11:02:22.906Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:59.901Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.434Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23714,12 +23714,12 @@ export interface operations {
                      *           "startDate": "2027-01-01",
                      *           "endDate": "2027-01-01",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.335Z",
+                     *           "createdAt": "2026-11-29T11:02:23.930Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.335Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.930Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -23866,12 +23866,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.335Z",
+                     *         "createdAt": "2026-11-29T11:02:23.930Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.335Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.930Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24032,12 +24032,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.335Z",
+                     *         "createdAt": "2026-11-29T11:02:23.930Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.335Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.930Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24173,12 +24173,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.335Z",
+                     *         "createdAt": "2026-11-29T11:02:23.930Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.064Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.386Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24477,12 +24477,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.335Z",
+                     *         "createdAt": "2026-11-29T11:02:23.930Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.091Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.419Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24662,12 +24662,12 @@ export interface operations {
                      *           "startHour": "09:00",
                      *           "endHour": "17:00",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -24685,12 +24685,12 @@ export interface operations {
                      *           "startHour": "09:00",
                      *           "endHour": "17:00",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -24837,12 +24837,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "14:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.367Z",
+                     *         "createdAt": "2026-11-29T11:02:23.966Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.367Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.966Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25003,12 +25003,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "14:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.367Z",
+                     *         "createdAt": "2026-11-29T11:02:23.966Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.367Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.966Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25144,12 +25144,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "15:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.367Z",
+                     *         "createdAt": "2026-11-29T11:02:23.966Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.115Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.445Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25448,12 +25448,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "15:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.367Z",
+                     *         "createdAt": "2026-11-29T11:02:23.966Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.146Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.491Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25628,12 +25628,12 @@ export interface operations {
                      *           "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *           "inbox": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.256Z",
+                     *           "createdAt": "2026-11-29T11:02:22.975Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.256Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.975Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -25771,12 +25771,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.256Z",
+                     *         "createdAt": "2026-11-29T11:02:22.975Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.256Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.975Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25932,12 +25932,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.256Z",
+                     *         "createdAt": "2026-11-29T11:02:22.975Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.256Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.975Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26068,12 +26068,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.256Z",
+                     *         "createdAt": "2026-11-29T11:02:22.975Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:59.938Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.459Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26367,12 +26367,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.256Z",
+                     *         "createdAt": "2026-11-29T11:02:22.975Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:59.974Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.487Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26567,12 +26567,12 @@ export interface operations {
                      *         "threshold": 0.7,
                      *         "enabled": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:02.300Z",
+                     *         "createdAt": "2026-11-29T11:02:31.624Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:02.300Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.624Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26767,12 +26767,12 @@ export interface operations {
                      *         "threshold": 0.7,
                      *         "enabled": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:02.300Z",
+                     *         "createdAt": "2026-11-29T11:02:31.624Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:02.321Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.685Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26955,12 +26955,12 @@ export interface operations {
                      *           "avatarPath": null,
                      *           "customersCount": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.299Z",
+                     *           "createdAt": "2026-11-29T11:02:23.016Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.299Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.016Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -27112,12 +27112,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.299Z",
+                     *         "createdAt": "2026-11-29T11:02:23.016Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.299Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.016Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27136,12 +27136,12 @@ export interface operations {
                      *             "type": "domains",
                      *             "name": "acme.example",
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:37:53.299Z",
+                     *             "createdAt": "2026-11-29T11:02:23.016Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:37:53.299Z",
+                     *             "updatedAt": "2026-11-29T11:02:23.016Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -27306,12 +27306,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.299Z",
+                     *         "createdAt": "2026-11-29T11:02:23.016Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.299Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.016Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27451,12 +27451,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.299Z",
+                     *         "createdAt": "2026-11-29T11:02:23.016Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.007Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.512Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27759,12 +27759,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.299Z",
+                     *         "createdAt": "2026-11-29T11:02:23.016Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.055Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.549Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -28569,14 +28569,14 @@ export interface operations {
                      *           "position": "bottom-right",
                      *           "isLiveChatEnabled": true,
                      *           "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *           "token": "cZa1pJAlUiP4yaAucDCZhlE2grxR6eo7",
+                     *           "token": "GC3nSkjudyDyUurhnwXEbB0-UiEn3EwN",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.439Z",
+                     *           "createdAt": "2026-11-29T11:02:24.022Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.439Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.022Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -28726,14 +28726,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "cZa1pJAlUiP4yaAucDCZhlE2grxR6eo7",
+                     *         "token": "GC3nSkjudyDyUurhnwXEbB0-UiEn3EwN",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.439Z",
+                     *         "createdAt": "2026-11-29T11:02:24.022Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.439Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.022Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -28897,14 +28897,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "cZa1pJAlUiP4yaAucDCZhlE2grxR6eo7",
+                     *         "token": "GC3nSkjudyDyUurhnwXEbB0-UiEn3EwN",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.439Z",
+                     *         "createdAt": "2026-11-29T11:02:24.022Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.439Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.022Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29043,14 +29043,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "cZa1pJAlUiP4yaAucDCZhlE2grxR6eo7",
+                     *         "token": "GC3nSkjudyDyUurhnwXEbB0-UiEn3EwN",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.439Z",
+                     *         "createdAt": "2026-11-29T11:02:24.022Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.165Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.514Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29352,14 +29352,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "cZa1pJAlUiP4yaAucDCZhlE2grxR6eo7",
+                     *         "token": "GC3nSkjudyDyUurhnwXEbB0-UiEn3EwN",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.439Z",
+                     *         "createdAt": "2026-11-29T11:02:24.022Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.196Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.546Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -30065,14 +30065,14 @@ export interface operations {
                      *         "author": "agent",
                      *         "contactId": null,
                      *         "userId": 1,
-                     *         "roomId": "85e5b3d8d8285b1eeed246bba21db869",
-                     *         "sentAt": "2026-11-29T10:38:02.352Z",
+                     *         "roomId": "0adcdda4d2af739d5dfc00acff35a4c1",
+                     *         "sentAt": "2026-11-29T11:02:31.715Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:02.352Z",
+                     *         "createdAt": "2026-11-29T11:02:31.715Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:38:02.360Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.723Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -30370,14 +30370,14 @@ export interface operations {
                      *         "author": "agent",
                      *         "contactId": null,
                      *         "userId": 1,
-                     *         "roomId": "85e5b3d8d8285b1eeed246bba21db869",
-                     *         "sentAt": "2026-11-29T10:38:02.352Z",
+                     *         "roomId": "0adcdda4d2af739d5dfc00acff35a4c1",
+                     *         "sentAt": "2026-11-29T11:02:31.715Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:02.352Z",
+                     *         "createdAt": "2026-11-29T11:02:31.715Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:38:02.407Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.764Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -30939,13 +30939,13 @@ export interface operations {
                      *         "contactId": 1,
                      *         "userId": null,
                      *         "roomId": "walk-1",
-                     *         "sentAt": "2026-11-29T10:38:02.856Z",
+                     *         "sentAt": "2026-11-29T11:02:32.236Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:02.870Z",
+                     *         "createdAt": "2026-11-29T11:02:32.247Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:38:02.870Z",
+                     *         "updatedAt": "2026-11-29T11:02:32.247Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -31072,16 +31072,16 @@ export interface operations {
                      *             "type": "inboxes"
                      *           },
                      *           "ticket_id": null,
-                     *           "token": "209743258171512281981703",
+                     *           "token": "954626455416854291955480",
                      *           "contactForm": null,
                      *           "lastMessageAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.488Z",
+                     *           "createdAt": "2026-11-29T11:02:24.075Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.488Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.075Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -31223,22 +31223,22 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "209743258171512281981703",
+                     *         "token": "954626455416854291955480",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.488Z",
+                     *         "createdAt": "2026-11-29T11:02:24.075Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.488Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.075Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "socketUrl": "ws://127.0.0.1:45727/v2/rooms/209743258171512281981703/socket",
-                     *         "socketId": "d2efa7fcdff2d719e81d46656c32f9fe78d68a95ea32de588c276d1eb7d01a37"
+                     *         "socketUrl": "ws://127.0.0.1:40129/v2/rooms/954626455416854291955480/socket",
+                     *         "socketId": "a101f1173b234c2ad09e6ed8332411de1406082771cccc6c272d682b51dc1792"
                      *       },
                      *       "included": {}
                      *     }
@@ -31372,16 +31372,16 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "209743258171512281981703",
+                     *         "token": "954626455416854291955480",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.488Z",
+                     *         "createdAt": "2026-11-29T11:02:24.075Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.488Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.075Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31516,16 +31516,16 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "209743258171512281981703",
+                     *         "token": "954626455416854291955480",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.488Z",
+                     *         "createdAt": "2026-11-29T11:02:24.075Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.248Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.575Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31718,16 +31718,16 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "209743258171512281981703",
+                     *         "token": "954626455416854291955480",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.488Z",
+                     *         "createdAt": "2026-11-29T11:02:24.075Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.280Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.608Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31931,12 +31931,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:02.909Z",
+                     *         "createdAt": "2026-11-29T11:02:32.297Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:02.909Z",
+                     *         "updatedAt": "2026-11-29T11:02:32.297Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31976,12 +31976,12 @@ export interface operations {
                      *             "emailError": null,
                      *             "emailMessageId": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:38:02.352Z",
+                     *             "createdAt": "2026-11-29T11:02:31.715Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:38:02.909Z",
+                     *             "updatedAt": "2026-11-29T11:02:32.297Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -32012,9 +32012,9 @@ export interface operations {
                      *             "emailError": null,
                      *             "emailMessageId": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:38:02.856Z",
+                     *             "createdAt": "2026-11-29T11:02:32.236Z",
                      *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:38:02.909Z",
+                     *             "updatedAt": "2026-11-29T11:02:32.297Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -32168,12 +32168,12 @@ export interface operations {
                      *           "addMethod": "api",
                      *           "numTickets": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.363Z",
+                     *           "createdAt": "2026-11-29T11:02:23.096Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.363Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.096Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -32331,12 +32331,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.363Z",
+                     *         "createdAt": "2026-11-29T11:02:23.096Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.363Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.096Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32510,12 +32510,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.363Z",
+                     *         "createdAt": "2026-11-29T11:02:23.096Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.363Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.096Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32664,12 +32664,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.363Z",
+                     *         "createdAt": "2026-11-29T11:02:23.096Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.101Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.585Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32981,12 +32981,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.363Z",
+                     *         "createdAt": "2026-11-29T11:02:23.096Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.149Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.626Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -33185,9 +33185,9 @@ export interface operations {
                      *         "addMethod": "ticket",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:58.416Z",
+                     *         "createdAt": "2026-11-29T11:02:28.169Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:37:58.416Z",
+                     *         "updatedAt": "2026-11-29T11:02:28.169Z",
                      *         "updatedBy": null,
                      *         "companies": [
                      *           {
@@ -33223,12 +33223,12 @@ export interface operations {
                      *             "avatarPath": null,
                      *             "customersCount": 1,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:38:02.771Z",
+                     *             "createdAt": "2026-11-29T11:02:32.185Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:38:02.771Z",
+                     *             "updatedAt": "2026-11-29T11:02:32.185Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -33242,12 +33242,12 @@ export interface operations {
                      *             "value": "grace@customer.example",
                      *             "isMain": false,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:37:53.363Z",
+                     *             "createdAt": "2026-11-29T11:02:23.096Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:38:03.345Z",
+                     *             "updatedAt": "2026-11-29T11:02:32.653Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -33259,9 +33259,9 @@ export interface operations {
                      *             "value": "lin@customer.example",
                      *             "isMain": true,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:37:58.416Z",
+                     *             "createdAt": "2026-11-29T11:02:28.169Z",
                      *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T10:37:58.416Z",
+                     *             "updatedAt": "2026-11-29T11:02:28.169Z",
                      *             "updatedBy": null
                      *           }
                      *         ]
@@ -33711,12 +33711,12 @@ export interface operations {
                      *             "type": "customfields"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.103Z",
+                     *           "createdAt": "2026-11-29T11:02:23.706Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.103Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.706Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -33732,12 +33732,12 @@ export interface operations {
                      *             "type": "customfields"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.103Z",
+                     *           "createdAt": "2026-11-29T11:02:23.706Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.103Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.706Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -33880,12 +33880,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.574Z",
+                     *         "createdAt": "2026-11-29T11:02:24.276Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.574Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.276Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34044,12 +34044,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.574Z",
+                     *         "createdAt": "2026-11-29T11:02:24.276Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.574Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.276Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34183,12 +34183,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.574Z",
+                     *         "createdAt": "2026-11-29T11:02:24.276Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.310Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.720Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34485,12 +34485,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.574Z",
+                     *         "createdAt": "2026-11-29T11:02:24.276Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.330Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.738Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34671,12 +34671,12 @@ export interface operations {
                      *           "addToNewInboxes": true,
                      *           "displayOrder": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.103Z",
+                     *           "createdAt": "2026-11-29T11:02:23.706Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.103Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.706Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -34829,12 +34829,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.103Z",
+                     *         "createdAt": "2026-11-29T11:02:23.706Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.103Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.706Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34862,12 +34862,12 @@ export interface operations {
                      *               "type": "customfields"
                      *             },
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:37:54.103Z",
+                     *             "createdAt": "2026-11-29T11:02:23.706Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:37:54.103Z",
+                     *             "updatedAt": "2026-11-29T11:02:23.706Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -34883,12 +34883,12 @@ export interface operations {
                      *               "type": "customfields"
                      *             },
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:37:54.103Z",
+                     *             "createdAt": "2026-11-29T11:02:23.706Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:37:54.103Z",
+                     *             "updatedAt": "2026-11-29T11:02:23.706Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -35051,12 +35051,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.103Z",
+                     *         "createdAt": "2026-11-29T11:02:23.706Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.103Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.706Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35193,12 +35193,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.103Z",
+                     *         "createdAt": "2026-11-29T11:02:23.706Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.831Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.158Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35498,12 +35498,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.103Z",
+                     *         "createdAt": "2026-11-29T11:02:23.706Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.867Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.186Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35772,15 +35772,15 @@ export interface operations {
                      *           "mimeType": "application/pdf",
                      *           "disposition": "attachment",
                      *           "size": 19,
-                     *           "uploadedAt": "2026-11-29T10:37:53.549Z",
-                     *           "confirmedAt": "2026-11-29T10:37:53.565Z",
+                     *           "uploadedAt": "2026-11-29T11:02:23.237Z",
+                     *           "confirmedAt": "2026-11-29T11:02:23.258Z",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.464Z",
+                     *           "createdAt": "2026-11-29T11:02:23.167Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.565Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.258Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -35898,15 +35898,15 @@ export interface operations {
                      *         "mimeType": "application/pdf",
                      *         "disposition": "attachment",
                      *         "size": 19,
-                     *         "uploadedAt": "2026-11-29T10:37:53.549Z",
-                     *         "confirmedAt": "2026-11-29T10:37:53.565Z",
+                     *         "uploadedAt": "2026-11-29T11:02:23.237Z",
+                     *         "confirmedAt": "2026-11-29T11:02:23.258Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.464Z",
+                     *         "createdAt": "2026-11-29T11:02:23.167Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.565Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.258Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36019,15 +36019,15 @@ export interface operations {
                      *         "mimeType": "application/pdf",
                      *         "disposition": "attachment",
                      *         "size": 19,
-                     *         "uploadedAt": "2026-11-29T10:37:53.549Z",
-                     *         "confirmedAt": "2026-11-29T10:37:53.565Z",
+                     *         "uploadedAt": "2026-11-29T11:02:23.237Z",
+                     *         "confirmedAt": "2026-11-29T11:02:23.258Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.464Z",
+                     *         "createdAt": "2026-11-29T11:02:23.167Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.565Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.258Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36196,17 +36196,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "url": "http://127.0.0.1:45727/v2/files/upload",
+                     *       "url": "http://127.0.0.1:40129/v2/files/upload",
                      *       "params": {
                      *         "Content-Type": "application/pdf",
                      *         "bucket": "helpdesk-files",
-                     *         "key": "i1/f1/3e304fb450e5d66541",
-                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQxMTozNzo1My40NTdaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxLzNlMzA0ZmI0NTBlNWQ2NjU0MSJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
+                     *         "key": "i1/f1/c275ca960cdcf8b296",
+                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQxMjowMjoyMy4xNTVaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxL2MyNzVjYTk2MGNkY2Y4YjI5NiJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
                      *         "success_action_status": "201",
                      *         "x-amz-algorithm": "SHA256-ONE-TIME-TOKEN",
                      *         "x-amz-credential": "i1/20261129/files",
-                     *         "x-amz-date": "20261129T113753Z",
-                     *         "x-amz-signature": "bf8fa40d45e7d7d68441e68841ae9e069109bcd8ceac0483931c758e93d37d0f"
+                     *         "x-amz-date": "20261129T120223Z",
+                     *         "x-amz-signature": "8597b5685a84fa51b2e5d1326766e9933e49be5538ebff18e99cb84080d82fa2"
                      *       },
                      *       "file": {
                      *         "id": 1,
@@ -36218,12 +36218,12 @@ export interface operations {
                      *         "uploadedAt": null,
                      *         "confirmedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.464Z",
+                     *         "createdAt": "2026-11-29T11:02:23.167Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.464Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.167Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36406,7 +36406,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "key": "i1/f1/3e304fb450e5d66541",
+                     *       "key": "i1/f1/c275ca960cdcf8b296",
                      *       "size": 19
                      *     }
                      */
@@ -36516,7 +36516,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "rating": null,
-                     *         "expiresAt": "2026-12-29T10:37:55.284Z"
+                     *         "expiresAt": "2026-12-29T11:02:24.968Z"
                      *       }
                      *     }
                      */
@@ -36651,7 +36651,7 @@ export interface operations {
                      *           "option": 4,
                      *           "comment": "Quick and friendly, thank you!"
                      *         },
-                     *         "expiresAt": "2026-12-29T10:37:55.284Z"
+                     *         "expiresAt": "2026-12-29T11:02:24.968Z"
                      *       }
                      *     }
                      */
@@ -36779,12 +36779,12 @@ export interface operations {
                      *           "score": 5,
                      *           "displayOrder": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.149Z",
+                     *           "createdAt": "2026-11-29T11:02:23.748Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.149Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.748Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -36797,12 +36797,12 @@ export interface operations {
                      *           "score": 3,
                      *           "displayOrder": 1,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -36940,12 +36940,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.149Z",
+                     *         "createdAt": "2026-11-29T11:02:23.748Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.149Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.748Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37101,12 +37101,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.149Z",
+                     *         "createdAt": "2026-11-29T11:02:23.748Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.149Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.748Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37237,12 +37237,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.149Z",
+                     *         "createdAt": "2026-11-29T11:02:23.748Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.894Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.218Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37536,12 +37536,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.149Z",
+                     *         "createdAt": "2026-11-29T11:02:23.748Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.915Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.240Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37832,9 +37832,9 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:03.710Z",
+                     *         "createdAt": "2026-11-29T11:02:33.019Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:38:03.710Z",
+                     *         "updatedAt": "2026-11-29T11:02:33.019Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -38142,8 +38142,8 @@ export interface operations {
                      *           "description": null,
                      *           "categories": [],
                      *           "popularity": 0,
-                     *           "publishedAt": "2026-11-29T10:37:53.694Z",
-                     *           "updatedAt": "2026-11-29T10:37:53.694Z"
+                     *           "publishedAt": "2026-11-29T11:02:24.185Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.185Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -38256,8 +38256,8 @@ export interface operations {
                      *         "description": null,
                      *         "categories": [],
                      *         "popularity": 1,
-                     *         "publishedAt": "2026-11-29T10:37:53.694Z",
-                     *         "updatedAt": "2026-11-29T10:37:53.694Z",
+                     *         "publishedAt": "2026-11-29T11:02:24.185Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.185Z",
                      *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
                      *         "relatedArticles": []
                      *       }
@@ -38379,12 +38379,12 @@ export interface operations {
                      *           },
                      *           "sendEmailsToInboxId": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.606Z",
+                     *           "createdAt": "2026-11-29T11:02:23.287Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.606Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.287Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -38547,12 +38547,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.606Z",
+                     *         "createdAt": "2026-11-29T11:02:23.287Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.606Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.287Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -38732,12 +38732,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.606Z",
+                     *         "createdAt": "2026-11-29T11:02:23.287Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.606Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.287Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -38892,12 +38892,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.606Z",
+                     *         "createdAt": "2026-11-29T11:02:23.287Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.206Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.658Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39215,12 +39215,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.606Z",
+                     *         "createdAt": "2026-11-29T11:02:23.287Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.234Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.685Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39412,14 +39412,14 @@ export interface operations {
                      *           "disqusEnabled": false,
                      *           "categories": [],
                      *           "relatedArticles": [],
-                     *           "publishedAt": "2026-11-29T10:37:53.694Z",
+                     *           "publishedAt": "2026-11-29T11:02:24.185Z",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.694Z",
+                     *           "createdAt": "2026-11-29T11:02:24.185Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.694Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.185Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -39574,14 +39574,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T10:37:53.694Z",
+                     *         "publishedAt": "2026-11-29T11:02:24.185Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.694Z",
+                     *         "createdAt": "2026-11-29T11:02:24.185Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.694Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.185Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39750,14 +39750,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T10:37:53.694Z",
+                     *         "publishedAt": "2026-11-29T11:02:24.185Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.694Z",
+                     *         "createdAt": "2026-11-29T11:02:24.185Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.694Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.185Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39901,14 +39901,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T10:37:53.694Z",
+                     *         "publishedAt": "2026-11-29T11:02:24.185Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.694Z",
+                     *         "createdAt": "2026-11-29T11:02:24.185Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.308Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.677Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40215,14 +40215,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T10:37:53.694Z",
+                     *         "publishedAt": "2026-11-29T11:02:24.185Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.694Z",
+                     *         "createdAt": "2026-11-29T11:02:24.185Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.338Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.699Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40403,12 +40403,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "parent": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.662Z",
+                     *           "createdAt": "2026-11-29T11:02:24.148Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.662Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.148Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -40554,12 +40554,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.662Z",
+                     *         "createdAt": "2026-11-29T11:02:24.148Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.662Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.148Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40721,12 +40721,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.662Z",
+                     *         "createdAt": "2026-11-29T11:02:24.148Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.662Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.148Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40863,12 +40863,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.662Z",
+                     *         "createdAt": "2026-11-29T11:02:24.148Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.266Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.638Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41168,12 +41168,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.662Z",
+                     *         "createdAt": "2026-11-29T11:02:24.148Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.287Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.657Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41371,12 +41371,12 @@ export interface operations {
                      *           "unverifiedAddresses": [],
                      *           "hasSmtpPassword": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -41409,12 +41409,12 @@ export interface operations {
                      *           "unverifiedAddresses": [],
                      *           "hasSmtpPassword": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.726Z",
+                     *           "createdAt": "2026-11-29T11:02:23.328Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.726Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.328Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -41574,12 +41574,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.726Z",
+                     *         "createdAt": "2026-11-29T11:02:23.328Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.726Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.328Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41755,12 +41755,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.726Z",
+                     *         "createdAt": "2026-11-29T11:02:23.328Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.726Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.328Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41913,12 +41913,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.726Z",
+                     *         "createdAt": "2026-11-29T11:02:23.328Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.360Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.707Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42243,12 +42243,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.726Z",
+                     *         "createdAt": "2026-11-29T11:02:23.328Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.412Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.754Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42425,15 +42425,15 @@ export interface operations {
                      *           "dnsRecord": {
                      *             "type": "TXT",
                      *             "name": "_helpdesk-verification.acme-support.example",
-                     *             "value": "helpdesk-verification=0141aa7e870efa46d1dd277853f66526"
+                     *             "value": "helpdesk-verification=ad5d1f99436bd8d003bd142d85fe1b10"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.785Z",
+                     *           "createdAt": "2026-11-29T11:02:23.387Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.785Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.387Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -42572,15 +42572,15 @@ export interface operations {
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=0141aa7e870efa46d1dd277853f66526"
+                     *           "value": "helpdesk-verification=ad5d1f99436bd8d003bd142d85fe1b10"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.785Z",
+                     *         "createdAt": "2026-11-29T11:02:23.387Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.785Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.387Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42738,15 +42738,15 @@ export interface operations {
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=0141aa7e870efa46d1dd277853f66526"
+                     *           "value": "helpdesk-verification=ad5d1f99436bd8d003bd142d85fe1b10"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.785Z",
+                     *         "createdAt": "2026-11-29T11:02:23.387Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.785Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.387Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42956,19 +42956,19 @@ export interface operations {
                      *         "type": "maildomains",
                      *         "name": "acme-support.example",
                      *         "verified": true,
-                     *         "verifiedAt": "2026-11-29T10:38:03.425Z",
+                     *         "verifiedAt": "2026-11-29T11:02:32.824Z",
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=0141aa7e870efa46d1dd277853f66526"
+                     *           "value": "helpdesk-verification=ad5d1f99436bd8d003bd142d85fe1b10"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.785Z",
+                     *         "createdAt": "2026-11-29T11:02:23.387Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:03.425Z",
+                     *         "updatedAt": "2026-11-29T11:02:32.824Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43088,7 +43088,7 @@ export interface operations {
                      *       "user": {
                      *         "id": 1,
                      *         "type": "users",
-                     *         "email": "owner-1mkut6@example.test",
+                     *         "email": "owner-trd3it@example.test",
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
                      *         "role": "owner",
@@ -43103,9 +43103,9 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:52.912Z",
+                     *         "createdAt": "2026-11-29T11:02:22.655Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *         "updatedAt": "2026-11-29T11:02:22.655Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -43226,14 +43226,14 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "050cdd05-da3a-462e-b4a3-b313f93f0e10@stand-in.email.test",
+                     *           "emailMessageId": "8c3dfc70-69cd-4468-8c68-ad9aa897f574@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdAt": "2026-11-29T11:02:24.449Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.793Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.449Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -43259,14 +43259,14 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "70ea8800-ee9b-402b-a69d-6373fdbf9752@stand-in.email.test",
+                     *           "emailMessageId": "52c9ccdc-48b4-41f1-8f72-64d592a61fc0@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:55.284Z",
+                     *           "createdAt": "2026-11-29T11:02:24.968Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -43397,14 +43397,14 @@ export interface operations {
                      *         "viewedByCustomerAt": null,
                      *         "emailStatus": "sent",
                      *         "emailError": null,
-                     *         "emailMessageId": "70ea8800-ee9b-402b-a69d-6373fdbf9752@stand-in.email.test",
+                     *         "emailMessageId": "52c9ccdc-48b4-41f1-8f72-64d592a61fc0@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:55.284Z",
+                     *         "createdAt": "2026-11-29T11:02:24.968Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.968Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43548,14 +43548,14 @@ export interface operations {
                      *         "viewedByCustomerAt": null,
                      *         "emailStatus": "sent",
                      *         "emailError": null,
-                     *         "emailMessageId": "70ea8800-ee9b-402b-a69d-6373fdbf9752@stand-in.email.test",
+                     *         "emailMessageId": "52c9ccdc-48b4-41f1-8f72-64d592a61fc0@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:55.284Z",
+                     *         "createdAt": "2026-11-29T11:02:24.968Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.993Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.355Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43862,14 +43862,14 @@ export interface operations {
                      *         "viewedByCustomerAt": null,
                      *         "emailStatus": "sent",
                      *         "emailError": null,
-                     *         "emailMessageId": "70ea8800-ee9b-402b-a69d-6373fdbf9752@stand-in.email.test",
+                     *         "emailMessageId": "52c9ccdc-48b4-41f1-8f72-64d592a61fc0@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:55.284Z",
+                     *         "createdAt": "2026-11-29T11:02:24.968Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:02.055Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.403Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44047,16 +44047,16 @@ export interface operations {
                      *           "scopes": [
                      *             "desk:read"
                      *           ],
-                     *           "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
+                     *           "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
                      *           "clientType": "confidential",
-                     *           "secretPrefix": "hds_hlf2",
+                     *           "secretPrefix": "hds_zHa1",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.824Z",
+                     *           "createdAt": "2026-11-29T11:02:23.420Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.824Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.420Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -44199,21 +44199,21 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
+                     *         "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_hlf2",
+                     *         "secretPrefix": "hds_zHa1",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.824Z",
+                     *         "createdAt": "2026-11-29T11:02:23.420Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.824Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.420Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "clientSecret": "hds_hlf2GjOGugWX7bSSCa1eXm6yVM32qm3ca4YVDxbp"
+                     *         "clientSecret": "hds_zHa1FPwChSKrXc25WlQwgS09sEY5xBpq8jnvm6Ho"
                      *       },
                      *       "included": {}
                      *     }
@@ -44368,16 +44368,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
+                     *         "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_hlf2",
+                     *         "secretPrefix": "hds_zHa1",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.824Z",
+                     *         "createdAt": "2026-11-29T11:02:23.420Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.824Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.420Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44511,16 +44511,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
+                     *         "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_hlf2",
+                     *         "secretPrefix": "hds_zHa1",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.824Z",
+                     *         "createdAt": "2026-11-29T11:02:23.420Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.454Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.797Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44817,16 +44817,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
+                     *         "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_hlf2",
+                     *         "secretPrefix": "hds_zHa1",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.824Z",
+                     *         "createdAt": "2026-11-29T11:02:23.420Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.488Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.823Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44994,21 +44994,21 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_VwTX4jX1X5qA0LTptxR2CA6d",
+                     *         "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_RmuZ",
+                     *         "secretPrefix": "hds_hZMG",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.824Z",
+                     *         "createdAt": "2026-11-29T11:02:23.420Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:03.518Z",
+                     *         "updatedAt": "2026-11-29T11:02:32.888Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "clientSecret": "hds_RmuZb6KufQo9AKvgcaDSj3SHq6vFKocUoy2i3CCu"
+                     *         "clientSecret": "hds_hZMGXhf6ZmxzDnt5wYoy2PEsrUWZNennvdm5dM64"
                      *       },
                      *       "included": {}
                      *     }
@@ -45253,12 +45253,12 @@ export interface operations {
                      *         "appName": "Reporting dashboard",
                      *         "lastUsedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:58.696Z",
+                     *         "createdAt": "2026-11-29T11:02:28.379Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:58.696Z",
+                     *         "updatedAt": "2026-11-29T11:02:28.379Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45516,12 +45516,12 @@ export interface operations {
                      *         "hasToken": true,
                      *         "lastSyncedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:55.139Z",
+                     *         "createdAt": "2026-11-29T11:02:24.848Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:55.139Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.848Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45647,12 +45647,12 @@ export interface operations {
                      *         "hasToken": true,
                      *         "lastSyncedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:55.139Z",
+                     *         "createdAt": "2026-11-29T11:02:24.848Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:55.139Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.848Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -46258,7 +46258,7 @@ export interface operations {
                      *           "parent": null,
                      *           "responseTimeMins": 0,
                      *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *           "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
                      *           "sla": {
                      *             "id": 1,
                      *             "type": "slas"
@@ -46274,12 +46274,12 @@ export interface operations {
                      *           "happinessRating": null,
                      *           "messageCount": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdAt": "2026-11-29T11:02:24.449Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -46410,12 +46410,12 @@ export interface operations {
                      *             "type": "businesshours"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.615Z",
+                     *           "createdAt": "2026-11-29T11:02:24.310Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.615Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.310Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -46561,12 +46561,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.615Z",
+                     *         "createdAt": "2026-11-29T11:02:24.310Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.615Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.310Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -46727,12 +46727,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.615Z",
+                     *         "createdAt": "2026-11-29T11:02:24.310Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.615Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.310Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -46868,12 +46868,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.615Z",
+                     *         "createdAt": "2026-11-29T11:02:24.310Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.351Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.757Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47172,12 +47172,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.615Z",
+                     *         "createdAt": "2026-11-29T11:02:24.310Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.409Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.805Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47350,12 +47350,12 @@ export interface operations {
                      *           "term": "cheap-watches.example",
                      *           "type": "blacklist",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.859Z",
+                     *           "createdAt": "2026-11-29T11:02:23.452Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.859Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.452Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -47491,12 +47491,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "blacklist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.859Z",
+                     *         "createdAt": "2026-11-29T11:02:23.452Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.859Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.452Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47650,12 +47650,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "blacklist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.859Z",
+                     *         "createdAt": "2026-11-29T11:02:23.452Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.859Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.452Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47784,12 +47784,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "whitelist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.859Z",
+                     *         "createdAt": "2026-11-29T11:02:23.452Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.511Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.848Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48081,12 +48081,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "whitelist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.859Z",
+                     *         "createdAt": "2026-11-29T11:02:23.452Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.530Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.867Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48534,12 +48534,12 @@ export interface operations {
                      *           "name": "refund",
                      *           "color": "#5319e7",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:53.895Z",
+                     *           "createdAt": "2026-11-29T11:02:23.490Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:53.895Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.490Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -48676,12 +48676,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#5319e7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.895Z",
+                     *         "createdAt": "2026-11-29T11:02:23.490Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.895Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.490Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48836,12 +48836,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#5319e7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.895Z",
+                     *         "createdAt": "2026-11-29T11:02:23.490Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.895Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.490Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48971,12 +48971,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#0e8a16",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.895Z",
+                     *         "createdAt": "2026-11-29T11:02:23.490Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.549Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.900Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49269,12 +49269,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#0e8a16",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.895Z",
+                     *         "createdAt": "2026-11-29T11:02:23.490Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.584Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.935Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49736,12 +49736,12 @@ export interface operations {
                      *           "actorSystem": null,
                      *           "changes": {},
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdAt": "2026-11-29T11:02:24.449Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.793Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.449Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -49770,12 +49770,12 @@ export interface operations {
                      *           "actorSystem": null,
                      *           "changes": {},
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:55.284Z",
+                     *           "createdAt": "2026-11-29T11:02:24.968Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -49906,12 +49906,12 @@ export interface operations {
                      *         "actorSystem": null,
                      *         "changes": {},
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.793Z",
+                     *         "createdAt": "2026-11-29T11:02:24.449Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.793Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.449Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50028,9 +50028,9 @@ export interface operations {
                      *           "color": "#8bc34a",
                      *           "displayOrder": 1,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -50040,9 +50040,9 @@ export interface operations {
                      *           "color": "#ffc107",
                      *           "displayOrder": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -50178,12 +50178,12 @@ export interface operations {
                      *         "color": "#d93f0b",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.937Z",
+                     *         "createdAt": "2026-11-29T11:02:23.531Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.937Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.531Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50339,12 +50339,12 @@ export interface operations {
                      *         "color": "#d93f0b",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.937Z",
+                     *         "createdAt": "2026-11-29T11:02:23.531Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.937Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.531Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50475,12 +50475,12 @@ export interface operations {
                      *         "color": "#b60205",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.937Z",
+                     *         "createdAt": "2026-11-29T11:02:23.531Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.620Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.961Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50783,12 +50783,12 @@ export interface operations {
                      *         "color": "#b60205",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.937Z",
+                     *         "createdAt": "2026-11-29T11:02:23.531Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.655Z",
+                     *         "updatedAt": "2026-11-29T11:02:29.988Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50993,7 +50993,7 @@ export interface operations {
                      *           "parent": null,
                      *           "responseTimeMins": 0,
                      *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *           "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
                      *           "sla": {
                      *             "id": 1,
                      *             "type": "slas"
@@ -51009,12 +51009,12 @@ export interface operations {
                      *           "happinessRating": null,
                      *           "messageCount": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdAt": "2026-11-29T11:02:24.449Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -51198,12 +51198,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.793Z",
+                     *         "createdAt": "2026-11-29T11:02:24.449Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.793Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.449Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51385,7 +51385,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
                      *         "sla": {
                      *           "id": 1,
                      *           "type": "slas"
@@ -51401,12 +51401,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.793Z",
+                     *         "createdAt": "2026-11-29T11:02:24.449Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.968Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51566,7 +51566,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
                      *         "sla": {
                      *           "id": 1,
                      *           "type": "slas"
@@ -51582,12 +51582,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.793Z",
+                     *         "createdAt": "2026-11-29T11:02:24.449Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.562Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.956Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51910,7 +51910,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -51923,12 +51923,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.793Z",
+                     *         "createdAt": "2026-11-29T11:02:24.449Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.837Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.190Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -52119,12 +52119,12 @@ export interface operations {
                      *           "actorSystem": null,
                      *           "changes": {},
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdAt": "2026-11-29T11:02:24.449Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.793Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.449Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -52153,12 +52153,12 @@ export interface operations {
                      *           "actorSystem": null,
                      *           "changes": {},
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:55.284Z",
+                     *           "createdAt": "2026-11-29T11:02:24.968Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -52450,9 +52450,9 @@ export interface operations {
                      * @example {
                      *       "happinesssurvey": {
                      *         "id": 1,
-                     *         "url": "http://127.0.0.1:45727/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
-                     *         "sentAt": "2026-11-29T10:37:55.284Z",
-                     *         "expiresAt": "2026-12-29T10:37:55.284Z"
+                     *         "url": "http://127.0.0.1:40129/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
+                     *         "sentAt": "2026-11-29T11:02:24.968Z",
+                     *         "expiresAt": "2026-12-29T11:02:24.968Z"
                      *       }
                      *     }
                      */
@@ -52598,7 +52598,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -52614,12 +52614,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.793Z",
+                     *         "createdAt": "2026-11-29T11:02:24.449Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:04.040Z",
+                     *         "updatedAt": "2026-11-29T11:02:33.389Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -52813,14 +52813,14 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "050cdd05-da3a-462e-b4a3-b313f93f0e10@stand-in.email.test",
+                     *           "emailMessageId": "8c3dfc70-69cd-4468-8c68-ad9aa897f574@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdAt": "2026-11-29T11:02:24.449Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.793Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.449Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -52846,14 +52846,14 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "70ea8800-ee9b-402b-a69d-6373fdbf9752@stand-in.email.test",
+                     *           "emailMessageId": "52c9ccdc-48b4-41f1-8f72-64d592a61fc0@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:55.284Z",
+                     *           "createdAt": "2026-11-29T11:02:24.968Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -53008,12 +53008,12 @@ export interface operations {
                      *         "emailError": null,
                      *         "emailMessageId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:55.284Z",
+                     *         "createdAt": "2026-11-29T11:02:24.968Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:55.284Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.968Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53292,7 +53292,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -53308,12 +53308,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.793Z",
+                     *         "createdAt": "2026-11-29T11:02:24.449Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:05.374Z",
+                     *         "updatedAt": "2026-11-29T11:02:34.864Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53491,12 +53491,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:02.909Z",
+                     *         "createdAt": "2026-11-29T11:02:32.297Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:03.773Z",
+                     *         "updatedAt": "2026-11-29T11:02:33.101Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53692,7 +53692,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -53708,12 +53708,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.793Z",
+                     *         "createdAt": "2026-11-29T11:02:24.449Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:04.040Z",
+                     *         "updatedAt": "2026-11-29T11:02:33.389Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53738,12 +53738,12 @@ export interface operations {
                      *             "name": "Replace the printer at the front desk",
                      *             "url": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:38:04.371Z",
+                     *             "createdAt": "2026-11-29T11:02:33.776Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:38:04.371Z",
+                     *             "updatedAt": "2026-11-29T11:02:33.776Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -54015,17 +54015,17 @@ export interface operations {
                      *             "type": "users"
                      *           },
                      *           "seconds": 1800,
-                     *           "date": "2026-11-29T10:37:55.665Z",
+                     *           "date": "2026-11-29T11:02:25.388Z",
                      *           "billable": true,
                      *           "description": "Reproduced the printer fault",
                      *           "timezoneOffset": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:55.665Z",
+                     *           "createdAt": "2026-11-29T11:02:25.388Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:55.665Z",
+                     *           "updatedAt": "2026-11-29T11:02:25.388Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -54220,7 +54220,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
+                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -54236,12 +54236,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.793Z",
+                     *         "createdAt": "2026-11-29T11:02:24.449Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:04.040Z",
+                     *         "updatedAt": "2026-11-29T11:02:33.389Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -54402,86 +54402,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tickets": [
-                     *         {
-                     *           "id": 1,
-                     *           "subject": "The printer is on fire",
-                     *           "inbox": {
-                     *             "id": 2,
-                     *             "type": "inboxes"
-                     *           },
-                     *           "customer": {
-                     *             "id": 1,
-                     *             "type": "customers"
-                     *           },
-                     *           "agent": null,
-                     *           "status": {
-                     *             "id": 5,
-                     *             "type": "ticketstatuses"
-                     *           },
-                     *           "priority": null,
-                     *           "type": {
-                     *             "id": 1,
-                     *             "type": "tickettypes"
-                     *           },
-                     *           "source": null,
-                     *           "cc": [],
-                     *           "bcc": [],
-                     *           "notifyCustomer": true,
-                     *           "imagesHidden": false,
-                     *           "originalRecipient": null,
-                     *           "previewText": "A replacement printer is on its way: it arrives on Tuesday.",
-                     *           "spam_score": null,
-                     *           "mergedInto": null,
-                     *           "parent": null,
-                     *           "responseTimeMins": 0,
-                     *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T10:37:55.284Z",
-                     *           "sla": {
-                     *             "id": 1,
-                     *             "type": "slas"
-                     *           },
-                     *           "slaFirstResponseDueAt": null,
-                     *           "slaFirstResponseStatus": null,
-                     *           "slaNextReplyDueAt": null,
-                     *           "slaNextReplyStatus": null,
-                     *           "slaResolutionDueAt": null,
-                     *           "slaResolutionStatus": null,
-                     *           "sla_breached": false,
-                     *           "isRead": false,
-                     *           "happinessRating": null,
-                     *           "messageCount": 2,
-                     *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.793Z",
-                     *           "createdBy": {
-                     *             "id": 1,
-                     *             "type": "users"
-                     *           },
-                     *           "updatedAt": "2026-11-29T10:37:58.087Z",
-                     *           "updatedBy": {
-                     *             "id": 1,
-                     *             "type": "users"
-                     *           }
-                     *         }
-                     *       ],
+                     *       "tickets": [],
                      *       "included": {},
                      *       "meta": {
-                     *         "cursor": "WyIyMDI2LTExLTI5VDEwOjM3OjU4LjA4N1oiLDFd",
+                     *         "cursor": "WyIxOTcwLTAxLTAxVDAwOjAwOjAwWiIsMF0",
                      *         "endOfStream": true,
-                     *         "count": 1,
+                     *         "count": 0,
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 1,
-                     *           "pages": 1,
+                     *           "count": 0,
+                     *           "pages": 0,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 1,
+                     *         "records": 0,
                      *         "pageSize": 50,
-                     *         "pages": 1,
+                     *         "pages": 0,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -55074,9 +55013,9 @@ export interface operations {
                      *           "displayOrder": 1,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -55087,9 +55026,9 @@ export interface operations {
                      *           "displayOrder": 2,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -55225,12 +55164,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.984Z",
+                     *         "createdAt": "2026-11-29T11:02:23.561Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.984Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.561Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -55387,12 +55326,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.984Z",
+                     *         "createdAt": "2026-11-29T11:02:23.561Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:53.984Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.561Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -55524,12 +55463,12 @@ export interface operations {
                      *         "displayOrder": 2,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.984Z",
+                     *         "createdAt": "2026-11-29T11:02:23.561Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.678Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.012Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -55833,12 +55772,12 @@ export interface operations {
                      *         "displayOrder": 2,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:53.984Z",
+                     *         "createdAt": "2026-11-29T11:02:23.561Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.700Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.040Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56016,9 +55955,9 @@ export interface operations {
                      *           "displayOrder": 1,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:42.552Z",
+                     *           "createdAt": "2026-11-29T11:02:13.763Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -56031,9 +55970,9 @@ export interface operations {
                      *           "displayOrder": 2,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:42.552Z",
+                     *           "createdAt": "2026-11-29T11:02:13.763Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -56172,12 +56111,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.017Z",
+                     *         "createdAt": "2026-11-29T11:02:23.600Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.017Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.600Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56336,12 +56275,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.017Z",
+                     *         "createdAt": "2026-11-29T11:02:23.600Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.017Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.600Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56475,12 +56414,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.017Z",
+                     *         "createdAt": "2026-11-29T11:02:23.600Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.727Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.061Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56786,12 +56725,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.017Z",
+                     *         "createdAt": "2026-11-29T11:02:23.600Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.756Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.088Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56967,9 +56906,9 @@ export interface operations {
                      *           "default": true,
                      *           "enabledForFutureInboxes": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -56980,9 +56919,9 @@ export interface operations {
                      *           "default": false,
                      *           "enabledForFutureInboxes": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -57118,12 +57057,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.059Z",
+                     *         "createdAt": "2026-11-29T11:02:23.667Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.059Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.667Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57280,12 +57219,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.059Z",
+                     *         "createdAt": "2026-11-29T11:02:23.667Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.059Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.667Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57417,12 +57356,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.059Z",
+                     *         "createdAt": "2026-11-29T11:02:23.667Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.779Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.109Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57726,12 +57665,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.059Z",
+                     *         "createdAt": "2026-11-29T11:02:23.667Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.806Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.134Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57911,17 +57850,17 @@ export interface operations {
                      *             "type": "users"
                      *           },
                      *           "seconds": 1800,
-                     *           "date": "2026-11-29T10:37:55.665Z",
+                     *           "date": "2026-11-29T11:02:25.388Z",
                      *           "billable": true,
                      *           "description": "Reproduced the printer fault",
                      *           "timezoneOffset": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:55.665Z",
+                     *           "createdAt": "2026-11-29T11:02:25.388Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:55.665Z",
+                     *           "updatedAt": "2026-11-29T11:02:25.388Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -58068,17 +58007,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 1800,
-                     *         "date": "2026-11-29T10:37:55.665Z",
+                     *         "date": "2026-11-29T11:02:25.388Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:55.665Z",
+                     *         "createdAt": "2026-11-29T11:02:25.388Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:55.665Z",
+                     *         "updatedAt": "2026-11-29T11:02:25.388Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58239,17 +58178,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 1800,
-                     *         "date": "2026-11-29T10:37:55.665Z",
+                     *         "date": "2026-11-29T11:02:25.388Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:55.665Z",
+                     *         "createdAt": "2026-11-29T11:02:25.388Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:55.665Z",
+                     *         "updatedAt": "2026-11-29T11:02:25.388Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58385,17 +58324,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 2700,
-                     *         "date": "2026-11-29T10:37:55.665Z",
+                     *         "date": "2026-11-29T11:02:25.388Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:55.665Z",
+                     *         "createdAt": "2026-11-29T11:02:25.388Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:02.166Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.532Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58694,17 +58633,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 2700,
-                     *         "date": "2026-11-29T10:37:55.665Z",
+                     *         "date": "2026-11-29T11:02:25.388Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:55.665Z",
+                     *         "createdAt": "2026-11-29T11:02:25.388Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:02.226Z",
+                     *         "updatedAt": "2026-11-29T11:02:31.567Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -59240,9 +59179,9 @@ export interface operations {
                      *           "type": "timezones",
                      *           "name": "UTC",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:42.552Z",
+                     *           "createdAt": "2026-11-29T11:02:13.763Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -59250,9 +59189,9 @@ export interface operations {
                      *           "type": "timezones",
                      *           "name": "Africa/Abidjan",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:42.552Z",
+                     *           "createdAt": "2026-11-29T11:02:13.763Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -59365,9 +59304,9 @@ export interface operations {
                      *         "type": "timezones",
                      *         "name": "UTC",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:42.552Z",
+                     *         "createdAt": "2026-11-29T11:02:13.763Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:37:42.552Z",
+                     *         "updatedAt": "2026-11-29T11:02:13.763Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -59488,12 +59427,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "businesshours": null,
                      *           "applyingToExistingTickets": false,
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -59513,12 +59452,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "businesshours": null,
                      *           "applyingToExistingTickets": false,
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -59673,12 +59612,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T10:37:54.742Z",
+                     *         "createdAt": "2026-11-29T11:02:24.400Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.742Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.400Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -59711,12 +59650,12 @@ export interface operations {
                      *             "message": "",
                      *             "displayOrder": 0,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T10:37:54.742Z",
+                     *             "createdAt": "2026-11-29T11:02:24.400Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T10:37:54.742Z",
+                     *             "updatedAt": "2026-11-29T11:02:24.400Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -59880,12 +59819,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T10:37:54.742Z",
+                     *         "createdAt": "2026-11-29T11:02:24.400Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.742Z",
+                     *         "updatedAt": "2026-11-29T11:02:24.400Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60023,12 +59962,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T10:37:54.742Z",
+                     *         "createdAt": "2026-11-29T11:02:24.400Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.463Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.858Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60329,12 +60268,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T10:37:54.742Z",
+                     *         "createdAt": "2026-11-29T11:02:24.400Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.511Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.901Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60779,7 +60718,7 @@ export interface operations {
                      *         {
                      *           "id": 1,
                      *           "type": "users",
-                     *           "email": "owner-1mkut6@example.test",
+                     *           "email": "owner-trd3it@example.test",
                      *           "firstName": "Owner",
                      *           "lastName": "Demo",
                      *           "role": "owner",
@@ -60794,15 +60733,15 @@ export interface operations {
                      *           "autoFollowOnCC": false,
                      *           "isAppOwner": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.912Z",
+                     *           "createdAt": "2026-11-29T11:02:22.655Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:52.912Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
                      *           "updatedBy": null
                      *         },
                      *         {
                      *           "id": 2,
                      *           "type": "users",
-                     *           "email": "admin-l94xhp@example.test",
+                     *           "email": "admin-9dzwda@example.test",
                      *           "firstName": "Admin",
                      *           "lastName": "Demo",
                      *           "role": "admin",
@@ -60817,9 +60756,9 @@ export interface operations {
                      *           "autoFollowOnCC": false,
                      *           "isAppOwner": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:52.939Z",
+                     *           "createdAt": "2026-11-29T11:02:22.681Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:52.939Z",
+                     *           "updatedAt": "2026-11-29T11:02:22.681Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -60967,12 +60906,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.196Z",
+                     *         "createdAt": "2026-11-29T11:02:23.810Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.196Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.810Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61139,12 +61078,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.196Z",
+                     *         "createdAt": "2026-11-29T11:02:23.810Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.196Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.810Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61286,12 +61225,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.196Z",
+                     *         "createdAt": "2026-11-29T11:02:23.810Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.988Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.324Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61596,12 +61535,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.196Z",
+                     *         "createdAt": "2026-11-29T11:02:23.810Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:01.028Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.351Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61779,12 +61718,12 @@ export interface operations {
                      *           "enabled": true,
                      *           "disabledAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.169Z",
+                     *           "createdAt": "2026-11-29T11:02:23.779Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T10:37:54.169Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.779Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -61927,12 +61866,12 @@ export interface operations {
                      *         "enabled": true,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.169Z",
+                     *         "createdAt": "2026-11-29T11:02:23.779Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.169Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.779Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62091,12 +62030,12 @@ export interface operations {
                      *         "enabled": true,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.169Z",
+                     *         "createdAt": "2026-11-29T11:02:23.779Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:37:54.169Z",
+                     *         "updatedAt": "2026-11-29T11:02:23.779Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62230,12 +62169,12 @@ export interface operations {
                      *         "enabled": false,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.169Z",
+                     *         "createdAt": "2026-11-29T11:02:23.779Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.935Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.264Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62532,12 +62471,12 @@ export interface operations {
                      *         "enabled": false,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.169Z",
+                     *         "createdAt": "2026-11-29T11:02:23.779Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:00.965Z",
+                     *         "updatedAt": "2026-11-29T11:02:30.294Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62716,21 +62655,21 @@ export interface operations {
                      *             "type": "webhookendpoints"
                      *           },
                      *           "event": "agent.created",
-                     *           "deliveryId": "978f6c41-9318-491f-8975-af43b0910649",
+                     *           "deliveryId": "8b8a6a18-ead0-4002-95f0-8c00edb4846a",
                      *           "ticket": null,
                      *           "status": "delivered",
                      *           "attempts": 1,
                      *           "statusCode": 200,
-                     *           "latencyMs": 18,
+                     *           "latencyMs": 6,
                      *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-29T10:37:54.267Z",
+                     *           "lastAttemptAt": "2026-11-29T11:02:23.879Z",
                      *           "nextAttemptAt": null,
-                     *           "deliveredAt": "2026-11-29T10:37:54.267Z",
-                     *           "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T10:37:54.196Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:54.196Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:37:54.196Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *           "deliveredAt": "2026-11-29T11:02:23.879Z",
+                     *           "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T11:02:23.810Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:23.810Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T11:02:23.810Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.196Z",
+                     *           "createdAt": "2026-11-29T11:02:23.810Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:54.267Z",
+                     *           "updatedAt": "2026-11-29T11:02:23.879Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -62741,7 +62680,7 @@ export interface operations {
                      *             "type": "webhookendpoints"
                      *           },
                      *           "event": "ticket.created",
-                     *           "deliveryId": "11683080-2746-4cf2-8896-eac53040a19b",
+                     *           "deliveryId": "460ec1bc-1c09-45e4-ad03-9da22d8e6224",
                      *           "ticket": {
                      *             "id": 1,
                      *             "type": "tickets"
@@ -62749,16 +62688,16 @@ export interface operations {
                      *           "status": "delivered",
                      *           "attempts": 1,
                      *           "statusCode": 200,
-                     *           "latencyMs": 253,
+                     *           "latencyMs": 364,
                      *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-29T10:37:55.143Z",
+                     *           "lastAttemptAt": "2026-11-29T11:02:24.901Z",
                      *           "nextAttemptAt": null,
-                     *           "deliveredAt": "2026-11-29T10:37:55.143Z",
-                     *           "payload": "{\"event\":\"ticket.created\",\"occurredAt\":\"2026-11-29T10:37:54.793Z\",\"eventCreatorId\":1,\"ticket\":{\"id\":1,\"subject\":\"The printer is on fire\",\"inbox\":{\"id\":2,\"type\":\"inboxes\"},\"customer\":{\"id\":1,\"type\":\"customers\",\"firstName\":\"Grace\",\"lastName\":\"Hopper\",\"email\":\"grace@customer.example\",\"organization\":\"Navy Labs\",\"jobTitle\":null,\"phone\":null,\"mobile\":null,\"address\":null,\"notes\":null,\"externalId\":null,\"extraData\":null,\"trusted\":false,\"verifiedEmail\":false,\"linkedinURL\":null,\"facebookURL\":null,\"twitterHandle\":null,\"avatarURL\":null,\"welcomeEmailSent\":false,\"permission\":\"all\",\"addMethod\":\"api\",\"numTickets\":0,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:53.363Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:37:53.363Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}},\"agent\":null,\"status\":{\"id\":1,\"type\":\"ticketstatuses\",\"name\":\"Active\",\"code\":\"active\",\"color\":\"#2196f3\",\"icon\":\"circle\",\"displayOrder\":1,\"isCustom\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:42.552Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T10:37:42.552Z\",\"updatedBy\":null},\"priority\":null,\"type\":{\"id\":1,\"type\":\"tickettypes\",\"name\":\"Question\",\"displayOrder\":1,\"default\":true,\"enabledForFutureInboxes\":true,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:52.912Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T10:37:52.912Z\",\"updatedBy\":null},\"source\":null,\"cc\":[],\"bcc\":[],\"notifyCustomer\":true,\"imagesHidden\":false,\"originalRecipient\":null,\"previewText\":\"Smoke is coming out of the paper tray.\",\"spam_score\":null,\"mergedInto\":null,\"parent\":null,\"responseTimeMins\":null,\"resolutionTimeMins\":null,\"happinessSurveySentAt\":null,\"sla\":null,\"slaFirstResponseDueAt\":null,\"slaFirstResponseStatus\":null,\"slaNextReplyDueAt\":null,\"slaNextReplyStatus\":null,\"slaResolutionDueAt\":null,\"slaResolutionStatus\":null,\"sla_breached\":false,\"isRead\":false,\"happinessRating\":null,\"messageCount\":1,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:54.793Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:37:54.793Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"},\"tags\":[]}}",
+                     *           "deliveredAt": "2026-11-29T11:02:24.901Z",
+                     *           "payload": "{\"event\":\"ticket.created\",\"occurredAt\":\"2026-11-29T11:02:24.449Z\",\"eventCreatorId\":1,\"ticket\":{\"id\":1,\"subject\":\"The printer is on fire\",\"inbox\":{\"id\":2,\"type\":\"inboxes\"},\"customer\":{\"id\":1,\"type\":\"customers\",\"firstName\":\"Grace\",\"lastName\":\"Hopper\",\"email\":\"grace@customer.example\",\"organization\":\"Navy Labs\",\"jobTitle\":null,\"phone\":null,\"mobile\":null,\"address\":null,\"notes\":null,\"externalId\":null,\"extraData\":null,\"trusted\":false,\"verifiedEmail\":false,\"linkedinURL\":null,\"facebookURL\":null,\"twitterHandle\":null,\"avatarURL\":null,\"welcomeEmailSent\":false,\"permission\":\"all\",\"addMethod\":\"api\",\"numTickets\":0,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:23.096Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T11:02:23.096Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}},\"agent\":null,\"status\":{\"id\":1,\"type\":\"ticketstatuses\",\"name\":\"Active\",\"code\":\"active\",\"color\":\"#2196f3\",\"icon\":\"circle\",\"displayOrder\":1,\"isCustom\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:13.763Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T11:02:13.763Z\",\"updatedBy\":null},\"priority\":null,\"type\":{\"id\":1,\"type\":\"tickettypes\",\"name\":\"Question\",\"displayOrder\":1,\"default\":true,\"enabledForFutureInboxes\":true,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:22.655Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T11:02:22.655Z\",\"updatedBy\":null},\"source\":null,\"cc\":[],\"bcc\":[],\"notifyCustomer\":true,\"imagesHidden\":false,\"originalRecipient\":null,\"previewText\":\"Smoke is coming out of the paper tray.\",\"spam_score\":null,\"mergedInto\":null,\"parent\":null,\"responseTimeMins\":null,\"resolutionTimeMins\":null,\"happinessSurveySentAt\":null,\"sla\":null,\"slaFirstResponseDueAt\":null,\"slaFirstResponseStatus\":null,\"slaNextReplyDueAt\":null,\"slaNextReplyStatus\":null,\"slaResolutionDueAt\":null,\"slaResolutionStatus\":null,\"sla_breached\":false,\"isRead\":false,\"happinessRating\":null,\"messageCount\":1,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:24.449Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T11:02:24.449Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"},\"tags\":[]}}",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T10:37:54.793Z",
+                     *           "createdAt": "2026-11-29T11:02:24.449Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T10:37:55.143Z",
+                     *           "updatedAt": "2026-11-29T11:02:24.901Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -62883,21 +62822,21 @@ export interface operations {
                      *           "type": "webhookendpoints"
                      *         },
                      *         "event": "agent.created",
-                     *         "deliveryId": "978f6c41-9318-491f-8975-af43b0910649",
+                     *         "deliveryId": "8b8a6a18-ead0-4002-95f0-8c00edb4846a",
                      *         "ticket": null,
                      *         "status": "pending",
                      *         "attempts": 0,
                      *         "statusCode": 200,
-                     *         "latencyMs": 18,
+                     *         "latencyMs": 6,
                      *         "lastError": null,
-                     *         "lastAttemptAt": "2026-11-29T10:37:54.267Z",
-                     *         "nextAttemptAt": "2026-11-29T10:38:04.566Z",
-                     *         "deliveredAt": "2026-11-29T10:37:54.267Z",
-                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T10:37:54.196Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:54.196Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:37:54.196Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "lastAttemptAt": "2026-11-29T11:02:23.879Z",
+                     *         "nextAttemptAt": "2026-11-29T11:02:33.975Z",
+                     *         "deliveredAt": "2026-11-29T11:02:23.879Z",
+                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T11:02:23.810Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:23.810Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T11:02:23.810Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:37:54.196Z",
+                     *         "createdAt": "2026-11-29T11:02:23.810Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T10:38:04.566Z",
+                     *         "updatedAt": "2026-11-29T11:02:33.975Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -63023,24 +62962,24 @@ export interface operations {
                      *           "type": "webhookendpoints"
                      *         },
                      *         "event": "webhook.test",
-                     *         "deliveryId": "15609f13-d758-433f-845b-2504d2972f73",
+                     *         "deliveryId": "fc153ada-4775-4674-b2e9-66222a38a3ef",
                      *         "ticket": null,
                      *         "status": "delivered",
                      *         "attempts": 1,
                      *         "statusCode": 200,
-                     *         "latencyMs": 2,
+                     *         "latencyMs": 1,
                      *         "lastError": null,
-                     *         "lastAttemptAt": "2026-11-29T10:38:04.589Z",
+                     *         "lastAttemptAt": "2026-11-29T11:02:33.998Z",
                      *         "nextAttemptAt": null,
-                     *         "deliveredAt": "2026-11-29T10:38:04.589Z",
-                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T10:38:04.585Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T10:37:54.169Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T10:38:00.965Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "deliveredAt": "2026-11-29T11:02:33.998Z",
+                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T11:02:33.995Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:23.779Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T11:02:30.294Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T10:38:04.589Z",
+                     *         "createdAt": "2026-11-29T11:02:33.998Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T10:38:04.589Z",
+                     *         "updatedAt": "2026-11-29T11:02:33.998Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"

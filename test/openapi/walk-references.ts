@@ -26,11 +26,13 @@ function fitting(value: unknown, schema: Schema | undefined, doc: any): Schema |
   return objects.find((choice) => names.every((name) => name in choice.properties)) ?? objects[0];
 }
 
-/** The record type a reference's schema names. */
-function referenceType(schema: Schema, doc: any): string | undefined {
-  for (const choice of alternatives(schema.properties?.type, doc)) {
-    const named = choice.enum?.find((value: unknown) => typeof value === 'string' && value !== '');
-    if (named) return named;
+/** The record type a reference's schema names: in any of its object forms (`{"id": 0}` for none may come first). */
+function referenceType(schema: Schema | undefined, doc: any): string | undefined {
+  for (const form of alternatives(schema, doc)) {
+    for (const choice of alternatives(form.properties?.type, doc)) {
+      const named = choice.enum?.find((value: unknown) => typeof value === 'string' && value !== '');
+      if (named) return named;
+    }
   }
   return undefined;
 }
@@ -53,7 +55,7 @@ export function referencesIn(value: unknown, schema: Schema | undefined, doc: an
   if (!at) return [];
   if (Array.isArray(value)) return value.flatMap((item) => referencesIn(item, at.items, doc, typeNamed, property));
   const record = value as Record<string, unknown>;
-  const own = 'id' in record ? referenceType(at, doc) ?? typeNamed(property) : undefined;
+  const own = 'id' in record ? referenceType(schema, doc) ?? typeNamed(property) : undefined;
   return [...(own ? [own] : []), ...Object.entries(record).flatMap(([name, item]) => referencesIn(item, at.properties[name], doc, typeNamed, name))];
 }
 
@@ -68,7 +70,9 @@ export async function resolvedBody(
   const record = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [name, item] of Object.entries(record)) out[name] = at.properties[name] ? await resolvedBody(item, at.properties[name], doc, typeNamed, idOf, name) : item;
-  const type = 'id' in record ? referenceType(at, doc) ?? typeNamed(property) : undefined;
+  const type = 'id' in record ? referenceType(schema, doc) ?? typeNamed(property) : undefined;
+  // an id the walk cannot place would be sent as written, and work only where it happens to exist
+  if ('id' in record && type === undefined) throw new Error(`cannot tell what type of record ${property ?? 'the body'}'s id names`);
   const id = type === undefined ? undefined : await idOf(type, record.id as string | number);
   if (id !== undefined) out.id = id;
   return out;
