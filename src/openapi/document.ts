@@ -73,10 +73,10 @@ const SECURITY_SCHEMES = {
   clientSecretBasic: { type: 'http', scheme: 'basic', description: "an OAuth app's client_id and client_secret (RFC 6749 2.3.1)" },
 };
 
-let cached: unknown;
+let cached: Promise<unknown> | undefined;
 
 /** The OpenAPI 3.1 document of every mounted route, made from their declarations once per isolate. */
-export function openApiDocument(): unknown {
+export function openApiDocument(): Promise<unknown> {
   cached ??= withExamples(withServiceOnlyPaths(withSecuritySchemes(new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

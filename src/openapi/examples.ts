@@ -1,5 +1,3 @@
-import recordedAnswers from './example-answers.json';
-
 /**
  * What a reader sends to try an operation, written with the operation's declaration: its path
  * parameters, query and JSON body. The document shows it as the operation's examples, and
@@ -23,7 +21,6 @@ export interface RecordedAnswer {
 }
 
 const requestExamples = new Map<string, RequestExample>();
-const answers = recordedAnswers as Record<string, RecordedAnswer>;
 
 /** Notes an operation's example, for the document (`mountRoute` calls it for every declared one). */
 export function registerExample(operationId: string, example: RequestExample): void {
@@ -39,15 +36,20 @@ interface Operation {
 }
 type Paths = Record<string, Record<string, Operation>>;
 
-/** The document with every operation's request example and, where one was recorded, the answer it got. */
-export function withExamples<D extends { paths?: object }>(document: D): D {
+/**
+ * The document with every operation's request example and, where one was recorded, the answer it
+ * got. The recorded answers (some 200 KB) are loaded here, on the document's first request, not
+ * when an isolate starts.
+ */
+export async function withExamples<D extends { paths?: object }>(document: D): Promise<D> {
+  const answers = (await import('./example-answers.json')).default as Record<string, RecordedAnswer>;
   const paths = Object.fromEntries(Object.entries((document.paths ?? {}) as Paths).map(([path, item]) => [path, Object.fromEntries(
-    Object.entries(item).map(([method, operation]) => [method, withOperationExamples(operation)]),
+    Object.entries(item).map(([method, operation]) => [method, withOperationExamples(operation, answers)]),
   )]));
   return { ...document, paths };
 }
 
-function withOperationExamples(operation: Operation): Operation {
+function withOperationExamples(operation: Operation, answers: Record<string, RecordedAnswer>): Operation {
   const id = operation.operationId;
   const example = id === undefined ? undefined : requestExamples.get(id);
   const answer = id === undefined ? undefined : answers[id];

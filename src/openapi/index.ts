@@ -15,7 +15,7 @@ const documentRoute = defineRoute({
   summary: 'This OpenAPI 3.1 document',
   description: 'The API\'s contract as an OpenAPI 3.1 document: every operation with its parameters, bodies and answers, built from the same zod schemas the routes validate with, the security schemes, and the groups the operations are listed in. See docs/architecture.md.',
   responses: { 200: jsonResponse('the document', z.object({ openapi: z.literal('3.1.0') }).loose()) },
-}, (c) => c.json(openApiDocument() as { openapi: '3.1.0' }, 200));
+}, async (c) => c.json((await openApiDocument()) as { openapi: '3.1.0' }, 200));
 
 /**
  * The API reference as a web page: Scalar over the document, its script served by this Worker

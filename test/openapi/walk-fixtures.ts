@@ -13,6 +13,7 @@ import { TEST_PUBLIC_URL } from '../mail/limits';
 import { send, sentTo } from '../mail/support';
 import { publishTxt } from '../support/mail-domains';
 import { startPmServer, type PmServer } from '../support/pm-server';
+import { eventually } from '../support/room';
 import type { WalkRecords } from './walk-records';
 
 /** A task of the project-management product that `linkTicketTask`'s example names. */
@@ -110,15 +111,6 @@ export const BEFORE_SENDING: Record<string, (records: WalkRecords, key: string) 
   },
 };
 
-/** Polls `read` until it answers something, for up to 20 s: what the service does after answering. */
-async function eventually<T>(read: () => Promise<T | undefined>): Promise<T | undefined> {
-  for (const started = Date.now(); Date.now() - started < 20_000; await new Promise((resolve) => setTimeout(resolve, 200))) {
-    const found = await read();
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
 /** Memoizes a fixture for the walk: made once, however many operations name it. */
 export function once<T>(make: () => Promise<T>): () => Promise<T> {
   let made: Promise<T> | undefined;
@@ -139,7 +131,7 @@ export async function proofToken(records: WalkRecords, customerEmail: string): P
       if (token) return token;
     }
     return undefined;
-  });
+  }, 20_000);
 }
 
 /** A thread entry that came as mail to the installation's address: the ticket and the entry, whose original message is kept. */
@@ -154,5 +146,5 @@ export async function mailedEntry(site: SeededInstallation, key: string): Promis
     const entries = await api(`/v2/tickets/${ticket}/messages.json`, { key });
     const entry = entries.body?.messages?.[0]?.id as number | undefined;
     return entry === undefined ? undefined : { ticket, entry };
-  });
+  }, 20_000);
 }
