@@ -37,6 +37,8 @@ export interface EventInterest {
 export interface Subscriber {
   /** unique, as `conversations.tellRoom`: what it handled is recorded under this name */
   name: string;
+  /** what it does with an event, in a sentence: docs/events.md's table of subscribers is made from it */
+  does: string;
   on: readonly EventInterest[];
   /**
    * Also handled by the write itself, in SQL: `statement` (one data-modifying statement, with

@@ -12,6 +12,7 @@ import { tellRoom } from '../conversations/tell-room';
  */
 export const tellRoomMessageChanges: Subscriber = {
   name: 'conversationmessages.tellRoom',
+  does: 'tells the message\'s room its text as Postgres holds it (or that it was deleted) with the event id; the room changes its copy and tells everyone there (docs/realtime.md), once per message and event',
   on: [
     { recordType: 'conversationmessages', kinds: ['updated'], changed: ['message'] },
     { recordType: 'conversationmessages', kinds: ['deleted'] },

@@ -14,6 +14,7 @@ import { queueSends } from '../mail/outbound/queue-mail';
  */
 export const askVisitorForEmailProof: Subscriber = {
   name: 'conversations.askForEmailProof',
+  does: 'for a conversation the widget started, writes the proof-link mail to a visitor who gave a customer\'s address (`contacts/email-proof.ts`), queued once it commits',
   on: [{ recordType: 'conversations', kinds: ['created'] }],
   async handle(event, { tx, env, afterCommit }) {
     if (event.actorSystem !== 'widget') return;

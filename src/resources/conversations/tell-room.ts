@@ -21,6 +21,7 @@ export async function tellRoom(env: Env, signal: AbortSignal, token: string, pat
  */
 export const tellRoomStatus: Subscriber = {
   name: 'conversations.tellRoom',
+  does: 'tells the conversation\'s room the new status (open or closed) with the event id; the room ignores an id it applied',
   on: [{ recordType: 'conversations', kinds: ['updated'], changed: ['status'] }],
   async handle(event, { tx, env, signal }) {
     const change = event.data.status as { after?: unknown } | undefined;

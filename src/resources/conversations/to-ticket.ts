@@ -149,6 +149,7 @@ function unchangedCheck(who: Actor, conversationId: number, print: string): SQL 
  */
 export const ticketOnClose: Subscriber = {
   name: 'conversations.ticketOnClose',
+  does: 'a conversation closed with the visitor\'s message unanswered becomes a ticket, once, on behalf of who closed it',
   on: [{ recordType: 'conversations', kinds: ['updated'], changed: ['status'] }],
   async handle(event, { tx, env }) {
     if ((event.data.status as { after?: unknown } | undefined)?.after !== 'closed') return;

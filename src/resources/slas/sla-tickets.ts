@@ -123,6 +123,7 @@ async function statusCodes(tx: Transaction, change: Record<string, unknown>): Pr
  */
 export const ticketSlaClock: Subscriber = {
   name: 'slas.clock',
+  does: 'keeps the ticket\'s SLA: its policy and due times when made, the policy found again when a property it reads changes, the clocks stopped and started with the status, a reply meeting its target; the cron catches the time passing',
   on: [
     { recordType: 'tickets', kinds: ['created'] },
     { recordType: 'tickets', kinds: ['updated'], changed: ['status', 'priority', 'inbox', 'type', 'customer'] },

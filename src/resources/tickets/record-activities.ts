@@ -64,6 +64,7 @@ export async function activitiesOfStored(tx: Transaction, event: StoredEvent): P
  */
 export const recordTicketActivities: Subscriber = {
   name: 'tickets.activities',
+  does: 'writes the ticket\'s history lines (`docs/resources/ticketactivities.md`), once per event',
   on: [{ recordType: 'tickets' }, { recordType: 'messages' }],
   async handle(event, { tx }) {
     const { ticketId, drafts } = await activitiesOfStored(tx, event);

@@ -23,6 +23,7 @@ async function minutesSinceCreated(tx: Transaction, installationId: number, crea
  */
 export const recordTicketTimings: Subscriber = {
   name: 'tickets.timings',
+  does: 'sets `responseTimeMins` on the first teammate reply and `resolutionTimeMins` on a move into solved or closed (cleared on reopening), from the event\'s time: a second delivery writes the same values',
   on: [{ recordType: 'messages', kinds: ['created', 'updated'] }, { recordType: 'tickets', kinds: ['updated'], changed: ['status'] }],
   async handle(event, { tx }) {
     const { ticketId, drafts } = await activitiesOfStored(tx, event);

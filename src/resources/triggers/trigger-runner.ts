@@ -209,6 +209,7 @@ export async function runTriggersOn(tx: Transaction, env: Env, installationId: n
  */
 export const ticketTriggers: Subscriber = {
   name: 'triggers.run',
+  does: 'runs the installation\'s automatic triggers on the ticket (docs/resources/triggers.md): those whose conditions it meets act, each once, with a `triggered` event; a change a trigger makes runs them one level deeper in the chain',
   on: [
     { recordType: 'tickets', kinds: ['created'] },
     { recordType: 'tickets', kinds: ['updated'], changed: ['status', 'priority', 'type', 'source', 'inbox', 'agent', 'customer', 'subject'] },

@@ -53,6 +53,7 @@ const madeOf = (rows: Record<string, unknown>[]) =>
  */
 export const webhookFanout: Subscriber = {
   name: 'webhooks.fanout',
+  does: 'writes a delivery of the event to each endpoint made before it that may want it (`docs/resources/webhookendpoints.md`), decided when first tried, and queues them once committed',
   on: RECORD_TYPES.map((recordType) => ({ recordType })),
   // where the installation has an endpoint to send to (else the drain finds none)
   inStatement: {

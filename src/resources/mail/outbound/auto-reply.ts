@@ -48,6 +48,7 @@ interface InboxRow {
  */
 export const autoReplies: Subscriber = {
   name: 'mail.autoReply',
+  does: 'for mail that made a new ticket its inbox may answer (not a machine\'s mail, not spam), writes the inbox\'s auto-reply (its subject\'s token signed over the ticket\'s id), queued once it commits',
   on: [{ recordType: 'inboundmails', kinds: ['created'] }],
   async handle(event, { tx, env, afterCommit }) {
     if (event.data.outcome !== 'ticket' || event.data.autoReply !== true) return;

@@ -113,6 +113,7 @@ async function composeReply(env: Env, entry: EntryRow): Promise<OutgoingMail | u
  */
 export const replyMail: Subscriber = {
   name: 'mail.replies',
+  does: 'mails a teammate\'s reply (a new one, or a draft sent) to the ticket\'s customer from the inbox\'s address, queued once it commits (docs/resources/mail.md)',
   on: [{ recordType: 'messages', kinds: ['created'] }, { recordType: 'messages', kinds: ['updated'], changed: ['isDraft'] }],
   async handle(event, { tx, env, afterCommit }) {
     if (event.kind === 'updated' && (event.data.isDraft as { after?: unknown } | undefined)?.after !== false) return;

@@ -32,6 +32,7 @@ interface NoticeRow {
  */
 export const slaNotices: Subscriber = {
   name: 'mail.slaNotices',
+  does: 'mails an SLA policy\'s notifications when the cron finds a target of the ticket coming due (`warning`) or breached: to each notification\'s teammate and, with `notifyAssignedUser`, the ticket\'s agent, in one message from the ticket\'s inbox',
   on: [{ recordType: 'tickets', kinds: ['updated'], changed: Object.keys(TARGETS) }],
   async handle(event, { tx, env, afterCommit }) {
     for (const property of Object.keys(TARGETS) as TargetProperty[]) {

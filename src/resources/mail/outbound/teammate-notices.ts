@@ -117,6 +117,7 @@ async function noticeOf(tx: Transaction, env: Env, event: StoredEvent, on: Set<S
  */
 export const teammateNotices: Subscriber = {
   name: 'mail.teammateNotices',
+  does: 'the system triggers\' mail to teammates, each while it is on: the agent a ticket is assigned to, the assigned agent of a customer\'s new message, the inbox\'s teammates of a new unassigned ticket',
   on: [
     { recordType: 'tickets', kinds: ['created'] },
     { recordType: 'tickets', kinds: ['updated'], changed: ['agent'] },
