@@ -35,6 +35,8 @@ export interface Env extends DatabaseEnv {
   OPERATOR_TOKEN?: string;
   /** Email Service's send binding (`[[send_email]]`): replies and auto-replies leave through it (src/resources/mail/outbound). */
   EMAIL?: SendEmail;
+  /** The static assets (`[assets]`: the widget's script, the reference page's script), served before the Worker runs; its routes for them read them here. */
+  ASSETS: Fetcher;
   /** Uploaded files: thread entries' attachments (src/resources/files). */
   FILES: R2Bucket;
   /** Secret: base64 of 32 bytes, the AES-GCM key of the project-management token (src/lib/crypto). */

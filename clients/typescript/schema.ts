@@ -1966,7 +1966,7 @@ export interface paths {
         };
         /**
          * The API reference as a web page: operations by group, schemas, examples, search
-         * @description The API reference for people: a web page (Scalar) over `/v2/openapi.json` showing the operations by group, their schemas and examples, with search. Its script is served by this Worker, and nothing is fetched from elsewhere (no web fonts, no telemetry). See docs/architecture.md.
+         * @description The API reference for people: a web page (Scalar) over `/v2/openapi.json` showing the operations by group, their schemas and examples, with search. Its script is served by this service, and nothing is fetched from elsewhere (no web fonts, no telemetry). See docs/architecture.md.
          *
          *     Called without an API key.
          */
@@ -1988,7 +1988,7 @@ export interface paths {
         };
         /**
          * The API reference page's script (Scalar)
-         * @description The script of the API reference page (`/v2/docs`), Scalar at the version its address names: a new version is a new address, so the script is cached for a year as immutable. See docs/architecture.md.
+         * @description The script of the API reference page (`/v2/docs`), Scalar at the version its address names: a new version is a new address, so the script is cached for a year as immutable. A static asset, served from the edge with an `ETag` (a 304 for a matching If-None-Match). See docs/architecture.md.
          *
          *     Called without an API key.
          */
@@ -4560,7 +4560,7 @@ export interface paths {
         };
         /**
          * The chat widget, to embed on a site (docs/widget.md)
-         * @description The chat widget's script, which a site embeds with `<script src="…/widget.js" data-form-token="FORM_TOKEN" async>`: a chat button and panel where a visitor gives a name and email and chats live through the contact form's conversations. Served with an `ETag` and reused for five minutes, then revalidated (a 304 while unchanged), so a deploy reaches every site within minutes. See docs/widget.md.
+         * @description The chat widget's script, which a site embeds with `<script src="…/widget.js" data-form-token="FORM_TOKEN" async>`: a chat button and panel where a visitor gives a name and email and chats live through the contact form's conversations. A static asset served from the edge with an `ETag` and reused for five minutes, then revalidated (a 304 while unchanged), so a deploy reaches every site within minutes. See docs/widget.md.
          *
          *     Called without an API key.
          */
@@ -35702,6 +35702,13 @@ export interface operations {
                 content: {
                     "text/javascript": string;
                 };
+            };
+            /** @description not modified since the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a parameter or the body is not valid: every problem is named */
             400: {

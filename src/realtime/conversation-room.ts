@@ -1,10 +1,9 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../app-env';
 import { DELIVERY_BATCH, DELIVERY_GATHER_MS, deliveryPayload, deliveryRequest, isPermanentRefusal, retryDelayMs } from './room-delivery';
+import { HISTORY_ON_JOIN, MAX_FRAME_BYTES } from './room-limits';
 import {
   CLIENT_FRAME_TYPES,
-  HISTORY_ON_JOIN,
-  MAX_FRAME_BYTES,
   PING_FRAME,
   PONG_FRAME,
   ROOM_HEADERS,

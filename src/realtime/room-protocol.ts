@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { storableText } from '../lib/field-schemas';
-
-/** Frames larger than this are refused with an error frame; the socket stays open. */
-export const MAX_FRAME_BYTES = 16_384;
-export const MAX_MESSAGE_LENGTH = 10_000;
-/** Messages the welcome frame replays to a new socket. */
-export const HISTORY_ON_JOIN = 50;
+import { MAX_FRAME_BYTES, MAX_MESSAGE_LENGTH } from './room-limits';
 
 /** Headers the Worker sets on a join it has checked (`src/resources/rooms/join.ts`). */
 export const ROOM_HEADERS = { conversation: 'x-room-conversation', participant: 'x-room-participant' } as const;

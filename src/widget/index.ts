@@ -4,35 +4,17 @@ import { defineModule } from '../modules/module';
 import { conversationStartCors, formSettingsCors } from './cors';
 import { demoPage } from './demo-page';
 import { formSettingsRoute } from './form-settings';
-import { WIDGET_SCRIPT } from './widget-script';
-
-/** A weak validator for the script: it changes only with a deploy, so it is computed once. */
-function etagOf(text: string): string {
-  let hash = 0x811c9dc5; // FNV-1a, 32 bits: enough to tell two versions of one file apart
-  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return `W/"${(hash >>> 0).toString(16)}-${text.length.toString(16)}"`;
-}
-
-const SCRIPT_ETAG = etagOf(WIDGET_SCRIPT);
-/**
- * Customers embed one unversioned address, so a copy is reused for five minutes and then
- * revalidated (a 304 with the ETag): a deploy reaches every site within minutes.
- */
-const SCRIPT_CACHE = 'public, max-age=300';
 
 const scriptRoute = defineRoute({
   method: 'get', path: '/widget.js', tag: 'Widget', operationId: 'getWidgetScript', public: true,
   summary: 'The chat widget, to embed on a site (docs/widget.md)',
-  description: 'The chat widget\'s script, which a site embeds with `<script src="…/widget.js" data-form-token="FORM_TOKEN" async>`: a chat button and panel where a visitor gives a name and email and chats live through the contact form\'s conversations. Served with an `ETag` and reused for five minutes, then revalidated (a 304 while unchanged), so a deploy reaches every site within minutes. See docs/widget.md.',
+  description: 'The chat widget\'s script, which a site embeds with `<script src="…/widget.js" data-form-token="FORM_TOKEN" async>`: a chat button and panel where a visitor gives a name and email and chats live through the contact form\'s conversations. A static asset served from the edge with an `ETag` and reused for five minutes, then revalidated (a 304 while unchanged), so a deploy reaches every site within minutes. See docs/widget.md.',
   responses: {
     200: { description: 'the script', content: { 'text/javascript': { schema: { type: 'string' } } } },
     304: { description: 'not modified since the ETag sent in If-None-Match' },
   },
-}, (c) => {
-  const headers = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': SCRIPT_CACHE, etag: SCRIPT_ETAG };
-  if (c.req.header('if-none-match')?.split(',').some((tag) => tag.trim() === SCRIPT_ETAG)) return c.body(null, 304, headers);
-  return c.body(WIDGET_SCRIPT, 200, headers);
-});
+  // served before the Worker runs (wrangler.toml `[assets]`, built from ./browser/ by scripts/build-assets.ts)
+}, (c) => c.env.ASSETS.fetch(c.req.raw));
 
 const demoRoute = defineRoute({
   method: 'get', path: '/widget/demo.html', tag: 'Widget', operationId: 'getWidgetDemo', public: true,

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { MAX_MESSAGE_LENGTH } from '../../realtime/room-protocol';
+import { MAX_MESSAGE_LENGTH } from '../../realtime/room-limits';
 import { AGENTS, EVERYONE } from '../../auth/access';
 import { contacts, conversationMessageFiles, conversationMessages } from '../../db/schema';
 import { contactShape } from '../contacts/contact-shape';

@@ -12,7 +12,7 @@ import { bodyObject, describeBody, validate } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { checkSignature, MAX_SKEW_SECONDS, type SignatureProblem } from '../../lib/webhook-signature';
-import { MAX_MESSAGE_LENGTH } from '../../realtime/room-protocol';
+import { MAX_MESSAGE_LENGTH } from '../../realtime/room-limits';
 import { conversationMessagesResource } from './conversationmessages.resource';
 import { storeMessages, type DeliveredMessage } from './store-messages';
 

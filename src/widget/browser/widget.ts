@@ -1,106 +1,260 @@
-import { HISTORY_ON_JOIN } from '../realtime/room-protocol';
+/* Helpdesk chat widget. Embed: <script src="https://HOST/widget.js" data-form-token="FORM_TOKEN" async></script> */
+// The script always ran strict; esbuild's IIFE of a module is not strict by itself, so say it.
+'use strict';
+
+import { HISTORY_ON_JOIN } from '../../realtime/room-limits';
 
 /**
- * The chat widget, as the browser runs it: plain ES2017, no dependencies, no build step. Served
- * as `GET /widget.js` (docs/widget.md). It lives in a string so the Worker bundle carries it;
- * it uses no template literals, so the string needs no escaping (one value is the room's own:
- * how many messages a welcome replays).
+ * The chat widget, as the browser runs it (docs/widget.md): no dependencies, bundled by esbuild
+ * to an ES2017 IIFE and served as `GET /widget.js` (scripts/build-assets.ts). One value is the
+ * room's own: how many messages a welcome replays.
  *
  * Every piece of text that comes from a person (names, messages, the welcome) goes into the
  * page through `textContent` or an attribute, never through HTML.
  */
-export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script src="https://HOST/widget.js" data-form-token="FORM_TOKEN" async></script> */
-(function () {
-  'use strict';
 
-  var script = document.currentScript || document.querySelector('script[data-form-token]');
+// ---- what it reads ---------------------------------------------------------------------------
+
+declare global {
+  interface Window {
+    /** The form tokens whose widget this page already runs: a tag included twice does nothing. */
+    __helpdeskWidgets?: Record<string, boolean>;
+  }
+}
+
+/** A contact form's public settings, `GET /widget/forms/{formToken}.json` (src/widget/form-settings.ts): the fields the widget reads. */
+interface FormSettings {
+  name: string;
+  accentColor: string;
+  triggerColor: string;
+  theme: 'light' | 'dark';
+  position: 'bottom-right' | 'bottom-left';
+  isLiveChatEnabled: boolean;
+  liveChatWelcomeMessage: string | null;
+}
+
+interface FormAnswer {
+  contactform: FormSettings;
+}
+
+/** The new conversation: its token and its room's WebSocket address. */
+interface Conversation {
+  token: string;
+  socketUrl: string;
+}
+
+/** A 201's answer to `POST /v2/conversations.json`. */
+interface ConversationCreated {
+  conversation: Conversation;
+}
+
+/** The answer to `POST /v2/conversations.json` as the widget reads it: the conversation on a 201, else the API's error body; `{}` when it is not JSON. */
+interface StartAnswer {
+  conversation?: Conversation;
+  errors?: Array<{ detail: string }>;
+}
+
+/** Why a conversation did not start, as the visitor reads it (never empty). */
+type StartError =
+  | `Please check the form: ${string}.`
+  | 'Something went wrong; please try again.'
+  | 'Could not reach the chat. Check your connection and try again.';
+
+/** How starting a conversation went: started, live chat unavailable, or an error to show. */
+type StartOutcome =
+  | { token: string; socketUrl: string; unavailable?: undefined; error?: undefined }
+  | { unavailable: true; error?: undefined }
+  | { error: StartError; unavailable?: undefined };
+
+/** What the widget keeps in localStorage, under `helpdesk-widget:<form token>`: its conversation, and whether the panel was open. */
+interface Saved {
+  token?: string;
+  socketUrl?: string;
+  open?: boolean;
+}
+
+/** Someone in the room (src/realtime/room-protocol.ts, `Participant`). */
+interface Participant {
+  role: 'contact' | 'agent';
+  id: number;
+  name: string;
+}
+
+/** A message's author. */
+interface Author {
+  type: 'contact' | 'agent' | 'ai';
+  id: number;
+}
+
+/** A message as the room sends it (`messageFrame`). */
+interface ChatMessage {
+  id: string;
+  clientId: string | null;
+  author: Author;
+  message: string;
+  sentAt: string;
+}
+
+/** A message gone: its id; the `clientId` when the room answers a resend of it. */
+interface Deletion {
+  id: string;
+  clientId?: string | null;
+}
+
+interface WelcomeFrame {
+  type: 'welcome';
+  /** the room always sends it */
+  conversation: { status: 'open' | 'closed' };
+  you: Participant;
+  present?: Participant[];
+  history?: ChatMessage[];
+}
+interface MessageFrame extends ChatMessage {
+  type: 'message';
+}
+interface EditedFrame extends ChatMessage {
+  type: 'edited';
+}
+interface DeletedFrame extends Deletion {
+  type: 'deleted';
+}
+interface PresenceFrame {
+  type: 'presence';
+  who?: Participant;
+}
+interface TypingFrame {
+  type: 'typing';
+  who?: Participant;
+  typing: boolean;
+}
+interface StatusFrame {
+  type: 'status';
+  status: 'open' | 'closed';
+}
+interface ErrorFrame {
+  type: 'error';
+  code: string;
+  detail: string;
+  /** the refused message's, when it had one */
+  clientId?: string | null;
+}
+/** The heartbeat's answer; nothing to do. */
+interface PongFrame {
+  type: 'pong';
+}
+
+/** What the room sends. */
+type ServerFrame = WelcomeFrame | MessageFrame | EditedFrame | DeletedFrame | PresenceFrame | TypingFrame | StatusFrame | ErrorFrame | PongFrame;
+
+/** A message of ours the room has not taken yet. */
+interface Pending {
+  text: string;
+  item: HTMLLIElement;
+}
+
+/** A button in the notice line. */
+interface NoticeAction {
+  label: string;
+  run: () => void;
+}
+
+/** `el`'s attributes: `text` is textContent, `on<event>` a listener, `true` an empty attribute; absent, null and false are left out. */
+type AttributeValue = string | boolean | null | undefined | ((event: Event) => void);
+type Attributes = Record<string, AttributeValue>;
+
+// The script's own tag is only known while the script first runs: read it now.
+const currentScript = document.currentScript || document.querySelector<HTMLScriptElement>('script[data-form-token]');
+
+function main(script: HTMLOrSVGScriptElement | null): void {
   if (!script) return;
-  var formToken = script.getAttribute('data-form-token') || '';
-  var log = function (text) { if (window.console) console.warn('[helpdesk widget] ' + text); };
+  const formToken = script.getAttribute('data-form-token') || '';
+  const log = (text: string): void => { if (window.console) console.warn('[helpdesk widget] ' + text); };
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(formToken)) return log('data-form-token is missing or malformed');
   window.__helpdeskWidgets = window.__helpdeskWidgets || {};
   if (window.__helpdeskWidgets[formToken]) return; // included twice
   window.__helpdeskWidgets[formToken] = true;
 
-  var api = new URL(script.src, location.href).origin;
-  var STORAGE_KEY = 'helpdesk-widget:' + formToken;
-  var HEARTBEAT_MS = 25000;
-  var TYPING_SENT_EVERY_MS = 3000;
-  var TYPING_IDLE_MS = 4000;
-  var TYPING_SHOWN_MS = 8000;
-  var HISTORY_ON_JOIN = ${HISTORY_ON_JOIN};
+  // The embed is an HTML <script> (an SVG one has no `src`).
+  const api = new URL((script as HTMLScriptElement).src, location.href).origin;
+  const STORAGE_KEY = 'helpdesk-widget:' + formToken;
+  const HEARTBEAT_MS = 25000;
+  const TYPING_SENT_EVERY_MS = 3000;
+  const TYPING_IDLE_MS = 4000;
+  const TYPING_SHOWN_MS = 8000;
 
   // ---- small helpers ---------------------------------------------------------------------
 
   /** An element: attrs are attributes, except text (textContent) and on<event> (listeners). */
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      var value = attrs[name];
+  function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attributes, children?: Array<Node | null>): HTMLElementTagNameMap[K] {
+    const node = document.createElement(tag);
+    const given = attrs || {};
+    Object.keys(given).forEach((name) => {
+      const value = given[name];
       if (value === undefined || value === null || value === false) return;
-      if (name === 'text') node.textContent = value;
-      else if (name.slice(0, 2) === 'on') node.addEventListener(name.slice(2), value);
-      else node.setAttribute(name, value === true ? '' : value);
+      if (name === 'text') node.textContent = String(value);
+      else if (name.slice(0, 2) === 'on') node.addEventListener(name.slice(2), value as EventListener);
+      else node.setAttribute(name, value === true ? '' : String(value));
     });
-    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    (children || []).forEach((child) => { if (child) node.appendChild(child); });
     return node;
   }
 
-  var ICONS = {
+  const ICONS = {
     chat: 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z',
     hide: 'M7.41 8.59 12 13.17l4.59-4.58L18 10l-6 6-6-6z',
   };
 
-  function icon(name) {
-    var ns = 'http://www.w3.org/2000/svg';
-    var svg = document.createElementNS(ns, 'svg');
+  function icon(name: keyof typeof ICONS): SVGSVGElement {
+    const ns = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(ns, 'svg');
     svg.setAttribute('viewBox', '0 0 24 24');
     svg.setAttribute('aria-hidden', 'true');
-    var path = document.createElementNS(ns, 'path');
+    const path = document.createElementNS(ns, 'path');
     path.setAttribute('d', ICONS[name]);
     svg.appendChild(path);
     return svg;
   }
 
   /** localStorage can throw (private modes, sandboxed frames): then the widget just forgets. */
-  var storage = {
-    read: function () {
-      try { return JSON.parse(window.localStorage.getItem(STORAGE_KEY) || 'null'); } catch (e) { return null; }
+  const storage = {
+    read(): Saved | null {
+      try { return JSON.parse(window.localStorage.getItem(STORAGE_KEY) || 'null') as Saved | null; } catch (e) { return null; }
     },
-    write: function (value) {
+    write(value: Saved): void {
       try { window.localStorage.setItem(STORAGE_KEY, JSON.stringify(value)); } catch (e) { /* not kept */ }
     },
-    clear: function () {
+    clear(): void {
       try { window.localStorage.removeItem(STORAGE_KEY); } catch (e) { /* nothing kept */ }
     },
   };
 
-  function hexColor(value, fallback) {
+  function hexColor(value: unknown, fallback: string): string {
     return typeof value === 'string' && /^#[0-9a-fA-F]{6}$/.test(value) ? value : fallback;
   }
 
   /** Black or white, whichever reads better on the colour. */
-  function textOn(color) {
-    var rgb = [1, 3, 5].map(function (i) {
-      var c = parseInt(color.slice(i, i + 2), 16) / 255;
+  function textOn(color: string): string {
+    const linear = (i: number): number => {
+      const c = parseInt(color.slice(i, i + 2), 16) / 255;
       return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
-    });
-    var luminance = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+    };
+    const rgb: [number, number, number] = [linear(1), linear(3), linear(5)];
+    const luminance = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
     return luminance > 0.45 ? '#111827' : '#ffffff';
   }
 
-  function whenBodyReady(run) {
+  function whenBodyReady(run: () => void): void {
     if (document.body) run();
     else document.addEventListener('DOMContentLoaded', run);
   }
 
   // ---- styles ------------------------------------------------------------------------------
 
-  function styles(settings) {
-    var accent = hexColor(settings.accentColor, '#3b82f6');
-    var trigger = hexColor(settings.triggerColor, accent);
-    var dark = settings.theme === 'dark';
-    var side = settings.position === 'bottom-left' ? 'left' : 'right';
+  function styles(settings: FormSettings): string {
+    const accent = hexColor(settings.accentColor, '#3b82f6');
+    const trigger = hexColor(settings.triggerColor, accent);
+    const dark = settings.theme === 'dark';
+    const side = settings.position === 'bottom-left' ? 'left' : 'right';
     return [
       ':host { all: initial; }',
       '* { box-sizing: border-box; }',
@@ -153,64 +307,65 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
 
   // ---- the widget ----------------------------------------------------------------------------
 
-  function start(settings) {
-    var host = el('div', { 'data-helpdesk-widget': formToken });
-    var shadow = host.attachShadow({ mode: 'open' });
+  function start(settings: FormSettings): void {
+    const host = el('div', { 'data-helpdesk-widget': formToken });
+    const shadow = host.attachShadow({ mode: 'open' });
     shadow.appendChild(el('style', { text: styles(settings) }));
 
-    var saved = storage.read();
-    var panelOpen = Boolean(saved && saved.open);
-    var launcher = el('button', { class: 'launcher', type: 'button', 'aria-label': 'Open chat', 'aria-expanded': 'false', onclick: function () { setOpen(!panelOpen); } }, [icon('chat')]);
-    var body = el('div', { class: 'body' });
-    var panel = el('section', { class: 'panel', role: 'dialog', 'aria-label': 'Chat with ' + settings.name, hidden: true }, [
+    const saved = storage.read();
+    let panelOpen = Boolean(saved && saved.open);
+    const launcher = el('button', { class: 'launcher', type: 'button', 'aria-label': 'Open chat', 'aria-expanded': 'false', onclick: () => { setOpen(!panelOpen); } }, [icon('chat')]);
+    const body = el('div', { class: 'body' });
+    const panel = el('section', { class: 'panel', role: 'dialog', 'aria-label': 'Chat with ' + settings.name, hidden: true }, [
       el('div', { class: 'header' }, [
         el('span', { class: 'title', text: settings.name }),
-        el('button', { class: 'close', type: 'button', 'aria-label': 'Close chat', text: '\u00d7', onclick: function () { setOpen(false); } }),
+        el('button', { class: 'close', type: 'button', 'aria-label': 'Close chat', text: '\u00d7', onclick: () => { setOpen(false); } }),
       ]),
       body,
     ]);
     shadow.appendChild(el('div', { class: 'root' }, [panel, launcher]));
     document.body.appendChild(host);
 
-    function remember(changes) {
-      var current = storage.read();
+    function remember(changes: Saved): void {
+      const current = storage.read();
       if (!current) return;
-      Object.keys(changes).forEach(function (key) { current[key] = changes[key]; });
+      (Object.keys(changes) as Array<keyof Saved>).forEach(<K extends keyof Saved>(key: K) => { current[key] = changes[key]; });
       storage.write(current);
     }
 
-    function setOpen(open) {
+    function setOpen(open: boolean): void {
       panelOpen = open;
       panel.hidden = !open;
       launcher.setAttribute('aria-expanded', String(open));
       launcher.setAttribute('aria-label', open ? 'Hide chat' : 'Open chat');
-      launcher.replaceChild(icon(open ? 'hide' : 'chat'), launcher.firstChild);
+      // the launcher always holds its icon
+      launcher.replaceChild(icon(open ? 'hide' : 'chat'), launcher.firstChild!);
       remember({ open: open });
       if (open) {
-        var focus = body.querySelector('input, textarea');
+        const focus = body.querySelector<HTMLInputElement | HTMLTextAreaElement>('input, textarea');
         if (focus) focus.focus();
       }
     }
 
     /** Shows a state of the panel; a short notice (compact) gets a panel its own size. */
-    function show(children, compact) {
+    function show(children: Node[], compact?: boolean): void {
       panel.classList.toggle('compact', Boolean(compact));
       while (body.firstChild) body.removeChild(body.firstChild);
-      children.forEach(function (child) { body.appendChild(child); });
+      children.forEach((child) => { body.appendChild(child); });
     }
 
-    function welcomeNote() {
+    function welcomeNote(): HTMLParagraphElement | null {
       return settings.liveChatWelcomeMessage ? el('p', { class: 'welcome', text: settings.liveChatWelcomeMessage }) : null;
     }
 
-    function showUnavailable() {
+    function showUnavailable(): void {
       show([el('p', { class: 'info', role: 'status', text: 'Live chat is not available right now. Please come back later.' })], true);
     }
 
-    function showStartForm(note) {
-      var error = el('p', { class: 'error', role: 'alert' });
-      var button = el('button', { class: 'primary', type: 'submit', text: 'Start chat' });
-      var form = el('form', { class: 'start', novalidate: true }, [
+    function showStartForm(note?: string): void {
+      const error = el('p', { class: 'error', role: 'alert' });
+      const button = el('button', { class: 'primary', type: 'submit', text: 'Start chat' });
+      const form = el('form', { class: 'start', novalidate: true }, [
         welcomeNote(),
         note ? el('p', { class: 'error', role: 'alert', text: note }) : null,
         el('label', {}, [document.createTextNode('Your name'), el('input', { name: 'name', required: true, maxlength: '255', autocomplete: 'name' })]),
@@ -218,17 +373,18 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
         error,
         button,
       ]);
-      form.addEventListener('submit', function (event) {
+      form.addEventListener('submit', (event) => {
         event.preventDefault();
-        var nameInput = form.elements.namedItem('name');
-        var emailInput = form.elements.namedItem('email');
-        var name = nameInput.value.trim();
-        var email = emailInput.value.trim();
+        // the two inputs built just above
+        const nameInput = form.elements.namedItem('name') as HTMLInputElement;
+        const emailInput = form.elements.namedItem('email') as HTMLInputElement;
+        const name = nameInput.value.trim();
+        const email = emailInput.value.trim();
         if (!name) return void (error.textContent = 'Please tell us your name.');
         if (!email || !emailInput.checkValidity()) return void (error.textContent = 'Please enter a valid email address.');
         error.textContent = '';
         button.disabled = true;
-        startConversation(name, email).then(function (outcome) {
+        startConversation(name, email).then((outcome) => {
           button.disabled = false;
           if (outcome.unavailable) return showUnavailable();
           if (outcome.error) return void (error.textContent = outcome.error);
@@ -240,51 +396,53 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
     }
 
     /** POST /v2/conversations.json with the form's token: the new conversation's token and room, or why not. */
-    function startConversation(name, email) {
+    function startConversation(name: string, email: string): Promise<StartOutcome> {
       return fetch(api + '/v2/conversations.json', {
         method: 'POST',
         headers: { authorization: 'Bearer ' + formToken, 'content-type': 'application/json' },
         body: JSON.stringify({ conversation: { contact: { name: name, email: email } } }),
-      }).then(function (response) {
-        return response.json().catch(function () { return {}; }).then(function (body) {
-          if (response.status === 201) return { token: body.conversation.token, socketUrl: body.conversation.socketUrl };
+      }).then((response): Promise<StartOutcome> => {
+        return response.json().catch(() => ({})).then((body: StartAnswer | null): StartOutcome => {
+          // a 201 carries the conversation
+          if (response.status === 201) return { token: (body as ConversationCreated).conversation.token, socketUrl: (body as ConversationCreated).conversation.socketUrl };
           if (response.status === 403 || response.status === 401) return { unavailable: true };
-          var first = body && body.errors && body.errors[0];
-          return { error: response.status === 400 && first ? 'Please check the form: ' + first.detail + '.' : 'Something went wrong; please try again.' };
+          const first = body && body.errors && body.errors[0];
+          return { error: response.status === 400 && first ? `Please check the form: ${first.detail}.` : 'Something went wrong; please try again.' };
         });
-      }, function () {
+      }, (): StartOutcome => {
         return { error: 'Could not reach the chat. Check your connection and try again.' };
       });
     }
 
     // ---- the conversation ------------------------------------------------------------------
 
-    function openChat(conversation) {
-      var you = null;
-      var names = {}; // "agent:7" -> "Ada Lovelace", from the room's presence
-      var rendered = {}; // message id -> its item; null once deleted
-      var pending = {}; // clientId -> { text, item }
-      var socket = null;
-      var failures = 0;
-      var closed = false; // the conversation, by an agent
-      var stopped = false; // this chat, by the visitor starting anew
-      var heartbeat = null;
-      var reconnectTimer = null;
-      var typingSentAt = 0;
-      var typingIdle = null;
-      var typingShown = null;
-      var counter = 0;
+    function openChat(conversation: Conversation): void {
+      let you: Participant | null = null;
+      const names: Record<string, string> = {}; // "agent:7" -> "Ada Lovelace", from the room's presence
+      const rendered: Record<string, HTMLLIElement | null> = {}; // message id -> its item; null once deleted
+      const pending: Record<string, Pending> = {}; // clientId -> { text, item }
+      let socket: WebSocket | null = null;
+      let failures = 0;
+      let closed = false; // the conversation, by an agent
+      let stopped = false; // this chat, by the visitor starting anew
+      // timers start undefined (the script had null): clearTimeout and clearInterval take number | undefined
+      let heartbeat: number | undefined = undefined;
+      let reconnectTimer: number | undefined = undefined;
+      let typingSentAt = 0;
+      let typingIdle: number | undefined = undefined;
+      let typingShown: number | undefined = undefined;
+      let counter = 0;
 
-      var messages = el('ol', { class: 'messages', 'aria-live': 'polite' });
-      var scroll = el('div', { class: 'scroll' }, [welcomeNote(), messages]);
-      var typing = el('p', { class: 'typing', hidden: true });
-      var notice = el('p', { class: 'notice', role: 'status', hidden: true });
-      var input = el('textarea', { name: 'message', rows: '1', maxlength: '10000', placeholder: 'Write a message\u2026', 'aria-label': 'Message' });
-      var sendButton = el('button', { class: 'primary', type: 'submit', text: 'Send' });
-      var composer = el('form', { class: 'composer' }, [input, sendButton]);
+      const messages = el('ol', { class: 'messages', 'aria-live': 'polite' });
+      const scroll = el('div', { class: 'scroll' }, [welcomeNote(), messages]);
+      const typing = el('p', { class: 'typing', hidden: true });
+      const notice = el('p', { class: 'notice', role: 'status', hidden: true });
+      const input = el('textarea', { name: 'message', rows: '1', maxlength: '10000', placeholder: 'Write a message\u2026', 'aria-label': 'Message' });
+      const sendButton = el('button', { class: 'primary', type: 'submit', text: 'Send' });
+      const composer = el('form', { class: 'composer' }, [input, sendButton]);
       show([scroll, typing, notice, composer]);
 
-      function setNotice(text, action) {
+      function setNotice(text: string, action?: NoticeAction | null): void {
         while (notice.firstChild) notice.removeChild(notice.firstChild);
         notice.hidden = !text;
         if (!text) return;
@@ -292,9 +450,9 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
         if (action) notice.appendChild(el('button', { class: 'link', type: 'button', text: action.label, onclick: action.run }));
       }
 
-      var startAnew = {
+      const startAnew: NoticeAction = {
         label: 'Start a new conversation',
-        run: function () {
+        run: () => {
           stopped = true;
           clearTimeout(reconnectTimer);
           clearInterval(heartbeat);
@@ -304,7 +462,7 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
         },
       };
 
-      function setClosed(isClosed) {
+      function setClosed(isClosed: boolean): void {
         closed = isClosed;
         input.disabled = isClosed;
         sendButton.disabled = isClosed;
@@ -312,64 +470,66 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
         else setNotice('');
       }
 
-      function authorKey(author) { return author.type + ':' + author.id; }
+      function authorKey(author: Author): string { return author.type + ':' + author.id; }
 
-      function isOwn(author) { return Boolean(you) && author.type === you.role && author.id === you.id; }
+      function isOwn(author: Author): boolean { return !!you && author.type === you.role && author.id === you.id; }
 
-      function authorName(author) {
+      function authorName(author: Author): string {
         if (author.type === 'ai') return 'Assistant';
         return names[authorKey(author)] || (author.type === 'agent' ? 'Support' : 'Visitor');
       }
 
-      function scrollDown() { scroll.scrollTop = scroll.scrollHeight; }
+      function scrollDown(): void { scroll.scrollTop = scroll.scrollHeight; }
 
-      function messageItem(text, own, who) {
+      function messageItem(text: string, own: boolean, who: string): HTMLLIElement {
         return el('li', { class: 'message ' + (own ? 'own' : 'other') }, [
           own ? null : el('span', { class: 'who', text: who }),
           el('p', { class: 'text', text: text }),
         ]);
       }
 
+      // Below, `mine` is only ever set when the frame's clientId is, and every item has its .text.
+
       /** A message the room accepted: the acknowledgement of one of ours, or someone's new one. */
-      function received(message) {
+      function received(message: ChatMessage): void {
         if (message.id in rendered) return;
-        var mine = message.clientId && pending[message.clientId];
+        const mine = message.clientId && pending[message.clientId];
         if (mine && isOwn(message.author)) {
-          delete pending[message.clientId];
+          delete pending[message.clientId!];
           rendered[message.id] = mine.item;
-          mine.item.querySelector('.text').textContent = message.message; // as a teammate may have corrected it meanwhile
+          mine.item.querySelector('.text')!.textContent = message.message; // as a teammate may have corrected it meanwhile
           mine.item.classList.remove('pending', 'failed');
-          var status = mine.item.querySelector('.status');
+          const status = mine.item.querySelector('.status');
           if (status) status.remove();
           mine.item.setAttribute('data-id', message.id);
           mine.item.title = new Date(message.sentAt).toLocaleString();
           return;
         }
-        var item = messageItem(message.message, isOwn(message.author), authorName(message.author));
+        const item = messageItem(message.message, isOwn(message.author), authorName(message.author));
         rendered[message.id] = item;
         item.setAttribute('data-id', message.id);
         item.title = new Date(message.sentAt).toLocaleString();
         // Ours wait at the bottom until the room takes them.
-        var firstPending = messages.querySelector('.pending');
+        const firstPending = messages.querySelector('.pending');
         messages.insertBefore(item, firstPending);
         if (!isOwn(message.author)) hideTyping();
         scrollDown();
       }
 
       /** A message a teammate corrected: its new text. */
-      function edited(message) {
-        var item = rendered[message.id];
-        if (item) item.querySelector('.text').textContent = message.message;
+      function edited(message: ChatMessage): void {
+        const item = rendered[message.id];
+        if (item) item.querySelector('.text')!.textContent = message.message;
       }
 
       /** A message a teammate deleted: gone; a resend of ours the room answers so is settled. */
-      function deleted(frame) {
-        var item = rendered[frame.id];
+      function deleted(frame: Deletion): void {
+        const item = rendered[frame.id];
         if (item) item.remove();
         rendered[frame.id] = null;
-        var mine = frame.clientId && pending[frame.clientId];
+        const mine = frame.clientId && pending[frame.clientId];
         if (!mine) return;
-        delete pending[frame.clientId];
+        delete pending[frame.clientId!];
         mine.item.remove();
       }
 
@@ -378,22 +538,23 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
        * were away changes here too. A message shown but not among them was deleted, unless the
        * history is full and the message older than its first.
        */
-      function rejoined(history) {
-        var now = {};
-        history.forEach(function (message) { now[message.id] = true; });
-        var first = history.length < HISTORY_ON_JOIN ? 0 : Number(history[0].id);
-        Object.keys(rendered).forEach(function (id) {
+      function rejoined(history: ChatMessage[]): void {
+        const now: Record<string, boolean> = {};
+        history.forEach((message) => { now[message.id] = true; });
+        // a full history has a first (HISTORY_ON_JOIN is positive)
+        const first = history.length < HISTORY_ON_JOIN ? 0 : Number(history[0]!.id);
+        Object.keys(rendered).forEach((id) => {
           if (rendered[id] && !now[id] && Number(id) >= first) deleted({ id: id });
         });
-        history.forEach(function (message) {
+        history.forEach((message) => {
           if (rendered[message.id]) edited(message);
           else received(message);
         });
       }
 
-      function send(text) {
-        var clientId = 'w-' + Date.now().toString(36) + '-' + (counter += 1) + '-' + Math.random().toString(36).slice(2, 8);
-        var item = messageItem(text, true, '');
+      function send(text: string): void {
+        const clientId = 'w-' + Date.now().toString(36) + '-' + (counter += 1) + '-' + Math.random().toString(36).slice(2, 8);
+        const item = messageItem(text, true, '');
         item.classList.add('pending');
         item.appendChild(el('span', { class: 'status', text: 'Sending\u2026' }));
         messages.appendChild(item);
@@ -404,44 +565,45 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
       }
 
       /** Sends, or resends after a reconnect: the room answers a known clientId without storing it twice. */
-      function transmit(clientId) {
-        if (socket && socket.readyState === 1) socket.send(JSON.stringify({ type: 'message', message: pending[clientId].text, clientId: clientId }));
+      function transmit(clientId: string): void {
+        // called only with a clientId that is pending
+        if (socket && socket.readyState === 1) socket.send(JSON.stringify({ type: 'message', message: pending[clientId]!.text, clientId: clientId }));
       }
 
-      function refused(frame) {
+      function refused(frame: ErrorFrame): void {
         if (frame.code === 'conversation_closed') setClosed(true);
-        var mine = frame.clientId && pending[frame.clientId];
+        const mine = frame.clientId && pending[frame.clientId];
         if (!mine) return;
-        delete pending[frame.clientId];
+        delete pending[frame.clientId!];
         mine.item.classList.remove('pending');
         mine.item.classList.add('failed');
-        var status = mine.item.querySelector('.status');
+        const status = mine.item.querySelector('.status');
         if (status) status.textContent = 'Not sent: ' + (frame.code === 'conversation_closed' ? 'the conversation has ended' : frame.detail);
       }
 
-      function showTyping(who) {
+      function showTyping(who: Partial<Participant>): void {
         typing.textContent = (who.role === 'agent' ? (who.name || 'Support') : who.name || 'Someone') + ' is typing\u2026';
         typing.hidden = false;
         clearTimeout(typingShown);
         typingShown = setTimeout(hideTyping, TYPING_SHOWN_MS);
       }
 
-      function hideTyping() {
+      function hideTyping(): void {
         typing.hidden = true;
         clearTimeout(typingShown);
       }
 
-      function sendTyping(value) {
+      function sendTyping(value: boolean): void {
         if (socket && socket.readyState === 1) socket.send(JSON.stringify({ type: 'typing', typing: value }));
       }
 
-      function stopTyping() {
+      function stopTyping(): void {
         clearTimeout(typingIdle);
         if (typingSentAt) sendTyping(false);
         typingSentAt = 0;
       }
 
-      input.addEventListener('input', function () {
+      input.addEventListener('input', () => {
         if (!input.value.trim()) return stopTyping();
         if (Date.now() - typingSentAt > TYPING_SENT_EVERY_MS) {
           typingSentAt = Date.now();
@@ -450,26 +612,26 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
         clearTimeout(typingIdle);
         typingIdle = setTimeout(stopTyping, TYPING_IDLE_MS);
       });
-      input.addEventListener('keydown', function (event) {
+      input.addEventListener('keydown', (event) => {
         if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
           event.preventDefault();
           composer.requestSubmit();
         }
       });
-      composer.addEventListener('submit', function (event) {
+      composer.addEventListener('submit', (event) => {
         event.preventDefault();
-        var text = input.value.trim();
+        const text = input.value.trim();
         if (!text || closed) return;
         input.value = '';
         send(text);
       });
 
-      function onFrame(frame) {
+      function onFrame(frame: ServerFrame): void {
         if (frame.type === 'welcome') {
           failures = 0;
           setNotice('');
           you = frame.you;
-          (frame.present || []).forEach(function (who) { names[who.role + ':' + who.id] = who.name; });
+          (frame.present || []).forEach((who) => { names[who.role + ':' + who.id] = who.name; });
           rejoined(frame.history || []);
           Object.keys(pending).forEach(transmit);
           setClosed(frame.conversation && frame.conversation.status === 'closed');
@@ -482,7 +644,7 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
         } else if (frame.type === 'presence') {
           if (frame.who) names[frame.who.role + ':' + frame.who.id] = frame.who.name;
         } else if (frame.type === 'typing') {
-          var who = frame.who || {};
+          const who: Partial<Participant> = frame.who || {};
           if (you && who.role === you.role && who.id === you.id) return; // the visitor, in another tab
           if (frame.typing) showTyping(who);
           else hideTyping();
@@ -493,21 +655,22 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
         }
       }
 
-      function connect() {
+      function connect(): void {
         if (stopped) return;
-        var opened = false;
+        let opened = false;
         socket = new WebSocket(conversation.socketUrl);
-        socket.addEventListener('open', function () {
+        socket.addEventListener('open', () => {
           opened = true;
           clearInterval(heartbeat);
-          heartbeat = setInterval(function () { if (socket.readyState === 1) socket.send('{"type":"ping"}'); }, HEARTBEAT_MS);
+          // the socket this connect opened, or a later one: never null again
+          heartbeat = setInterval(() => { if (socket!.readyState === 1) socket!.send('{"type":"ping"}'); }, HEARTBEAT_MS);
         });
-        socket.addEventListener('message', function (event) {
-          var frame;
-          try { frame = JSON.parse(event.data); } catch (e) { return; }
+        socket.addEventListener('message', (event) => {
+          let frame: ServerFrame;
+          try { frame = JSON.parse(event.data as string) as ServerFrame; } catch (e) { return; }
           onFrame(frame);
         });
-        socket.addEventListener('close', function () {
+        socket.addEventListener('close', () => {
           clearInterval(heartbeat);
           if (stopped) return;
           failures = opened ? 1 : failures + 1;
@@ -522,19 +685,20 @@ export const WIDGET_SCRIPT = String.raw`/* Helpdesk chat widget. Embed: <script 
     }
 
     if (!settings.isLiveChatEnabled) showUnavailable();
-    else if (saved && saved.token && saved.socketUrl) openChat(saved);
+    else if (saved && saved.token && saved.socketUrl) openChat({ token: saved.token, socketUrl: saved.socketUrl });
     else showStartForm();
     setOpen(panelOpen);
   }
 
-  fetch(api + '/widget/forms/' + encodeURIComponent(formToken) + '.json').then(function (response) {
+  fetch(api + '/widget/forms/' + encodeURIComponent(formToken) + '.json').then((response): void | Promise<void> => {
     if (response.status === 404) return log('no contact form has the token ' + formToken);
     if (!response.ok) return log('could not load the contact form (' + response.status + ')');
-    return response.json().then(function (body) {
-      whenBodyReady(function () { start(body.contactform); });
+    return response.json().then((body: FormAnswer) => {
+      whenBodyReady(() => { start(body.contactform); });
     });
-  }).catch(function (error) {
+  }).catch((error: unknown) => {
     log('could not load the contact form: ' + error);
   });
-})();
-`;
+}
+
+main(currentScript);
