@@ -50,21 +50,34 @@ async function capturedAnswer(databaseUrl: string, text: string, params: unknown
 
 async function main(): Promise<void> {
   const host = machine();
-  log(`machine: ${host.nproc} CPUs (${host.cpu}), node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
+  log(
+    `machine: ${host.nproc} CPUs (${host.cpu}), node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`,
+  );
   const stack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
   const data = await seed(stack.databaseUrl, config.companies);
-  const who = { kind: 'teammate', installationId: data.installationId, userId: data.ownerUserId, role: 'owner' } as const;
+  const who = {
+    kind: 'teammate',
+    installationId: data.installationId,
+    userId: data.ownerUserId,
+    role: 'owner',
+  } as const;
   const statement = await companyListStatement(who, LIST_QUERY);
   const auth = credentialLookUpStatement(await hashSecret(data.ownerKey));
   applyLocalStackSettings(workerVars(stack));
-  const answers = { list: await capturedAnswer(stack.databaseUrl, statement.text, statement.params), auth: await capturedAnswer(stack.databaseUrl, auth.text, auth.params) };
+  const answers = {
+    list: await capturedAnswer(stack.databaseUrl, statement.text, statement.params),
+    auth: await capturedAnswer(stack.databaseUrl, auth.text, auth.params),
+  };
   log(`captured: the list statement's answer, ${fixed(answers.list.length / 1024, 1)} KiB, and the key's look-up`);
   const inspectorPort = config.profile ? await freePort() : undefined;
-  const worker = await startAssemble({
-    BENCH_ANSWERS: JSON.stringify({ [statement.text]: answers.list, [auth.text]: answers.auth }),
-    BENCH_LIST: JSON.stringify({ who, key: data.ownerKey, query: LIST_QUERY, statements: { list: statement } }),
-  }, inspectorPort);
+  const worker = await startAssemble(
+    {
+      BENCH_ANSWERS: JSON.stringify({ [statement.text]: answers.list, [auth.text]: answers.auth }),
+      BENCH_LIST: JSON.stringify({ who, key: data.ownerKey, query: LIST_QUERY, statements: { list: statement } }),
+    },
+    inspectorPort,
+  );
   stops.push(worker.stop);
 
   const call = async (name: string, times: number) => {
@@ -84,17 +97,28 @@ async function main(): Promise<void> {
   }
   const own = { bare: best.bare! - best.driver!, service: best.service! - best.driver! };
   log('');
-  log(align(['one page in workerd', 'µs a call', 'beyond the driver, µs'], [
-    ['driver: parse the answer', fixed(best.driver!, 1), ''],
-    ['bare: driver + JSON of its rows', fixed(best.bare!, 1), fixed(own.bare, 1)],
-    ['query: the query string validated', fixed(best.query!, 1), ''],
-    ['page: query + driver + listBody', fixed(best.page!, 1), fixed(best.page! - best.driver!, 1)],
-    ['service: page + its JSON', fixed(best.service!, 1), fixed(own.service, 1)],
-    ['bare request: the bare SQL Worker\'s app', fixed(best.bareRequest!, 1), fixed(best.bareRequest! - best.driver!, 1)],
-    ['request: the service\'s app, limiter off', fixed(best.request!, 1), fixed(best.request! - best.driver!, 1)],
-  ]));
+  log(
+    align(
+      ['one page in workerd', 'µs a call', 'beyond the driver, µs'],
+      [
+        ['driver: parse the answer', fixed(best.driver!, 1), ''],
+        ['bare: driver + JSON of its rows', fixed(best.bare!, 1), fixed(own.bare, 1)],
+        ['query: the query string validated', fixed(best.query!, 1), ''],
+        ['page: query + driver + listBody', fixed(best.page!, 1), fixed(best.page! - best.driver!, 1)],
+        ['service: page + its JSON', fixed(best.service!, 1), fixed(own.service, 1)],
+        [
+          "bare request: the bare SQL Worker's app",
+          fixed(best.bareRequest!, 1),
+          fixed(best.bareRequest! - best.driver!, 1),
+        ],
+        ["request: the service's app, limiter off", fixed(best.request!, 1), fixed(best.request! - best.driver!, 1)],
+      ],
+    ),
+  );
   log('');
-  log(`the service's page costs ${fixed(own.service - own.bare, 1)} µs more than the bare answer's in workerd, its whole request ${fixed(best.request! - best.bareRequest!, 1)} µs more than the bare Worker's (the least of ${config.rounds} rounds)`);
+  log(
+    `the service's page costs ${fixed(own.service - own.bare, 1)} µs more than the bare answer's in workerd, its whole request ${fixed(best.request! - best.bareRequest!, 1)} µs more than the bare Worker's (the least of ${config.rounds} rounds)`,
+  );
   const file = await writeResults({ config, host, microseconds: best, beyondDriver: own }, 'assemble');
   log(`results: ${file}`);
   if (config.profile && inspectorPort) {
@@ -107,7 +131,9 @@ async function main(): Promise<void> {
     const { profile } = await session.call('Profiler.stop');
     const { total, rows } = bySelfTime(profile);
     log('');
-    log(`${config.profile}: ${fixed(total / 2_000, 1)} µs sampled a call (idle and the runtime's own included); by self time:`);
+    log(
+      `${config.profile}: ${fixed(total / 2_000, 1)} µs sampled a call (idle and the runtime's own included); by self time:`,
+    );
     for (const [name, us] of rows.slice(0, 30)) log(`  ${fixed(us / 2_000, 1).padStart(7)} µs  ${name}`);
   }
 }

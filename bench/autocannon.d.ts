@@ -35,7 +35,10 @@ declare module 'autocannon' {
     statusCodeStats: Record<string, { count: number }>;
   }
   interface Instance extends EventEmitter, PromiseLike<Result> {
-    on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, milliseconds: number) => void): this;
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, bytes: number, milliseconds: number) => void,
+    ): this;
   }
   function autocannon(options: Options): Instance;
   export default autocannon;

@@ -56,9 +56,10 @@ export async function startClientDistance(opts: { workerUrl: string; rttMs: numb
   return {
     url: `http://127.0.0.1:${port}`,
     connections: () => connections,
-    stop: () => new Promise((resolve) => {
-      for (const socket of open) socket.destroy();
-      server.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -32,7 +32,10 @@ function groupOf(pid: number, comm: string, args: string, ours: boolean): Group 
 }
 
 /** Every process of the machine, from /proc, and whether this process started it (it descends from it). */
-export function processes(): { list: Array<{ pid: number; ppid: number; comm: string; used: number; reaped: number }>; ours(pid: number): boolean } {
+export function processes(): {
+  list: Array<{ pid: number; ppid: number; comm: string; used: number; reaped: number }>;
+  ours(pid: number): boolean;
+} {
   const list: Array<{ pid: number; ppid: number; comm: string; used: number; reaped: number }> = [];
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
@@ -43,14 +46,21 @@ export function processes(): { list: Array<{ pid: number; ppid: number; comm: st
       const comm = stat.slice(stat.indexOf('(') + 1, close);
       const fields = stat.slice(close + 2).split(' '); // fields[0] is field 3 (state)
       // utime + stime; cutime + cstime: children that exited and were reaped
-      list.push({ pid, ppid: Number(fields[1]), comm, used: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) });
+      list.push({
+        pid,
+        ppid: Number(fields[1]),
+        comm,
+        used: Number(fields[11]) + Number(fields[12]),
+        reaped: Number(fields[13]) + Number(fields[14]),
+      });
     } catch {
       // gone meanwhile
     }
   }
   const parent = new Map(list.map((p) => [p.pid, p.ppid]));
   const ours = (pid: number) => {
-    for (let at: number | undefined = pid, hops = 0; at && hops < 64; at = parent.get(at), hops++) if (at === process.pid) return true;
+    for (let at: number | undefined = pid, hops = 0; at && hops < 64; at = parent.get(at), hops++)
+      if (at === process.pid) return true;
     return false;
   };
   return { list, ours };
@@ -81,7 +91,14 @@ export function snapshot(): Snapshot {
 /** Cores used on average between two snapshots, by group (a process born in between counts from 0). */
 export function coresUsed(before: Snapshot, after: Snapshot): CpuUse {
   const seconds = (after.at - before.at) / 1000;
-  const use: CpuUse = { workerd: 0, postgres: 0, 'stand-ins': 0, load: 0, other: 0, steal: (after.stealTicks - before.stealTicks) / TICKS_PER_SECOND / seconds };
+  const use: CpuUse = {
+    workerd: 0,
+    postgres: 0,
+    'stand-ins': 0,
+    load: 0,
+    other: 0,
+    steal: (after.stealTicks - before.stealTicks) / TICKS_PER_SECOND / seconds,
+  };
   for (const [pid, now] of after.ticks) {
     const delta = now.ticks - (before.ticks.get(pid)?.ticks ?? 0);
     if (delta > 0) use[now.group] += delta / TICKS_PER_SECOND / seconds;

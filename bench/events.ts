@@ -45,24 +45,38 @@ const label: Record<Variant, string> = { on: 'events on (default)', off: 'events
 const namePrefix = (tag: string) => `Events bench ${tag} `;
 function createBody(tag: string): string {
   return JSON.stringify({
-    company: { name: `${namePrefix(tag)}{n}`, domains: [{ name: `e{n}-${tag}.example.com` }, { name: `mail.e{n}-${tag}.example.com` }] },
+    company: {
+      name: `${namePrefix(tag)}{n}`,
+      domains: [{ name: `e{n}-${tag}.example.com` }, { name: `mail.e{n}-${tag}.example.com` }],
+    },
   });
 }
 
 async function main(): Promise<void> {
   const host = machine();
-  log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
-  log(`settings: ${config.rounds} rounds of each Worker alternating, each ${config.warmupSeconds} s warm-up + ${config.durationSeconds} s measured with ${config.connections} connections, then ${config.aloneSeconds} s with 1; ${config.companies} companies seeded`);
+  log(
+    `machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`,
+  );
+  log(
+    `settings: ${config.rounds} rounds of each Worker alternating, each ${config.warmupSeconds} s warm-up + ${config.durationSeconds} s measured with ${config.connections} connections, then ${config.aloneSeconds} s with 1; ${config.companies} companies seeded`,
+  );
 
   const stack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
   const data = await seed(stack.databaseUrl, config.companies);
-  log(`seeded installation ${data.installationId}: ${Object.entries(data.rows).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+  log(
+    `seeded installation ${data.installationId}: ${Object.entries(data.rows)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(', ')}`,
+  );
 
   log(`bundling the service once and serving it twice (compatibility date ${serviceRuntime().date}) ...`);
   const bundle = serviceBundle();
   const workers = {} as Record<Variant, RunningWorker>;
-  for (const [variant, vars] of [['on', {}], ['off', { WRITE_EVENTS: 'off' }]] as const) {
+  for (const [variant, vars] of [
+    ['on', {}],
+    ['off', { WRITE_EVENTS: 'off' }],
+  ] as const) {
     const worker = await bundle.serve(stack, variant, vars);
     stops.push(worker.stop);
     workers[variant] = worker;
@@ -70,10 +84,25 @@ async function main(): Promise<void> {
   const auth = { authorization: `Bearer ${data.ownerKey}` };
   const eventRows = () =>
     withClient(stack.databaseUrl, async (client) =>
-      Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE installation_id = $1', [data.installationId])).rows[0]!.n));
+      Number(
+        (
+          await client.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE installation_id = $1', [
+            data.installationId,
+          ])
+        ).rows[0]!.n,
+      ),
+    );
   const companiesNamed = (prefix: string) =>
     withClient(stack.databaseUrl, async (client) =>
-      Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM companies WHERE installation_id = $1 AND name LIKE $2', [data.installationId, `${prefix}%`])).rows[0]!.n));
+      Number(
+        (
+          await client.query<{ n: string }>(
+            'SELECT count(*) AS n FROM companies WHERE installation_id = $1 AND name LIKE $2',
+            [data.installationId, `${prefix}%`],
+          )
+        ).rows[0]!.n,
+      ),
+    );
 
   // Each Worker writes what it should: a company with two domains is 3 events with events on, none off.
   const tag = started.toString(36);
@@ -97,7 +126,9 @@ async function main(): Promise<void> {
   /** One phase: alternating rounds of the two Workers at one number of connections. */
   const phase = async (name: string, connections: number, seconds: number) => {
     log('');
-    log(`${name}: ${connections} connection${connections === 1 ? '' : 's'}, ${config.rounds} rounds, each ${config.warmupSeconds} s warm-up + ${seconds} s measured`);
+    log(
+      `${name}: ${connections} connection${connections === 1 ? '' : 's'}, ${config.rounds} rounds, each ${config.warmupSeconds} s warm-up + ${seconds} s measured`,
+    );
     const rounds: Array<Record<Variant, Round>> = [];
     for (let round = 1; round <= config.rounds; round++) {
       const order: Variant[] = round % 2 === 1 ? ['on', 'off'] : ['off', 'on'];
@@ -118,46 +149,87 @@ async function main(): Promise<void> {
         // Requests still in flight when the load stopped finish first; then, warm-up included,
         // every company the round created and every event row meanwhile.
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        results[variant] = { ...result, companiesCreated: await companiesNamed(namePrefix(roundTag)), eventsWritten: (await eventRows()) - before };
-        log(`  round ${round}, ${label[variant]}: ${result.rps.toFixed(0)} req/s, p50 ${fixed(result.p50, 2)} ms, p99 ${fixed(result.p99, 2)} ms, ` +
-          `non-2xx ${result.non2xx}, errors ${result.errors + result.timeouts}; ${results[variant].companiesCreated} companies created, ${results[variant].eventsWritten} event rows written (warm-up included)`);
+        results[variant] = {
+          ...result,
+          companiesCreated: await companiesNamed(namePrefix(roundTag)),
+          eventsWritten: (await eventRows()) - before,
+        };
+        log(
+          `  round ${round}, ${label[variant]}: ${result.rps.toFixed(0)} req/s, p50 ${fixed(result.p50, 2)} ms, p99 ${fixed(result.p99, 2)} ms, ` +
+            `non-2xx ${result.non2xx}, errors ${result.errors + result.timeouts}; ${results[variant].companiesCreated} companies created, ${results[variant].eventsWritten} event rows written (warm-up included)`,
+        );
       }
       log(`  round ${round}: p50 ratio on / off ${fixed(results.on.p50 / results.off.p50, 3)}`);
       rounds.push(results);
     }
     const all = { on: pooled(rounds.map((r) => r.on)), off: pooled(rounds.map((r) => r.off)) };
     const rows: Measured[] = [
-      ...rounds.flatMap((r, i) => (['on', 'off'] as const).map((v) => ({ key: `${v}${i + 1}`, label: `round ${i + 1}: ${label[v]}`, result: r[v] }))),
+      ...rounds.flatMap((r, i) =>
+        (['on', 'off'] as const).map((v) => ({
+          key: `${v}${i + 1}`,
+          label: `round ${i + 1}: ${label[v]}`,
+          result: r[v],
+        })),
+      ),
       { key: 'on', label: `all rounds: ${label.on}`, result: all.on },
       { key: 'off', label: `all rounds: ${label.off}`, result: all.off },
     ];
     log('');
-    log(align(
-      [`POST /v2/companies.json, ${connections} conn.`, 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'p50 on / off'],
-      [
-        ...rounds.flatMap((r, i) => (['on', 'off'] as const).map((v) => [
-          `round ${i + 1}: ${label[v]}`, fixed(r[v].rps, 0), fixed(r[v].p50, 2), fixed(r[v].p99, 2), String(r[v].non2xx), String(r[v].errors + r[v].timeouts),
-          v === 'on' ? fixed(r.on.p50 / r.off.p50, 3) : '',
-        ])),
-        ...(['on', 'off'] as const).map((v) => [
-          `all rounds: ${label[v]}`, fixed(all[v].rps, 0), fixed(all[v].p50, 2), fixed(all[v].p99, 2), String(all[v].non2xx), String(all[v].errors + all[v].timeouts),
-          v === 'on' ? fixed(all.on.p50 / all.off.p50, 3) : '',
-        ]),
-      ],
-    ));
+    log(
+      align(
+        [
+          `POST /v2/companies.json, ${connections} conn.`,
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'non-2xx',
+          'errors',
+          'p50 on / off',
+        ],
+        [
+          ...rounds.flatMap((r, i) =>
+            (['on', 'off'] as const).map((v) => [
+              `round ${i + 1}: ${label[v]}`,
+              fixed(r[v].rps, 0),
+              fixed(r[v].p50, 2),
+              fixed(r[v].p99, 2),
+              String(r[v].non2xx),
+              String(r[v].errors + r[v].timeouts),
+              v === 'on' ? fixed(r.on.p50 / r.off.p50, 3) : '',
+            ]),
+          ),
+          ...(['on', 'off'] as const).map((v) => [
+            `all rounds: ${label[v]}`,
+            fixed(all[v].rps, 0),
+            fixed(all[v].p50, 2),
+            fixed(all[v].p99, 2),
+            String(all[v].non2xx),
+            String(all[v].errors + all[v].timeouts),
+            v === 'on' ? fixed(all.on.p50 / all.off.p50, 3) : '',
+          ]),
+        ],
+      ),
+    );
     log('');
-    log(`CPU cores used while measuring, by process (${host.nproc} on this machine; stand-ins = this node process; Postgres includes its backends that ended meanwhile):`);
+    log(
+      `CPU cores used while measuring, by process (${host.nproc} on this machine; stand-ins = this node process; Postgres includes its backends that ended meanwhile):`,
+    );
     log(cpuTable(rows));
     for (const warning of disturbed(rows)) log(`  DISTURBED  ${warning}`);
     const ratios = rounds.map((r) => r.on.p50 / r.off.p50);
     const ratio = all.on.p50 / all.off.p50;
-    log(`p50 ratio on / off by round: ${ratios.map((r) => fixed(r, 3)).join(', ')}; all rounds pooled: ${fixed(ratio, 3)}`);
+    log(
+      `p50 ratio on / off by round: ${ratios.map((r) => fixed(r, 3)).join(', ')}; all rounds pooled: ${fixed(ratio, 3)}`,
+    );
     const total = (v: Variant, pick: (r: Round) => number) => rounds.reduce((n, r) => n + pick(r[v]), 0);
     const written = { on: total('on', (r) => r.eventsWritten), off: total('off', (r) => r.eventsWritten) };
     const created = { on: total('on', (r) => r.companiesCreated), off: total('off', (r) => r.companiesCreated) };
-    log(`companies created (warm-up included): events on ${created.on}, off ${created.off}; event rows written: on ${written.on} (${fixed(written.on / Math.max(1, created.on), 2)} a company), off ${written.off}`);
+    log(
+      `companies created (warm-up included): events on ${created.on}, off ${created.off}; event rows written: on ${written.on} (${fixed(written.on / Math.max(1, created.on), 2)} a company), off ${written.off}`,
+    );
     const failed = rows.filter((m) => m.result.non2xx > 0 || m.result.errors > 0 || m.result.timeouts > 0);
-    for (const m of failed) log(`  FAIL  ${m.label}: ${m.result.non2xx} non-2xx, ${m.result.errors} errors, ${m.result.timeouts} timeouts`);
+    for (const m of failed)
+      log(`  FAIL  ${m.label}: ${m.result.non2xx} non-2xx, ${m.result.errors} errors, ${m.result.timeouts} timeouts`);
     const strip = (r: LoadResult) => ({ ...r, latencies: undefined });
     return {
       name,
@@ -188,14 +260,17 @@ async function main(): Promise<void> {
   }));
   for (const c of checks) log(`  ${c.pass ? 'PASS' : 'MISS'}  ${c.name}: ${c.detail}`);
 
-  const file = await writeResults({
-    startedAt: new Date(started).toISOString(),
-    machine: host,
-    config,
-    check,
-    phases: [loaded.results, alone.results],
-    checks,
-  }, 'events');
+  const file = await writeResults(
+    {
+      startedAt: new Date(started).toISOString(),
+      machine: host,
+      config,
+      check,
+      phases: [loaded.results, alone.results],
+      checks,
+    },
+    'events',
+  );
   log(`\nraw results: ${file}`);
   if (loaded.failed + alone.failed) process.exitCode = 1;
 }

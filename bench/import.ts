@@ -56,7 +56,9 @@ const snapshot = (): Snapshot => ({ processes: processSnapshot(), machine: machi
  */
 function coresUsed(before: Snapshot, after: Snapshot): CpuUse & { machine: number } {
   const use = processCores(before.processes, after.processes);
-  const cores = ((after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)) * readdirSync('/sys/devices/system/cpu').filter((d) => /^cpu\d+$/.test(d)).length;
+  const cores =
+    ((after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)) *
+    readdirSync('/sys/devices/system/cpu').filter((d) => /^cpu\d+$/.test(d)).length;
   return { ...use, machine: Math.round(cores * 100) / 100 };
 }
 
@@ -127,7 +129,11 @@ async function runImport(url: string, key: string, csv: string): Promise<ImportR
   const auth = { authorization: `Bearer ${key}` };
   const before = snapshot();
   const t0 = performance.now();
-  const response = await fetch(`${url}/v2/companies/import.csv`, { method: 'POST', headers: { ...auth, 'content-type': 'text/csv' }, body: csv });
+  const response = await fetch(`${url}/v2/companies/import.csv`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'text/csv' },
+    body: csv,
+  });
   const text = await response.text();
   const requestSeconds = (performance.now() - t0) / 1000;
   const location = response.headers.get('location') ?? '';
@@ -143,16 +149,32 @@ async function runImport(url: string, key: string, csv: string): Promise<ImportR
     const answer = await fetch(`${url}${location}`, { headers: auth });
     const body = (await answer.json()) as { backgroundjob?: Job };
     polls++;
-    if (answer.status !== 200 || !body.backgroundjob) throw new Error(`polling ${location} answered ${answer.status}: ${JSON.stringify(body).slice(0, 500)}`);
+    if (answer.status !== 200 || !body.backgroundjob)
+      throw new Error(`polling ${location} answered ${answer.status}: ${JSON.stringify(body).slice(0, 500)}`);
     const job = body.backgroundjob;
     const at = (performance.now() - t0) / 1000;
-    if (progress.at(-1)?.rowsDone !== job.rowsDone) progress.push({ at: Math.round(at * 100) / 100, rowsDone: job.rowsDone });
+    if (progress.at(-1)?.rowsDone !== job.rowsDone)
+      progress.push({ at: Math.round(at * 100) / 100, rowsDone: job.rowsDone });
     if (job.status !== 'queued' && job.status !== 'running') {
       const cpu = coresUsed(afterRequest, snapshot());
-      const jobSeconds = job.startedAt && job.finishedAt ? (Date.parse(job.finishedAt) - Date.parse(job.startedAt)) / 1000 : null;
-      return { csvBytes: Buffer.byteLength(csv), requestSeconds, totalSeconds: at, jobSeconds, polls, progress, job, requestCpu, cpu };
+      const jobSeconds =
+        job.startedAt && job.finishedAt ? (Date.parse(job.finishedAt) - Date.parse(job.startedAt)) / 1000 : null;
+      return {
+        csvBytes: Buffer.byteLength(csv),
+        requestSeconds,
+        totalSeconds: at,
+        jobSeconds,
+        polls,
+        progress,
+        job,
+        requestCpu,
+        cpu,
+      };
     }
-    if (at > config.timeoutSeconds) throw new Error(`job ${location} still ${job.status} after ${config.timeoutSeconds} s: ${job.rowsDone}/${job.rowsTotal} rows`);
+    if (at > config.timeoutSeconds)
+      throw new Error(
+        `job ${location} still ${job.status} after ${config.timeoutSeconds} s: ${job.rowsDone}/${job.rowsTotal} rows`,
+      );
     await new Promise((resolve) => setTimeout(resolve, config.pollMs));
   }
 }
@@ -223,8 +245,12 @@ const cpuLine = (cpu: CpuUse & { machine: number }) =>
 
 async function main(): Promise<void> {
   const host = machine();
-  log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
-  log(`settings: ${config.rows} rows, plain INSERT ${config.insertBatchRows} rows a statement, poll every ${config.pollMs} ms`);
+  log(
+    `machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`,
+  );
+  log(
+    `settings: ${config.rows} rows, plain INSERT ${config.insertBatchRows} rows a statement, poll every ${config.pollMs} ms`,
+  );
 
   const stack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
@@ -241,7 +267,9 @@ async function main(): Promise<void> {
   const imported = await runImport(worker.url, importSite.users.owner.apiKey, csv);
   const importCounts = await counts(stack, importSite.id);
   const importRate = config.rows / imported.totalSeconds;
-  log(`  job ${imported.job.status} after ${imported.totalSeconds.toFixed(2)} s (${imported.polls} polls): rowsDone ${imported.job.rowsDone}, rowsFailed ${imported.job.rowsFailed}; job's own startedAt→finishedAt ${imported.jobSeconds === null ? '-' : `${imported.jobSeconds.toFixed(2)} s`}`);
+  log(
+    `  job ${imported.job.status} after ${imported.totalSeconds.toFixed(2)} s (${imported.polls} polls): rowsDone ${imported.job.rowsDone}, rowsFailed ${imported.job.rowsFailed}; job's own startedAt→finishedAt ${imported.jobSeconds === null ? '-' : `${imported.jobSeconds.toFixed(2)} s`}`,
+  );
   log(`  CPU during the request: ${cpuLine(imported.requestCpu)}`);
   log(`  CPU from the 201 to completed: ${cpuLine(imported.cpu)}`);
 
@@ -260,17 +288,26 @@ async function main(): Promise<void> {
   const ratio = importRate / plainRate;
   log('');
   log('                                  seconds      rows/s');
-  log(`  import, request alone          ${fixed(imported.requestSeconds, 2).padStart(8)}  ${fixed(config.rows / imported.requestSeconds, 0).padStart(10)}`);
-  log(`  import, end to end             ${fixed(imported.totalSeconds, 2).padStart(8)}  ${fixed(importRate, 0).padStart(10)}`);
+  log(
+    `  import, request alone          ${fixed(imported.requestSeconds, 2).padStart(8)}  ${fixed(config.rows / imported.requestSeconds, 0).padStart(10)}`,
+  );
+  log(
+    `  import, end to end             ${fixed(imported.totalSeconds, 2).padStart(8)}  ${fixed(importRate, 0).padStart(10)}`,
+  );
   log(`  plain multi-row INSERT         ${fixed(plain.seconds, 2).padStart(8)}  ${fixed(plainRate, 0).padStart(10)}`);
   log(`  ratio import / plain INSERT: ${fixed(ratio, 3)}`);
   log('');
 
   const want = { companies: config.rows, domains: config.rows, phones: config.rows };
-  const same = (a: typeof want) => a.companies === want.companies && a.domains === want.domains && a.phones === want.phones;
+  const same = (a: typeof want) =>
+    a.companies === want.companies && a.domains === want.domains && a.phones === want.phones;
   const verified = [
-    { name: 'import job completed, every row done, none failed', pass: imported.job.status === 'completed' && imported.job.rowsDone === config.rows && imported.job.rowsFailed === 0,
-      detail: `status ${imported.job.status}, rowsDone ${imported.job.rowsDone}, rowsFailed ${imported.job.rowsFailed}` },
+    {
+      name: 'import job completed, every row done, none failed',
+      pass:
+        imported.job.status === 'completed' && imported.job.rowsDone === config.rows && imported.job.rowsFailed === 0,
+      detail: `status ${imported.job.status}, rowsDone ${imported.job.rowsDone}, rowsFailed ${imported.job.rowsFailed}`,
+    },
     { name: 'import installation rows', pass: same(importCounts), detail: JSON.stringify(importCounts) },
     { name: 'plain INSERT installation rows', pass: same(plainCounts), detail: JSON.stringify(plainCounts) },
   ];
@@ -292,17 +329,26 @@ async function main(): Promise<void> {
   log('target checks:');
   for (const check of targetChecks) log(`  ${check.pass ? 'PASS' : 'MISS'}  ${check.name}: ${check.detail}`);
 
-  const file = await writeResults({
-    kind: 'import',
-    startedAt: new Date(started).toISOString(),
-    machine: host,
-    config,
-    import: { ...imported, job: { ...imported.job, problems: imported.job.problems.slice(0, 10) }, rowsPerSecond: importRate, requestRowsPerSecond: config.rows / imported.requestSeconds, counts: importCounts },
-    plainInsert: { ...plain, rowsPerSecond: plainRate, counts: plainCounts },
-    ratio,
-    checks: targetChecks,
-    verified,
-  }, 'import');
+  const file = await writeResults(
+    {
+      kind: 'import',
+      startedAt: new Date(started).toISOString(),
+      machine: host,
+      config,
+      import: {
+        ...imported,
+        job: { ...imported.job, problems: imported.job.problems.slice(0, 10) },
+        rowsPerSecond: importRate,
+        requestRowsPerSecond: config.rows / imported.requestSeconds,
+        counts: importCounts,
+      },
+      plainInsert: { ...plain, rowsPerSecond: plainRate, counts: plainCounts },
+      ratio,
+      checks: targetChecks,
+      verified,
+    },
+    'import',
+  );
   log(`\nraw results: ${file}`);
   if (verified.some((v) => !v.pass)) process.exitCode = 1;
 }

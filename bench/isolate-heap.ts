@@ -16,7 +16,10 @@ export interface IsolateHeap {
 }
 
 /** A session on the V8 inspector of the Worker named `worker` (its inspector target is `core:user:<name>`). */
-export async function inspector(inspectorPort: number, worker: string): Promise<{ call(method: string, params?: object): Promise<any>; close(): void }> {
+export async function inspector(
+  inspectorPort: number,
+  worker: string,
+): Promise<{ call(method: string, params?: object): Promise<any>; close(): void }> {
   const socket = new WebSocket(`ws://127.0.0.1:${inspectorPort}/core:user:${worker}`);
   await new Promise((resolve, reject) => {
     socket.once('open', resolve);

@@ -7,7 +7,8 @@ export const log = (message: string) => process.stdout.write(`${message}\n`);
 /** A bench setting: the number in the environment variable `name`, else `fallback`; at least 0, or above 0 when `positive`. */
 export function setting(name: string, fallback: number, positive = false): number {
   const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value < 0 || (positive && value === 0)) throw new Error(`${name} must be a ${positive ? 'positive ' : ''}number`);
+  if (!Number.isFinite(value) || value < 0 || (positive && value === 0))
+    throw new Error(`${name} must be a ${positive ? 'positive ' : ''}number`);
   return value;
 }
 
@@ -37,7 +38,11 @@ export async function runBench(main: () => Promise<void>): Promise<never> {
   } finally {
     await stopAll();
     const left = leftoverProcesses();
-    log(left.length ? `processes left running:\n  ${left.join('\n  ')}` : 'stopped everything it started (no processes left)');
+    log(
+      left.length
+        ? `processes left running:\n  ${left.join('\n  ')}`
+        : 'stopped everything it started (no processes left)',
+    );
     log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   }
   process.exit(process.exitCode ?? 0);

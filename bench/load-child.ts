@@ -24,7 +24,10 @@ async function run(job: LoadRequest, seconds: number): Promise<Omit<LoadResult, 
     requests: [
       template === undefined
         ? { method: 'GET', setupRequest: (request) => ({ ...request, path: pick() }) }
-        : { method: 'POST', setupRequest: (request) => ({ ...request, path: pick(), body: template.replaceAll('{n}', String(++sent)) }) },
+        : {
+            method: 'POST',
+            setupRequest: (request) => ({ ...request, path: pick(), body: template.replaceAll('{n}', String(++sent)) }),
+          },
     ],
   });
   // Exact latencies (autocannon's own histogram rounds to whole milliseconds); 2xx only, as autocannon does.

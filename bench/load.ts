@@ -53,7 +53,9 @@ export function load(job: LoadRequest): Promise<LoadResult> {
       if (message.result) result = { ...message.result, cpu: coresUsed(start, snapshot()) };
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => (result ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`))));
+    worker.once('exit', (code) =>
+      result ? resolve(result) : reject(new Error(`the load process exited with ${code} and no result`)),
+    );
     worker.send(job);
   });
 }

@@ -30,7 +30,9 @@ export function residentMiB(pids: readonly number[]): number {
   let kib = 0;
   for (const pid of pids) {
     try {
-      const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+      const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('VmRSS:'));
       kib += Number(line?.split(/\s+/)[1] ?? 0);
     } catch {
       // gone

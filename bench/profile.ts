@@ -34,11 +34,27 @@ async function main(): Promise<void> {
   await session.call('Profiler.enable');
   await session.call('Profiler.setSamplingInterval', { interval: 100 });
   // warm up unprofiled, then profile the measured seconds
-  await load({ url: service.url, paths: [config.path], headers, connections: config.connections, warmupSeconds: 0, durationSeconds: 3 });
+  await load({
+    url: service.url,
+    paths: [config.path],
+    headers,
+    connections: config.connections,
+    warmupSeconds: 0,
+    durationSeconds: 3,
+  });
   await session.call('Profiler.start');
-  const result = await load({ url: service.url, paths: [config.path], headers, connections: config.connections, warmupSeconds: 0, durationSeconds: config.seconds });
+  const result = await load({
+    url: service.url,
+    paths: [config.path],
+    headers,
+    connections: config.connections,
+    warmupSeconds: 0,
+    durationSeconds: config.seconds,
+  });
   const { profile } = await session.call('Profiler.stop');
-  log(`${config.path}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, ${result.requests} requests, non-2xx ${result.non2xx}`);
+  log(
+    `${config.path}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, ${result.requests} requests, non-2xx ${result.non2xx}`,
+  );
   const { total, rows } = bySelfTime(profile);
   const perRequest = (us: number) => (us / 1000 / result.requests).toFixed(3);
   log(`isolate CPU sampled: ${(total / 1000).toFixed(0)} ms, ${perRequest(total)} ms a request (idle included)`);

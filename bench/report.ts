@@ -26,9 +26,14 @@ export interface Check {
 }
 
 export function machine() {
-  const cpu = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
-  const workerd = execFileSync(path.join(root, 'node_modules', '.bin', 'workerd'), ['--version'], { encoding: 'utf8' }).trim();
-  const workerdPackage = JSON.parse(readFileSync(path.join(root, 'node_modules', 'workerd', 'package.json'), 'utf8')) as { version: string };
+  const cpu =
+    /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
+  const workerd = execFileSync(path.join(root, 'node_modules', '.bin', 'workerd'), ['--version'], {
+    encoding: 'utf8',
+  }).trim();
+  const workerdPackage = JSON.parse(
+    readFileSync(path.join(root, 'node_modules', 'workerd', 'package.json'), 'utf8'),
+  ) as { version: string };
   return {
     nproc: os.availableParallelism(),
     cpu,
@@ -44,7 +49,13 @@ export const fixed = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(
 export function table(measured: Measured[], ceilingRps: number): string {
   const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'x ceiling'];
   const rows = measured.map(({ label, result: r }) => [
-    label, fixed(r.rps, 0), fixed(r.p50), fixed(r.p99), String(r.non2xx), String(r.errors + r.timeouts), fixed(r.rps / ceilingRps, 2),
+    label,
+    fixed(r.rps, 0),
+    fixed(r.p50),
+    fixed(r.p99),
+    String(r.non2xx),
+    String(r.errors + r.timeouts),
+    fixed(r.rps / ceilingRps, 2),
   ]);
   return align(head, rows);
 }
@@ -64,18 +75,30 @@ export function coresTotal(cpu: CpuUse): number {
 }
 
 export function cpuTable(measured: Measured[]): string {
-  const head = ['target', ...CPU_GROUPS.map((g) => (g === 'stand-ins' ? 'stand-ins (node)' : g)), 'total', 'steal', 'workerd ms/req', 'postgres ms/req'];
+  const head = [
+    'target',
+    ...CPU_GROUPS.map((g) => (g === 'stand-ins' ? 'stand-ins (node)' : g)),
+    'total',
+    'steal',
+    'workerd ms/req',
+    'postgres ms/req',
+  ];
   // CPU time per request holds up better than req/s when something else takes a share of the machine.
   const rows = measured.map(({ label, result: { cpu, rps } }) => [
-    label, ...CPU_GROUPS.map((g) => fixed(cpu[g], 2)), fixed(coresTotal(cpu), 2), fixed(cpu.steal, 2),
-    msEach(cpu.workerd, rps), msEach(cpu.postgres, rps),
+    label,
+    ...CPU_GROUPS.map((g) => fixed(cpu[g], 2)),
+    fixed(coresTotal(cpu), 2),
+    fixed(cpu.steal, 2),
+    msEach(cpu.workerd, rps),
+    msEach(cpu.postgres, rps),
   ]);
   return align(head, rows);
 }
 
 export function align(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -83,7 +106,10 @@ export function align(head: string[], rows: string[][]): string {
 export function disturbed(measured: Measured[], threshold = 0.2): string[] {
   return measured
     .filter(({ result: { cpu } }) => cpu.other + cpu.steal > threshold)
-    .map(({ label, result: { cpu } }) => `${label}: other processes ${fixed(cpu.other, 2)} cores, steal ${fixed(cpu.steal, 2)}`);
+    .map(
+      ({ label, result: { cpu } }) =>
+        `${label}: other processes ${fixed(cpu.other, 2)} cores, steal ${fixed(cpu.steal, 2)}`,
+    );
 }
 
 export function checks(ceiling: LoadResult, bareHttp: LoadResult, get: LoadResult, list: LoadResult): Check[] {
@@ -138,11 +164,18 @@ export function percentile(sorted: number[], p: number): number {
 export function pooled(results: LoadResult[]): LoadResult {
   const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
   const latencies = results.flatMap((r) => r.latencies ?? []).sort((a, b) => a - b);
-  const weighted = (pick: (r: LoadResult) => number) => results.reduce((sum, r) => sum + pick(r) * r.seconds, 0) / seconds;
-  const cpu = Object.fromEntries(Object.keys(results[0]!.cpu).map((key) => [key, Math.round(weighted((r) => r.cpu[key as keyof LoadResult['cpu']]) * 100) / 100])) as LoadResult['cpu'];
+  const weighted = (pick: (r: LoadResult) => number) =>
+    results.reduce((sum, r) => sum + pick(r) * r.seconds, 0) / seconds;
+  const cpu = Object.fromEntries(
+    Object.keys(results[0]!.cpu).map((key) => [
+      key,
+      Math.round(weighted((r) => r.cpu[key as keyof LoadResult['cpu']]) * 100) / 100,
+    ]),
+  ) as LoadResult['cpu'];
   const sum = (pick: (r: LoadResult) => number) => results.reduce((total, r) => total + pick(r), 0);
   const statusCodes: Record<string, number> = {};
-  for (const r of results) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  for (const r of results)
+    for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
   return {
     seconds,
     requests: sum((r) => r.requests),
@@ -162,7 +195,14 @@ export function pooled(results: LoadResult[]): LoadResult {
 export function roundTripTable(counts: RoundTrips[]): string {
   const head = ['requests', 'n', 'HTTP', 'statements', 'batches', 'WS conns', 'round trips / request', 'p50 ms alone'];
   const rows = counts.map((c) => [
-    c.label, String(c.requests), String(c.httpRequests), String(c.statements), String(c.batches), String(c.wsConnections), fixed(c.perRequest, 2), fixed(c.p50Ms),
+    c.label,
+    String(c.requests),
+    String(c.httpRequests),
+    String(c.statements),
+    String(c.batches),
+    String(c.wsConnections),
+    fixed(c.perRequest, 2),
+    fixed(c.p50Ms),
   ]);
   return align(head, rows);
 }
@@ -171,7 +211,21 @@ export function roundTripTable(counts: RoundTrips[]): string {
  * Writes the run as `bench/results/<kind->time.json` and `<kind->latest.json` (`npm run bench`'s
  * are unprefixed); returns the first path.
  */
-export async function writeResults(results: unknown, kind?: 'import' | 'room' | 'events' | 'tickets' | 'automation' | 'webhooks' | 'mail' | 'ratelimit' | 'soak' | 'assemble' | 'far'): Promise<string> {
+export async function writeResults(
+  results: unknown,
+  kind?:
+    | 'import'
+    | 'room'
+    | 'events'
+    | 'tickets'
+    | 'automation'
+    | 'webhooks'
+    | 'mail'
+    | 'ratelimit'
+    | 'soak'
+    | 'assemble'
+    | 'far',
+): Promise<string> {
   const dir = path.join(root, 'bench', 'results');
   await mkdir(dir, { recursive: true });
   const json = `${JSON.stringify(results, null, 2)}\n`;
@@ -200,13 +254,15 @@ export function leftoverProcesses(): string[] {
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
     .flatMap((m) => (m ? [{ pid: Number(m[1]), ppid: Number(m[2]), stat: m[3]!, args: m[4]! }] : []));
   const mine = new Set([process.pid]);
-  for (let grown = true; grown; ) {
+  for (let grown = true; grown;) {
     grown = false;
     for (const p of all) if (!mine.has(p.pid) && mine.has(p.ppid)) (mine.add(p.pid), (grown = true));
   }
-  return all
-    .filter((p) => p.pid !== process.pid && mine.has(p.pid))
-    // not ps itself, not tsx's esbuild, not a zombie (already dead; reaped when we exit)
-    .filter((p) => !p.args.startsWith('ps ') && !/tsx\/.*esbuild --service/.test(p.args) && !p.stat.startsWith('Z'))
-    .map((p) => `${p.pid} ${p.args.slice(0, 120)}`);
+  return (
+    all
+      .filter((p) => p.pid !== process.pid && mine.has(p.pid))
+      // not ps itself, not tsx's esbuild, not a zombie (already dead; reaped when we exit)
+      .filter((p) => !p.args.startsWith('ps ') && !/tsx\/.*esbuild --service/.test(p.args) && !p.stat.startsWith('Z'))
+      .map((p) => `${p.pid} ${p.args.slice(0, 120)}`)
+  );
 }

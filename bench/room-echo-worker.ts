@@ -10,7 +10,8 @@ interface EchoEnv {
 
 export class EchoRoom extends DurableObject<EchoEnv> {
   override async fetch(request: Request): Promise<Response> {
-    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('expected a WebSocket upgrade', { status: 426 });
+    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket')
+      return new Response('expected a WebSocket upgrade', { status: 426 });
     const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server);
     return new Response(null, { status: 101, webSocket: client });

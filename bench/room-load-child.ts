@@ -16,7 +16,8 @@ interface Sent {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A chat-sized message (about 80 characters). */
-const textOf = (clientId: string) => `Hello, this is ${clientId}: my parcel has not arrived yet, could you look into it?`;
+const textOf = (clientId: string) =>
+  `Hello, this is ${clientId}: my parcel has not arrived yet, could you look into it?`;
 
 async function run(job: RoomLoadJob): Promise<Omit<RoomLoadResult, 'cpu'>> {
   const n = job.sockets.length;
@@ -39,9 +40,14 @@ async function run(job: RoomLoadJob): Promise<Omit<RoomLoadResult, 'cpu'>> {
           let joined = false;
           socket.on('message', (data) => {
             const now = performance.now();
-            const frame = JSON.parse(String(data)) as { type?: string; clientId?: string; code?: string; detail?: string };
+            const frame = JSON.parse(String(data)) as {
+              type?: string;
+              clientId?: string;
+              code?: string;
+              detail?: string;
+            };
             if (!joined) {
-              if (frame.type === job.joinedFrame) (joined = true), resolve(socket);
+              if (frame.type === job.joinedFrame) ((joined = true), resolve(socket));
               return;
             }
             if (frame.type === 'error') {
@@ -62,9 +68,11 @@ async function run(job: RoomLoadJob): Promise<Omit<RoomLoadResult, 'cpu'>> {
             if (message.measured) latencies.push(now - message.at);
           });
           socket.once('open', () => {
-            if (job.joinedFrame === undefined) (joined = true), resolve(socket);
+            if (job.joinedFrame === undefined) ((joined = true), resolve(socket));
           });
-          socket.once('unexpected-response', (_request, response) => reject(new Error(`${job.label}: join ${index} refused with ${response.statusCode}`)));
+          socket.once('unexpected-response', (_request, response) =>
+            reject(new Error(`${job.label}: join ${index} refused with ${response.statusCode}`)),
+          );
           socket.once('error', reject);
           socket.once('close', () => {
             if (!closing) unexpectedCloses++;
@@ -158,7 +166,9 @@ process.once('message', async (job: RoomLoadJob) => {
     const result = await run(job);
     process.send!({ result }, () => process.exit(0));
   } catch (error) {
-    process.stderr.write(`room load failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `room load failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   }
 });

@@ -77,7 +77,8 @@ export interface RoomLoadResult {
 
 export function percentiles(values: number[]): Percentiles {
   const sorted = Float64Array.from(values).sort();
-  const at = (p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+  const at = (p: number) =>
+    sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
   const round = (v: number) => Math.round(v * 1000) / 1000;
   return {
     count: sorted.length,
@@ -104,7 +105,9 @@ export function roomLoad(job: RoomLoadJob): Promise<RoomLoadResult> {
       if (message.result) result = { ...message.result, cpu: cpu ?? coresUsed(start, snapshot()) };
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => (result ? resolve(result) : reject(new Error(`the room load process exited with ${code} and no result`))));
+    worker.once('exit', (code) =>
+      result ? resolve(result) : reject(new Error(`the room load process exited with ${code} and no result`)),
+    );
     worker.send(job);
   });
 }

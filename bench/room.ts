@@ -47,7 +47,8 @@ const config = {
   /** offer permessage-deflate as browsers do (BENCH_ROOM_DEFLATE=1); off by default, see docs/benchmarks.md */
   deflate: process.env.BENCH_ROOM_DEFLATE === '1',
   /** where workerd keeps the rooms' SQLite files: tmpfs (default) or the machine's disk (BENCH_ROOM_STORAGE=disk); see docs/benchmarks.md */
-  storage: process.env.BENCH_ROOM_STORAGE === 'disk' || !existsSync('/dev/shm') ? ('disk' as const) : ('tmpfs' as const),
+  storage:
+    process.env.BENCH_ROOM_STORAGE === 'disk' || !existsSync('/dev/shm') ? ('disk' as const) : ('tmpfs' as const),
 };
 if (config.clients < 2) throw new Error('BENCH_ROOM_CLIENTS must be at least 2');
 /** The target of issue 5: the room's p99 within this many times the bare echo room's. */
@@ -68,7 +69,10 @@ async function seedAgents(stack: LocalStack, agents: number) {
 
 const storedCount = (stack: LocalStack, conversationId: number) =>
   withClient(stack.databaseUrl, async (client) => {
-    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM conversation_messages WHERE conversation_id = $1', [conversationId]);
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM conversation_messages WHERE conversation_id = $1',
+      [conversationId],
+    );
     return rows[0]!.n;
   });
 
@@ -97,35 +101,95 @@ const job = (label: string, tag: string, sockets: RoomSocket[], joinedFrame?: st
 });
 
 function figuresTable(results: RoomLoadResult[], echo: RoomLoadResult, room: RoomLoadResult): string {
-  const head = ['target', 'clients', 'sends/s', 'receipts/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'ack p50', 'ack p99', 'missing', 'errors'];
+  const head = [
+    'target',
+    'clients',
+    'sends/s',
+    'receipts/s',
+    'p50 ms',
+    'p90 ms',
+    'p99 ms',
+    'max ms',
+    'ack p50',
+    'ack p99',
+    'missing',
+    'errors',
+  ];
   const row = (r: RoomLoadResult) => [
-    r.label, String(r.clients), fixed(r.sendsPerSecond), fixed(r.receiptsPerSecond, 0), fixed(r.latency.p50, 2), fixed(r.latency.p90, 2), fixed(r.latency.p99, 2),
-    fixed(r.latency.max, 1), fixed(r.ack.p50, 2), fixed(r.ack.p99, 2), String(r.missingReceipts), String(r.errorFrames + r.unexpectedCloses),
+    r.label,
+    String(r.clients),
+    fixed(r.sendsPerSecond),
+    fixed(r.receiptsPerSecond, 0),
+    fixed(r.latency.p50, 2),
+    fixed(r.latency.p90, 2),
+    fixed(r.latency.p99, 2),
+    fixed(r.latency.max, 1),
+    fixed(r.ack.p50, 2),
+    fixed(r.ack.p99, 2),
+    String(r.missingReceipts),
+    String(r.errorFrames + r.unexpectedCloses),
   ];
   const ratio = (a: number, b: number) => fixed(a / b, 2);
   return align(head, [
     ...results.map(row),
-    ['ratio room / echo', '', ratio(room.sendsPerSecond, echo.sendsPerSecond), ratio(room.receiptsPerSecond, echo.receiptsPerSecond), ratio(room.latency.p50, echo.latency.p50),
-      ratio(room.latency.p90, echo.latency.p90), ratio(room.latency.p99, echo.latency.p99), ratio(room.latency.max, echo.latency.max), ratio(room.ack.p50, echo.ack.p50), ratio(room.ack.p99, echo.ack.p99), '', ''],
+    [
+      'ratio room / echo',
+      '',
+      ratio(room.sendsPerSecond, echo.sendsPerSecond),
+      ratio(room.receiptsPerSecond, echo.receiptsPerSecond),
+      ratio(room.latency.p50, echo.latency.p50),
+      ratio(room.latency.p90, echo.latency.p90),
+      ratio(room.latency.p99, echo.latency.p99),
+      ratio(room.latency.max, echo.latency.max),
+      ratio(room.ack.p50, echo.ack.p50),
+      ratio(room.ack.p99, echo.ack.p99),
+      '',
+      '',
+    ],
   ]);
 }
 
 function cpuTable(results: RoomLoadResult[]): string {
   const groups = ['workerd', 'postgres', 'stand-ins', 'load'] as const;
-  const head = ['target', 'workerd', 'postgres', 'stand-ins (node)', 'load (clients)', 'other', 'total', 'steal', 'workerd ms/msg', 'postgres ms/msg'];
+  const head = [
+    'target',
+    'workerd',
+    'postgres',
+    'stand-ins (node)',
+    'load (clients)',
+    'other',
+    'total',
+    'steal',
+    'workerd ms/msg',
+    'postgres ms/msg',
+  ];
   const perMessage = (cores: number, rate: number) => fixed((cores / rate) * 1000, 3);
-  return align(head, results.map(({ label, cpu, sendsPerSecond }) => [
-    label, ...groups.map((g) => fixed(cpu[g], 2)), fixed(cpu.other, 2), fixed(groups.reduce((sum, g) => sum + cpu[g], cpu.other), 2), fixed(cpu.steal, 2),
-    perMessage(cpu.workerd, sendsPerSecond), perMessage(cpu.postgres, sendsPerSecond),
-  ]));
+  return align(
+    head,
+    results.map(({ label, cpu, sendsPerSecond }) => [
+      label,
+      ...groups.map((g) => fixed(cpu[g], 2)),
+      fixed(cpu.other, 2),
+      fixed(
+        groups.reduce((sum, g) => sum + cpu[g], cpu.other),
+        2,
+      ),
+      fixed(cpu.steal, 2),
+      perMessage(cpu.workerd, sendsPerSecond),
+      perMessage(cpu.postgres, sendsPerSecond),
+    ]),
+  );
 }
 
 /** The rounds of one target pooled: rates over all measured seconds, percentiles over all receipts. */
 function pooled(label: string, results: RoomLoadResult[]): RoomLoadResult {
   const sum = (pick: (r: RoomLoadResult) => number) => results.reduce((total, r) => total + pick(r), 0);
   const seconds = sum((r) => r.sendSeconds);
-  const weighted = (pick: (r: RoomLoadResult) => number) => Math.round((sum((r) => pick(r) * r.sendSeconds) / seconds) * 100) / 100;
-  const cpu = Object.fromEntries(Object.keys(results[0]!.cpu).map((k) => [k, weighted((r) => r.cpu[k as keyof CpuUse])])) as CpuUse;
+  const weighted = (pick: (r: RoomLoadResult) => number) =>
+    Math.round((sum((r) => pick(r) * r.sendSeconds) / seconds) * 100) / 100;
+  const cpu = Object.fromEntries(
+    Object.keys(results[0]!.cpu).map((k) => [k, weighted((r) => r.cpu[k as keyof CpuUse])]),
+  ) as CpuUse;
   return {
     label,
     clients: results[0]!.clients,
@@ -142,7 +206,10 @@ function pooled(label: string, results: RoomLoadResult[]): RoomLoadResult {
     ack: percentiles(results.flatMap((r) => r.raw.acks)),
     acksTotal: sum((r) => r.acksTotal),
     missingReceipts: sum((r) => r.missingReceipts),
-    pacerLate: { p99: Math.max(...results.map((r) => r.pacerLate.p99)), max: Math.max(...results.map((r) => r.pacerLate.max)) },
+    pacerLate: {
+      p99: Math.max(...results.map((r) => r.pacerLate.p99)),
+      max: Math.max(...results.map((r) => r.pacerLate.max)),
+    },
     errorFrames: sum((r) => r.errorFrames),
     firstErrors: results.flatMap((r) => r.firstErrors).slice(0, 5),
     unexpectedCloses: sum((r) => r.unexpectedCloses),
@@ -157,8 +224,12 @@ const withoutRaw = ({ raw: _raw, ...rest }: RoomLoadResult) => rest;
 
 async function main(): Promise<void> {
   const host = machine();
-  log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
-  log(`settings: ${config.clients} clients in one room, ${config.ratePerSecond} messages/s offered in all (round robin), ${config.rounds} rounds of each target alternating, each warm-up ${config.warmupSeconds} s + measured ${config.durationSeconds} s; permessage-deflate ${config.deflate ? 'offered' : 'off'}; Durable Object storage on ${config.storage === 'tmpfs' ? 'tmpfs (/dev/shm)' : 'disk'}`);
+  log(
+    `machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`,
+  );
+  log(
+    `settings: ${config.clients} clients in one room, ${config.ratePerSecond} messages/s offered in all (round robin), ${config.rounds} rounds of each target alternating, each warm-up ${config.warmupSeconds} s + measured ${config.durationSeconds} s; permessage-deflate ${config.deflate ? 'offered' : 'off'}; Durable Object storage on ${config.storage === 'tmpfs' ? 'tmpfs (/dev/shm)' : 'disk'}`,
+  );
 
   const stack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
@@ -176,7 +247,10 @@ async function main(): Promise<void> {
   log('bundling and starting the bare echo room (workerd, its own Miniflare) ...');
   const echoRoom = await startEchoRoom();
   stops.push(echoRoom.stop);
-  const echoSockets: RoomSocket[] = Array.from({ length: config.clients }, () => ({ url: echoRoom.socketUrl('bench'), headers: {} }));
+  const echoSockets: RoomSocket[] = Array.from({ length: config.clients }, () => ({
+    url: echoRoom.socketUrl('bench'),
+    headers: {},
+  }));
 
   log('bundling and starting the service Worker (workerd, Miniflare) ...');
   const worker = await startWorker(stack, { outdir: path.join(root, '.wrangler', 'bench-build', 'room-service') });
@@ -184,28 +258,43 @@ async function main(): Promise<void> {
   const created = await fetch(`${worker.url}/v2/conversations.json`, {
     method: 'POST',
     headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ conversation: { contact: { name: 'Bench Visitor', email: 'visitor@bench.test' }, subject: 'room benchmark' } }),
+    body: JSON.stringify({
+      conversation: { contact: { name: 'Bench Visitor', email: 'visitor@bench.test' }, subject: 'room benchmark' },
+    }),
   });
   const createdBody = (await created.json()) as { conversation?: { id: number; token: string; socketUrl: string } };
-  if (created.status !== 201 || !createdBody.conversation) throw new Error(`POST /v2/conversations.json answered ${created.status}: ${JSON.stringify(createdBody).slice(0, 500)}`);
+  if (created.status !== 201 || !createdBody.conversation)
+    throw new Error(
+      `POST /v2/conversations.json answered ${created.status}: ${JSON.stringify(createdBody).slice(0, 500)}`,
+    );
   const conversation = createdBody.conversation;
   const roomSockets: RoomSocket[] = [
     { url: conversation.socketUrl, headers: {} },
     ...keys.map((key) => ({ url: conversation.socketUrl, headers: { authorization: `Bearer ${key}` } })),
   ];
-  log(`conversation ${conversation.id}: its contact and ${agents} agents join ${conversation.socketUrl.replace(/\d{24}/, '{token}')} each round`);
+  log(
+    `conversation ${conversation.id}: its contact and ${agents} agents join ${conversation.socketUrl.replace(/\d{24}/, '{token}')} each round`,
+  );
 
   // Alternating rounds, both Workers up throughout (an idle room costs nothing): a disturbance
   // from outside falls on one round, not on one target.
-  const rounds: Array<{ echo: RoomLoadResult; room: RoomLoadResult; postgres: Awaited<ReturnType<typeof waitForPostgres>> & { wsConnections: number; httpQueries: number } }> = [];
+  const rounds: Array<{
+    echo: RoomLoadResult;
+    room: RoomLoadResult;
+    postgres: Awaited<ReturnType<typeof waitForPostgres>> & { wsConnections: number; httpQueries: number };
+  }> = [];
   let sentToRoom = 0;
   for (let round = 1; round <= config.rounds; round++) {
     const echo = await roomLoad(job(`echo, round ${round}`, `e${round}`, echoSockets));
-    log(`round ${round}: echo joined in ${echo.joinMs} ms; ${echo.sentTotal} messages sent, p50 ${fixed(echo.latency.p50, 2)} ms, p99 ${fixed(echo.latency.p99, 2)} ms`);
+    log(
+      `round ${round}: echo joined in ${echo.joinMs} ms; ${echo.sentTotal} messages sent, p50 ${fixed(echo.latency.p50, 2)} ms, p99 ${fixed(echo.latency.p99, 2)} ms`,
+    );
     const before = stack.stats();
     const room = await roomLoad(job(`room, round ${round}`, `r${round}`, roomSockets, 'welcome'));
     sentToRoom += room.sentTotal;
-    log(`round ${round}: room joined in ${room.joinMs} ms; ${room.sentTotal} messages sent, ${room.acksTotal} acknowledged, p50 ${fixed(room.latency.p50, 2)} ms, p99 ${fixed(room.latency.p99, 2)} ms`);
+    log(
+      `round ${round}: room joined in ${room.joinMs} ms; ${room.sentTotal} messages sent, ${room.acksTotal} acknowledged, p50 ${fixed(room.latency.p50, 2)} ms, p99 ${fixed(room.latency.p99, 2)} ms`,
+    );
     // The next round starts once the room has delivered everything: no delivery work left over.
     const postgres = await waitForPostgres(stack, conversation.id, sentToRoom);
     const after = stack.stats();
@@ -214,30 +303,62 @@ async function main(): Promise<void> {
       wsConnections: after.wsProxy.connections - before.wsProxy.connections,
       httpQueries: after.sqlHttp.requests - before.sqlHttp.requests,
     };
-    log(`round ${round}: conversation_messages ${postgres.atStart} of ${sentToRoom} rows when the clients had closed, ${postgres.stored} after ${postgres.waitedSeconds} s more; ` +
-      `${database.httpQueries} SQL-over-HTTP queries (joins and deliveries), ${database.wsConnections} database WebSocket connections`);
+    log(
+      `round ${round}: conversation_messages ${postgres.atStart} of ${sentToRoom} rows when the clients had closed, ${postgres.stored} after ${postgres.waitedSeconds} s more; ` +
+        `${database.httpQueries} SQL-over-HTTP queries (joins and deliveries), ${database.wsConnections} database WebSocket connections`,
+    );
     rounds.push({ echo, room, postgres: { ...postgres, ...database } });
   }
-  const echo = pooled('bare echo room', rounds.map((r) => r.echo));
-  const room = pooled('conversation room (persisted)', rounds.map((r) => r.room));
+  const echo = pooled(
+    'bare echo room',
+    rounds.map((r) => r.echo),
+  );
+  const room = pooled(
+    'conversation room (persisted)',
+    rounds.map((r) => r.room),
+  );
   const stored = rounds.at(-1)!.postgres.stored;
 
   log('');
   log(figuresTable([...rounds.flatMap((r) => [r.echo, r.room]), echo, room], echo, room));
   log('');
-  log('CPU cores used during the measured windows, by process (stand-ins = the bench process: the local stack\'s SQL-over-HTTP and WebSocket proxies):');
+  log(
+    "CPU cores used during the measured windows, by process (stand-ins = the bench process: the local stack's SQL-over-HTTP and WebSocket proxies):",
+  );
   log(cpuTable([...rounds.flatMap((r) => [r.echo, r.room]), echo, room]));
   const flagged = rounds.flatMap((r) => [r.echo, r.room]).filter(disturbed);
-  log(flagged.length ? `DISTURBED (other processes or steal over 0.2 cores): ${flagged.map((r) => r.label).join(', ')}` : 'no measured window was disturbed (other processes and steal under 0.2 cores)');
-  log(`WebSocket extensions agreed: echo ${echo.extensions}, room ${room.extensions}; pacer late p99/max: echo ${fixed(echo.pacerLate.p99, 2)}/${fixed(echo.pacerLate.max, 2)} ms, room ${fixed(room.pacerLate.p99, 2)}/${fixed(room.pacerLate.max, 2)} ms`);
+  log(
+    flagged.length
+      ? `DISTURBED (other processes or steal over 0.2 cores): ${flagged.map((r) => r.label).join(', ')}`
+      : 'no measured window was disturbed (other processes and steal under 0.2 cores)',
+  );
+  log(
+    `WebSocket extensions agreed: echo ${echo.extensions}, room ${room.extensions}; pacer late p99/max: echo ${fixed(echo.pacerLate.p99, 2)}/${fixed(echo.pacerLate.max, 2)} ms, room ${fixed(room.pacerLate.p99, 2)}/${fixed(room.pacerLate.max, 2)} ms`,
+  );
   log('');
 
   const clean = (r: RoomLoadResult) => r.missingReceipts === 0 && r.errorFrames === 0 && r.unexpectedCloses === 0;
   const verified = [
-    { name: 'echo room: every copy of every message received, no errors', pass: clean(echo), detail: `${echo.missingReceipts} missing, ${echo.errorFrames} error frames, ${echo.unexpectedCloses} closes` },
-    { name: 'conversation room: every copy of every message received, no errors', pass: clean(room), detail: `${room.missingReceipts} missing, ${room.errorFrames} error frames ${room.firstErrors.join(' ')}, ${room.unexpectedCloses} closes` },
-    { name: 'conversation room: every message acknowledged to its sender', pass: room.acksTotal === room.sentTotal, detail: `${room.acksTotal} of ${room.sentTotal}` },
-    { name: 'persistence on: conversation_messages holds every message sent', pass: stored === sentToRoom, detail: `${stored} rows for conversation ${conversation.id}, ${sentToRoom} sent (warm-ups included)` },
+    {
+      name: 'echo room: every copy of every message received, no errors',
+      pass: clean(echo),
+      detail: `${echo.missingReceipts} missing, ${echo.errorFrames} error frames, ${echo.unexpectedCloses} closes`,
+    },
+    {
+      name: 'conversation room: every copy of every message received, no errors',
+      pass: clean(room),
+      detail: `${room.missingReceipts} missing, ${room.errorFrames} error frames ${room.firstErrors.join(' ')}, ${room.unexpectedCloses} closes`,
+    },
+    {
+      name: 'conversation room: every message acknowledged to its sender',
+      pass: room.acksTotal === room.sentTotal,
+      detail: `${room.acksTotal} of ${room.sentTotal}`,
+    },
+    {
+      name: 'persistence on: conversation_messages holds every message sent',
+      pass: stored === sentToRoom,
+      detail: `${stored} rows for conversation ${conversation.id}, ${sentToRoom} sent (warm-ups included)`,
+    },
   ];
   log('correctness:');
   for (const v of verified) log(`  ${v.pass ? 'OK  ' : 'FAIL'}  ${v.name}: ${v.detail}`);
@@ -253,25 +374,28 @@ async function main(): Promise<void> {
   log('target check (all rounds pooled):');
   for (const check of targetChecks) log(`  ${check.pass ? 'PASS' : 'MISS'}  ${check.name}: ${check.detail}`);
 
-  const file = await writeResults({
-    kind: 'room',
-    startedAt: new Date(started).toISOString(),
-    machine: host,
-    config,
-    conversationId: conversation.id,
-    rounds: rounds.map((r) => ({ echo: withoutRaw(r.echo), room: withoutRaw(r.room), postgres: r.postgres })),
-    echo: withoutRaw(echo),
-    room: withoutRaw(room),
-    ratios: {
-      p50: room.latency.p50 / echo.latency.p50,
-      p99: p99Ratio,
-      receiptsPerSecond: room.receiptsPerSecond / echo.receiptsPerSecond,
-      sendsPerSecond: room.sendsPerSecond / echo.sendsPerSecond,
+  const file = await writeResults(
+    {
+      kind: 'room',
+      startedAt: new Date(started).toISOString(),
+      machine: host,
+      config,
+      conversationId: conversation.id,
+      rounds: rounds.map((r) => ({ echo: withoutRaw(r.echo), room: withoutRaw(r.room), postgres: r.postgres })),
+      echo: withoutRaw(echo),
+      room: withoutRaw(room),
+      ratios: {
+        p50: room.latency.p50 / echo.latency.p50,
+        p99: p99Ratio,
+        receiptsPerSecond: room.receiptsPerSecond / echo.receiptsPerSecond,
+        sendsPerSecond: room.sendsPerSecond / echo.sendsPerSecond,
+      },
+      disturbed: flagged.map((r) => r.label),
+      checks: targetChecks,
+      verified,
     },
-    disturbed: flagged.map((r) => r.label),
-    checks: targetChecks,
-    verified,
-  }, 'room');
+    'room',
+  );
   log(`\nraw results: ${file}`);
   if (verified.some((v) => !v.pass)) process.exitCode = 1;
 }

@@ -19,7 +19,20 @@ import { addApiKey } from '../scripts/seed';
 import { startLocalStack, type LocalStack } from '../scripts/stack';
 import { quietWranglerEnv } from '../scripts/worker-vars';
 import { load, type LoadResult } from './load';
-import { checks, cpuTable, fixed, listChecks, disturbed, machine, pooled, roundTripTable, table, withClient, writeResults, type Measured } from './report';
+import {
+  checks,
+  cpuTable,
+  fixed,
+  listChecks,
+  disturbed,
+  machine,
+  pooled,
+  roundTripTable,
+  table,
+  withClient,
+  writeResults,
+  type Measured,
+} from './report';
 import { countRoundTrips, type RoundTrips } from './round-trips';
 import { seed } from './seed';
 import { companyGetStatement, companyListStatement, credentialLookUpStatement } from './statements';
@@ -41,19 +54,33 @@ Object.assign(process.env, quietWranglerEnv);
 /** The list page every list request of the load asks for. */
 const LIST_QUERY = 'pageSize=50&includes=all';
 
-
 async function main(): Promise<void> {
   const host = machine();
-  log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
-  log(`settings: ${config.connections} connections, ${config.warmupSeconds} s warm-up + ${config.durationSeconds} s per target, ${config.companies} companies`);
+  log(
+    `machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`,
+  );
+  log(
+    `settings: ${config.connections} connections, ${config.warmupSeconds} s warm-up + ${config.durationSeconds} s per target, ${config.companies} companies`,
+  );
 
   const stack: LocalStack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
   const seedStart = Date.now();
   const data = await seed(stack.databaseUrl, config.companies);
-  log(`seeded installation ${data.installationId} in ${((Date.now() - seedStart) / 1000).toFixed(1)} s: ${Object.entries(data.rows).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+  log(
+    `seeded installation ${data.installationId} in ${((Date.now() - seedStart) / 1000).toFixed(1)} s: ${Object.entries(
+      data.rows,
+    )
+      .map(([t, n]) => `${t} ${n}`)
+      .join(', ')}`,
+  );
 
-  const owner = { kind: 'teammate', installationId: data.installationId, userId: data.ownerUserId, role: 'owner' } as const;
+  const owner = {
+    kind: 'teammate',
+    installationId: data.installationId,
+    userId: data.ownerUserId,
+    role: 'owner',
+  } as const;
   const statements = {
     get: await companyGetStatement(owner),
     auth: credentialLookUpStatement(await hashSecret(data.ownerKey)),
@@ -73,22 +100,46 @@ async function main(): Promise<void> {
   const auth = { authorization: `Bearer ${data.ownerKey}` };
   const byId = (prefix: string) => data.companyIds.map((id) => `${prefix}/v2/companies/${id}.json`);
   const listPath = (pageSize: number) => `/v2/companies.json?pageSize=${pageSize}&includes=all`;
-  if (listPath(50) !== `/v2/companies.json?${LIST_QUERY}`) throw new Error('the bare list statement is not the page the service is asked for');
-  const targets: Array<{ key: string; label: string; url: string; paths: string[]; headers?: Record<string, string> }> = [
-    // The targets the checks compare run back to back, so that drift on a shared machine hits them alike.
-    { key: 'ceiling', label: 'ceiling: bare Hono, static JSON', url: ceiling.url, paths: byId('') },
-    { key: 'bareHttp', label: 'bare SQL GET, HTTP (neon() query)', url: bare.url, paths: byId('/http') },
-    { key: 'serviceGet', label: 'service GET /v2/companies/{id}.json', url: service.url, paths: byId(''), headers: auth },
-    { key: 'serviceList', label: 'service list pageSize=50 includes=all', url: service.url, paths: [listPath(50)], headers: auth },
-    { key: 'bareList', label: 'bare SQL list (the same statement), HTTP', url: bare.url, paths: [`/http${listPath(50)}`] },
-    { key: 'barePool', label: 'bare SQL GET, Pool per request', url: bare.url, paths: byId('/pool') },
-    { key: 'bareHttpX2', label: 'bare SQL auth + GET, 2 HTTP queries', url: bare.url, paths: byId('/http-x2') },
-    { key: 'bareBatch', label: 'bare SQL auth + GET, 1 HTTP batch', url: bare.url, paths: byId('/batch') },
-  ];
+  if (listPath(50) !== `/v2/companies.json?${LIST_QUERY}`)
+    throw new Error('the bare list statement is not the page the service is asked for');
+  const targets: Array<{ key: string; label: string; url: string; paths: string[]; headers?: Record<string, string> }> =
+    [
+      // The targets the checks compare run back to back, so that drift on a shared machine hits them alike.
+      { key: 'ceiling', label: 'ceiling: bare Hono, static JSON', url: ceiling.url, paths: byId('') },
+      { key: 'bareHttp', label: 'bare SQL GET, HTTP (neon() query)', url: bare.url, paths: byId('/http') },
+      {
+        key: 'serviceGet',
+        label: 'service GET /v2/companies/{id}.json',
+        url: service.url,
+        paths: byId(''),
+        headers: auth,
+      },
+      {
+        key: 'serviceList',
+        label: 'service list pageSize=50 includes=all',
+        url: service.url,
+        paths: [listPath(50)],
+        headers: auth,
+      },
+      {
+        key: 'bareList',
+        label: 'bare SQL list (the same statement), HTTP',
+        url: bare.url,
+        paths: [`/http${listPath(50)}`],
+      },
+      { key: 'barePool', label: 'bare SQL GET, Pool per request', url: bare.url, paths: byId('/pool') },
+      { key: 'bareHttpX2', label: 'bare SQL auth + GET, 2 HTTP queries', url: bare.url, paths: byId('/http-x2') },
+      { key: 'bareBatch', label: 'bare SQL auth + GET, 1 HTTP batch', url: bare.url, paths: byId('/batch') },
+    ];
 
-  const only = process.env.BENCH_ONLY?.split(',').map((key) => key.trim()).filter(Boolean);
+  const only = process.env.BENCH_ONLY?.split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
   const unknown = only?.filter((key) => !targets.some((t) => t.key === key));
-  if (unknown?.length) throw new Error(`BENCH_ONLY: unknown targets ${unknown.join(', ')}; known: ${targets.map((t) => t.key).join(', ')}`);
+  if (unknown?.length)
+    throw new Error(
+      `BENCH_ONLY: unknown targets ${unknown.join(', ')}; known: ${targets.map((t) => t.key).join(', ')}`,
+    );
   const measured: Measured[] = [];
   // The list and the bare SQL list run in alternating rounds (service, bare; then bare, service;
   // ...), the first in the targets' order and the others after them, pooled for the table and
@@ -97,12 +148,22 @@ async function main(): Promise<void> {
   const listRounds: Record<string, LoadResult[]> = { serviceList: [], bareList: [] };
   /** The load on a target: `durationSeconds` measured after `warmupSeconds` unmeasured. */
   const loadOn = (target: (typeof targets)[number], warmupSeconds: number, durationSeconds: number) =>
-    load({ url: target.url, paths: target.paths, headers: target.headers ?? {}, connections: config.connections, warmupSeconds, durationSeconds, keepLatencies: listKeys.includes(target.key) });
+    load({
+      url: target.url,
+      paths: target.paths,
+      headers: target.headers ?? {},
+      connections: config.connections,
+      warmupSeconds,
+      durationSeconds,
+      keepLatencies: listKeys.includes(target.key),
+    });
   const measure = async (target: (typeof targets)[number], round?: number) => {
     const result = await loadOn(target, config.warmupSeconds, config.durationSeconds);
     if (listKeys.includes(target.key)) listRounds[target.key]!.push(result);
     // a target none of whose answers was a 2xx has no latencies (p50 null): '-'
-    log(`  ${target.label}${round ? ` (round ${round})` : ''}: ${fixed(result.rps, 0)} req/s, p50 ${fixed(result.p50)} ms, p99 ${fixed(result.p99)} ms, non-2xx ${result.non2xx}, errors ${result.errors + result.timeouts}`);
+    log(
+      `  ${target.label}${round ? ` (round ${round})` : ''}: ${fixed(result.rps, 0)} req/s, p50 ${fixed(result.p50)} ms, p99 ${fixed(result.p99)} ms, non-2xx ${result.non2xx}, errors ${result.errors + result.timeouts}`,
+    );
     return result;
   };
   const chosen = targets.filter((t) => !only || only.includes(t.key));
@@ -113,10 +174,18 @@ async function main(): Promise<void> {
     log(`settling: each target loaded ${config.settleSeconds} s, not measured`);
     for (const target of chosen) {
       const settled = await loadOn(target, 0, config.settleSeconds);
-      if (settled.non2xx || settled.errors) log(`  ${target.label}: ${settled.non2xx} non-2xx, ${settled.errors} errors while settling ${JSON.stringify(settled.statusCodes)}`);
+      if (settled.non2xx || settled.errors)
+        log(
+          `  ${target.label}: ${settled.non2xx} non-2xx, ${settled.errors} errors while settling ${JSON.stringify(settled.statusCodes)}`,
+        );
     }
   }
-  for (const target of chosen) measured.push({ key: target.key, label: target.label, result: await measure(target, listKeys.includes(target.key) ? 1 : undefined) });
+  for (const target of chosen)
+    measured.push({
+      key: target.key,
+      label: target.label,
+      result: await measure(target, listKeys.includes(target.key) ? 1 : undefined),
+    });
   const lists = chosen.filter((t) => listKeys.includes(t.key));
   for (let round = 2; lists.length && round <= config.listRounds; round++) {
     for (const target of round % 2 === 0 ? [...lists].reverse() : lists) await measure(target, round);
@@ -127,7 +196,8 @@ async function main(): Promise<void> {
     m.result = pooled(listRounds[m.key]!);
     m.label = `${m.label} (${listRounds[m.key]!.length} rounds)`;
   }
-  if (lists.length === 2) log(`  list p50 ratio service / bare SQL by round: ${listRatios.map((r) => r.toFixed(2)).join(', ')}`);
+  if (lists.length === 2)
+    log(`  list p50 ratio service / bare SQL by round: ${listRatios.map((r) => r.toFixed(2)).join(', ')}`);
   const has = (key: string) => measured.some((m) => m.key === key);
   const get = (key: string): LoadResult => measured.find((m) => m.key === key)!.result;
 
@@ -136,16 +206,22 @@ async function main(): Promise<void> {
   log('');
   log(`CPU cores used while measuring, by process (${host.nproc} on this machine; stand-ins = this node process):`);
   log(cpuTable(measured));
-  for (const warning of disturbed(measured)) log(`  DISTURBED  ${warning}: its figures are low; run again on a quiet machine`);
+  for (const warning of disturbed(measured))
+    log(`  DISTURBED  ${warning}: its figures are low; run again on a quiet machine`);
   log('');
   log('target checks:');
   const targetChecks = [
-    ...(['ceiling', 'bareHttp', 'serviceGet', 'serviceList'].every(has) ? checks(get('ceiling'), get('bareHttp'), get('serviceGet'), get('serviceList')) : []),
+    ...(['ceiling', 'bareHttp', 'serviceGet', 'serviceList'].every(has)
+      ? checks(get('ceiling'), get('bareHttp'), get('serviceGet'), get('serviceList'))
+      : []),
     ...(['bareList', 'serviceList'].every(has) ? listChecks(get('bareList'), get('serviceList')) : []),
   ];
   for (const check of targetChecks) log(`  ${check.pass ? 'PASS' : 'MISS'}  ${check.name}: ${check.detail}`);
   const failedRequests = measured.filter((m) => m.result.non2xx > 0 || m.result.errors > 0 || m.result.timeouts > 0);
-  for (const m of failedRequests) log(`  FAIL  ${m.label}: ${m.result.non2xx} non-2xx, ${m.result.errors} errors, ${m.result.timeouts} timeouts ${JSON.stringify(m.result.statusCodes)}`);
+  for (const m of failedRequests)
+    log(
+      `  FAIL  ${m.label}: ${m.result.non2xx} non-2xx, ${m.result.errors} errors, ${m.result.timeouts} timeouts ${JSON.stringify(m.result.statusCodes)}`,
+    );
 
   // Round trips. One request first puts the owner key in the isolate's credential cache (it holds
   // a key 30 s, and the load on the service ended longer ago); a key never seen shows a miss.
@@ -153,32 +229,82 @@ async function main(): Promise<void> {
   const counts: RoundTrips[] = [];
   if (n > 0) {
     await (await fetch(`${service.url}/v2/companies/${data.companyIds[0]}.json`, { headers: auth })).arrayBuffer();
-    const ids = (count: number) => Array.from({ length: count }, (_, i) => data.companyIds[(i * 197) % data.companyIds.length]!);
-    counts.push(await countRoundTrips(stack, 'service GET by id', ids(n).map((id) => `${service.url}/v2/companies/${id}.json`), auth));
+    const ids = (count: number) =>
+      Array.from({ length: count }, (_, i) => data.companyIds[(i * 197) % data.companyIds.length]!);
+    counts.push(
+      await countRoundTrips(
+        stack,
+        'service GET by id',
+        ids(n).map((id) => `${service.url}/v2/companies/${id}.json`),
+        auth,
+      ),
+    );
     for (const pageSize of [10, 50, 100]) {
-      const pages = Array.from({ length: n }, (_, i) => `${service.url}${listPath(pageSize)}&page=${1 + (i % Math.floor(data.companyIds.length / pageSize))}`);
+      const pages = Array.from(
+        { length: n },
+        (_, i) => `${service.url}${listPath(pageSize)}&page=${1 + (i % Math.floor(data.companyIds.length / pageSize))}`,
+      );
       counts.push(await countRoundTrips(stack, `service list includes=all pageSize=${pageSize}`, pages, auth));
     }
-    const freshKey = await withClient(stack.databaseUrl, (client) => addApiKey(client, data.installationId, data.ownerUserId));
+    const freshKey = await withClient(stack.databaseUrl, (client) =>
+      addApiKey(client, data.installationId, data.ownerUserId),
+    );
     const fresh = { authorization: `Bearer ${freshKey}` };
-    counts.push(await countRoundTrips(stack, 'service GET, first request of a new key', [`${service.url}/v2/companies/${data.companyIds[0]}.json`], fresh));
-    counts.push(await countRoundTrips(stack, 'service GET, same key again', ids(n).map((id) => `${service.url}/v2/companies/${id}.json`), fresh));
+    counts.push(
+      await countRoundTrips(
+        stack,
+        'service GET, first request of a new key',
+        [`${service.url}/v2/companies/${data.companyIds[0]}.json`],
+        fresh,
+      ),
+    );
+    counts.push(
+      await countRoundTrips(
+        stack,
+        'service GET, same key again',
+        ids(n).map((id) => `${service.url}/v2/companies/${id}.json`),
+        fresh,
+      ),
+    );
     // A create with relations: the interactive write transaction, on its one WebSocket connection.
-    const creates = Array.from({ length: n }, (_, i) => new Request(`${service.url}/v2/companies.json`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ company: { name: `Bench create ${started}-${i}`, domains: [{ name: `create${i}.example.com` }], phones: [{ number: '+1 555 0100' }] } }),
-    }));
+    const creates = Array.from(
+      { length: n },
+      (_, i) =>
+        new Request(`${service.url}/v2/companies.json`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            company: {
+              name: `Bench create ${started}-${i}`,
+              domains: [{ name: `create${i}.example.com` }],
+              phones: [{ number: '+1 555 0100' }],
+            },
+          }),
+        }),
+    );
     counts.push(await countRoundTrips(stack, 'service POST create (+2 relations)', creates, auth));
-    for (const [prefix, label] of [['/http', 'bare HTTP'], ['/pool', 'bare Pool per request'], ['/http-x2', 'bare auth + GET, 2 HTTP'], ['/batch', 'bare auth + GET, 1 batch']] as const) {
-      counts.push(await countRoundTrips(stack, label, ids(n).map((id) => `${bare.url}${prefix}/v2/companies/${id}.json`)));
+    for (const [prefix, label] of [
+      ['/http', 'bare HTTP'],
+      ['/pool', 'bare Pool per request'],
+      ['/http-x2', 'bare auth + GET, 2 HTTP'],
+      ['/batch', 'bare auth + GET, 1 batch'],
+    ] as const) {
+      counts.push(
+        await countRoundTrips(
+          stack,
+          label,
+          ids(n).map((id) => `${bare.url}${prefix}/v2/companies/${id}.json`),
+        ),
+      );
     }
     log('');
     log('database round trips per API request (HTTP requests + WebSocket connections at the stand-ins):');
     log(roundTripTable(counts));
     const lists = counts.filter((c) => c.label.startsWith('service list'));
     const constant = lists.every((c) => c.perRequest === lists[0]!.perRequest);
-    log(`  list round trips ${constant ? 'are constant' : 'VARY'} in the page size: ${lists.map((c) => c.perRequest.toFixed(2)).join(', ')}`);
+    log(
+      `  list round trips ${constant ? 'are constant' : 'VARY'} in the page size: ${lists.map((c) => c.perRequest.toFixed(2)).join(', ')}`,
+    );
   }
 
   const file = await writeResults({
@@ -189,7 +315,9 @@ async function main(): Promise<void> {
     seeded: data.rows,
     statements,
     targets: measured.map((m) => ({ ...m, result: { ...m.result, latencies: undefined } })),
-    listRounds: Object.fromEntries(Object.entries(listRounds).map(([key, rounds]) => [key, rounds.map((r) => ({ ...r, latencies: undefined }))])),
+    listRounds: Object.fromEntries(
+      Object.entries(listRounds).map(([key, rounds]) => [key, rounds.map((r) => ({ ...r, latencies: undefined }))]),
+    ),
     listRatios,
     checks: targetChecks,
     roundTrips: counts,

@@ -56,42 +56,95 @@ interface Sample {
 
 async function main(): Promise<void> {
   const host = machine();
-  log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
+  log(
+    `machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`,
+  );
   log(`settings: ${config.rate} requests/s for ${config.seconds} s, the cron every ${CRON_EVERY_MS / 1000} s`);
   const stack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
   const data = await seed(stack.databaseUrl, 100);
   const inspectorPort = await freePort();
-  const service = config.events ? await startService(stack, { inspectorPort }) : await serviceBundle().serve(stack, 'service', { WRITE_EVENTS: 'off' }, { inspectorPort });
+  const service = config.events
+    ? await startService(stack, { inspectorPort })
+    : await serviceBundle().serve(stack, 'service', { WRITE_EVENTS: 'off' }, { inspectorPort });
   stops.push(service.stop);
   const heap = await isolateHeap(inspectorPort, 'helpdesk-api');
   stops.push(async () => heap.close());
   const auth = { authorization: `Bearer ${data.ownerKey}`, 'content-type': 'application/json' };
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${service.url}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: auth,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await response.text();
     return { status: response.status, json: text ? (JSON.parse(text) as Record<string, any>) : {} };
   };
   const inbox = (await call('GET', '/v2/inboxes.json')).json.inboxes[0].id as number;
   const tickets: number[] = [];
   for (let i = 0; i < 20; i++) {
-    const made = await call('POST', '/v2/tickets.json', { ticket: { subject: `Soak seed ${i}`, inbox, customer: { email: `soak${i % 5}@soak.test` }, message: 'Seed', notifyCustomer: false } });
+    const made = await call('POST', '/v2/tickets.json', {
+      ticket: {
+        subject: `Soak seed ${i}`,
+        inbox,
+        customer: { email: `soak${i % 5}@soak.test` },
+        message: 'Seed',
+        notifyCustomer: false,
+      },
+    });
     tickets.push(made.json.ticket.id);
   }
   const pick = <T>(items: readonly T[]) => items[Math.floor(Math.random() * items.length)]!;
   let n = 0;
   const mix: Array<{ share: number; kind: string; run: () => Promise<number> }> = [
-    { share: 0.55, kind: 'list', run: async () => (await call('GET', '/v2/tickets.json?pageSize=25&includes=customers')).status },
-    { share: 0.15, kind: 'get', run: async () => (await call('GET', `/v2/tickets/${pick(tickets)}.json?includes=messages`)).status },
     {
-      share: 0.15, kind: 'create', run: async () => {
-        const made = await call('POST', '/v2/tickets.json', { ticket: { subject: `Soak ${++n}`, inbox, customer: { email: `soak${n % 50}@soak.test` }, message: 'Soak', notifyCustomer: Boolean(config.mail) && n % 2 === 0 } });
+      share: 0.55,
+      kind: 'list',
+      run: async () => (await call('GET', '/v2/tickets.json?pageSize=25&includes=customers')).status,
+    },
+    {
+      share: 0.15,
+      kind: 'get',
+      run: async () => (await call('GET', `/v2/tickets/${pick(tickets)}.json?includes=messages`)).status,
+    },
+    {
+      share: 0.15,
+      kind: 'create',
+      run: async () => {
+        const made = await call('POST', '/v2/tickets.json', {
+          ticket: {
+            subject: `Soak ${++n}`,
+            inbox,
+            customer: { email: `soak${n % 50}@soak.test` },
+            message: 'Soak',
+            notifyCustomer: Boolean(config.mail) && n % 2 === 0,
+          },
+        });
         if (made.status === 201) tickets.push(made.json.ticket.id);
         return made.status;
       },
     },
-    { share: 0.1, kind: 'reply', run: async () => (await call('POST', `/v2/tickets/${pick(tickets)}/messages.json`, { message: `Reply ${++n}`, ...(config.mail ? {} : { threadType: 'note' }) })).status },
-    { share: 0.05, kind: 'update', run: async () => (await call('PATCH', `/v2/tickets/${pick(tickets)}.json`, { ticket: { priority: null, subject: `Changed ${++n}` } })).status },
+    {
+      share: 0.1,
+      kind: 'reply',
+      run: async () =>
+        (
+          await call('POST', `/v2/tickets/${pick(tickets)}/messages.json`, {
+            message: `Reply ${++n}`,
+            ...(config.mail ? {} : { threadType: 'note' }),
+          })
+        ).status,
+    },
+    {
+      share: 0.05,
+      kind: 'update',
+      run: async () =>
+        (
+          await call('PATCH', `/v2/tickets/${pick(tickets)}.json`, {
+            ticket: { priority: null, subject: `Changed ${++n}` },
+          })
+        ).status,
+    },
   ];
   const choose = () => {
     if (!config.writes) return Math.random() < 0.78 ? mix[0]! : mix[1]!;
@@ -111,7 +164,10 @@ async function main(): Promise<void> {
   const inFlight: Promise<void>[] = [];
   const cronTimer = setInterval(() => {
     const at = Date.now() - begin;
-    void fetch(`${service.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('*/5 * * * *')}`).then((r) => crons.push({ at, status: r.status }), () => crons.push({ at, status: 0 }));
+    void fetch(`${service.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('*/5 * * * *')}`).then(
+      (r) => crons.push({ at, status: r.status }),
+      () => crons.push({ at, status: 0 }),
+    );
   }, CRON_EVERY_MS);
   const memoryTimer = setInterval(() => memory.push({ at: Date.now() - begin, mib: workerdMemoryMiB() }), 1000);
   const heapReads: Promise<void>[] = [];
@@ -127,10 +183,19 @@ async function main(): Promise<void> {
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const entry = choose();
     const at = Date.now();
-    inFlight.push(entry.run().then(
-      (status) => void samples.push({ at: at - begin, kind: entry.kind, ms: Date.now() - at, ok: status >= 200 && status < 300, status }),
-      () => void samples.push({ at: at - begin, kind: entry.kind, ms: Date.now() - at, ok: false, status: 0 }),
-    ));
+    inFlight.push(
+      entry.run().then(
+        (status) =>
+          void samples.push({
+            at: at - begin,
+            kind: entry.kind,
+            ms: Date.now() - at,
+            ok: status >= 200 && status < 300,
+            status,
+          }),
+        () => void samples.push({ at: at - begin, kind: entry.kind, ms: Date.now() - at, ok: false, status: 0 }),
+      ),
+    );
   }
   await Promise.all(inFlight);
   clearInterval(cronTimer);
@@ -146,7 +211,9 @@ async function main(): Promise<void> {
   // the queue catches up: every event of the run drained
   let undrained = -1;
   for (let tries = 0; tries < 60; tries++) {
-    undrained = await withClient(stack.databaseUrl, async (client) => Number((await client.query('SELECT count(*) AS n FROM events WHERE dispatched_at IS NULL')).rows[0].n));
+    undrained = await withClient(stack.databaseUrl, async (client) =>
+      Number((await client.query('SELECT count(*) AS n FROM events WHERE dispatched_at IS NULL')).rows[0].n),
+    );
     if (undrained === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
@@ -172,41 +239,107 @@ async function main(): Promise<void> {
     };
   });
   log('');
-  log(align(
-    ['slice', 'requests', 'errors', 'p50 ms', 'p99 ms', 'live heap MiB (at its end)', 'heap read ms', 'workerd RSS MiB'],
-    slices.map((s) => [s.slice, String(s.requests), String(s.errors), fixed(s.p50, 1), fixed(s.p99, 1), fixed(s.heapMiB, 2), fixed(s.heapPauseMs, 0), fixed(s.memoryMiB, 1)]),
-  ));
+  log(
+    align(
+      [
+        'slice',
+        'requests',
+        'errors',
+        'p50 ms',
+        'p99 ms',
+        'live heap MiB (at its end)',
+        'heap read ms',
+        'workerd RSS MiB',
+      ],
+      slices.map((s) => [
+        s.slice,
+        String(s.requests),
+        String(s.errors),
+        fixed(s.p50, 1),
+        fixed(s.p99, 1),
+        fixed(s.heapMiB, 2),
+        fixed(s.heapPauseMs, 0),
+        fixed(s.memoryMiB, 1),
+      ]),
+    ),
+  );
   // the issue asks for latency per minute: the same samples by minute
   const minutes = Array.from({ length: Math.ceil(config.seconds / 60) }, (_, index) => {
     const inMinute = samples.filter((s) => s.at >= index * 60_000 && s.at < (index + 1) * 60_000);
     const sorted = inMinute.map((s) => s.ms).sort((a, b) => a - b);
-    return { minute: index + 1, requests: inMinute.length, errors: inMinute.filter((s) => !s.ok).length, p50: sorted.length ? percentile(sorted, 50) : 0, p99: sorted.length ? percentile(sorted, 99) : 0 };
+    return {
+      minute: index + 1,
+      requests: inMinute.length,
+      errors: inMinute.filter((s) => !s.ok).length,
+      p50: sorted.length ? percentile(sorted, 50) : 0,
+      p99: sorted.length ? percentile(sorted, 99) : 0,
+    };
   });
   log('');
-  log(align(['minute', 'requests', 'errors', 'p50 ms', 'p99 ms'], minutes.map((m) => [String(m.minute), String(m.requests), String(m.errors), fixed(m.p50, 1), fixed(m.p99, 1)])));
-  const byKind = Object.fromEntries(mix.map(({ kind }) => {
-    const sorted = samples.filter((s) => s.kind === kind).map((s) => s.ms).sort((a, b) => a - b);
-    return [kind, { requests: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) }];
-  }));
+  log(
+    align(
+      ['minute', 'requests', 'errors', 'p50 ms', 'p99 ms'],
+      minutes.map((m) => [String(m.minute), String(m.requests), String(m.errors), fixed(m.p50, 1), fixed(m.p99, 1)]),
+    ),
+  );
+  const byKind = Object.fromEntries(
+    mix.map(({ kind }) => {
+      const sorted = samples
+        .filter((s) => s.kind === kind)
+        .map((s) => s.ms)
+        .sort((a, b) => a - b);
+      return [kind, { requests: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) }];
+    }),
+  );
   log('');
-  log(align(['kind', 'requests', 'p50 ms', 'p99 ms'], Object.entries(byKind).map(([kind, k]) => [kind, String(k.requests), fixed(k.p50, 1), fixed(k.p99, 1)])));
+  log(
+    align(
+      ['kind', 'requests', 'p50 ms', 'p99 ms'],
+      Object.entries(byKind).map(([kind, k]) => [kind, String(k.requests), fixed(k.p50, 1), fixed(k.p99, 1)]),
+    ),
+  );
   const errors = samples.filter((s) => !s.ok);
-  const statuses = errors.reduce<Record<string, number>>((all, s) => ({ ...all, [s.status]: (all[s.status] ?? 0) + 1 }), {});
+  const statuses = errors.reduce<Record<string, number>>(
+    (all, s) => ({ ...all, [s.status]: (all[s.status] ?? 0) + 1 }),
+    {},
+  );
   // before the load the isolate is warm (the seeding's requests compiled its code and filled its pools): from there its live heap must not grow
   const grown = heapAfter - heapAtStart;
   const checks = [
-    { name: 'no errors', pass: errors.length === 0, detail: `${errors.length} of ${samples.length} (${JSON.stringify(statuses)})` },
+    {
+      name: 'no errors',
+      pass: errors.length === 0,
+      detail: `${errors.length} of ${samples.length} (${JSON.stringify(statuses)})`,
+    },
     {
       name: "flat memory (the isolate's live heap after the run and the drain within 10 % or 2 MiB of its size before the load)",
       pass: grown <= Math.max(2, heapAtStart * 0.1),
       detail: `${fixed(heapAtStart, 2)} MiB before, ${fixed(heapAfter, 2)} MiB after (workerd's resident set ${fixed(slices[0]!.memoryMiB, 1)} then ${fixed(slices.at(-1)!.memoryMiB, 1)} MiB, which grows under Miniflare whatever the Worker does)`,
     },
-    { name: 'the cron ran each time', pass: crons.length > 0 && crons.every((c) => c.status === 200), detail: `${crons.length} runs, statuses ${[...new Set(crons.map((c) => c.status))].join(', ')}` },
+    {
+      name: 'the cron ran each time',
+      pass: crons.length > 0 && crons.every((c) => c.status === 200),
+      detail: `${crons.length} runs, statuses ${[...new Set(crons.map((c) => c.status))].join(', ')}`,
+    },
     { name: 'every event drained after', pass: undrained === 0, detail: `${undrained} left` },
   ];
   log('');
   for (const check of checks) log(`  ${check.pass ? 'PASS' : 'FAIL'}  ${check.name}: ${check.detail}`);
-  const file = await writeResults({ startedAt: new Date(started).toISOString(), machine: host, config, slices, minutes, byKind, crons, memory, heap: { atStart: heapAtStart, reads: heaps, after: heapAfter }, checks }, 'soak');
+  const file = await writeResults(
+    {
+      startedAt: new Date(started).toISOString(),
+      machine: host,
+      config,
+      slices,
+      minutes,
+      byKind,
+      crons,
+      memory,
+      heap: { atStart: heapAtStart, reads: heaps, after: heapAfter },
+      checks,
+    },
+    'soak',
+  );
   log(`\nraw results: ${file}`);
   if (checks.some((check) => !check.pass)) process.exitCode = 1;
 }

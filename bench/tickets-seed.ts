@@ -22,13 +22,39 @@ export interface TicketBenchData {
 }
 
 /** Subjects take two of these 20 words (each in about 1 ticket of 10); entry bodies two terms of 5,000 (`term0` ... `term4999`: a ticket has a given term about 1 time in 500). */
-const WORDS = ['invoice', 'refund', 'printer', 'login', 'password', 'delivery', 'order', 'broken', 'account', 'billing', 'shipping', 'upgrade', 'cancel', 'error', 'screen', 'update', 'payment', 'card', 'export', 'report'];
+const WORDS = [
+  'invoice',
+  'refund',
+  'printer',
+  'login',
+  'password',
+  'delivery',
+  'order',
+  'broken',
+  'account',
+  'billing',
+  'shipping',
+  'upgrade',
+  'cancel',
+  'error',
+  'screen',
+  'update',
+  'payment',
+  'card',
+  'export',
+  'report',
+];
 const wordAt = (expr: string) => `(ARRAY['${WORDS.join("','")}'])[1 + ((${expr}) % ${WORDS.length})]`;
 const BATCH = 100_000;
 /** how many tickets the replies go to: spread out, as replies of a support team are, not queued on one ticket's lock */
 const REPLY_TICKETS = 2_000;
 
-export async function seedTickets(databaseUrl: string, tickets: number, entriesPerTicket: number, log: (line: string) => void): Promise<TicketBenchData> {
+export async function seedTickets(
+  databaseUrl: string,
+  tickets: number,
+  entriesPerTicket: number,
+  log: (line: string) => void,
+): Promise<TicketBenchData> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -37,15 +63,25 @@ export async function seedTickets(databaseUrl: string, tickets: number, entriesP
     const i = installation.id;
     await client.query(
       `INSERT INTO inboxes (installation_id, name, email, ticket_status_id, created_by, updated_by)
-       SELECT $1, 'Inbox ' || n, 'inbox' || n || '@bench.example.com', 1, $2, $2 FROM generate_series(2, 10) n`, [i, owner.id]);
+       SELECT $1, 'Inbox ' || n, 'inbox' || n || '@bench.example.com', 1, $2, $2 FROM generate_series(2, 10) n`,
+      [i, owner.id],
+    );
     await client.query(
       `INSERT INTO inbox_users (installation_id, inbox_id, user_id, access, created_by)
-       SELECT $1, id, $2, 'full', $2 FROM inboxes WHERE installation_id = $1 ON CONFLICT DO NOTHING`, [i, owner.id]);
-    const inboxIds = (await client.query(`SELECT id FROM inboxes WHERE installation_id = $1 ORDER BY id`, [i])).rows.map((r) => Number(r.id));
+       SELECT $1, id, $2, 'full', $2 FROM inboxes WHERE installation_id = $1 ON CONFLICT DO NOTHING`,
+      [i, owner.id],
+    );
+    const inboxIds = (
+      await client.query(`SELECT id FROM inboxes WHERE installation_id = $1 ORDER BY id`, [i])
+    ).rows.map((r) => Number(r.id));
     await client.query(
       `INSERT INTO customers (installation_id, created_by, updated_by, first_name, last_name, email)
-       SELECT $1, $2, $2, 'Customer', n::text, 'customer' || n || '@bench.example.com' FROM generate_series(1, 100000) n`, [i, owner.id]);
-    const [firstCustomer] = (await client.query(`SELECT min(id)::int AS id FROM customers WHERE installation_id = $1`, [i])).rows;
+       SELECT $1, $2, $2, 'Customer', n::text, 'customer' || n || '@bench.example.com' FROM generate_series(1, 100000) n`,
+      [i, owner.id],
+    );
+    const [firstCustomer] = (
+      await client.query(`SELECT min(id)::int AS id FROM customers WHERE installation_id = $1`, [i])
+    ).rows;
     await client.query('DROP INDEX IF EXISTS tickets_search_idx');
     for (let from = 1; from <= tickets; from += BATCH) {
       const to = Math.min(tickets, from + BATCH - 1);
@@ -54,10 +90,13 @@ export async function seedTickets(databaseUrl: string, tickets: number, entriesP
          SELECT $1, $2, $2, initcap(${wordAt('n')}) || ' ' || ${wordAt('n / 7')} || ' #' || n, ($3::int[])[1 + n % 10], $4 + 1 + n % 100000,
                 (ARRAY[1, 3, 5, 6])[1 + (n / 10) % 4], 'Seeded', now() - make_interval(mins => ($5 - n)::int), now() - make_interval(mins => ($5 - n)::int)
          FROM generate_series($6::int, $7::int) n`,
-        [i, owner.id, inboxIds, firstCustomer.id - 1, tickets, from, to]);
+        [i, owner.id, inboxIds, firstCustomer.id - 1, tickets, from, to],
+      );
       log(`  tickets ${to}`);
     }
-    const [range] = (await client.query(`SELECT min(id)::int AS lo, max(id)::int AS hi FROM tickets WHERE installation_id = $1`, [i])).rows;
+    const [range] = (
+      await client.query(`SELECT min(id)::int AS lo, max(id)::int AS hi FROM tickets WHERE installation_id = $1`, [i])
+    ).rows;
     for (let lo = range.lo; lo <= range.hi; lo += BATCH) {
       const hi = Math.min(range.hi, lo + BATCH - 1);
       await client.query(
@@ -68,7 +107,8 @@ export async function seedTickets(databaseUrl: string, tickets: number, entriesP
                 LATERAL (SELECT 'About the term' || ((t.id * 31 + k * 7919) % 5000) || ' and the term' || ((t.id * 17 + k * 104729) % 5000)
                         || ': please see message ' || k || ' of ticket ' || t.id AS body) b
           WHERE t.installation_id = $1 AND t.id BETWEEN $4 AND $5`,
-        [i, owner.id, entriesPerTicket, lo, hi]);
+        [i, owner.id, entriesPerTicket, lo, hi],
+      );
       log(`  entries for tickets up to ${hi}`);
     }
     const dialect = new PgDialect();
@@ -76,21 +116,33 @@ export async function seedTickets(databaseUrl: string, tickets: number, entriesP
     const n = document.params.length;
     for (let lo = range.lo; lo <= range.hi; lo += BATCH) {
       const hi = Math.min(range.hi, lo + BATCH - 1);
-      await client.query(`UPDATE tickets t SET ${document.sql} FROM customers c WHERE c.id = t.customer_id AND t.id BETWEEN $${n + 1} AND $${n + 2}`, [...document.params, lo, hi]);
+      await client.query(
+        `UPDATE tickets t SET ${document.sql} FROM customers c WHERE c.id = t.customer_id AND t.id BETWEEN $${n + 1} AND $${n + 2}`,
+        [...document.params, lo, hi],
+      );
       log(`  search documents up to ${hi}`);
     }
     await client.query('CREATE INDEX tickets_search_idx ON tickets USING gin (search_vector)');
     // as autovacuum leaves a table at rest: statistics, and the visibility map index-only scans read
     await client.query('VACUUM ANALYZE');
-    const count = async (table: string) => Number((await client.query(`SELECT count(*) FROM ${table} WHERE installation_id = $1`, [i])).rows[0].count);
+    const count = async (table: string) =>
+      Number((await client.query(`SELECT count(*) FROM ${table} WHERE installation_id = $1`, [i])).rows[0].count);
     return {
       installationId: i,
       ownerKey: owner.apiKey,
       ownerUserId: owner.id,
       inboxIds,
       ticketId: Math.floor((range.lo + range.hi) / 2),
-      replyTicketIds: Array.from({ length: Math.min(REPLY_TICKETS, range.hi - range.lo + 1) }, (_, k) => range.lo + Math.floor((k * (range.hi - range.lo + 1)) / Math.min(REPLY_TICKETS, range.hi - range.lo + 1))),
-      rows: { tickets: await count('tickets'), ticket_messages: await count('ticket_messages'), customers: await count('customers') },
+      replyTicketIds: Array.from(
+        { length: Math.min(REPLY_TICKETS, range.hi - range.lo + 1) },
+        (_, k) =>
+          range.lo + Math.floor((k * (range.hi - range.lo + 1)) / Math.min(REPLY_TICKETS, range.hi - range.lo + 1)),
+      ),
+      rows: {
+        tickets: await count('tickets'),
+        ticket_messages: await count('ticket_messages'),
+        customers: await count('customers'),
+      },
     };
   } finally {
     await client.end();

@@ -71,7 +71,10 @@ async function startReceiver(receipts: Receipt[], bodies: string[]): Promise<{ u
       const occurredAt = Date.parse(body.occurredAt);
       if (bodies.length === 0) bodies.push(text);
       receipts.push({
-        deliveryId: String(request.headers['x-desk-delivery']), latency: receivedAt - occurredAt, occurredAt, receivedAt,
+        deliveryId: String(request.headers['x-desk-delivery']),
+        latency: receivedAt - occurredAt,
+        occurredAt,
+        receivedAt,
       });
       response.writeHead(200).end();
     });
@@ -79,11 +82,22 @@ async function startReceiver(receipts: Receipt[], bodies: string[]): Promise<{ u
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** Calls `send(i)` for i in 0..count-1, the i-th at `i / rate` seconds from now, without waiting for earlier ones. */
-async function paced(count: number, rate: number, send: (i: number) => Promise<void>): Promise<{ failures: number; seconds: number }> {
+async function paced(
+  count: number,
+  rate: number,
+  send: (i: number) => Promise<void>,
+): Promise<{ failures: number; seconds: number }> {
   const from = performance.now();
   let failures = 0;
   const pending = new Set<Promise<void>>();
@@ -130,9 +144,20 @@ interface Outcome {
  */
 async function timedFromCommit(databaseUrl: string, installationId: number, receipts: Receipt[]): Promise<boolean> {
   try {
-    const committed = await withClient(databaseUrl, async (c) => new Map((await c.query<{ delivery_id: string; at: number }>(`
+    const committed = await withClient(
+      databaseUrl,
+      async (c) =>
+        new Map(
+          (
+            await c.query<{ delivery_id: string; at: number }>(
+              `
       SELECT d.delivery_id, extract(epoch FROM pg_xact_commit_timestamp((e.xact % 4294967296)::text::xid))::float8 * 1000 AS at
-        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.installation_id = $1`, [installationId])).rows.map((row) => [row.delivery_id, Number(row.at)])));
+        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.installation_id = $1`,
+              [installationId],
+            )
+          ).rows.map((row) => [row.delivery_id, Number(row.at)]),
+        ),
+    );
     for (const receipt of receipts) {
       const at = committed.get(receipt.deliveryId);
       if (at === undefined || !Number.isFinite(at)) continue;
@@ -146,7 +171,14 @@ async function timedFromCommit(databaseUrl: string, installationId: number, rece
 }
 
 /** Waits until `expected` deliveries arrived (or nothing arrived for 60 s), then sums up. */
-async function outcome(receipts: Receipt[], expected: number, events: number, write: { failures: number; seconds: number }, writesEnded: number, restamp?: (receipts: Receipt[]) => Promise<unknown>): Promise<Outcome> {
+async function outcome(
+  receipts: Receipt[],
+  expected: number,
+  events: number,
+  write: { failures: number; seconds: number },
+  writesEnded: number,
+  restamp?: (receipts: Receipt[]) => Promise<unknown>,
+): Promise<Outcome> {
   let seen = -1;
   let quietSince = Date.now();
   while (receipts.length < expected) {
@@ -165,17 +197,33 @@ async function outcome(receipts: Receipt[], expected: number, events: number, wr
   const first = Math.min(...receipts.map((r) => r.occurredAt));
   const last = Math.max(...receipts.map((r) => r.receivedAt));
   // the seconds (from the first commit) in which some delivery took over a second: where the p99 comes from
-  const slowSeconds = [...new Set(receipts.filter((r) => r.latency > 1000).map((r) => Math.floor((r.occurredAt - first) / 1000)))].sort((a, b) => a - b);
+  const slowSeconds = [
+    ...new Set(receipts.filter((r) => r.latency > 1000).map((r) => Math.floor((r.occurredAt - first) / 1000))),
+  ].sort((a, b) => a - b);
   const lastCommit = Math.max(...receipts.map((r) => r.occurredAt));
   const tenths = Array.from({ length: 10 }, () => [] as number[]);
-  for (const r of receipts) tenths[Math.min(9, Math.floor(((r.occurredAt - first) / Math.max(1, lastCommit - first)) * 10))]!.push(r.latency);
+  for (const r of receipts)
+    tenths[Math.min(9, Math.floor(((r.occurredAt - first) / Math.max(1, lastCommit - first)) * 10))]!.push(r.latency);
   return {
     slowSeconds,
-    p99ByTenth: tenths.map((list) => percentile(list.sort((a, b) => a - b), 99)),
-    events, expected, received: receipts.length, lost: expected - ids.size, doubled: receipts.length - ids.size,
-    p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN,
-    eventsPerSecond: (ids.size / (expected / events)) / ((last - first) / 1000),
-    writeSeconds: write.seconds, writeFailures: write.failures, tailSeconds: (last - writesEnded) / 1000,
+    p99ByTenth: tenths.map((list) =>
+      percentile(
+        list.sort((a, b) => a - b),
+        99,
+      ),
+    ),
+    events,
+    expected,
+    received: receipts.length,
+    lost: expected - ids.size,
+    doubled: receipts.length - ids.size,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? NaN,
+    eventsPerSecond: ids.size / (expected / events) / ((last - first) / 1000),
+    writeSeconds: write.seconds,
+    writeFailures: write.failures,
+    tailSeconds: (last - writesEnded) / 1000,
   };
 }
 
@@ -190,18 +238,31 @@ function together(rounds: Outcome[], latencies: number[]): Outcome {
   const sorted = [...latencies].sort((a, b) => a - b);
   const sum = (pick: (r: Outcome) => number) => rounds.reduce((total, r) => total + pick(r), 0);
   return {
-    slowSeconds: rounds.flatMap((r) => r.slowSeconds), p99ByTenth: [],
-    events: sum((r) => r.events), expected: sum((r) => r.expected), received: sum((r) => r.received), lost: sum((r) => r.lost), doubled: sum((r) => r.doubled),
-    p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN,
-    eventsPerSecond: sum((r) => r.eventsPerSecond) / rounds.length, writeSeconds: sum((r) => r.writeSeconds), writeFailures: sum((r) => r.writeFailures),
+    slowSeconds: rounds.flatMap((r) => r.slowSeconds),
+    p99ByTenth: [],
+    events: sum((r) => r.events),
+    expected: sum((r) => r.expected),
+    received: sum((r) => r.received),
+    lost: sum((r) => r.lost),
+    doubled: sum((r) => r.doubled),
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? NaN,
+    eventsPerSecond: sum((r) => r.eventsPerSecond) / rounds.length,
+    writeSeconds: sum((r) => r.writeSeconds),
+    writeFailures: sum((r) => r.writeFailures),
     tailSeconds: Math.max(...rounds.map((r) => r.tailSeconds)),
   };
 }
 
 async function main(): Promise<void> {
   const host = machine();
-  log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
-  log(`settings: ${config.events} events at ${config.rate} a second to ${config.receivers} receivers (${config.events * config.receivers} deliveries a variant); ${config.tickets} tickets`);
+  log(
+    `machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`,
+  );
+  log(
+    `settings: ${config.events} events at ${config.rate} a second to ${config.receivers} receivers (${config.events * config.receivers} deliveries a variant); ${config.tickets} tickets`,
+  );
   const stack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
   const service = await startService(stack);
@@ -226,21 +287,52 @@ async function main(): Promise<void> {
   await client.end();
   const key = site.users.owner.apiKey;
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${service.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const answer = (await response.json()) as Record<string, any>;
-    if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+    if (response.status >= 300)
+      throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
     return answer;
   };
   const inbox = (await call('GET', '/v2/inboxes.json')).inboxes[0].id as number;
-  const priorities = ((await call('GET', '/v2/ticketpriorities.json')).ticketpriorities as { id: number }[]).slice(0, 2).map((p) => p.id);
+  const priorities = ((await call('GET', '/v2/ticketpriorities.json')).ticketpriorities as { id: number }[])
+    .slice(0, 2)
+    .map((p) => p.id);
   const tickets: number[] = [];
   for (let i = 0; i < config.tickets; i++) {
-    tickets.push((await call('POST', '/v2/tickets.json', { ticket: { subject: `Webhook bench ${i}`, inbox, priority: { id: priorities[0] }, customer: { email: `c${i % 50}@webhooks.bench` }, message: 'Help' } })).ticket.id);
+    tickets.push(
+      (
+        await call('POST', '/v2/tickets.json', {
+          ticket: {
+            subject: `Webhook bench ${i}`,
+            inbox,
+            priority: { id: priorities[0] },
+            customer: { email: `c${i % 50}@webhooks.bench` },
+            message: 'Help',
+          },
+        })
+      ).ticket.id,
+    );
   }
-  const pending = () => withClient(stack.databaseUrl, async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE installation_id = $1 AND dispatched_at IS NULL', [site.id])).rows[0]!.n));
+  const pending = () =>
+    withClient(stack.databaseUrl, async (c) =>
+      Number(
+        (
+          await c.query<{ n: string }>(
+            'SELECT count(*) AS n FROM events WHERE installation_id = $1 AND dispatched_at IS NULL',
+            [site.id],
+          )
+        ).rows[0]!.n,
+      ),
+    );
   while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 200));
   for (const url of receivers.service) {
-    await call('POST', '/v2/webhookendpoints.json', { webhookendpoint: { url, token: 'bench-webhooks-token', allEvents: true, allInboxes: true } });
+    await call('POST', '/v2/webhookendpoints.json', {
+      webhookendpoint: { url, token: 'bench-webhooks-token', allEvents: true, allInboxes: true },
+    });
   }
   log(`${tickets.length} tickets, ${receivers.service.length} endpoints`);
 
@@ -255,7 +347,8 @@ async function main(): Promise<void> {
     const round = (updates.get(ticket) ?? 0) + 1;
     updates.set(ticket, round);
     const response = await fetch(`${service.url}/v2/tickets/${ticket}.json`, {
-      method: 'PATCH', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ ticket: { priority: { id: priorities[round % 2] } } }),
     });
     const text = await response.text();
@@ -267,7 +360,10 @@ async function main(): Promise<void> {
   };
   // the bare consumer's: the same event, with the body the service sent
   const bareWrite = async () => {
-    const response = await fetch(`${bare.url}/events`, { method: 'POST', body: JSON.stringify({ receivers: receivers.bare, payload: bodies[0], event: 'ticket.priority' }) });
+    const response = await fetch(`${bare.url}/events`, {
+      method: 'POST',
+      body: JSON.stringify({ receivers: receivers.bare, payload: bodies[0], event: 'ticket.priority' }),
+    });
     await response.arrayBuffer();
     if (response.status !== 202) throw new Error(`bare answered ${response.status}`);
   };
@@ -277,7 +373,10 @@ async function main(): Promise<void> {
   const phases = { paced: {} as Record<Variant, Outcome>, burst: {} as Record<Variant, Outcome> };
   const restamps: Record<Variant, ((list: Receipt[]) => Promise<unknown>) | undefined> = {
     service: async (list) => {
-      if (!(await timedFromCommit(stack.databaseUrl, site.id, list))) log('service: the database keeps no commit times; timed from the events\' occurredAt (their transactions\' start)');
+      if (!(await timedFromCommit(stack.databaseUrl, site.id, list)))
+        log(
+          "service: the database keeps no commit times; timed from the events' occurredAt (their transactions' start)",
+        );
     },
     bare: undefined,
   };
@@ -289,60 +388,153 @@ async function main(): Promise<void> {
     for (const variant of ['service', 'bare'] as const) {
       receipts[variant].length = 0;
       const write = await paced(perRound, config.rate, writers[variant]);
-      const result = await outcome(receipts[variant], expected(perRound), perRound, write, Date.now(), restamps[variant]);
+      const result = await outcome(
+        receipts[variant],
+        expected(perRound),
+        perRound,
+        write,
+        Date.now(),
+        restamps[variant],
+      );
       rounds[variant].push(result);
       pooled[variant].push(...receipts[variant].map((r) => r.latency));
       const slow = result.slowSeconds;
-      log(`${variant}, paced round ${round}/${config.rounds}: p50 ${fixed(result.p50, 0)} ms, p99 ${fixed(result.p99, 0)} ms; p99 by tenth (ms) ${result.p99ByTenth.map((p) => fixed(p, 0)).join(' ')}; ${slow.length} seconds with a delivery over 1 s${slow.length ? `, at ${slow.slice(0, 20).join(' ')}` : ''}`);
+      log(
+        `${variant}, paced round ${round}/${config.rounds}: p50 ${fixed(result.p50, 0)} ms, p99 ${fixed(result.p99, 0)} ms; p99 by tenth (ms) ${result.p99ByTenth.map((p) => fixed(p, 0)).join(' ')}; ${slow.length} seconds with a delivery over 1 s${slow.length ? `, at ${slow.slice(0, 20).join(' ')}` : ''}`,
+      );
     }
     log(`round ${round}: paced p99 service / bare ${fixed(rounds.service.at(-1)!.p99 / rounds.bare.at(-1)!.p99, 3)}`);
   }
-  for (const variant of ['service', 'bare'] as const) phases.paced[variant] = together(rounds[variant], pooled[variant]);
+  for (const variant of ['service', 'bare'] as const)
+    phases.paced[variant] = together(rounds[variant], pooled[variant]);
   const times = [...writeTimes].sort((a, b) => a - b);
-  log(`service, paced: PATCH answered p50 ${fixed(percentile(times, 50), 1)} ms, p99 ${fixed(percentile(times, 99), 1)} ms`);
+  log(
+    `service, paced: PATCH answered p50 ${fixed(percentile(times, 50), 1)} ms, p99 ${fixed(percentile(times, 99), 1)} ms`,
+  );
   if (failed.length) log(`service: failed writes, the first: ${failed.join(' | ')}`);
   // where the time went: from the write's start to its commit (its own work, then the fan-out), and from the commit to the delivery's record
-  const lag = await withClient(stack.databaseUrl, async (c) => (await c.query<Record<string, number>>(`
+  const lag = await withClient(
+    stack.databaseUrl,
+    async (c) =>
+      (
+        await c.query<Record<string, number>>(
+          `
     WITH t AS (SELECT e.occurred_at, pg_xact_commit_timestamp((e.xact % 4294967296)::text::xid) AS committed_at, d.delivered_at
                  FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.installation_id = $1)
     SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM committed_at - occurred_at) * 1000) AS write_p50,
            percentile_disc(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM committed_at - occurred_at) * 1000) AS write_p99,
            percentile_disc(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM delivered_at - committed_at) * 1000) AS deliver_p50,
            percentile_disc(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM delivered_at - committed_at) * 1000) AS deliver_p99
-      FROM t`, [site.id])).rows[0]).catch(() => undefined);
-  const [{ deadlocks }] = await withClient(stack.databaseUrl, async (c) => (await c.query<{ deadlocks: string }>('SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()')).rows) as [{ deadlocks: string }];
-  log(`service, paced: ${deadlocks} deadlocks in the database so far (each costs Postgres's deadlock_timeout, 1 s, before one side runs again)`);
-  if (lag) log(`service, paced: write's start to its commit p50 ${fixed(Number(lag.write_p50), 0)} ms, p99 ${fixed(Number(lag.write_p99), 0)} ms; commit to delivery recorded p50 ${fixed(Number(lag.deliver_p50), 0)} ms, p99 ${fixed(Number(lag.deliver_p99), 0)} ms`);
+      FROM t`,
+          [site.id],
+        )
+      ).rows[0],
+  ).catch(() => undefined);
+  const [{ deadlocks }] = (await withClient(
+    stack.databaseUrl,
+    async (c) =>
+      (
+        await c.query<{ deadlocks: string }>(
+          'SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()',
+        )
+      ).rows,
+  )) as [{ deadlocks: string }];
+  log(
+    `service, paced: ${deadlocks} deadlocks in the database so far (each costs Postgres's deadlock_timeout, 1 s, before one side runs again)`,
+  );
+  if (lag)
+    log(
+      `service, paced: write's start to its commit p50 ${fixed(Number(lag.write_p50), 0)} ms, p99 ${fixed(Number(lag.write_p99), 0)} ms; commit to delivery recorded p50 ${fixed(Number(lag.deliver_p50), 0)} ms, p99 ${fixed(Number(lag.deliver_p99), 0)} ms`,
+    );
 
   for (const variant of ['service', 'bare'] as const) {
     receipts[variant].length = 0;
     let next = 0;
     const from = performance.now();
     let burstFailures = 0;
-    await Promise.all(Array.from({ length: config.burstWriters }, async () => {
-      while (next < config.burst) await writers[variant](next++).catch(() => void burstFailures++);
-    }));
-    phases.burst[variant] = await outcome(receipts[variant], expected(config.burst), config.burst, { failures: burstFailures, seconds: (performance.now() - from) / 1000 }, Date.now(), restamps[variant]);
+    await Promise.all(
+      Array.from({ length: config.burstWriters }, async () => {
+        while (next < config.burst) await writers[variant](next++).catch(() => void burstFailures++);
+      }),
+    );
+    phases.burst[variant] = await outcome(
+      receipts[variant],
+      expected(config.burst),
+      config.burst,
+      { failures: burstFailures, seconds: (performance.now() - from) / 1000 },
+      Date.now(),
+      restamps[variant],
+    );
     log(`${variant}: done`);
   }
-  const rows = await withClient(stack.databaseUrl, async (c) => (await c.query<{ status: string; n: string }>(
-    'SELECT status, count(*) AS n FROM webhook_deliveries WHERE installation_id = $1 GROUP BY status', [site.id])).rows);
-  log(`service: delivery rows by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')} (of ${expected(config.events + config.burst)})`);
+  const rows = await withClient(
+    stack.databaseUrl,
+    async (c) =>
+      (
+        await c.query<{ status: string; n: string }>(
+          'SELECT status, count(*) AS n FROM webhook_deliveries WHERE installation_id = $1 GROUP BY status',
+          [site.id],
+        )
+      ).rows,
+  );
+  log(
+    `service: delivery rows by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')} (of ${expected(config.events + config.burst)})`,
+  );
 
   // the target's figure: the median of the rounds' ratios (a round's p99 is its slowest 1 %, a few moments of the machine)
   const ratios = rounds.service.map((r, i) => r.p99 / rounds.bare[i]!.p99);
   const ratio = median(ratios);
-  const whole = Object.values(phases).every((phase) => Object.values(phase).every((r) => r.lost === 0 && r.doubled === 0 && r.writeFailures === 0));
+  const whole = Object.values(phases).every((phase) =>
+    Object.values(phase).every((r) => r.lost === 0 && r.doubled === 0 && r.writeFailures === 0),
+  );
   log('');
-  log(align(['commit to receipt', 'events', 'write failures', 'deliveries', 'lost', 'doubled', 'p50 ms', 'p99 ms', 'max ms', 'events/s', 'write s', 'last delivery after last write s'],
-    (['paced', 'burst'] as const).flatMap((phase) => (['service', 'bare'] as const).map((v) => {
-      const r = phases[phase][v];
-      return [`${phase}: ${v}`, String(r.events), String(r.writeFailures), String(r.received), String(r.lost), String(r.doubled), fixed(r.p50, 0), fixed(r.p99, 0), fixed(r.max, 0), fixed(r.eventsPerSecond, 1), fixed(r.writeSeconds, 1), fixed(r.tailSeconds, 1)];
-    }))));
+  log(
+    align(
+      [
+        'commit to receipt',
+        'events',
+        'write failures',
+        'deliveries',
+        'lost',
+        'doubled',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        'events/s',
+        'write s',
+        'last delivery after last write s',
+      ],
+      (['paced', 'burst'] as const).flatMap((phase) =>
+        (['service', 'bare'] as const).map((v) => {
+          const r = phases[phase][v];
+          return [
+            `${phase}: ${v}`,
+            String(r.events),
+            String(r.writeFailures),
+            String(r.received),
+            String(r.lost),
+            String(r.doubled),
+            fixed(r.p50, 0),
+            fixed(r.p99, 0),
+            fixed(r.max, 0),
+            fixed(r.eventsPerSecond, 1),
+            fixed(r.writeSeconds, 1),
+            fixed(r.tailSeconds, 1),
+          ];
+        }),
+      ),
+    ),
+  );
   log('');
-  log(`paced p99 service / bare, the median of ${config.rounds} rounds (${ratios.map((r) => fixed(r, 2)).join(', ')}): ${fixed(ratio, 3)} (target at most ${TARGET_RATIO}): ${ratio <= TARGET_RATIO ? 'met' : 'MISSED'}`);
-  log(`paced p99 service / bare over every round's deliveries together: ${fixed(phases.paced.service.p99 / phases.paced.bare.p99, 3)}`);
-  log(`burst events/s service / bare: ${fixed(phases.burst.service.eventsPerSecond / phases.burst.bare.eventsPerSecond, 3)}`);
+  log(
+    `paced p99 service / bare, the median of ${config.rounds} rounds (${ratios.map((r) => fixed(r, 2)).join(', ')}): ${fixed(ratio, 3)} (target at most ${TARGET_RATIO}): ${ratio <= TARGET_RATIO ? 'met' : 'MISSED'}`,
+  );
+  log(
+    `paced p99 service / bare over every round's deliveries together: ${fixed(phases.paced.service.p99 / phases.paced.bare.p99, 3)}`,
+  );
+  log(
+    `burst events/s service / bare: ${fixed(phases.burst.service.eventsPerSecond / phases.burst.bare.eventsPerSecond, 3)}`,
+  );
   log(`nothing lost or doubled: ${whole ? 'met' : 'MISSED'}`);
   const file = await writeResults({ config, host, phases, rounds, ratios, ratio, whole }, 'webhooks');
   log(`results: ${file}`);

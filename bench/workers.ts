@@ -23,9 +23,15 @@ export interface RunningWorker {
 function runtimeOf(configPath: string) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
   // the queue consumers' settings, whatever the queue and its dead-letter queue are called (a bench Worker's batches must be the service's)
-  const consumers = Object.values((workerOptions as { queueConsumers?: Record<string, Record<string, unknown>> }).queueConsumers ?? {})
-    .map(({ deadLetterQueue: _named, ...settings }) => JSON.stringify(settings));
-  return { workerOptions, date: workerOptions.compatibilityDate, flags: [...(workerOptions.compatibilityFlags ?? [])].sort(), consumers };
+  const consumers = Object.values(
+    (workerOptions as { queueConsumers?: Record<string, Record<string, unknown>> }).queueConsumers ?? {},
+  ).map(({ deadLetterQueue: _named, ...settings }) => JSON.stringify(settings));
+  return {
+    workerOptions,
+    date: workerOptions.compatibilityDate,
+    flags: [...(workerOptions.compatibilityFlags ?? [])].sort(),
+    consumers,
+  };
 }
 
 /** The compatibility date and flags every bench Worker shares with the service. */
@@ -35,15 +41,23 @@ export function serviceRuntime(): { date: string | undefined; flags: string[] } 
 }
 
 /** Bundles and serves one of bench/workers/ by its name (`ceiling`, `bare-sql`, `bare-webhooks`, `bare-mail`, `twin-mail`). */
-async function startBenchWorker(name: string, bindings: Record<string, string>, options: { dropLogLines?: boolean; inspectorPort?: number } = {}): Promise<RunningWorker> {
+async function startBenchWorker(
+  name: string,
+  bindings: Record<string, string>,
+  options: { dropLogLines?: boolean; inspectorPort?: number } = {},
+): Promise<RunningWorker> {
   const configPath = path.join(root, 'bench', 'workers', `${name}.wrangler.toml`);
   const { workerOptions, date, flags, consumers } = runtimeOf(configPath);
   const service = runtimeOf(path.join(root, 'wrangler.toml'));
   if (date !== service.date || flags.join() !== service.flags.join()) {
-    throw new Error(`${configPath}: compatibility ${date} [${flags}] differs from wrangler.toml's ${service.date} [${service.flags}]`);
+    throw new Error(
+      `${configPath}: compatibility ${date} [${flags}] differs from wrangler.toml's ${service.date} [${service.flags}]`,
+    );
   }
   if (consumers.some((consumer) => !service.consumers.includes(consumer))) {
-    throw new Error(`${configPath}: queue consumer ${consumers.join()} differs from wrangler.toml's ${service.consumers.join()}`);
+    throw new Error(
+      `${configPath}: queue consumer ${consumers.join()} differs from wrangler.toml's ${service.consumers.join()}`,
+    );
   }
   const outdir = path.join(buildRoot, name);
   execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir, '--config', configPath], {
@@ -63,7 +77,9 @@ async function startBenchWorker(name: string, bindings: Record<string, string>, 
     unsafeTriggerHandlers: true,
     ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
     // a Worker that logs a line a request: its lines read and dropped, its errors printed
-    ...(options.dropLogLines ? { handleRuntimeStdio: (stdout: Readable, stderr: Readable) => (stdout.resume(), stderr.pipe(process.stderr)) } : {}),
+    ...(options.dropLogLines
+      ? { handleRuntimeStdio: (stdout: Readable, stderr: Readable) => (stdout.resume(), stderr.pipe(process.stderr)) }
+      : {}),
   } as ConstructorParameters<typeof Miniflare>[0]);
   const url = (await miniflare.ready).toString().replace(/\/$/, '');
   return { name, url, stop: () => miniflare.dispose() };
@@ -79,7 +95,10 @@ export function startBareSql(stack: LocalStack, statements: unknown): Promise<Ru
 }
 
 /** The list-assembly benchmark's Worker, over the captured answers and the list (bench/workers/assemble.ts). */
-export function startAssemble(bindings: { BENCH_ANSWERS: string; BENCH_LIST: string }, inspectorPort?: number): Promise<RunningWorker> {
+export function startAssemble(
+  bindings: { BENCH_ANSWERS: string; BENCH_LIST: string },
+  inspectorPort?: number,
+): Promise<RunningWorker> {
   return startBenchWorker('assemble', bindings, { dropLogLines: true, inspectorPort });
 }
 
@@ -93,7 +112,11 @@ export function startBareMail(): Promise<RunningWorker> {
  * driver, reaching the database as the service does, into the installation and inbox given.
  */
 export function startTwinMail(stack: LocalStack, installationId: number, inboxId: number): Promise<RunningWorker> {
-  return startBenchWorker('twin-mail', { ...workerVars(stack), BENCH_INSTALLATION: String(installationId), BENCH_INBOX: String(inboxId) });
+  return startBenchWorker('twin-mail', {
+    ...workerVars(stack),
+    BENCH_INSTALLATION: String(installationId),
+    BENCH_INBOX: String(inboxId),
+  });
 }
 
 /** The webhook benchmark's bare Queue producer and consumer. */
@@ -102,10 +125,18 @@ export function startBareWebhooks(): Promise<RunningWorker> {
 }
 
 /** The service as a deploy bundles it; `inspectorPort` opens workerd's V8 inspector (bench/isolate-heap.ts). */
-export async function startService(stack: LocalStack, options: { inspectorPort?: number } = {}): Promise<RunningWorker> {
+export async function startService(
+  stack: LocalStack,
+  options: { inspectorPort?: number } = {},
+): Promise<RunningWorker> {
   // The service logs a line a request (src/http/request-context.ts): read and dropped, not printed;
   // its errors are printed with BENCH_SERVICE_ERRORS=1, its warnings too with BENCH_SERVICE_ERRORS=warn.
-  const printed = process.env.BENCH_SERVICE_ERRORS === 'warn' ? ['"level":"error"', '"level":"warn"'] : process.env.BENCH_SERVICE_ERRORS === '1' ? ['"level":"error"'] : [];
+  const printed =
+    process.env.BENCH_SERVICE_ERRORS === 'warn'
+      ? ['"level":"error"', '"level":"warn"']
+      : process.env.BENCH_SERVICE_ERRORS === '1'
+        ? ['"level":"error"']
+        : [];
   const onLogLine = (line: string) => {
     if (printed.some((level) => line.includes(level))) process.stderr.write(`service: ${line.slice(0, 2000)}\n`);
   };
@@ -119,7 +150,14 @@ export async function startService(stack: LocalStack, options: { inspectorPort?:
  * the local stack's variables) plus variables of its own: the events benchmark's two Workers,
  * events on and `WRITE_EVENTS=off`, from the very same bundle.
  */
-export function serviceBundle(): { serve(stack: LocalStack, name: string, vars: Record<string, string>, options?: { inspectorPort?: number }): Promise<RunningWorker> } {
+export function serviceBundle(): {
+  serve(
+    stack: LocalStack,
+    name: string,
+    vars: Record<string, string>,
+    options?: { inspectorPort?: number },
+  ): Promise<RunningWorker>;
+} {
   const scriptPath = buildWorker(path.join(buildRoot, 'service-variants'));
   return {
     async serve(stack, name, vars, options = {}) {

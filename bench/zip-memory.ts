@@ -73,14 +73,19 @@ const peak = (samples: Sample[], pick: (s: Sample) => number) => {
   const values = samples.map(pick).filter(Number.isFinite);
   return values.length ? Math.max(...values) : Number.NaN;
 };
-const counted = (samples: Sample[], pick: (s: Sample) => number) => samples.filter((s) => Number.isFinite(pick(s))).length;
+const counted = (samples: Sample[], pick: (s: Sample) => number) =>
+  samples.filter((s) => Number.isFinite(pick(s))).length;
 
 async function main(): Promise<void> {
   const host = machine();
-  log(`machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`);
+  log(
+    `machine: ${host.nproc} CPUs (${host.cpu}), ${host.memoryGiB} GiB, node ${host.node}, ${host.workerd}, load average ${host.loadAverageAtStart.join(' ')}`,
+  );
   const fileBytes = Math.round(config.fileMiB * MiB);
   if (fileBytes > MAX_FILE_BYTES) throw new Error(`BENCH_ZIP_FILE_MIB: a file is at most ${MAX_FILE_BYTES / MiB} MiB`);
-  log(`settings: ${config.files} files of ${fixed(config.fileMiB, 1)} MiB (${fixed((config.files * fileBytes) / MiB, 0)} MiB), a sample every ${config.sampleMs} ms`);
+  log(
+    `settings: ${config.files} files of ${fixed(config.fileMiB, 1)} MiB (${fixed((config.files * fileBytes) / MiB, 0)} MiB), a sample every ${config.sampleMs} ms`,
+  );
 
   const stack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
@@ -96,7 +101,11 @@ async function main(): Promise<void> {
 
   const auth = { authorization: `Bearer ${data.ownerKey}` };
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${service.url}${path}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await response.text();
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
     return JSON.parse(text) as Record<string, any>;
@@ -106,9 +115,12 @@ async function main(): Promise<void> {
   const uploadStart = Date.now();
   const fileIds: number[] = [];
   for (let index = 0; index < config.files; index++) {
-    const ref = await call('POST', '/v2/files/ref.json', { file: { type: 'attachment', filename: `part-${index}.bin`, mimeType: 'application/octet-stream' } });
+    const ref = await call('POST', '/v2/files/ref.json', {
+      file: { type: 'attachment', filename: `part-${index}.bin`, mimeType: 'application/octet-stream' },
+    });
     const form = new FormData();
-    for (const [field, value] of Object.entries(ref.params as Record<string, string>)) if (value !== '') form.append(field, value);
+    for (const [field, value] of Object.entries(ref.params as Record<string, string>))
+      if (value !== '') form.append(field, value);
     form.append('file', new Blob([randomBytes(fileBytes)]), `part-${index}.bin`);
     const uploaded = await fetch(ref.url as string, { method: 'POST', body: form });
     if (uploaded.status !== 201) throw new Error(`upload ${index}: ${uploaded.status} ${await uploaded.text()}`);
@@ -116,8 +128,21 @@ async function main(): Promise<void> {
     fileIds.push(ref.file.id as number);
   }
   const inbox = (await call('GET', '/v2/inboxes.json')).inboxes[0].id as number;
-  const ticket = (await call('POST', '/v2/tickets.json', { ticket: { subject: 'Zip memory', inbox, customer: { email: 'zip@bench.test' }, message: 'attached', notifyCustomer: false, files: fileIds.map((id) => ({ id })) } })).ticket.id as number;
-  log(`uploaded ${config.files} files and made ticket ${ticket} in ${((Date.now() - uploadStart) / 1000).toFixed(1)} s`);
+  const ticket = (
+    await call('POST', '/v2/tickets.json', {
+      ticket: {
+        subject: 'Zip memory',
+        inbox,
+        customer: { email: 'zip@bench.test' },
+        message: 'attached',
+        notifyCustomer: false,
+        files: fileIds.map((id) => ({ id })),
+      },
+    })
+  ).ticket.id as number;
+  log(
+    `uploaded ${config.files} files and made ticket ${ticket} in ${((Date.now() - uploadStart) / 1000).toFixed(1)} s`,
+  );
 
   /**
    * Samples the isolate's heap and workerd's resident set every `sampleMs` while `run` runs, each
@@ -127,7 +152,14 @@ async function main(): Promise<void> {
   const sampled = async (run: () => Promise<void>, received: () => number) => {
     const samples: Sample[] = [];
     const begin = Date.now();
-    const resident = () => void samples.push({ at: Date.now() - begin, received: received(), usedMiB: Number.NaN, backingMiB: Number.NaN, residentMiB: workerdMemoryMiB() });
+    const resident = () =>
+      void samples.push({
+        at: Date.now() - begin,
+        received: received(),
+        usedMiB: Number.NaN,
+        backingMiB: Number.NaN,
+        residentMiB: workerdMemoryMiB(),
+      });
     resident();
     const residentTimer = setInterval(resident, config.sampleMs);
     let done = false;
@@ -135,7 +167,13 @@ async function main(): Promise<void> {
       while (!done) {
         const tick = Date.now();
         const usage = (await session.call('Runtime.getHeapUsage')) as { usedSize: number; backingStorageSize?: number };
-        samples.push({ at: Date.now() - begin, received: received(), usedMiB: usage.usedSize / MiB, backingMiB: (usage.backingStorageSize ?? Number.NaN) / MiB, residentMiB: Number.NaN });
+        samples.push({
+          at: Date.now() - begin,
+          received: received(),
+          usedMiB: usage.usedSize / MiB,
+          backingMiB: (usage.backingStorageSize ?? Number.NaN) / MiB,
+          residentMiB: Number.NaN,
+        });
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, config.sampleMs - (Date.now() - tick))));
       }
     })();
@@ -151,7 +189,12 @@ async function main(): Promise<void> {
   };
 
   /** Downloads `path`, counting its bytes (nothing kept but the last 64 KiB: the zip's end records). */
-  const download = async (label: string, path: string, expected: number, mibPerSecond = Infinity): Promise<Phase & { tail: Uint8Array; contentLength: number }> => {
+  const download = async (
+    label: string,
+    path: string,
+    expected: number,
+    mibPerSecond = Infinity,
+  ): Promise<Phase & { tail: Uint8Array; contentLength: number }> => {
     let bytes = 0;
     let contentLength = Number.NaN;
     let tail = new Uint8Array(0);
@@ -177,48 +220,138 @@ async function main(): Promise<void> {
 
   const liveAtStart = await liveMiB();
   log(`the isolate's live heap before: ${fixed(liveAtStart, 2)} MiB`);
-  const idleRun = await sampled(() => new Promise((resolve) => setTimeout(resolve, config.idleSeconds * 1000)), () => 0);
+  const idleRun = await sampled(
+    () => new Promise((resolve) => setTimeout(resolve, config.idleSeconds * 1000)),
+    () => 0,
+  );
   const idle: Phase = { label: 'idle', ...idleRun, bytes: 0, expected: 0, liveAfterMiB: await liveMiB() };
-  const single = await download(`one file, ${config.slowMiBs} MiB/s`, `/v2/tickets/${ticket}/files/${fileIds[0]}/download`, fileBytes, config.slowMiBs);
+  const single = await download(
+    `one file, ${config.slowMiBs} MiB/s`,
+    `/v2/tickets/${ticket}/files/${fileIds[0]}/download`,
+    fileBytes,
+    config.slowMiBs,
+  );
   const names = fileIds.map((_, index) => ({ name: `part-${index}.bin`, size: fileBytes }));
-  const fast = await download('the zip, at full speed', `/v2/tickets/${ticket}/files.zip`, Number(predictLength(names)));
-  const zip = await download(`the zip, ${config.slowMiBs} MiB/s`, `/v2/tickets/${ticket}/files.zip`, Number(predictLength(names)), config.slowMiBs);
+  const fast = await download(
+    'the zip, at full speed',
+    `/v2/tickets/${ticket}/files.zip`,
+    Number(predictLength(names)),
+  );
+  const zip = await download(
+    `the zip, ${config.slowMiBs} MiB/s`,
+    `/v2/tickets/${ticket}/files.zip`,
+    Number(predictLength(names)),
+    config.slowMiBs,
+  );
 
   const phases = [idle, single, fast, zip];
   log('');
-  log(align(
-    ['phase', 'MiB received', 'seconds', 'heap / RSS samples', 'peak used heap MiB', 'peak backing stores MiB', 'peak workerd RSS MiB', 'live heap after MiB'],
-    phases.map((p) => [p.label, fixed(p.bytes / MiB, 1), fixed(p.seconds, 1), `${counted(p.samples, (s) => s.usedMiB)} / ${counted(p.samples, (s) => s.residentMiB)}`, fixed(peak(p.samples, (s) => s.usedMiB), 2), fixed(peak(p.samples, (s) => s.backingMiB), 2), fixed(peak(p.samples, (s) => s.residentMiB), 1), fixed(p.liveAfterMiB, 2)]),
-  ));
+  log(
+    align(
+      [
+        'phase',
+        'MiB received',
+        'seconds',
+        'heap / RSS samples',
+        'peak used heap MiB',
+        'peak backing stores MiB',
+        'peak workerd RSS MiB',
+        'live heap after MiB',
+      ],
+      phases.map((p) => [
+        p.label,
+        fixed(p.bytes / MiB, 1),
+        fixed(p.seconds, 1),
+        `${counted(p.samples, (s) => s.usedMiB)} / ${counted(p.samples, (s) => s.residentMiB)}`,
+        fixed(
+          peak(p.samples, (s) => s.usedMiB),
+          2,
+        ),
+        fixed(
+          peak(p.samples, (s) => s.backingMiB),
+          2,
+        ),
+        fixed(
+          peak(p.samples, (s) => s.residentMiB),
+          1,
+        ),
+        fixed(p.liveAfterMiB, 2),
+      ]),
+    ),
+  );
   // the zip's samples by quarter of its bytes: a heap that grows with what was sent rises quarter by quarter
   const quarters = [1, 2, 3, 4].map((q) => {
-    const inQuarter = zip.samples.filter((s) => s.received > ((q - 1) * zip.expected) / 4 && s.received <= (q * zip.expected) / 4);
-    return { q, samples: `${counted(inQuarter, (s) => s.usedMiB)} / ${counted(inQuarter, (s) => s.residentMiB)}`, used: peak(inQuarter, (s) => s.usedMiB), resident: peak(inQuarter, (s) => s.residentMiB) };
+    const inQuarter = zip.samples.filter(
+      (s) => s.received > ((q - 1) * zip.expected) / 4 && s.received <= (q * zip.expected) / 4,
+    );
+    return {
+      q,
+      samples: `${counted(inQuarter, (s) => s.usedMiB)} / ${counted(inQuarter, (s) => s.residentMiB)}`,
+      used: peak(inQuarter, (s) => s.usedMiB),
+      resident: peak(inQuarter, (s) => s.residentMiB),
+    };
   });
   log('');
-  log(align(['the zip, by bytes received', 'heap / RSS samples', 'peak used heap MiB', 'peak workerd RSS MiB'], quarters.map((q) => [`quarter ${q.q}`, q.samples, fixed(q.used, 2), fixed(q.resident, 1)])));
+  log(
+    align(
+      ['the zip, by bytes received', 'heap / RSS samples', 'peak used heap MiB', 'peak workerd RSS MiB'],
+      quarters.map((q) => [`quarter ${q.q}`, q.samples, fixed(q.used, 2), fixed(q.resident, 1)]),
+    ),
+  );
 
   // the readings in order: a drop is a collection; garbage piles up between them, what is kept does not drop
-  log(`  the slow zip's used heap, reading by reading (MiB): ${zip.samples.filter((s) => Number.isFinite(s.usedMiB)).map((s) => s.usedMiB.toFixed(0)).join(' ')}`);
+  log(
+    `  the slow zip's used heap, reading by reading (MiB): ${zip.samples
+      .filter((s) => Number.isFinite(s.usedMiB))
+      .map((s) => s.usedMiB.toFixed(0))
+      .join(' ')}`,
+  );
   const idlePeak = peak(idle.samples, (s) => s.usedMiB);
   const singlePeak = peak(single.samples, (s) => s.usedMiB);
   const zipPeak = peak(zip.samples, (s) => s.usedMiB);
   log('');
-  log(`the zip's peak used heap: ${fixed(zipPeak, 2)} MiB; against one file's download ${fixed(singlePeak, 2)} MiB: ratio ${fixed(zipPeak / singlePeak, 2)}, ${zipPeak >= singlePeak ? '+' : ''}${fixed(zipPeak - singlePeak, 2)} MiB; against idle ${fixed(idlePeak, 2)} MiB: ratio ${fixed(zipPeak / idlePeak, 2)}, +${fixed(zipPeak - idlePeak, 2)} MiB`);
-  log(`  above idle: the zip ${fixed(zipPeak - idlePeak, 2)} MiB for ${fixed(zip.bytes / MiB, 0)} MiB sent, one file ${fixed(singlePeak - idlePeak, 2)} MiB for ${fixed(single.bytes / MiB, 0)} MiB sent`);
+  log(
+    `the zip's peak used heap: ${fixed(zipPeak, 2)} MiB; against one file's download ${fixed(singlePeak, 2)} MiB: ratio ${fixed(zipPeak / singlePeak, 2)}, ${zipPeak >= singlePeak ? '+' : ''}${fixed(zipPeak - singlePeak, 2)} MiB; against idle ${fixed(idlePeak, 2)} MiB: ratio ${fixed(zipPeak / idlePeak, 2)}, +${fixed(zipPeak - idlePeak, 2)} MiB`,
+  );
+  log(
+    `  above idle: the zip ${fixed(zipPeak - idlePeak, 2)} MiB for ${fixed(zip.bytes / MiB, 0)} MiB sent, one file ${fixed(singlePeak - idlePeak, 2)} MiB for ${fixed(single.bytes / MiB, 0)} MiB sent`,
+  );
 
   const usedGrowth = zipPeak - idlePeak;
-  const floors = quarters.map((q) => Math.min(...zip.samples.filter((s) => Number.isFinite(s.usedMiB) && s.received > ((q.q - 1) * zip.expected) / 4 && s.received <= (q.q * zip.expected) / 4).map((s) => s.usedMiB)));
+  const floors = quarters.map((q) =>
+    Math.min(
+      ...zip.samples
+        .filter(
+          (s) =>
+            Number.isFinite(s.usedMiB) &&
+            s.received > ((q.q - 1) * zip.expected) / 4 &&
+            s.received <= (q.q * zip.expected) / 4,
+        )
+        .map((s) => s.usedMiB),
+    ),
+  );
   const checks = [
-    { name: `${single.label}: arrived whole`, pass: single.bytes === single.expected && single.contentLength === single.bytes, detail: `${single.bytes} bytes of ${single.expected} (Content-Length ${single.contentLength})` },
+    {
+      name: `${single.label}: arrived whole`,
+      pass: single.bytes === single.expected && single.contentLength === single.bytes,
+      detail: `${single.bytes} bytes of ${single.expected} (Content-Length ${single.contentLength})`,
+    },
     ...[fast, zip].map((z) => {
       // the zip's end of central directory record (the last 22 bytes, no comment): how many entries it names
       const view = new DataView(z.tail.buffer, z.tail.byteOffset, z.tail.byteLength);
       const end = z.tail.length - 22;
       const entries = end >= 0 && view.getUint32(end, true) === 0x06054b50 ? view.getUint16(end + 10, true) : -1;
-      return { name: `${z.label}: arrived whole`, pass: z.bytes === z.expected && z.contentLength === z.bytes && entries === config.files, detail: `${z.bytes} bytes of ${z.expected} predicted (Content-Length ${z.contentLength}), its end record names ${entries} entries of ${config.files}` };
+      return {
+        name: `${z.label}: arrived whole`,
+        pass: z.bytes === z.expected && z.contentLength === z.bytes && entries === config.files,
+        detail: `${z.bytes} bytes of ${z.expected} predicted (Content-Length ${z.contentLength}), its end record names ${entries} entries of ${config.files}`,
+      };
     }),
-    { name: "nothing kept: the isolate's live heap after the zip within 2 MiB of idle's", pass: Math.max(fast.liveAfterMiB, zip.liveAfterMiB) - idle.liveAfterMiB <= 2, detail: `${fixed(idle.liveAfterMiB, 2)} MiB after idle, ${fixed(fast.liveAfterMiB, 2)} and ${fixed(zip.liveAfterMiB, 2)} MiB after the zips` },
+    {
+      name: "nothing kept: the isolate's live heap after the zip within 2 MiB of idle's",
+      pass: Math.max(fast.liveAfterMiB, zip.liveAfterMiB) - idle.liveAfterMiB <= 2,
+      detail: `${fixed(idle.liveAfterMiB, 2)} MiB after idle, ${fixed(fast.liveAfterMiB, 2)} and ${fixed(zip.liveAfterMiB, 2)} MiB after the zips`,
+    },
     {
       // V8 lets garbage pile up to a bound of its own between collections (a sawtooth): what would
       // grow with the ticket is the floor the collections bring it back to

@@ -44,9 +44,12 @@ function writeIfChanged(relative: string, content: string | Uint8Array): void {
 
 function scalarScript(): string {
   const scalarRoot = path.join(root, 'node_modules/@scalar/api-reference');
-  const installed = (JSON.parse(readFileSync(path.join(scalarRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  const installed = (JSON.parse(readFileSync(path.join(scalarRoot, 'package.json'), 'utf8')) as { version: string })
+    .version;
   if (installed !== SCALAR_VERSION) {
-    throw new Error(`@scalar/api-reference ${installed} is installed, src/openapi/scalar-version.ts names ${SCALAR_VERSION}: make them agree`);
+    throw new Error(
+      `@scalar/api-reference ${installed} is installed, src/openapi/scalar-version.ts names ${SCALAR_VERSION}: make them agree`,
+    );
   }
   return readFileSync(path.join(scalarRoot, 'dist/browser/standalone.js'), 'utf8');
 }
@@ -59,7 +62,9 @@ function widgetScript(): Uint8Array {
     target: 'es2017',
     write: false,
     legalComments: 'none',
-    banner: { js: '/* Helpdesk chat widget. Embed: <script src="https://HOST/widget.js" data-form-token="FORM_TOKEN" async></script> */' },
+    banner: {
+      js: '/* Helpdesk chat widget. Embed: <script src="https://HOST/widget.js" data-form-token="FORM_TOKEN" async></script> */',
+    },
   });
   return outputFiles[0]!.contents;
 }
@@ -69,7 +74,8 @@ export function buildAssets(): void {
   writeIfChanged(SCALAR_PATH.slice(1), scalarScript());
   // an earlier version's script is gone with its version
   const scalarFolder = path.join(ASSETS_DIRECTORY, path.dirname(SCALAR_PATH));
-  for (const name of readdirSync(scalarFolder)) if (/^scalar-.*\.js$/.test(name) && name !== path.basename(SCALAR_PATH)) rmSync(path.join(scalarFolder, name));
+  for (const name of readdirSync(scalarFolder))
+    if (/^scalar-.*\.js$/.test(name) && name !== path.basename(SCALAR_PATH)) rmSync(path.join(scalarFolder, name));
   writeIfChanged('_headers', HEADERS);
 }
 

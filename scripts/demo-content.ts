@@ -25,35 +25,60 @@ export async function ensureDemoContent(apiUrl: string, ownerKey: string, siteNa
       body: init.body && JSON.stringify(init.body),
     });
     const text = await response.text();
-    if (!response.ok) throw new Error(`demo content: ${init.method ?? 'GET'} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+    if (!response.ok)
+      throw new Error(
+        `demo content: ${init.method ?? 'GET'} ${path} answered ${response.status}: ${text.slice(0, 500)}`,
+      );
     return JSON.parse(text) as Json;
   };
   const subdomain = `${siteName.toLowerCase().replace(/[^a-z0-9-]/g, '-')}-help`;
 
-  const site = (await call('/v2/helpdocssites.json', { filter: { subdomain } })).helpdocssites[0]
-    ?? (await call('/v2/helpdocssites.json', { method: 'POST', body: { helpdocssite: { name: 'Demo help centre', subdomain, publicSiteEnabled: true } } })).helpdocssite;
+  const site =
+    (await call('/v2/helpdocssites.json', { filter: { subdomain } })).helpdocssites[0] ??
+    (
+      await call('/v2/helpdocssites.json', {
+        method: 'POST',
+        body: { helpdocssite: { name: 'Demo help centre', subdomain, publicSiteEnabled: true } },
+      })
+    ).helpdocssite;
 
-  const article = (await call('/v2/helpdocssites/helpdocarticles.json', { filter: { helpdocsite: site.id, title: ARTICLE_TITLE } })).helpdocarticles[0]
-    ?? (await call('/v2/helpdocssites/helpdocarticles.json', {
-      method: 'POST',
-      body: {
-        helpDocArticle: {
-          helpdocsite: { id: site.id }, title: ARTICLE_TITLE, status: 'published', editMethod: 'markdown',
-          description: 'Where your parcel is, and what to do when it is late',
-          contents: 'Every order mail has a **tracking link**. A parcel that has not moved for five working days is late: reply to the order mail, or chat with us, and we send a new one.',
+  const article =
+    (await call('/v2/helpdocssites/helpdocarticles.json', { filter: { helpdocsite: site.id, title: ARTICLE_TITLE } }))
+      .helpdocarticles[0] ??
+    (
+      await call('/v2/helpdocssites/helpdocarticles.json', {
+        method: 'POST',
+        body: {
+          helpDocArticle: {
+            helpdocsite: { id: site.id },
+            title: ARTICLE_TITLE,
+            status: 'published',
+            editMethod: 'markdown',
+            description: 'Where your parcel is, and what to do when it is late',
+            contents:
+              'Every order mail has a **tracking link**. A parcel that has not moved for five working days is late: reply to the order mail, or chat with us, and we send a new one.',
+          },
         },
-      },
-    })).helpDocArticle;
+      })
+    ).helpDocArticle;
 
   const inbox = (await call('/v2/inboxes.json')).inboxes[0];
   const found = (await call('/v2/contactforms.json', { filter: { name: FORM_NAME } })).contactforms[0];
   const settings = {
-    name: FORM_NAME, inbox: { id: inbox.id }, isLiveChatEnabled: true,
+    name: FORM_NAME,
+    inbox: { id: inbox.id },
+    isLiveChatEnabled: true,
     liveChatWelcomeMessage: 'Hi there! Ask us anything about your order.',
-    helpdocs: [{ id: site.id }], helpdocarticles: [{ id: article.id }],
+    helpdocs: [{ id: site.id }],
+    helpdocarticles: [{ id: article.id }],
   };
   const form = found
-    ? (await call(`/v2/contactforms/${found.id}.json`, { method: 'PATCH', body: { contactform: { helpdocs: settings.helpdocs, helpdocarticles: settings.helpdocarticles } } })).contactform
+    ? (
+        await call(`/v2/contactforms/${found.id}.json`, {
+          method: 'PATCH',
+          body: { contactform: { helpdocs: settings.helpdocs, helpdocarticles: settings.helpdocarticles } },
+        })
+      ).contactform
     : (await call('/v2/contactforms.json', { method: 'POST', body: { contactform: settings } })).contactform;
 
   return { formToken: form.token, articlePath: `/v2/helpdocs/${subdomain}/articles/${article.slug}.json` };

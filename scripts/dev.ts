@@ -20,10 +20,14 @@ async function ensureDemoInstallation(databaseUrl: string): Promise<string | und
   await client.connect();
   try {
     const given = process.env.HELPDESK_DEV_API_KEY;
-    const { rows } = await client.query(`SELECT i.id, u.id AS owner_id FROM installations i JOIN users u ON u.installation_id = i.id AND u.role = 'owner' WHERE i.site_name = 'demo' ORDER BY u.id LIMIT 1`);
+    const { rows } = await client.query(
+      `SELECT i.id, u.id AS owner_id FROM installations i JOIN users u ON u.installation_id = i.id AND u.role = 'owner' WHERE i.site_name = 'demo' ORDER BY u.id LIMIT 1`,
+    );
     if (rows.length === 0) {
       const demo = await createInstallation(client, 'demo', given);
-      console.log(`\nDemo installation created. Owner API key (shown once${given ? ', from HELPDESK_DEV_API_KEY' : ''}):\n\n    ${demo.users.owner.apiKey}\n`);
+      console.log(
+        `\nDemo installation created. Owner API key (shown once${given ? ', from HELPDESK_DEV_API_KEY' : ''}):\n\n    ${demo.users.owner.apiKey}\n`,
+      );
       return demo.users.owner.apiKey;
     } else if (given) {
       await addApiKey(client, rows[0].id, rows[0].owner_id, given);
@@ -45,7 +49,10 @@ async function main(): Promise<void> {
   // names resolve through a local stand-in, where a mail domain's TXT record can be set by hand
   const dns = await startDnsStandIn();
 
-  const vars = Object.entries({ ...workerVars(stack), DNS_OVER_HTTPS_URL: dns.url }).flatMap(([key, value]) => ['--var', `${key}:${value}`]);
+  const vars = Object.entries({ ...workerVars(stack), DNS_OVER_HTTPS_URL: dns.url }).flatMap(([key, value]) => [
+    '--var',
+    `${key}:${value}`,
+  ]);
   const wrangler = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(PORT), ...vars], {
     stdio: 'inherit',
     env: { ...process.env, ...quietWranglerEnv },
@@ -75,20 +82,33 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop(0));
   wrangler.on('exit', (code) => void stop(code ?? 0));
   console.log(`Serving on http://127.0.0.1:${PORT}  (API reference: http://127.0.0.1:${PORT}/v2/docs)`);
-  if (stack.databaseRttMs) console.log(`The database is ${stack.databaseRttMs} ms away (HELPDESK_DB_RTT_MS): every exchange with it pays that round trip.`);
-  console.log(`DNS records for mail domains: PUT ${dns.controlUrl}/records {"name", "type": "TXT", "values": [...]} (docs/resources/maildomains.md)`);
+  if (stack.databaseRttMs)
+    console.log(
+      `The database is ${stack.databaseRttMs} ms away (HELPDESK_DB_RTT_MS): every exchange with it pays that round trip.`,
+    );
+  console.log(
+    `DNS records for mail domains: PUT ${dns.controlUrl}/records {"name", "type": "TXT", "values": [...]} (docs/resources/maildomains.md)`,
+  );
   if (ownerKey) await showDemoContent(`http://127.0.0.1:${PORT}`, ownerKey);
 }
 
 /** Once the Worker answers: the demo's contact form and help article (`demo-content.ts`), and where to try them. */
 async function showDemoContent(url: string, ownerKey: string): Promise<void> {
   for (let tries = 0; tries < 120; tries++) {
-    if (await fetch(`${url}/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   try {
     const demo = await ensureDemoContent(url, ownerKey, 'demo');
-    console.log(`Chat widget: ${url}/widget/demo.html?form=${demo.formToken}  (help article: ${url}${demo.articlePath})`);
+    console.log(
+      `Chat widget: ${url}/widget/demo.html?form=${demo.formToken}  (help article: ${url}${demo.articlePath})`,
+    );
   } catch (error) {
     console.error(`The demo's contact form and help article could not be made: ${(error as Error).message}`);
   }

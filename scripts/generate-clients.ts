@@ -12,7 +12,11 @@ import { startWorker } from './worker-under-test';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Nothing listens here: a request that reached for the database would fail, and none does. */
-const NO_DATABASE = { databaseUrl: 'postgres://nobody@127.0.0.1:9/none', wsProxyPort: 9, sqlHttpUrl: 'http://127.0.0.1:9/sql' };
+const NO_DATABASE = {
+  databaseUrl: 'postgres://nobody@127.0.0.1:9/none',
+  wsProxyPort: 9,
+  sqlHttpUrl: 'http://127.0.0.1:9/sql',
+};
 
 /** The document as the Worker serves it, from a bundle built into a folder of its own. */
 export async function fetchServedDocument(): Promise<OpenApiDocument> {
@@ -21,7 +25,8 @@ export async function fetchServedDocument(): Promise<OpenApiDocument> {
     const worker = await startWorker(NO_DATABASE, { outdir });
     try {
       const response = await fetch(`${worker.url}/v2/openapi.json`);
-      if (response.status !== 200) throw new Error(`GET /v2/openapi.json answered ${response.status}: ${await response.text()}`);
+      if (response.status !== 200)
+        throw new Error(`GET /v2/openapi.json answered ${response.status}: ${await response.text()}`);
       return (await response.json()) as OpenApiDocument;
     } finally {
       await worker.stop();

@@ -24,7 +24,11 @@ async function main(): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const made = await provisionInstallation(client, { siteName: values.site, ownerEmail: values['owner-email'], name: values.name });
+    const made = await provisionInstallation(client, {
+      siteName: values.site,
+      ownerEmail: values['owner-email'],
+      name: values.name,
+    });
     console.log(`Installation ${made.installationId} "${values.site}" created; owner is user ${made.ownerId}.`);
     console.log(`Owner API key (shown once, only its hash is stored):\n\n    ${made.ownerKey}\n`);
     return 0;

@@ -13,7 +13,9 @@ import { freePort } from './free-port';
 import { asRoot, postgresUser, startPostgres } from './stack/postgres';
 
 if (spawnSync('sh', ['-c', 'command -v pgbouncer'], { stdio: 'ignore' }).status !== 0) {
-  console.error('test:pooled needs PgBouncer on the PATH: install it (Debian: `apt-get install pgbouncer`) and run it again.');
+  console.error(
+    'test:pooled needs PgBouncer on the PATH: install it (Debian: `apt-get install pgbouncer`) and run it again.',
+  );
   process.exit(2);
 }
 
@@ -64,14 +66,21 @@ try {
   await writeFile(log, '');
   // PgBouncer refuses to run as root: as root, it runs as the OS user the embedded Postgres runs as.
   const ids = asRoot() ? await postgresUser() : undefined;
-  if (ids) for (const file of ['', 'userlist.txt', 'pgbouncer.ini', 'pgbouncer.log']) await chown(path.join(dir, file), ids.uid, ids.gid);
+  if (ids)
+    for (const file of ['', 'userlist.txt', 'pgbouncer.ini', 'pgbouncer.log'])
+      await chown(path.join(dir, file), ids.uid, ids.gid);
   pgbouncer = spawn('pgbouncer', [path.join(dir, 'pgbouncer.ini')], { stdio: 'ignore', ...(ids ?? {}) });
   await listening(port, pgbouncer, log);
   const pooled = new URL(postgres.url);
   pooled.port = String(port);
   pooled.pathname = '/postgres';
-  console.log(`PgBouncer (transaction mode) on 127.0.0.1:${port}, in front of Postgres on ${server.port}; running the suite through it`);
-  const vitest = spawn('npx', ['vitest', 'run', ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, DATABASE_URL: pooled.toString() } });
+  console.log(
+    `PgBouncer (transaction mode) on 127.0.0.1:${port}, in front of Postgres on ${server.port}; running the suite through it`,
+  );
+  const vitest = spawn('npx', ['vitest', 'run', ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, DATABASE_URL: pooled.toString() },
+  });
   code = await new Promise<number>((resolve) => vitest.on('exit', (status) => resolve(status ?? 1)));
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);

@@ -18,7 +18,12 @@ async function one<T>(client: pg.ClientBase, text: string, values: unknown[]): P
 }
 
 /** Stores a key for the user: the given one, or a new one. Only its hash is kept. */
-export async function addApiKey(client: pg.ClientBase, installationId: number, userId: number, given?: string): Promise<string> {
+export async function addApiKey(
+  client: pg.ClientBase,
+  installationId: number,
+  userId: number,
+  given?: string,
+): Promise<string> {
   const generated = await newApiKey();
   const secret = given ?? generated.secret;
   await client.query(
@@ -29,7 +34,12 @@ export async function addApiKey(client: pg.ClientBase, installationId: number, u
   return secret;
 }
 
-export async function addUser(client: pg.ClientBase, installationId: number, role: UserRole, apiKey?: string): Promise<SeededUser> {
+export async function addUser(
+  client: pg.ClientBase,
+  installationId: number,
+  role: UserRole,
+  apiKey?: string,
+): Promise<SeededUser> {
   const email = `${role}-${Math.random().toString(36).slice(2, 8)}@example.test`;
   const user = await one<{ id: number }>(
     client,
@@ -38,7 +48,10 @@ export async function addUser(client: pg.ClientBase, installationId: number, rol
   );
   // A seated teammate works every inbox of the demo (collaborators have no seat).
   if (role !== 'collaborator') {
-    await client.query(`INSERT INTO inbox_users (installation_id, inbox_id, user_id) SELECT installation_id, id, $2 FROM inboxes WHERE installation_id = $1 AND state = 'active'`, [installationId, user.id]);
+    await client.query(
+      `INSERT INTO inbox_users (installation_id, inbox_id, user_id) SELECT installation_id, id, $2 FROM inboxes WHERE installation_id = $1 AND state = 'active'`,
+      [installationId, user.id],
+    );
   }
   return { id: user.id, role, email, apiKey: await addApiKey(client, installationId, user.id, apiKey) };
 }
@@ -54,9 +67,19 @@ export interface SeededInstallation {
  * An installation made as the operators' command makes it (`provisionInstallation`: its defaults
  * and its owner), plus one user of each other role. The owner's key is `ownerKey` when given.
  */
-export async function createInstallation(client: pg.ClientBase, siteName: string, ownerKey?: string): Promise<SeededInstallation> {
+export async function createInstallation(
+  client: pg.ClientBase,
+  siteName: string,
+  ownerKey?: string,
+): Promise<SeededInstallation> {
   const ownerEmail = `owner-${Math.random().toString(36).slice(2, 8)}@example.test`;
-  const provisioned = await provisionInstallation(client, { siteName, ownerEmail, ownerFirstName: 'Owner', ownerLastName: 'Demo', ownerKey });
+  const provisioned = await provisionInstallation(client, {
+    siteName,
+    ownerEmail,
+    ownerFirstName: 'Owner',
+    ownerLastName: 'Demo',
+    ownerKey,
+  });
   const users = {
     owner: { id: provisioned.ownerId, role: 'owner', email: ownerEmail, apiKey: provisioned.ownerKey },
   } as Record<UserRole, SeededUser>;

@@ -92,7 +92,11 @@ const METRICS_BINDING = 'REQUEST_METRICS';
  * Serves a bundle of the service (`buildWorker`) in workerd through Miniflare: the bindings of
  * wrangler.toml and the local stack's variables. Several may serve the same bundle.
  */
-export async function serveWorker(stack: StackParts, scriptPath: string, options: ServeOptions = {}): Promise<WorkerUnderTest> {
+export async function serveWorker(
+  stack: StackParts,
+  scriptPath: string,
+  options: ServeOptions = {},
+): Promise<WorkerUnderTest> {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, 'wrangler.toml'));
   const onLogLine = options.onLogLine ?? dropRequestLines;
   const worker: Record<string, unknown> = {
@@ -100,14 +104,23 @@ export async function serveWorker(stack: StackParts, scriptPath: string, options
     name: 'helpdesk-api',
     modules: true,
     scriptPath,
-    bindings: { ...workerOptions.bindings, ...workerVars(stack), ...(options.productionLimits ? {} : MACHINE_LIMITS), ...options.vars },
+    bindings: {
+      ...workerOptions.bindings,
+      ...workerVars(stack),
+      ...(options.productionLimits ? {} : MACHINE_LIMITS),
+      ...options.vars,
+    },
   };
   const workers = [worker];
   const wrapped: Record<string, unknown> = {};
   if (options.mailReceiverUrl) {
     delete worker.email;
     wrapped.EMAIL = { scriptName: MAIL_STAND_IN, bindings: { RECEIVER_URL: options.mailReceiverUrl } };
-    workers.push({ name: MAIL_STAND_IN, modules: true, scriptPath: path.join(root, 'scripts/stack/mail-sender/stand-in.js') });
+    workers.push({
+      name: MAIL_STAND_IN,
+      modules: true,
+      scriptPath: path.join(root, 'scripts/stack/mail-sender/stand-in.js'),
+    });
   }
   if (options.requestMetrics) {
     const datasets = { ...(worker.analyticsEngineDatasets as Record<string, { dataset: string }> | undefined) };
@@ -116,7 +129,11 @@ export async function serveWorker(stack: StackParts, scriptPath: string, options
     worker.analyticsEngineDatasets = datasets;
     if (options.requestMetrics === 'logged') {
       wrapped[METRICS_BINDING] = { scriptName: METRICS_STAND_IN, bindings: { DATASET: dataset } };
-      workers.push({ name: METRICS_STAND_IN, modules: true, scriptPath: path.join(root, 'scripts/stack/metrics-stand-in.js') });
+      workers.push({
+        name: METRICS_STAND_IN,
+        modules: true,
+        scriptPath: path.join(root, 'scripts/stack/metrics-stand-in.js'),
+      });
     }
   }
   if (Object.keys(wrapped).length) worker.wrappedBindings = wrapped;
@@ -138,7 +155,10 @@ export async function serveWorker(stack: StackParts, scriptPath: string, options
 }
 
 /** Bundles the Worker (or `entry`, `buildWorker`) into `outdir` and serves it (`serveWorker`). */
-export async function startWorker(stack: StackParts, options: ServeOptions & { outdir: string; entry?: string }): Promise<WorkerUnderTest & { scriptPath: string }> {
+export async function startWorker(
+  stack: StackParts,
+  options: ServeOptions & { outdir: string; entry?: string },
+): Promise<WorkerUnderTest & { scriptPath: string }> {
   Object.assign(process.env, quietWranglerEnv);
   const scriptPath = buildWorker(options.outdir, options.entry);
   const { outdir: _, entry: __, ...serve } = options;

@@ -24,7 +24,9 @@ export const DEV_OPERATOR_TOKEN = 'local-operator-token-not-for-production';
  * a minute a participant): `npm run dev` runs with these alone, so what a newcomer tries is what a
  * deployment does. The tests and benchmarks add `MACHINE_LIMITS`.
  */
-export function workerVars(stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort' | 'sqlHttpUrl'>): Record<string, string> {
+export function workerVars(
+  stack: Pick<LocalStack, 'databaseUrl' | 'wsProxyPort' | 'sqlHttpUrl'>,
+): Record<string, string> {
   return {
     ENVIRONMENT: 'development',
     DATABASE_URL: stack.databaseUrl,

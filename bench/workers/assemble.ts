@@ -51,7 +51,10 @@ neonConfig.fetchFunction = async (_url: string, init: RequestInit) => {
   return new Response(answer, { headers: { 'content-type': 'application/json' } });
 };
 const query = neon(DATABASE_URL);
-const db = { execute: () => Promise.reject(new Error('only executeText')), executeText: (text: string, params: unknown[]) => query.query(text, params, AS_DRIZZLE_DOES) };
+const db = {
+  execute: () => Promise.reject(new Error('only executeText')),
+  executeText: (text: string, params: unknown[]) => query.query(text, params, AS_DRIZZLE_DOES),
+};
 /** The list statement's text: what `driver` and `bare` send. */
 let listText = '';
 const service = createApp(modules);
@@ -59,7 +62,8 @@ const service = createApp(modules);
 type Case = (list: List, ctx: ExecutionContext) => Promise<unknown>;
 
 /** The list's query string validated, as the route does. */
-const listQueryOf = (query: string) => schemasOf(companiesResource).listQuery.parse(Object.fromEntries(new URLSearchParams(query)));
+const listQueryOf = (query: string) =>
+  schemasOf(companiesResource).listQuery.parse(Object.fromEntries(new URLSearchParams(query)));
 
 /** As a request does: its query string validated, its page read and made into the wire body. */
 function page({ who, query }: List) {
@@ -68,7 +72,13 @@ function page({ who, query }: List) {
 }
 
 /** A request through an app, answered in full (its body read as the runtime would send it). */
-async function through(app: { fetch(request: Request, env: never, ctx: never): Response | Promise<Response> }, url: string, env: object, ctx: ExecutionContext, headers: Record<string, string> = {}) {
+async function through(
+  app: { fetch(request: Request, env: never, ctx: never): Response | Promise<Response> },
+  url: string,
+  env: object,
+  ctx: ExecutionContext,
+  headers: Record<string, string> = {},
+) {
   const response = await app.fetch(new Request(url, { headers }), env as never, ctx as never);
   if (response.status !== 200) throw new Error(`${url}: ${response.status} ${await response.text()}`);
   return response.arrayBuffer();
@@ -81,7 +91,10 @@ const cases: Record<string, Case> = {
   page: async (list) => page(list),
   service: async (list) => JSON.stringify(await page(list)),
   bareRequest: (list, ctx) => through(bareSql, 'http://bench/http/v2/companies.json', list.bareEnv!, ctx),
-  request: (list, ctx) => through(service, `http://bench/v2/companies.json?${list.query}`, list.serviceEnv!, ctx, { authorization: `Bearer ${list.key}` }),
+  request: (list, ctx) =>
+    through(service, `http://bench/v2/companies.json?${list.query}`, list.serviceEnv!, ctx, {
+      authorization: `Bearer ${list.key}`,
+    }),
 };
 
 const app = new Hono<{ Bindings: Env }>();

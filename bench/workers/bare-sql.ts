@@ -84,7 +84,12 @@ app.post('/batch/:name/:id{[0-9]+}', async (c) => {
   const id = Number(c.req.param('id'));
   const { message } = await c.req.json<{ message?: string }>();
   const sql = neon(c.env.DATABASE_URL);
-  const queries = batch.map((statement) => sql.query(statement.text, statement.params.map((value) => (value === RECORD_SLOT ? id : value === MESSAGE_SLOT ? message : value))));
+  const queries = batch.map((statement) =>
+    sql.query(
+      statement.text,
+      statement.params.map((value) => (value === RECORD_SLOT ? id : value === MESSAGE_SLOT ? message : value)),
+    ),
+  );
   const results = await sql.transaction(queries, AS_DRIZZLE_DOES);
   return c.json({ rows: results.at(-2)!.rows }, 201);
 });
@@ -124,7 +129,10 @@ app.get(`/batch${route}`, async (c) => {
   const { get, auth } = statements(c);
   const sql = neon(c.env.DATABASE_URL);
   // not read-only: the look-up notes when the key was last used (a write), as the service's does
-  const [who, result] = await sql.transaction([sql.query(auth.text, auth.params), sql.query(get.text, get.params)], AS_DRIZZLE_DOES);
+  const [who, result] = await sql.transaction(
+    [sql.query(auth.text, auth.params), sql.query(get.text, get.params)],
+    AS_DRIZZLE_DOES,
+  );
   if (who!.rows.length !== 1) return c.json({ errors: [{ code: 'unauthorized' }] }, 401);
   return answer(c, result!.rows);
 });

@@ -33,17 +33,30 @@ async function post(delivery: Delivery): Promise<void> {
     'x-desk-timestamp': String(timestamp),
     'x-desk-timestamp-signature': await hmacHex(TOKEN, `${timestamp}.${delivery.body}`),
   };
-  const response = await fetch(delivery.url, { method: 'POST', headers, body: delivery.body, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(delivery.url, {
+    method: 'POST',
+    headers,
+    body: delivery.body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(10_000),
+  });
   await response.body?.cancel();
   if (response.status < 200 || response.status >= 300) throw new Error(`answered ${response.status}`);
 }
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
-    if (request.method !== 'POST' || new URL(request.url).pathname !== '/events') return new Response('not found', { status: 404 });
-    const { receivers, payload, event } = (await request.json()) as { receivers: string[]; payload: string; event: string };
+    if (request.method !== 'POST' || new URL(request.url).pathname !== '/events')
+      return new Response('not found', { status: 404 });
+    const { receivers, payload, event } = (await request.json()) as {
+      receivers: string[];
+      payload: string;
+      event: string;
+    };
     const body = JSON.stringify({ ...(JSON.parse(payload) as object), occurredAt: new Date().toISOString() });
-    await env.DELIVERIES.sendBatch(receivers.map((url) => ({ body: { url, event, deliveryId: crypto.randomUUID(), body } })));
+    await env.DELIVERIES.sendBatch(
+      receivers.map((url) => ({ body: { url, event, deliveryId: crypto.randomUUID(), body } })),
+    );
     return new Response(null, { status: 202 });
   },
   async queue(batch: MessageBatch<Delivery>): Promise<void> {

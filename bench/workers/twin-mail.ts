@@ -149,17 +149,31 @@ export default {
     const address = parsed.from.address.toLowerCase();
     const [firstName = '', ...rest] = (parsed.from.name ?? '').split(' ');
     const messageId = (parsed.messageId ?? '').replace(/^<|>$/g, '');
-    const repliesTo = [parsed.inReplyTo, parsed.references].filter((v): v is string => !!v).flatMap((v) => v.match(/[^<>\s]+@[^<>\s]+/g) ?? []);
+    const repliesTo = [parsed.inReplyTo, parsed.references]
+      .filter((v): v is string => !!v)
+      .flatMap((v) => v.match(/[^<>\s]+@[^<>\s]+/g) ?? []);
     const text = parsed.text ?? '';
     const html = parsed.html ?? `<p>${escapeHtml(text)}</p>`;
     const subject = (parsed.subject ?? '').slice(0, 998) || '(no subject)';
     const sql = neon(env.DATABASE_URL);
-    const batch = () => sql.transaction([
-      sql.query(CUSTOMER, [installation, address, firstName, rest.join(' ')]),
-      sql.query(TICKET, [installation, inbox, JSON.stringify(repliesTo), subject, message.to, text]),
-      sql.query(ENTRY, [installation, inbox, html, text, messageId, message.from, message.to, subject, message.rawSize, `mail/i${installation}/${crypto.randomUUID()}.eml`]),
-      sql.query(SETTLED, []),
-    ]);
+    const batch = () =>
+      sql.transaction([
+        sql.query(CUSTOMER, [installation, address, firstName, rest.join(' ')]),
+        sql.query(TICKET, [installation, inbox, JSON.stringify(repliesTo), subject, message.to, text]),
+        sql.query(ENTRY, [
+          installation,
+          inbox,
+          html,
+          text,
+          messageId,
+          message.from,
+          message.to,
+          subject,
+          message.rawSize,
+          `mail/i${installation}/${crypto.randomUUID()}.eml`,
+        ]),
+        sql.query(SETTLED, []),
+      ]);
     for (let tries = 1; ; tries++) {
       try {
         await batch();

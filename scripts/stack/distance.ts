@@ -12,7 +12,9 @@ export function databaseRttMs(env: NodeJS.ProcessEnv = process.env): number {
   if (raw === '') return 0;
   const ms = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
   if (!(ms <= MAX_RTT_MS)) {
-    throw new Error(`${DB_RTT_VARIABLE} is the database's round-trip time for the local stack, in milliseconds from 0 to ${MAX_RTT_MS}; "${raw}" is not one`);
+    throw new Error(
+      `${DB_RTT_VARIABLE} is the database's round-trip time for the local stack, in milliseconds from 0 to ${MAX_RTT_MS}; "${raw}" is not one`,
+    );
   }
   return ms;
 }

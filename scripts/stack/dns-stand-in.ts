@@ -10,7 +10,8 @@ import { readBody } from './read-body';
 const TYPES: Record<string, number> = { A: 1, CNAME: 5, TXT: 16, AAAA: 28 };
 
 /** A TXT value as a resolver's JSON writes it: quoted, in strings of at most 255 characters. */
-const quotedTxt = (value: string) => (value.match(/[\s\S]{1,255}/g) ?? ['']).map((part) => `"${part.replace(/["\\]/g, '\\$&')}"`).join(' ');
+const quotedTxt = (value: string) =>
+  (value.match(/[\s\S]{1,255}/g) ?? ['']).map((part) => `"${part.replace(/["\\]/g, '\\$&')}"`).join(' ');
 
 export interface DnsStandIn {
   /** the resolver's address, for `DNS_OVER_HTTPS_URL` */
@@ -25,19 +26,30 @@ export async function startDnsStandIn(): Promise<DnsStandIn> {
   const key = (name: string, type: string) => `${name.toLowerCase().replace(/\.$/, '')} ${type.toUpperCase()}`;
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const json = (status: number, body: unknown, type = 'application/json') => response.writeHead(status, { 'content-type': type }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown, type = 'application/json') =>
+      response.writeHead(status, { 'content-type': type }).end(JSON.stringify(body));
     (async () => {
       if (request.method === 'GET' && url.pathname === '/dns-query') {
-        if (request.headers.accept !== 'application/dns-json') return json(400, { error: 'ask for application/dns-json' });
+        if (request.headers.accept !== 'application/dns-json')
+          return json(400, { error: 'ask for application/dns-json' });
         const name = url.searchParams.get('name') ?? '';
         const type = (url.searchParams.get('type') ?? 'A').toUpperCase();
         const values = records.get(key(name, type)) ?? [];
         const known = [...records.keys()].some((k) => k.startsWith(`${key(name, '')}`));
-        return json(200, {
-          Status: known ? 0 : 3,
-          Question: [{ name, type: TYPES[type] ?? 0 }],
-          Answer: values.map((value) => ({ name, type: TYPES[type] ?? 0, TTL: 60, data: type === 'TXT' ? quotedTxt(value) : value })),
-        }, 'application/dns-json');
+        return json(
+          200,
+          {
+            Status: known ? 0 : 3,
+            Question: [{ name, type: TYPES[type] ?? 0 }],
+            Answer: values.map((value) => ({
+              name,
+              type: TYPES[type] ?? 0,
+              TTL: 60,
+              data: type === 'TXT' ? quotedTxt(value) : value,
+            })),
+          },
+          'application/dns-json',
+        );
       }
       if (request.method === 'PUT' && url.pathname === '/records') {
         const body = JSON.parse(await readBody(request)) as { name: string; type: string; values: string[] };

@@ -72,8 +72,17 @@ export async function startLocalStack(opts: { purpose: Purpose; rttMs?: number }
     };
     const stats = () => ({ sqlHttp: sqlHttp.stats(), wsProxy: wsProxy.stats() });
     return {
-      databaseUrl: postgres.url, wsProxyPort, sqlHttpUrl, get databaseRttMs() { return rttMs; },
-      stats, stop, cutDatabase: stopStandIns, restoreDatabase, setDatabaseRtt,
+      databaseUrl: postgres.url,
+      wsProxyPort,
+      sqlHttpUrl,
+      get databaseRttMs() {
+        return rttMs;
+      },
+      stats,
+      stop,
+      cutDatabase: stopStandIns,
+      restoreDatabase,
+      setDatabaseRtt,
     };
   } catch (e) {
     await stop().catch(() => {});

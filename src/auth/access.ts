@@ -24,7 +24,9 @@ const READS = new Set(['GET', 'HEAD']);
 export function requireScope(principal: Principal, method: string): void {
   const scopes = principal.oauth?.scopes;
   if (!scopes || scopes.includes('desk') || (READS.has(method) && scopes.includes('desk:read'))) return;
-  throw ApiError.forbidden(`this OAuth token's scope (${scopes.join(' ') || 'none'}) does not allow ${method}: it needs the desk scope`);
+  throw ApiError.forbidden(
+    `this OAuth token's scope (${scopes.join(' ') || 'none'}) does not allow ${method}: it needs the desk scope`,
+  );
 }
 
 /**
@@ -32,5 +34,6 @@ export function requireScope(principal: Principal, method: string): void {
  * teammate's own key, so a token that expires and can be revoked never outlives itself.
  */
 export function requireOwnCredential(principal: Principal): void {
-  if (principal.oauth) throw ApiError.forbidden('an OAuth token cannot make or manage credentials; call with an API key');
+  if (principal.oauth)
+    throw ApiError.forbidden('an OAuth token cannot make or manage credentials; call with an API key');
 }

@@ -48,13 +48,31 @@ export function credentialLookUp(hash: string, use: CredentialUse = 'request'): 
     SELECT id, installation_id, user_id, role, expires_at, grant_id, app_id, scopes, app_scopes FROM found`;
 }
 
-async function lookUp(db: Database, hash: string, use: CredentialUse): Promise<{ principal: Principal; credentialId: number; expiresAt: Date | null } | undefined> {
+async function lookUp(
+  db: Database,
+  hash: string,
+  use: CredentialUse,
+): Promise<{ principal: Principal; credentialId: number; expiresAt: Date | null } | undefined> {
   const { rows } = await db.http.execute(credentialLookUp(hash, use));
   const row = rows[0];
   if (!row) return undefined;
-  const principal: Principal = { kind: 'teammate', installationId: Number(row.installation_id), userId: Number(row.user_id), role: row.role as UserRole };
-  if (row.grant_id != null) principal.oauth = { grantId: Number(row.grant_id), appId: Number(row.app_id), scopes: effectiveScopes(row.scopes as OAuthScope[], row.app_scopes as OAuthScope[]) };
-  return { principal, credentialId: Number(row.id), expiresAt: row.expires_at ? new Date(row.expires_at as string) : null };
+  const principal: Principal = {
+    kind: 'teammate',
+    installationId: Number(row.installation_id),
+    userId: Number(row.user_id),
+    role: row.role as UserRole,
+  };
+  if (row.grant_id != null)
+    principal.oauth = {
+      grantId: Number(row.grant_id),
+      appId: Number(row.app_id),
+      scopes: effectiveScopes(row.scopes as OAuthScope[], row.app_scopes as OAuthScope[]),
+    };
+  return {
+    principal,
+    credentialId: Number(row.id),
+    expiresAt: row.expires_at ? new Date(row.expires_at as string) : null,
+  };
 }
 
 /**
@@ -62,7 +80,9 @@ async function lookUp(db: Database, hash: string, use: CredentialUse): Promise<{
  * say): presenting it is no guess, so it does not count against the client's address.
  */
 async function issuedOnce(db: Database, hash: string): Promise<boolean> {
-  const { rows } = await db.http.execute(sql`SELECT EXISTS (SELECT 1 FROM ${credentials} WHERE ${credentials.secretHash} = ${hash}) AS issued`);
+  const { rows } = await db.http.execute(
+    sql`SELECT EXISTS (SELECT 1 FROM ${credentials} WHERE ${credentials.secretHash} = ${hash}) AS issued`,
+  );
   return rows[0]?.issued === true;
 }
 
@@ -71,7 +91,12 @@ async function issuedOnce(db: Database, hash: string): Promise<boolean> {
  * not remembered is looked up only once `guard` lets it (the failures of the client's address,
  * `ratelimit/address-guard.ts`), and a failed look-up of a secret never issued is told to it.
  */
-export async function principalOf(db: Database, secret: string, guard?: LookUpGuard, use: CredentialUse = 'request'): Promise<Principal | undefined> {
+export async function principalOf(
+  db: Database,
+  secret: string,
+  guard?: LookUpGuard,
+  use: CredentialUse = 'request',
+): Promise<Principal | undefined> {
   const hash = await hashSecret(secret);
   const now = Date.now();
   const cached = use === 'request' ? recent.get(hash) : undefined;
@@ -88,7 +113,11 @@ export async function principalOf(db: Database, secret: string, guard?: LookUpGu
   if (found.principal.oauth || use === 'signin') return found.principal;
   if (recent.size >= CACHE_MAX) recent.clear();
   // Never remembered past its expiry.
-  recent.set(hash, { principal: found.principal, credentialId: found.credentialId, until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity) });
+  recent.set(hash, {
+    principal: found.principal,
+    credentialId: found.credentialId,
+    until: Math.min(now + CACHE_MS, found.expiresAt?.getTime() ?? Infinity),
+  });
   return found.principal;
 }
 
@@ -97,20 +126,26 @@ export async function principalOf(db: Database, secret: string, guard?: LookUpGu
  * one credential (revoked), or an OAuth grant's or app's tokens (revoked, deleted), once the change has committed: here they stop at once; other
  * isolates forget them within 30 s.
  */
-export function forgetCredentials(which: { userId: number } | { credentialId: number } | { grantId: number } | { appId: number }): void {
+export function forgetCredentials(
+  which: { userId: number } | { credentialId: number } | { grantId: number } | { appId: number },
+): void {
   for (const [hash, entry] of recent) {
     const { principal } = entry;
     const matches =
-      'userId' in which ? principal.userId === which.userId
-      : 'credentialId' in which ? entry.credentialId === which.credentialId
-      : 'grantId' in which ? principal.oauth?.grantId === which.grantId
-      : principal.oauth?.appId === which.appId;
+      'userId' in which
+        ? principal.userId === which.userId
+        : 'credentialId' in which
+          ? entry.credentialId === which.credentialId
+          : 'grantId' in which
+            ? principal.oauth?.grantId === which.grantId
+            : principal.oauth?.appId === which.appId;
     if (matches) recent.delete(hash);
   }
 }
 
 /** The 401 of a request that presents no credential (or a header that is not one). */
-export const noCredential = (detail = 'send an API key as "Authorization: Bearer <key>"') => ApiError.unauthorized(detail);
+export const noCredential = (detail = 'send an API key as "Authorization: Bearer <key>"') =>
+  ApiError.unauthorized(detail);
 
 /** The 401 of a credential that is no valid one (unknown, revoked, expired, or its user gone). */
 export const invalidCredential = () => ApiError.unauthorized('the credential is not valid');
@@ -119,7 +154,9 @@ export const invalidCredential = () => ApiError.unauthorized('the credential is 
  * The secret the request's `Authorization` header presents, and the teammate behind it when it
  * is a valid credential: for a route that also takes another kind of secret (a form token).
  */
-export async function presentedTeammate(c: Context<AppEnv>): Promise<{ secret: string | undefined; principal: Principal | undefined }> {
+export async function presentedTeammate(
+  c: Context<AppEnv>,
+): Promise<{ secret: string | undefined; principal: Principal | undefined }> {
   const secret = presentedSecret(c.req.header('authorization'));
   const principal = secret ? await principalOf(c.var.db, secret, addressGuard(c)) : undefined;
   // an OAuth token's scopes hold wherever a teammate's credential is taken

@@ -8,7 +8,8 @@ import { hashSecret } from './secrets';
 /** The shortest operator token taken: a guessable one leaves the operator routes off. */
 export const MIN_OPERATOR_TOKEN_LENGTH = 32;
 
-const unauthorized = (detail: string) => new ApiError(401, [{ code: 'unauthorized', detail }], { 'WWW-Authenticate': 'Bearer realm="helpdesk-operator"' });
+const unauthorized = (detail: string) =>
+  new ApiError(401, [{ code: 'unauthorized', detail }], { 'WWW-Authenticate': 'Bearer realm="helpdesk-operator"' });
 
 /**
  * The operators' routes (`/operator/...`) take the deployment's `OPERATOR_TOKEN` secret as
@@ -20,7 +21,9 @@ const unauthorized = (detail: string) => new ApiError(401, [{ code: 'unauthorize
 export const requireOperator: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = c.env.OPERATOR_TOKEN;
   if (!token || token.length < MIN_OPERATOR_TOKEN_LENGTH) {
-    throw ApiError.forbidden(`the operator routes are off: OPERATOR_TOKEN is not set (at least ${MIN_OPERATOR_TOKEN_LENGTH} characters: wrangler secret put OPERATOR_TOKEN)`);
+    throw ApiError.forbidden(
+      `the operator routes are off: OPERATOR_TOKEN is not set (at least ${MIN_OPERATOR_TOKEN_LENGTH} characters: wrangler secret put OPERATOR_TOKEN)`,
+    );
   }
   const presented = presentedSecret(c.req.header('authorization'));
   if (!presented) throw unauthorized('send the operator token as "Authorization: Bearer <token>"');

@@ -1,7 +1,8 @@
 import type { OAuthScope } from '../db/schema';
 
 /** `desk` holds all `desk:read` allows. */
-export const covers = (allowed: readonly OAuthScope[], scope: OAuthScope) => allowed.includes(scope) || (scope === 'desk:read' && allowed.includes('desk'));
+export const covers = (allowed: readonly OAuthScope[], scope: OAuthScope) =>
+  allowed.includes(scope) || (scope === 'desk:read' && allowed.includes('desk'));
 
 /** The scopes of `asked` that `granted` does not cover. */
 export function scopesBeyond(granted: readonly OAuthScope[], asked: readonly OAuthScope[]): OAuthScope[] {

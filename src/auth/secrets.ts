@@ -15,7 +15,8 @@ export async function newSecret(tag: string): Promise<{ secret: string; prefix: 
   const bytes = crypto.getRandomValues(new Uint8Array(40));
   // 248 of 256 byte values map evenly onto 62 characters; re-draw the rest to stay unbiased.
   let body = '';
-  for (const byte of bytes) body += byte < 248 ? ALPHABET[byte % 62] : ALPHABET[crypto.getRandomValues(new Uint8Array(1))[0]! % 62];
+  for (const byte of bytes)
+    body += byte < 248 ? ALPHABET[byte % 62] : ALPHABET[crypto.getRandomValues(new Uint8Array(1))[0]! % 62];
   const secret = `${tag}${body}`;
   return { secret, prefix: secret.slice(0, tag.length + 4), hash: await hashSecret(secret) };
 }

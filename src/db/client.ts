@@ -39,7 +39,8 @@ class TransactionDeadline extends Error {
 const dialect = new PgDialect();
 
 /** The installations whose events the transaction `xact` (text) wrote that are still to dispatch: the drain is told of them. */
-const pendingOf = (xact: SQL) => sql`ARRAY(SELECT DISTINCT e.installation_id FROM events e WHERE e.xact = (${xact})::bigint AND e.dispatched_at IS NULL)`;
+const pendingOf = (xact: SQL) =>
+  sql`ARRAY(SELECT DISTINCT e.installation_id FROM events e WHERE e.xact = (${xact})::bigint AND e.dispatched_at IS NULL)`;
 
 /** What the database part of the Worker's environment holds. */
 export interface DatabaseEnv extends LocalStackVars {
@@ -60,7 +61,11 @@ export interface SettleHook {
    */
   settle(xact: SQL, installationId: number | undefined): { ctes: SQL[]; columns: SQL[] };
   /** what waits for the commit, given the closing row; it never fails */
-  afterCommit(env: DatabaseEnv, row: Record<string, unknown>, installationId: number | undefined): Array<() => Promise<void>>;
+  afterCommit(
+    env: DatabaseEnv,
+    row: Record<string, unknown>,
+    installationId: number | undefined,
+  ): Array<() => Promise<void>>;
 }
 
 let settleHook: SettleHook | undefined;
@@ -74,7 +79,12 @@ export function setSettleHook(hook: SettleHook | undefined): void {
  * wrote that some subscriber still wants (the drain is told, `pending`), and its id. `pending`
  * left out for work that reports no events of its own.
  */
-function closingStatement(xact: SQL, hook: SettleHook | undefined, pending: boolean, installationId: number | undefined): SQL | undefined {
+function closingStatement(
+  xact: SQL,
+  hook: SettleHook | undefined,
+  pending: boolean,
+  installationId: number | undefined,
+): SQL | undefined {
   const { ctes, columns } = hook?.settle(sql`(SELECT x.xact FROM x)`, installationId) ?? { ctes: [], columns: [] };
   if (!pending && ctes.length === 0 && columns.length === 0) return undefined;
   return sql`WITH x AS (SELECT ${xact} AS xact)${sql.join(ctes.map((cte) => sql`, ${cte}`))}
@@ -144,7 +154,11 @@ function queryFunction(url: string, deadlineMs: number): QueryFunction {
   let query = queryFunctions.get(key);
   if (!query) {
     // the driver spreads these into each fetch's options: a deadline of its own for every exchange
-    const fetchOptions = { get signal() { return AbortSignal.timeout(deadlineMs); } };
+    const fetchOptions = {
+      get signal() {
+        return AbortSignal.timeout(deadlineMs);
+      },
+    };
     queryFunctions.set(key, (query = neon(url, { fetchOptions })));
   }
   return query;
@@ -217,26 +231,37 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
   };
   /** The installations the closing row names as pending, and the hook's work after the commit. */
   const settled = (row: Record<string, unknown> | undefined) => {
-    for (const installation of (row?.pending as number[] | undefined) ?? []) handle.eventInstallations.add(Number(installation));
+    for (const installation of (row?.pending as number[] | undefined) ?? [])
+      handle.eventInstallations.add(Number(installation));
     return row && settleHook ? settleHook.afterCommit(env, row, handle.installationId) : [];
   };
   /** An interactive transaction closed by the closing statement, run again after a lost race. */
   const transact = async <T>(work: (tx: Transaction) => Promise<T>, quiet = false): Promise<T> => {
     const attempt = () => {
       pool ??= countingPool(new Pool({ connectionString: env.DATABASE_URL, max: 1 }), count, connections);
-      return withinDeadline(drizzlePool(pool).transaction(async (tx) => {
-        const value = await work(tx);
-        const closing = closingStatement(sql`pg_current_xact_id_if_assigned()::text`, settleHook, !quiet, handle.installationId);
-        // none when work that caught its own failure left the transaction aborted (its commit rolls back)
-        const row = closing === undefined ? undefined : await tx.execute(closing).then(
-          ({ rows }) => rows[0],
-          (error: unknown) => {
-            if (sqlState(error).code === IN_FAILED_TRANSACTION) return undefined;
-            throw error;
-          },
-        );
-        return { value, row };
-      }));
+      return withinDeadline(
+        drizzlePool(pool).transaction(async (tx) => {
+          const value = await work(tx);
+          const closing = closingStatement(
+            sql`pg_current_xact_id_if_assigned()::text`,
+            settleHook,
+            !quiet,
+            handle.installationId,
+          );
+          // none when work that caught its own failure left the transaction aborted (its commit rolls back)
+          const row =
+            closing === undefined
+              ? undefined
+              : await tx.execute(closing).then(
+                  ({ rows }) => rows[0],
+                  (error: unknown) => {
+                    if (sqlState(error).code === IN_FAILED_TRANSACTION) return undefined;
+                    throw error;
+                  },
+                );
+          return { value, row };
+        }),
+      );
     };
     for (let tries = 1; ; tries++) {
       try {
@@ -264,7 +289,10 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
     async batch(statements) {
       if (statements.length === 0) return [];
       const raw = queryFunction(env.DATABASE_URL, exchangeMs);
-      const all = [...statements, closingStatement(sql`pg_current_xact_id_if_assigned()::text`, settleHook, true, handle.installationId)!];
+      const all = [
+        ...statements,
+        closingStatement(sql`pg_current_xact_id_if_assigned()::text`, settleHook, true, handle.installationId)!,
+      ];
       for (let tries = 1; ; tries++) {
         try {
           count();
@@ -272,7 +300,9 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
             const { sql: text, params } = dialect.sqlToQuery(statement);
             return raw.query(text, params);
           });
-          const results = (await raw.transaction(queries, { fullResults: true })) as unknown as Array<{ rows: Record<string, unknown>[] }>;
+          const results = (await raw.transaction(queries, { fullResults: true })) as unknown as Array<{
+            rows: Record<string, unknown>[];
+          }>;
           const rows = results.map((result) => result.rows);
           const after = settled(rows.pop()![0]);
           // a request's wait for its answer, a job's are run now

@@ -4,7 +4,10 @@ export function sqlState(error: unknown): { code?: string; constraint?: string }
   for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
     const candidate = current as { code?: unknown; constraint?: unknown; cause?: unknown };
     if (typeof candidate.code === 'string' && /^[0-9A-Z]{5}$/.test(candidate.code)) {
-      return { code: candidate.code, constraint: typeof candidate.constraint === 'string' ? candidate.constraint : undefined };
+      return {
+        code: candidate.code,
+        constraint: typeof candidate.constraint === 'string' ? candidate.constraint : undefined,
+      };
     }
     current = candidate.cause;
   }

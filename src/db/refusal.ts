@@ -29,7 +29,11 @@ export interface CheckedId {
  * holds, `bad` given the item's id as SQL (`x.id`); undefined when there is nothing to check.
  * One statement however many items.
  */
-export function refuseFirst(items: readonly CheckedId[], bad: (id: SQL) => SQL, status: RefusalStatus = 400): SQL | undefined {
+export function refuseFirst(
+  items: readonly CheckedId[],
+  bad: (id: SQL) => SQL,
+  status: RefusalStatus = 400,
+): SQL | undefined {
   if (items.length === 0) return undefined;
   const list = JSON.stringify(items.map((item, n) => ({ ...item, n })));
   return sql`SELECT desk_refuse(${status}::int, x.source, x.detail) FROM (
@@ -62,7 +66,9 @@ export function refusalOf(error: unknown): ApiError | RolledBack | undefined {
   const status = Number(match[1]) as RefusalStatus;
   const code = CODES[status] ?? 'invalid';
   const source = typeof candidate!.detail === 'string' && candidate!.detail !== '' ? candidate!.detail : undefined;
-  return new ApiError(status in CODES ? status : 400, [{ code, ...(source ? { source } : {}), detail: String(candidate!.message) }]);
+  return new ApiError(status in CODES ? status : 400, [
+    { code, ...(source ? { source } : {}), detail: String(candidate!.message) },
+  ]);
 }
 
 /**

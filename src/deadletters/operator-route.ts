@@ -12,4 +12,5 @@ export const operatorRefusals = {
   403: errorResponse('the operator routes are off: no `OPERATOR_TOKEN` is set'),
 };
 
-export const OPERATOR_NOTE = "For the service's operators: send the deployment's operator token (the `OPERATOR_TOKEN` secret) as `Authorization: Bearer <token>`; an installation's API key is refused (docs/operations.md, \"Dead letters\").";
+export const OPERATOR_NOTE =
+  "For the service's operators: send the deployment's operator token (the `OPERATOR_TOKEN` secret) as `Authorization: Bearer <token>`; an installation's API key is refused (docs/operations.md, \"Dead letters\").";

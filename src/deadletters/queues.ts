@@ -8,7 +8,10 @@ export type SourceQueue = (typeof SOURCE_QUEUE_NAMES)[number];
  * wrangler.toml declares them (`dead_letter_queue`, the producers); test/unit/dead-letter-queues.test.ts
  * holds the two together.
  */
-export const SOURCE_QUEUES: Record<SourceQueue, { deadLetterQueue: string; binding: 'JOBS' | 'WEBHOOKS' | 'MAIL_OUT' }> = {
+export const SOURCE_QUEUES: Record<
+  SourceQueue,
+  { deadLetterQueue: string; binding: 'JOBS' | 'WEBHOOKS' | 'MAIL_OUT' }
+> = {
   'helpdesk-jobs': { deadLetterQueue: 'helpdesk-jobs-dlq', binding: 'JOBS' },
   'helpdesk-webhooks': { deadLetterQueue: 'helpdesk-webhooks-dlq', binding: 'WEBHOOKS' },
   'helpdesk-mail': { deadLetterQueue: 'helpdesk-mail-dlq', binding: 'MAIL_OUT' },

@@ -12,7 +12,11 @@ import { SOURCE_QUEUE_NAMES } from './queues';
 import { DEAD_LETTER_STATES, deadLetterBody, deadLetterJson, deadLetterSchema, type DeadLetterRecord } from './record';
 
 const listQuery = z.object({
-  state: z.enum([...DEAD_LETTER_STATES, 'all']).optional().default('open').meta({ description: 'which dead letters: open (the default), replayed, discarded, or all' }),
+  state: z
+    .enum([...DEAD_LETTER_STATES, 'all'])
+    .optional()
+    .default('open')
+    .meta({ description: 'which dead letters: open (the default), replayed, discarded, or all' }),
   queue: z.enum(SOURCE_QUEUE_NAMES).optional().meta({ description: 'only those that died on this queue' }),
   installationId: z
     .string()
@@ -26,7 +30,11 @@ const listQuery = z.object({
 });
 
 const listAnswer = z
-  .object({ deadLetters: z.array(deadLetterSchema), meta: z.object({ page: pageMetaSchema }), pagination: paginationSchema })
+  .object({
+    deadLetters: z.array(deadLetterSchema),
+    meta: z.object({ page: pageMetaSchema }),
+    pagination: paginationSchema,
+  })
   .meta({ id: 'DeadLettersBody' });
 
 function listCondition(query: z.infer<typeof listQuery>): SQL | undefined {
@@ -44,36 +52,60 @@ function listCondition(query: z.infer<typeof listQuery>): SQL | undefined {
 }
 
 /** `GET /operator/deadletters.json`: the dead letters, newest first; the open ones unless `state` says otherwise. One statement. */
-export const listDeadLettersRoute = defineRoute({
-  method: 'get', path: '/operator/deadletters.json', tag: 'Service', operationId: 'listDeadLetters', public: true,
-  security: OPERATOR_SECURITY, middleware: [requireOperator],
-  summary: 'List the dead letters',
-  description: `Queue messages whose consumer failed every delivery, stored as the dead-letter queues hand them over, newest first. ${OPERATOR_NOTE}`,
-  request: { query: listQuery },
-  responses: { 200: jsonResponse('a page of dead letters', listAnswer), ...operatorRefusals },
-}, async (c) => {
-  const query = c.req.valid('query');
-  const where = listCondition(query) ?? sql`true`;
-  const { rows } = await c.var.db.http.execute(sql`
+export const listDeadLettersRoute = defineRoute(
+  {
+    method: 'get',
+    path: '/operator/deadletters.json',
+    tag: 'Service',
+    operationId: 'listDeadLetters',
+    public: true,
+    security: OPERATOR_SECURITY,
+    middleware: [requireOperator],
+    summary: 'List the dead letters',
+    description: `Queue messages whose consumer failed every delivery, stored as the dead-letter queues hand them over, newest first. ${OPERATOR_NOTE}`,
+    request: { query: listQuery },
+    responses: { 200: jsonResponse('a page of dead letters', listAnswer), ...operatorRefusals },
+  },
+  async (c) => {
+    const query = c.req.valid('query');
+    const where = listCondition(query) ?? sql`true`;
+    const { rows } = await c.var.db.http.execute(sql`
     SELECT (SELECT count(*)::int FROM ${deadLetters} WHERE ${where}) AS count,
            (SELECT coalesce(json_agg(p.record ORDER BY p.id DESC), '[]'::json)
               FROM (SELECT ${deadLetters.id} AS id, ${deadLetterJson} AS record FROM ${deadLetters} WHERE ${where}
                      ORDER BY ${deadLetters.id} DESC LIMIT ${query.pageSize} OFFSET ${(query.page - 1) * query.pageSize}) p) AS records`);
-  const row = rows[0]!;
-  return c.json({ deadLetters: row.records as DeadLetterRecord[], ...pageMetadata(query.page, query.pageSize, Number(row.count)) }, 200);
-});
+    const row = rows[0]!;
+    return c.json(
+      {
+        deadLetters: row.records as DeadLetterRecord[],
+        ...pageMetadata(query.page, query.pageSize, Number(row.count)),
+      },
+      200,
+    );
+  },
+);
 
 /** `GET /operator/deadletters/{id}.json`: one dead letter, its message whole. */
-export const getDeadLetterRoute = defineRoute({
-  method: 'get', path: '/operator/deadletters/{id}.json', tag: 'Service', operationId: 'getDeadLetter', public: true,
-  security: OPERATOR_SECURITY, middleware: [requireOperator],
-  summary: 'Get a dead letter',
-  description: `One dead letter: the message as it was sent, the queue it died on, when, and what was done with it. ${OPERATOR_NOTE}`,
-  request: { params: z.object({ id: integerParam("the dead letter's id") }) },
-  responses: { 200: jsonResponse('the dead letter', deadLetterBody), ...operatorRefusals },
-}, async (c) => {
-  const { id } = c.req.valid('param');
-  const { rows } = await c.var.db.http.execute(sql`SELECT ${deadLetterJson} AS record FROM ${deadLetters} WHERE ${deadLetters.id} = ${id}`);
-  if (!rows[0]) throw ApiError.notFound('id', `dead letter ${id} not found`);
-  return c.json({ deadLetter: rows[0].record as DeadLetterRecord }, 200);
-});
+export const getDeadLetterRoute = defineRoute(
+  {
+    method: 'get',
+    path: '/operator/deadletters/{id}.json',
+    tag: 'Service',
+    operationId: 'getDeadLetter',
+    public: true,
+    security: OPERATOR_SECURITY,
+    middleware: [requireOperator],
+    summary: 'Get a dead letter',
+    description: `One dead letter: the message as it was sent, the queue it died on, when, and what was done with it. ${OPERATOR_NOTE}`,
+    request: { params: z.object({ id: integerParam("the dead letter's id") }) },
+    responses: { 200: jsonResponse('the dead letter', deadLetterBody), ...operatorRefusals },
+  },
+  async (c) => {
+    const { id } = c.req.valid('param');
+    const { rows } = await c.var.db.http.execute(
+      sql`SELECT ${deadLetterJson} AS record FROM ${deadLetters} WHERE ${deadLetters.id} = ${id}`,
+    );
+    if (!rows[0]) throw ApiError.notFound('id', `dead letter ${id} not found`);
+    return c.json({ deadLetter: rows[0].record as DeadLetterRecord }, 200);
+  },
+);

@@ -30,13 +30,26 @@ const time = z.iso.datetime();
 export const deadLetterSchema = z
   .object({
     id: z.number().int(),
-    state: z.enum(DEAD_LETTER_STATES).meta({ description: 'open (nobody has dealt with it), replayed (put back on its queue), discarded (set aside by an operator)' }),
+    state: z.enum(DEAD_LETTER_STATES).meta({
+      description:
+        'open (nobody has dealt with it), replayed (put back on its queue), discarded (set aside by an operator)',
+    }),
     queue: z.enum(SOURCE_QUEUE_NAMES).meta({ description: 'the queue it died on, where a replay puts it back' }),
-    installationId: z.number().int().nullable().meta({ description: 'the installation the message names (an events drain), or null' }),
-    kind: z.string().nullable().meta({ description: "the message's `kind`: which consumer takes it (`events.drain`, `webhooks.deliver`, `mail.send`, `companies.import`)" }),
+    installationId: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'the installation the message names (an events drain), or null' }),
+    kind: z.string().nullable().meta({
+      description:
+        "the message's `kind`: which consumer takes it (`events.drain`, `webhooks.deliver`, `mail.send`, `companies.import`)",
+    }),
     body: z.unknown().meta({ description: 'the message as it was sent' }),
     messageId: z.string().meta({ description: "the queue's id of the message" }),
-    attempts: z.number().int().meta({ description: 'its deliveries before it died (the first and the queue\'s `max_retries`)' }),
+    attempts: z
+      .number()
+      .int()
+      .meta({ description: "its deliveries before it died (the first and the queue's `max_retries`)" }),
     sentAt: time.meta({ description: 'when it was first sent to its queue' }),
     deadAt: time.meta({ description: 'when it was stored here' }),
     replayedAt: time.nullable(),

@@ -40,7 +40,10 @@ async function resolve(db: Database, id: number, mark: 'replayed_at' | 'discarde
   if (!row.record) {
     const was = row.was as DeadLetterRecord;
     const when = was.replayedAt ?? was.discardedAt;
-    throw ApiError.conflict('id', `dead letter ${id} was ${was.state} already, at ${when}: only an open one is replayed or discarded (a replayed message that dies again is stored anew)`);
+    throw ApiError.conflict(
+      'id',
+      `dead letter ${id} was ${was.state} already, at ${when}: only an open one is replayed or discarded (a replayed message that dies again is stored anew)`,
+    );
   }
   return { record: row.record as DeadLetterRecord, queue: row.queue as SourceQueue, body: row.body };
 }
@@ -52,52 +55,91 @@ async function resolve(db: Database, id: number, mark: 'replayed_at' | 'discarde
  * replayed without its message sent. Its consumer runs it again from the start (every consumer is
  * safe to run twice); if it fails every delivery again it comes back as a new dead letter.
  */
-export const replayDeadLetterRoute = defineRoute({
-  method: 'post', path: '/operator/deadletters/{id}/replay.json', tag: 'Service', operationId: 'replayDeadLetter', public: true,
-  security: OPERATOR_SECURITY, middleware: [requireOperator],
-  summary: 'Put a dead letter back on its queue',
-  description: `Sends the dead letter's message, as it was sent, to the queue it died on, and marks it replayed. Only an open one: once replayed or discarded it is a 409. A message that fails every delivery again is stored as a new dead letter. ${OPERATOR_NOTE}`,
-  request: { params },
-  example: { params: { id: 1 } },
-  responses: {
-    202: jsonResponse('queued again: the dead letter, now replayed', deadLetterBody),
-    ...operatorRefusals,
-    409: errorResponse('replayed or discarded already'),
+export const replayDeadLetterRoute = defineRoute(
+  {
+    method: 'post',
+    path: '/operator/deadletters/{id}/replay.json',
+    tag: 'Service',
+    operationId: 'replayDeadLetter',
+    public: true,
+    security: OPERATOR_SECURITY,
+    middleware: [requireOperator],
+    summary: 'Put a dead letter back on its queue',
+    description: `Sends the dead letter's message, as it was sent, to the queue it died on, and marks it replayed. Only an open one: once replayed or discarded it is a 409. A message that fails every delivery again is stored as a new dead letter. ${OPERATOR_NOTE}`,
+    request: { params },
+    example: { params: { id: 1 } },
+    responses: {
+      202: jsonResponse('queued again: the dead letter, now replayed', deadLetterBody),
+      ...operatorRefusals,
+      409: errorResponse('replayed or discarded already'),
+    },
   },
-}, async (c) => {
-  const { id } = c.req.valid('param');
-  const claimed = await resolve(c.var.db, id, 'replayed_at');
-  try {
-    await c.env[SOURCE_QUEUES[claimed.queue].binding].send(claimed.body as JobMessage);
-  } catch (error) {
-    await c.var.db.http.execute(sql`UPDATE ${deadLetters} SET replayed_at = NULL WHERE ${deadLetters.id} = ${id}`);
-    log('error', 'dead letters: the replay was not queued; the dead letter stays open', { deadLetterId: id, queue: claimed.queue, error: errorField(error) });
-    throw new ApiError(503, [{ code: 'unavailable', detail: `the queue ${claimed.queue} did not take the message; dead letter ${id} stays open: replay it again` }], { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
-  }
-  log('info', 'dead letters: replayed', { deadLetterId: id, queue: claimed.queue, kind: claimed.record.kind, installationId: claimed.record.installationId });
-  return c.json({ deadLetter: claimed.record }, 202);
-});
+  async (c) => {
+    const { id } = c.req.valid('param');
+    const claimed = await resolve(c.var.db, id, 'replayed_at');
+    try {
+      await c.env[SOURCE_QUEUES[claimed.queue].binding].send(claimed.body as JobMessage);
+    } catch (error) {
+      await c.var.db.http.execute(sql`UPDATE ${deadLetters} SET replayed_at = NULL WHERE ${deadLetters.id} = ${id}`);
+      log('error', 'dead letters: the replay was not queued; the dead letter stays open', {
+        deadLetterId: id,
+        queue: claimed.queue,
+        error: errorField(error),
+      });
+      throw new ApiError(
+        503,
+        [
+          {
+            code: 'unavailable',
+            detail: `the queue ${claimed.queue} did not take the message; dead letter ${id} stays open: replay it again`,
+          },
+        ],
+        { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      );
+    }
+    log('info', 'dead letters: replayed', {
+      deadLetterId: id,
+      queue: claimed.queue,
+      kind: claimed.record.kind,
+      installationId: claimed.record.installationId,
+    });
+    return c.json({ deadLetter: claimed.record }, 202);
+  },
+);
 
 /**
  * `POST /operator/deadletters/{id}/discard.json`: sets an open dead letter aside without sending
  * it (a message no consumer should run again): it leaves the open ones, and `/health`'s count.
  */
-export const discardDeadLetterRoute = defineRoute({
-  method: 'post', path: '/operator/deadletters/{id}/discard.json', tag: 'Service', operationId: 'discardDeadLetter', public: true,
-  security: OPERATOR_SECURITY, middleware: [requireOperator],
-  summary: 'Set a dead letter aside',
-  description: `Marks an open dead letter discarded: its message is not sent again, and it no longer counts in \`/health\`'s backlog. Kept, to be read. Once replayed or discarded it is a 409. ${OPERATOR_NOTE}`,
-  request: { params },
-  // another one: the first was replayed
-  example: { params: { id: 2 } },
-  responses: {
-    200: jsonResponse('the dead letter, now discarded', deadLetterBody),
-    ...operatorRefusals,
-    409: errorResponse('replayed or discarded already'),
+export const discardDeadLetterRoute = defineRoute(
+  {
+    method: 'post',
+    path: '/operator/deadletters/{id}/discard.json',
+    tag: 'Service',
+    operationId: 'discardDeadLetter',
+    public: true,
+    security: OPERATOR_SECURITY,
+    middleware: [requireOperator],
+    summary: 'Set a dead letter aside',
+    description: `Marks an open dead letter discarded: its message is not sent again, and it no longer counts in \`/health\`'s backlog. Kept, to be read. Once replayed or discarded it is a 409. ${OPERATOR_NOTE}`,
+    request: { params },
+    // another one: the first was replayed
+    example: { params: { id: 2 } },
+    responses: {
+      200: jsonResponse('the dead letter, now discarded', deadLetterBody),
+      ...operatorRefusals,
+      409: errorResponse('replayed or discarded already'),
+    },
   },
-}, async (c) => {
-  const { id } = c.req.valid('param');
-  const { record } = await resolve(c.var.db, id, 'discarded_at');
-  log('info', 'dead letters: discarded', { deadLetterId: id, queue: record.queue, kind: record.kind, installationId: record.installationId });
-  return c.json({ deadLetter: record }, 200);
-});
+  async (c) => {
+    const { id } = c.req.valid('param');
+    const { record } = await resolve(c.var.db, id, 'discarded_at');
+    log('info', 'dead letters: discarded', {
+      deadLetterId: id,
+      queue: record.queue,
+      kind: record.kind,
+      installationId: record.installationId,
+    });
+    return c.json({ deadLetter: record }, 200);
+  },
+);

@@ -19,7 +19,11 @@ export function installationNamed(body: unknown): number | null {
   const { installationId, records } = body as { installationId?: unknown; records?: unknown };
   if (isRowId(installationId)) return installationId;
   if (!Array.isArray(records) || records.length === 0) return null;
-  const named = new Set(records.map((record: unknown) => (record && typeof record === 'object' ? (record as { installationId?: unknown }).installationId : undefined)));
+  const named = new Set(
+    records.map((record: unknown) =>
+      record && typeof record === 'object' ? (record as { installationId?: unknown }).installationId : undefined,
+    ),
+  );
   const [only] = named;
   return named.size === 1 && isRowId(only) ? only : null;
 }
@@ -50,14 +54,23 @@ export async function storeDeadLetters(batch: MessageBatch<unknown>, queue: Sour
       RETURNING id, installation_id, message_id, body->>'kind' AS kind`);
     for (const row of rows) {
       log('error', 'queue: message dead-lettered', {
-        queue, deadLetterId: Number(row.id), messageId: row.message_id, kind: row.kind ?? null,
-        installationId: row.installation_id === null ? null : Number(row.installation_id), attempts: ATTEMPTS_BEFORE_DEATH,
+        queue,
+        deadLetterId: Number(row.id),
+        messageId: row.message_id,
+        kind: row.kind ?? null,
+        installationId: row.installation_id === null ? null : Number(row.installation_id),
+        attempts: ATTEMPTS_BEFORE_DEATH,
       });
     }
     batch.ackAll();
   } catch (error) {
-    log('error', 'dead letters: not stored; the dead-letter queue delivers them again', { queue, messages: batch.messages.length, error: errorField(error) });
-    for (const message of batch.messages) message.retry({ delaySeconds: retryDelaySeconds(message.attempts, env, MAX_STORE_WAIT_SECONDS) });
+    log('error', 'dead letters: not stored; the dead-letter queue delivers them again', {
+      queue,
+      messages: batch.messages.length,
+      error: errorField(error),
+    });
+    for (const message of batch.messages)
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts, env, MAX_STORE_WAIT_SECONDS) });
   } finally {
     await db.close();
   }

@@ -30,8 +30,14 @@ export const bulkResultSchema = z
   .object({
     affected: z.number().int().meta({ description: 'how many records changed' }),
     ids: z.array(z.number().int()).meta({ description: 'their ids, ascending' }),
-    jobId: z.number().int().nullable().meta({ description: 'a background job doing the work, when it is queued; null: done' }),
-    dryRun: z.boolean().meta({ description: 'true: nothing was changed; `affected` and `ids` say what the update would change' }),
+    jobId: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'a background job doing the work, when it is queued; null: done' }),
+    dryRun: z
+      .boolean()
+      .meta({ description: 'true: nothing was changed; `affected` and `ids` say what the update would change' }),
   })
   .meta({ id: 'BulkOpResponse' });
 
@@ -45,7 +51,11 @@ type BulkResult = z.infer<typeof bulkResultSchema>;
 export function bulkTarget(resource: ResourceDeclaration, who: Principal, filter: string | undefined) {
   const selection = selectionFromFilter(filter, resource, who);
   if (!selection.where) throw ApiError.invalid('filter', 'a bulk operation needs a filter that selects the records');
-  return { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), selection.where)! };
+  return {
+    table: resource.table,
+    type: resource.type,
+    where: and(recordScope(resource, who, false, 'write'), selection.where)!,
+  };
 }
 
 type BulkTarget = ReturnType<typeof bulkTarget>;
@@ -61,14 +71,24 @@ class DryRun {
 
 /** The filter of a bulk update: the query's or `filter_args.filter`, named once. */
 function bulkFilter(query: string | undefined, args: FilterArgs | undefined): string | undefined {
-  if (query !== undefined && args !== undefined) throw ApiError.invalid('filter_args.filter', 'name the filter once: in the query `filter` or in `filter_args`');
+  if (query !== undefined && args !== undefined)
+    throw ApiError.invalid('filter_args.filter', 'name the filter once: in the query `filter` or in `filter_args`');
   if (args === undefined) return query;
   return typeof args.filter === 'string' ? args.filter : JSON.stringify(args.filter);
 }
 
 /** The records a bulk write selected, locked, and its target narrowed to them: a record created meanwhile is not changed unchecked. */
-async function lockSelected(tx: Transaction, resource: ResourceDeclaration, target: BulkTarget): Promise<{ ids: number[]; target: BulkTarget }> {
-  const rows = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).orderBy(resource.table.id).for('update');
+async function lockSelected(
+  tx: Transaction,
+  resource: ResourceDeclaration,
+  target: BulkTarget,
+): Promise<{ ids: number[]; target: BulkTarget }> {
+  const rows = await tx
+    .select({ id: resource.table.id })
+    .from(resource.table as PgTable)
+    .where(target.where)
+    .orderBy(resource.table.id)
+    .for('update');
   const ids = rows.map((row) => Number(row.id));
   return { ids, target: { ...target, where: and(target.where, sql`${resource.table.id} IN ${intList(ids)}`)! } };
 }
@@ -77,9 +97,17 @@ async function lockSelected(tx: Transaction, resource: ResourceDeclaration, targ
  * A property a record's `beforeWrite` amended apart from the first record's (one statement sets
  * one set of values), or a relation it set (a bulk update writes none): set record by record.
  */
-function setApart(resource: ResourceDeclaration, sent: Record<string, unknown>, first: Record<string, unknown>, body: Record<string, unknown>): string | undefined {
+function setApart(
+  resource: ResourceDeclaration,
+  sent: Record<string, unknown>,
+  first: Record<string, unknown>,
+  body: Record<string, unknown>,
+): string | undefined {
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  return Object.keys(writableFields(resource)).find((name) => !same(body[name], first[name])) ?? Object.keys(resource.relations).find((name) => !same(body[name], sent[name]));
+  return (
+    Object.keys(writableFields(resource)).find((name) => !same(body[name], first[name])) ??
+    Object.keys(resource.relations).find((name) => !same(body[name], sent[name]))
+  );
 }
 
 /**
@@ -87,7 +115,12 @@ function setApart(resource: ResourceDeclaration, sent: Record<string, unknown>, 
  * `beforeBulkWrite` over all the records at once, else its `beforeWrite` for each in turn, each on
  * its own copy of the body. Answers each record's body as the hooks left it.
  */
-async function checkBefore(context: WriteContext, resource: ResourceDeclaration, sent: Record<string, unknown>, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+async function checkBefore(
+  context: WriteContext,
+  resource: ResourceDeclaration,
+  sent: Record<string, unknown>,
+  ids: number[],
+): Promise<Map<number, Record<string, unknown>>> {
   const bodies = new Map<number, Record<string, unknown>>();
   if (resource.beforeBulkWrite) {
     await resource.beforeBulkWrite(context, sent, ids);
@@ -98,16 +131,27 @@ async function checkBefore(context: WriteContext, resource: ResourceDeclaration,
     const body = { ...sent };
     await resource.beforeWrite?.(context, body, id);
     const apart = setApart(resource, sent, bodies.values().next().value ?? body, body);
-    if (apart) throw ApiError.invalid(`${resource.singular}.${apart}`, `not settable in bulk: its rules set it record by record; set it on each ${resource.singular}`);
+    if (apart)
+      throw ApiError.invalid(
+        `${resource.singular}.${apart}`,
+        `not settable in bulk: its rules set it record by record; set it on each ${resource.singular}`,
+      );
     bodies.set(id, body);
   }
   return bodies;
 }
 
 /** Holds the changed records to what a single update's later hooks check: `afterBulkWrite` over all of them, else `afterWrite` for each. */
-async function checkAfter(context: WriteContext, resource: ResourceDeclaration, record: Record<string, unknown>, bodies: Map<number, Record<string, unknown>>, ids: number[]): Promise<void> {
+async function checkAfter(
+  context: WriteContext,
+  resource: ResourceDeclaration,
+  record: Record<string, unknown>,
+  bodies: Map<number, Record<string, unknown>>,
+  ids: number[],
+): Promise<void> {
   if (resource.afterBulkWrite) return resource.afterBulkWrite(context, record, ids);
-  if (resource.afterWrite) for (const id of ids) await resource.afterWrite(context, bodies.get(id) ?? record, id, false);
+  if (resource.afterWrite)
+    for (const id of ids) await resource.afterWrite(context, bodies.get(id) ?? record, id, false);
 }
 
 /** The relations the body sets in bulk (`bulkWrite`), by name. */
@@ -128,7 +172,8 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
     const { filter_args: args, ...sent } = input<Record<string, unknown> & { filter_args?: FilterArgs }>(c, 'json');
     const target = bulkTarget(resource, who, bulkFilter(input<BulkUpdateQuery>(c, 'query').filter, args));
     const relations = bulkRelationsIn(resource, sent);
-    if (Object.keys(rowValues(resource.table, writableFields(resource), sent)).length === 0 && relations.length === 0) throw ApiError.invalid(resource.singular, 'name at least one property to set');
+    if (Object.keys(rowValues(resource.table, writableFields(resource), sent)).length === 0 && relations.length === 0)
+      throw ApiError.invalid(resource.singular, 'name at least one property to set');
     const dryRun = args?.bulkDryExecute === true;
     try {
       // One batch (a dry run's rolled back at its end); a transaction when a relation set has no
@@ -142,8 +187,18 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
           const selected = await lockSelected(tx, resource, target);
           const bodies = await checkBefore(context, resource, sent, selected.ids);
           const record = bodies.values().next().value ?? sent;
-          const ids = selected.ids.length === 0 ? [] : await updateRecords(tx, who, selected.target, rowValues(resource.table, writableFields(resource), record), watchedProperties(resource, record));
-          for (const [name, relation] of relations) await relation.bulkWrite!(tx, who, ids, record[name], `${resource.singular}.${name}`);
+          const ids =
+            selected.ids.length === 0
+              ? []
+              : await updateRecords(
+                  tx,
+                  who,
+                  selected.target,
+                  rowValues(resource.table, writableFields(resource), record),
+                  watchedProperties(resource, record),
+                );
+          for (const [name, relation] of relations)
+            await relation.bulkWrite!(tx, who, ids, record[name], `${resource.singular}.${name}`);
           await checkAfter(context, resource, record, bodies, ids);
           if (dryRun) throw new DryRun(ids);
           return ids;
@@ -167,15 +222,26 @@ const DELETE_IDS = 'bulk_delete_ids';
  * their ids fixed, the rules' statements over them (`planned.bulkBeforeDelete`: a refusal stops
  * the batch), then the delete of those ids. Undefined where the rules have no such form.
  */
-async function plannedBulkDelete(c: Context<AppEnv>, resource: ResourceDeclaration, target: BulkTarget): Promise<number[] | undefined> {
+async function plannedBulkDelete(
+  c: Context<AppEnv>,
+  resource: ResourceDeclaration,
+  target: BulkTarget,
+): Promise<number[] | undefined> {
   const plan = resource.planned?.bulkBeforeDelete;
   if (!plan || resource.afterDelete) return undefined;
   const who = c.var.principal;
   const { table } = resource;
   const selected = sql`${table.id} IN ${recalledIds(DELETE_IDS)}`;
-  const lock = sql`SELECT ${remember(DELETE_IDS, sql`(SELECT coalesce(jsonb_agg(s.id ORDER BY s.id), '[]'::jsonb) FROM (
-      SELECT ${table.id} AS id FROM ${table} WHERE ${target.where} ORDER BY ${table.id} FOR UPDATE) s)`)}`;
-  const results = await c.var.db.batch([lock, ...plan(who, selected, c.env), deleteStatement(c.var.db.http, who, { ...target, where: and(target.where, selected)! })]);
+  const lock = sql`SELECT ${remember(
+    DELETE_IDS,
+    sql`(SELECT coalesce(jsonb_agg(s.id ORDER BY s.id), '[]'::jsonb) FROM (
+      SELECT ${table.id} AS id FROM ${table} WHERE ${target.where} ORDER BY ${table.id} FOR UPDATE) s)`,
+  )}`;
+  const results = await c.var.db.batch([
+    lock,
+    ...plan(who, selected, c.env),
+    deleteStatement(c.var.db.http, who, { ...target, where: and(target.where, selected)! }),
+  ]);
   return results.at(-1)!.map((row) => Number(row.id));
 }
 
@@ -191,7 +257,12 @@ export function bulkDeleteHandler(resource: ResourceDeclaration) {
     const who = c.var.principal;
     const target = bulkTarget(resource, who, input<BulkQuery>(c, 'query').filter);
     if (!resource.beforeDelete && !resource.afterDelete) {
-      return c.json(bulkResult(((await c.var.db.batch([deleteStatement(c.var.db.http, who, target)]))[0]!).map((row) => Number(row.id))), 200);
+      return c.json(
+        bulkResult(
+          (await c.var.db.batch([deleteStatement(c.var.db.http, who, target)]))[0]!.map((row) => Number(row.id)),
+        ),
+        200,
+      );
     }
     const ids =
       (await plannedBulkDelete(c, resource, target)) ??

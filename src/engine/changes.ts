@@ -34,7 +34,13 @@ function eventData(data: EventData | undefined): SQL | undefined {
 }
 
 /** Inserts one record per row of values; `data` goes into each `created` event. Answers the new ids, in order. */
-export async function createRecords(db: Queryable & Writer, who: Actor, target: Omit<Target, 'where'>, rows: Record<string, unknown>[], data?: Record<string, unknown>): Promise<number[]> {
+export async function createRecords(
+  db: Queryable & Writer,
+  who: Actor,
+  target: Omit<Target, 'where'>,
+  rows: Record<string, unknown>[],
+  data?: Record<string, unknown>,
+): Promise<number[]> {
   if (rows.length === 0) return [];
   const { rows: made } = await db.execute(createStatement(db, who, target, rows, data));
   return made.map((row) => Number(row.id));
@@ -49,15 +55,29 @@ export async function createRecords(db: Queryable & Writer, who: Actor, target: 
  * first (a key or a seal names it): `createStatement` inserts a row carrying it as its own.
  */
 export async function reserveId(read: Queryable, table: PgTable): Promise<number> {
-  const { rows } = await read.execute(sql`SELECT nextval(pg_get_serial_sequence(${getTableName(table)}, 'id'))::int AS id`);
+  const { rows } = await read.execute(
+    sql`SELECT nextval(pg_get_serial_sequence(${getTableName(table)}, 'id'))::int AS id`,
+  );
   return Number(rows[0]!.id);
 }
 
-export function createStatement(db: Writer, who: Actor, target: Omit<Target, 'where'>, rows: Record<string, unknown>[], data?: EventData, select?: SQL): SQL {
+export function createStatement(
+  db: Writer,
+  who: Actor,
+  target: Omit<Target, 'where'>,
+  rows: Record<string, unknown>[],
+  data?: EventData,
+  select?: SQL,
+): SQL {
   const values = rows.map((row) => ({ ...row, ...createdValues(who) }));
   // an id reserved before the batch (taken from the table's sequence) is the row's own
-  const insert = rows.some((row) => row.id !== undefined) ? db.insert(target.table as PgTable).overridingSystemValue() : db.insert(target.table as PgTable);
-  const statement = insert.values(values as never).returning({ id: target.table.id }).getSQL();
+  const insert = rows.some((row) => row.id !== undefined)
+    ? db.insert(target.table as PgTable).overridingSystemValue()
+    : db.insert(target.table as PgTable);
+  const statement = insert
+    .values(values as never)
+    .returning({ id: target.table.id })
+    .getSQL();
   return withEvents(statement, who, target.type, 'created', eventData(data), undefined, select);
 }
 
@@ -66,7 +86,13 @@ export function createStatement(db: Writer, who: Actor, target: Omit<Target, 'wh
  * properties the change may touch) now read differently gets one `updated` event holding them
  * before and after. Answers the changed ids.
  */
-export async function updateRecords(db: Queryable & Writer, who: Actor, target: Target, values: Record<string, unknown>, properties: Record<string, WireValue>): Promise<number[]> {
+export async function updateRecords(
+  db: Queryable & Writer,
+  who: Actor,
+  target: Target,
+  values: Record<string, unknown>,
+  properties: Record<string, WireValue>,
+): Promise<number[]> {
   const { rows } = await db.execute(updateStatement(db, who, target, values, properties));
   return rows.map((row) => Number(row.id));
 }
@@ -75,12 +101,25 @@ export async function updateRecords(db: Queryable & Writer, who: Actor, target: 
  * `updateRecords`'s statement, to run or to send in a batch: answers the changed ids, or what
  * `select` (a whole SELECT over the changed rows, `changed`) answers.
  */
-export function updateStatement(db: Writer, who: Actor, target: Target, values: Record<string, unknown>, properties: Record<string, WireValue>, select: SQL = sql`SELECT id FROM changed`): SQL {
+export function updateStatement(
+  db: Writer,
+  who: Actor,
+  target: Target,
+  values: Record<string, unknown>,
+  properties: Record<string, WireValue>,
+  select: SQL = sql`SELECT id FROM changed`,
+): SQL {
   const t = target.table;
   // A change may set its own audit values (a repeat that changes nothing keeps updatedAt).
   const set = { ...updatedValues(who), ...values };
   const watched = Object.keys(properties).length > 0 && eventsOn();
-  if (!watched) return sql`WITH changed AS (${db.update(t as PgTable).set(set as never).where(target.where).returning({ id: t.id }).getSQL()}) ${select}`;
+  if (!watched)
+    return sql`WITH changed AS (${db
+      .update(t as PgTable)
+      .set(set as never)
+      .where(target.where)
+      .returning({ id: t.id })
+      .getSQL()}) ${select}`;
   const state = jsonObject(properties);
   const update = db
     .update(t as PgTable)
@@ -99,13 +138,23 @@ export function updateStatement(db: Writer, who: Actor, target: Target, values: 
 }
 
 /** Soft-deletes the live records of the target: each gets a `deleted` event. Answers their ids. */
-export async function deleteRecords(db: Queryable & Writer, who: Actor, target: Target, data?: Record<string, unknown>): Promise<number[]> {
+export async function deleteRecords(
+  db: Queryable & Writer,
+  who: Actor,
+  target: Target,
+  data?: Record<string, unknown>,
+): Promise<number[]> {
   const { rows } = await db.execute(deleteStatement(db, who, target, data));
   return rows.map((row) => Number(row.id));
 }
 
 /** `deleteRecords`'s statement, to run or to send in a batch. */
 export function deleteStatement(db: Writer, who: Actor, target: Target, data?: EventData): SQL {
-  const statement = db.update(target.table as PgTable).set(deletedValues(who) as never).where(target.where).returning({ id: target.table.id }).getSQL();
+  const statement = db
+    .update(target.table as PgTable)
+    .set(deletedValues(who) as never)
+    .where(target.where)
+    .returning({ id: target.table.id })
+    .getSQL();
   return withEvents(statement, who, target.type, 'deleted', eventData(data));
 }

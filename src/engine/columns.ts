@@ -12,7 +12,11 @@ export function columnKey(table: PgTable, column: Column): string {
 }
 
 /** Maps validated wire properties to the row values Drizzle writes. */
-export function rowValues(table: PgTable, fields: Record<string, WritableField>, body: Record<string, unknown>): Record<string, unknown> {
+export function rowValues(
+  table: PgTable,
+  fields: Record<string, WritableField>,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(fields)) {
     if (body[name] !== undefined) values[columnKey(table, field.column)] = body[name];
@@ -32,5 +36,11 @@ export function updatedValues(who: Actor): Record<string, unknown> {
 
 /** The audit values of a soft-deleted row. */
 export function deletedValues(who: Actor): Record<string, unknown> {
-  return { state: 'deleted', deletedAt: sql`now()`, deletedBy: who.userId, updatedAt: sql`now()`, updatedBy: who.userId };
+  return {
+    state: 'deleted',
+    deletedAt: sql`now()`,
+    deletedBy: who.userId,
+    updatedAt: sql`now()`,
+    updatedBy: who.userId,
+  };
 }

@@ -16,10 +16,14 @@ const LOST_RACE = new Set(['40P01', '40001']);
 /** Turns a violation of a constraint into its 409 or 400, and a lost race into a 409; anything else goes on as it was. */
 export function translateDbError(error: unknown, resource: ResourceDeclaration): unknown {
   const { code, constraint } = sqlState(error);
-  if (code && LOST_RACE.has(code)) return ApiError.conflict(resource.singular, 'a simultaneous change got in the way; try again');
+  if (code && LOST_RACE.has(code))
+    return ApiError.conflict(resource.singular, 'a simultaneous change got in the way; try again');
   const status = code ? CONSTRAINT_VIOLATIONS[code] : undefined;
   if (!status) return error;
   const known = constraint ? resource.constraints?.[constraint] : undefined;
-  const entry = known ?? { source: resource.singular, detail: status === 409 ? 'conflicts with an existing record' : 'breaks a rule of this record' };
+  const entry = known ?? {
+    source: resource.singular,
+    detail: status === 409 ? 'conflicts with an existing record' : 'breaks a rule of this record',
+  };
   return new ApiError(status, [{ code: status === 409 ? 'conflict' : 'invalid', ...entry }]);
 }

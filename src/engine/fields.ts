@@ -30,10 +30,20 @@ function columnField(column: Column): FilterField {
 function namedFields(resource: ResourceDeclaration, who: Actor): Record<string, FilterField> {
   const t = resource.table;
   const named: Record<string, FilterField> = {};
-  const audit = { id: t.id, state: t.state, createdAt: t.createdAt, createdBy: t.createdBy, updatedAt: t.updatedAt, updatedBy: t.updatedBy, deletedAt: t.deletedAt, deletedBy: t.deletedBy };
+  const audit = {
+    id: t.id,
+    state: t.state,
+    createdAt: t.createdAt,
+    createdBy: t.createdBy,
+    updatedAt: t.updatedAt,
+    updatedBy: t.updatedBy,
+    deletedAt: t.deletedAt,
+    deletedBy: t.deletedBy,
+  };
   for (const [name, column] of Object.entries(audit)) named[name] = columnField(column);
   for (const [name, field] of Object.entries(resource.fields)) named[name] = columnField(field.column);
-  for (const [name, field] of Object.entries(resource.computed ?? {})) named[name] = { expr: computedExpr(field, who), type: field.type };
+  for (const [name, field] of Object.entries(resource.computed ?? {}))
+    named[name] = { expr: computedExpr(field, who), type: field.type };
   for (const [name, field] of Object.entries(resource.relatedFilter ?? {})) named[name] = field;
   return named;
 }
@@ -72,7 +82,8 @@ export function orderNamesOf(resource: ResourceDeclaration): string[] {
 export function orderExprOf(resource: ResourceDeclaration, who: Actor, name: string): Column | SQL {
   if (resource.orderByExtra && Object.hasOwn(resource.orderByExtra, name)) return resource.orderByExtra[name]!;
   const fields = filterFieldsOf(resource, who);
-  if (!Object.hasOwn(fields, name) || fields[name]!.exists) throw new Error(`${resource.type}: orderBy name ${name} is not a field`);
+  if (!Object.hasOwn(fields, name) || fields[name]!.exists)
+    throw new Error(`${resource.type}: orderBy name ${name} is not a field`);
   return fields[name]!.expr;
 }
 
@@ -86,17 +97,30 @@ const EXAMPLE_NAMES = ['name', 'subject', 'title', 'email', 'label', 'url'];
  */
 export function filterExample(resource: ResourceDeclaration): string | undefined {
   const typed = (name: string): FilterField | undefined => {
-    const field = resource.fields[name]?.column ?? (resource.table as unknown as Record<string, Column | undefined>)[name];
+    const field =
+      resource.fields[name]?.column ?? (resource.table as unknown as Record<string, Column | undefined>)[name];
     if (field && typeof field === 'object' && 'columnType' in field) return columnField(field);
-    return resource.relatedFilter?.[name] ?? (resource.computed?.[name] ? { expr: undefined as never, type: resource.computed[name]!.type } : undefined);
+    return (
+      resource.relatedFilter?.[name] ??
+      (resource.computed?.[name] ? { expr: undefined as never, type: resource.computed[name]!.type } : undefined)
+    );
   };
   const names = resource.filter;
-  const text = [...EXAMPLE_NAMES, ...names].find((name) => names.includes(name) && typed(name)?.type === 'string' && !typed(name)?.exists);
+  const text = [...EXAMPLE_NAMES, ...names].find(
+    (name) => names.includes(name) && typed(name)?.type === 'string' && !typed(name)?.exists,
+  );
   if (text) return JSON.stringify({ [text]: { $contains: 'ac' } });
   const choice = names.find((name) => typed(name)?.type === 'enum' && typed(name)?.values?.length);
   if (choice) return JSON.stringify({ [choice]: { $eq: typed(choice)!.values![0] } });
   const first = names.includes('id') ? 'id' : names.find((name) => typed(name));
   if (!first) return undefined;
-  const sample: Record<FilterFieldType, unknown> = { integer: { $gte: 1 }, datetime: { $gte: '2026-01-01T00:00:00Z' }, date: { $gte: '2026-01-01' }, boolean: { $eq: true }, string: { $ne: '' }, enum: {} };
+  const sample: Record<FilterFieldType, unknown> = {
+    integer: { $gte: 1 },
+    datetime: { $gte: '2026-01-01T00:00:00Z' },
+    date: { $gte: '2026-01-01' },
+    boolean: { $eq: true },
+    string: { $ne: '' },
+    enum: {},
+  };
   return JSON.stringify({ [first]: sample[typed(first)!.type] });
 }

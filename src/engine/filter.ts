@@ -56,10 +56,7 @@ export function parseFilter(raw: string | undefined): Record<string, unknown> | 
 }
 
 /** Compiles a parsed filter against the allowed fields; returns undefined for an empty filter. */
-export function compileFilter(
-  filter: Record<string, unknown> | undefined,
-  fields: FilterFields,
-): SQL | undefined {
+export function compileFilter(filter: Record<string, unknown> | undefined, fields: FilterFields): SQL | undefined {
   if (filter === undefined) return undefined;
   // Bulk endpoints may take the filter from a JSON body, so the shape is checked again here.
   if (!isObject(filter)) throw ApiError.invalid('filter', 'must be a JSON object');
@@ -76,7 +73,9 @@ export function compileFilter(
 
   const compileLogical = (op: string, value: unknown, depth: number): SQL => {
     if (op !== '$and' && op !== '$or') {
-      const detail = FIELD_OPERATORS.has(op) ? `operator "${op}" must be applied to a field` : `unknown operator "${op}"`;
+      const detail = FIELD_OPERATORS.has(op)
+        ? `operator "${op}" must be applied to a field`
+        : `unknown operator "${op}"`;
       throw ApiError.invalid('filter', detail);
     }
     if (!Array.isArray(value) || value.length === 0) {
@@ -116,8 +115,15 @@ export function compileFilter(
   };
 
   // "No related record is x" is the negation of "some related record is x", not "some is not x".
-  const relatedCondition = (field: FilterField, exists: (condition: SQL) => SQL, op: string, value: unknown, source: string): SQL => {
-    if (value === null && (op === '$eq' || op === '$ne')) return op === '$eq' ? sql`not ${exists(sql`true`)}` : exists(sql`true`);
+  const relatedCondition = (
+    field: FilterField,
+    exists: (condition: SQL) => SQL,
+    op: string,
+    value: unknown,
+    source: string,
+  ): SQL => {
+    if (value === null && (op === '$eq' || op === '$ne'))
+      return op === '$eq' ? sql`not ${exists(sql`true`)}` : exists(sql`true`);
     const some = (positive: string) => exists(sql`(${ownCondition(field, positive, value, source)})`);
     if (op === '$ne') return sql`not ${some('$eq')}`;
     if (op === '$nin') return sql`not ${some('$in')}`;
@@ -132,9 +138,7 @@ export function compileFilter(
         return value === null ? sql`${expr} is null` : sql`${expr} = ${param(field, value, source)}`;
       case '$ne':
         // Mongo semantics: a NULL is "not equal" too, which `<>` would drop.
-        return value === null
-          ? sql`${expr} is not null`
-          : sql`${expr} is distinct from ${param(field, value, source)}`;
+        return value === null ? sql`${expr} is not null` : sql`${expr} is distinct from ${param(field, value, source)}`;
       case '$lt':
       case '$lte':
       case '$gt':
@@ -221,7 +225,8 @@ function datetimeValue(value: unknown, source: string): string {
 
 /** A calendar date `YYYY-MM-DD`, as date columns (a holiday's days) hold them. */
 function dateValue(value: unknown, source: string): string {
-  if (typeof value !== 'string' || !isCalendarDay(value)) throw ApiError.invalid(source, 'must be a date like 2024-05-01');
+  if (typeof value !== 'string' || !isCalendarDay(value))
+    throw ApiError.invalid(source, 'must be a date like 2024-05-01');
   return value;
 }
 

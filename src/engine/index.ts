@@ -5,21 +5,66 @@
  * read or change records the way the generic routes do.
  */
 export { AUDIT_SET, defineResource, shapeOf, shapeOfFields } from './resource';
-export type { AuditedTable, ComputedField, Parent, RecordShape, Relation, ResourceDeclaration, WritableField, WriteContext } from './types';
-export { hasMany, hasManyFields, hasOne, manyToMany, ownedRecords, planOf, readOnlyRelation, referencedBy, withPlan } from './relations';
+export type {
+  AuditedTable,
+  ComputedField,
+  Parent,
+  RecordShape,
+  Relation,
+  ResourceDeclaration,
+  WritableField,
+  WriteContext,
+} from './types';
+export {
+  hasMany,
+  hasManyFields,
+  hasOne,
+  manyToMany,
+  ownedRecords,
+  planOf,
+  readOnlyRelation,
+  referencedBy,
+  withPlan,
+} from './relations';
 export type { PlannedParent, RelationPlan } from './relations';
 export { referenceField, referenceInput } from './reference-field';
-export { computedFrom, finishRecord, isoTime, jsonObject, literal, recordJson, refJson, refProperty, timeProperty } from './record-json';
+export {
+  computedFrom,
+  finishRecord,
+  isoTime,
+  jsonObject,
+  literal,
+  recordJson,
+  refJson,
+  refProperty,
+  timeProperty,
+} from './record-json';
 export { refSchema, timeSchema, typed } from './wire';
 export { recordSchema } from './record-schema';
 export { oneRecordRead, selectOne, selectPage } from './queries';
 export type { WireRecord } from './queries';
 export { listBody, readBack, readOne } from './read';
-export { filterParam, includesParam, pageMetadata, pageMetaSchema, pageParam, pageSizeParam, paginationSchema } from './list-params';
+export {
+  filterParam,
+  includesParam,
+  pageMetadata,
+  pageMetaSchema,
+  pageParam,
+  pageSizeParam,
+  paginationSchema,
+} from './list-params';
 export { recordScope, tenantScope } from './scope';
 export { filteredScope, selectionFromFilter } from './selection';
 export { bulkResult, bulkResultSchema, bulkTarget } from './bulk';
-export { createRecords, createStatement, deleteRecords, deleteStatement, reserveId, updateRecords, updateStatement } from './changes';
+export {
+  createRecords,
+  createStatement,
+  deleteRecords,
+  deleteStatement,
+  reserveId,
+  updateRecords,
+  updateStatement,
+} from './changes';
 export type { Writer } from './changes';
 export { deletedValues, updatedValues } from './columns';
 export { resourceRoutes } from './routes';

@@ -33,11 +33,22 @@ export const pageParam = wholeNumber(MAX_PAGE, 1, 'the page, from 1');
 export const pageSizeParam = wholeNumber(MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, `records a page, 1 to ${MAX_PAGE_SIZE}`);
 
 /** A comma list of names, each one of `allowed`: unknown ones are a 400 naming them. */
-function nameList(allowed: readonly string[], options: { all: boolean; what: string; aliases?: Record<string, string> }) {
+function nameList(
+  allowed: readonly string[],
+  options: { all: boolean; what: string; aliases?: Record<string, string> },
+) {
   const aliases = options.aliases ?? {};
   return (raw: string | undefined, ctx: z.core.$RefinementCtx<string | undefined>): string[] => {
     if (raw === undefined || raw.trim() === '') return [];
-    const names = [...new Set(raw.split(',').map((name) => name.trim()).filter(Boolean).map((name) => aliases[name] ?? name))];
+    const names = [
+      ...new Set(
+        raw
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+          .map((name) => aliases[name] ?? name),
+      ),
+    ];
     if (options.all && names.includes('all')) return [...allowed];
     const unknown = names.find((name) => !allowed.includes(name));
     if (unknown !== undefined) {
@@ -58,7 +69,9 @@ export function includesParam(allowed: readonly string[], aliases: Record<string
     .transform(nameList(allowed, { all: true, what: 'include', aliases }))
     .meta({
       type: 'string',
-      description: allowed.length ? `related records to include: a comma list of ${named.join(', ')}, or all` : 'nothing to include here; `all` is accepted',
+      description: allowed.length
+        ? `related records to include: a comma list of ${named.join(', ')}, or all`
+        : 'nothing to include here; `all` is accepted',
       example: 'all',
     });
 }
@@ -70,7 +83,10 @@ export function fieldsParam(allowed: readonly string[]) {
     .optional()
     .transform(nameList(allowed, { all: false, what: 'field' }))
     .transform((names) => (names.length ? names : undefined))
-    .meta({ type: 'string', description: `only these properties of each record (and \`id\`, \`type\`): a comma list of ${allowed.join(', ')}` });
+    .meta({
+      type: 'string',
+      description: `only these properties of each record (and \`id\`, \`type\`): a comma list of ${allowed.join(', ')}`,
+    });
 }
 
 /** `orderBy`: one allowed name. */
@@ -107,7 +123,11 @@ export const orderModeParam = z
 export function filterParam(resource: ResourceDeclaration, required = false) {
   const names = resource.filter;
   const example = filterExample(resource);
-  const described = { type: 'string', description: `a JSON filter${required ? ' (required)' : ''} over: ${names.join(', ')}; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or`, ...(example ? { example } : {}) } as const;
+  const described = {
+    type: 'string',
+    description: `a JSON filter${required ? ' (required)' : ''} over: ${names.join(', ')}; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or`,
+    ...(example ? { example } : {}),
+  } as const;
   return required ? z.string().meta(described) : z.string().optional().meta(described);
 }
 
@@ -117,9 +137,13 @@ export function filterParam(resource: ResourceDeclaration, required = false) {
  */
 export function filterArgsSchema(names: readonly string[]) {
   return bodyObject({
-    filter: z.union([z.string(), z.record(z.string(), z.unknown())]).meta({ description: `the filter, as in the query: over ${names.join(', ')}` }),
+    filter: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .meta({ description: `the filter, as in the query: over ${names.join(', ')}` }),
     bulkDryExecute: z.boolean().optional().meta({ description: 'true: answer what would change, and change nothing' }),
-  }).meta({ description: 'the records to change and whether to change them; the query `filter` is the other way to name them' });
+  }).meta({
+    description: 'the records to change and whether to change them; the query `filter` is the other way to name them',
+  });
 }
 
 /** The page's metadata, as `meta.page`. */

@@ -22,14 +22,27 @@ import { watchedProperties } from './watched';
  */
 export function plannable(resource: ResourceDeclaration): boolean {
   const { planned } = resource;
-  return (!resource.onCreate || planned?.onCreate !== undefined) && (!resource.beforeWrite || planned?.before !== undefined || planned?.first !== undefined) && (!resource.afterWrite || planned?.after !== undefined);
+  return (
+    (!resource.onCreate || planned?.onCreate !== undefined) &&
+    (!resource.beforeWrite || planned?.before !== undefined || planned?.first !== undefined) &&
+    (!resource.afterWrite || planned?.after !== undefined)
+  );
 }
 
 /** The body as the planned hooks leave it (their own copy), or undefined when it needs the interactive write. */
-async function plannedRecord(db: Database, env: Env, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, id: number | undefined): Promise<Record<string, unknown> | undefined> {
+async function plannedRecord(
+  db: Database,
+  env: Env,
+  resource: ResourceDeclaration,
+  who: Actor,
+  sent: Record<string, unknown>,
+  id: number | undefined,
+): Promise<Record<string, unknown> | undefined> {
   const record = { ...sent };
   if (resource.planned?.before && !(await resource.planned.before(who, record, id, db.http, env))) return undefined;
-  const relationsPlanned = Object.entries(resource.relations).every(([name, relation]) => record[name] === undefined || !relation.write || planOf(relation) !== undefined);
+  const relationsPlanned = Object.entries(resource.relations).every(
+    ([name, relation]) => record[name] === undefined || !relation.write || planOf(relation) !== undefined,
+  );
   return relationsPlanned ? record : undefined;
 }
 
@@ -43,25 +56,55 @@ function referenceChecks(resource: ResourceDeclaration, who: Actor, record: Reco
     // a value the planned hooks set as SQL (a default, a record made in the batch) is theirs to check
     if (!field.references || typeof id !== 'number') return [];
     const { table, type } = field.references;
-    return [refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${table} WHERE ${and(tenantScope(table, who.installationId), eq(table.id, id as number))})`, 400, `${resource.singular}.${name}`, `no ${type} ${String(id)} here`)];
+    return [
+      refuseWhen(
+        sql`NOT EXISTS (SELECT 1 FROM ${table} WHERE ${and(tenantScope(table, who.installationId), eq(table.id, id as number))})`,
+        400,
+        `${resource.singular}.${name}`,
+        `no ${type} ${String(id)} here`,
+      ),
+    ];
   });
 }
 
 /** `takeDefaultFlag` as statements of the batch. */
-function defaultFlagStatements(db: Writer, resource: ResourceDeclaration, who: Actor, record: Record<string, unknown>, id: number | undefined): SQL[] {
+function defaultFlagStatements(
+  db: Writer,
+  resource: ResourceDeclaration,
+  who: Actor,
+  record: Record<string, unknown>,
+  id: number | undefined,
+): SQL[] {
   const property = resource.defaultFlag;
   if (!property || record[property] !== true) return [];
   const table = resource.table;
   const flag = resource.fields[property]!.column;
-  const others = and(tenantScope(table, who.installationId, false, 'write'), eq(flag, true), id === undefined ? undefined : ne(table.id, id))!;
+  const others = and(
+    tenantScope(table, who.installationId, false, 'write'),
+    eq(flag, true),
+    id === undefined ? undefined : ne(table.id, id),
+  )!;
   return [
     sql`SELECT pg_advisory_xact_lock(hashtext(${`${resource.type}.${property}`}), ${who.installationId}::int)`,
-    updateStatement(db, who, { table, type: resource.type, where: others }, { [columnKey(table, flag)]: false }, { [property]: flag }),
+    updateStatement(
+      db,
+      who,
+      { table, type: resource.type, where: others },
+      { [columnKey(table, flag)]: false },
+      { [property]: flag },
+    ),
   ];
 }
 
 /** The statements of each relation the body names. */
-function relationStatements(db: Writer, resource: ResourceDeclaration, who: Actor, parent: PlannedParent, record: Record<string, unknown>, creating: boolean): SQL[] | undefined {
+function relationStatements(
+  db: Writer,
+  resource: ResourceDeclaration,
+  who: Actor,
+  parent: PlannedParent,
+  record: Record<string, unknown>,
+  creating: boolean,
+): SQL[] | undefined {
   const statements: SQL[] = [];
   for (const [name, relation] of Object.entries(resource.relations)) {
     if (record[name] === undefined || !relation.write) continue;
@@ -73,15 +116,32 @@ function relationStatements(db: Writer, resource: ResourceDeclaration, who: Acto
 }
 
 /** Sends the statements, the record's read-back last: answers it as the write answers it (null: the record is not there to read). */
-export async function sendWithReadBack(db: Database, resource: ResourceDeclaration, who: Actor, statements: readonly (SQL | undefined)[], id: SQL, includes: readonly string[]) {
+export async function sendWithReadBack(
+  db: Database,
+  resource: ResourceDeclaration,
+  who: Actor,
+  statements: readonly (SQL | undefined)[],
+  id: SQL,
+  includes: readonly string[],
+) {
   const read = oneRecordRead(resource, who, id, includes);
-  const results = await db.batch([...statements.filter((statement): statement is SQL => statement !== undefined), read.statement]);
+  const results = await db.batch([
+    ...statements.filter((statement): statement is SQL => statement !== undefined),
+    read.statement,
+  ]);
   const found = read.result(results.at(-1)!);
   return found ? { [resource.singular]: found.records[0]!, included: found.included } : null;
 }
 
 /** A create as one batch, with the body as its hooks amended it; undefined when the body needs the interactive write. */
-export async function plannedCreate(db: Database, env: Env, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>, includes: readonly string[]) {
+export async function plannedCreate(
+  db: Database,
+  env: Env,
+  resource: ResourceDeclaration,
+  who: Actor,
+  sent: Record<string, unknown>,
+  includes: readonly string[],
+) {
   const plan = await plannedCreateStatements(db, env, resource, who, sent);
   if (!plan) return undefined;
   const body = await sendWithReadBack(db, resource, who, plan.statements, plan.id, includes);
@@ -94,7 +154,13 @@ export async function plannedCreate(db: Database, env: Env, resource: ResourceDe
  * (mail making a ticket): `id` is the new record's id in the statements after them. Undefined
  * when the body needs the interactive write.
  */
-export async function plannedCreateStatements(db: Database, env: Env, resource: ResourceDeclaration, who: Actor, sent: Record<string, unknown>) {
+export async function plannedCreateStatements(
+  db: Database,
+  env: Env,
+  resource: ResourceDeclaration,
+  who: Actor,
+  sent: Record<string, unknown>,
+) {
   const record = await plannedRecord(db, env, resource, who, sent, undefined);
   if (!record) return undefined;
   const writer = db.http;
@@ -102,12 +168,25 @@ export async function plannedCreateStatements(db: Database, env: Env, resource: 
   const relations = relationStatements(writer, resource, who, { type: resource.type, id }, record, true);
   if (!relations) return undefined;
   // the checks of what was sent, then the hooks' first statements (which may set values as SQL)
-  const checks = [...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, undefined, env) ?? [])];
-  const row = { ...rowValues(resource.table, writableFields(resource), record), ...(resource.planned?.onCreate?.(who, record) ?? {}) };
+  const checks = [
+    ...referenceChecks(resource, who, record),
+    ...(resource.planned?.first?.(writer, who, record, undefined, env) ?? []),
+  ];
+  const row = {
+    ...rowValues(resource.table, writableFields(resource), record),
+    ...(resource.planned?.onCreate?.(who, record) ?? {}),
+  };
   const statements = [
     ...checks,
     ...defaultFlagStatements(writer, resource, who, record, undefined),
-    createStatement(writer, who, { table: resource.table, type: resource.type }, [row], undefined, sql`id, ${remember(CREATED, sql`id`)}`),
+    createStatement(
+      writer,
+      who,
+      { table: resource.table, type: resource.type },
+      [row],
+      undefined,
+      sql`id, ${remember(CREATED, sql`id`)}`,
+    ),
     ...relations,
     ...(resource.planned?.after?.(writer, who, record, id, true) ?? []),
   ];
@@ -121,21 +200,46 @@ export async function plannedCreateStatements(db: Database, env: Env, resource: 
  * not there (or not the caller's to change) stops the batch first: a 404, or for a record every
  * installation shares a 409 saying so, as the interactive write answers.
  */
-export async function plannedUpdate(db: Database, env: Env, resource: ResourceDeclaration, who: Actor, id: number, sent: Record<string, unknown>, includes: readonly string[]) {
+export async function plannedUpdate(
+  db: Database,
+  env: Env,
+  resource: ResourceDeclaration,
+  who: Actor,
+  id: number,
+  sent: Record<string, unknown>,
+  includes: readonly string[],
+) {
   const record = await plannedRecord(db, env, resource, who, sent, id);
   if (!record) return undefined;
   const writer = db.http;
-  const relations = relationStatements(writer, resource, who, { type: resource.type, id: sql`${id}::int` }, record, false);
+  const relations = relationStatements(
+    writer,
+    resource,
+    who,
+    { type: resource.type, id: sql`${id}::int` },
+    record,
+    false,
+  );
   if (!relations) return undefined;
   const table = resource.table;
   const writable = and(recordScope(resource, who, false, 'write'), eq(table.id, id))!;
   // in the interactive write's order: the references, the hook's first work (which may lock rows
   // the record's own lock must come after, as a thread entry's ticket), then the record locked and checked
-  const checks = [...referenceChecks(resource, who, record), ...(resource.planned?.first?.(writer, who, record, id, env) ?? []), notWritableCheck(resource, who, id, writable)];
+  const checks = [
+    ...referenceChecks(resource, who, record),
+    ...(resource.planned?.first?.(writer, who, record, id, env) ?? []),
+    notWritableCheck(resource, who, id, writable),
+  ];
   const statements = [
     ...checks,
     ...defaultFlagStatements(writer, resource, who, record, id),
-    updateStatement(writer, who, { table, type: resource.type, where: writable }, rowValues(table, writableFields(resource), record), watchedProperties(resource, record)),
+    updateStatement(
+      writer,
+      who,
+      { table, type: resource.type, where: writable },
+      rowValues(table, writableFields(resource), record),
+      watchedProperties(resource, record),
+    ),
     ...relations,
     ...(resource.planned?.after?.(writer, who, record, sql`${id}::int`, false) ?? []),
   ];
@@ -143,7 +247,13 @@ export async function plannedUpdate(db: Database, env: Env, resource: ResourceDe
 }
 
 /** Stops the batch when the record is not the caller's to change (`notWritable`'s answers). */
-export function notWritableCheck(resource: ResourceDeclaration, who: Actor, id: number, writable: SQL, verb: 'changed' | 'deleted' = 'changed'): SQL {
+export function notWritableCheck(
+  resource: ResourceDeclaration,
+  who: Actor,
+  id: number,
+  writable: SQL,
+  verb: 'changed' | 'deleted' = 'changed',
+): SQL {
   const table = resource.table;
   // locked as it is checked: a delete in between cannot leave the batch's other writes on a record that is gone
   const locked = sql`WITH locked AS (SELECT ${table.id} FROM ${table} WHERE ${writable} FOR UPDATE)`;
@@ -170,21 +280,41 @@ const BULK_IDS = 'bulk_ids';
  * planned form, or write rules with no planned bulk form.
  */
 export async function plannedBulkUpdate(
-  db: Database, resource: ResourceDeclaration, who: Actor, target: { table: ResourceDeclaration['table']; type: string; where: SQL },
-  sent: Record<string, unknown>, relations: ReadonlyArray<readonly [string, Relation]>, dryRun = false,
+  db: Database,
+  resource: ResourceDeclaration,
+  who: Actor,
+  target: { table: ResourceDeclaration['table']; type: string; where: SQL },
+  sent: Record<string, unknown>,
+  relations: ReadonlyArray<readonly [string, Relation]>,
+  dryRun = false,
 ): Promise<number[] | undefined> {
   const { planned } = resource;
-  const rules = Boolean(resource.beforeWrite || resource.beforeBulkWrite || resource.afterWrite || resource.afterBulkWrite);
-  if (relations.some(([, relation]) => !relation.bulkPlan) || (rules && !(planned?.bulkFirst && planned.bulkAfter))) return undefined;
+  const rules = Boolean(
+    resource.beforeWrite || resource.beforeBulkWrite || resource.afterWrite || resource.afterBulkWrite,
+  );
+  if (relations.some(([, relation]) => !relation.bulkPlan) || (rules && !(planned?.bulkFirst && planned.bulkAfter)))
+    return undefined;
   const writer = db.http;
   // the hooks' own copy of the body
   const record = { ...sent };
   if (planned?.bulkRead) await planned.bulkRead(who, record, target.where, writer);
   const ids = recalledIds(BULK_IDS);
   const remembered = sql`SELECT ${remember(BULK_IDS, sql`(SELECT coalesce(jsonb_agg(id ORDER BY id), '[]'::jsonb) FROM changed)`)}::jsonb AS ids`;
-  const before = [...referenceChecks(resource, who, record), ...(planned?.bulkFirst?.(writer, who, record, target.where) ?? [])];
-  const update = updateStatement(writer, who, target, rowValues(resource.table, writableFields(resource), record), watchedProperties(resource, record), remembered);
-  const linked = relations.flatMap(([name, relation]) => relation.bulkPlan!(who, ids, record[name], `${resource.singular}.${name}`));
+  const before = [
+    ...referenceChecks(resource, who, record),
+    ...(planned?.bulkFirst?.(writer, who, record, target.where) ?? []),
+  ];
+  const update = updateStatement(
+    writer,
+    who,
+    target,
+    rowValues(resource.table, writableFields(resource), record),
+    watchedProperties(resource, record),
+    remembered,
+  );
+  const linked = relations.flatMap(([name, relation]) =>
+    relation.bulkPlan!(who, ids, record[name], `${resource.singular}.${name}`),
+  );
   const statements = [...before, update, ...linked, ...(planned?.bulkAfter?.(writer, who, record, ids) ?? [])];
   if (dryRun) {
     try {
@@ -193,7 +323,7 @@ export async function plannedBulkUpdate(
       if (error instanceof RolledBack) return (JSON.parse(error.value) as number[]).map(Number);
       throw error;
     }
-    throw new Error('a dry run\'s batch was not rolled back');
+    throw new Error("a dry run's batch was not rolled back");
   }
   const results = await db.batch(statements);
   return (results[before.length]![0]!.ids as number[]).map(Number);

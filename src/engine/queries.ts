@@ -58,8 +58,20 @@ export interface RecordsResult {
 
 /** How the statement reads one include, and where its result is. */
 type IncludePlan =
-  | { name: string; relation: Relation; kind: 'children'; read: Extract<PageRead, { kind: 'children' }>; column: string }
-  | { name: string; relation: Relation; kind: 'referenced'; read: Extract<PageRead, { kind: 'referenced' }>; column: string }
+  | {
+      name: string;
+      relation: Relation;
+      kind: 'children';
+      read: Extract<PageRead, { kind: 'children' }>;
+      column: string;
+    }
+  | {
+      name: string;
+      relation: Relation;
+      kind: 'referenced';
+      read: Extract<PageRead, { kind: 'referenced' }>;
+      column: string;
+    }
   | { name: string; relation: RowRelation; kind: 'perRow' };
 
 /** What a read of a resource with these includes is made of, whatever its ids. */
@@ -83,10 +95,15 @@ function buildParts(resource: ResourceDeclaration, includes: readonly string[], 
     if (!relation.page) return { name, relation, kind: 'perRow' };
     const read = relation.page;
     const column = `inc_${i}`;
-    return read.kind === 'children' ? { name, relation, kind: 'children', read, column } : { name, relation, kind: 'referenced', read, column };
+    return read.kind === 'children'
+      ? { name, relation, kind: 'children', read, column }
+      : { name, relation, kind: 'referenced', read, column };
   });
   // the references `assemble` sets on each record
-  const record = recordValues(shapeOf(resource, who), plans.filter((plan) => plan.relation.cardinality !== 'none').map((plan) => plan.name));
+  const record = recordValues(
+    shapeOf(resource, who),
+    plans.filter((plan) => plan.relation.cardinality !== 'none').map((plan) => plan.name),
+  );
   // Per-row extras, after the record's values, in the includes' order.
   const extras = plans.flatMap((plan) => {
     if (plan.kind === 'referenced') return [plan.read.refs(t)];
@@ -157,7 +174,13 @@ const keyOf = (resource: ResourceDeclaration) => {
  * A cache entry per resource and includes, which must be in their canonical order
  * (`canonicalIncludes`), and per caller shape (`callerShape`) where the entry depends on it.
  */
-function byIncludes<T>(cache: StatementCache<T>, resource: ResourceDeclaration, includes: readonly string[], make: () => T, shape = ''): T {
+function byIncludes<T>(
+  cache: StatementCache<T>,
+  resource: ResourceDeclaration,
+  includes: readonly string[],
+  make: () => T,
+  shape = '',
+): T {
   return cache.get(`${keyOf(resource)}|${shape}|${includes.join(',')}`, make);
 }
 
@@ -174,10 +197,13 @@ const PAGE_IDS = sql.raw('ARRAY(SELECT page_id FROM page)');
 /** A page's `SELECT` list, before its total: rendered once when it depends on nobody. */
 function pageSelect(parts: ReadParts, resource: ResourceDeclaration): SQL {
   const t = resource.table;
-  return sql.join([
-    sql`(SELECT json_agg(${parts.row} ORDER BY page.position) FROM page JOIN ${t} ON ${t.id} = page.page_id) AS records`,
-    ...parts.includes(PAGE_IDS),
-  ], sql`, `);
+  return sql.join(
+    [
+      sql`(SELECT json_agg(${parts.row} ORDER BY page.position) FROM page JOIN ${t} ON ${t.id} = page.page_id) AS records`,
+      ...parts.includes(PAGE_IDS),
+    ],
+    sql`, `,
+  );
 }
 
 /** One record's statement: the row, and its includes over its id. */
@@ -200,7 +226,11 @@ function namedIds(values: readonly (number | null)[]): number[] {
  * statement's row, holding the include columns): each record's related records in id order, put
  * into `included` once each (in the order the records name them) and referenced on the record.
  */
-function assemble(parts: ReadParts, rows: readonly Row[], found: Record<string, unknown> | undefined): Omit<RecordsResult, 'total'> {
+function assemble(
+  parts: ReadParts,
+  rows: readonly Row[],
+  found: Record<string, unknown> | undefined,
+): Omit<RecordsResult, 'total'> {
   const { record: own, plans } = parts;
   // Each include's records: by parent id (children), or by id (referenced).
   const byParent = new Map<string, Map<number, WireRecord[]>>();
@@ -256,7 +286,10 @@ function assemble(parts: ReadParts, rows: readonly Row[], found: Record<string, 
     }
     return record;
   });
-  return { records, included: Object.fromEntries(Object.entries(included).map(([type, seen]) => [type, [...seen.values()]])) };
+  return {
+    records,
+    included: Object.fromEntries(Object.entries(included).map(([type, seen]) => [type, [...seen.values()]])),
+  };
 }
 
 function scopeOf(resource: ResourceDeclaration, selection: RecordSelection): SQL {
@@ -277,7 +310,9 @@ const preparedOnes = new StatementCache<PreparedRead>();
  */
 function callerShape(resource: ResourceDeclaration, includes: readonly string[], who: Actor): string {
   if (!resource.scope && !partsDependOnCaller(resource, includes)) return 'anyone';
-  return who.kind === 'teammate' ? `teammate:${who.role}` : `system:${who.part}:${who.userId === null ? 'nobody' : 'user'}`;
+  return who.kind === 'teammate'
+    ? `teammate:${who.role}`
+    : `system:${who.part}:${who.userId === null ? 'nobody' : 'user'}`;
 }
 
 /**
@@ -288,7 +323,11 @@ function callerShape(resource: ResourceDeclaration, includes: readonly string[],
  */
 function callerTemplate(who: Actor): Actor {
   const placeholder = (name: string) => sql.placeholder(name) as unknown as number;
-  return { ...who, installationId: placeholder('installationId'), userId: who.userId === null ? null : placeholder('userId') } as Actor;
+  return {
+    ...who,
+    installationId: placeholder('installationId'),
+    userId: who.userId === null ? null : placeholder('userId'),
+  } as Actor;
 }
 
 /** The values of `callerTemplate`'s placeholders. */
@@ -302,18 +341,34 @@ function callerValues(who: Actor): Record<string, unknown> {
  * of a GET's own CPU (docs/benchmarks.md).
  */
 function preparedOne(resource: ResourceDeclaration, includes: readonly string[], who: Actor): PreparedRead {
-  return byIncludes(preparedOnes, resource, includes, () => {
-    const template = callerTemplate(who);
-    const parts = partsOf(resource, includes, template);
-    return { parts, query: dialect.sqlToQuery(oneStatement(parts, resource, recordScope(resource, template), sql`${sql.placeholder('id')}`)) };
-  }, callerShape(resource, includes, who));
+  return byIncludes(
+    preparedOnes,
+    resource,
+    includes,
+    () => {
+      const template = callerTemplate(who);
+      const parts = partsOf(resource, includes, template);
+      return {
+        parts,
+        query: dialect.sqlToQuery(
+          oneStatement(parts, resource, recordScope(resource, template), sql`${sql.placeholder('id')}`),
+        ),
+      };
+    },
+    callerShape(resource, includes, who),
+  );
 }
 
 /**
  * `selectOne` as a statement to send in a batch, the id given as SQL (a new record's, recalled
  * from an earlier statement), and how to read its answer.
  */
-export function oneRecordRead(resource: ResourceDeclaration, who: Actor, id: SQL, includes: readonly string[]): { statement: SQL; result(rows: readonly Record<string, unknown>[]): RecordsResult | undefined } {
+export function oneRecordRead(
+  resource: ResourceDeclaration,
+  who: Actor,
+  id: SQL,
+  includes: readonly string[],
+): { statement: SQL; result(rows: readonly Record<string, unknown>[]): RecordsResult | undefined } {
   const parts = partsOf(resource, canonicalIncludes(resource, includes), who);
   return {
     statement: oneStatement(parts, resource, recordScope(resource, who), id),
@@ -325,14 +380,22 @@ export function oneRecordRead(resource: ResourceDeclaration, who: Actor, id: SQL
 }
 
 /** One record by id, with what it includes: one statement. */
-export async function selectOne(db: Queryable, resource: ResourceDeclaration, id: number, selection: RecordSelection): Promise<RecordsResult | undefined> {
+export async function selectOne(
+  db: Queryable,
+  resource: ResourceDeclaration,
+  id: number,
+  selection: RecordSelection,
+): Promise<RecordsResult | undefined> {
   const includes = canonicalIncludes(resource, selection.includes);
   let parts: ReadParts;
   let rows: Record<string, unknown>[];
   if (!selection.where && !selection.withDeleted && db.executeText) {
     const prepared = preparedOne(resource, includes, selection.who);
     parts = prepared.parts;
-    ({ rows } = await db.executeText(prepared.query.sql, fillPlaceholders(prepared.query.params, { ...callerValues(selection.who), id })));
+    ({ rows } = await db.executeText(
+      prepared.query.sql,
+      fillPlaceholders(prepared.query.params, { ...callerValues(selection.who), id }),
+    ));
   } else {
     parts = partsOf(resource, includes, selection.who);
     ({ rows } = await db.execute(oneStatement(parts, resource, scopeOf(resource, selection), sql`${id}`)));
@@ -343,7 +406,14 @@ export async function selectOne(db: Queryable, resource: ResourceDeclaration, id
 }
 
 /** The page statement: `page`, the select list, the total. */
-function pageStatement(t: ResourceDeclaration['table'], scope: SQL, order: SQL, limit: SQL, offset: SQL, select: SQL): SQL {
+function pageStatement(
+  t: ResourceDeclaration['table'],
+  scope: SQL,
+  order: SQL,
+  limit: SQL,
+  offset: SQL,
+  select: SQL,
+): SQL {
   return sql`
     WITH page AS MATERIALIZED (
       SELECT ids.page_id, row_number() OVER () AS position
@@ -360,12 +430,22 @@ function pageStatement(t: ResourceDeclaration['table'], scope: SQL, order: SQL, 
  */
 const preparedSelects = new StatementCache<PreparedRead | null>();
 
-function preparedSelect(resource: ResourceDeclaration, includes: readonly string[], who: Actor): PreparedRead | undefined {
-  const entry = byIncludes(preparedSelects, resource, includes, () => {
-    const parts = partsOf(resource, includes, callerTemplate(who));
-    const query = dialect.sqlToQuery(pageSelect(parts, resource));
-    return spliceable(query) ? { parts, query } : null;
-  }, callerShape(resource, includes, who));
+function preparedSelect(
+  resource: ResourceDeclaration,
+  includes: readonly string[],
+  who: Actor,
+): PreparedRead | undefined {
+  const entry = byIncludes(
+    preparedSelects,
+    resource,
+    includes,
+    () => {
+      const parts = partsOf(resource, includes, callerTemplate(who));
+      const query = dialect.sqlToQuery(pageSelect(parts, resource));
+      return spliceable(query) ? { parts, query } : null;
+    },
+    callerShape(resource, includes, who),
+  );
   return entry ?? undefined;
 }
 
@@ -396,14 +476,32 @@ const preparedPages = new StatementCache<PreparedRead>();
  * parameters.
  */
 function preparedPage(resource: ResourceDeclaration, includes: readonly string[], who: Actor): PreparedRead {
-  return byIncludes(preparedPages, resource, includes, () => {
-    const t = resource.table;
-    const template = callerTemplate(who);
-    const parts = partsOf(resource, includes, template);
-    const select = pageSelect(parts, resource);
-    const limit = sql`${sql.placeholder('limit')}`;
-    return { parts, query: dialect.sqlToQuery(pageStatement(t, recordScope(resource, template), sql`${t.id} ASC`, limit, sql`${sql.placeholder('offset')}`, select)) };
-  }, callerShape(resource, includes, who));
+  return byIncludes(
+    preparedPages,
+    resource,
+    includes,
+    () => {
+      const t = resource.table;
+      const template = callerTemplate(who);
+      const parts = partsOf(resource, includes, template);
+      const select = pageSelect(parts, resource);
+      const limit = sql`${sql.placeholder('limit')}`;
+      return {
+        parts,
+        query: dialect.sqlToQuery(
+          pageStatement(
+            t,
+            recordScope(resource, template),
+            sql`${t.id} ASC`,
+            limit,
+            sql`${sql.placeholder('offset')}`,
+            select,
+          ),
+        ),
+      };
+    },
+    callerShape(resource, includes, who),
+  );
 }
 
 /**
@@ -411,7 +509,12 @@ function preparedPage(resource: ResourceDeclaration, includes: readonly string[]
  * the page size and the includes. `page` picks the page's ids in order (an index can serve it
  * and stop at the page); only those records are built; the total is one count, run once.
  */
-export async function selectPage(db: Queryable, resource: ResourceDeclaration, selection: RecordSelection, page: Page): Promise<RecordsResult> {
+export async function selectPage(
+  db: Queryable,
+  resource: ResourceDeclaration,
+  selection: RecordSelection,
+  page: Page,
+): Promise<RecordsResult> {
   const t = resource.table;
   const includes = canonicalIncludes(resource, selection.includes);
   let parts: ReadParts;
@@ -427,13 +530,31 @@ export async function selectPage(db: Queryable, resource: ResourceDeclaration, s
     ({ rows } = await db.executeText(prepared.query.sql, fillPlaceholders(prepared.query.params, values)));
   } else if (db.executeText && select) {
     parts = select.parts;
-    const around = dialect.sqlToQuery(pageStatement(t, scopeOf(resource, selection), order, sql`${page.limit}`, sql`${page.offset}`, sql.raw(SELECT_MARK)));
+    const around = dialect.sqlToQuery(
+      pageStatement(
+        t,
+        scopeOf(resource, selection),
+        order,
+        sql`${page.limit}`,
+        sql`${page.offset}`,
+        sql.raw(SELECT_MARK),
+      ),
+    );
     const statement = spliced(around, select.query, callerValues(selection.who));
     ({ rows } = await db.executeText(statement.sql, statement.params));
   } else {
     // a transaction's handle takes drizzle SQL only, and a select that cannot be spliced is rendered whole
     parts = partsOf(resource, includes, selection.who);
-    ({ rows } = await db.execute(pageStatement(t, scopeOf(resource, selection), order, sql`${page.limit}`, sql`${page.offset}`, pageSelect(parts, resource))));
+    ({ rows } = await db.execute(
+      pageStatement(
+        t,
+        scopeOf(resource, selection),
+        order,
+        sql`${page.limit}`,
+        sql`${page.offset}`,
+        pageSelect(parts, resource),
+      ),
+    ));
   }
   const row = rows[0];
   return { ...assemble(parts, (row?.records ?? []) as Row[], row), total: (row?.total as number | undefined) ?? 0 };
@@ -441,5 +562,10 @@ export async function selectPage(db: Queryable, resource: ResourceDeclaration, s
 
 /** How many entries each statement cache holds now (for the tests of its bound). */
 export function statementCacheSizes(): Record<string, number> {
-  return { parts: cachedParts.entries.size, ones: preparedOnes.entries.size, pages: preparedPages.entries.size, selects: preparedSelects.entries.size };
+  return {
+    parts: cachedParts.entries.size,
+    ones: preparedOnes.entries.size,
+    pages: preparedPages.entries.size,
+    selects: preparedSelects.entries.size,
+  };
 }

@@ -24,7 +24,13 @@ function oneRecordBody(resource: ResourceDeclaration, result: RecordsResult, fie
 }
 
 /** A record by id in the caller's installation, or the spec's 404 error body. */
-export async function readOne(c: Context<AppEnv>, resource: ResourceDeclaration, id: number, includes: readonly string[], fields?: readonly string[]) {
+export async function readOne(
+  c: Context<AppEnv>,
+  resource: ResourceDeclaration,
+  id: number,
+  includes: readonly string[],
+  fields?: readonly string[],
+) {
   const result = await selectOne(c.var.db.http, resource, id, { who: c.var.principal, includes });
   if (!result) throw ApiError.notFound('id', `${resource.singular} ${id} not found`);
   return oneRecordBody(resource, result, fields);
@@ -34,7 +40,13 @@ export async function readOne(c: Context<AppEnv>, resource: ResourceDeclaration,
  * The record a write made or changed, read inside the write's transaction (so it reads as the
  * write left it, before the commit), as the write answers it: `{"company": {...}, "included": {...}}`.
  */
-export async function readBack(tx: Transaction, resource: ResourceDeclaration, who: Actor, id: number, includes: readonly string[]) {
+export async function readBack(
+  tx: Transaction,
+  resource: ResourceDeclaration,
+  who: Actor,
+  id: number,
+  includes: readonly string[],
+) {
   const result = await selectOne(tx, resource, id, { who, includes });
   if (!result) throw new Error(`${resource.singular} ${id} is not there to read back`);
   return oneRecordBody(resource, result);
@@ -51,14 +63,29 @@ function orderOf(resource: ResourceDeclaration, who: Actor, query: ListQuery) {
  * A list body: `filter`, `orderBy`, paging, `includes` and `fields` from the query, within what
  * `who` may see and, when given, `within` (a conversation's history, say).
  */
-export async function listBody(c: Context<AppEnv>, resource: ResourceDeclaration, who: Actor, query: ListQuery, within?: SQL) {
+export async function listBody(
+  c: Context<AppEnv>,
+  resource: ResourceDeclaration,
+  who: Actor,
+  query: ListQuery,
+  within?: SQL,
+) {
   const selection = selectionFromFilter(query.filter, resource, who);
-  const own = await Promise.all(Object.entries(resource.listParams ?? {}).map(([name, param]) => param.where(c.var.db.http, who, (query as Record<string, unknown>)[name])));
-  const result = await selectPage(c.var.db.http, resource, { ...selection, where: and(selection.where, within, ...own), includes: query.includes }, {
-    limit: query.pageSize,
-    offset: (query.page - 1) * query.pageSize,
-    order: orderOf(resource, who, query),
-  });
+  const own = await Promise.all(
+    Object.entries(resource.listParams ?? {}).map(([name, param]) =>
+      param.where(c.var.db.http, who, (query as Record<string, unknown>)[name]),
+    ),
+  );
+  const result = await selectPage(
+    c.var.db.http,
+    resource,
+    { ...selection, where: and(selection.where, within, ...own), includes: query.includes },
+    {
+      limit: query.pageSize,
+      offset: (query.page - 1) * query.pageSize,
+      order: orderOf(resource, who, query),
+    },
+  );
   return {
     [resource.listKey ?? resource.type]: sparse(result.records, query.fields),
     included: result.included,

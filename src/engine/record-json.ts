@@ -2,7 +2,16 @@ import { sql, type Column, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { FilterFieldType } from './filter';
 import type { ComputedField, RecordShape, RecordValues } from './types';
-import { isTimestamp, isTypedSql, refSchema, timeSchema, typed, wireSchema, type TypedSql, type WireValue } from './wire';
+import {
+  isTimestamp,
+  isTypedSql,
+  refSchema,
+  timeSchema,
+  typed,
+  wireSchema,
+  type TypedSql,
+  type WireValue,
+} from './wire';
 
 /**
  * Wire records are built by Postgres as JSON, so a page of records with everything it
@@ -69,7 +78,8 @@ export function auditProperties(t: RecordShape['table']): Record<string, WireVal
  */
 export function recordJson(shape: RecordShape): SQL {
   const t = shape.table;
-  const type: Record<string, WireValue> = 'type' in shape.properties ? {} : { type: typed(literal(shape.type), z.literal(shape.type)) };
+  const type: Record<string, WireValue> =
+    'type' in shape.properties ? {} : { type: typed(literal(shape.type), z.literal(shape.type)) };
   return jsonObject({ id: t.id, ...type, ...shape.properties, ...auditProperties(t) });
 }
 
@@ -101,7 +111,12 @@ const REFERENCE_UNLESS_LIVE = 5; // `deletedBy`: likewise
 const AUDIT_REFERENCES = new Set(['createdBy', 'updatedBy', 'deletedBy']);
 
 function isTimeWithZone(value: unknown): value is Column {
-  return value instanceof Object && 'columnType' in value && isTimestamp(value as Column) && (value as { withTimezone?: boolean }).withTimezone === true;
+  return (
+    value instanceof Object &&
+    'columnType' in value &&
+    isTimestamp(value as Column) &&
+    (value as { withTimezone?: boolean }).withTimezone === true
+  );
 }
 
 /**
@@ -141,14 +156,38 @@ type Clone = (template: Record<string, unknown>) => Record<string, unknown>;
  * the layouts a service decodes spread over the places. The copies are the same code on purpose.
  */
 const CLONES: readonly Clone[] = [
-  (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
-  (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
-  (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
-  (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
-  (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
-  (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
-  (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
-  (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }), (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
+  (t) => ({ ...t }),
 ];
 /** The place that copies templates of this one's layout: FNV-1a of its keys. */
 function cloneFor(template: Record<string, unknown>): Clone {
@@ -170,7 +209,12 @@ export function recordValues(shape: RecordShape, slots: readonly string[] = []):
   const audit = auditProperties(t);
   const typeName = 'type' in shape.properties ? undefined : shape.type;
   // The same object `recordJson` builds its pairs from, so the keys fall in the same order.
-  const merged: Record<string, WireValue | SQL> = { id: t.id, ...(typeName ? { type: sql`NULL` } : {}), ...shape.properties, ...audit };
+  const merged: Record<string, WireValue | SQL> = {
+    id: t.id,
+    ...(typeName ? { type: sql`NULL` } : {}),
+    ...shape.properties,
+    ...audit,
+  };
   const names: string[] = [];
   const kinds: number[] = [];
   /** the type name of a CONSTANT, the referenced type of a REFERENCE */

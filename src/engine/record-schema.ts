@@ -21,7 +21,9 @@ export function recordSchema(shape: RecordShape, references: Record<string, z.Zo
   const audit = auditProperties(shape.table);
   for (const [name, value] of Object.entries(audit)) properties[name] = wireSchema(value).optional();
   properties.deletedAt = z.iso.datetime().optional().meta({ description: 'only once deleted' });
-  properties.deletedBy = (wireSchema(audit.deletedBy!) as z.ZodType).optional().meta({ description: 'only once deleted' });
+  properties.deletedBy = (wireSchema(audit.deletedBy!) as z.ZodType)
+    .optional()
+    .meta({ description: 'only once deleted' });
   const schema = z.object(properties);
   const named = shape.component ? schema.meta({ id: shape.component }) : schema;
   if (plain) memo.set(shape, named);

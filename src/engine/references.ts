@@ -13,7 +13,12 @@ export type Selecting = Pick<Transaction, 'select'> | Pick<Database['http'], 'se
  * Each property that names another record must name a live one of the caller's installation:
  * a foreign key alone would let one installation point at another's records. A 400 names the property.
  */
-export async function requireReferences(db: Selecting, resource: ResourceDeclaration, who: Actor, record: Record<string, unknown>): Promise<void> {
+export async function requireReferences(
+  db: Selecting,
+  resource: ResourceDeclaration,
+  who: Actor,
+  record: Record<string, unknown>,
+): Promise<void> {
   for (const [name, field] of Object.entries(resource.fields)) {
     const id = record[name];
     if (!field.references || id === undefined || id === null) continue;

@@ -5,7 +5,16 @@ import type { WireValue } from './wire';
 import { declareLiveStates } from './scope';
 
 /** The audit set of the spec: names every audited record answers to in `filter` and `orderBy`. */
-export const AUDIT_SET = ['createdAt', 'createdBy', 'deletedAt', 'deletedBy', 'updatedAt', 'updatedBy', 'state', 'id'] as const;
+export const AUDIT_SET = [
+  'createdAt',
+  'createdBy',
+  'deletedAt',
+  'deletedBy',
+  'updatedAt',
+  'updatedBy',
+  'state',
+  'id',
+] as const;
 
 export function defineResource(declaration: ResourceDeclaration): ResourceDeclaration {
   if (declaration.liveStates) declareLiveStates(declaration.table, declaration.liveStates);
@@ -33,16 +42,32 @@ export function writableFields(resource: ResourceDeclaration): Record<string, Wr
  * the caller reads as NULL.
  */
 export function shapeOf(resource: ResourceDeclaration, who?: Actor): RecordShape {
-  return shapeOfFields({ type: resource.type, component: resource.title.one, table: resource.table, fields: resource.fields, computed: resource.computed }, who);
+  return shapeOfFields(
+    {
+      type: resource.type,
+      component: resource.title.one,
+      table: resource.table,
+      fields: resource.fields,
+      computed: resource.computed,
+    },
+    who,
+  );
 }
 
 /** A record shape made of a resource's fields, declared apart so that others may include its records. */
 export function shapeOfFields(
-  declared: { type: string; component: string; table: RecordShape['table']; fields: Record<string, WritableField>; computed?: Record<string, ComputedField> },
+  declared: {
+    type: string;
+    component: string;
+    table: RecordShape['table'];
+    fields: Record<string, WritableField>;
+    computed?: Record<string, ComputedField>;
+  },
   who?: Actor,
 ): RecordShape {
   const properties: Record<string, WireValue> = {};
-  for (const [name, field] of Object.entries(declared.fields)) if (!field.writeOnly) properties[name] = field.output ?? field.column;
+  for (const [name, field] of Object.entries(declared.fields))
+    if (!field.writeOnly) properties[name] = field.output ?? field.column;
   for (const [name, field] of Object.entries(declared.computed ?? {})) {
     const expr = typeof field.expr === 'function' ? (who ? field.expr(who) : sql`NULL`) : field.expr;
     properties[name] = { sql: expr, schema: field.schema };

@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import { AUDIT_PROPERTIES, recordBody, writableRecord } from '../http/record-body';
-import { fieldsParam, filterArgsSchema, filterParam, includesParam, orderByParam, orderModeParam, pageMetaSchema, pageParam, pageSizeParam, paginationSchema } from './list-params';
+import {
+  fieldsParam,
+  filterArgsSchema,
+  filterParam,
+  includesParam,
+  orderByParam,
+  orderModeParam,
+  pageMetaSchema,
+  pageParam,
+  pageSizeParam,
+  paginationSchema,
+} from './list-params';
 import { recordSchema } from './record-schema';
 import { refSchema } from './wire';
 import { integerParam } from '../http/params';
@@ -21,8 +32,12 @@ function includedSchema(resource: ResourceDeclaration) {
 
 /** The names `fields` accepts: every property of the record, and its relations' references. */
 function propertyNames(resource: ResourceDeclaration): string[] {
-  const references = Object.entries(resource.relations).filter(([, r]) => r.cardinality !== 'none').map(([name]) => name);
-  const readable = Object.entries(resource.fields).filter(([, field]) => !field.writeOnly).map(([name]) => name);
+  const references = Object.entries(resource.relations)
+    .filter(([, r]) => r.cardinality !== 'none')
+    .map(([name]) => name);
+  const readable = Object.entries(resource.fields)
+    .filter(([, field]) => !field.writeOnly)
+    .map(([name]) => name);
   return [...readable, ...Object.keys(resource.computed ?? {}), ...references, ...AUDIT_PROPERTIES];
 }
 
@@ -38,7 +53,9 @@ function build(resource: ResourceDeclaration) {
   const readOnly = [
     ...Object.keys(resource.fields).filter((name) => !(name in writable)),
     ...Object.keys(resource.computed ?? {}),
-    ...Object.entries(resource.relations).filter(([, r]) => !r.bodySchema).map(([name]) => name),
+    ...Object.entries(resource.relations)
+      .filter(([, r]) => !r.bodySchema)
+      .map(([name]) => name),
     ...(resource.ignored ?? []),
   ];
   const plain: Record<string, z.ZodType> = {};
@@ -56,7 +73,9 @@ function build(resource: ResourceDeclaration) {
   for (const [name, relation] of Object.entries(resource.relations)) {
     if (relation.cardinality === 'none') continue;
     const reference = relation.referenceSchema ?? refSchema(relation.type);
-    references[name] = (relation.cardinality === 'many' ? z.array(reference) : reference.nullable()).meta({ description: `present when \`includes\` names ${name}` });
+    references[name] = (relation.cardinality === 'many' ? z.array(reference) : reference.nullable()).meta({
+      description: `present when \`includes\` names ${name}`,
+    });
   }
   // No caller: the SQL of computed properties does not matter to their schema.
   const record = recordSchema(shapeOf(resource), references);
@@ -74,18 +93,40 @@ function build(resource: ResourceDeclaration) {
     fields: fieldsParam(propertyNames(resource)),
   });
 
-  const optional = (schemas: Record<string, z.ZodType> = {}) => Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, schema.optional()]));
+  const optional = (schemas: Record<string, z.ZodType> = {}) =>
+    Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, schema.optional()]));
   const inputs = optional(resource.inputs);
-  const create = writableRecord({ ...required, ...relations, ...optional(resource.createInputs), ...inputs }, readOnly).meta({ id: `${resource.title.one}Create` });
-  const patch = writableRecord({ ...plain, ...relations, ...inputs }, readOnly).meta({ id: `${resource.title.one}Update` });
+  const create = writableRecord(
+    { ...required, ...relations, ...optional(resource.createInputs), ...inputs },
+    readOnly,
+  ).meta({ id: `${resource.title.one}Create` });
+  const patch = writableRecord({ ...plain, ...relations, ...inputs }, readOnly).meta({
+    id: `${resource.title.one}Update`,
+  });
   // Relations are set in bulk only where they say how (`bulkWrite`).
   // A secret is sealed per record (bound to the record) by its resource's write hook: one value written over many records it never is.
-  const bulkPlain = Object.fromEntries(Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk && !writable[name]!.writeOnly));
-  const bulkRelations = Object.fromEntries(Object.entries(resource.relations).flatMap(([name, r]) => (r.bulkWrite && r.bodySchema ? [[name, r.bodySchema.optional()]] : [])));
+  const bulkPlain = Object.fromEntries(
+    Object.entries(plain).filter(([name]) => !writable[name]!.notInBulk && !writable[name]!.writeOnly),
+  );
+  const bulkRelations = Object.fromEntries(
+    Object.entries(resource.relations).flatMap(([name, r]) =>
+      r.bulkWrite && r.bodySchema ? [[name, r.bodySchema.optional()]] : [],
+    ),
+  );
   const bulkReadOnly = readOnly.filter((name) => !(name in resource.relations));
   // What an update takes and a bulk update neither takes nor drops as read-only is known: naming it in bulk is a 400, never ignored.
-  const apart = Object.keys({ ...plain, ...relations, ...inputs }).filter((name) => !(name in bulkPlain) && !(name in bulkRelations) && !bulkReadOnly.includes(name));
-  const bulkPatch = writableRecord({ ...Object.fromEntries(apart.map((name) => [name, notInBulk])), ...bulkPlain, ...bulkRelations, filter_args: filterArgsSchema(resource.filter).optional() }, bulkReadOnly).meta({
+  const apart = Object.keys({ ...plain, ...relations, ...inputs }).filter(
+    (name) => !(name in bulkPlain) && !(name in bulkRelations) && !bulkReadOnly.includes(name),
+  );
+  const bulkPatch = writableRecord(
+    {
+      ...Object.fromEntries(apart.map((name) => [name, notInBulk])),
+      ...bulkPlain,
+      ...bulkRelations,
+      filter_args: filterArgsSchema(resource.filter).optional(),
+    },
+    bulkReadOnly,
+  ).meta({
     id: `${resource.title.one}BulkUpdate`,
   });
 
@@ -95,15 +136,32 @@ function build(resource: ResourceDeclaration) {
     patch,
     bulkPatch,
     // the request's own inputs (a trigger's `applyToExistingTickets`) may stand beside the wrapper, as the platform's clients send them
-    createBody: recordBody(resource.singular, create, resource.includedWrites, Object.keys({ ...resource.createInputs, ...resource.inputs })),
+    createBody: recordBody(
+      resource.singular,
+      create,
+      resource.includedWrites,
+      Object.keys({ ...resource.createInputs, ...resource.inputs }),
+    ),
     patchBody: recordBody(resource.singular, patch, resource.includedWrites, Object.keys(resource.inputs ?? {})),
     bulkPatchBody: recordBody(resource.singular, bulkPatch, [], ['filter_args']),
     /** `{"company": {...}, "included": {...}}` */
     one: z.object({ [resource.singular]: record, included }).meta({ id: `${resource.title.one}Body` }),
     /** `{"companies": [...], "included": {...}, "meta": {"page": ...}, "pagination": {...}}` */
-    many: z.object({ [resource.listKey ?? resource.type]: z.array(record), included, meta: z.object({ page: pageMetaSchema }), pagination: paginationSchema }).meta({ id: `${resource.title.many}Body` }),
-    listQuery: listQuery.extend(Object.fromEntries(Object.entries(resource.listParams ?? {}).map(([name, param]) => [name, param.schema]))) as unknown as typeof listQuery,
-    oneQuery: z.object({ includes: includesParam(includeNames, resource.includeAliases), fields: fieldsParam(propertyNames(resource)) }),
+    many: z
+      .object({
+        [resource.listKey ?? resource.type]: z.array(record),
+        included,
+        meta: z.object({ page: pageMetaSchema }),
+        pagination: paginationSchema,
+      })
+      .meta({ id: `${resource.title.many}Body` }),
+    listQuery: listQuery.extend(
+      Object.fromEntries(Object.entries(resource.listParams ?? {}).map(([name, param]) => [name, param.schema])),
+    ) as unknown as typeof listQuery,
+    oneQuery: z.object({
+      includes: includesParam(includeNames, resource.includeAliases),
+      fields: fieldsParam(propertyNames(resource)),
+    }),
     writeQuery: z.object({ includes: includesParam(includeNames, resource.includeAliases) }),
     /** only for a resource whose records other records use */
     deleteQuery: resource.usedBy?.length

@@ -32,7 +32,12 @@ export function holdsSharedRows(table: AuditedTable): boolean {
  * installation column may be null (the platform's ticket statuses) also holds rows every
  * installation reads and none writes.
  */
-export function tenantScope(table: AuditedTable, installationId: number | Placeholder | 'global', withDeleted = false, purpose: ScopePurpose = 'read'): SQL | undefined {
+export function tenantScope(
+  table: AuditedTable,
+  installationId: number | Placeholder | 'global',
+  withDeleted = false,
+  purpose: ScopePurpose = 'read',
+): SQL | undefined {
   const live = withDeleted ? undefined : liveCondition(table);
   if (installationId === 'global') return live;
   const column = table.installationId;
@@ -43,7 +48,17 @@ export function tenantScope(table: AuditedTable, installationId: number | Placeh
 }
 
 /** The records of a resource the caller may see (or, for `write`, change) at all: tenancy plus the resource's own rule. */
-export function recordScope(resource: ResourceDeclaration, who: Actor, withDeleted = false, purpose: ScopePurpose = 'read'): SQL {
-  const tenancy = tenantScope(resource.table, resource.tenancy === 'global' ? 'global' : who.installationId, withDeleted, purpose);
+export function recordScope(
+  resource: ResourceDeclaration,
+  who: Actor,
+  withDeleted = false,
+  purpose: ScopePurpose = 'read',
+): SQL {
+  const tenancy = tenantScope(
+    resource.table,
+    resource.tenancy === 'global' ? 'global' : who.installationId,
+    withDeleted,
+    purpose,
+  );
   return and(tenancy, resource.scope?.(who)) ?? eq(resource.table.id, resource.table.id);
 }

@@ -20,7 +20,11 @@ interface FilterSelection {
 }
 
 /** The records a `filter` parameter selects in the caller's installation; no filter, no fields to build. */
-export function selectionFromFilter(raw: string | undefined, resource: ResourceDeclaration, who: Actor): FilterSelection {
+export function selectionFromFilter(
+  raw: string | undefined,
+  resource: ResourceDeclaration,
+  who: Actor,
+): FilterSelection {
   const filter = parseFilter(raw);
   return {
     who,

@@ -178,13 +178,22 @@ export interface ResourceDeclaration {
    * need the database or several properties, and changes the validated wire record (which may
    * be amended) or other rows (e.g. clearing another default). Throw an ApiError to refuse.
    */
-  beforeWrite?: (context: WriteContext, record: Record<string, unknown>, id: number | undefined) => Promise<void> | void;
+  beforeWrite?: (
+    context: WriteContext,
+    record: Record<string, unknown>,
+    id: number | undefined,
+  ) => Promise<void> | void;
   /**
    * Runs in the write's transaction after the record and its relations are written (`id` is the
    * record's, `created` whether it is new): rules over the record as written, relations included,
    * and the writes they lead to. Throw an ApiError to refuse the whole write.
    */
-  afterWrite?: (context: WriteContext, record: Record<string, unknown>, id: number, created: boolean) => Promise<void> | void;
+  afterWrite?: (
+    context: WriteContext,
+    record: Record<string, unknown>,
+    id: number,
+    created: boolean,
+  ) => Promise<void> | void;
   /**
    * Runs once a single update or delete of the record has committed (`record` is the update's
    * body; absent for a delete): effects outside the database, as an isolate's caches.
@@ -225,7 +234,13 @@ export interface ResourceDeclaration {
    * id as SQL. A resource with a hook that has no planned form here always writes interactively.
    */
   planned?: {
-    before?: (who: Actor, record: Record<string, unknown>, id: number | undefined, read: Queryable & Writer, env: Env) => boolean | Promise<boolean>;
+    before?: (
+      who: Actor,
+      record: Record<string, unknown>,
+      id: number | undefined,
+      read: Queryable & Writer,
+      env: Env,
+    ) => boolean | Promise<boolean>;
     /** statements before the record is written (checks, values handed on), after the references are checked */
     first?: (db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined, env: Env) => SQL[];
     after?: (db: Writer, who: Actor, record: Record<string, unknown>, id: SQL, created: boolean) => SQL[];
@@ -331,7 +346,12 @@ export interface RecordValues {
  */
 export type PageRead =
   | { kind: 'children'; record: RecordValues; rows(ids: SQL): SQL; linkMeta?: boolean }
-  | { kind: 'referenced'; record: RecordValues; refs(parent: AuditedTable): SQL; rows(parent: AuditedTable, ids: SQL): SQL };
+  | {
+      kind: 'referenced';
+      record: RecordValues;
+      refs(parent: AuditedTable): SQL;
+      rows(parent: AuditedTable, ids: SQL): SQL;
+    };
 
 /** What every relation has, however it is read. */
 interface RelationBase {

@@ -19,7 +19,13 @@ export function typed(expression: SQL, schema: z.ZodType): TypedSql {
 }
 
 export function isTypedSql(value: unknown): value is TypedSql {
-  return typeof value === 'object' && value !== null && 'schema' in value && 'sql' in value && is((value as TypedSql).sql, SQL);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'schema' in value &&
+    'sql' in value &&
+    is((value as TypedSql).sql, SQL)
+  );
 }
 
 /** A reference as it reads: `{"id": 7, "type": "users"}`. */
@@ -72,7 +78,9 @@ function columnSchema(column: Column): z.ZodType {
     }
   };
   const schema = base();
-  return column.notNull || column.columnType === 'PgJsonb' || column.columnType === 'PgJson' ? schema : schema.nullable();
+  return column.notNull || column.columnType === 'PgJsonb' || column.columnType === 'PgJson'
+    ? schema
+    : schema.nullable();
 }
 
 export function wireSchema(value: WireValue): z.ZodType {

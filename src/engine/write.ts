@@ -20,18 +20,33 @@ import { holdsSharedRows, recordScope } from './scope';
 import { notWritableCheck, plannable, plannedCreate, plannedUpdate } from './planned-write';
 import { watchedProperties } from './watched';
 
-async function writeRelations(tx: Transaction, resource: ResourceDeclaration, who: Actor, id: number, record: Record<string, unknown>) {
+async function writeRelations(
+  tx: Transaction,
+  resource: ResourceDeclaration,
+  who: Actor,
+  id: number,
+  record: Record<string, unknown>,
+) {
   for (const [name, relation] of Object.entries(resource.relations)) {
-    if (record[name] !== undefined && relation.write) await relation.write(tx, who, { type: resource.type, id }, record[name], `${resource.singular}.${name}`);
+    if (record[name] !== undefined && relation.write)
+      await relation.write(tx, who, { type: resource.type, id }, record[name], `${resource.singular}.${name}`);
   }
 }
 
 /** What a write answers with: the includes asked for, and the relations the body wrote. */
-function includesAfterWrite(resource: ResourceDeclaration, asked: readonly string[], record: Record<string, unknown>): string[] {
+function includesAfterWrite(
+  resource: ResourceDeclaration,
+  asked: readonly string[],
+  record: Record<string, unknown>,
+): string[] {
   return Object.keys(resource.relations).filter((name) => asked.includes(name) || record[name] !== undefined);
 }
 
-async function inTransaction<T>(c: Context<AppEnv>, resource: ResourceDeclaration, work: (tx: Transaction) => Promise<T>): Promise<T> {
+async function inTransaction<T>(
+  c: Context<AppEnv>,
+  resource: ResourceDeclaration,
+  work: (tx: Transaction) => Promise<T>,
+): Promise<T> {
   try {
     return await c.var.db.transaction(work);
   } catch (error) {
@@ -45,13 +60,19 @@ async function inTransaction<T>(c: Context<AppEnv>, resource: ResourceDeclaratio
  * its body names. Answers the new id. A create that does not come from a request (mail making a
  * ticket) goes through here as the API's does.
  */
-export async function createRecord(context: WriteContext, resource: ResourceDeclaration, record: Record<string, unknown>): Promise<number> {
+export async function createRecord(
+  context: WriteContext,
+  resource: ResourceDeclaration,
+  record: Record<string, unknown>,
+): Promise<number> {
   const { tx, who } = context;
   await requireReferences(tx, resource, who, record);
   await resource.beforeWrite?.(context, record, undefined);
   await takeDefaultFlag(context, resource, record, undefined);
   const serverSet = (await resource.onCreate?.(context)) ?? {};
-  const [id] = await createRecords(tx, who, resource, [{ ...rowValues(resource.table, writableFields(resource), record), ...serverSet }]);
+  const [id] = await createRecords(tx, who, resource, [
+    { ...rowValues(resource.table, writableFields(resource), record), ...serverSet },
+  ]);
   await writeRelations(tx, resource, who, id!, record);
   await resource.afterWrite?.(context, record, id!, true);
   return id!;
@@ -63,7 +84,9 @@ export function createHandler(resource: ResourceDeclaration) {
     const who = c.var.principal;
     const sent = input<Record<string, unknown>>(c, 'json');
     const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, sent);
-    const planned = plannable(resource) ? await inBatch(resource, () => plannedCreate(c.var.db, c.env, resource, who, sent, includes)) : undefined;
+    const planned = plannable(resource)
+      ? await inBatch(resource, () => plannedCreate(c.var.db, c.env, resource, who, sent, includes))
+      : undefined;
     if (planned) return c.json(planned.body, 201);
     const written = await inTransaction(c, resource, async (tx) => {
       // each try starts from the body as it arrived: the hooks amend their own copy
@@ -82,7 +105,9 @@ export function updateHandler(resource: ResourceDeclaration) {
     const { id } = input<IdParam>(c, 'param');
     const sent = input<Record<string, unknown>>(c, 'json');
     const includes = includesAfterWrite(resource, input<WriteQuery>(c, 'query').includes, sent);
-    const planned = plannable(resource) ? await inBatch(resource, () => plannedUpdate(c.var.db, c.env, resource, who, id, sent, includes)) : undefined;
+    const planned = plannable(resource)
+      ? await inBatch(resource, () => plannedUpdate(c.var.db, c.env, resource, who, id, sent, includes))
+      : undefined;
     const written =
       planned ??
       (await inTransaction(c, resource, async (tx) => {
@@ -93,7 +118,11 @@ export function updateHandler(resource: ResourceDeclaration) {
         await resource.beforeWrite?.(context, record, id);
         await takeDefaultFlag(context, resource, record, id);
         const values = rowValues(resource.table, writableFields(resource), record);
-        const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
+        const target = {
+          table: resource.table,
+          type: resource.type,
+          where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))!,
+        };
         const updated = await updateRecords(tx, who, target, values, watchedProperties(resource, record));
         if (updated.length === 0) throw await notWritable(tx, resource, who, id, 'changed');
         await writeRelations(tx, resource, who, id, record);
@@ -120,12 +149,24 @@ async function inBatch<T>(resource: ResourceDeclaration, work: () => Promise<T |
  * Why a write found no record to change: one of the rows every installation shares (a table whose
  * installation may be null, `sharedRows`) is a 409 saying so; anything else is not there, a 404.
  */
-async function notWritable(db: Selecting, resource: ResourceDeclaration, who: Actor, id: number, verb: 'changed' | 'deleted'): Promise<ApiError> {
+async function notWritable(
+  db: Selecting,
+  resource: ResourceDeclaration,
+  who: Actor,
+  id: number,
+  verb: 'changed' | 'deleted',
+): Promise<ApiError> {
   if (holdsSharedRows(resource.table)) {
-    const [shared] = await db.select({ id: resource.table.id }).from(resource.table as PgTable).where(and(recordScope(resource, who), eq(resource.table.id, id)));
+    const [shared] = await db
+      .select({ id: resource.table.id })
+      .from(resource.table as PgTable)
+      .where(and(recordScope(resource, who), eq(resource.table.id, id)));
     if (shared) {
       const what = resource.sharedRows ?? `the ${resource.type} every installation shares`;
-      return ApiError.conflict('id', `${resource.singular} ${id} is one of ${what}, which every installation shares: it cannot be ${verb}`);
+      return ApiError.conflict(
+        'id',
+        `${resource.singular} ${id} is one of ${what}, which every installation shares: it cannot be ${verb}`,
+      );
     }
   }
   return ApiError.notFound('id', `${resource.singular} ${id} not found`);
@@ -140,7 +181,11 @@ export function deleteHandler(resource: ResourceDeclaration) {
   return async (c: Context<AppEnv>) => {
     const who = c.var.principal;
     const { id } = input<IdParam>(c, 'param');
-    const target = { table: resource.table, type: resource.type, where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))! };
+    const target = {
+      table: resource.table,
+      type: resource.type,
+      where: and(recordScope(resource, who, false, 'write'), eq(resource.table.id, id))!,
+    };
     const uses = resource.usedBy ?? [];
     // one batch where the resource's after-delete rule, if any, has a batch form: the record
     // locked and checked when others use it, their move, the delete, then the rule's statements
@@ -149,22 +194,35 @@ export function deleteHandler(resource: ResourceDeclaration) {
     const planned = before && after;
     const replaceWith = uses.length ? input<DeleteQuery>(c, 'query').replaceWith : undefined;
     const writer = c.var.db.http;
-    const first = !before ? [] : [
-      ...before(who, id, c.env),
-      ...(uses.length ? [notWritableCheck(resource, who, id, target.where, 'deleted'), ...moveUsesStatements(writer, resource, who, id, replaceWith)] : []),
-    ];
+    const first = !before
+      ? []
+      : [
+          ...before(who, id, c.env),
+          ...(uses.length
+            ? [
+                notWritableCheck(resource, who, id, target.where, 'deleted'),
+                ...moveUsesStatements(writer, resource, who, id, replaceWith),
+              ]
+            : []),
+        ];
     const deleted = planned
-      ? ((await inBatch(resource, () => c.var.db.batch([...first, deleteStatement(writer, who, target), ...planned(writer, who, id)])))![first.length]!).map((row) => Number(row.id))
+      ? (await inBatch(resource, () =>
+          c.var.db.batch([...first, deleteStatement(writer, who, target), ...planned(writer, who, id)]),
+        ))![first.length]!.map((row) => Number(row.id))
       : await inTransaction(c, resource, async (tx) => {
-            const context = { tx, who, env: c.env };
-            await resource.beforeDelete?.(context, id);
-            const [live] = await tx.select({ id: resource.table.id }).from(resource.table as PgTable).where(target.where).for('update');
-            if (!live) return [];
-            await moveUses(tx, resource, who, id, replaceWith);
-            const gone = await deleteRecords(tx, who, target);
-            await resource.afterDelete?.(context, id);
-            return gone;
-          });
+          const context = { tx, who, env: c.env };
+          await resource.beforeDelete?.(context, id);
+          const [live] = await tx
+            .select({ id: resource.table.id })
+            .from(resource.table as PgTable)
+            .where(target.where)
+            .for('update');
+          if (!live) return [];
+          await moveUses(tx, resource, who, id, replaceWith);
+          const gone = await deleteRecords(tx, who, target);
+          await resource.afterDelete?.(context, id);
+          return gone;
+        });
     if (deleted.length === 0) throw await notWritable(c.var.db.http, resource, who, id, 'deleted');
     resource.afterCommit?.(id);
     return c.body(null, 204);

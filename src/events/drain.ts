@@ -62,10 +62,12 @@ interface Pending {
  */
 async function takeDrainLock(tx: Transaction, installationId: number): Promise<boolean> {
   try {
-    await tx.execute(sql.raw(`
+    await tx.execute(
+      sql.raw(`
       SET LOCAL lock_timeout = '${LOCK_WAIT_SECONDS}s';
       SELECT pg_advisory_xact_lock(hashtext('events.drain'), ${installationId}::int);
-      SET LOCAL lock_timeout = 0`));
+      SET LOCAL lock_timeout = 0`),
+    );
     return true;
   } catch (error) {
     if (sqlState(error).code === '55P03') return false;
@@ -92,7 +94,12 @@ async function readPending(db: Database, installationId: number, after: number):
      ORDER BY e.id LIMIT ${BATCH}`);
   return rows.map(({ deliveries, ...row }) => ({
     event: { ...(row as unknown as StoredEvent), id: Number(row.id) },
-    deliveries: new Map((deliveries as Array<Delivery & { subscriber: string }>).map(({ subscriber, ...delivery }) => [subscriber, delivery])),
+    deliveries: new Map(
+      (deliveries as Array<Delivery & { subscriber: string }>).map(({ subscriber, ...delivery }) => [
+        subscriber,
+        delivery,
+      ]),
+    ),
   }));
 }
 
@@ -116,7 +123,9 @@ interface Try {
  * `event:subscriber`.
  */
 async function countTries(db: Database, tries: readonly Try[]): Promise<Map<string, number>> {
-  const pairs = JSON.stringify(tries.map(({ event, subscriber }) => ({ event_id: event.id, subscriber: subscriber.name })));
+  const pairs = JSON.stringify(
+    tries.map(({ event, subscriber }) => ({ event_id: event.id, subscriber: subscriber.name })),
+  );
   const { rows } = await db.http.execute(sql`
     INSERT INTO event_deliveries (event_id, subscriber, attempts)
     SELECT x.event_id, x.subscriber, 1 FROM jsonb_to_recordset(${pairs}::jsonb) AS x(event_id bigint, subscriber text)
@@ -144,7 +153,10 @@ interface LaneOutcome {
  * the commit). Its cause is the failure: a race lost to another lane (a deadlock) runs the lane again.
  */
 class TryFailed extends Error {
-  constructor(readonly index: number, readonly failure: unknown) {
+  constructor(
+    readonly index: number,
+    readonly failure: unknown,
+  ) {
     super('a subscriber failed', { cause: failure });
   }
 }
@@ -166,7 +178,12 @@ const LANE_COMMIT_MS = 1_000;
  * uncounted. A transaction that fails past its tries (the record of them) is run again one try a
  * transaction, so that the failure is the try's own.
  */
-async function runLane(db: Database, env: Env, { subscriber, tries }: Lane, counts: Map<string, number>): Promise<LaneOutcome> {
+async function runLane(
+  db: Database,
+  env: Env,
+  { subscriber, tries }: Lane,
+  counts: Map<string, number>,
+): Promise<LaneOutcome> {
   const done: number[] = [];
   let rest = tries;
   while (rest.length > 0) {
@@ -188,7 +205,12 @@ async function runLane(db: Database, env: Env, { subscriber, tries }: Lane, coun
 }
 
 /** The tries of a lane, each in a transaction of its own, up to the first that fails. */
-async function oneByOne(db: Database, env: Env, { subscriber, tries }: Lane, counts: Map<string, number>): Promise<LaneOutcome> {
+async function oneByOne(
+  db: Database,
+  env: Env,
+  { subscriber, tries }: Lane,
+  counts: Map<string, number>,
+): Promise<LaneOutcome> {
   const done: number[] = [];
   for (const [index, event] of tries.entries()) {
     const alone = await runLane(db, env, { subscriber, tries: [event] }, counts);
@@ -199,36 +221,54 @@ async function oneByOne(db: Database, env: Env, { subscriber, tries }: Lane, cou
 }
 
 /** A try's count of tries so far, this one included. */
-const attemptsOf = (counts: Map<string, number>, subscriber: Subscriber, event: StoredEvent) => counts.get(`${event.id}:${subscriber.name}`) ?? 1;
+const attemptsOf = (counts: Map<string, number>, subscriber: Subscriber, event: StoredEvent) =>
+  counts.get(`${event.id}:${subscriber.name}`) ?? 1;
 
 /** The lane's first tries, in one transaction, until `LANE_COMMIT_MS` is spent: answers how many it committed. */
-async function laneTransaction(db: Database, env: Env, { subscriber, tries }: Lane, counts: Map<string, number>): Promise<number> {
+async function laneTransaction(
+  db: Database,
+  env: Env,
+  { subscriber, tries }: Lane,
+  counts: Map<string, number>,
+): Promise<number> {
   let afterCommit: Array<() => Promise<void>> = [];
   let taken = 0;
-  await db.transaction(async (tx) => {
-    // a transaction run again after a lost race starts afresh
-    afterCommit = [];
-    taken = 0;
-    const started = Date.now();
-    const handled: number[] = [];
-    const unanswered: number[] = [];
-    for (const [index, event] of tries.entries()) {
-      if (index > 0 && Date.now() - started >= LANE_COMMIT_MS) break;
-      taken = index + 1;
-      const attempts = attemptsOf(counts, subscriber, event);
-      if (attempts > MAX_SUBSCRIBER_ATTEMPTS) {
-        log('error', 'events: subscriber gave up on an event', { event: event.id, subscriber: subscriber.name, installationId: event.installationId, attempts, error: 'its last try never finished' });
-        unanswered.push(event.id);
-        continue;
+  await db.transaction(
+    async (tx) => {
+      // a transaction run again after a lost race starts afresh
+      afterCommit = [];
+      taken = 0;
+      const started = Date.now();
+      const handled: number[] = [];
+      const unanswered: number[] = [];
+      for (const [index, event] of tries.entries()) {
+        if (index > 0 && Date.now() - started >= LANE_COMMIT_MS) break;
+        taken = index + 1;
+        const attempts = attemptsOf(counts, subscriber, event);
+        if (attempts > MAX_SUBSCRIBER_ATTEMPTS) {
+          log('error', 'events: subscriber gave up on an event', {
+            event: event.id,
+            subscriber: subscriber.name,
+            installationId: event.installationId,
+            attempts,
+            error: 'its last try never finished',
+          });
+          unanswered.push(event.id);
+          continue;
+        }
+        try {
+          await subscriber.handle(event, {
+            tx,
+            env,
+            signal: AbortSignal.timeout(SUBSCRIBER_DEADLINE_MS),
+            afterCommit: (work) => afterCommit.push(work),
+          });
+        } catch (error) {
+          throw new TryFailed(index, error);
+        }
+        handled.push(event.id);
       }
-      try {
-        await subscriber.handle(event, { tx, env, signal: AbortSignal.timeout(SUBSCRIBER_DEADLINE_MS), afterCommit: (work) => afterCommit.push(work) });
-      } catch (error) {
-        throw new TryFailed(index, error);
-      }
-      handled.push(event.id);
-    }
-    await tx.execute(sql`
+      await tx.execute(sql`
       WITH handled AS (
              UPDATE event_deliveries SET handled_at = now(), attempts = attempts - 1, next_attempt_at = NULL
               WHERE subscriber = ${subscriber.name} AND event_id IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify(handled)}::jsonb)) RETURNING 1),
@@ -236,19 +276,31 @@ async function laneTransaction(db: Database, env: Env, { subscriber, tries }: La
              UPDATE event_deliveries SET gave_up_at = now(), last_error = 'NoAnswer'
               WHERE subscriber = ${subscriber.name} AND event_id IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify(unanswered)}::jsonb)) RETURNING 1)
       SELECT (SELECT count(*) FROM handled) + (SELECT count(*) FROM unanswered) AS marked`);
-  }, { quiet: true });
+    },
+    { quiet: true },
+  );
   await runCommitted(afterCommit);
   return taken;
 }
 
 /** Records a failed try (tried again when due, or given up after the last); the lane's other tries are left for the next round. */
-async function failedTry({ http }: Database, { subscriber, tries }: Lane, index: number, failure: unknown, counts: Map<string, number>): Promise<LaneOutcome> {
+async function failedTry(
+  { http }: Database,
+  { subscriber, tries }: Lane,
+  index: number,
+  failure: unknown,
+  counts: Map<string, number>,
+): Promise<LaneOutcome> {
   const event = tries[index]!;
   const attempts = attemptsOf(counts, subscriber, event);
   const givingUp = attempts >= MAX_SUBSCRIBER_ATTEMPTS;
   const retryIn = retryDelaySeconds(attempts);
   log(givingUp ? 'error' : 'warn', givingUp ? 'events: subscriber gave up on an event' : 'events: subscriber failed', {
-    event: event.id, subscriber: subscriber.name, installationId: event.installationId, attempts, error: errorField(failure),
+    event: event.id,
+    subscriber: subscriber.name,
+    installationId: event.installationId,
+    attempts,
+    error: errorField(failure),
   });
   await http.execute(sql`
     UPDATE event_deliveries SET last_error = ${failureKind(failure)},
@@ -283,57 +335,74 @@ type LaneHandles = (subscriber: Subscriber) => Database;
  * by side; the held-back tries uncounted, the events dispatched and whether more are pending in
  * one; then the commit.
  */
-async function drainRound(db: Database, lanes: LaneHandles, env: Env, installationId: number, after: number, heldBack: Set<string>): Promise<Progress | 'busy'> {
-  return db.transaction(async (tx) => {
-    // A drain of the installation already running is waited for (a round is short), not raced.
-    if (!(await takeDrainLock(tx, installationId))) return 'busy' as const;
-    const read = await readPending(db, installationId, after);
-    if (read.length === 0) return { full: false };
-    // An event with a try that did not end well (it failed, or never came back: it may kill the
-    // drain) is tried in a round of its own, so that the tries counted for the round's others are
-    // their own: the round stops before it, or is only it.
-    const suspect = read.findIndex(({ deliveries }) => [...deliveries.values()].some((d) => !d.done && d.dueIn <= 0));
-    const inRound = suspect === -1 ? read : read.slice(0, Math.max(1, suspect));
-    const events = inRound.map(({ event }) => event);
-    const progress: Progress = { last: events.at(-1)!.id, full: read.length === BATCH || events.length < read.length };
-    const holdUntil = (seconds: number) => (progress.retryIn = Math.min(progress.retryIn ?? Infinity, Math.max(1, Math.ceil(seconds))));
-    const incomplete = new Set<number>();
-    const holdBack = (event: StoredEvent, subscriber: Subscriber, retryIn?: number) => {
-      heldBack.add(`${subscriber.name}:${event.recordType}:${event.recordId}`);
-      if (retryIn !== undefined) holdUntil(retryIn);
-      incomplete.add(event.id);
-    };
-    // which tries the round makes, by subscriber: those due, in order; their counts in one statement
-    const bySubscriber = new Map<Subscriber, StoredEvent[]>();
-    for (const { event, deliveries } of inRound) {
-      for (const subscriber of registeredSubscribers()) {
-        if (!wants(subscriber, event)) continue;
-        const previous = deliveries.get(subscriber.name);
-        if (previous?.done) continue;
-        if (heldBack.has(`${subscriber.name}:${event.recordType}:${event.recordId}`)) holdBack(event, subscriber);
-        else if (previous && previous.dueIn > 0) holdBack(event, subscriber, previous.dueIn);
-        else bySubscriber.set(subscriber, [...(bySubscriber.get(subscriber) ?? []), event]);
+async function drainRound(
+  db: Database,
+  lanes: LaneHandles,
+  env: Env,
+  installationId: number,
+  after: number,
+  heldBack: Set<string>,
+): Promise<Progress | 'busy'> {
+  return db.transaction(
+    async (tx) => {
+      // A drain of the installation already running is waited for (a round is short), not raced.
+      if (!(await takeDrainLock(tx, installationId))) return 'busy' as const;
+      const read = await readPending(db, installationId, after);
+      if (read.length === 0) return { full: false };
+      // An event with a try that did not end well (it failed, or never came back: it may kill the
+      // drain) is tried in a round of its own, so that the tries counted for the round's others are
+      // their own: the round stops before it, or is only it.
+      const suspect = read.findIndex(({ deliveries }) => [...deliveries.values()].some((d) => !d.done && d.dueIn <= 0));
+      const inRound = suspect === -1 ? read : read.slice(0, Math.max(1, suspect));
+      const events = inRound.map(({ event }) => event);
+      const progress: Progress = {
+        last: events.at(-1)!.id,
+        full: read.length === BATCH || events.length < read.length,
+      };
+      const holdUntil = (seconds: number) =>
+        (progress.retryIn = Math.min(progress.retryIn ?? Infinity, Math.max(1, Math.ceil(seconds))));
+      const incomplete = new Set<number>();
+      const holdBack = (event: StoredEvent, subscriber: Subscriber, retryIn?: number) => {
+        heldBack.add(`${subscriber.name}:${event.recordType}:${event.recordId}`);
+        if (retryIn !== undefined) holdUntil(retryIn);
+        incomplete.add(event.id);
+      };
+      // which tries the round makes, by subscriber: those due, in order; their counts in one statement
+      const bySubscriber = new Map<Subscriber, StoredEvent[]>();
+      for (const { event, deliveries } of inRound) {
+        for (const subscriber of registeredSubscribers()) {
+          if (!wants(subscriber, event)) continue;
+          const previous = deliveries.get(subscriber.name);
+          if (previous?.done) continue;
+          if (heldBack.has(`${subscriber.name}:${event.recordType}:${event.recordId}`)) holdBack(event, subscriber);
+          else if (previous && previous.dueIn > 0) holdBack(event, subscriber, previous.dueIn);
+          else bySubscriber.set(subscriber, [...(bySubscriber.get(subscriber) ?? []), event]);
+        }
       }
-    }
-    const tries = [...bySubscriber].flatMap(([subscriber, queued]) => queued.map((event) => ({ event, subscriber })));
-    const counts = tries.length ? await countTries(db, tries) : new Map<string, number>();
-    const outcomes = await Promise.all([...bySubscriber].map(async ([subscriber, queued]) => ({ subscriber, ...(await runLane(lanes(subscriber), env, { subscriber, tries: queued }, counts)) })));
-    const untried: Array<{ event_id: number; subscriber: string }> = [];
-    for (const { subscriber, failed, untried: left } of outcomes) {
-      if (failed) holdBack(failed.event, subscriber, failed.retryIn);
-      for (const id of left) {
-        untried.push({ event_id: id, subscriber: subscriber.name });
-        incomplete.add(id);
-        // not tried: read again by the next round, unless the failure holds back its record
-        progress.last = Math.min(progress.last!, id - 1);
-        progress.full = true;
+      const tries = [...bySubscriber].flatMap(([subscriber, queued]) => queued.map((event) => ({ event, subscriber })));
+      const counts = tries.length ? await countTries(db, tries) : new Map<string, number>();
+      const outcomes = await Promise.all(
+        [...bySubscriber].map(async ([subscriber, queued]) => ({
+          subscriber,
+          ...(await runLane(lanes(subscriber), env, { subscriber, tries: queued }, counts)),
+        })),
+      );
+      const untried: Array<{ event_id: number; subscriber: string }> = [];
+      for (const { subscriber, failed, untried: left } of outcomes) {
+        if (failed) holdBack(failed.event, subscriber, failed.retryIn);
+        for (const id of left) {
+          untried.push({ event_id: id, subscriber: subscriber.name });
+          incomplete.add(id);
+          // not tried: read again by the next round, unless the failure holds back its record
+          progress.last = Math.min(progress.last!, id - 1);
+          progress.full = true;
+        }
       }
-    }
-    const done = events.filter((event) => !incomplete.has(event.id)).map((event) => event.id);
-    // the tries a failure left unmade uncounted (a first one leaves no row), the events every
-    // subscriber is done with dispatched, and whether an event past the last one read is pending
-    // (a subscriber's own writes have events too: an SLA's clocks changing a ticket), in one statement
-    const { rows } = await tx.execute(sql`
+      const done = events.filter((event) => !incomplete.has(event.id)).map((event) => event.id);
+      // the tries a failure left unmade uncounted (a first one leaves no row), the events every
+      // subscriber is done with dispatched, and whether an event past the last one read is pending
+      // (a subscriber's own writes have events too: an SLA's clocks changing a ticket), in one statement
+      const { rows } = await tx.execute(sql`
       WITH untried AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(untried)}::jsonb) AS x(event_id bigint, subscriber text)),
            uncounted AS (
              UPDATE event_deliveries d SET attempts = d.attempts - 1 FROM untried x
@@ -345,10 +414,12 @@ async function drainRound(db: Database, lanes: LaneHandles, env: Env, installati
              UPDATE events SET dispatched_at = now()
               WHERE id IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify(done)}::jsonb)) RETURNING 1)
       SELECT EXISTS (SELECT 1 FROM events WHERE installation_id = ${installationId} AND dispatched_at IS NULL AND id > ${progress.last}::bigint) AS more`);
-    if (!progress.full) progress.full = rows[0]?.more === true;
-    return progress;
-    // what its subscribers wrote is found by its own last statement (`more`), not reported
-  }, { quiet: true });
+      if (!progress.full) progress.full = rows[0]?.more === true;
+      return progress;
+      // what its subscribers wrote is found by its own last statement (`more`), not reported
+    },
+    { quiet: true },
+  );
 }
 
 /** The subscribers' work that waited for the round's commit; one that fails is logged (what it sends, a sweep sends again). */
@@ -394,7 +465,8 @@ export async function drainEvents(message: JobMessage, env: Env): Promise<void> 
   try {
     for (let round = 0; round < ROUNDS && Date.now() - started < SLICE_MS; round++) {
       const progress = await drainRound(db, lanes, env, installationId, after, heldBack);
-      if (progress === 'busy') throw new RetryLater(LOCK_WAIT_SECONDS, `installation ${installationId} is being drained`);
+      if (progress === 'busy')
+        throw new RetryLater(LOCK_WAIT_SECONDS, `installation ${installationId} is being drained`);
       if (progress.retryIn !== undefined) retryIn = Math.min(retryIn ?? Infinity, progress.retryIn);
       if (!progress.full) {
         if (retryIn !== undefined) throw new RetryLater(retryIn, `installation ${installationId} has events held back`);

@@ -8,9 +8,17 @@ import type { EventInterest, Subscriber } from './subscriber';
 /** Whether the subscriber wants the event in the row `e`: `wants` (subscriptions.ts), in SQL. */
 function interestOf(on: readonly EventInterest[]): SQL {
   const one = (interest: EventInterest) => {
-    const kinds = interest.kinds ? sql` AND e.kind IN (${sql.join(interest.kinds.map((kind) => sql`${kind}`), sql`, `)})` : sql``;
+    const kinds = interest.kinds
+      ? sql` AND e.kind IN (${sql.join(
+          interest.kinds.map((kind) => sql`${kind}`),
+          sql`, `,
+        )})`
+      : sql``;
     const changed = interest.changed
-      ? sql` AND (e.kind <> 'updated' OR e.data ?| ARRAY[${sql.join(interest.changed.map((name) => sql`${name}::text`), sql`, `)}])`
+      ? sql` AND (e.kind <> 'updated' OR e.data ?| ARRAY[${sql.join(
+          interest.changed.map((name) => sql`${name}::text`),
+          sql`, `,
+        )}])`
       : sql``;
     return sql`(e.record_type = ${interest.recordType}${kinds}${changed})`;
   };
@@ -47,8 +55,12 @@ export function inStatementHook(subscribers: readonly Subscriber[]): SettleHook 
       if (!eventsOn()) return { ctes: [], columns: [] };
       const parts = chosen.map((subscriber, i) => {
         const own = subscriber.inStatement!;
-        const asked = installationId === undefined ? [] : [sql`${own.wants(sql`${installationId}::int`)} AS ${sql.identifier(wantsColumn(i))}`];
-        if (installationId !== undefined && (unwanted.get(`${i} ${installationId}`) ?? 0) > Date.now()) return { ctes: [], columns: asked };
+        const asked =
+          installationId === undefined
+            ? []
+            : [sql`${own.wants(sql`${installationId}::int`)} AS ${sql.identifier(wantsColumn(i))}`];
+        if (installationId !== undefined && (unwanted.get(`${i} ${installationId}`) ?? 0) > Date.now())
+          return { ctes: [], columns: asked };
         const events = sql`e.xact = (${xact})::bigint AND e.dispatched_at IS NULL AND (${interestOf(subscriber.on)}) AND ${own.wants(sql`e.installation_id`)}`;
         const done = sql.identifier(rowsColumn(i));
         return {
@@ -75,9 +87,14 @@ export function inStatementHook(subscribers: readonly Subscriber[]): SettleHook 
         if (!Array.isArray(rows) || rows.length === 0) return [];
         return [
           () =>
-            subscriber.inStatement!.afterCommit(env as unknown as Env, rows as Record<string, unknown>[]).catch((error: unknown) =>
-              log('warn', 'events: work after a write failed', { subscriber: subscriber.name, error: errorField(error) }),
-            ),
+            subscriber
+              .inStatement!.afterCommit(env as unknown as Env, rows as Record<string, unknown>[])
+              .catch((error: unknown) =>
+                log('warn', 'events: work after a write failed', {
+                  subscriber: subscriber.name,
+                  error: errorField(error),
+                }),
+              ),
         ];
       });
     },

@@ -52,7 +52,15 @@ function actorColumns(who: Actor | RowsActor): SQL {
  * One event per row of `rows` (an SQL relation, usually a CTE of changed rows, with an `id`
  * column), inserted by the same statement as the change: `data` may use the row's columns (`r`).
  */
-export function insertEventsFrom(rows: SQL, who: Actor | RowsActor, recordType: string, kind: EventKind, data: SQL = sql`'{}'::jsonb`, where?: SQL, recordId: SQL = sql`r.id`): SQL {
+export function insertEventsFrom(
+  rows: SQL,
+  who: Actor | RowsActor,
+  recordType: string,
+  kind: EventKind,
+  data: SQL = sql`'{}'::jsonb`,
+  where?: SQL,
+  recordId: SQL = sql`r.id`,
+): SQL {
   // Switched off: a statement that writes nothing, where the insert would sit.
   if (!writing) return sql`SELECT NULL WHERE false`;
   return sql`INSERT INTO events (installation_id, record_type, record_id, kind, data, actor_user_id, actor_system, dispatched_at)
@@ -65,7 +73,15 @@ export function insertEventsFrom(rows: SQL, who: Actor | RowsActor, recordType: 
  * row written by the same statement: all or nothing. `data` and `recordId` may use the row (`r`);
  * the event is the row's own unless `recordId` names another (a link's parent). Answers the changed ids.
  */
-export async function changeWithEvents(db: Queryable, statement: SQL, who: Actor, recordType: string, kind: EventKind, data?: SQL, recordId?: SQL): Promise<number[]> {
+export async function changeWithEvents(
+  db: Queryable,
+  statement: SQL,
+  who: Actor,
+  recordType: string,
+  kind: EventKind,
+  data?: SQL,
+  recordId?: SQL,
+): Promise<number[]> {
   const { rows } = await db.execute(withEvents(statement, who, recordType, kind, data, recordId));
   return rows.map((row) => Number(row.id));
 }
@@ -74,7 +90,15 @@ export async function changeWithEvents(db: Queryable, statement: SQL, who: Actor
  * `changeWithEvents`'s statement, to run or to send in a batch: answers `select` over the changed
  * rows (`changed`), by default their ids.
  */
-export function withEvents(statement: SQL, who: Actor, recordType: string, kind: EventKind, data?: SQL, recordId?: SQL, select: SQL = sql`id`): SQL {
+export function withEvents(
+  statement: SQL,
+  who: Actor,
+  recordType: string,
+  kind: EventKind,
+  data?: SQL,
+  recordId?: SQL,
+  select: SQL = sql`id`,
+): SQL {
   if (!writing) return sql`WITH changed AS (${statement}) SELECT ${select} FROM changed`;
   return sql`WITH changed AS (${statement}), logged AS (${insertEventsFrom(sql`changed`, who, recordType, kind, data, undefined, recordId)})
     SELECT ${select} FROM changed`;
@@ -96,4 +120,3 @@ export function recordEventsStatement(who: Actor, list: EventInput[]): SQL | und
   return sql`INSERT INTO events (installation_id, record_type, record_id, kind, data, actor_user_id, actor_system, dispatched_at)
     VALUES ${sql.join(values, sql`, `)}`;
 }
-

@@ -25,7 +25,9 @@ export function registeredSubscribers(): readonly Subscriber[] {
 
 /** The interests of every subscriber in events of this type and kind (of any kind when absent). */
 function interestsIn(recordType: string, kind?: EventKind): EventInterest[] {
-  return registered.flatMap((subscriber) => subscriber.on.filter((on) => on.recordType === recordType && (!kind || !on.kinds || on.kinds.includes(kind))));
+  return registered.flatMap((subscriber) =>
+    subscriber.on.filter((on) => on.recordType === recordType && (!kind || !on.kinds || on.kinds.includes(kind))),
+  );
 }
 
 function meets(interest: EventInterest, changed: readonly string[] | undefined): boolean {
@@ -36,7 +38,10 @@ function meets(interest: EventInterest, changed: readonly string[] | undefined):
 export function wants(subscriber: Subscriber, event: StoredEvent): boolean {
   const changed = event.kind === 'updated' ? Object.keys(event.data) : undefined;
   return subscriber.on.some(
-    (on) => on.recordType === event.recordType && (!on.kinds || on.kinds.includes(event.kind)) && (event.kind !== 'updated' || meets(on, changed)),
+    (on) =>
+      on.recordType === event.recordType &&
+      (!on.kinds || on.kinds.includes(event.kind)) &&
+      (event.kind !== 'updated' || meets(on, changed)),
   );
 }
 
@@ -49,5 +54,8 @@ export function initialDispatch(recordType: string, kind: EventKind, data: SQL):
   if (interests.length === 0) return sql`now()`;
   if (kind !== 'updated' || interests.some((interest) => !interest.changed)) return sql`NULL::timestamptz`;
   const names = [...new Set(interests.flatMap((interest) => interest.changed ?? []))];
-  return sql`CASE WHEN (${data}) ?| ARRAY[${sql.join(names.map((name) => sql`${name}::text`), sql`, `)}] THEN NULL::timestamptz ELSE now() END`;
+  return sql`CASE WHEN (${data}) ?| ARRAY[${sql.join(
+    names.map((name) => sql`${name}::text`),
+    sql`, `,
+  )}] THEN NULL::timestamptz ELSE now() END`;
 }

@@ -15,9 +15,19 @@ export const BACKLOG_AGE_THRESHOLD_SECONDS = 900;
 /** Open dead letters past which `/health` says `degraded`: any. A dead letter is work not done until an operator replays or discards it. */
 export const DEAD_LETTER_THRESHOLD = 0;
 
-const count = (what: string) => z.number().int().meta({ description: `${what}, counted up to ${BACKLOG_COUNT_CAP}` });
-const seconds = (what: string) => z.number().int().nullable().meta({ description: `${what}, in whole seconds; null when there is none` });
-const overThreshold = (rule: string) => z.boolean().meta({ description: `whether it is past its threshold (${rule}): the status is then \`degraded\`` });
+const count = (what: string) =>
+  z
+    .number()
+    .int()
+    .meta({ description: `${what}, counted up to ${BACKLOG_COUNT_CAP}` });
+const seconds = (what: string) =>
+  z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: `${what}, in whole seconds; null when there is none` });
+const overThreshold = (rule: string) =>
+  z.boolean().meta({ description: `whether it is past its threshold (${rule}): the status is then \`degraded\`` });
 const ageRule = `the oldest over ${BACKLOG_AGE_THRESHOLD_SECONDS} s`;
 
 export const backlogSchema = z
@@ -29,7 +39,9 @@ export const backlogSchema = z
     }),
     webhookDeliveries: z.object({
       count: count('webhook deliveries pending (to be tried, or tried again later)'),
-      overdueSeconds: seconds('how far past its time the most overdue one that is free to go is (one waiting behind an earlier delivery of its ticket is not)'),
+      overdueSeconds: seconds(
+        'how far past its time the most overdue one that is free to go is (one waiting behind an earlier delivery of its ticket is not)',
+      ),
       overThreshold: overThreshold(`the most overdue over ${BACKLOG_AGE_THRESHOLD_SECONDS} s`),
     }),
     outgoingMail: z.object({
@@ -71,7 +83,8 @@ export const backlogQuery: SQL = sql`
          ${capped(sql`SELECT 1 FROM dead_letters WHERE replayed_at IS NULL AND discarded_at IS NULL`)} AS dead_count,
          ${secondsSince(sql`SELECT min(dead_at) FROM dead_letters WHERE replayed_at IS NULL AND discarded_at IS NULL`)} AS dead_oldest`;
 
-const seconds0 = (value: unknown): number | null => (value === null || value === undefined ? null : Math.max(0, Number(value)));
+const seconds0 = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Math.max(0, Number(value));
 const late = (value: number | null) => value !== null && value > BACKLOG_AGE_THRESHOLD_SECONDS;
 
 /** The backlog from the query's row, each part judged against its threshold. */
@@ -82,9 +95,17 @@ export function backlogOf(row: Record<string, unknown>): Backlog {
   const deadCount = Number(row.dead_count);
   return {
     outbox: { count: Number(row.outbox_count), oldestSeconds: outboxOldest, overThreshold: late(outboxOldest) },
-    webhookDeliveries: { count: Number(row.webhooks_count), overdueSeconds: webhooksOverdue, overThreshold: late(webhooksOverdue) },
+    webhookDeliveries: {
+      count: Number(row.webhooks_count),
+      overdueSeconds: webhooksOverdue,
+      overThreshold: late(webhooksOverdue),
+    },
     outgoingMail: { count: Number(row.mail_count), overdueSeconds: mailOverdue, overThreshold: late(mailOverdue) },
-    deadLetters: { count: deadCount, oldestSeconds: seconds0(row.dead_oldest), overThreshold: deadCount > DEAD_LETTER_THRESHOLD },
+    deadLetters: {
+      count: deadCount,
+      oldestSeconds: seconds0(row.dead_oldest),
+      overThreshold: deadCount > DEAD_LETTER_THRESHOLD,
+    },
   };
 }
 

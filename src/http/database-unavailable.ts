@@ -9,7 +9,10 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
  * class 53 (insufficient resources: too many connections, out of memory or disk).
  */
 function unavailableState(code: string | undefined): boolean {
-  return code !== undefined && (code.startsWith('08') || code.startsWith('53') || code === '57P01' || code === '57P02' || code === '57P03');
+  return (
+    code !== undefined &&
+    (code.startsWith('08') || code.startsWith('53') || code === '57P01' || code === '57P02' || code === '57P03')
+  );
 }
 
 /**
@@ -39,7 +42,11 @@ export function databaseUnavailable(error: unknown): boolean {
   for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
     if (isSocketError(current)) return true;
     const candidate = current as { message?: unknown; cause?: unknown; sourceError?: unknown };
-    if (typeof candidate.message === 'string' && DRIVER_CONNECTION_FAILURE.some((pattern) => pattern.test(candidate.message as string))) return true;
+    if (
+      typeof candidate.message === 'string' &&
+      DRIVER_CONNECTION_FAILURE.some((pattern) => pattern.test(candidate.message as string))
+    )
+      return true;
     current = candidate.cause ?? candidate.sourceError;
   }
   return false;

@@ -7,7 +7,14 @@ import { databaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from './database
 import { ApiError, type ErrorCode } from './errors';
 import { malformedParameter } from './mount';
 
-const CODES: Partial<Record<number, ErrorCode>> = { 400: 'invalid', 401: 'unauthorized', 403: 'forbidden', 404: 'notFound', 413: 'tooLarge', 415: 'unsupportedMediaType' };
+const CODES: Partial<Record<number, ErrorCode>> = {
+  400: 'invalid',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'notFound',
+  413: 'tooLarge',
+  415: 'unsupportedMediaType',
+};
 
 /**
  * Every failure leaves as the one error body: a database that does not answer is a 503 the
@@ -20,7 +27,18 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
   // Thrown by Hono or a library before our code ran (a body it could not read, say): its status, our body.
   if (error instanceof HTTPException && error.status < 500) {
     const source = error.status === 413 || error.status === 415 ? { source: 'body' } : {};
-    return c.json({ errors: [{ code: CODES[error.status] ?? 'invalid', ...source, detail: error.message || 'the request cannot be served' }] }, error.status);
+    return c.json(
+      {
+        errors: [
+          {
+            code: CODES[error.status] ?? 'invalid',
+            ...source,
+            detail: error.message || 'the request cannot be served',
+          },
+        ],
+      },
+      error.status,
+    );
   }
   // the request's id comes from the log context (`withLogContext`, request-context.ts)
   const where = { method: c.req.method, route: c.var.route ?? null };
@@ -38,7 +56,14 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (databaseUnavailable(error)) {
     log('error', 'database unavailable', { ...where, error: errorField(error) });
     return c.json(
-      { errors: [{ code: 'unavailable', detail: `the database does not answer; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds` }] },
+      {
+        errors: [
+          {
+            code: 'unavailable',
+            detail: `the database does not answer; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds`,
+          },
+        ],
+      },
       503,
       { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
     );

@@ -12,8 +12,13 @@ export async function withRequestId(response: Response, requestId: string): Prom
   } catch {
     return response;
   }
-  if (typeof body !== 'object' || body === null || !Array.isArray((body as { errors?: unknown }).errors)) return response;
+  if (typeof body !== 'object' || body === null || !Array.isArray((body as { errors?: unknown }).errors))
+    return response;
   const headers = new Headers(response.headers);
   headers.delete('content-length');
-  return new Response(JSON.stringify({ ...body, requestId }), { status: response.status, statusText: response.statusText, headers });
+  return new Response(JSON.stringify({ ...body, requestId }), {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }

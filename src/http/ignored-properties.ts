@@ -30,7 +30,8 @@ export function ignoredPaths(value: unknown): JsonPath[] {
   if (value === null || typeof value !== 'object') return [];
   const own = ignoredIn.get(value);
   if (own) return [...own];
-  if (Array.isArray(value)) return value.flatMap((item: unknown, index) => ignoredPaths(item).map((path) => [index, ...path]));
+  if (Array.isArray(value))
+    return value.flatMap((item: unknown, index) => ignoredPaths(item).map((path) => [index, ...path]));
   if (!isPlainObject(value)) return [];
   return Object.entries(value).flatMap(([key, item]) => ignoredPaths(item).map((path) => [key, ...path]));
 }
@@ -42,7 +43,9 @@ const bytes = new TextEncoder();
 
 /** A name as a header carries it: visible ASCII, with `%`, `,` and anything else percent-encoded (UTF-8). */
 function headerSafe(name: string): string {
-  return name.replace(/[^\x21-\x7e]|[%,]/gu, (character) => [...bytes.encode(character)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+  return name.replace(/[^\x21-\x7e]|[%,]/gu, (character) =>
+    [...bytes.encode(character)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 }
 
 /**

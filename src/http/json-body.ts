@@ -21,7 +21,8 @@ export type NamePath = (path: JsonPath) => string;
 
 export function pathName(prefix: string, path: JsonPath): string {
   let source = prefix;
-  for (const part of path) source += typeof part === 'number' ? `[${part}]` : source === '' ? String(part) : `.${String(part)}`;
+  for (const part of path)
+    source += typeof part === 'number' ? `[${part}]` : source === '' ? String(part) : `.${String(part)}`;
   return source;
 }
 
@@ -35,7 +36,8 @@ export const JSON_TYPE = /^application\/([a-z.-]+\+)?json(;\s*[a-z0-9-]+=[^;]+)*
 
 const tooLarge = () =>
   new ApiError(413, [{ code: 'tooLarge', source: 'body', detail: `the body is larger than ${MAX_BODY_BYTES} bytes` }]);
-const notJson = () => new ApiError(415, [{ code: 'unsupportedMediaType', source: 'body', detail: 'send the body as application/json' }]);
+const notJson = () =>
+  new ApiError(415, [{ code: 'unsupportedMediaType', source: 'body', detail: 'send the body as application/json' }]);
 
 /** A value met walking a body: its depth and where it sits, as a link to its parent (the path is only built for a problem). */
 interface Spot {
@@ -70,7 +72,8 @@ export function unsafeSpot(value: unknown): { path: JsonPath; problem: 'depth' |
     if (Array.isArray(current)) {
       for (let index = current.length - 1; index >= 0; index--) {
         const item: unknown = current[index];
-        if (typeof item === 'string' || (item !== null && typeof item === 'object')) stack.push({ value: item, depth, parent: spot, key: index });
+        if (typeof item === 'string' || (item !== null && typeof item === 'object'))
+          stack.push({ value: item, depth, parent: spot, key: index });
       }
       continue;
     }
@@ -79,7 +82,8 @@ export function unsafeSpot(value: unknown): { path: JsonPath; problem: 'depth' |
       const key = keys[index]!;
       if (key.includes('\0')) return { path: pathOf(spot, key), problem: 'nul' };
       const item: unknown = (current as Record<string, unknown>)[key];
-      if (typeof item === 'string' || (item !== null && typeof item === 'object')) stack.push({ value: item, depth, parent: spot, key });
+      if (typeof item === 'string' || (item !== null && typeof item === 'object'))
+        stack.push({ value: item, depth, parent: spot, key });
     }
   }
   return undefined;
@@ -99,7 +103,10 @@ function holder(path: JsonPath): JsonPath {
  * (`body.required` not true, as the document then says) takes no body at all, or an empty one,
  * as `{}`.
  */
-export function readJsonBody(name: NamePath, { required = true }: { required?: boolean } = {}): MiddlewareHandler<AppEnv> {
+export function readJsonBody(
+  name: NamePath,
+  { required = true }: { required?: boolean } = {},
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!required && (await sentNothing(c))) {
       c.req.bodyCache.json = Promise.resolve({});
@@ -114,7 +121,8 @@ export function readJsonBody(name: NamePath, { required = true }: { required?: b
       throw ApiError.invalid('body', 'the body is not valid JSON');
     }
     const spot = unsafeSpot(body);
-    if (spot?.problem === 'depth') throw ApiError.invalid(name(holder(spot.path)), `is nested more than ${MAX_JSON_DEPTH} levels deep`);
+    if (spot?.problem === 'depth')
+      throw ApiError.invalid(name(holder(spot.path)), `is nested more than ${MAX_JSON_DEPTH} levels deep`);
     if (spot) throw ApiError.invalid(name(spot.path), 'must not contain NUL (\\u0000) characters');
     c.req.bodyCache.json = Promise.resolve(body);
     await next();
@@ -153,7 +161,8 @@ export async function jsonBodyText(c: Context<AppEnv>): Promise<string> {
 
 async function readJsonText(c: Context<AppEnv>): Promise<string> {
   const type = c.req.header('content-type');
-  if (type === undefined && (!c.req.raw.body || c.req.header('content-length') === '0')) throw ApiError.invalid('body', 'a JSON body is required');
+  if (type === undefined && (!c.req.raw.body || c.req.header('content-length') === '0'))
+    throw ApiError.invalid('body', 'a JSON body is required');
   if (!type || !JSON_TYPE.test(type)) throw notJson();
   const text = new TextDecoder().decode(await readBodyBytes(c.req.raw, MAX_BODY_BYTES, tooLarge));
   if (text.trim() === '') throw ApiError.invalid('body', 'a JSON body is required');

@@ -10,7 +10,12 @@ import { groupName } from '../openapi/group-name';
 import { registerExample } from '../openapi/examples';
 import { registry } from '../openapi/registry';
 import { ApiError, type ErrorEntry } from './errors';
-import { IGNORED_PROPERTIES_HEADER, IGNORED_PROPERTIES_HEADER_OBJECT, ignoredHeaderValue, ignoredPaths } from './ignored-properties';
+import {
+  IGNORED_PROPERTIES_HEADER,
+  IGNORED_PROPERTIES_HEADER_OBJECT,
+  ignoredHeaderValue,
+  ignoredPaths,
+} from './ignored-properties';
 import { JSON_TYPE, pathName, readJsonBody } from './json-body';
 import { isIntegerParam } from './params';
 import { bodyContract, issuesToErrors } from './record-body';
@@ -41,7 +46,11 @@ function looseRoute(declaration: RouteDeclaration, params: Record<string, z.ZodT
     return params[name] && isIntegerParam(params[name]) ? '([^/]+)' : '[^/]+';
   });
   if (!names.some((name) => params[name] && isIntegerParam(params[name]))) return undefined;
-  return { method: declaration.method.toUpperCase(), pattern: new RegExp(`^${source}$`), names: names.filter((name) => params[name] && isIntegerParam(params[name])) };
+  return {
+    method: declaration.method.toUpperCase(),
+    pattern: new RegExp(`^${source}$`),
+    names: names.filter((name) => params[name] && isIntegerParam(params[name])),
+  };
 }
 
 /**
@@ -72,12 +81,20 @@ function paramsShape(declaration: RouteDeclaration): Record<string, z.ZodType> {
  * read as a missing one: the refused value is parsed again, once, with it. A query parameter
  * sent twice arrives as an array, which is named as such.
  */
-function refusal(schema: z.ZodType | undefined, target: string, value: unknown, issues: readonly z.core.$ZodIssue[]): ErrorEntry[] {
+function refusal(
+  schema: z.ZodType | undefined,
+  target: string,
+  value: unknown,
+  issues: readonly z.core.$ZodIssue[],
+): ErrorEntry[] {
   const reparsed = schema?.safeParse(value, { reportInput: true });
   const described = reparsed && !reparsed.success ? reparsed.error.issues : issues;
   return described.flatMap((issue) => {
-    const repeated = target === 'query' && issue.code === 'invalid_type' && issue.path.length === 1 && Array.isArray(issue.input);
-    return repeated ? [{ code: 'invalid' as const, source: pathName('', issue.path), detail: 'must be sent once, not repeated' }] : issuesToErrors([issue], '');
+    const repeated =
+      target === 'query' && issue.code === 'invalid_type' && issue.path.length === 1 && Array.isArray(issue.input);
+    return repeated
+      ? [{ code: 'invalid' as const, source: pathName('', issue.path), detail: 'must be sent once, not repeated' }]
+      : issuesToErrors([issue], '');
   });
 }
 
@@ -102,7 +119,15 @@ function withIgnoredHeader(responses: Responses): Responses {
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => {
       const { headers } = response;
-      const declared = headers instanceof z.ZodObject ? headers.extend({ [IGNORED_PROPERTIES_HEADER]: z.string().optional().meta({ description: IGNORED_PROPERTIES_HEADER_OBJECT.description }) }) : { ...(headers as object | undefined), [IGNORED_PROPERTIES_HEADER]: IGNORED_PROPERTIES_HEADER_OBJECT };
+      const declared =
+        headers instanceof z.ZodObject
+          ? headers.extend({
+              [IGNORED_PROPERTIES_HEADER]: z
+                .string()
+                .optional()
+                .meta({ description: IGNORED_PROPERTIES_HEADER_OBJECT.description }),
+            })
+          : { ...(headers as object | undefined), [IGNORED_PROPERTIES_HEADER]: IGNORED_PROPERTIES_HEADER_OBJECT };
       return [status, { ...response, headers: declared }];
     }),
   );
@@ -144,7 +169,9 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
   if (!isPublic) middleware.push(authenticate(roles), rateLimit);
   middleware.push(...guards);
   if (contract) {
-    const read = readJsonBody((path) => contract.name(path), { required: declaration.request?.body?.required === true });
+    const read = readJsonBody((path) => contract.name(path), {
+      required: declaration.request?.body?.required === true,
+    });
     middleware.push(takesForm(declaration) ? forJson(read) : read);
   }
   const write = IDEMPOTENT_METHODS.has(declaration.method.toUpperCase());
@@ -153,12 +180,17 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
   const config = {
     ...operation,
     description: withCallers(operation.description, roles, Boolean(isPublic)),
-    ...(!isPublic && write ? { parameters: [...((operation as { parameters?: unknown[] }).parameters ?? []), IDEMPOTENCY_KEY_PARAMETER] } : {}),
+    ...(!isPublic && write
+      ? { parameters: [...((operation as { parameters?: unknown[] }).parameters ?? []), IDEMPOTENCY_KEY_PARAMETER] }
+      : {}),
     tags: [groupName(tag)],
     ...(isPublic && !operation.security ? { security: [] } : {}),
     responses: (body ? withIgnoredHeader : (responses: Responses) => responses)({
       ...standardErrors({
-        public: Boolean(isPublic), pathParameters: Object.keys(params).length > 0, jsonBody: Boolean(body), idempotent: !isPublic && write,
+        public: Boolean(isPublic),
+        pathParameters: Object.keys(params).length > 0,
+        jsonBody: Boolean(body),
+        idempotent: !isPublic && write,
         // a public route that takes a teammate's credential of its own (`security`) meets the failed-authentication limit
         rateLimited: !isPublic || Boolean((operation.security as unknown[] | undefined)?.length),
       }),
@@ -180,19 +212,34 @@ export function mountRoute(app: OpenAPIHono<AppEnv>, route: ApiRoute): void {
       }
       if (result.target === 'json' && contract?.explain) {
         const errors = contract.explain(result.data);
-        throw new ApiError(400, errors.length ? errors : [{ code: 'invalid', source: 'body', detail: 'the body does not match what this operation takes' }]);
+        throw new ApiError(
+          400,
+          errors.length
+            ? errors
+            : [{ code: 'invalid', source: 'body', detail: 'the body does not match what this operation takes' }],
+        );
       }
       throw new ApiError(400, refusal(schemas[result.target], result.target, result.data, result.error!.issues));
     }) as never,
   );
 }
 
-const ROLE_NAMES: Record<UserRole, string> = { owner: 'owners', admin: 'admins', agent: 'agents', collaborator: 'collaborators' };
+const ROLE_NAMES: Record<UserRole, string> = {
+  owner: 'owners',
+  admin: 'admins',
+  agent: 'agents',
+  collaborator: 'collaborators',
+};
 
 /** An operation's description, ending with who may call it: the document says what `authenticate(roles)` enforces. */
-function withCallers(description: string | undefined, roles: readonly UserRole[] | undefined, isPublic: boolean): string {
+function withCallers(
+  description: string | undefined,
+  roles: readonly UserRole[] | undefined,
+  isPublic: boolean,
+): string {
   const names = (roles ?? []).map((role) => ROLE_NAMES[role]);
-  const callers = isPublic ? 'Called without an API key.'
+  const callers = isPublic
+    ? 'Called without an API key.'
     : `Who may call it: ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0]}.`;
   return description ? `${description.trimEnd()}\n\n${callers}` : callers;
 }

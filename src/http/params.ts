@@ -4,7 +4,8 @@ import { z } from 'zod';
 export const MAX_ID = 2_147_483_647;
 
 /** Whether a value taken from a queue message or a stored body can be a row's id. */
-export const isRowId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_ID;
+export const isRowId = (value: unknown): value is number =>
+  Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_ID;
 
 /** An id's digits as the platform's clients may send them (`"12"`): canonical, without sign, space or leading zero. */
 const ID_DIGITS = /^[1-9]\d{0,9}$/;
@@ -13,10 +14,10 @@ const ID_DIGITS = /^[1-9]\d{0,9}$/;
  * An id sent in a body: what an `integer` id column can hold, as a number or as its digits
  * (`"12"`, as the platform's samples send some ids); any other string is a 400.
  */
-export const idValue = z.union([
-  z.number().int().positive().max(MAX_ID),
-  z.string().regex(ID_DIGITS).transform(Number).pipe(z.number().max(MAX_ID)),
-], { error: 'must be an id: a positive integer, or its digits as a string ("12")' });
+export const idValue = z.union(
+  [z.number().int().positive().max(MAX_ID), z.string().regex(ID_DIGITS).transform(Number).pipe(z.number().max(MAX_ID))],
+  { error: 'must be an id: a positive integer, or its digits as a string ("12")' },
+);
 
 /** Path parameters that match digits only, so that `update.json` can never be read as an id. */
 const integerParams = new WeakSet<z.ZodType>();
@@ -39,7 +40,10 @@ export function integerParam(description: string, max = MAX_ID): z.ZodType<numbe
     .transform((raw, ctx) => {
       const digits = raw.replace(/\.(json|csv)$/, '');
       if (!pattern.test(digits) || Number(digits) > max) {
-        ctx.addIssue({ code: 'custom', message: `must be a positive integer without leading zeros, at most ${max}; got "${digits}"` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a positive integer without leading zeros, at most ${max}; got "${digits}"`,
+        });
         return z.NEVER;
       }
       return Number(digits);
@@ -58,4 +62,4 @@ export function textParam(description: string): z.ZodType<string, string> {
 }
 
 /** `{id}`: the record's id. */
-export const idParams = z.object({ id: integerParam('the record\'s id') });
+export const idParams = z.object({ id: integerParam("the record's id") });

@@ -4,7 +4,15 @@ import { ignoredPaths, noteIgnored } from './ignored-properties';
 import { pathName, type JsonPath } from './json-body';
 
 /** Audit properties a client may send back (even as 0 or null): accepted and ignored. */
-export const AUDIT_PROPERTIES = ['state', 'createdAt', 'createdBy', 'updatedAt', 'updatedBy', 'deletedAt', 'deletedBy'] as const;
+export const AUDIT_PROPERTIES = [
+  'state',
+  'createdAt',
+  'createdBy',
+  'updatedAt',
+  'updatedBy',
+  'deletedAt',
+  'deletedBy',
+] as const;
 
 /**
  * What a client reads back about a whole record and may send back in it: ignored on create and
@@ -48,11 +56,19 @@ export function bodyObject<S extends z.ZodRawShape>(shape: S) {
  * client read and may send back (the audit set, `id`, `type`, `included`, `meta`, and
  * `alsoReadOnly`) accepted and dropped without being named.
  */
-export function writableRecord<S extends z.ZodRawShape>(shape: S, alsoReadOnly: readonly string[] = [], notAnObject?: string) {
-  const ignored = [...new Set([...RECORD_ENVELOPE, ...AUDIT_PROPERTIES, ...alsoReadOnly])].filter((name) => !(name in shape));
+export function writableRecord<S extends z.ZodRawShape>(
+  shape: S,
+  alsoReadOnly: readonly string[] = [],
+  notAnObject?: string,
+) {
+  const ignored = [...new Set([...RECORD_ENVELOPE, ...AUDIT_PROPERTIES, ...alsoReadOnly])].filter(
+    (name) => !(name in shape),
+  );
   const accepted = { ...shape, ...Object.fromEntries(ignored.map((name) => [name, readOnly])) };
   // `notAnObject`: what to say when the value is no object at all (what its properties lack, they say themselves)
-  return z.looseObject(accepted, notAnObject ? { error: notAnObject } : undefined).transform(keepKnown<S>(accepted, ignored));
+  return z
+    .looseObject(accepted, notAnObject ? { error: notAnObject } : undefined)
+    .transform(keepKnown<S>(accepted, ignored));
 }
 
 /** Zod's issues as entries of the error body, each naming the property at fault. */
@@ -68,14 +84,19 @@ const FORMATS: Record<string, string> = {
 
 /** zod's words for an issue, or what was expected where zod says only that the input is invalid; a schema's own message is kept. */
 function teach(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_format' && issue.message.startsWith('Invalid')) return FORMATS[issue.format] ?? issue.message;
+  if (issue.code === 'invalid_format' && issue.message.startsWith('Invalid'))
+    return FORMATS[issue.format] ?? issue.message;
   return issue.message;
 }
 
 export function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix: string): ErrorEntry[] {
   return issues.flatMap((issue): ErrorEntry[] => {
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ code: 'invalid', source: pathName(prefix, [...issue.path, key]), detail: 'unknown property' }));
+      return issue.keys.map((key) => ({
+        code: 'invalid',
+        source: pathName(prefix, [...issue.path, key]),
+        detail: 'unknown property',
+      }));
     }
     const missing = issue.code === 'invalid_type' && issue.input === undefined;
     return [{ code: 'invalid', source: pathName(prefix, issue.path), detail: missing ? 'must be set' : teach(issue) }];
@@ -113,14 +134,16 @@ export function bodyContract(schema: z.ZodType): BodyContract {
   return contracts.get(schema) ?? plainContract;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The record of a body that arrives wrapped (`{"company": {...}}`, what stands beside it
  * ignored) or bare (`{...}`).
  */
 export function unwrapRecord(body: unknown, wrapper: string): Record<string, unknown> {
-  if (!isObject(body)) throw ApiError.invalid('body', `expected a JSON object, bare or wrapped as {"${wrapper}": {...}}`);
+  if (!isObject(body))
+    throw ApiError.invalid('body', `expected a JSON object, bare or wrapped as {"${wrapper}": {...}}`);
   if (!(wrapper in body)) return body;
   const record = body[wrapper];
   if (!isObject(record)) throw ApiError.invalid(wrapper, 'expected an object');
@@ -150,7 +173,8 @@ function liftIncluded(raw: unknown, wrapper: string, names: readonly string[]): 
   if (lifted.length === 0) return raw;
   const wrapped = isObject(raw[wrapper]);
   const record = { ...((wrapped ? raw[wrapper] : raw) as Record<string, unknown>) };
-  for (const name of lifted) record[name] = [...(Array.isArray(record[name]) ? record[name] : []), ...(included[name] as unknown[])];
+  for (const name of lifted)
+    record[name] = [...(Array.isArray(record[name]) ? record[name] : []), ...(included[name] as unknown[])];
   return wrapped ? { ...raw, [wrapper]: record } : record;
 }
 
@@ -162,7 +186,12 @@ function liftIncluded(raw: unknown, wrapper: string, names: readonly string[]): 
  * the wrapper's name alone, never by which form would validate: a wrapped record with a wrong
  * value is a 400, not a bare record whose unknown property `<wrapper>` is ignored.
  */
-export function recordBody<T extends z.ZodType>(wrapper: string, record: T, liftedFromIncluded: readonly string[] = [], besideWrapper: readonly string[] = []) {
+export function recordBody<T extends z.ZodType>(
+  wrapper: string,
+  record: T,
+  liftedFromIncluded: readonly string[] = [],
+  besideWrapper: readonly string[] = [],
+) {
   const object = record instanceof z.ZodPipe ? record.in : record;
   // a record with a property of the wrapper's name (a thread entry's `message`) holding no object is bare
   const ownsWrapperName = object instanceof z.ZodObject && wrapper in object.shape;
@@ -176,14 +205,25 @@ export function recordBody<T extends z.ZodType>(wrapper: string, record: T, lift
     .transform((body) => {
       const beside = Object.keys(body).filter((key) => key !== wrapper && key !== 'included' && key !== 'meta');
       const inner = body[wrapper] as z.output<T>;
-      return noteIgnored(inner, [...beside.map((key) => [key]), ...ignoredPaths(inner).map((path) => [wrapper, ...path])]);
+      return noteIgnored(inner, [
+        ...beside.map((key) => [key]),
+        ...ignoredPaths(inner).map((path) => [wrapper, ...path]),
+      ]);
     });
   const bare = z
-    .preprocess((raw, ctx) => {
-      if (sentWrapped(raw)) ctx.addIssue({ code: 'custom', message: `sent wrapped as {"${wrapper}": {...}}` });
-      return raw;
-    }, record as z.ZodType<z.output<T>, z.input<T>>)
-    .transform((inner) => noteIgnored(inner, ignoredPaths(inner).map((path) => [wrapper, ...path])));
+    .preprocess(
+      (raw, ctx) => {
+        if (sentWrapped(raw)) ctx.addIssue({ code: 'custom', message: `sent wrapped as {"${wrapper}": {...}}` });
+        return raw;
+      },
+      record as z.ZodType<z.output<T>, z.input<T>>,
+    )
+    .transform((inner) =>
+      noteIgnored(
+        inner,
+        ignoredPaths(inner).map((path) => [wrapper, ...path]),
+      ),
+    );
   const union = z.union([wrapped, bare]);
   const lift = (raw: unknown) => liftBeside(liftIncluded(raw, wrapper, liftedFromIncluded), wrapper, besideWrapper);
   const schema = liftedFromIncluded.length || besideWrapper.length ? z.preprocess(lift, union) : union;
@@ -194,8 +234,19 @@ export function recordBody<T extends z.ZodType>(wrapper: string, record: T, lift
     },
     explain(raw) {
       const lifted = lift(raw);
-      const result = record.safeParse(sentWrapped(lifted) || !ownsWrapperName ? unwrapRecord(lifted, wrapper) : lifted, { reportInput: true });
-      return result.success ? [{ code: 'invalid', source: 'body', detail: `expected a ${wrapper}, bare or wrapped as {"${wrapper}": {...}}` }] : issuesToErrors(result.error.issues, wrapper);
+      const result = record.safeParse(
+        sentWrapped(lifted) || !ownsWrapperName ? unwrapRecord(lifted, wrapper) : lifted,
+        { reportInput: true },
+      );
+      return result.success
+        ? [
+            {
+              code: 'invalid',
+              source: 'body',
+              detail: `expected a ${wrapper}, bare or wrapped as {"${wrapper}": {...}}`,
+            },
+          ]
+        : issuesToErrors(result.error.issues, wrapper);
     },
   });
   return schema;

@@ -44,7 +44,12 @@ async function handle(c: Context<AppEnv>, next: Next, requestId: string): Promis
     } catch {
       // A WebSocket upgrade's answer comes from the room with headers that cannot change.
     }
-    c.executionCtx.waitUntil(db.afterBatches().then(() => announceEvents(c.env, db)).finally(() => db.close()));
+    c.executionCtx.waitUntil(
+      db
+        .afterBatches()
+        .then(() => announceEvents(c.env, db))
+        .finally(() => db.close()),
+    );
     const facts: RequestFacts = {
       installationId: c.var.principal?.installationId ?? null,
       method: c.req.method,

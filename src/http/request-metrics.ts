@@ -38,7 +38,13 @@ export function writeRequestMetric(dataset: AnalyticsEngineDataset | undefined, 
   try {
     dataset.writeDataPoint({
       indexes: [installation],
-      blobs: [facts.route ?? NO_ROUTE, facts.method.slice(0, 16), `${Math.floor(facts.status / 100)}xx`, String(facts.status), installation],
+      blobs: [
+        facts.route ?? NO_ROUTE,
+        facts.method.slice(0, 16),
+        `${Math.floor(facts.status / 100)}xx`,
+        String(facts.status),
+        installation,
+      ],
       doubles: [facts.durationMs, facts.dbRoundTrips],
     });
   } catch (error) {

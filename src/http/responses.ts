@@ -13,7 +13,10 @@ export const errorBodySchema = z
         }),
       )
       .min(1),
-    requestId: z.string().optional().describe("the request's id, as `X-Request-Id` answers it: name it when you report the problem"),
+    requestId: z
+      .string()
+      .optional()
+      .describe("the request's id, as `X-Request-Id` answers it: name it when you report the problem"),
   })
   .meta({ id: 'Error', description: "what went wrong, one entry per problem, and the request's id" });
 
@@ -30,12 +33,12 @@ export function errorResponse(description: string) {
 const STANDARD: Record<number, string> = {
   400: 'a parameter or the body is not valid: every problem is named',
   401: 'no valid credential (with `WWW-Authenticate`)',
-  403: 'the caller\'s role may not do this',
+  403: "the caller's role may not do this",
   404: 'no such record here',
   409: 'a request with the same `Idempotency-Key` is still running (or the write conflicts with what is stored)',
   413: 'the body is too large',
   422: 'the `Idempotency-Key` was sent with another request before',
-  429: 'past a rate limit (the teammate\'s requests a minute, or the failed authentications of the client\'s address): try again after `Retry-After` seconds',
+  429: "past a rate limit (the teammate's requests a minute, or the failed authentications of the client's address): try again after `Retry-After` seconds",
   415: 'the body is not sent as JSON',
   500: 'something went wrong on our side; nothing was changed',
   503: 'the database does not answer; try again after `Retry-After` seconds',
@@ -47,7 +50,22 @@ const STANDARD: Record<number, string> = {
  * authenticated write (`Idempotency-Key`), 413 and 415 with a JSON body, 429 where a credential is
  * taken (the rate limits), 500, and 503 when the database does not answer.
  */
-export function standardErrors(options: { public: boolean; pathParameters: boolean; jsonBody: boolean; idempotent: boolean; rateLimited: boolean }): Record<number, ReturnType<typeof errorResponse>> {
-  const statuses = [400, ...(options.public ? [] : [401, 403]), ...(options.pathParameters ? [404] : []), ...(options.idempotent ? [409, 422] : []), ...(options.jsonBody ? [413, 415] : []), ...(options.rateLimited ? [429] : []), 500, 503];
+export function standardErrors(options: {
+  public: boolean;
+  pathParameters: boolean;
+  jsonBody: boolean;
+  idempotent: boolean;
+  rateLimited: boolean;
+}): Record<number, ReturnType<typeof errorResponse>> {
+  const statuses = [
+    400,
+    ...(options.public ? [] : [401, 403]),
+    ...(options.pathParameters ? [404] : []),
+    ...(options.idempotent ? [409, 422] : []),
+    ...(options.jsonBody ? [413, 415] : []),
+    ...(options.rateLimited ? [429] : []),
+    500,
+    503,
+  ];
   return Object.fromEntries(statuses.map((status) => [status, errorResponse(STANDARD[status]!)]));
 }

@@ -41,7 +41,11 @@ export interface ApiRoute {
 }
 
 /** Declares a route: the handler's validated input and its answers are typed by the declaration. */
-export function defineRoute<const R extends RouteDeclaration>(declaration: R, handler: RouteHandler<R, AppEnv>): ApiRoute {
-  if (!declaration.public && !declaration.roles) throw new Error(`${declaration.operationId}: a route that is not public names the roles that may call it`);
+export function defineRoute<const R extends RouteDeclaration>(
+  declaration: R,
+  handler: RouteHandler<R, AppEnv>,
+): ApiRoute {
+  if (!declaration.public && !declaration.roles)
+    throw new Error(`${declaration.operationId}: a route that is not public names the roles that may call it`);
   return { declaration, handler: handler as unknown as Handler<AppEnv> };
 }

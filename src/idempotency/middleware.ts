@@ -15,7 +15,8 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-  description: 'makes the write safe to retry: the same key with the same request answers as the first did (24 hours, `Idempotent-Replayed: true`); with another request, 422; while the first runs, 409',
+  description:
+    'makes the write safe to retry: the same key with the same request answers as the first did (24 hours, `Idempotent-Replayed: true`); with another request, 422; while the first runs, 409',
 } as const;
 
 /** What a key may be: 1 to 255 visible ASCII characters (a UUID, as clients usually send). */
@@ -26,11 +27,18 @@ async function requestDigest(c: Context<AppEnv>): Promise<string> {
   const url = new URL(c.req.url);
   const head = new TextEncoder().encode(`${c.req.method} ${url.pathname}${url.search}\n`);
   // a JSON body as read already; any other (a multipart upload) as its bytes, not decoded as text
-  const body = c.var.bodyText !== undefined ? new TextEncoder().encode(c.var.bodyText) : c.req.raw.body ? new Uint8Array(await c.req.raw.clone().arrayBuffer()) : new Uint8Array();
+  const body =
+    c.var.bodyText !== undefined
+      ? new TextEncoder().encode(c.var.bodyText)
+      : c.req.raw.body
+        ? new Uint8Array(await c.req.raw.clone().arrayBuffer())
+        : new Uint8Array();
   const bytes = new Uint8Array(head.length + body.length);
   bytes.set(head);
   bytes.set(body, head.length);
-  return [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
 }
 
 interface Held {
@@ -53,7 +61,8 @@ interface Held {
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header('idempotency-key');
   if (key === undefined || !IDEMPOTENT_METHODS.has(c.req.method)) return next();
-  if (!KEY.test(key)) throw ApiError.invalid('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a UUID, say)');
+  if (!KEY.test(key))
+    throw ApiError.invalid('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a UUID, say)');
   const who = c.var.principal;
   const db = c.var.db;
   const digest = await requestDigest(c);
@@ -73,18 +82,34 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const held = rows[0] as unknown as Held;
   if (held.mine !== true) {
     if (held.request_digest !== null && held.request_digest !== digest) {
-      throw new ApiError(422, [{ code: 'unprocessable', source: 'Idempotency-Key', detail: 'this key was sent with another request (method, path, query or body): use a new key for a new request' }]);
+      throw new ApiError(422, [
+        {
+          code: 'unprocessable',
+          source: 'Idempotency-Key',
+          detail:
+            'this key was sent with another request (method, path, query or body): use a new key for a new request',
+        },
+      ]);
     }
     // (no row seen: another request took the key while this one looked)
-    if (held.status !== 'done') throw ApiError.conflict('Idempotency-Key', 'a request with this key is still running: send it again once that one is answered');
+    if (held.status !== 'done')
+      throw ApiError.conflict(
+        'Idempotency-Key',
+        'a request with this key is still running: send it again once that one is answered',
+      );
     const status = held.response_status!;
     const bodiless = status === 204 || status === 205 || status === 304;
-    return new Response(bodiless ? null : held.response_body, { status, headers: { ...(held.response_type ? { 'content-type': held.response_type } : {}), 'idempotent-replayed': 'true' } });
+    return new Response(bodiless ? null : held.response_body, {
+      status,
+      headers: { ...(held.response_type ? { 'content-type': held.response_type } : {}), 'idempotent-replayed': 'true' },
+    });
   }
   await next();
   const status = c.res.status;
   if (status >= 500 || status === 429) {
-    await db.http.execute(sql`DELETE FROM idempotency_keys WHERE ${owner} AND request_digest = ${digest} AND status = 'running'`);
+    await db.http.execute(
+      sql`DELETE FROM idempotency_keys WHERE ${owner} AND request_digest = ${digest} AND status = 'running'`,
+    );
     return;
   }
   const body = await c.res.clone().text();

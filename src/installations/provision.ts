@@ -9,7 +9,12 @@ export interface SqlRunner {
 
 export const provisionOptions = z.strictObject({
   /** the installation's unique site name: its subdomain on the platform */
-  siteName: z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'must be 1 to 63 lowercase letters, digits and dashes, not starting or ending with a dash'),
+  siteName: z
+    .string()
+    .regex(
+      /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+      'must be 1 to 63 lowercase letters, digits and dashes, not starting or ending with a dash',
+    ),
   ownerEmail: z.email().max(254),
   /** shown to people; `<site> helpdesk` when absent */
   name: z.string().trim().min(1).max(255).optional(),
@@ -77,9 +82,15 @@ SELECT (SELECT id FROM installation) AS installation_id, (SELECT id FROM owner) 
  */
 export async function provisionInstallation(db: SqlRunner, given: ProvisionOptions): Promise<Provisioned> {
   const parsed = provisionOptions.safeParse(given);
-  if (!parsed.success) throw new ProvisionError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+  if (!parsed.success)
+    throw new ProvisionError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '),
+    );
   const options = parsed.data;
-  const key = options.ownerKey === undefined ? await newApiKey() : { secret: options.ownerKey, prefix: options.ownerKey.slice(0, 7), hash: await hashSecret(options.ownerKey) };
+  const key =
+    options.ownerKey === undefined
+      ? await newApiKey()
+      : { secret: options.ownerKey, prefix: options.ownerKey.slice(0, 7), hash: await hashSecret(options.ownerKey) };
   const firstName = options.ownerFirstName ?? options.ownerEmail.split('@')[0]!;
   try {
     const { rows } = await db.query(PROVISION, [

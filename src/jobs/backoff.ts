@@ -15,8 +15,15 @@ const DEFAULT_JOB_RETRY_BASE_SECONDS = 2;
  * The wait before a queue message whose consumer failed (try `attempts`) is delivered again: the
  * base (`JOB_RETRY_BASE_SECONDS`, 2 s when unset) doubled per failure, up to `maxSeconds`.
  */
-export function retryDelaySeconds(attempts: number, env: { JOB_RETRY_BASE_SECONDS?: string }, maxSeconds: number): number {
-  const set = env.JOB_RETRY_BASE_SECONDS === undefined || env.JOB_RETRY_BASE_SECONDS === '' ? NaN : Number(env.JOB_RETRY_BASE_SECONDS);
+export function retryDelaySeconds(
+  attempts: number,
+  env: { JOB_RETRY_BASE_SECONDS?: string },
+  maxSeconds: number,
+): number {
+  const set =
+    env.JOB_RETRY_BASE_SECONDS === undefined || env.JOB_RETRY_BASE_SECONDS === ''
+      ? NaN
+      : Number(env.JOB_RETRY_BASE_SECONDS);
   const base = Number.isFinite(set) && set >= 0 ? set : DEFAULT_JOB_RETRY_BASE_SECONDS;
   return Math.round(Math.min(maxSeconds, base * 2 ** Math.max(0, attempts - 1)));
 }

@@ -143,10 +143,17 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
    * Answers the job's id. Rows that fit one HTTP exchange (`STAGE_IN_ONE_EXCHANGE_BYTES`) are sent
    * as one batch; a larger file stages over a connection of its own, 5,000 rows a statement.
    */
-  async function start(db: Database, env: Env, who: Principal, lines: StagedLine[], payload: Record<string, unknown>): Promise<number> {
+  async function start(
+    db: Database,
+    env: Env,
+    who: Principal,
+    lines: StagedLine[],
+    payload: Record<string, unknown>,
+  ): Promise<number> {
     const chunks = chunksOf(lines, chunkRows);
     const slices: string[] = [];
-    for (let start = 0; start < lines.length; start += STAGE_BATCH_ROWS) slices.push(JSON.stringify(lines.slice(start, start + STAGE_BATCH_ROWS)));
+    for (let start = 0; start < lines.length; start += STAGE_BATCH_ROWS)
+      slices.push(JSON.stringify(lines.slice(start, start + STAGE_BATCH_ROWS)));
     const job = sql`INSERT INTO background_jobs (installation_id, type, action, status, rows_total, created_by, payload)
         VALUES (${who.installationId}, ${type}, ${action}, 'queued', ${lines.length}, ${who.userId}, ${JSON.stringify({ ...payload, chunks: chunks.length })}::jsonb)
         RETURNING id, ${remember(STAGED_JOB, sql`id`)} AS remembered`;
@@ -157,19 +164,30 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
         INSERT INTO import_chunks (job_id, chunk, from_line, to_line)
         SELECT ${id}, r.chunk, r."fromLine", r."toLine"
           FROM jsonb_to_recordset(${JSON.stringify(chunks)}::jsonb) AS r(chunk integer, "fromLine" integer, "toLine" integer)`;
-    const jobId =
-      fitsOneExchange(slices)
-        ? Number((await db.batch([job, ...slices.map((slice) => stage(recalled(STAGED_JOB), slice)), chunkRowsStatement(recalled(STAGED_JOB))]))[0]![0]!.id)
-        : await db.transaction(async (tx) => {
-            const id = Number((await tx.execute(job)).rows[0]!.id);
-            for (const slice of slices) await tx.execute(stage(sql`${id}`, slice));
-            await tx.execute(chunkRowsStatement(sql`${id}`));
-            return id;
-          });
+    const jobId = fitsOneExchange(slices)
+      ? Number(
+          (
+            await db.batch([
+              job,
+              ...slices.map((slice) => stage(recalled(STAGED_JOB), slice)),
+              chunkRowsStatement(recalled(STAGED_JOB)),
+            ])
+          )[0]![0]!.id,
+        )
+      : await db.transaction(async (tx) => {
+          const id = Number((await tx.execute(job)).rows[0]!.id);
+          for (const slice of slices) await tx.execute(stage(sql`${id}`, slice));
+          await tx.execute(chunkRowsStatement(sql`${id}`));
+          return id;
+        });
     // Sent once the rows are committed, so a consumer never looks for a chunk that is not there yet.
     try {
       for (let start = 0; start < chunks.length; start += SEND_BATCH_MESSAGES) {
-        await env.JOBS.sendBatch(chunks.slice(start, start + SEND_BATCH_MESSAGES).map(({ chunk }) => ({ body: { kind, jobId, chunk } satisfies JobMessage })));
+        await env.JOBS.sendBatch(
+          chunks
+            .slice(start, start + SEND_BATCH_MESSAGES)
+            .map(({ chunk }) => ({ body: { kind, jobId, chunk } satisfies JobMessage })),
+        );
       }
     } catch (error) {
       await db.http.execute(sql`
@@ -202,10 +220,14 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
       UPDATE background_jobs
          SET rows_done = rows_done + ${handled},
              rows_failed = rows_failed + ${problems.length},
-             problems = ${problems.length === 0 ? sql`problems` : sql`(
+             problems = ${
+               problems.length === 0
+                 ? sql`problems`
+                 : sql`(
                SELECT coalesce(jsonb_agg(p ORDER BY (p->>'line')::int), '[]'::jsonb)
                  FROM (SELECT p FROM jsonb_array_elements(problems || ${JSON.stringify(problems)}::jsonb) AS p
-                        ORDER BY (p->>'line')::int LIMIT ${MAX_PROBLEMS}) AS first)`},
+                        ORDER BY (p->>'line')::int LIMIT ${MAX_PROBLEMS}) AS first)`
+             },
              status = CASE WHEN ${finished} THEN 'completed' ELSE 'running' END,
              started_at = coalesce(started_at, now()),
              finished_at = CASE WHEN ${finished} THEN now() ELSE finished_at END,
@@ -257,7 +279,11 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
           return;
         }
         const { rows } = await tx.execute(sql`SELECT line, data FROM ${staged} ORDER BY line`);
-        const job: RunningJob = { id: jobId, installationId: state.installationId, who: systemActor(state.installationId, definition.part, state.createdBy) };
+        const job: RunningJob = {
+          id: jobId,
+          installationId: state.installationId,
+          who: systemActor(state.installationId, definition.part, state.createdBy),
+        };
         const problems = await definition.work(tx, job, rows as unknown as StagedLine[]);
         await tx.execute(sql`UPDATE import_chunks SET done_at = now() WHERE job_id = ${jobId} AND chunk = ${chunk}`);
         await tx.execute(sql`DELETE FROM ${staged}`);
@@ -282,7 +308,8 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
    * Staleness is measured on the database's clock, which wrote `updated_at`, and never past the
    * scheduled moment: a run fired for an instant ahead of the clock fails nothing early.
    */
-  const stalledBefore = (at: Date): SQL => sql`least(${at.toISOString()}::timestamptz, now()) - make_interval(mins => ${STALL_MINUTES}::int)`;
+  const stalledBefore = (at: Date): SQL =>
+    sql`least(${at.toISOString()}::timestamptz, now()) - make_interval(mins => ${STALL_MINUTES}::int)`;
 
   /** A live job of this kind that can no longer finish: a chunk the queue gave up on, or no progress for too long. */
   const cannotFinish = (at: Date): SQL => sql`${ofThisJob} AND j.status IN ('queued', 'running')
@@ -316,7 +343,10 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
                          SELECT jsonb_agg(jsonb_build_object('line', c.from_line, 'reason', ${reason}) ORDER BY c.chunk)
                            FROM import_chunks c WHERE c.job_id = j.id AND c.done_at IS NULL), '[]'::jsonb)) AS p
                         ORDER BY (p->>'line')::int LIMIT ${MAX_PROBLEMS}) AS first)
-       WHERE j.id IN (${sql.join(ids.map((id) => sql`${id}::int`), sql`, `)}) AND ${cannotFinish(at)}`;
+       WHERE j.id IN (${sql.join(
+         ids.map((id) => sql`${id}::int`),
+         sql`, `,
+       )}) AND ${cannotFinish(at)}`;
   }
 
   /**
@@ -334,12 +364,21 @@ export function defineChunkedJob(definition: ChunkedJobDefinition) {
     const db = openDatabase(env);
     try {
       // A cheap look first, over HTTP: most runs have nothing to sweep and open no connection.
-      const { rows: candidates } = await db.http.execute(sql`SELECT j.id FROM background_jobs j WHERE ${cannotFinish(at)} LIMIT 1`);
+      const { rows: candidates } = await db.http.execute(
+        sql`SELECT j.id FROM background_jobs j WHERE ${cannotFinish(at)} LIMIT 1`,
+      );
       if (candidates.length === 0) return;
       await db.transaction(async (tx) => {
-        const { rows: locked } = await tx.execute(sql`SELECT j.id FROM background_jobs j WHERE ${cannotFinish(at)} ORDER BY j.id FOR UPDATE OF j`);
+        const { rows: locked } = await tx.execute(
+          sql`SELECT j.id FROM background_jobs j WHERE ${cannotFinish(at)} ORDER BY j.id FOR UPDATE OF j`,
+        );
         if (locked.length === 0) return;
-        await tx.execute(sweepStatement(at, locked.map((row) => Number(row.id))));
+        await tx.execute(
+          sweepStatement(
+            at,
+            locked.map((row) => Number(row.id)),
+          ),
+        );
       });
     } finally {
       await db.close();

@@ -16,7 +16,10 @@ export const JOB_ACTIONS = {
 export type JobType = (typeof JOB_TYPES)[keyof typeof JOB_TYPES];
 export type JobAction = (typeof JOB_ACTIONS)[keyof typeof JOB_ACTIONS];
 
-const describe = (codes: Record<string, number>) => Object.entries(codes).map(([name, code]) => `${code} ${name}`).join(', ');
+const describe = (codes: Record<string, number>) =>
+  Object.entries(codes)
+    .map(([name, code]) => `${code} ${name}`)
+    .join(', ');
 
 /** For the document: `1 companies`. */
 export const JOB_TYPE_CODES = describe(JOB_TYPES);

@@ -33,19 +33,30 @@ async function sendAgain(message: Message<JobMessage>, env: Env, delaySeconds: n
     await env.JOBS.send(message.body, { delaySeconds });
     message.ack();
   } catch (error) {
-    log('warn', 'jobs: could not queue a message again; retrying it instead', { kind: message.body.kind, error: errorField(error) });
+    log('warn', 'jobs: could not queue a message again; retrying it instead', {
+      kind: message.body.kind,
+      error: errorField(error),
+    });
     message.retry({ delaySeconds });
   }
 }
 
 /** Hands one message to its kind's consumer; acknowledges it, or asks the queue to retry it later. */
-async function consumeOne(consumers: Record<string, JobConsumer>, message: Message<JobMessage>, env: Env): Promise<void> {
+async function consumeOne(
+  consumers: Record<string, JobConsumer>,
+  message: Message<JobMessage>,
+  env: Env,
+): Promise<void> {
   const kind = message.body?.kind;
   const consumer = consumers[kind];
   if (!consumer) {
     // A Worker of another version may know the kind (a deploy rolls out gradually): retried as a
     // failure is, and dead-lettered, never dropped, if no version ever takes it.
-    log('error', 'jobs: no consumer for this kind', { kind: String(kind), messageId: message.id, attempt: message.attempts });
+    log('error', 'jobs: no consumer for this kind', {
+      kind: String(kind),
+      messageId: message.id,
+      attempt: message.attempts,
+    });
     message.retry({ delaySeconds: retryDelaySeconds(message.attempts, env, MAX_RETRY_WAIT_SECONDS) });
     return;
   }
@@ -57,7 +68,12 @@ async function consumeOne(consumers: Record<string, JobConsumer>, message: Messa
       await sendAgain(message, env, error.seconds);
       return;
     }
-    log('error', 'jobs: consumer failed', { kind, messageId: message.id, attempt: message.attempts, error: errorField(error) });
+    log('error', 'jobs: consumer failed', {
+      kind,
+      messageId: message.id,
+      attempt: message.attempts,
+      error: errorField(error),
+    });
     // past the queue's max_retries the platform moves it to the dead-letter queue (src/deadletters)
     message.retry({ delaySeconds: retryDelaySeconds(message.attempts, env, MAX_RETRY_WAIT_SECONDS) });
   }
@@ -82,10 +98,12 @@ export function queueHandler(modules: readonly Module[]) {
       const key = JSON.stringify(message.body);
       alike.set(key, [...(alike.get(key) ?? []), message]);
     }
-    await Promise.all([...alike.values()].map(async ([first, ...others]) => {
-      await consumeOne(consumers, first!, env);
-      // the first's outcome stands for them: done, or coming back to be done
-      for (const other of others) other.ack();
-    }));
+    await Promise.all(
+      [...alike.values()].map(async ([first, ...others]) => {
+        await consumeOne(consumers, first!, env);
+        // the first's outcome stands for them: done, or coming back to be done
+        for (const other of others) other.ack();
+      }),
+    );
   };
 }

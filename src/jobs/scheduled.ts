@@ -5,7 +5,12 @@ import type { Module, ScheduledTask } from '../modules/module';
 
 /** Every module's cron tasks by `module.task`, and the sweep of the events' outbox. */
 function tasksOf(modules: readonly Module[]): [string, ScheduledTask][] {
-  return [['events.sweep', sweepEvents], ...modules.flatMap((module) => Object.entries(module.cron).map(([name, task]): [string, ScheduledTask] => [`${module.name}.${name}`, task]))];
+  return [
+    ['events.sweep', sweepEvents],
+    ...modules.flatMap((module) =>
+      Object.entries(module.cron).map(([name, task]): [string, ScheduledTask] => [`${module.name}.${name}`, task]),
+    ),
+  ];
 }
 
 /**

@@ -3,7 +3,11 @@ import { z } from 'zod';
 /** Value schemas many records' fields share. */
 
 /** Text of at most `max` characters that Postgres can hold: NUL refused here, not by the database after it was accepted. */
-export const storableText = (max: number) => z.string().max(max).refine((text) => !text.includes('\u0000'), 'must not contain NUL (\\u0000) characters');
+export const storableText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((text) => !text.includes('\u0000'), 'must not contain NUL (\\u0000) characters');
 
 /** Free text that may be absent: trimmed, at most `max` characters, or null. */
 export const optionalText = (max: number) => z.string().trim().max(max).nullable();

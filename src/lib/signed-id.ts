@@ -18,7 +18,14 @@ export interface SignedIdKind {
 }
 
 async function keyOf(env: Pick<Env, 'PM_TOKEN_KEY'>, kind: SignedIdKind): Promise<CryptoKey> {
-  const notConfigured = (why: string) => new ApiError(503, [{ code: 'notConfigured', source: 'PM_TOKEN_KEY', detail: `the server cannot make ${kind.purpose} tokens: ${why}` }]);
+  const notConfigured = (why: string) =>
+    new ApiError(503, [
+      {
+        code: 'notConfigured',
+        source: 'PM_TOKEN_KEY',
+        detail: `the server cannot make ${kind.purpose} tokens: ${why}`,
+      },
+    ]);
   if (!env.PM_TOKEN_KEY) throw notConfigured('PM_TOKEN_KEY is not set');
   try {
     return await tokenKey(env.PM_TOKEN_KEY, kind.use);
@@ -28,7 +35,8 @@ async function keyOf(env: Pick<Env, 'PM_TOKEN_KEY'>, kind: SignedIdKind): Promis
   }
 }
 
-const hexOf = async (key: string | CryptoKey, kind: SignedIdKind, id: number) => (await hmacHex(key, `${kind.purpose}:${id}`)).slice(0, kind.hexChars);
+const hexOf = async (key: string | CryptoKey, kind: SignedIdKind, id: number) =>
+  (await hmacHex(key, `${kind.purpose}:${id}`)).slice(0, kind.hexChars);
 
 export async function signedId(env: Pick<Env, 'PM_TOKEN_KEY'>, kind: SignedIdKind, id: number): Promise<string> {
   return `${id}-${await hexOf(await keyOf(env, kind), kind, id)}`;
@@ -46,11 +54,18 @@ function sameText(a: string, b: string): boolean {
  * the keys were derived (the HMAC keyed with the text of `PM_TOKEN_KEY` itself, as links and
  * subjects already mailed carry) still names its id: it is still bound to its purpose.
  */
-export async function idOfSigned(env: Pick<Env, 'PM_TOKEN_KEY'>, kind: SignedIdKind, token: string): Promise<number | undefined> {
+export async function idOfSigned(
+  env: Pick<Env, 'PM_TOKEN_KEY'>,
+  kind: SignedIdKind,
+  token: string,
+): Promise<number | undefined> {
   const match = new RegExp(`^([1-9]\\d{0,9})-([0-9a-f]{${kind.hexChars}})$`).exec(token);
   if (!match || Number(match[1]) > 2_147_483_647) return undefined;
   const id = Number(match[1]);
-  const [current, legacy] = await Promise.all([hexOf(await keyOf(env, kind), kind, id), hexOf(env.PM_TOKEN_KEY!, kind, id)]);
+  const [current, legacy] = await Promise.all([
+    hexOf(await keyOf(env, kind), kind, id),
+    hexOf(env.PM_TOKEN_KEY!, kind, id),
+  ]);
   const good = sameText(current, match[2]!);
   const mailedBefore = sameText(legacy, match[2]!);
   return good || mailedBefore ? id : undefined;

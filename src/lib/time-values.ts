@@ -17,6 +17,8 @@ export function isCalendarDay(text: string): boolean {
 
 /** An RFC 3339 instant with its offset (`Z` or `+01:00`), of a day that exists and a year Postgres holds. */
 // `abort`: a text that is no time at all is told so once, not also that its day does not exist
-export const instantSchema = z.iso.datetime({ offset: true, abort: true }).refine((text) => isCalendarDay(text.slice(0, 10)), 'must be a day that exists, from year 1');
+export const instantSchema = z.iso
+  .datetime({ offset: true, abort: true })
+  .refine((text) => isCalendarDay(text.slice(0, 10)), 'must be a day that exists, from year 1');
 
 export const isInstant = (text: string): boolean => instantSchema.safeParse(text).success;

@@ -9,7 +9,10 @@ export const nameField = (column: PgColumn) => ({ column, schema: z.string().tri
 /** `#rrggbb`, stored lowercase. */
 export const colorField = (column: PgColumn, required = false) => ({
   column,
-  schema: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb').transform((color) => color.toLowerCase()),
+  schema: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb')
+    .transform((color) => color.toLowerCase()),
   required,
 });
 
@@ -17,7 +20,14 @@ export const colorField = (column: PgColumn, required = false) => ({
 export const displayOrderField = (column: PgColumn) => ({ column, schema: z.number().int().min(0).max(1_000_000) });
 
 /** An icon's name from the client's icon set. */
-export const iconField = (column: PgColumn) => ({ column, schema: z.string().trim().max(64).regex(/^[a-z0-9-]*$/, 'must be an icon name: lowercase letters, digits and dashes') });
+export const iconField = (column: PgColumn) => ({
+  column,
+  schema: z
+    .string()
+    .trim()
+    .max(64)
+    .regex(/^[a-z0-9-]*$/, 'must be an icon name: lowercase letters, digits and dashes'),
+});
 
 /** The unique-name index of a vocabulary table, answered as 409 naming `name`. */
 export const uniqueName = (index: string, singular: string, what: string) => ({

@@ -2,7 +2,15 @@
 // reference's summaries and groups.
 
 /** Parts written as their owners write them, not as PascalCase splits them. */
-const SPELLED: Record<string, string> = { api: 'API', ai: 'AI', sla: 'SLA', slas: 'SLAs', oauth: 'OAuth', pm: 'PM', id: 'ID' };
+const SPELLED: Record<string, string> = {
+  api: 'API',
+  ai: 'AI',
+  sla: 'SLA',
+  slas: 'SLAs',
+  oauth: 'OAuth',
+  pm: 'PM',
+  id: 'ID',
+};
 
 /** Words that start with a vowel letter but not a vowel sound, and the reverse (said letter by letter). */
 const A_BEFORE = /^(user|usage|uni|one)/i;
@@ -10,7 +18,10 @@ const AN_BEFORE = /^(SLA|API|AI|FAQ|HTML|MIME|SMS)/;
 
 /** `BusinessHoursHoliday` → `business hours holiday`; `ApiKey` → `API key`; `OAuthApp` → `OAuth app`. */
 export function inWords(pascal: string): string {
-  const parts = pascal.replace(/OAuth/g, 'Oauth ').replace(/AI(?=[A-Z][a-z])/g, 'Ai ').match(/[A-Z]+s(?![a-z])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g) ?? [pascal];
+  const parts = pascal
+    .replace(/OAuth/g, 'Oauth ')
+    .replace(/AI(?=[A-Z][a-z])/g, 'Ai ')
+    .match(/[A-Z]+s(?![a-z])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g) ?? [pascal];
   return parts.map((part) => SPELLED[part.toLowerCase()] ?? part.toLowerCase()).join(' ');
 }
 

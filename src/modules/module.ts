@@ -12,7 +12,11 @@ export type JobConsumer = (message: JobMessage, env: Env) => Promise<void>;
 export type ScheduledTask = (env: Env, at: Date) => Promise<void>;
 
 /** What takes a message Email Routing hands to the Worker (one module has it). */
-export type MailReceiver = (message: ForwardableEmailMessage, env: Env, ctx: Pick<ExecutionContext, 'waitUntil'>) => Promise<void>;
+export type MailReceiver = (
+  message: ForwardableEmailMessage,
+  env: Env,
+  ctx: Pick<ExecutionContext, 'waitUntil'>,
+) => Promise<void>;
 
 /**
  * A resource group, whole: its routes (the generic ones of its resource declarations, and its
@@ -33,7 +37,9 @@ export interface Module {
 }
 
 /** A module from its parts; `resources` are declarations, turned into their generic routes here. */
-export function defineModule(parts: Partial<Omit<Module, 'name'>> & { name: string; resources?: ResourceDeclaration[] }): Module {
+export function defineModule(
+  parts: Partial<Omit<Module, 'name'>> & { name: string; resources?: ResourceDeclaration[] },
+): Module {
   return {
     name: parts.name,
     routes: [...(parts.resources ?? []).flatMap(resourceRoutes), ...(parts.routes ?? [])],

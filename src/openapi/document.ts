@@ -13,7 +13,10 @@ import { registry } from './registry';
  */
 const TAGS: { name: string; description: string }[] = [
   { name: 'Tickets', description: "customers' requests and their threads, their history, time logs and search" },
-  { name: 'Files', description: 'uploads in three steps, attached to thread entries, downloaded by those who see the ticket' },
+  {
+    name: 'Files',
+    description: 'uploads in three steps, attached to thread entries, downloaded by those who see the ticket',
+  },
   { name: 'Customers', description: 'the people served, their contacts and companies; merge' },
   { name: 'Companies', description: 'the organisations served; import, migrate, project-management sync' },
   { name: 'Inboxes', description: 'where tickets arrive, who works them, how replies leave' },
@@ -30,21 +33,38 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'ConversationMessages', description: 'the messages of live chats' },
   { name: 'ContactForms', description: 'public entry points and the chat widget' },
   { name: 'Widget', description: 'the chat widget: script, demo page, public form settings' },
-  { name: 'HelpDocs', description: 'help-docs sites, categories and articles (drafts, published, private; full-text search), and the public help centre read without a credential' },
-  { name: 'HappinessRatings', description: "satisfaction: rating options, the survey a solving reply's link opens, ratings and their summary" },
-  { name: 'Triggers', description: 'automations over tickets: conditions and actions, on events, by the cron, or by hand' },
+  {
+    name: 'HelpDocs',
+    description:
+      'help-docs sites, categories and articles (drafts, published, private; full-text search), and the public help centre read without a credential',
+  },
+  {
+    name: 'HappinessRatings',
+    description: "satisfaction: rating options, the survey a solving reply's link opens, ratings and their summary",
+  },
+  {
+    name: 'Triggers',
+    description: 'automations over tickets: conditions and actions, on events, by the cron, or by hand',
+  },
   { name: 'SLAs', description: 'service-level policies: which tickets, targets per priority, notifications' },
   { name: 'BusinessHours', description: 'when a team works, in one time zone' },
   { name: 'BusinessHoursSchedules', description: 'the working hours of each day' },
   { name: 'BusinessHoursHolidays', description: 'days off in business hours' },
-  { name: 'Webhooks', description: 'endpoints events are pushed to, signed, retried, in order per ticket; their delivery logs' },
+  {
+    name: 'Webhooks',
+    description: 'endpoints events are pushed to, signed, retried, in order per ticket; their delivery logs',
+  },
   { name: 'SpamLists', description: 'senders let through (whitelist) or refused (blacklist)' },
   { name: 'AgentInvites', description: "a collaborator's request for a seat, and the owner's decision" },
   { name: 'ApiKeys', description: "teammates' API keys: the secret shown once, revoked at once" },
-  { name: 'OAuth', description: 'OAuth 2.0 apps, and the app login flow: authorize page, token, revocation, userinfo, metadata (docs/oauth.md)' },
+  {
+    name: 'OAuth',
+    description:
+      'OAuth 2.0 apps, and the app login flow: authorize page, token, revocation, userinfo, metadata (docs/oauth.md)',
+  },
   { name: 'Apps', description: 'the app catalogue; install, uninstall, settings' },
   { name: 'AppFeatures', description: 'the features apps bring' },
-  { name: 'AppFeaturesInstallations', description: "the app features an installation has" },
+  { name: 'AppFeaturesInstallations', description: 'the app features an installation has' },
   { name: 'PmConnection', description: 'the link to the project-management product' },
   { name: 'BackgroundJobs', description: 'work on the queue: progress and cancelling' },
   { name: 'Announcement', description: 'what the owner publishes, and what each role sees' },
@@ -70,34 +90,49 @@ const SECURITY_SCHEMES = {
       },
     },
   },
-  clientSecretBasic: { type: 'http', scheme: 'basic', description: "an OAuth app's client_id and client_secret (RFC 6749 2.3.1)" },
+  clientSecretBasic: {
+    type: 'http',
+    scheme: 'basic',
+    description: "an OAuth app's client_id and client_secret (RFC 6749 2.3.1)",
+  },
 };
 
 let cached: Promise<unknown> | undefined;
 
 /** The OpenAPI 3.1 document of every mounted route, made from their declarations once per isolate. */
 export function openApiDocument(): Promise<unknown> {
-  cached ??= withExamples(withServiceOnlyPaths(withSecuritySchemes(new OpenApiGeneratorV31(registry.definitions).generateDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Helpdesk API',
-      version: '2.0.0',
-      description: [
-        'The helpdesk service API, version 2.',
-        'Records are sent wrapped (`{"company": {...}}`) or bare; lists carry `meta.page` and `pagination`.',
-        'Every answer carries `X-Request-Id` (the one the request sent, when sane).',
-        'Errors share one body: `{"errors": [{"code", "source", "detail"}]}`.',
-        'Every operation shows an example to send and, where it answers JSON, the answer it got when',
-        'the tests sent it to a fresh installation. The guides below say how the parts fit together.',
-      ].join(' ') + `\n\n${guides()}`,
-    },
-    servers: [
-      { url: '/', description: 'this service' },
-      { url: PLATFORM_BASE_PATH, description: "the platform's address layout: every `/v2/...` operation also at `/desk/api/v2/...`, the same answers" },
-    ],
-    tags: TAGS.map((tag) => ({ ...tag, name: groupName(tag.name) })),
-    security: [{ bearer: [] }, { basic: [] }],
-  }))));
+  cached ??= withExamples(
+    withServiceOnlyPaths(
+      withSecuritySchemes(
+        new OpenApiGeneratorV31(registry.definitions).generateDocument({
+          openapi: '3.1.0',
+          info: {
+            title: 'Helpdesk API',
+            version: '2.0.0',
+            description:
+              [
+                'The helpdesk service API, version 2.',
+                'Records are sent wrapped (`{"company": {...}}`) or bare; lists carry `meta.page` and `pagination`.',
+                'Every answer carries `X-Request-Id` (the one the request sent, when sane).',
+                'Errors share one body: `{"errors": [{"code", "source", "detail"}]}`.',
+                'Every operation shows an example to send and, where it answers JSON, the answer it got when',
+                'the tests sent it to a fresh installation. The guides below say how the parts fit together.',
+              ].join(' ') + `\n\n${guides()}`,
+          },
+          servers: [
+            { url: '/', description: 'this service' },
+            {
+              url: PLATFORM_BASE_PATH,
+              description:
+                "the platform's address layout: every `/v2/...` operation also at `/desk/api/v2/...`, the same answers",
+            },
+          ],
+          tags: TAGS.map((tag) => ({ ...tag, name: groupName(tag.name) })),
+          security: [{ bearer: [] }, { basic: [] }],
+        }),
+      ),
+    ),
+  );
   return cached;
 }
 
@@ -106,8 +141,22 @@ export function openApiDocument(): Promise<unknown> {
  * base: each names the service's own server only (on the operation, so a path item holds methods only).
  */
 function withServiceOnlyPaths<D extends { paths?: object }>(document: D): D {
-  const own = (item: object) => Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, { ...(operation as object), servers: [{ url: '/' }] }]));
-  return { ...document, paths: Object.fromEntries(Object.entries(document.paths ?? {}).map(([path, item]) => [path, path.startsWith('/v2/') ? item : own(item as object)])) };
+  const own = (item: object) =>
+    Object.fromEntries(
+      Object.entries(item).map(([method, operation]) => [
+        method,
+        { ...(operation as object), servers: [{ url: '/' }] },
+      ]),
+    );
+  return {
+    ...document,
+    paths: Object.fromEntries(
+      Object.entries(document.paths ?? {}).map(([path, item]) => [
+        path,
+        path.startsWith('/v2/') ? item : own(item as object),
+      ]),
+    ),
+  };
 }
 
 function withSecuritySchemes<D extends { components?: object }>(document: D): D {

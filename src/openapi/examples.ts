@@ -27,7 +27,12 @@ export function registerExample(operationId: string, example: RequestExample): v
   requestExamples.set(operationId, example);
 }
 
-interface Parameter { name: string; in: string; example?: unknown; examples?: Record<string, { summary?: string; value: unknown }> }
+interface Parameter {
+  name: string;
+  in: string;
+  example?: unknown;
+  examples?: Record<string, { summary?: string; value: unknown }>;
+}
 interface Operation {
   operationId?: string;
   parameters?: Parameter[];
@@ -43,9 +48,14 @@ type Paths = Record<string, Record<string, Operation>>;
  */
 export async function withExamples<D extends { paths?: object }>(document: D): Promise<D> {
   const answers = (await import('./example-answers.json')).default as Record<string, RecordedAnswer>;
-  const paths = Object.fromEntries(Object.entries((document.paths ?? {}) as Paths).map(([path, item]) => [path, Object.fromEntries(
-    Object.entries(item).map(([method, operation]) => [method, withOperationExamples(operation, answers)]),
-  )]));
+  const paths = Object.fromEntries(
+    Object.entries((document.paths ?? {}) as Paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([method, operation]) => [method, withOperationExamples(operation, answers)]),
+      ),
+    ]),
+  );
   return { ...document, paths };
 }
 
@@ -56,21 +66,37 @@ function withOperationExamples(operation: Operation, answers: Record<string, Rec
   if (!example && !answer) return operation;
   const given = { ...example?.params, ...example?.query } as Record<string, unknown>;
   const parameters = operation.parameters?.map((parameter) => {
-    if ((parameter.in === 'path' || parameter.in === 'query') && parameter.name in given) return { ...parameter, example: given[parameter.name] };
+    if ((parameter.in === 'path' || parameter.in === 'query') && parameter.name in given)
+      return { ...parameter, example: given[parameter.name] };
     // a path parameter the declaration leaves to the reader shows the record the recorded answer is of
     const sent = parameter.in === 'path' ? answer?.params?.[parameter.name] : undefined;
-    return sent === undefined ? parameter : { ...parameter, examples: { recorded: { summary: 'the record of the answer shown', value: sent } } };
+    return sent === undefined
+      ? parameter
+      : { ...parameter, examples: { recorded: { summary: 'the record of the answer shown', value: sent } } };
   });
   // the body's example goes with its JSON form, or with the first form an operation of text takes (a CSV import)
   const content = operation.requestBody?.content ?? {};
   const form = 'application/json' in content ? 'application/json' : Object.keys(content)[0];
-  const requestBody = form && example?.body !== undefined
-    ? { ...operation.requestBody, content: { ...content, [form]: { ...content[form], example: example.body } } }
-    : operation.requestBody;
+  const requestBody =
+    form && example?.body !== undefined
+      ? { ...operation.requestBody, content: { ...content, [form]: { ...content[form], example: example.body } } }
+      : operation.requestBody;
   const response = answer && operation.responses?.[answer.status];
   const answered = response?.content?.['application/json'];
-  const responses = response && answered
-    ? { ...operation.responses, [answer.status]: { ...response, content: { ...response.content, 'application/json': { ...answered, example: answer.body } } } }
-    : operation.responses;
-  return { ...operation, ...(parameters ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), ...(responses ? { responses } : {}) };
+  const responses =
+    response && answered
+      ? {
+          ...operation.responses,
+          [answer.status]: {
+            ...response,
+            content: { ...response.content, 'application/json': { ...answered, example: answer.body } },
+          },
+        }
+      : operation.responses;
+  return {
+    ...operation,
+    ...(parameters ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    ...(responses ? { responses } : {}),
+  };
 }

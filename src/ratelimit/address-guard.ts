@@ -55,7 +55,8 @@ export const limitPublicReads: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (limiter) {
     const limit = Number(c.env.PUBLIC_READS_PER_MINUTE) || DEFAULT_PUBLIC_READS_PER_MINUTE;
     const left = await limiter.grant('public', limit, 1);
-    if (left.granted === 0) throw tooManyRequests(left.resetAt, `more than ${limit} requests a minute from this address`);
+    if (left.granted === 0)
+      throw tooManyRequests(left.resetAt, `more than ${limit} requests a minute from this address`);
   }
   await next();
 };

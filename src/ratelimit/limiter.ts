@@ -30,7 +30,8 @@ export class RateLimiter extends DurableObject {
     const minute = Math.floor(now / 60_000);
     let counter = this.counters.get(key);
     if (!counter || counter.minute !== minute) {
-      if (this.counters.size >= PRUNE_AT) for (const [name, old] of this.counters) if (old.minute !== minute) this.counters.delete(name);
+      if (this.counters.size >= PRUNE_AT)
+        for (const [name, old] of this.counters) if (old.minute !== minute) this.counters.delete(name);
       counter = { minute, used: 0 };
       this.counters.set(key, counter);
     }

@@ -12,14 +12,17 @@ const LIMIT_CACHE_MS = 30_000;
 const limits = new Map<number, { perMinute: number; until: number }>();
 
 /** The deployment's default: `RATE_LIMIT_PER_MINUTE`, else the platform's 120. */
-export const deploymentDefault = (env: Pick<Env, 'RATE_LIMIT_PER_MINUTE'>): number => Number(env.RATE_LIMIT_PER_MINUTE) || DEFAULT_PER_MINUTE;
+export const deploymentDefault = (env: Pick<Env, 'RATE_LIMIT_PER_MINUTE'>): number =>
+  Number(env.RATE_LIMIT_PER_MINUTE) || DEFAULT_PER_MINUTE;
 
 /** The installation's limit: its own setting, else the deployment's default; read at most every 30 s per isolate. */
 async function perMinuteOf(env: Env, db: Database, installationId: number): Promise<number> {
   const now = Date.now();
   const cached = limits.get(installationId);
   if (cached && cached.until > now) return cached.perMinute;
-  const { rows } = await db.http.execute(sql`SELECT rate_limit_per_minute FROM installations WHERE id = ${installationId}`);
+  const { rows } = await db.http.execute(
+    sql`SELECT rate_limit_per_minute FROM installations WHERE id = ${installationId}`,
+  );
   const own = rows[0]?.rate_limit_per_minute;
   const perMinute = own === null || own === undefined ? deploymentDefault(env) : Number(own);
   if (limits.size > 10_000) limits.clear();
@@ -40,12 +43,20 @@ export function forgetLimit(installationId: number): void {
  * together never let more through (another isolate's unspent grant can make one answer 429 a
  * little early; a grant left when the limit changes is given back by the isolate holding it).
  */
-const allowances = new Map<string, { minute: number; left: number; remaining: number; resetAt: number; perMinute: number }>();
+const allowances = new Map<
+  string,
+  { minute: number; left: number; remaining: number; resetAt: number; perMinute: number }
+>();
 
 /** What an isolate asks for at once: a twentieth of the limit, from 1 to 50. */
 const shareOf = (perMinute: number) => Math.min(50, Math.max(1, Math.floor(perMinute / 20)));
 
-function headersOf(allowance: { perMinute: number; remaining: number; left: number; resetAt: number }): Record<string, string> {
+function headersOf(allowance: {
+  perMinute: number;
+  remaining: number;
+  left: number;
+  resetAt: number;
+}): Record<string, string> {
   return {
     'X-Rate-Limit-Limit': String(allowance.perMinute),
     'X-Rate-Limit-Remaining': String(allowance.remaining + allowance.left),
@@ -84,7 +95,13 @@ export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
     // what is left of a grant of this minute under another limit goes back
     const returned = allowance && allowance.minute === minute ? allowance.left : 0;
     const grant = await limiter.grant(`user:${who.userId}`, perMinute, shareOf(perMinute), returned);
-    allowance = { minute: grant.resetAt / 60 - 1, left: grant.granted, remaining: grant.remaining, resetAt: grant.resetAt, perMinute };
+    allowance = {
+      minute: grant.resetAt / 60 - 1,
+      left: grant.granted,
+      remaining: grant.remaining,
+      resetAt: grant.resetAt,
+      perMinute,
+    };
     if (allowances.size > 10_000) allowances.clear();
     allowances.set(key, allowance);
   }

@@ -1,6 +1,13 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../app-env';
-import { DELIVERY_BATCH, DELIVERY_GATHER_MS, deliveryPayload, deliveryRequest, isPermanentRefusal, retryDelayMs } from './room-delivery';
+import {
+  DELIVERY_BATCH,
+  DELIVERY_GATHER_MS,
+  deliveryPayload,
+  deliveryRequest,
+  isPermanentRefusal,
+  retryDelayMs,
+} from './room-delivery';
 import { HISTORY_ON_JOIN, MAX_FRAME_BYTES } from './room-limits';
 import {
   CLIENT_FRAME_TYPES,
@@ -19,7 +26,6 @@ import { RoomStore, type RoomConversation } from './room-store';
 
 /** A participant's messages a room takes a minute unless `ROOM_MESSAGES_PER_MINUTE` says otherwise. */
 export const ROOM_MESSAGES_PER_MINUTE = 120;
-
 
 /**
  * One realtime room per conversation, addressed by its token. Sockets use the Hibernation API:
@@ -45,8 +51,11 @@ export class ConversationRoom extends DurableObject<Env> {
     const url = new URL(request.url);
     if (url.pathname === '/status' && request.method === 'POST') return this.changeStatus(request);
     if (url.pathname === '/message' && request.method === 'POST') return this.changeMessage(request);
-    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('expected a WebSocket upgrade', { status: 426 });
-    const conversation = JSON.parse(request.headers.get(ROOM_HEADERS.conversation) ?? 'null') as RoomConversation | null;
+    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket')
+      return new Response('expected a WebSocket upgrade', { status: 426 });
+    const conversation = JSON.parse(
+      request.headers.get(ROOM_HEADERS.conversation) ?? 'null',
+    ) as RoomConversation | null;
     const participant = JSON.parse(request.headers.get(ROOM_HEADERS.participant) ?? 'null') as Participant | null;
     if (!conversation || !participant) return new Response('joins come through the Worker', { status: 400 });
     this.store.setConversation(conversation);
@@ -86,12 +95,17 @@ export class ConversationRoom extends DurableObject<Env> {
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const field = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path.join('.');
-      return ws.send(errorFrame('invalid', `${field}: ${issue.code === 'unrecognized_keys' ? 'unknown property' : issue.message}`, { field }));
+      return ws.send(
+        errorFrame('invalid', `${field}: ${issue.code === 'unrecognized_keys' ? 'unknown property' : issue.message}`, {
+          field,
+        }),
+      );
     }
     const participant = ws.deserializeAttachment() as Participant;
     const frame = parsed.data;
     if (frame.type === 'ping') return ws.send(PONG_FRAME);
-    if (frame.type === 'typing') return this.broadcast(JSON.stringify({ type: 'typing', who: participant, typing: frame.typing }), ws);
+    if (frame.type === 'typing')
+      return this.broadcast(JSON.stringify({ type: 'typing', who: participant, typing: frame.typing }), ws);
     this.acceptMessage(ws, participant, frame);
   }
 
@@ -109,23 +123,38 @@ export class ConversationRoom extends DurableObject<Env> {
       count = { minute, messages: 0 };
       this.sent.set(sender, count);
     }
-    if (count.messages >= limit) return { ok: false, limit, wait: Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000)) };
+    if (count.messages >= limit)
+      return { ok: false, limit, wait: Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000)) };
     count.messages += 1;
     return { ok: true };
   }
 
-  private acceptMessage(ws: WebSocket, participant: Participant, frame: Extract<ClientFrame, { type: 'message' }>): void {
-    const refuse = (code: 'forbidden' | 'conversation_closed', detail: string) => ws.send(errorFrame(code, detail, { clientId: frame.clientId }));
+  private acceptMessage(
+    ws: WebSocket,
+    participant: Participant,
+    frame: Extract<ClientFrame, { type: 'message' }>,
+  ): void {
+    const refuse = (code: 'forbidden' | 'conversation_closed', detail: string) =>
+      ws.send(errorFrame(code, detail, { clientId: frame.clientId }));
     if (participant.role !== 'agent' && (frame.aiDraft !== undefined || frame.as !== undefined)) {
       return refuse('forbidden', 'only agents send aiDraft or as');
     }
-    if (this.store.conversation()?.status === 'closed') return refuse('conversation_closed', 'the conversation is closed');
+    if (this.store.conversation()?.status === 'closed')
+      return refuse('conversation_closed', 'the conversation is closed');
     const sender = `${participant.role}:${participant.id}`;
     const earlier = frame.clientId === undefined ? undefined : this.store.byClientId(sender, frame.clientId);
-    if (earlier) return ws.send(earlier.deleted ? deletedFrame(earlier.message.id, earlier.message.clientId) : messageFrame(earlier.message));
+    if (earlier)
+      return ws.send(
+        earlier.deleted ? deletedFrame(earlier.message.id, earlier.message.clientId) : messageFrame(earlier.message),
+      );
     const allowed = this.withinLimit(sender);
     if (!allowed.ok) {
-      return ws.send(errorFrame('rate_limited', `more than ${allowed.limit} messages a minute; send again in ${allowed.wait} s`, { clientId: frame.clientId, retryAfter: allowed.wait }));
+      return ws.send(
+        errorFrame('rate_limited', `more than ${allowed.limit} messages a minute; send again in ${allowed.wait} s`, {
+          clientId: frame.clientId,
+          retryAfter: allowed.wait,
+        }),
+      );
     }
     const message = this.store.add(sender, {
       clientId: frame.clientId ?? null,
@@ -163,7 +192,9 @@ export class ConversationRoom extends DurableObject<Env> {
     const { body, messages: batch } = deliveryPayload(conversation, undelivered);
     let status: number;
     try {
-      status = (await this.deliver(await deliveryRequest(this.env, this.env.ROOM_WEBHOOK_URL ?? 'https://rooms.internal', body))).status;
+      status = (
+        await this.deliver(await deliveryRequest(this.env, this.env.ROOM_WEBHOOK_URL ?? 'https://rooms.internal', body))
+      ).status;
     } catch (error) {
       console.error('room: delivery failed:', error);
       status = 0;
@@ -171,7 +202,8 @@ export class ConversationRoom extends DurableObject<Env> {
     const acknowledged = status >= 200 && status < 300;
     if (acknowledged || isPermanentRefusal(status)) {
       // A refusal no retry can change: the messages stay in the room's storage and its history.
-      if (!acknowledged) console.error(`room: delivery of ${batch.length} messages refused with ${status}; not retried`);
+      if (!acknowledged)
+        console.error(`room: delivery of ${batch.length} messages refused with ${status}; not retried`);
       this.store.markDelivered(batch.map((message) => message.id));
       this.store.setDeliveryAttempts(0);
       // What arrived meanwhile (or did not fit the batch) goes next.
@@ -215,7 +247,8 @@ export class ConversationRoom extends DurableObject<Env> {
    */
   private async changeMessage(request: Request): Promise<Response> {
     const changed = this.store.applyChange((await request.json()) as MessageChange);
-    if (changed) this.broadcast(changed.deleted ? deletedFrame(changed.message.id) : messageFrame(changed.message, 'edited'));
+    if (changed)
+      this.broadcast(changed.deleted ? deletedFrame(changed.message.id) : messageFrame(changed.message, 'edited'));
     return new Response(null, { status: 204 });
   }
 

@@ -41,7 +41,10 @@ const encoder = new TextEncoder();
  * The body of one delivery: the first messages of `batch` that fit `MAX_DELIVERY_BYTES`, at
  * least one (a message is at most a few tens of KB). The rest go in the next delivery.
  */
-export function deliveryPayload(conversation: RoomConversation, batch: RoomMessage[]): { body: string; messages: RoomMessage[] } {
+export function deliveryPayload(
+  conversation: RoomConversation,
+  batch: RoomMessage[],
+): { body: string; messages: RoomMessage[] } {
   const items: string[] = [];
   let bytes = encoder.encode('{"conversationmessages":[]}').byteLength;
   for (const message of batch) {

@@ -47,7 +47,15 @@ export interface RoomMessage {
   sentAt: string;
 }
 
-export type ErrorCode = 'not_text' | 'too_large' | 'invalid_json' | 'unknown_type' | 'invalid' | 'forbidden' | 'conversation_closed' | 'rate_limited';
+export type ErrorCode =
+  | 'not_text'
+  | 'too_large'
+  | 'invalid_json'
+  | 'unknown_type'
+  | 'invalid'
+  | 'forbidden'
+  | 'conversation_closed'
+  | 'rate_limited';
 
 export function errorFrame(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ type: 'error', code, detail, ...extra });

@@ -39,7 +39,9 @@ const toMessage = (row: MessageRow): RoomMessage => ({
  * answer being its agent's).
  */
 function migrateSenderScopedClientIds(sql: SqlStorage): void {
-  const table = sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages'").toArray()[0];
+  const table = sql
+    .exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages'")
+    .toArray()[0];
   if (!table || table.sql.includes('sender')) return;
   sql.exec('ALTER TABLE messages RENAME TO messages_before_sender');
   sql.exec('DROP INDEX IF EXISTS messages_undelivered');
@@ -57,7 +59,9 @@ function migrateSenderScopedClientIds(sql: SqlStorage): void {
  * deleted message nor the last change applied to each; both are added once, as none was changed.
  */
 function migrateChangeColumns(sql: SqlStorage): void {
-  const table = sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages'").toArray()[0];
+  const table = sql
+    .exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages'")
+    .toArray()[0];
   if (!table || table.sql.includes('changed_event')) return;
   sql.exec('ALTER TABLE messages ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0');
   sql.exec('ALTER TABLE messages ADD COLUMN changed_event INTEGER NOT NULL DEFAULT 0');
@@ -102,7 +106,10 @@ export class RoomStore {
   }
 
   setConversation(conversation: RoomConversation): void {
-    this.sql.exec("INSERT INTO meta (key, value) VALUES ('conversation', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", JSON.stringify(conversation));
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES ('conversation', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      JSON.stringify(conversation),
+    );
     this.knownConversation = conversation;
   }
 
@@ -111,7 +118,9 @@ export class RoomStore {
    * stored again, even once deleted. Client ids are the sender's own: another participant may use the same one.
    */
   byClientId(sender: string, clientId: string): StoredRoomMessage | undefined {
-    const row = this.sql.exec<MessageRow>('SELECT * FROM messages WHERE sender = ? AND client_id = ?', sender, clientId).toArray()[0];
+    const row = this.sql
+      .exec<MessageRow>('SELECT * FROM messages WHERE sender = ? AND client_id = ?', sender, clientId)
+      .toArray()[0];
     return row ? { message: toMessage(row), deleted: row.deleted === 1 } : undefined;
   }
 
@@ -119,7 +128,13 @@ export class RoomStore {
     const row = this.sql
       .exec<MessageRow>(
         'INSERT INTO messages (sender, client_id, author, author_id, message, ai_draft, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
-        sender, message.clientId, message.author.type, message.author.id, message.message, message.aiDraft, message.sentAt,
+        sender,
+        message.clientId,
+        message.author.type,
+        message.author.id,
+        message.message,
+        message.aiDraft,
+        message.sentAt,
       )
       .one();
     return toMessage(row);
@@ -128,7 +143,10 @@ export class RoomStore {
   /** The last messages not deleted, oldest first. */
   recent(limit: number): RoomMessage[] {
     return this.sql
-      .exec<MessageRow>('SELECT * FROM (SELECT * FROM messages WHERE deleted = 0 ORDER BY seq DESC LIMIT ?) ORDER BY seq', limit)
+      .exec<MessageRow>(
+        'SELECT * FROM (SELECT * FROM messages WHERE deleted = 0 ORDER BY seq DESC LIMIT ?) ORDER BY seq',
+        limit,
+      )
       .toArray()
       .map(toMessage);
   }
@@ -150,7 +168,11 @@ export class RoomStore {
       .exec<MessageRow>(
         `UPDATE messages SET message = ?, ai_draft = CASE WHEN ? = 1 THEN NULL ELSE ai_draft END, deleted = ?, delivered = 1, changed_event = ?
          WHERE seq = ? RETURNING *`,
-        change.message ?? '', Number(deleted), Number(deleted), change.eventId, seq,
+        change.message ?? '',
+        Number(deleted),
+        Number(deleted),
+        change.eventId,
+        seq,
       )
       .one();
     if (after.deleted === before.deleted && after.message === before.message) return undefined;
@@ -158,11 +180,18 @@ export class RoomStore {
   }
 
   undelivered(limit: number): RoomMessage[] {
-    return this.sql.exec<MessageRow>('SELECT * FROM messages WHERE delivered = 0 ORDER BY seq LIMIT ?', limit).toArray().map(toMessage);
+    return this.sql
+      .exec<MessageRow>('SELECT * FROM messages WHERE delivered = 0 ORDER BY seq LIMIT ?', limit)
+      .toArray()
+      .map(toMessage);
   }
 
   markDelivered(ids: string[]): void {
-    if (ids.length) this.sql.exec(`UPDATE messages SET delivered = 1 WHERE seq IN (${ids.map(() => '?').join(', ')})`, ...ids.map(Number));
+    if (ids.length)
+      this.sql.exec(
+        `UPDATE messages SET delivered = 1 WHERE seq IN (${ids.map(() => '?').join(', ')})`,
+        ...ids.map(Number),
+      );
   }
 
   /** The last event of the conversation the room applied (a status change): an event told again is not applied twice. */
@@ -172,7 +201,10 @@ export class RoomStore {
   }
 
   setAppliedEvent(eventId: number): void {
-    this.sql.exec("INSERT INTO meta (key, value) VALUES ('applied_event', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", String(eventId));
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES ('applied_event', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      String(eventId),
+    );
   }
 
   deliveryAttempts(): number {
@@ -181,6 +213,9 @@ export class RoomStore {
   }
 
   setDeliveryAttempts(attempts: number): void {
-    this.sql.exec("INSERT INTO meta (key, value) VALUES ('attempts', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", String(attempts));
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES ('attempts', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      String(attempts),
+    );
   }
 }

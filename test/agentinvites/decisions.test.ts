@@ -16,8 +16,10 @@ beforeAll(async () => {
   ownerKey = site.users.owner.apiKey;
 });
 
-const accept = (id: number, request: ApiRequest = {}) => api(`/v2/agentinvites/${id}/accept.json`, { method: 'POST', key: ownerKey, ...request });
-const decline = (id: number, request: ApiRequest = {}) => api(`/v2/agentinvites/${id}/decline.json`, { method: 'POST', key: ownerKey, ...request });
+const accept = (id: number, request: ApiRequest = {}) =>
+  api(`/v2/agentinvites/${id}/accept.json`, { method: 'POST', key: ownerKey, ...request });
+const decline = (id: number, request: ApiRequest = {}) =>
+  api(`/v2/agentinvites/${id}/decline.json`, { method: 'POST', key: ownerKey, ...request });
 
 async function refused(send: () => ReturnType<typeof api>, status: number, source: string | RegExp, detail?: RegExp) {
   const before = await snapshot([site.id, other.id]);
@@ -33,8 +35,12 @@ describe('accept', () => {
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['agentinvite', 'included']);
     expect(response.body.agentinvite).toMatchObject({
-      id: invite.id, status: 'accepted', decidedBy: { id: site.users.owner.id, type: 'users' }, message: 'please',
-      user: { id: asker.id, type: 'users' }, updatedBy: { id: site.users.owner.id, type: 'users' },
+      id: invite.id,
+      status: 'accepted',
+      decidedBy: { id: site.users.owner.id, type: 'users' },
+      message: 'please',
+      user: { id: asker.id, type: 'users' },
+      updatedBy: { id: site.users.owner.id, type: 'users' },
     });
     expect(Date.now() - Date.parse(response.body.agentinvite.decidedAt)).toBeLessThan(60_000);
     expect(await roleOf(asker.id)).toBe('agent');
@@ -45,7 +51,7 @@ describe('accept', () => {
     expect(mine.body.agentinvites[0]).toMatchObject({ id: invite.id, status: 'accepted' });
   });
 
-  it('refuses a new request from the accepted requester, though their key was read as a collaborator\'s', async () => {
+  it("refuses a new request from the accepted requester, though their key was read as a collaborator's", async () => {
     const asker = await newUser(site.id);
     const invite = await ask(asker);
     // The credential is remembered as a collaborator's now: the role is checked in the database.
@@ -75,7 +81,9 @@ describe('accept', () => {
     const invite = await ask(asker);
     await refused(() => accept(invite.id, { query: { includes: 'customers' } }), 400, 'includes');
     const response = await accept(invite.id, { query: { includes: 'users' } });
-    expect(response.body.included.users.map((u: { id: number }) => u.id).sort()).toEqual([asker.id, site.users.owner.id].sort());
+    expect(response.body.included.users.map((u: { id: number }) => u.id).sort()).toEqual(
+      [asker.id, site.users.owner.id].sort(),
+    );
   });
 });
 
@@ -85,7 +93,11 @@ describe('decline', () => {
     const invite = await ask(asker);
     const response = await decline(invite.id);
     expect(response.status, response.text).toBe(200);
-    expect(response.body.agentinvite).toMatchObject({ id: invite.id, status: 'declined', decidedBy: { id: site.users.owner.id } });
+    expect(response.body.agentinvite).toMatchObject({
+      id: invite.id,
+      status: 'declined',
+      decidedBy: { id: site.users.owner.id },
+    });
     expect(response.body.agentinvite.decidedAt).toMatch(/Z$/);
     expect(await roleOf(asker.id)).toBe('collaborator');
     const again = await ask(asker, 'second try');
@@ -131,7 +143,7 @@ describe('deciding refusals', () => {
     }
   });
 
-  it('404 to another installation\'s owner, another owner, and an invite that does not exist', async () => {
+  it("404 to another installation's owner, another owner, and an invite that does not exist", async () => {
     await refused(() => accept(pending, { key: other.users.owner.apiKey }), 404, 'id');
     const secondOwner = await newUser(site.id, 'owner');
     await refused(() => accept(pending, { key: secondOwner.apiKey }), 404, 'id');

@@ -14,7 +14,11 @@ export function newUser(installationId: number, role: UserRole = 'collaborator')
 
 /** A collaborator's request for a seat, made through the API. */
 export async function ask(user: SeededUser, message?: string) {
-  const response = await api('/v2/agentinvites.json', { method: 'POST', key: user.apiKey, body: { agentinvite: message === undefined ? {} : { message } } });
+  const response = await api('/v2/agentinvites.json', {
+    method: 'POST',
+    key: user.apiKey,
+    body: { agentinvite: message === undefined ? {} : { message } },
+  });
   expect(response.status, response.text).toBe(201);
   return response.body.agentinvite as { id: number; [name: string]: unknown };
 }
@@ -22,12 +26,15 @@ export async function ask(user: SeededUser, message?: string) {
 /** The rows a refused request must leave as they were: invites and users of the installations. */
 export async function snapshot(installationIds: number[]) {
   return {
-    invites: await rows(`SELECT to_jsonb(i) AS row FROM agent_invites i WHERE installation_id = ANY($1) ORDER BY id`, [installationIds]),
-    users: await rows(`SELECT id, role, updated_at::text FROM users WHERE installation_id = ANY($1) ORDER BY id`, [installationIds]),
+    invites: await rows(`SELECT to_jsonb(i) AS row FROM agent_invites i WHERE installation_id = ANY($1) ORDER BY id`, [
+      installationIds,
+    ]),
+    users: await rows(`SELECT id, role, updated_at::text FROM users WHERE installation_id = ANY($1) ORDER BY id`, [
+      installationIds,
+    ]),
   };
 }
 
 export async function roleOf(userId: number): Promise<string> {
   return (await rows<{ role: string }>('SELECT role FROM users WHERE id = $1', [userId]))[0]!.role;
 }
-

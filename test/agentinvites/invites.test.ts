@@ -21,7 +21,11 @@ beforeAll(async () => {
 describe('POST /v2/agentinvites.json', () => {
   it('answers 201 with the singular wrapper: a pending request from the caller to the owner', async () => {
     const asker = await newUser(site.id);
-    const response = await api(LIST, { method: 'POST', key: asker.apiKey, body: { agentinvite: { message: ' I answer the phones on Fridays ' } } });
+    const response = await api(LIST, {
+      method: 'POST',
+      key: asker.apiKey,
+      body: { agentinvite: { message: ' I answer the phones on Fridays ' } },
+    });
     expect(response.status, response.text).toBe(201);
     expect(Object.keys(response.body).sort()).toEqual(['agentinvite', 'included']);
     const invite = response.body.agentinvite;
@@ -37,18 +41,44 @@ describe('POST /v2/agentinvites.json', () => {
       createdBy: { id: asker.id, type: 'users' },
     });
     expect(invite).not.toHaveProperty('deletedAt');
-    const [row] = await rows('SELECT installation_id, user_id, owner_id, status, message FROM agent_invites WHERE id = $1', [invite.id]);
-    expect(row).toEqual({ installation_id: site.id, user_id: asker.id, owner_id: site.users.owner.id, status: 'pending', message: 'I answer the phones on Fridays' });
+    const [row] = await rows(
+      'SELECT installation_id, user_id, owner_id, status, message FROM agent_invites WHERE id = $1',
+      [invite.id],
+    );
+    expect(row).toEqual({
+      installation_id: site.id,
+      user_id: asker.id,
+      owner_id: site.users.owner.id,
+      status: 'pending',
+      message: 'I answer the phones on Fridays',
+    });
   });
 
-  it('ignores the body\'s user (and the other read-only properties): the caller always asks', async () => {
+  it("ignores the body's user (and the other read-only properties): the caller always asks", async () => {
     const asker = await newUser(site.id);
     const response = await api(LIST, {
-      method: 'POST', key: asker.apiKey,
-      body: { agentinvite: { user: { id: site.users.collaborator.id, type: 'users' }, owner: 1, status: 'accepted', decidedAt: '2020-01-01T00:00:00Z', decidedBy: null, id: 0 }, included: {} },
+      method: 'POST',
+      key: asker.apiKey,
+      body: {
+        agentinvite: {
+          user: { id: site.users.collaborator.id, type: 'users' },
+          owner: 1,
+          status: 'accepted',
+          decidedAt: '2020-01-01T00:00:00Z',
+          decidedBy: null,
+          id: 0,
+        },
+        included: {},
+      },
     });
     expect(response.status, response.text).toBe(201);
-    expect(response.body.agentinvite).toMatchObject({ user: { id: asker.id }, owner: { id: site.users.owner.id }, status: 'pending', decidedAt: null, message: null });
+    expect(response.body.agentinvite).toMatchObject({
+      user: { id: asker.id },
+      owner: { id: site.users.owner.id },
+      status: 'pending',
+      decidedAt: null,
+      message: null,
+    });
     const bare = await api(LIST, { method: 'POST', key: (await newUser(site.id)).apiKey, body: { user: 12345 } });
     expect(bare.status, bare.text).toBe(201);
   });
@@ -57,7 +87,10 @@ describe('POST /v2/agentinvites.json', () => {
     const site2 = await newInstallation('invites-owners');
     await newUser(site2.id, 'owner');
     await rows(`UPDATE users SET state = 'deleted' WHERE id = $1`, [site2.users.owner.id]);
-    const later = await rows<{ id: number }>(`SELECT id FROM users WHERE installation_id = $1 AND role = 'owner' AND state = 'active'`, [site2.id]);
+    const later = await rows<{ id: number }>(
+      `SELECT id FROM users WHERE installation_id = $1 AND role = 'owner' AND state = 'active'`,
+      [site2.id],
+    );
     const invite = await ask(site2.users.collaborator);
     expect(invite.owner).toEqual({ id: later[0]!.id, type: 'users' });
   });
@@ -66,7 +99,9 @@ describe('POST /v2/agentinvites.json', () => {
     const asker = await newUser(site.id);
     const response = await api(`${LIST}?includes=users`, { method: 'POST', key: asker.apiKey, body: {} });
     expect(response.status, response.text).toBe(201);
-    expect(response.body.included.users.map((u: { id: number }) => u.id).sort()).toEqual([asker.id, site.users.owner.id].sort());
+    expect(response.body.included.users.map((u: { id: number }) => u.id).sort()).toEqual(
+      [asker.id, site.users.owner.id].sort(),
+    );
   });
 });
 
@@ -81,7 +116,11 @@ describe('POST /v2/agentinvites.json refusals', () => {
     expectError(await api(LIST, { method: 'POST', key: asker.apiKey, ...request }), status, source, detail);
     expect(await snapshot([site.id, other.id])).toEqual(before);
   }
-  const raw = (text: string): ApiRequest => ({ method: 'POST', body: text, headers: { 'content-type': 'application/json' } });
+  const raw = (text: string): ApiRequest => ({
+    method: 'POST',
+    body: text,
+    headers: { 'content-type': 'application/json' },
+  });
 
   it('400 to malformed JSON, no body, and bodies that are not an object', async () => {
     await refused(raw('{"agentinvite": {"message": "hi",}'), 400, 'body');
@@ -99,7 +138,11 @@ describe('POST /v2/agentinvites.json refusals', () => {
   });
 
   it('an unknown property, inside or beside the wrapper: ignored and named in X-Ignored-Properties (a role asked for grants nothing)', async () => {
-    for (const [body, names] of [[{ agentinvite: { message: 'hi', role: 'admin' } }, ['agentinvite.role']], [{ seat: true }, ['agentinvite.seat']], [{ agentinvite: {}, extra: 1 }, ['extra']]] as const) {
+    for (const [body, names] of [
+      [{ agentinvite: { message: 'hi', role: 'admin' } }, ['agentinvite.role']],
+      [{ seat: true }, ['agentinvite.seat']],
+      [{ agentinvite: {}, extra: 1 }, ['extra']],
+    ] as const) {
       const someone = await newUser(site.id);
       expectIgnored(await api(LIST, { method: 'POST', key: someone.apiKey, body }), [...names]);
       expect(await rows(`SELECT role FROM users WHERE id = $1`, [someone.id])).toEqual([{ role: 'collaborator' }]);
@@ -113,7 +156,12 @@ describe('POST /v2/agentinvites.json refusals', () => {
 
   it('409 to a teammate who already has a seat', async () => {
     for (const role of ['agent', 'admin', 'owner'] as const) {
-      await refused({ body: {}, key: site.users[role].apiKey }, 409, 'agentinvite.user', new RegExp(`already has a seat \\(role ${role}\\)`));
+      await refused(
+        { body: {}, key: site.users[role].apiKey },
+        409,
+        'agentinvite.user',
+        new RegExp(`already has a seat \\(role ${role}\\)`),
+      );
     }
   });
 
@@ -153,15 +201,26 @@ describe('GET /v2/agentinvites.json', () => {
     const response = await listAs(ann);
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['agentinvites', 'included', 'meta', 'pagination']);
-    expect(response.body.meta.page).toEqual({ page: 1, pageSize: 50, pageOffset: 0, count: 1, pages: 1, hasMore: false });
+    expect(response.body.meta.page).toEqual({
+      page: 1,
+      pageSize: 50,
+      pageOffset: 0,
+      count: 1,
+      pages: 1,
+      hasMore: false,
+    });
   });
 
-  it('holds only the requester\'s own invites, whatever the filter says', async () => {
+  it("holds only the requester's own invites, whatever the filter says", async () => {
     expect(idsOf((await listAs(ann)).body)).toEqual([ids.ann]);
     expect(idsOf((await listAs(bob)).body)).toEqual([ids.bob]);
     expect(idsOf((await listAs(ann, { filter: { user: bob.id } })).body)).toEqual([]);
-    expect(idsOf((await listAs(ann, { filter: { id: { $in: [ids.ann, ids.bob, ids.other] } } })).body)).toEqual([ids.ann]);
-    expect(idsOf((await listAs(ann, { filter: { $or: [{ user: bob.id }, { user: ann.id }] } })).body)).toEqual([ids.ann]);
+    expect(idsOf((await listAs(ann, { filter: { id: { $in: [ids.ann, ids.bob, ids.other] } } })).body)).toEqual([
+      ids.ann,
+    ]);
+    expect(idsOf((await listAs(ann, { filter: { $or: [{ user: bob.id }, { user: ann.id }] } })).body)).toEqual([
+      ids.ann,
+    ]);
   });
 
   it('shows the owner the requests addressed to them, and no one else any', async () => {
@@ -177,8 +236,15 @@ describe('GET /v2/agentinvites.json', () => {
 
   it('accepts every filter name of part 2', async () => {
     const values: Record<string, unknown> = {
-      createdAt: { $gt: '2000-01-01' }, createdBy: ann.id, deletedAt: null, deletedBy: null, updatedAt: { $lte: '2999-01-01T00:00:00Z' },
-      updatedBy: ann.id, state: 'active', id: ids.ann, user: ann.id,
+      createdAt: { $gt: '2000-01-01' },
+      createdBy: ann.id,
+      deletedAt: null,
+      deletedBy: null,
+      updatedAt: { $lte: '2999-01-01T00:00:00Z' },
+      updatedBy: ann.id,
+      state: 'active',
+      id: ids.ann,
+      user: ann.id,
     };
     expect(Object.keys(values).sort()).toEqual([...ALLOWED].sort());
     for (const [name, value] of Object.entries(values)) {
@@ -190,7 +256,12 @@ describe('GET /v2/agentinvites.json', () => {
 
   it('refuses a filter name part 2 does not list, naming it', async () => {
     for (const name of ['owner', 'status', 'message', 'decidedAt', 'userId']) {
-      expectError(await listAs(ann, { filter: { [name]: 'x' } }), 400, `filter.${name}`, new RegExp(`unknown field "${name}"`));
+      expectError(
+        await listAs(ann, { filter: { [name]: 'x' } }),
+        400,
+        `filter.${name}`,
+        new RegExp(`unknown field "${name}"`),
+      );
     }
   });
 
@@ -211,7 +282,9 @@ describe('GET /v2/agentinvites.json', () => {
     const response = await api(`${LIST}?includes=users`, { key: site3.users.owner.apiKey });
     expect(response.status, response.text).toBe(200);
     const users = response.body.included.users as { id: number; type: string; role: string }[];
-    expect(users.map((u) => u.id).sort((a, b) => a - b)).toEqual([site3.users.owner.id, ann.id, bob.id].sort((a, b) => a - b));
+    expect(users.map((u) => u.id).sort((a, b) => a - b)).toEqual(
+      [site3.users.owner.id, ann.id, bob.id].sort((a, b) => a - b),
+    );
     expect(users.find((u) => u.id === ann.id)).toMatchObject({ type: 'users', role: 'collaborator' });
     const all = await api(`${LIST}?includes=all`, { key: site3.users.owner.apiKey });
     expect(all.body.included).toEqual(response.body.included);
@@ -232,7 +305,10 @@ describe('GET /v2/agentinvites.json', () => {
   });
 
   it('serves no update or delete', async () => {
-    expect((await api(`/v2/agentinvites/${ids.ann}.json`, { method: 'PATCH', key: ann.apiKey, body: { message: 'x' } })).status).toBe(404);
+    expect(
+      (await api(`/v2/agentinvites/${ids.ann}.json`, { method: 'PATCH', key: ann.apiKey, body: { message: 'x' } }))
+        .status,
+    ).toBe(404);
     expect((await api(`/v2/agentinvites/${ids.ann}.json`, { method: 'DELETE', key: ann.apiKey })).status).toBe(404);
   });
 });

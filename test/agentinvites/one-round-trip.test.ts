@@ -24,15 +24,24 @@ async function tripsOf(path: string, request: ApiRequest & { key: string }) {
   return withRoundTrips(path, { method: 'POST', ...request });
 }
 
-const events = async (mark: number) => (await eventsSince(site.id, mark)).map((e) => `${e.recordType} ${e.recordId} ${e.kind}`);
+const events = async (mark: number) =>
+  (await eventsSince(site.id, mark)).map((e) => `${e.recordType} ${e.recordId} ${e.kind}`);
 
 /** The request is its error in one exchange, and no row or event is written. */
-async function refusedInOneExchange(path: string, request: ApiRequest & { key: string }, status: number, source: string | undefined, detail: string) {
+async function refusedInOneExchange(
+  path: string,
+  request: ApiRequest & { key: string },
+  status: number,
+  source: string | undefined,
+  detail: string,
+) {
   const mark = await lastEventId(site.id);
   const before = await snapshot([site.id, other.id]);
   const { answer, trips } = await tripsOf(path, request);
   expect(answer.status, answer.text).toBe(status);
-  expect(answer.body.errors).toEqual([{ code: { 403: 'forbidden', 404: 'notFound', 409: 'conflict' }[status], ...(source ? { source } : {}), detail }]);
+  expect(answer.body.errors).toEqual([
+    { code: { 403: 'forbidden', 404: 'notFound', 409: 'conflict' }[status], ...(source ? { source } : {}), detail },
+  ]);
   expect(trips).toBe(1);
   expect(await snapshot([site.id, other.id])).toEqual(before);
   expect(await eventsSince(site.id, mark)).toEqual([]);
@@ -42,22 +51,48 @@ describe('a request for a seat in one round trip', () => {
   it("asks the installation's owner in one exchange, with its event", async () => {
     const asker = await newUser(site.id);
     const mark = await lastEventId(site.id);
-    const { answer, trips } = await tripsOf('/v2/agentinvites.json', { key: asker.apiKey, body: { agentinvite: { message: 'one trip' } } });
+    const { answer, trips } = await tripsOf('/v2/agentinvites.json', {
+      key: asker.apiKey,
+      body: { agentinvite: { message: 'one trip' } },
+    });
     expect(answer.status, answer.text).toBe(201);
     expect(trips).toBe(1);
-    expect(answer.body.agentinvite).toMatchObject({ user: { id: asker.id }, owner: { id: site.users.owner.id }, status: 'pending', message: 'one trip' });
+    expect(answer.body.agentinvite).toMatchObject({
+      user: { id: asker.id },
+      owner: { id: site.users.owner.id },
+      status: 'pending',
+      message: 'one trip',
+    });
     expect(await events(mark)).toEqual([`agentinvites ${answer.body.agentinvite.id} created`]);
   });
 
   it('refuses a teammate with a seat, a second pending request, and a helpdesk with no owner, each in one exchange', async () => {
-    await refusedInOneExchange('/v2/agentinvites.json', { key: site.users.agent.apiKey, body: {} }, 409, 'agentinvite.user', `user ${site.users.agent.id} already has a seat (role agent); only a collaborator asks for one`);
+    await refusedInOneExchange(
+      '/v2/agentinvites.json',
+      { key: site.users.agent.apiKey, body: {} },
+      409,
+      'agentinvite.user',
+      `user ${site.users.agent.id} already has a seat (role agent); only a collaborator asks for one`,
+    );
     const asker = await newUser(site.id);
     await ask(asker);
-    await refusedInOneExchange('/v2/agentinvites.json', { key: asker.apiKey, body: {} }, 409, 'agentinvite.user', 'you already have a pending request for a seat');
+    await refusedInOneExchange(
+      '/v2/agentinvites.json',
+      { key: asker.apiKey, body: {} },
+      409,
+      'agentinvite.user',
+      'you already have a pending request for a seat',
+    );
     const ownerless = await newUser(site.id);
     await rows(`UPDATE users SET role = 'admin' WHERE id = $1`, [site.users.owner.id]);
     try {
-      await refusedInOneExchange('/v2/agentinvites.json', { key: ownerless.apiKey, body: {} }, 409, 'agentinvite.owner', 'this installation has no owner to send the request to');
+      await refusedInOneExchange(
+        '/v2/agentinvites.json',
+        { key: ownerless.apiKey, body: {} },
+        409,
+        'agentinvite.owner',
+        'this installation has no owner to send the request to',
+      );
     } finally {
       await rows(`UPDATE users SET role = 'owner' WHERE id = $1`, [site.users.owner.id]);
     }
@@ -69,13 +104,23 @@ describe("the owner's decision in one round trip", () => {
     const asker = await newUser(site.id);
     const invite = await ask(asker);
     const mark = await lastEventId(site.id);
-    const { answer, trips } = await tripsOf(`/v2/agentinvites/${invite.id}/accept.json`, { key: site.users.owner.apiKey, query: { includes: 'users' } });
+    const { answer, trips } = await tripsOf(`/v2/agentinvites/${invite.id}/accept.json`, {
+      key: site.users.owner.apiKey,
+      query: { includes: 'users' },
+    });
     expect(answer.status, answer.text).toBe(200);
     expect(trips).toBe(1);
-    expect(answer.body.agentinvite).toMatchObject({ id: invite.id, status: 'accepted', decidedBy: { id: site.users.owner.id, type: 'users' } });
+    expect(answer.body.agentinvite).toMatchObject({
+      id: invite.id,
+      status: 'accepted',
+      decidedBy: { id: site.users.owner.id, type: 'users' },
+    });
     expect(await roleOf(asker.id)).toBe('agent');
     expect(await events(mark)).toEqual([`users ${asker.id} updated`, `agentinvites ${invite.id} accepted`]);
-    const [accepted] = await rows<{ data: unknown }>(`SELECT data FROM events WHERE record_type = 'agentinvites' AND record_id = $1 AND kind = 'accepted'`, [invite.id]);
+    const [accepted] = await rows<{ data: unknown }>(
+      `SELECT data FROM events WHERE record_type = 'agentinvites' AND record_id = $1 AND kind = 'accepted'`,
+      [invite.id],
+    );
     expect(accepted!.data).toEqual({ user: { id: asker.id, type: 'users' } });
   });
 
@@ -83,7 +128,9 @@ describe("the owner's decision in one round trip", () => {
     const asker = await newUser(site.id);
     const invite = await ask(asker);
     const mark = await lastEventId(site.id);
-    const { answer, trips } = await tripsOf(`/v2/agentinvites/${invite.id}/decline.json`, { key: site.users.owner.apiKey });
+    const { answer, trips } = await tripsOf(`/v2/agentinvites/${invite.id}/decline.json`, {
+      key: site.users.owner.apiKey,
+    });
     expect(answer.status, answer.text).toBe(200);
     expect(trips).toBe(1);
     expect(answer.body.agentinvite.status).toBe('declined');
@@ -94,20 +141,44 @@ describe("the owner's decision in one round trip", () => {
   it("refuses another helpdesk's invite, another owner's, a decided one and a gone requester, each in one exchange", async () => {
     const key = site.users.owner.apiKey;
     const foreign = await ask(await newUser(other.id));
-    await refusedInOneExchange(`/v2/agentinvites/${foreign.id}/accept.json`, { key }, 404, 'id', `agentinvite ${foreign.id} not found`);
+    await refusedInOneExchange(
+      `/v2/agentinvites/${foreign.id}/accept.json`,
+      { key },
+      404,
+      'id',
+      `agentinvite ${foreign.id} not found`,
+    );
 
     const asker = await newUser(site.id);
     const invite = await ask(asker);
     // a second owner sees no request addressed to the first: 404 as the interactive write answered
     const second = await newUser(site.id, 'owner');
     await rows(`UPDATE agent_invites SET owner_id = $1 WHERE id = $2`, [second.id, invite.id]);
-    await refusedInOneExchange(`/v2/agentinvites/${invite.id}/decline.json`, { key }, 404, 'id', `agentinvite ${invite.id} not found`);
+    await refusedInOneExchange(
+      `/v2/agentinvites/${invite.id}/decline.json`,
+      { key },
+      404,
+      'id',
+      `agentinvite ${invite.id} not found`,
+    );
     await rows(`UPDATE agent_invites SET owner_id = $1 WHERE id = $2`, [site.users.owner.id, invite.id]);
     await rows(`UPDATE users SET state = 'deleted' WHERE id = $1`, [second.id]);
 
     await rows(`UPDATE users SET state = 'deleted' WHERE id = $1`, [asker.id]);
-    await refusedInOneExchange(`/v2/agentinvites/${invite.id}/accept.json`, { key }, 409, 'agentinvite.user', `user ${asker.id} is no longer a teammate here; decline the request instead`);
+    await refusedInOneExchange(
+      `/v2/agentinvites/${invite.id}/accept.json`,
+      { key },
+      409,
+      'agentinvite.user',
+      `user ${asker.id} is no longer a teammate here; decline the request instead`,
+    );
     expect((await api(`/v2/agentinvites/${invite.id}/decline.json`, { method: 'POST', key })).status).toBe(200);
-    await refusedInOneExchange(`/v2/agentinvites/${invite.id}/accept.json`, { key }, 409, 'agentinvite.status', `agentinvite ${invite.id} is already declined`);
+    await refusedInOneExchange(
+      `/v2/agentinvites/${invite.id}/accept.json`,
+      { key },
+      409,
+      'agentinvite.status',
+      `agentinvite ${invite.id} is already declined`,
+    );
   });
 });

@@ -18,7 +18,8 @@ async function periodsInSql(cases: { anchor: string; interval: BillingInterval; 
   return rows<{ periodStart: string; resetDate: string }>(query.sql, query.params);
 }
 
-const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const addDays = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 describe('billingPeriodSql', () => {
   it('gives the same periods as billingPeriod, every day from before the anchor to years after it', async () => {

@@ -37,14 +37,19 @@ describe('the metering cron task', () => {
   it("does not count another installation's usage", async () => {
     const site = await newInstallation('ai-meter');
     const other = await newInstallation('ai-meter');
-    for (const id of [site.id, other.id]) await setBilling(id, { anchor: '2031-02-20', interval: 'month', allowance: 10 });
+    for (const id of [site.id, other.id])
+      await setBilling(id, { anchor: '2031-02-20', interval: 'month', allowance: 10 });
     await addUsage(other.id, 'replies', '2031-03-01T00:00:00.000Z', 9);
     await addUsage(other.id, 'chat', '2031-03-02T00:00:00.000Z', 2);
 
     await runCron(AT);
 
     expect(await periodRow(site.id, '2031-02-20')).toMatchObject({ replies_used: 0, chat_used: 0, state: 'ok' });
-    expect(await periodRow(other.id, '2031-02-20')).toMatchObject({ replies_used: 9, chat_used: 2, state: 'exhausted' });
+    expect(await periodRow(other.id, '2031-02-20')).toMatchObject({
+      replies_used: 9,
+      chat_used: 2,
+      state: 'exhausted',
+    });
   });
 
   it('sets the state: ok below 80%, warning from exactly 80%, exhausted when used up, and always with no add-on', async () => {
@@ -104,9 +109,24 @@ describe('the metering cron task', () => {
     await addUsage(midnight.id, 'chat', '2031-03-01T23:59:59.999Z', 6);
     await runCron(at);
 
-    expect(await periodRow(yearly.id, '2030-07-20')).toMatchObject({ reset_date: '2031-07-20', replies_used: 3, chat_used: 2, state: 'ok' });
-    expect(await periodRow(lastDay.id, '2031-02-28')).toMatchObject({ reset_date: '2031-03-31', replies_used: 1, chat_used: 0, state: 'ok' });
-    expect(await periodRow(midnight.id, '2031-03-02')).toMatchObject({ reset_date: '2031-04-02', replies_used: 0, chat_used: 0, state: 'ok' });
+    expect(await periodRow(yearly.id, '2030-07-20')).toMatchObject({
+      reset_date: '2031-07-20',
+      replies_used: 3,
+      chat_used: 2,
+      state: 'ok',
+    });
+    expect(await periodRow(lastDay.id, '2031-02-28')).toMatchObject({
+      reset_date: '2031-03-31',
+      replies_used: 1,
+      chat_used: 0,
+      state: 'ok',
+    });
+    expect(await periodRow(midnight.id, '2031-03-02')).toMatchObject({
+      reset_date: '2031-04-02',
+      replies_used: 0,
+      chat_used: 0,
+      state: 'ok',
+    });
     expect(await periodRow(midnight.id, '2031-02-02')).toBeUndefined();
   });
 
@@ -123,7 +143,11 @@ describe('the metering cron task', () => {
     expect(await periodRow(site.id, '2031-03-05')).toEqual(first);
     await Promise.all([runCron(AT), runCron(AT), runCron(AT), runCron(AT)]);
     expect(await periodRow(site.id, '2031-03-05')).toEqual(first);
-    expect(await rows(`SELECT 1 FROM ai_usage_periods WHERE installation_id = $1 AND period_start = '2031-03-05'`, [site.id])).toHaveLength(1);
+    expect(
+      await rows(`SELECT 1 FROM ai_usage_periods WHERE installation_id = $1 AND period_start = '2031-03-05'`, [
+        site.id,
+      ]),
+    ).toHaveLength(1);
   });
 
   it('keeps the latest measurement: an older moment does not replace it, a later one does, with the allowance of now', async () => {

@@ -29,7 +29,9 @@ describe('percentShares', () => {
           const shares = percentShares([a, b, c]);
           expect(sum(shares), `${a}/${b}/${c}: ${shares.join(' ')}`).toBe(1000);
           // no share is more than a tenth from its exact value
-          [a, b, c].forEach((count, index) => expect(Math.abs(shares[index]! - (100 * count) / (a + b + c))).toBeLessThan(0.1 + 1e-9));
+          [a, b, c].forEach((count, index) =>
+            expect(Math.abs(shares[index]! - (100 * count) / (a + b + c))).toBeLessThan(0.1 + 1e-9),
+          );
         }
       }
     }

@@ -65,18 +65,35 @@ describe('GET /v2/ai/stats.json', () => {
       periodStart: period.periodStart,
       resetDate: period.resetDate,
     });
-    expect(await stats(other.site.users.agent.apiKey)).toMatchObject({ avgSimilarity: 0, sentAsIs: 0, edited: 0, rewritten: 100, repliesCount: 1 });
+    expect(await stats(other.site.users.agent.apiKey)).toMatchObject({
+      avgSimilarity: 0,
+      sentAsIs: 0,
+      edited: 0,
+      rewritten: 100,
+      repliesCount: 1,
+    });
   });
 
   it("classes replies with replyOutcome's thresholds, at their edges", async () => {
     const { site, conversation } = await siteWithCycle('year');
     const similarities = [0, 49.9, 50, 99.9, 100, 100, 100];
-    for (const aiSimilarity of similarities) await addMessage(site.id, conversation, { sentAt: hourAgo(), aiSimilarity });
+    for (const aiSimilarity of similarities)
+      await addMessage(site.id, conversation, { sentAt: hourAgo(), aiSimilarity });
     const outcomes = similarities.map(replyOutcome);
-    expect([outcomes.filter((o) => o === 'sentAsIs').length, outcomes.filter((o) => o === 'edited').length, outcomes.filter((o) => o === 'rewritten').length]).toEqual([3, 2, 2]);
+    expect([
+      outcomes.filter((o) => o === 'sentAsIs').length,
+      outcomes.filter((o) => o === 'edited').length,
+      outcomes.filter((o) => o === 'rewritten').length,
+    ]).toEqual([3, 2, 2]);
 
     // 3/7, 2/7, 2/7: 42.857, 28.571, 28.571; the two missing tenths go to the larger remainders.
-    expect(await stats(site.users.agent.apiKey)).toMatchObject({ sentAsIs: 42.8, edited: 28.6, rewritten: 28.6, repliesCount: 7, avgSimilarity: 71.4 });
+    expect(await stats(site.users.agent.apiKey)).toMatchObject({
+      sentAsIs: 42.8,
+      edited: 28.6,
+      rewritten: 28.6,
+      repliesCount: 7,
+      avgSimilarity: 71.4,
+    });
   });
 
   it('averages the stored similarities of real drafts, to one decimal', async () => {
@@ -87,7 +104,12 @@ describe('GET /v2/ai/stats.json', () => {
       ['Your refund is on its way.', 'We have refunded you, it takes a few days.'],
     ] as const;
     for (const [draft, sent] of replies) {
-      await addMessage(site.id, conversation, { sentAt: hourAgo(), aiDraft: draft, message: sent, aiSimilarity: textSimilarity(draft, sent) });
+      await addMessage(site.id, conversation, {
+        sentAt: hourAgo(),
+        aiDraft: draft,
+        message: sent,
+        aiSimilarity: textSimilarity(draft, sent),
+      });
     }
     const similarities = replies.map(([draft, sent]) => textSimilarity(draft, sent));
     const mean = Math.round((similarities.reduce((sum, value) => sum + value, 0) / similarities.length) * 10) / 10;
@@ -111,7 +133,23 @@ describe('GET /v2/ai/stats.json', () => {
 
   it('is in the OpenAPI document', async () => {
     const { paths, components } = (await api('/v2/openapi.json')).body;
-    expect(Object.keys(paths['/v2/ai/stats.json'].get.responses)).toEqual(['200', '400', '401', '403', '429', '500', '503']);
-    expect(Object.keys(components.schemas.AIEffectiveness.properties)).toEqual(['avgSimilarity', 'sentAsIs', 'edited', 'rewritten', 'repliesCount', 'periodStart', 'resetDate']);
+    expect(Object.keys(paths['/v2/ai/stats.json'].get.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(Object.keys(components.schemas.AIEffectiveness.properties)).toEqual([
+      'avgSimilarity',
+      'sentAsIs',
+      'edited',
+      'rewritten',
+      'repliesCount',
+      'periodStart',
+      'resetDate',
+    ]);
   });
 });

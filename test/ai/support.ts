@@ -5,7 +5,10 @@ export function utcDateFromToday(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-export async function setBilling(installationId: number, billing: { anchor: string; interval: 'month' | 'year'; allowance: number }): Promise<void> {
+export async function setBilling(
+  installationId: number,
+  billing: { anchor: string; interval: 'month' | 'year'; allowance: number },
+): Promise<void> {
   await rows(`UPDATE installations SET billing_anchor = $2, billing_interval = $3, ai_allowance = $4 WHERE id = $1`, [
     installationId,
     billing.anchor,
@@ -20,7 +23,13 @@ let nextSource = 1;
  * Records AI usage as the message write path does (stream, units, when), `count` events of
  * `units` each. The source type is the test's own, so the events never meet another file's.
  */
-export async function addUsage(installationId: number, stream: 'replies' | 'chat', occurredAt: string | Date, count = 1, units = 1): Promise<void> {
+export async function addUsage(
+  installationId: number,
+  stream: 'replies' | 'chat',
+  occurredAt: string | Date,
+  count = 1,
+  units = 1,
+): Promise<void> {
   const at = typeof occurredAt === 'string' ? occurredAt : occurredAt.toISOString();
   const first = nextSource;
   nextSource += count;

@@ -24,11 +24,19 @@ async function usage(key: string) {
  */
 async function usageBeforeMeasurement(installationId: number, periodStart: string, key: string) {
   for (let attempt = 0; attempt < 5; attempt++) {
-    await rows(`DELETE FROM ai_usage_periods WHERE installation_id = $1 AND period_start = $2`, [installationId, periodStart]);
+    await rows(`DELETE FROM ai_usage_periods WHERE installation_id = $1 AND period_start = $2`, [
+      installationId,
+      periodStart,
+    ]);
     const answer = await usage(key);
     if (answer.measuredAt === null) return answer;
     // Only a measurement that really happened may show.
-    expect(await rows(`SELECT 1 FROM ai_usage_periods WHERE installation_id = $1 AND period_start = $2`, [installationId, periodStart])).toHaveLength(1);
+    expect(
+      await rows(`SELECT 1 FROM ai_usage_periods WHERE installation_id = $1 AND period_start = $2`, [
+        installationId,
+        periodStart,
+      ]),
+    ).toHaveLength(1);
   }
   throw new Error('the usage was measured each time before it could be read unmeasured');
 }
@@ -76,8 +84,19 @@ describe('GET /v2/ai/usage.json', () => {
 
     await runCron(new Date());
 
-    expect(await usage(warning.users.agent.apiKey)).toMatchObject({ state: 'warning', used: 16, remaining: 4, percentUsed: 80 });
-    expect(await usage(ok.users.agent.apiKey)).toMatchObject({ state: 'ok', used: 1, remaining: 2, percentUsed: 33.3, streams: { replies: 0, chat: 1 } });
+    expect(await usage(warning.users.agent.apiKey)).toMatchObject({
+      state: 'warning',
+      used: 16,
+      remaining: 4,
+      percentUsed: 80,
+    });
+    expect(await usage(ok.users.agent.apiKey)).toMatchObject({
+      state: 'ok',
+      used: 1,
+      remaining: 2,
+      percentUsed: 33.3,
+      streams: { replies: 0, chat: 1 },
+    });
   });
 
   it('shows usage beyond the allowance: remaining 0, more than 100%', async () => {
@@ -87,7 +106,13 @@ describe('GET /v2/ai/usage.json', () => {
 
     await runCron(new Date());
 
-    expect(await usage(site.users.owner.apiKey)).toMatchObject({ state: 'exhausted', allowance: 10, used: 12, remaining: 0, percentUsed: 120 });
+    expect(await usage(site.users.owner.apiKey)).toMatchObject({
+      state: 'exhausted',
+      allowance: 10,
+      used: 12,
+      remaining: 0,
+      percentUsed: 120,
+    });
   });
 
   it('with no add-on (allowance 0): exhausted, nothing remaining, 0%; a yearly cycle resets on the anniversary', async () => {
@@ -101,7 +126,15 @@ describe('GET /v2/ai/usage.json', () => {
     const answer = await usage(site.users.admin.apiKey);
     const expected = billingPeriod(anchor, 'year', new Date());
     expect(expected.periodStart).toBe(anchor);
-    expect(answer).toMatchObject({ state: 'exhausted', allowance: 0, used: 2, remaining: 0, percentUsed: 0, streams: { replies: 0, chat: 2 }, ...expected });
+    expect(answer).toMatchObject({
+      state: 'exhausted',
+      allowance: 0,
+      used: 2,
+      remaining: 0,
+      percentUsed: 0,
+      streams: { replies: 0, chat: 2 },
+      ...expected,
+    });
   });
 
   it('before the first measurement of the period: the period with nothing used, measuredAt null', async () => {
@@ -118,7 +151,12 @@ describe('GET /v2/ai/usage.json', () => {
     await runCron(previousPeriod);
     const previous = billingPeriod(anchor, 'month', previousPeriod);
     expect(previous.resetDate).toBe(expected.periodStart);
-    expect(await rows(`SELECT replies_used FROM ai_usage_periods WHERE installation_id = $1 AND period_start = $2`, [site.id, previous.periodStart])).toEqual([{ replies_used: 0 }]);
+    expect(
+      await rows(`SELECT replies_used FROM ai_usage_periods WHERE installation_id = $1 AND period_start = $2`, [
+        site.id,
+        previous.periodStart,
+      ]),
+    ).toEqual([{ replies_used: 0 }]);
     const before = await usageBeforeMeasurement(site.id, expected.periodStart, site.users.agent.apiKey);
     expect(before).toEqual({
       state: 'ok',
@@ -130,10 +168,19 @@ describe('GET /v2/ai/usage.json', () => {
       ...expected,
       measuredAt: null,
     });
-    expect(await usageBeforeMeasurement(noAddOn.id, expected.periodStart, noAddOn.users.agent.apiKey)).toMatchObject({ state: 'exhausted', allowance: 0, remaining: 0, measuredAt: null });
+    expect(await usageBeforeMeasurement(noAddOn.id, expected.periodStart, noAddOn.users.agent.apiKey)).toMatchObject({
+      state: 'exhausted',
+      allowance: 0,
+      remaining: 0,
+      measuredAt: null,
+    });
 
     await runCron(new Date());
-    expect(await usage(site.users.agent.apiKey)).toMatchObject({ state: 'warning', used: 45, measuredAt: expect.stringMatching(ISO_TIME) });
+    expect(await usage(site.users.agent.apiKey)).toMatchObject({
+      state: 'warning',
+      used: 45,
+      measuredAt: expect.stringMatching(ISO_TIME),
+    });
   });
 
   it("answers the caller's installation only", async () => {

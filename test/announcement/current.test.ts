@@ -38,7 +38,12 @@ describe('GET /v2/announcement.json', () => {
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['announcement', 'included']);
     expect(response.body.announcement).toMatchObject({
-      id, type: 'announcements', title: 'Maintenance tonight', body: 'Body of Maintenance tonight', audience: 'everyone', state: 'active',
+      id,
+      type: 'announcements',
+      title: 'Maintenance tonight',
+      body: 'Body of Maintenance tonight',
+      audience: 'everyone',
+      state: 'active',
     });
     expect(response.body.announcement.publishedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Date.parse(response.body.announcement.expiresAt)).toBeGreaterThan(Date.now());
@@ -90,12 +95,22 @@ describe('GET /v2/announcement.json', () => {
 
   it('accepts includes=users and all; refuses other includes, naming them', async () => {
     const site = await newInstallation('announce-includes');
-    await rows(`INSERT INTO announcements (installation_id, title, body, created_by, updated_by) VALUES ($1, 't', 'b', $2, $2)`, [site.id, site.users.owner.id]);
+    await rows(
+      `INSERT INTO announcements (installation_id, title, body, created_by, updated_by) VALUES ($1, 't', 'b', $2, $2)`,
+      [site.id, site.users.owner.id],
+    );
     const response = await api(`${PATH}?includes=users`, { key: site.users.agent.apiKey });
     expect(response.status, response.text).toBe(200);
     expect(response.body.included.users.map((u: { id: number }) => u.id)).toEqual([site.users.owner.id]);
-    expect((await api(`${PATH}?includes=all`, { key: site.users.agent.apiKey })).body.included).toEqual(response.body.included);
-    expectError(await api(`${PATH}?includes=announcements`, { key: site.users.agent.apiKey }), 400, 'includes', /"announcements"/);
+    expect((await api(`${PATH}?includes=all`, { key: site.users.agent.apiKey })).body.included).toEqual(
+      response.body.included,
+    );
+    expectError(
+      await api(`${PATH}?includes=announcements`, { key: site.users.agent.apiKey }),
+      400,
+      'includes',
+      /"announcements"/,
+    );
   });
 
   it('answers 401 without a credential', async () => {

@@ -6,7 +6,9 @@ import { expectError } from '../support/errors';
 
 /** Every announcement row of the installations, whole: a refused request must leave them as they were. */
 export async function announcementRows(installationIds: number[]) {
-  return rows(`SELECT to_jsonb(a) AS row FROM announcements a WHERE installation_id = ANY($1) ORDER BY id`, [installationIds]);
+  return rows(`SELECT to_jsonb(a) AS row FROM announcements a WHERE installation_id = ANY($1) ORDER BY id`, [
+    installationIds,
+  ]);
 }
 
 /** An announcement written straight to the database, at times relative to now. */
@@ -17,8 +19,14 @@ export async function insertAnnouncement(
   const [row] = await rows<{ id: number }>(
     `INSERT INTO announcements (installation_id, title, body, audience, published_at, expires_at, state)
      VALUES ($1, $2, 'Body of ' || $2, $3, now() - $4::interval, now() + $5::interval, $6) RETURNING id`,
-    [installationId, a.title, a.audience ?? 'everyone', a.publishedAgo ?? '1 minute', a.expiresIn ?? null, a.state ?? 'active'],
+    [
+      installationId,
+      a.title,
+      a.audience ?? 'everyone',
+      a.publishedAgo ?? '1 minute',
+      a.expiresIn ?? null,
+      a.state ?? 'active',
+    ],
   );
   return row!.id;
 }
-

@@ -30,15 +30,22 @@ async function tripsOf(path: string, method: string, body: unknown) {
 describe('announcements in one round trip', () => {
   it('publishes one and moves its expiry, one exchange each, with their events', async () => {
     const mark = await lastEventId(site.id);
-    const made = await tripsOf('/v2/announcements.json', 'POST', { announcement: { title: 'Trip', body: 'One exchange', expiresAt: hoursFromNow(2) } });
+    const made = await tripsOf('/v2/announcements.json', 'POST', {
+      announcement: { title: 'Trip', body: 'One exchange', expiresAt: hoursFromNow(2) },
+    });
     expect(made.answer.status, made.answer.text).toBe(201);
     expect(made.trips).toBe(1);
     const id = made.answer.body.announcement.id as number;
-    const moved = await tripsOf(`/v2/announcements/${id}.json`, 'PATCH', { announcement: { expiresAt: hoursFromNow(5) } });
+    const moved = await tripsOf(`/v2/announcements/${id}.json`, 'PATCH', {
+      announcement: { expiresAt: hoursFromNow(5) },
+    });
     expect(moved.answer.status, moved.answer.text).toBe(200);
     expect(moved.trips).toBe(1);
     expect(Date.parse(moved.answer.body.announcement.expiresAt)).toBeGreaterThan(Date.now() + 4 * 3_600_000);
-    expect((await eventsSince(site.id, mark)).map((e) => `${e.recordType} ${e.recordId} ${e.kind}`)).toEqual([`announcements ${id} created`, `announcements ${id} updated`]);
+    expect((await eventsSince(site.id, mark)).map((e) => `${e.recordType} ${e.recordId} ${e.kind}`)).toEqual([
+      `announcements ${id} created`,
+      `announcements ${id} updated`,
+    ]);
   });
 
   it('refuses an expiry before publication: in the Worker when the body names both, in one exchange over the stored time otherwise; 404 in one exchange', async () => {
@@ -47,11 +54,51 @@ describe('announcements in one round trip', () => {
     const mark = await lastEventId(site.id);
     const before = await announcementRows([site.id, other.id]);
     for (const [path, method, announcement, status, source, detail, trips] of [
-      ['/v2/announcements.json', 'POST', { title: 'No', body: 'No', expiresAt: hoursFromNow(-1) }, 400, 'announcement.expiresAt', 'the announcement must expire after it is published', 0],
-      [`/v2/announcements/${id}.json`, 'PATCH', { publishedAt: hoursFromNow(3), expiresAt: hoursFromNow(2) }, 400, 'announcement.expiresAt', 'the announcement must expire after it is published', 0],
-      [`/v2/announcements/${id}.json`, 'PATCH', { expiresAt: hoursFromNow(-2) }, 400, 'announcement.expiresAt', 'the announcement must expire after it is published', 1],
-      [`/v2/announcements/${id}.json`, 'PATCH', { publishedAt: hoursFromNow(2) }, 400, 'announcement.publishedAt', 'the announcement must expire after it is published', 1],
-      [`/v2/announcements/${theirs}.json`, 'PATCH', { expiresAt: hoursFromNow(-2) }, 404, 'id', `announcement ${theirs} not found`, 1],
+      [
+        '/v2/announcements.json',
+        'POST',
+        { title: 'No', body: 'No', expiresAt: hoursFromNow(-1) },
+        400,
+        'announcement.expiresAt',
+        'the announcement must expire after it is published',
+        0,
+      ],
+      [
+        `/v2/announcements/${id}.json`,
+        'PATCH',
+        { publishedAt: hoursFromNow(3), expiresAt: hoursFromNow(2) },
+        400,
+        'announcement.expiresAt',
+        'the announcement must expire after it is published',
+        0,
+      ],
+      [
+        `/v2/announcements/${id}.json`,
+        'PATCH',
+        { expiresAt: hoursFromNow(-2) },
+        400,
+        'announcement.expiresAt',
+        'the announcement must expire after it is published',
+        1,
+      ],
+      [
+        `/v2/announcements/${id}.json`,
+        'PATCH',
+        { publishedAt: hoursFromNow(2) },
+        400,
+        'announcement.publishedAt',
+        'the announcement must expire after it is published',
+        1,
+      ],
+      [
+        `/v2/announcements/${theirs}.json`,
+        'PATCH',
+        { expiresAt: hoursFromNow(-2) },
+        404,
+        'id',
+        `announcement ${theirs} not found`,
+        1,
+      ],
     ] as const) {
       const { answer, trips: made } = await tripsOf(path, method, { announcement });
       expect(answer.status, answer.text).toBe(status);

@@ -34,21 +34,40 @@ const current = async (key: string) => {
 describe('publishing', () => {
   it('POST answers 201 with the announcement, published now for everyone unless told otherwise', async () => {
     const site2 = await newInstallation('publish-defaults');
-    const response = await api(LIST, { method: 'POST', key: site2.users.owner.apiKey, body: { announcement: { title: ' New inbox ', body: 'Sales has its own inbox.' } } });
+    const response = await api(LIST, {
+      method: 'POST',
+      key: site2.users.owner.apiKey,
+      body: { announcement: { title: ' New inbox ', body: 'Sales has its own inbox.' } },
+    });
     expect(response.status, response.text).toBe(201);
     expect(Object.keys(response.body).sort()).toEqual(['announcement', 'included']);
     const announcement = response.body.announcement;
     expect(announcement).toMatchObject({
-      type: 'announcements', title: 'New inbox', body: 'Sales has its own inbox.', audience: 'everyone', expiresAt: null,
-      createdBy: { id: site2.users.owner.id, type: 'users' }, state: 'active',
+      type: 'announcements',
+      title: 'New inbox',
+      body: 'Sales has its own inbox.',
+      audience: 'everyone',
+      expiresAt: null,
+      createdBy: { id: site2.users.owner.id, type: 'users' },
+      state: 'active',
     });
     expect(Math.abs(Date.now() - Date.parse(announcement.publishedAt))).toBeLessThan(60_000);
     expect((await current(site2.users.collaborator.apiKey))?.id).toBe(announcement.id);
   });
 
   it('takes an audience, a publication time (any offset) and an expiry', async () => {
-    const a = await publish({ title: 'Admins', body: 'b', audience: 'admins', publishedAt: '2026-03-01T10:00:00+02:00', expiresAt: '2999-01-01T00:00:00.000Z' });
-    expect(a).toMatchObject({ audience: 'admins', publishedAt: '2026-03-01T08:00:00.000Z', expiresAt: '2999-01-01T00:00:00.000Z' });
+    const a = await publish({
+      title: 'Admins',
+      body: 'b',
+      audience: 'admins',
+      publishedAt: '2026-03-01T10:00:00+02:00',
+      expiresAt: '2999-01-01T00:00:00.000Z',
+    });
+    expect(a).toMatchObject({
+      audience: 'admins',
+      publishedAt: '2026-03-01T08:00:00.000Z',
+      expiresAt: '2999-01-01T00:00:00.000Z',
+    });
     const [row] = await rows<{ published_at: Date }>('SELECT published_at FROM announcements WHERE id = $1', [a.id]);
     expect(row!.published_at.toISOString()).toBe('2026-03-01T08:00:00.000Z');
   });
@@ -63,9 +82,18 @@ describe('publishing', () => {
 
   it('PATCH edits exactly what is sent; PUT means PATCH', async () => {
     const a = await publish({ title: 'Typo', body: 'Original body', audience: 'agents' });
-    const patched = await api(one(a.id), { method: 'PATCH', key: ownerKey, body: { announcement: { title: 'Fixed' } } });
+    const patched = await api(one(a.id), {
+      method: 'PATCH',
+      key: ownerKey,
+      body: { announcement: { title: 'Fixed' } },
+    });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.body.announcement).toMatchObject({ title: 'Fixed', body: 'Original body', audience: 'agents', publishedAt: a.publishedAt });
+    expect(patched.body.announcement).toMatchObject({
+      title: 'Fixed',
+      body: 'Original body',
+      audience: 'agents',
+      publishedAt: a.publishedAt,
+    });
     const put = await api(one(a.id), { method: 'PUT', key: ownerKey, body: { audience: 'everyone' } });
     expect(put.status, put.text).toBe(200);
     expect(put.body.announcement).toMatchObject({ title: 'Fixed', audience: 'everyone' });
@@ -77,7 +105,11 @@ describe('publishing', () => {
     const newer = await publish({ title: 'Newer', body: 'b', publishedAt: hoursFromNow(-1) }, site2);
     const key = site2.users.collaborator.apiKey;
     expect((await current(key))?.id).toBe(newer.id);
-    const expired = await api(one(newer.id), { method: 'PATCH', key: site2.users.owner.apiKey, body: { expiresAt: hoursFromNow(-0.5) } });
+    const expired = await api(one(newer.id), {
+      method: 'PATCH',
+      key: site2.users.owner.apiKey,
+      body: { expiresAt: hoursFromNow(-0.5) },
+    });
     expect(expired.status, expired.text).toBe(200);
     expect((await current(key))?.id).toBe(older.id);
     const deleted = await api(one(older.id), { method: 'DELETE', key: site2.users.owner.apiKey });
@@ -92,7 +124,10 @@ describe('publishing', () => {
   it('lists every announcement for the owner, scheduled and expired too, with filters and order', async () => {
     const site2 = await newInstallation('publish-list');
     const a = await publish({ title: 'Alpha', body: 'b', audience: 'owners', publishedAt: hoursFromNow(5) }, site2);
-    const b = await publish({ title: 'Bravo', body: 'b', publishedAt: hoursFromNow(-5), expiresAt: hoursFromNow(-1) }, site2);
+    const b = await publish(
+      { title: 'Bravo', body: 'b', publishedAt: hoursFromNow(-5), expiresAt: hoursFromNow(-1) },
+      site2,
+    );
     const key = site2.users.owner.apiKey;
     const list = await api(`${LIST}?orderBy=publishedAt&orderMode=desc`, { key });
     expect(list.status, list.text).toBe(200);
@@ -136,7 +171,12 @@ describe('publishing refusals', () => {
 
   it('400 to malformed JSON, no body, and bodies that are not an object', async () => {
     for (const { path, method } of writes()) {
-      for (const [text, source] of [['{"title": "x",}', 'body'], ['', 'body'], ['[]', 'body'], ['{"announcement": 1}', 'announcement']]) {
+      for (const [text, source] of [
+        ['{"title": "x",}', 'body'],
+        ['', 'body'],
+        ['[]', 'body'],
+        ['{"announcement": 1}', 'announcement'],
+      ]) {
         await refused(path, { method, body: text, headers: { 'content-type': 'application/json' } }, 400, source!);
       }
     }
@@ -166,27 +206,73 @@ describe('publishing refusals', () => {
 
   it('an unknown property, inside or beside the wrapper: ignored and named in X-Ignored-Properties', async () => {
     const mine = await insertAnnouncement(site.id, { title: 'Ignoring' });
-    for (const { path, method } of [{ path: LIST, method: 'POST' }, { path: one(mine), method: 'PATCH' }, { path: one(mine), method: 'PUT' }]) {
-      expectIgnored(await api(path, { method, key: ownerKey, body: { announcement: { title: 'T', body: 'B', colour: 'crimson' }, extra: 1 } }), ['announcement.colour', 'extra']);
+    for (const { path, method } of [
+      { path: LIST, method: 'POST' },
+      { path: one(mine), method: 'PATCH' },
+      { path: one(mine), method: 'PUT' },
+    ]) {
+      expectIgnored(
+        await api(path, {
+          method,
+          key: ownerKey,
+          body: { announcement: { title: 'T', body: 'B', colour: 'crimson' }, extra: 1 },
+        }),
+        ['announcement.colour', 'extra'],
+      );
     }
     expect(JSON.stringify(await announcementRows([site.id]))).not.toMatch(/crimson/);
     // beside a wrong value, an unknown property changes nothing: the 400 names the wrong one
-    for (const { path, method } of writes()) await refused(path, { method, body: { announcement: { title: 5, body: 'B', colour: 'red' } } }, 400, 'announcement.title');
+    for (const { path, method } of writes())
+      await refused(
+        path,
+        { method, body: { announcement: { title: 5, body: 'B', colour: 'red' } } },
+        400,
+        'announcement.title',
+      );
   });
 
   it('400 to a create missing title or body', async () => {
-    await refused(LIST, { method: 'POST', body: { announcement: { body: 'B' } } }, 400, 'announcement.title', /must be set/);
+    await refused(
+      LIST,
+      { method: 'POST', body: { announcement: { body: 'B' } } },
+      400,
+      'announcement.title',
+      /must be set/,
+    );
     await refused(LIST, { method: 'POST', body: { title: 'T' } }, 400, 'announcement.body', /must be set/);
   });
 
   it('400 to an expiry not after the publication, against the stored values on PATCH', async () => {
-    await refused(LIST, { method: 'POST', body: { title: 'T', body: 'B', publishedAt: '2026-05-01T00:00:00Z', expiresAt: '2026-05-01T00:00:00Z' } }, 400, 'announcement.expiresAt');
-    await refused(LIST, { method: 'POST', body: { title: 'T', body: 'B', expiresAt: '2020-01-01T00:00:00Z' } }, 400, 'announcement.expiresAt');
-    await refused(one(id), { method: 'PATCH', body: { expiresAt: '2020-01-01T00:00:00Z' } }, 400, 'announcement.expiresAt');
-    await refused(one(id), { method: 'PATCH', body: { publishedAt: '2999-01-01T00:00:00Z' } }, 400, 'announcement.publishedAt');
+    await refused(
+      LIST,
+      {
+        method: 'POST',
+        body: { title: 'T', body: 'B', publishedAt: '2026-05-01T00:00:00Z', expiresAt: '2026-05-01T00:00:00Z' },
+      },
+      400,
+      'announcement.expiresAt',
+    );
+    await refused(
+      LIST,
+      { method: 'POST', body: { title: 'T', body: 'B', expiresAt: '2020-01-01T00:00:00Z' } },
+      400,
+      'announcement.expiresAt',
+    );
+    await refused(
+      one(id),
+      { method: 'PATCH', body: { expiresAt: '2020-01-01T00:00:00Z' } },
+      400,
+      'announcement.expiresAt',
+    );
+    await refused(
+      one(id),
+      { method: 'PATCH', body: { publishedAt: '2999-01-01T00:00:00Z' } },
+      400,
+      'announcement.publishedAt',
+    );
   });
 
-  it('404 to another installation\'s announcement, a deleted one, one that does not exist', async () => {
+  it("404 to another installation's announcement, a deleted one, one that does not exist", async () => {
     const gone = await insertAnnouncement(site.id, { title: 'Gone', state: 'deleted' });
     for (const target of [theirs, gone, 2_000_000_000]) {
       await refused(one(target), { method: 'PATCH', body: { title: 'Mine now' } }, 404, 'id');
@@ -207,7 +293,19 @@ describe('publishing refusals', () => {
   });
 
   it('serves no bulk update or bulk delete: update.json and delete.json read as a bad id', async () => {
-    await refused('/v2/announcements/update.json', { method: 'PATCH', query: { filter: { id } }, body: { title: 'x' } }, 400, 'id', /"update"/);
-    await refused('/v2/announcements/delete.json', { method: 'DELETE', query: { filter: { id } } }, 400, 'id', /"delete"/);
+    await refused(
+      '/v2/announcements/update.json',
+      { method: 'PATCH', query: { filter: { id } }, body: { title: 'x' } },
+      400,
+      'id',
+      /"update"/,
+    );
+    await refused(
+      '/v2/announcements/delete.json',
+      { method: 'DELETE', query: { filter: { id } } },
+      400,
+      'id',
+      /"delete"/,
+    );
   });
 });

@@ -21,10 +21,14 @@ const clearPath = (id: number) => `/v2/anomalies/${id}/clear.json`;
 const BULK = '/v2/anomalies/clear.json';
 
 async function row(id: number) {
-  const [found] = await rows<{ status: string; cleared_at: Date | null; cleared_by: number | null; clear_note: string | null; updated_at: Date; updated_by: number | null }>(
-    'SELECT status, cleared_at, cleared_by, clear_note, updated_at, updated_by FROM anomalies WHERE id = $1',
-    [id],
-  );
+  const [found] = await rows<{
+    status: string;
+    cleared_at: Date | null;
+    cleared_by: number | null;
+    clear_note: string | null;
+    updated_at: Date;
+    updated_by: number | null;
+  }>('SELECT status, cleared_at, cleared_by, clear_note, updated_at, updated_by FROM anomalies WHERE id = $1', [id]);
   return found!;
 }
 
@@ -39,17 +43,32 @@ async function refused(path: string, request: ApiRequest, status: number, source
 describe('POST /v2/anomalies/{id}/clear.json', () => {
   it('answers 200 with the singular wrapper, the anomaly cleared by the caller, now', async () => {
     const id = await insertAnomaly(site.id, { name: 'burst' });
-    const response = await api(clearPath(id), { method: 'POST', key, body: { anomaly: { clearNote: '  a campaign went out  ' } } });
+    const response = await api(clearPath(id), {
+      method: 'POST',
+      key,
+      body: { anomaly: { clearNote: '  a campaign went out  ' } },
+    });
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['anomaly', 'included']);
     const anomaly = response.body.anomaly;
     expect(anomaly).toMatchObject({
-      id, type: 'anomalies', name: 'burst', status: 'cleared', clearNote: 'a campaign went out',
-      clearedBy: { id: site.users.agent.id, type: 'users' }, updatedBy: { id: site.users.agent.id, type: 'users' }, state: 'active',
+      id,
+      type: 'anomalies',
+      name: 'burst',
+      status: 'cleared',
+      clearNote: 'a campaign went out',
+      clearedBy: { id: site.users.agent.id, type: 'users' },
+      updatedBy: { id: site.users.agent.id, type: 'users' },
+      state: 'active',
     });
     expect(Date.now() - Date.parse(anomaly.clearedAt)).toBeLessThan(60_000);
     const stored = await row(id);
-    expect(stored).toMatchObject({ status: 'cleared', cleared_by: site.users.agent.id, clear_note: 'a campaign went out', updated_by: site.users.agent.id });
+    expect(stored).toMatchObject({
+      status: 'cleared',
+      cleared_by: site.users.agent.id,
+      clear_note: 'a campaign went out',
+      updated_by: site.users.agent.id,
+    });
     expect(stored.cleared_at!.toISOString()).toBe(anomaly.clearedAt);
   });
 
@@ -57,17 +76,28 @@ describe('POST /v2/anomalies/{id}/clear.json', () => {
     const id = await insertAnomaly(site.id, { name: 'quiet' });
     const response = await api(clearPath(id), { method: 'POST', key, body: {} });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.anomaly).toMatchObject({ status: 'cleared', clearNote: null, clearedBy: { id: site.users.agent.id } });
+    expect(response.body.anomaly).toMatchObject({
+      status: 'cleared',
+      clearNote: null,
+      clearedBy: { id: site.users.agent.id },
+    });
   });
 
   it('accepts the record a client read, sent back whole: only clearNote is read', async () => {
     const id = await insertAnomaly(site.id, { name: 'echo', userId: site.users.admin.id, details: { n: 1 } });
     const read = (await api(`/v2/anomalies/${id}.json`, { key })).body;
     const response = await api(clearPath(id), {
-      method: 'POST', key, body: { ...read, anomaly: { ...read.anomaly, name: 'renamed', status: 'open', clearNote: 'seen' }, meta: {} },
+      method: 'POST',
+      key,
+      body: { ...read, anomaly: { ...read.anomaly, name: 'renamed', status: 'open', clearNote: 'seen' }, meta: {} },
     });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.anomaly).toMatchObject({ name: 'echo', status: 'cleared', clearNote: 'seen', user: { id: site.users.admin.id } });
+    expect(response.body.anomaly).toMatchObject({
+      name: 'echo',
+      status: 'cleared',
+      clearNote: 'seen',
+      user: { id: site.users.admin.id },
+    });
   });
 
   it('is idempotent: clearing again keeps the first clearedAt and clearedBy, and changes nothing without a new note', async () => {
@@ -78,19 +108,30 @@ describe('POST /v2/anomalies/{id}/clear.json', () => {
     expect(again.status, again.text).toBe(200);
     expect(again.body.anomaly).toEqual(first.body.anomaly);
     expect(await row(id)).toEqual(before);
-    const sameNote = await api(clearPath(id), { method: 'POST', key: site.users.admin.apiKey, body: { clearNote: 'first' } });
+    const sameNote = await api(clearPath(id), {
+      method: 'POST',
+      key: site.users.admin.apiKey,
+      body: { clearNote: 'first' },
+    });
     expect(sameNote.body.anomaly).toEqual(first.body.anomaly);
     expect(await row(id)).toEqual(before);
   });
 
   it('replaces the note when a clear of a cleared anomaly sends one, keeping who cleared it and when', async () => {
     const id = await insertAnomaly(site.id, {
-      name: 'old', status: 'cleared', clearedAt: '2026-01-02T03:04:05.678Z', clearedBy: site.users.owner.id, clearNote: 'was known',
+      name: 'old',
+      status: 'cleared',
+      clearedAt: '2026-01-02T03:04:05.678Z',
+      clearedBy: site.users.owner.id,
+      clearNote: 'was known',
     });
     const response = await api(clearPath(id), { method: 'POST', key, body: { anomaly: { clearNote: 'still known' } } });
     expect(response.status, response.text).toBe(200);
     expect(response.body.anomaly).toMatchObject({
-      clearedAt: '2026-01-02T03:04:05.678Z', clearedBy: { id: site.users.owner.id }, clearNote: 'still known', updatedBy: { id: site.users.agent.id },
+      clearedAt: '2026-01-02T03:04:05.678Z',
+      clearedBy: { id: site.users.owner.id },
+      clearNote: 'still known',
+      updatedBy: { id: site.users.agent.id },
     });
     const removed = await api(clearPath(id), { method: 'POST', key, body: { clearNote: null } });
     expect(removed.body.anomaly).toMatchObject({ clearedAt: '2026-01-02T03:04:05.678Z', clearNote: null });
@@ -129,7 +170,11 @@ describe('POST /v2/anomalies/{id}/clear.json refusals', () => {
     deleted = await insertAnomaly(site.id, { name: 'deleted', state: 'deleted' });
     others = await insertAnomaly(other.id, { name: 'theirs' });
   });
-  const raw = (text: string): ApiRequest => ({ method: 'POST', body: text, headers: { 'content-type': 'application/json' } });
+  const raw = (text: string): ApiRequest => ({
+    method: 'POST',
+    body: text,
+    headers: { 'content-type': 'application/json' },
+  });
 
   it('400 to malformed JSON, no body, and bodies that are not an object', async () => {
     await refused(clearPath(id), raw('{"anomaly": {"clearNote": "x",}'), 400, 'body');
@@ -148,18 +193,32 @@ describe('POST /v2/anomalies/{id}/clear.json refusals', () => {
   });
 
   it('an unknown property, inside or beside the wrapper: ignored and named in X-Ignored-Properties', async () => {
-    for (const [body, names] of [[{ anomaly: { clearNote: 'x', colour: 'red' } }, ['anomaly.colour']], [{ reason: 'x' }, ['anomaly.reason']], [{ anomaly: {}, extra: 1 }, ['extra']]] as const) {
+    for (const [body, names] of [
+      [{ anomaly: { clearNote: 'x', colour: 'red' } }, ['anomaly.colour']],
+      [{ reason: 'x' }, ['anomaly.reason']],
+      [{ anomaly: {}, extra: 1 }, ['extra']],
+    ] as const) {
       const anomaly = await insertAnomaly(site.id, { name: 'ignoring' });
       expectIgnored(await api(clearPath(anomaly), { method: 'POST', key, body }), [...names]);
     }
-    await refused(clearPath(id), { method: 'POST', body: { anomaly: { clearNote: 5, colour: 'red' } } }, 400, 'anomaly.clearNote');
+    await refused(
+      clearPath(id),
+      { method: 'POST', body: { anomaly: { clearNote: 5, colour: 'red' } } },
+      400,
+      'anomaly.clearNote',
+    );
   });
 
   it('415 to a body that is not JSON', async () => {
-    await refused(clearPath(id), { method: 'POST', body: 'clearNote=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, 'body');
+    await refused(
+      clearPath(id),
+      { method: 'POST', body: 'clearNote=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      415,
+      'body',
+    );
   });
 
-  it('404 for another installation\'s anomaly, a deleted one and one that does not exist', async () => {
+  it("404 for another installation's anomaly, a deleted one and one that does not exist", async () => {
     await refused(clearPath(others), { method: 'POST', body: {} }, 404, 'id');
     await refused(clearPath(deleted), { method: 'POST', body: {} }, 404, 'id');
     await refused(clearPath(2_000_000_000), { method: 'POST', body: {} }, 404, 'id');
@@ -184,18 +243,33 @@ describe('PATCH /v2/anomalies/clear.json', () => {
     const c = await insertAnomaly(site.id, { name: 'bulk spike', state: 'deleted' });
     const d = await insertAnomaly(site.id, { name: 'bulk other' });
     const o = await insertAnomaly(other.id, { name: 'bulk spike' });
-    const response = await api(BULK, { method: 'PATCH', key, query: { filter: { name: 'bulk spike' } }, body: { anomaly: { clearNote: 'one cause' } } });
+    const response = await api(BULK, {
+      method: 'PATCH',
+      key,
+      query: { filter: { name: 'bulk spike' } },
+      body: { anomaly: { clearNote: 'one cause' } },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toEqual({ affected: 2, ids: [a, b], jobId: null, dryRun: false });
-    for (const id of [a, b]) expect(await row(id)).toMatchObject({ status: 'cleared', cleared_by: site.users.agent.id, clear_note: 'one cause' });
-    for (const id of [c, d, o]) expect(await row(id)).toMatchObject({ status: 'open', cleared_at: null, clear_note: null });
+    for (const id of [a, b])
+      expect(await row(id)).toMatchObject({
+        status: 'cleared',
+        cleared_by: site.users.agent.id,
+        clear_note: 'one cause',
+      });
+    for (const id of [c, d, o])
+      expect(await row(id)).toMatchObject({ status: 'open', cleared_at: null, clear_note: null });
     const read = await api(`/v2/anomalies/${a}.json`, { key });
     expect(read.body.anomaly).toMatchObject({ status: 'cleared', clearedBy: { id: site.users.agent.id } });
   });
 
   it('keeps the first clearing of anomalies already cleared, and lists them among the ids', async () => {
     const cleared = await insertAnomaly(site.id, {
-      name: 'bulk mixed', status: 'cleared', clearedAt: '2026-01-02T03:04:05.678Z', clearedBy: site.users.owner.id, clearNote: 'earlier',
+      name: 'bulk mixed',
+      status: 'cleared',
+      clearedAt: '2026-01-02T03:04:05.678Z',
+      clearedBy: site.users.owner.id,
+      clearNote: 'earlier',
     });
     const open = await insertAnomaly(site.id, { name: 'bulk mixed' });
     const before = await row(cleared);
@@ -209,12 +283,15 @@ describe('PATCH /v2/anomalies/clear.json', () => {
     const a = await insertAnomaly(site.id, { name: 'or one', userId: site.users.owner.id });
     const b = await insertAnomaly(site.id, { name: 'or two' });
     const response = await api(BULK, {
-      method: 'PATCH', key, body: {}, query: { filter: { $or: [{ $and: [{ user: site.users.owner.id }, { name: 'or one' }] }, { id: b }] } },
+      method: 'PATCH',
+      key,
+      body: {},
+      query: { filter: { $or: [{ $and: [{ user: site.users.owner.id }, { name: 'or one' }] }, { id: b }] } },
     });
     expect(response.body).toEqual({ affected: 2, ids: [a, b], jobId: null, dryRun: false });
   });
 
-  it('answers an empty result when nothing matches, another installation\'s ids included', async () => {
+  it("answers an empty result when nothing matches, another installation's ids included", async () => {
     const theirs = await insertAnomaly(other.id, { name: 'not yours' });
     const response = await api(BULK, { method: 'PATCH', key, query: { filter: { id: theirs } }, body: {} });
     expect(response.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
@@ -242,12 +319,27 @@ describe('PATCH /v2/anomalies/clear.json refusals', () => {
   });
 
   it('400 to bad bodies: malformed, none, wrong type (an unknown property beside it changes nothing)', async () => {
-    const raw = (text: string): ApiRequest => ({ method: 'PATCH', query: filter(), body: text, headers: { 'content-type': 'application/json' } });
+    const raw = (text: string): ApiRequest => ({
+      method: 'PATCH',
+      query: filter(),
+      body: text,
+      headers: { 'content-type': 'application/json' },
+    });
     await refused(BULK, raw('{"clearNote": }'), 400, 'body');
     await refused(BULK, raw(''), 400, 'body');
     await refused(BULK, raw('[{}]'), 400, 'body');
-    await refused(BULK, { method: 'PATCH', query: filter(), body: { anomaly: { clearNote: false } } }, 400, 'anomaly.clearNote');
-    await refused(BULK, { method: 'PATCH', query: filter(), body: { anomaly: { clearNote: 7, colour: 'red' } } }, 400, 'anomaly.clearNote');
+    await refused(
+      BULK,
+      { method: 'PATCH', query: filter(), body: { anomaly: { clearNote: false } } },
+      400,
+      'anomaly.clearNote',
+    );
+    await refused(
+      BULK,
+      { method: 'PATCH', query: filter(), body: { anomaly: { clearNote: 7, colour: 'red' } } },
+      400,
+      'anomaly.clearNote',
+    );
   });
 
   it('403 to a collaborator (no seat)', async () => {

@@ -23,12 +23,26 @@ beforeAll(async () => {
     `INSERT INTO customers (installation_id, email) VALUES ($1, 'one@x.test'), ($1, 'two@x.test') RETURNING id`,
     [site.id],
   );
-  const [inbox] = await rows<{ id: number }>(`INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Support') RETURNING id`, [site.id]);
+  const [inbox] = await rows<{ id: number }>(
+    `INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Support') RETURNING id`,
+    [site.id],
+  );
   Object.assign(ids, { customer1: c1!.id, customer2: c2!.id, inbox: inbox!.id });
-  ids.burst = await insertAnomaly(site.id, { name: 'conversation burst', customerId: c1!.id, inboxId: inbox!.id, userId: site.users.agent.id, details: { count: 40 } });
+  ids.burst = await insertAnomaly(site.id, {
+    name: 'conversation burst',
+    customerId: c1!.id,
+    inboxId: inbox!.id,
+    userId: site.users.agent.id,
+    details: { count: 40 },
+  });
   ids.jump = await insertAnomaly(site.id, { name: 'ai usage jump', userId: site.users.admin.id });
   ids.storm = await insertAnomaly(site.id, {
-    name: 'login storm', customerId: c2!.id, status: 'cleared', clearedAt: '2026-01-02T03:04:05.678Z', clearedBy: site.users.owner.id, clearNote: 'known',
+    name: 'login storm',
+    customerId: c2!.id,
+    status: 'cleared',
+    clearedAt: '2026-01-02T03:04:05.678Z',
+    clearedBy: site.users.owner.id,
+    clearNote: 'known',
   });
   ids.deleted = await insertAnomaly(site.id, { name: 'gone', state: 'deleted' });
   ids.others = await insertAnomaly(other.id, { name: 'conversation burst', userId: other.users.agent.id });
@@ -40,7 +54,14 @@ describe('GET /v2/anomalies.json', () => {
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['anomalies', 'included', 'meta', 'pagination']);
     expect(names(response.body)).toEqual(['conversation burst', 'ai usage jump', 'login storm']);
-    expect(response.body.meta.page).toEqual({ page: 1, pageSize: 50, pageOffset: 0, count: 3, pages: 1, hasMore: false });
+    expect(response.body.meta.page).toEqual({
+      page: 1,
+      pageSize: 50,
+      pageOffset: 0,
+      count: 3,
+      pages: 1,
+      hasMore: false,
+    });
     expect(response.body.included).toEqual({});
   });
 
@@ -64,8 +85,13 @@ describe('GET /v2/anomalies.json', () => {
     expect(burst.detectedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(burst).not.toHaveProperty('deletedAt');
     expect(storm).toMatchObject({
-      status: 'cleared', clearedAt: '2026-01-02T03:04:05.678Z', clearedBy: { id: site.users.owner.id, type: 'users' }, clearNote: 'known',
-      customer: { id: ids.customer2, type: 'customers' }, inbox: null, user: null,
+      status: 'cleared',
+      clearedAt: '2026-01-02T03:04:05.678Z',
+      clearedBy: { id: site.users.owner.id, type: 'users' },
+      clearNote: 'known',
+      customer: { id: ids.customer2, type: 'customers' },
+      inbox: null,
+      user: null,
     });
   });
 
@@ -81,7 +107,7 @@ describe('GET /v2/anomalies.json', () => {
     expect((await api('/v2/anomalies.json')).status).toBe(401);
   });
 
-  it('never shows another installation\'s anomalies', async () => {
+  it("never shows another installation's anomalies", async () => {
     const response = await api('/v2/anomalies.json', { key, query: { filter: { id: ids.others } } });
     expect(response.body.anomalies).toEqual([]);
   });
@@ -113,8 +139,18 @@ describe('GET /v2/anomalies.json', () => {
 
   it('accepts every filter name of part 2', async () => {
     const values: Record<string, unknown> = {
-      createdAt: { $gt: '2000-01-01' }, createdBy: null, deletedAt: null, deletedBy: null, updatedAt: { $lt: '2999-01-01' }, updatedBy: null,
-      state: 'active', id: { $gt: 0 }, customer: { $ne: null }, inbox: { $ne: 0 }, name: { $contains: 'o' }, user: { $nin: [0] },
+      createdAt: { $gt: '2000-01-01' },
+      createdBy: null,
+      deletedAt: null,
+      deletedBy: null,
+      updatedAt: { $lt: '2999-01-01' },
+      updatedBy: null,
+      state: 'active',
+      id: { $gt: 0 },
+      customer: { $ne: null },
+      inbox: { $ne: 0 },
+      name: { $contains: 'o' },
+      user: { $nin: [0] },
     };
     expect(Object.keys(values).sort()).toEqual([...ALLOWED].sort());
     for (const [name, value] of Object.entries(values)) {
@@ -125,7 +161,12 @@ describe('GET /v2/anomalies.json', () => {
 
   it('refuses a filter name part 2 does not list, naming it', async () => {
     for (const name of ['status', 'details', 'detectedAt', 'clearedAt', 'clearNote', 'customerId', 'email']) {
-      expectError(await api('/v2/anomalies.json', { key, query: { filter: { [name]: 'x' } } }), 400, `filter.${name}`, new RegExp(`unknown field "${name}"`));
+      expectError(
+        await api('/v2/anomalies.json', { key, query: { filter: { [name]: 'x' } } }),
+        400,
+        `filter.${name}`,
+        new RegExp(`unknown field "${name}"`),
+      );
     }
   });
 
@@ -144,7 +185,12 @@ describe('GET /v2/anomalies.json', () => {
 
   it('refuses an orderBy name part 2 does not list, naming it', async () => {
     for (const name of ['status', 'detectedAt', 'clearedAt', 'customerId', 'name.x']) {
-      expectError(await api(`/v2/anomalies.json?orderBy=${name}`, { key }), 400, 'orderBy', new RegExp(`"${name.replace('.', '\\.')}"`));
+      expectError(
+        await api(`/v2/anomalies.json?orderBy=${name}`, { key }),
+        400,
+        'orderBy',
+        new RegExp(`"${name.replace('.', '\\.')}"`),
+      );
     }
   });
 
@@ -152,7 +198,9 @@ describe('GET /v2/anomalies.json', () => {
     const response = await api('/v2/anomalies.json?includes=users', { key });
     expect(response.status, response.text).toBe(200);
     const included = response.body.included.users as { id: number; type: string }[];
-    expect(included.map((u) => u.id).sort((a, b) => a - b)).toEqual([site.users.owner.id, site.users.admin.id, site.users.agent.id].sort((a, b) => a - b));
+    expect(included.map((u) => u.id).sort((a, b) => a - b)).toEqual(
+      [site.users.owner.id, site.users.admin.id, site.users.agent.id].sort((a, b) => a - b),
+    );
     expect(included[0]).toMatchObject({ type: 'users', email: expect.any(String), role: expect.any(String) });
     expect(response.body.anomalies[0]).not.toHaveProperty('users');
     const all = await api('/v2/anomalies.json?includes=all', { key });
@@ -171,17 +219,24 @@ describe('GET /v2/anomalies/{id}.json', () => {
     const response = await api(`/v2/anomalies/${ids.burst}.json`, { key });
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['anomaly', 'included']);
-    expect(response.body.anomaly).toMatchObject({ id: ids.burst, type: 'anomalies', name: 'conversation burst', status: 'open' });
+    expect(response.body.anomaly).toMatchObject({
+      id: ids.burst,
+      type: 'anomalies',
+      name: 'conversation burst',
+      status: 'open',
+    });
   });
 
   it('reads a cleared anomaly as any other', async () => {
-    const response = await api(`/v2/anomalies/${ids.storm}.json?includes=users`, { key: site.users.collaborator.apiKey });
+    const response = await api(`/v2/anomalies/${ids.storm}.json?includes=users`, {
+      key: site.users.collaborator.apiKey,
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.anomaly.status).toBe('cleared');
     expect(response.body.included.users.map((u: { id: number }) => u.id)).toEqual([site.users.owner.id]);
   });
 
-  it('answers 404 for a deleted anomaly, another installation\'s and one that does not exist', async () => {
+  it("answers 404 for a deleted anomaly, another installation's and one that does not exist", async () => {
     for (const id of [ids.deleted, ids.others, 2_000_000_000]) {
       expectError(await api(`/v2/anomalies/${id}.json`, { key }), 404, 'id');
     }
@@ -194,8 +249,12 @@ describe('GET /v2/anomalies/{id}.json', () => {
 
   it('serves no create, update or delete', async () => {
     expect((await api('/v2/anomalies.json', { method: 'POST', key, body: { name: 'x' } })).status).toBe(404);
-    expect((await api(`/v2/anomalies/${ids.burst}.json`, { method: 'PATCH', key, body: { name: 'x' } })).status).toBe(404);
+    expect((await api(`/v2/anomalies/${ids.burst}.json`, { method: 'PATCH', key, body: { name: 'x' } })).status).toBe(
+      404,
+    );
     expect((await api(`/v2/anomalies/${ids.burst}.json`, { method: 'DELETE', key })).status).toBe(404);
-    expect((await api('/v2/anomalies/delete.json', { method: 'DELETE', key, query: { filter: { id: ids.burst } } })).status).toBe(404);
+    expect(
+      (await api('/v2/anomalies/delete.json', { method: 'DELETE', key, query: { filter: { id: ids.burst } } })).status,
+    ).toBe(404);
   });
 });

@@ -13,6 +13,8 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(clear.responses)).toContain('200');
     const bulk = paths['/v2/anomalies/clear.json'].patch;
     expect(bulk.parameters.map((p: { name: string }) => p.name)).toEqual(['Idempotency-Key', 'filter']);
-    expect(bulk.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/BulkOpResponse' });
+    expect(bulk.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/BulkOpResponse',
+    });
   });
 });

@@ -33,7 +33,9 @@ describe('the seeded catalogue', () => {
       expect(app.features, app.slug).toBeGreaterThanOrEqual(1);
       expect(app.features, app.slug).toBeLessThanOrEqual(3);
     }
-    const types = await rows<{ setting_type: string }>(`SELECT DISTINCT setting_type FROM app_setting_definitions ORDER BY 1`);
+    const types = await rows<{ setting_type: string }>(
+      `SELECT DISTINCT setting_type FROM app_setting_definitions ORDER BY 1`,
+    );
     expect(types.map((t) => t.setting_type)).toEqual(['boolean', 'number', 'secret', 'select', 'string']);
   });
 });
@@ -51,7 +53,7 @@ describe('the catalogue migration', () => {
     expect(await catalogue()).toEqual(before);
   });
 
-  it('keeps each app\'s settings in the order they are declared', async () => {
+  it("keeps each app's settings in the order they are declared", async () => {
     const keys = await rows<{ key: string }>(
       `SELECT d.key FROM app_setting_definitions d JOIN apps a ON a.id = d.app_id WHERE a.slug = 'slack-notifications' ORDER BY d.id`,
     );
@@ -141,7 +143,10 @@ describe('GET /v2/apps.json', () => {
     const deleted = await api('/v2/apps.json', { key, query: { filter: { state: 'deleted' } } });
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.body.apps.map((a: { id: number }) => a.id)).toContain(withdrawn!.id);
-    expect(deleted.body.apps.find((a: { id: number }) => a.id === withdrawn!.id)).toMatchObject({ state: 'deleted', deletedAt: expect.any(String) });
+    expect(deleted.body.apps.find((a: { id: number }) => a.id === withdrawn!.id)).toMatchObject({
+      state: 'deleted',
+      deletedAt: expect.any(String),
+    });
     expectError(await api(`/v2/apps/${withdrawn!.id}.json`, { key }), 404, 'id');
   });
 
@@ -201,17 +206,32 @@ describe('GET /v2/apps/{id}.json', () => {
     const id = await appId('jira');
     const settings = await api(`/v2/apps/${id}.json?includes=appsettings`, { key });
     expect(settings.status).toBe(200);
-    expect(settings.body.app.appsettings.map((s: { id: number }) => s.id)).toEqual(settings.body.included.appsettings.map((s: { id: number }) => s.id));
-    expect(settings.body.included.appsettings.map((s: { key: string }) => s.key)).toEqual(['siteUrl', 'apiToken', 'projectKey', 'syncComments']);
+    expect(settings.body.app.appsettings.map((s: { id: number }) => s.id)).toEqual(
+      settings.body.included.appsettings.map((s: { id: number }) => s.id),
+    );
+    expect(settings.body.included.appsettings.map((s: { key: string }) => s.key)).toEqual([
+      'siteUrl',
+      'apiToken',
+      'projectKey',
+      'syncComments',
+    ]);
     const token = settings.body.included.appsettings.find((s: { key: string }) => s.key === 'apiToken');
-    expect(token).toMatchObject({ settingType: 'secret', value: null, defaultValue: null, isSet: false, required: true });
-    for (const includes of ['users', 'all']) expect((await api(`/v2/apps/${id}.json?includes=${includes}`, { key })).status).toBe(200);
+    expect(token).toMatchObject({
+      settingType: 'secret',
+      value: null,
+      defaultValue: null,
+      isSet: false,
+      required: true,
+    });
+    for (const includes of ['users', 'all'])
+      expect((await api(`/v2/apps/${id}.json?includes=${includes}`, { key })).status).toBe(200);
     expectError(await api(`/v2/apps/${id}.json?includes=customers`, { key }), 400, 'includes');
   });
 
   it('answers 404 for an unknown id and 400 for an id that is not a positive integer', async () => {
     expectError(await api('/v2/apps/2147483647.json', { key }), 404, 'id');
-    for (const bad of ['0', '-1', 'abc', '1.5', '2147483648']) expectError(await api(`/v2/apps/${bad}.json`, { key }), 400, 'id');
+    for (const bad of ['0', '-1', 'abc', '1.5', '2147483648'])
+      expectError(await api(`/v2/apps/${bad}.json`, { key }), 400, 'id');
   });
 
   it('answers 401 without a credential', async () => {
@@ -221,8 +241,19 @@ describe('GET /v2/apps/{id}.json', () => {
 
   it('is read-only: no create, update or delete route', async () => {
     const id = await appId('jira');
-    expect((await api('/v2/apps.json', { method: 'POST', key: site.users.owner.apiKey, body: { app: { name: 'Mine' } } })).status).toBe(404);
-    expect((await api(`/v2/apps/${id}.json`, { method: 'PATCH', key: site.users.owner.apiKey, body: { app: { name: 'Mine' } } })).status).toBe(404);
+    expect(
+      (await api('/v2/apps.json', { method: 'POST', key: site.users.owner.apiKey, body: { app: { name: 'Mine' } } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await api(`/v2/apps/${id}.json`, {
+          method: 'PATCH',
+          key: site.users.owner.apiKey,
+          body: { app: { name: 'Mine' } },
+        })
+      ).status,
+    ).toBe(404);
     expect((await api(`/v2/apps/${id}.json`, { method: 'DELETE', key: site.users.owner.apiKey })).status).toBe(404);
     const [app] = await rows(`SELECT name, state FROM apps WHERE id = $1`, [id]);
     expect(app).toEqual({ name: 'Jira', state: 'active' });
@@ -269,7 +300,10 @@ describe('GET /v2/appfeatures.json and /v2/appfeatures/{id}.json', () => {
     expect(byId.body.appfeatures.map((f: { name: string }) => f.name)).toEqual(['Tone rewrite']);
     const byName = await api('/v2/appfeatures.json', { key, query: { filter: { name: { $contains: 'SIDEBAR' } } } });
     expect(byName.status, byName.text).toBe(200);
-    expect(byName.body.appfeatures.map((f: { name: string }) => f.name).sort()).toEqual(['Customer orders sidebar', 'Linked issues sidebar']);
+    expect(byName.body.appfeatures.map((f: { name: string }) => f.name).sort()).toEqual([
+      'Customer orders sidebar',
+      'Linked issues sidebar',
+    ]);
   });
 
   it('accepts orderBy id and name', async () => {
@@ -285,7 +319,11 @@ describe('GET /v2/appfeatures.json and /v2/appfeatures/{id}.json', () => {
 
   for (const name of ['state', 'createdAt', 'updatedBy', 'app', 'description', 'defaultValue', 'nope']) {
     it(`refuses the filter and orderBy name ${name}`, async () => {
-      expectError(await api('/v2/appfeatures.json', { key, query: { filter: { [name]: 'x' } } }), 400, `filter.${name}`);
+      expectError(
+        await api('/v2/appfeatures.json', { key, query: { filter: { [name]: 'x' } } }),
+        400,
+        `filter.${name}`,
+      );
       expectError(await api(`/v2/appfeatures.json?orderBy=${name}`, { key }), 400, 'orderBy');
     });
   }

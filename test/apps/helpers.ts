@@ -12,7 +12,6 @@ export interface ErrorEntry {
   detail: string;
 }
 
-
 /** The id of a seeded app. */
 export async function appId(slug: string): Promise<number> {
   const [app] = await rows<{ id: number }>(`SELECT id FROM apps WHERE slug = $1`, [slug]);
@@ -32,7 +31,8 @@ export async function settingId(slug: string, key: string): Promise<number> {
 
 /** Every row the apps endpoints write, for the given installations: a refusal must leave it equal. */
 export async function snapshot(installations: number[]) {
-  const of = (table: string) => rows(`SELECT to_jsonb(t) AS row FROM ${table} t WHERE installation_id = ANY($1) ORDER BY id`, [installations]);
+  const of = (table: string) =>
+    rows(`SELECT to_jsonb(t) AS row FROM ${table} t WHERE installation_id = ANY($1) ORDER BY id`, [installations]);
   return {
     installations: await of('app_installations'),
     values: await of('app_setting_values'),

@@ -44,14 +44,26 @@ describe('POST /v2/apps/{id}/install.json', () => {
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['app', 'included']);
     expect(response.body.included).toEqual({});
-    expect(response.body.app).toMatchObject({ id, type: 'apps', slug: 'ai-reply-assistant', installed: true, installedAt: expect.stringMatching(/Z$/) });
+    expect(response.body.app).toMatchObject({
+      id,
+      type: 'apps',
+      slug: 'ai-reply-assistant',
+      installed: true,
+      installedAt: expect.stringMatching(/Z$/),
+    });
     const features = await featureRows(site.id, 'ai-reply-assistant');
     const catalogue = await rows<{ id: number; default_value: string }>(
       `SELECT id, default_value FROM app_features WHERE app_id = $1 ORDER BY id`,
       [id],
     );
-    expect(features.map((f) => [f.appfeature_id, f.value, f.state])).toEqual(catalogue.map((f) => [f.id, f.default_value, 'active']));
-    expect(await installationRow(site.id, 'ai-reply-assistant')).toMatchObject({ status: 'installed', uninstalled_at: null, updated_by: site.users.owner.id });
+    expect(features.map((f) => [f.appfeature_id, f.value, f.state])).toEqual(
+      catalogue.map((f) => [f.id, f.default_value, 'active']),
+    );
+    expect(await installationRow(site.id, 'ai-reply-assistant')).toMatchObject({
+      status: 'installed',
+      uninstalled_at: null,
+      updated_by: site.users.owner.id,
+    });
     // GET agrees
     const read = await api(`/v2/apps/${id}.json`, { key: site.users.agent.apiKey });
     expect(read.body.app).toMatchObject({ installed: true, installedAt: response.body.app.installedAt });
@@ -73,13 +85,22 @@ describe('POST /v2/apps/{id}/install.json', () => {
     const response = await api(`${installPath(id)}?includes=appsettings`, { method: 'POST', key: owner });
     expect(response.status, response.text).toBe(200);
     expect(response.body.app.appsettings).toHaveLength(4);
-    expect(response.body.included.appsettings.map((s: { key: string }) => s.key)).toEqual(['sendDelayHours', 'scale', 'question', 'signingSecret']);
+    expect(response.body.included.appsettings.map((s: { key: string }) => s.key)).toEqual([
+      'sendDelayHours',
+      'scale',
+      'question',
+      'signingSecret',
+    ]);
     expectError(await api(`${installPath(id)}?includes=nope`, { method: 'POST', key: owner }), 400, 'includes');
   });
 
   it('ignores any body', async () => {
     const id = await appId('shopify-orders');
-    const response = await api(installPath(id), { method: 'POST', key: owner, body: { app: { installed: false, name: 'x' } } });
+    const response = await api(installPath(id), {
+      method: 'POST',
+      key: owner,
+      body: { app: { installed: false, name: 'x' } },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.app).toMatchObject({ installed: true, name: 'Shopify orders' });
   });
@@ -102,7 +123,11 @@ describe('POST /v2/apps/{id}/uninstall.json', () => {
     const id = await appId('slack-notifications');
     expect((await api(installPath(id), { method: 'POST', key: owner })).status).toBe(200);
     const channel = await settingId('slack-notifications', 'channel');
-    const set = await api(`/v2/apps/${id}/settings/${channel}.json`, { method: 'PUT', key: owner, body: { appsetting: { value: '#help' } } });
+    const set = await api(`/v2/apps/${id}/settings/${channel}.json`, {
+      method: 'PUT',
+      key: owner,
+      body: { appsetting: { value: '#help' } },
+    });
     expect(set.status, set.text).toBe(200);
     const installed = await featureRows(site.id, 'slack-notifications');
     expect(installed.map((f) => f.state)).toEqual(['active', 'active']);
@@ -114,15 +139,30 @@ describe('POST /v2/apps/{id}/uninstall.json', () => {
     expect((await featureRows(site.id, 'slack-notifications')).map((f) => [f.id, f.state, f.deleted_by])).toEqual(
       installed.map((f) => [f.id, 'deleted', site.users.admin.id]),
     );
-    expect(await installationRow(site.id, 'slack-notifications')).toMatchObject({ status: 'uninstalled', uninstalled_at: expect.any(String) });
-    const values = await rows(`SELECT value FROM app_setting_values WHERE installation_id = $1 AND setting_id = $2`, [site.id, channel]);
+    expect(await installationRow(site.id, 'slack-notifications')).toMatchObject({
+      status: 'uninstalled',
+      uninstalled_at: expect.any(String),
+    });
+    const values = await rows(`SELECT value FROM app_setting_values WHERE installation_id = $1 AND setting_id = $2`, [
+      site.id,
+      channel,
+    ]);
     expect(values).toEqual([{ value: '#help' }]);
     // the feature installations leave the list, and a filter on state finds them
-    const live = await api('/v2/appfeaturesinstallations.json', { key: owner, query: { filter: { appfeatureId: { $in: installed.map((f) => f.appfeature_id) } } } });
+    const live = await api('/v2/appfeaturesinstallations.json', {
+      key: owner,
+      query: { filter: { appfeatureId: { $in: installed.map((f) => f.appfeature_id) } } },
+    });
     expect(live.body.appfeaturesinstallations).toEqual([]);
-    const deleted = await api('/v2/appfeaturesinstallations.json', { key: owner, query: { filter: { state: 'deleted', appfeatureId: installed[0]!.appfeature_id } } });
+    const deleted = await api('/v2/appfeaturesinstallations.json', {
+      key: owner,
+      query: { filter: { state: 'deleted', appfeatureId: installed[0]!.appfeature_id } },
+    });
     expect(deleted.body.appfeaturesinstallations.map((f: { id: number }) => f.id)).toEqual([installed[0]!.id]);
-    expect(deleted.body.appfeaturesinstallations[0]).toMatchObject({ state: 'deleted', deletedBy: { id: site.users.admin.id, type: 'users' } });
+    expect(deleted.body.appfeaturesinstallations[0]).toMatchObject({
+      state: 'deleted',
+      deletedBy: { id: site.users.admin.id, type: 'users' },
+    });
 
     const again = await api(`${installPath(id)}?includes=appsettings`, { method: 'POST', key: owner });
     expect(again.status, again.text).toBe(200);
@@ -130,7 +170,9 @@ describe('POST /v2/apps/{id}/uninstall.json', () => {
     const restored = again.body.included.appsettings.find((s: { key: string }) => s.key === 'channel');
     expect(restored).toMatchObject({ value: '#help', isSet: true });
     const features = await featureRows(site.id, 'slack-notifications');
-    expect(features.filter((f) => f.state === 'active').map((f) => f.appfeature_id)).toEqual(installed.map((f) => f.appfeature_id));
+    expect(features.filter((f) => f.state === 'active').map((f) => f.appfeature_id)).toEqual(
+      installed.map((f) => f.appfeature_id),
+    );
     expect(features).toHaveLength(4);
   });
 
@@ -169,7 +211,7 @@ describe('refusals of install and uninstall', () => {
         const before = await snapshot([site.id, other.id]);
         const response = await api(path(id), { method: 'POST', key: site.users[role].apiKey });
         expect(response.status, response.text).toBe(403);
-        expect(response.body.errors[0]).toMatchObject({ code: "forbidden" });
+        expect(response.body.errors[0]).toMatchObject({ code: 'forbidden' });
         expect(await snapshot([site.id, other.id])).toEqual(before);
       }
     });
@@ -213,11 +255,14 @@ describe('GET /v2/appfeaturesinstallations.json and /{id}.json', () => {
     await api(installPath(id), { method: 'POST', key: other.users.owner.apiKey });
   });
 
-  it('lists only the caller installation\'s rows, with the plural wrapper and meta.page', async () => {
+  it("lists only the caller installation's rows, with the plural wrapper and meta.page", async () => {
     const response = await api('/v2/appfeaturesinstallations.json', { key: site.users.collaborator.apiKey });
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['appfeaturesinstallations', 'included', 'meta', 'pagination']);
-    const live = await rows<{ id: number }>(`SELECT id FROM app_feature_installations WHERE installation_id = $1 AND state = 'active' ORDER BY id`, [site.id]);
+    const live = await rows<{ id: number }>(
+      `SELECT id FROM app_feature_installations WHERE installation_id = $1 AND state = 'active' ORDER BY id`,
+      [site.id],
+    );
     expect(response.body.appfeaturesinstallations.map((f: { id: number }) => f.id)).toEqual(live.map((f) => f.id));
     expect(response.body.meta.page).toMatchObject({ page: 1, count: live.length, hasMore: false });
     const pinned = response.body.appfeaturesinstallations.find((f: { id: number }) => f.id === mine[0]!.id);
@@ -235,11 +280,14 @@ describe('GET /v2/appfeaturesinstallations.json and /{id}.json', () => {
     });
   });
 
-  it('gets one with the singular wrapper; another installation\'s id is a 404', async () => {
+  it("gets one with the singular wrapper; another installation's id is a 404", async () => {
     const response = await api(`/v2/appfeaturesinstallations/${mine[0]!.id}.json`, { key: owner });
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['appfeaturesinstallation', 'included']);
-    expect(response.body.appfeaturesinstallation).toMatchObject({ id: mine[0]!.id, appfeatureId: mine[0]!.appfeature_id });
+    expect(response.body.appfeaturesinstallation).toMatchObject({
+      id: mine[0]!.id,
+      appfeatureId: mine[0]!.appfeature_id,
+    });
     const [theirs] = await featureRows(other.id, 'jira');
     expectError(await api(`/v2/appfeaturesinstallations/${theirs!.id}.json`, { key: owner }), 404, 'id');
     expectError(await api('/v2/appfeaturesinstallations/0.json', { key: owner }), 400, 'id');
@@ -260,7 +308,10 @@ describe('GET /v2/appfeaturesinstallations.json and /{id}.json', () => {
   };
   for (const [name, value] of Object.entries(allowed)) {
     it(`accepts the filter and orderBy name ${name}`, async () => {
-      const response = await api('/v2/appfeaturesinstallations.json', { key: owner, query: { filter: { [name]: value(mine[0]!) } } });
+      const response = await api('/v2/appfeaturesinstallations.json', {
+        key: owner,
+        query: { filter: { [name]: value(mine[0]!) } },
+      });
       expect(response.status, response.text).toBe(200);
       expect(response.body.appfeaturesinstallations.map((f: { id: number }) => f.id)).toContain(mine[0]!.id);
       const ordered = await api(`/v2/appfeaturesinstallations.json?orderBy=${name}&orderMode=desc`, { key: owner });
@@ -269,15 +320,25 @@ describe('GET /v2/appfeaturesinstallations.json and /{id}.json', () => {
   }
 
   it('filters precisely', async () => {
-    const byComment = await api('/v2/appfeaturesinstallations.json', { key: owner, query: { filter: { comment: 'pinned' } } });
+    const byComment = await api('/v2/appfeaturesinstallations.json', {
+      key: owner,
+      query: { filter: { comment: 'pinned' } },
+    });
     expect(byComment.body.appfeaturesinstallations.map((f: { id: number }) => f.id)).toEqual([mine[0]!.id]);
-    const byFeature = await api('/v2/appfeaturesinstallations.json', { key: owner, query: { filter: { appfeatureId: mine[1]!.appfeature_id } } });
+    const byFeature = await api('/v2/appfeaturesinstallations.json', {
+      key: owner,
+      query: { filter: { appfeatureId: mine[1]!.appfeature_id } },
+    });
     expect(byFeature.body.appfeaturesinstallations.map((f: { id: number }) => f.id)).toEqual([mine[1]!.id]);
   });
 
   for (const name of ['appfeature', 'installationId', 'app', 'name', 'nope']) {
     it(`refuses the filter and orderBy name ${name}`, async () => {
-      expectError(await api('/v2/appfeaturesinstallations.json', { key: owner, query: { filter: { [name]: 1 } } }), 400, `filter.${name}`);
+      expectError(
+        await api('/v2/appfeaturesinstallations.json', { key: owner, query: { filter: { [name]: 1 } } }),
+        400,
+        `filter.${name}`,
+      );
       expectError(await api(`/v2/appfeaturesinstallations.json?orderBy=${name}`, { key: owner }), 400, 'orderBy');
     });
   }
@@ -296,9 +357,27 @@ describe('GET /v2/appfeaturesinstallations.json and /{id}.json', () => {
 
   it('is read-only: no create, update or delete route', async () => {
     const before = await snapshot([site.id]);
-    expect((await api('/v2/appfeaturesinstallations.json', { method: 'POST', key: owner, body: { appfeatureId: mine[0]!.appfeature_id } })).status).toBe(404);
-    expect((await api(`/v2/appfeaturesinstallations/${mine[0]!.id}.json`, { method: 'PATCH', key: owner, body: { comment: 'x' } })).status).toBe(404);
-    expect((await api(`/v2/appfeaturesinstallations/${mine[0]!.id}.json`, { method: 'DELETE', key: owner })).status).toBe(404);
+    expect(
+      (
+        await api('/v2/appfeaturesinstallations.json', {
+          method: 'POST',
+          key: owner,
+          body: { appfeatureId: mine[0]!.appfeature_id },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await api(`/v2/appfeaturesinstallations/${mine[0]!.id}.json`, {
+          method: 'PATCH',
+          key: owner,
+          body: { comment: 'x' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await api(`/v2/appfeaturesinstallations/${mine[0]!.id}.json`, { method: 'DELETE', key: owner })).status,
+    ).toBe(404);
     expect(await snapshot([site.id])).toEqual(before);
   });
 });

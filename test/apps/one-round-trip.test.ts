@@ -27,10 +27,13 @@ async function counted(path: string, method: string, body?: unknown) {
   return withRoundTrips(path, { key: owner, method, body });
 }
 
-const features = async () => (await rows<{ n: number }>(
-  `SELECT count(*)::int AS n FROM app_feature_installations fi JOIN app_features f ON f.id = fi.appfeature_id WHERE fi.installation_id = $1 AND f.app_id = $2 AND fi.state = 'active'`,
-  [site.id, csat],
-))[0]!.n;
+const features = async () =>
+  (
+    await rows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM app_feature_installations fi JOIN app_features f ON f.id = fi.appfeature_id WHERE fi.installation_id = $1 AND f.app_id = $2 AND fi.state = 'active'`,
+      [site.id, csat],
+    )
+  )[0]!.n;
 
 describe('apps in one round trip', () => {
   it('installs an app with its features and events, then uninstalls it, each in one exchange', async () => {
@@ -50,7 +53,12 @@ describe('apps in one round trip', () => {
     expect(await features()).toBe(0);
     const kinds = (await eventsSince(site.id, mark)).map((event) => `${event.recordType}:${event.kind}`);
     // the repeated install changed nothing and wrote nothing
-    expect(kinds).toEqual(['apps:installed', ...Array(made).fill('appfeaturesinstallations:created'), 'apps:uninstalled', ...Array(made).fill('appfeaturesinstallations:deleted')]);
+    expect(kinds).toEqual([
+      'apps:installed',
+      ...Array(made).fill('appfeaturesinstallations:created'),
+      'apps:uninstalled',
+      ...Array(made).fill('appfeaturesinstallations:deleted'),
+    ]);
   });
 
   it('answers an app not in the catalogue with its 404 from the same exchange, nothing written', async () => {
@@ -68,10 +76,14 @@ describe('apps in one round trip', () => {
     expect((await api(`/v2/apps/${csat}/install.json`, { method: 'POST', key: owner })).status).toBe(200);
     const id = await settingId('csat-survey', 'sendDelayHours');
     const mark = await lastEventId(site.id);
-    const { answer, trips } = await counted(`/v2/apps/${csat}/settings/${id}.json`, 'PUT', { appsetting: { value: 36 } });
+    const { answer, trips } = await counted(`/v2/apps/${csat}/settings/${id}.json`, 'PUT', {
+      appsetting: { value: 36 },
+    });
     expect(answer.status, answer.text).toBe(200);
     expect(trips).toBe(2);
     expect(answer.body.appsetting).toMatchObject({ id, value: 36, isSet: true });
-    expect((await eventsSince(site.id, mark)).map((event) => [event.recordType, event.recordId, event.kind, event.data])).toEqual([['apps', csat, 'settingChanged', { setting: id, value: 36 }]]);
+    expect(
+      (await eventsSince(site.id, mark)).map((event) => [event.recordType, event.recordId, event.kind, event.data]),
+    ).toEqual([['apps', csat, 'settingChanged', { setting: id, value: 36 }]]);
   });
 });

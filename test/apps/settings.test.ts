@@ -29,7 +29,10 @@ async function rejects(target: string, request: ApiRequest, status: number, sour
 }
 
 async function storedValue(installationId: number, id: number) {
-  const found = await rows<{ value: unknown }>(`SELECT value FROM app_setting_values WHERE installation_id = $1 AND setting_id = $2`, [installationId, id]);
+  const found = await rows<{ value: unknown }>(
+    `SELECT value FROM app_setting_values WHERE installation_id = $1 AND setting_id = $2`,
+    [installationId, id],
+  );
   return found[0];
 }
 
@@ -60,7 +63,9 @@ beforeAll(async () => {
   for (const app of [ids.slack, ids.jira, ids.csat, ids.ai]) {
     expect((await api(`/v2/apps/${app}/install.json`, { method: 'POST', key: owner })).status).toBe(200);
   }
-  expect((await api(`/v2/apps/${ids.csat}/install.json`, { method: 'POST', key: other.users.owner.apiKey })).status).toBe(200);
+  expect(
+    (await api(`/v2/apps/${ids.csat}/install.json`, { method: 'POST', key: other.users.owner.apiKey })).status,
+  ).toBe(200);
 });
 
 describe('PUT /v2/apps/{appId}/settings/{id}.json', () => {
@@ -90,9 +95,15 @@ describe('PUT /v2/apps/{appId}/settings/{id}.json', () => {
     expect(await storedValue(other.id, setting.sendDelayHours!)).toBeUndefined();
     // the other installation still reads the default
     const theirs = await api(`/v2/apps/${ids.csat}.json?includes=appsettings`, { key: other.users.owner.apiKey });
-    expect(theirs.body.included.appsettings.find((s: { key: string }) => s.key === 'sendDelayHours')).toMatchObject({ value: 24, isSet: false });
+    expect(theirs.body.included.appsettings.find((s: { key: string }) => s.key === 'sendDelayHours')).toMatchObject({
+      value: 24,
+      isSet: false,
+    });
     const mine = await api(`/v2/apps/${ids.csat}.json?includes=appsettings,users`, { key: site.users.agent.apiKey });
-    expect(mine.body.included.appsettings.find((s: { key: string }) => s.key === 'sendDelayHours')).toMatchObject({ value: 48, isSet: true });
+    expect(mine.body.included.appsettings.find((s: { key: string }) => s.key === 'sendDelayHours')).toMatchObject({
+      value: 48,
+      isSet: true,
+    });
     // the user who changed it is there to resolve updatedBy
     expect(mine.body.included.users.map((u: { id: number }) => u.id)).toEqual([site.users.owner.id]);
   });
@@ -100,7 +111,12 @@ describe('PUT /v2/apps/{appId}/settings/{id}.json', () => {
   it('takes the bare body too, and an admin may', async () => {
     const response = await put(ids.slack, setting.channel!, { value: '#escalations' }, site.users.admin.apiKey);
     expect(response.status, response.text).toBe(200);
-    expect(response.body.appsetting).toMatchObject({ key: 'channel', value: '#escalations', isSet: true, updatedBy: { id: site.users.admin.id, type: 'users' } });
+    expect(response.body.appsetting).toMatchObject({
+      key: 'channel',
+      value: '#escalations',
+      isSet: true,
+      updatedBy: { id: site.users.admin.id, type: 'users' },
+    });
   });
 
   it('accepts a value of each type', async () => {
@@ -138,10 +154,30 @@ describe('PUT /v2/apps/{appId}/settings/{id}.json', () => {
   it('ignores the read-only properties of a setting sent back as read', async () => {
     const read = await api(`/v2/apps/${ids.csat}.json?includes=appsettings`, { key: owner });
     const scale = read.body.included.appsettings.find((s: { key: string }) => s.key === 'scale');
-    const response = await put(ids.csat, setting.scale!, { appsetting: { ...scale, id: 1, key: 'other', name: 'Renamed', settingType: 'number', options: [], value: 'emoji' }, included: {}, meta: {} });
+    const response = await put(ids.csat, setting.scale!, {
+      appsetting: {
+        ...scale,
+        id: 1,
+        key: 'other',
+        name: 'Renamed',
+        settingType: 'number',
+        options: [],
+        value: 'emoji',
+      },
+      included: {},
+      meta: {},
+    });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.appsetting).toMatchObject({ id: setting.scale, key: 'scale', settingType: 'select', options: ['1-5', 'thumbs', 'emoji'], value: 'emoji' });
-    const [definition] = await rows(`SELECT key, name, setting_type FROM app_setting_definitions WHERE id = $1`, [setting.scale]);
+    expect(response.body.appsetting).toMatchObject({
+      id: setting.scale,
+      key: 'scale',
+      settingType: 'select',
+      options: ['1-5', 'thumbs', 'emoji'],
+      value: 'emoji',
+    });
+    const [definition] = await rows(`SELECT key, name, setting_type FROM app_setting_definitions WHERE id = $1`, [
+      setting.scale,
+    ]);
     expect(definition).toMatchObject({ key: 'scale', setting_type: 'select' });
     expect(definition!.name).not.toBe('Renamed');
   });
@@ -151,7 +187,12 @@ describe('secrets', () => {
   it('are stored but never read back: value null, isSet true', async () => {
     const response = await put(ids.jira, setting.apiToken!, { appsetting: { value: 'atl-token-123' } });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.appsetting).toMatchObject({ settingType: 'secret', value: null, defaultValue: null, isSet: true });
+    expect(response.body.appsetting).toMatchObject({
+      settingType: 'secret',
+      value: null,
+      defaultValue: null,
+      isSet: true,
+    });
     expect(response.text).not.toContain('atl-token-123');
     expect(await storedValue(site.id, setting.apiToken!)).toEqual({ value: 'atl-token-123' });
     for (const target of [`/v2/apps/${ids.jira}.json?includes=all`, '/v2/apps.json?includes=appsettings']) {
@@ -173,10 +214,18 @@ describe('secrets', () => {
     expect(await snapshot([site.id])).toEqual(before);
     // the webhook URL is required with no default: it cannot be cleared
     await rejects(path(ids.slack, setting.webhookUrl!), { body: { value: null } }, 400, 'appsetting.value');
-    await rejects(path(ids.slack, setting.webhookUrl!), { body: { value: null, isSet: false } }, 400, 'appsetting.value');
+    await rejects(
+      path(ids.slack, setting.webhookUrl!),
+      { body: { value: null, isSet: false } },
+      400,
+      'appsetting.value',
+    );
     // CSAT's signing secret is optional: a plain null clears it
     const signing = await settingId('csat-survey', 'signingSecret');
-    expect((await put(ids.csat, signing, { value: 'whsec_1' })).body.appsetting).toMatchObject({ value: null, isSet: true });
+    expect((await put(ids.csat, signing, { value: 'whsec_1' })).body.appsetting).toMatchObject({
+      value: null,
+      isSet: true,
+    });
     const kept = await put(ids.csat, signing, { appsetting: { value: null, isSet: true } });
     expect(kept.body.appsetting.isSet).toBe(true);
     expect(await storedValue(site.id, signing)).toEqual({ value: 'whsec_1' });
@@ -228,7 +277,8 @@ describe('bad bodies: 4xx naming the culprit, nothing changed', () => {
   });
 
   it('a wrapper that is not an object is a 400 naming appsetting', async () => {
-    for (const inner of ['#a', null, ['#a'], 5]) await rejects(target(), { body: { appsetting: inner } }, 400, 'appsetting');
+    for (const inner of ['#a', null, ['#a'], 5])
+      await rejects(target(), { body: { appsetting: inner } }, 400, 'appsetting');
   });
 
   it('a missing value is a 400 naming appsetting.value', async () => {
@@ -239,15 +289,28 @@ describe('bad bodies: 4xx naming the culprit, nothing changed', () => {
   });
 
   it('an unknown property is ignored and named in X-Ignored-Properties, wrapped, bare or beside the wrapper', async () => {
-    expectIgnored(await api(target(), { method: 'PUT', key: owner, body: { appsetting: { value: '#a', colour: 'red' } } }), ['appsetting.colour']);
-    expectIgnored(await api(target(), { method: 'PUT', key: owner, body: { value: '#b', colour: 'red' } }), ['appsetting.colour']);
-    expectIgnored(await api(target(), { method: 'PUT', key: owner, body: { appsetting: { value: '#c' }, colour: 'red' } }), ['colour']);
+    expectIgnored(
+      await api(target(), { method: 'PUT', key: owner, body: { appsetting: { value: '#a', colour: 'red' } } }),
+      ['appsetting.colour'],
+    );
+    expectIgnored(await api(target(), { method: 'PUT', key: owner, body: { value: '#b', colour: 'red' } }), [
+      'appsetting.colour',
+    ]);
+    expectIgnored(
+      await api(target(), { method: 'PUT', key: owner, body: { appsetting: { value: '#c' }, colour: 'red' } }),
+      ['colour'],
+    );
     expect(await storedValue(site.id, setting.channel!)).toEqual({ value: '#c' });
     await rejects(target(), { body: { appsetting: { value: 5, colour: 'red' } } }, 400, 'appsetting.value');
   });
 
   it('a body that is not JSON is a 415', async () => {
-    await rejects(target(), { body: 'value=%23a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, 'body');
+    await rejects(
+      target(),
+      { body: 'value=%23a', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      415,
+      'body',
+    );
     await rejects(target(), { body: '{"value": "#a"}', headers: { 'content-type': 'text/plain' } }, 415, 'body');
   });
 
@@ -305,11 +368,16 @@ describe('refusals by path, role and install state', () => {
     expect((await put(ids.csat, setting.scale!, { value: 'emoji' })).status).toBe(200);
     expect(await snapshot([other.id])).toEqual(before);
     const theirs = await api(`/v2/apps/${ids.csat}.json?includes=appsettings`, { key: other.users.owner.apiKey });
-    expect(theirs.body.included.appsettings.find((s: { key: string }) => s.key === 'scale')).toMatchObject({ value: '1-5', isSet: false });
+    expect(theirs.body.included.appsettings.find((s: { key: string }) => s.key === 'scale')).toMatchObject({
+      value: '1-5',
+      isSet: false,
+    });
   });
 
   it('401 without a credential; PATCH and POST are not routes', async () => {
     expect((await api(path(ids.slack, setting.channel!), { method: 'PUT', body: { value: '#a' } })).status).toBe(401);
-    expect((await api(path(ids.slack, setting.channel!), { method: 'PATCH', key: owner, body: { value: '#a' } })).status).toBe(404);
+    expect(
+      (await api(path(ids.slack, setting.channel!), { method: 'PATCH', key: owner, body: { value: '#a' } })).status,
+    ).toBe(404);
   });
 });

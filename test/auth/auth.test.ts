@@ -23,7 +23,10 @@ const client = () => db() as unknown as pg.ClientBase;
 const basic = (user: string, password = '') => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 /** A key no request has used yet, so no cache in the Worker knows it. */
-async function freshKey(installation: SeededInstallation, role: keyof SeededInstallation['users'] = 'agent'): Promise<string> {
+async function freshKey(
+  installation: SeededInstallation,
+  role: keyof SeededInstallation['users'] = 'agent',
+): Promise<string> {
   return addApiKey(client(), installation.id, installation.users[role].id);
 }
 
@@ -70,8 +73,14 @@ async function snapshotOf(installationId: number) {
       `SELECT id, name, industry, note, permission, state, updated_at::text, updated_by, deleted_at::text FROM companies WHERE installation_id = $1 ORDER BY id`,
       [installationId],
     ),
-    domains: await rows(`SELECT id, company_id, name, state, updated_at::text FROM company_domains WHERE installation_id = $1 ORDER BY id`, [installationId]),
-    links: await rows(`SELECT company_id, customer_id FROM company_customers WHERE installation_id = $1 ORDER BY 1, 2`, [installationId]),
+    domains: await rows(
+      `SELECT id, company_id, name, state, updated_at::text FROM company_domains WHERE installation_id = $1 ORDER BY id`,
+      [installationId],
+    ),
+    links: await rows(
+      `SELECT company_id, customer_id FROM company_customers WHERE installation_id = $1 ORDER BY 1, 2`,
+      [installationId],
+    ),
   };
 }
 
@@ -79,14 +88,22 @@ beforeAll(async () => {
   siteA = await newInstallation('auth-a');
   siteB = await newInstallation('auth-b');
   const keyA = siteA.users.agent.apiKey;
-  const [customer] = await rows<{ id: number }>(`INSERT INTO customers (installation_id, first_name, email) VALUES ($1, 'Ann', 'ann@a.test') RETURNING id`, [siteA.id]);
+  const [customer] = await rows<{ id: number }>(
+    `INSERT INTO customers (installation_id, first_name, email) VALUES ($1, 'Ann', 'ann@a.test') RETURNING id`,
+    [siteA.id],
+  );
   a.customer = customer!.id;
   const create = async (key: string, company: Record<string, unknown>) => {
     const response = await api(LIST, { method: 'POST', key, body: { company } });
     expect(response.status, response.text).toBe(201);
     return response.body;
   };
-  const acme = await create(keyA, { name: 'Acme A', industry: 'Anvils', domains: [{ name: 'acme-a.test' }], customers: [{ id: a.customer }] });
+  const acme = await create(keyA, {
+    name: 'Acme A',
+    industry: 'Anvils',
+    domains: [{ name: 'acme-a.test' }],
+    customers: [{ id: a.customer }],
+  });
   a.acme = acme.company.id;
   a.domain = acme.included.domains[0].id;
   a.initech = (await create(keyA, { name: 'Initech A', industry: 'Software' })).company.id;
@@ -175,7 +192,9 @@ describe('valid credentials', () => {
 describe('revoked and expired credentials', () => {
   it('answers 401 to a key whose row is revoked', async () => {
     const key = await freshKey(siteA);
-    await rows(`UPDATE credentials SET state = 'deleted', deleted_at = now() WHERE secret_hash = $1`, [await hashSecret(key)]);
+    await rows(`UPDATE credentials SET state = 'deleted', deleted_at = now() WHERE secret_hash = $1`, [
+      await hashSecret(key),
+    ]);
     expectUnauthorized(await listWith(`Bearer ${key}`));
     expectUnauthorized(await listWith(basic(key, 'x')));
   });
@@ -196,14 +215,20 @@ describe('revoked and expired credentials', () => {
     const list = await listWith(`Bearer ${token}`);
     expect(list.status, list.text).toBe(200);
     expect(list.body.companies.map((c: { id: number }) => c.id)).toContain(a.acme);
-    const patched = await api(`/v2/companies/${a.initech}.json`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: { note: 'via oauth' } });
+    const patched = await api(`/v2/companies/${a.initech}.json`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}` },
+      body: { note: 'via oauth' },
+    });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.company.updatedBy).toEqual({ id: siteA.users.admin.id, type: 'users' });
   });
 
   it('answers 401 to a revoked OAuth access token that has not expired', async () => {
     const token = await oauthToken(siteA, siteA.users.agent.id, `now() + interval '1 hour'`);
-    await rows(`UPDATE credentials SET state = 'deleted', deleted_at = now() WHERE secret_hash = $1`, [await hashSecret(token)]);
+    await rows(`UPDATE credentials SET state = 'deleted', deleted_at = now() WHERE secret_hash = $1`, [
+      await hashSecret(token),
+    ]);
     expectUnauthorized(await listWith(`Bearer ${token}`));
   });
 
@@ -213,7 +238,10 @@ describe('revoked and expired credentials', () => {
     const token = await oauthToken(siteA, siteA.users.agent.id, `now() + interval '2 seconds'`);
     expect((await listWith(`Bearer ${token}`)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const [row] = await rows<{ expired: boolean }>(`SELECT expires_at < now() AS expired FROM credentials WHERE secret_hash = $1`, [await hashSecret(token)]);
+    const [row] = await rows<{ expired: boolean }>(
+      `SELECT expires_at < now() AS expired FROM credentials WHERE secret_hash = $1`,
+      [await hashSecret(token)],
+    );
     expect(row!.expired).toBe(true);
     expectUnauthorized(await listWith(`Bearer ${token}`));
   });
@@ -236,9 +264,22 @@ describe('roles', () => {
       ['POST', LIST, { method: 'POST', body: { company: { name: 'Collab Co' } } }],
       ['PATCH', `/v2/companies/${a.acme}.json`, { method: 'PATCH', body: { company: { name: 'Collab' } } }],
       ['PUT', `/v2/companies/${a.acme}.json`, { method: 'PUT', body: { company: { industry: 'Collab' } } }],
-      ['PATCH relations', `/v2/companies/${a.acme}.json`, { method: 'PATCH', body: { company: { domains: [{ id: a.domain, delete: true }], customers: [{ id: a.customer, delete: true }] } } }],
+      [
+        'PATCH relations',
+        `/v2/companies/${a.acme}.json`,
+        {
+          method: 'PATCH',
+          body: {
+            company: { domains: [{ id: a.domain, delete: true }], customers: [{ id: a.customer, delete: true }] },
+          },
+        },
+      ],
       ['DELETE', `/v2/companies/${a.acme}.json`, { method: 'DELETE' }],
-      ['bulk update', BULK_UPDATE, { method: 'PATCH', query: { filter: { id: a.acme } }, body: { company: { industry: 'Collab' } } }],
+      [
+        'bulk update',
+        BULK_UPDATE,
+        { method: 'PATCH', query: { filter: { id: a.acme } }, body: { company: { industry: 'Collab' } } },
+      ],
       ['bulk delete', BULK_DELETE, { method: 'DELETE', query: { filter: { id: a.acme } } }],
     ];
     for (const [what, path, request] of requests) {
@@ -252,7 +293,11 @@ describe('roles', () => {
 
   it('lets the owner, an admin and an agent create', async () => {
     for (const role of ['owner', 'admin', 'agent'] as const) {
-      const response = await api(LIST, { method: 'POST', key: siteB.users[role].apiKey, body: { name: `Made by ${role}` } });
+      const response = await api(LIST, {
+        method: 'POST',
+        key: siteB.users[role].apiKey,
+        body: { name: `Made by ${role}` },
+      });
       expect(response.status, `${role}: ${response.text}`).toBe(201);
       expect(response.body.company.createdBy).toEqual({ id: siteB.users[role].id, type: 'users' });
     }
@@ -276,9 +321,17 @@ describe('tenancy', () => {
   it("answers 404 when B changes or deletes A's company, and A's rows stay as they were", async () => {
     const before = await snapshotOf(siteA.id);
     const path = `/v2/companies/${a.acme}.json`;
-    expectNotFound(await api(path, { method: 'PATCH', key: keyB(), body: { company: { name: 'Stolen', industry: 'Theft' } } }));
+    expectNotFound(
+      await api(path, { method: 'PATCH', key: keyB(), body: { company: { name: 'Stolen', industry: 'Theft' } } }),
+    );
     expectNotFound(await api(path, { method: 'PUT', key: keyB(), body: { name: 'Stolen' } }));
-    expectNotFound(await api(path, { method: 'PATCH', key: keyB(), body: { company: { domains: [{ id: a.domain, delete: true }], customers: [{ id: a.customer, delete: true }] } } }));
+    expectNotFound(
+      await api(path, {
+        method: 'PATCH',
+        key: keyB(),
+        body: { company: { domains: [{ id: a.domain, delete: true }], customers: [{ id: a.customer, delete: true }] } },
+      }),
+    );
     expectNotFound(await api(path, { method: 'DELETE', key: keyB() }));
     expect(await snapshotOf(siteA.id)).toEqual(before);
     const [row] = await rows(`SELECT name, state FROM companies WHERE id = $1`, [a.acme]);
@@ -298,7 +351,10 @@ describe('tenancy', () => {
       { $or: [{ id: { $in: aIds } }, { id: b.own }] },
     ];
     for (const filter of filters) {
-      const response = await api(LIST, { key: keyB(), query: filter === undefined ? { includes: 'all' } : { filter: filter as object, includes: 'all' } });
+      const response = await api(LIST, {
+        key: keyB(),
+        query: filter === undefined ? { includes: 'all' } : { filter: filter as object, includes: 'all' },
+      });
       expect(response.status, response.text).toBe(200);
       const listed: number[] = response.body.companies.map((c: { id: number }) => c.id);
       for (const id of aIds) expect(listed, JSON.stringify(filter)).not.toContain(id);
@@ -311,12 +367,27 @@ describe('tenancy', () => {
   it("affects none of A's companies when B bulk-updates with a filter naming them", async () => {
     const before = await snapshotOf(siteA.id);
     const aIds = [a.acme, a.initech, a.gone];
-    for (const filter of [{ id: { $in: aIds } }, { id: a.acme }, { name: 'Acme A' }, { state: 'deleted', id: a.gone }]) {
-      const response = await api(BULK_UPDATE, { method: 'PATCH', key: keyB(), query: { filter }, body: { company: { note: 'B was here' } } });
+    for (const filter of [
+      { id: { $in: aIds } },
+      { id: a.acme },
+      { name: 'Acme A' },
+      { state: 'deleted', id: a.gone },
+    ]) {
+      const response = await api(BULK_UPDATE, {
+        method: 'PATCH',
+        key: keyB(),
+        query: { filter },
+        body: { company: { note: 'B was here' } },
+      });
       expect(response.status, response.text).toBe(200);
       expect(response.body, JSON.stringify(filter)).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     }
-    const mixed = await api(BULK_UPDATE, { method: 'PATCH', key: keyB(), query: { filter: { $or: [{ id: { $in: aIds } }, { id: b.own }] } }, body: { note: 'B was here' } });
+    const mixed = await api(BULK_UPDATE, {
+      method: 'PATCH',
+      key: keyB(),
+      query: { filter: { $or: [{ id: { $in: aIds } }, { id: b.own }] } },
+      body: { note: 'B was here' },
+    });
     expect(mixed.status, mixed.text).toBe(200);
     expect(mixed.body).toEqual({ affected: 1, ids: [b.own], jobId: null, dryRun: false });
     expect(await snapshotOf(siteA.id)).toEqual(before);
@@ -325,23 +396,38 @@ describe('tenancy', () => {
   it("affects none of A's companies when B bulk-deletes with a filter naming them", async () => {
     const before = await snapshotOf(siteA.id);
     const aIds = [a.acme, a.initech];
-    for (const filter of [{ id: { $in: aIds } }, { $or: [{ id: a.acme }, { name: 'Initech A' }] }, { industry: { $contains: 'anvil' }, id: a.acme }]) {
+    for (const filter of [
+      { id: { $in: aIds } },
+      { $or: [{ id: a.acme }, { name: 'Initech A' }] },
+      { industry: { $contains: 'anvil' }, id: a.acme },
+    ]) {
       const response = await api(BULK_DELETE, { method: 'DELETE', key: keyB(), query: { filter } });
       expect(response.status, response.text).toBe(200);
       expect(response.body, JSON.stringify(filter)).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     }
     expect(await snapshotOf(siteA.id)).toEqual(before);
-    expect(await rows(`SELECT state FROM companies WHERE id = ANY($1) ORDER BY id`, [aIds])).toEqual([{ state: 'active' }, { state: 'active' }]);
+    expect(await rows(`SELECT state FROM companies WHERE id = ANY($1) ORDER BY id`, [aIds])).toEqual([
+      { state: 'active' },
+      { state: 'active' },
+    ]);
   });
 
   it("answers 400 when B links A's customer or touches A's domain through its own company", async () => {
     const before = await snapshotOf(siteA.id);
     const beforeB = await snapshotOf(siteB.id);
     const path = `/v2/companies/${b.own}.json`;
-    const link = await api(path, { method: 'PATCH', key: keyB(), body: { company: { customers: [{ id: a.customer }] } } });
+    const link = await api(path, {
+      method: 'PATCH',
+      key: keyB(),
+      body: { company: { customers: [{ id: a.customer }] } },
+    });
     expectErrorBody(link, 400, 'invalid');
     expect(link.body.errors[0].source).toBe('company.customers[0].id');
-    const domain = await api(path, { method: 'PATCH', key: keyB(), body: { company: { domains: [{ id: a.domain, name: 'taken.test' }] } } });
+    const domain = await api(path, {
+      method: 'PATCH',
+      key: keyB(),
+      body: { company: { domains: [{ id: a.domain, name: 'taken.test' }] } },
+    });
     expectErrorBody(domain, 400, 'invalid');
     expect(domain.body.errors[0].source).toBe('company.domains[0].id');
     expect(await snapshotOf(siteA.id)).toEqual(before);

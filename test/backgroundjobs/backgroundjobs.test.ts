@@ -22,24 +22,42 @@ interface JobRow {
   finished_at: string | null;
 }
 
-async function insertJob(values: { installationId?: number; type?: number; action?: number; status?: string; createdBy?: number | null; extra?: string } = {}): Promise<number> {
+async function insertJob(
+  values: {
+    installationId?: number;
+    type?: number;
+    action?: number;
+    status?: string;
+    createdBy?: number | null;
+    extra?: string;
+  } = {},
+): Promise<number> {
   const [row] = await rows<{ id: number }>(
     `INSERT INTO background_jobs (installation_id, type, action, status, created_by, rows_total, rows_done, rows_failed, problems, payload, started_at, finished_at)
      VALUES ($1, $2, $3, $4, $5, 10, 4, 1, '[{"line": 3, "reason": "name must be set"}]', '{"secret": "internal"}',
              CASE WHEN $4 <> 'queued' THEN now() END, CASE WHEN $4 IN ('completed', 'failed') THEN now() END)
      RETURNING id`,
-    [values.installationId ?? site.id, values.type ?? COMPANIES, values.action ?? IMPORT, values.status ?? 'queued', values.createdBy === undefined ? site.users.agent.id : values.createdBy],
+    [
+      values.installationId ?? site.id,
+      values.type ?? COMPANIES,
+      values.action ?? IMPORT,
+      values.status ?? 'queued',
+      values.createdBy === undefined ? site.users.agent.id : values.createdBy,
+    ],
   );
   return row!.id;
 }
 
 async function job(id: number): Promise<JobRow> {
-  const [row] = await rows<JobRow>(`SELECT id, status, updated_at::text, finished_at::text FROM background_jobs WHERE id = $1`, [id]);
+  const [row] = await rows<JobRow>(
+    `SELECT id, status, updated_at::text, finished_at::text FROM background_jobs WHERE id = $1`,
+    [id],
+  );
   return row!;
 }
 
-
-const cancelPath = (type: number | string, action: number | string, id: number | string) => `/v2/backgroundjobs/${type}/${action}/${id}.json`;
+const cancelPath = (type: number | string, action: number | string, id: number | string) =>
+  `/v2/backgroundjobs/${type}/${action}/${id}.json`;
 
 /** A DELETE that must be refused and leave the job exactly as it was. */
 async function refusesCancel(path: string, jobId: number, status: number, source: string | null, apiKey = key) {
@@ -92,7 +110,9 @@ describe('GET /v2/backgroundjobs/{jobId}.json', () => {
     for (const includes of ['users', 'all']) {
       const response = await api(`/v2/backgroundjobs/${id}.json`, { key, query: { includes } });
       expect(response.status, response.text).toBe(200);
-      expect(response.body.included).toEqual({ users: [expect.objectContaining({ id: site.users.agent.id, type: 'users', role: 'agent' })] });
+      expect(response.body.included).toEqual({
+        users: [expect.objectContaining({ id: site.users.agent.id, type: 'users', role: 'agent' })],
+      });
     }
     expectError(await api(`/v2/backgroundjobs/${id}.json`, { key, query: { includes: 'companies' } }), 400, 'includes');
   });
@@ -105,7 +125,8 @@ describe('GET /v2/backgroundjobs/{jobId}.json', () => {
   });
 
   it('answers 400 naming jobId when it is not a positive integer', async () => {
-    for (const bad of ['abc', '0', '-1', '99999999999']) expectError(await api(`/v2/backgroundjobs/${bad}.json`, { key }), 400, 'jobId');
+    for (const bad of ['abc', '0', '-1', '99999999999'])
+      expectError(await api(`/v2/backgroundjobs/${bad}.json`, { key }), 400, 'jobId');
   });
 
   it('answers 403 to a collaborator and 401 without a credential', async () => {
@@ -148,7 +169,7 @@ describe('DELETE /v2/backgroundjobs/{type}/{action}/{id}.json', () => {
     });
   }
 
-  it('answers 404 when the type or the action is not the job\'s, and leaves it', async () => {
+  it("answers 404 when the type or the action is not the job's, and leaves it", async () => {
     const id = await insertJob({ action: BULK_UPDATE });
     await refusesCancel(cancelPath(COMPANIES, IMPORT, id), id, 404, 'id');
     await refusesCancel(cancelPath(2, BULK_UPDATE, id), id, 404, 'id');

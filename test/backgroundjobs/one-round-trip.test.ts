@@ -21,7 +21,8 @@ async function insertJob(status: string): Promise<number> {
   return row!.id;
 }
 
-const statusOf = async (id: number) => (await rows<{ status: string }>('SELECT status FROM background_jobs WHERE id = $1', [id]))[0]?.status;
+const statusOf = async (id: number) =>
+  (await rows<{ status: string }>('SELECT status FROM background_jobs WHERE id = $1', [id]))[0]?.status;
 
 /** The cancel's round trips, the caller's credential looked up just before (remembered: the count is the cancel alone). */
 async function cancel(id: number) {

@@ -17,7 +17,9 @@ describe('the deployed Worker', () => {
     const modules = readdirSync(folder).filter((name) => !name.endsWith('.map') && name !== 'README.md');
     expect(modules).toContain('index.js');
     expect(modules.filter((name) => name.endsWith('.js'))).toEqual(['index.js']);
-    const sizes = Object.fromEntries(modules.map((name) => [name, gzipSync(readFileSync(path.join(folder, name))).length]));
+    const sizes = Object.fromEntries(
+      modules.map((name) => [name, gzipSync(readFileSync(path.join(folder, name))).length]),
+    );
     const total = Object.values(sizes).reduce((sum, size) => sum + size, 0);
     expect(total, `gzipped modules: ${JSON.stringify(sizes)}`).toBeLessThanOrEqual(LIMIT_BYTES);
   });

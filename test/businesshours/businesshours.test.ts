@@ -7,7 +7,16 @@ import { api } from '../support/api';
 import { db, newInstallation, rows } from '../support/db';
 import { expectIgnored } from '../support/ignored';
 import {
-  catalogueId, expectErrorBody, expectIncludes, expectListAccepts, expectListRefuses, expectPagination, NOT_AN_OBJECT, refusals, UTC, zoneId,
+  catalogueId,
+  expectErrorBody,
+  expectIncludes,
+  expectListAccepts,
+  expectListRefuses,
+  expectPagination,
+  NOT_AN_OBJECT,
+  refusals,
+  UTC,
+  zoneId,
 } from './support';
 
 let site: SeededInstallation;
@@ -15,7 +24,10 @@ let other: SeededInstallation;
 let admin: string;
 const LIST = '/v2/businesshours.json';
 const one = (id: number) => `/v2/businesshours/${id}.json`;
-const rejects = refusals(() => [site, other], () => admin);
+const rejects = refusals(
+  () => [site, other],
+  () => admin,
+);
 
 async function createHours(body: Record<string, unknown>, key = admin, query = '') {
   const response = await api(`${LIST}${query}`, { method: 'POST', key, body: { businesshour: body } });
@@ -27,7 +39,12 @@ async function createHours(body: Record<string, unknown>, key = admin, query = '
 const zones = { dublin: 0, london: 0, newYork: 0, lordHowe: 0, perth: 0, tokyo: 0, paris: 0 };
 
 const liveDefaults = async (installation: number) =>
-  (await rows<{ id: number }>(`SELECT id FROM business_hours WHERE installation_id = $1 AND is_default AND state = 'active' ORDER BY id`, [installation])).map((r) => r.id);
+  (
+    await rows<{ id: number }>(
+      `SELECT id FROM business_hours WHERE installation_id = $1 AND is_default AND state = 'active' ORDER BY id`,
+      [installation],
+    )
+  ).map((r) => r.id);
 
 beforeAll(async () => {
   site = await newInstallation('bh');
@@ -44,7 +61,11 @@ beforeAll(async () => {
 
 describe('create', () => {
   it('answers 201 with the record wrapped as businesshour, both zone names set', async () => {
-    const body = await createHours({ name: 'Dublin office', description: 'Front desk', timezone_name: 'Europe/Dublin' });
+    const body = await createHours({
+      name: 'Dublin office',
+      description: 'Front desk',
+      timezone_name: 'Europe/Dublin',
+    });
     expect(Object.keys(body).sort()).toEqual(['businesshour', 'included']);
     expect(body.businesshour).toMatchObject({
       type: 'businesshours',
@@ -61,8 +82,16 @@ describe('create', () => {
     expect(body.businesshour).not.toHaveProperty('deletedAt');
     expect(body.included).toEqual({});
     expect(Number.isInteger(body.businesshour.timezoneId)).toBe(true);
-    const [row] = await rows(`SELECT installation_id, timezone_id, timezone_name, is_default FROM business_hours WHERE id = $1`, [body.businesshour.id]);
-    expect(row).toEqual({ installation_id: site.id, timezone_id: zones.dublin, timezone_name: 'Europe/Dublin', is_default: false });
+    const [row] = await rows(
+      `SELECT installation_id, timezone_id, timezone_name, is_default FROM business_hours WHERE id = $1`,
+      [body.businesshour.id],
+    );
+    expect(row).toEqual({
+      installation_id: site.id,
+      timezone_id: zones.dublin,
+      timezone_name: 'Europe/Dublin',
+      is_default: false,
+    });
     const read = await api(one(body.businesshour.id), { key: admin });
     expect(read.body.businesshour).toMatchObject({ timezoneId: zones.dublin, timezone_name: 'Europe/Dublin' });
   });
@@ -70,16 +99,29 @@ describe('create', () => {
   it('takes the zone from the integer timezoneId alone, from timezone_name alone, or from both when they agree', async () => {
     const byId = await createHours({ name: 'Perth', timezoneId: zones.perth });
     expect(byId.businesshour).toMatchObject({ timezoneId: zones.perth, timezone_name: 'Australia/Perth' });
-    const [row] = await rows(`SELECT timezone_id, timezone_name FROM business_hours WHERE id = $1`, [byId.businesshour.id]);
+    const [row] = await rows(`SELECT timezone_id, timezone_name FROM business_hours WHERE id = $1`, [
+      byId.businesshour.id,
+    ]);
     expect(row).toEqual({ timezone_id: zones.perth, timezone_name: 'Australia/Perth' });
     const byName = await createHours({ name: 'Kolkata', timezone_name: 'Asia/Kolkata' });
-    expect(byName.businesshour).toMatchObject({ timezoneId: await zoneId('Asia/Kolkata'), timezone_name: 'Asia/Kolkata' });
-    const both = await createHours({ name: 'Lord Howe', timezoneId: zones.lordHowe, timezone_name: 'Australia/Lord_Howe' });
+    expect(byName.businesshour).toMatchObject({
+      timezoneId: await zoneId('Asia/Kolkata'),
+      timezone_name: 'Asia/Kolkata',
+    });
+    const both = await createHours({
+      name: 'Lord Howe',
+      timezoneId: zones.lordHowe,
+      timezone_name: 'Australia/Lord_Howe',
+    });
     expect(both.businesshour).toMatchObject({ timezoneId: zones.lordHowe, timezone_name: 'Australia/Lord_Howe' });
   });
 
   it('spells a zone as the zone list does, whatever the case sent, and finds it in the catalogue', async () => {
-    const both = await createHours({ name: 'Lower case', timezoneId: zones.newYork, timezone_name: 'AMERICA/NEW_YORK' });
+    const both = await createHours({
+      name: 'Lower case',
+      timezoneId: zones.newYork,
+      timezone_name: 'AMERICA/NEW_YORK',
+    });
     expect(both.businesshour).toMatchObject({ timezoneId: zones.newYork, timezone_name: 'America/New_York' });
     const byName = await createHours({ name: 'Lowercase only', timezone_name: 'america/new_york' });
     expect(byName.businesshour).toMatchObject({ timezoneId: zones.newYork, timezone_name: 'America/New_York' });
@@ -90,8 +132,13 @@ describe('create', () => {
     const bare = await api(LIST, { method: 'POST', key: admin, body: { name: 'Bare', timezoneId: UTC } });
     expect(bare.status, bare.text).toBe(201);
     const echoed = await api(LIST, {
-      method: 'POST', key: admin,
-      body: { businesshour: { ...bare.body.businesshour, id: 0, name: 'Echo', triggers: [{ id: 1, type: 'triggers' }] }, included: {}, meta: {} },
+      method: 'POST',
+      key: admin,
+      body: {
+        businesshour: { ...bare.body.businesshour, id: 0, name: 'Echo', triggers: [{ id: 1, type: 'triggers' }] },
+        included: {},
+        meta: {},
+      },
     });
     expect(echoed.status, echoed.text).toBe(201);
     expect(echoed.body.businesshour.id).not.toBe(bare.body.businesshour.id);
@@ -103,16 +150,36 @@ describe('create', () => {
     const body = await createHours({
       name: 'Week',
       timezoneId: zones.dublin,
-      businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }, { day: 2, startHour: '08:30', endHour: '24:00' }],
+      businesshoursschedules: [
+        { day: 1, startHour: '09:00', endHour: '17:00' },
+        { day: 2, startHour: '08:30', endHour: '24:00' },
+      ],
       businesshoursholidays: [{ name: 'Christmas', startDate: '2025-12-25', endDate: '2025-12-26' }],
     });
     const hours = body.businesshour;
     expect(hours.businesshoursschedules).toHaveLength(2);
     expect(hours.businesshoursholidays).toEqual([{ id: expect.any(Number), type: 'businesshoursholidays' }]);
-    expect(body.included.businesshoursschedules[1]).toMatchObject({ type: 'businesshoursschedules', businesshours_id: hours.id, day: 2, startHour: '08:30', endHour: '24:00' });
-    expect(body.included.businesshoursholidays[0]).toMatchObject({ businesshours_id: hours.id, name: 'Christmas', startDate: '2025-12-25', endDate: '2025-12-26' });
-    const children = await rows(`SELECT installation_id, created_by FROM business_hours_schedules WHERE businesshours_id = $1`, [hours.id]);
-    expect(children).toEqual([{ installation_id: site.id, created_by: site.users.admin.id }, { installation_id: site.id, created_by: site.users.admin.id }]);
+    expect(body.included.businesshoursschedules[1]).toMatchObject({
+      type: 'businesshoursschedules',
+      businesshours_id: hours.id,
+      day: 2,
+      startHour: '08:30',
+      endHour: '24:00',
+    });
+    expect(body.included.businesshoursholidays[0]).toMatchObject({
+      businesshours_id: hours.id,
+      name: 'Christmas',
+      startDate: '2025-12-25',
+      endDate: '2025-12-26',
+    });
+    const children = await rows(
+      `SELECT installation_id, created_by FROM business_hours_schedules WHERE businesshours_id = $1`,
+      [hours.id],
+    );
+    expect(children).toEqual([
+      { installation_id: site.id, created_by: site.users.admin.id },
+      { installation_id: site.id, created_by: site.users.admin.id },
+    ]);
   });
 });
 
@@ -133,9 +200,25 @@ describe('get and list', () => {
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['businesshours', 'included', 'meta', 'pagination']);
     expect(response.body.businesshours).toHaveLength(2);
-    const [count] = await rows<{ n: number }>(`SELECT count(*)::int AS n FROM business_hours WHERE installation_id = $1 AND state = 'active'`, [site.id]);
-    expect(response.body.meta.page).toEqual({ page: 1, pageSize: 2, pageOffset: 0, count: count!.n, pages: Math.ceil(count!.n / 2), hasMore: true });
-    expect(response.body.pagination).toEqual({ records: count!.n, pageSize: 2, pages: Math.ceil(count!.n / 2), page: 1, hasMorePages: true });
+    const [count] = await rows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM business_hours WHERE installation_id = $1 AND state = 'active'`,
+      [site.id],
+    );
+    expect(response.body.meta.page).toEqual({
+      page: 1,
+      pageSize: 2,
+      pageOffset: 0,
+      count: count!.n,
+      pages: Math.ceil(count!.n / 2),
+      hasMore: true,
+    });
+    expect(response.body.pagination).toEqual({
+      records: count!.n,
+      pageSize: 2,
+      pages: Math.ceil(count!.n / 2),
+      page: 1,
+      hasMorePages: true,
+    });
     const last = await api(LIST, { key: admin, query: { pageSize: 2, page: Math.ceil(count!.n / 2) } });
     expect(last.body.pagination).toMatchObject({ page: Math.ceil(count!.n / 2), hasMorePages: false });
     expectPagination(last.body);
@@ -145,15 +228,37 @@ describe('get and list', () => {
 
   it('accepts every filter and orderBy name of part 2, and refuses others naming them', async () => {
     await expectListAccepts(LIST, admin, {
-      createdAt: '2020-01-01', createdBy: site.users.admin.id, deletedAt: null, deletedBy: null, updatedAt: { $gte: '2020-01-01' }, updatedBy: site.users.admin.id,
-      state: 'active', id: 1, description: 'Front desk', isDefault: false, name: 'Week', timezoneId: zones.dublin, timezone_name: 'Europe/Dublin',
+      createdAt: '2020-01-01',
+      createdBy: site.users.admin.id,
+      deletedAt: null,
+      deletedBy: null,
+      updatedAt: { $gte: '2020-01-01' },
+      updatedBy: site.users.admin.id,
+      state: 'active',
+      id: 1,
+      description: 'Front desk',
+      isDefault: false,
+      name: 'Week',
+      timezoneId: zones.dublin,
+      timezone_name: 'Europe/Dublin',
     });
-    await expectListRefuses(LIST, admin, ['timezone', 'timezone_id', 'businesshoursschedules', 'installationId', 'is_default', 'type']);
+    await expectListRefuses(LIST, admin, [
+      'timezone',
+      'timezone_id',
+      'businesshoursschedules',
+      'installationId',
+      'is_default',
+      'type',
+    ]);
   });
 
   it('filters timezoneId as an integer: a zone name there is a 400 naming filter.timezoneId', async () => {
     for (const value of ['Europe/Dublin', { $in: ['Europe/Dublin'] }, { $gte: 'Europe' }, 1.5, true]) {
-      const entry = expectErrorBody(await api(LIST, { key: admin, query: { filter: { timezoneId: value } } }), 400, 'filter.timezoneId');
+      const entry = expectErrorBody(
+        await api(LIST, { key: admin, query: { filter: { timezoneId: value } } }),
+        400,
+        'filter.timezoneId',
+      );
       expect(entry.detail).toMatch(/integer/);
     }
     // Digits in a string are an integer to every integer filter, this one too.
@@ -173,25 +278,44 @@ describe('get and list', () => {
     const kolkata = await zoneId('Asia/Kolkata');
     expect(await names({ filter: { timezoneId: kolkata } })).toEqual(['Kolkata']);
     expect(await names({ filter: { timezone_name: 'Asia/Kolkata' } })).toEqual(['Kolkata']);
-    expect(await names({ filter: { timezoneId: { $in: [zones.lordHowe, zones.perth] } }, orderBy: 'name' })).toEqual(['Lord Howe', 'Perth']);
-    expect(await names({ filter: { timezone_name: { $in: ['Australia/Lord_Howe', 'America/New_York'] } }, orderBy: 'name' })).toEqual(['Lord Howe', 'Lower case', 'Lowercase only']);
+    expect(await names({ filter: { timezoneId: { $in: [zones.lordHowe, zones.perth] } }, orderBy: 'name' })).toEqual([
+      'Lord Howe',
+      'Perth',
+    ]);
+    expect(
+      await names({ filter: { timezone_name: { $in: ['Australia/Lord_Howe', 'America/New_York'] } }, orderBy: 'name' }),
+    ).toEqual(['Lord Howe', 'Lower case', 'Lowercase only']);
     expect(await names({ filter: { description: { $contains: 'front' } } })).toEqual(['Dublin office']);
     expect(await names({ filter: { name: { $contains: 'o' }, timezoneId: zones.lordHowe } })).toEqual(['Lord Howe']);
     expect(await names({ filter: { timezoneId: 2_000_000_000 } })).toEqual([]);
     // orderBy timezoneId orders by the catalogue's integer ids, not by the names.
     const picked = { Kolkata: kolkata, 'Lord Howe': zones.lordHowe, 'Dublin office': zones.dublin, Perth: zones.perth };
-    const byId = Object.keys(picked).sort((a, b) => picked[a as keyof typeof picked] - picked[b as keyof typeof picked]);
+    const byId = Object.keys(picked).sort(
+      (a, b) => picked[a as keyof typeof picked] - picked[b as keyof typeof picked],
+    );
     const byZone = await names({ orderBy: 'timezoneId', filter: { name: { $in: Object.keys(picked) } } });
     expect(byZone).toEqual(byId);
-    expect(await names({ orderBy: 'timezoneId', orderMode: 'desc', filter: { name: { $in: Object.keys(picked) } } })).toEqual([...byId].reverse());
+    expect(
+      await names({ orderBy: 'timezoneId', orderMode: 'desc', filter: { name: { $in: Object.keys(picked) } } }),
+    ).toEqual([...byId].reverse());
     const byName = await names({ orderBy: 'timezone_name', filter: { name: { $in: Object.keys(picked) } } });
     expect(byName).toEqual(['Kolkata', 'Lord Howe', 'Perth', 'Dublin office']);
   });
 
   it('accepts the includes of part 2 and refuses others naming includes', async () => {
-    await expectIncludes(LIST, admin, ['businesshoursholidays', 'businesshoursschedules', 'triggers', 'users'], ['schedules', 'holidays', 'inboxes', 'files']);
+    await expectIncludes(
+      LIST,
+      admin,
+      ['businesshoursholidays', 'businesshoursschedules', 'triggers', 'users'],
+      ['schedules', 'holidays', 'inboxes', 'files'],
+    );
     const { businesshour } = await createHours({ name: 'Includable', timezoneId: UTC });
-    await expectIncludes(one(businesshour.id), admin, ['businesshoursholidays', 'businesshoursschedules', 'triggers', 'users'], ['trigger']);
+    await expectIncludes(
+      one(businesshour.id),
+      admin,
+      ['businesshoursholidays', 'businesshoursschedules', 'triggers', 'users'],
+      ['trigger'],
+    );
   });
 
   it('includes the triggers that use the hours, in any state but deleted', async () => {
@@ -206,16 +330,27 @@ describe('get and list', () => {
     const response = await api(one(businesshour.id), { key: admin, query: { includes: 'triggers' } });
     expect(response.status).toBe(200);
     expect(response.body.businesshour.triggers).toEqual(made.slice(0, 3).map((t) => ({ id: t.id, type: 'triggers' })));
-    expect(response.body.included.triggers.map((t: { name: string }) => t.name)).toEqual(['Escalate', 'Draft', 'Paused']);
+    expect(response.body.included.triggers.map((t: { name: string }) => t.name)).toEqual([
+      'Escalate',
+      'Draft',
+      'Paused',
+    ]);
     // a trigger's own `type` is its kind, as the platform has it (`/v2/triggers.json`)
-    expect(response.body.included.triggers[0]).toMatchObject({ type: 'Automatic', name: 'Escalate', businesshours: { id: businesshour.id, type: 'businesshours' }, state: 'active' });
+    expect(response.body.included.triggers[0]).toMatchObject({
+      type: 'Automatic',
+      name: 'Escalate',
+      businesshours: { id: businesshour.id, type: 'businesshours' },
+      state: 'active',
+    });
   });
 
   it('includes users: who created and changed the record', async () => {
     const { businesshour } = await createHours({ name: 'Users', timezoneId: UTC }, site.users.owner.apiKey);
     await api(one(businesshour.id), { method: 'PATCH', key: admin, body: { description: 'changed' } });
     const response = await api(one(businesshour.id), { key: admin, query: { includes: 'users' } });
-    expect(response.body.included.users.map((u: { id: number }) => u.id).sort()).toEqual([site.users.owner.id, site.users.admin.id].sort());
+    expect(response.body.included.users.map((u: { id: number }) => u.id).sort()).toEqual(
+      [site.users.owner.id, site.users.admin.id].sort(),
+    );
     expect(response.body.businesshour).not.toHaveProperty('users');
   });
 });
@@ -223,12 +358,29 @@ describe('get and list', () => {
 describe('update', () => {
   it('PATCH changes exactly what is sent, PUT means the same', async () => {
     const { businesshour } = await createHours({ name: 'Patchable', description: 'keep', timezoneId: zones.dublin });
-    const patched = await api(one(businesshour.id), { method: 'PATCH', key: admin, body: { businesshour: { name: 'Patched' } } });
+    const patched = await api(one(businesshour.id), {
+      method: 'PATCH',
+      key: admin,
+      body: { businesshour: { name: 'Patched' } },
+    });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.body.businesshour).toMatchObject({ name: 'Patched', description: 'keep', timezoneId: zones.dublin, timezone_name: 'Europe/Dublin' });
-    const put = await api(one(businesshour.id), { method: 'PUT', key: site.users.owner.apiKey, body: { description: null } });
+    expect(patched.body.businesshour).toMatchObject({
+      name: 'Patched',
+      description: 'keep',
+      timezoneId: zones.dublin,
+      timezone_name: 'Europe/Dublin',
+    });
+    const put = await api(one(businesshour.id), {
+      method: 'PUT',
+      key: site.users.owner.apiKey,
+      body: { description: null },
+    });
     expect(put.status, put.text).toBe(200);
-    expect(put.body.businesshour).toMatchObject({ name: 'Patched', description: null, updatedBy: { id: site.users.owner.id, type: 'users' } });
+    expect(put.body.businesshour).toMatchObject({
+      name: 'Patched',
+      description: null,
+      updatedBy: { id: site.users.owner.id, type: 'users' },
+    });
   });
 
   it('keeps the two zone names together when one changes', async () => {
@@ -236,18 +388,46 @@ describe('update', () => {
     const byId = await api(one(businesshour.id), { method: 'PATCH', key: admin, body: { timezoneId: zones.newYork } });
     expect(byId.status, byId.text).toBe(200);
     expect(byId.body.businesshour).toMatchObject({ timezoneId: zones.newYork, timezone_name: 'America/New_York' });
-    const byName = await api(one(businesshour.id), { method: 'PATCH', key: admin, body: { timezone_name: 'Asia/Tokyo' } });
+    const byName = await api(one(businesshour.id), {
+      method: 'PATCH',
+      key: admin,
+      body: { timezone_name: 'Asia/Tokyo' },
+    });
     expect(byName.status, byName.text).toBe(200);
     expect(byName.body.businesshour).toMatchObject({ timezoneId: zones.tokyo, timezone_name: 'Asia/Tokyo' });
-    const both = await api(one(businesshour.id), { method: 'PUT', key: admin, body: { timezoneId: zones.paris, timezone_name: 'Europe/Paris' } });
+    const both = await api(one(businesshour.id), {
+      method: 'PUT',
+      key: admin,
+      body: { timezoneId: zones.paris, timezone_name: 'Europe/Paris' },
+    });
     expect(both.status, both.text).toBe(200);
     expect(both.body.businesshour).toMatchObject({ timezoneId: zones.paris, timezone_name: 'Europe/Paris' });
     const back = await api(one(businesshour.id), { method: 'PATCH', key: admin, body: { timezoneId: zones.tokyo } });
     expect(back.body.businesshour).toMatchObject({ timezoneId: zones.tokyo, timezone_name: 'Asia/Tokyo' });
-    await rejects(one(businesshour.id), { method: 'PATCH', body: { timezoneId: zones.paris, timezone_name: 'Europe/Berlin' } }, 400, 'businesshour.timezone_name');
-    await rejects(one(businesshour.id), { method: 'PATCH', body: { timezoneId: 2_000_000_000 } }, 400, 'businesshour.timezoneId');
-    await rejects(one(businesshour.id), { method: 'PATCH', body: { timezoneId: 'Europe/Paris' } }, 400, 'businesshour.timezoneId');
-    await rejects(one(businesshour.id), { method: 'PATCH', body: { timezone_name: 'Europe/Atlantis' } }, 400, 'businesshour.timezone_name');
+    await rejects(
+      one(businesshour.id),
+      { method: 'PATCH', body: { timezoneId: zones.paris, timezone_name: 'Europe/Berlin' } },
+      400,
+      'businesshour.timezone_name',
+    );
+    await rejects(
+      one(businesshour.id),
+      { method: 'PATCH', body: { timezoneId: 2_000_000_000 } },
+      400,
+      'businesshour.timezoneId',
+    );
+    await rejects(
+      one(businesshour.id),
+      { method: 'PATCH', body: { timezoneId: 'Europe/Paris' } },
+      400,
+      'businesshour.timezoneId',
+    );
+    await rejects(
+      one(businesshour.id),
+      { method: 'PATCH', body: { timezone_name: 'Europe/Atlantis' } },
+      400,
+      'businesshour.timezone_name',
+    );
     const [row] = await rows(`SELECT timezone_id, timezone_name FROM business_hours WHERE id = $1`, [businesshour.id]);
     expect(row).toEqual({ timezone_id: zones.tokyo, timezone_name: 'Asia/Tokyo' });
     const read = await api(one(businesshour.id), { key: admin });
@@ -256,22 +436,38 @@ describe('update', () => {
 
   it('adds, changes and removes schedules and holidays through the relation', async () => {
     const created = await createHours({
-      name: 'Nested', timezoneId: UTC,
-      businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }, { day: 2, startHour: '09:00', endHour: '17:00' }],
+      name: 'Nested',
+      timezoneId: UTC,
+      businesshoursschedules: [
+        { day: 1, startHour: '09:00', endHour: '17:00' },
+        { day: 2, startHour: '09:00', endHour: '17:00' },
+      ],
       businesshoursholidays: [{ name: 'New Year', startDate: '2026-01-01', endDate: '2026-01-01' }],
     });
     const [monday, tuesday] = created.businesshour.businesshoursschedules;
     const holiday = created.businesshour.businesshoursholidays[0];
     const response = await api(one(created.businesshour.id), {
-      method: 'PATCH', key: admin,
+      method: 'PATCH',
+      key: admin,
       body: {
-        businesshoursschedules: [{ id: monday.id, endHour: '18:00' }, { id: tuesday.id, delete: true }, { day: 3, startHour: '10:00', endHour: '12:00' }],
+        businesshoursschedules: [
+          { id: monday.id, endHour: '18:00' },
+          { id: tuesday.id, delete: true },
+          { day: 3, startHour: '10:00', endHour: '12:00' },
+        ],
         businesshoursholidays: [{ id: holiday.id, type: 'businesshoursholidays' }],
       },
     });
     expect(response.status, response.text).toBe(200);
-    const schedules = response.body.included.businesshoursschedules.map((s: Record<string, unknown>) => [s.day, s.startHour, s.endHour]);
-    expect(schedules).toEqual([[1, '09:00', '18:00'], [3, '10:00', '12:00']]);
+    const schedules = response.body.included.businesshoursschedules.map((s: Record<string, unknown>) => [
+      s.day,
+      s.startHour,
+      s.endHour,
+    ]);
+    expect(schedules).toEqual([
+      [1, '09:00', '18:00'],
+      [3, '10:00', '12:00'],
+    ]);
     expect(response.body.included.businesshoursholidays).toHaveLength(1);
     const [deleted] = await rows(`SELECT state, deleted_by FROM business_hours_schedules WHERE id = $1`, [tuesday.id]);
     expect(deleted).toEqual({ state: 'deleted', deleted_by: site.users.admin.id });
@@ -280,7 +476,8 @@ describe('update', () => {
 
 describe('zones joining the catalogue', () => {
   const catalogueMax = async () => (await rows<{ max: number }>('SELECT max(id)::int AS max FROM timezones'))[0]!.max;
-  const listed = async (name: string) => (await api('/v2/timezones.json', { key: admin, query: { filter: { name } } })).body.timezones;
+  const listed = async (name: string) =>
+    (await api('/v2/timezones.json', { key: admin, query: { filter: { name } } })).body.timezones;
 
   it('a valid zone not yet listed joins with a new id, which then reads back the same everywhere', async () => {
     const zone = 'Asia/Kathmandu';
@@ -310,14 +507,24 @@ describe('zones joining the catalogue', () => {
     // Read back, stored and filtered like any other zone; the seeded ids did not move.
     const read = await api(one(first.businesshour.id), { key: admin });
     expect(read.body.businesshour).toMatchObject({ timezoneId: id, timezone_name: zone });
-    expect(await rows(`SELECT timezone_id, timezone_name FROM business_hours WHERE id = $1`, [first.businesshour.id])).toEqual([{ timezone_id: id, timezone_name: zone }]);
+    expect(
+      await rows(`SELECT timezone_id, timezone_name FROM business_hours WHERE id = $1`, [first.businesshour.id]),
+    ).toEqual([{ timezone_id: id, timezone_name: zone }]);
     const filtered = await api(LIST, { key: admin, query: { filter: { timezoneId: id }, orderBy: 'name' } });
-    expect(filtered.body.businesshours.map((h: { name: string }) => h.name)).toEqual(['Kathmandu', 'Kathmandu again', 'Kathmandu by id']);
+    expect(filtered.body.businesshours.map((h: { name: string }) => h.name)).toEqual([
+      'Kathmandu',
+      'Kathmandu again',
+      'Kathmandu by id',
+    ]);
     expect({ dublin: await zoneId('Europe/Dublin'), utc: await zoneId('UTC') }).toEqual(seeded);
 
     // A PATCH may move hours to a zone not listed yet, too.
     expect(await catalogueId('Etc/GMT+5')).toBeUndefined();
-    const moved = await api(one(first.businesshour.id), { method: 'PATCH', key: admin, body: { timezone_name: 'Etc/GMT+5' } });
+    const moved = await api(one(first.businesshour.id), {
+      method: 'PATCH',
+      key: admin,
+      body: { timezone_name: 'Etc/GMT+5' },
+    });
     expect(moved.status, moved.text).toBe(200);
     const gmtPlus5 = await zoneId('Etc/GMT+5');
     expect(gmtPlus5).toBeGreaterThan(id);
@@ -335,33 +542,67 @@ describe('zones joining the catalogue', () => {
     expect(lower.businesshour).toMatchObject({ timezoneId: businesshour.timezoneId, timezone_name: zone });
     const utc = await createHours({ name: 'utc', timezone_name: 'utc' });
     expect(utc.businesshour).toMatchObject({ timezoneId: UTC, timezone_name: 'UTC' });
-    expect(await rows(`SELECT count(*)::int AS n FROM timezones WHERE lower(name) IN ('us/eastern', 'utc')`)).toEqual([{ n: 2 }]);
+    expect(await rows(`SELECT count(*)::int AS n FROM timezones WHERE lower(name) IN ('us/eastern', 'utc')`)).toEqual([
+      { n: 2 },
+    ]);
   });
 
   it('a refused write adds no zone to the catalogue', async () => {
     const zone = 'Asia/Yangon';
     expect(await catalogueId(zone)).toBeUndefined();
-    await rejects(LIST, { method: 'POST', body: { name: 'Torn', timezoneId: zones.dublin, timezone_name: zone } }, 400, 'businesshour.timezone_name');
-    await rejects(LIST, { method: 'POST', body: { name: 'Bad week', timezone_name: zone, businesshoursschedules: [{ day: 1, startHour: '10:00', endHour: '09:00' }] } }, 400, 'businesshour.businesshoursschedules[0].endHour');
-    await rejects(LIST, { method: 'POST', key: site.users.agent.apiKey, body: { name: 'Not allowed', timezone_name: zone } }, 403);
+    await rejects(
+      LIST,
+      { method: 'POST', body: { name: 'Torn', timezoneId: zones.dublin, timezone_name: zone } },
+      400,
+      'businesshour.timezone_name',
+    );
+    await rejects(
+      LIST,
+      {
+        method: 'POST',
+        body: {
+          name: 'Bad week',
+          timezone_name: zone,
+          businesshoursschedules: [{ day: 1, startHour: '10:00', endHour: '09:00' }],
+        },
+      },
+      400,
+      'businesshour.businesshoursschedules[0].endHour',
+    );
+    await rejects(
+      LIST,
+      { method: 'POST', key: site.users.agent.apiKey, body: { name: 'Not allowed', timezone_name: zone } },
+      403,
+    );
     expect(await catalogueId(zone)).toBeUndefined();
     expect(await listed(zone)).toEqual([]);
   });
 
   it('the database keeps the id and the name to one catalogue row (business_hours_timezone_fk)', async () => {
     const { businesshour } = await createHours({ name: 'Constrained', timezoneId: UTC });
-    await expect(db().query(`UPDATE business_hours SET timezone_name = 'Europe/Dublin' WHERE id = $1`, [businesshour.id])).rejects.toMatchObject({ constraint: 'business_hours_timezone_fk' });
-    await expect(db().query(`UPDATE business_hours SET timezone_id = 2000000000 WHERE id = $1`, [businesshour.id])).rejects.toMatchObject({ constraint: 'business_hours_timezone_fk' });
-    expect(await rows(`SELECT timezone_id, timezone_name FROM business_hours WHERE id = $1`, [businesshour.id])).toEqual([{ timezone_id: UTC, timezone_name: 'UTC' }]);
+    await expect(
+      db().query(`UPDATE business_hours SET timezone_name = 'Europe/Dublin' WHERE id = $1`, [businesshour.id]),
+    ).rejects.toMatchObject({ constraint: 'business_hours_timezone_fk' });
+    await expect(
+      db().query(`UPDATE business_hours SET timezone_id = 2000000000 WHERE id = $1`, [businesshour.id]),
+    ).rejects.toMatchObject({ constraint: 'business_hours_timezone_fk' });
+    expect(
+      await rows(`SELECT timezone_id, timezone_name FROM business_hours WHERE id = $1`, [businesshour.id]),
+    ).toEqual([{ timezone_id: UTC, timezone_name: 'UTC' }]);
   });
 
   it('several writes naming the same unlisted zone at once all succeed, with one id', async () => {
     const zone = 'Asia/Ho_Chi_Minh';
     expect(await catalogueId(zone)).toBeUndefined();
     const responses = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => api(LIST, { method: 'POST', key: admin, body: { name: `Saigon ${i}`, timezone_name: zone } })),
+      Array.from({ length: 8 }, (_, i) =>
+        api(LIST, { method: 'POST', key: admin, body: { name: `Saigon ${i}`, timezone_name: zone } }),
+      ),
     );
-    expect(responses.map((r) => r.status), responses.map((r) => r.text).join('\n')).toEqual(Array(8).fill(201));
+    expect(
+      responses.map((r) => r.status),
+      responses.map((r) => r.text).join('\n'),
+    ).toEqual(Array(8).fill(201));
     expect(new Set(responses.map((r) => r.body.businesshour.timezoneId))).toEqual(new Set([await zoneId(zone)]));
   });
 });
@@ -375,7 +616,9 @@ describe('the default business hours', () => {
     const second = await createHours({ name: 'Second', timezoneId: UTC, isDefault: true }, key);
     expect(second.businesshour.isDefault).toBe(true);
     expect(await liveDefaults(fresh.id)).toEqual([second.businesshour.id]);
-    const [cleared] = await rows(`SELECT is_default, updated_by FROM business_hours WHERE id = $1`, [first.businesshour.id]);
+    const [cleared] = await rows(`SELECT is_default, updated_by FROM business_hours WHERE id = $1`, [
+      first.businesshour.id,
+    ]);
     expect(cleared).toEqual({ is_default: false, updated_by: fresh.users.owner.id });
 
     const back = await api(one(first.businesshour.id), { method: 'PATCH', key, body: { isDefault: true } });
@@ -399,7 +642,9 @@ describe('the default business hours', () => {
     const key = fresh.users.admin.apiKey;
     const existing = await createHours({ name: 'Existing', timezoneId: UTC }, key);
     const responses = await Promise.all([
-      ...Array.from({ length: 5 }, (_, i) => api(LIST, { method: 'POST', key, body: { name: `Racer ${i}`, timezoneId: UTC, isDefault: true } })),
+      ...Array.from({ length: 5 }, (_, i) =>
+        api(LIST, { method: 'POST', key, body: { name: `Racer ${i}`, timezoneId: UTC, isDefault: true } }),
+      ),
       api(one(existing.businesshour.id), { method: 'PATCH', key, body: { isDefault: true } }),
     ]);
     expect(responses.map((r) => r.status).sort()).toEqual([200, 201, 201, 201, 201, 201]);
@@ -409,7 +654,10 @@ describe('the default business hours', () => {
   it('leaves other installations’ defaults alone', async () => {
     const mine = await newInstallation('bh-default-a');
     const theirs = await newInstallation('bh-default-b');
-    const theirDefault = await createHours({ name: 'Theirs', timezoneId: UTC, isDefault: true }, theirs.users.admin.apiKey);
+    const theirDefault = await createHours(
+      { name: 'Theirs', timezoneId: UTC, isDefault: true },
+      theirs.users.admin.apiKey,
+    );
     await createHours({ name: 'Mine', timezoneId: UTC, isDefault: true }, mine.users.admin.apiKey);
     expect(await liveDefaults(theirs.id)).toEqual([theirDefault.businesshour.id]);
   });
@@ -419,12 +667,43 @@ describe('the default business hours', () => {
     const key = fresh.users.admin.apiKey;
     const current = await createHours({ name: 'Current', timezoneId: UTC, isDefault: true }, key);
     const theirs = await createHours({ name: 'Not yours', timezoneId: UTC }, other.users.admin.apiKey);
-    const check = refusals(() => [fresh, other], () => key);
+    const check = refusals(
+      () => [fresh, other],
+      () => key,
+    );
     await check(one(theirs.businesshour.id), { method: 'PATCH', body: { isDefault: true } }, 404, 'id');
-    await check(LIST, { method: 'POST', body: { name: 'Broken', timezone_name: 'Nowhere/Land', isDefault: true } }, 400, 'businesshour.timezone_name');
-    await check(LIST, { method: 'POST', body: { name: 'Broken', timezoneId: 2_000_000_000, isDefault: true } }, 400, 'businesshour.timezoneId');
-    await check(LIST, { method: 'POST', body: { name: 'Broken', timezoneId: UTC, timezone_name: 'Europe/Dublin', isDefault: true } }, 400, 'businesshour.timezone_name');
-    await check(LIST, { method: 'POST', body: { name: 'Bad week', timezoneId: UTC, isDefault: true, businesshoursschedules: [{ day: 1, startHour: '10:00', endHour: '09:00' }] } }, 400, 'businesshour.businesshoursschedules[0].endHour');
+    await check(
+      LIST,
+      { method: 'POST', body: { name: 'Broken', timezone_name: 'Nowhere/Land', isDefault: true } },
+      400,
+      'businesshour.timezone_name',
+    );
+    await check(
+      LIST,
+      { method: 'POST', body: { name: 'Broken', timezoneId: 2_000_000_000, isDefault: true } },
+      400,
+      'businesshour.timezoneId',
+    );
+    await check(
+      LIST,
+      { method: 'POST', body: { name: 'Broken', timezoneId: UTC, timezone_name: 'Europe/Dublin', isDefault: true } },
+      400,
+      'businesshour.timezone_name',
+    );
+    await check(
+      LIST,
+      {
+        method: 'POST',
+        body: {
+          name: 'Bad week',
+          timezoneId: UTC,
+          isDefault: true,
+          businesshoursschedules: [{ day: 1, startHour: '10:00', endHour: '09:00' }],
+        },
+      },
+      400,
+      'businesshour.businesshoursschedules[0].endHour',
+    );
     expect(await liveDefaults(fresh.id)).toEqual([current.businesshour.id]);
   });
 });
@@ -432,12 +711,16 @@ describe('the default business hours', () => {
 describe('delete', () => {
   it('answers 204, takes the schedules and holidays along, leaves triggers', async () => {
     const created = await createHours({
-      name: 'Doomed', timezoneId: UTC,
+      name: 'Doomed',
+      timezoneId: UTC,
       businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }],
       businesshoursholidays: [{ name: 'Day off', startDate: '2026-05-01', endDate: '2026-05-01' }],
     });
     const id = created.businesshour.id;
-    const [trigger] = await rows<{ id: number }>(`INSERT INTO triggers (installation_id, name, businesshours_id) VALUES ($1, 'Uses it', $2) RETURNING id`, [site.id, id]);
+    const [trigger] = await rows<{ id: number }>(
+      `INSERT INTO triggers (installation_id, name, businesshours_id) VALUES ($1, 'Uses it', $2) RETURNING id`,
+      [site.id, id],
+    );
     const response = await api(one(id), { method: 'DELETE', key: admin });
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
@@ -445,26 +728,51 @@ describe('delete', () => {
     const listed = await api(LIST, { key: admin, query: { filter: { id } } });
     expect(listed.body.businesshours).toEqual([]);
     const deleted = await api(LIST, { key: admin, query: { filter: { id, state: 'deleted' } } });
-    expect(deleted.body.businesshours[0]).toMatchObject({ id, state: 'deleted', deletedBy: { id: site.users.admin.id, type: 'users' } });
+    expect(deleted.body.businesshours[0]).toMatchObject({
+      id,
+      state: 'deleted',
+      deletedBy: { id: site.users.admin.id, type: 'users' },
+    });
     for (const table of ['business_hours_schedules', 'business_hours_holidays']) {
-      expect(await rows(`SELECT state, deleted_by FROM ${table} WHERE businesshours_id = $1`, [id])).toEqual([{ state: 'deleted', deleted_by: site.users.admin.id }]);
+      expect(await rows(`SELECT state, deleted_by FROM ${table} WHERE businesshours_id = $1`, [id])).toEqual([
+        { state: 'deleted', deleted_by: site.users.admin.id },
+      ]);
     }
     const schedule = created.businesshour.businesshoursschedules[0].id;
     expectErrorBody(await api(`/v2/businesshoursschedules/${schedule}.json`, { key: admin }), 404, 'id');
-    expect(await rows(`SELECT state, businesshours_id FROM triggers WHERE id = $1`, [trigger!.id])).toEqual([{ state: 'active', businesshours_id: id }]);
+    expect(await rows(`SELECT state, businesshours_id FROM triggers WHERE id = $1`, [trigger!.id])).toEqual([
+      { state: 'active', businesshours_id: id },
+    ]);
     await rejects(one(id), { method: 'DELETE' }, 404, 'id');
   });
 
   it('another installation’s id is a 404 that deletes nothing', async () => {
-    const theirs = await createHours({ name: 'Theirs to keep', timezoneId: UTC, businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }] }, other.users.admin.apiKey);
+    const theirs = await createHours(
+      {
+        name: 'Theirs to keep',
+        timezoneId: UTC,
+        businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }],
+      },
+      other.users.admin.apiKey,
+    );
     await rejects(one(theirs.businesshour.id), { method: 'DELETE' }, 404, 'id');
   });
 });
 
 describe('no bulk operations', () => {
   it('has no update.json or delete.json: the path is not an id', async () => {
-    await rejects('/v2/businesshours/update.json', { method: 'PATCH', query: { filter: { name: 'Week' } }, body: { description: 'bulk' } }, 400, 'id');
-    await rejects('/v2/businesshours/delete.json', { method: 'DELETE', query: { filter: { name: 'Week' } } }, 400, 'id');
+    await rejects(
+      '/v2/businesshours/update.json',
+      { method: 'PATCH', query: { filter: { name: 'Week' } }, body: { description: 'bulk' } },
+      400,
+      'id',
+    );
+    await rejects(
+      '/v2/businesshours/delete.json',
+      { method: 'DELETE', query: { filter: { name: 'Week' } } },
+      400,
+      'id',
+    );
   });
 
   it('documents exactly the CRUD operations in the OpenAPI document', async () => {
@@ -492,7 +800,15 @@ describe('access: everyone reads, owners and admins write', () => {
       await rejects(one(businesshour.id), { key, method: 'PUT', body: { name: 'Nope' } }, 403);
       await rejects(one(businesshour.id), { key, method: 'DELETE' }, 403);
     }
-    expect((await api(one(businesshour.id), { method: 'PATCH', key: site.users.owner.apiKey, body: { name: 'Owner was here' } })).status).toBe(200);
+    expect(
+      (
+        await api(one(businesshour.id), {
+          method: 'PATCH',
+          key: site.users.owner.apiKey,
+          body: { name: 'Owner was here' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('answers 401 without a credential', async () => {
@@ -508,7 +824,11 @@ describe('bad input', () => {
 
   for (const [what, text, source] of NOT_AN_OBJECT('businesshour')) {
     it(`answers 400 to ${what} on POST, PATCH and PUT`, async () => {
-      for (const [method, path] of [['POST', LIST], ['PATCH', one(target)], ['PUT', one(target)]] as const) {
+      for (const [method, path] of [
+        ['POST', LIST],
+        ['PATCH', one(target)],
+        ['PUT', one(target)],
+      ] as const) {
         await rejects(path, { method, body: text, headers: { 'content-type': 'application/json' } }, 400, source);
       }
     });
@@ -523,7 +843,11 @@ describe('bad input', () => {
     ['description: 7', { description: 7 }, 'businesshour.description'],
     ["isDefault: 'yes'", { isDefault: 'yes' }, 'businesshour.isDefault'],
     ['isDefault: null', { isDefault: null }, 'businesshour.isDefault'],
-    ["timezoneId: 'Europe/Dublin' (a name where the id goes)", { timezoneId: 'Europe/Dublin' }, 'businesshour.timezoneId'],
+    [
+      "timezoneId: 'Europe/Dublin' (a name where the id goes)",
+      { timezoneId: 'Europe/Dublin' },
+      'businesshour.timezoneId',
+    ],
     ["timezoneId: '1' (an id in a string)", { timezoneId: '1' }, 'businesshour.timezoneId'],
     ['timezoneId: null', { timezoneId: null }, 'businesshour.timezoneId'],
     ['timezoneId: true', { timezoneId: true }, 'businesshour.timezoneId'],
@@ -539,35 +863,99 @@ describe('bad input', () => {
     ['an unknown timezone_name', { timezone_name: 'GMT+5:30' }, 'businesshour.timezone_name'],
     ['timezone_name: null', { timezone_name: null }, 'businesshour.timezone_name'],
     ['timezone_name: 326 (an id where the name goes)', { timezone_name: 326 }, 'businesshour.timezone_name'],
-    ['an id and a name of two different zones', () => ({ timezoneId: zones.dublin, timezone_name: 'Europe/London' }), 'businesshour.timezone_name'],
-    ['a name with the id of another zone', () => ({ timezoneId: zones.london, timezone_name: 'europe/dublin' }), 'businesshour.timezone_name'],
-    ['a valid id with an invalid name', { timezoneId: UTC, timezone_name: 'Mars/Olympus_Mons' }, 'businesshour.timezone_name'],
+    [
+      'an id and a name of two different zones',
+      () => ({ timezoneId: zones.dublin, timezone_name: 'Europe/London' }),
+      'businesshour.timezone_name',
+    ],
+    [
+      'a name with the id of another zone',
+      () => ({ timezoneId: zones.london, timezone_name: 'europe/dublin' }),
+      'businesshour.timezone_name',
+    ],
+    [
+      'a valid id with an invalid name',
+      { timezoneId: UTC, timezone_name: 'Mars/Olympus_Mons' },
+      'businesshour.timezone_name',
+    ],
     ['a schedule of the wrong shape', { businesshoursschedules: { day: 1 } }, 'businesshour.businesshoursschedules'],
-    ['a schedule with a bad day', { businesshoursschedules: [{ day: 7, startHour: '09:00', endHour: '17:00' }] }, 'businesshour.businesshoursschedules[0].day'],
-    ['a schedule with a bad hour', { businesshoursschedules: [{ day: 1, startHour: '9:00', endHour: '17:00' }] }, 'businesshour.businesshoursschedules[0].startHour'],
-    ['a schedule ending before it starts', { businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }, { day: 1, startHour: '17:00', endHour: '17:00' }] }, 'businesshour.businesshoursschedules[1].endHour'],
-    ['a schedule missing its day', { businesshoursschedules: [{ startHour: '09:00', endHour: '17:00' }] }, 'businesshour.businesshoursschedules[0].day'],
-    ['a holiday with a bad date', { businesshoursholidays: [{ name: 'x', startDate: '2025-02-30', endDate: '2025-03-01' }] }, 'businesshour.businesshoursholidays[0].startDate'],
-    ['a holiday ending before it starts', { businesshoursholidays: [{ name: 'x', startDate: '2025-03-02', endDate: '2025-03-01' }] }, 'businesshour.businesshoursholidays[0].endDate'],
-    ['a holiday missing its end', { businesshoursholidays: [{ name: 'x', startDate: '2025-03-02' }] }, 'businesshour.businesshoursholidays[0].endDate'],
+    [
+      'a schedule with a bad day',
+      { businesshoursschedules: [{ day: 7, startHour: '09:00', endHour: '17:00' }] },
+      'businesshour.businesshoursschedules[0].day',
+    ],
+    [
+      'a schedule with a bad hour',
+      { businesshoursschedules: [{ day: 1, startHour: '9:00', endHour: '17:00' }] },
+      'businesshour.businesshoursschedules[0].startHour',
+    ],
+    [
+      'a schedule ending before it starts',
+      {
+        businesshoursschedules: [
+          { day: 1, startHour: '09:00', endHour: '17:00' },
+          { day: 1, startHour: '17:00', endHour: '17:00' },
+        ],
+      },
+      'businesshour.businesshoursschedules[1].endHour',
+    ],
+    [
+      'a schedule missing its day',
+      { businesshoursschedules: [{ startHour: '09:00', endHour: '17:00' }] },
+      'businesshour.businesshoursschedules[0].day',
+    ],
+    [
+      'a holiday with a bad date',
+      { businesshoursholidays: [{ name: 'x', startDate: '2025-02-30', endDate: '2025-03-01' }] },
+      'businesshour.businesshoursholidays[0].startDate',
+    ],
+    [
+      'a holiday ending before it starts',
+      { businesshoursholidays: [{ name: 'x', startDate: '2025-03-02', endDate: '2025-03-01' }] },
+      'businesshour.businesshoursholidays[0].endDate',
+    ],
+    [
+      'a holiday missing its end',
+      { businesshoursholidays: [{ name: 'x', startDate: '2025-03-02' }] },
+      'businesshour.businesshoursholidays[0].endDate',
+    ],
   ];
   for (const [what, given, source] of wrong) {
     it(`answers 400 naming ${source} for ${what}`, async () => {
       const properties = typeof given === 'function' ? given() : given;
-      await rejects(LIST, { method: 'POST', body: { businesshour: { name: 'Typed', timezoneId: UTC, ...properties } } }, 400, source);
+      await rejects(
+        LIST,
+        { method: 'POST', body: { businesshour: { name: 'Typed', timezoneId: UTC, ...properties } } },
+        400,
+        source,
+      );
       await rejects(one(target), { method: 'PATCH', body: { businesshour: properties } }, 400, source);
       await rejects(one(target), { method: 'PUT', body: properties }, 400, source);
     });
   }
 
   it('ignores an unknown property, and a schedule naming its parent (the record it is written in), naming each in X-Ignored-Properties', async () => {
-    const body = { colour: 'blue', businesshoursschedules: [{ businesshours_id: 1, day: 3, startHour: '08:00', endHour: '12:00' }] };
-    const made = await api(LIST, { method: 'POST', key: admin, query: { includes: 'businesshoursschedules' }, body: { businesshour: { name: 'Ignoring', timezoneId: UTC, ...body } } });
+    const body = {
+      colour: 'blue',
+      businesshoursschedules: [{ businesshours_id: 1, day: 3, startHour: '08:00', endHour: '12:00' }],
+    };
+    const made = await api(LIST, {
+      method: 'POST',
+      key: admin,
+      query: { includes: 'businesshoursschedules' },
+      body: { businesshour: { name: 'Ignoring', timezoneId: UTC, ...body } },
+    });
     expectIgnored(made, ['businesshour.businesshoursschedules[0].businesshours_id', 'businesshour.colour']);
     const id = made.body.businesshour.id as number;
-    expect(await rows(`SELECT day, businesshours_id FROM business_hours_schedules WHERE businesshours_id = $1`, [id])).toEqual([{ day: 3, businesshours_id: id }]);
-    expectIgnored(await api(one(id), { method: 'PATCH', key: admin, body: { businesshour: { colour: 'red' } } }), ['businesshour.colour']);
-    expectIgnored(await api(one(id), { method: 'PUT', key: admin, body: { colour: 'red', description: 'd' } }), ['businesshour.colour']);
+    expect(
+      await rows(`SELECT day, businesshours_id FROM business_hours_schedules WHERE businesshours_id = $1`, [id]),
+    ).toEqual([{ day: 3, businesshours_id: id }]);
+    expectIgnored(await api(one(id), { method: 'PATCH', key: admin, body: { businesshour: { colour: 'red' } } }), [
+      'businesshour.colour',
+    ]);
+    expectIgnored(await api(one(id), { method: 'PUT', key: admin, body: { colour: 'red', description: 'd' } }), [
+      'businesshour.colour',
+    ]);
   });
 
   it('answers 400 naming the missing required properties on create', async () => {
@@ -575,27 +963,77 @@ describe('bad input', () => {
     await rejects(LIST, { method: 'POST', body: { timezone_name: 'UTC' } }, 400, 'businesshour.name');
     const neither = await rejects(LIST, { method: 'POST', body: { name: 'Zoneless' } }, 400, 'businesshour.timezoneId');
     expect(neither!.detail).toMatch(/timezone_name/);
-    await rejects(LIST, { method: 'POST', body: { name: 'Zoneless', description: 'x', isDefault: true } }, 400, 'businesshour.timezoneId');
+    await rejects(
+      LIST,
+      { method: 'POST', body: { name: 'Zoneless', description: 'x', isDefault: true } },
+      400,
+      'businesshour.timezoneId',
+    );
   });
 
   it('names the catalogue when an id is not in it, and the other zone when id and name disagree', async () => {
-    const unknown = await rejects(LIST, { method: 'POST', body: { name: 'Nowhere', timezoneId: 2_000_000_000 } }, 400, 'businesshour.timezoneId');
+    const unknown = await rejects(
+      LIST,
+      { method: 'POST', body: { name: 'Nowhere', timezoneId: 2_000_000_000 } },
+      400,
+      'businesshour.timezoneId',
+    );
     expect(unknown!.detail).toContain('/v2/timezones.json');
-    const disagree = await rejects(LIST, { method: 'POST', body: { name: 'Torn', timezoneId: zones.dublin, timezone_name: 'Europe/London' } }, 400, 'businesshour.timezone_name');
+    const disagree = await rejects(
+      LIST,
+      { method: 'POST', body: { name: 'Torn', timezoneId: zones.dublin, timezone_name: 'Europe/London' } },
+      400,
+      'businesshour.timezone_name',
+    );
     expect(disagree!.detail).toContain('Europe/Dublin');
   });
 
   it('refuses a schedule or holiday entry that is not one of these hours', async () => {
-    const sibling = await createHours({ name: 'Sibling', timezoneId: UTC, businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }], businesshoursholidays: [{ name: 'h', startDate: '2026-01-01', endDate: '2026-01-01' }] });
+    const sibling = await createHours({
+      name: 'Sibling',
+      timezoneId: UTC,
+      businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }],
+      businesshoursholidays: [{ name: 'h', startDate: '2026-01-01', endDate: '2026-01-01' }],
+    });
     const schedule = sibling.businesshour.businesshoursschedules[0].id;
     const holiday = sibling.businesshour.businesshoursholidays[0].id;
-    await rejects(one(target), { method: 'PATCH', body: { businesshoursschedules: [{ id: schedule, endHour: '18:00' }] } }, 400, 'businesshour.businesshoursschedules[0].id');
-    await rejects(one(target), { method: 'PATCH', body: { businesshoursschedules: [{ id: schedule, delete: true }] } }, 400, 'businesshour.businesshoursschedules[0].id');
-    await rejects(one(target), { method: 'PATCH', body: { businesshoursholidays: [{ id: holiday, endDate: '2026-01-02' }] } }, 400, 'businesshour.businesshoursholidays[0].id');
-    await rejects(LIST, { method: 'POST', body: { name: 'Thief', timezoneId: UTC, businesshoursschedules: [{ id: schedule }] } }, 400, 'businesshour.businesshoursschedules[0].id');
+    await rejects(
+      one(target),
+      { method: 'PATCH', body: { businesshoursschedules: [{ id: schedule, endHour: '18:00' }] } },
+      400,
+      'businesshour.businesshoursschedules[0].id',
+    );
+    await rejects(
+      one(target),
+      { method: 'PATCH', body: { businesshoursschedules: [{ id: schedule, delete: true }] } },
+      400,
+      'businesshour.businesshoursschedules[0].id',
+    );
+    await rejects(
+      one(target),
+      { method: 'PATCH', body: { businesshoursholidays: [{ id: holiday, endDate: '2026-01-02' }] } },
+      400,
+      'businesshour.businesshoursholidays[0].id',
+    );
+    await rejects(
+      LIST,
+      { method: 'POST', body: { name: 'Thief', timezoneId: UTC, businesshoursschedules: [{ id: schedule }] } },
+      400,
+      'businesshour.businesshoursschedules[0].id',
+    );
     // A change to one hour is checked against the other as stored.
-    await rejects(one(sibling.businesshour.id), { method: 'PATCH', body: { businesshoursschedules: [{ id: schedule, startHour: '17:30' }] } }, 400, 'businesshour.businesshoursschedules[0].startHour');
-    await rejects(one(sibling.businesshour.id), { method: 'PATCH', body: { businesshoursholidays: [{ id: holiday, endDate: '2025-12-31' }] } }, 400, 'businesshour.businesshoursholidays[0].endDate');
+    await rejects(
+      one(sibling.businesshour.id),
+      { method: 'PATCH', body: { businesshoursschedules: [{ id: schedule, startHour: '17:30' }] } },
+      400,
+      'businesshour.businesshoursschedules[0].startHour',
+    );
+    await rejects(
+      one(sibling.businesshour.id),
+      { method: 'PATCH', body: { businesshoursholidays: [{ id: holiday, endDate: '2025-12-31' }] } },
+      400,
+      'businesshour.businesshoursholidays[0].endDate',
+    );
   });
 
   it('answers 404 for another installation’s record, which stays as it was', async () => {
@@ -603,10 +1041,19 @@ describe('bad input', () => {
     for (const method of ['PATCH', 'PUT'] as const) {
       await rejects(one(theirs.businesshour.id), { method, body: { name: 'Taken over' } }, 404, 'id');
     }
-    await rejects(one(theirs.businesshour.id), { method: 'PATCH', body: { businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '10:00' }] } }, 404, 'id');
+    await rejects(
+      one(theirs.businesshour.id),
+      { method: 'PATCH', body: { businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '10:00' }] } },
+      404,
+      'id',
+    );
   });
 
   it('answers 415 to a body that is not JSON', async () => {
-    await rejects(LIST, { method: 'POST', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415);
+    await rejects(
+      LIST,
+      { method: 'POST', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      415,
+    );
   });
 });

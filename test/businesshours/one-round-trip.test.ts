@@ -30,7 +30,13 @@ const hours = (id: number) => `/v2/businesshours/${id}.json`;
 const unchanged = () => snapshot([site.id, other.id]);
 
 /** A refusal in one exchange: its one error, and every row as it was. */
-async function refusedInOneTrip(path: string, method: string, body: unknown, status: number, error: Record<string, string>) {
+async function refusedInOneTrip(
+  path: string,
+  method: string,
+  body: unknown,
+  status: number,
+  error: Record<string, string>,
+) {
   const before = await unchanged();
   const { answer, trips } = await write(path, method, body);
   expect(answer.status, answer.text).toBe(status);
@@ -45,58 +51,158 @@ describe('business hours in one round trip', () => {
     expect(await catalogueId(zone)).toBeUndefined();
     const { answer, trips } = await write('/v2/businesshours.json', 'POST', {
       businesshour: {
-        name: 'Far office', timezone_name: zone, isDefault: true,
-        businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }, { day: 2, startHour: '09:00', endHour: '12:00' }],
+        name: 'Far office',
+        timezone_name: zone,
+        isDefault: true,
+        businesshoursschedules: [
+          { day: 1, startHour: '09:00', endHour: '17:00' },
+          { day: 2, startHour: '09:00', endHour: '12:00' },
+        ],
         businesshoursholidays: [{ name: 'Closed', startDate: '2026-12-24', endDate: '2026-12-26' }],
       },
     });
     expect(answer.status, answer.text).toBe(201);
     expect(trips).toBe(1);
     const id = await catalogueId(zone);
-    expect(answer.body.businesshour).toMatchObject({ name: 'Far office', isDefault: true, timezoneId: id, timezone_name: zone });
+    expect(answer.body.businesshour).toMatchObject({
+      name: 'Far office',
+      isDefault: true,
+      timezoneId: id,
+      timezone_name: zone,
+    });
     expect(answer.body.businesshour.businesshoursschedules).toHaveLength(2);
     expect(answer.body.businesshour.businesshoursholidays).toHaveLength(1);
     const events = await rows<{ record_type: string; n: number }>(
       `SELECT record_type, count(*)::int AS n FROM events WHERE installation_id = $1 AND kind = 'created' AND record_type LIKE 'businesshours%' GROUP BY 1 ORDER BY 1`,
       [site.id],
     );
-    expect(events).toEqual([{ record_type: 'businesshours', n: 1 }, { record_type: 'businesshoursholidays', n: 1 }, { record_type: 'businesshoursschedules', n: 2 }]);
+    expect(events).toEqual([
+      { record_type: 'businesshours', n: 1 },
+      { record_type: 'businesshoursholidays', n: 1 },
+      { record_type: 'businesshoursschedules', n: 2 },
+    ]);
   });
 
-  it('creates by zone id and updates the zone by name and a schedule\'s one hour, one exchange each', async () => {
-    const made = await write('/v2/businesshours.json', 'POST', { businesshour: { name: 'By id', timezoneId: dublin, businesshoursschedules: [{ day: 3, startHour: '09:00', endHour: '17:00' }] } });
+  it("creates by zone id and updates the zone by name and a schedule's one hour, one exchange each", async () => {
+    const made = await write('/v2/businesshours.json', 'POST', {
+      businesshour: {
+        name: 'By id',
+        timezoneId: dublin,
+        businesshoursschedules: [{ day: 3, startHour: '09:00', endHour: '17:00' }],
+      },
+    });
     expect(made.answer.status, made.answer.text).toBe(201);
     expect(made.trips).toBe(1);
     expect(made.answer.body.businesshour).toMatchObject({ timezoneId: dublin, timezone_name: 'Europe/Dublin' });
     const id = made.answer.body.businesshour.id as number;
     const schedule = made.answer.body.businesshour.businesshoursschedules[0].id as number;
 
-    const moved = await write(hours(id), 'PATCH', { businesshour: { timezone_name: 'utc', businesshoursschedules: [{ id: schedule, endHour: '18:30' }] } });
+    const moved = await write(hours(id), 'PATCH', {
+      businesshour: { timezone_name: 'utc', businesshoursschedules: [{ id: schedule, endHour: '18:30' }] },
+    });
     expect(moved.answer.status, moved.answer.text).toBe(200);
     expect(moved.trips).toBe(1);
     expect(moved.answer.body.businesshour).toMatchObject({ timezoneId: UTC, timezone_name: 'UTC' });
-    expect(await rows('SELECT start_hour, end_hour FROM business_hours_schedules WHERE id = $1', [schedule])).toEqual([{ start_hour: '09:00', end_hour: '18:30' }]);
-    const [changed] = await rows<{ data: Record<string, unknown> }>(`SELECT data FROM events WHERE record_type = 'businesshours' AND record_id = $1 AND kind = 'updated'`, [id]);
-    expect(changed!.data).toMatchObject({ timezoneId: { before: dublin, after: UTC }, timezone_name: { before: 'Europe/Dublin', after: 'UTC' } });
+    expect(await rows('SELECT start_hour, end_hour FROM business_hours_schedules WHERE id = $1', [schedule])).toEqual([
+      { start_hour: '09:00', end_hour: '18:30' },
+    ]);
+    const [changed] = await rows<{ data: Record<string, unknown> }>(
+      `SELECT data FROM events WHERE record_type = 'businesshours' AND record_id = $1 AND kind = 'updated'`,
+      [id],
+    );
+    expect(changed!.data).toMatchObject({
+      timezoneId: { before: dublin, after: UTC },
+      timezone_name: { before: 'Europe/Dublin', after: 'UTC' },
+    });
   });
 
-  it('refuses an unknown zone id, a name that is another zone, hours out of order as stored, and another installation\'s hours, in the same exchange, writing nothing', async () => {
-    const kept = (await api('/v2/businesshours.json', { method: 'POST', key: admin, body: { name: 'Kept', timezoneId: UTC, businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }] } })).body.businesshour;
+  it("refuses an unknown zone id, a name that is another zone, hours out of order as stored, and another installation's hours, in the same exchange, writing nothing", async () => {
+    const kept = (
+      await api('/v2/businesshours.json', {
+        method: 'POST',
+        key: admin,
+        body: {
+          name: 'Kept',
+          timezoneId: UTC,
+          businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }],
+        },
+      })
+    ).body.businesshour;
     const schedule = kept.businesshoursschedules[0].id as number;
-    await refusedInOneTrip('/v2/businesshours.json', 'POST', { businesshour: { name: 'Nowhere', timezoneId: 2_000_000_000 } }, 400,
-      { code: 'invalid', source: 'businesshour.timezoneId', detail: 'no time zone 2000000000; the ids are listed at /v2/timezones.json' });
-    await refusedInOneTrip(hours(kept.id), 'PATCH', { businesshour: { timezoneId: dublin, timezone_name: 'Europe/London' } }, 400,
-      { code: 'invalid', source: 'businesshour.timezone_name', detail: `must name the same time zone as timezoneId (${dublin} is Europe/Dublin); send either, or both alike` });
-    await refusedInOneTrip(hours(kept.id), 'PATCH', { businesshour: { name: 'Renamed', businesshoursschedules: [{ day: 2, startHour: '08:00', endHour: '09:00' }, { id: schedule, startHour: '17:30' }] } }, 400,
-      { code: 'invalid', source: 'businesshour.businesshoursschedules[1].startHour', detail: 'must be before endHour (17:00)' });
-    const theirs = (await api('/v2/businesshours.json', { method: 'POST', key: other.users.admin.apiKey, body: { name: 'Theirs', timezoneId: UTC } })).body.businesshour.id as number;
-    await refusedInOneTrip(hours(theirs), 'PATCH', { businesshour: { name: 'Taken' } }, 404, { code: 'notFound', source: 'id', detail: `businesshour ${theirs} not found` });
+    await refusedInOneTrip(
+      '/v2/businesshours.json',
+      'POST',
+      { businesshour: { name: 'Nowhere', timezoneId: 2_000_000_000 } },
+      400,
+      {
+        code: 'invalid',
+        source: 'businesshour.timezoneId',
+        detail: 'no time zone 2000000000; the ids are listed at /v2/timezones.json',
+      },
+    );
+    await refusedInOneTrip(
+      hours(kept.id),
+      'PATCH',
+      { businesshour: { timezoneId: dublin, timezone_name: 'Europe/London' } },
+      400,
+      {
+        code: 'invalid',
+        source: 'businesshour.timezone_name',
+        detail: `must name the same time zone as timezoneId (${dublin} is Europe/Dublin); send either, or both alike`,
+      },
+    );
+    await refusedInOneTrip(
+      hours(kept.id),
+      'PATCH',
+      {
+        businesshour: {
+          name: 'Renamed',
+          businesshoursschedules: [
+            { day: 2, startHour: '08:00', endHour: '09:00' },
+            { id: schedule, startHour: '17:30' },
+          ],
+        },
+      },
+      400,
+      {
+        code: 'invalid',
+        source: 'businesshour.businesshoursschedules[1].startHour',
+        detail: 'must be before endHour (17:00)',
+      },
+    );
+    const theirs = (
+      await api('/v2/businesshours.json', {
+        method: 'POST',
+        key: other.users.admin.apiKey,
+        body: { name: 'Theirs', timezoneId: UTC },
+      })
+    ).body.businesshour.id as number;
+    await refusedInOneTrip(hours(theirs), 'PATCH', { businesshour: { name: 'Taken' } }, 404, {
+      code: 'notFound',
+      source: 'id',
+      detail: `businesshour ${theirs} not found`,
+    });
   });
 
   it('adds no zone when the write is refused', async () => {
     const zone = 'Etc/GMT+7';
-    await refusedInOneTrip('/v2/businesshours.json', 'POST', { businesshour: { name: 'Bad week', timezone_name: zone, businesshoursschedules: [{ day: 1, startHour: '10:00', endHour: '09:00' }] } }, 400,
-      { code: 'invalid', source: 'businesshour.businesshoursschedules[0].endHour', detail: 'must be after startHour (10:00)' });
+    await refusedInOneTrip(
+      '/v2/businesshours.json',
+      'POST',
+      {
+        businesshour: {
+          name: 'Bad week',
+          timezone_name: zone,
+          businesshoursschedules: [{ day: 1, startHour: '10:00', endHour: '09:00' }],
+        },
+      },
+      400,
+      {
+        code: 'invalid',
+        source: 'businesshour.businesshoursschedules[0].endHour',
+        detail: 'must be after startHour (10:00)',
+      },
+    );
     expect(await catalogueId(zone)).toBeUndefined();
     // a create naming no zone is refused in the Worker, before any exchange
     const zoneless = await write('/v2/businesshours.json', 'POST', { businesshour: { name: 'Zoneless' } });
@@ -109,13 +215,27 @@ describe('schedules and holidays in one round trip', () => {
   let parent: number;
 
   beforeAll(async () => {
-    parent = (await api('/v2/businesshours.json', { method: 'POST', key: admin, body: { name: 'Parent', timezoneId: UTC } })).body.businesshour.id;
+    parent = (
+      await api('/v2/businesshours.json', { method: 'POST', key: admin, body: { name: 'Parent', timezoneId: UTC } })
+    ).body.businesshour.id;
   });
 
   it('creates and changes one hour of a schedule, and one date of a holiday, one exchange each', async () => {
     const cases = [
-      ['businesshoursschedules', 'businesshoursschedule', { businesshours: { id: parent }, day: 4, startHour: '09:00', endHour: '17:00' }, { startHour: '10:00' }, { startHour: '10:00', endHour: '17:00' }],
-      ['businesshoursholidays', 'businesshoursholiday', { businesshours_id: parent, name: 'Break', startDate: '2026-12-24', endDate: '2026-12-24' }, { endDate: '2026-12-31' }, { startDate: '2026-12-24', endDate: '2026-12-31' }],
+      [
+        'businesshoursschedules',
+        'businesshoursschedule',
+        { businesshours: { id: parent }, day: 4, startHour: '09:00', endHour: '17:00' },
+        { startHour: '10:00' },
+        { startHour: '10:00', endHour: '17:00' },
+      ],
+      [
+        'businesshoursholidays',
+        'businesshoursholiday',
+        { businesshours_id: parent, name: 'Break', startDate: '2026-12-24', endDate: '2026-12-24' },
+        { endDate: '2026-12-31' },
+        { startDate: '2026-12-24', endDate: '2026-12-31' },
+      ],
     ] as const;
     for (const [type, wrapper, created, change, after] of cases) {
       const made = await write(`/v2/${type}.json`, 'POST', { [wrapper]: created });
@@ -128,29 +248,83 @@ describe('schedules and holidays in one round trip', () => {
     }
   });
 
-  it('refuses an hour or a date out of order with the one stored, and another installation\'s business hours, in the same exchange, writing nothing', async () => {
-    const schedule = (await api('/v2/businesshoursschedules.json', { method: 'POST', key: admin, body: { businesshours_id: parent, day: 5, startHour: '09:00', endHour: '17:00' } })).body.businesshoursschedule.id;
-    const holiday = (await api('/v2/businesshoursholidays.json', { method: 'POST', key: admin, body: { businesshours_id: parent, name: 'Eve', startDate: '2026-12-24', endDate: '2026-12-25' } })).body.businesshoursholiday.id;
-    await refusedInOneTrip(`/v2/businesshoursschedules/${schedule}.json`, 'PATCH', { businesshoursschedule: { endHour: '08:00' } }, 400,
-      { code: 'invalid', source: 'businesshoursschedule.endHour', detail: 'must be after startHour (09:00)' });
-    await refusedInOneTrip(`/v2/businesshoursholidays/${holiday}.json`, 'PATCH', { businesshoursholiday: { startDate: '2026-12-26' } }, 400,
-      { code: 'invalid', source: 'businesshoursholiday.startDate', detail: 'must not be after endDate (2026-12-25)' });
-    await refusedInOneTrip('/v2/businesshoursholidays.json', 'POST', { businesshoursholiday: { businesshours_id: parent, name: 'Backwards', startDate: '2026-12-24', endDate: '2026-12-23' } }, 400,
-      { code: 'invalid', source: 'businesshoursholiday.endDate', detail: 'must not be before startDate (2026-12-24)' });
-    const theirs = (await api('/v2/businesshours.json', { method: 'POST', key: other.users.admin.apiKey, body: { name: 'Theirs too', timezoneId: UTC } })).body.businesshour.id as number;
-    await refusedInOneTrip('/v2/businesshoursschedules.json', 'POST', { businesshoursschedule: { businesshours_id: theirs, day: 1, startHour: '09:00', endHour: '17:00' } }, 400,
-      { code: 'invalid', source: 'businesshoursschedule.businesshours_id', detail: `no businesshours ${theirs} here` });
+  it("refuses an hour or a date out of order with the one stored, and another installation's business hours, in the same exchange, writing nothing", async () => {
+    const schedule = (
+      await api('/v2/businesshoursschedules.json', {
+        method: 'POST',
+        key: admin,
+        body: { businesshours_id: parent, day: 5, startHour: '09:00', endHour: '17:00' },
+      })
+    ).body.businesshoursschedule.id;
+    const holiday = (
+      await api('/v2/businesshoursholidays.json', {
+        method: 'POST',
+        key: admin,
+        body: { businesshours_id: parent, name: 'Eve', startDate: '2026-12-24', endDate: '2026-12-25' },
+      })
+    ).body.businesshoursholiday.id;
+    await refusedInOneTrip(
+      `/v2/businesshoursschedules/${schedule}.json`,
+      'PATCH',
+      { businesshoursschedule: { endHour: '08:00' } },
+      400,
+      { code: 'invalid', source: 'businesshoursschedule.endHour', detail: 'must be after startHour (09:00)' },
+    );
+    await refusedInOneTrip(
+      `/v2/businesshoursholidays/${holiday}.json`,
+      'PATCH',
+      { businesshoursholiday: { startDate: '2026-12-26' } },
+      400,
+      { code: 'invalid', source: 'businesshoursholiday.startDate', detail: 'must not be after endDate (2026-12-25)' },
+    );
+    await refusedInOneTrip(
+      '/v2/businesshoursholidays.json',
+      'POST',
+      {
+        businesshoursholiday: {
+          businesshours_id: parent,
+          name: 'Backwards',
+          startDate: '2026-12-24',
+          endDate: '2026-12-23',
+        },
+      },
+      400,
+      { code: 'invalid', source: 'businesshoursholiday.endDate', detail: 'must not be before startDate (2026-12-24)' },
+    );
+    const theirs = (
+      await api('/v2/businesshours.json', {
+        method: 'POST',
+        key: other.users.admin.apiKey,
+        body: { name: 'Theirs too', timezoneId: UTC },
+      })
+    ).body.businesshour.id as number;
+    await refusedInOneTrip(
+      '/v2/businesshoursschedules.json',
+      'POST',
+      { businesshoursschedule: { businesshours_id: theirs, day: 1, startHour: '09:00', endHour: '17:00' } },
+      400,
+      { code: 'invalid', source: 'businesshoursschedule.businesshours_id', detail: `no businesshours ${theirs} here` },
+    );
   });
 });
 
 describe('a delete of business hours in one round trip', () => {
-  it('deletes the hours with their schedules and holidays, each with its event, in one exchange; another installation\'s are a 404 from it', async () => {
+  it("deletes the hours with their schedules and holidays, each with its event, in one exchange; another installation's are a 404 from it", async () => {
     const made = await write('/v2/businesshours.json', 'POST', {
-      businesshour: { name: 'To delete', timezoneId: UTC, businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }], businesshoursholidays: [{ name: 'Off', startDate: '2026-12-31', endDate: '2026-12-31' }] },
+      businesshour: {
+        name: 'To delete',
+        timezoneId: UTC,
+        businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:00' }],
+        businesshoursholidays: [{ name: 'Off', startDate: '2026-12-31', endDate: '2026-12-31' }],
+      },
     });
     expect(made.answer.status, made.answer.text).toBe(201);
     const id = made.answer.body.businesshour.id as number;
-    const theirs = await api('/v2/businesshours.json', { method: 'POST', key: other.users.admin.apiKey, body: { businesshour: { name: 'Theirs', timezoneId: UTC } } });
+    const theirs = await api('/v2/businesshours.json', {
+      method: 'POST',
+      key: other.users.admin.apiKey,
+      body: { businesshour: { name: 'Theirs', timezoneId: UTC } },
+    });
     expect(theirs.status, theirs.text).toBe(201);
     const before = await unchanged();
     await api('/v2/businesshours.json', { key: admin });
@@ -166,6 +340,10 @@ describe('a delete of business hours in one round trip', () => {
       `SELECT record_type, count(*)::int AS n FROM events WHERE installation_id = $1 AND kind = 'deleted' AND (record_id = $2 OR data->'parent'->>'id' = $2::text) GROUP BY 1 ORDER BY 1`,
       [site.id, id],
     );
-    expect(events).toEqual([{ record_type: 'businesshours', n: 1 }, { record_type: 'businesshoursholidays', n: 1 }, { record_type: 'businesshoursschedules', n: 1 }]);
+    expect(events).toEqual([
+      { record_type: 'businesshours', n: 1 },
+      { record_type: 'businesshoursholidays', n: 1 },
+      { record_type: 'businesshoursschedules', n: 1 },
+    ]);
   });
 });

@@ -5,7 +5,15 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectIgnored } from '../support/ignored';
-import { expectErrorBody, expectIncludes, expectListAccepts, expectListRefuses, NOT_AN_OBJECT, refusals, zoneId } from './support';
+import {
+  expectErrorBody,
+  expectIncludes,
+  expectListAccepts,
+  expectListRefuses,
+  NOT_AN_OBJECT,
+  refusals,
+  zoneId,
+} from './support';
 
 let site: SeededInstallation;
 let other: SeededInstallation;
@@ -13,10 +21,17 @@ let admin: string;
 const ids = { hours: 0, otherHours: 0, deletedHours: 0, theirHours: 0, schedule: 0, theirSchedule: 0 };
 const LIST = '/v2/businesshoursschedules.json';
 const one = (id: number) => `/v2/businesshoursschedules/${id}.json`;
-const rejects = refusals(() => [site, other], () => admin);
+const rejects = refusals(
+  () => [site, other],
+  () => admin,
+);
 
 async function createHours(key: string, name: string): Promise<number> {
-  const response = await api('/v2/businesshours.json', { method: 'POST', key, body: { name, timezoneId: await zoneId('Europe/Dublin') } });
+  const response = await api('/v2/businesshours.json', {
+    method: 'POST',
+    key,
+    body: { name, timezoneId: await zoneId('Europe/Dublin') },
+  });
   expect(response.status, response.text).toBe(201);
   return response.body.businesshour.id;
 }
@@ -27,7 +42,13 @@ async function createSchedule(body: Record<string, unknown>, key = admin) {
   return response.body.businesshoursschedule;
 }
 
-const storedRow = async (id: number) => (await rows(`SELECT day, start_hour, end_hour, businesshours_id, state FROM business_hours_schedules WHERE id = $1`, [id]))[0];
+const storedRow = async (id: number) =>
+  (
+    await rows(
+      `SELECT day, start_hour, end_hour, businesshours_id, state FROM business_hours_schedules WHERE id = $1`,
+      [id],
+    )
+  )[0];
 
 beforeAll(async () => {
   site = await newInstallation('bhs');
@@ -38,24 +59,51 @@ beforeAll(async () => {
   ids.deletedHours = await createHours(admin, 'Deleted');
   expect((await api(`/v2/businesshours/${ids.deletedHours}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
   ids.theirHours = await createHours(other.users.admin.apiKey, 'Theirs');
-  ids.schedule = (await createSchedule({ businesshours_id: ids.hours, day: 1, startHour: '09:00', endHour: '17:00' })).id;
-  ids.theirSchedule = (await createSchedule({ businesshours_id: ids.theirHours, day: 1, startHour: '09:00', endHour: '17:00' }, other.users.admin.apiKey)).id;
+  ids.schedule = (
+    await createSchedule({ businesshours_id: ids.hours, day: 1, startHour: '09:00', endHour: '17:00' })
+  ).id;
+  ids.theirSchedule = (
+    await createSchedule(
+      { businesshours_id: ids.theirHours, day: 1, startHour: '09:00', endHour: '17:00' },
+      other.users.admin.apiKey,
+    )
+  ).id;
 });
 
 describe('CRUD', () => {
   it('creates: 201 wrapped as businesshoursschedule, businesshours_id an integer', async () => {
-    const response = await api(LIST, { method: 'POST', key: site.users.owner.apiKey, body: { businesshoursschedule: { businesshours_id: ids.hours, day: 0, startHour: '00:00', endHour: '24:00' } } });
+    const response = await api(LIST, {
+      method: 'POST',
+      key: site.users.owner.apiKey,
+      body: { businesshoursschedule: { businesshours_id: ids.hours, day: 0, startHour: '00:00', endHour: '24:00' } },
+    });
     expect(response.status, response.text).toBe(201);
     expect(Object.keys(response.body).sort()).toEqual(['businesshoursschedule', 'included']);
     expect(response.body.businesshoursschedule).toMatchObject({
-      type: 'businesshoursschedules', businesshours_id: ids.hours, day: 0, startHour: '00:00', endHour: '24:00', state: 'active',
+      type: 'businesshoursschedules',
+      businesshours_id: ids.hours,
+      day: 0,
+      startHour: '00:00',
+      endHour: '24:00',
+      state: 'active',
       createdBy: { id: site.users.owner.id, type: 'users' },
     });
-    expect(await storedRow(response.body.businesshoursschedule.id)).toEqual({ day: 0, start_hour: '00:00', end_hour: '24:00', businesshours_id: ids.hours, state: 'active' });
+    expect(await storedRow(response.body.businesshoursschedule.id)).toEqual({
+      day: 0,
+      start_hour: '00:00',
+      end_hour: '24:00',
+      businesshours_id: ids.hours,
+      state: 'active',
+    });
   });
 
   it('accepts a bare body', async () => {
-    const schedule = await createSchedule({ businesshours_id: ids.hours, day: 6, startHour: '23:59', endHour: '24:00' });
+    const schedule = await createSchedule({
+      businesshours_id: ids.hours,
+      day: 6,
+      startHour: '23:59',
+      endHour: '24:00',
+    });
     expect(schedule.startHour).toBe('23:59');
   });
 
@@ -63,7 +111,11 @@ describe('CRUD', () => {
     const response = await api(one(ids.schedule), { key: site.users.collaborator.apiKey });
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['businesshoursschedule', 'included']);
-    expect(response.body.businesshoursschedule).toMatchObject({ id: ids.schedule, businesshours_id: ids.hours, day: 1 });
+    expect(response.body.businesshoursschedule).toMatchObject({
+      id: ids.schedule,
+      businesshours_id: ids.hours,
+      day: 1,
+    });
     expectErrorBody(await api(one(ids.theirSchedule), { key: admin }), 404, 'id');
     expectErrorBody(await api(one(2_000_000_000), { key: admin }), 404, 'id');
   });
@@ -72,23 +124,63 @@ describe('CRUD', () => {
     const response = await api(LIST, { key: site.users.agent.apiKey });
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['businesshoursschedules', 'included', 'meta', 'pagination']);
-    expect(response.body.meta.page).toMatchObject({ page: 1, pageSize: 50, count: response.body.businesshoursschedules.length, hasMore: false });
-    expect(response.body.pagination).toEqual({ records: response.body.businesshoursschedules.length, pageSize: 50, pages: 1, page: 1, hasMorePages: false });
+    expect(response.body.meta.page).toMatchObject({
+      page: 1,
+      pageSize: 50,
+      count: response.body.businesshoursschedules.length,
+      hasMore: false,
+    });
+    expect(response.body.pagination).toEqual({
+      records: response.body.businesshoursschedules.length,
+      pageSize: 50,
+      pages: 1,
+      page: 1,
+      hasMorePages: false,
+    });
     expect(response.body.businesshoursschedules.map((s: { id: number }) => s.id)).not.toContain(ids.theirSchedule);
   });
 
   it('PATCH changes exactly what is sent; PUT means the same; it may move to other hours of the installation', async () => {
-    const schedule = await createSchedule({ businesshours_id: ids.hours, day: 2, startHour: '09:00', endHour: '17:00' });
-    const patched = await api(one(schedule.id), { method: 'PATCH', key: admin, body: { businesshoursschedule: { endHour: '18:30' } } });
+    const schedule = await createSchedule({
+      businesshours_id: ids.hours,
+      day: 2,
+      startHour: '09:00',
+      endHour: '17:00',
+    });
+    const patched = await api(one(schedule.id), {
+      method: 'PATCH',
+      key: admin,
+      body: { businesshoursschedule: { endHour: '18:30' } },
+    });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.body.businesshoursschedule).toMatchObject({ day: 2, startHour: '09:00', endHour: '18:30', businesshours_id: ids.hours });
-    const put = await api(one(schedule.id), { method: 'PUT', key: admin, body: { businesshours_id: ids.otherHours, day: 3 } });
+    expect(patched.body.businesshoursschedule).toMatchObject({
+      day: 2,
+      startHour: '09:00',
+      endHour: '18:30',
+      businesshours_id: ids.hours,
+    });
+    const put = await api(one(schedule.id), {
+      method: 'PUT',
+      key: admin,
+      body: { businesshours_id: ids.otherHours, day: 3 },
+    });
     expect(put.status, put.text).toBe(200);
-    expect(await storedRow(schedule.id)).toEqual({ day: 3, start_hour: '09:00', end_hour: '18:30', businesshours_id: ids.otherHours, state: 'active' });
+    expect(await storedRow(schedule.id)).toEqual({
+      day: 3,
+      start_hour: '09:00',
+      end_hour: '18:30',
+      businesshours_id: ids.otherHours,
+      state: 'active',
+    });
   });
 
   it('deletes: 204 with no body, then 404', async () => {
-    const schedule = await createSchedule({ businesshours_id: ids.hours, day: 4, startHour: '09:00', endHour: '17:00' });
+    const schedule = await createSchedule({
+      businesshours_id: ids.hours,
+      day: 4,
+      startHour: '09:00',
+      endHour: '17:00',
+    });
     const response = await api(one(schedule.id), { method: 'DELETE', key: admin });
     expect(response.status).toBe(204);
     expect(response.text).toBe('');
@@ -99,19 +191,44 @@ describe('CRUD', () => {
   });
 
   it('has no bulk routes', async () => {
-    await rejects('/v2/businesshoursschedules/update.json', { method: 'PATCH', query: { filter: { day: 1 } }, body: { day: 2 } }, 400, 'id');
-    await rejects('/v2/businesshoursschedules/delete.json', { method: 'DELETE', query: { filter: { day: 1 } } }, 400, 'id');
+    await rejects(
+      '/v2/businesshoursschedules/update.json',
+      { method: 'PATCH', query: { filter: { day: 1 } }, body: { day: 2 } },
+      400,
+      'id',
+    );
+    await rejects(
+      '/v2/businesshoursschedules/delete.json',
+      { method: 'DELETE', query: { filter: { day: 1 } } },
+      400,
+      'id',
+    );
     const { paths } = (await api('/v2/openapi.json')).body;
     expect(Object.keys(paths['/v2/businesshoursschedules.json']).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(paths['/v2/businesshoursschedules/{id}.json']).sort()).toEqual(['delete', 'get', 'patch', 'put']);
+    expect(Object.keys(paths['/v2/businesshoursschedules/{id}.json']).sort()).toEqual([
+      'delete',
+      'get',
+      'patch',
+      'put',
+    ]);
   });
 });
 
 describe('list names', () => {
   it('accepts every filter and orderBy name of part 2 and refuses others', async () => {
     await expectListAccepts(LIST, admin, {
-      createdAt: { $lt: '2999-01-01' }, createdBy: site.users.admin.id, deletedAt: null, deletedBy: null, updatedAt: { $gt: '2000-01-01T00:00:00Z' }, updatedBy: 1,
-      state: 'active', id: ids.schedule, businesshours_id: ids.hours, day: 1, endHour: '17:00', startHour: '09:00',
+      createdAt: { $lt: '2999-01-01' },
+      createdBy: site.users.admin.id,
+      deletedAt: null,
+      deletedBy: null,
+      updatedAt: { $gt: '2000-01-01T00:00:00Z' },
+      updatedBy: 1,
+      state: 'active',
+      id: ids.schedule,
+      businesshours_id: ids.hours,
+      day: 1,
+      endHour: '17:00',
+      startHour: '09:00',
     });
     await expectListRefuses(LIST, admin, ['businesshours', 'businesshoursId', 'start_hour', 'name', 'installationId']);
   });
@@ -158,7 +275,15 @@ describe('rules', () => {
   for (const [what, properties, property] of bad) {
     it(`answers 400 naming ${property} for ${what}`, async () => {
       const source = `businesshoursschedule.${property}`;
-      await rejects(LIST, { method: 'POST', body: { businesshours_id: ids.hours, day: 1, startHour: '09:00', endHour: '17:00', ...properties } }, 400, source);
+      await rejects(
+        LIST,
+        {
+          method: 'POST',
+          body: { businesshours_id: ids.hours, day: 1, startHour: '09:00', endHour: '17:00', ...properties },
+        },
+        400,
+        source,
+      );
       await rejects(one(ids.schedule), { method: 'PATCH', body: { businesshoursschedule: properties } }, 400, source);
       await rejects(one(ids.schedule), { method: 'PUT', body: properties }, 400, source);
     });
@@ -166,9 +291,19 @@ describe('rules', () => {
 
   it('checks a change of one hour against the other as stored (400, never 500)', async () => {
     // stored: 09:00-17:00
-    const endBefore = await rejects(one(ids.schedule), { method: 'PATCH', body: { endHour: '08:00' } }, 400, 'businesshoursschedule.endHour');
+    const endBefore = await rejects(
+      one(ids.schedule),
+      { method: 'PATCH', body: { endHour: '08:00' } },
+      400,
+      'businesshoursschedule.endHour',
+    );
     expect(endBefore!.detail).toContain('09:00');
-    const startAfter = await rejects(one(ids.schedule), { method: 'PATCH', body: { startHour: '17:00' } }, 400, 'businesshoursschedule.startHour');
+    const startAfter = await rejects(
+      one(ids.schedule),
+      { method: 'PATCH', body: { startHour: '17:00' } },
+      400,
+      'businesshoursschedule.startHour',
+    );
     expect(startAfter!.detail).toContain('17:00');
     const moved = await api(one(ids.schedule), { method: 'PATCH', key: admin, body: { startHour: '16:59' } });
     expect(moved.status, moved.text).toBe(200);
@@ -184,7 +319,12 @@ describe('rules', () => {
     await rejects(LIST, { method: 'POST', body: { ...base, businesshours_id: ids.deletedHours } }, 400, source);
     await rejects(LIST, { method: 'POST', body: { ...base, businesshours_id: 2_000_000_000 } }, 400, source);
     await rejects(LIST, { method: 'POST', body: { ...base, businesshours_id: `0${ids.hours}` } }, 400, source);
-    await rejects(LIST, { method: 'POST', body: { ...base, businesshours_id: { id: ids.hours, type: 'businesshours' } } }, 400, source);
+    await rejects(
+      LIST,
+      { method: 'POST', body: { ...base, businesshours_id: { id: ids.hours, type: 'businesshours' } } },
+      400,
+      source,
+    );
     await rejects(LIST, { method: 'POST', body: { ...base, businesshours_id: null } }, 400, source);
     await rejects(LIST, { method: 'POST', body: { ...base, businesshours_id: 0 } }, 400, source);
     await rejects(one(ids.schedule), { method: 'PATCH', body: { businesshours_id: ids.theirHours } }, 400, source);
@@ -194,21 +334,42 @@ describe('rules', () => {
 describe('bad input', () => {
   for (const [what, text, source] of NOT_AN_OBJECT('businesshoursschedule')) {
     it(`answers 400 to ${what}`, async () => {
-      for (const [method, path] of [['POST', LIST], ['PATCH', one(ids.schedule)], ['PUT', one(ids.schedule)]] as const) {
+      for (const [method, path] of [
+        ['POST', LIST],
+        ['PATCH', one(ids.schedule)],
+        ['PUT', one(ids.schedule)],
+      ] as const) {
         await rejects(path, { method, body: text, headers: { 'content-type': 'application/json' } }, 400, source);
       }
     });
   }
 
   it('ignores an unknown property, naming it in X-Ignored-Properties, and answers 400 naming each missing required one', async () => {
-    const made = await api(LIST, { method: 'POST', key: admin, body: { businesshours_id: ids.hours, day: 5, startHour: '09:00', endHour: '17:00', timezone: 'UTC' } });
+    const made = await api(LIST, {
+      method: 'POST',
+      key: admin,
+      body: { businesshours_id: ids.hours, day: 5, startHour: '09:00', endHour: '17:00', timezone: 'UTC' },
+    });
     expectIgnored(made, ['businesshoursschedule.timezone']);
     const id = made.body.businesshoursschedule.id as number;
-    expectIgnored(await api(one(id), { method: 'PATCH', key: admin, body: { start: '10:00', endHour: '16:00' } }), ['businesshoursschedule.start']);
-    expect(await storedRow(id)).toEqual({ day: 5, start_hour: '09:00', end_hour: '16:00', businesshours_id: ids.hours, state: 'active' });
+    expectIgnored(await api(one(id), { method: 'PATCH', key: admin, body: { start: '10:00', endHour: '16:00' } }), [
+      'businesshoursschedule.start',
+    ]);
+    expect(await storedRow(id)).toEqual({
+      day: 5,
+      start_hour: '09:00',
+      end_hour: '16:00',
+      businesshours_id: ids.hours,
+      state: 'active',
+    });
     expect((await api(one(id), { method: 'DELETE', key: admin })).status).toBe(204);
     for (const missing of ['businesshours_id', 'day', 'startHour', 'endHour']) {
-      const body: Record<string, unknown> = { businesshours_id: ids.hours, day: 1, startHour: '09:00', endHour: '17:00' };
+      const body: Record<string, unknown> = {
+        businesshours_id: ids.hours,
+        day: 1,
+        startHour: '09:00',
+        endHour: '17:00',
+      };
       delete body[missing];
       await rejects(LIST, { method: 'POST', body }, 400, `businesshoursschedule.${missing}`);
     }
@@ -216,18 +377,27 @@ describe('bad input', () => {
 
   it('ignores read-only properties sent back', async () => {
     const read = (await api(one(ids.schedule), { key: admin })).body.businesshoursschedule;
-    const response = await api(one(ids.schedule), { method: 'PUT', key: admin, body: { businesshoursschedule: { ...read, id: 0, createdAt: null }, included: {} } });
+    const response = await api(one(ids.schedule), {
+      method: 'PUT',
+      key: admin,
+      body: { businesshoursschedule: { ...read, id: 0, createdAt: null }, included: {} },
+    });
     expect(response.status, response.text).toBe(200);
   });
 
   it('answers 404 for another installation’s schedule, which stays as it was', async () => {
-    for (const method of ['PATCH', 'PUT'] as const) await rejects(one(ids.theirSchedule), { method, body: { day: 5 } }, 404, 'id');
+    for (const method of ['PATCH', 'PUT'] as const)
+      await rejects(one(ids.theirSchedule), { method, body: { day: 5 } }, 404, 'id');
   });
 
   it('answers 403 to agents and collaborators, changing nothing', async () => {
     for (const role of ['agent', 'collaborator'] as const) {
       const key = site.users[role].apiKey;
-      await rejects(LIST, { key, method: 'POST', body: { businesshours_id: ids.hours, day: 1, startHour: '09:00', endHour: '17:00' } }, 403);
+      await rejects(
+        LIST,
+        { key, method: 'POST', body: { businesshours_id: ids.hours, day: 1, startHour: '09:00', endHour: '17:00' } },
+        403,
+      );
       await rejects(one(ids.schedule), { key, method: 'PATCH', body: { day: 5 } }, 403);
       await rejects(one(ids.schedule), { key, method: 'PUT', body: { day: 5 } }, 403);
       await rejects(one(ids.schedule), { key, method: 'DELETE' }, 403);

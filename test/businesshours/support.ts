@@ -19,11 +19,13 @@ const TABLES = ['business_hours', 'business_hours_schedules', 'business_hours_ho
 export async function snapshot(installations: number[]): Promise<Record<string, unknown[]>> {
   const result: Record<string, unknown[]> = {};
   for (const table of TABLES) {
-    result[table] = await rows(`SELECT to_jsonb(t) AS row FROM ${table} t WHERE installation_id = ANY($1) ORDER BY id`, [installations]);
+    result[table] = await rows(
+      `SELECT to_jsonb(t) AS row FROM ${table} t WHERE installation_id = ANY($1) ORDER BY id`,
+      [installations],
+    );
   }
   return result;
 }
-
 
 /** UTC's id in the time-zone catalogue: the first row of drizzle/0008_events_timezones.sql, fixed for good. */
 export const UTC = 1;
@@ -45,7 +47,12 @@ export { expectPagination } from '../support/pagination';
 
 /** A refusal checker for a file's installations: status, the error naming the culprit, and no row changed. */
 export function refusals(sites: () => SeededInstallation[], defaultKey: () => string) {
-  return async function rejects(path: string, request: ApiRequest, status: number, source?: string | RegExp): Promise<ErrorEntry | undefined> {
+  return async function rejects(
+    path: string,
+    request: ApiRequest,
+    status: number,
+    source?: string | RegExp,
+  ): Promise<ErrorEntry | undefined> {
     const installations = sites().map((site) => site.id);
     const before = await snapshot(installations);
     const response = await api(path, { key: defaultKey(), ...request });

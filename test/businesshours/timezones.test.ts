@@ -26,7 +26,11 @@ interface Zone {
 }
 
 /** Every zone the filter selects, page after page, with each page's body checked on the way. */
-async function walk(apiKey: string, query: Record<string, string | number | object>, pageSize: number): Promise<Zone[]> {
+async function walk(
+  apiKey: string,
+  query: Record<string, string | number | object>,
+  pageSize: number,
+): Promise<Zone[]> {
   const zones: Zone[] = [];
   for (let page = 1; ; page++) {
     const response = await api(LIST, { key: apiKey, query: { ...query, pageSize, page } });
@@ -51,10 +55,20 @@ describe('list', () => {
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['included', 'meta', 'pagination', 'timezones']);
     expect(response.body.included).toEqual({});
-    expect(response.body.timezones.map((z: Zone) => [z.id, z.name])).toEqual([[1, 'UTC'], [2, 'Africa/Abidjan'], [3, 'Africa/Accra']]);
+    expect(response.body.timezones.map((z: Zone) => [z.id, z.name])).toEqual([
+      [1, 'UTC'],
+      [2, 'Africa/Abidjan'],
+      [3, 'Africa/Accra'],
+    ]);
     expect(response.body.timezones[0]).toEqual({
-      id: 1, type: 'timezones', name: 'UTC', state: 'active',
-      createdAt: expect.stringMatching(ISO), createdBy: null, updatedAt: expect.stringMatching(ISO), updatedBy: null,
+      id: 1,
+      type: 'timezones',
+      name: 'UTC',
+      state: 'active',
+      createdAt: expect.stringMatching(ISO),
+      createdBy: null,
+      updatedAt: expect.stringMatching(ISO),
+      updatedBy: null,
     });
     const { pagination } = response.body;
     expect(pagination).toMatchObject({ pageSize: 3, page: 1, hasMorePages: true });
@@ -65,7 +79,14 @@ describe('list', () => {
 
   it('pages through the seeded catalogue: ids 1 to 419, UTC first, then alphabetical', async () => {
     const first = await api(LIST, { key, query: { filter: SEEDED_ONLY, pageSize: 100 } });
-    expect(first.body.meta.page).toEqual({ page: 1, pageSize: 100, pageOffset: 0, count: SEEDED, pages: 5, hasMore: true });
+    expect(first.body.meta.page).toEqual({
+      page: 1,
+      pageSize: 100,
+      pageOffset: 0,
+      count: SEEDED,
+      pages: 5,
+      hasMore: true,
+    });
     expect(first.body.pagination).toEqual({ records: SEEDED, pageSize: 100, pages: 5, page: 1, hasMorePages: true });
     const last = await api(LIST, { key, query: { filter: SEEDED_ONLY, pageSize: 100, page: 5 } });
     expect(last.body.timezones).toHaveLength(SEEDED - 400);
@@ -78,7 +99,10 @@ describe('list', () => {
     const zones = await walk(key, { filter: SEEDED_ONLY }, 100);
     expect(zones.map((z) => z.id)).toEqual(Array.from({ length: SEEDED }, (_, i) => i + 1));
     expect(zones.every((z) => z.type === 'timezones')).toBe(true);
-    const stored = await rows<{ id: number; name: string }>('SELECT id, name FROM timezones WHERE id <= $1 ORDER BY id', [SEEDED]);
+    const stored = await rows<{ id: number; name: string }>(
+      'SELECT id, name FROM timezones WHERE id <= $1 ORDER BY id',
+      [SEEDED],
+    );
     expect(zones.map((z) => ({ id: z.id, name: z.name }))).toEqual(stored);
     expect(zones[0]!.name).toBe('UTC');
     const rest = zones.slice(1).map((z) => z.name);
@@ -86,18 +110,34 @@ describe('list', () => {
     expect(new Set(rest).size).toBe(rest.length);
     expect(rest).not.toContain('UTC');
     // A few ids pinned: the migration fixes them for good.
-    expect(Object.fromEntries(zones.filter((z) => ['Europe/Dublin', 'America/New_York', 'Pacific/Wallis'].includes(z.name)).map((z) => [z.name, z.id])))
-      .toEqual({ 'America/New_York': 156, 'Europe/Dublin': 326, 'Pacific/Wallis': 419 });
+    expect(
+      Object.fromEntries(
+        zones
+          .filter((z) => ['Europe/Dublin', 'America/New_York', 'Pacific/Wallis'].includes(z.name))
+          .map((z) => [z.name, z.id]),
+      ),
+    ).toEqual({ 'America/New_York': 156, 'Europe/Dublin': 326, 'Pacific/Wallis': 419 });
   });
 
   it('filters by name', async () => {
     const dublin = await zoneId('Europe/Dublin');
     const exact = await api(LIST, { key, query: { filter: { name: 'Europe/Dublin' } } });
     expect(exact.status, exact.text).toBe(200);
-    expect(exact.body.timezones).toEqual([expect.objectContaining({ id: dublin, type: 'timezones', name: 'Europe/Dublin' })]);
+    expect(exact.body.timezones).toEqual([
+      expect.objectContaining({ id: dublin, type: 'timezones', name: 'Europe/Dublin' }),
+    ]);
     expect(exact.body.pagination).toEqual({ records: 1, pageSize: 50, pages: 1, page: 1, hasMorePages: false });
-    const several = await api(LIST, { key, query: { filter: { name: { $in: ['UTC', 'Asia/Tokyo', 'Europe/Dublin'] } } } });
-    expect(several.body.timezones.map((z: Zone) => [z.id, z.name])).toEqual([[UTC, 'UTC'], [dublin, 'Europe/Dublin'], [await zoneId('Asia/Tokyo'), 'Asia/Tokyo']].sort((a, b) => (a[0] as number) - (b[0] as number)));
+    const several = await api(LIST, {
+      key,
+      query: { filter: { name: { $in: ['UTC', 'Asia/Tokyo', 'Europe/Dublin'] } } },
+    });
+    expect(several.body.timezones.map((z: Zone) => [z.id, z.name])).toEqual(
+      [
+        [UTC, 'UTC'],
+        [dublin, 'Europe/Dublin'],
+        [await zoneId('Asia/Tokyo'), 'Asia/Tokyo'],
+      ].sort((a, b) => (a[0] as number) - (b[0] as number)),
+    );
     const contains = await api(LIST, { key, query: { filter: { name: { $contains: 'dublin' } } } });
     expect(contains.body.timezones.map((z: Zone) => z.name)).toEqual(['Europe/Dublin']);
     const byId = await api(LIST, { key, query: { filter: { id: dublin } } });
@@ -128,7 +168,11 @@ describe('list', () => {
 
   it('takes id and name as filter and orderBy names, and only the include all', async () => {
     for (const name of ['state', 'createdAt', 'timezoneId', 'installationId']) {
-      const filtered = expectErrorBody(await api(LIST, { key, query: { filter: { [name]: 'x' } } }), 400, `filter.${name}`);
+      const filtered = expectErrorBody(
+        await api(LIST, { key, query: { filter: { [name]: 'x' } } }),
+        400,
+        `filter.${name}`,
+      );
       expect(filtered.detail).toContain(name);
       const ordered = expectErrorBody(await api(LIST, { key, query: { orderBy: name } }), 400, 'orderBy');
       expect(ordered.detail).toContain(name);
@@ -147,8 +191,14 @@ describe('get', () => {
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['included', 'timezone']);
     expect(response.body.timezone).toEqual({
-      id: 1, type: 'timezones', name: 'UTC', state: 'active',
-      createdAt: expect.stringMatching(ISO), createdBy: null, updatedAt: expect.stringMatching(ISO), updatedBy: null,
+      id: 1,
+      type: 'timezones',
+      name: 'UTC',
+      state: 'active',
+      createdAt: expect.stringMatching(ISO),
+      createdBy: null,
+      updatedAt: expect.stringMatching(ISO),
+      updatedBy: null,
     });
     expect(response.body.included).toEqual({});
   });
@@ -182,12 +232,19 @@ describe('read-only', () => {
     const before = await rows('SELECT to_jsonb(t) AS row FROM timezones t WHERE id <= $1 ORDER BY id', [SEEDED]);
     for (const apiKey of [site.users.owner.apiKey, key]) {
       for (const [method, path, body] of writes) {
-        const response = await api(path, { method, key: apiKey, body, query: path.includes('update') || path.includes('delete') ? { filter: { id: UTC } } : {} });
+        const response = await api(path, {
+          method,
+          key: apiKey,
+          body,
+          query: path.includes('update') || path.includes('delete') ? { filter: { id: UTC } } : {},
+        });
         const entry = expectErrorBody(response, 404, 'path');
         expect(entry.detail).toContain(`${method} ${path}`);
       }
     }
-    expect(await rows('SELECT to_jsonb(t) AS row FROM timezones t WHERE id <= $1 ORDER BY id', [SEEDED])).toEqual(before);
+    expect(await rows('SELECT to_jsonb(t) AS row FROM timezones t WHERE id <= $1 ORDER BY id', [SEEDED])).toEqual(
+      before,
+    );
     expect((await api(one(UTC), { key })).body.timezone.name).toBe('UTC');
   });
 
@@ -203,15 +260,28 @@ describe('read-only', () => {
 describe('one catalogue for every installation', () => {
   it('lists the same zones with the same ids to every installation and every role', async () => {
     const mine = await walk(key, { filter: SEEDED_ONLY }, 100);
-    for (const [installation, role] of [[site, 'owner'], [site, 'agent'], [site, 'collaborator'], [other, 'admin'], [other, 'collaborator']] as const) {
-      expect(await walk(installation.users[role].apiKey, { filter: SEEDED_ONLY }, 100), `${installation.id} ${role}`).toEqual(mine);
+    for (const [installation, role] of [
+      [site, 'owner'],
+      [site, 'agent'],
+      [site, 'collaborator'],
+      [other, 'admin'],
+      [other, 'collaborator'],
+    ] as const) {
+      expect(
+        await walk(installation.users[role].apiKey, { filter: SEEDED_ONLY }, 100),
+        `${installation.id} ${role}`,
+      ).toEqual(mine);
     }
   });
 
   it('a zone one installation names joins for all, with the same id', async () => {
     const zone = 'Europe/Kyiv';
     expect(await catalogueId(zone)).toBeUndefined();
-    const created = await api('/v2/businesshours.json', { method: 'POST', key: other.users.admin.apiKey, body: { name: 'Kyiv office', timezone_name: zone } });
+    const created = await api('/v2/businesshours.json', {
+      method: 'POST',
+      key: other.users.admin.apiKey,
+      body: { name: 'Kyiv office', timezone_name: zone },
+    });
     expect(created.status, created.text).toBe(201);
     const id = created.body.businesshour.timezoneId;
     expect(id).toBeGreaterThan(SEEDED);
@@ -219,12 +289,23 @@ describe('one catalogue for every installation', () => {
 
     const mine = await api(one(id), { key: site.users.agent.apiKey });
     expect(mine.status, mine.text).toBe(200);
-    expect(mine.body.timezone).toMatchObject({ id, type: 'timezones', name: zone, state: 'active', createdBy: null, updatedBy: null });
+    expect(mine.body.timezone).toMatchObject({
+      id,
+      type: 'timezones',
+      name: zone,
+      state: 'active',
+      createdBy: null,
+      updatedBy: null,
+    });
     const listed = await api(LIST, { key, query: { filter: { name: zone } } });
     expect(listed.body.timezones).toEqual([mine.body.timezone]);
     // Another installation writes it by the id alone.
     const fresh = await newInstallation('tz-third');
-    const byId = await api('/v2/businesshours.json', { method: 'POST', key: fresh.users.admin.apiKey, body: { name: 'Also Kyiv', timezoneId: id } });
+    const byId = await api('/v2/businesshours.json', {
+      method: 'POST',
+      key: fresh.users.admin.apiKey,
+      body: { name: 'Also Kyiv', timezoneId: id },
+    });
     expect(byId.status, byId.text).toBe(201);
     expect(byId.body.businesshour).toMatchObject({ timezoneId: id, timezone_name: zone });
   });

@@ -7,7 +7,13 @@ import { addWorkingMinutes, workingMinutesBetween, type WorkingHours } from '../
 const WEEKDAYS = [1, 2, 3, 4, 5];
 const ALL_DAYS = [0, 1, 2, 3, 4, 5, 6];
 
-function hours(timezoneId: string, days: number[], startHour: string, endHour: string, holidays: WorkingHours['holidays'] = []): WorkingHours {
+function hours(
+  timezoneId: string,
+  days: number[],
+  startHour: string,
+  endHour: string,
+  holidays: WorkingHours['holidays'] = [],
+): WorkingHours {
   return { timezoneId, schedules: days.map((day) => ({ day, startHour, endHour })), holidays };
 }
 
@@ -19,7 +25,14 @@ const WEEKDAY_NUMBERS: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3
 /** The definition, minute by minute: is the local wall clock on a working day and time? */
 function bruteForce(h: WorkingHours, from: Date, to: Date): number {
   const format = new Intl.DateTimeFormat('en-US', {
-    timeZone: h.timezoneId, hourCycle: 'h23', weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
+    timeZone: h.timezoneId,
+    hourCycle: 'h23',
+    weekday: 'short',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
   });
   let count = 0;
   for (let t = from.getTime(); t < to.getTime(); t += 60_000) {
@@ -66,7 +79,13 @@ describe('a plain week (UTC)', () => {
   });
 
   it('answers 0 with no schedules at all', () => {
-    expect(minutes({ timezoneId: 'Europe/Dublin', schedules: [], holidays: [] }, '2024-01-01T00:00:00Z', '2024-06-01T00:00:00Z')).toBe(0);
+    expect(
+      minutes(
+        { timezoneId: 'Europe/Dublin', schedules: [], holidays: [] },
+        '2024-01-01T00:00:00Z',
+        '2024-06-01T00:00:00Z',
+      ),
+    ).toBe(0);
   });
 
   it('counts overlapping schedules of a day once, and joins touching ones', () => {
@@ -101,7 +120,9 @@ describe('holidays', () => {
   });
 
   it('takes local days off, not UTC ones', () => {
-    const allDay = hours('America/New_York', ALL_DAYS, '00:00', '24:00', [{ startDate: '2024-07-04', endDate: '2024-07-04' }]);
+    const allDay = hours('America/New_York', ALL_DAYS, '00:00', '24:00', [
+      { startDate: '2024-07-04', endDate: '2024-07-04' },
+    ]);
     // 08:00 EDT on July 3rd to 08:00 EDT on July 5th, with July 4th (04:00Z to 04:00Z) off.
     expect(minutes(allDay, '2024-07-03T12:00:00Z', '2024-07-05T12:00:00Z')).toBe(24 * 60);
     expect(minutes(allDay, '2024-07-04T04:00:00Z', '2024-07-05T04:00:00Z')).toBe(0);
@@ -109,7 +130,10 @@ describe('holidays', () => {
   });
 
   it('ignores holidays outside the span', () => {
-    const office = hours('UTC', WEEKDAYS, '09:00', '17:00', [{ startDate: '2023-01-01', endDate: '2023-12-31' }, { startDate: '2025-01-01', endDate: '2025-01-01' }]);
+    const office = hours('UTC', WEEKDAYS, '09:00', '17:00', [
+      { startDate: '2023-01-01', endDate: '2023-12-31' },
+      { startDate: '2025-01-01', endDate: '2025-01-01' },
+    ]);
     expect(minutes(office, '2024-01-08T00:00:00Z', '2024-01-09T00:00:00Z')).toBe(480);
   });
 });
@@ -147,12 +171,22 @@ describe('daylight saving changes', () => {
 
   it('skips local times that do not exist and counts repeated ones each time (New York)', () => {
     // The skipped hour: 02:30 does not exist on 2024-03-10, so 02:30-10:00 starts when the clock jumps to 03:00.
-    expect(minutes(hours('America/New_York', [0], '02:30', '10:00'), '2024-03-09T00:00:00Z', '2024-03-12T00:00:00Z')).toBe(7 * 60);
-    expect(minutes(hours('America/New_York', [0], '02:00', '03:00'), '2024-03-09T00:00:00Z', '2024-03-12T00:00:00Z')).toBe(0);
+    expect(
+      minutes(hours('America/New_York', [0], '02:30', '10:00'), '2024-03-09T00:00:00Z', '2024-03-12T00:00:00Z'),
+    ).toBe(7 * 60);
+    expect(
+      minutes(hours('America/New_York', [0], '02:00', '03:00'), '2024-03-09T00:00:00Z', '2024-03-12T00:00:00Z'),
+    ).toBe(0);
     // The repeated hour: 01:00-02:00 happens twice on 2024-11-03, and so does 01:30-01:45.
-    expect(minutes(hours('America/New_York', [0], '01:00', '02:00'), '2024-11-02T00:00:00Z', '2024-11-05T00:00:00Z')).toBe(120);
-    expect(minutes(hours('America/New_York', [0], '01:30', '01:45'), '2024-11-02T00:00:00Z', '2024-11-05T00:00:00Z')).toBe(30);
-    expect(minutes(hours('America/New_York', [0], '00:00', '24:00'), '2024-11-02T00:00:00Z', '2024-11-05T00:00:00Z')).toBe(25 * 60);
+    expect(
+      minutes(hours('America/New_York', [0], '01:00', '02:00'), '2024-11-02T00:00:00Z', '2024-11-05T00:00:00Z'),
+    ).toBe(120);
+    expect(
+      minutes(hours('America/New_York', [0], '01:30', '01:45'), '2024-11-02T00:00:00Z', '2024-11-05T00:00:00Z'),
+    ).toBe(30);
+    expect(
+      minutes(hours('America/New_York', [0], '00:00', '24:00'), '2024-11-02T00:00:00Z', '2024-11-05T00:00:00Z'),
+    ).toBe(25 * 60);
   });
 
   it('follows a daylight saving change of 30 minutes (Australia/Lord_Howe)', () => {
@@ -192,7 +226,10 @@ describe('against a minute-by-minute reference', () => {
           { day: 0, startHour: '01:15', endHour: '03:30' },
           { day: 6, startHour: '22:00', endHour: '24:00' },
         ],
-        holidays: [{ startDate: '2024-03-01', endDate: '2024-03-04' }, { startDate: '2024-03-15', endDate: '2024-03-15' }],
+        holidays: [
+          { startDate: '2024-03-01', endDate: '2024-03-04' },
+          { startDate: '2024-03-15', endDate: '2024-03-15' },
+        ],
       },
       '2024-02-25T07:13:00Z',
       '2024-03-24T19:41:00Z',
@@ -201,7 +238,10 @@ describe('against a minute-by-minute reference', () => {
       'Dublin over the October change',
       {
         timezoneId: 'Europe/Dublin',
-        schedules: [...ALL_DAYS.map((day) => ({ day, startHour: '00:45', endHour: '02:30' })), ...WEEKDAYS.map((day) => ({ day, startHour: '09:00', endHour: '18:00' }))],
+        schedules: [
+          ...ALL_DAYS.map((day) => ({ day, startHour: '00:45', endHour: '02:30' })),
+          ...WEEKDAYS.map((day) => ({ day, startHour: '09:00', endHour: '18:00' })),
+        ],
         holidays: [{ startDate: '2024-10-28', endDate: '2024-10-28' }],
       },
       '2024-10-13T00:00:00Z',
@@ -211,7 +251,10 @@ describe('against a minute-by-minute reference', () => {
       'Lord Howe over the October change',
       {
         timezoneId: 'Australia/Lord_Howe',
-        schedules: [...ALL_DAYS.map((day) => ({ day, startHour: '01:50', endHour: '02:40' })), { day: 3, startHour: '00:00', endHour: '24:00' }],
+        schedules: [
+          ...ALL_DAYS.map((day) => ({ day, startHour: '01:50', endHour: '02:40' })),
+          { day: 3, startHour: '00:00', endHour: '24:00' },
+        ],
         holidays: [],
       },
       '2024-09-22T05:05:00Z',
@@ -219,13 +262,21 @@ describe('against a minute-by-minute reference', () => {
     ],
     [
       'Santiago, whose clocks change at midnight',
-      { timezoneId: 'America/Santiago', schedules: ALL_DAYS.map((day) => ({ day, startHour: '00:00', endHour: '06:00' })), holidays: [{ startDate: '2024-09-10', endDate: '2024-09-11' }] },
+      {
+        timezoneId: 'America/Santiago',
+        schedules: ALL_DAYS.map((day) => ({ day, startHour: '00:00', endHour: '06:00' })),
+        holidays: [{ startDate: '2024-09-10', endDate: '2024-09-11' }],
+      },
       '2024-08-30T00:00:00Z',
       '2024-09-20T00:00:00Z',
     ],
     [
       'Kolkata, three weeks with a holiday',
-      { timezoneId: 'Asia/Kolkata', schedules: WEEKDAYS.map((day) => ({ day, startHour: '09:30', endHour: '18:00' })), holidays: [{ startDate: '2024-01-26', endDate: '2024-01-26' }] },
+      {
+        timezoneId: 'Asia/Kolkata',
+        schedules: WEEKDAYS.map((day) => ({ day, startHour: '09:30', endHour: '18:00' })),
+        holidays: [{ startDate: '2024-01-26', endDate: '2024-01-26' }],
+      },
       '2024-01-10T10:00:00Z',
       '2024-01-31T10:00:00Z',
     ],
@@ -241,7 +292,9 @@ describe('against a minute-by-minute reference', () => {
 
 describe('cost and refusals', () => {
   it('counts a year in a few milliseconds, not minute by minute', () => {
-    const office = hours('Europe/Dublin', WEEKDAYS, '09:00', '17:00', [{ startDate: '2024-12-25', endDate: '2024-12-26' }]);
+    const office = hours('Europe/Dublin', WEEKDAYS, '09:00', '17:00', [
+      { startDate: '2024-12-25', endDate: '2024-12-26' },
+    ]);
     const started = performance.now();
     // 2024 has 262 weekdays; Christmas and St Stephen's Day fall on weekdays.
     expect(minutes(office, '2024-01-01T00:00:00Z', '2025-01-01T00:00:00Z')).toBe((262 - 2) * 480);
@@ -256,7 +309,13 @@ describe('cost and refusals', () => {
     expect(() => workingMinutesBetween(hours('UTC', [1], '9:00', '17:00'), from, to)).toThrow(RangeError);
     expect(() => workingMinutesBetween(hours('UTC', [1], '09:00', '24:30'), from, to)).toThrow(RangeError);
     expect(() => workingMinutesBetween(hours('UTC', [7], '09:00', '17:00'), from, to)).toThrow(RangeError);
-    expect(() => workingMinutesBetween(hours('UTC', [1], '09:00', '17:00', [{ startDate: '2024-02-30', endDate: '2024-03-01' }]), from, to)).toThrow(RangeError);
+    expect(() =>
+      workingMinutesBetween(
+        hours('UTC', [1], '09:00', '17:00', [{ startDate: '2024-02-30', endDate: '2024-03-01' }]),
+        from,
+        to,
+      ),
+    ).toThrow(RangeError);
     expect(() => workingMinutesBetween(ok, new Date(Number.NaN), to)).toThrow(RangeError);
   });
 });
@@ -277,14 +336,21 @@ describe('addWorkingMinutes, the inverse the SLA clocks use', () => {
   });
 
   it('is the earliest instant at which workingMinutesBetween reaches the minutes, across zones and clock changes', () => {
-    const zones = [hours('America/New_York', WEEKDAYS, '08:30', '17:15'), hours('Europe/Dublin', ALL_DAYS, '00:00', '24:00'), hours('Asia/Kolkata', [0, 3, 6], '22:00', '24:00')];
+    const zones = [
+      hours('America/New_York', WEEKDAYS, '08:30', '17:15'),
+      hours('Europe/Dublin', ALL_DAYS, '00:00', '24:00'),
+      hours('Asia/Kolkata', [0, 3, 6], '22:00', '24:00'),
+    ];
     const starts = ['2024-03-08T20:00:00Z', '2024-10-26T23:59:30Z', '2024-11-01T12:34:56.789Z'];
     for (const h of zones) {
       for (const start of starts) {
         for (const m of [1, 45.5, 600, 3000]) {
           const due = addWorkingMinutes(h, at(start), m)!;
           expect(workingMinutesBetween(h, at(start), due), `${h.timezoneId} ${start} +${m}`).toBeGreaterThanOrEqual(m);
-          expect(workingMinutesBetween(h, at(start), new Date(due.getTime() - 1)), `${h.timezoneId} ${start} +${m}`).toBeLessThan(m);
+          expect(
+            workingMinutesBetween(h, at(start), new Date(due.getTime() - 1)),
+            `${h.timezoneId} ${start} +${m}`,
+          ).toBeLessThan(m);
         }
       }
     }
@@ -299,9 +365,13 @@ describe('addWorkingMinutes, the inverse the SLA clocks use', () => {
 
 describe('addWorkingMinutes over long spans', () => {
   it('counts a year of working minutes out, exactly at the boundary', () => {
-    const office = hours('Europe/Berlin', WEEKDAYS, '09:00', '17:00', [{ startDate: '2027-12-24', endDate: '2028-01-01' }]);
+    const office = hours('Europe/Berlin', WEEKDAYS, '09:00', '17:00', [
+      { startDate: '2027-12-24', endDate: '2028-01-01' },
+    ]);
     const due = addWorkingMinutes(office, at('2026-11-24T08:00:00Z'), 525_600)!;
     expect(workingMinutesBetween(office, at('2026-11-24T08:00:00Z'), due)).toBe(525_600);
-    expect(workingMinutesBetween(office, at('2026-11-24T08:00:00Z'), new Date(due.getTime() - 1))).toBeLessThan(525_600);
+    expect(workingMinutesBetween(office, at('2026-11-24T08:00:00Z'), new Date(due.getTime() - 1))).toBeLessThan(
+      525_600,
+    );
   });
 });

@@ -11,7 +11,17 @@ import { expectIgnored } from '../support/ignored';
 let site: SeededInstallation;
 let other: SeededInstallation;
 let key: string;
-const ids = { inbox: 0, inbox2: 0, deletedInbox: 0, otherInbox: 0, file: 0, file2: 0, otherFile: 0, welcome: 0, otherResponse: 0 };
+const ids = {
+  inbox: 0,
+  inbox2: 0,
+  deletedInbox: 0,
+  otherInbox: 0,
+  file: 0,
+  file2: 0,
+  otherFile: 0,
+  welcome: 0,
+  otherResponse: 0,
+};
 
 const LIST = '/v2/cannedresponses.json';
 const one = (id = ids.welcome) => `/v2/cannedresponses/${id}.json`;
@@ -28,10 +38,12 @@ async function snapshot() {
          FROM canned_responses WHERE installation_id = ANY($1) ORDER BY id`,
       [installations],
     ),
-    files: await rows(`SELECT canned_response_id, file_id FROM canned_response_files WHERE installation_id = ANY($1) ORDER BY 1, 2`, [installations]),
+    files: await rows(
+      `SELECT canned_response_id, file_id FROM canned_response_files WHERE installation_id = ANY($1) ORDER BY 1, 2`,
+      [installations],
+    ),
   };
 }
-
 
 const rejects = refusals(snapshot, () => key);
 
@@ -49,37 +61,79 @@ beforeAll(async () => {
     `INSERT INTO inboxes (installation_id, name, email, state) VALUES ($1, 'Support', 'support@x.test', 'active'), ($1, 'Sales', NULL, 'active'), ($1, 'Old', NULL, 'deleted') RETURNING id`,
     [site.id],
   );
-  const [otherInbox] = await rows<{ id: number }>(`INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Theirs') RETURNING id`, [other.id]);
+  const [otherInbox] = await rows<{ id: number }>(
+    `INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Theirs') RETURNING id`,
+    [other.id],
+  );
   const [file, file2] = await rows<{ id: number }>(
     `INSERT INTO files (installation_id, name, content_type, size, url, created_by, confirmed_at)
      VALUES ($1, 'guide.pdf', 'application/pdf', 1200, 'https://files.test/guide.pdf', $2, now()), ($1, 'logo.png', 'image/png', 300, NULL, $2, now()) RETURNING id`,
     [site.id, site.users.agent.id],
   );
-  const [otherFile] = await rows<{ id: number }>(`INSERT INTO files (installation_id, name) VALUES ($1, 'secret.txt') RETURNING id`, [other.id]);
-  Object.assign(ids, { inbox: inbox!.id, inbox2: inbox2!.id, deletedInbox: deletedInbox!.id, otherInbox: otherInbox!.id, file: file!.id, file2: file2!.id, otherFile: otherFile!.id });
-  ids.welcome = (await create({ name: 'Welcome', reply: 'Hello and welcome!', inbox: { id: ids.inbox, type: 'inboxes' }, files: [{ id: ids.file }] })).cannedresponse.id;
-  ids.otherResponse = (await create({ name: 'Theirs', reply: 'Not yours' }, '', other.users.agent.apiKey)).cannedresponse.id;
+  const [otherFile] = await rows<{ id: number }>(
+    `INSERT INTO files (installation_id, name) VALUES ($1, 'secret.txt') RETURNING id`,
+    [other.id],
+  );
+  Object.assign(ids, {
+    inbox: inbox!.id,
+    inbox2: inbox2!.id,
+    deletedInbox: deletedInbox!.id,
+    otherInbox: otherInbox!.id,
+    file: file!.id,
+    file2: file2!.id,
+    otherFile: otherFile!.id,
+  });
+  ids.welcome = (
+    await create({
+      name: 'Welcome',
+      reply: 'Hello and welcome!',
+      inbox: { id: ids.inbox, type: 'inboxes' },
+      files: [{ id: ids.file }],
+    })
+  ).cannedresponse.id;
+  ids.otherResponse = (
+    await create({ name: 'Theirs', reply: 'Not yours' }, '', other.users.agent.apiKey)
+  ).cannedresponse.id;
 });
 
 describe('create: POST /v2/cannedresponses.json', () => {
   it('answers 201 with the wrapped record, the inbox as a reference and the files it linked', async () => {
-    const body = await create({ name: 'Refund', reply: 'Your refund is on its way.\n', inbox: { id: ids.inbox2, type: 'inboxes' }, files: [{ id: ids.file, type: 'files' }, { id: ids.file2 }] });
+    const body = await create({
+      name: 'Refund',
+      reply: 'Your refund is on its way.\n',
+      inbox: { id: ids.inbox2, type: 'inboxes' },
+      files: [{ id: ids.file, type: 'files' }, { id: ids.file2 }],
+    });
     expect(Object.keys(body).sort()).toEqual(['cannedresponse', 'included']);
     expect(body.cannedresponse).toMatchObject({
       type: 'cannedresponses',
       name: 'Refund',
       reply: 'Your refund is on its way.\n',
       inbox: { id: ids.inbox2, type: 'inboxes' },
-      files: [{ id: ids.file, type: 'files' }, { id: ids.file2, type: 'files' }],
+      files: [
+        { id: ids.file, type: 'files' },
+        { id: ids.file2, type: 'files' },
+      ],
       state: 'active',
       createdBy: { id: site.users.agent.id, type: 'users' },
       updatedBy: { id: site.users.agent.id, type: 'users' },
     });
     expect(body.cannedresponse).not.toHaveProperty('deletedAt');
     expect(body.included.files.map((f: { name: string }) => f.name)).toEqual(['guide.pdf', 'logo.png']);
-    expect(body.included.files[0]).toMatchObject({ type: 'files', contentType: 'application/pdf', size: 1200, url: 'https://files.test/guide.pdf' });
-    const links = await rows(`SELECT file_id, installation_id FROM canned_response_files WHERE canned_response_id = $1 ORDER BY file_id`, [body.cannedresponse.id]);
-    expect(links).toEqual([{ file_id: ids.file, installation_id: site.id }, { file_id: ids.file2, installation_id: site.id }]);
+    expect(body.included.files[0]).toMatchObject({
+      type: 'files',
+      contentType: 'application/pdf',
+      size: 1200,
+      url: 'https://files.test/guide.pdf',
+    });
+    const links = await rows(
+      `SELECT file_id, installation_id FROM canned_response_files WHERE canned_response_id = $1 ORDER BY file_id`,
+      [body.cannedresponse.id],
+    );
+    expect(links).toEqual([
+      { file_id: ids.file, installation_id: site.id },
+      { file_id: ids.file2, installation_id: site.id },
+    ]);
   });
 
   it('accepts a bare body, an inbox as a bare id, and no inbox at all', async () => {
@@ -92,7 +146,15 @@ describe('create: POST /v2/cannedresponses.json', () => {
   });
 
   it('ignores the read-only properties a client sends back', async () => {
-    const body = await create({ id: 5, type: 'cannedresponses', state: 'deleted', createdAt: null, createdBy: 0, name: 'Echo', reply: 'Echo' });
+    const body = await create({
+      id: 5,
+      type: 'cannedresponses',
+      state: 'deleted',
+      createdAt: null,
+      createdBy: 0,
+      name: 'Echo',
+      reply: 'Echo',
+    });
     expect(body.cannedresponse.id).not.toBe(5);
     expect(body.cannedresponse.state).toBe('active');
   });
@@ -107,12 +169,19 @@ describe('get: GET /v2/cannedresponses/{id}.json', () => {
   it('reads one, with includes on request', async () => {
     const plain = await api(one(), { key });
     expect(plain.status).toBe(200);
-    expect(plain.body.cannedresponse).toMatchObject({ id: ids.welcome, name: 'Welcome', reply: 'Hello and welcome!', inbox: { id: ids.inbox, type: 'inboxes' } });
+    expect(plain.body.cannedresponse).toMatchObject({
+      id: ids.welcome,
+      name: 'Welcome',
+      reply: 'Hello and welcome!',
+      inbox: { id: ids.inbox, type: 'inboxes' },
+    });
     expect(plain.body.cannedresponse).not.toHaveProperty('files');
     expect(plain.body.included).toEqual({});
 
     const inboxes = await api(one(), { key, query: { includes: 'inboxes' } });
-    expect(inboxes.body.included).toEqual({ inboxes: [expect.objectContaining({ id: ids.inbox, type: 'inboxes', name: 'Support', email: 'support@x.test' })] });
+    expect(inboxes.body.included).toEqual({
+      inboxes: [expect.objectContaining({ id: ids.inbox, type: 'inboxes', name: 'Support', email: 'support@x.test' })],
+    });
     expect(inboxes.body.cannedresponse).not.toHaveProperty('inboxes');
 
     const files = await api(one(), { key, query: { includes: 'files' } });
@@ -120,7 +189,9 @@ describe('get: GET /v2/cannedresponses/{id}.json', () => {
     expect(files.body.included.files).toHaveLength(1);
 
     const users = await api(one(), { key, query: { includes: 'users' } });
-    expect(users.body.included.users).toEqual([expect.objectContaining({ id: site.users.agent.id, type: 'users', role: 'agent' })]);
+    expect(users.body.included.users).toEqual([
+      expect.objectContaining({ id: site.users.agent.id, type: 'users', role: 'agent' }),
+    ]);
 
     const all = await api(one(), { key, query: { includes: 'all' } });
     expect(Object.keys(all.body.included).sort()).toEqual(['files', 'inboxes', 'users']);
@@ -136,32 +207,52 @@ describe('get: GET /v2/cannedresponses/{id}.json', () => {
   });
 
   it('answers 400 naming an include that is not allowed', async () => {
-    for (const name of ['customers', 'helpdocs', 'inbox', 'file']) expectError(await api(one(), { key, query: { includes: name } }), 400, 'includes');
+    for (const name of ['customers', 'helpdocs', 'inbox', 'file'])
+      expectError(await api(one(), { key, query: { includes: name } }), 400, 'includes');
   });
 });
 
 describe('update: PATCH /v2/cannedresponses/{id}.json', () => {
   it('changes exactly the properties sent', async () => {
     const { cannedresponse } = await create({ name: 'Patch me', reply: 'Before', inbox: ids.inbox });
-    const response = await api(one(cannedresponse.id), { method: 'PATCH', key: site.users.admin.apiKey, body: { cannedresponse: { reply: 'After' } } });
+    const response = await api(one(cannedresponse.id), {
+      method: 'PATCH',
+      key: site.users.admin.apiKey,
+      body: { cannedresponse: { reply: 'After' } },
+    });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.cannedresponse).toMatchObject({ name: 'Patch me', reply: 'After', inbox: { id: ids.inbox, type: 'inboxes' }, updatedBy: { id: site.users.admin.id, type: 'users' } });
+    expect(response.body.cannedresponse).toMatchObject({
+      name: 'Patch me',
+      reply: 'After',
+      inbox: { id: ids.inbox, type: 'inboxes' },
+      updatedBy: { id: site.users.admin.id, type: 'users' },
+    });
     const cleared = await api(one(cannedresponse.id), { method: 'PATCH', key, body: { inbox: null } });
     expect(cleared.body.cannedresponse).toMatchObject({ reply: 'After', inbox: null });
   });
 
   it('links and unlinks files entry by entry', async () => {
     const { cannedresponse } = await create({ name: 'Files', reply: 'x', files: [{ id: ids.file }] });
-    const response = await api(one(cannedresponse.id), { method: 'PATCH', key, body: { files: [{ id: ids.file, type: 'files', delete: true }, { id: ids.file2 }] } });
+    const response = await api(one(cannedresponse.id), {
+      method: 'PATCH',
+      key,
+      body: { files: [{ id: ids.file, type: 'files', delete: true }, { id: ids.file2 }] },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.cannedresponse.files).toEqual([{ id: ids.file2, type: 'files' }]);
-    const links = await rows(`SELECT file_id FROM canned_response_files WHERE canned_response_id = $1`, [cannedresponse.id]);
+    const links = await rows(`SELECT file_id FROM canned_response_files WHERE canned_response_id = $1`, [
+      cannedresponse.id,
+    ]);
     expect(links).toEqual([{ file_id: ids.file2 }]);
   });
 
   it('accepts PUT with the meaning of PATCH, and the whole record sent back', async () => {
     const created = await create({ name: 'Put me', reply: 'x', files: [{ id: ids.file }] }, '?includes=all');
-    const response = await api(one(created.cannedresponse.id), { method: 'PUT', key, body: { ...created, cannedresponse: { ...created.cannedresponse, name: 'Put done' } } });
+    const response = await api(one(created.cannedresponse.id), {
+      method: 'PUT',
+      key,
+      body: { ...created, cannedresponse: { ...created.cannedresponse, name: 'Put done' } },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.cannedresponse).toMatchObject({ name: 'Put done', reply: 'x' });
   });
@@ -176,7 +267,10 @@ describe('delete: DELETE /v2/cannedresponses/{id}.json', () => {
     expect((await api(one(cannedresponse.id), { key })).status).toBe(404);
     expect((await api(LIST, { key, query: { filter: { id: cannedresponse.id } } })).body.cannedresponses).toEqual([]);
     const withState = await api(LIST, { key, query: { filter: { id: cannedresponse.id, state: 'deleted' } } });
-    expect(withState.body.cannedresponses[0]).toMatchObject({ state: 'deleted', deletedBy: { id: site.users.agent.id, type: 'users' } });
+    expect(withState.body.cannedresponses[0]).toMatchObject({
+      state: 'deleted',
+      deletedBy: { id: site.users.agent.id, type: 'users' },
+    });
   });
 
   it("answers 404 for another installation's canned response and leaves it", async () => {
@@ -191,7 +285,10 @@ describe('list: GET /v2/cannedresponses.json', () => {
   beforeAll(async () => {
     listSite = await newInstallation('canned-list');
     listKey = listSite.users.collaborator.apiKey;
-    const [inbox] = await rows<{ id: number }>(`INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Support') RETURNING id`, [listSite.id]);
+    const [inbox] = await rows<{ id: number }>(
+      `INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Support') RETURNING id`,
+      [listSite.id],
+    );
     support = inbox!.id;
     for (const record of [
       { name: 'Charlie', reply: 'gamma', inbox: support },
@@ -208,7 +305,9 @@ describe('list: GET /v2/cannedresponses.json', () => {
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['cannedresponses', 'included', 'meta', 'pagination']);
     expect(names(response)).toEqual(['Bravo']);
-    expect(response.body.meta).toEqual({ page: { page: 2, pageSize: 2, pageOffset: 2, count: 3, pages: 2, hasMore: false } });
+    expect(response.body.meta).toEqual({
+      page: { page: 2, pageSize: 2, pageOffset: 2, count: 3, pages: 2, hasMore: false },
+    });
   });
 
   it('filters on inbox, name and reply', async () => {
@@ -216,11 +315,25 @@ describe('list: GET /v2/cannedresponses.json', () => {
     expect(names(byInbox)).toEqual(['Bravo', 'Charlie']);
     expect(names(await api(LIST, { key: listKey, query: { filter: { inbox: null } } }))).toEqual(['Alpha']);
     expect(names(await api(LIST, { key: listKey, query: { filter: { name: 'Alpha' } } }))).toEqual(['Alpha']);
-    expect(names(await api(LIST, { key: listKey, query: { filter: { reply: { $contains: 'ETA' } } } }))).toEqual(['Bravo']);
+    expect(names(await api(LIST, { key: listKey, query: { filter: { reply: { $contains: 'ETA' } } } }))).toEqual([
+      'Bravo',
+    ]);
   });
 
   it('accepts every filter name of part 2', async () => {
-    const values: Record<string, unknown> = { createdAt: { $gt: '2000-01-01' }, updatedAt: { $lt: '2999-01-01' }, deletedAt: null, createdBy: listSite.users.agent.id, updatedBy: listSite.users.agent.id, deletedBy: null, state: 'active', id: { $gt: 0 }, inbox: { $ne: null }, name: { $contains: 'a' }, reply: { $ne: 'x' } };
+    const values: Record<string, unknown> = {
+      createdAt: { $gt: '2000-01-01' },
+      updatedAt: { $lt: '2999-01-01' },
+      deletedAt: null,
+      createdBy: listSite.users.agent.id,
+      updatedBy: listSite.users.agent.id,
+      deletedBy: null,
+      state: 'active',
+      id: { $gt: 0 },
+      inbox: { $ne: null },
+      name: { $contains: 'a' },
+      reply: { $ne: 'x' },
+    };
     for (const name of FILTER_NAMES) {
       const response = await api(LIST, { key: listKey, query: { filter: { [name]: values[name] } } });
       expect(response.status, `${name}: ${response.text}`).toBe(200);
@@ -234,7 +347,11 @@ describe('list: GET /v2/cannedresponses.json', () => {
       expect(response.body.cannedresponses).toHaveLength(3);
     }
     expect(names(await api(LIST, { key: listKey, query: { orderBy: 'name' } }))).toEqual(['Alpha', 'Bravo', 'Charlie']);
-    expect(names(await api(LIST, { key: listKey, query: { orderBy: 'reply', orderMode: 'desc' } }))).toEqual(['Charlie', 'Bravo', 'Alpha']);
+    expect(names(await api(LIST, { key: listKey, query: { orderBy: 'reply', orderMode: 'desc' } }))).toEqual([
+      'Charlie',
+      'Bravo',
+      'Alpha',
+    ]);
   });
 
   it('includes every name of part 2', async () => {
@@ -251,7 +368,8 @@ describe('list: GET /v2/cannedresponses.json', () => {
       expectError(await api(LIST, { key: listKey, query: { filter: { [name]: 1 } } }), 400, `filter.${name}`);
       expectError(await api(LIST, { key: listKey, query: { orderBy: name } }), 400, 'orderBy');
     }
-    for (const name of ['customers', 'helpdocs', 'inbox']) expectError(await api(LIST, { key: listKey, query: { includes: name } }), 400, 'includes');
+    for (const name of ['customers', 'helpdocs', 'inbox'])
+      expectError(await api(LIST, { key: listKey, query: { includes: name } }), 400, 'includes');
   });
 });
 
@@ -264,14 +382,23 @@ describe('bad input', () => {
   ];
   for (const [what, text, source] of bodies) {
     it(`answers 400 to ${what} on POST, PATCH and PUT`, async () => {
-      for (const [path, method] of [[LIST, 'POST'], [one(), 'PATCH'], [one(), 'PUT']] as const) {
+      for (const [path, method] of [
+        [LIST, 'POST'],
+        [one(), 'PATCH'],
+        [one(), 'PUT'],
+      ] as const) {
         await rejects(path, { method, body: text, headers: { 'content-type': 'application/json' } }, 400, source);
       }
     });
   }
 
   it('answers 415 to a body that is not JSON', async () => {
-    await rejects(LIST, { method: 'POST', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, 'body');
+    await rejects(
+      LIST,
+      { method: 'POST', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      415,
+      'body',
+    );
   });
 
   const wrongTypes: [string, Record<string, unknown>, string][] = [
@@ -283,45 +410,88 @@ describe('bad input', () => {
     ['reply: null', { reply: null }, 'cannedresponse.reply'],
     ["inbox: 'Support'", { inbox: 'Support' }, 'cannedresponse.inbox'],
     ['inbox: 0', { inbox: 0 }, 'cannedresponse.inbox'],
-    ["an inbox reference of the wrong type", { inbox: { id: 1, type: 'users' } }, 'cannedresponse.inbox'],
+    ['an inbox reference of the wrong type', { inbox: { id: 1, type: 'users' } }, 'cannedresponse.inbox'],
     ['files: not an array', { files: { id: 1 } }, 'cannedresponse.files'],
     ['a file entry without an id', { files: [{ type: 'files' }] }, 'cannedresponse.files[0].id'],
     ['a NUL in the reply', { reply: 'a\u0000b' }, 'cannedresponse.reply'],
   ];
   for (const [what, properties, source] of wrongTypes) {
     it(`answers 400 naming ${source} for ${what}`, async () => {
-      await rejects(LIST, { method: 'POST', body: { cannedresponse: { name: 'Typed', reply: 'Typed', ...properties } } }, 400, source);
+      await rejects(
+        LIST,
+        { method: 'POST', body: { cannedresponse: { name: 'Typed', reply: 'Typed', ...properties } } },
+        400,
+        source,
+      );
       await rejects(one(), { method: 'PATCH', body: { cannedresponse: properties } }, 400, source);
     });
   }
 
   it('ignores an unknown property, wrapped or bare, beside the wrapper or in a link entry, naming it in X-Ignored-Properties; nothing of it is stored', async () => {
-    const made = await api(LIST, { method: 'POST', key, body: { cannedresponse: { name: 'Ignoring', reply: 'x', colour: 'crimson' } } });
+    const made = await api(LIST, {
+      method: 'POST',
+      key,
+      body: { cannedresponse: { name: 'Ignoring', reply: 'x', colour: 'crimson' } },
+    });
     expectIgnored(made, ['cannedresponse.colour']);
     const id = made.body.cannedresponse.id as number;
     const path = `/v2/cannedresponses/${id}.json`;
-    expectIgnored(await api(path, { method: 'PATCH', key, body: { subject: 'a subject' } }), ['cannedresponse.subject']);
-    expectIgnored(await api(path, { method: 'PATCH', key, body: { cannedresponse: { name: 'Ignoring still' }, extra: 1 } }), ['extra']);
-    expectIgnored(await api(path, { method: 'PATCH', key, body: { files: [{ id: ids.file2, name: 'renamed' }] } }), ['cannedresponse.files[0].name']);
-    expect(JSON.stringify(await rows(`SELECT to_jsonb(c) AS row FROM canned_responses c WHERE id = $1`, [id]))).not.toMatch(/crimson|a subject|renamed/);
+    expectIgnored(await api(path, { method: 'PATCH', key, body: { subject: 'a subject' } }), [
+      'cannedresponse.subject',
+    ]);
+    expectIgnored(
+      await api(path, { method: 'PATCH', key, body: { cannedresponse: { name: 'Ignoring still' }, extra: 1 } }),
+      ['extra'],
+    );
+    expectIgnored(await api(path, { method: 'PATCH', key, body: { files: [{ id: ids.file2, name: 'renamed' }] } }), [
+      'cannedresponse.files[0].name',
+    ]);
+    expect(
+      JSON.stringify(await rows(`SELECT to_jsonb(c) AS row FROM canned_responses c WHERE id = $1`, [id])),
+    ).not.toMatch(/crimson|a subject|renamed/);
   });
 
   it('answers 400 naming each missing required property on create', async () => {
     await rejects(LIST, { method: 'POST', body: { cannedresponse: { reply: 'No name' } } }, 400, 'cannedresponse.name');
-    await rejects(LIST, { method: 'POST', body: { cannedresponse: { name: 'No reply' } } }, 400, 'cannedresponse.reply');
+    await rejects(
+      LIST,
+      { method: 'POST', body: { cannedresponse: { name: 'No reply' } } },
+      400,
+      'cannedresponse.reply',
+    );
     await rejects(LIST, { method: 'POST', body: {} }, 400, 'cannedresponse.reply');
   });
 
-  it("answers 400 naming the inbox for an inbox of another installation, a deleted one or none", async () => {
+  it('answers 400 naming the inbox for an inbox of another installation, a deleted one or none', async () => {
     for (const inbox of [ids.otherInbox, ids.deletedInbox, 987654321]) {
-      await rejects(LIST, { method: 'POST', body: { cannedresponse: { name: 'x', reply: 'x', inbox } } }, 400, 'cannedresponse.inbox');
-      await rejects(one(), { method: 'PATCH', body: { inbox: { id: inbox, type: 'inboxes' } } }, 400, 'cannedresponse.inbox');
+      await rejects(
+        LIST,
+        { method: 'POST', body: { cannedresponse: { name: 'x', reply: 'x', inbox } } },
+        400,
+        'cannedresponse.inbox',
+      );
+      await rejects(
+        one(),
+        { method: 'PATCH', body: { inbox: { id: inbox, type: 'inboxes' } } },
+        400,
+        'cannedresponse.inbox',
+      );
     }
   });
 
-  it("answers 400 naming the entry for a file of another installation or none, and links nothing", async () => {
-    await rejects(LIST, { method: 'POST', body: { cannedresponse: { name: 'x', reply: 'x', files: [{ id: ids.otherFile }] } } }, 400, 'cannedresponse.files[0].id');
-    await rejects(one(), { method: 'PATCH', body: { name: 'Renamed', files: [{ id: ids.file2 }, { id: 987654321 }] } }, 400, 'cannedresponse.files[1].id');
+  it('answers 400 naming the entry for a file of another installation or none, and links nothing', async () => {
+    await rejects(
+      LIST,
+      { method: 'POST', body: { cannedresponse: { name: 'x', reply: 'x', files: [{ id: ids.otherFile }] } } },
+      400,
+      'cannedresponse.files[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { name: 'Renamed', files: [{ id: ids.file2 }, { id: 987654321 }] } },
+      400,
+      'cannedresponse.files[1].id',
+    );
   });
 
   it("answers 404 to a PATCH of another installation's canned response, which stays as it was", async () => {
@@ -343,8 +513,17 @@ describe('bad input', () => {
 
   it('has no bulk operations (the spec lists none)', async () => {
     const before = await snapshot();
-    const update = await api('/v2/cannedresponses/update.json', { method: 'PATCH', key, query: { filter: { id: ids.welcome } }, body: { name: 'Bulk' } });
-    const remove = await api('/v2/cannedresponses/delete.json', { method: 'DELETE', key, query: { filter: { id: ids.welcome } } });
+    const update = await api('/v2/cannedresponses/update.json', {
+      method: 'PATCH',
+      key,
+      query: { filter: { id: ids.welcome } },
+      body: { name: 'Bulk' },
+    });
+    const remove = await api('/v2/cannedresponses/delete.json', {
+      method: 'DELETE',
+      key,
+      query: { filter: { id: ids.welcome } },
+    });
     expect([400, 404]).toContain(update.status);
     expect([400, 404]).toContain(remove.status);
     expect(await snapshot()).toEqual(before);

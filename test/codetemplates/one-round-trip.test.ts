@@ -15,11 +15,17 @@ let other: SeededInstallation;
 let key: string;
 
 async function newTemplate(installationId: number): Promise<number> {
-  const [row] = await rows<{ id: number }>(`INSERT INTO code_templates (installation_id, name, body) VALUES ($1, 'Template', 'Hi') RETURNING id`, [installationId]);
+  const [row] = await rows<{ id: number }>(
+    `INSERT INTO code_templates (installation_id, name, body) VALUES ($1, 'Template', 'Hi') RETURNING id`,
+    [installationId],
+  );
   return row!.id;
 }
 
-const sentiments = () => rows(`SELECT to_jsonb(s) AS row FROM code_template_sentiments s WHERE installation_id = ANY($1) ORDER BY id`, [[site.id, other.id]]);
+const sentiments = () =>
+  rows(`SELECT to_jsonb(s) AS row FROM code_template_sentiments s WHERE installation_id = ANY($1) ORDER BY id`, [
+    [site.id, other.id],
+  ]);
 
 /** The PATCH's round trips, the caller's credential looked up just before (remembered: the count is the write alone). */
 async function patch(id: number, body: unknown) {
@@ -39,7 +45,12 @@ describe("a code template's sentiment in one round trip", () => {
     const first = await patch(id, { sentiment: { tone: 'negative' } });
     expect(first.answer.status, first.answer.text).toBe(200);
     expect(first.trips).toBe(1);
-    expect(first.answer.body.sentiment).toMatchObject({ tone: 'negative', threshold: 0.5, enabled: true, codeTemplate: { id } });
+    expect(first.answer.body.sentiment).toMatchObject({
+      tone: 'negative',
+      threshold: 0.5,
+      enabled: true,
+      codeTemplate: { id },
+    });
     const second = await patch(id, { sentiment: { threshold: 0.8, enabled: false } });
     expect(second.answer.status, second.answer.text).toBe(200);
     expect(second.trips).toBe(1);

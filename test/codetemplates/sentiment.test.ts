@@ -16,7 +16,10 @@ const path = (id: number | string = ids.template) => `/v2/codetemplates/${id}.js
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 async function newTemplate(installationId = site.id, state = 'active'): Promise<number> {
-  const [row] = await rows<{ id: number }>(`INSERT INTO code_templates (installation_id, name, body, state) VALUES ($1, 'Template', 'Hi {{name}}', $2) RETURNING id`, [installationId, state]);
+  const [row] = await rows<{ id: number }>(
+    `INSERT INTO code_templates (installation_id, name, body, state) VALUES ($1, 'Template', 'Hi {{name}}', $2) RETURNING id`,
+    [installationId, state],
+  );
   return row!.id;
 }
 
@@ -28,9 +31,10 @@ async function sentimentRows(templateId: number) {
 }
 
 async function snapshot() {
-  return rows(`SELECT to_jsonb(s) AS row FROM code_template_sentiments s WHERE installation_id = ANY($1) ORDER BY id`, [[site.id, other.id]]);
+  return rows(`SELECT to_jsonb(s) AS row FROM code_template_sentiments s WHERE installation_id = ANY($1) ORDER BY id`, [
+    [site.id, other.id],
+  ]);
 }
-
 
 async function rejects(target: string, request: ApiRequest, status: number, source: string | null) {
   const before = await snapshot();
@@ -73,7 +77,14 @@ describe('the first PATCH creates the sentiment row', () => {
       updatedBy: { id: site.users.agent.id, type: 'users' },
     });
     expect(await sentimentRows(template)).toEqual([
-      expect.objectContaining({ id: sentiment.id, installation_id: site.id, tone: 'positive', threshold: 0.5, enabled: true, created_by: site.users.agent.id }),
+      expect.objectContaining({
+        id: sentiment.id,
+        installation_id: site.id,
+        tone: 'positive',
+        threshold: 0.5,
+        enabled: true,
+        created_by: site.users.agent.id,
+      }),
     ]);
   });
 
@@ -86,14 +97,20 @@ describe('the first PATCH creates the sentiment row', () => {
 
   it('accepts a bare body with every property', async () => {
     const template = await newTemplate();
-    const response = await api(path(template), { method: 'PATCH', key, body: { tone: 'negative', threshold: 0.85, enabled: false } });
+    const response = await api(path(template), {
+      method: 'PATCH',
+      key,
+      body: { tone: 'negative', threshold: 0.85, enabled: false },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.sentiment).toMatchObject({ tone: 'negative', threshold: 0.85, enabled: false });
   });
 
   it('creates one row only, even when first PATCHes race', async () => {
     const template = await newTemplate();
-    const answers = await Promise.all([0.1, 0.2, 0.3, 0.4].map((threshold) => api(path(template), { method: 'PATCH', key, body: { threshold } })));
+    const answers = await Promise.all(
+      [0.1, 0.2, 0.3, 0.4].map((threshold) => api(path(template), { method: 'PATCH', key, body: { threshold } })),
+    );
     for (const answer of answers) expect(answer.status, answer.text).toBe(200);
     expect(new Set(answers.map((a) => a.body.sentiment.id)).size).toBe(1);
     expect(await sentimentRows(template)).toHaveLength(1);
@@ -103,8 +120,16 @@ describe('the first PATCH creates the sentiment row', () => {
 describe('later PATCHes change exactly the properties sent', () => {
   it('keeps the row and the properties not sent', async () => {
     const template = await newTemplate();
-    const first = await api(path(template), { method: 'PATCH', key, body: { sentiment: { tone: 'negative', threshold: 0.9 } } });
-    const second = await api(path(template), { method: 'PATCH', key: site.users.admin.apiKey, body: { sentiment: { enabled: false } } });
+    const first = await api(path(template), {
+      method: 'PATCH',
+      key,
+      body: { sentiment: { tone: 'negative', threshold: 0.9 } },
+    });
+    const second = await api(path(template), {
+      method: 'PATCH',
+      key: site.users.admin.apiKey,
+      body: { sentiment: { enabled: false } },
+    });
     expect(second.status, second.text).toBe(200);
     expect(second.body.sentiment).toMatchObject({
       id: first.body.sentiment.id,
@@ -130,8 +155,16 @@ describe('later PATCHes change exactly the properties sent', () => {
     const sentBack = { ...read.body, sentiment: { ...read.body.sentiment, threshold: 0.25 }, meta: {} };
     const response = await api(path(), { method: 'PATCH', key, body: sentBack });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.sentiment).toMatchObject({ id: read.body.sentiment.id, threshold: 0.25, tone: read.body.sentiment.tone });
-    const bare = await api(path(), { method: 'PATCH', key, body: { ...read.body.sentiment, codeTemplate: ids.template, threshold: 0.3 } });
+    expect(response.body.sentiment).toMatchObject({
+      id: read.body.sentiment.id,
+      threshold: 0.25,
+      tone: read.body.sentiment.tone,
+    });
+    const bare = await api(path(), {
+      method: 'PATCH',
+      key,
+      body: { ...read.body.sentiment, codeTemplate: ids.template, threshold: 0.3 },
+    });
     expect(bare.status, bare.text).toBe(200);
   });
 
@@ -175,7 +208,12 @@ describe('bad input changes nothing', () => {
   }
 
   it('answers 400 naming sentiment.codeTemplate when it is not the template of the path', async () => {
-    await rejects(path(), { body: { sentiment: { codeTemplate: { id: ids.otherTemplate, type: 'codetemplates' }, tone: 'positive' } } }, 400, 'sentiment.codeTemplate');
+    await rejects(
+      path(),
+      { body: { sentiment: { codeTemplate: { id: ids.otherTemplate, type: 'codetemplates' }, tone: 'positive' } } },
+      400,
+      'sentiment.codeTemplate',
+    );
   });
 
   it('ignores an unknown property, wrapped or bare, or beside the wrapper, naming it in X-Ignored-Properties; nothing of it is stored', async () => {
@@ -215,7 +253,12 @@ describe('bad input changes nothing', () => {
 
   it('answers 403 to a collaborator, and changes nothing', async () => {
     await rejects(path(), { key: site.users.collaborator.apiKey, body: { tone: 'positive' } }, 403, null);
-    await rejects(path(), { method: 'PUT', key: site.users.collaborator.apiKey, body: { tone: 'positive' } }, 403, null);
+    await rejects(
+      path(),
+      { method: 'PUT', key: site.users.collaborator.apiKey, body: { tone: 'positive' } },
+      403,
+      null,
+    );
   });
 
   it('answers 401 without a credential', async () => {

@@ -26,7 +26,13 @@ const ids = {
   otherCustomer: 0,
 };
 
-const CHILD_TABLES = ['company_domains', 'company_phones', 'company_addresses', 'company_social_links', 'company_timelog_settings'] as const;
+const CHILD_TABLES = [
+  'company_domains',
+  'company_phones',
+  'company_addresses',
+  'company_social_links',
+  'company_timelog_settings',
+] as const;
 
 /**
  * Everything the companies endpoints can write, for both installations: the counts the brief
@@ -35,8 +41,15 @@ const CHILD_TABLES = ['company_domains', 'company_phones', 'company_addresses', 
 async function snapshot() {
   const installations = [site.id, other.id];
   const count = async (table: string) =>
-    (await rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE installation_id = ANY($1)`, [installations]))[0]!.n;
-  const counts: Record<string, number> = { companies: await count('companies'), company_customers: await count('company_customers') };
+    (
+      await rows<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE installation_id = ANY($1)`, [
+        installations,
+      ])
+    )[0]!.n;
+  const counts: Record<string, number> = {
+    companies: await count('companies'),
+    company_customers: await count('company_customers'),
+  };
   for (const table of CHILD_TABLES) counts[table] = await count(table);
   const companies = await rows(
     `SELECT id, installation_id, name, description, details, industry, website, email, permission, kind, note, avatar_path,
@@ -46,9 +59,15 @@ async function snapshot() {
   );
   const children: Record<string, unknown[]> = {};
   for (const table of CHILD_TABLES) {
-    children[table] = await rows(`SELECT to_jsonb(t) AS row FROM ${table} t WHERE installation_id = ANY($1) ORDER BY id`, [installations]);
+    children[table] = await rows(
+      `SELECT to_jsonb(t) AS row FROM ${table} t WHERE installation_id = ANY($1) ORDER BY id`,
+      [installations],
+    );
   }
-  const links = await rows(`SELECT company_id, customer_id FROM company_customers WHERE installation_id = ANY($1) ORDER BY 1, 2`, [installations]);
+  const links = await rows(
+    `SELECT company_id, customer_id FROM company_customers WHERE installation_id = ANY($1) ORDER BY 1, 2`,
+    [installations],
+  );
   return { counts, companies, children, links };
 }
 
@@ -58,9 +77,13 @@ interface ErrorEntry {
   detail: string;
 }
 
-
 /** Sends the request and checks the status, the error body and that nothing changed. */
-async function rejects(path: string, request: ApiRequest, status: number, source: string | RegExp): Promise<ErrorEntry> {
+async function rejects(
+  path: string,
+  request: ApiRequest,
+  status: number,
+  source: string | RegExp,
+): Promise<ErrorEntry> {
   const before = await snapshot();
   const response = await api(path, { key, ...request });
   const entry = expectErrorBody(response, status, source);
@@ -101,7 +124,11 @@ beforeAll(async () => {
   const globex = await create(key, { name: 'Globex', industry: 'Energy', domains: [{ name: 'globex.test' }] });
   ids.globex = globex.company.id;
   ids.globexDomain = globex.included.domains[0].id;
-  const otherCompany = await create(other.users.agent.apiKey, { name: 'Other Co', domains: [{ name: 'other.test' }], customers: [{ id: ids.otherCustomer }] });
+  const otherCompany = await create(other.users.agent.apiKey, {
+    name: 'Other Co',
+    domains: [{ name: 'other.test' }],
+    customers: [{ id: ids.otherCustomer }],
+  });
   ids.otherCompany = otherCompany.company.id;
   ids.otherDomain = otherCompany.included.domains[0].id;
 });
@@ -129,7 +156,12 @@ describe('bodies that are not a JSON object', () => {
     it(`answers 400 to ${what} on POST, PATCH, PUT and bulk update`, async () => {
       for (const target of writes()) {
         // An empty string would make the helper send no body at all; send it as raw text.
-        await rejects(target.path, { method: target.method, query: target.query, body: text, headers: { 'content-type': 'application/json' } }, 400, source);
+        await rejects(
+          target.path,
+          { method: target.method, query: target.query, body: text, headers: { 'content-type': 'application/json' } },
+          400,
+          source,
+        );
       }
     });
   }
@@ -157,13 +189,22 @@ describe('properties of the wrong type', () => {
       await rejects(LIST, { method: 'POST', body: { company: { name: 'Typed Co', ...properties } } }, 400, source);
       await rejects(one(), { method: 'PATCH', body: { company: properties } }, 400, source);
       await rejects(one(), { method: 'PUT', body: properties }, 400, source);
-      await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: properties } }, 400, source);
+      await rejects(
+        BULK_UPDATE,
+        { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: properties } },
+        400,
+        source,
+      );
     });
   }
 
   it('names every property at fault, not only the first', async () => {
     const before = await snapshot();
-    const response = await api(LIST, { method: 'POST', key, body: { company: { name: 123, permission: 'nobody', email: 'nope' } } });
+    const response = await api(LIST, {
+      method: 'POST',
+      key,
+      body: { company: { name: 123, permission: 'nobody', email: 'nope' } },
+    });
     expectErrorBody(response, 400, 'company.name');
     expectErrorBody(response, 400, 'company.permission');
     expectErrorBody(response, 400, 'company.email');
@@ -171,14 +212,52 @@ describe('properties of the wrong type', () => {
   });
 
   it('answers 400 naming the relation for a relation of the wrong shape', async () => {
-    await rejects(LIST, { method: 'POST', body: { company: { name: 'Shapeless', domains: { name: 'a.test' } } } }, 400, 'company.domains');
+    await rejects(
+      LIST,
+      { method: 'POST', body: { company: { name: 'Shapeless', domains: { name: 'a.test' } } } },
+      400,
+      'company.domains',
+    );
     await rejects(one(), { method: 'PATCH', body: { company: { domains: 'globex.test' } } }, 400, 'company.domains');
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [ids.customer] } } }, 400, 'company.customers[0]');
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ id: 'one' }] } } }, 400, 'company.customers[0].id');
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ name: 'not a domain' }] } } }, 400, 'company.domains[0].name');
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ name: 'ok.test' }, { name: 42 }] } } }, 400, 'company.domains[1].name');
-    await rejects(one(), { method: 'PATCH', body: { company: { timelogsettings: { currency: 'euro' } } } }, 400, 'company.timelogsettings.currency');
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: Array.from({ length: 101 }, (_, i) => ({ name: `d${i}.test` })) } } }, 400, 'company.domains');
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [ids.customer] } } },
+      400,
+      'company.customers[0]',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [{ id: 'one' }] } } },
+      400,
+      'company.customers[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ name: 'not a domain' }] } } },
+      400,
+      'company.domains[0].name',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ name: 'ok.test' }, { name: 42 }] } } },
+      400,
+      'company.domains[1].name',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { timelogsettings: { currency: 'euro' } } } },
+      400,
+      'company.timelogsettings.currency',
+    );
+    await rejects(
+      one(),
+      {
+        method: 'PATCH',
+        body: { company: { domains: Array.from({ length: 101 }, (_, i) => ({ name: `d${i}.test` })) } },
+      },
+      400,
+      'company.domains',
+    );
   });
 
   // Postgres text cannot hold NUL; the filter parameter already refuses it (400 naming filter.name).
@@ -188,140 +267,346 @@ describe('properties of the wrong type', () => {
 
   it('answers 400, not 500, to a NUL character in a property on PATCH, bulk update and in a relation entry', async () => {
     await rejects(one(), { method: 'PATCH', body: { company: { industry: 'a\u0000b' } } }, 400, 'company.industry');
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: { note: 'a\u0000b' } } }, 400, 'company.note');
-    await rejects(one(), { method: 'PATCH', body: { company: { phones: [{ number: '1\u00002' }] } } }, 400, 'company.phones[0].number');
+    await rejects(
+      BULK_UPDATE,
+      { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: { note: 'a\u0000b' } } },
+      400,
+      'company.note',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { phones: [{ number: '1\u00002' }] } } },
+      400,
+      'company.phones[0].number',
+    );
   });
 });
 
 describe('unknown properties', () => {
   it('are ignored and named (X-Ignored-Properties), wrapped or bare, beside the wrapper and inside relation entries; nothing of them is stored', async () => {
-    const made = await api(LIST, { method: 'POST', key, body: { company: { name: 'Unknown Co', nope: 1, domains: [{ name: 'deep.test', nope: 1 }] }, beside: {} } });
+    const made = await api(LIST, {
+      method: 'POST',
+      key,
+      body: { company: { name: 'Unknown Co', nope: 1, domains: [{ name: 'deep.test', nope: 1 }] }, beside: {} },
+    });
     expectIgnored(made, ['beside', 'company.domains[0].nope', 'company.nope']);
     const id = made.body.company.id as number;
-    expectIgnored(await api(LIST, { method: 'POST', key, body: { name: 'Unknown Bare Co', nope: 1 } }), ['company.nope']);
-    expectIgnored(await api(`/v2/companies/${id}.json`, { method: 'PATCH', key, body: { company: { industry: 'x', domains: [{ name: 'ok.test' }, { name: 'deeper.test', nope: 1 }] }, nope: {} } }), ['company.domains[1].nope', 'nope']);
-    expectIgnored(await api(`/v2/companies/${id}.json`, { method: 'PUT', key, body: { industry: 'y', nope: null, customers: [{ id: ids.customer, nope: 1 }] } }), ['company.customers[0].nope', 'company.nope']);
+    expectIgnored(await api(LIST, { method: 'POST', key, body: { name: 'Unknown Bare Co', nope: 1 } }), [
+      'company.nope',
+    ]);
     expectIgnored(
-      await api(`/v2/companies/${id}.json`, { method: 'PATCH', key, body: { company: { timelogsettings: { billable: true, nope: 1 }, phones: [{ number: '1', nope: 1 }] } } }),
+      await api(`/v2/companies/${id}.json`, {
+        method: 'PATCH',
+        key,
+        body: {
+          company: { industry: 'x', domains: [{ name: 'ok.test' }, { name: 'deeper.test', nope: 1 }] },
+          nope: {},
+        },
+      }),
+      ['company.domains[1].nope', 'nope'],
+    );
+    expectIgnored(
+      await api(`/v2/companies/${id}.json`, {
+        method: 'PUT',
+        key,
+        body: { industry: 'y', nope: null, customers: [{ id: ids.customer, nope: 1 }] },
+      }),
+      ['company.customers[0].nope', 'company.nope'],
+    );
+    expectIgnored(
+      await api(`/v2/companies/${id}.json`, {
+        method: 'PATCH',
+        key,
+        body: { company: { timelogsettings: { billable: true, nope: 1 }, phones: [{ number: '1', nope: 1 }] } },
+      }),
       ['company.phones[0].nope', 'company.timelogsettings.nope'],
     );
-    expectIgnored(await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { id } }, body: { company: { industry: 'z', nope: 1 } } }), ['company.nope']);
+    expectIgnored(
+      await api(BULK_UPDATE, {
+        method: 'PATCH',
+        key,
+        query: { filter: { id } },
+        body: { company: { industry: 'z', nope: 1 } },
+      }),
+      ['company.nope'],
+    );
     const [company] = await rows<{ industry: string }>(`SELECT industry FROM companies WHERE id = $1`, [id]);
     expect(company).toEqual({ industry: 'z' });
-    expect((await rows(`SELECT name FROM company_domains WHERE company_id = $1 ORDER BY name`, [id])).map((row) => row.name)).toEqual(['deep.test', 'deeper.test', 'ok.test']);
+    expect(
+      (await rows(`SELECT name FROM company_domains WHERE company_id = $1 ORDER BY name`, [id])).map((row) => row.name),
+    ).toEqual(['deep.test', 'deeper.test', 'ok.test']);
     expect(JSON.stringify(await snapshot())).not.toContain('nope');
   });
 
   it('answers 400 to relations in a bulk update, which sets plain properties only', async () => {
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: { domains: [{ name: 'bulk.test' }] } } }, 400, 'company.domains');
+    await rejects(
+      BULK_UPDATE,
+      {
+        method: 'PATCH',
+        query: { filter: { id: ids.globex } },
+        body: { company: { domains: [{ name: 'bulk.test' }] } },
+      },
+      400,
+      'company.domains',
+    );
   });
 });
 
 describe('missing required properties', () => {
   it('answers 400 naming company.name when a company is created without a name', async () => {
-    const entry = await rejects(LIST, { method: 'POST', body: { company: { industry: 'Nameless' } } }, 400, 'company.name');
+    const entry = await rejects(
+      LIST,
+      { method: 'POST', body: { company: { industry: 'Nameless' } } },
+      400,
+      'company.name',
+    );
     expect(entry.detail).toBe('must be set');
     await rejects(LIST, { method: 'POST', body: { company: {} } }, 400, 'company.name');
     await rejects(LIST, { method: 'POST', body: {} }, 400, 'company.name');
   });
 
   it('answers 400 naming the domain entry without a name, and creates nothing (not even the company)', async () => {
-    const entry = await rejects(LIST, { method: 'POST', body: { company: { name: 'Half Co', domains: [{ name: 'half.test' }, {}] } } }, 400, 'company.domains[1].name');
+    const entry = await rejects(
+      LIST,
+      { method: 'POST', body: { company: { name: 'Half Co', domains: [{ name: 'half.test' }, {}] } } },
+      400,
+      'company.domains[1].name',
+    );
     expect(entry.detail).toBe('must be set');
-    expect(await rows(`SELECT 1 FROM companies WHERE installation_id = $1 AND name = 'Half Co'`, [site.id])).toEqual([]);
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ type: 'domains' }] } } }, 400, 'company.domains[0].name');
+    expect(await rows(`SELECT 1 FROM companies WHERE installation_id = $1 AND name = 'Half Co'`, [site.id])).toEqual(
+      [],
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ type: 'domains' }] } } },
+      400,
+      'company.domains[0].name',
+    );
   });
 
   it('rolls back the relations written before the failing one', async () => {
     await rejects(
       LIST,
-      { method: 'POST', body: { company: { name: 'Rollback Co', addresses: [{ city: 'Oslo' }], phones: [{ number: '1' }], domains: [{}] } } },
+      {
+        method: 'POST',
+        body: {
+          company: { name: 'Rollback Co', addresses: [{ city: 'Oslo' }], phones: [{ number: '1' }], domains: [{}] },
+        },
+      },
       400,
       'company.domains[0].name',
     );
     await rejects(
       one(),
-      { method: 'PATCH', body: { company: { name: 'Globex Renamed', addresses: [{ city: 'Oslo' }], domains: [{ name: 'fine.test' }, { name: null }] } } },
+      {
+        method: 'PATCH',
+        body: {
+          company: {
+            name: 'Globex Renamed',
+            addresses: [{ city: 'Oslo' }],
+            domains: [{ name: 'fine.test' }, { name: null }],
+          },
+        },
+      },
       400,
       'company.domains[1].name',
     );
     await rejects(
       one(),
-      { method: 'PATCH', body: { company: { industry: 'Changed', addresses: [{ city: 'Oslo' }], domains: [{ name: 'fine.test' }, {}] } } },
+      {
+        method: 'PATCH',
+        body: { company: { industry: 'Changed', addresses: [{ city: 'Oslo' }], domains: [{ name: 'fine.test' }, {}] } },
+      },
       400,
       'company.domains[1].name',
     );
   });
 
   it('answers 400 to a domain entry marked delete without an id', async () => {
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ name: 'x.test', delete: true }] } } }, 400, 'company.domains[0].delete');
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ name: 'x.test', delete: true }] } } },
+      400,
+      'company.domains[0].delete',
+    );
   });
 
   it('answers 400 naming the entry of a customer without an id', async () => {
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ type: 'customers' }] } } }, 400, 'company.customers[0].id');
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [{ type: 'customers' }] } } },
+      400,
+      'company.customers[0].id',
+    );
   });
 });
 
 describe('customers that cannot be linked', () => {
   it('answers 400 naming company.customers[0].id for a customer that does not exist', async () => {
-    await rejects(LIST, { method: 'POST', body: { company: { name: 'Ghost Co', customers: [{ id: 987654321 }] } } }, 400, 'company.customers[0].id');
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ id: 987654321, type: 'customers' }] } } }, 400, 'company.customers[0].id');
+    await rejects(
+      LIST,
+      { method: 'POST', body: { company: { name: 'Ghost Co', customers: [{ id: 987654321 }] } } },
+      400,
+      'company.customers[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [{ id: 987654321, type: 'customers' }] } } },
+      400,
+      'company.customers[0].id',
+    );
   });
 
   it('answers 400 naming company.customers[0].id for a customer of another installation', async () => {
-    await rejects(LIST, { method: 'POST', body: { company: { name: 'Poacher Co', customers: [{ id: ids.otherCustomer }] } } }, 400, 'company.customers[0].id');
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ id: ids.otherCustomer }] } } }, 400, 'company.customers[0].id');
-    await rejects(one(), { method: 'PUT', body: { customers: [{ id: ids.otherCustomer }] } }, 400, 'company.customers[0].id');
+    await rejects(
+      LIST,
+      { method: 'POST', body: { company: { name: 'Poacher Co', customers: [{ id: ids.otherCustomer }] } } },
+      400,
+      'company.customers[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [{ id: ids.otherCustomer }] } } },
+      400,
+      'company.customers[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PUT', body: { customers: [{ id: ids.otherCustomer }] } },
+      400,
+      'company.customers[0].id',
+    );
   });
 
   it('answers 400 for a deleted customer', async () => {
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ id: ids.deletedCustomer }] } } }, 400, 'company.customers[0].id');
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [{ id: ids.deletedCustomer }] } } },
+      400,
+      'company.customers[0].id',
+    );
   });
 
   it('names the offending entry and links none of the good ones, nor applies the rest of the body', async () => {
     await rejects(
       one(),
-      { method: 'PATCH', body: { company: { name: 'Globex Two', customers: [{ id: ids.customer }, { id: ids.otherCustomer }] } } },
+      {
+        method: 'PATCH',
+        body: { company: { name: 'Globex Two', customers: [{ id: ids.customer }, { id: ids.otherCustomer }] } },
+      },
       400,
       'company.customers[1].id',
     );
   });
 
   it('answers 400 to customer ids that are not positive integers', async () => {
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ id: 0 }] } } }, 400, 'company.customers[0].id');
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ id: -3 }] } } }, 400, 'company.customers[0].id');
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ id: 1.5 }] } } }, 400, 'company.customers[0].id');
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [{ id: 0 }] } } },
+      400,
+      'company.customers[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [{ id: -3 }] } } },
+      400,
+      'company.customers[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [{ id: 1.5 }] } } },
+      400,
+      'company.customers[0].id',
+    );
   });
 
   // Path ids and filter values beyond the int4 range are handled (400 / no match); entry ids are not.
   it('answers 400, not 500, to a customer id beyond the integer range, linked or unlinked', async () => {
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ id: 3_000_000_000 }] } } }, 400, 'company.customers[0].id');
-    await rejects(LIST, { method: 'POST', body: { company: { name: 'Range Co', customers: [{ id: 3_000_000_000 }] } } }, 400, 'company.customers[0].id');
-    await rejects(one(), { method: 'PATCH', body: { company: { customers: [{ id: 3_000_000_000, delete: true }] } } }, 400, 'company.customers[0].id');
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [{ id: 3_000_000_000 }] } } },
+      400,
+      'company.customers[0].id',
+    );
+    await rejects(
+      LIST,
+      { method: 'POST', body: { company: { name: 'Range Co', customers: [{ id: 3_000_000_000 }] } } },
+      400,
+      'company.customers[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { customers: [{ id: 3_000_000_000, delete: true }] } } },
+      400,
+      'company.customers[0].id',
+    );
   });
 });
 
 describe('domain entries that belong elsewhere', () => {
-  it("answers 400 to deleting a domain of another company, and that domain stays", async () => {
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ id: ids.acmeDomain, delete: true }] } } }, 400, 'company.domains[0].id');
-    await rejects(one(), { method: 'PUT', body: { domains: [{ id: ids.globexDomain }, { id: ids.acmeDomain, type: 'domains', delete: true }] } }, 400, 'company.domains[1].id');
+  it('answers 400 to deleting a domain of another company, and that domain stays', async () => {
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ id: ids.acmeDomain, delete: true }] } } },
+      400,
+      'company.domains[0].id',
+    );
+    await rejects(
+      one(),
+      {
+        method: 'PUT',
+        body: { domains: [{ id: ids.globexDomain }, { id: ids.acmeDomain, type: 'domains', delete: true }] },
+      },
+      400,
+      'company.domains[1].id',
+    );
     const [row] = await rows(`SELECT company_id, state FROM company_domains WHERE id = $1`, [ids.acmeDomain]);
     expect(row).toEqual({ company_id: ids.acme, state: 'active' });
   });
 
-  it("answers 400 to renaming a domain of another company or of another installation", async () => {
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ id: ids.acmeDomain, name: 'hijacked.test' }] } } }, 400, 'company.domains[0].id');
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ id: ids.otherDomain, name: 'hijacked.test' }] } } }, 400, 'company.domains[0].id');
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ id: ids.otherDomain, delete: true }] } } }, 400, 'company.domains[0].id');
+  it('answers 400 to renaming a domain of another company or of another installation', async () => {
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ id: ids.acmeDomain, name: 'hijacked.test' }] } } },
+      400,
+      'company.domains[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ id: ids.otherDomain, name: 'hijacked.test' }] } } },
+      400,
+      'company.domains[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ id: ids.otherDomain, delete: true }] } } },
+      400,
+      'company.domains[0].id',
+    );
   });
 
   it('answers 400 to a domain id that does not exist', async () => {
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ id: 987654321, delete: true }] } } }, 400, 'company.domains[0].id');
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ id: 987654321, delete: true }] } } },
+      400,
+      'company.domains[0].id',
+    );
   });
 
   it('answers 400, not 500, to a domain id beyond the integer range', async () => {
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ id: 3_000_000_000, delete: true }] } } }, 400, 'company.domains[0].id');
-    await rejects(one(), { method: 'PATCH', body: { company: { domains: [{ id: 3_000_000_000, name: 'range.test' }] } } }, 400, 'company.domains[0].id');
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ id: 3_000_000_000, delete: true }] } } },
+      400,
+      'company.domains[0].id',
+    );
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { company: { domains: [{ id: 3_000_000_000, name: 'range.test' }] } } },
+      400,
+      'company.domains[0].id',
+    );
   });
 });
 
@@ -335,20 +620,48 @@ describe('duplicate names', () => {
 
   it('answers 409 to a rename onto an existing name, by PATCH and PUT', async () => {
     await rejects(one(), { method: 'PATCH', body: { company: { name: 'acme' } } }, 409, 'company.name');
-    await rejects(one(), { method: 'PUT', body: { name: 'ACME', domains: [{ name: 'renamed.test' }] } }, 409, 'company.name');
+    await rejects(
+      one(),
+      { method: 'PUT', body: { name: 'ACME', domains: [{ name: 'renamed.test' }] } },
+      409,
+      'company.name',
+    );
   });
 
   it('answers 409 to a bulk update that would give a company an existing name', async () => {
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: { name: 'Acme' } } }, 409, 'company.name');
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { name: 'acme' } }, 409, 'company.name');
+    await rejects(
+      BULK_UPDATE,
+      { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: { name: 'Acme' } } },
+      409,
+      'company.name',
+    );
+    await rejects(
+      BULK_UPDATE,
+      { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { name: 'acme' } },
+      409,
+      'company.name',
+    );
   });
 
   it('answers 409 to a bulk update that would give two companies the same name', async () => {
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: { $in: [ids.acme, ids.globex] } } }, body: { company: { name: 'Twins' } } }, 409, 'company.name');
+    await rejects(
+      BULK_UPDATE,
+      {
+        method: 'PATCH',
+        query: { filter: { id: { $in: [ids.acme, ids.globex] } } },
+        body: { company: { name: 'Twins' } },
+      },
+      409,
+      'company.name',
+    );
   });
 
   it('lets another installation use the same name', async () => {
-    const response = await api(LIST, { method: 'POST', key: other.users.agent.apiKey, body: { company: { name: 'acme' } } });
+    const response = await api(LIST, {
+      method: 'POST',
+      key: other.users.agent.apiKey,
+      body: { company: { name: 'acme' } },
+    });
     expect(response.status, response.text).toBe(201);
   });
 });
@@ -365,7 +678,12 @@ describe('filter', () => {
     ['a name allowed in orderBy only', '{"domains.name": "acme.test"}', 'filter.domains.name'],
     ['a writable property not listed for filter', '{"note": "x"}', 'filter.note'],
     ['the unknown operator $nor', '{"$nor": [{"name": "Acme"}]}', /^filter/, (e) => expect(e.detail).toContain('$nor')],
-    ['the unknown operator $regex', '{"name": {"$regex": "^A"}}', 'filter.name', (e) => expect(e.detail).toContain('$regex')],
+    [
+      'the unknown operator $regex',
+      '{"name": {"$regex": "^A"}}',
+      'filter.name',
+      (e) => expect(e.detail).toContain('$regex'),
+    ],
     ['the unknown operator $where', '{"$where": "1=1"}', /^filter/, (e) => expect(e.detail).toContain('$where')],
     ['JSON that does not parse', '{name: Acme}', 'filter'],
     ['a truncated JSON object', '{"name": "Acme"', 'filter'],
@@ -381,7 +699,12 @@ describe('filter', () => {
   for (const [what, filter, source, more] of cases) {
     it(`answers 400 naming ${String(source)} for ${what}`, async () => {
       for (const target of targets()) {
-        const entry = await rejects(target.path, { method: target.method, body: target.body, query: { filter } }, 400, source);
+        const entry = await rejects(
+          target.path,
+          { method: target.method, body: target.body, query: { filter } },
+          400,
+          source,
+        );
         more?.(entry);
       }
     });
@@ -398,14 +721,33 @@ describe('bulk operations without a real filter', () => {
   ];
   for (const [what, query] of filters) {
     it(`answers 400 naming filter to bulk update and bulk delete with ${what}`, async () => {
-      await rejects(BULK_UPDATE, { method: 'PATCH', query, body: { company: { industry: 'Everything' } } }, 400, 'filter');
+      await rejects(
+        BULK_UPDATE,
+        { method: 'PATCH', query, body: { company: { industry: 'Everything' } } },
+        400,
+        'filter',
+      );
       await rejects(BULK_DELETE, { method: 'DELETE', query }, 400, 'filter');
     });
   }
 
   it('answers 400 naming the record to a bulk update that sets nothing', async () => {
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: {} } }, 400, 'company');
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: { id: ids.globex, type: 'companies' } } }, 400, 'company');
+    await rejects(
+      BULK_UPDATE,
+      { method: 'PATCH', query: { filter: { id: ids.globex } }, body: { company: {} } },
+      400,
+      'company',
+    );
+    await rejects(
+      BULK_UPDATE,
+      {
+        method: 'PATCH',
+        query: { filter: { id: ids.globex } },
+        body: { company: { id: ids.globex, type: 'companies' } },
+      },
+      400,
+      'company',
+    );
   });
 });
 
@@ -437,7 +779,14 @@ describe('list parameters', () => {
   }
 
   it('accepts the edges of the ranges', async () => {
-    const queries: Record<string, string>[] = [{ pageSize: '1' }, { pageSize: '100' }, { page: '1' }, { orderBy: 'name', orderMode: 'desc' }, { orderBy: 'domains.name' }, { includes: 'all' }];
+    const queries: Record<string, string>[] = [
+      { pageSize: '1' },
+      { pageSize: '100' },
+      { page: '1' },
+      { orderBy: 'name', orderMode: 'desc' },
+      { orderBy: 'domains.name' },
+      { includes: 'all' },
+    ];
     for (const query of queries) {
       const response = await api(LIST, { key, query });
       expect(response.status, `${JSON.stringify(query)}: ${response.text}`).toBe(200);
@@ -471,7 +820,10 @@ describe('bodies over 1 MB', () => {
   // Under a million characters but over a million bytes in UTF-8.
   const wide = { company: { name: 'Wide Co', description: 'é'.repeat(600_000) } };
 
-  for (const [what, body] of [['ASCII', big], ['multi-byte', wide]] as const) {
+  for (const [what, body] of [
+    ['ASCII', big],
+    ['multi-byte', wide],
+  ] as const) {
     it(`answers 413 to a ${what} body over 1 MB on POST, PATCH, PUT and bulk update`, async () => {
       await rejects(LIST, { method: 'POST', body }, 413, 'body');
       await rejects(one(), { method: 'PATCH', body }, 413, 'body');
@@ -485,7 +837,8 @@ describe('bodies over 1 MB', () => {
     const bytes = new TextEncoder().encode(text);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        for (let offset = 0; offset < bytes.length; offset += 64 * 1024) controller.enqueue(bytes.slice(offset, offset + 64 * 1024));
+        for (let offset = 0; offset < bytes.length; offset += 64 * 1024)
+          controller.enqueue(bytes.slice(offset, offset + 64 * 1024));
         controller.close();
       },
     });
@@ -517,7 +870,10 @@ describe('bodies that are not JSON', () => {
   const types: [string, string][] = [
     ['text/plain', '{"company": {"name": "Plain Co"}}'],
     ['application/x-www-form-urlencoded', 'name=Form+Co'],
-    ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nMultipart Co\r\n--x--\r\n'],
+    [
+      'multipart/form-data; boundary=x',
+      '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nMultipart Co\r\n--x--\r\n',
+    ],
     ['application/xml', '<company><name>Xml Co</name></company>'],
     ['text/csv', 'name\nCsv Co\n'],
   ];
@@ -533,7 +889,12 @@ describe('bodies that are not JSON', () => {
 
   it('accepts JSON with a charset and a +json type', async () => {
     for (const type of ['application/json; charset=utf-8', 'application/vnd.api+json']) {
-      const response = await api(one(), { method: 'PATCH', key, body: JSON.stringify({ company: { note: type } }), headers: { 'content-type': type } });
+      const response = await api(one(), {
+        method: 'PATCH',
+        key,
+        body: JSON.stringify({ company: { note: type } }),
+        headers: { 'content-type': type },
+      });
       expect(response.status, response.text).toBe(200);
       expect(response.body.company.note).toBe(type);
     }
@@ -566,7 +927,12 @@ describe('read-only properties sent back', () => {
     expect(response.status, response.text).toBe(201);
     const company = response.body.company;
     expect(company.id).not.toBe(ids.acme);
-    expect(company).toMatchObject({ name: 'Echo Co', customersCount: 0, state: 'active', createdBy: { id: site.users.agent.id, type: 'users' } });
+    expect(company).toMatchObject({
+      name: 'Echo Co',
+      customersCount: 0,
+      state: 'active',
+      createdBy: { id: site.users.agent.id, type: 'users' },
+    });
     expect(company.createdAt.startsWith('2001')).toBe(false);
     expect(company.updatedAt.startsWith('2001')).toBe(false);
     const [acme] = await rows(`SELECT name FROM companies WHERE id = $1`, [ids.acme]);
@@ -577,7 +943,16 @@ describe('read-only properties sent back', () => {
     const response = await api(LIST, {
       method: 'POST',
       key,
-      body: { id: 0, type: 'companies', name: 'Zero Co', createdBy: 0, updatedBy: 0, createdAt: null, updatedAt: null, customersCount: null },
+      body: {
+        id: 0,
+        type: 'companies',
+        name: 'Zero Co',
+        createdBy: 0,
+        updatedBy: 0,
+        createdAt: null,
+        updatedAt: null,
+        customersCount: null,
+      },
     });
     expect(response.status, response.text).toBe(201);
     expect(response.body.company.id).toBeGreaterThan(0);
@@ -589,11 +964,16 @@ describe('read-only properties sent back', () => {
     const response = await api(`/v2/companies/${target.id}.json`, {
       method: 'PATCH',
       key,
-      body: { company: { id: ids.acme, type: 'companies', industry: 'Targeted', customersCount: 5, createdBy: null }, meta: {} },
+      body: {
+        company: { id: ids.acme, type: 'companies', industry: 'Targeted', customersCount: 5, createdBy: null },
+        meta: {},
+      },
     });
     expect(response.status, response.text).toBe(200);
     expect(response.body.company).toMatchObject({ id: target.id, industry: 'Targeted', customersCount: 0 });
-    const stored = await rows(`SELECT id, industry FROM companies WHERE id = ANY($1) ORDER BY id`, [[ids.acme, target.id]]);
+    const stored = await rows(`SELECT id, industry FROM companies WHERE id = ANY($1) ORDER BY id`, [
+      [ids.acme, target.id],
+    ]);
     expect(stored).toEqual([
       { id: ids.acme, industry: null },
       { id: target.id, industry: 'Targeted' },
@@ -605,11 +985,26 @@ describe('read-only properties sent back', () => {
     let read: ApiResponse;
     const childRows = async () => ({
       company: await rows(`SELECT name, industry, note FROM companies WHERE id = $1`, [id]),
-      domains: await rows(`SELECT id, name, state, updated_at::text FROM company_domains WHERE company_id = $1 ORDER BY id`, [id]),
-      addresses: await rows(`SELECT id, city, state, updated_at::text FROM company_addresses WHERE company_id = $1 ORDER BY id`, [id]),
-      phones: await rows(`SELECT id, number, type, state, updated_at::text FROM company_phones WHERE company_id = $1 ORDER BY id`, [id]),
-      sociallinks: await rows(`SELECT id, type, url, state, updated_at::text FROM company_social_links WHERE company_id = $1 ORDER BY id`, [id]),
-      timelog: await rows(`SELECT id, billable, hourly_rate, currency, state FROM company_timelog_settings WHERE company_id = $1 ORDER BY id`, [id]),
+      domains: await rows(
+        `SELECT id, name, state, updated_at::text FROM company_domains WHERE company_id = $1 ORDER BY id`,
+        [id],
+      ),
+      addresses: await rows(
+        `SELECT id, city, state, updated_at::text FROM company_addresses WHERE company_id = $1 ORDER BY id`,
+        [id],
+      ),
+      phones: await rows(
+        `SELECT id, number, type, state, updated_at::text FROM company_phones WHERE company_id = $1 ORDER BY id`,
+        [id],
+      ),
+      sociallinks: await rows(
+        `SELECT id, type, url, state, updated_at::text FROM company_social_links WHERE company_id = $1 ORDER BY id`,
+        [id],
+      ),
+      timelog: await rows(
+        `SELECT id, billable, hourly_rate, currency, state FROM company_timelog_settings WHERE company_id = $1 ORDER BY id`,
+        [id],
+      ),
       links: await rows(`SELECT customer_id FROM company_customers WHERE company_id = $1`, [id]),
     });
 
@@ -647,7 +1042,11 @@ describe('read-only properties sent back', () => {
 
     it('accepts the record itself with included and meta beside it', async () => {
       const before = await childRows();
-      const response = await api(`/v2/companies/${id}.json`, { method: 'PUT', key, body: { ...sentBack([]), meta: { page: null } } });
+      const response = await api(`/v2/companies/${id}.json`, {
+        method: 'PUT',
+        key,
+        body: { ...sentBack([]), meta: { page: null } },
+      });
       expect(response.status, response.text).toBe(200);
       expect(await childRows()).toEqual(before);
     });
@@ -655,7 +1054,11 @@ describe('read-only properties sent back', () => {
     for (const relation of ['domains', 'addresses', 'customers', 'phones', 'sociallinks', 'timelogsettings']) {
       it(`accepts the ${relation} references as GET gave them and leaves them as they were`, async () => {
         const before = await childRows();
-        const response = await api(`/v2/companies/${id}.json?includes=all`, { method: 'PUT', key, body: sentBack([relation]) });
+        const response = await api(`/v2/companies/${id}.json?includes=all`, {
+          method: 'PUT',
+          key,
+          body: sentBack([relation]),
+        });
         expect(response.status, response.text).toBe(200);
         expect(response.body.company[relation]).toEqual(read.body.company[relation]);
         expect(await childRows()).toEqual(before);
@@ -664,7 +1067,11 @@ describe('read-only properties sent back', () => {
 
     it('accepts all of it at once, with one change', async () => {
       const body = sentBack(['domains', 'addresses', 'phones', 'sociallinks', 'timelogsettings', 'customers']);
-      const response = await api(`/v2/companies/${id}.json?includes=all`, { method: 'PUT', key, body: { ...body, company: { ...body.company, note: 'sent back' } } });
+      const response = await api(`/v2/companies/${id}.json?includes=all`, {
+        method: 'PUT',
+        key,
+        body: { ...body, company: { ...body.company, note: 'sent back' } },
+      });
       expect(response.status, response.text).toBe(200);
       expect(response.body.company).toMatchObject({ note: 'sent back', name: 'Roundtrip Co', customersCount: 1 });
     });
@@ -672,7 +1079,11 @@ describe('read-only properties sent back', () => {
 
   it('accepts included domain records sent back as relation entries', async () => {
     const read = await api(`/v2/companies/${ids.acme}.json?includes=domains`, { key });
-    const response = await api(`/v2/companies/${ids.acme}.json`, { method: 'PATCH', key, body: { company: { domains: read.body.included.domains } } });
+    const response = await api(`/v2/companies/${ids.acme}.json`, {
+      method: 'PATCH',
+      key,
+      body: { company: { domains: read.body.included.domains } },
+    });
     expect(response.status, response.text).toBe(200);
     const [domain] = await rows(`SELECT name, state FROM company_domains WHERE id = $1`, [ids.acmeDomain]);
     expect(domain).toEqual({ name: 'acme.test', state: 'active' });
@@ -683,11 +1094,22 @@ describe('read-only properties sent back', () => {
       method: 'PATCH',
       key,
       query: { filter: { id: ids.acme } },
-      body: { company: { id: ids.globex, type: 'companies', customersCount: 7, createdBy: null, updatedAt: '2001-01-01T00:00:00.000Z', details: 'bulk details' } },
+      body: {
+        company: {
+          id: ids.globex,
+          type: 'companies',
+          customersCount: 7,
+          createdBy: null,
+          updatedAt: '2001-01-01T00:00:00.000Z',
+          details: 'bulk details',
+        },
+      },
     });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toEqual({ affected: 1, ids: [ids.acme], jobId: null, dryRun: false });
-    const stored = await rows(`SELECT id, details FROM companies WHERE id = ANY($1) ORDER BY id`, [[ids.acme, ids.globex]]);
+    const stored = await rows(`SELECT id, details FROM companies WHERE id = ANY($1) ORDER BY id`, [
+      [ids.acme, ids.globex],
+    ]);
     expect(stored).toEqual([
       { id: ids.acme, details: 'bulk details' },
       { id: ids.globex, details: null },

@@ -39,7 +39,10 @@ describe('parseCsv', () => {
       ['name', 'email', 'website'],
       ['Acme', '', ''],
     ]);
-    expect(fields('name,email\n"",""\n')).toEqual([['name', 'email'], ['', '']]);
+    expect(fields('name,email\n"",""\n')).toEqual([
+      ['name', 'email'],
+      ['', ''],
+    ]);
   });
 
   it('numbers each record by the line it starts on, skipping blank lines', () => {

@@ -51,14 +51,32 @@ async function importJob(setup: JobSetup): Promise<number> {
              CASE WHEN $2 <> 'queued' THEN now() - $8::interval - interval '1 minute' END,
              CASE WHEN $2 IN ('completed', 'failed', 'cancelled') THEN now() - $8::interval END)
      RETURNING id`,
-    [site.id, setup.status, total, done, setup.rowsFailed ?? 0, JSON.stringify(setup.problems ?? []), site.users.agent.id, idle],
+    [
+      site.id,
+      setup.status,
+      total,
+      done,
+      setup.rowsFailed ?? 0,
+      JSON.stringify(setup.problems ?? []),
+      site.users.agent.id,
+      idle,
+    ],
   );
   let line = 2;
   for (const [index, chunk] of setup.chunks.entries()) {
     await rows(
       `INSERT INTO import_chunks (job_id, chunk, from_line, to_line, done_at, attempts, last_error)
        VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN now() - $6::interval END, $7, $8)`,
-      [job!.id, index + 1, line, line + chunk.rows - 1, chunk.done ?? false, idle, chunk.attempts ?? 0, chunk.lastError ?? null],
+      [
+        job!.id,
+        index + 1,
+        line,
+        line + chunk.rows - 1,
+        chunk.done ?? false,
+        idle,
+        chunk.attempts ?? 0,
+        chunk.lastError ?? null,
+      ],
     );
     line += chunk.rows;
   }
@@ -76,8 +94,15 @@ describe('a chunk the queue gave up on (6 failed attempts)', () => {
       status: 'running',
       idleMinutes: 1,
       rowsFailed: 2,
-      problems: [{ line: 5, reason: 'name must be set' }, { line: 9, reason: 'name must be set' }],
-      chunks: [{ rows: 1000, done: true, attempts: 1, lastError: REFUSED }, { rows: 1000, attempts: 6, lastError: REFUSED }, { rows: 500 }],
+      problems: [
+        { line: 5, reason: 'name must be set' },
+        { line: 9, reason: 'name must be set' },
+      ],
+      chunks: [
+        { rows: 1000, done: true, attempts: 1, lastError: REFUSED },
+        { rows: 1000, attempts: 6, lastError: REFUSED },
+        { rows: 500 },
+      ],
     });
     await runCron(new Date());
     swept = await readJob(key, jobId);
@@ -115,10 +140,16 @@ describe('a chunk the queue gave up on (6 failed attempts)', () => {
 
 describe('runs side by side on a job to fail', () => {
   it('fail it once: the problems are not doubled', async () => {
-    const jobId = await importJob({ status: 'running', idleMinutes: 0, chunks: [{ rows: 3, attempts: 7, lastError: REFUSED }] });
+    const jobId = await importJob({
+      status: 'running',
+      idleMinutes: 0,
+      chunks: [{ rows: 3, attempts: 7, lastError: REFUSED }],
+    });
     await Promise.all([runCron(new Date()), runCron(new Date()), runCron(new Date())]);
     expect(await readJob(key, jobId)).toMatchObject({
-      status: 'failed', rowsDone: 3, rowsFailed: 3,
+      status: 'failed',
+      rowsDone: 3,
+      rowsFailed: 3,
       problems: [{ line: 2, reason: `lines 2–4 could not be imported after 7 attempts: ${REFUSED}` }],
     });
   });
@@ -126,8 +157,19 @@ describe('runs side by side on a job to fail', () => {
 
 describe('what the sweep leaves alone', () => {
   it('a running job with failed attempts left (2, or 5 of 6) and recent progress', async () => {
-    const two = await importJob({ status: 'running', idleMinutes: 1, chunks: [{ rows: 10, done: true }, { rows: 10, attempts: 2, lastError: REFUSED }] });
-    const five = await importJob({ status: 'running', idleMinutes: 29, chunks: [{ rows: 10, attempts: 5, lastError: REFUSED }, { rows: 10 }] });
+    const two = await importJob({
+      status: 'running',
+      idleMinutes: 1,
+      chunks: [
+        { rows: 10, done: true },
+        { rows: 10, attempts: 2, lastError: REFUSED },
+      ],
+    });
+    const five = await importJob({
+      status: 'running',
+      idleMinutes: 29,
+      chunks: [{ rows: 10, attempts: 5, lastError: REFUSED }, { rows: 10 }],
+    });
     const queued = await importJob({ status: 'queued', idleMinutes: 29, chunks: [{ rows: 10 }] });
     const before = [await readJob(key, two), await readJob(key, five), await readJob(key, queued)];
     await runCron(new Date());
@@ -138,7 +180,16 @@ describe('what the sweep leaves alone', () => {
   it('a completed, cancelled or failed job, even with a dead chunk and long idle', async () => {
     const ids = [];
     for (const status of ['completed', 'cancelled', 'failed'] as const) {
-      ids.push(await importJob({ status, idleMinutes: 120, chunks: [{ rows: 10, done: true }, { rows: 10, attempts: 6, lastError: REFUSED }] }));
+      ids.push(
+        await importJob({
+          status,
+          idleMinutes: 120,
+          chunks: [
+            { rows: 10, done: true },
+            { rows: 10, attempts: 6, lastError: REFUSED },
+          ],
+        }),
+      );
     }
     const before = await Promise.all(ids.map((id) => readJob(key, id)));
     await runCron(new Date());
@@ -170,7 +221,10 @@ describe('an import that made no progress for 30 minutes', () => {
     await runCron(new Date());
     const job = await readJob(key, jobId);
     expect(job).toMatchObject({
-      status: 'failed', rowsTotal: 10, rowsDone: 10, rowsFailed: 6,
+      status: 'failed',
+      rowsTotal: 10,
+      rowsDone: 10,
+      rowsFailed: 6,
       problems: [
         { line: 6, reason: 'lines 6–9 were not imported: the import made no progress for 30 minutes' },
         { line: 10, reason: 'lines 10–11 were not imported: the import made no progress for 30 minutes' },
@@ -183,7 +237,10 @@ describe('an import that made no progress for 30 minutes', () => {
     const jobId = await importJob({ status: 'queued', idleMinutes: 45, chunks: [{ rows: 3 }] });
     await runCron(new Date());
     expect(await readJob(key, jobId)).toMatchObject({
-      status: 'failed', startedAt: null, rowsDone: 3, rowsFailed: 3,
+      status: 'failed',
+      startedAt: null,
+      rowsDone: 3,
+      rowsFailed: 3,
       problems: [{ line: 2, reason: 'lines 2–4 were not imported: the import made no progress for 30 minutes' }],
     });
   });
@@ -216,7 +273,8 @@ describe('end to end: a chunk that fails in the consumer', () => {
     for (;;) {
       const chunk = await chunkRow(jobId);
       if (chunk.attempts >= least) return chunk;
-      if (Date.now() > deadline) throw new Error(`chunk of job ${jobId} has ${chunk.attempts} attempts, not ${least}, after ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`chunk of job ${jobId} has ${chunk.attempts} attempts, not ${least}, after ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -246,7 +304,9 @@ describe('end to end: a chunk that fails in the consumer', () => {
     expect(failed).toMatchObject({ status: 'failed', rowsTotal: 2, rowsDone: 2, rowsFailed: 2 });
     expect(failed.problems).toHaveLength(1);
     expect(failed.problems[0].line).toBe(2);
-    expect(failed.problems[0].reason).toMatch(new RegExp(`^lines 2–3 could not be imported after ([6-9]|\\d\\d) attempts: ${REFUSED}$`));
+    expect(failed.problems[0].reason).toMatch(
+      new RegExp(`^lines 2–3 could not be imported after ([6-9]|\\d\\d) attempts: ${REFUSED}$`),
+    );
 
     // A delivery after that finds the job failed: it runs nothing, counts no attempt, and lets
     // the staged rows go.

@@ -21,7 +21,10 @@ beforeAll(async () => {
   key = site.users.agent.apiKey;
 });
 
-function postCsv(csv: string | FormData | Uint8Array, options: { key?: string | null; type?: string | null } = {}): Promise<ApiResponse> {
+function postCsv(
+  csv: string | FormData | Uint8Array,
+  options: { key?: string | null; type?: string | null } = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = {};
   const credential = options.key === undefined ? key : options.key;
   if (credential) headers.authorization = `Bearer ${credential}`;
@@ -37,7 +40,16 @@ async function fetchRaw(path: string, init: RequestInit): Promise<ApiResponse> {
 }
 
 async function companiesNamed(installationId: number, name: string) {
-  return rows<{ id: number; name: string; email: string | null; website: string | null; industry: string | null; details: string | null; description: string | null; created_by: number | null }>(
+  return rows<{
+    id: number;
+    name: string;
+    email: string | null;
+    website: string | null;
+    industry: string | null;
+    details: string | null;
+    description: string | null;
+    created_by: number | null;
+  }>(
     `SELECT id, name, email, website, industry, details, description, created_by FROM companies
       WHERE installation_id = $1 AND lower(name) = lower($2) AND state = 'active' ORDER BY id`,
     [installationId, name],
@@ -45,8 +57,14 @@ async function companiesNamed(installationId: number, name: string) {
 }
 
 async function childrenOf(companyId: number) {
-  const domains = await rows<{ name: string }>(`SELECT name FROM company_domains WHERE company_id = $1 AND state = 'active' ORDER BY name`, [companyId]);
-  const phones = await rows<{ number: string }>(`SELECT number FROM company_phones WHERE company_id = $1 AND state = 'active' ORDER BY number`, [companyId]);
+  const domains = await rows<{ name: string }>(
+    `SELECT name FROM company_domains WHERE company_id = $1 AND state = 'active' ORDER BY name`,
+    [companyId],
+  );
+  const phones = await rows<{ number: string }>(
+    `SELECT number FROM company_phones WHERE company_id = $1 AND state = 'active' ORDER BY number`,
+    [companyId],
+  );
   return { domains: domains.map((d) => d.name), phones: phones.map((p) => p.number) };
 }
 
@@ -84,7 +102,10 @@ describe('a small import', () => {
       description: 'two\nlines',
       created_by: site.users.agent.id,
     });
-    expect(await childrenOf(one!.id)).toEqual({ domains: ['small-one.example', 'small-one.test'], phones: ['+1 555 0101', '+1 555 0102'] });
+    expect(await childrenOf(one!.id)).toEqual({
+      domains: ['small-one.example', 'small-one.test'],
+      phones: ['+1 555 0101', '+1 555 0102'],
+    });
     const [two] = await companiesNamed(site.id, 'Small Two');
     expect(two).toMatchObject({ email: null, website: null });
 
@@ -129,18 +150,27 @@ describe('bad rows', () => {
       { line: 8, reason: 'has 1 fields; the header has 4' },
       { line: 9, reason: 'name is longer than 255 characters' },
     ]);
-    for (const name of ['Good Row One', 'Good Row Two', 'Multi\nLine Co']) expect(await companiesNamed(site.id, name)).toHaveLength(1);
-    for (const name of ['Bad Email Co', 'Bad Domain Co', 'Too Few Fields']) expect(await companiesNamed(site.id, name)).toHaveLength(0);
+    for (const name of ['Good Row One', 'Good Row Two', 'Multi\nLine Co'])
+      expect(await companiesNamed(site.id, name)).toHaveLength(1);
+    for (const name of ['Bad Email Co', 'Bad Domain Co', 'Too Few Fields'])
+      expect(await companiesNamed(site.id, name)).toHaveLength(0);
   });
 });
-
 
 describe('an existing company', () => {
   it('is updated, not duplicated: given cells change, empty cells keep, domains and phones are added once', async () => {
     const created = await api('/v2/companies.json', {
       method: 'POST',
       key,
-      body: { company: { name: 'Existing Co', website: 'https://existing.test', industry: 'Old', domains: [{ name: 'existing.test' }], phones: [{ number: '+1 555 0200' }] } },
+      body: {
+        company: {
+          name: 'Existing Co',
+          website: 'https://existing.test',
+          industry: 'Old',
+          domains: [{ name: 'existing.test' }],
+          phones: [{ number: '+1 555 0200' }],
+        },
+      },
     });
     expect(created.status, created.text).toBe(201);
     const id = created.body.company.id as number;
@@ -152,8 +182,19 @@ describe('an existing company', () => {
     const jobId = await startImport(key, csv);
     expect(await finishedJob(key, jobId)).toMatchObject({ status: 'completed', rowsDone: 2, rowsFailed: 0 });
     const found = await companiesNamed(site.id, 'existing co');
-    expect(found).toEqual([expect.objectContaining({ id, name: 'Existing Co', email: 'hello@existing.test', website: 'https://existing.test', industry: 'New' })]);
-    expect(await childrenOf(id)).toEqual({ domains: ['existing.example', 'existing.org', 'existing.test'], phones: ['+1 555 0200', '+1 555 0201'] });
+    expect(found).toEqual([
+      expect.objectContaining({
+        id,
+        name: 'Existing Co',
+        email: 'hello@existing.test',
+        website: 'https://existing.test',
+        industry: 'New',
+      }),
+    ]);
+    expect(await childrenOf(id)).toEqual({
+      domains: ['existing.example', 'existing.org', 'existing.test'],
+      phones: ['+1 555 0200', '+1 555 0201'],
+    });
     // Another installation's company of the same name is untouched; this import never sees it.
     expect(await companiesNamed(other.id, 'existing co')).toHaveLength(0);
   });
@@ -165,12 +206,22 @@ describe('bad input changes nothing', () => {
     const count = async (text: string) => (await rows<{ n: number }>(text, [site.id]))[0]!.n;
     return {
       jobs: await count('SELECT count(*)::int AS n FROM background_jobs WHERE installation_id = $1'),
-      staged: await count('SELECT count(*)::int AS n FROM import_rows r JOIN background_jobs j ON j.id = r.job_id WHERE j.installation_id = $1'),
-      companies: await rows('SELECT id, name, email, updated_at::text FROM companies WHERE installation_id = $1 ORDER BY id', [site.id]),
+      staged: await count(
+        'SELECT count(*)::int AS n FROM import_rows r JOIN background_jobs j ON j.id = r.job_id WHERE j.installation_id = $1',
+      ),
+      companies: await rows(
+        'SELECT id, name, email, updated_at::text FROM companies WHERE installation_id = $1 ORDER BY id',
+        [site.id],
+      ),
     };
   }
 
-  async function refused(response: Promise<ApiResponse>, status: number, source: string | RegExp | null, detail?: RegExp) {
+  async function refused(
+    response: Promise<ApiResponse>,
+    status: number,
+    source: string | RegExp | null,
+    detail?: RegExp,
+  ) {
     const before = await snapshot();
     const answer = await response;
     expectError(answer, status, source, detail);
@@ -187,20 +238,40 @@ describe('bad input changes nothing', () => {
 
   it('no header, no name column, unknown or repeated columns, no rows, broken quoting: 400 naming the culprit', async () => {
     await refused(postCsv(''), 400, 'body', /empty.*header row/);
-    await refused(postCsv('Acme Refused,info@acme.test\n'), 400, 'header', /unknown columns: "acme refused", "info@acme.test"/);
+    await refused(
+      postCsv('Acme Refused,info@acme.test\n'),
+      400,
+      'header',
+      /unknown columns: "acme refused", "info@acme.test"/,
+    );
     await refused(postCsv('email,website\ninfo@acme.test,\n'), 400, 'header', /no "name" column/);
-    await refused(postCsv('name,colour,size\nAcme Refused,red,9\n'), 400, 'header', /unknown columns: "colour", "size"/);
+    await refused(
+      postCsv('name,colour,size\nAcme Refused,red,9\n'),
+      400,
+      'header',
+      /unknown columns: "colour", "size"/,
+    );
     await refused(postCsv('name,email,Name\nAcme Refused,,\n'), 400, 'header', /"name" appears twice/);
     await refused(postCsv('name,email\n'), 400, 'body', /no rows/);
     await refused(postCsv('name\n"Acme Refused\n'), 400, 'body', /line 2: a quoted field is never closed/);
-    await refused(postCsv(new Uint8Array([0x6e, 0x61, 0x6d, 0x65, 0x0a, 0xff, 0xfe]), { type: 'text/csv' }), 400, 'body', /UTF-8/);
+    await refused(
+      postCsv(new Uint8Array([0x6e, 0x61, 0x6d, 0x65, 0x0a, 0xff, 0xfe]), { type: 'text/csv' }),
+      400,
+      'body',
+      /UTF-8/,
+    );
     const noFile = new FormData();
     noFile.append('csv', 'name\nAcme Refused\n');
     await refused(postCsv(noFile), 400, 'file');
   });
 
   it('too large: 413 with the limit in the message', async () => {
-    await refused(postCsv(`name,details\nAcme Refused,${'x'.repeat(20 * 1024 * 1024)}\n`), 413, 'body', /20971520 bytes \(20 MB\)/);
+    await refused(
+      postCsv(`name,details\nAcme Refused,${'x'.repeat(20 * 1024 * 1024)}\n`),
+      413,
+      'body',
+      /20971520 bytes \(20 MB\)/,
+    );
     await refused(postCsv(`name\n${'a\n'.repeat(200_001)}`), 413, 'body', /200001 rows; the limit is 200000 rows/);
   });
 
@@ -217,13 +288,23 @@ describe('cancelling', () => {
     const cancel = await api(`/v2/backgroundjobs/1/1/${jobId}.json`, { method: 'DELETE', key });
     expect(cancel.status, cancel.text).toBe(204);
     // Every chunk's message arrives; the cancelled ones do nothing but let their staged rows go.
-    await eventually(async () => ((await rows('SELECT 1 FROM import_rows WHERE job_id = $1 LIMIT 1', [jobId])).length === 0 ? true : undefined), backgroundWait(30_000));
+    await eventually(
+      async () =>
+        (await rows('SELECT 1 FROM import_rows WHERE job_id = $1 LIMIT 1', [jobId])).length === 0 ? true : undefined,
+      backgroundWait(30_000),
+    );
     const job = await readJob(key, jobId);
     expect(job.status).toBe('cancelled');
     expect(job.rowsDone).toBeLessThan(5_000);
-    const imported = await rows<{ n: number }>(`SELECT count(*)::int AS n FROM companies WHERE installation_id = $1 AND name LIKE 'Cancel Co %'`, [site.id]);
+    const imported = await rows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM companies WHERE installation_id = $1 AND name LIKE 'Cancel Co %'`,
+      [site.id],
+    );
     expect(imported[0]!.n).toBe(job.rowsDone);
-    const done = await rows<{ n: number }>('SELECT count(*)::int AS n FROM import_chunks WHERE job_id = $1 AND done_at IS NOT NULL', [jobId]);
+    const done = await rows<{ n: number }>(
+      'SELECT count(*)::int AS n FROM import_chunks WHERE job_id = $1 AND done_at IS NOT NULL',
+      [jobId],
+    );
     expect(done[0]!.n * 1_000).toBe(job.rowsDone);
     // The staged rows of the chunks that did not run are let go once their messages arrive.
     expect(await rows('SELECT 1 FROM import_rows WHERE job_id = $1', [jobId])).toHaveLength(0);
@@ -246,8 +327,13 @@ describe('a message delivered twice', () => {
     expect(done).toMatchObject({ status: 'completed', rowsDone: 2, rowsFailed: 0 });
     const chunks = await rows<{ chunk: number }>('SELECT chunk FROM import_chunks WHERE job_id = $1', [jobId]);
     expect(chunks.length).toBe(1);
-    const before = await rows(`SELECT id, name, updated_at::text FROM companies WHERE installation_id = $1 AND name LIKE 'Twice%' ORDER BY id`, [site.id]);
-    const domainsBefore = await rows(`SELECT id FROM company_domains WHERE company_id = ANY($1) ORDER BY id`, [before.map((c) => c.id)]);
+    const before = await rows(
+      `SELECT id, name, updated_at::text FROM companies WHERE installation_id = $1 AND name LIKE 'Twice%' ORDER BY id`,
+      [site.id],
+    );
+    const domainsBefore = await rows(`SELECT id FROM company_domains WHERE company_id = ANY($1) ORDER BY id`, [
+      before.map((c) => c.id),
+    ]);
 
     await sendJobMessage({ kind: 'companies.import', jobId, chunk: chunks[0]!.chunk });
     await sendJobMessage({ kind: 'companies.import', jobId, chunk: chunks[0]!.chunk });
@@ -255,8 +341,15 @@ describe('a message delivered twice', () => {
     await finishedJob(key, await startImport(key, 'name\nAfter Twice\n'));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
 
-    expect(await rows(`SELECT id, name, updated_at::text FROM companies WHERE installation_id = $1 AND name LIKE 'Twice%' ORDER BY id`, [site.id])).toEqual(before);
-    expect(await rows(`SELECT id FROM company_domains WHERE company_id = ANY($1) ORDER BY id`, [before.map((c) => c.id)])).toEqual(domainsBefore);
+    expect(
+      await rows(
+        `SELECT id, name, updated_at::text FROM companies WHERE installation_id = $1 AND name LIKE 'Twice%' ORDER BY id`,
+        [site.id],
+      ),
+    ).toEqual(before);
+    expect(
+      await rows(`SELECT id FROM company_domains WHERE company_id = ANY($1) ORDER BY id`, [before.map((c) => c.id)]),
+    ).toEqual(domainsBefore);
     expect(await readJob(key, jobId)).toEqual(done);
   });
 });
@@ -282,14 +375,26 @@ describe('a consumer that dies mid-chunk', () => {
   });
 
   it('leaves no duplicates and no lost rows: the redelivery does the chunk exactly once', async () => {
-    const csv = ['name,domains', 'Dies Before,before.test', 'Dies Co,dies.test', ',', 'Dies After,after.test'].join('\n');
+    const csv = ['name,domains', 'Dies Before,before.test', 'Dies Co,dies.test', ',', 'Dies After,after.test'].join(
+      '\n',
+    );
     const jobId = await startImport(key, csv);
     const job = await finishedJob(key, jobId, 30_000);
-    expect(job).toMatchObject({ status: 'completed', rowsTotal: 4, rowsDone: 4, rowsFailed: 1, problems: [{ line: 4, reason: 'name must be set' }] });
+    expect(job).toMatchObject({
+      status: 'completed',
+      rowsTotal: 4,
+      rowsDone: 4,
+      rowsFailed: 1,
+      problems: [{ line: 4, reason: 'name must be set' }],
+    });
     // It did die once: the trigger fired at least twice.
     const fired = await rows<{ last_value: string }>(`SELECT last_value FROM ${sequence}`);
     expect(Number(fired[0]!.last_value)).toBeGreaterThanOrEqual(2);
-    for (const [name, domain] of [['Dies Before', 'before.test'], ['Dies Co', 'dies.test'], ['Dies After', 'after.test']] as const) {
+    for (const [name, domain] of [
+      ['Dies Before', 'before.test'],
+      ['Dies Co', 'dies.test'],
+      ['Dies After', 'after.test'],
+    ] as const) {
       const found = await companiesNamed(site.id, name);
       expect(found).toHaveLength(1);
       expect((await childrenOf(found[0]!.id)).domains).toEqual([domain]);
@@ -301,13 +406,16 @@ describe('a 100,000-row file', () => {
   it('imports completely', async () => {
     const count = 100_000;
     const lines = ['name,email,domains,phones'];
-    for (let i = 1; i <= count; i++) lines.push(`Bulk Co ${i},info@bulk-${i}.test,bulk-${i}.test,+1 555 ${String(i).padStart(6, '0')}`);
+    for (let i = 1; i <= count; i++)
+      lines.push(`Bulk Co ${i},info@bulk-${i}.test,bulk-${i}.test,+1 555 ${String(i).padStart(6, '0')}`);
     const started = Date.now();
     const jobId = await startImport(key, lines.join('\n'));
     const accepted = Date.now();
     const job = await finishedJob(key, jobId, 170_000);
     const seconds = (Date.now() - started) / 1000;
-    console.log(`import of ${count} rows: request ${(accepted - started) / 1000} s, done after ${seconds} s (${Math.round(count / seconds)} rows/s)`);
+    console.log(
+      `import of ${count} rows: request ${(accepted - started) / 1000} s, done after ${seconds} s (${Math.round(count / seconds)} rows/s)`,
+    );
     expect(job).toMatchObject({ status: 'completed', rowsTotal: count, rowsDone: count, rowsFailed: 0 });
     const [row] = await rows<{ companies: number; domains: number; phones: number }>(
       `SELECT count(*)::int AS companies,

@@ -31,12 +31,22 @@ async function counted(path: string, method: string, body?: unknown) {
   return withRoundTrips(path, { key: admin, method, body });
 }
 
-const kindsSince = async (mark: number) => (await eventsSince(site.id, mark)).map((event) => `${event.recordType}:${event.kind}`);
+const kindsSince = async (mark: number) =>
+  (await eventsSince(site.id, mark)).map((event) => `${event.recordType}:${event.kind}`);
 
 describe('companies in one round trip', () => {
   it("migrates customers' organizations into companies and their members in one exchange", async () => {
-    for (const [label, organization] of [['mia', 'Trips Ltd'], ['max', ' trips ltd '], ['ann', 'Other Trips']]) {
-      await rows('INSERT INTO customers (installation_id, first_name, email, organization) VALUES ($1, $2, $3, $4)', [site.id, label, `${label}@trips.test`, organization]);
+    for (const [label, organization] of [
+      ['mia', 'Trips Ltd'],
+      ['max', ' trips ltd '],
+      ['ann', 'Other Trips'],
+    ]) {
+      await rows('INSERT INTO customers (installation_id, first_name, email, organization) VALUES ($1, $2, $3, $4)', [
+        site.id,
+        label,
+        `${label}@trips.test`,
+        organization,
+      ]);
     }
     const mark = await lastEventId(site.id);
     const { answer, trips } = await counted('/v2/companies/migrate.json', 'POST');
@@ -46,8 +56,17 @@ describe('companies in one round trip', () => {
       `SELECT c.name, (SELECT count(*)::int FROM company_customers m WHERE m.company_id = c.id) AS members FROM companies c WHERE c.installation_id = $1 ORDER BY c.name`,
       [site.id],
     );
-    expect(made).toEqual([{ name: 'Other Trips', members: 1 }, { name: 'Trips Ltd', members: 2 }]);
-    expect((await kindsSince(mark)).sort()).toEqual(['companies:linked', 'companies:linked', 'companies:linked', 'companies:migrated', 'companies:migrated']);
+    expect(made).toEqual([
+      { name: 'Other Trips', members: 1 },
+      { name: 'Trips Ltd', members: 2 },
+    ]);
+    expect((await kindsSince(mark)).sort()).toEqual([
+      'companies:linked',
+      'companies:linked',
+      'companies:linked',
+      'companies:migrated',
+      'companies:migrated',
+    ]);
     // again: nothing to do, nothing written, still one exchange
     const again = await counted('/v2/companies/migrate.json', 'POST');
     expect(again.trips).toBe(1);
@@ -61,19 +80,26 @@ describe('companies in one round trip', () => {
     expect(first.trips).toBe(1);
     expect(first.answer.body.pmconnection).toMatchObject({ baseUrl: pm.url, hasToken: true, lastSyncedAt: null });
     // a sync writes its links, the connection's last sync and its event in one batch, after its reads
-    const [company] = await rows<{ id: number }>(`SELECT id FROM companies WHERE installation_id = $1 AND name = 'Trips Ltd'`, [site.id]);
+    const [company] = await rows<{ id: number }>(
+      `SELECT id FROM companies WHERE installation_id = $1 AND name = 'Trips Ltd'`,
+      [site.id],
+    );
     const synced = await counted(`/v2/companies/${company!.id}/pmsync.json`, 'POST');
     expect(synced.answer.status, synced.answer.text).toBe(200);
     // the company with its link and people (one batch) beside the connection's settings, then the write
     expect(synced.trips).toBe(3);
-    expect(await rows('SELECT local_type FROM pm_links WHERE installation_id = $1 ORDER BY local_type, local_id', [site.id])).toEqual([
-      { local_type: 'companies' }, { local_type: 'customers' }, { local_type: 'customers' },
-    ]);
-    const same = await counted('/v2/pmconnection.json', 'PUT', { pmconnection: { baseUrl: pm.url, token: 'another token' } });
+    expect(
+      await rows('SELECT local_type FROM pm_links WHERE installation_id = $1 ORDER BY local_type, local_id', [site.id]),
+    ).toEqual([{ local_type: 'companies' }, { local_type: 'customers' }, { local_type: 'customers' }]);
+    const same = await counted('/v2/pmconnection.json', 'PUT', {
+      pmconnection: { baseUrl: pm.url, token: 'another token' },
+    });
     expect(same.trips).toBe(1);
     expect(same.answer.body.pmconnection.lastSyncedAt).toMatch(/Z$/);
     expect((await rows('SELECT 1 FROM pm_links WHERE installation_id = $1', [site.id])).length).toBe(3);
-    const moved = await counted('/v2/pmconnection.json', 'PUT', { pmconnection: { baseUrl: 'https://93.184.216.34', token: 't' } });
+    const moved = await counted('/v2/pmconnection.json', 'PUT', {
+      pmconnection: { baseUrl: 'https://93.184.216.34', token: 't' },
+    });
     expect(moved.answer.status, moved.answer.text).toBe(200);
     expect(moved.trips).toBe(1);
     expect(moved.answer.body.pmconnection).toMatchObject({ baseUrl: 'https://93.184.216.34', lastSyncedAt: null });
@@ -91,7 +117,12 @@ describe('companies in one round trip', () => {
 describe("an import's start", () => {
   const start = async (csv: string) => {
     await api('/v2/companies.json', { key: admin });
-    return withRoundTrips('/v2/companies/import.csv', { key: admin, method: 'POST', headers: { 'content-type': 'text/csv' }, body: csv });
+    return withRoundTrips('/v2/companies/import.csv', {
+      key: admin,
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: csv,
+    });
   };
   const job = (answer: { headers: Headers }) => Number(/\/(\d+)\.json$/.exec(answer.headers.get('location') ?? '')![1]);
 
@@ -99,8 +130,12 @@ describe("an import's start", () => {
     const made = await start(`name,details\nTrip Import One,first\nTrip Import Two,second\n`);
     expect(made.answer.status, made.answer.text).toBe(201);
     expect(made.trips).toBe(1);
-    expect(await rows('SELECT rows_total, created_by FROM background_jobs WHERE id = $1', [job(made.answer)])).toEqual([{ rows_total: 2, created_by: site.users.admin.id }]);
-    expect(await rows('SELECT count(*)::int AS n FROM import_chunks WHERE job_id = $1', [job(made.answer)])).toEqual([{ n: 1 }]);
+    expect(await rows('SELECT rows_total, created_by FROM background_jobs WHERE id = $1', [job(made.answer)])).toEqual([
+      { rows_total: 2, created_by: site.users.admin.id },
+    ]);
+    expect(await rows('SELECT count(*)::int AS n FROM import_chunks WHERE job_id = $1', [job(made.answer)])).toEqual([
+      { n: 1 },
+    ]);
   });
 
   it('stages a file larger than one exchange carries (4 MiB) over a transaction of its own', async () => {
@@ -108,6 +143,8 @@ describe("an import's start", () => {
     expect(made.answer.status, made.answer.text).toBe(201);
     // a connection's opening, the statements, the commit: more than one exchange
     expect(made.trips).toBeGreaterThan(2);
-    expect(await rows('SELECT rows_total FROM background_jobs WHERE id = $1', [job(made.answer)])).toEqual([{ rows_total: 1 }]);
+    expect(await rows('SELECT rows_total FROM background_jobs WHERE id = $1', [job(made.answer)])).toEqual([
+      { rows_total: 1 },
+    ]);
   });
 });

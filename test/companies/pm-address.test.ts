@@ -24,7 +24,11 @@ const call = async (path: string, method = 'GET', body?: unknown) => {
   const url = `${worker.url}${path}`;
   const headers: Record<string, string> = { authorization: `Bearer ${site.users.admin.apiKey}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  return checkAnswer(method, url, await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  return checkAnswer(
+    method,
+    url,
+    await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+  );
 };
 const put = (baseUrl: string) => call('/v2/pmconnection.json', 'PUT', { pmconnection: { baseUrl, token: pm.token } });
 const stored = () => rows('SELECT base_url FROM pm_connections WHERE installation_id = $1', [site.id]);
@@ -53,9 +57,19 @@ afterAll(async () => {
 describe("PUT /v2/pmconnection.json under a deployment's rules", () => {
   it('refuses http, the loopback stand-in and names resolving to a private address: 400 naming baseUrl, storing nothing', async () => {
     expectError(await put('http://93.184.216.34/api'), 400, 'pmconnection.baseUrl', /https/);
-    expectError(await put(pm.url.replace(/^http:/, 'https:')), 400, 'pmconnection.baseUrl', /127\.0\.0\.1 is a loopback/);
+    expectError(
+      await put(pm.url.replace(/^http:/, 'https:')),
+      400,
+      'pmconnection.baseUrl',
+      /127\.0\.0\.1 is a loopback/,
+    );
     expectError(await put(pm.url), 400, 'pmconnection.baseUrl', /https/);
-    expectError(await put('https://pm.inside.test'), 400, 'pmconnection.baseUrl', /pm\.inside\.test resolves to 10\.1\.2\.3/);
+    expectError(
+      await put('https://pm.inside.test'),
+      400,
+      'pmconnection.baseUrl',
+      /pm\.inside\.test resolves to 10\.1\.2\.3/,
+    );
     expectError(await put('https://pm.sneaky.test'), 400, 'pmconnection.baseUrl', /resolves to ::1/);
     expectError(await put('https://pm.nowhere.test'), 400, 'pmconnection.baseUrl', /does not resolve/);
     expect(await stored()).toEqual([]);
@@ -71,9 +85,21 @@ describe("PUT /v2/pmconnection.json under a deployment's rules", () => {
 describe('a sync with a stored address the rules refuse', () => {
   it('calls nothing and answers 409 naming why', async () => {
     const ciphertext = await encryptToken(pm.token, DEV_PM_TOKEN_KEY, pmTokenContext(site.id));
-    await rows('UPDATE pm_connections SET base_url = $2, token_ciphertext = $3 WHERE installation_id = $1', [site.id, pm.url, ciphertext]);
-    const [company] = await rows<{ id: number }>(`INSERT INTO companies (installation_id, name) VALUES ($1, 'Inside Co') RETURNING id`, [site.id]);
-    expectError(await call(`/v2/companies/${company!.id}/pmsync.json`, 'POST'), 409, 'pmconnection', /refused: must be an https address/);
+    await rows('UPDATE pm_connections SET base_url = $2, token_ciphertext = $3 WHERE installation_id = $1', [
+      site.id,
+      pm.url,
+      ciphertext,
+    ]);
+    const [company] = await rows<{ id: number }>(
+      `INSERT INTO companies (installation_id, name) VALUES ($1, 'Inside Co') RETURNING id`,
+      [site.id],
+    );
+    expectError(
+      await call(`/v2/companies/${company!.id}/pmsync.json`, 'POST'),
+      409,
+      'pmconnection',
+      /refused: must be an https address/,
+    );
     expect(pm.requests).toEqual([]);
     expect(await rows('SELECT 1 FROM pm_links WHERE installation_id = $1', [site.id])).toEqual([]);
   });

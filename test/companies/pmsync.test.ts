@@ -14,7 +14,10 @@ let companyId: number;
 let otherCompanyId: number;
 
 async function company(installation: number, name: string) {
-  const [row] = await rows<{ id: number }>('INSERT INTO companies (installation_id, name) VALUES ($1, $2) RETURNING id', [installation, name]);
+  const [row] = await rows<{ id: number }>(
+    'INSERT INTO companies (installation_id, name) VALUES ($1, $2) RETURNING id',
+    [installation, name],
+  );
   return row!.id;
 }
 
@@ -23,7 +26,11 @@ async function member(installation: number, company: number, email: string, stat
     `INSERT INTO customers (installation_id, first_name, last_name, email, state) VALUES ($1, 'First', 'Last', $2, $3) RETURNING id`,
     [installation, email, state],
   );
-  await rows('INSERT INTO company_customers (installation_id, company_id, customer_id) VALUES ($1, $2, $3)', [installation, company, row!.id]);
+  await rows('INSERT INTO company_customers (installation_id, company_id, customer_id) VALUES ($1, $2, $3)', [
+    installation,
+    company,
+    row!.id,
+  ]);
   return row!.id;
 }
 
@@ -32,11 +39,18 @@ const links = (installation: number) =>
     'SELECT local_type, local_id, remote_id, synced_at FROM pm_links WHERE installation_id = $1 ORDER BY local_type, local_id',
     [installation],
   );
-const remoteIdOf = async (type: string, localId: number) => (await links(site.id)).find((l) => l.local_type === type && l.local_id === localId)?.remote_id;
+const remoteIdOf = async (type: string, localId: number) =>
+  (await links(site.id)).find((l) => l.local_type === type && l.local_id === localId)?.remote_id;
 const lastSynced = async (installation: number) =>
-  (await rows<{ last_synced_at: Date | null }>('SELECT last_synced_at FROM pm_connections WHERE installation_id = $1', [installation]))[0]?.last_synced_at;
+  (
+    await rows<{ last_synced_at: Date | null }>(
+      'SELECT last_synced_at FROM pm_connections WHERE installation_id = $1',
+      [installation],
+    )
+  )[0]?.last_synced_at;
 
-const sync = (id: number, key = site.users.agent.apiKey) => api(`/v2/companies/${id}/pmsync.json`, { method: 'POST', key });
+const sync = (id: number, key = site.users.agent.apiKey) =>
+  api(`/v2/companies/${id}/pmsync.json`, { method: 'POST', key });
 const remoteEmails = () => [...pm.people.values()].map((p) => p.email.toLowerCase()).sort();
 
 let customerA: number;
@@ -48,7 +62,11 @@ beforeAll(async () => {
   other = await newInstallation('pmsync-other');
   // set up the way an owner's PUT would, with the same helper
   const ciphertext = await encryptToken(pm.token, DEV_PM_TOKEN_KEY, pmTokenContext(site.id));
-  await rows('INSERT INTO pm_connections (installation_id, base_url, token_ciphertext) VALUES ($1, $2, $3)', [site.id, pm.url, ciphertext]);
+  await rows('INSERT INTO pm_connections (installation_id, base_url, token_ciphertext) VALUES ($1, $2, $3)', [
+    site.id,
+    pm.url,
+    ciphertext,
+  ]);
   companyId = await company(site.id, 'Acme Corp');
   customerA = await member(site.id, companyId, 'alice@acme.test');
   customerB = await member(site.id, companyId, 'Bob@Acme.test');
@@ -72,8 +90,12 @@ describe('POST /v2/companies/{id}/pmsync.json', () => {
     expect(remoteCompany!.name).toBe('Acme Corp');
     const alice = [...pm.people.values()].find((p) => p.email === 'alice@acme.test')!;
     expect(alice).toMatchObject({ firstName: 'First', lastName: 'Last' });
-    expect([...pm.memberships].sort()).toEqual([`${remoteCompany!.id}/${alice.id}`, `${remoteCompany!.id}/p-bob`].sort());
-    expect((await links(site.id)).map(({ local_type, local_id, remote_id }) => ({ local_type, local_id, remote_id }))).toEqual([
+    expect([...pm.memberships].sort()).toEqual(
+      [`${remoteCompany!.id}/${alice.id}`, `${remoteCompany!.id}/p-bob`].sort(),
+    );
+    expect(
+      (await links(site.id)).map(({ local_type, local_id, remote_id }) => ({ local_type, local_id, remote_id })),
+    ).toEqual([
       { local_type: 'companies', local_id: companyId, remote_id: remoteCompany!.id },
       { local_type: 'customers', local_id: customerA, remote_id: alice.id },
       { local_type: 'customers', local_id: customerB, remote_id: 'p-bob' },
@@ -177,7 +199,10 @@ describe('POST /v2/companies/{id}/pmsync.json', () => {
   });
 
   it('an unreachable product is a 502', async () => {
-    const [{ base_url }] = (await rows<{ base_url: string }>('SELECT base_url FROM pm_connections WHERE installation_id = $1', [site.id])) as [{ base_url: string }];
+    const [{ base_url }] = (await rows<{ base_url: string }>(
+      'SELECT base_url FROM pm_connections WHERE installation_id = $1',
+      [site.id],
+    )) as [{ base_url: string }];
     await rows(`UPDATE pm_connections SET base_url = 'http://127.0.0.1:9' WHERE installation_id = $1`, [site.id]);
     try {
       const before = await links(site.id);
@@ -191,12 +216,22 @@ describe('POST /v2/companies/{id}/pmsync.json', () => {
   });
 
   it('an address stored before the destination rules, now refused, is not called: 409 naming why', async () => {
-    const [{ base_url }] = (await rows<{ base_url: string }>('SELECT base_url FROM pm_connections WHERE installation_id = $1', [site.id])) as [{ base_url: string }];
-    await rows(`UPDATE pm_connections SET base_url = 'https://169.254.169.254/latest' WHERE installation_id = $1`, [site.id]);
+    const [{ base_url }] = (await rows<{ base_url: string }>(
+      'SELECT base_url FROM pm_connections WHERE installation_id = $1',
+      [site.id],
+    )) as [{ base_url: string }];
+    await rows(`UPDATE pm_connections SET base_url = 'https://169.254.169.254/latest' WHERE installation_id = $1`, [
+      site.id,
+    ]);
     try {
       const before = await links(site.id);
       const requests = pm.requests.length;
-      expectError(await sync(companyId), 409, 'pmconnection', /refused: 169\.254\.169\.254 is a loopback, private or link-local address/);
+      expectError(
+        await sync(companyId),
+        409,
+        'pmconnection',
+        /refused: 169\.254\.169\.254 is a loopback, private or link-local address/,
+      );
       expect(pm.requests.length).toBe(requests);
       expect(await links(site.id)).toEqual(before);
     } finally {
@@ -219,7 +254,7 @@ describe('POST /v2/companies/{id}/pmsync.json', () => {
     expect(pm.requests.length).toBe(requests);
   });
 
-  it('answers 404 for another installation\'s company and 400 for a bad id', async () => {
+  it("answers 404 for another installation's company and 400 for a bad id", async () => {
     const requests = pm.requests.length;
     const foreign = await sync(otherCompanyId);
     expect(foreign.status, foreign.text).toBe(404);
@@ -231,7 +266,7 @@ describe('POST /v2/companies/{id}/pmsync.json', () => {
 });
 
 describe('the token cipher', () => {
-  it('round-trips, and refuses another installation\'s context or key', async () => {
+  it("round-trips, and refuses another installation's context or key", async () => {
     const sealed = await encryptToken('secret', DEV_PM_TOKEN_KEY, pmTokenContext(1));
     expect(sealed).not.toContain('secret');
     expect(await decryptToken(sealed, DEV_PM_TOKEN_KEY, pmTokenContext(1))).toBe('secret');
@@ -246,8 +281,10 @@ describe('GET and PUT /v2/pmconnection.json', () => {
   beforeAll(async () => {
     third = await newInstallation('pmconn');
   });
-  const put = (body: unknown, key = third.users.admin.apiKey) => api('/v2/pmconnection.json', { method: 'PUT', key, body });
-  const stored = () => rows('SELECT base_url, token_ciphertext FROM pm_connections WHERE installation_id = $1', [third.id]);
+  const put = (body: unknown, key = third.users.admin.apiKey) =>
+    api('/v2/pmconnection.json', { method: 'PUT', key, body });
+  const stored = () =>
+    rows('SELECT base_url, token_ciphertext FROM pm_connections WHERE installation_id = $1', [third.id]);
 
   it('GET answers 404 before anything is set', async () => {
     const response = await api('/v2/pmconnection.json', { key: third.users.agent.apiKey });
@@ -274,8 +311,15 @@ describe('GET and PUT /v2/pmconnection.json', () => {
 
   it('refuses an address the token may not go to (private, loopback, link-local, a local name, credentials): 400 naming baseUrl, storing nothing', async () => {
     for (const baseUrl of [
-      'https://10.0.0.1', 'http://10.0.0.1/api', 'https://169.254.169.254/latest/meta-data', 'https://[::1]:8443', 'https://[::ffff:10.0.0.1]',
-      'https://192.168.1.10', 'https://localhost:8443', 'https://pm.internal', 'https://user:secret@93.184.216.34',
+      'https://10.0.0.1',
+      'http://10.0.0.1/api',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]:8443',
+      'https://[::ffff:10.0.0.1]',
+      'https://192.168.1.10',
+      'https://localhost:8443',
+      'https://pm.internal',
+      'https://user:secret@93.184.216.34',
     ]) {
       expectError(await put({ baseUrl, token: 't' }), 400, 'pmconnection.baseUrl');
     }
@@ -285,11 +329,19 @@ describe('GET and PUT /v2/pmconnection.json', () => {
   it('stores the token encrypted, never answers it, and sync uses it', async () => {
     const response = await put({ pmconnection: { baseUrl: pm.url + '/', token: pm.token } });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.pmconnection).toMatchObject({ type: 'pmconnections', baseUrl: pm.url, hasToken: true, lastSyncedAt: null, createdBy: { id: third.users.admin.id, type: 'users' } });
+    expect(response.body.pmconnection).toMatchObject({
+      type: 'pmconnections',
+      baseUrl: pm.url,
+      hasToken: true,
+      lastSyncedAt: null,
+      createdBy: { id: third.users.admin.id, type: 'users' },
+    });
     expect(response.text).not.toContain(pm.token);
     const [row] = await stored();
     expect(row!.token_ciphertext).not.toContain(pm.token);
-    expect(await decryptToken(row!.token_ciphertext as string, DEV_PM_TOKEN_KEY, pmTokenContext(third.id))).toBe(pm.token);
+    expect(await decryptToken(row!.token_ciphertext as string, DEV_PM_TOKEN_KEY, pmTokenContext(third.id))).toBe(
+      pm.token,
+    );
 
     const id = await company(third.id, 'Third Co');
     expect((await sync(id, third.users.agent.apiKey)).status).toBe(200);

@@ -11,7 +11,16 @@ import { expectIgnored } from '../support/ignored';
 let site: SeededInstallation;
 let other: SeededInstallation;
 let key: string;
-const ids = { inbox: 0, otherInbox: 0, helpdoc: 0, helpdoc2: 0, deletedHelpdoc: 0, otherHelpdoc: 0, form: 0, otherForm: 0 };
+const ids = {
+  inbox: 0,
+  otherInbox: 0,
+  helpdoc: 0,
+  helpdoc2: 0,
+  deletedHelpdoc: 0,
+  otherHelpdoc: 0,
+  form: 0,
+  otherForm: 0,
+};
 
 const LIST = '/v2/contactforms.json';
 const BULK_UPDATE = '/v2/contactforms/update.json';
@@ -19,7 +28,18 @@ const BULK_DELETE = '/v2/contactforms/delete.json';
 const one = (id = ids.form) => `/v2/contactforms/${id}.json`;
 
 const AUDIT_SET = ['createdAt', 'createdBy', 'deletedAt', 'deletedBy', 'updatedAt', 'updatedBy', 'state', 'id'];
-const FILTER_NAMES = [...AUDIT_SET, 'accentColor', 'inboxFieldName', 'isLiveChatEnabled', 'liveChatWelcomeMessage', 'name', 'position', 'theme', 'token', 'triggerColor'];
+const FILTER_NAMES = [
+  ...AUDIT_SET,
+  'accentColor',
+  'inboxFieldName',
+  'isLiveChatEnabled',
+  'liveChatWelcomeMessage',
+  'name',
+  'position',
+  'theme',
+  'token',
+  'triggerColor',
+];
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
 
 /** Every row the contact-form endpoints can write, in both installations. */
@@ -30,10 +50,12 @@ async function snapshot() {
       `SELECT to_jsonb(f) - 'created_at' AS row, updated_at::text, deleted_at::text FROM contact_forms f WHERE installation_id = ANY($1) ORDER BY id`,
       [installations],
     ),
-    helpdocs: await rows(`SELECT contact_form_id, helpdoc_id FROM contact_form_helpdocs WHERE installation_id = ANY($1) ORDER BY 1, 2`, [installations]),
+    helpdocs: await rows(
+      `SELECT contact_form_id, helpdoc_id FROM contact_form_helpdocs WHERE installation_id = ANY($1) ORDER BY 1, 2`,
+      [installations],
+    ),
   };
 }
-
 
 const rejects = refusals(snapshot, () => key);
 
@@ -47,14 +69,30 @@ beforeAll(async () => {
   site = await newInstallation('forms');
   other = await newInstallation('forms-other');
   key = site.users.admin.apiKey;
-  const [inbox] = await rows<{ id: number }>(`INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Support') RETURNING id`, [site.id]);
-  const [otherInbox] = await rows<{ id: number }>(`INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Theirs') RETURNING id`, [other.id]);
+  const [inbox] = await rows<{ id: number }>(
+    `INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Support') RETURNING id`,
+    [site.id],
+  );
+  const [otherInbox] = await rows<{ id: number }>(
+    `INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Theirs') RETURNING id`,
+    [other.id],
+  );
   const [helpdoc, helpdoc2, deletedHelpdoc] = await rows<{ id: number }>(
     `INSERT INTO helpdocs (installation_id, name, url, state) VALUES ($1, 'Guides', 'https://help.test', 'active'), ($1, 'FAQ', NULL, 'active'), ($1, 'Gone', NULL, 'deleted') RETURNING id`,
     [site.id],
   );
-  const [otherHelpdoc] = await rows<{ id: number }>(`INSERT INTO helpdocs (installation_id, name) VALUES ($1, 'Theirs') RETURNING id`, [other.id]);
-  Object.assign(ids, { inbox: inbox!.id, otherInbox: otherInbox!.id, helpdoc: helpdoc!.id, helpdoc2: helpdoc2!.id, deletedHelpdoc: deletedHelpdoc!.id, otherHelpdoc: otherHelpdoc!.id });
+  const [otherHelpdoc] = await rows<{ id: number }>(
+    `INSERT INTO helpdocs (installation_id, name) VALUES ($1, 'Theirs') RETURNING id`,
+    [other.id],
+  );
+  Object.assign(ids, {
+    inbox: inbox!.id,
+    otherInbox: otherInbox!.id,
+    helpdoc: helpdoc!.id,
+    helpdoc2: helpdoc2!.id,
+    deletedHelpdoc: deletedHelpdoc!.id,
+    otherHelpdoc: otherHelpdoc!.id,
+  });
   ids.form = (await create({ name: 'Website', inbox: ids.inbox, helpdocs: [{ id: ids.helpdoc }] })).contactform.id;
   ids.otherForm = (await create({ name: 'Theirs' }, '', other.users.admin.apiKey)).contactform.id;
 });
@@ -104,7 +142,10 @@ describe('create: POST /v2/contactforms.json', () => {
       position: 'bottom-left',
       isLiveChatEnabled: true,
       liveChatWelcomeMessage: 'Hi! How can we help?',
-      helpdocs: [{ id: ids.helpdoc, type: 'helpdocs' }, { id: ids.helpdoc2, type: 'helpdocs' }],
+      helpdocs: [
+        { id: ids.helpdoc, type: 'helpdocs' },
+        { id: ids.helpdoc2, type: 'helpdocs' },
+      ],
     });
     expect(body.included.helpdocs).toEqual([
       expect.objectContaining({ id: ids.helpdoc, type: 'helpdocs', name: 'Guides', url: 'https://help.test' }),
@@ -131,7 +172,11 @@ describe('get: GET /v2/contactforms/{id}.json', () => {
   it('reads one, with includes on request', async () => {
     const plain = await api(one(), { key: site.users.agent.apiKey });
     expect(plain.status).toBe(200);
-    expect(plain.body.contactform).toMatchObject({ id: ids.form, name: 'Website', inbox: { id: ids.inbox, type: 'inboxes' } });
+    expect(plain.body.contactform).toMatchObject({
+      id: ids.form,
+      name: 'Website',
+      inbox: { id: ids.inbox, type: 'inboxes' },
+    });
     expect(plain.body.contactform).not.toHaveProperty('helpdocs');
     expect(plain.body.included).toEqual({});
     const helpdocs = await api(one(), { key, query: { includes: 'helpdocs' } });
@@ -157,15 +202,30 @@ describe('get: GET /v2/contactforms/{id}.json', () => {
 describe('update: PATCH /v2/contactforms/{id}.json', () => {
   it('changes exactly the properties sent', async () => {
     const { contactform } = await create({ name: 'Patch me', theme: 'dark', inboxFieldName: 'Topic' });
-    const response = await api(one(contactform.id), { method: 'PATCH', key: site.users.owner.apiKey, body: { contactform: { isLiveChatEnabled: true, liveChatWelcomeMessage: 'Hello' } } });
+    const response = await api(one(contactform.id), {
+      method: 'PATCH',
+      key: site.users.owner.apiKey,
+      body: { contactform: { isLiveChatEnabled: true, liveChatWelcomeMessage: 'Hello' } },
+    });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.contactform).toMatchObject({ name: 'Patch me', theme: 'dark', inboxFieldName: 'Topic', isLiveChatEnabled: true, liveChatWelcomeMessage: 'Hello', token: contactform.token });
+    expect(response.body.contactform).toMatchObject({
+      name: 'Patch me',
+      theme: 'dark',
+      inboxFieldName: 'Topic',
+      isLiveChatEnabled: true,
+      liveChatWelcomeMessage: 'Hello',
+      token: contactform.token,
+    });
   });
 
   it('accepts a token in the body and ignores it: the token is read-only', async () => {
     const { contactform } = await create({ name: 'Keep token' });
     for (const method of ['PATCH', 'PUT']) {
-      const response = await api(one(contactform.id), { method, key, body: { contactform: { token: 'new-token', name: 'Kept token' } } });
+      const response = await api(one(contactform.id), {
+        method,
+        key,
+        body: { contactform: { token: 'new-token', name: 'Kept token' } },
+      });
       expect(response.status, response.text).toBe(200);
       expect(response.body.contactform).toMatchObject({ name: 'Kept token', token: contactform.token });
     }
@@ -175,16 +235,26 @@ describe('update: PATCH /v2/contactforms/{id}.json', () => {
 
   it('accepts the whole record sent back by PUT', async () => {
     const created = await create({ name: 'Round trip', helpdocs: [{ id: ids.helpdoc }] }, '?includes=all');
-    const response = await api(one(created.contactform.id), { method: 'PUT', key, body: { ...created, contactform: { ...created.contactform, position: 'bottom-left' } } });
+    const response = await api(one(created.contactform.id), {
+      method: 'PUT',
+      key,
+      body: { ...created, contactform: { ...created.contactform, position: 'bottom-left' } },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.contactform).toMatchObject({ position: 'bottom-left', token: created.contactform.token });
   });
 
   it('links and unlinks help docs entry by entry', async () => {
     const { contactform } = await create({ name: 'Docs', helpdocs: [{ id: ids.helpdoc }] });
-    const response = await api(one(contactform.id), { method: 'PATCH', key, body: { helpdocs: [{ id: ids.helpdoc, delete: true }, { id: ids.helpdoc2 }] } });
+    const response = await api(one(contactform.id), {
+      method: 'PATCH',
+      key,
+      body: { helpdocs: [{ id: ids.helpdoc, delete: true }, { id: ids.helpdoc2 }] },
+    });
     expect(response.body.contactform.helpdocs).toEqual([{ id: ids.helpdoc2, type: 'helpdocs' }]);
-    expect(await rows(`SELECT helpdoc_id FROM contact_form_helpdocs WHERE contact_form_id = $1`, [contactform.id])).toEqual([{ helpdoc_id: ids.helpdoc2 }]);
+    expect(
+      await rows(`SELECT helpdoc_id FROM contact_form_helpdocs WHERE contact_form_id = $1`, [contactform.id]),
+    ).toEqual([{ helpdoc_id: ids.helpdoc2 }]);
   });
 });
 
@@ -196,7 +266,10 @@ describe('delete: DELETE /v2/contactforms/{id}.json', () => {
     expect(deleted.text).toBe('');
     expect((await api(one(contactform.id), { key })).status).toBe(404);
     const withState = await api(LIST, { key, query: { filter: { id: contactform.id, state: 'deleted' } } });
-    expect(withState.body.contactforms[0]).toMatchObject({ state: 'deleted', deletedBy: { id: site.users.admin.id, type: 'users' } });
+    expect(withState.body.contactforms[0]).toMatchObject({
+      state: 'deleted',
+      deletedBy: { id: site.users.admin.id, type: 'users' },
+    });
   });
 });
 
@@ -205,11 +278,23 @@ describe('bulk: PATCH /v2/contactforms/update.json and DELETE /v2/contactforms/d
     const a = (await create({ name: 'Bulk A', inboxFieldName: 'x-bulk' })).contactform;
     const b = (await create({ name: 'Bulk B', inboxFieldName: 'x-bulk' })).contactform;
     await create({ name: 'Bulk C', inboxFieldName: 'other' });
-    const response = await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { inboxFieldName: 'x-bulk' } }, body: { contactform: { theme: 'dark', token: 'ignored' } } });
+    const response = await api(BULK_UPDATE, {
+      method: 'PATCH',
+      key,
+      query: { filter: { inboxFieldName: 'x-bulk' } },
+      body: { contactform: { theme: 'dark', token: 'ignored' } },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toEqual({ affected: 2, ids: [a.id, b.id], jobId: null, dryRun: false });
-    const stored = await rows(`SELECT name, theme, token FROM contact_forms WHERE installation_id = $1 AND name LIKE 'Bulk %' ORDER BY name`, [site.id]);
-    expect(stored.map((r) => [r.name, r.theme])).toEqual([['Bulk A', 'dark'], ['Bulk B', 'dark'], ['Bulk C', 'light']]);
+    const stored = await rows(
+      `SELECT name, theme, token FROM contact_forms WHERE installation_id = $1 AND name LIKE 'Bulk %' ORDER BY name`,
+      [site.id],
+    );
+    expect(stored.map((r) => [r.name, r.theme])).toEqual([
+      ['Bulk A', 'dark'],
+      ['Bulk B', 'dark'],
+      ['Bulk C', 'light'],
+    ]);
     expect(stored[0]!.token).toBe(a.token);
   });
 
@@ -223,11 +308,18 @@ describe('bulk: PATCH /v2/contactforms/update.json and DELETE /v2/contactforms/d
 
   it("selects by token and never touches another installation's forms", async () => {
     const [theirs] = await rows<{ token: string }>(`SELECT token FROM contact_forms WHERE id = $1`, [ids.otherForm]);
-    const response = await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { token: theirs!.token } }, body: { name: 'Hijacked' } });
+    const response = await api(BULK_UPDATE, {
+      method: 'PATCH',
+      key,
+      query: { filter: { token: theirs!.token } },
+      body: { name: 'Hijacked' },
+    });
     expect(response.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
     const removed = await api(BULK_DELETE, { method: 'DELETE', key, query: { filter: { id: ids.otherForm } } });
     expect(removed.body).toEqual({ affected: 0, ids: [], jobId: null, dryRun: false });
-    expect(await rows(`SELECT name, state FROM contact_forms WHERE id = $1`, [ids.otherForm])).toEqual([{ name: 'Theirs', state: 'active' }]);
+    expect(await rows(`SELECT name, state FROM contact_forms WHERE id = $1`, [ids.otherForm])).toEqual([
+      { name: 'Theirs', state: 'active' },
+    ]);
   });
 });
 
@@ -238,7 +330,13 @@ describe('list: GET /v2/contactforms.json', () => {
     listSite = await newInstallation('forms-list');
     listKey = listSite.users.collaborator.apiKey;
     for (const record of [
-      { name: 'Charlie', theme: 'dark', isLiveChatEnabled: true, liveChatWelcomeMessage: 'Hey', accentColor: '#cccccc' },
+      {
+        name: 'Charlie',
+        theme: 'dark',
+        isLiveChatEnabled: true,
+        liveChatWelcomeMessage: 'Hey',
+        accentColor: '#cccccc',
+      },
       { name: 'Alpha', position: 'bottom-left', accentColor: '#aaaaaa', triggerColor: '#111111' },
       { name: 'Bravo', inboxFieldName: 'Team', accentColor: '#bbbbbb' },
     ]) {
@@ -252,7 +350,9 @@ describe('list: GET /v2/contactforms.json', () => {
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['contactforms', 'included', 'meta', 'pagination']);
     expect(names(response)).toEqual(['Charlie', 'Alpha']);
-    expect(response.body.meta).toEqual({ page: { page: 1, pageSize: 2, pageOffset: 0, count: 3, pages: 2, hasMore: true } });
+    expect(response.body.meta).toEqual({
+      page: { page: 1, pageSize: 2, pageOffset: 0, count: 3, pages: 2, hasMore: true },
+    });
   });
 
   it('filters on the properties of part 2', async () => {
@@ -270,12 +370,33 @@ describe('list: GET /v2/contactforms.json', () => {
       const response = await api(`${LIST}?orderBy=name`, { key: listKey, query: { filter } });
       expect(names(response), JSON.stringify(filter)).toEqual(expected);
     }
-    const [bravo] = await rows<{ token: string }>(`SELECT token FROM contact_forms WHERE installation_id = $1 AND name = 'Bravo'`, [listSite.id]);
+    const [bravo] = await rows<{ token: string }>(
+      `SELECT token FROM contact_forms WHERE installation_id = $1 AND name = 'Bravo'`,
+      [listSite.id],
+    );
     expect(names(await api(LIST, { key: listKey, query: { filter: { token: bravo!.token } } }))).toEqual(['Bravo']);
   });
 
   it('accepts every filter name of part 2', async () => {
-    const values: Record<string, unknown> = { createdAt: { $gt: '2000-01-01' }, updatedAt: { $lt: '2999-01-01' }, deletedAt: null, createdBy: listSite.users.admin.id, updatedBy: { $ne: 0 }, deletedBy: null, state: 'active', id: { $gt: 0 }, accentColor: '#aaaaaa', inboxFieldName: null, isLiveChatEnabled: false, liveChatWelcomeMessage: null, name: 'Alpha', position: 'bottom-left', theme: 'light', token: { $ne: 'x' }, triggerColor: { $contains: '1' } };
+    const values: Record<string, unknown> = {
+      createdAt: { $gt: '2000-01-01' },
+      updatedAt: { $lt: '2999-01-01' },
+      deletedAt: null,
+      createdBy: listSite.users.admin.id,
+      updatedBy: { $ne: 0 },
+      deletedBy: null,
+      state: 'active',
+      id: { $gt: 0 },
+      accentColor: '#aaaaaa',
+      inboxFieldName: null,
+      isLiveChatEnabled: false,
+      liveChatWelcomeMessage: null,
+      name: 'Alpha',
+      position: 'bottom-left',
+      theme: 'light',
+      token: { $ne: 'x' },
+      triggerColor: { $contains: '1' },
+    };
     for (const name of FILTER_NAMES) {
       const response = await api(LIST, { key: listKey, query: { filter: { [name]: values[name] } } });
       expect(response.status, `${name}: ${response.text}`).toBe(200);
@@ -289,7 +410,11 @@ describe('list: GET /v2/contactforms.json', () => {
       expect(response.status, `${name}: ${response.text}`).toBe(200);
       expect(response.body.contactforms).toHaveLength(3);
     }
-    expect(names(await api(LIST, { key: listKey, query: { orderBy: 'accentColor', orderMode: 'desc' } }))).toEqual(['Charlie', 'Bravo', 'Alpha']);
+    expect(names(await api(LIST, { key: listKey, query: { orderBy: 'accentColor', orderMode: 'desc' } }))).toEqual([
+      'Charlie',
+      'Bravo',
+      'Alpha',
+    ]);
   });
 
   it('includes every name of part 2', async () => {
@@ -305,8 +430,13 @@ describe('list: GET /v2/contactforms.json', () => {
       expectError(await api(LIST, { key: listKey, query: { filter: { [name]: 1 } } }), 400, `filter.${name}`);
       expectError(await api(LIST, { key: listKey, query: { orderBy: name } }), 400, 'orderBy');
     }
-    for (const name of ['files', 'customers', 'inbox']) expectError(await api(LIST, { key: listKey, query: { includes: name } }), 400, 'includes');
-    expectError(await api(BULK_DELETE, { method: 'DELETE', key, query: { filter: { inbox: ids.inbox } } }), 400, 'filter.inbox');
+    for (const name of ['files', 'customers', 'inbox'])
+      expectError(await api(LIST, { key: listKey, query: { includes: name } }), 400, 'includes');
+    expectError(
+      await api(BULK_DELETE, { method: 'DELETE', key, query: { filter: { inbox: ids.inbox } } }),
+      400,
+      'filter.inbox',
+    );
   });
 });
 
@@ -326,7 +456,12 @@ describe('bad input', () => {
   for (const [what, text, source] of bodies) {
     it(`answers 400 to ${what} on POST, PATCH, PUT and bulk update`, async () => {
       for (const target of writes()) {
-        await rejects(target.path, { method: target.method, query: target.query, body: text, headers: { 'content-type': 'application/json' } }, 400, source);
+        await rejects(
+          target.path,
+          { method: target.method, query: target.query, body: text, headers: { 'content-type': 'application/json' } },
+          400,
+          source,
+        );
       }
     });
   }
@@ -342,7 +477,11 @@ describe('bad input', () => {
     ["position: 'top-left'", { position: 'top-left' }, 'contactform.position'],
     ["isLiveChatEnabled: 'yes'", { isLiveChatEnabled: 'yes' }, 'contactform.isLiveChatEnabled'],
     ['isLiveChatEnabled: null', { isLiveChatEnabled: null }, 'contactform.isLiveChatEnabled'],
-    ['a welcome message over 1,000 characters', { liveChatWelcomeMessage: 'w'.repeat(1001) }, 'contactform.liveChatWelcomeMessage'],
+    [
+      'a welcome message over 1,000 characters',
+      { liveChatWelcomeMessage: 'w'.repeat(1001) },
+      'contactform.liveChatWelcomeMessage',
+    ],
     ['inboxFieldName: 3', { inboxFieldName: 3 }, 'contactform.inboxFieldName'],
     ["inbox: 'Support'", { inbox: 'Support' }, 'contactform.inbox'],
   ];
@@ -350,19 +489,40 @@ describe('bad input', () => {
     it(`answers 400 naming ${source} for ${what}`, async () => {
       await rejects(LIST, { method: 'POST', body: { contactform: { name: 'Typed', ...properties } } }, 400, source);
       await rejects(one(), { method: 'PATCH', body: { contactform: properties } }, 400, source);
-      await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.form } }, body: { contactform: properties } }, 400, source);
+      await rejects(
+        BULK_UPDATE,
+        { method: 'PATCH', query: { filter: { id: ids.form } }, body: { contactform: properties } },
+        400,
+        source,
+      );
     });
   }
 
   it('ignores an unknown property, wrapped or bare, in bulk and in a link entry, naming it in X-Ignored-Properties; nothing of it is stored', async () => {
-    const made = await api(LIST, { method: 'POST', key, body: { contactform: { name: 'Ignoring form', colour: 'crimson' } } });
+    const made = await api(LIST, {
+      method: 'POST',
+      key,
+      body: { contactform: { name: 'Ignoring form', colour: 'crimson' } },
+    });
     expectIgnored(made, ['contactform.colour']);
     const id = made.body.contactform.id as number;
-    expectIgnored(await api(one(id), { method: 'PATCH', key, body: { backgroundColor: '#fafafa' } }), ['contactform.backgroundColor']);
-    expectIgnored(await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { id } }, body: { theme: 'dark', nope: 1 } }), ['contactform.nope']);
-    expectIgnored(await api(one(id), { method: 'PATCH', key, body: { helpdocs: [{ id: ids.helpdoc2, url: 'https://x.test' }] } }), ['contactform.helpdocs[0].url']);
-    expect(JSON.stringify(await rows(`SELECT to_jsonb(f) AS row FROM contact_forms f WHERE id = $1`, [id]))).not.toMatch(/crimson|#fafafa|nope/);
-    expect(await rows(`SELECT helpdoc_id FROM contact_form_helpdocs WHERE contact_form_id = $1`, [id])).toEqual([{ helpdoc_id: ids.helpdoc2 }]);
+    expectIgnored(await api(one(id), { method: 'PATCH', key, body: { backgroundColor: '#fafafa' } }), [
+      'contactform.backgroundColor',
+    ]);
+    expectIgnored(
+      await api(BULK_UPDATE, { method: 'PATCH', key, query: { filter: { id } }, body: { theme: 'dark', nope: 1 } }),
+      ['contactform.nope'],
+    );
+    expectIgnored(
+      await api(one(id), { method: 'PATCH', key, body: { helpdocs: [{ id: ids.helpdoc2, url: 'https://x.test' }] } }),
+      ['contactform.helpdocs[0].url'],
+    );
+    expect(
+      JSON.stringify(await rows(`SELECT to_jsonb(f) AS row FROM contact_forms f WHERE id = $1`, [id])),
+    ).not.toMatch(/crimson|#fafafa|nope/);
+    expect(await rows(`SELECT helpdoc_id FROM contact_form_helpdocs WHERE contact_form_id = $1`, [id])).toEqual([
+      { helpdoc_id: ids.helpdoc2 },
+    ]);
   });
 
   it('answers 400 naming name when a form is created without one', async () => {
@@ -371,18 +531,43 @@ describe('bad input', () => {
   });
 
   it('answers 400 to a bulk update that only sends the read-only token, or has no filter', async () => {
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.form } }, body: { token: 'x' } }, 400, 'contactform');
+    await rejects(
+      BULK_UPDATE,
+      { method: 'PATCH', query: { filter: { id: ids.form } }, body: { token: 'x' } },
+      400,
+      'contactform',
+    );
     await rejects(BULK_UPDATE, { method: 'PATCH', body: { theme: 'dark' } }, 400, 'filter');
     await rejects(BULK_DELETE, { method: 'DELETE', query: { filter: {} } }, 400, 'filter');
   });
 
-  it("answers 400 naming the inbox or help doc of another installation, deleted or absent", async () => {
+  it('answers 400 naming the inbox or help doc of another installation, deleted or absent', async () => {
     await rejects(LIST, { method: 'POST', body: { name: 'x', inbox: ids.otherInbox } }, 400, 'contactform.inbox');
-    await rejects(one(), { method: 'PATCH', body: { inbox: { id: ids.otherInbox, type: 'inboxes' } } }, 400, 'contactform.inbox');
-    await rejects(BULK_UPDATE, { method: 'PATCH', query: { filter: { id: ids.form } }, body: { inbox: ids.otherInbox } }, 400, 'contactform.inbox');
+    await rejects(
+      one(),
+      { method: 'PATCH', body: { inbox: { id: ids.otherInbox, type: 'inboxes' } } },
+      400,
+      'contactform.inbox',
+    );
+    await rejects(
+      BULK_UPDATE,
+      { method: 'PATCH', query: { filter: { id: ids.form } }, body: { inbox: ids.otherInbox } },
+      400,
+      'contactform.inbox',
+    );
     for (const helpdoc of [ids.otherHelpdoc, ids.deletedHelpdoc, 987654321]) {
-      await rejects(LIST, { method: 'POST', body: { name: 'x', helpdocs: [{ id: helpdoc }] } }, 400, 'contactform.helpdocs[0].id');
-      await rejects(one(), { method: 'PATCH', body: { name: 'Renamed', helpdocs: [{ id: ids.helpdoc2 }, { id: helpdoc }] } }, 400, 'contactform.helpdocs[1].id');
+      await rejects(
+        LIST,
+        { method: 'POST', body: { name: 'x', helpdocs: [{ id: helpdoc }] } },
+        400,
+        'contactform.helpdocs[0].id',
+      );
+      await rejects(
+        one(),
+        { method: 'PATCH', body: { name: 'Renamed', helpdocs: [{ id: ids.helpdoc2 }, { id: helpdoc }] } },
+        400,
+        'contactform.helpdocs[1].id',
+      );
     }
   });
 
@@ -397,7 +582,12 @@ describe('bad input', () => {
       await rejects(LIST, { method: 'POST', key: apiKey, body: { name: 'x' } }, 403, null);
       await rejects(one(), { method: 'PATCH', key: apiKey, body: { name: 'x' } }, 403, null);
       await rejects(one(), { method: 'DELETE', key: apiKey }, 403, null);
-      await rejects(BULK_UPDATE, { method: 'PATCH', key: apiKey, query: { filter: { id: ids.form } }, body: { name: 'x' } }, 403, null);
+      await rejects(
+        BULK_UPDATE,
+        { method: 'PATCH', key: apiKey, query: { filter: { id: ids.form } }, body: { name: 'x' } },
+        403,
+        null,
+      );
       await rejects(BULK_DELETE, { method: 'DELETE', key: apiKey, query: { filter: { id: ids.form } } }, 403, null);
     }
   });

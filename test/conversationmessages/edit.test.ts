@@ -29,7 +29,10 @@ let conversation: StartedConversation;
 let theirs: MessageRecord;
 const files = { mine: 0, theirs: 0 };
 
-const rejects = refusals(() => messageRows([site.id, other.id]), () => key);
+const rejects = refusals(
+  () => messageRows([site.id, other.id]),
+  () => key,
+);
 
 /** A fresh message of the site's conversation, said by its contact. */
 async function newMessage(text = 'My order #1234 is late'): Promise<MessageRecord> {
@@ -42,7 +45,9 @@ beforeAll(async () => {
   other = await newInstallation('msg-edit-other');
   key = site.users.agent.apiKey;
   conversation = await startConversation(key, { name: 'Ada' });
-  [theirs] = (await deliver(fromContact(await startConversation(other.users.agent.apiKey, { name: 'Theirs' }), 'Not yours'))) as [MessageRecord];
+  [theirs] = (await deliver(
+    fromContact(await startConversation(other.users.agent.apiKey, { name: 'Theirs' }), 'Not yours'),
+  )) as [MessageRecord];
   const made = await rows<{ id: number }>(
     `INSERT INTO files (installation_id, name, created_by, confirmed_at) VALUES ($1, 'mine.png', $3, now()), ($2, 'theirs.png', NULL, now()) RETURNING id`,
     [site.id, other.id, site.users.agent.id],
@@ -55,7 +60,11 @@ describe('PATCH /v2/conversationmessages/{id}.json', () => {
   it('changes the text and answers the record; only the text and the audit columns change', async () => {
     const record = await newMessage();
     const [before] = await rows(`SELECT * FROM conversation_messages WHERE id = $1`, [record.id]);
-    const response = await api(messagePath(record.id), { method: 'PATCH', key, body: { conversationmessage: { message: 'My order #[redacted] is late' } } });
+    const response = await api(messagePath(record.id), {
+      method: 'PATCH',
+      key,
+      body: { conversationmessage: { message: 'My order #[redacted] is late' } },
+    });
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['conversationmessage', 'included']);
     expect(response.body.included).toEqual({});
@@ -67,23 +76,45 @@ describe('PATCH /v2/conversationmessages/{id}.json', () => {
     });
     expect(response.body.conversationmessage.updatedAt > String(record.updatedAt)).toBe(true);
     const [after] = await rows(`SELECT * FROM conversation_messages WHERE id = $1`, [record.id]);
-    expect(after).toEqual({ ...before, message: 'My order #[redacted] is late', updated_at: expect.any(Date), updated_by: site.users.agent.id });
+    expect(after).toEqual({
+      ...before,
+      message: 'My order #[redacted] is late',
+      updated_at: expect.any(Date),
+      updated_by: site.users.agent.id,
+    });
   });
 
   it('takes a bare body, and PUT means PATCH; owner and admin may too', async () => {
     const record = await newMessage();
-    const bare = await api(messagePath(record.id), { method: 'PATCH', key: site.users.owner.apiKey, body: { message: 'by the owner' } });
+    const bare = await api(messagePath(record.id), {
+      method: 'PATCH',
+      key: site.users.owner.apiKey,
+      body: { message: 'by the owner' },
+    });
     expect(bare.status, bare.text).toBe(200);
-    expect(bare.body.conversationmessage).toMatchObject({ message: 'by the owner', updatedBy: { id: site.users.owner.id, type: 'users' } });
-    const put = await api(messagePath(record.id), { method: 'PUT', key: site.users.admin.apiKey, body: { conversationmessage: { message: 'by the admin' } } });
+    expect(bare.body.conversationmessage).toMatchObject({
+      message: 'by the owner',
+      updatedBy: { id: site.users.owner.id, type: 'users' },
+    });
+    const put = await api(messagePath(record.id), {
+      method: 'PUT',
+      key: site.users.admin.apiKey,
+      body: { conversationmessage: { message: 'by the admin' } },
+    });
     expect(put.status, put.text).toBe(200);
-    expect(put.body.conversationmessage).toMatchObject({ message: 'by the admin', updatedBy: { id: site.users.admin.id, type: 'users' } });
+    expect(put.body.conversationmessage).toMatchObject({
+      message: 'by the admin',
+      updatedBy: { id: site.users.admin.id, type: 'users' },
+    });
     expect(await messageRow(record.id)).toMatchObject({ message: 'by the admin', updated_by: site.users.admin.id });
   });
 
-  it('ignores the room\'s record sent back (author, contactId, userId, sentAt, roomId, conversation, aiDraft, aiSimilarity, the audit set)', async () => {
+  it("ignores the room's record sent back (author, contactId, userId, sentAt, roomId, conversation, aiDraft, aiSimilarity, the audit set)", async () => {
     const record = await newMessage('as said');
-    const [before] = await rows(`SELECT author, contact_id, user_id, sent_at, client_id, conversation_id, ai_draft, ai_similarity, state, created_by FROM conversation_messages WHERE id = $1`, [record.id]);
+    const [before] = await rows(
+      `SELECT author, contact_id, user_id, sent_at, client_id, conversation_id, ai_draft, ai_similarity, state, created_by FROM conversation_messages WHERE id = $1`,
+      [record.id],
+    );
     const response = await api(messagePath(record.id), {
       method: 'PATCH',
       key,
@@ -106,21 +137,41 @@ describe('PATCH /v2/conversationmessages/{id}.json', () => {
       },
     });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.conversationmessage).toMatchObject({ message: 'as corrected', author: 'contact', contactId: conversation.contactId, userId: null, roomId: record.roomId, state: 'active' });
-    const [after] = await rows(`SELECT author, contact_id, user_id, sent_at, client_id, conversation_id, ai_draft, ai_similarity, state, created_by FROM conversation_messages WHERE id = $1`, [record.id]);
+    expect(response.body.conversationmessage).toMatchObject({
+      message: 'as corrected',
+      author: 'contact',
+      contactId: conversation.contactId,
+      userId: null,
+      roomId: record.roomId,
+      state: 'active',
+    });
+    const [after] = await rows(
+      `SELECT author, contact_id, user_id, sent_at, client_id, conversation_id, ai_draft, ai_similarity, state, created_by FROM conversation_messages WHERE id = $1`,
+      [record.id],
+    );
     expect(after).toEqual(before);
     expect((await messageRow(record.id))!.message).toBe('as corrected');
   });
 
   it('attaches and detaches files of the installation, answering them as written', async () => {
     const record = await newMessage();
-    const attached = await api(messagePath(record.id), { method: 'PATCH', key, body: { files: [{ id: files.mine, type: 'files' }] } });
+    const attached = await api(messagePath(record.id), {
+      method: 'PATCH',
+      key,
+      body: { files: [{ id: files.mine, type: 'files' }] },
+    });
     expect(attached.status, attached.text).toBe(200);
     expect(attached.body.conversationmessage.files).toEqual([{ id: files.mine, type: 'files' }]);
     expect(attached.body.included.files).toEqual([expect.objectContaining({ id: files.mine, name: 'mine.png' })]);
-    expect(await rows(`SELECT file_id FROM conversation_message_files WHERE message_id = $1`, [record.id])).toEqual([{ file_id: files.mine }]);
+    expect(await rows(`SELECT file_id FROM conversation_message_files WHERE message_id = $1`, [record.id])).toEqual([
+      { file_id: files.mine },
+    ]);
 
-    const detached = await api(messagePath(record.id), { method: 'PATCH', key, body: { files: [{ id: files.mine, delete: true }] } });
+    const detached = await api(messagePath(record.id), {
+      method: 'PATCH',
+      key,
+      body: { files: [{ id: files.mine, delete: true }] },
+    });
     expect(detached.status, detached.text).toBe(200);
     expect(detached.body.conversationmessage.files).toEqual([]);
     expect(await rows(`SELECT file_id FROM conversation_message_files WHERE message_id = $1`, [record.id])).toEqual([]);
@@ -128,10 +179,17 @@ describe('PATCH /v2/conversationmessages/{id}.json', () => {
 
   it('answers the includes asked for', async () => {
     const record = await newMessage();
-    const response = await api(messagePath(record.id), { method: 'PATCH', key, query: { includes: 'users,contacts' }, body: { message: 'with includes' } });
+    const response = await api(messagePath(record.id), {
+      method: 'PATCH',
+      key,
+      query: { includes: 'users,contacts' },
+      body: { message: 'with includes' },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.included.users).toEqual([expect.objectContaining({ id: site.users.agent.id, role: 'agent' })]);
-    expect(response.body.included.contacts).toEqual([expect.objectContaining({ id: conversation.contactId, name: 'Ada' })]);
+    expect(response.body.included.contacts).toEqual([
+      expect.objectContaining({ id: conversation.contactId, name: 'Ada' }),
+    ]);
   });
 });
 
@@ -143,30 +201,69 @@ describe('PATCH /v2/conversationmessages/{id}.json refused', () => {
 
   it('an unknown property, in the record or beside the wrapper: ignored and named in X-Ignored-Properties', async () => {
     const ignoring = await newMessage('to be edited, ignoring');
-    expectIgnored(await api(messagePath(ignoring.id), { method: 'PATCH', key, body: { conversationmessage: { message: 'edited', color: 'red' }, extra: 1 } }), ['conversationmessage.color', 'extra']);
-    expect(JSON.stringify(await rows(`SELECT to_jsonb(m) AS row FROM conversation_messages m WHERE id = $1`, [ignoring.id]))).not.toMatch(/color|"red"/);
+    expectIgnored(
+      await api(messagePath(ignoring.id), {
+        method: 'PATCH',
+        key,
+        body: { conversationmessage: { message: 'edited', color: 'red' }, extra: 1 },
+      }),
+      ['conversationmessage.color', 'extra'],
+    );
+    expect(
+      JSON.stringify(await rows(`SELECT to_jsonb(m) AS row FROM conversation_messages m WHERE id = $1`, [ignoring.id])),
+    ).not.toMatch(/color|"red"/);
     // beside a wrong value, an unknown property changes nothing: the 400 names the wrong one
-    await rejects(messagePath(target.id), { method: 'PATCH', body: { text: 'x', message: 5 } }, 400, 'conversationmessage.message');
+    await rejects(
+      messagePath(target.id),
+      { method: 'PATCH', body: { text: 'x', message: 5 } },
+      400,
+      'conversationmessage.message',
+    );
   });
 
   it('a message of the wrong type, null, empty, blank, too long or holding NUL: 400 naming it', async () => {
     for (const message of [5, null, true, ['x'], { text: 'x' }, '', '   \n', 'x'.repeat(10_001), 'a\u0000b']) {
-      await rejects(messagePath(target.id), { method: 'PATCH', body: { conversationmessage: { message } } }, 400, 'conversationmessage.message');
+      await rejects(
+        messagePath(target.id),
+        { method: 'PATCH', body: { conversationmessage: { message } } },
+        400,
+        'conversationmessage.message',
+      );
     }
   });
 
-  it('bad files: not a list, a bad id, another installation\'s or an unknown file: 400 naming it', async () => {
-    await rejects(messagePath(target.id), { method: 'PATCH', body: { files: 'mine.png' } }, 400, 'conversationmessage.files');
-    await rejects(messagePath(target.id), { method: 'PATCH', body: { files: [{ id: 'one' }] } }, 400, 'conversationmessage.files[0].id');
-    await rejects(messagePath(target.id), { method: 'PATCH', body: { files: [{ id: files.theirs }] } }, 400, /^conversationmessage\.files\[0\]/);
-    await rejects(messagePath(target.id), { method: 'PATCH', body: { files: [{ id: 2_000_000_000 }] } }, 400, /^conversationmessage\.files\[0\]/);
+  it("bad files: not a list, a bad id, another installation's or an unknown file: 400 naming it", async () => {
+    await rejects(
+      messagePath(target.id),
+      { method: 'PATCH', body: { files: 'mine.png' } },
+      400,
+      'conversationmessage.files',
+    );
+    await rejects(
+      messagePath(target.id),
+      { method: 'PATCH', body: { files: [{ id: 'one' }] } },
+      400,
+      'conversationmessage.files[0].id',
+    );
+    await rejects(
+      messagePath(target.id),
+      { method: 'PATCH', body: { files: [{ id: files.theirs }] } },
+      400,
+      /^conversationmessage\.files\[0\]/,
+    );
+    await rejects(
+      messagePath(target.id),
+      { method: 'PATCH', body: { files: [{ id: 2_000_000_000 }] } },
+      400,
+      /^conversationmessage\.files\[0\]/,
+    );
   });
 
   it('the message stays as it was after every refusal', async () => {
     expect(await messageRow(target.id)).toMatchObject({ message: 'untouchable', updated_by: null, state: 'active' });
   });
 
-  it('another installation\'s message, a deleted one, an unknown id: 404, nothing changed', async () => {
+  it("another installation's message, a deleted one, an unknown id: 404, nothing changed", async () => {
     await rejects(messagePath(theirs.id), { method: 'PATCH', body: { message: 'mine now' } }, 404, 'id');
     await rejects(messagePath(theirs.id), { method: 'PUT', body: { message: 'mine now' } }, 404, 'id');
     expect((await messageRow(theirs.id))!.message).toBe('Not yours');
@@ -183,17 +280,36 @@ describe('PATCH /v2/conversationmessages/{id}.json refused', () => {
   });
 
   it('a collaborator: 403; no credential: 401', async () => {
-    await rejects(messagePath(target.id), { method: 'PATCH', key: site.users.collaborator.apiKey, body: { message: 'x' } }, 403);
+    await rejects(
+      messagePath(target.id),
+      { method: 'PATCH', key: site.users.collaborator.apiKey, body: { message: 'x' } },
+      403,
+    );
     await rejects(messagePath(target.id), { method: 'PATCH', key: null, body: { message: 'x' } }, 401);
   });
 
   it('a body that is not JSON: 415; malformed, empty or not an object: 400', async () => {
-    await rejects(messagePath(target.id), { method: 'PATCH', body: 'message=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, 'body');
-    await rejects(messagePath(target.id), { method: 'PATCH', body: JSON.stringify({ message: 'x' }), headers: { 'content-type': 'text/plain' } }, 415, 'body');
+    await rejects(
+      messagePath(target.id),
+      { method: 'PATCH', body: 'message=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      415,
+      'body',
+    );
+    await rejects(
+      messagePath(target.id),
+      { method: 'PATCH', body: JSON.stringify({ message: 'x' }), headers: { 'content-type': 'text/plain' } },
+      415,
+      'body',
+    );
     await rejects(messagePath(target.id), { method: 'PATCH', body: '{"message": ' }, 400, 'body');
     await rejects(messagePath(target.id), { method: 'PATCH', body: '' }, 400, 'body');
     await rejects(messagePath(target.id), { method: 'PATCH', body: '["x"]' }, 400, 'body');
-    await rejects(messagePath(target.id), { method: 'PATCH', body: { conversationmessage: 'x' } }, 400, 'conversationmessage');
+    await rejects(
+      messagePath(target.id),
+      { method: 'PATCH', body: { conversationmessage: 'x' } },
+      400,
+      'conversationmessage',
+    );
   });
 });
 
@@ -208,16 +324,26 @@ describe('DELETE /v2/conversationmessages/{id}.json', () => {
     expect(listedIds(listed.body)).toEqual([]);
     const withState = await api(MESSAGES, { key, query: { filter: { id: record.id, state: 'deleted' } } });
     expect(withState.body.conversationmessages).toEqual([
-      expect.objectContaining({ id: record.id, message: 'to be removed', state: 'deleted', deletedBy: { id: site.users.admin.id, type: 'users' } }),
+      expect.objectContaining({
+        id: record.id,
+        message: 'to be removed',
+        state: 'deleted',
+        deletedBy: { id: site.users.admin.id, type: 'users' },
+      }),
     ]);
     expect(withState.body.conversationmessages[0].deletedAt).toMatch(/Z$/);
-    expect(await messageRow(record.id)).toMatchObject({ message: 'to be removed', state: 'deleted', deleted_by: site.users.admin.id, deleted_at: expect.any(Date) });
+    expect(await messageRow(record.id)).toMatchObject({
+      message: 'to be removed',
+      state: 'deleted',
+      deleted_by: site.users.admin.id,
+      deleted_at: expect.any(Date),
+    });
 
     // Once deleted it is not there to delete again.
     await rejects(messagePath(record.id), { method: 'DELETE' }, 404, 'id');
   });
 
-  it('another installation\'s message or an unknown id: 404, nothing changed', async () => {
+  it("another installation's message or an unknown id: 404, nothing changed", async () => {
     await rejects(messagePath(theirs.id), { method: 'DELETE' }, 404, 'id');
     expect(await messageRow(theirs.id)).toMatchObject({ state: 'active', deleted_at: null });
     await rejects(messagePath(2_000_000_000), { method: 'DELETE' }, 404, 'id');

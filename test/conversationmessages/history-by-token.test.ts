@@ -25,7 +25,8 @@ let theirs: StartedConversation;
 let said: MessageRecord[];
 
 const at = (minute: number) => new Date(Date.UTC(2026, 4, 2, 9, minute)).toISOString();
-const texts = (body: { conversationmessages: { message: string }[] }) => body.conversationmessages.map((m) => m.message);
+const texts = (body: { conversationmessages: { message: string }[] }) =>
+  body.conversationmessages.map((m) => m.message);
 
 beforeAll(async () => {
   site = await newInstallation('history');
@@ -39,18 +40,26 @@ beforeAll(async () => {
     fromContact(mine, 'Thanks', { sentAt: at(2) }),
     fromContact(mine, 'Oops, wrong window', { sentAt: at(3) }),
   );
-  await deliver(fromContact(sibling, 'Another conversation of the same site', { sentAt: at(0) }), fromContact(theirs, 'Another site', { sentAt: at(0) }));
+  await deliver(
+    fromContact(sibling, 'Another conversation of the same site', { sentAt: at(0) }),
+    fromContact(theirs, 'Another site', { sentAt: at(0) }),
+  );
   const removed = await api(messagePath(said[3]!.id), { method: 'DELETE', key: site.users.agent.apiKey });
   expect(removed.status, removed.text).toBe(204);
 });
 
 describe('GET /v2/conversationmessages/history/{token}.json', () => {
-  it('needs no credential: the token opens that conversation\'s live messages, in order', async () => {
+  it("needs no credential: the token opens that conversation's live messages, in order", async () => {
     const response = await api(historyPath(mine.token));
     expect(response.status, response.text).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['conversationmessages', 'included', 'meta', 'pagination']);
     expect(texts(response.body)).toEqual(['Hi, my parcel is late', 'Let me look', 'Thanks']);
-    expect(response.body.conversationmessages[1]).toMatchObject({ id: said[1]!.id, author: 'agent', userId: site.users.agent.id, roomId: said[1]!.roomId });
+    expect(response.body.conversationmessages[1]).toMatchObject({
+      id: said[1]!.id,
+      author: 'agent',
+      userId: site.users.agent.id,
+      roomId: said[1]!.roomId,
+    });
     expect(response.body.meta.page).toMatchObject({ page: 1, count: 3, hasMore: false });
   });
 
@@ -62,7 +71,7 @@ describe('GET /v2/conversationmessages/history/{token}.json', () => {
     }
   });
 
-  it('never shows another conversation\'s messages, of the same installation or another', async () => {
+  it("never shows another conversation's messages, of the same installation or another", async () => {
     expect(texts((await api(historyPath(sibling.token))).body)).toEqual(['Another conversation of the same site']);
     expect(texts((await api(historyPath(theirs.token))).body)).toEqual(['Another site']);
     const filtered = await api(historyPath(mine.token), { query: { filter: { message: 'Another site' } } });
@@ -98,7 +107,7 @@ describe('GET /v2/conversationmessages/history/{token}.json', () => {
     }
   });
 
-  it('a deleted conversation\'s token opens nothing any more', async () => {
+  it("a deleted conversation's token opens nothing any more", async () => {
     const gone = await startConversation(site.users.agent.apiKey, { name: 'Gone' });
     await deliver(fromContact(gone, 'Hello?'));
     expect((await api(historyPath(gone.token))).status).toBe(200);
@@ -114,7 +123,10 @@ describe('GET /v2/conversationmessages/history/{token}.json', () => {
   });
 
   it('the attack of issue 31: a visitor asks the history for records beside the messages, and gets a 400 naming what it asked', async () => {
-    const withCustomer = await startConversation(site.users.agent.apiKey, { name: 'Ada', email: 'ada-history@example.com' });
+    const withCustomer = await startConversation(site.users.agent.apiKey, {
+      name: 'Ada',
+      email: 'ada-history@example.com',
+    });
     const [drafted] = await deliver(
       fromContact(withCustomer, 'Where is my order?'),
       fromAgent(withCustomer, site.users.agent.id, 'On its way', { aiDraft: 'Your order is on its way.' }),
@@ -129,7 +141,14 @@ describe('GET /v2/conversationmessages/history/{token}.json', () => {
       }
       expectError(response, 400, /includes/);
     }
-    for (const filter of [{ state: 'deleted' }, { state: { $in: ['active', 'deleted'] } }, { deletedAt: { $gt: '2000-01-01T00:00:00Z' } }, { createdBy: site.users.agent.id }, { aiDraft: 'x' }, { aiSimilarity: '1' }]) {
+    for (const filter of [
+      { state: 'deleted' },
+      { state: { $in: ['active', 'deleted'] } },
+      { deletedAt: { $gt: '2000-01-01T00:00:00Z' } },
+      { createdBy: site.users.agent.id },
+      { aiDraft: 'x' },
+      { aiSimilarity: '1' },
+    ]) {
       expectError(await api(historyPath(mine.token), { query: { filter } }), 400, /filter/);
     }
     expectError(await api(historyPath(mine.token), { query: { orderBy: 'deletedAt' } }), 400, /orderBy/);
@@ -145,7 +164,11 @@ describe('GET /v2/conversationmessages/history/{token}.json', () => {
 
   it('is GET only: other methods find no route, even for the owner, and change nothing', async () => {
     for (const method of ['POST', 'PATCH', 'DELETE'] as const) {
-      const response = await api(historyPath(mine.token), { method, key: site.users.owner.apiKey, body: method === 'DELETE' ? undefined : {} });
+      const response = await api(historyPath(mine.token), {
+        method,
+        key: site.users.owner.apiKey,
+        body: method === 'DELETE' ? undefined : {},
+      });
       expect([404, 405], `${method}: ${response.text}`).toContain(response.status);
     }
     expect(texts((await api(historyPath(mine.token))).body)).toHaveLength(3);

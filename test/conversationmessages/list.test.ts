@@ -50,7 +50,10 @@ beforeAll(async () => {
   );
   customerId = customer!.id;
   // an address names a customer through its email contacts, as the API writes them beside the customer
-  await rows(`INSERT INTO customer_contacts (installation_id, customer_id, type, value, is_main) VALUES ($1, $2, 'email', 'ada@example.com', true)`, [site.id, customerId]);
+  await rows(
+    `INSERT INTO customer_contacts (installation_id, customer_id, type, value, is_main) VALUES ($1, $2, 'email', 'ada@example.com', true)`,
+    [site.id, customerId],
+  );
   const [file] = await rows<{ id: number }>(
     `INSERT INTO files (installation_id, name, content_type, size, confirmed_at) VALUES ($1, 'receipt.pdf', 'application/pdf', 1234, now()) RETURNING id`,
     [site.id],
@@ -64,10 +67,18 @@ beforeAll(async () => {
   // One delivery each, so that each message has a createdAt of its own.
   const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 10, minute)).toISOString();
   m.ada = await deliverOne(fromContact(conv.ada, 'Hello, my parcel is late', { sentAt: at(0) }));
-  m.agent = await deliverOne(fromAgent(conv.ada, site.users.agent.id, 'Sorry! Let me check the parcel.', { sentAt: at(1) }));
+  m.agent = await deliverOne(
+    fromAgent(conv.ada, site.users.agent.id, 'Sorry! Let me check the parcel.', { sentAt: at(1) }),
+  );
   m.bo = await deliverOne(fromContact(conv.bo, 'A billing question', { sentAt: at(2) }));
   m.admin = await deliverOne(fromAgent(conv.bo, site.users.admin.id, 'Happy to help with billing', { sentAt: at(3) }));
-  m.ai = await deliverOne({ conversationToken: conv.bo.token, roomId: newRoomId(), author: 'ai', message: 'I am the billing assistant', sentAt: at(4) });
+  m.ai = await deliverOne({
+    conversationToken: conv.bo.token,
+    roomId: newRoomId(),
+    author: 'ai',
+    message: 'I am the billing assistant',
+    sentAt: at(4),
+  });
   m.gone = await deliverOne(fromAgent(conv.ada, site.users.owner.id, 'Wrong chat, sorry', { sentAt: at(5) }));
   m.theirs = await deliverOne(fromContact(conv.theirs, 'Hello, my parcel is late', { sentAt: at(0) }));
 
@@ -77,10 +88,16 @@ beforeAll(async () => {
   await contact.next('welcome');
   contact.send({ type: 'message', message: 'Are you still there?', clientId: 'ada-1' });
   await contact.next('message');
-  m.room = await eventually(async () => (await list({ filter: { message: 'Are you still there?' } })).conversationmessages[0]);
+  m.room = await eventually(
+    async () => (await list({ filter: { message: 'Are you still there?' } })).conversationmessages[0],
+  );
 
   // Last of all: the admin attaches a file to the agent's answer, the owner deletes a message.
-  const patched = await api(messagePath(m.agent.id), { method: 'PATCH', key: site.users.admin.apiKey, body: { conversationmessage: { files: [{ id: fileId }] } } });
+  const patched = await api(messagePath(m.agent.id), {
+    method: 'PATCH',
+    key: site.users.admin.apiKey,
+    body: { conversationmessage: { files: [{ id: fileId }] } },
+  });
   expect(patched.status, patched.text).toBe(200);
   m.agent = patched.body.conversationmessage;
   const deleted = await api(messagePath(m.gone.id), { method: 'DELETE', key: site.users.owner.apiKey });
@@ -92,7 +109,7 @@ afterAll(async () => {
 });
 
 describe('GET /v2/conversationmessages.json', () => {
-  it('lists the live messages of the caller\'s installation by id, with paging metadata and empty included', async () => {
+  it("lists the live messages of the caller's installation by id, with paging metadata and empty included", async () => {
     const body = await list({});
     expect(Object.keys(body).sort()).toEqual(['conversationmessages', 'included', 'meta', 'pagination']);
     expect(listedIds(body)).toEqual(idsOf('ada', 'agent', 'bo', 'admin', 'ai', 'room'));
@@ -116,11 +133,21 @@ describe('GET /v2/conversationmessages.json', () => {
       updatedAt: expect.stringMatching(/Z$/),
       updatedBy: null,
     });
-    expect(body.conversationmessages[1]).toMatchObject({ author: 'agent', userId: site.users.agent.id, contactId: null, createdBy: { id: site.users.agent.id, type: 'users' } });
-    expect(body.conversationmessages[4]).toMatchObject({ author: 'ai', userId: null, contactId: null, message: 'I am the billing assistant' });
+    expect(body.conversationmessages[1]).toMatchObject({
+      author: 'agent',
+      userId: site.users.agent.id,
+      contactId: null,
+      createdBy: { id: site.users.agent.id, type: 'users' },
+    });
+    expect(body.conversationmessages[4]).toMatchObject({
+      author: 'ai',
+      userId: null,
+      contactId: null,
+      message: 'I am the billing assistant',
+    });
   });
 
-  it('lists the message said in the room as the room recorded it: the contact\'s, with the room\'s id for it', async () => {
+  it("lists the message said in the room as the room recorded it: the contact's, with the room's id for it", async () => {
     expect(m.room).toMatchObject({
       author: 'contact',
       contactId: conv.ada.contactId,
@@ -128,7 +155,10 @@ describe('GET /v2/conversationmessages.json', () => {
       conversation: { id: conv.ada.id, type: 'conversations' },
       roomId: expect.stringMatching(/^\S+$/),
     });
-    const [row] = await rows(`SELECT installation_id, conversation_id, client_id FROM conversation_messages WHERE id = $1`, [m.room.id]);
+    const [row] = await rows(
+      `SELECT installation_id, conversation_id, client_id FROM conversation_messages WHERE id = $1`,
+      [m.room.id],
+    );
     expect(row).toEqual({ installation_id: site.id, conversation_id: conv.ada.id, client_id: m.room.roomId });
   });
 
@@ -147,11 +177,13 @@ describe('GET /v2/conversationmessages.json', () => {
 
   it('lets every role read, the collaborator included', async () => {
     for (const role of ['owner', 'admin', 'collaborator'] as const) {
-      expect(listedIds(await list({}, site.users[role].apiKey))).toEqual(idsOf('ada', 'agent', 'bo', 'admin', 'ai', 'room'));
+      expect(listedIds(await list({}, site.users[role].apiKey))).toEqual(
+        idsOf('ada', 'agent', 'bo', 'admin', 'ai', 'room'),
+      );
     }
   });
 
-  it('never lists another installation\'s messages, even by id or by their text', async () => {
+  it("never lists another installation's messages, even by id or by their text", async () => {
     expect(await ids({ filter: { id: m.theirs.id } })).toEqual([]);
     expect(await ids({ filter: { message: 'Hello, my parcel is late' } })).toEqual(idsOf('ada'));
     expect(await ids({ filter: { contactId: conv.theirs.contactId } })).toEqual([]);
@@ -166,7 +198,9 @@ describe('GET /v2/conversationmessages.json: filter by every name of part 2', ()
     expect(await ids({ filter: { id: { $in: idsOf('ada', 'gone', 'theirs') } } })).toEqual(idsOf('ada'));
     expect(await ids({ filter: { id: { $gt: m.ai.id } } })).toEqual(idsOf('room'));
     expect(await ids({ filter: { state: 'deleted' } })).toEqual(idsOf('gone'));
-    expect(await ids({ filter: { state: { $in: ['active', 'deleted'] } } })).toEqual(idsOf('ada', 'agent', 'bo', 'admin', 'ai', 'gone', 'room'));
+    expect(await ids({ filter: { state: { $in: ['active', 'deleted'] } } })).toEqual(
+      idsOf('ada', 'agent', 'bo', 'admin', 'ai', 'gone', 'room'),
+    );
   });
 
   it('createdAt and createdBy (the teammate who wrote it; null for a contact or the AI)', async () => {
@@ -197,11 +231,15 @@ describe('GET /v2/conversationmessages.json: filter by every name of part 2', ()
     expect(await ids({ filter: { contactId: null } })).toEqual(idsOf('agent', 'admin', 'ai'));
     expect(await ids({ filter: { userId: site.users.admin.id } })).toEqual(idsOf('admin'));
     // $ne also matches the messages without a user.
-    expect(await ids({ filter: { userId: { $ne: site.users.admin.id } } })).toEqual(idsOf('ada', 'agent', 'bo', 'ai', 'room'));
+    expect(await ids({ filter: { userId: { $ne: site.users.admin.id } } })).toEqual(
+      idsOf('ada', 'agent', 'bo', 'ai', 'room'),
+    );
     expect(await ids({ filter: { message: 'A billing question' } })).toEqual(idsOf('bo'));
     expect(await ids({ filter: { message: { $contains: 'BILLING' } } })).toEqual(idsOf('bo', 'admin', 'ai'));
     expect(await ids({ filter: { message: { $contains: '%' } } })).toEqual([]);
-    expect(await ids({ filter: { $or: [{ contactId: conv.bo.contactId }, { userId: site.users.agent.id }] } })).toEqual(idsOf('agent', 'bo'));
+    expect(await ids({ filter: { $or: [{ contactId: conv.bo.contactId }, { userId: site.users.agent.id }] } })).toEqual(
+      idsOf('agent', 'bo'),
+    );
   });
 });
 
@@ -209,13 +247,17 @@ describe('GET /v2/conversationmessages.json: orderBy every name', () => {
   it('id, createdAt and updatedAt, ascending and descending', async () => {
     expect(await ids({ orderBy: 'id', orderMode: 'desc' })).toEqual(idsOf('room', 'ai', 'admin', 'bo', 'agent', 'ada'));
     expect(await ids({ orderBy: 'createdAt' })).toEqual(idsOf('ada', 'agent', 'bo', 'admin', 'ai', 'room'));
-    expect(await ids({ orderBy: 'createdAt', orderMode: 'desc' })).toEqual(idsOf('room', 'ai', 'admin', 'bo', 'agent', 'ada'));
+    expect(await ids({ orderBy: 'createdAt', orderMode: 'desc' })).toEqual(
+      idsOf('room', 'ai', 'admin', 'bo', 'agent', 'ada'),
+    );
     expect((await ids({ orderBy: 'updatedAt', orderMode: 'desc' }))[0]).toBe(m.agent.id);
   });
 
   it('message, contactId and userId; without a value sorts last when ascending, ties on id', async () => {
     expect(await ids({ orderBy: 'message' })).toEqual(idsOf('bo', 'room', 'admin', 'ada', 'ai', 'agent'));
-    expect(await ids({ orderBy: 'message', orderMode: 'desc' })).toEqual(idsOf('agent', 'ai', 'ada', 'admin', 'room', 'bo'));
+    expect(await ids({ orderBy: 'message', orderMode: 'desc' })).toEqual(
+      idsOf('agent', 'ai', 'ada', 'admin', 'room', 'bo'),
+    );
     expect(conv.ada.contactId).toBeLessThan(conv.bo.contactId);
     expect(await ids({ orderBy: 'contactId' })).toEqual(idsOf('ada', 'room', 'bo', 'agent', 'admin', 'ai'));
     expect(site.users.admin.id).toBeLessThan(site.users.agent.id);
@@ -226,10 +268,18 @@ describe('GET /v2/conversationmessages.json: orderBy every name', () => {
     expect(await ids({ orderBy: 'createdBy' })).toEqual(idsOf('admin', 'agent', 'ada', 'bo', 'ai', 'room'));
     expect(await ids({ orderBy: 'updatedBy' })).toEqual(idsOf('agent', 'admin', 'ada', 'bo', 'ai', 'room'));
     const both = { filter: { state: { $in: ['active', 'deleted'] } } };
-    expect(await ids({ ...both, orderBy: 'state' })).toEqual(idsOf('ada', 'agent', 'bo', 'admin', 'ai', 'room', 'gone'));
-    expect(await ids({ ...both, orderBy: 'state', orderMode: 'desc' })).toEqual(idsOf('gone', 'room', 'ai', 'admin', 'bo', 'agent', 'ada'));
-    expect(await ids({ ...both, orderBy: 'deletedAt' })).toEqual(idsOf('gone', 'ada', 'agent', 'bo', 'admin', 'ai', 'room'));
-    expect(await ids({ ...both, orderBy: 'deletedBy' })).toEqual(idsOf('gone', 'ada', 'agent', 'bo', 'admin', 'ai', 'room'));
+    expect(await ids({ ...both, orderBy: 'state' })).toEqual(
+      idsOf('ada', 'agent', 'bo', 'admin', 'ai', 'room', 'gone'),
+    );
+    expect(await ids({ ...both, orderBy: 'state', orderMode: 'desc' })).toEqual(
+      idsOf('gone', 'room', 'ai', 'admin', 'bo', 'agent', 'ada'),
+    );
+    expect(await ids({ ...both, orderBy: 'deletedAt' })).toEqual(
+      idsOf('gone', 'ada', 'agent', 'bo', 'admin', 'ai', 'room'),
+    );
+    expect(await ids({ ...both, orderBy: 'deletedBy' })).toEqual(
+      idsOf('gone', 'ada', 'agent', 'bo', 'admin', 'ai', 'room'),
+    );
   });
 });
 
@@ -239,7 +289,13 @@ describe('GET /v2/conversationmessages.json: includes', () => {
     expect(Object.keys(body.included)).toEqual(['contacts']);
     const contacts = [...body.included.contacts].sort((a: { id: number }, b: { id: number }) => a.id - b.id);
     expect(contacts).toEqual([
-      expect.objectContaining({ id: conv.ada.contactId, type: 'contacts', name: 'Ada', email: 'ada@example.com', customer: { id: customerId, type: 'customers' } }),
+      expect.objectContaining({
+        id: conv.ada.contactId,
+        type: 'contacts',
+        name: 'Ada',
+        email: 'ada@example.com',
+        customer: { id: customerId, type: 'customers' },
+      }),
       expect.objectContaining({ id: conv.bo.contactId, type: 'contacts', name: 'Bo', email: null, customer: null }),
     ]);
     expect(body.conversationmessages[0]).not.toHaveProperty('contacts');
@@ -247,19 +303,34 @@ describe('GET /v2/conversationmessages.json: includes', () => {
 
   it('customers: the customer a contact is linked to', async () => {
     const body = await list({ includes: 'customers', filter: { id: m.ada.id } });
-    expect(body.included.customers).toEqual([expect.objectContaining({ id: customerId, type: 'customers', firstName: 'Ada', email: 'ada@example.com' })]);
+    expect(body.included.customers).toEqual([
+      expect.objectContaining({ id: customerId, type: 'customers', firstName: 'Ada', email: 'ada@example.com' }),
+    ]);
     expect((await list({ includes: 'customers', filter: { id: m.bo.id } })).included.customers).toEqual([]);
   });
 
   it('files: references on each message and the files in included', async () => {
     const body = await list({ includes: 'files', filter: { id: { $in: idsOf('ada', 'agent') } } });
-    expect(body.conversationmessages.map((record: { files: unknown }) => record.files)).toEqual([[], [{ id: fileId, type: 'files' }]]);
-    expect(body.included.files).toEqual([expect.objectContaining({ id: fileId, type: 'files', name: 'receipt.pdf', contentType: 'application/pdf', size: 1234 })]);
+    expect(body.conversationmessages.map((record: { files: unknown }) => record.files)).toEqual([
+      [],
+      [{ id: fileId, type: 'files' }],
+    ]);
+    expect(body.included.files).toEqual([
+      expect.objectContaining({
+        id: fileId,
+        type: 'files',
+        name: 'receipt.pdf',
+        contentType: 'application/pdf',
+        size: 1234,
+      }),
+    ]);
   });
 
   it('users: the author, the creator and the last editor', async () => {
     const body = await list({ includes: 'users', filter: { id: m.agent.id } });
-    const users = body.included.users.map((user: { id: number; role: string }) => [user.id, user.role]).sort((a: number[], b: number[]) => a[0]! - b[0]!);
+    const users = body.included.users
+      .map((user: { id: number; role: string }) => [user.id, user.role])
+      .sort((a: number[], b: number[]) => a[0]! - b[0]!);
     expect(users).toEqual([
       [site.users.admin.id, 'admin'],
       [site.users.agent.id, 'agent'],
@@ -278,12 +349,20 @@ describe('GET /v2/conversationmessages.json: includes', () => {
 
 describe('GET /v2/conversationmessages.json: bad parameters', () => {
   it('a name that is not a filter name of part 2 (even a property the record shows): 400 naming it', async () => {
-    const entry = expectError(await api(MESSAGES, { key, query: { filter: { author: 'contact' } } }), 400, 'filter.author');
+    const entry = expectError(
+      await api(MESSAGES, { key, query: { filter: { author: 'contact' } } }),
+      400,
+      'filter.author',
+    );
     expect(entry.detail).toMatch(/contactId/);
     for (const name of ['conversation', 'roomId', 'sentAt', 'aiDraft', 'aiSimilarity', 'nope']) {
       expectError(await api(MESSAGES, { key, query: { filter: { [name]: 'x' } } }), 400, `filter.${name}`);
     }
-    expectError(await api(MESSAGES, { key, query: { filter: { $or: [{ userId: 1 }, { author: 'ai' }] } } }), 400, 'filter.author');
+    expectError(
+      await api(MESSAGES, { key, query: { filter: { $or: [{ userId: 1 }, { author: 'ai' }] } } }),
+      400,
+      'filter.author',
+    );
   });
 
   it('a value of the wrong type, or a filter that is not JSON: 400', async () => {
@@ -305,7 +384,11 @@ describe('GET /v2/conversationmessages.json: bad parameters', () => {
   });
 
   it('an unknown include: 400 listing the allowed ones', async () => {
-    const entry = expectError(await api(MESSAGES, { key, query: { includes: 'contacts,conversations' } }), 400, 'includes');
+    const entry = expectError(
+      await api(MESSAGES, { key, query: { includes: 'contacts,conversations' } }),
+      400,
+      'includes',
+    );
     expect(entry.detail).toMatch(/contacts, customers, files, users, all/);
   });
 

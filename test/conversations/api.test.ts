@@ -44,7 +44,10 @@ beforeAll(async () => {
   site = await newInstallation('conv-api');
   other = await newInstallation('conv-api-other');
   agentKey = site.users.agent.apiKey;
-  const [inbox] = await rows<{ id: number }>(`INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Chat') RETURNING id`, [site.id]);
+  const [inbox] = await rows<{ id: number }>(
+    `INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Chat') RETURNING id`,
+    [site.id],
+  );
   ids.inbox = inbox!.id;
   const customers = await rows<{ id: number }>(
     `INSERT INTO customers (installation_id, first_name, last_name, email, state)
@@ -74,7 +77,13 @@ describe('POST /v2/conversations.json with an agent key', () => {
     const response = await api(LIST, {
       method: 'POST',
       key: agentKey,
-      body: { conversation: { contact: { name: 'Ada Lovelace', email: 'ada.lovelace@example.com' }, subject: '  Late order  ', inbox: ids.inbox } },
+      body: {
+        conversation: {
+          contact: { name: 'Ada Lovelace', email: 'ada.lovelace@example.com' },
+          subject: '  Late order  ',
+          inbox: ids.inbox,
+        },
+      },
     });
     expect(response.status, response.text).toBe(201);
     expect(Object.keys(response.body).sort()).toEqual(['conversation', 'included']);
@@ -110,17 +119,32 @@ describe('POST /v2/conversations.json with an agent key', () => {
       status: 'open',
       created_by: site.users.agent.id,
     });
-    const [contact] = await rows(`SELECT installation_id, name, email, customer_id, state FROM contacts WHERE id = $1`, [conversation.contactId]);
+    const [contact] = await rows(
+      `SELECT installation_id, name, email, customer_id, state FROM contacts WHERE id = $1`,
+      [conversation.contactId],
+    );
     // Linked to this installation's live customer of that email, whatever its case; not to another installation's.
-    expect(contact).toEqual({ installation_id: site.id, name: 'Ada Lovelace', email: 'ada.lovelace@example.com', customer_id: ids.customer, state: 'active' });
+    expect(contact).toEqual({
+      installation_id: site.id,
+      name: 'Ada Lovelace',
+      email: 'ada.lovelace@example.com',
+      customer_id: ids.customer,
+      state: 'active',
+    });
 
     const read = await api(one(conversation.id), { key: agentKey, query: { includes: 'contacts,customers' } });
     expect(read.status, read.text).toBe(200);
     // References the record already carries (contactId) are not repeated on it: the records come in `included`.
     expect(read.body.conversation).not.toHaveProperty('customers');
-    expect(read.body.included.customers).toEqual([expect.objectContaining({ id: ids.customer, email: 'Ada.Lovelace@Example.com', firstName: 'Ada' })]);
+    expect(read.body.included.customers).toEqual([
+      expect.objectContaining({ id: ids.customer, email: 'Ada.Lovelace@Example.com', firstName: 'Ada' }),
+    ]);
     expect(read.body.included.contacts).toEqual([
-      expect.objectContaining({ id: conversation.contactId, name: 'Ada Lovelace', customer: { id: ids.customer, type: 'customers' } }),
+      expect.objectContaining({
+        id: conversation.contactId,
+        name: 'Ada Lovelace',
+        customer: { id: ids.customer, type: 'customers' },
+      }),
     ]);
     // The room address is on the create response only.
     expect(read.body.conversation).not.toHaveProperty('socketUrl');
@@ -146,12 +170,23 @@ describe('POST /v2/conversations.json with an agent key', () => {
 
   it('starts a conversation with an existing contact by contactId, creating no contact; a bare body works too', async () => {
     const first = await start({ contact: { name: 'Returning' } });
-    const [before] = await rows<{ n: number }>(`SELECT count(*)::int AS n FROM contacts WHERE installation_id = $1`, [site.id]);
-    const response = await api(LIST, { method: 'POST', key: site.users.owner.apiKey, body: { contactId: first.contactId } });
+    const [before] = await rows<{ n: number }>(`SELECT count(*)::int AS n FROM contacts WHERE installation_id = $1`, [
+      site.id,
+    ]);
+    const response = await api(LIST, {
+      method: 'POST',
+      key: site.users.owner.apiKey,
+      body: { contactId: first.contactId },
+    });
     expect(response.status, response.text).toBe(201);
-    expect(response.body.conversation).toMatchObject({ contactId: first.contactId, createdBy: { id: site.users.owner.id, type: 'users' } });
+    expect(response.body.conversation).toMatchObject({
+      contactId: first.contactId,
+      createdBy: { id: site.users.owner.id, type: 'users' },
+    });
     expect(response.body.conversation.token).not.toBe(first.token);
-    const [after] = await rows<{ n: number }>(`SELECT count(*)::int AS n FROM contacts WHERE installation_id = $1`, [site.id]);
+    const [after] = await rows<{ n: number }>(`SELECT count(*)::int AS n FROM contacts WHERE installation_id = $1`, [
+      site.id,
+    ]);
     expect(after!.n).toBe(before!.n);
   });
 
@@ -172,7 +207,7 @@ describe('POST /v2/conversations.json with an agent key', () => {
     expect(conversation.createdAt).not.toBe('2020-01-01T00:00:00.000Z');
   });
 
-  it('ignores id and type sent back, and included/meta beside the wrapper, like every other resource\'s create (docs/api-conventions.md)', async () => {
+  it("ignores id and type sent back, and included/meta beside the wrapper, like every other resource's create (docs/api-conventions.md)", async () => {
     const response = await api(LIST, {
       method: 'POST',
       key: agentKey,
@@ -183,7 +218,11 @@ describe('POST /v2/conversations.json with an agent key', () => {
   });
 
   it('ignores id, type, included and meta inside a bare body an SDK sends back', async () => {
-    const response = await api(LIST, { method: 'POST', key: agentKey, body: { contact: { name: 'Bare' }, id: 1, type: 'conversations', included: {}, meta: {} } });
+    const response = await api(LIST, {
+      method: 'POST',
+      key: agentKey,
+      body: { contact: { name: 'Bare' }, id: 1, type: 'conversations', included: {}, meta: {} },
+    });
     expect(response.status, response.text).toBe(201);
     expect(response.body.conversation.id).not.toBe(1);
   });
@@ -199,7 +238,11 @@ describe('POST /v2/conversations.json from the chat widget (a contact form token
     expect(form.status, form.text).toBe(201);
     const { id: formId, token: formToken } = form.body.contactform;
 
-    const response = await api(LIST, { method: 'POST', key: formToken, body: { conversation: { contact: { name: 'Visitor', email: 'ADA.lovelace@example.com' }, subject: 'Hi' } } });
+    const response = await api(LIST, {
+      method: 'POST',
+      key: formToken,
+      body: { conversation: { contact: { name: 'Visitor', email: 'ADA.lovelace@example.com' }, subject: 'Hi' } },
+    });
     expect(response.status, response.text).toBe(201);
     const conversation = response.body.conversation;
     expect(conversation).toMatchObject({
@@ -211,10 +254,14 @@ describe('POST /v2/conversations.json from the chat widget (a contact form token
     });
     expect(conversation.token).toMatch(TOKEN);
     expect(conversation.socketUrl).toMatch(new RegExp(`/v2/rooms/${conversation.token}/socket$`));
-    const [row] = await rows(`SELECT installation_id, contact_form_id, inbox_id FROM conversations WHERE id = $1`, [conversation.id]);
+    const [row] = await rows(`SELECT installation_id, contact_form_id, inbox_id FROM conversations WHERE id = $1`, [
+      conversation.id,
+    ]);
     expect(row).toEqual({ installation_id: site.id, contact_form_id: formId, inbox_id: ids.inbox });
     // the visitor's word is not proof: linked to the customer of that email only once they follow the link mailed to it (visitor-email-proof.test.ts)
-    const [contact] = await rows(`SELECT installation_id, customer_id FROM contacts WHERE id = $1`, [conversation.contactId]);
+    const [contact] = await rows(`SELECT installation_id, customer_id FROM contacts WHERE id = $1`, [
+      conversation.contactId,
+    ]);
     expect(contact).toEqual({ installation_id: site.id, customer_id: null });
 
     // The agents of the installation see it; the visitor joins its room with the token alone.
@@ -222,7 +269,11 @@ describe('POST /v2/conversations.json from the chat widget (a contact form token
     expect(read.status).toBe(200);
     const visitor = await joinRoom(conversation.socketUrl);
     sockets.push(visitor);
-    expect((await visitor.next('welcome')).you).toMatchObject({ role: 'contact', id: conversation.contactId, name: 'Visitor' });
+    expect((await visitor.next('welcome')).you).toMatchObject({
+      role: 'contact',
+      id: conversation.contactId,
+      name: 'Visitor',
+    });
   });
 });
 
@@ -246,34 +297,56 @@ describe('GET /v2/conversations.json and /v2/conversations/{id}.json', () => {
     await start({ contact: { name: 'Theirs' } }, other.users.agent.apiKey);
   });
 
-  it('lists the live conversations of the caller\'s installation by id, with paging metadata', async () => {
+  it("lists the live conversations of the caller's installation by id, with paging metadata", async () => {
     const body = await list({}, key);
     expect(listedIds(body)).toEqual([c.a.id, c.b.id, c.c.id]);
     expect(body.meta.page).toEqual({ page: 1, pageSize: 50, pageOffset: 0, count: 3, pages: 1, hasMore: false });
     expect(body.included).toEqual({});
-    expect(body.conversations[0]).toMatchObject({ type: 'conversations', subject: 'first', token: c.a.token, contactId: c.a.contactId });
+    expect(body.conversations[0]).toMatchObject({
+      type: 'conversations',
+      subject: 'first',
+      token: c.a.token,
+      contactId: c.a.contactId,
+    });
     // A collaborator reads too.
     expect(listedIds(await list({}, lister.users.collaborator.apiKey))).toEqual([c.a.id, c.b.id, c.c.id]);
   });
 
   it('filters by every name of part 2', async () => {
     expect(listedIds(await list({ filter: { contactId: c.a.contactId } }, key))).toEqual([c.a.id, c.c.id]);
-    expect(listedIds(await list({ filter: { id: { $in: [c.b.id, c.c.id, c.deleted.id] } } }, key))).toEqual([c.b.id, c.c.id]);
+    expect(listedIds(await list({ filter: { id: { $in: [c.b.id, c.c.id, c.deleted.id] } } }, key))).toEqual([
+      c.b.id,
+      c.c.id,
+    ]);
     expect(listedIds(await list({ filter: { ticket_id: 4242 } }, key))).toEqual([c.b.id]);
     expect(listedIds(await list({ filter: { ticket_id: null } }, key))).toEqual([c.a.id, c.c.id]);
     expect(listedIds(await list({ filter: { token: c.c.token } }, key))).toEqual([c.c.id]);
     expect(listedIds(await list({ filter: { state: 'deleted' } }, key))).toEqual([c.deleted.id]);
-    expect(listedIds(await list({ filter: { state: 'deleted', deletedAt: { $lte: new Date(Date.now() + 60_000).toISOString() } } }, key))).toEqual([c.deleted.id]);
-    expect(listedIds(await list({ filter: { state: 'active', deletedAt: null } }, key))).toEqual([c.a.id, c.b.id, c.c.id]);
+    expect(
+      listedIds(
+        await list(
+          { filter: { state: 'deleted', deletedAt: { $lte: new Date(Date.now() + 60_000).toISOString() } } },
+          key,
+        ),
+      ),
+    ).toEqual([c.deleted.id]);
+    expect(listedIds(await list({ filter: { state: 'active', deletedAt: null } }, key))).toEqual([
+      c.a.id,
+      c.b.id,
+      c.c.id,
+    ]);
     expect(c.a.createdAt < c.b.createdAt).toBe(true);
     expect(listedIds(await list({ filter: { createdAt: { $gte: c.b.createdAt } } }, key))).toEqual([c.b.id, c.c.id]);
     expect(listedIds(await list({ filter: { createdAt: { $lt: '2000-01-01T00:00:00Z' } } }, key))).toEqual([]);
     // b was patched after every other was created.
     expect(listedIds(await list({ filter: { updatedAt: { $gte: c.b.updatedAt } } }, key))).toEqual([c.b.id]);
-    expect(listedIds(await list({ filter: { $or: [{ token: c.a.token }, { ticket_id: 4242 }] } }, key))).toEqual([c.a.id, c.b.id]);
+    expect(listedIds(await list({ filter: { $or: [{ token: c.a.token }, { ticket_id: 4242 }] } }, key))).toEqual([
+      c.a.id,
+      c.b.id,
+    ]);
   });
 
-  it('never lists another installation\'s conversation, even by its token', async () => {
+  it("never lists another installation's conversation, even by its token", async () => {
     const theirs = await start({ contact: { name: 'Hidden' } }, other.users.agent.apiKey);
     expect(listedIds(await list({ filter: { token: theirs.token } }, key))).toEqual([]);
     expect(listedIds(await list({ filter: { id: theirs.id } }, key))).toEqual([]);
@@ -287,7 +360,9 @@ describe('GET /v2/conversations.json and /v2/conversations/{id}.json', () => {
     );
     // Without a ticket sorts last when ascending; the tie between them breaks on id.
     expect(listedIds(await list({ orderBy: 'ticket_id' }, key))).toEqual([c.b.id, c.a.id, c.c.id]);
-    expect(listedIds(await list({ orderBy: 'token' }, key))).toEqual([c.a, c.b, c.c].sort((x, y) => (x.token < y.token ? -1 : 1)).map((x) => x.id));
+    expect(listedIds(await list({ orderBy: 'token' }, key))).toEqual(
+      [c.a, c.b, c.c].sort((x, y) => (x.token < y.token ? -1 : 1)).map((x) => x.id),
+    );
     const page = await list({ pageSize: 2, page: 2 }, key);
     expect(listedIds(page)).toEqual([c.c.id]);
     expect(page.meta.page).toEqual({ page: 2, pageSize: 2, pageOffset: 2, count: 3, pages: 2, hasMore: false });
@@ -298,21 +373,33 @@ describe('GET /v2/conversations.json and /v2/conversations/{id}.json', () => {
       `INSERT INTO customers (installation_id, first_name, email) VALUES ($1, 'Cara', 'cara@example.com') RETURNING id`,
       [lister.id],
     );
-    await rows(`INSERT INTO customer_contacts (installation_id, customer_id, type, value, is_main) VALUES ($1, $2, 'email', 'cara@example.com', true)`, [lister.id, customer!.id]);
+    await rows(
+      `INSERT INTO customer_contacts (installation_id, customer_id, type, value, is_main) VALUES ($1, $2, 'email', 'cara@example.com', true)`,
+      [lister.id, customer!.id],
+    );
     const linked = await start({ contact: { name: 'Cara', email: 'cara@example.com' } }, key);
 
     const contactsOnly = await api(one(linked.id), { key, query: { includes: 'contacts' } });
     expect(contactsOnly.status).toBe(200);
     expect(Object.keys(contactsOnly.body.included)).toEqual(['contacts']);
-    expect(contactsOnly.body.included.contacts[0]).toMatchObject({ id: linked.contactId, name: 'Cara', email: 'cara@example.com', customer: { id: customer!.id, type: 'customers' } });
+    expect(contactsOnly.body.included.contacts[0]).toMatchObject({
+      id: linked.contactId,
+      name: 'Cara',
+      email: 'cara@example.com',
+      customer: { id: customer!.id, type: 'customers' },
+    });
     expect(contactsOnly.body.conversation).not.toHaveProperty('customers');
 
     const customers = await api(one(linked.id), { key, query: { includes: 'customers' } });
     expect(Object.keys(customers.body.included)).toEqual(['customers']);
-    expect(customers.body.included.customers).toEqual([expect.objectContaining({ id: customer!.id, type: 'customers', firstName: 'Cara' })]);
+    expect(customers.body.included.customers).toEqual([
+      expect.objectContaining({ id: customer!.id, type: 'customers', firstName: 'Cara' }),
+    ]);
 
     const users = await api(one(linked.id), { key, query: { includes: 'users' } });
-    expect(users.body.included.users).toEqual([expect.objectContaining({ id: lister.users.agent.id, type: 'users', role: 'agent' })]);
+    expect(users.body.included.users).toEqual([
+      expect.objectContaining({ id: lister.users.agent.id, type: 'users', role: 'agent' }),
+    ]);
 
     const messages = await api(one(linked.id), { key, query: { includes: 'conversationmessages' } });
     expect(messages.body.conversation.conversationmessages).toEqual([]);
@@ -328,7 +415,7 @@ describe('GET /v2/conversations.json and /v2/conversations/{id}.json', () => {
     });
   });
 
-  it('reads one by id, and another installation\'s or a deleted one as 404', async () => {
+  it("reads one by id, and another installation's or a deleted one as 404", async () => {
     const read = await api(one(c.a.id), { key });
     expect(read.status).toBe(200);
     expect(read.body.conversation).toMatchObject({ id: c.a.id, token: c.a.token, subject: 'first' });
@@ -343,7 +430,11 @@ describe('GET /v2/conversations.json and /v2/conversations/{id}.json', () => {
 describe('PATCH /v2/conversations/{id}.json', () => {
   it('changes subject and ticket_id, answering the record; PUT means PATCH', async () => {
     const conversation = await start({ contact: { name: 'Patchy' }, subject: 'before' });
-    const response = await api(one(conversation.id), { method: 'PATCH', key: site.users.admin.apiKey, body: { conversation: { subject: 'after', ticket_id: 77 } } });
+    const response = await api(one(conversation.id), {
+      method: 'PATCH',
+      key: site.users.admin.apiKey,
+      body: { conversation: { subject: 'after', ticket_id: 77 } },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.conversation).toMatchObject({
       id: conversation.id,
@@ -353,10 +444,16 @@ describe('PATCH /v2/conversations/{id}.json', () => {
       token: conversation.token,
       updatedBy: { id: site.users.admin.id, type: 'users' },
     });
-    const [row] = await rows(`SELECT subject, ticket_id, status, updated_by FROM conversations WHERE id = $1`, [conversation.id]);
+    const [row] = await rows(`SELECT subject, ticket_id, status, updated_by FROM conversations WHERE id = $1`, [
+      conversation.id,
+    ]);
     expect(row).toEqual({ subject: 'after', ticket_id: 77, status: 'open', updated_by: site.users.admin.id });
 
-    const put = await api(one(conversation.id), { method: 'PUT', key: agentKey, body: { subject: null, ticket_id: null } });
+    const put = await api(one(conversation.id), {
+      method: 'PUT',
+      key: agentKey,
+      body: { subject: null, ticket_id: null },
+    });
     expect(put.status, put.text).toBe(200);
     expect(put.body.conversation).toMatchObject({ subject: null, ticket_id: null });
     const [cleared] = await rows(`SELECT subject, ticket_id FROM conversations WHERE id = $1`, [conversation.id]);
@@ -368,10 +465,22 @@ describe('PATCH /v2/conversations/{id}.json', () => {
     const response = await api(one(conversation.id), {
       method: 'PATCH',
       key: agentKey,
-      body: { conversation: { token: '111111111111111111111111', contactForm: 5, lastMessageAt: '2020-01-01T00:00:00Z', subject: 'kept' } },
+      body: {
+        conversation: {
+          token: '111111111111111111111111',
+          contactForm: 5,
+          lastMessageAt: '2020-01-01T00:00:00Z',
+          subject: 'kept',
+        },
+      },
     });
     expect(response.status, response.text).toBe(200);
-    expect(response.body.conversation).toMatchObject({ token: conversation.token, subject: 'kept', contactForm: null, lastMessageAt: null });
+    expect(response.body.conversation).toMatchObject({
+      token: conversation.token,
+      subject: 'kept',
+      contactForm: null,
+      lastMessageAt: null,
+    });
     const [row] = await rows(`SELECT token FROM conversations WHERE id = $1`, [conversation.id]);
     expect(row).toEqual({ token: conversation.token });
     // The room still answers to the old token; nothing answers to the one sent.
@@ -382,7 +491,11 @@ describe('PATCH /v2/conversations/{id}.json', () => {
   it('moves the conversation to another contact of the installation', async () => {
     const first = await start({ contact: { name: 'One' } });
     const second = await start({ contact: { name: 'Two' } });
-    const response = await api(one(first.id), { method: 'PATCH', key: agentKey, body: { conversation: { contactId: second.contactId } } });
+    const response = await api(one(first.id), {
+      method: 'PATCH',
+      key: agentKey,
+      body: { conversation: { contactId: second.contactId } },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.conversation.contactId).toBe(second.contactId);
   });
@@ -393,7 +506,11 @@ describe('PATCH /v2/conversations/{id}.json', () => {
     const agent = await join(conversation.socketUrl, agentKey);
     await contact.next('presence');
 
-    const closed = await api(one(conversation.id), { method: 'PATCH', key: agentKey, body: { conversation: { status: 'closed' } } });
+    const closed = await api(one(conversation.id), {
+      method: 'PATCH',
+      key: agentKey,
+      body: { conversation: { status: 'closed' } },
+    });
     expect(closed.status, closed.text).toBe(200);
     expect(closed.body.conversation.status).toBe('closed');
     expect(await contact.next('status')).toEqual({ type: 'status', status: 'closed' });
@@ -402,7 +519,11 @@ describe('PATCH /v2/conversations/{id}.json', () => {
     expect(row).toEqual({ status: 'closed' });
 
     contact.send({ type: 'message', message: 'Still there?', clientId: 'late-1' });
-    expect(await contact.next('error')).toMatchObject({ type: 'error', code: 'conversation_closed', clientId: 'late-1' });
+    expect(await contact.next('error')).toMatchObject({
+      type: 'error',
+      code: 'conversation_closed',
+      clientId: 'late-1',
+    });
     agent.send({ type: 'message', message: 'One more thing', clientId: 'late-2' });
     expect(await agent.next('error')).toMatchObject({ code: 'conversation_closed', clientId: 'late-2' });
 
@@ -414,9 +535,15 @@ describe('PATCH /v2/conversations/{id}.json', () => {
     expect(reopened.status, reopened.text).toBe(200);
     expect(await contact.next('status')).toEqual({ type: 'status', status: 'open' });
     contact.send({ type: 'message', message: 'Back again', clientId: 'again-1' });
-    expect(await agent.next('message')).toMatchObject({ message: 'Back again', clientId: 'again-1', author: { type: 'contact', id: conversation.contactId } });
+    expect(await agent.next('message')).toMatchObject({
+      message: 'Back again',
+      clientId: 'again-1',
+      author: { type: 'contact', id: conversation.contactId },
+    });
     // No message of the closed time was broadcast.
-    expect(agent.frames.filter((frame) => frame.type === 'message').map((frame) => frame.clientId)).toEqual(['again-1']);
+    expect(agent.frames.filter((frame) => frame.type === 'message').map((frame) => frame.clientId)).toEqual([
+      'again-1',
+    ]);
   });
 
   it('closing a conversation nobody has joined yet: the first to join finds it closed', async () => {

@@ -23,8 +23,12 @@ const storedMessages = (token: string, count: number) =>
   });
 
 describe('a room woken from hibernation', () => {
-  it('still knows every socket\'s participant, its conversation and its messages', async () => {
-    const created = await api('/v2/conversations.json', { method: 'POST', key: site.users.agent.apiKey, body: { conversation: { contact: { name: 'Idle Ida', email: 'ida@example.com' } } } });
+  it("still knows every socket's participant, its conversation and its messages", async () => {
+    const created = await api('/v2/conversations.json', {
+      method: 'POST',
+      key: site.users.agent.apiKey,
+      body: { conversation: { contact: { name: 'Idle Ida', email: 'ida@example.com' } } },
+    });
     expect(created.status, created.text).toBe(201);
     const conversation = created.body.conversation;
 
@@ -48,11 +52,18 @@ describe('a room woken from hibernation', () => {
     expect(await contact.next('typing')).toEqual({ type: 'typing', who: agentWelcome.you, typing: true });
     agent.send({ type: 'message', message: 'after the nap', clientId: 'a1' });
     const answer = await contact.next('message');
-    expect(answer).toMatchObject({ message: 'after the nap', clientId: 'a1', author: { type: 'agent', id: site.users.agent.id } });
+    expect(answer).toMatchObject({
+      message: 'after the nap',
+      clientId: 'a1',
+      author: { type: 'agent', id: site.users.agent.id },
+    });
     expect(Number(answer.id)).toBeGreaterThan(Number(first.id));
     contact.send({ type: 'message', message: 'still me', clientId: 'c2' });
     expect(await agent.next('message')).toMatchObject({ message: 'after the nap' });
-    expect(await agent.next('message')).toMatchObject({ message: 'still me', author: { type: 'contact', id: contactWelcome.you.id } });
+    expect(await agent.next('message')).toMatchObject({
+      message: 'still me',
+      author: { type: 'contact', id: contactWelcome.you.id },
+    });
     // A client id used before the nap is still known to belong to its sender.
     contact.send({ type: 'message', message: 'before the nap (resent)', clientId: 'c1' });
     expect(await contact.next('message')).toMatchObject({ message: 'still me' });
@@ -60,9 +71,17 @@ describe('a room woken from hibernation', () => {
 
     const owner = await joinRoom(conversation.socketUrl, site.users.owner.apiKey);
     const ownerWelcome = await owner.next('welcome');
-    expect(ownerWelcome.conversation).toEqual({ id: conversation.id, token: conversation.token, status: conversation.status });
+    expect(ownerWelcome.conversation).toEqual({
+      id: conversation.id,
+      token: conversation.token,
+      status: conversation.status,
+    });
     expect(ownerWelcome.present).toEqual(expect.arrayContaining([contactWelcome.you, agentWelcome.you]));
-    expect(ownerWelcome.history.map((m: { message: string }) => m.message)).toEqual(['before the nap', 'after the nap', 'still me']);
+    expect(ownerWelcome.history.map((m: { message: string }) => m.message)).toEqual([
+      'before the nap',
+      'after the nap',
+      'still me',
+    ]);
 
     const stored = await storedMessages(conversation.token, 3);
     expect(stored.map((m: { message: string; author: string }) => [m.message, m.author])).toEqual([

@@ -13,7 +13,11 @@ beforeAll(async () => {
 });
 
 async function startConversation(name = 'Ada Visitor') {
-  const created = await api('/v2/conversations.json', { method: 'POST', key: agentKey, body: { conversation: { contact: { name, email: 'ada@example.com' } } } });
+  const created = await api('/v2/conversations.json', {
+    method: 'POST',
+    key: agentKey,
+    body: { conversation: { contact: { name, email: 'ada@example.com' } } },
+  });
   expect(created.status, created.text).toBe(201);
   return created.body.conversation;
 }
@@ -34,15 +38,24 @@ describe('a conversation room', () => {
     contact.send({ type: 'message', message: 'Hello, my order is late', clientId: 'c1' });
     const seenByAgent = await agent.next('message');
     const seenByContact = await contact.next('message');
-    expect(seenByAgent).toMatchObject({ message: 'Hello, my order is late', clientId: 'c1', author: { type: 'contact' } });
+    expect(seenByAgent).toMatchObject({
+      message: 'Hello, my order is late',
+      clientId: 'c1',
+      author: { type: 'contact' },
+    });
     expect(seenByContact.id).toBe(seenByAgent.id);
 
     const history = await eventually(async () => {
       const response = await api(`/v2/conversationmessages/history/${conversation.token}.json`);
       return response.body?.conversationmessages?.length === 1 ? response : undefined;
     });
-    expect(history.body.conversationmessages[0]).toMatchObject({ message: 'Hello, my order is late', author: 'contact' });
-    const stored = await rows('SELECT count(*)::int AS n FROM conversation_messages WHERE conversation_id = $1', [conversation.id]);
+    expect(history.body.conversationmessages[0]).toMatchObject({
+      message: 'Hello, my order is late',
+      author: 'contact',
+    });
+    const stored = await rows('SELECT count(*)::int AS n FROM conversation_messages WHERE conversation_id = $1', [
+      conversation.id,
+    ]);
     expect(stored[0]!.n).toBe(1);
     await contact.close();
     await agent.close();
@@ -54,7 +67,12 @@ describe('AI work said in a room', () => {
     const conversation = await startConversation('Lin');
     const agent = await joinRoom(conversation.socketUrl, agentKey);
     await agent.next('welcome');
-    agent.send({ type: 'message', message: 'Your parcel left today and arrives Friday.', aiDraft: 'Your parcel left today and arrives on Monday.', clientId: 'a1' });
+    agent.send({
+      type: 'message',
+      message: 'Your parcel left today and arrives Friday.',
+      aiDraft: 'Your parcel left today and arrives on Monday.',
+      clientId: 'a1',
+    });
     agent.send({ type: 'message', message: 'Hi! I am the assistant.', as: 'ai', clientId: 'a2' });
     const first = await agent.next('message');
     const second = await agent.next('message');

@@ -22,7 +22,11 @@ interface Room {
 }
 
 async function startConversation(name = 'Sam') {
-  const created = await api('/v2/conversations.json', { method: 'POST', key: agentKey, body: { conversation: { contact: { name } } } });
+  const created = await api('/v2/conversations.json', {
+    method: 'POST',
+    key: agentKey,
+    body: { conversation: { contact: { name } } },
+  });
   expect(created.status, created.text).toBe(201);
   return created.body.conversation as Room['conversation'];
 }
@@ -56,7 +60,10 @@ async function roomStillWorks({ contact, agent }: Room) {
 
   const fromAgent = `agent says ${++sent}`;
   agent.send({ type: 'message', message: fromAgent, clientId: `ok-${sent}` });
-  expect(await contact.next('message')).toMatchObject({ message: fromAgent, author: { type: 'agent', id: site.users.agent.id } });
+  expect(await contact.next('message')).toMatchObject({
+    message: fromAgent,
+    author: { type: 'agent', id: site.users.agent.id },
+  });
   expect(await agent.next('message')).toMatchObject({ message: fromAgent, clientId: `ok-${sent}` });
 
   const fromContact = `contact says ${++sent}`;
@@ -76,7 +83,10 @@ async function refused(frame: unknown, code: string, extra: Record<string, unkno
   expect(error.detail.length).toBeGreaterThan(0);
   await roomStillWorks(r);
   // Nothing of the refused frame was broadcast.
-  expect(r.agent.frames.filter((f) => f.type === 'message').map((f) => f.message)).toEqual([`agent says ${sent - 1}`, `contact says ${sent}`]);
+  expect(r.agent.frames.filter((f) => f.type === 'message').map((f) => f.message)).toEqual([
+    `agent says ${sent - 1}`,
+    `contact says ${sent}`,
+  ]);
   return error;
 }
 
@@ -138,8 +148,12 @@ describe('refused frames', () => {
   });
 
   it('a contact sending aiDraft or as: forbidden, with its clientId', async () => {
-    await refused({ type: 'message', message: 'I am the AI', aiDraft: 'draft', clientId: 'f1' }, 'forbidden', { clientId: 'f1' });
-    await refused({ type: 'message', message: 'I am the AI', as: 'ai', clientId: 'f2' }, 'forbidden', { clientId: 'f2' });
+    await refused({ type: 'message', message: 'I am the AI', aiDraft: 'draft', clientId: 'f1' }, 'forbidden', {
+      clientId: 'f1',
+    });
+    await refused({ type: 'message', message: 'I am the AI', as: 'ai', clientId: 'f2' }, 'forbidden', {
+      clientId: 'f2',
+    });
   });
 
   it('a burst of bad frames of every kind, then the room still works', async () => {
@@ -164,7 +178,10 @@ describe('refused frames', () => {
     await r.contact.next('error');
     await roomStillWorks(r);
     const stored = await eventually(async () => {
-      const found = await rows<{ message: string }>(`SELECT message FROM conversation_messages WHERE conversation_id = $1 ORDER BY id`, [r.conversation.id]);
+      const found = await rows<{ message: string }>(
+        `SELECT message FROM conversation_messages WHERE conversation_id = $1 ORDER BY id`,
+        [r.conversation.id],
+      );
       return found.length >= 2 ? found : undefined;
     });
     expect(stored.map((row) => row.message)).toEqual([`agent says ${sent - 1}`, `contact says ${sent}`]);
@@ -179,7 +196,10 @@ describe('what the room accepts always reaches Postgres', () => {
     for (const [i, text] of texts.entries()) r.agent.send({ type: 'message', message: text, clientId: `long-${i}` });
     for (let i = 0; i < texts.length; i++) await r.agent.next('message');
     const stored = await eventually(async () => {
-      const found = await rows<{ message: string }>(`SELECT message FROM conversation_messages WHERE conversation_id = $1 ORDER BY id`, [r.conversation.id]);
+      const found = await rows<{ message: string }>(
+        `SELECT message FROM conversation_messages WHERE conversation_id = $1 ORDER BY id`,
+        [r.conversation.id],
+      );
       return found.length >= texts.length ? found : undefined;
     }, 20_000);
     expect(stored.map((row) => row.message)).toEqual(texts);
@@ -202,12 +222,14 @@ describe('refused joins', () => {
   it('a wrong token: 404 before any upgrade', async () => {
     const conversation = await startConversation();
     expect(await refusedJoin(conversation.socketUrl.replace(conversation.token, '123456789012345678901234'))).toBe(404);
-    expect(await refusedJoin(conversation.socketUrl.replace(conversation.token, conversation.token.slice(1)))).toBe(404);
+    expect(await refusedJoin(conversation.socketUrl.replace(conversation.token, conversation.token.slice(1)))).toBe(
+      404,
+    );
     expect(await refusedJoin(conversation.socketUrl.replace(conversation.token, `${conversation.token}0`))).toBe(404);
     expect(await refusedJoin(conversation.socketUrl.replace(conversation.token, 'not-a-token'))).toBe(404);
   });
 
-  it('a deleted conversation\'s token: 404', async () => {
+  it("a deleted conversation's token: 404", async () => {
     const conversation = await startConversation();
     await rows(`UPDATE conversations SET state = 'deleted', deleted_at = now() WHERE id = $1`, [conversation.id]);
     expect(await refusedJoin(conversation.socketUrl)).toBe(404);
@@ -239,7 +261,7 @@ describe('refused joins', () => {
 });
 
 describe('resending with the same clientId', () => {
-  it('is answered with the stored message\'s id, broadcast once and stored in Postgres once', async () => {
+  it("is answered with the stored message's id, broadcast once and stored in Postgres once", async () => {
     const r = await room();
     r.contact.send({ type: 'message', message: 'Only once please', clientId: 'resend-1' });
     const first = await r.contact.next('message');
@@ -283,14 +305,18 @@ describe('resending with the same clientId', () => {
     expect(await second.next('message')).toEqual(accepted);
   });
 
-  it('a clientId is the sender\'s own: the agent\'s message is not swallowed because the contact used the same clientId', async () => {
+  it("a clientId is the sender's own: the agent's message is not swallowed because the contact used the same clientId", async () => {
     const r = await room();
     r.contact.send({ type: 'message', message: 'from the contact', clientId: 'c-1' });
     await r.contact.next('message');
     await r.agent.next('message');
     r.agent.send({ type: 'message', message: 'from the agent', clientId: 'c-1' });
     const ack = await r.agent.next('message');
-    expect(ack).toMatchObject({ message: 'from the agent', author: { type: 'agent', id: site.users.agent.id }, clientId: 'c-1' });
+    expect(ack).toMatchObject({
+      message: 'from the agent',
+      author: { type: 'agent', id: site.users.agent.id },
+      clientId: 'c-1',
+    });
     expect(await r.contact.next('message', 2000)).toMatchObject({ message: 'from the agent' });
   });
 });

@@ -28,7 +28,12 @@ async function newCustomer(email: string, contacts: unknown[] = []): Promise<num
 /** The update's round trips, the caller's credential looked up just before (remembered: the count is the request alone). */
 async function update(id: number, customer: unknown) {
   await api('/v2/customers.json', { key });
-  return withRoundTrips(`/v2/customers/${id}.json`, { method: 'PATCH', key, body: { customer }, query: { includes: 'contacts' } });
+  return withRoundTrips(`/v2/customers/${id}.json`, {
+    method: 'PATCH',
+    key,
+    body: { customer },
+    query: { includes: 'contacts' },
+  });
 }
 
 const contactsOf = (id: number) =>
@@ -49,14 +54,28 @@ describe("a customer's update with its contacts", () => {
       { type: 'email', value: 'first@trips.test', isMain: false },
       { type: 'email', value: 'second@trips.test', isMain: true },
     ]);
-    expect(summary(await eventsSince(site.id, mark)).sort()).toEqual(['customercontacts:created', 'customercontacts:updated', 'customers:updated']);
+    expect(summary(await eventsSince(site.id, mark)).sort()).toEqual([
+      'customercontacts:created',
+      'customercontacts:updated',
+      'customers:updated',
+    ]);
   });
 
   it('contacts added, changed and removed, a twitter handle made main over the one it had: two exchanges', async () => {
-    const id = await newCustomer('contacts@trips.test', [{ type: 'twitter', value: '@before', isMain: true }, { type: 'email', value: 'spare@trips.test' }]);
-    const [spare] = await rows<{ id: number }>(`SELECT id FROM customer_contacts WHERE customer_id = $1 AND value = 'spare@trips.test'`, [id]);
+    const id = await newCustomer('contacts@trips.test', [
+      { type: 'twitter', value: '@before', isMain: true },
+      { type: 'email', value: 'spare@trips.test' },
+    ]);
+    const [spare] = await rows<{ id: number }>(
+      `SELECT id FROM customer_contacts WHERE customer_id = $1 AND value = 'spare@trips.test'`,
+      [id],
+    );
     const { answer, trips } = await update(id, {
-      contacts: [{ type: 'twitter', value: '@after', isMain: true }, { id: spare!.id, delete: true }, { type: 'linkedin', value: 'https://example.com/in/trips' }],
+      contacts: [
+        { type: 'twitter', value: '@after', isMain: true },
+        { id: spare!.id, delete: true },
+        { type: 'linkedin', value: 'https://example.com/in/trips' },
+      ],
     });
     expect(answer.status, answer.text).toBe(200);
     expect(trips).toBe(2);
@@ -78,17 +97,45 @@ describe("a customer's update with its contacts", () => {
     expect(await eventsSince(site.id, mark)).toEqual([]);
   });
 
-  it('refuses a stored contact changed to a value its type does not take, two mains of a type, another customer\'s contact, a value taken: nothing written', async () => {
+  it("refuses a stored contact changed to a value its type does not take, two mains of a type, another customer's contact, a value taken: nothing written", async () => {
     const id = await newCustomer('refused@trips.test', [{ type: 'twitter', value: '@refused' }]);
     const otherId = await newCustomer('other@trips.test');
-    const [twitter] = await rows<{ id: number }>(`SELECT id FROM customer_contacts WHERE customer_id = $1 AND type = 'twitter'`, [id]);
-    const [othersEmail] = await rows<{ id: number }>(`SELECT id FROM customer_contacts WHERE customer_id = $1`, [otherId]);
+    const [twitter] = await rows<{ id: number }>(
+      `SELECT id FROM customer_contacts WHERE customer_id = $1 AND type = 'twitter'`,
+      [id],
+    );
+    const [othersEmail] = await rows<{ id: number }>(`SELECT id FROM customer_contacts WHERE customer_id = $1`, [
+      otherId,
+    ]);
     const before = await contactsOf(id);
     const mark = await lastEventId(site.id);
-    expectError((await update(id, { contacts: [{ id: twitter!.id, value: 'not a handle' }] })).answer, 400, 'customer.contacts[0].value');
-    expectError((await update(id, { contacts: [{ type: 'email', value: 'a@trips.test', isMain: true }, { type: 'email', value: 'b@trips.test', isMain: true }] })).answer, 400, 'customer.contacts');
-    expectError((await update(id, { contacts: [{ id: othersEmail!.id, value: 'mine@trips.test' }] })).answer, 400, 'customer.contacts[0].id');
-    expectError((await update(id, { contacts: [{ type: 'email', value: 'other@trips.test' }] })).answer, 409, 'customer.contacts');
+    expectError(
+      (await update(id, { contacts: [{ id: twitter!.id, value: 'not a handle' }] })).answer,
+      400,
+      'customer.contacts[0].value',
+    );
+    expectError(
+      (
+        await update(id, {
+          contacts: [
+            { type: 'email', value: 'a@trips.test', isMain: true },
+            { type: 'email', value: 'b@trips.test', isMain: true },
+          ],
+        })
+      ).answer,
+      400,
+      'customer.contacts',
+    );
+    expectError(
+      (await update(id, { contacts: [{ id: othersEmail!.id, value: 'mine@trips.test' }] })).answer,
+      400,
+      'customer.contacts[0].id',
+    );
+    expectError(
+      (await update(id, { contacts: [{ type: 'email', value: 'other@trips.test' }] })).answer,
+      409,
+      'customer.contacts',
+    );
     expectError((await update(2_000_000_000, { email: 'nobody@trips.test' })).answer, 404, 'id');
     expect(await contactsOf(id)).toEqual(before);
     expect(await eventsSince(site.id, mark)).toEqual([]);
@@ -100,21 +147,47 @@ describe('a merge', () => {
     const keep = await newCustomer('keep-merge@trips.test');
     const fold = await newCustomer('fold-merge@trips.test');
     const inbox = (await api('/v2/inboxes.json', { key })).body.inboxes[0].id;
-    const ticket = (await api('/v2/tickets.json', { method: 'POST', key, body: { subject: 'Folded', inbox, customer: { id: fold }, message: 'mine' } })).body.ticket.id as number;
+    const ticket = (
+      await api('/v2/tickets.json', {
+        method: 'POST',
+        key,
+        body: { subject: 'Folded', inbox, customer: { id: fold }, message: 'mine' },
+      })
+    ).body.ticket.id as number;
     await api('/v2/customers.json', { key });
-    const merged = await withRoundTrips(`/v2/customers/${keep}/merge.json`, { method: 'POST', key, body: { customer: { id: fold } } });
+    const merged = await withRoundTrips(`/v2/customers/${keep}/merge.json`, {
+      method: 'POST',
+      key,
+      body: { customer: { id: fold } },
+    });
     expect(merged.answer.status, merged.answer.text).toBe(200);
     expect(merged.trips).toBe(1);
     expect(await contactsOf(keep)).toEqual([
       { type: 'email', value: 'fold-merge@trips.test', isMain: false },
       { type: 'email', value: 'keep-merge@trips.test', isMain: true },
     ]);
-    expect(await rows('SELECT customer_id AS "customerId" FROM tickets WHERE id = $1', [ticket])).toEqual([{ customerId: keep }]);
+    expect(await rows('SELECT customer_id AS "customerId" FROM tickets WHERE id = $1', [ticket])).toEqual([
+      { customerId: keep },
+    ]);
     const mark = await lastEventId(site.id);
-    const again = await withRoundTrips(`/v2/customers/${keep}/merge.json`, { method: 'POST', key, body: { customer: { id: fold } } });
+    const again = await withRoundTrips(`/v2/customers/${keep}/merge.json`, {
+      method: 'POST',
+      key,
+      body: { customer: { id: fold } },
+    });
     expectError(again.answer, 400, 'customer.id');
     expect(again.trips).toBe(1);
-    expectError((await withRoundTrips(`/v2/customers/2000000000/merge.json`, { method: 'POST', key, body: { customer: { id: keep } } })).answer, 404, 'id');
+    expectError(
+      (
+        await withRoundTrips(`/v2/customers/2000000000/merge.json`, {
+          method: 'POST',
+          key,
+          body: { customer: { id: keep } },
+        })
+      ).answer,
+      404,
+      'id',
+    );
     expect(await eventsSince(site.id, mark)).toEqual([]);
   });
 });
@@ -123,17 +196,35 @@ describe('a bulk update of customers', () => {
   it('changes the selected customers in one exchange, with their events, and a dry run in one changing nothing', async () => {
     const a = await newCustomer(`bulk-a-${Date.now()}@trips.test`);
     const b = await newCustomer(`bulk-b-${Date.now()}@trips.test`);
-    const bulk = (body: Record<string, unknown>) => withRoundTrips('/v2/customers/update.json', { method: 'PATCH', key, body });
-    const dry = await bulk({ customer: { trusted: true, jobTitle: 'Buyer' }, filter_args: { filter: { id: { $in: [a, b] } }, bulkDryExecute: true } });
+    const bulk = (body: Record<string, unknown>) =>
+      withRoundTrips('/v2/customers/update.json', { method: 'PATCH', key, body });
+    const dry = await bulk({
+      customer: { trusted: true, jobTitle: 'Buyer' },
+      filter_args: { filter: { id: { $in: [a, b] } }, bulkDryExecute: true },
+    });
     expect(dry.answer.status, dry.answer.text).toBe(200);
     expect(dry.answer.body).toEqual({ affected: 2, ids: [a, b], jobId: null, dryRun: true });
     expect(dry.trips).toBe(1);
-    expect(await rows('SELECT trusted, job_title FROM customers WHERE id = ANY($1) ORDER BY id', [[a, b]])).toEqual([{ trusted: false, job_title: null }, { trusted: false, job_title: null }]);
-    const changed = await bulk({ customer: { trusted: true, jobTitle: 'Buyer' }, filter_args: { filter: { id: { $in: [a, b] } } } });
+    expect(await rows('SELECT trusted, job_title FROM customers WHERE id = ANY($1) ORDER BY id', [[a, b]])).toEqual([
+      { trusted: false, job_title: null },
+      { trusted: false, job_title: null },
+    ]);
+    const changed = await bulk({
+      customer: { trusted: true, jobTitle: 'Buyer' },
+      filter_args: { filter: { id: { $in: [a, b] } } },
+    });
     expect(changed.answer.status, changed.answer.text).toBe(200);
     expect(changed.answer.body).toEqual({ affected: 2, ids: [a, b], jobId: null, dryRun: false });
     expect(changed.trips).toBe(1);
-    expect(await rows('SELECT trusted, job_title FROM customers WHERE id = ANY($1) ORDER BY id', [[a, b]])).toEqual([{ trusted: true, job_title: 'Buyer' }, { trusted: true, job_title: 'Buyer' }]);
-    expect(await rows(`SELECT record_id FROM events WHERE record_type = 'customers' AND record_id = ANY($1) AND kind = 'updated' ORDER BY record_id`, [[a, b]])).toEqual([{ record_id: a }, { record_id: b }]);
+    expect(await rows('SELECT trusted, job_title FROM customers WHERE id = ANY($1) ORDER BY id', [[a, b]])).toEqual([
+      { trusted: true, job_title: 'Buyer' },
+      { trusted: true, job_title: 'Buyer' },
+    ]);
+    expect(
+      await rows(
+        `SELECT record_id FROM events WHERE record_type = 'customers' AND record_id = ANY($1) AND kind = 'updated' ORDER BY record_id`,
+        [[a, b]],
+      ),
+    ).toEqual([{ record_id: a }, { record_id: b }]);
   });
 });

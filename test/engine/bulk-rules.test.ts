@@ -13,10 +13,13 @@ import { everyResource } from '../support/resources';
 let site: SeededInstallation;
 let guarded: ResourceDeclaration[] = [];
 
-const offers = (resource: ResourceDeclaration, operation: Operation) => !resource.operations || resource.operations.includes(operation);
+const offers = (resource: ResourceDeclaration, operation: Operation) =>
+  !resource.operations || resource.operations.includes(operation);
 /** No bulk route: the path is no route (404), or reads as a single record's with a malformed id (400 naming `id`). */
-const noRoute = (answer: ApiResponse) => (answer.status === 404 ? expectError(answer, 404) : expectError(answer, 400, 'id'));
-const eventCount = async () => (await rows<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE installation_id = $1', [site.id]))[0]!.n;
+const noRoute = (answer: ApiResponse) =>
+  answer.status === 404 ? expectError(answer, 404) : expectError(answer, 400, 'id');
+const eventCount = async () =>
+  (await rows<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE installation_id = $1', [site.id]))[0]!.n;
 
 beforeAll(async () => {
   site = await newInstallation('bulk-rules');
@@ -25,16 +28,27 @@ beforeAll(async () => {
 
 describe('bulk writes of resources whose single writes have rules', () => {
   it('are routes only where they run those rules: elsewhere update.json and delete.json are no route, and nothing changes', async () => {
-    expect(guarded.map((r) => r.type)).toEqual(expect.arrayContaining(['users', 'webhookendpoints', 'helpdocarticles', 'inboxes', 'timelogs', 'triggers']));
+    expect(guarded.map((r) => r.type)).toEqual(
+      expect.arrayContaining(['users', 'webhookendpoints', 'helpdocarticles', 'inboxes', 'timelogs', 'triggers']),
+    );
     const before = await eventCount();
     const filter = JSON.stringify({ id: { $gt: 0 } });
     for (const resource of guarded) {
       const base = `/v2/${resource.path ?? resource.type}`;
       if (!offers(resource, 'bulkUpdate')) {
-        noRoute(await api(`${base}/update.json`, { method: 'PATCH', key: site.users.owner.apiKey, query: { filter }, body: { [resource.singular]: { name: 'rewritten' } } }));
+        noRoute(
+          await api(`${base}/update.json`, {
+            method: 'PATCH',
+            key: site.users.owner.apiKey,
+            query: { filter },
+            body: { [resource.singular]: { name: 'rewritten' } },
+          }),
+        );
       }
       if (!offers(resource, 'bulkDelete')) {
-        noRoute(await api(`${base}/delete.json`, { method: 'DELETE', key: site.users.owner.apiKey, query: { filter } }));
+        noRoute(
+          await api(`${base}/delete.json`, { method: 'DELETE', key: site.users.owner.apiKey, query: { filter } }),
+        );
       }
     }
     expect(await eventCount()).toBe(before);

@@ -33,13 +33,26 @@ function recorder(prepared: boolean) {
 
 function permutations<T>(items: readonly T[]): T[][] {
   if (items.length <= 1) return [[...items]];
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 describe('canonicalIncludes', () => {
   it('puts the includes in the order the declaration names its relations', () => {
-    expect(Object.keys(companiesResource.relations)).toEqual(['addresses', 'customers', 'domains', 'phones', 'sociallinks', 'timelogsettings']);
-    expect(canonicalIncludes(companiesResource, ['timelogsettings', 'domains', 'addresses'])).toEqual(['addresses', 'domains', 'timelogsettings']);
+    expect(Object.keys(companiesResource.relations)).toEqual([
+      'addresses',
+      'customers',
+      'domains',
+      'phones',
+      'sociallinks',
+      'timelogsettings',
+    ]);
+    expect(canonicalIncludes(companiesResource, ['timelogsettings', 'domains', 'addresses'])).toEqual([
+      'addresses',
+      'domains',
+      'timelogsettings',
+    ]);
     expect(canonicalIncludes(companiesResource, [])).toEqual([]);
   });
 
@@ -52,7 +65,11 @@ describe('canonicalIncludes', () => {
 });
 
 describe('the statements of a read', () => {
-  const orders = [['phones', 'domains', 'customers'], ['customers', 'phones', 'domains'], ['domains', 'customers', 'phones']];
+  const orders = [
+    ['phones', 'domains', 'customers'],
+    ['customers', 'phones', 'domains'],
+    ['domains', 'customers', 'phones'],
+  ];
 
   it('are the same for every order of the includes: a page, prepared and rendered', async () => {
     for (const prepared of [true, false]) {
@@ -91,8 +108,11 @@ describe('answers', () => {
     site = await newInstallation('includes-order');
     key = site.users.owner.apiKey;
     const created = await api('/v2/companies.json', {
-      method: 'POST', key,
-      body: { company: { name: 'Ordered', domains: [{ name: 'b.test' }, { name: 'a.test' }], phones: [{ number: '100' }] } },
+      method: 'POST',
+      key,
+      body: {
+        company: { name: 'Ordered', domains: [{ name: 'b.test' }, { name: 'a.test' }], phones: [{ number: '100' }] },
+      },
     });
     expect(created.status, created.text).toBe(201);
     id = created.body.company.id;
@@ -100,7 +120,11 @@ describe('answers', () => {
       `INSERT INTO customers (installation_id, email) SELECT $1, 'o' || g || '@x.test' FROM generate_series(1, 2) g RETURNING id`,
       [site.id],
     );
-    const linked = await api(`/v2/companies/${id}.json`, { method: 'PATCH', key, body: { customers: customers.map((c) => ({ id: c.id })) } });
+    const linked = await api(`/v2/companies/${id}.json`, {
+      method: 'PATCH',
+      key,
+      body: { customers: customers.map((c) => ({ id: c.id })) },
+    });
     expect(linked.status, linked.text).toBe(200);
   });
 
@@ -116,7 +140,11 @@ describe('answers', () => {
       const body = JSON.parse([...texts][0]!);
       expect(Object.keys(body.included)).toEqual(['customers', 'domains', 'phones']);
       const company = path === '/v2/companies.json' ? body.companies[0] : body.company;
-      expect(Object.keys(company).filter((name) => name in companiesResource.relations)).toEqual(['customers', 'domains', 'phones']);
+      expect(Object.keys(company).filter((name) => name in companiesResource.relations)).toEqual([
+        'customers',
+        'domains',
+        'phones',
+      ]);
       // the references follow the record's own properties, which keep their order without includes
       const plain = await api(`${path}`, { key });
       const own = Object.keys(path === '/v2/companies.json' ? plain.body.companies[0] : plain.body.company);
@@ -128,7 +156,10 @@ describe('answers', () => {
 
   it('name the same includes as includes=all when every relation is named, in any order', async () => {
     const all = await api(`/v2/companies/${id}.json?includes=all`, { key });
-    const reversed = await api(`/v2/companies/${id}.json?includes=${Object.keys(companiesResource.relations).reverse().join(',')}`, { key });
+    const reversed = await api(
+      `/v2/companies/${id}.json?includes=${Object.keys(companiesResource.relations).reverse().join(',')}`,
+      { key },
+    );
     expect(reversed.status, reversed.text).toBe(200);
     expect(reversed.text).toBe(all.text);
   });

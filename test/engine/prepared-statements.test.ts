@@ -71,7 +71,10 @@ describe('prepared reads', () => {
     expect(resources.map((r) => r.type)).toContain('tickets');
   });
 
-  for (const [installationId, userId] of [[11, 21], [12, 22]] as const) {
+  for (const [installationId, userId] of [
+    [11, 21],
+    [12, 22],
+  ] as const) {
     it(`are, filled, the statements rendered for each caller (installation ${installationId}, user ${userId})`, async () => {
       let compared = 0;
       for (const resource of resources) {
@@ -130,11 +133,16 @@ describe('prepared reads', () => {
 
   it('name the caller: an agent and an owner of the same installation read tickets by different statements', async () => {
     const tickets = resources.find((r) => r.type === 'tickets')!;
-    const texts = await Promise.all((['owner', 'agent'] as const).map(async (role) => {
-      const { db, statements } = recorder(true);
-      await selectOne(db, tickets, 5, { who: { kind: 'teammate', installationId: 1, userId: 2, role }, includes: [] });
-      return statements[0]!;
-    }));
+    const texts = await Promise.all(
+      (['owner', 'agent'] as const).map(async (role) => {
+        const { db, statements } = recorder(true);
+        await selectOne(db, tickets, 5, {
+          who: { kind: 'teammate', installationId: 1, userId: 2, role },
+          includes: [],
+        });
+        return statements[0]!;
+      }),
+    );
     expect(texts[0]!.sql).not.toEqual(texts[1]!.sql);
     expect(texts[1]!.sql).toContain('inbox_users');
     expect(texts[1]!.params).toContain(2);

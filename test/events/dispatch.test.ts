@@ -52,10 +52,15 @@ describe('the drain', () => {
     expect(await room.next('status', 10_000)).toEqual({ type: 'status', status: 'open' });
     await drained(site.id);
     const events = (await eventsOf(site.id, 'conversations', id)).filter((event) => event.kind === 'updated');
-    expect(events.map((event) => event.data)).toEqual([{ status: { before: 'open', after: 'closed' } }, { status: { before: 'closed', after: 'open' } }]);
+    expect(events.map((event) => event.data)).toEqual([
+      { status: { before: 'open', after: 'closed' } },
+      { status: { before: 'closed', after: 'open' } },
+    ]);
     for (const event of events) {
       expect(event.dispatched).toBe(true);
-      expect(await deliveries(event.id)).toEqual([{ subscriber: 'conversations.tellRoom', handled: true, attempts: 0, last_error: null }]);
+      expect(await deliveries(event.id)).toEqual([
+        { subscriber: 'conversations.tellRoom', handled: true, attempts: 0, last_error: null },
+      ]);
     }
   });
 
@@ -80,9 +85,14 @@ describe('exactly once per subscriber', () => {
     await rows('UPDATE events SET dispatched_at = NULL WHERE id = $1', [event!.id]);
     await sendJobMessage({ kind: 'events.drain', installationId: site.id });
     await drained(site.id);
-    expect(await deliveries(event!.id)).toEqual([{ subscriber: 'conversations.tellRoom', handled: true, attempts: 0, last_error: null }]);
+    expect(await deliveries(event!.id)).toEqual([
+      { subscriber: 'conversations.tellRoom', handled: true, attempts: 0, last_error: null },
+    ]);
     await noFrameBeforeTheNextChange(id, room, 'open');
-    expect(statusFrames(room)).toEqual([{ type: 'status', status: 'closed' }, { type: 'status', status: 'open' }]);
+    expect(statusFrames(room)).toEqual([
+      { type: 'status', status: 'closed' },
+      { type: 'status', status: 'open' },
+    ]);
   });
 
   it('runs a subscriber once when the drain dies after its effect: the failure is counted and the event tried again', async () => {
@@ -95,12 +105,17 @@ describe('exactly once per subscriber', () => {
       const [event] = (await eventsOf(site.id, 'conversations', id)).filter((e) => e.kind === 'updated');
       // The failure is recorded (a kind of error, not its text); the queue brings the message back and the event is handled.
       await eventually(async () => ((await deliveries(event!.id))[0]?.handled ? true : undefined), 20_000);
-      expect(await deliveries(event!.id)).toEqual([{ subscriber: 'conversations.tellRoom', handled: true, attempts: 1, last_error: expect.stringMatching(/^\w+/) }]);
+      expect(await deliveries(event!.id)).toEqual([
+        { subscriber: 'conversations.tellRoom', handled: true, attempts: 1, last_error: expect.stringMatching(/^\w+/) },
+      ]);
       expect((await deliveries(event!.id))[0]!.last_error).not.toMatch(/drain dies|test/);
       await drained(site.id);
       // The room was told twice and applied the event once.
       await noFrameBeforeTheNextChange(id, room, 'open');
-      expect(statusFrames(room)).toEqual([{ type: 'status', status: 'closed' }, { type: 'status', status: 'open' }]);
+      expect(statusFrames(room)).toEqual([
+        { type: 'status', status: 'closed' },
+        { type: 'status', status: 'open' },
+      ]);
     } finally {
       await undo();
     }
@@ -131,12 +146,18 @@ describe('the sweep', () => {
       [site.id],
     );
     const other = await newInstallation('dispatch-recent');
-    await rows(`INSERT INTO events (installation_id, record_type, record_id, kind) VALUES ($1, 'companies', 1, 'updated')`, [other.id]);
+    await rows(
+      `INSERT INTO events (installation_id, record_type, record_id, kind) VALUES ($1, 'companies', 1, 'updated')`,
+      [other.id],
+    );
     await runCron(new Date());
     // A drain the sweep would have sent runs on the queue after the cron returns: give it a moment.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const dispatched = (installationId: number) =>
-      rows<{ dispatched: boolean }>('SELECT dispatched_at IS NOT NULL AS dispatched FROM events WHERE installation_id = $1', [installationId]);
+      rows<{ dispatched: boolean }>(
+        'SELECT dispatched_at IS NOT NULL AS dispatched FROM events WHERE installation_id = $1',
+        [installationId],
+      );
     expect(await dispatched(other.id)).toEqual([{ dispatched: false }]);
     expect((await eventsOf(site.id, 'companies', 1)).map((e) => [e.id, e.dispatched])).toEqual([[event!.id, false]]);
     // Its own message drains it.

@@ -64,7 +64,13 @@ describe('a subscriber that fails', () => {
     await drained(site.id, 30_000);
 
     // The failed try stays counted; the next one was due 5 s after it, and succeeded.
-    expect(await delivery(first!.id)).toMatchObject({ handled: true, attempts: 1, gave_up: false, due_in: null, last_error: expect.stringMatching(/^\w+/) });
+    expect(await delivery(first!.id)).toMatchObject({
+      handled: true,
+      attempts: 1,
+      gave_up: false,
+      due_in: null,
+      last_error: expect.stringMatching(/^\w+/),
+    });
     expect(await delivery(second!.id)).toMatchObject({ handled: true, attempts: 0 });
     // The other conversation's event shared the subscriber's lane with the failure: it was done again, its try its own.
     expect(await delivery(later!.id)).toMatchObject({ handled: true, attempts: 0, last_error: null });
@@ -93,16 +99,28 @@ describe('a subscriber that fails', () => {
       await patch(id, { status: 'closed' });
       const [event] = await updates(id);
       // Four tries failed before this one.
-      await rows(`INSERT INTO event_deliveries (event_id, subscriber, attempts, last_error) VALUES ($1, 'conversations.tellRoom', 4, 'Error')`, [event!.id]);
+      await rows(
+        `INSERT INTO event_deliveries (event_id, subscriber, attempts, last_error) VALUES ($1, 'conversations.tellRoom', 4, 'Error')`,
+        [event!.id],
+      );
       await failHandling(id);
     } finally {
       await release();
     }
     await drained(site.id);
     const [event] = await updates(id);
-    expect(await delivery(event!.id)).toMatchObject({ handled: false, attempts: 5, gave_up: true, due_in: null, last_error: expect.stringMatching(/^\w+/) });
+    expect(await delivery(event!.id)).toMatchObject({
+      handled: false,
+      attempts: 5,
+      gave_up: true,
+      due_in: null,
+      last_error: expect.stringMatching(/^\w+/),
+    });
     const lines = await eventually(async () => {
-      const found = await workerLogLines({ message: 'events: subscriber gave up on an event', event: String(event!.id) });
+      const found = await workerLogLines({
+        message: 'events: subscriber gave up on an event',
+        event: String(event!.id),
+      });
       return found.length ? found : undefined;
     });
     expect(lines[0]).toMatchObject({ level: 'error', subscriber: 'conversations.tellRoom', attempts: 5 });
@@ -118,14 +136,22 @@ describe('a try that never finished', () => {
       await patch(id, { status: 'closed' });
       const [event] = await updates(id);
       // Five tries began and none finished: each drain died while it had the event (its round rolled back).
-      await rows(`INSERT INTO event_deliveries (event_id, subscriber, attempts) VALUES ($1, 'conversations.tellRoom', 5)`, [event!.id]);
+      await rows(
+        `INSERT INTO event_deliveries (event_id, subscriber, attempts) VALUES ($1, 'conversations.tellRoom', 5)`,
+        [event!.id],
+      );
       await new Promise((resolve) => setTimeout(resolve, 3_000));
     } finally {
       await release();
     }
     await drained(site.id);
     const [event] = await updates(id);
-    expect(await delivery(event!.id)).toMatchObject({ handled: false, attempts: 6, gave_up: true, last_error: 'NoAnswer' });
+    expect(await delivery(event!.id)).toMatchObject({
+      handled: false,
+      attempts: 6,
+      gave_up: true,
+      last_error: 'NoAnswer',
+    });
     // The room was never told: the next change's frame is the first status frame it gets.
     await patch(id, { status: 'open' });
     expect(await room.next('status', 10_000)).toEqual({ type: 'status', status: 'open' });
@@ -138,7 +164,10 @@ describe('what a subscriber watches', () => {
     const { id, room } = await conversationInRoom(key);
     await patch(id, { subject: 'Billing question' });
     const [subjectChange] = await updates(id);
-    expect(subjectChange).toMatchObject({ data: { subject: { before: null, after: 'Billing question' } }, dispatched: true });
+    expect(subjectChange).toMatchObject({
+      data: { subject: { before: null, after: 'Billing question' } },
+      dispatched: true,
+    });
     expect(await delivery(subjectChange!.id)).toBeUndefined();
 
     await patch(id, { status: 'closed', subject: 'Billing' });

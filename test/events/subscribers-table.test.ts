@@ -14,7 +14,8 @@ const START = '<!-- the subscribers: made from the modules by test/events/subscr
 const END = '<!-- end of the subscribers -->';
 
 const code = (text: string) => `\`${text}\``;
-const list = (items: readonly string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
+const list = (items: readonly string[]) =>
+  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 
 function wanted(interest: EventInterest): string {
   const kinds = interest.kinds ? list(interest.kinds.map(code)) : 'every';
@@ -35,15 +36,17 @@ function table(): string {
       .filter((file) => file.endsWith('.ts'))
       .map((file) => [`src/${file}`, readFileSync(path.join(root, 'src', file), 'utf8')] as const),
   );
-  const rows = modules.flatMap((module) => module.subscribers).map((subscriber) => {
-    const where = `${code(subscriber.name)} (${code(fileOf(subscriber, sources))})${subscriber.inStatement ? ', in the write\'s own statement too' : ''}`;
-    return `| ${where} | ${subscriber.on.map(wanted).join('; ')} | ${subscriber.does} |`;
-  });
+  const rows = modules
+    .flatMap((module) => module.subscribers)
+    .map((subscriber) => {
+      const where = `${code(subscriber.name)} (${code(fileOf(subscriber, sources))})${subscriber.inStatement ? ", in the write's own statement too" : ''}`;
+      return `| ${where} | ${subscriber.on.map(wanted).join('; ')} | ${subscriber.does} |`;
+    });
   return ['| subscriber | wants | does |', '|---|---|---|', ...rows].join('\n');
 }
 
 describe("docs/events.md's subscribers", () => {
-  it('are the modules\' subscribers, each with what it wants, what it does and its file', () => {
+  it("are the modules' subscribers, each with what it wants, what it does and its file", () => {
     const doc = readFileSync(DOC, 'utf8');
     const start = doc.indexOf(START);
     const end = doc.indexOf(END);
@@ -53,6 +56,8 @@ describe("docs/events.md's subscribers", () => {
     const written = doc.slice(start, end);
     if (process.env.DOCS_RECORD === '1') writeFileSync(DOC, doc.slice(0, start) + made + doc.slice(end));
     else expect(written, 'docs/events.md: run `npm run docs`').toBe(made);
-    expect(made.split('\n').filter((line) => line.startsWith('| `')).length).toBe(modules.flatMap((module) => module.subscribers).length);
+    expect(made.split('\n').filter((line) => line.startsWith('| `')).length).toBe(
+      modules.flatMap((module) => module.subscribers).length,
+    );
   });
 });

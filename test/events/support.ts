@@ -11,7 +11,11 @@ const undoers: (() => Promise<void>)[] = [];
 
 /** A conversation with the agent (`key`) joined to its room. */
 export async function conversationInRoom(key: string): Promise<{ id: number; token: string; room: RoomClient }> {
-  const response = await api('/v2/conversations.json', { method: 'POST', key, body: { conversation: { contact: { name: 'Events' } } } });
+  const response = await api('/v2/conversations.json', {
+    method: 'POST',
+    key,
+    body: { conversation: { contact: { name: 'Events' } } },
+  });
   expect(response.status, response.text).toBe(201);
   const { id, token, socketUrl } = response.body.conversation;
   const room = await joinRoom(socketUrl, key);
@@ -44,7 +48,9 @@ export async function failHandling(conversationId: number, { once = false } = {}
       END IF;
       RETURN NEW;
     END $$`);
-  await rows(`CREATE TRIGGER ${name} BEFORE INSERT OR UPDATE ON event_deliveries FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+  await rows(
+    `CREATE TRIGGER ${name} BEFORE INSERT OR UPDATE ON event_deliveries FOR EACH ROW EXECUTE FUNCTION ${name}()`,
+  );
   const undo = async () => {
     await rows(`DROP TRIGGER IF EXISTS ${name} ON event_deliveries`);
     await rows(`DROP FUNCTION IF EXISTS ${name}()`);

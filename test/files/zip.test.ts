@@ -54,14 +54,26 @@ async function zipOf(ticket: number, key: string, path = `/v2/tickets/${ticket}/
   const url = new URL(inject('workerUrl') + path);
   const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
   const bytes = new Uint8Array(await response.arrayBuffer());
-  const text = response.headers.get('content-type')?.startsWith('application/json') ? new TextDecoder().decode(bytes) : `${bytes.length} bytes`;
+  const text = response.headers.get('content-type')?.startsWith('application/json')
+    ? new TextDecoder().decode(bytes)
+    : `${bytes.length} bytes`;
   const body = text.startsWith('{') ? JSON.parse(text) : undefined;
   await checkAgainstContract('GET', url, response.status, response.headers, body, text);
   return { status: response.status, headers: response.headers, bytes, body, text };
 }
 
 async function ticketWith(files: number[], key = agent): Promise<number> {
-  const created = await api('/v2/tickets.json', { method: 'POST', key, body: { subject: 'Files', inbox, customer: { email: 'zip@files.test' }, message: 'attached', files: files.map((id) => ({ id })) } });
+  const created = await api('/v2/tickets.json', {
+    method: 'POST',
+    key,
+    body: {
+      subject: 'Files',
+      inbox,
+      customer: { email: 'zip@files.test' },
+      message: 'attached',
+      files: files.map((id) => ({ id })),
+    },
+  });
   expect(created.status, created.text).toBe(201);
   return created.body.ticket.id;
 }
@@ -74,16 +86,36 @@ describe('GET /v2/tickets/{id}/files.zip', () => {
     const third = await uploadedFile(agent, 'third A', { filename: 'A.TXT', mimeType: 'text/plain' });
     const blob = await uploadedFile(agent, binary, { filename: 'data.bin', mimeType: 'application/octet-stream' });
     const ticket = await ticketWith([first, second]);
-    expect((await api(`/v2/tickets/${ticket}/messages.json`, { method: 'POST', key: agent, body: { message: 'more', files: [{ id: third }, { id: blob }] } })).status).toBe(201);
+    expect(
+      (
+        await api(`/v2/tickets/${ticket}/messages.json`, {
+          method: 'POST',
+          key: agent,
+          body: { message: 'more', files: [{ id: third }, { id: blob }] },
+        })
+      ).status,
+    ).toBe(201);
     // names stored before the upload rule existed, or by hand: never a path inside the zip
     const traversal = await uploadedFile(agent, 'evil', { filename: 'evil.txt', mimeType: 'text/plain' });
     const dots = await uploadedFile(agent, 'dots', { filename: 'dots.txt', mimeType: 'text/plain' });
-    expect((await api(`/v2/tickets/${ticket}/messages.json`, { method: 'POST', key: agent, body: { message: 'odd names', threadType: 'note', files: [{ id: traversal }, { id: dots }] } })).status).toBe(201);
+    expect(
+      (
+        await api(`/v2/tickets/${ticket}/messages.json`, {
+          method: 'POST',
+          key: agent,
+          body: { message: 'odd names', threadType: 'note', files: [{ id: traversal }, { id: dots }] },
+        })
+      ).status,
+    ).toBe(201);
     await rows("UPDATE files SET name = '../../etc/passwd' WHERE id = $1", [traversal]);
     await rows("UPDATE files SET name = '..' WHERE id = $1", [dots]);
     // a file on a deleted entry is not the ticket's any more
     const gone = await uploadedFile(agent, 'gone', { filename: 'gone.txt', mimeType: 'text/plain' });
-    const removed = await api(`/v2/tickets/${ticket}/messages.json`, { method: 'POST', key: agent, body: { message: 'to delete', files: [{ id: gone }] } });
+    const removed = await api(`/v2/tickets/${ticket}/messages.json`, {
+      method: 'POST',
+      key: agent,
+      body: { message: 'to delete', files: [{ id: gone }] },
+    });
     await rows("UPDATE ticket_messages SET state = 'deleted' WHERE id = $1", [removed.body.message.id]);
 
     const zip = await zipOf(ticket, agent);
@@ -120,8 +152,24 @@ describe('GET /v2/tickets/{id}/files.zip', () => {
 
   it("is a 404 for another installation's ticket, one the caller cannot see, and no ticket, naming nothing of it", async () => {
     const secret = await uploadedFile(owner, 'secret bytes', { filename: 'secret.txt', mimeType: 'text/plain' });
-    const hidden = (await api('/v2/inboxes.json', { method: 'POST', key: owner, body: { name: 'Hidden', email: 'hidden@files-zip.test' } })).body.inbox.id;
-    const created = await api('/v2/tickets.json', { method: 'POST', key: owner, body: { subject: 'Hidden', inbox: hidden, customer: { email: 'zip@files.test' }, message: 'x', files: [{ id: secret }] } });
+    const hidden = (
+      await api('/v2/inboxes.json', {
+        method: 'POST',
+        key: owner,
+        body: { name: 'Hidden', email: 'hidden@files-zip.test' },
+      })
+    ).body.inbox.id;
+    const created = await api('/v2/tickets.json', {
+      method: 'POST',
+      key: owner,
+      body: {
+        subject: 'Hidden',
+        inbox: hidden,
+        customer: { email: 'zip@files.test' },
+        message: 'x',
+        files: [{ id: secret }],
+      },
+    });
     const ticket = created.body.ticket.id;
     const stranger = await newInstallation('files-zip-stranger');
     for (const key of [stranger.users.owner.apiKey, agent, site.users.collaborator.apiKey]) {
@@ -144,7 +192,9 @@ describe('GET /v2/tickets/{id}/files.zip', () => {
     for (let index = 0; index < count; index++) {
       const bytes = randomBytes(MAX_FILE_BYTES);
       sources.push({ sha: sha(bytes), crc: crc32(bytes) });
-      ids.push(await uploadedFile(agent, bytes, { filename: `part-${index}.bin`, mimeType: 'application/octet-stream' }));
+      ids.push(
+        await uploadedFile(agent, bytes, { filename: `part-${index}.bin`, mimeType: 'application/octet-stream' }),
+      );
     }
     const ticket = await ticketWith(ids);
 

@@ -20,7 +20,9 @@ const MAX_DEPTH = 32;
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
 /** Every operation that takes a JSON body, as the document lists it. */
-async function jsonWriteOperations(): Promise<{ method: string; path: string; wrapper: string | undefined; oauth: boolean }[]> {
+async function jsonWriteOperations(): Promise<
+  { method: string; path: string; wrapper: string | undefined; oauth: boolean }[]
+> {
   const { paths } = (await api('/v2/openapi.json')).body;
   const found: { method: string; path: string; wrapper: string | undefined; oauth: boolean }[] = [];
   for (const [template, methods] of Object.entries(paths) as [string, Record<string, any>][]) {
@@ -30,7 +32,8 @@ async function jsonWriteOperations(): Promise<{ method: string; path: string; wr
       // A record body is `anyOf: [{"<wrapper>": ...}, bare]`: errors name `<wrapper>.<property>`.
       const wrapper = schema.anyOf?.[0]?.required?.[0] as string | undefined;
       // the OAuth endpoints answer as RFC 6749 words it (docs/oauth.md)
-      const oauth = operation.responses?.['400']?.content?.['application/json']?.schema?.$ref === '#/components/schemas/OAuthError';
+      const oauth =
+        operation.responses?.['400']?.content?.['application/json']?.schema?.$ref === '#/components/schemas/OAuthError';
       found.push({ method: method.toUpperCase(), path: template.replace(/\{\w+\}/g, '1'), wrapper, oauth });
     }
   }
@@ -57,10 +60,18 @@ describe('a body nested thousands deep', () => {
       const response = await send(method, path, body);
       if (oauth) {
         expect(response.status, `${method} ${path}`).toBe(400);
-        expect(response.body).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(new RegExp(`name: is nested more than ${MAX_DEPTH} levels deep`)) });
+        expect(response.body).toEqual({
+          error: 'invalid_request',
+          error_description: expect.stringMatching(new RegExp(`name: is nested more than ${MAX_DEPTH} levels deep`)),
+        });
         continue;
       }
-      const error = expectError(response, 400, wrapper ? `${wrapper}.name` : 'name', new RegExp(`nested more than ${MAX_DEPTH} levels deep`));
+      const error = expectError(
+        response,
+        400,
+        wrapper ? `${wrapper}.name` : 'name',
+        new RegExp(`nested more than ${MAX_DEPTH} levels deep`),
+      );
       expect(error.code, `${method} ${path}`).toBe('invalid');
     }
   }, 60_000);
@@ -91,11 +102,19 @@ describe('a path id with a leading zero', () => {
     expect((await api(`/v2/apps/${app!.id}.json`, { key: owner })).status).toBe(200);
     expectError(await api(`/v2/apps/0${app!.id}.json`, { key: owner }), 400, 'id', /leading zeros/);
     expectError(await api(`/v2/apps/00${app!.id}/install.json`, { method: 'POST', key: owner }), 400, 'id');
-    expectError(await api('/v2/companies/007.json', { method: 'PATCH', key: owner, body: { name: 'Bond' } }), 400, 'id');
+    expectError(
+      await api('/v2/companies/007.json', { method: 'PATCH', key: owner, body: { name: 'Bond' } }),
+      400,
+      'id',
+    );
     expectError(await api('/v2/companies/01.json', { method: 'DELETE', key: owner }), 400, 'id');
     expectError(await api('/v2/backgroundjobs/01/1/5.json', { method: 'DELETE', key: owner }), 400, 'type');
     expectError(await api('/v2/backgroundjobs/1/01/5.json', { method: 'DELETE', key: owner }), 400, 'action');
-    expectError(await api('/v2/apps/1/settings/01.json', { method: 'PUT', key: owner, body: { value: 'x' } }), 400, 'id');
+    expectError(
+      await api('/v2/apps/1/settings/01.json', { method: 'PUT', key: owner, body: { value: 'x' } }),
+      400,
+      'id',
+    );
   });
 
   it('and "0", a sign, a fraction, an exponent or letters are the same 400', async () => {
@@ -115,37 +134,69 @@ describe('unlinking an entry that is not linked', () => {
   }
 
   it('is a 400 naming the entry, for every many-to-many relation, and changes nothing', async () => {
-    const [customer] = await rows<{ id: number }>(`INSERT INTO customers (installation_id, first_name, email) VALUES ($1, 'Lone', 'lone@defects.test') RETURNING id`, [site.id]);
-    const company = (await api('/v2/companies.json', { method: 'POST', key: owner, body: { name: 'Unlinked Co' } })).body.company;
+    const [customer] = await rows<{ id: number }>(
+      `INSERT INTO customers (installation_id, first_name, email) VALUES ($1, 'Lone', 'lone@defects.test') RETURNING id`,
+      [site.id],
+    );
+    const company = (await api('/v2/companies.json', { method: 'POST', key: owner, body: { name: 'Unlinked Co' } }))
+      .body.company;
     expectError(
-      await api(`/v2/companies/${company.id}.json`, { method: 'PATCH', key: owner, body: { description: 'changed', customers: [{ id: customer!.id, delete: true }] } }),
+      await api(`/v2/companies/${company.id}.json`, {
+        method: 'PATCH',
+        key: owner,
+        body: { description: 'changed', customers: [{ id: customer!.id, delete: true }] },
+      }),
       400,
       'company.customers[0].id',
       /is not linked/,
     );
 
     const [linked, stranger] = [await file('linked.txt'), await file('stranger.txt')];
-    const canned = (await api('/v2/cannedresponses.json', { method: 'POST', key: owner, body: { name: 'Canned', reply: 'Hi', files: [{ id: linked }] } })).body.cannedresponse;
+    const canned = (
+      await api('/v2/cannedresponses.json', {
+        method: 'POST',
+        key: owner,
+        body: { name: 'Canned', reply: 'Hi', files: [{ id: linked }] },
+      })
+    ).body.cannedresponse;
     expectError(
-      await api(`/v2/cannedresponses/${canned.id}.json`, { method: 'PATCH', key: owner, body: { files: [{ id: linked }, { id: stranger, delete: true }] } }),
+      await api(`/v2/cannedresponses/${canned.id}.json`, {
+        method: 'PATCH',
+        key: owner,
+        body: { files: [{ id: linked }, { id: stranger, delete: true }] },
+      }),
       400,
       'cannedresponse.files[1].id',
       /is not linked/,
     );
-    const [filesLeft] = await rows<{ n: number }>('SELECT count(*)::int AS n FROM canned_response_files WHERE canned_response_id = $1', [canned.id]);
+    const [filesLeft] = await rows<{ n: number }>(
+      'SELECT count(*)::int AS n FROM canned_response_files WHERE canned_response_id = $1',
+      [canned.id],
+    );
     expect(filesLeft!.n).toBe(1);
 
-    const [helpdoc] = await rows<{ id: number }>(`INSERT INTO helpdocs (installation_id, name, url) VALUES ($1, 'Docs', 'https://docs.test') RETURNING id`, [site.id]);
-    const form = (await api('/v2/contactforms.json', { method: 'POST', key: owner, body: { name: 'Form' } })).body.contactform;
+    const [helpdoc] = await rows<{ id: number }>(
+      `INSERT INTO helpdocs (installation_id, name, url) VALUES ($1, 'Docs', 'https://docs.test') RETURNING id`,
+      [site.id],
+    );
+    const form = (await api('/v2/contactforms.json', { method: 'POST', key: owner, body: { name: 'Form' } })).body
+      .contactform;
     expectError(
-      await api(`/v2/contactforms/${form.id}.json`, { method: 'PATCH', key: owner, body: { helpdocs: [{ id: helpdoc!.id, meta: { delete: true } }] } }),
+      await api(`/v2/contactforms/${form.id}.json`, {
+        method: 'PATCH',
+        key: owner,
+        body: { helpdocs: [{ id: helpdoc!.id, meta: { delete: true } }] },
+      }),
       400,
       'contactform.helpdocs[0].id',
       /is not linked/,
     );
 
     // The refused PATCH sent a description: neither it nor the name changed.
-    const after = await rows<{ name: string; description: string | null }>('SELECT name, description FROM companies WHERE id = $1', [company.id]);
+    const after = await rows<{ name: string; description: string | null }>(
+      'SELECT name, description FROM companies WHERE id = $1',
+      [company.id],
+    );
     expect(after).toEqual([{ name: 'Unlinked Co', description: null }]);
   });
 });

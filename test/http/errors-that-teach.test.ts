@@ -11,7 +11,11 @@ let ticket: number;
 beforeAll(async () => {
   site = await newInstallation('teach');
   const inbox = (await api('/v2/inboxes.json', { key: site.users.owner.apiKey })).body.inboxes[0].id;
-  const made = await api('/v2/tickets.json', { method: 'POST', key: site.users.owner.apiKey, body: { ticket: { subject: 'Teach', inbox: { id: inbox }, customer: { email: 'teach@example.com' } } } });
+  const made = await api('/v2/tickets.json', {
+    method: 'POST',
+    key: site.users.owner.apiKey,
+    body: { ticket: { subject: 'Teach', inbox: { id: inbox }, customer: { email: 'teach@example.com' } } },
+  });
   expect(made.status, made.text).toBe(201);
   ticket = made.body.ticket.id;
 });
@@ -24,25 +28,45 @@ const errorsOf = async (path: string, body: unknown) => {
 
 describe('errors that teach', () => {
   it('says a time is RFC 3339 and shows one, once, where the text is no time at all', async () => {
-    const errors = await errorsOf('/v2/timelogs.json', { timeLog: { ticket: { id: ticket }, seconds: 60, date: 'yesterday' } });
-    expect(errors).toEqual([{ code: 'invalid', source: 'timeLog.date', detail: 'must be a time as RFC 3339 with its offset, e.g. 2026-11-29T10:00:00Z' }]);
+    const errors = await errorsOf('/v2/timelogs.json', {
+      timeLog: { ticket: { id: ticket }, seconds: 60, date: 'yesterday' },
+    });
+    expect(errors).toEqual([
+      {
+        code: 'invalid',
+        source: 'timeLog.date',
+        detail: 'must be a time as RFC 3339 with its offset, e.g. 2026-11-29T10:00:00Z',
+      },
+    ]);
   });
 
   it('still says a day that does not exist is one', async () => {
-    const errors = await errorsOf('/v2/timelogs.json', { timeLog: { ticket: { id: ticket }, seconds: 60, date: '0000-01-01T00:00:00Z' } });
-    expect(errors).toEqual([{ code: 'invalid', source: 'timeLog.date', detail: 'must be a day that exists, from year 1' }]);
+    const errors = await errorsOf('/v2/timelogs.json', {
+      timeLog: { ticket: { id: ticket }, seconds: 60, date: '0000-01-01T00:00:00Z' },
+    });
+    expect(errors).toEqual([
+      { code: 'invalid', source: 'timeLog.date', detail: 'must be a day that exists, from year 1' },
+    ]);
   });
 
   it('says what an email address looks like', async () => {
     const errors = await errorsOf('/v2/customers.json', { customer: { firstName: 'Ann', email: 'ann-at-example' } });
-    expect(errors.find((e) => e.source.startsWith('customer.email'))?.detail).toBe('must be an email address, e.g. ann@example.com');
+    expect(errors.find((e) => e.source.startsWith('customer.email'))?.detail).toBe(
+      'must be an email address, e.g. ann@example.com',
+    );
   });
 
   it('names the allowed values of an enum and the type expected', async () => {
     const errors = await errorsOf('/v2/customfields.json', { customfield: { agentLabel: 7, kind: 'slider' } });
-    expect(errors).toEqual(expect.arrayContaining([
-      { code: 'invalid', source: 'customfield.kind', detail: expect.stringContaining('"text"|"textarea"|"number"|"date"|"dropdown"|"checkboxes"') },
-      { code: 'invalid', source: 'customfield.agentLabel', detail: expect.stringMatching(/expected string/) },
-    ]));
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        {
+          code: 'invalid',
+          source: 'customfield.kind',
+          detail: expect.stringContaining('"text"|"textarea"|"number"|"date"|"dropdown"|"checkboxes"'),
+        },
+        { code: 'invalid', source: 'customfield.agentLabel', detail: expect.stringMatching(/expected string/) },
+      ]),
+    );
   });
 });

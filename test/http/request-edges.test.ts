@@ -32,10 +32,23 @@ describe('a query parameter of the wrong type', () => {
 
 describe('the content type of a JSON body', () => {
   const send = (type: string) =>
-    api('/v2/companies.json', { method: 'POST', key: site.users.agent.apiKey, body: '{"company": {}}', headers: { 'content-type': type } });
+    api('/v2/companies.json', {
+      method: 'POST',
+      key: site.users.agent.apiKey,
+      body: '{"company": {}}',
+      headers: { 'content-type': type },
+    });
 
   it('refuses what is not JSON, or not only JSON, with the error body naming the body', async () => {
-    for (const type of ['application/json-seq', 'application/json, text/plain', 'application/jsonx', 'application/json; charset', 'application/json ;charset=utf-8', 'text/json', 'text/plain']) {
+    for (const type of [
+      'application/json-seq',
+      'application/json, text/plain',
+      'application/jsonx',
+      'application/json; charset',
+      'application/json ;charset=utf-8',
+      'text/json',
+      'text/plain',
+    ]) {
       const response = await send(type);
       const entry = expectError(response, 415, 'body');
       expect(entry.detail, type).toBe('send the body as application/json');
@@ -43,7 +56,14 @@ describe('the content type of a JSON body', () => {
   });
 
   it('takes JSON with parameters and the +json types: the body is then validated', async () => {
-    for (const type of ['application/json', 'Application/JSON', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/merge-patch+json', 'application/vnd.helpdesk.v-two+json']) {
+    for (const type of [
+      'application/json',
+      'Application/JSON',
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'application/merge-patch+json',
+      'application/vnd.helpdesk.v-two+json',
+    ]) {
       const response = await send(type);
       expectError(response, 400, 'company.name');
     }
@@ -62,7 +82,11 @@ describe('POST /v2/conversationmessages/webhooks.json before the body is read', 
   const WEBHOOKS = '/v2/conversationmessages/webhooks.json';
 
   it('refuses an unsigned delivery with 401 whatever its body: not JSON, not parsable', async () => {
-    for (const [type, body] of [['text/plain', 'hello'], ['application/json', '{not json'], ['application/xml', '<a/>']] as const) {
+    for (const [type, body] of [
+      ['text/plain', 'hello'],
+      ['application/json', '{not json'],
+      ['application/xml', '<a/>'],
+    ] as const) {
       const response = await api(WEBHOOKS, { method: 'POST', body, headers: { 'content-type': type } });
       expect(expectError(response, 401).detail, type).toMatch(/X-Desk-Signature and X-Desk-Timestamp are required/);
     }
@@ -70,13 +94,21 @@ describe('POST /v2/conversationmessages/webhooks.json before the body is read', 
 
   it('refuses a stale timestamp with 401 before looking at the body', async () => {
     const stale = String(Math.floor(Date.now() / 1000) - 3600);
-    const response = await api(WEBHOOKS, { method: 'POST', body: 'not json at all', headers: { 'content-type': 'text/plain', 'x-desk-timestamp': stale, 'x-desk-signature': 'sha256=00' } });
+    const response = await api(WEBHOOKS, {
+      method: 'POST',
+      body: 'not json at all',
+      headers: { 'content-type': 'text/plain', 'x-desk-timestamp': stale, 'x-desk-signature': 'sha256=00' },
+    });
     expect(expectError(response, 401).detail).toMatch(/not within 5 minutes/);
   });
 
   it('reads the body of a fresh one to check its signature: a signature that does not match is a 401', async () => {
     const now = String(Math.floor(Date.now() / 1000));
-    const response = await api(WEBHOOKS, { method: 'POST', body: '{"conversationmessages": []}', headers: { 'x-desk-timestamp': now, 'x-desk-signature': `sha256=${'0'.repeat(64)}` } });
+    const response = await api(WEBHOOKS, {
+      method: 'POST',
+      body: '{"conversationmessages": []}',
+      headers: { 'x-desk-timestamp': now, 'x-desk-signature': `sha256=${'0'.repeat(64)}` },
+    });
     expect(expectError(response, 401).detail).toMatch(/does not match/);
   });
 });
@@ -90,12 +122,33 @@ describe('the document', () => {
   it('declares the error codes the service answers, and only those', () => {
     const code = doc.components.schemas.Error.properties.errors.items.properties.code;
     expect([...code.enum].sort()).toEqual(
-      ['badGateway', 'conflict', 'forbidden', 'gatewayTimeout', 'internal', 'invalid', 'notConfigured', 'notFound', 'tooLarge', 'tooManyRequests', 'unauthorized', 'unavailable', 'unprocessable', 'unsupportedMediaType', 'upgradeRequired'].sort(),
+      [
+        'badGateway',
+        'conflict',
+        'forbidden',
+        'gatewayTimeout',
+        'internal',
+        'invalid',
+        'notConfigured',
+        'notFound',
+        'tooLarge',
+        'tooManyRequests',
+        'unauthorized',
+        'unavailable',
+        'unprocessable',
+        'unsupportedMediaType',
+        'upgradeRequired',
+      ].sort(),
     );
   });
 
   it('declares 503 on the operations that reach the database', () => {
-    for (const [path, method] of [['/v2/companies.json', 'get'], ['/v2/companies.json', 'post'], ['/v2/companies/{id}.json', 'patch'], ['/v2/conversationmessages/webhooks.json', 'post']] as const) {
+    for (const [path, method] of [
+      ['/v2/companies.json', 'get'],
+      ['/v2/companies.json', 'post'],
+      ['/v2/companies/{id}.json', 'patch'],
+      ['/v2/conversationmessages/webhooks.json', 'post'],
+    ] as const) {
       expect(doc.paths[path][method].responses['503'], `${method} ${path}`).toBeDefined();
     }
   });
@@ -106,17 +159,36 @@ describe('the document', () => {
 
   it('declares the body-less 201 of `Prefer: return=minimal` and its Preference-Applied', () => {
     const created = doc.paths['/v2/conversationmessages/webhooks.json'].post.responses['201'];
-    expect(created.headers['Preference-Applied']).toMatchObject({ schema: { type: 'string', enum: ['return=minimal'] } });
+    expect(created.headers['Preference-Applied']).toMatchObject({
+      schema: { type: 'string', enum: ['return=minimal'] },
+    });
     expect(created.description).toMatch(/return=minimal/);
   });
 });
 
 describe('GET and PUT /v2/pmconnection.json', () => {
   it('answer one record as every record reads: with `included`, and the same properties as before', async () => {
-    const put = await api('/v2/pmconnection.json', { method: 'PUT', key: site.users.admin.apiKey, body: { pmconnection: { baseUrl: 'https://93.184.216.34/', token: 'edge-token' } } });
+    const put = await api('/v2/pmconnection.json', {
+      method: 'PUT',
+      key: site.users.admin.apiKey,
+      body: { pmconnection: { baseUrl: 'https://93.184.216.34/', token: 'edge-token' } },
+    });
     expect(put.status, put.text).toBe(200);
     expect(put.body.included).toEqual({});
-    expect(Object.keys(put.body.pmconnection).sort()).toEqual(['baseUrl', 'createdAt', 'createdBy', 'hasToken', 'id', 'lastSyncedAt', 'state', 'type', 'updatedAt', 'updatedBy'].sort());
+    expect(Object.keys(put.body.pmconnection).sort()).toEqual(
+      [
+        'baseUrl',
+        'createdAt',
+        'createdBy',
+        'hasToken',
+        'id',
+        'lastSyncedAt',
+        'state',
+        'type',
+        'updatedAt',
+        'updatedBy',
+      ].sort(),
+    );
     expect(put.body.pmconnection).toMatchObject({
       type: 'pmconnections',
       baseUrl: 'https://93.184.216.34',
@@ -135,7 +207,7 @@ describe('GET and PUT /v2/pmconnection.json', () => {
   });
 });
 
-describe('the walk that finds a body\'s unsafe spot', () => {
+describe("the walk that finds a body's unsafe spot", () => {
   it('names where a string holds NUL, in an array or an object, or a key does', () => {
     expect(unsafeSpot({ a: [1, { b: 'x\u0000' }] })).toEqual({ path: ['a', 1, 'b'], problem: 'nul' });
     expect(unsafeSpot({ a: { 'k\u0000': 1 } })).toEqual({ path: ['a', 'k\u0000'], problem: 'nul' });

@@ -16,10 +16,27 @@ let agent: string;
 let inbox: number;
 
 const ticketsCalled = (subject: string, installationId = site.id) =>
-  rows<{ id: number }>('SELECT id FROM tickets WHERE installation_id = $1 AND subject = $2 ORDER BY id', [installationId, subject]);
+  rows<{ id: number }>('SELECT id FROM tickets WHERE installation_id = $1 AND subject = $2 ORDER BY id', [
+    installationId,
+    subject,
+  ]);
 
 const create = (key: string, subject: string, apiKey = agent, extra: Record<string, unknown> = {}) =>
-  api('/v2/tickets.json', { method: 'POST', key: apiKey, headers: { 'Idempotency-Key': key }, body: { ticket: { subject, inbox, customer: { email: 'idem@keys.test' }, message: 'Once', notifyCustomer: false, ...extra } } });
+  api('/v2/tickets.json', {
+    method: 'POST',
+    key: apiKey,
+    headers: { 'Idempotency-Key': key },
+    body: {
+      ticket: {
+        subject,
+        inbox,
+        customer: { email: 'idem@keys.test' },
+        message: 'Once',
+        notifyCustomer: false,
+        ...extra,
+      },
+    },
+  });
 
 beforeAll(async () => {
   site = await newInstallation('idem');
@@ -44,7 +61,15 @@ describe('Idempotency-Key', () => {
   });
 
   it('is in the document on every authenticated write, with its 409 and 422, and on no read', async () => {
-    const document = (await api('/v2/openapi.json')).body as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown>; security?: unknown[] }>> };
+    const document = (await api('/v2/openapi.json')).body as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown>; security?: unknown[] }
+        >
+      >;
+    };
     let writes = 0;
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -52,7 +77,12 @@ describe('Idempotency-Key', () => {
         const publicRoute = Array.isArray(operation.security) && operation.security.length === 0;
         if (!named) {
           // a read, or a route without a teammate behind it (public, or with a credential of its own: a widget's, a provider's)
-          expect(['post', 'patch', 'put', 'delete'].includes(method) && !publicRoute && ['/v2/tickets.json', '/v2/tickets/{id}.json', '/v2/companies/update.json'].includes(path), `${method} ${path}`).toBe(false);
+          expect(
+            ['post', 'patch', 'put', 'delete'].includes(method) &&
+              !publicRoute &&
+              ['/v2/tickets.json', '/v2/tickets/{id}.json', '/v2/companies/update.json'].includes(path),
+            `${method} ${path}`,
+          ).toBe(false);
           continue;
         }
         writes++;
@@ -68,36 +98,79 @@ describe('Idempotency-Key', () => {
     const key = crypto.randomUUID();
     expect((await create(key, 'First body')).status).toBe(201);
     expectError(await create(key, 'Second body'), 422, 'Idempotency-Key');
-    expectError(await api(`/v2/tickets/${(await ticketsCalled('First body'))[0]!.id}.json`, { method: 'PATCH', key: agent, headers: { 'Idempotency-Key': key }, body: { ticket: { subject: 'x' } } }), 422, 'Idempotency-Key');
+    expectError(
+      await api(`/v2/tickets/${(await ticketsCalled('First body'))[0]!.id}.json`, {
+        method: 'PATCH',
+        key: agent,
+        headers: { 'Idempotency-Key': key },
+        body: { ticket: { subject: 'x' } },
+      }),
+      422,
+      'Idempotency-Key',
+    );
     expect(await ticketsCalled('Second body')).toEqual([]);
     expectError(await create('x'.repeat(256), 'Too long a key'), 400, 'Idempotency-Key');
     expectError(await create('clé', 'Not ASCII'), 400, 'Idempotency-Key');
     expect(await ticketsCalled('Too long a key')).toEqual([]);
   });
 
-  it('is the caller\'s own: another teammate, or another installation, with the same key writes its own', async () => {
+  it("is the caller's own: another teammate, or another installation, with the same key writes its own", async () => {
     const key = crypto.randomUUID();
     expect((await create(key, 'Per caller')).status).toBe(201);
     expect((await create(key, 'Per caller', site.users.admin.apiKey)).status).toBe(201);
     expect(await ticketsCalled('Per caller')).toHaveLength(2);
     const theirInbox = (await api('/v2/inboxes.json', { key: other.users.agent.apiKey })).body.inboxes[0].id;
-    const theirs = await api('/v2/tickets.json', { method: 'POST', key: other.users.agent.apiKey, headers: { 'Idempotency-Key': key }, body: { ticket: { subject: 'Per caller', inbox: theirInbox, customer: { email: 'idem@keys.test' }, message: 'x', notifyCustomer: false } } });
+    const theirs = await api('/v2/tickets.json', {
+      method: 'POST',
+      key: other.users.agent.apiKey,
+      headers: { 'Idempotency-Key': key },
+      body: {
+        ticket: {
+          subject: 'Per caller',
+          inbox: theirInbox,
+          customer: { email: 'idem@keys.test' },
+          message: 'x',
+          notifyCustomer: false,
+        },
+      },
+    });
     expect(theirs.status, theirs.text).toBe(201);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
   });
 
   it('answers 409 while the first request runs; two sent at once make one ticket', async () => {
     const key = crypto.randomUUID();
-    const body = JSON.stringify({ ticket: { subject: 'In flight', inbox, customer: { email: 'idem@keys.test' }, message: 'Once', notifyCustomer: false } });
+    const body = JSON.stringify({
+      ticket: {
+        subject: 'In flight',
+        inbox,
+        customer: { email: 'idem@keys.test' },
+        message: 'Once',
+        notifyCustomer: false,
+      },
+    });
     // a request holding the key, as one still running would
     const digest = createHash('sha256').update(`POST /v2/tickets.json\n${body}`).digest('hex');
-    await rows('INSERT INTO idempotency_keys (installation_id, user_id, key, request_digest) VALUES ($1, $2, $3, $4)', [site.id, site.users.agent.id, key, digest]);
-    const held = await checkedFetch(`${inject('workerUrl')}/v2/tickets.json`, { method: 'POST', headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key }, body });
+    await rows('INSERT INTO idempotency_keys (installation_id, user_id, key, request_digest) VALUES ($1, $2, $3, $4)', [
+      site.id,
+      site.users.agent.id,
+      key,
+      digest,
+    ]);
+    const held = await checkedFetch(`${inject('workerUrl')}/v2/tickets.json`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body,
+    });
     expect(held.status).toBe(409);
     expect(await ticketsCalled('In flight')).toEqual([]);
     // one that died holding it (past two minutes) leaves it to the retry
     await rows("UPDATE idempotency_keys SET started_at = now() - interval '3 minutes' WHERE key = $1", [key]);
-    const retried = await checkedFetch(`${inject('workerUrl')}/v2/tickets.json`, { method: 'POST', headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key }, body });
+    const retried = await checkedFetch(`${inject('workerUrl')}/v2/tickets.json`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body,
+    });
     expect(retried.status).toBe(201);
     expect(await ticketsCalled('In flight')).toHaveLength(1);
 
@@ -110,10 +183,21 @@ describe('Idempotency-Key', () => {
 
   it('lets a client retry after a timeout: however the first went, one ticket, and the retry answers it', async () => {
     const key = crypto.randomUUID();
-    const body = { ticket: { subject: 'Timed out', inbox, customer: { email: 'idem@keys.test' }, message: 'Once', notifyCustomer: false } };
+    const body = {
+      ticket: {
+        subject: 'Timed out',
+        inbox,
+        customer: { email: 'idem@keys.test' },
+        message: 'Once',
+        notifyCustomer: false,
+      },
+    };
     // the client gives up at once: the first request may or may not have run
     await checkedFetch(`${inject('workerUrl')}/v2/tickets.json`, {
-      method: 'POST', headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body), signal: AbortSignal.timeout(1),
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(1),
     }).catch(() => undefined);
     let retry = await create(key, 'Timed out');
     for (let tries = 0; retry.status === 409 && tries < 50; tries++) {
@@ -128,10 +212,20 @@ describe('Idempotency-Key', () => {
 
   it('replays a 204 and a 4xx as they were, and is forgotten after 24 hours (the cron)', async () => {
     const key = crypto.randomUUID();
-    const [ticket] = (await create(crypto.randomUUID(), 'To delete').then(() => ticketsCalled('To delete'))) as [{ id: number }];
-    const removed = await api(`/v2/tickets/${ticket.id}.json`, { method: 'DELETE', key: agent, headers: { 'Idempotency-Key': key } });
+    const [ticket] = (await create(crypto.randomUUID(), 'To delete').then(() => ticketsCalled('To delete'))) as [
+      { id: number },
+    ];
+    const removed = await api(`/v2/tickets/${ticket.id}.json`, {
+      method: 'DELETE',
+      key: agent,
+      headers: { 'Idempotency-Key': key },
+    });
     expect(removed.status).toBe(204);
-    const again = await api(`/v2/tickets/${ticket.id}.json`, { method: 'DELETE', key: agent, headers: { 'Idempotency-Key': key } });
+    const again = await api(`/v2/tickets/${ticket.id}.json`, {
+      method: 'DELETE',
+      key: agent,
+      headers: { 'Idempotency-Key': key },
+    });
     expect(again.status).toBe(204);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
 

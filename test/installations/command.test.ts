@@ -27,17 +27,30 @@ describe('npm run installation -- create', () => {
   const site = `cmd-${Math.random().toString(36).slice(2, 8)}`;
 
   it('creates the installation with its defaults and prints a working owner key, once', async () => {
-    const result = await command(['create', '--site', site, '--owner-email', 'Boss@Example.com', '--name', 'Command Co']);
+    const result = await command([
+      'create',
+      '--site',
+      site,
+      '--owner-email',
+      'Boss@Example.com',
+      '--name',
+      'Command Co',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const key = /^\s+(hd_\w+)$/m.exec(result.stdout)?.[1];
     expect(key, result.stdout).toBeDefined();
-    const [installation] = await rows<{ id: number; name: string }>('SELECT id, name FROM installations WHERE site_name = $1', [site]);
+    const [installation] = await rows<{ id: number; name: string }>(
+      'SELECT id, name FROM installations WHERE site_name = $1',
+      [site],
+    );
     expect(installation!.name).toBe('Command Co');
-    expect(await rows('SELECT email, role FROM users WHERE installation_id = $1', [installation!.id])).toEqual([{ email: 'Boss@Example.com', role: 'owner' }]);
-    // only the key's hash and its prefix are stored
-    expect(await rows('SELECT prefix, secret_hash FROM credentials WHERE installation_id = $1', [installation!.id])).toEqual([
-      { prefix: key!.slice(0, 7), secret_hash: createHash('sha256').update(key!).digest('hex') },
+    expect(await rows('SELECT email, role FROM users WHERE installation_id = $1', [installation!.id])).toEqual([
+      { email: 'Boss@Example.com', role: 'owner' },
     ]);
+    // only the key's hash and its prefix are stored
+    expect(
+      await rows('SELECT prefix, secret_hash FROM credentials WHERE installation_id = $1', [installation!.id]),
+    ).toEqual([{ prefix: key!.slice(0, 7), secret_hash: createHash('sha256').update(key!).digest('hex') }]);
     const statuses = await api('/v2/ticketstatuses.json', { key });
     expect(statuses.status, statuses.text).toBe(200);
     expect(statuses.body.ticketstatuses.map((s: any) => s.id)).toEqual([1, 3, 4, 5, 6, 7]);

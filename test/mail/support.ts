@@ -31,9 +31,10 @@ export function rawMail(mail: RawMail): string {
   const body = mail.body ?? 'Hello, I need help.';
   const fromAddress = /<([^<>]+)>\s*$/.exec(mail.from)?.[1] ?? mail.from;
   const fromDomain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1);
-  const authentication = mail.authentication === undefined
-    ? `ARC-Authentication-Results: i=1; mx.cloudflare.net; dkim=pass header.d=${fromDomain} header.s=s1; dmarc=pass header.from=${fromDomain} policy.dmarc=none; spf=pass (mx.cloudflare.net: domain of ${fromAddress} designates 203.0.113.7 as permitted sender) smtp.mailfrom=${fromAddress}`
-    : mail.authentication;
+  const authentication =
+    mail.authentication === undefined
+      ? `ARC-Authentication-Results: i=1; mx.cloudflare.net; dkim=pass header.d=${fromDomain} header.s=s1; dmarc=pass header.from=${fromDomain} policy.dmarc=none; spf=pass (mx.cloudflare.net: domain of ${fromAddress} designates 203.0.113.7 as permitted sender) smtp.mailfrom=${fromAddress}`
+      : mail.authentication;
   const lines = [
     ...(authentication ? [authentication] : []),
     'Received: from mx.customer.test ([203.0.113.7]) by mail.localhost; Mon, 23 Nov 2026 10:00:00 +0000',
@@ -50,13 +51,21 @@ export function rawMail(mail: RawMail): string {
   if (typeof body === 'string') {
     lines.push('Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 8bit', '', body);
   } else {
-    lines.push(`Content-Type: ${body.contentType}`, ...(body.transferEncoding ? [`Content-Transfer-Encoding: ${body.transferEncoding}`] : []), '', body.content);
+    lines.push(
+      `Content-Type: ${body.contentType}`,
+      ...(body.transferEncoding ? [`Content-Transfer-Encoding: ${body.transferEncoding}`] : []),
+      '',
+      body.content,
+    );
   }
   return lines.join('\r\n');
 }
 
 /** Hands `raw` (a string, or bytes for other charsets) to the handler, envelope `from` and `to`. */
-export async function deliver(raw: string | Uint8Array, envelope: { from: string; to: string }): Promise<{ status: number; text: string }> {
+export async function deliver(
+  raw: string | Uint8Array,
+  envelope: { from: string; to: string },
+): Promise<{ status: number; text: string }> {
   const url = `${inject('workerUrl')}/cdn-cgi/handler/email?${new URLSearchParams(envelope)}`;
   const response = await fetch(url, { method: 'POST', body: raw });
   return { status: response.status, text: await response.text() };
@@ -91,6 +100,9 @@ export async function sentTo(address: string): Promise<SentMail[]> {
 
 /** The next sends to `address` fail with these Email Service codes, one each, in order. */
 export async function planSendFailures(address: string, codes: string[]): Promise<void> {
-  const response = await fetch(`${inject('mailReceiverUrl')}/plan`, { method: 'POST', body: JSON.stringify({ to: address, codes }) });
+  const response = await fetch(`${inject('mailReceiverUrl')}/plan`, {
+    method: 'POST',
+    body: JSON.stringify({ to: address, codes }),
+  });
   if (response.status !== 204) throw new Error(`plan failed: ${response.status}`);
 }

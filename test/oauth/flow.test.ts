@@ -12,7 +12,17 @@ import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { eventsOf, summary } from '../support/events';
 import { TEST_PUBLIC_URL } from '../mail/limits';
-import { authorizeUrl, clientOptions, consentInBrowser, discover, registerApp, startCallback, toWorker, type Callback, type RegisteredApp } from './support';
+import {
+  authorizeUrl,
+  clientOptions,
+  consentInBrowser,
+  discover,
+  registerApp,
+  startCallback,
+  toWorker,
+  type Callback,
+  type RegisteredApp,
+} from './support';
 import { checkedFetch } from '../support/contract';
 
 let browser: Browser;
@@ -31,12 +41,25 @@ afterAll(async () => {
 });
 
 /** A code for the app, consented in the browser with `apiKey` (the agent's unless given; null: none, the cookie of `context` signs in). */
-async function codeFor(app: RegisteredApp, options: { context?: BrowserContext; apiKey?: string | null; scope?: string } = {}) {
+async function codeFor(
+  app: RegisteredApp,
+  options: { context?: BrowserContext; apiKey?: string | null; scope?: string } = {},
+) {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
-  const url = authorizeUrl(as, app.clientId, { redirectUri: callback.url, state, scope: options.scope, codeChallenge: await oauth.calculatePKCECodeChallenge(verifier) });
-  const apiKey = options.apiKey === undefined ? site.users.agent.apiKey : options.apiKey ?? undefined;
-  const back = await consentInBrowser(options.context ?? browser, url, callback.url, apiKey === undefined ? {} : { apiKey });
+  const url = authorizeUrl(as, app.clientId, {
+    redirectUri: callback.url,
+    state,
+    scope: options.scope,
+    codeChallenge: await oauth.calculatePKCECodeChallenge(verifier),
+  });
+  const apiKey = options.apiKey === undefined ? site.users.agent.apiKey : (options.apiKey ?? undefined);
+  const back = await consentInBrowser(
+    options.context ?? browser,
+    url,
+    callback.url,
+    apiKey === undefined ? {} : { apiKey },
+  );
   const params = oauth.validateAuthResponse(as, { client_id: app.clientId }, back, state);
   return { params, verifier };
 }
@@ -44,13 +67,27 @@ async function codeFor(app: RegisteredApp, options: { context?: BrowserContext; 
 async function tokensFor(app: RegisteredApp, options: Parameters<typeof codeFor>[1] = {}) {
   const client = { client_id: app.clientId };
   const { params, verifier } = await codeFor(app, options);
-  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(app.clientSecret!), params, callback.url, verifier, clientOptions);
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.ClientSecretBasic(app.clientSecret!),
+    params,
+    callback.url,
+    verifier,
+    clientOptions,
+  );
   return oauth.processAuthorizationCodeResponse(as, client, response);
 }
 
 async function refresh(app: RegisteredApp, refreshToken: string) {
   const client = { client_id: app.clientId };
-  const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(app.clientSecret!), refreshToken, clientOptions);
+  const response = await oauth.refreshTokenGrantRequest(
+    as,
+    client,
+    oauth.ClientSecretPost(app.clientSecret!),
+    refreshToken,
+    clientOptions,
+  );
   return oauth.processRefreshTokenResponse(as, client, response);
 }
 
@@ -58,7 +95,10 @@ const me = (token: string) => api('/v2/me.json', { key: token });
 
 /** The OAuth error a rejected promise carries (oauth4webapi's ResponseBodyError, or for a 401 its WWWAuthenticateChallengeError). */
 async function oauthFailure(promise: Promise<unknown>): Promise<{ error: string; status: number }> {
-  const failure = await promise.then(() => undefined, (error: unknown) => error);
+  const failure = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   if (failure instanceof oauth.WWWAuthenticateChallengeError) {
     return { error: ((await failure.response.json()) as { error: string }).error, status: failure.status };
   }
@@ -91,15 +131,25 @@ describe('the app login flow', () => {
     expect(tokens.expires_in).toBe(3600);
     expect(tokens.scope).toBe('desk');
     expect(tokens.refresh_token).toMatch(/^hdr_/);
-    expect(tokens.installation).toEqual({ id: site.id, name: expect.any(String), siteName: site.siteName, apiEndPoint: TEST_PUBLIC_URL });
+    expect(tokens.installation).toEqual({
+      id: site.id,
+      name: expect.any(String),
+      siteName: site.siteName,
+      apiEndPoint: TEST_PUBLIC_URL,
+    });
     expect(tokens.user).toMatchObject({ id: site.users.agent.id, email: site.users.agent.email, role: 'agent' });
     const called = await me(tokens.access_token);
     expect(called.status, called.text).toBe(200);
     expect(called.body.user.id).toBe(site.users.agent.id);
     // stored as digests only
-    const [stored] = await rows(`SELECT kind, grant_id, expires_at > now() + interval '59 minutes' AS hour FROM credentials WHERE secret_hash = $1`, [await hashSecret(tokens.access_token)]);
+    const [stored] = await rows(
+      `SELECT kind, grant_id, expires_at > now() + interval '59 minutes' AS hour FROM credentials WHERE secret_hash = $1`,
+      [await hashSecret(tokens.access_token)],
+    );
     expect(stored).toMatchObject({ kind: 'oauth_access_token', hour: true });
-    expect(await rows(`SELECT 1 FROM oauth_refresh_tokens WHERE token_hash = $1`, [await hashSecret(tokens.refresh_token!)])).toHaveLength(1);
+    expect(
+      await rows(`SELECT 1 FROM oauth_refresh_tokens WHERE token_hash = $1`, [await hashSecret(tokens.refresh_token!)]),
+    ).toHaveLength(1);
   });
 
   it('answers userinfo: who owns the token, its helpdesk, its scopes and app', async () => {
@@ -107,7 +157,13 @@ describe('the app login flow', () => {
     const client = { client_id: app.clientId };
     const response = await oauth.userInfoRequest(as, client, tokens.access_token, clientOptions);
     const info = await oauth.processUserInfoResponse(as, client, String(site.users.agent.id), response);
-    expect(info).toMatchObject({ sub: String(site.users.agent.id), scopes: ['desk'], client_id: app.clientId, installation: { id: site.id }, user: { id: site.users.agent.id } });
+    expect(info).toMatchObject({
+      sub: String(site.users.agent.id),
+      scopes: ['desk'],
+      client_id: app.clientId,
+      installation: { id: site.id },
+      user: { id: site.users.agent.id },
+    });
   });
 
   it('rotates the refresh token: the old tokens stop, a reused refresh token revokes the grant', async () => {
@@ -122,7 +178,9 @@ describe('the app login flow', () => {
     expectError(await me(second.access_token), 401);
     expect(await oauthFailure(refresh(app, second.refresh_token!))).toMatchObject({ error: 'invalid_grant' });
     const [grant] = await rows<{ revoked: boolean }>(
-      `SELECT g.state = 'deleted' AS revoked FROM oauth_grants g JOIN oauth_refresh_tokens r ON r.grant_id = g.id WHERE r.token_hash = $1`, [await hashSecret(second.refresh_token!)]);
+      `SELECT g.state = 'deleted' AS revoked FROM oauth_grants g JOIN oauth_refresh_tokens r ON r.grant_id = g.id WHERE r.token_hash = $1`,
+      [await hashSecret(second.refresh_token!)],
+    );
     expect(grant!.revoked).toBe(true);
   });
 
@@ -130,22 +188,35 @@ describe('the app login flow', () => {
     const client = { client_id: app.clientId };
     const auth = oauth.ClientSecretBasic(app.clientSecret!);
     const tokens = await tokensFor(app);
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, tokens.access_token, clientOptions));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, auth, tokens.access_token, clientOptions),
+    );
     expectError(await me(tokens.access_token), 401);
     const next = await refresh(app, tokens.refresh_token!); // the grant stands
     expect((await me(next.access_token)).status).toBe(200);
 
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, next.refresh_token!, { ...clientOptions, additionalParameters: { token_type_hint: 'refresh_token' } }));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, auth, next.refresh_token!, {
+        ...clientOptions,
+        additionalParameters: { token_type_hint: 'refresh_token' },
+      }),
+    );
     expectError(await me(next.access_token), 401);
     expect(await oauthFailure(refresh(app, next.refresh_token!))).toMatchObject({ error: 'invalid_grant' });
     // nothing to revoke: the same answer
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, 'hdo_not-a-token', clientOptions));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, auth, 'hdo_not-a-token', clientOptions),
+    );
   });
 
   it('signs the teammate in for a week: a second consent needs no key; revoking the key signs them out', async () => {
     const context = await browser.newContext();
     try {
-      const key = await api('/v2/apikeys.json', { method: 'POST', key: site.users.admin.apiKey, body: { apikey: { name: 'for the authorize page' } } });
+      const key = await api('/v2/apikeys.json', {
+        method: 'POST',
+        key: site.users.admin.apiKey,
+        body: { apikey: { name: 'for the authorize page' } },
+      });
       expect(key.status, key.text).toBe(201);
       const first = await tokensFor(app, { context, apiKey: key.body.apikey.secret });
       expect(first.user).toMatchObject({ id: site.users.admin.id });
@@ -157,9 +228,19 @@ describe('the app login flow', () => {
       // the cookie is no API credential
       expectError(await api('/v2/me.json', { key: signin.value }), 401);
       // the key it came from revoked, the page asks for a key again
-      expect((await api(`/v2/apikeys/${key.body.apikey.id}.json`, { method: 'DELETE', key: site.users.admin.apiKey })).status).toBe(204);
+      expect(
+        (await api(`/v2/apikeys/${key.body.apikey.id}.json`, { method: 'DELETE', key: site.users.admin.apiKey }))
+          .status,
+      ).toBe(204);
       const page = await context.newPage();
-      await page.goto(toWorker(authorizeUrl(as, app.clientId, { redirectUri: callback.url, codeChallenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()) })));
+      await page.goto(
+        toWorker(
+          authorizeUrl(as, app.clientId, {
+            redirectUri: callback.url,
+            codeChallenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+          }),
+        ),
+      );
       expect(await page.locator('label[for=api_key]').textContent()).toBe('Your API key');
       await page.close();
     } finally {
@@ -177,7 +258,10 @@ describe('the app login flow', () => {
     // the grant ends with it, and says so as every deleted record does
     expect(summary(await eventsOf(site.id, 'oauthgrants', grant!.id))).toContain('oauthgrants:deleted');
     expectError(await me(tokens.access_token), 401);
-    expect(await oauthFailure(refresh(doomed, tokens.refresh_token!))).toMatchObject({ error: 'invalid_client', status: 401 });
+    expect(await oauthFailure(refresh(doomed, tokens.refresh_token!))).toMatchObject({
+      error: 'invalid_client',
+      status: 401,
+    });
   });
 });
 
@@ -194,8 +278,26 @@ describe('a public app', () => {
 
     const { params, verifier } = await codeFor(app);
     const wrong = oauth.generateRandomCodeVerifier();
-    expect(await oauthFailure(oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, callback.url, wrong, clientOptions).then((r) => oauth.processAuthorizationCodeResponse(as, client, r)))).toMatchObject({ error: 'invalid_grant' });
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, callback.url, verifier, clientOptions));
+    expect(
+      await oauthFailure(
+        oauth
+          .authorizationCodeGrantRequest(as, client, oauth.None(), params, callback.url, wrong, clientOptions)
+          .then((r) => oauth.processAuthorizationCodeResponse(as, client, r)),
+      ),
+    ).toMatchObject({ error: 'invalid_grant' });
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.None(),
+        params,
+        callback.url,
+        verifier,
+        clientOptions,
+      ),
+    );
     expect((await me(tokens.access_token)).status).toBe(200);
   });
 });
@@ -206,14 +308,22 @@ describe('scopes', () => {
     const tokens = await tokensFor(app, { scope: 'desk:read', apiKey: site.users.owner.apiKey });
     expect(tokens.scope).toBe('desk:read');
     expect((await api('/v2/companies.json', { key: tokens.access_token })).status).toBe(200);
-    const write = await api('/v2/companies.json', { method: 'POST', key: tokens.access_token, body: { company: { name: 'Read Only Ltd' } } });
+    const write = await api('/v2/companies.json', {
+      method: 'POST',
+      key: tokens.access_token,
+      body: { company: { name: 'Read Only Ltd' } },
+    });
     expectError(write, 403, undefined, /desk scope/);
-    expect(await rows(`SELECT 1 FROM companies WHERE installation_id = $1 AND name = 'Read Only Ltd'`, [site.id])).toHaveLength(0);
+    expect(
+      await rows(`SELECT 1 FROM companies WHERE installation_id = $1 AND name = 'Read Only Ltd'`, [site.id]),
+    ).toHaveLength(0);
   });
 
   it('an app asking for a scope it may not is sent back with invalid_scope', async () => {
     const app = await registerApp(site, { redirectUris: [callback.url], scopes: ['desk:read'] });
-    const back = await consentFailure(authorizeUrl(as, app.clientId, { redirectUri: callback.url, scope: 'desk', state: 'st-2' }));
+    const back = await consentFailure(
+      authorizeUrl(as, app.clientId, { redirectUri: callback.url, scope: 'desk', state: 'st-2' }),
+    );
     expect(back.get('error')).toBe('invalid_scope');
     expect(back.get('state')).toBe('st-2');
   });
@@ -221,8 +331,20 @@ describe('scopes', () => {
   it('an OAuth token cannot make an API key or an app', async () => {
     const app = await registerApp(site, { redirectUris: [callback.url] });
     const tokens = await tokensFor(app, { apiKey: site.users.owner.apiKey });
-    expectError(await api('/v2/apikeys.json', { method: 'POST', key: tokens.access_token, body: { apikey: { name: 'escape' } } }), 403, undefined, /API key/);
-    expectError(await api('/v2/oauthapps.json', { method: 'POST', key: tokens.access_token, body: { oauthapp: { name: 'x', redirectUris: [callback.url] } } }), 403);
+    expectError(
+      await api('/v2/apikeys.json', { method: 'POST', key: tokens.access_token, body: { apikey: { name: 'escape' } } }),
+      403,
+      undefined,
+      /API key/,
+    );
+    expectError(
+      await api('/v2/oauthapps.json', {
+        method: 'POST',
+        key: tokens.access_token,
+        body: { oauthapp: { name: 'x', redirectUris: [callback.url] } },
+      }),
+      403,
+    );
   });
 });
 

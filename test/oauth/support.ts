@@ -23,7 +23,10 @@ export const clientOptions = {
 /** The authorization server, discovered as a client discovers it (RFC 8414), checked by oauth4webapi. */
 export async function discover(): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(TEST_PUBLIC_URL);
-  return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...clientOptions, algorithm: 'oauth2' }));
+  return oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { ...clientOptions, algorithm: 'oauth2' }),
+  );
 }
 
 export interface RegisteredApp {
@@ -33,8 +36,15 @@ export interface RegisteredApp {
 }
 
 /** An app registered by the installation's owner. */
-export async function registerApp(site: SeededInstallation, properties: Record<string, unknown>): Promise<RegisteredApp> {
-  const created = await api('/v2/oauthapps.json', { method: 'POST', key: site.users.owner.apiKey, body: { oauthapp: { name: 'Zap Sync', ...properties } } });
+export async function registerApp(
+  site: SeededInstallation,
+  properties: Record<string, unknown>,
+): Promise<RegisteredApp> {
+  const created = await api('/v2/oauthapps.json', {
+    method: 'POST',
+    key: site.users.owner.apiKey,
+    body: { oauthapp: { name: 'Zap Sync', ...properties } },
+  });
   expect(created.status, created.text).toBe(201);
   return created.body.oauthapp;
 }
@@ -54,7 +64,11 @@ export async function startCallback(): Promise<Callback> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/callback`, arrivals, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/callback`,
+    arrivals,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** What an authorize URL asks for, beyond the client. */
@@ -96,7 +110,10 @@ export async function consentInBrowser(
     const shown = await page.goto(toWorker(url));
     expect(shown?.status()).toBe(200);
     if (action.apiKey !== undefined) await page.fill('#api_key', action.apiKey);
-    await Promise.all([page.waitForURL((address) => address.href.startsWith(callback)), page.click(`button[value=${action.decision ?? 'allow'}]`)]);
+    await Promise.all([
+      page.waitForURL((address) => address.href.startsWith(callback)),
+      page.click(`button[value=${action.decision ?? 'allow'}]`),
+    ]);
     return new URL(page.url());
   } finally {
     await page.close();
@@ -105,11 +122,18 @@ export async function consentInBrowser(
 }
 
 /** A raw request to a protocol endpoint, form-encoded unless `json`. */
-export async function post(path: string, parameters: Record<string, string>, options: { json?: boolean; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any }> {
+export async function post(
+  path: string,
+  parameters: Record<string, string>,
+  options: { json?: boolean; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
   const url = inject('workerUrl') + path;
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': options.json ? 'application/json' : 'application/x-www-form-urlencoded', ...options.headers },
+    headers: {
+      'content-type': options.json ? 'application/json' : 'application/x-www-form-urlencoded',
+      ...options.headers,
+    },
     body: options.json ? JSON.stringify(parameters) : new URLSearchParams(parameters).toString(),
   });
   // checked against the document, as `api()` checks its own answers; a body that is not JSON is its text
@@ -117,4 +141,5 @@ export async function post(path: string, parameters: Record<string, string>, opt
   return { status: answer.status, headers: answer.headers, body: answer.body ?? (answer.text || undefined) };
 }
 
-export const basicAuth = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+export const basicAuth = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;

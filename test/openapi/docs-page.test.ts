@@ -52,12 +52,23 @@ describe('GET /v2/docs', () => {
       const text = await section.innerText();
       expect(text).toContain('filter');
       expect(text).toContain('pageSize');
-      await page.getByRole('button', { name: /Companies/ }).first().waitFor(WAIT);
+      await page
+        .getByRole('button', { name: /Companies/ })
+        .first()
+        .waitFor(WAIT);
       const links = page.locator('a[href^="#tag/companies/"]');
       await links.first().waitFor(WAIT);
       const operations = await links.allInnerTexts();
-      for (const summary of ['List companies', 'Create a company', 'Get a company', 'Delete every company the filter selects']) {
-        expect(operations.some((label) => label.includes(summary)), `${summary} in ${operations.join(' | ')}`).toBe(true);
+      for (const summary of [
+        'List companies',
+        'Create a company',
+        'Get a company',
+        'Delete every company the filter selects',
+      ]) {
+        expect(
+          operations.some((label) => label.includes(summary)),
+          `${summary} in ${operations.join(' | ')}`,
+        ).toBe(true);
       }
       // Search finds an operation by its summary.
       await page.keyboard.press('Control+k');

@@ -14,13 +14,21 @@ const madeFor: Record<string, (example: string) => string> = {};
 beforeAll(async () => {
   doc = (await api('/v2/openapi.json')).body;
   site = await newInstallation('examples');
-  const field = await api('/v2/customfields.json', { method: 'POST', key: site.users.owner.apiKey, body: { customfield: { agentLabel: 'Plan', kind: 'text' } } });
+  const field = await api('/v2/customfields.json', {
+    method: 'POST',
+    key: site.users.owner.apiKey,
+    body: { customfield: { agentLabel: 'Plan', kind: 'text' } },
+  });
   expect(field.status, field.text).toBe(201);
-  madeFor.customfields = (example) => JSON.stringify(JSON.parse(example).map((criterion: object) => ({ ...criterion, id: field.body.customfield.id })));
+  madeFor.customfields = (example) =>
+    JSON.stringify(JSON.parse(example).map((criterion: object) => ({ ...criterion, id: field.body.customfield.id })));
 });
 
 /** The 2xx statuses an operation documents. */
-const successes = (operation: any) => Object.keys(operation.responses).filter((status) => status.startsWith('2')).map(Number);
+const successes = (operation: any) =>
+  Object.keys(operation.responses)
+    .filter((status) => status.startsWith('2'))
+    .map(Number);
 
 /** GET operations without path parameters that answer JSON to a teammate: the lists, and reads like `/v2/me.json`. */
 function teammateReads(): Array<{ path: string; operation: any }> {
@@ -34,14 +42,19 @@ function teammateReads(): Array<{ path: string; operation: any }> {
 
 describe('the examples of the reference', () => {
   it("gives every filter an example over the resource's own names", () => {
-    const filters = teammateReads().flatMap(({ path, operation }) => (operation.parameters ?? []).filter((p: any) => p.name === 'filter').map((p: any) => ({ path, p })));
+    const filters = teammateReads().flatMap(({ path, operation }) =>
+      (operation.parameters ?? []).filter((p: any) => p.name === 'filter').map((p: any) => ({ path, p })),
+    );
     expect(filters.length).toBeGreaterThan(40);
     // the search filters over the ticket list's names
-    const namesOf = (path: string, p: any) => (path === '/v2/search/tickets.json' ? filters.find((f) => f.path === '/v2/tickets.json')!.p : p).schema.description;
+    const namesOf = (path: string, p: any) =>
+      (path === '/v2/search/tickets.json' ? filters.find((f) => f.path === '/v2/tickets.json')!.p : p).schema
+        .description;
     for (const { path, p } of filters) {
       expect(p.schema.example, path).toBeTypeOf('string');
       const named = Object.keys(JSON.parse(p.schema.example));
-      for (const name of named) expect(namesOf(path, p), `${path}: ${name}`).toMatch(new RegExp(`[ :,]${name.replace('.', '\\.')}(,|;)`));
+      for (const name of named)
+        expect(namesOf(path, p), `${path}: ${name}`).toMatch(new RegExp(`[ :,]${name.replace('.', '\\.')}(,|;)`));
     }
   });
 
@@ -59,7 +72,8 @@ describe('the examples of the reference', () => {
       if (Object.keys(query).length === 0) continue;
       const response = await api(path, { key: site.users.owner.apiKey, query });
       sent += 1;
-      if (!successes(operation).includes(response.status)) failures.push(`${path}?${new URLSearchParams(query)}: ${response.status} ${response.text.slice(0, 300)}`);
+      if (!successes(operation).includes(response.status))
+        failures.push(`${path}?${new URLSearchParams(query)}: ${response.status} ${response.text.slice(0, 300)}`);
     }
     expect(sent).toBeGreaterThan(40);
     expect(failures).toEqual([]);

@@ -25,7 +25,8 @@ const companyOperations = [
 ] as const;
 
 const schema = (name: string) => doc.components.schemas[name];
-const jsonSchemaOf = (operation: any, status: number) => operation.responses[String(status)].content['application/json'].schema;
+const jsonSchemaOf = (operation: any, status: number) =>
+  operation.responses[String(status)].content['application/json'].schema;
 
 describe('GET /v2/openapi.json', () => {
   it('is public OpenAPI 3.1 whose every reference resolves', async () => {
@@ -40,15 +41,39 @@ describe('GET /v2/openapi.json', () => {
   });
 
   it('names every operation, uniquely, as a name reads (listCompanies, getCompany)', () => {
-    const ids: string[] = Object.values(doc.paths).flatMap((methods: any) => Object.values(methods).map((operation: any) => operation.operationId));
+    const ids: string[] = Object.values(doc.paths).flatMap((methods: any) =>
+      Object.values(methods).map((operation: any) => operation.operationId),
+    );
     expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
     for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z]+$/);
-    for (const [method, path, id] of companyOperations) expect(doc.paths[path]?.[method]?.operationId, `${method} ${path}`).toBe(id);
+    for (const [method, path, id] of companyOperations)
+      expect(doc.paths[path]?.[method]?.operationId, `${method} ${path}`).toBe(id);
   });
 
   it('groups operations as the spec groups them, named in words, tickets and their thread first', () => {
     const tags = doc.tags.map((tag: { name: string }) => tag.name);
-    for (const group of ['AI usage', 'Agent invites', 'Announcement', 'Anomalies', 'App features', 'App features installations', 'Apps', 'Background jobs', 'Business hours', 'Business hours holidays', 'Business hours schedules', 'Canned responses', 'Companies', 'Contact forms', 'Conversation messages', 'Conversations', 'API keys', 'OAuth', 'SLAs', 'PM connection']) {
+    for (const group of [
+      'AI usage',
+      'Agent invites',
+      'Announcement',
+      'Anomalies',
+      'App features',
+      'App features installations',
+      'Apps',
+      'Background jobs',
+      'Business hours',
+      'Business hours holidays',
+      'Business hours schedules',
+      'Canned responses',
+      'Companies',
+      'Contact forms',
+      'Conversation messages',
+      'Conversations',
+      'API keys',
+      'OAuth',
+      'SLAs',
+      'PM connection',
+    ]) {
       expect(tags).toContain(group);
     }
     expect(tags.slice(0, 3)).toEqual(['Tickets', 'Files', 'Customers']);
@@ -67,13 +92,17 @@ describe('GET /v2/openapi.json', () => {
     for (const operation of operations) {
       expect(operation.summary, operation.operationId).not.toMatch(/\b[a-z]+[A-Z]\w*/);
       expect(operation.summary, operation.operationId).not.toMatch(/\ba [aeio]/i);
-      expect(operation.description, operation.operationId).toMatch(/(Who may call it: [a-z, ]+\.|Called without an API key\.)$/);
+      expect(operation.description, operation.operationId).toMatch(
+        /(Who may call it: [a-z, ]+\.|Called without an API key\.)$/,
+      );
     }
     expect(doc.paths['/v2/agentinvites.json'].post.summary).toBe('Create an agent invite');
     expect(doc.paths['/v2/ticketsources.json'].post.summary).toBe('Create a ticket source');
     expect(doc.paths['/v2/apikeys.json'].get.summary).toBe('List API keys');
     expect(doc.paths['/v2/users/{id}.json'].get.summary).toBe('Get a user');
-    expect(doc.paths['/v2/companies.json'].post.description).toMatch(/^Creates a company from the body[^]*Who may call it: owners, admins and agents\.$/);
+    expect(doc.paths['/v2/companies.json'].post.description).toMatch(
+      /^Creates a company from the body[^]*Who may call it: owners, admins and agents\.$/,
+    );
     expect(doc.paths['/v2/openapi.json'].get.description).toMatch(/Called without an API key\.$/);
   });
 
@@ -81,7 +110,9 @@ describe('GET /v2/openapi.json', () => {
     const operations = Object.values(doc.paths).flatMap((methods: any) => Object.values(methods)) as any[];
     expect(operations.length).toBeGreaterThan(100);
     const undescribed = operations.filter((operation) => {
-      const own = String(operation.description ?? '').replace(/(^|\n\n)(Who may call it: [a-z, ]+\.|Called without an API key\.)$/, '').trim();
+      const own = String(operation.description ?? '')
+        .replace(/(^|\n\n)(Who may call it: [a-z, ]+\.|Called without an API key\.)$/, '')
+        .trim();
       return own.length < 40;
     });
     expect(undescribed.map((operation) => operation.operationId)).toEqual([]);
@@ -95,17 +126,34 @@ describe('GET /v2/openapi.json', () => {
 
   it('describes a list: its parameters, its answers, a typed page and included records', () => {
     const list = doc.paths['/v2/companies.json'].get;
-    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['filter', 'orderBy', 'orderMode', 'page', 'pageSize', 'includes', 'fields']);
+    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'filter',
+      'orderBy',
+      'orderMode',
+      'page',
+      'pageSize',
+      'includes',
+      'fields',
+    ]);
     const orderBy = list.parameters.find((p: { name: string }) => p.name === 'orderBy');
-    expect(orderBy.schema.enum).toEqual(expect.arrayContaining(['name', 'customersCount', 'address.country', 'domains.name', 'inboxes.id', 'phones']));
-    expect(list.parameters.find((p: { name: string }) => p.name === 'pageSize').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(orderBy.schema.enum).toEqual(
+      expect.arrayContaining(['name', 'customersCount', 'address.country', 'domains.name', 'inboxes.id', 'phones']),
+    );
+    expect(list.parameters.find((p: { name: string }) => p.name === 'pageSize').schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+    });
     expect(Object.keys(list.responses)).toEqual(['200', '400', '401', '403', '429', '500', '503']);
     const body = schema(jsonSchemaOf(list, 200).$ref.split('/').pop());
     expect(body.required).toEqual(['companies', 'included', 'meta', 'pagination']);
     expect(body.properties.meta.properties.page).toEqual({ $ref: '#/components/schemas/PageMeta' });
     expect(schema('PageMeta').properties.count.type).toBe('integer');
     expect(body.properties.pagination).toEqual({ $ref: '#/components/schemas/Pagination' });
-    expect(schema('Pagination').properties).toMatchObject({ records: { type: 'integer' }, hasMorePages: { type: 'boolean' } });
+    expect(schema('Pagination').properties).toMatchObject({
+      records: { type: 'integer' },
+      hasMorePages: { type: 'boolean' },
+    });
     // `included` names each related type with an array of its records, not `{}`.
     expect(body.properties.included.properties.domains.items).toEqual({ $ref: '#/components/schemas/Domain' });
     expect(body.properties.included.properties.customers.items).toEqual({ $ref: '#/components/schemas/Customer' });
@@ -113,7 +161,12 @@ describe('GET /v2/openapi.json', () => {
 
   it('describes one record: the path id an integer, a 404 with the error body', () => {
     const get = doc.paths['/v2/companies/{id}.json'].get;
-    expect(get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } });
+    expect(get.parameters[0]).toMatchObject({
+      name: 'id',
+      in: 'path',
+      required: true,
+      schema: { type: 'integer', minimum: 1 },
+    });
     expect(get.responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     expect(schema('Error').properties.errors.type).toBe('array');
     expect(jsonSchemaOf(get, 200)).toEqual({ $ref: '#/components/schemas/CompanyBody' });
@@ -141,7 +194,10 @@ describe('GET /v2/openapi.json', () => {
   it('types references as references and says which properties may be null', () => {
     const reference = schema('CannedResponse').properties.inbox;
     expect(reference.type).toEqual(['object', 'null']);
-    expect(reference.properties).toMatchObject({ id: { type: 'integer' }, type: { type: 'string', enum: ['inboxes'] } });
+    expect(reference.properties).toMatchObject({
+      id: { type: 'integer' },
+      type: { type: 'string', enum: ['inboxes'] },
+    });
     expect(schema('Company').properties.createdBy.type).toEqual(['object', 'null']);
     expect(schema('App').properties.installedAt.type).toEqual(['string', 'null']);
     expect(schema('Conversation').properties.lastMessageAt.type).toEqual(['string', 'null']);
@@ -149,10 +205,14 @@ describe('GET /v2/openapi.json', () => {
     expect(schema('Company').properties.name.type).toBe('string');
   });
 
-  it('gives every answer a schema: the conversation create, the public history, the import\'s Location', () => {
-    expect(jsonSchemaOf(doc.paths['/v2/conversations.json'].post, 201)).toEqual({ $ref: '#/components/schemas/ConversationCreatedBody' });
+  it("gives every answer a schema: the conversation create, the public history, the import's Location", () => {
+    expect(jsonSchemaOf(doc.paths['/v2/conversations.json'].post, 201)).toEqual({
+      $ref: '#/components/schemas/ConversationCreatedBody',
+    });
     expect(schema('ConversationCreatedBody').properties.conversation.properties.socketUrl.type).toBe('string');
-    expect(jsonSchemaOf(doc.paths['/v2/conversationmessages/history/{token}.json'].get, 200)).toEqual({ $ref: '#/components/schemas/ConversationHistoryMessagesBody' });
+    expect(jsonSchemaOf(doc.paths['/v2/conversationmessages/history/{token}.json'].get, 200)).toEqual({
+      $ref: '#/components/schemas/ConversationHistoryMessagesBody',
+    });
     // the public history's records carry no AI draft or similarity (issue 31)
     expect(Object.keys(schema('ConversationHistoryMessage').properties)).not.toContain('aiDraft');
     const created = doc.paths['/v2/companies/import.csv'].post.responses['201'];
@@ -160,7 +220,12 @@ describe('GET /v2/openapi.json', () => {
   });
 
   it('says which operations are public', () => {
-    for (const [path, method] of [['/v2/openapi.json', 'get'], ['/v2/docs', 'get'], ['/health', 'get'], ['/v2/conversationmessages/history/{token}.json', 'get']] as const) {
+    for (const [path, method] of [
+      ['/v2/openapi.json', 'get'],
+      ['/v2/docs', 'get'],
+      ['/health', 'get'],
+      ['/v2/conversationmessages/history/{token}.json', 'get'],
+    ] as const) {
       expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([]);
     }
     expect(doc.paths['/v2/companies.json'].get.security).toBeUndefined();
@@ -177,7 +242,12 @@ describe('the endpoint table of docs/endpoints.md', () => {
     ]);
     expect(implemented.length).toBeGreaterThan(50);
     const documentedIds = (name: string) => name.replace(/\{\w+\}/g, '{}');
-    const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${documentedIds(path)}`)));
-    for (const [method, path] of implemented) expect(documented.has(`${method} ${documentedIds(path!)}`), `${method} ${path}`).toBe(true);
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops as object).map((m) => `${m} ${documentedIds(path)}`),
+      ),
+    );
+    for (const [method, path] of implemented)
+      expect(documented.has(`${method} ${documentedIds(path!)}`), `${method} ${path}`).toBe(true);
   });
 });

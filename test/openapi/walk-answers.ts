@@ -18,7 +18,8 @@ export function answerShape(value: unknown): string[] {
     names.push(name);
     const inner = Array.isArray(item) ? item[0] : item;
     const prefix = Array.isArray(item) ? `${name}[]` : name;
-    if (inner && typeof inner === 'object' && !Array.isArray(inner)) for (const sub of Object.keys(inner)) names.push(`${prefix}.${sub}`);
+    if (inner && typeof inner === 'object' && !Array.isArray(inner))
+      for (const sub of Object.keys(inner)) names.push(`${prefix}.${sub}`);
   }
   return names.sort();
 }
@@ -31,8 +32,10 @@ export function answerShape(value: unknown): string[] {
 export function sameShape(recorded: unknown, live: unknown): boolean {
   const before = answerShape(recorded);
   const now = answerShape(live);
-  const lists = (names: string[]) => new Set(names.filter((name) => name.includes('[].')).map((name) => name.split('[].')[0]));
+  const lists = (names: string[]) =>
+    new Set(names.filter((name) => name.includes('[].')).map((name) => name.split('[].')[0]));
   const both = new Set([...lists(before)].filter((list) => lists(now).has(list)));
-  const compared = (names: string[]) => names.filter((name) => !name.includes('[].') || both.has(name.split('[].')[0]!));
+  const compared = (names: string[]) =>
+    names.filter((name) => !name.includes('[].') || both.has(name.split('[].')[0]!));
   return JSON.stringify(compared(before)) === JSON.stringify(compared(now));
 }

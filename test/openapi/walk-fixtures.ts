@@ -33,7 +33,14 @@ async function startReceiver(): Promise<{ url: string; close(): Promise<void> }>
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/desk`, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    url: `http://127.0.0.1:${port}/desk`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** The stand-ins of the world the examples name. */
@@ -69,23 +76,37 @@ const inserted = async (text: string, values: unknown[]) => (await rows<{ id: nu
 /** Records of types no operation creates, made as the part of the service that writes them would. */
 export const MADE_ELSEWHERE: Record<string, Fixture> = {
   // the scheduled scan's
-  anomalies: (site) => inserted(
-    `INSERT INTO anomalies (installation_id, name, details, status) VALUES ($1, 'ticketSpike', '{"tickets": 48, "usual": 12}', 'open') RETURNING id`, [site.id]),
+  anomalies: (site) =>
+    inserted(
+      `INSERT INTO anomalies (installation_id, name, details, status) VALUES ($1, 'ticketSpike', '{"tickets": 48, "usual": 12}', 'open') RETURNING id`,
+      [site.id],
+    ),
   // the templates of the platform's code-template editor, whose sentiment settings the API sets
-  codetemplates: (site) => inserted(
-    `INSERT INTO code_templates (installation_id, name, body, state) VALUES ($1, 'Apology', 'Hi {{name}}, sorry for the wait.', 'active') RETURNING id`, [site.id]),
+  codetemplates: (site) =>
+    inserted(
+      `INSERT INTO code_templates (installation_id, name, body, state) VALUES ($1, 'Apology', 'Hi {{name}}, sorry for the wait.', 'active') RETURNING id`,
+      [site.id],
+    ),
   // a queue's message its consumer failed on six times
-  deadletters: (site) => inserted(
-    `INSERT INTO dead_letters (installation_id, queue, message_id, body, attempts, sent_at, dead_at)
+  deadletters: (site) =>
+    inserted(
+      `INSERT INTO dead_letters (installation_id, queue, message_id, body, attempts, sent_at, dead_at)
      VALUES ($1, 'helpdesk-jobs', $2, $3, 6, now() - interval '1 hour', now()) RETURNING id`,
-    [site.id, `walk-${site.id}-${Math.random()}`, JSON.stringify({ kind: 'events.drain', installationId: site.id })]),
+      [site.id, `walk-${site.id}-${Math.random()}`, JSON.stringify({ kind: 'events.drain', installationId: site.id })],
+    ),
   // a company import waiting for the queue (the walk's own import finishes too soon to be cancelled)
-  backgroundjobs: (site) => inserted(
-    `INSERT INTO background_jobs (installation_id, type, action, status, created_by, rows_total) VALUES ($1, 1, 1, 'queued', $2, 2) RETURNING id`, [site.id, site.users.owner.id]),
+  backgroundjobs: (site) =>
+    inserted(
+      `INSERT INTO background_jobs (installation_id, type, action, status, created_by, rows_total) VALUES ($1, 1, 1, 'queued', $2, 2) RETURNING id`,
+      [site.id, site.users.owner.id],
+    ),
   // a teammate's consent in the app login flow
   oauthgrants: async (site, records) => {
     const app = await records.idOf('oauthapps');
-    return inserted(`INSERT INTO oauth_grants (installation_id, app_id, user_id, scopes, created_by, updated_by) VALUES ($1, $2, $3, '{desk}', $3, $3) RETURNING id`, [site.id, app, site.users.owner.id]);
+    return inserted(
+      `INSERT INTO oauth_grants (installation_id, app_id, user_id, scopes, created_by, updated_by) VALUES ($1, $2, $3, '{desk}', $3, $3) RETURNING id`,
+      [site.id, app, site.users.owner.id],
+    );
   },
   // a chat's message, as the room stores it
   conversationmessages: async (site, records) => {
@@ -93,7 +114,8 @@ export const MADE_ELSEWHERE: Record<string, Fixture> = {
     return inserted(
       `INSERT INTO conversation_messages (installation_id, conversation_id, author, user_id, message, client_id, sent_at)
        VALUES ($1, $2, 'agent', $3, 'Our delivery times are two to three working days.', md5(random()::text), now()) RETURNING id`,
-      [site.id, conversation, site.users.owner.id]);
+      [site.id, conversation, site.users.owner.id],
+    );
   },
 };
 
@@ -102,7 +124,11 @@ export const BEFORE_SENDING: Record<string, (records: WalkRecords, key: string) 
   // the file the walk uploaded, attached to a note on the last ticket, as a teammate attaches one
   downloadTicketFile: async (records, key) => {
     const [ticket, file] = [records.allMade('tickets').at(-1), records.allMade('files').at(-1)];
-    await api(`/v2/tickets/${ticket}/messages.json`, { method: 'POST', key, body: { message: '<p>The invoice, attached.</p>', threadType: 'note', files: [{ id: file }] } });
+    await api(`/v2/tickets/${ticket}/messages.json`, {
+      method: 'POST',
+      key,
+      body: { message: '<p>The invoice, attached.</p>', threadType: 'note', files: [{ id: file }] },
+    });
   },
   // the claimed domain's TXT record, published as its owner would
   verifyMailDomain: async (records) => {
@@ -123,11 +149,17 @@ export function once<T>(make: () => Promise<T>): () => Promise<T> {
  */
 export async function proofToken(records: WalkRecords, customerEmail: string): Promise<string | undefined> {
   const form = records.lastMade('contactforms') as { token: string };
-  const chat = await api('/v2/conversations.json', { method: 'POST', key: form.token, body: { conversation: { contact: { name: 'Grace', email: customerEmail } } } });
+  const chat = await api('/v2/conversations.json', {
+    method: 'POST',
+    key: form.token,
+    body: { conversation: { contact: { name: 'Grace', email: customerEmail } } },
+  });
   if (chat.status !== 201) return undefined;
   return eventually(async () => {
     for (const mail of await sentTo(customerEmail)) {
-      const token = new RegExp(`${TEST_PUBLIC_URL.replace(/\./g, '\\.')}/v2/contacts/verify/(hdv_[A-Za-z0-9]{40})`).exec(mail.text ?? '')?.[1];
+      const token = new RegExp(
+        `${TEST_PUBLIC_URL.replace(/\./g, '\\.')}/v2/contacts/verify/(hdv_[A-Za-z0-9]{40})`,
+      ).exec(mail.text ?? '')?.[1];
       if (token) return token;
     }
     return undefined;
@@ -135,9 +167,17 @@ export async function proofToken(records: WalkRecords, customerEmail: string): P
 }
 
 /** A thread entry that came as mail to the installation's address: the ticket and the entry, whose original message is kept. */
-export async function mailedEntry(site: SeededInstallation, key: string): Promise<{ ticket: number; entry: number } | undefined> {
+export async function mailedEntry(
+  site: SeededInstallation,
+  key: string,
+): Promise<{ ticket: number; entry: number } | undefined> {
   const subject = `Invoice 2026-11 (walk ${site.id})`;
-  const sent = await send({ from: 'Lin Customer <lin@customer.example>', to: `support@${site.siteName}.mail.localhost`, subject, body: 'The November invoice charges us twice.' });
+  const sent = await send({
+    from: 'Lin Customer <lin@customer.example>',
+    to: `support@${site.siteName}.mail.localhost`,
+    subject,
+    body: 'The November invoice charges us twice.',
+  });
   if (sent.status >= 300) return undefined;
   return eventually(async () => {
     const found = await api('/v2/tickets.json', { key, query: { filter: { subject: { $eq: subject } } } });

@@ -37,7 +37,10 @@ function phaseOf({ path, method, operation }: WalkOperation): number {
 function needs({ path, operation }: WalkOperation, doc: any): string[] {
   const inPath = [...path.matchAll(/\/([^/{]+)\/\{[^}]+\}/g)].map((match) => match[1]!);
   const json = operation.requestBody?.content?.['application/json'];
-  return [...inPath, ...(json?.example === undefined ? [] : referencesIn(json.example, json.schema, doc, typeNamedIn(doc)))];
+  return [
+    ...inPath,
+    ...(json?.example === undefined ? [] : referencesIn(json.example, json.schema, doc, typeNamedIn(doc))),
+  ];
 }
 
 /** Creates ordered so that each comes after the creates of the types it needs. */
@@ -47,7 +50,9 @@ function createOrder(creates: WalkOperation[], doc: any): WalkOperation[] {
   const made = new Set<string>();
   let left = [...creates];
   while (left.length) {
-    const ready = left.filter((create) => needs(create, doc).every((type) => made.has(type) || !makes.has(type) || type === typeUnder(create.path)));
+    const ready = left.filter((create) =>
+      needs(create, doc).every((type) => made.has(type) || !makes.has(type) || type === typeUnder(create.path)),
+    );
     const next = ready.length ? ready : [left[0]!];
     for (const create of next) made.add(typeUnder(create.path));
     ordered.push(...next);
@@ -58,17 +63,27 @@ function createOrder(creates: WalkOperation[], doc: any): WalkOperation[] {
 
 /** Every operation of the document, in the walk's order. */
 export function walkOrder(doc: any): WalkOperation[] {
-  const all: WalkOperation[] = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => METHODS.filter((method) => item[method]).map((method) => ({
-    path, method, operation: item[method], label: `${method.toUpperCase()} ${path} (${item[method].operationId})`,
-  })));
-  const creates = createOrder(all.filter((operation) => phaseOf(operation) === 0), doc);
+  const all: WalkOperation[] = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({
+      path,
+      method,
+      operation: item[method],
+      label: `${method.toUpperCase()} ${path} (${item[method].operationId})`,
+    })),
+  );
+  const creates = createOrder(
+    all.filter((operation) => phaseOf(operation) === 0),
+    doc,
+  );
   const rank = new Map(creates.map((create, index) => [typeUnder(create.path), index]));
   const rankOf = (operation: WalkOperation) => rank.get(typeUnder(operation.path)) ?? rank.size;
-  const rest = all.filter((operation) => phaseOf(operation) !== 0).sort((a, b) => {
-    const phase = phaseOf(a) - phaseOf(b);
-    if (phase) return phase;
-    // deletes go before the records they refer to go
-    return phaseOf(a) >= 5 ? rankOf(b) - rankOf(a) : rankOf(a) - rankOf(b);
-  });
+  const rest = all
+    .filter((operation) => phaseOf(operation) !== 0)
+    .sort((a, b) => {
+      const phase = phaseOf(a) - phaseOf(b);
+      if (phase) return phase;
+      // deletes go before the records they refer to go
+      return phaseOf(a) >= 5 ? rankOf(b) - rankOf(a) : rankOf(a) - rankOf(b);
+    });
   return [...creates, ...rest];
 }

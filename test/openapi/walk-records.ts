@@ -44,7 +44,8 @@ export class WalkRecords {
   /** The record a reference of `type` names: `written` is the id the example wrote, if any. */
   async idOf(type: string, written?: string | number, listPath?: string): Promise<number | undefined> {
     const made = this.made.get(type) ?? [];
-    if (written === undefined) return made.at(-1) ?? (await this.source.list(type, listPath))[0] ?? await this.source.make(type);
+    if (written === undefined)
+      return made.at(-1) ?? (await this.source.list(type, listPath))[0] ?? (await this.source.make(type));
     const names = this.named.get(type) ?? new Map<string | number, number>();
     this.named.set(type, names);
     const known = names.get(written);
@@ -53,8 +54,11 @@ export class WalkRecords {
     const free = (ids: number[]) => ids.find((id) => !taken.has(id));
     const listed = await this.source.list(type, listPath);
     // an id the installation has is that record (the catalogue's app 3), unless another name has it
-    const itself = this.source.isCatalogue(type) && typeof written === 'number' && listed.includes(written) && !taken.has(written) ? written : undefined;
-    const id = itself ?? free([...made].reverse()) ?? free(listed) ?? await this.source.make(type);
+    const itself =
+      this.source.isCatalogue(type) && typeof written === 'number' && listed.includes(written) && !taken.has(written)
+        ? written
+        : undefined;
+    const id = itself ?? free([...made].reverse()) ?? free(listed) ?? (await this.source.make(type));
     if (id !== undefined) names.set(written, id);
     return id;
   }

@@ -39,10 +39,21 @@ function referenceType(schema: Schema | undefined, doc: any): string | undefined
 
 /** The record types of the document: each list's last path segment (`/v2/tickets.json`: `tickets`). */
 export function typeNamedIn(doc: any): TypeNamed {
-  const types = new Set(Object.keys(doc.paths).filter((path) => !path.includes('{') && path.endsWith('.json') && doc.paths[path].get).map((path) => path.split('/').at(-1)!.replace(/\.json$/, '')));
+  const types = new Set(
+    Object.keys(doc.paths)
+      .filter((path) => !path.includes('{') && path.endsWith('.json') && doc.paths[path].get)
+      .map((path) =>
+        path
+          .split('/')
+          .at(-1)!
+          .replace(/\.json$/, ''),
+      ),
+  );
   return (property) => {
     if (!property) return undefined;
-    return [property, `${property}s`, `${property}es`, `${property.replace(/y$/, '')}ies`].find((name) => types.has(name));
+    return [property, `${property}s`, `${property}es`, `${property.replace(/y$/, '')}ies`].find((name) =>
+      types.has(name),
+    );
   };
 }
 
@@ -50,29 +61,45 @@ export function typeNamedIn(doc: any): TypeNamed {
 export type TypeNamed = (property: string | undefined) => string | undefined;
 
 /** The types of the references in `value`. */
-export function referencesIn(value: unknown, schema: Schema | undefined, doc: any, typeNamed: TypeNamed, property?: string): string[] {
+export function referencesIn(
+  value: unknown,
+  schema: Schema | undefined,
+  doc: any,
+  typeNamed: TypeNamed,
+  property?: string,
+): string[] {
   const at = fitting(value, schema, doc);
   if (!at) return [];
   if (Array.isArray(value)) return value.flatMap((item) => referencesIn(item, at.items, doc, typeNamed, property));
   const record = value as Record<string, unknown>;
-  const own = 'id' in record ? referenceType(schema, doc) ?? typeNamed(property) : undefined;
-  return [...(own ? [own] : []), ...Object.entries(record).flatMap(([name, item]) => referencesIn(item, at.properties[name], doc, typeNamed, name))];
+  const own = 'id' in record ? (referenceType(schema, doc) ?? typeNamed(property)) : undefined;
+  return [
+    ...(own ? [own] : []),
+    ...Object.entries(record).flatMap(([name, item]) => referencesIn(item, at.properties[name], doc, typeNamed, name)),
+  ];
 }
 
 /** `value` with each reference's id taken as `idOf` its type and written id answers (kept where it answers none). */
 export async function resolvedBody(
-  value: unknown, schema: Schema | undefined, doc: any, typeNamed: TypeNamed,
-  idOf: (type: string, written: string | number) => Promise<number | undefined>, property?: string,
+  value: unknown,
+  schema: Schema | undefined,
+  doc: any,
+  typeNamed: TypeNamed,
+  idOf: (type: string, written: string | number) => Promise<number | undefined>,
+  property?: string,
 ): Promise<unknown> {
   const at = fitting(value, schema, doc);
   if (!at) return value;
-  if (Array.isArray(value)) return Promise.all(value.map((item) => resolvedBody(item, at.items, doc, typeNamed, idOf, property)));
+  if (Array.isArray(value))
+    return Promise.all(value.map((item) => resolvedBody(item, at.items, doc, typeNamed, idOf, property)));
   const record = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [name, item] of Object.entries(record)) out[name] = at.properties[name] ? await resolvedBody(item, at.properties[name], doc, typeNamed, idOf, name) : item;
-  const type = 'id' in record ? referenceType(schema, doc) ?? typeNamed(property) : undefined;
+  for (const [name, item] of Object.entries(record))
+    out[name] = at.properties[name] ? await resolvedBody(item, at.properties[name], doc, typeNamed, idOf, name) : item;
+  const type = 'id' in record ? (referenceType(schema, doc) ?? typeNamed(property)) : undefined;
   // an id the walk cannot place would be sent as written, and work only where it happens to exist
-  if ('id' in record && type === undefined) throw new Error(`cannot tell what type of record ${property ?? 'the body'}'s id names`);
+  if ('id' in record && type === undefined)
+    throw new Error(`cannot tell what type of record ${property ?? 'the body'}'s id names`);
   const id = type === undefined ? undefined : await idOf(type, record.id as string | number);
   if (id !== undefined) out.id = id;
   return out;

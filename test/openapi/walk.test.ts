@@ -22,7 +22,16 @@ import { checkAnswer } from '../support/contract';
 import { signatureHeaders } from '../support/conversation-messages';
 import { newInstallation } from '../support/db';
 import { sameShape, trimmedAnswer } from './walk-answers';
-import { BEFORE_SENDING, MADE_ELSEWHERE, mailedEntry, once, proofToken, startWorld, swapped, type WalkWorld } from './walk-fixtures';
+import {
+  BEFORE_SENDING,
+  MADE_ELSEWHERE,
+  mailedEntry,
+  once,
+  proofToken,
+  startWorld,
+  swapped,
+  type WalkWorld,
+} from './walk-fixtures';
 import { isCreate, typeUnder, walkOrder, type WalkOperation } from './walk-order';
 import { WalkRecords } from './walk-records';
 import { resolvedBody, typeNamedIn, type TypeNamed } from './walk-references';
@@ -42,7 +51,8 @@ let records: WalkRecords;
 let world: WalkWorld;
 
 /** The first array an answer holds: a list's records. */
-const listed = (body: unknown) => (Object.values(body as Record<string, unknown>).find(Array.isArray) ?? []) as Array<{ id?: unknown }>;
+const listed = (body: unknown) =>
+  (Object.values(body as Record<string, unknown>).find(Array.isArray) ?? []) as Array<{ id?: unknown }>;
 
 beforeAll(async () => {
   doc = (await api('/v2/openapi.json')).body;
@@ -54,10 +64,16 @@ beforeAll(async () => {
     async list(type, listPath) {
       // the operator's list holds every installation's: the walk names only those it made
       if (type === 'deadletters') return [];
-      const path = listPath ?? Object.keys(doc.paths).find((p) => p.endsWith(`/${type}.json`) && !p.includes('{') && doc.paths[p].get);
+      const path =
+        listPath ??
+        Object.keys(doc.paths).find((p) => p.endsWith(`/${type}.json`) && !p.includes('{') && doc.paths[p].get);
       if (!path) return [];
       const answer = await api(path, { key: keyFor(path) });
-      return answer.status === 200 ? listed(answer.body).map((record) => record.id).filter((id): id is number => typeof id === 'number') : [];
+      return answer.status === 200
+        ? listed(answer.body)
+            .map((record) => record.id)
+            .filter((id): id is number => typeof id === 'number')
+        : [];
     },
     async make(type) {
       const create = ordered().find((operation) => isCreate(operation) && typeUnder(operation.path) === type);
@@ -87,8 +103,18 @@ const UNIQUE = ['name', 'email', 'subdomain', 'term', 'title', 'agentLabel', 'lo
 function numbered(value: unknown, n: number): unknown {
   if (Array.isArray(value)) return value;
   if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name,
-    typeof item === 'string' && UNIQUE.includes(name) ? (name === 'email' ? `${n}.${item}` : ['subdomain', 'localPart'].includes(name) ? `${item}-${n}` : `${item} ${n}`) : numbered(item, n)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([name, item]) => [
+      name,
+      typeof item === 'string' && UNIQUE.includes(name)
+        ? name === 'email'
+          ? `${n}.${item}`
+          : ['subdomain', 'localPart'].includes(name)
+            ? `${item}-${n}`
+            : `${item} ${n}`
+        : numbered(item, n),
+    ]),
+  );
 }
 
 /** Types every installation shares, whose ids an example may name as they are (the catalogue's app 3, the platform's status 5). */
@@ -186,10 +212,17 @@ async function filledPath(operation: WalkOperation): Promise<string> {
     const named = `${operation.operation.operationId}.${parameter.name}`;
     const type = named in PARAM_TYPES ? PARAM_TYPES[named] : before.split('/').at(-1)!;
     const property = PARAM_PROPERTIES[named];
-    const value = PARAM_VALUES[named] ? await PARAM_VALUES[named]()
-      : property ? records.lastMade(property[0])?.[property[1]]
-      : integer && type ? await records.idOf(type, parameter.example, listOf(operation.path, marker) ? `${before}.json` : undefined) ?? parameter.example
-        : parameter.example ?? parameter.schema?.example;
+    const value = PARAM_VALUES[named]
+      ? await PARAM_VALUES[named]()
+      : property
+        ? records.lastMade(property[0])?.[property[1]]
+        : integer && type
+          ? ((await records.idOf(
+              type,
+              parameter.example,
+              listOf(operation.path, marker) ? `${before}.json` : undefined,
+            )) ?? parameter.example)
+          : (parameter.example ?? parameter.schema?.example);
     if (value === undefined) throw new Error(`nothing to put for ${marker}`);
     sent[parameter.name] = value as string | number;
     filled = filled.replace(marker, encodeURIComponent(String(value)));
@@ -213,7 +246,11 @@ async function exampleQuery(operation: WalkOperation): Promise<Record<string, st
     if (parameter.name === 'replaceWith') text = String(await records.idOf(typeUnder(operation.path), text));
     const type = typeNamed(parameter.name);
     if (type && text.startsWith('[')) {
-      text = JSON.stringify(await Promise.all(JSON.parse(text).map(async (item: { id: number }) => ({ ...item, id: await records.idOf(type, item.id) }))));
+      text = JSON.stringify(
+        await Promise.all(
+          JSON.parse(text).map(async (item: { id: number }) => ({ ...item, id: await records.idOf(type, item.id) })),
+        ),
+      );
     }
     query[parameter.name] = text;
   }
@@ -269,12 +306,22 @@ const SENDERS: Record<string, (operation: WalkOperation) => Promise<ApiResponse>
   async receiveConversationMessages(operation) {
     const conversation = records.lastMade('conversations') as { token: string; contactId: number };
     const { conversationmessage } = bodyExample(operation)!.example as { conversationmessage: object };
-    const text = JSON.stringify({ conversationmessage: { ...conversationmessage, conversationToken: conversation.token, contactId: conversation.contactId, roomId: `walk-${site.id}`, sentAt: new Date().toISOString() } });
+    const text = JSON.stringify({
+      conversationmessage: {
+        ...conversationmessage,
+        conversationToken: conversation.token,
+        contactId: conversation.contactId,
+        roomId: `walk-${site.id}`,
+        sentAt: new Date().toISOString(),
+      },
+    });
     return api(operation.path, { method: 'POST', body: text, headers: await signatureHeaders(text) });
   },
   // the app login flow, as an app and its teammate's browser go through it (docs/oauth.md)
   async oauthAuthorizePage(operation) {
-    const response = await fetch(`${inject('workerUrl')}${operation.path}?${new URLSearchParams(await authorizationQuery(operation))}`);
+    const response = await fetch(
+      `${inject('workerUrl')}${operation.path}?${new URLSearchParams(await authorizationQuery(operation))}`,
+    );
     const page = await checkAnswer('GET', response.url, response);
     oauth.cookie = (response.headers.get('set-cookie') ?? '').split(';')[0]!;
     oauth.consentToken = /name="consent_token" value="([^"]+)"/.exec(page.text)?.[1];
@@ -282,23 +329,45 @@ const SENDERS: Record<string, (operation: WalkOperation) => Promise<ApiResponse>
   },
   async oauthAuthorizeDecision(operation) {
     const { api_key: _key, consent_token: _token, ...form } = bodyExample(operation)!.example as Record<string, string>;
-    const body = new URLSearchParams({ ...form, ...(await authorizationQuery(operation)), api_key: keyFor('/v2/'), consent_token: oauth.consentToken ?? '' });
+    const body = new URLSearchParams({
+      ...form,
+      ...(await authorizationQuery(operation)),
+      api_key: keyFor('/v2/'),
+      consent_token: oauth.consentToken ?? '',
+    });
     const url = `${inject('workerUrl')}${operation.path}`;
-    const response = await fetch(url, { method: 'POST', body, redirect: 'manual', headers: { cookie: oauth.cookie ?? '', 'sec-fetch-site': 'same-origin' } });
+    const response = await fetch(url, {
+      method: 'POST',
+      body,
+      redirect: 'manual',
+      headers: { cookie: oauth.cookie ?? '', 'sec-fetch-site': 'same-origin' },
+    });
     oauth.code = new URL(response.headers.get('location') ?? 'x:').searchParams.get('code') ?? undefined;
     return checkAnswer('POST', url, response);
   },
   async oauthToken(operation) {
     const example = bodyExample(operation)!.example as Record<string, string>;
     const url = `${inject('workerUrl')}${operation.path}`;
-    const response = await fetch(url, { method: 'POST', body: new URLSearchParams({ ...example, code: oauth.code ?? '' }), headers: { authorization: appCredential() } });
+    const response = await fetch(url, {
+      method: 'POST',
+      body: new URLSearchParams({ ...example, code: oauth.code ?? '' }),
+      headers: { authorization: appCredential() },
+    });
     const answer = await checkAnswer('POST', url, response);
     oauth.refreshToken = answer.body?.refresh_token;
     return answer;
   },
   async oauthRevoke(operation) {
     const url = `${inject('workerUrl')}${operation.path}`;
-    return checkAnswer('POST', url, await fetch(url, { method: 'POST', body: new URLSearchParams({ token: oauth.refreshToken ?? '' }), headers: { authorization: appCredential() } }));
+    return checkAnswer(
+      'POST',
+      url,
+      await fetch(url, {
+        method: 'POST',
+        body: new URLSearchParams({ token: oauth.refreshToken ?? '' }),
+        headers: { authorization: appCredential() },
+      }),
+    );
   },
   async joinConversationRoom(operation) {
     const url = `${inject('workerUrl').replace(/^http/, 'ws')}${await filledPath(operation)}`;
@@ -317,13 +386,21 @@ const SENDERS: Record<string, (operation: WalkOperation) => Promise<ApiResponse>
 async function send(operation: WalkOperation, again?: number) {
   const given = bodyExample(operation);
   const example = swapped(again === undefined ? given?.example : numbered(given?.example, again), world.sent);
-  const body = given?.form === 'application/json'
-    ? await resolvedBody(example, given.schema, doc, typeNamed, (type, written) => records.idOf(type, written))
-    : example;
+  const body =
+    given?.form === 'application/json'
+      ? await resolvedBody(example, given.schema, doc, typeNamed, (type, written) => records.idOf(type, written))
+      : example;
   await BEFORE_SENDING[operation.operation.operationId]?.(records, keyFor('/v2/'));
   const key = keyFor(operation.path, operation.operation.operationId);
-  const headers: Record<string, string> = given && given.form !== 'application/json' ? { 'content-type': given.form } : {};
-  return api(await filledPath(operation), { method: operation.method.toUpperCase(), key, headers, query: await exampleQuery(operation), body });
+  const headers: Record<string, string> =
+    given && given.form !== 'application/json' ? { 'content-type': given.form } : {};
+  return api(await filledPath(operation), {
+    method: operation.method.toUpperCase(),
+    key,
+    headers,
+    query: await exampleQuery(operation),
+    body,
+  });
 }
 
 /** A record a POST answered with, the last of its type from now on; its id. */
@@ -360,7 +437,9 @@ describe('every example of the reference, sent in order', () => {
         continue;
       }
       sent += 1;
-      const successes = Object.keys(op.responses).map(Number).filter((status) => status < 400);
+      const successes = Object.keys(op.responses)
+        .map(Number)
+        .filter((status) => status < 400);
       if (!successes.includes(answer.status)) {
         failures.push(`${label}: ${answer.status} ${answer.text.slice(0, 300)}`);
         continue;
@@ -371,24 +450,41 @@ describe('every example of the reference, sent in order', () => {
       const located = /^\/v2\/([a-z]+)\/(\d+)\.json$/.exec(answer.headers.get('location') ?? '');
       if (located) records.remember(located[1]!, Number(located[2]));
       // the document's own answer is not an example of itself
-      if (!answer.text || !(answer.headers.get('content-type') ?? '').includes('json') || op.operationId === 'getOpenApiDocument') continue;
+      if (
+        !answer.text ||
+        !(answer.headers.get('content-type') ?? '').includes('json') ||
+        op.operationId === 'getOpenApiDocument'
+      )
+        continue;
       const params = sentParams.get(op.operationId);
       answers[op.operationId] = {
-        status: answer.status, body: swapped(trimmedAnswer(answer.body), world.sent.map(([reader, standIn]) => [standIn, reader])) as unknown,
+        status: answer.status,
+        body: swapped(
+          trimmedAnswer(answer.body),
+          world.sent.map(([reader, standIn]) => [standIn, reader]),
+        ) as unknown,
         ...(params && Object.keys(params).length ? { params } : {}),
       };
       const before = (recorded as Record<string, { body: unknown }>)[op.operationId];
       if (!RECORD && (!before || !sameShape(before.body, answer.body))) {
-        failures.push(`${label}: ${before ? 'answers other properties than its recorded example' : 'has no recorded answer'}: run \`npm run examples\``);
+        failures.push(
+          `${label}: ${before ? 'answers other properties than its recorded example' : 'has no recorded answer'}: run \`npm run examples\``,
+        );
       }
     }
-    if (RECORD) writeFileSync(ANSWERS_FILE, `${JSON.stringify(Object.fromEntries(Object.entries(answers).sort(([a], [b]) => a.localeCompare(b))), null, 1)}\n`);
+    if (RECORD)
+      writeFileSync(
+        ANSWERS_FILE,
+        `${JSON.stringify(Object.fromEntries(Object.entries(answers).sort(([a], [b]) => a.localeCompare(b))), null, 1)}\n`,
+      );
     expect(sent).toBeGreaterThan(100);
     expect(failures).toEqual([]);
   }, 240_000);
 
   it('names in its tables only operations the document has', () => {
     const ids = new Set(walkOrder(doc).map((operation) => operation.operation.operationId));
-    expect([...Object.keys(CALLERS), ...Object.keys(AFTER), ...Object.values(AFTER)].filter((id) => !ids.has(id))).toEqual([]);
+    expect(
+      [...Object.keys(CALLERS), ...Object.keys(AFTER), ...Object.values(AFTER)].filter((id) => !ids.has(id)),
+    ).toEqual([]);
   });
 });

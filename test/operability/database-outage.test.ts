@@ -22,7 +22,10 @@ const logs = workerLogs();
 beforeAll(async () => {
   stack = await startLocalStack({ purpose: 'test' });
   // Its log lines kept, not printed, as the shared Worker's are (HELPDESK_TEST_LOGS=1 prints them).
-  worker = await startWorker(stack, { outdir: path.resolve(`.wrangler/test-outage-${process.pid}`), onLogLine: logs.handle });
+  worker = await startWorker(stack, {
+    outdir: path.resolve(`.wrangler/test-outage-${process.pid}`),
+    onLogLine: logs.handle,
+  });
   pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
   const client = await pool.connect();
   try {
@@ -39,17 +42,25 @@ afterAll(async () => {
 });
 
 const storedCount = async (conversationId: number) =>
-  (await pool.query('SELECT count(*)::int AS n FROM conversation_messages WHERE conversation_id = $1', [conversationId])).rows[0].n as number;
+  (
+    await pool.query('SELECT count(*)::int AS n FROM conversation_messages WHERE conversation_id = $1', [
+      conversationId,
+    ])
+  ).rows[0].n as number;
 
 describe('a message sent while the database is down', () => {
   it('is accepted by the room, and stored exactly once when the database is back', async () => {
     // This file's own Worker: fetched here, the answer checked against the document as api() checks its own.
     const url = `${worker.url}/v2/conversations.json`;
-    const created = await checkAnswer<{ conversation: { id: number; socketUrl: string } }>('POST', url, await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${site.users.agent.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ conversation: { contact: { name: 'Grace' } } }),
-    }));
+    const created = await checkAnswer<{ conversation: { id: number; socketUrl: string } }>(
+      'POST',
+      url,
+      await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${site.users.agent.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ conversation: { contact: { name: 'Grace' } } }),
+      }),
+    );
     expect(created.status, created.text).toBe(201);
     const { conversation } = created.body;
     const contact = await joinRoom(conversation.socketUrl);
@@ -74,7 +85,11 @@ describe('a message sent while the database is down', () => {
     expect((await contact.next('message')).id).toBe(accepted.id);
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(await storedCount(conversation.id)).toBe(1);
-    const [row] = (await pool.query('SELECT message, author, client_id FROM conversation_messages WHERE conversation_id = $1', [conversation.id])).rows;
+    const [row] = (
+      await pool.query('SELECT message, author, client_id FROM conversation_messages WHERE conversation_id = $1', [
+        conversation.id,
+      ])
+    ).rows;
     expect(row).toMatchObject({ message: 'Are you there?', author: 'contact' });
     await contact.close();
   }, 60_000);
@@ -89,32 +104,49 @@ describe('GET /health while the database is down', () => {
       const elapsed = Date.now() - started;
       const response = await checkAnswer('GET', answer.url, answer);
       expect(response.status).toBe(503);
-      expect(response.body).toEqual({ status: 'unavailable', database: 'unreachable', environment: expect.any(String) });
+      expect(response.body).toEqual({
+        status: 'unavailable',
+        database: 'unreachable',
+        environment: expect.any(String),
+      });
       expect(response.headers.get('retry-after')).toBe('5');
       expect(response.headers.get('x-request-id')).toBeTruthy();
       expect(elapsed).toBeLessThan(2_000);
     } finally {
       await stack.restoreDatabase();
     }
-    await eventually(async () => ((await checkedFetch(`${worker.url}/health`)).status === 200 ? true : undefined), 10_000);
+    await eventually(
+      async () => ((await checkedFetch(`${worker.url}/health`)).status === 200 ? true : undefined),
+      10_000,
+    );
   }, 30_000);
 });
 
 /** A request to this file's Worker; the answer is checked against the OpenAPI document as every test's is. */
-async function call(pathname: string, init: { method?: string; key?: string; body?: unknown } = {}): Promise<ApiResponse> {
+async function call(
+  pathname: string,
+  init: { method?: string; key?: string; body?: unknown } = {},
+): Promise<ApiResponse> {
   const url = `${worker.url}${pathname}`;
   const method = init.method ?? 'GET';
   const headers: Record<string, string> = {};
   if (init.key) headers.authorization = `Bearer ${init.key}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  return checkAnswer(method, url, await fetch(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }));
+  return checkAnswer(
+    method,
+    url,
+    await fetch(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }),
+  );
 }
 
 function expectUnavailable(answer: ApiResponse, what: string): void {
   expect(answer.status, `${what}: ${answer.text}`).toBe(503);
   expect(answer.headers.get('retry-after'), what).toBe('5');
   expect(answer.headers.get('x-request-id'), what).toBeTruthy();
-  expect(answer.body, what).toEqual({ errors: [{ code: 'unavailable', detail: expect.stringMatching(/database does not answer/) }], requestId: answer.headers.get('x-request-id') });
+  expect(answer.body, what).toEqual({
+    errors: [{ code: 'unavailable', detail: expect.stringMatching(/database does not answer/) }],
+    requestId: answer.headers.get('x-request-id'),
+  });
 }
 
 describe('a request while the database does not answer', () => {
@@ -126,8 +158,18 @@ describe('a request while the database does not answer', () => {
     await stack.cutDatabase();
     try {
       expectUnavailable(await call('/v2/companies.json', { key: agent }), 'a list over HTTP');
-      expectUnavailable(await call('/v2/companies.json', { method: 'POST', key: agent, body: { company: { name: 'Down Co' } } }), 'a create in a transaction');
-      expectUnavailable(await call('/v2/conversations.json', { method: 'POST', key: agent, body: { conversation: { contact: { name: 'Ada' } } } }), 'a conversation');
+      expectUnavailable(
+        await call('/v2/companies.json', { method: 'POST', key: agent, body: { company: { name: 'Down Co' } } }),
+        'a create in a transaction',
+      );
+      expectUnavailable(
+        await call('/v2/conversations.json', {
+          method: 'POST',
+          key: agent,
+          body: { conversation: { contact: { name: 'Ada' } } },
+        }),
+        'a conversation',
+      );
       // A credential not seen yet cannot be checked: the service is unavailable, the caller is not refused.
       expectUnavailable(await call('/v2/companies.json', { key: site.users.owner.apiKey }), 'an unchecked credential');
       // What does not need the database is still served.
@@ -138,8 +180,16 @@ describe('a request while the database does not answer', () => {
       await stack.restoreDatabase();
     }
 
-    await eventually(async () => ((await call('/v2/companies.json', { key: site.users.owner.apiKey })).status === 200 ? true : undefined), 10_000);
-    const created = await call('/v2/companies.json', { method: 'POST', key: agent, body: { company: { name: 'Back Co' } } });
+    await eventually(
+      async () =>
+        (await call('/v2/companies.json', { key: site.users.owner.apiKey })).status === 200 ? true : undefined,
+      10_000,
+    );
+    const created = await call('/v2/companies.json', {
+      method: 'POST',
+      key: agent,
+      body: { company: { name: 'Back Co' } },
+    });
     expect(created.status, created.text).toBe(201);
   }, 60_000);
 });

@@ -36,10 +36,11 @@ async function stallingRelay(upstream: { host: string; port: number }) {
       stalled = false;
       for (const socket of open) socket.destroy();
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of open) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -50,9 +51,19 @@ let relays: Array<Awaited<ReturnType<typeof stallingRelay>>>;
 beforeAll(async () => {
   const parts = inject('stackParts');
   const http = new URL(parts.sqlHttpUrl);
-  relays = [await stallingRelay({ host: '127.0.0.1', port: parts.wsProxyPort }), await stallingRelay({ host: http.hostname, port: Number(http.port) })];
+  relays = [
+    await stallingRelay({ host: '127.0.0.1', port: parts.wsProxyPort }),
+    await stallingRelay({ host: http.hostname, port: Number(http.port) }),
+  ];
   const [ws, sql] = relays;
-  worker = await serveWorker({ databaseUrl: parts.databaseUrl, wsProxyPort: ws!.port, sqlHttpUrl: `${http.protocol}//127.0.0.1:${sql!.port}${http.pathname}` }, inject('workerScript'));
+  worker = await serveWorker(
+    {
+      databaseUrl: parts.databaseUrl,
+      wsProxyPort: ws!.port,
+      sqlHttpUrl: `${http.protocol}//127.0.0.1:${sql!.port}${http.pathname}`,
+    },
+    inject('workerScript'),
+  );
   site = await newInstallation('stall');
 }, 120_000);
 
@@ -69,22 +80,30 @@ const post = (path: string, body: unknown) => send('POST', path, body);
 async function send(method: 'POST', path: string, body: unknown) {
   const url = `${worker.url}${path}`;
   const started = performance.now();
-  const answer = await checkAnswer<{ errors?: Array<{ code: string }> } & Record<string, { id: number }>>(method, url, await fetch(url, {
+  const answer = await checkAnswer<{ errors?: Array<{ code: string }> } & Record<string, { id: number }>>(
     method,
-    headers: { authorization: `Bearer ${site.users.owner.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  }));
+    url,
+    await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${site.users.owner.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
   return { ...answer, ms: performance.now() - started };
 }
 
 async function sendCsv(csv: string) {
   const url = `${worker.url}/v2/companies/import.csv`;
   const started = performance.now();
-  const answer = await checkAnswer<{ errors?: Array<{ code: string }> }>('POST', url, await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${site.users.owner.apiKey}`, 'content-type': 'text/csv' },
-    body: csv,
-  }));
+  const answer = await checkAnswer<{ errors?: Array<{ code: string }> }>(
+    'POST',
+    url,
+    await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${site.users.owner.apiKey}`, 'content-type': 'text/csv' },
+      body: csv,
+    }),
+  );
   return { ...answer, ms: performance.now() - started };
 }
 
@@ -96,7 +115,9 @@ describe('a database that stops answering', () => {
     stall();
     let refused;
     try {
-      refused = await post('/v2/companies.json', { company: { name, domains: [{ name: `stall-${Date.now()}.example.com` }] } });
+      refused = await post('/v2/companies.json', {
+        company: { name, domains: [{ name: `stall-${Date.now()}.example.com` }] },
+      });
     } finally {
       resume();
     }
@@ -105,7 +126,9 @@ describe('a database that stops answering', () => {
     expect(refused.body.errors![0]!.code).toBe('unavailable');
     expect(refused.ms).toBeGreaterThan(9_000);
     expect(refused.ms).toBeLessThan(15_000);
-    expect(await rows(`SELECT id FROM companies WHERE installation_id = $1 AND name = $2`, [site.id, name])).toEqual([]);
+    expect(await rows(`SELECT id FROM companies WHERE installation_id = $1 AND name = $2`, [site.id, name])).toEqual(
+      [],
+    );
     const next = await post('/v2/companies.json', { company: { name: `After ${Date.now()}` } });
     expect(next.status, next.text).toBe(201);
   }, 60_000);
@@ -113,7 +136,9 @@ describe('a database that stops answering', () => {
   it('an interactive write: 503 past the transaction deadline, rolled back; then the next works', async () => {
     // an import's start whose rows are more than one HTTP exchange carries stages them over a connection of its own
     const importing = (name: string) => sendCsv(`name,details\n${name},${'x'.repeat(4 * 1024 * 1024 + 1)}\n`);
-    const jobsBefore = await rows(`SELECT count(*)::int AS n FROM background_jobs WHERE installation_id = $1`, [site.id]);
+    const jobsBefore = await rows(`SELECT count(*)::int AS n FROM background_jobs WHERE installation_id = $1`, [
+      site.id,
+    ]);
     stall();
     let refused;
     try {
@@ -124,7 +149,9 @@ describe('a database that stops answering', () => {
     expect(refused.status, refused.text).toBe(503);
     expect(refused.ms).toBeGreaterThan(19_000);
     expect(refused.ms).toBeLessThan(26_000);
-    expect(await rows(`SELECT count(*)::int AS n FROM background_jobs WHERE installation_id = $1`, [site.id])).toEqual(jobsBefore);
+    expect(await rows(`SELECT count(*)::int AS n FROM background_jobs WHERE installation_id = $1`, [site.id])).toEqual(
+      jobsBefore,
+    );
     const next = await importing(`After import ${Date.now()}`);
     expect(next.status, next.text).toBe(201);
   }, 60_000);

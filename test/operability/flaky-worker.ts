@@ -22,10 +22,14 @@ const flakyModule = defineModule({
       const nonce = String(message.nonce);
       const delivery = (deliveries.get(nonce) ?? 0) + 1;
       deliveries.set(nonce, delivery);
-      if (delivery <= Number(message.failures)) throw new Error(`test.flaky ${nonce}: delivery ${delivery} fails on purpose`);
+      if (delivery <= Number(message.failures))
+        throw new Error(`test.flaky ${nonce}: delivery ${delivery} fails on purpose`);
       log('info', 'test: flaky message done', { nonce, delivery });
     },
   },
 });
 
-export default { ...service, queue: queueHandler([...modules, flakyModule]) } satisfies ExportedHandler<Env, JobMessage>;
+export default { ...service, queue: queueHandler([...modules, flakyModule]) } satisfies ExportedHandler<
+  Env,
+  JobMessage
+>;

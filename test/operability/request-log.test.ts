@@ -30,14 +30,20 @@ describe('X-Request-Id', () => {
 
   it('is the one the request sent, when it is sane', async () => {
     for (const sent of ['abc-123', 'trace:7f3a/span.1', 'x'.repeat(128)]) {
-      const answer = await api('/v2/companies.json', { key: site.users.agent.apiKey, headers: { 'x-request-id': sent } });
+      const answer = await api('/v2/companies.json', {
+        key: site.users.agent.apiKey,
+        headers: { 'x-request-id': sent },
+      });
       expect(answer.headers.get('x-request-id')).toBe(sent);
     }
   });
 
   it('is replaced when what the request sent is not sane: too long, spaces, quotes, control characters', async () => {
     for (const sent of ['x'.repeat(129), 'has space', 'quote"d', "it's", 'a\tb', '<script>']) {
-      const answer = await api('/v2/companies.json', { key: site.users.agent.apiKey, headers: { 'x-request-id': sent } });
+      const answer = await api('/v2/companies.json', {
+        key: site.users.agent.apiKey,
+        headers: { 'x-request-id': sent },
+      });
       expect(answer.headers.get('x-request-id'), sent).toMatch(UUID);
     }
   });
@@ -88,11 +94,19 @@ describe('the log line of a request', () => {
   });
 
   it('counts one round trip for a single record read, whatever includes it asks for', async () => {
-    const created = await api('/v2/companies.json', { method: 'POST', key: site.users.agent.apiKey, body: { name: 'Counted Co', domains: [{ name: 'counted.test' }] } });
+    const created = await api('/v2/companies.json', {
+      method: 'POST',
+      key: site.users.agent.apiKey,
+      body: { name: 'Counted Co', domains: [{ name: 'counted.test' }] },
+    });
     expect(created.status, created.text).toBe(201);
     for (const includes of ['', 'domains', 'all']) {
       const requestId = `log-${Math.random().toString(36).slice(2)}`;
-      const read = await api(`/v2/companies/${created.body.company.id}.json`, { key: site.users.agent.apiKey, headers: { 'x-request-id': requestId }, query: includes ? { includes } : {} });
+      const read = await api(`/v2/companies/${created.body.company.id}.json`, {
+        key: site.users.agent.apiKey,
+        headers: { 'x-request-id': requestId },
+        query: includes ? { includes } : {},
+      });
       expect(read.status, read.text).toBe(200);
       const [line] = await awaitLogLines({ requestId });
       // The credential is remembered from the create: the read is one statement.

@@ -20,8 +20,14 @@ const absentLines = workerLogs();
 
 beforeAll(async () => {
   site = await newInstallation('request-metrics');
-  logged = await serveWorker(inject('stackParts'), inject('workerScript'), { requestMetrics: 'logged', onLogLine: loggedLines.handle });
-  absent = await serveWorker(inject('stackParts'), inject('workerScript'), { requestMetrics: 'absent', onLogLine: absentLines.handle });
+  logged = await serveWorker(inject('stackParts'), inject('workerScript'), {
+    requestMetrics: 'logged',
+    onLogLine: loggedLines.handle,
+  });
+  absent = await serveWorker(inject('stackParts'), inject('workerScript'), {
+    requestMetrics: 'absent',
+    onLogLine: absentLines.handle,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -29,14 +35,22 @@ afterAll(async () => {
   await absent?.stop();
 });
 
-async function call(worker: WorkerUnderTest, pathname: string, init: { method?: string; key?: string; body?: unknown; requestId?: string } = {}): Promise<ApiResponse> {
+async function call(
+  worker: WorkerUnderTest,
+  pathname: string,
+  init: { method?: string; key?: string; body?: unknown; requestId?: string } = {},
+): Promise<ApiResponse> {
   const url = `${worker.url}${pathname}`;
   const method = init.method ?? 'GET';
   const headers: Record<string, string> = {};
   if (init.key) headers.authorization = `Bearer ${init.key}`;
   if (init.requestId) headers['x-request-id'] = init.requestId;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  return checkAnswer(method, url, await fetch(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }));
+  return checkAnswer(
+    method,
+    url,
+    await fetch(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }),
+  );
 }
 
 interface DataPoint {
@@ -47,26 +61,42 @@ interface DataPoint {
 }
 
 /** The data points printed so far whose blobs begin with `blobs`. */
-const pointsLike = (blobs: string[]) => loggedLines.matching({ message: 'analytics data point' })
-  .map((line) => line as unknown as DataPoint)
-  .filter((point) => blobs.every((blob, i) => point.blobs[i] === blob));
+const pointsLike = (blobs: string[]) =>
+  loggedLines
+    .matching({ message: 'analytics data point' })
+    .map((line) => line as unknown as DataPoint)
+    .filter((point) => blobs.every((blob, i) => point.blobs[i] === blob));
 
 const awaitPoint = (blobs: string[]) => eventually(async () => pointsLike(blobs)[0], 5_000);
 
 describe('the data point of a request', () => {
   it('names the route pattern, the method, the status class and code and the installation; counts duration and round trips', async () => {
     const installation = String(site.id);
-    const created = await call(logged, '/v2/companies.json', { method: 'POST', key: site.users.agent.apiKey, body: { company: { name: 'Measured Co' } } });
+    const created = await call(logged, '/v2/companies.json', {
+      method: 'POST',
+      key: site.users.agent.apiKey,
+      body: { company: { name: 'Measured Co' } },
+    });
     expect(created.status, created.text).toBe(201);
     const point = await awaitPoint(['/v2/companies.json', 'POST', '2xx', '201', installation]);
-    expect(point).toEqual({ message: 'analytics data point', level: 'info', dataset: 'helpdesk_requests', indexes: [installation], blobs: ['/v2/companies.json', 'POST', '2xx', '201', installation], doubles: [expect.any(Number), expect.any(Number)] });
+    expect(point).toEqual({
+      message: 'analytics data point',
+      level: 'info',
+      dataset: 'helpdesk_requests',
+      indexes: [installation],
+      blobs: ['/v2/companies.json', 'POST', '2xx', '201', installation],
+      doubles: [expect.any(Number), expect.any(Number)],
+    });
     const [durationMs, dbRoundTrips] = point.doubles;
     expect(durationMs).toBeGreaterThanOrEqual(0);
     expect(dbRoundTrips).toBeGreaterThanOrEqual(1);
 
     // the log line of the same request says the same
     const requestId = `metrics-${Math.random().toString(36).slice(2)}`;
-    const missing = await call(logged, `/v2/companies/${2_000_000_000 + (site.id % 1000)}.json`, { key: site.users.agent.apiKey, requestId });
+    const missing = await call(logged, `/v2/companies/${2_000_000_000 + (site.id % 1000)}.json`, {
+      key: site.users.agent.apiKey,
+      requestId,
+    });
     expect(missing.status).toBe(404);
     const notFound = await awaitPoint(['/v2/companies/{id}.json', 'GET', '4xx', '404', installation]);
     const [line] = loggedLines.matching({ message: 'request', requestId });

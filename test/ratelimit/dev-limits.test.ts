@@ -28,10 +28,22 @@ afterAll(async () => {
 });
 
 describe("dev's variables", () => {
-  it('set no limit: the Worker\'s defaults, production\'s, apply; the machines\' limits are apart', () => {
+  it("set no limit: the Worker's defaults, production's, apply; the machines' limits are apart", () => {
     const dev = workerVars(inject('stackParts'));
-    for (const name of ['RATE_LIMIT_PER_MINUTE', 'AUTH_FAILURES_PER_MINUTE', 'PUBLIC_READS_PER_MINUTE', 'ROOM_MESSAGES_PER_MINUTE', 'RATE_LIMITS']) expect(dev, name).not.toHaveProperty(name);
-    expect(Object.keys(MACHINE_LIMITS).sort()).toEqual(['AUTH_FAILURES_PER_MINUTE', 'PUBLIC_READS_PER_MINUTE', 'RATE_LIMIT_PER_MINUTE', 'ROOM_MESSAGES_PER_MINUTE']);
+    for (const name of [
+      'RATE_LIMIT_PER_MINUTE',
+      'AUTH_FAILURES_PER_MINUTE',
+      'PUBLIC_READS_PER_MINUTE',
+      'ROOM_MESSAGES_PER_MINUTE',
+      'RATE_LIMITS',
+    ])
+      expect(dev, name).not.toHaveProperty(name);
+    expect(Object.keys(MACHINE_LIMITS).sort()).toEqual([
+      'AUTH_FAILURES_PER_MINUTE',
+      'PUBLIC_READS_PER_MINUTE',
+      'RATE_LIMIT_PER_MINUTE',
+      'ROOM_MESSAGES_PER_MINUTE',
+    ]);
   });
 });
 

@@ -18,7 +18,11 @@ beforeAll(async () => {
 
 async function setLimit(requestsPerMinute: number | null) {
   await api('/v2/ratelimit.json', { key: admin });
-  return withRoundTrips('/v2/ratelimit.json', { method: 'PUT', key: admin, body: { ratelimit: { requestsPerMinute } } });
+  return withRoundTrips('/v2/ratelimit.json', {
+    method: 'PUT',
+    key: admin,
+    body: { ratelimit: { requestsPerMinute } },
+  });
 }
 
 describe('the rate limit in one round trip', () => {
@@ -30,7 +34,11 @@ describe('the rate limit in one round trip', () => {
     const cleared = await setLimit(null);
     expect(cleared.trips).toBe(1);
     expect(cleared.answer.body.ratelimit.requestsPerMinute).toBeNull();
-    expect((await eventsOf(site.id, 'installations', site.id)).filter((event) => event.kind === 'settingChanged').map((event) => event.data)).toEqual([
+    expect(
+      (await eventsOf(site.id, 'installations', site.id))
+        .filter((event) => event.kind === 'settingChanged')
+        .map((event) => event.data),
+    ).toEqual([
       { rateLimitPerMinute: { before: null, after: 500 } },
       { rateLimitPerMinute: { before: 500, after: null } },
     ]);

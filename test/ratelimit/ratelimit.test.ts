@@ -15,8 +15,8 @@ let admin: string;
 /** The tests' Worker's default (`RATE_LIMIT_PER_MINUTE`, out of the way of the other tests). */
 const TEST_DEFAULT = 1_000_000;
 
-const setLimit = (requestsPerMinute: unknown, key = admin) => api('/v2/ratelimit.json', { method: 'PUT', key, body: { ratelimit: { requestsPerMinute } } });
-
+const setLimit = (requestsPerMinute: unknown, key = admin) =>
+  api('/v2/ratelimit.json', { method: 'PUT', key, body: { ratelimit: { requestsPerMinute } } });
 
 beforeAll(async () => {
   site = await newInstallation('ratelimit');
@@ -38,24 +38,36 @@ describe('rate limits', () => {
     expect(reset).toBeLessThanOrEqual(after + 60);
     expect(reset % 60).toBe(0);
     // an error answer carries them too
-    expect((await api('/v2/tickets/999999.json', { key: site.users.agent.apiKey })).headers.get('x-rate-limit-limit')).toBe(String(TEST_DEFAULT));
+    expect(
+      (await api('/v2/tickets/999999.json', { key: site.users.agent.apiKey })).headers.get('x-rate-limit-limit'),
+    ).toBe(String(TEST_DEFAULT));
   });
 
-  it('are the installation\'s to set (owners and admins), 10 to 100,000 a minute, or the default', async () => {
-    expect((await api('/v2/ratelimit.json', { key: site.users.agent.apiKey })).body).toEqual({ ratelimit: { requestsPerMinute: null, default: TEST_DEFAULT, effective: TEST_DEFAULT } });
+  it("are the installation's to set (owners and admins), 10 to 100,000 a minute, or the default", async () => {
+    expect((await api('/v2/ratelimit.json', { key: site.users.agent.apiKey })).body).toEqual({
+      ratelimit: { requestsPerMinute: null, default: TEST_DEFAULT, effective: TEST_DEFAULT },
+    });
     expect((await setLimit(50, site.users.agent.apiKey)).status).toBe(403);
     expectError(await setLimit(5), 400, 'ratelimit.requestsPerMinute');
     expectError(await setLimit(100_001), 400, 'ratelimit.requestsPerMinute');
     expectError(await setLimit('many'), 400, 'ratelimit.requestsPerMinute');
     // an unknown property is ignored and named; the known one is set
-    const ignoring = await api('/v2/ratelimit.json', { method: 'PUT', key: admin, body: { ratelimit: { requestsPerMinute: 50, burst: 3 } } });
+    const ignoring = await api('/v2/ratelimit.json', {
+      method: 'PUT',
+      key: admin,
+      body: { ratelimit: { requestsPerMinute: 50, burst: 3 } },
+    });
     expect(ignoring.status, ignoring.text).toBe(200);
     expect(ignoring.headers.get('x-ignored-properties')).toBe('ratelimit.burst');
     expect(ignoring.body.ratelimit.requestsPerMinute).toBe(50);
     const set = await setLimit(5_000);
     expect(set.status, set.text).toBe(200);
     expect(set.body).toEqual({ ratelimit: { requestsPerMinute: 5_000, default: TEST_DEFAULT, effective: 5_000 } });
-    expect((await setLimit(null)).body.ratelimit).toEqual({ requestsPerMinute: null, default: TEST_DEFAULT, effective: TEST_DEFAULT });
+    expect((await setLimit(null)).body.ratelimit).toEqual({
+      requestsPerMinute: null,
+      default: TEST_DEFAULT,
+      effective: TEST_DEFAULT,
+    });
   });
 
   it('answer 429 with Retry-After past the limit, for that teammate only, until the minute ends', async () => {
@@ -82,7 +94,9 @@ describe('rate limits', () => {
     expectError(await api('/v2/tags.json', { method: 'POST', key: owner, body: { name: 'over the limit' } }), 429);
     // another teammate, another installation: their own counts
     expect((await api('/v2/tickets.json', { key: site.users.agent.apiKey })).status).toBe(200);
-    expect((await api('/v2/tickets.json', { key: other.users.agent.apiKey })).headers.get('x-rate-limit-limit')).toBe(String(TEST_DEFAULT));
+    expect((await api('/v2/tickets.json', { key: other.users.agent.apiKey })).headers.get('x-rate-limit-limit')).toBe(
+      String(TEST_DEFAULT),
+    );
     // raised, it applies at once here
     expect((await setLimit(null)).status).toBe(200);
     expect((await api('/v2/tickets.json', { key: owner })).status).toBe(200);

@@ -20,13 +20,25 @@ const call = async (path: string, init: { key?: string; method?: string; body?: 
   const headers: Record<string, string> = init.key ? { authorization: `Bearer ${init.key}` } : {};
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const url = `${worker.url}${path}`;
-  return checkAnswer(init.method ?? 'GET', url, await fetch(url, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }));
+  return checkAnswer(
+    init.method ?? 'GET',
+    url,
+    await fetch(url, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    }),
+  );
 };
-
 
 beforeAll(async () => {
   worker = await serveWorker(inject('stackParts'), inject('workerScript'), {
-    vars: { RATE_LIMIT_PER_MINUTE: '120', AUTH_FAILURES_PER_MINUTE: '5', ROOM_MESSAGES_PER_MINUTE: '5', PUBLIC_READS_PER_MINUTE: '5' },
+    vars: {
+      RATE_LIMIT_PER_MINUTE: '120',
+      AUTH_FAILURES_PER_MINUTE: '5',
+      ROOM_MESSAGES_PER_MINUTE: '5',
+      PUBLIC_READS_PER_MINUTE: '5',
+    },
   });
   site = await newInstallation('strict-limits');
 }, 60_000);
@@ -36,7 +48,7 @@ afterAll(async () => {
   await worker?.stop();
 });
 
-describe('a deployment\'s limits', () => {
+describe("a deployment's limits", () => {
   it('let a teammate make 120 requests a minute, then answer 429', async () => {
     await earlyInAMinute();
     const key = site.users.agent.apiKey;
@@ -51,7 +63,11 @@ describe('a deployment\'s limits', () => {
 
   it("refuse a participant's sixth message in a minute in a room, storing five, the others going on", async () => {
     await earlyInAMinute();
-    const created = await call('/v2/conversations.json', { method: 'POST', key: site.users.admin.apiKey, body: { conversation: { contact: { name: 'Flood' } } } });
+    const created = await call('/v2/conversations.json', {
+      method: 'POST',
+      key: site.users.admin.apiKey,
+      body: { conversation: { contact: { name: 'Flood' } } },
+    });
     expect(created.status, created.text).toBe(201);
     const socketUrl = String(created.body.conversation.socketUrl ?? created.body.socketUrl);
     const roomUrl = socketUrl.replace(/^https?:\/\/[^/]+/, worker.url.replace(/^http/, 'ws'));
@@ -70,10 +86,20 @@ describe('a deployment\'s limits', () => {
     agent.send({ type: 'message', message: 'still here', clientId: 'agent-1' });
     expect((await contact.next('message')).message).toBe('still here');
     const stored = await eventually(async () => {
-      const found = await rows<{ message: string }>('SELECT message FROM conversation_messages WHERE conversation_id = $1 ORDER BY id', [created.body.conversation.id]);
+      const found = await rows<{ message: string }>(
+        'SELECT message FROM conversation_messages WHERE conversation_id = $1 ORDER BY id',
+        [created.body.conversation.id],
+      );
       return found.length >= 6 ? found : undefined;
     }, 20_000);
-    expect(stored.map((row) => row.message)).toEqual(['flood 1', 'flood 2', 'flood 3', 'flood 4', 'flood 5', 'still here']);
+    expect(stored.map((row) => row.message)).toEqual([
+      'flood 1',
+      'flood 2',
+      'flood 3',
+      'flood 4',
+      'flood 5',
+      'still here',
+    ]);
   });
 
   it('count no failure for a secret once issued and now expired: an app sending stale tokens is not locked out', async () => {
@@ -92,7 +118,11 @@ describe('a deployment\'s limits', () => {
   it('limit what a public help centre reads per address, readable from any origin when refused', async () => {
     const subdomain = `strict-help-${site.id}`;
     // the admin's key: the owner's must stay unseen by this Worker for the failed-authentication test below
-    const made = await call('/v2/helpdocssites.json', { method: 'POST', key: site.users.admin.apiKey, body: { helpdocssite: { name: 'Strict', subdomain, publicSiteEnabled: true } } });
+    const made = await call('/v2/helpdocssites.json', {
+      method: 'POST',
+      key: site.users.admin.apiKey,
+      body: { helpdocssite: { name: 'Strict', subdomain, publicSiteEnabled: true } },
+    });
     expect(made.status, made.text).toBe(201);
     await earlyInAMinute();
     const statuses = [] as number[];
@@ -111,7 +141,10 @@ describe('a deployment\'s limits', () => {
     expect(bad).toEqual([401, 401, 401, 401, 401]);
     const sixth = await call('/v2/me.json', { key: 'not-a-key-6' });
     expect(sixth.status).toBe(429);
-    expect(sixth.body.errors[0]).toMatchObject({ code: 'tooManyRequests', detail: expect.stringContaining('failed authentications from this address') });
+    expect(sixth.body.errors[0]).toMatchObject({
+      code: 'tooManyRequests',
+      detail: expect.stringContaining('failed authentications from this address'),
+    });
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
     // a key this Worker has not seen yet is not looked up either: a guesser learns nothing
     expect((await call('/v2/me.json', { key: site.users.owner.apiKey })).status).toBe(429);

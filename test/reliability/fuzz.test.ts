@@ -37,7 +37,18 @@ interface Operation {
   secured: boolean;
 }
 
-const HOSTILE_IDS = ['0', '-1', '01', '1.5', 'abc', '2147483648', '99999999999999999999', "1' OR '1'='1", '%00', '..%2F..%2Fetc'];
+const HOSTILE_IDS = [
+  '0',
+  '-1',
+  '01',
+  '1.5',
+  'abc',
+  '2147483648',
+  '99999999999999999999',
+  "1' OR '1'='1",
+  '%00',
+  '..%2F..%2Fetc',
+];
 const HOSTILE_QUERIES: Array<Record<string, string>> = [
   { filter: '{"name":' },
   { filter: JSON.stringify({ $where: 'sleep(10)' }) },
@@ -52,13 +63,31 @@ const HOSTILE_QUERIES: Array<Record<string, string>> = [
   { fields: 'x'.repeat(10_000) },
   { q: '\u0000' },
 ];
-const INTERNALS = [/\bat [\w$.<>]+ \(/, /node_modules/, /\.ts:\d+/, /\bSELECT\b.*\bFROM\b/i, /\bSQLSTATE\b/i, /postgres(ql)?:\/\//i, /NeonDbError/, /stack/i];
+const INTERNALS = [
+  /\bat [\w$.<>]+ \(/,
+  /node_modules/,
+  /\.ts:\d+/,
+  /\bSELECT\b.*\bFROM\b/i,
+  /\bSQLSTATE\b/i,
+  /postgres(ql)?:\/\//i,
+  /NeonDbError/,
+  /stack/i,
+];
 
-type Case = { name: string; method?: string; path?: (op: Operation, random: ReturnType<typeof generator>) => string; query?: Record<string, string>; headers?: Record<string, string>; body?: string | Uint8Array; credential?: 'none' | 'wrong' | 'basic-garbage' };
+type Case = {
+  name: string;
+  method?: string;
+  path?: (op: Operation, random: ReturnType<typeof generator>) => string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  credential?: 'none' | 'wrong' | 'basic-garbage';
+};
 
 function bodyCases(op: Operation, random: ReturnType<typeof generator>): Case[] {
   const property = op.properties.length ? random.pick(op.properties) : 'name';
-  const wrap = (value: unknown) => JSON.stringify(op.wrapper ? { [op.wrapper]: { [property]: value } } : { [property]: value });
+  const wrap = (value: unknown) =>
+    JSON.stringify(op.wrapper ? { [op.wrapper]: { [property]: value } } : { [property]: value });
   const deep = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
   return [
     { name: 'malformed JSON', body: '{"name": "x",' },
@@ -71,7 +100,10 @@ function bodyCases(op: Operation, random: ReturnType<typeof generator>): Case[] 
     { name: `a huge number for ${property}`, body: wrap(1e308) },
     { name: `a NUL in ${property}`, body: wrap('a\u0000b') },
     { name: `200 KB in ${property}`, body: wrap('x'.repeat(200_000)) },
-    { name: 'an unknown property', body: JSON.stringify(op.wrapper ? { [op.wrapper]: { zzz_unknown: 1 } } : { zzz_unknown: 1 }) },
+    {
+      name: 'an unknown property',
+      body: JSON.stringify(op.wrapper ? { [op.wrapper]: { zzz_unknown: 1 } } : { zzz_unknown: 1 }),
+    },
     { name: 'a body over 1 MB', body: JSON.stringify({ blob: 'y'.repeat(1_100_000) }) },
     { name: 'not JSON at all', body: '\u00ff\u00fe binary?', headers: { 'content-type': 'application/octet-stream' } },
     { name: 'invalid UTF-8', body: new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]) },
@@ -82,10 +114,22 @@ function casesFor(op: Operation, random: ReturnType<typeof generator>): Case[] {
   const all: Case[] = [
     { name: 'hostile query', query: random.pick(HOSTILE_QUERIES) },
     { name: 'another hostile query', query: random.pick(HOSTILE_QUERIES) },
-    { name: 'a wrong method', method: random.pick(['PATCH', 'DELETE', 'PUT', 'POST', 'GET'].filter((m) => m !== op.method)) },
+    {
+      name: 'a wrong method',
+      method: random.pick(['PATCH', 'DELETE', 'PUT', 'POST', 'GET'].filter((m) => m !== op.method)),
+    },
   ];
-  if (op.params.length) all.push({ name: 'hostile ids', path: (o, r) => pathOf(o, () => r.pick(HOSTILE_IDS)) }, { name: 'more hostile ids', path: (o, r) => pathOf(o, () => r.pick(HOSTILE_IDS)) });
-  if (op.secured) all.push({ name: 'no credential', credential: 'none' }, { name: 'a wrong key', credential: 'wrong' }, { name: 'a garbage Basic header', credential: 'basic-garbage' });
+  if (op.params.length)
+    all.push(
+      { name: 'hostile ids', path: (o, r) => pathOf(o, () => r.pick(HOSTILE_IDS)) },
+      { name: 'more hostile ids', path: (o, r) => pathOf(o, () => r.pick(HOSTILE_IDS)) },
+    );
+  if (op.secured)
+    all.push(
+      { name: 'no credential', credential: 'none' },
+      { name: 'a wrong key', credential: 'wrong' },
+      { name: 'a garbage Basic header', credential: 'basic-garbage' },
+    );
   if (op.jsonBody) all.push(...bodyCases(op, random));
   const chosen: Case[] = [];
   while (chosen.length < Math.min(CASES_AN_OPERATION, all.length)) {
@@ -117,13 +161,16 @@ beforeAll(async () => {
       return {
         method: method.toUpperCase(),
         template,
-        params: (operation.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => ({ name: p.name, integer: p.schema?.type === 'integer' })),
+        params: (operation.parameters ?? [])
+          .filter((p: any) => p.in === 'path')
+          .map((p: any) => ({ name: p.name, integer: p.schema?.type === 'integer' })),
         jsonBody: Boolean(schema),
         wrapper,
         properties: Object.keys(resolved?.properties ?? {}),
         secured: !(Array.isArray(operation.security) && operation.security.length === 0),
       };
-    }));
+    }),
+  );
 });
 
 describe('the fuzz test', () => {
@@ -152,7 +199,11 @@ describe('the fuzz test', () => {
         // next request sent on it: that is the client's socket, not an answer; sent once more
         for (let attempt = 1; attempt <= 2 && !response; attempt++) {
           try {
-            response = await fetch(url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body });
+            response = await fetch(url, {
+              method,
+              headers,
+              body: method === 'GET' || method === 'HEAD' ? undefined : body,
+            });
           } catch (error) {
             if (attempt === 2) problems.push(`${what}: the request failed twice: ${String(error)}`);
           }
@@ -162,7 +213,11 @@ describe('the fuzz test', () => {
         const text = await clone.text();
         if (response.status >= 500) problems.push(`${what}: ${response.status} ${text.slice(0, 200)}`);
         // an unknown property is ignored, never stored unseen: an answer that took it names it
-        if (fuzz.body?.toString().includes('zzz_unknown') && response.status < 300 && !(response.headers.get('x-ignored-properties') ?? '').includes('zzz_unknown')) {
+        if (
+          fuzz.body?.toString().includes('zzz_unknown') &&
+          response.status < 300 &&
+          !(response.headers.get('x-ignored-properties') ?? '').includes('zzz_unknown')
+        ) {
           problems.push(`${what}: ${response.status} without naming zzz_unknown in X-Ignored-Properties`);
         }
         // (an error body: the document and the reference page may well say "SELECT" or "stack")

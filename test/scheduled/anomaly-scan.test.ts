@@ -41,21 +41,26 @@ async function anomaliesOf(site: SeededInstallation): Promise<Anomaly[]> {
 }
 
 async function customer(site: SeededInstallation): Promise<number> {
-  const [row] = await rows<{ id: number }>(`INSERT INTO customers (installation_id, email) VALUES ($1, $2) RETURNING id`, [
-    site.id, `c-${Math.random().toString(36).slice(2, 10)}@scan.test`,
-  ]);
+  const [row] = await rows<{ id: number }>(
+    `INSERT INTO customers (installation_id, email) VALUES ($1, $2) RETURNING id`,
+    [site.id, `c-${Math.random().toString(36).slice(2, 10)}@scan.test`],
+  );
   return row!.id;
 }
 
 async function contact(installationId: number, customerId: number | null): Promise<number> {
-  const [row] = await rows<{ id: number }>(`INSERT INTO contacts (installation_id, name, customer_id) VALUES ($1, 'Visitor', $2) RETURNING id`, [
-    installationId, customerId,
-  ]);
+  const [row] = await rows<{ id: number }>(
+    `INSERT INTO contacts (installation_id, name, customer_id) VALUES ($1, 'Visitor', $2) RETURNING id`,
+    [installationId, customerId],
+  );
   return row!.id;
 }
 
 async function inbox(site: SeededInstallation): Promise<number> {
-  const [row] = await rows<{ id: number }>(`INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Support') RETURNING id`, [site.id]);
+  const [row] = await rows<{ id: number }>(
+    `INSERT INTO inboxes (installation_id, name) VALUES ($1, 'Support') RETURNING id`,
+    [site.id],
+  );
   return row!.id;
 }
 
@@ -75,7 +80,15 @@ async function conversations(installationId: number, c: Conversations): Promise<
     `INSERT INTO conversations (installation_id, token, contact_id, inbox_id, state, created_at, updated_at, deleted_at)
      SELECT $1, gen_random_uuid()::text, $2, $3, $4, t, t, CASE WHEN $4 = 'deleted' THEN t END
        FROM generate_series(0, $5 - 1) AS g, LATERAL (SELECT $6::timestamptz - g * ($7 * interval '1 millisecond') AS t) AS x`,
-    [installationId, c.contactId ?? null, c.inboxId ?? null, c.state ?? 'active', c.count, c.newest.toISOString(), c.spacingMs ?? MINUTE],
+    [
+      installationId,
+      c.contactId ?? null,
+      c.inboxId ?? null,
+      c.state ?? 'active',
+      c.count,
+      c.newest.toISOString(),
+      c.spacingMs ?? MINUTE,
+    ],
   );
 }
 
@@ -101,7 +114,11 @@ describe('conversation_burst: conversations of one customer in the hour before',
     site = await newInstallation('scan-customer');
     for (const name of Object.keys(customers) as (keyof typeof customers)[]) customers[name] = await customer(site);
     // Exactly the threshold, the oldest exactly at the window's start (included).
-    await conversations(site.id, { count: 5, newest: new Date(since.getTime() + 4 * MINUTE), contactId: await contact(site.id, customers.five) });
+    await conversations(site.id, {
+      count: 5,
+      newest: new Date(since.getTime() + 4 * MINUTE),
+      contactId: await contact(site.id, customers.five),
+    });
     // One below: 4 inside; one a millisecond before the window and one at `at` itself are outside.
     const four = await contact(site.id, customers.four);
     await conversations(site.id, { count: 4, newest: before(at, MINUTE), contactId: four });
@@ -110,10 +127,23 @@ describe('conversation_burst: conversations of one customer in the hour before',
     // 4 live and 3 deleted: the deleted ones do not count.
     const withDeleted = await contact(site.id, customers.deleted);
     await conversations(site.id, { count: 4, newest: before(at, 2 * MINUTE), contactId: withDeleted });
-    await conversations(site.id, { count: 3, newest: before(at, 3 * MINUTE), contactId: withDeleted, state: 'deleted' });
+    await conversations(site.id, {
+      count: 3,
+      newest: before(at, 3 * MINUTE),
+      contactId: withDeleted,
+      state: 'deleted',
+    });
     // Two contacts of one customer add up: 3 + 2.
-    await conversations(site.id, { count: 3, newest: before(at, 5 * MINUTE), contactId: await contact(site.id, customers.twoContacts) });
-    await conversations(site.id, { count: 2, newest: before(at, 7 * MINUTE), contactId: await contact(site.id, customers.twoContacts) });
+    await conversations(site.id, {
+      count: 3,
+      newest: before(at, 5 * MINUTE),
+      contactId: await contact(site.id, customers.twoContacts),
+    });
+    await conversations(site.id, {
+      count: 2,
+      newest: before(at, 7 * MINUTE),
+      contactId: await contact(site.id, customers.twoContacts),
+    });
     // Contacts not linked to a customer are no customer's burst.
     await conversations(site.id, { count: 6, newest: before(at, 9 * MINUTE), contactId: await contact(site.id, null) });
     await runCron(at);
@@ -159,7 +189,8 @@ describe('inbox_burst: conversations of one inbox in the hour before, against it
     for (const name of Object.keys(inboxes) as (keyof typeof inboxes)[]) inboxes[name] = await inbox(site);
     const burst = (inboxId: number, count: number, state: 'active' | 'deleted' = 'active') =>
       conversations(site.id, { count, newest: before(at, 1), spacingMs: (HOUR - 1000) / count, inboxId, state });
-    const baseline = (inboxId: number, count: number) => conversations(site.id, { count, newest: before(since, 1), spacingMs: baselineSpacing, inboxId });
+    const baseline = (inboxId: number, count: number) =>
+      conversations(site.id, { count, newest: before(since, 1), spacingMs: baselineSpacing, inboxId });
     await burst(inboxes.exactlyThreeTimes, 21);
     await baseline(inboxes.exactlyThreeTimes, 1176);
     await burst(inboxes.underThreeTimes, 21);
@@ -188,7 +219,9 @@ describe('inbox_burst: conversations of one inbox in the hour before, against it
 
   it('fires at 20 conversations against a quiet week', async () => {
     const found = (await anomaliesOf(site)).filter((a) => a.inbox?.id === inboxes.twenty);
-    expect(found.map((a) => a.details)).toEqual([{ count: 20, windowMinutes: 60, since: since.toISOString(), hourlyAverage: 0, baselineDays: 7 }]);
+    expect(found.map((a) => a.details)).toEqual([
+      { count: 20, windowMinutes: 60, since: since.toISOString(), hourlyAverage: 0, baselineDays: 7 },
+    ]);
   });
 
   it('does not fire just under 3 times the average, at 19, nor counting deleted conversations', async () => {
@@ -201,10 +234,12 @@ describe('inbox_burst: conversations of one inbox in the hour before, against it
 describe('ai_usage_spike: AI units in the 24 hours before, against the 7 days before them', () => {
   const at = momentOf(2);
   const since = before(at, DAY);
-  const sites: Record<'exactlyThreeTimes' | 'underThreeTimes' | 'fifty' | 'fortyNine', SeededInstallation> = {} as never;
+  const sites: Record<'exactlyThreeTimes' | 'underThreeTimes' | 'fifty' | 'fortyNine', SeededInstallation> =
+    {} as never;
 
   beforeAll(async () => {
-    for (const name of ['exactlyThreeTimes', 'underThreeTimes', 'fifty', 'fortyNine'] as const) sites[name] = await newInstallation(`scan-ai-${name.toLowerCase()}`);
+    for (const name of ['exactlyThreeTimes', 'underThreeTimes', 'fifty', 'fortyNine'] as const)
+      sites[name] = await newInstallation(`scan-ai-${name.toLowerCase()}`);
     // 51 units against 119 in 7 days (17 a day): exactly 3 times; against 120, just under.
     await aiUnits(sites.exactlyThreeTimes.id, 30, before(at, 1));
     await aiUnits(sites.exactlyThreeTimes.id, 21, since);
@@ -268,7 +303,11 @@ describe('another installation', () => {
     await aiUnits(other.id, 30, before(at, HOUR));
     // And a burst that is the other installation's own.
     otherCustomer = await customer(other);
-    await conversations(other.id, { count: 6, newest: before(at, 2 * MINUTE), contactId: await contact(other.id, otherCustomer) });
+    await conversations(other.id, {
+      count: 6,
+      newest: before(at, 2 * MINUTE),
+      contactId: await contact(other.id, otherCustomer),
+    });
     await runCron(at);
   });
 
@@ -278,7 +317,9 @@ describe('another installation', () => {
 
   it("records the other installation's own burst there, read only by it", async () => {
     const theirs = await anomaliesOf(other);
-    expect(theirs.map((a) => [a.name, a.customer?.id, a.details?.count])).toEqual([['conversation_burst', otherCustomer, 6]]);
+    expect(theirs.map((a) => [a.name, a.customer?.id, a.details?.count])).toEqual([
+      ['conversation_burst', otherCustomer, 6],
+    ]);
     const read = await api(`/v2/anomalies/${theirs[0]!.id}.json`, { key: site.users.agent.apiKey });
     expect(read.status, read.text).toBe(404);
   });
@@ -297,27 +338,45 @@ describe('deduplication', () => {
   });
 
   it('a second run, and runs side by side, record a burst once', async () => {
-    await conversations(site.id, { count: 5, newest: before(at, MINUTE), spacingMs: 5 * MINUTE, contactId: await contact(site.id, first) });
+    await conversations(site.id, {
+      count: 5,
+      newest: before(at, MINUTE),
+      spacingMs: 5 * MINUTE,
+      contactId: await contact(site.id, first),
+    });
     // Runs side by side, as when a run is late: each sees the burst, one records it.
     await Promise.all(Array.from({ length: 5 }, () => runCron(at)));
     await runCron(at);
     // Still a burst 5 and 10 minutes later: none records it again.
     await Promise.all([runCron(new Date(at.getTime() + 5 * MINUTE)), runCron(new Date(at.getTime() + 10 * MINUTE))]);
     const found = await anomaliesOf(site);
-    expect(found.map((a) => [a.name, a.customer?.id, a.detectedAt])).toEqual([['conversation_burst', first, at.toISOString()]]);
+    expect(found.map((a) => [a.name, a.customer?.id, a.detectedAt])).toEqual([
+      ['conversation_burst', first, at.toISOString()],
+    ]);
   });
 
   it('another subject bursting meanwhile is an anomaly of its own', async () => {
     const later = new Date(at.getTime() + 15 * MINUTE);
-    await conversations(site.id, { count: 5, newest: before(later, MINUTE), contactId: await contact(site.id, second) });
+    await conversations(site.id, {
+      count: 5,
+      newest: before(later, MINUTE),
+      contactId: await contact(site.id, second),
+    });
     await Promise.all(Array.from({ length: 5 }, () => runCron(later)));
     const found = await anomaliesOf(site);
-    expect(found.map((a) => [a.customer?.id, a.detectedAt])).toEqual([[first, at.toISOString()], [second, later.toISOString()]]);
+    expect(found.map((a) => [a.customer?.id, a.detectedAt])).toEqual([
+      [first, at.toISOString()],
+      [second, later.toISOString()],
+    ]);
   });
 
   it('a cleared anomaly keeps the same burst quiet for 24 hours; a burst after that fires again', async () => {
     const [anomaly] = (await anomaliesOf(site)).filter((a) => a.customer?.id === first);
-    const cleared = await api(`/v2/anomalies/${anomaly!.id}/clear.json`, { method: 'POST', key: site.users.agent.apiKey, body: { clearNote: 'a campaign' } });
+    const cleared = await api(`/v2/anomalies/${anomaly!.id}/clear.json`, {
+      method: 'POST',
+      key: site.users.agent.apiKey,
+      body: { clearNote: 'a campaign' },
+    });
     expect(cleared.status, cleared.text).toBe(200);
     const firstContact = await contact(site.id, first);
     // The burst goes on: right after the clearing, and a new one just under 24 hours after it was detected.
@@ -330,7 +389,10 @@ describe('deduplication', () => {
     const aDay = new Date(at.getTime() + DAY);
     await runCron(aDay);
     const found = (await anomaliesOf(site)).filter((a) => a.customer?.id === first);
-    expect(found.map((a) => [a.status, a.detectedAt])).toEqual([['cleared', at.toISOString()], ['open', aDay.toISOString()]]);
+    expect(found.map((a) => [a.status, a.detectedAt])).toEqual([
+      ['cleared', at.toISOString()],
+      ['open', aDay.toISOString()],
+    ]);
     expect(found[1]!.details).toEqual({ count: 5, windowMinutes: 60, since: before(aDay, HOUR).toISOString() });
     expect(found[0]).toMatchObject({ id: anomaly!.id, details: anomaly!.details, clearNote: 'a campaign' });
   });
@@ -344,6 +406,9 @@ describe('deduplication', () => {
     expect((await anomaliesOf(site)).filter((a) => a.customer?.id === second)).toHaveLength(1);
     await runCron(new Date(later.getTime() + DAY));
     const found = (await anomaliesOf(site)).filter((a) => a.customer?.id === second);
-    expect(found.map((a) => [a.status, a.detectedAt])).toEqual([['open', later.toISOString()], ['open', new Date(later.getTime() + DAY).toISOString()]]);
+    expect(found.map((a) => [a.status, a.detectedAt])).toEqual([
+      ['open', later.toISOString()],
+      ['open', new Date(later.getTime() + DAY).toISOString()],
+    ]);
   });
 });

@@ -36,8 +36,18 @@ export default async function setup(project: TestProject) {
   let worker;
   try {
     // mail over 256 KiB is refused: the mail tests reach the limit under the local harness's own 1 MiB
-    const vars = { MAIL_MAX_BYTES: String(TEST_MAIL_MAX_BYTES), MAIL_RETRY_BASE_SECONDS: String(TEST_MAIL_RETRY_BASE_SECONDS), PUBLIC_URL: TEST_PUBLIC_URL, DNS_OVER_HTTPS_URL: dns.url };
-    worker = await startWorker(stack, { outdir, onLogLine: logs.handle, vars, mailReceiverUrl: `${mailReceiver.url}/send` });
+    const vars = {
+      MAIL_MAX_BYTES: String(TEST_MAIL_MAX_BYTES),
+      MAIL_RETRY_BASE_SECONDS: String(TEST_MAIL_RETRY_BASE_SECONDS),
+      PUBLIC_URL: TEST_PUBLIC_URL,
+      DNS_OVER_HTTPS_URL: dns.url,
+    };
+    worker = await startWorker(stack, {
+      outdir,
+      onLogLine: logs.handle,
+      vars,
+      mailReceiverUrl: `${mailReceiver.url}/send`,
+    });
   } catch (error) {
     await dns.stop();
     await mailReceiver.stop();
@@ -51,7 +61,11 @@ export default async function setup(project: TestProject) {
   project.provide('mailReceiverUrl', mailReceiver.url);
   project.provide('dnsControlUrl', dns.controlUrl);
   project.provide('workerScript', worker.scriptPath);
-  project.provide('stackParts', { databaseUrl: stack.databaseUrl, wsProxyPort: stack.wsProxyPort, sqlHttpUrl: stack.sqlHttpUrl });
+  project.provide('stackParts', {
+    databaseUrl: stack.databaseUrl,
+    wsProxyPort: stack.wsProxyPort,
+    sqlHttpUrl: stack.sqlHttpUrl,
+  });
   return async () => {
     await controls.stop();
     await worker.stop();

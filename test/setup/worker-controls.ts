@@ -14,7 +14,11 @@ export const CRON = '*/5 * * * *';
  *   the scheduled handler finished, 500 with its outcome when it threw;
  * - `GET /logs?name=value&...` answers the Worker's JSON log lines with those fields, as a JSON array.
  */
-export async function startWorkerControls(miniflare: Miniflare, queueBinding: string, logs: WorkerLogs): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startWorkerControls(
+  miniflare: Miniflare,
+  queueBinding: string,
+  logs: WorkerLogs,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const queue = await miniflare.getQueueProducer(queueBinding);
   const worker = await miniflare.getWorker();
   const server = createServer((request, response) => {
@@ -27,7 +31,9 @@ export async function startWorkerControls(miniflare: Miniflare, queueBinding: st
         return done(204);
       }
       if (url.pathname === '/logs') {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(logs.matching(Object.fromEntries(url.searchParams))));
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(logs.matching(Object.fromEntries(url.searchParams))));
         return;
       }
       if (url.pathname === '/scheduled') {

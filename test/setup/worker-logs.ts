@@ -29,7 +29,11 @@ export function workerLogs(options: { expected?: (line: Record<string, unknown>)
         lines.push(parsed);
         if (lines.length > MAX_LINES) lines.splice(0, lines.length - MAX_LINES);
       }
-      if (everything || !parsed || ((parsed.level === 'warn' || parsed.level === 'error') && !options.expected?.(parsed))) {
+      if (
+        everything ||
+        !parsed ||
+        ((parsed.level === 'warn' || parsed.level === 'error') && !options.expected?.(parsed))
+      ) {
         (stream === 'stderr' ? process.stderr : process.stdout).write(`[worker] ${line}\n`);
       }
     },

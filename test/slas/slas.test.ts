@@ -25,16 +25,34 @@ let urgent: number;
 let low: number;
 let hoursId: number;
 
-const sla = (body: Record<string, unknown>, key = admin) => api('/v2/slas.json', { method: 'POST', key, body: { sla: body }, query: { includes: 'all' } });
+const sla = (body: Record<string, unknown>, key = admin) =>
+  api('/v2/slas.json', { method: 'POST', key, body: { sla: body }, query: { includes: 'all' } });
 const ticketOf = async (id: number) => (await api(`/v2/tickets/${id}.json`, { key: admin })).body.ticket;
 const newTicket = async (extra: Record<string, unknown> = {}) => {
-  const made = await api('/v2/tickets.json', { method: 'POST', key: admin, body: { ticket: { subject: 'Clock', inbox, priority: { id: urgent }, customer: { email: 'clock@slas.test' }, message: 'Help', ...extra } } });
+  const made = await api('/v2/tickets.json', {
+    method: 'POST',
+    key: admin,
+    body: {
+      ticket: {
+        subject: 'Clock',
+        inbox,
+        priority: { id: urgent },
+        customer: { email: 'clock@slas.test' },
+        message: 'Help',
+        ...extra,
+      },
+    },
+  });
   expect(made.status, made.text).toBe(201);
   await drained(site.id);
   return made.body.ticket as { id: number; createdAt: string };
 };
 const reply = async (id: number, body: Record<string, unknown>) => {
-  const posted = await api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key: admin, body: { message: 'Reply', ...body } });
+  const posted = await api(`/v2/tickets/${id}/messages.json`, {
+    method: 'POST',
+    key: admin,
+    body: { message: 'Reply', ...body },
+  });
   expect(posted.status, posted.text).toBe(201);
   await drained(site.id);
   return posted.body.message as { createdAt: string };
@@ -42,7 +60,10 @@ const reply = async (id: number, body: Record<string, unknown>) => {
 const plus = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * MINUTE).toISOString();
 /** The ticket as if made `minutes` earlier, due for the cron's next look. */
 const age = (id: number, minutes: number) =>
-  rows(`UPDATE tickets SET created_at = created_at - make_interval(mins => $2), sla_check_at = now() - interval '1 second' WHERE id = $1`, [id, minutes]);
+  rows(
+    `UPDATE tickets SET created_at = created_at - make_interval(mins => $2), sla_check_at = now() - interval '1 second' WHERE id = $1`,
+    [id, minutes],
+  );
 
 beforeAll(async () => {
   site = await newInstallation('slas');
@@ -50,7 +71,13 @@ beforeAll(async () => {
   admin = site.users.admin.apiKey;
   agent = site.users.agent.apiKey;
   inbox = (await api('/v2/inboxes.json', { key: admin })).body.inboxes[0].id;
-  quietInbox = (await api('/v2/inboxes.json', { method: 'POST', key: admin, body: { inbox: { name: 'Quiet', email: 'quiet@slas.test' } } })).body.inbox.id;
+  quietInbox = (
+    await api('/v2/inboxes.json', {
+      method: 'POST',
+      key: admin,
+      body: { inbox: { name: 'Quiet', email: 'quiet@slas.test' } },
+    })
+  ).body.inbox.id;
   const priorities = (await api('/v2/ticketpriorities.json', { key: admin })).body.ticketpriorities as { id: number }[];
   urgent = priorities[0]!.id;
   low = priorities[1]!.id;
@@ -62,26 +89,70 @@ describe('policies, as the platform client writes them', () => {
 
   it('creates with the whole SLAResponse: the policy, and its targets and notifications under included', async () => {
     const body = {
-      sla: { id: 0, type: null, name: 'Gold', businesshours: { id: hoursId, type: '', meta: null }, slacustomers: null, slacompanies: null, slainboxes: null, slatickettypes: null, slaticketpriorities: null, slatags: null, slanotifications: null, threads: null },
+      sla: {
+        id: 0,
+        type: null,
+        name: 'Gold',
+        businesshours: { id: hoursId, type: '', meta: null },
+        slacustomers: null,
+        slacompanies: null,
+        slainboxes: null,
+        slatickettypes: null,
+        slaticketpriorities: null,
+        slatags: null,
+        slanotifications: null,
+        threads: null,
+      },
       included: {
         ...SDK_INCLUDED,
         slanotifications: [
           { id: 0, type: 'firstResponse', condition: 'warning', duration: 5, notifyAssignedUser: true },
           { id: 0, type: 'firstResponse', condition: 'breach', duration: 0, notifyAssignedUser: true },
         ],
-        slaticketpriorities: [{ id: 0, type: null, hours: 2, minutes: 30, description: 'SLA for Urgent', priority: { id: urgent, type: '', meta: null } }],
+        slaticketpriorities: [
+          {
+            id: 0,
+            type: null,
+            hours: 2,
+            minutes: 30,
+            description: 'SLA for Urgent',
+            priority: { id: urgent, type: '', meta: null },
+          },
+        ],
       },
     };
     const created = await api('/v2/slas.json', { method: 'POST', key: admin, headers: SDK_HEADERS, body });
     expect(created.status, created.text).toBe(201);
     const policy = created.body.sla;
-    expect(policy).toMatchObject({ type: 'slas', name: 'Gold', enabled: true, displayOrder: 0, businesshours: { id: hoursId, type: 'businesshours' } });
+    expect(policy).toMatchObject({
+      type: 'slas',
+      name: 'Gold',
+      enabled: true,
+      displayOrder: 0,
+      businesshours: { id: hoursId, type: 'businesshours' },
+    });
     expect(policy.slanotifications).toHaveLength(2);
-    expect(created.body.included.slanotifications[0]).toMatchObject({ type: 'firstResponse', condition: 'warning', duration: 5, notifyAssignedUser: true, user: null });
-    expect(created.body.included.slaticketpriorities[0]).toMatchObject({ type: 'slaticketpriorities', hours: 2, minutes: 30, priority: { id: urgent, type: 'ticketpriorities' }, replyTimeMinutes: null });
+    expect(created.body.included.slanotifications[0]).toMatchObject({
+      type: 'firstResponse',
+      condition: 'warning',
+      duration: 5,
+      notifyAssignedUser: true,
+      user: null,
+    });
+    expect(created.body.included.slaticketpriorities[0]).toMatchObject({
+      type: 'slaticketpriorities',
+      hours: 2,
+      minutes: 30,
+      priority: { id: urgent, type: 'ticketpriorities' },
+      replyTimeMinutes: null,
+    });
     for (const name of ['id', 'displayOrder']) expect(Number.isInteger(policy[name]), name).toBe(true);
     // what the client's Get reads
-    const got = await api(`/v2/slas/${policy.id}.json`, { key: agent, headers: SDK_HEADERS, query: { includes: 'all' } });
+    const got = await api(`/v2/slas/${policy.id}.json`, {
+      key: agent,
+      headers: SDK_HEADERS,
+      query: { includes: 'all' },
+    });
     expect(got.status, got.text).toBe(200);
     read = got.body;
     expect(read.included.slaticketpriorities).toHaveLength(1);
@@ -94,7 +165,13 @@ describe('policies, as the platform client writes them', () => {
   it('updates with PUT, sending back what it read, changing only what changed', async () => {
     const mark = await lastEventId(site.id);
     const body = { sla: { ...read.sla, name: 'Gold plus' }, included: { ...SDK_INCLUDED, ...read.included } };
-    const updated = await api(`/v2/slas/${read.sla.id}.json`, { method: 'PUT', key: admin, headers: SDK_HEADERS, body, query: { includes: 'all' } });
+    const updated = await api(`/v2/slas/${read.sla.id}.json`, {
+      method: 'PUT',
+      key: admin,
+      headers: SDK_HEADERS,
+      body,
+      query: { includes: 'all' },
+    });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body.sla.name).toBe('Gold plus');
     expect(updated.body.included.slanotifications).toHaveLength(2);
@@ -103,18 +180,59 @@ describe('policies, as the platform client writes them', () => {
   });
 
   it('refuses what is wrong with a 400 or 409 naming it, and writes nothing', async () => {
-    const foreignCustomer = (await api('/v2/customers.json', { method: 'POST', key: other.users.admin.apiKey, body: { customer: { email: 'theirs@slas.test' } } })).body.customer.id;
-    const foreignHours = (await api('/v2/businesshours.json', { key: other.users.admin.apiKey })).body.businesshours[0].id;
+    const foreignCustomer = (
+      await api('/v2/customers.json', {
+        method: 'POST',
+        key: other.users.admin.apiKey,
+        body: { customer: { email: 'theirs@slas.test' } },
+      })
+    ).body.customer.id;
+    const foreignHours = (await api('/v2/businesshours.json', { key: other.users.admin.apiKey })).body.businesshours[0]
+      .id;
     const mark = await lastEventId(site.id);
     expectError(await sla({ description: 'no name' }), 400, 'sla.name');
-    expectError(await sla({ name: 'Bad notice', slanotifications: [{ condition: 'someday', type: 'firstResponse' }] }), 400, 'sla.slanotifications[0].condition');
-    expectError(await sla({ name: 'Bad notice', slanotifications: [{ condition: 'warning' }] }), 400, 'sla.slanotifications[0].type');
-    expectError(await sla({ name: 'Bad target', slaticketpriorities: [{ priority: { id: urgent }, hours: -1 }] }), 400, 'sla.slaticketpriorities[0].hours');
-    expectError(await sla({ name: 'Bad target', slaticketpriorities: [{ priority: { id: urgent }, hours: '2' }] }), 400, 'sla.slaticketpriorities[0].hours');
-    expectError(await sla({ name: 'Foreign', slacustomers: [{ customer: { id: foreignCustomer } }] }), 400, 'sla.slacustomers[0].customer');
+    expectError(
+      await sla({ name: 'Bad notice', slanotifications: [{ condition: 'someday', type: 'firstResponse' }] }),
+      400,
+      'sla.slanotifications[0].condition',
+    );
+    expectError(
+      await sla({ name: 'Bad notice', slanotifications: [{ condition: 'warning' }] }),
+      400,
+      'sla.slanotifications[0].type',
+    );
+    expectError(
+      await sla({ name: 'Bad target', slaticketpriorities: [{ priority: { id: urgent }, hours: -1 }] }),
+      400,
+      'sla.slaticketpriorities[0].hours',
+    );
+    expectError(
+      await sla({ name: 'Bad target', slaticketpriorities: [{ priority: { id: urgent }, hours: '2' }] }),
+      400,
+      'sla.slaticketpriorities[0].hours',
+    );
+    expectError(
+      await sla({ name: 'Foreign', slacustomers: [{ customer: { id: foreignCustomer } }] }),
+      400,
+      'sla.slacustomers[0].customer',
+    );
     expectError(await sla({ name: 'Foreign', businesshours: { id: foreignHours } }), 400, 'sla.businesshours');
-    expectError(await sla({ name: 'Scope', slainboxes: [{ inbox: { id: inbox }, conditionoption: 'maybe' }] }), 400, 'sla.slainboxes[0].conditionoption');
-    expectError(await sla({ name: 'Twice', slaticketpriorities: [{ priority: { id: urgent }, hours: 1 }, { priority: { id: urgent }, hours: 2 }] }), 409, 'sla.slaticketpriorities');
+    expectError(
+      await sla({ name: 'Scope', slainboxes: [{ inbox: { id: inbox }, conditionoption: 'maybe' }] }),
+      400,
+      'sla.slainboxes[0].conditionoption',
+    );
+    expectError(
+      await sla({
+        name: 'Twice',
+        slaticketpriorities: [
+          { priority: { id: urgent }, hours: 1 },
+          { priority: { id: urgent }, hours: 2 },
+        ],
+      }),
+      409,
+      'sla.slaticketpriorities',
+    );
     expectError(await sla({ name: 'Colour', colour: 'red', enabled: 'yes' }), 400, 'sla.enabled');
     expect((await sla({ name: 'By agent' }, agent)).status).toBe(403);
     expect(await eventsSince(site.id, mark)).toEqual([]);
@@ -134,15 +252,23 @@ describe('the clocks on tickets', () => {
   beforeAll(async () => {
     // tried first: tickets of the main inbox, not tagged vip-excluded; calendar time
     const made = await sla({
-      name: 'Main inbox', displayOrder: 1,
+      name: 'Main inbox',
+      displayOrder: 1,
       slainboxes: [{ inbox: { id: inbox } }],
-      slaticketpriorities: [{ priority: { id: urgent }, hours: 1, minutes: 0, replyTimeMinutes: 30, resolutionTimeMinutes: 240 }],
+      slaticketpriorities: [
+        { priority: { id: urgent }, hours: 1, minutes: 0, replyTimeMinutes: 30, resolutionTimeMinutes: 240 },
+      ],
       slanotifications: [{ condition: 'warning', type: 'firstResponse', duration: 15 }],
     });
     expect(made.status, made.text).toBe(201);
     gold = made.body.sla.id;
     // everything else: working hours (Monday to Friday, 09:00 to 17:00 UTC)
-    const second = await sla({ name: 'Everything else', displayOrder: 2, businesshours: { id: hoursId }, slaticketpriorities: [{ priority: { id: urgent }, hours: 8 }] });
+    const second = await sla({
+      name: 'Everything else',
+      displayOrder: 2,
+      businesshours: { id: hoursId },
+      slaticketpriorities: [{ priority: { id: urgent }, hours: 8 }],
+    });
     expect(second.status, second.text).toBe(201);
     fallback = second.body.sla.id;
   });
@@ -151,19 +277,35 @@ describe('the clocks on tickets', () => {
     const ticket = await newTicket();
     const read = await ticketOf(ticket.id);
     expect(read).toMatchObject({
-      sla: { id: gold, type: 'slas' }, slaFirstResponseStatus: 'pending', slaFirstResponseDueAt: plus(ticket.createdAt, 60),
-      slaResolutionStatus: 'pending', slaResolutionDueAt: plus(ticket.createdAt, 240), slaNextReplyStatus: null, slaNextReplyDueAt: null, sla_breached: false,
+      sla: { id: gold, type: 'slas' },
+      slaFirstResponseStatus: 'pending',
+      slaFirstResponseDueAt: plus(ticket.createdAt, 60),
+      slaResolutionStatus: 'pending',
+      slaResolutionDueAt: plus(ticket.createdAt, 240),
+      slaNextReplyStatus: null,
+      slaNextReplyDueAt: null,
+      sla_breached: false,
     });
     // the second policy's clock is working time
     const elsewhere = await newTicket({ inbox: quietInbox });
     const quiet = await ticketOf(elsewhere.id);
     expect(quiet.sla).toEqual({ id: fallback, type: 'slas' });
-    const hours = { timezoneId: 'UTC', schedules: [1, 2, 3, 4, 5].map((day) => ({ day, startHour: '09:00', endHour: '17:00' })), holidays: [] };
-    expect(quiet.slaFirstResponseDueAt).toBe(addWorkingMinutes(hours, new Date(elsewhere.createdAt), 480)!.toISOString());
+    const hours = {
+      timezoneId: 'UTC',
+      schedules: [1, 2, 3, 4, 5].map((day) => ({ day, startHour: '09:00', endHour: '17:00' })),
+      holidays: [],
+    };
+    expect(quiet.slaFirstResponseDueAt).toBe(
+      addWorkingMinutes(hours, new Date(elsewhere.createdAt), 480)!.toISOString(),
+    );
     expect(quiet.slaResolutionStatus).toBeNull();
     // a priority without targets: the policy applies, no target runs
     const calm = await newTicket({ priority: { id: low } });
-    expect(await ticketOf(calm.id)).toMatchObject({ sla: { id: gold, type: 'slas' }, slaFirstResponseStatus: null, slaFirstResponseDueAt: null });
+    expect(await ticketOf(calm.id)).toMatchObject({
+      sla: { id: gold, type: 'slas' },
+      slaFirstResponseStatus: null,
+      slaFirstResponseDueAt: null,
+    });
   });
 
   it('the cron warns, then breaches, each an event and a line of the history; the list filters and orders by them', async () => {
@@ -179,15 +321,37 @@ describe('the clocks on tickets', () => {
     await runCron();
     await drained(site.id);
     const breached = await ticketOf(ticket.id);
-    expect(breached).toMatchObject({ slaFirstResponseStatus: 'breached', sla_breached: true, slaResolutionStatus: 'pending' });
-    const changes = (await eventsSince(site.id, mark)).filter((e) => e.recordType === 'tickets' && e.recordId === ticket.id && e.kind === 'updated').map((e) => e.data.slaFirstResponseStatus);
-    expect(changes).toEqual([{ before: 'pending', after: 'warning' }, { before: 'warning', after: 'breached' }]);
+    expect(breached).toMatchObject({
+      slaFirstResponseStatus: 'breached',
+      sla_breached: true,
+      slaResolutionStatus: 'pending',
+    });
+    const changes = (await eventsSince(site.id, mark))
+      .filter((e) => e.recordType === 'tickets' && e.recordId === ticket.id && e.kind === 'updated')
+      .map((e) => e.data.slaFirstResponseStatus);
+    expect(changes).toEqual([
+      { before: 'pending', after: 'warning' },
+      { before: 'warning', after: 'breached' },
+    ]);
     const history = await api(`/v2/tickets/${ticket.id}/activities.json`, { key: admin });
-    expect(history.body.ticketactivities.map((a: { eventType: string }) => a.eventType)).toEqual(expect.arrayContaining(['ticket.sla.warning', 'ticket.sla.breached']));
-    const listed = await api('/v2/tickets.json', { key: admin, query: { filter: JSON.stringify({ sla_breached: true }), pageSize: '100' } });
+    expect(history.body.ticketactivities.map((a: { eventType: string }) => a.eventType)).toEqual(
+      expect.arrayContaining(['ticket.sla.warning', 'ticket.sla.breached']),
+    );
+    const listed = await api('/v2/tickets.json', {
+      key: admin,
+      query: { filter: JSON.stringify({ sla_breached: true }), pageSize: '100' },
+    });
     expect(listed.body.tickets.map((t: { id: number }) => t.id)).toContain(ticket.id);
     expect(listed.body.tickets.every((t: { sla_breached: boolean }) => t.sla_breached)).toBe(true);
-    const ordered = await api('/v2/tickets.json', { key: admin, query: { filter: JSON.stringify({ sla: gold, slaResolutionDueAt: { $ne: null } }), orderBy: 'slaResolutionDueAt', orderMode: 'asc', pageSize: '100' } });
+    const ordered = await api('/v2/tickets.json', {
+      key: admin,
+      query: {
+        filter: JSON.stringify({ sla: gold, slaResolutionDueAt: { $ne: null } }),
+        orderBy: 'slaResolutionDueAt',
+        orderMode: 'asc',
+        pageSize: '100',
+      },
+    });
     const dues = ordered.body.tickets.map((t: { slaResolutionDueAt: string }) => t.slaResolutionDueAt);
     expect(dues).toEqual([...dues].sort());
     // a late reply does not undo the breach
@@ -204,9 +368,15 @@ describe('the clocks on tickets', () => {
     const message = await reply(ticket.id, { customer: { id: customer } });
     const waiting = await ticketOf(ticket.id);
     expect(waiting.slaNextReplyStatus).toBe('pending');
-    expect(Math.abs(Date.parse(waiting.slaNextReplyDueAt) - Date.parse(plus(message.createdAt, 30)))).toBeLessThan(1000);
+    expect(Math.abs(Date.parse(waiting.slaNextReplyDueAt) - Date.parse(plus(message.createdAt, 30)))).toBeLessThan(
+      1000,
+    );
     await reply(ticket.id, {});
-    expect(await ticketOf(ticket.id)).toMatchObject({ slaNextReplyStatus: 'met', slaFirstResponseStatus: 'met', sla_breached: false });
+    expect(await ticketOf(ticket.id)).toMatchObject({
+      slaNextReplyStatus: 'met',
+      slaFirstResponseStatus: 'met',
+      sla_breached: false,
+    });
     // a note is no reply
     await reply(ticket.id, { customer: { id: customer } });
     await reply(ticket.id, { threadType: 'note' });
@@ -216,21 +386,54 @@ describe('the clocks on tickets', () => {
   it('stops while the ticket waits on the customer, moving the due times on by the time stood still; solved meets the resolution', async () => {
     const ticket = await newTicket();
     const before = await ticketOf(ticket.id);
-    expect((await api(`/v2/tickets/${ticket.id}.json`, { method: 'PATCH', key: admin, body: { ticket: { status: { id: WAITING } } } })).status).toBe(200);
+    expect(
+      (
+        await api(`/v2/tickets/${ticket.id}.json`, {
+          method: 'PATCH',
+          key: admin,
+          body: { ticket: { status: { id: WAITING } } },
+        })
+      ).status,
+    ).toBe(200);
     await drained(site.id);
-    expect(await ticketOf(ticket.id)).toMatchObject({ slaFirstResponseStatus: 'paused', slaResolutionStatus: 'paused' });
+    expect(await ticketOf(ticket.id)).toMatchObject({
+      slaFirstResponseStatus: 'paused',
+      slaResolutionStatus: 'paused',
+    });
     // the pause began two hours ago
-    await rows("UPDATE tickets SET sla_paused_since = sla_paused_since - interval '2 hours' WHERE id = $1", [ticket.id]);
-    expect((await api(`/v2/tickets/${ticket.id}.json`, { method: 'PATCH', key: admin, body: { ticket: { status: { id: 1 } } } })).status).toBe(200);
+    await rows("UPDATE tickets SET sla_paused_since = sla_paused_since - interval '2 hours' WHERE id = $1", [
+      ticket.id,
+    ]);
+    expect(
+      (
+        await api(`/v2/tickets/${ticket.id}.json`, {
+          method: 'PATCH',
+          key: admin,
+          body: { ticket: { status: { id: 1 } } },
+        })
+      ).status,
+    ).toBe(200);
     await drained(site.id);
     const resumed = await ticketOf(ticket.id);
     expect(resumed.slaFirstResponseStatus).toBe('pending');
     const moved = (Date.parse(resumed.slaFirstResponseDueAt) - Date.parse(before.slaFirstResponseDueAt)) / MINUTE;
     expect(moved).toBeGreaterThanOrEqual(120);
     expect(moved).toBeLessThan(121);
-    expect((await api(`/v2/tickets/${ticket.id}.json`, { method: 'PATCH', key: admin, body: { ticket: { status: { id: SOLVED } } } })).status).toBe(200);
+    expect(
+      (
+        await api(`/v2/tickets/${ticket.id}.json`, {
+          method: 'PATCH',
+          key: admin,
+          body: { ticket: { status: { id: SOLVED } } },
+        })
+      ).status,
+    ).toBe(200);
     await drained(site.id);
-    expect(await ticketOf(ticket.id)).toMatchObject({ slaResolutionStatus: 'met', slaFirstResponseStatus: 'paused', sla_breached: false });
+    expect(await ticketOf(ticket.id)).toMatchObject({
+      slaResolutionStatus: 'met',
+      slaFirstResponseStatus: 'paused',
+      sla_breached: false,
+    });
     // the cron leaves a stopped clock alone, however late
     await age(ticket.id, 10_000);
     await runCron();
@@ -239,19 +442,54 @@ describe('the clocks on tickets', () => {
 
   it('finds the policy again when the ticket changes, and lets tickets go with a deleted policy', async () => {
     const ticket = await newTicket();
-    expect((await api(`/v2/tickets/${ticket.id}.json`, { method: 'PATCH', key: admin, body: { ticket: { inbox: { id: quietInbox } } } })).status).toBe(200);
+    expect(
+      (
+        await api(`/v2/tickets/${ticket.id}.json`, {
+          method: 'PATCH',
+          key: admin,
+          body: { ticket: { inbox: { id: quietInbox } } },
+        })
+      ).status,
+    ).toBe(200);
     await drained(site.id);
     expect((await ticketOf(ticket.id)).sla).toEqual({ id: fallback, type: 'slas' });
-    expect((await api(`/v2/slas/${fallback}.json`, { method: 'PATCH', key: admin, body: { sla: { enabled: false } } })).status).toBe(200);
-    expect((await api(`/v2/tickets/${ticket.id}.json`, { method: 'PATCH', key: admin, body: { ticket: { priority: { id: low } } } })).status).toBe(200);
+    expect(
+      (await api(`/v2/slas/${fallback}.json`, { method: 'PATCH', key: admin, body: { sla: { enabled: false } } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await api(`/v2/tickets/${ticket.id}.json`, {
+          method: 'PATCH',
+          key: admin,
+          body: { ticket: { priority: { id: low } } },
+        })
+      ).status,
+    ).toBe(200);
     await drained(site.id);
-    expect(await ticketOf(ticket.id)).toMatchObject({ sla: null, slaFirstResponseStatus: null, slaFirstResponseDueAt: null });
+    expect(await ticketOf(ticket.id)).toMatchObject({
+      sla: null,
+      slaFirstResponseStatus: null,
+      slaFirstResponseDueAt: null,
+    });
     const kept = await newTicket();
     expect((await api(`/v2/slas/${gold}.json`, { method: 'DELETE', key: admin })).status).toBe(204);
     expect(await ticketOf(kept.id)).toMatchObject({ sla: null, slaFirstResponseStatus: null, sla_breached: false });
     // another installation's tickets never meet this installation's policies
-    const theirs = await api('/v2/tickets.json', { method: 'POST', key: other.users.admin.apiKey, body: { ticket: { subject: 'Theirs', inbox: (await api('/v2/inboxes.json', { key: other.users.admin.apiKey })).body.inboxes[0].id, customer: { email: 'x@slas.test' } } } });
+    const theirs = await api('/v2/tickets.json', {
+      method: 'POST',
+      key: other.users.admin.apiKey,
+      body: {
+        ticket: {
+          subject: 'Theirs',
+          inbox: (await api('/v2/inboxes.json', { key: other.users.admin.apiKey })).body.inboxes[0].id,
+          customer: { email: 'x@slas.test' },
+        },
+      },
+    });
     await drained(other.id);
-    expect((await api(`/v2/tickets/${theirs.body.ticket.id}.json`, { key: other.users.admin.apiKey })).body.ticket.sla).toBeNull();
+    expect(
+      (await api(`/v2/tickets/${theirs.body.ticket.id}.json`, { key: other.users.admin.apiKey })).body.ticket.sla,
+    ).toBeNull();
   });
 });

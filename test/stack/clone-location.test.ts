@@ -56,27 +56,35 @@ try {
 
 describe('the local stack from a clone other users cannot enter', () => {
   // With DATABASE_URL the stack uses that server and runs no Postgres of its own: nothing to check.
-  it.skipIf(Boolean(process.env.DATABASE_URL))('starts, answers a query and stops', async () => {
-    const app = await cloneOthersCannotEnter();
-    await writeFile(path.join(app, 'start-stop.ts'), script);
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    delete env.DATABASE_URL;
-    const tsx = path.join(repo, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [tsx, 'start-stop.ts'], { cwd: app, env, timeout: 50_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-      );
-    });
-    expect(result.stderr).not.toMatch(/EACCES/);
-    expect(result, result.stderr).toMatchObject({ code: 0 });
-    // tsx runs the script in a process of its own: the cluster is named after that process's pid, which the script prints.
-    const printed = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '') as { pid: number; rows: unknown };
-    expect(printed).toEqual({ pid: expect.any(Number), rows: [{ one: 1 }] });
-    const { pid } = printed;
-    expect(pid).toBeGreaterThan(0);
-    // Its test cluster went with it, wherever it was made: the clone's .data or, as root, a root the postgres user can enter.
-    const roots = [path.join(app, '.data'), '/var/lib/helpdesk-api', path.join(os.tmpdir(), 'helpdesk-api-root')];
-    const leftovers = (await Promise.all(roots.map((root) => readdir(root).catch(() => [])))).flat();
-    expect(leftovers.filter((name) => name.startsWith(`postgres-test-${pid}-`))).toEqual([]);
-  }, 60_000);
+  it.skipIf(Boolean(process.env.DATABASE_URL))(
+    'starts, answers a query and stops',
+    async () => {
+      const app = await cloneOthersCannotEnter();
+      await writeFile(path.join(app, 'start-stop.ts'), script);
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      delete env.DATABASE_URL;
+      const tsx = path.join(repo, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [tsx, 'start-stop.ts'],
+          { cwd: app, env, timeout: 50_000 },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+        );
+      });
+      expect(result.stderr).not.toMatch(/EACCES/);
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+      // tsx runs the script in a process of its own: the cluster is named after that process's pid, which the script prints.
+      const printed = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '') as { pid: number; rows: unknown };
+      expect(printed).toEqual({ pid: expect.any(Number), rows: [{ one: 1 }] });
+      const { pid } = printed;
+      expect(pid).toBeGreaterThan(0);
+      // Its test cluster went with it, wherever it was made: the clone's .data or, as root, a root the postgres user can enter.
+      const roots = [path.join(app, '.data'), '/var/lib/helpdesk-api', path.join(os.tmpdir(), 'helpdesk-api-root')];
+      const leftovers = (await Promise.all(roots.map((root) => readdir(root).catch(() => [])))).flat();
+      expect(leftovers.filter((name) => name.startsWith(`postgres-test-${pid}-`))).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -97,7 +97,9 @@ describe('HELPDESK_DB_RTT_MS', () => {
     through(near);
     const http = await timings(httpQuery(near));
     const connect = await connectTimings(near);
-    console.log(`near: HTTP query median ${median(http).toFixed(1)} ms, connect + query median ${median(connect).toFixed(1)} ms`);
+    console.log(
+      `near: HTTP query median ${median(http).toFixed(1)} ms, connect + query median ${median(connect).toFixed(1)} ms`,
+    );
     expect(median(http)).toBeLessThan(50);
     expect(median(connect)).toBeLessThan(RTT); // delayed, it would be 4 round trips
   });
@@ -107,7 +109,9 @@ describe('HELPDESK_DB_RTT_MS', () => {
     const farTimes = await timings(httpQuery(through(far)));
     const q = neon(far.databaseUrl);
     const batchTimes = await timings(() => q.transaction([q`SELECT 1`, q`SELECT 2`, q`SELECT 3`]));
-    console.log(`far (${RTT} ms): HTTP query median ${median(farTimes).toFixed(1)} ms, batch of 3 ${median(batchTimes).toFixed(1)} ms; near ${nearQuery.toFixed(1)} ms`);
+    console.log(
+      `far (${RTT} ms): HTTP query median ${median(farTimes).toFixed(1)} ms, batch of 3 ${median(batchTimes).toFixed(1)} ms; near ${nearQuery.toFixed(1)} ms`,
+    );
     for (const t of [...farTimes, ...batchTimes]) expect(t).toBeGreaterThanOrEqual(RTT);
     expect(median(farTimes) - nearQuery).toBeLessThan(RTT + MARGIN);
     expect(median(batchTimes) - nearQuery).toBeLessThan(RTT + MARGIN);
@@ -120,7 +124,9 @@ describe('HELPDESK_DB_RTT_MS', () => {
     const exchanges = process.env.DATABASE_URL ? 3 : 4;
     const nearConnect = median(await connectTimings(through(near)));
     const farTimes = await connectTimings(through(far));
-    console.log(`far (${RTT} ms): connect + query median ${median(farTimes).toFixed(1)} ms; near ${nearConnect.toFixed(1)} ms`);
+    console.log(
+      `far (${RTT} ms): connect + query median ${median(farTimes).toFixed(1)} ms; near ${nearConnect.toFixed(1)} ms`,
+    );
     for (const t of farTimes) expect(t).toBeGreaterThanOrEqual(exchanges * RTT);
     expect(median(farTimes) - nearConnect).toBeLessThan(4 * RTT + 2 * MARGIN);
   });

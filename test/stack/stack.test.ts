@@ -57,7 +57,9 @@ describe('Pool over the WebSocket proxy', () => {
 
   it('refuses targets that are not on loopback', async () => {
     const socket = new ws(`ws://127.0.0.1:${stack.wsProxyPort}/v2?address=example.com:5432`);
-    const status = await new Promise((resolve) => socket.on('unexpected-response', (_req, res) => resolve(res.statusCode)));
+    const status = await new Promise((resolve) =>
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode)),
+    );
     expect(status).toBe(403);
   });
 });
@@ -105,7 +107,10 @@ describe('neon() over the SQL-over-HTTP endpoint', () => {
     expect(counted).toEqual([{ n: 1 }]);
 
     await expect(
-      q.transaction([q`INSERT INTO http_tx VALUES (2, 'b@example.com')`, q`INSERT INTO http_tx VALUES (3, 'a@example.com')`]),
+      q.transaction([
+        q`INSERT INTO http_tx VALUES (2, 'b@example.com')`,
+        q`INSERT INTO http_tx VALUES (3, 'a@example.com')`,
+      ]),
     ).rejects.toMatchObject({ code: '23505', constraint: 'http_tx_email_key' });
     expect(await q`SELECT id FROM http_tx ORDER BY id`).toEqual([{ id: 1 }]);
   });
@@ -158,10 +163,20 @@ describe('drizzle neon-http over the endpoint', () => {
       at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
     });
     const db = drizzle({ client: neon(stack.databaseUrl) });
-    await db.execute(dsql`CREATE TABLE drizzle_things (id serial PRIMARY KEY, name text NOT NULL UNIQUE, meta jsonb, at timestamptz NOT NULL DEFAULT now())`);
-    const [inserted] = await db.batch([db.insert(things).values({ name: 'a', meta: { x: 1 } }).returning(), db.select().from(things)]);
+    await db.execute(
+      dsql`CREATE TABLE drizzle_things (id serial PRIMARY KEY, name text NOT NULL UNIQUE, meta jsonb, at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const [inserted] = await db.batch([
+      db
+        .insert(things)
+        .values({ name: 'a', meta: { x: 1 } })
+        .returning(),
+      db.select().from(things),
+    ]);
     expect(inserted).toEqual([{ id: 1, name: 'a', meta: { x: 1 }, at: expect.any(Date) }]);
-    await expect(db.batch([db.insert(things).values({ name: 'b' }), db.insert(things).values({ name: 'a' })])).rejects.toMatchObject({ code: '23505' });
+    await expect(
+      db.batch([db.insert(things).values({ name: 'b' }), db.insert(things).values({ name: 'a' })]),
+    ).rejects.toMatchObject({ code: '23505' });
     expect(await db.select({ name: things.name }).from(things)).toEqual([{ name: 'a' }]);
   });
 });
@@ -177,12 +192,18 @@ describe('stop()', () => {
     await expect(connect(Number(new URL(stack.sqlHttpUrl).port))).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     // a query, not only the connection: a pooler (PgBouncer) accepts a client before it reaches the
     // database, and keeps it waiting while it retries the server (hence the time-out)
-    const client = new pg.Client({ connectionString: stack.databaseUrl, connectionTimeoutMillis: 5_000, query_timeout: 5_000 });
+    const client = new pg.Client({
+      connectionString: stack.databaseUrl,
+      connectionTimeoutMillis: 5_000,
+      query_timeout: 5_000,
+    });
     client.on('error', () => {});
     await expect(client.connect().then(() => client.query('SELECT 1'))).rejects.toThrow();
     await client.end().catch(() => {});
     const dataDir = new URL('../../.data/', import.meta.url);
-    const leftovers = existsSync(dataDir) ? readdirSync(dataDir).filter((d) => d.startsWith(`postgres-test-${process.pid}-`)) : [];
+    const leftovers = existsSync(dataDir)
+      ? readdirSync(dataDir).filter((d) => d.startsWith(`postgres-test-${process.pid}-`))
+      : [];
     expect(leftovers).toEqual([]);
   });
 });

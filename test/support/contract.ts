@@ -38,7 +38,20 @@ const pointer = (...parts: string[]) => parts.map((part) => part.replace(/~/g, '
 async function load(): Promise<Contract> {
   const response = await fetch(`${inject('workerUrl')}/v2/openapi.json`);
   if (!response.ok) throw new Error(`GET /v2/openapi.json answered ${response.status}`);
-  const document = (await response.json()) as { servers?: Server[]; paths: Record<string, Record<string, { servers?: Server[]; parameters?: { name: string; in: string; schema?: { type?: string } }[]; responses: Operation['responses'] }>> };
+  const document = (await response.json()) as {
+    servers?: Server[];
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          servers?: Server[];
+          parameters?: { name: string; in: string; schema?: { type?: string } }[];
+          responses: Operation['responses'];
+        }
+      >
+    >;
+  };
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
   ajv.addSchema({ ...document, $id: DOCUMENT_ID });
@@ -46,8 +59,12 @@ async function load(): Promise<Contract> {
   for (const [template, methods] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(methods)) {
       // an operation answers under each of its servers' paths (the platform's `/desk/api` as well as `/`)
-      const bases = (operation.servers ?? document.servers ?? [{ url: '/' }]).map(({ url }) => escaped(url.replace(/\/$/, '')));
-      const integers = new Set((operation.parameters ?? []).filter((p) => p.in === 'path' && p.schema?.type === 'integer').map((p) => p.name));
+      const bases = (operation.servers ?? document.servers ?? [{ url: '/' }]).map(({ url }) =>
+        escaped(url.replace(/\/$/, '')),
+      );
+      const integers = new Set(
+        (operation.parameters ?? []).filter((p) => p.in === 'path' && p.schema?.type === 'integer').map((p) => p.name),
+      );
       const source = template
         .split(/(\{\w+\})/)
         .map((part) => {
@@ -90,7 +107,11 @@ export interface ApiResponse<T = any> {
  * its own: for a request `api()` cannot send (a streamed body, a body with no content type, a
  * Worker of the test's own). A mismatch fails the test.
  */
-export async function checkAnswer<T = any>(method: string, url: string | URL, response: Response): Promise<ApiResponse<T>> {
+export async function checkAnswer<T = any>(
+  method: string,
+  url: string | URL,
+  response: Response,
+): Promise<ApiResponse<T>> {
   const text = await response.text();
   let parsed: unknown = undefined;
   try {
@@ -113,7 +134,14 @@ export async function checkedFetch(url: string | URL, init: RequestInit = {}): P
 }
 
 /** Checks one answer against the document; throws naming what does not match. */
-export async function checkAgainstContract(method: string, url: URL, status: number, headers: Headers, body: unknown, text: string): Promise<void> {
+export async function checkAgainstContract(
+  method: string,
+  url: URL,
+  status: number,
+  headers: Headers,
+  body: unknown,
+  text: string,
+): Promise<void> {
   // A CORS preflight is the browser's question, not an operation of the API.
   if (method === 'OPTIONS') return;
   const { operations, ajv } = await (contract ??= load());
@@ -121,29 +149,43 @@ export async function checkAgainstContract(method: string, url: URL, status: num
   const what = `${method} ${url.pathname} answered ${status}`;
   if (!operation) {
     // No operation: the answer of a path no route serves (404) or a malformed id (400), the error body.
-    if (status !== 404 && status !== 400 && status !== 405) throw new Error(`${what}, but the document has no such operation`);
+    if (status !== 404 && status !== 400 && status !== 405)
+      throw new Error(`${what}, but the document has no such operation`);
     const validate = validatorFor(ajv, `${DOCUMENT_ID}#/components/schemas/Error`);
-    if (!validate(body)) throw new Error(`${what}: the body is not the error body: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 2000)}`);
+    if (!validate(body))
+      throw new Error(
+        `${what}: the body is not the error body: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 2000)}`,
+      );
     return;
   }
   const declared = operation.responses[String(status)] ?? operation.responses.default;
-  if (!declared) throw new Error(`${what}, a status ${method} ${operation.template} does not declare (it declares ${Object.keys(operation.responses).join(', ')})`);
+  if (!declared)
+    throw new Error(
+      `${what}, a status ${method} ${operation.template} does not declare (it declares ${Object.keys(operation.responses).join(', ')})`,
+    );
   if (BODYLESS.has(status) || !declared.content) {
-    if (text !== '' && !BODYLESS.has(status)) throw new Error(`${what} with a body, where the document declares none:\n${text.slice(0, 500)}`);
+    if (text !== '' && !BODYLESS.has(status))
+      throw new Error(`${what} with a body, where the document declares none:\n${text.slice(0, 500)}`);
     return;
   }
   const type = (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   // `*/*`: an answer of any type (a downloaded file, served with the type it was uploaded as)
-  const media = Object.keys(declared.content).find((name) => name.toLowerCase() === type || (name === '*/*' && type !== ''));
+  const media = Object.keys(declared.content).find(
+    (name) => name.toLowerCase() === type || (name === '*/*' && type !== ''),
+  );
   if (!media) {
     // A documented empty answer (`Prefer: return=minimal`) carries no content type.
     if (text === '' && type === '') return;
-    throw new Error(`${what} as ${type || 'no content type'}, where the document declares ${Object.keys(declared.content).join(', ')}`);
+    throw new Error(
+      `${what} as ${type || 'no content type'}, where the document declares ${Object.keys(declared.content).join(', ')}`,
+    );
   }
   if (media !== 'application/json') return;
   const ref = `${DOCUMENT_ID}#/${pointer('paths', operation.template, method.toLowerCase(), 'responses', String(status) in operation.responses ? String(status) : 'default', 'content', media, 'schema')}`;
   const validate = validatorFor(ajv, ref);
   if (!validate(body)) {
-    throw new Error(`${what}: the body does not match ${method} ${operation.template}'s ${status} schema: ${ajv.errorsText(validate.errors, { separator: '\n  ' })}\n${text.slice(0, 2000)}`);
+    throw new Error(
+      `${what}: the body does not match ${method} ${operation.template}'s ${status} schema: ${ajv.errorsText(validate.errors, { separator: '\n  ' })}\n${text.slice(0, 2000)}`,
+    );
   }
 }

@@ -34,7 +34,10 @@ export interface MessageRecord {
 }
 
 /** `POST /v2/conversations.json` with an agent's key: 201 and the record. */
-export async function startConversation(key: string, contact: { name: string; email?: string }): Promise<StartedConversation> {
+export async function startConversation(
+  key: string,
+  contact: { name: string; email?: string },
+): Promise<StartedConversation> {
   const response = await api('/v2/conversations.json', { method: 'POST', key, body: { conversation: { contact } } });
   expect(response.status, response.text).toBe(201);
   return response.body.conversation;
@@ -59,17 +62,45 @@ const run = Math.random().toString(36).slice(2, 8);
 export const newRoomId = () => `${run}-${++roomIds}`;
 
 /** What the conversation's contact said, as its room delivers it. */
-export function fromContact(conversation: StartedConversation, message: string, extra: Partial<DeliveredMessage> = {}): DeliveredMessage {
-  return { conversationToken: conversation.token, roomId: newRoomId(), author: 'contact', contactId: conversation.contactId, message, sentAt: new Date().toISOString(), ...extra };
+export function fromContact(
+  conversation: StartedConversation,
+  message: string,
+  extra: Partial<DeliveredMessage> = {},
+): DeliveredMessage {
+  return {
+    conversationToken: conversation.token,
+    roomId: newRoomId(),
+    author: 'contact',
+    contactId: conversation.contactId,
+    message,
+    sentAt: new Date().toISOString(),
+    ...extra,
+  };
 }
 
 /** What a teammate answered in the conversation, as its room delivers it. */
-export function fromAgent(conversation: StartedConversation, userId: number, message: string, extra: Partial<DeliveredMessage> = {}): DeliveredMessage {
-  return { conversationToken: conversation.token, roomId: newRoomId(), author: 'agent', userId, message, sentAt: new Date().toISOString(), ...extra };
+export function fromAgent(
+  conversation: StartedConversation,
+  userId: number,
+  message: string,
+  extra: Partial<DeliveredMessage> = {},
+): DeliveredMessage {
+  return {
+    conversationToken: conversation.token,
+    roomId: newRoomId(),
+    author: 'agent',
+    userId,
+    message,
+    sentAt: new Date().toISOString(),
+    ...extra,
+  };
 }
 
 /** The two headers a room signs a delivery with (docs/realtime.md), by default for now and with the local secret. */
-export async function signatureHeaders(body: string, options: { timestamp?: number; secret?: string } = {}): Promise<Record<string, string>> {
+export async function signatureHeaders(
+  body: string,
+  options: { timestamp?: number; secret?: string } = {},
+): Promise<Record<string, string>> {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   return {
     'x-desk-timestamp': String(timestamp),
@@ -99,17 +130,23 @@ export async function deliverOne(message: DeliveredMessage): Promise<MessageReco
 
 /** Every message row of these installations, whole, in id order: what a refused request must leave alone. */
 export async function messageRows(installationIds: number[]): Promise<unknown[]> {
-  return rows(`SELECT to_jsonb(m) AS row FROM conversation_messages m WHERE installation_id = ANY($1) ORDER BY id`, [installationIds]);
+  return rows(`SELECT to_jsonb(m) AS row FROM conversation_messages m WHERE installation_id = ANY($1) ORDER BY id`, [
+    installationIds,
+  ]);
 }
 
 /** One stored message row, the columns the API may change. */
 export async function messageRow(id: number) {
-  const [row] = await rows<{ message: string; state: string; updated_by: number | null; deleted_by: number | null; deleted_at: Date | null }>(
-    `SELECT message, state, updated_by, deleted_by, deleted_at FROM conversation_messages WHERE id = $1`,
-    [id],
-  );
+  const [row] = await rows<{
+    message: string;
+    state: string;
+    updated_by: number | null;
+    deleted_by: number | null;
+    deleted_at: Date | null;
+  }>(`SELECT message, state, updated_by, deleted_by, deleted_at FROM conversation_messages WHERE id = $1`, [id]);
   return row;
 }
 
 /** The ids of a list body, in order. */
-export const listedIds = (body: { conversationmessages: { id: number }[] }) => body.conversationmessages.map((m) => m.id);
+export const listedIds = (body: { conversationmessages: { id: number }[] }) =>
+  body.conversationmessages.map((m) => m.id);

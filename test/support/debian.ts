@@ -37,7 +37,9 @@ async function staleLock(lockFile: string): Promise<boolean> {
 
 async function install(binary: string, name: string): Promise<void> {
   if (process.getuid?.() !== 0) {
-    throw new Error(`${binary} is missing and only root may install it: run "apt-get update && apt-get install -y ${name}"`);
+    throw new Error(
+      `${binary} is missing and only root may install it: run "apt-get update && apt-get install -y ${name}"`,
+    );
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const options = { env, timeout: INSTALL_TIMEOUT, maxBuffer: 64 * 1024 * 1024 };
@@ -66,7 +68,8 @@ export async function ensureDebianPackage(binary: string, name: string): Promise
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       if (await staleLock(lockFile)) await rm(lockFile, { force: true });
-      else if (Date.now() > until) throw new Error(`waited ${INSTALL_TIMEOUT / 60_000} minutes for another process to install ${name}`);
+      else if (Date.now() > until)
+        throw new Error(`waited ${INSTALL_TIMEOUT / 60_000} minutes for another process to install ${name}`);
       else await sleep(1000);
       continue;
     }

@@ -23,7 +23,12 @@ const CODES: Record<number, string> = {
  * the status's code; with a `source`, returns the entry that names (or matches) the culprit,
  * and with a `detail`, checks its wording.
  */
-export function expectError(response: ApiResponse, status: number, source?: string | RegExp | null, detail?: RegExp): ErrorEntry {
+export function expectError(
+  response: ApiResponse,
+  status: number,
+  source?: string | RegExp | null,
+  detail?: RegExp,
+): ErrorEntry {
   expect(response.status, response.text).toBe(status);
   expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
   expect(Object.keys(response.body ?? {}), response.text).toEqual(['errors', 'requestId']);
@@ -38,7 +43,9 @@ export function expectError(response: ApiResponse, status: number, source?: stri
     if ('source' in entry) expect(typeof entry.source, response.text).toBe('string');
   }
   if (source === undefined || source === null) return errors[0]!;
-  const match = errors.find((entry) => (typeof source === 'string' ? entry.source === source : source.test(entry.source ?? '')));
+  const match = errors.find((entry) =>
+    typeof source === 'string' ? entry.source === source : source.test(entry.source ?? ''),
+  );
   expect(match, `no error names ${String(source)}: ${response.text}`).toBeDefined();
   if (detail) expect(match!.detail).toMatch(detail);
   return match!;

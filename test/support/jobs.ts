@@ -34,8 +34,10 @@ export async function finishedJob(key: string, jobId: number, timeoutMs = 30_000
   for (;;) {
     const job = await readJob(key, jobId);
     if (job.status === 'completed') return job;
-    if (job.status !== 'queued' && job.status !== 'running') throw new Error(`job ${jobId} ended ${job.status}, not completed: ${JSON.stringify(job)}`);
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms: ${JSON.stringify(job)}`);
+    if (job.status !== 'queued' && job.status !== 'running')
+      throw new Error(`job ${jobId} ended ${job.status}, not completed: ${JSON.stringify(job)}`);
+    if (Date.now() > deadline)
+      throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms: ${JSON.stringify(job)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

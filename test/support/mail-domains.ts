@@ -5,7 +5,10 @@ import { api } from './api';
 
 /** Replaces `name`'s TXT records on the stand-in resolver ([] removes them). */
 export async function publishTxt(name: string, values: string[]): Promise<void> {
-  const response = await fetch(`${inject('dnsControlUrl')}/records`, { method: 'PUT', body: JSON.stringify({ name, type: 'TXT', values }) });
+  const response = await fetch(`${inject('dnsControlUrl')}/records`, {
+    method: 'PUT',
+    body: JSON.stringify({ name, type: 'TXT', values }),
+  });
   expect(response.status).toBe(200);
 }
 

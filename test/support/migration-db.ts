@@ -14,7 +14,10 @@ function folderBefore(tag: string): string {
   cpSync(drizzleFolder, folder, { recursive: true });
   const journalPath = path.join(folder, 'meta', '_journal.json');
   const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-  journal.entries = journal.entries.slice(0, journal.entries.findIndex((entry) => entry.tag === tag));
+  journal.entries = journal.entries.slice(
+    0,
+    journal.entries.findIndex((entry) => entry.tag === tag),
+  );
   writeFileSync(journalPath, JSON.stringify(journal));
   return folder;
 }

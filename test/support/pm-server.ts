@@ -5,8 +5,17 @@ import type { AddressInfo } from 'node:net';
 
 export type PmFailure = 'fail' | 'hang' | 'refuse' | 'garbage' | 'redirect';
 
-export interface PmPersonRecord { id: string; email: string; firstName: string; lastName: string }
-export interface PmTaskRecord { id: number; name: string; url?: string }
+export interface PmPersonRecord {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+}
+export interface PmTaskRecord {
+  id: number;
+  name: string;
+  url?: string;
+}
 
 export interface PmServer {
   url: string;
@@ -94,7 +103,8 @@ export async function startPmServer(token = 'pm-token-' + Math.random().toString
       return company ? json(res, 200, company) : json(res, 404, { error: 'no such company' });
     }
     if (parts[0] === 'companies' && parts[2] === 'people' && parts.length === 4 && req.method === 'PUT') {
-      if (!state.companies.has(parts[1]!) || !state.people.has(parts[3]!)) return json(res, 404, { error: 'no such record' });
+      if (!state.companies.has(parts[1]!) || !state.people.has(parts[3]!))
+        return json(res, 404, { error: 'no such record' });
       state.memberships.add(`${parts[1]}/${parts[3]}`);
       return json(res, 204);
     }
@@ -104,7 +114,12 @@ export async function startPmServer(token = 'pm-token-' + Math.random().toString
         return json(res, 200, { people: [...state.people.values()].filter((p) => lower(p.email) === email) });
       }
       if (req.method === 'POST') {
-        const person = { id: `p${nextId++}`, email: String(body.email), firstName: String(body.firstName), lastName: String(body.lastName) };
+        const person = {
+          id: `p${nextId++}`,
+          email: String(body.email),
+          firstName: String(body.firstName),
+          lastName: String(body.lastName),
+        };
         state.people.set(person.id, person);
         state.created.people++;
         return json(res, 201, person);

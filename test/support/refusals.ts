@@ -8,7 +8,12 @@ import { expectError, type ErrorEntry } from './errors';
  * (every row the endpoints could touch) is unchanged.
  */
 export function refusals(snapshot: () => Promise<unknown>, key: () => string) {
-  return async (path: string, request: ApiRequest, status: number, source?: string | RegExp | null): Promise<ErrorEntry> => {
+  return async (
+    path: string,
+    request: ApiRequest,
+    status: number,
+    source?: string | RegExp | null,
+  ): Promise<ErrorEntry> => {
     const before = await snapshot();
     const response = await api(path, { key: key(), ...request });
     const entry = expectError(response, status, source);

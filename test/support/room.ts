@@ -40,7 +40,10 @@ export function joinRoom(socketUrl: string, key?: string): Promise<RoomClient> {
     frames,
     next(type, ms = 5000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no "${type}" frame within ${ms} ms; got ${JSON.stringify(frames)}`)), backgroundWait(ms));
+        const timer = setTimeout(
+          () => reject(new Error(`no "${type}" frame within ${ms} ms; got ${JSON.stringify(frames)}`)),
+          backgroundWait(ms),
+        );
         const look = () => {
           const index = frames.findIndex((frame, i) => !taken.has(i) && frame.type === type);
           if (index >= 0) {
@@ -62,7 +65,9 @@ export function joinRoom(socketUrl: string, key?: string): Promise<RoomClient> {
   };
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve(client));
-    socket.once('unexpected-response', (_request, response) => reject(Object.assign(new Error(`join refused: ${response.statusCode}`), { status: response.statusCode })));
+    socket.once('unexpected-response', (_request, response) =>
+      reject(Object.assign(new Error(`join refused: ${response.statusCode}`), { status: response.statusCode })),
+    );
     socket.once('error', reject);
   });
 }

@@ -12,19 +12,33 @@ let site: SeededInstallation;
 let owner: string;
 const t: Record<string, number> = {};
 
-const ids = (response: { body: any }) => response.body.tickets.map((ticket: { id: number }) => ticket.id).sort((a: number, b: number) => a - b);
+const ids = (response: { body: any }) =>
+  response.body.tickets.map((ticket: { id: number }) => ticket.id).sort((a: number, b: number) => a - b);
 const mine = (found: number[]) => found.filter((id) => Object.values(t).includes(id));
 
 /** Moves a ticket's last touch (its change and its last thread entry) `days` into the past. */
 const untouchedFor = (id: number, days: number) =>
-  rows(`UPDATE tickets SET updated_at = now() - make_interval(days => $2), last_message_at = now() - make_interval(days => $2) WHERE id = $1`, [id, days]);
+  rows(
+    `UPDATE tickets SET updated_at = now() - make_interval(days => $2), last_message_at = now() - make_interval(days => $2) WHERE id = $1`,
+    [id, days],
+  );
 
 beforeAll(async () => {
   site = await newInstallation('archived');
   owner = site.users.owner.apiKey;
   const inbox = (await api('/v2/inboxes.json', { key: owner })).body.inboxes[0].id;
   const create = async (name: string, status: number) => {
-    const created = await api('/v2/tickets.json', { method: 'POST', key: owner, body: { subject: `Archive ${name}`, inbox: { id: inbox }, customer: { email: `${name}@archive.test` }, message: 'hello', status: { id: status } } });
+    const created = await api('/v2/tickets.json', {
+      method: 'POST',
+      key: owner,
+      body: {
+        subject: `Archive ${name}`,
+        inbox: { id: inbox },
+        customer: { email: `${name}@archive.test` },
+        message: 'hello',
+        status: { id: status },
+      },
+    });
     expect(created.status, created.text).toBe(201);
     t[name] = created.body.ticket.id;
   };
@@ -43,14 +57,18 @@ beforeAll(async () => {
 
 describe('GET /v2/tickets.json?archived=', () => {
   it('true: only solved or closed tickets untouched for 120 days', async () => {
-    const listed = await api('/desk/api/v2/tickets.json?archived=true&includes=messages&pageSize=50&page=1', { key: owner });
+    const listed = await api('/desk/api/v2/tickets.json?archived=true&includes=messages&pageSize=50&page=1', {
+      key: owner,
+    });
     expect(listed.status, listed.text).toBe(200);
     expect(ids(listed)).toEqual([t.oldSolved, t.oldClosed]);
     expect(listed.body.included.messages.length).toBeGreaterThan(0);
   });
 
-  it('false (the sample\'s default): every other ticket', async () => {
-    const listed = await api('/desk/api/v2/tickets.json?archived=false&includes=messages&pageSize=50&page=1', { key: owner });
+  it("false (the sample's default): every other ticket", async () => {
+    const listed = await api('/desk/api/v2/tickets.json?archived=false&includes=messages&pageSize=50&page=1', {
+      key: owner,
+    });
     expect(listed.status, listed.text).toBe(200);
     expect(mine(ids(listed))).toEqual([t.recentSolved, t.oldOpen, t.justPast]);
     expect(listed.body.pagination.records).toBe(3);
@@ -58,21 +76,47 @@ describe('GET /v2/tickets.json?archived=', () => {
 
   it('absent: both; combined with a filter like any list parameter', async () => {
     expect(mine(ids(await api('/v2/tickets.json?pageSize=50', { key: owner })))).toHaveLength(5);
-    const closed = await api('/v2/tickets.json', { key: owner, query: { archived: 'true', filter: { status: { $eq: 6 } } } });
+    const closed = await api('/v2/tickets.json', {
+      key: owner,
+      query: { archived: 'true', filter: { status: { $eq: 6 } } },
+    });
     expect(ids(closed)).toEqual([t.oldClosed]);
   });
 
   it('a reply brings an archived ticket back among the others', async () => {
-    const other = await api('/v2/tickets.json', { method: 'POST', key: owner, body: { subject: 'Archive revived', inbox: (await api('/v2/inboxes.json', { key: owner })).body.inboxes[0].id, customer: { email: 'revived@archive.test' }, message: 'hi', status: { id: 5 } } });
+    const other = await api('/v2/tickets.json', {
+      method: 'POST',
+      key: owner,
+      body: {
+        subject: 'Archive revived',
+        inbox: (await api('/v2/inboxes.json', { key: owner })).body.inboxes[0].id,
+        customer: { email: 'revived@archive.test' },
+        message: 'hi',
+        status: { id: 5 },
+      },
+    });
     const id = other.body.ticket.id;
     await untouchedFor(id, 150);
-    expect(ids(await api('/v2/tickets.json', { key: owner, query: { archived: 'true', filter: { id: { $eq: id } } } }))).toEqual([id]);
-    expect((await api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key: owner, body: { message: 'Still there?', threadType: 'note' } })).status).toBe(201);
-    expect(ids(await api('/v2/tickets.json', { key: owner, query: { archived: 'true', filter: { id: { $eq: id } } } }))).toEqual([]);
+    expect(
+      ids(await api('/v2/tickets.json', { key: owner, query: { archived: 'true', filter: { id: { $eq: id } } } })),
+    ).toEqual([id]);
+    expect(
+      (
+        await api(`/v2/tickets/${id}/messages.json`, {
+          method: 'POST',
+          key: owner,
+          body: { message: 'Still there?', threadType: 'note' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      ids(await api('/v2/tickets.json', { key: owner, query: { archived: 'true', filter: { id: { $eq: id } } } })),
+    ).toEqual([]);
   });
 
   it('refuses another value, naming archived', async () => {
-    for (const value of ['yes', 'TRUE', '2']) expectError(await api(`/v2/tickets.json?archived=${value}`, { key: owner }), 400, 'archived');
+    for (const value of ['yes', 'TRUE', '2'])
+      expectError(await api(`/v2/tickets.json?archived=${value}`, { key: owner }), 400, 'archived');
   });
 });
 

@@ -16,7 +16,8 @@ beforeAll(async () => {
   site = await newInstallation('ticket-changes');
   agent = site.users.agent.apiKey;
   inbox = (await api('/v2/inboxes.json', { key: agent })).body.inboxes[0].id;
-  customer = (await api('/v2/customers.json', { method: 'POST', key: agent, body: { email: 'sync@tickets.test' } })).body.customer.id;
+  customer = (await api('/v2/customers.json', { method: 'POST', key: agent, body: { email: 'sync@tickets.test' } }))
+    .body.customer.id;
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -28,7 +29,13 @@ interface Seen {
 }
 
 /** Reads the feed from `start` until `done` says the reader has what it waits for (bounded). */
-async function follow(key: string, start: Record<string, string | number>, done: (seen: Seen[]) => boolean, pageSize = 100, onPage?: (pages: number) => Promise<void>) {
+async function follow(
+  key: string,
+  start: Record<string, string | number>,
+  done: (seen: Seen[]) => boolean,
+  pageSize = 100,
+  onPage?: (pages: number) => Promise<void>,
+) {
   const seen: Seen[] = [];
   let query: Record<string, string | number> = { ...start, pageSize };
   let pages = 0;
@@ -51,13 +58,29 @@ async function follow(key: string, start: Record<string, string | number>, done:
 describe('the change feed', () => {
   it('gives created, replied and deleted tickets in order, and then only what changed after the cursor', async () => {
     const ids: number[] = [];
-    for (const subject of ['one', 'two', 'three']) ids.push((await api('/v2/tickets.json', { method: 'POST', key: agent, body: { subject, inbox, customer, message: 'x' } })).body.ticket.id);
+    for (const subject of ['one', 'two', 'three'])
+      ids.push(
+        (
+          await api('/v2/tickets.json', {
+            method: 'POST',
+            key: agent,
+            body: { subject, inbox, customer, message: 'x' },
+          })
+        ).body.ticket.id,
+      );
     const first = await follow(agent, {}, (seen) => ids.every((id) => seen.some((s) => s.id === id)));
     expect(first.seen.map((s) => s.id)).toEqual(ids);
-    await api(`/v2/tickets/${ids[0]}/messages.json`, { method: 'POST', key: agent, body: { message: 'a note', threadType: 'note' } });
+    await api(`/v2/tickets/${ids[0]}/messages.json`, {
+      method: 'POST',
+      key: agent,
+      body: { message: 'a note', threadType: 'note' },
+    });
     expect((await api(`/v2/tickets/${ids[2]}.json`, { method: 'DELETE', key: agent })).status).toBe(204);
     const next = await follow(agent, { cursor: first.cursor }, (seen) => seen.length >= 2);
-    expect(next.seen.map((s) => [s.id, s.state])).toEqual([[ids[0], 'active'], [ids[2], 'deleted']]);
+    expect(next.seen.map((s) => [s.id, s.state])).toEqual([
+      [ids[0], 'active'],
+      [ids[2], 'deleted'],
+    ]);
     // `since` starts after a time
     const since = await follow(agent, { since: first.seen[0]!.updatedAt }, (seen) => seen.length >= 3);
     expect(since.seen.map((s) => s.id)).toEqual([ids[1], ids[0], ids[2]]);
@@ -86,7 +109,9 @@ describe('the change feed', () => {
     const bulk = await newInstallation('ticket-changes-bulk');
     const key = bulk.users.owner.apiKey;
     const bulkInbox = (await api('/v2/inboxes.json', { key })).body.inboxes[0].id;
-    const bulkCustomer = (await api('/v2/customers.json', { method: 'POST', key, body: { email: 'many@tickets.test' } })).body.customer.id;
+    const bulkCustomer = (
+      await api('/v2/customers.json', { method: 'POST', key, body: { email: 'many@tickets.test' } })
+    ).body.customer.id;
     await rows(
       `INSERT INTO tickets (installation_id, subject, inbox_id, customer_id) SELECT $1, 'ticket ' || n, $2, $3 FROM generate_series(1, 5000) n`,
       [bulk.id, bulkInbox, bulkCustomer],
@@ -95,11 +120,16 @@ describe('the change feed', () => {
     const { seen } = await follow(
       key,
       {},
-      (all) => changedAt !== '' && new Set(all.filter((s) => Date.parse(s.updatedAt) >= Date.parse(changedAt)).map((s) => s.id)).size === 5000,
+      (all) =>
+        changedAt !== '' &&
+        new Set(all.filter((s) => Date.parse(s.updatedAt) >= Date.parse(changedAt)).map((s) => s.id)).size === 5000,
       100,
       async (pages) => {
         if (pages !== 20) return;
-        const [row] = await rows<{ at: string }>(`UPDATE tickets SET subject = subject || ' (changed)' WHERE installation_id = $1 RETURNING to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at`, [bulk.id]);
+        const [row] = await rows<{ at: string }>(
+          `UPDATE tickets SET subject = subject || ' (changed)' WHERE installation_id = $1 RETURNING to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at`,
+          [bulk.id],
+        );
         changedAt = row!.at;
       },
     );
@@ -111,7 +141,9 @@ describe('the change feed', () => {
     // in (updatedAt, id) order throughout
     for (let i = 1; i < seen.length; i++) {
       const [a, b] = [seen[i - 1]!, seen[i]!];
-      expect(Date.parse(a.updatedAt) < Date.parse(b.updatedAt) || (a.updatedAt === b.updatedAt && a.id < b.id)).toBe(true);
+      expect(Date.parse(a.updatedAt) < Date.parse(b.updatedAt) || (a.updatedAt === b.updatedAt && a.id < b.id)).toBe(
+        true,
+      );
     }
   });
 });

@@ -16,11 +16,24 @@ it('answers every one of many replies racing on a ticket whose status the first 
   const key = site.users.owner.apiKey;
   const inbox = (await api('/v2/inboxes.json', { key })).body.inboxes[0].id;
   for (let round = 0; round < 3; round++) {
-    const made = await api('/v2/tickets.json', { method: 'POST', key, body: { ticket: { subject: `Race ${round}`, inbox, customer: { email: 'race@concurrent.test' }, message: 'Go' } } });
+    const made = await api('/v2/tickets.json', {
+      method: 'POST',
+      key,
+      body: { ticket: { subject: `Race ${round}`, inbox, customer: { email: 'race@concurrent.test' }, message: 'Go' } },
+    });
     const id = made.body.ticket.id as number;
     // the first reply moves the active ticket to waiting; the others waited on its lock meanwhile
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key, body: { message: `Reply ${i}` } })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key, body: { message: `Reply ${i}` } }),
+      ),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
-    expect(await rows("SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = $1 AND thread_type = 'message' AND customer_id IS NULL", [id])).toEqual([{ n: 8 }]);
+    expect(
+      await rows(
+        "SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = $1 AND thread_type = 'message' AND customer_id IS NULL",
+        [id],
+      ),
+    ).toEqual([{ n: 8 }]);
   }
 });

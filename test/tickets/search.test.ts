@@ -28,19 +28,51 @@ beforeAll(async () => {
   owner = site.users.owner.apiKey;
   agent = site.users.agent.apiKey;
   inbox = (await api('/v2/inboxes.json', { key: owner })).body.inboxes[0].id;
-  otherInbox = (await api('/v2/inboxes.json', { method: 'POST', key: owner, body: { name: 'Hidden', email: 'hidden@search.test' } })).body.inbox.id;
-  tagA = (await api('/v2/tags.json', { method: 'POST', key: owner, body: { name: 'alpha', color: '#111111' } })).body.tag.id;
-  tagB = (await api('/v2/tags.json', { method: 'POST', key: owner, body: { name: 'beta', color: '#222222' } })).body.tag.id;
+  otherInbox = (
+    await api('/v2/inboxes.json', { method: 'POST', key: owner, body: { name: 'Hidden', email: 'hidden@search.test' } })
+  ).body.inbox.id;
+  tagA = (await api('/v2/tags.json', { method: 'POST', key: owner, body: { name: 'alpha', color: '#111111' } })).body
+    .tag.id;
+  tagB = (await api('/v2/tags.json', { method: 'POST', key: owner, body: { name: 'beta', color: '#222222' } })).body.tag
+    .id;
   const create = async (name: string, body: Record<string, unknown>) => {
     const created = await api('/v2/tickets.json', { method: 'POST', key: owner, body: { inbox, ...body } });
     expect(created.status, created.text).toBe(201);
     t[name] = created.body.ticket.id;
   };
-  await create('refundSubject', { subject: 'Refund for order 1234', customer: { email: 'olga@shop.test' }, message: 'Please send the money back', tags: [{ id: tagA }] });
-  await create('refundBody', { subject: 'Question', customer: { email: 'piet@shop.test' }, message: 'I would like a refund of my invoice', tags: [{ id: tagA }, { id: tagB }] });
-  await create('printer', { subject: 'Printer jammed', customer: { email: 'quinn@printers.test' }, message: 'The printer says paper jam', agent: site.users.agent.id });
-  await create('hidden', { subject: 'Refund in another inbox', inbox: otherInbox, customer: { email: 'olga@shop.test' }, message: 'refund' });
-  expect((await api(`/v2/tickets/${t.printer}/messages.json`, { method: 'POST', key: owner, body: { message: 'Internal: replace the roller', threadType: 'note' } })).status).toBe(201);
+  await create('refundSubject', {
+    subject: 'Refund for order 1234',
+    customer: { email: 'olga@shop.test' },
+    message: 'Please send the money back',
+    tags: [{ id: tagA }],
+  });
+  await create('refundBody', {
+    subject: 'Question',
+    customer: { email: 'piet@shop.test' },
+    message: 'I would like a refund of my invoice',
+    tags: [{ id: tagA }, { id: tagB }],
+  });
+  await create('printer', {
+    subject: 'Printer jammed',
+    customer: { email: 'quinn@printers.test' },
+    message: 'The printer says paper jam',
+    agent: site.users.agent.id,
+  });
+  await create('hidden', {
+    subject: 'Refund in another inbox',
+    inbox: otherInbox,
+    customer: { email: 'olga@shop.test' },
+    message: 'refund',
+  });
+  expect(
+    (
+      await api(`/v2/tickets/${t.printer}/messages.json`, {
+        method: 'POST',
+        key: owner,
+        body: { message: 'Internal: replace the roller', threadType: 'note' },
+      })
+    ).status,
+  ).toBe(201);
 });
 
 describe('words', () => {
@@ -72,15 +104,25 @@ describe('words', () => {
   });
 
   it('follows edits of the thread and of the subject', async () => {
-    const patched = await api(`/v2/tickets/${t.printer}.json`, { method: 'PATCH', key: owner, body: { ticket: { subject: 'Scanner jammed' } } });
+    const patched = await api(`/v2/tickets/${t.printer}.json`, {
+      method: 'PATCH',
+      key: owner,
+      body: { ticket: { subject: 'Scanner jammed' } },
+    });
     expect(patched.status).toBe(200);
     expect(ids(await search('search=scanner'))).toEqual([t.printer]);
     expect(ids(await search('search=printer%20jammed&exact=true'))).toEqual([]);
   });
 
   it('keeps a thread of a million characters of distinct words searchable, inside the tsvector limit', async () => {
-    const words = Array.from({ length: 140_000 }, (_, i) => `w${i.toString(36)}x`).join(' ').slice(0, 999_000);
-    const reply = await api(`/v2/tickets/${t.refundSubject}/messages.json`, { method: 'POST', key: owner, body: { message: words, threadType: 'note' } });
+    const words = Array.from({ length: 140_000 }, (_, i) => `w${i.toString(36)}x`)
+      .join(' ')
+      .slice(0, 999_000);
+    const reply = await api(`/v2/tickets/${t.refundSubject}/messages.json`, {
+      method: 'POST',
+      key: owner,
+      body: { message: words, threadType: 'note' },
+    });
     expect(reply.status, reply.text.slice(0, 300)).toBe(201);
     expect(ids(await search('search=w1x'))).toEqual([t.refundSubject]);
   });
@@ -89,19 +131,37 @@ describe('words', () => {
     // an installation of its own: the facets below count this one's tickets
     const key = (await newInstallation('ticket-search-append')).users.owner.apiKey;
     const ownInbox = (await api('/v2/inboxes.json', { key })).body.inboxes[0].id;
-    const created = await api('/v2/tickets.json', { method: 'POST', key, body: { inbox: ownInbox, subject: 'Appended, not rewritten', customer: { email: 'rhea@shop.test' }, message: 'First words here' } });
+    const created = await api('/v2/tickets.json', {
+      method: 'POST',
+      key,
+      body: {
+        inbox: ownInbox,
+        subject: 'Appended, not rewritten',
+        customer: { email: 'rhea@shop.test' },
+        message: 'First words here',
+      },
+    });
     expect(created.status, created.text).toBe(201);
     const id = created.body.ticket.id;
     const add = async (body: Record<string, unknown>) => {
       const reply = await api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key, body });
       expect(reply.status, reply.text.slice(0, 300)).toBe(201);
     };
-    const stored = async () => (await rows<{ v: string; chars: number }>('SELECT search_vector::text AS v, search_thread_chars AS chars FROM tickets WHERE id = $1', [id]))[0]!;
+    const stored = async () =>
+      (
+        await rows<{ v: string; chars: number }>(
+          'SELECT search_vector::text AS v, search_thread_chars AS chars FROM tickets WHERE id = $1',
+          [id],
+        )
+      )[0]!;
     // the document as `refreshSearch` writes it from the whole thread
     const rewritten = async () => {
       const set = new PgDialect().sqlToQuery(sql`${searchColumns}`);
       const n = set.params.length;
-      await rows(`UPDATE tickets t SET ${set.sql} FROM customers c WHERE c.id = t.customer_id AND t.id = $${n + 1}`, [...set.params, id]);
+      await rows(`UPDATE tickets t SET ${set.sql} FROM customers c WHERE c.id = t.customer_id AND t.id = $${n + 1}`, [
+        ...set.params,
+        id,
+      ]);
       return stored();
     };
     await add({ message: '<p>Second: <b>bold</b> words, 42 numbers &amp; punctuation!</p>', threadType: 'message' });
@@ -135,7 +195,15 @@ describe('words', () => {
 
   it('follows a customer renamed, once the drain has run', async () => {
     const customer = (await api(`/v2/tickets/${t.refundBody}.json`, { key: owner })).body.ticket.customer.id;
-    expect((await api(`/v2/customers/${customer}.json`, { method: 'PATCH', key: owner, body: { customer: { firstName: 'Zebediah' } } })).status).toBe(200);
+    expect(
+      (
+        await api(`/v2/customers/${customer}.json`, {
+          method: 'PATCH',
+          key: owner,
+          body: { customer: { firstName: 'Zebediah' } },
+        })
+      ).status,
+    ).toBe(200);
     await drained(site.id);
     expect(ids(await search('search=zebediah'))).toEqual([t.refundBody]);
   });
@@ -162,14 +230,18 @@ describe('facets', () => {
     expect((await search('startDate=2000-01-01&endDate=2000-01-02')).body.tickets).toEqual([]);
     const today = new Date().toISOString().slice(0, 10);
     expect((await search(`startDate=${today}&endDate=${today}`)).body.meta.page.count).toBe(4);
-    expect(ids(await search(`filter=${encodeURIComponent(JSON.stringify({ subject: { $contains: 'Question' } }))}`))).toEqual([t.refundBody]);
+    expect(
+      ids(await search(`filter=${encodeURIComponent(JSON.stringify({ subject: { $contains: 'Question' } }))}`)),
+    ).toEqual([t.refundBody]);
     expect(ids(await search(`ticket=${t.printer}`))).toEqual([t.printer]);
     expect((await search('onlyWithAttachment=true')).body.tickets).toEqual([]);
     expect((await search('omitMerged=true')).body.meta.page.count).toBe(4);
   });
 
-  it('accepts the platform client\'s default parameters', async () => {
-    const sdk = await search('exact=false&excludeWorkEmails=false&filter=&includeArchivedAgents=false&omitMerged=false&onlyUntagged=false&onlyWithAttachment=false&search=&tagRequireAll=false&task=0&timeRange=&unassigned=false&statuses=1&statuses=3');
+  it("accepts the platform client's default parameters", async () => {
+    const sdk = await search(
+      'exact=false&excludeWorkEmails=false&filter=&includeArchivedAgents=false&omitMerged=false&onlyUntagged=false&onlyWithAttachment=false&search=&tagRequireAll=false&task=0&timeRange=&unassigned=false&statuses=1&statuses=3',
+    );
     expect(sdk.status, sdk.text).toBe(200);
     expect(sdk.body.meta.page.count).toBe(4);
   });
@@ -202,7 +274,11 @@ describe('what is refused or hidden', () => {
     expectError(await search('colour=red'), 400, /colour/);
     expectError(await search('task=12'), 400, 'task');
     expectError(await search('timeRange=today'), 400, 'timeRange');
-    expectError(await search(`customfields=${encodeURIComponent('[{"id": 999999, "value": "gold"}]')}`), 400, 'customfields[0].id');
+    expectError(
+      await search(`customfields=${encodeURIComponent('[{"id": 999999, "value": "gold"}]')}`),
+      400,
+      'customfields[0].id',
+    );
     expectError(await search(`customfields=${encodeURIComponent('[{"id": "x"}]')}`), 400, 'customfields[0].id');
     expectError(await search('customfields=nope'), 400, 'customfields');
     expectError(await search(`filter=${encodeURIComponent('{"colour": 1}')}`), 400, 'filter.colour');

@@ -19,25 +19,46 @@ let owner: string;
 let agent: string;
 let inbox: number;
 
-const link = (ticket: number, task: number | string, key = agent, prefix = '') => api(`${prefix}/v2/tickets/${ticket}/tasks/${task}.json`, { method: 'POST', key });
-const unlink = (ticket: number, task: number | string, key = agent) => api(`/v2/tickets/${ticket}/tasks/${task}.json`, { method: 'DELETE', key });
+const link = (ticket: number, task: number | string, key = agent, prefix = '') =>
+  api(`${prefix}/v2/tickets/${ticket}/tasks/${task}.json`, { method: 'POST', key });
+const unlink = (ticket: number, task: number | string, key = agent) =>
+  api(`/v2/tickets/${ticket}/tasks/${task}.json`, { method: 'DELETE', key });
 const linkRows = (ticket: number) =>
-  rows<{ task_id: string; name: string; url: string | null; state: string; installation_id: number; created_by: number }>(
-    'SELECT task_id, name, url, state, installation_id, created_by FROM ticket_tasks WHERE ticket_id = $1 ORDER BY id', [ticket]);
+  rows<{
+    task_id: string;
+    name: string;
+    url: string | null;
+    state: string;
+    installation_id: number;
+    created_by: number;
+  }>(
+    'SELECT task_id, name, url, state, installation_id, created_by FROM ticket_tasks WHERE ticket_id = $1 ORDER BY id',
+    [ticket],
+  );
 const historyOf = async (ticket: number) => {
   await drained(site.id);
   return rows<{ event_type: string; changes: Record<string, unknown>; created_by: number }>(
-    'SELECT event_type, changes, created_by FROM ticket_activities WHERE ticket_id = $1 AND event_type LIKE $2 ORDER BY id', [ticket, 'ticket.task.%']);
+    'SELECT event_type, changes, created_by FROM ticket_activities WHERE ticket_id = $1 AND event_type LIKE $2 ORDER BY id',
+    [ticket, 'ticket.task.%'],
+  );
 };
 const taskCalls = () => pm.requests.filter((request) => request.includes('/tasks/'));
 
 async function connect(installation: number, url: string) {
   const ciphertext = await encryptToken(pm.token, DEV_PM_TOKEN_KEY, pmTokenContext(installation));
-  await rows('INSERT INTO pm_connections (installation_id, base_url, token_ciphertext) VALUES ($1, $2, $3)', [installation, url, ciphertext]);
+  await rows('INSERT INTO pm_connections (installation_id, base_url, token_ciphertext) VALUES ($1, $2, $3)', [
+    installation,
+    url,
+    ciphertext,
+  ]);
 }
 
 async function newTicket(key = agent, inboxId = inbox): Promise<number> {
-  const created = await api('/v2/tickets.json', { method: 'POST', key, body: { subject: 'Needs a task', inbox: inboxId, customer: { email: 'tasks@links.test' }, message: 'hello' } });
+  const created = await api('/v2/tickets.json', {
+    method: 'POST',
+    key,
+    body: { subject: 'Needs a task', inbox: inboxId, customer: { email: 'tasks@links.test' }, message: 'hello' },
+  });
   expect(created.status, created.text).toBe(201);
   return created.body.ticket.id;
 }
@@ -66,19 +87,45 @@ describe('linking a task', () => {
     expect(pm.authorizations.at(-1)).toBe(`Bearer ${pm.token}`);
     const record = linked.body.included.tasks[0];
     expect(linked.body.ticket.tasks).toEqual([{ id: record.id, type: 'tasks' }]);
-    expect(record).toMatchObject({ type: 'tasks', ticket: { id: ticket, type: 'tickets' }, taskId: 456, name: 'Fix the export', url: 'https://pm.example/tasks/456', state: 'active', createdBy: { id: site.users.agent.id, type: 'users' } });
+    expect(record).toMatchObject({
+      type: 'tasks',
+      ticket: { id: ticket, type: 'tickets' },
+      taskId: 456,
+      name: 'Fix the export',
+      url: 'https://pm.example/tasks/456',
+      state: 'active',
+      createdBy: { id: site.users.agent.id, type: 'users' },
+    });
 
     const one = await api(`/v2/tickets/${ticket}.json`, { key: agent, query: { includes: 'tasks' } });
     expect(one.status, one.text).toBe(200);
     expect(one.body.included.tasks).toEqual(linked.body.included.tasks);
-    const list = await api('/v2/tickets.json', { key: owner, query: { includes: 'tasks', filter: { id: { $in: [ticket] } } } });
+    const list = await api('/v2/tickets.json', {
+      key: owner,
+      query: { includes: 'tasks', filter: { id: { $in: [ticket] } } },
+    });
     expect(list.status, list.text).toBe(200);
     expect(list.body.tickets[0].tasks).toEqual([{ id: record.id, type: 'tasks' }]);
     expect(list.body.included.tasks.map((task: { taskId: number }) => task.taskId)).toEqual([456]);
 
-    expect(await linkRows(ticket)).toEqual([{ task_id: '456', name: 'Fix the export', url: 'https://pm.example/tasks/456', state: 'active', installation_id: site.id, created_by: site.users.agent.id }]);
+    expect(await linkRows(ticket)).toEqual([
+      {
+        task_id: '456',
+        name: 'Fix the export',
+        url: 'https://pm.example/tasks/456',
+        state: 'active',
+        installation_id: site.id,
+        created_by: site.users.agent.id,
+      },
+    ]);
     const history = await historyOf(ticket);
-    expect(history).toEqual([{ event_type: 'ticket.task.added', changes: { task: { id: record.id, type: 'tasks', taskId: 456, name: 'Fix the export' } }, created_by: site.users.agent.id }]);
+    expect(history).toEqual([
+      {
+        event_type: 'ticket.task.added',
+        changes: { task: { id: record.id, type: 'tasks', taskId: 456, name: 'Fix the export' } },
+        created_by: site.users.agent.id,
+      },
+    ]);
   });
 
   it('linking again answers the same, keeps one row, writes no line and asks the product nothing', async () => {
@@ -93,7 +140,7 @@ describe('linking a task', () => {
     expect((await historyOf(ticket)).map((line) => line.event_type)).toEqual(['ticket.task.added']);
   });
 
-  it('takes the platform client\'s address (/desk/api) and a task id past a 32-bit integer', async () => {
+  it("takes the platform client's address (/desk/api) and a task id past a 32-bit integer", async () => {
     const ticket = await newTicket();
     const linked = await link(ticket, 9_007_199_254_740, agent, '/desk/api');
     expect(linked.status, linked.text).toBe(200);
@@ -104,7 +151,8 @@ describe('linking a task', () => {
     const ticket = await newTicket();
     expectError(await link(ticket, 404404), 404, 'taskId', /no task 404404/);
     expect(await linkRows(ticket)).toEqual([]);
-    for (const bad of ['0', '0456', 'abc', '99999999999999999']) expect((await link(ticket, bad)).status).toBeGreaterThanOrEqual(400);
+    for (const bad of ['0', '0456', 'abc', '99999999999999999'])
+      expect((await link(ticket, bad)).status).toBeGreaterThanOrEqual(400);
     expectError(await link(ticket, 'abc'), 400, 'taskId');
     expect(await linkRows(ticket)).toEqual([]);
   });
@@ -150,7 +198,13 @@ describe('linking a task', () => {
   });
 
   it("another installation's ticket, a ticket the agent cannot see, and a collaborator are refused before the product is asked", async () => {
-    const hidden = (await api('/v2/inboxes.json', { method: 'POST', key: owner, body: { name: 'Hidden', email: 'hidden@task-links.test' } })).body.inbox.id;
+    const hidden = (
+      await api('/v2/inboxes.json', {
+        method: 'POST',
+        key: owner,
+        body: { name: 'Hidden', email: 'hidden@task-links.test' },
+      })
+    ).body.inbox.id;
     const secret = await newTicket(owner, hidden);
     const stranger = await newInstallation('task-links-stranger');
     await connect(stranger.id, pm.url);
@@ -177,13 +231,21 @@ describe('unlinking a task', () => {
     const ticket = await newTicket();
     await drained(site.id);
     const linkId = `link-${Math.random().toString(36).slice(2)}`;
-    const linked = await api(`/v2/tickets/${ticket}/tasks/456.json`, { method: 'POST', key: agent, headers: { 'x-request-id': linkId } });
+    const linked = await api(`/v2/tickets/${ticket}/tasks/456.json`, {
+      method: 'POST',
+      key: agent,
+      headers: { 'x-request-id': linkId },
+    });
     expect(linked.status, linked.text).toBe(200);
     // two exchanges around the product's answer: the ticket and the connection, then the link and the read-back
     expect((await awaitLogLines({ requestId: linkId }))[0]!.dbRoundTrips).toBe(2);
     const calls = taskCalls().length;
     const unlinkId = `unlink-${Math.random().toString(36).slice(2)}`;
-    const response = await api(`/v2/tickets/${ticket}/tasks/456.json`, { method: 'DELETE', key: agent, headers: { 'x-request-id': unlinkId } });
+    const response = await api(`/v2/tickets/${ticket}/tasks/456.json`, {
+      method: 'DELETE',
+      key: agent,
+      headers: { 'x-request-id': unlinkId },
+    });
     expect(response.status, response.text).toBe(204);
     expect((await awaitLogLines({ requestId: unlinkId }))[0]!.dbRoundTrips).toBe(1);
     expect(taskCalls().length).toBe(calls);
@@ -193,8 +255,16 @@ describe('unlinking a task', () => {
     expect((await linkRows(ticket)).map((row) => row.state)).toEqual(['deleted']);
     const record = linked.body.included.tasks[0];
     expect(await historyOf(ticket)).toEqual([
-      { event_type: 'ticket.task.added', changes: { task: { id: record.id, type: 'tasks', taskId: 456, name: 'Fix the export' } }, created_by: site.users.agent.id },
-      { event_type: 'ticket.task.removed', changes: { task: { id: record.id, type: 'tasks', taskId: 456, name: 'Fix the export' } }, created_by: site.users.agent.id },
+      {
+        event_type: 'ticket.task.added',
+        changes: { task: { id: record.id, type: 'tasks', taskId: 456, name: 'Fix the export' } },
+        created_by: site.users.agent.id,
+      },
+      {
+        event_type: 'ticket.task.removed',
+        changes: { task: { id: record.id, type: 'tasks', taskId: 456, name: 'Fix the export' } },
+        created_by: site.users.agent.id,
+      },
     ]);
 
     expectError(await unlink(ticket, 456), 404, 'taskId', /not linked/);

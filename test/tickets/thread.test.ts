@@ -17,11 +17,20 @@ beforeAll(async () => {
   site = await newInstallation('threads');
   agent = site.users.agent.apiKey;
   inbox = (await api('/v2/inboxes.json', { key: agent })).body.inboxes[0].id;
-  customer = (await api('/v2/customers.json', { method: 'POST', key: agent, body: { email: 'thread@tickets.test' } })).body.customer.id;
+  customer = (await api('/v2/customers.json', { method: 'POST', key: agent, body: { email: 'thread@tickets.test' } }))
+    .body.customer.id;
 });
 
-const newTicket = async () => (await api('/v2/tickets.json', { method: 'POST', key: agent, body: { subject: 'Thread', inbox, customer, message: 'first' } })).body.ticket.id as number;
-const post = (id: number, body: unknown, key = agent) => api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key, body });
+const newTicket = async () =>
+  (
+    await api('/v2/tickets.json', {
+      method: 'POST',
+      key: agent,
+      body: { subject: 'Thread', inbox, customer, message: 'first' },
+    })
+  ).body.ticket.id as number;
+const post = (id: number, body: unknown, key = agent) =>
+  api(`/v2/tickets/${id}/messages.json`, { method: 'POST', key, body });
 const ticket = async (id: number) => (await api(`/v2/tickets/${id}.json`, { key: agent })).body.ticket;
 
 describe('replies and notes', () => {
@@ -30,7 +39,15 @@ describe('replies and notes', () => {
     const mark = await lastEventId(site.id);
     const reply = await post(id, { message: '<p>On it</p>', threadType: 'message', cc: ['boss@tickets.test'] });
     expect(reply.status, reply.text).toBe(201);
-    expect(reply.body.message).toMatchObject({ message: '<p>On it</p>', htmlBody: '<p>On it</p>', threadType: 'message', ticket: { id, type: 'tickets' }, customer: null, cc: ['boss@tickets.test'], createdBy: { id: site.users.agent.id, type: 'users' } });
+    expect(reply.body.message).toMatchObject({
+      message: '<p>On it</p>',
+      htmlBody: '<p>On it</p>',
+      threadType: 'message',
+      ticket: { id, type: 'tickets' },
+      customer: null,
+      cc: ['boss@tickets.test'],
+      createdBy: { id: site.users.agent.id, type: 'users' },
+    });
     expect(await ticket(id)).toMatchObject({ status: { id: 3 }, messageCount: 2, previewText: 'On it' });
     expect(summary(await eventsSince(site.id, mark))).toEqual(['messages:created', 'tickets:updated']);
   });
@@ -43,15 +60,25 @@ describe('replies and notes', () => {
     const reply = await post(id, { message: 'Thanks, but it still fails', customer: { id: customer } });
     expect(reply.status, reply.text).toBe(201);
     expect(reply.body.message).toMatchObject({ threadType: 'message', customer: { id: customer, type: 'customers' } });
-    expect(await ticket(id)).toMatchObject({ status: { id: 1 }, messageCount: 3, previewText: 'Thanks, but it still fails' });
+    expect(await ticket(id)).toMatchObject({
+      status: { id: 1 },
+      messageCount: 3,
+      previewText: 'Thanks, but it still fails',
+    });
     expect(summary(await eventsSince(site.id, mark))).toEqual(['messages:created', 'tickets:updated']);
 
     // solved: the customer says it is not
-    expect((await api(`/v2/tickets/${id}.json`, { method: 'PATCH', key: agent, body: { ticket: { status: { id: 5 } } } })).status).toBe(200);
+    expect(
+      (await api(`/v2/tickets/${id}.json`, { method: 'PATCH', key: agent, body: { ticket: { status: { id: 5 } } } }))
+        .status,
+    ).toBe(200);
     expect((await post(id, { message: 'Not solved', customer: { id: customer } })).status).toBe(201);
     expect((await ticket(id)).status.id).toBe(1);
     // closed stays closed; a named status still wins
-    expect((await api(`/v2/tickets/${id}.json`, { method: 'PATCH', key: agent, body: { ticket: { status: { id: 6 } } } })).status).toBe(200);
+    expect(
+      (await api(`/v2/tickets/${id}.json`, { method: 'PATCH', key: agent, body: { ticket: { status: { id: 6 } } } }))
+        .status,
+    ).toBe(200);
     expect((await post(id, { message: 'Hello again', customer: { id: customer } })).status).toBe(201);
     expect((await ticket(id)).status.id).toBe(6);
     expect((await post(id, { message: 'Reopen', customer: { id: customer }, status: { id: 4 } })).status).toBe(201);
@@ -59,19 +86,30 @@ describe('replies and notes', () => {
     await drained(site.id);
     const history = await api(`/v2/tickets/${id}/activities.json?pageSize=100`, { key: agent });
     expect(history.status, history.text).toBe(200);
-    expect(history.body.ticketactivities.filter((a: { eventType: string }) => a.eventType === 'ticket.customer.reply')).toHaveLength(4);
+    expect(
+      history.body.ticketactivities.filter((a: { eventType: string }) => a.eventType === 'ticket.customer.reply'),
+    ).toHaveLength(4);
     // `customer: null`, as a teammate's entry reads back, is the teammate's own entry
     const echoed = await post(id, { message: 'Ours', customer: null });
     expect(echoed.status, echoed.text).toBe(201);
-    expect(echoed.body.message).toMatchObject({ customer: null, createdBy: { id: site.users.agent.id, type: 'users' } });
+    expect(echoed.body.message).toMatchObject({
+      customer: null,
+      createdBy: { id: site.users.agent.id, type: 'users' },
+    });
   });
 
   it("refuses a customer's entry that is not the ticket customer's, a note or a draft, writing nothing", async () => {
     const id = await newTicket();
-    const other = (await api('/v2/customers.json', { method: 'POST', key: agent, body: { email: 'other@tickets.test' } })).body.customer.id;
+    const other = (
+      await api('/v2/customers.json', { method: 'POST', key: agent, body: { email: 'other@tickets.test' } })
+    ).body.customer.id;
     const before = await rows('SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = $1', [id]);
     expectError(await post(id, { message: 'x', customer: { id: other } }), 400, 'message.customer');
-    expectError(await post(id, { message: 'x', customer: { id: customer }, threadType: 'note' }), 400, 'message.customer');
+    expectError(
+      await post(id, { message: 'x', customer: { id: customer }, threadType: 'note' }),
+      400,
+      'message.customer',
+    );
     expectError(await post(id, { message: 'x', customer: { id: customer }, isDraft: true }), 400, 'message.customer');
     expectError(await post(id, { message: 'x', customer: 'nope' }), 400, 'customer');
     expect(await rows('SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = $1', [id])).toEqual(before);
@@ -90,7 +128,16 @@ describe('replies and notes', () => {
 
   it('takes the body as the platform client marshals a Message, and refuses what it must (nothing written)', async () => {
     const id = await newTicket();
-    const sdk = await post(id, { id: 0, type: null, bcc: null, cc: null, ticket: { id, type: 'tickets', meta: null }, viewedByCustomerAt: null, message: 'from the SDK', threadType: 'message' });
+    const sdk = await post(id, {
+      id: 0,
+      type: null,
+      bcc: null,
+      cc: null,
+      ticket: { id, type: 'tickets', meta: null },
+      viewedByCustomerAt: null,
+      message: 'from the SDK',
+      threadType: 'message',
+    });
     expect(sdk.status, sdk.text).toBe(201);
     const before = await rows('SELECT count(*)::int AS n FROM ticket_messages WHERE installation_id = $1', [site.id]);
     expectError(await post(id, { threadType: 'note' }), 400, 'message');
@@ -101,20 +148,32 @@ describe('replies and notes', () => {
     expectError(await post(id, { message: 'x' }, site.users.collaborator.apiKey), 403);
     const other = await newInstallation('threads-other');
     expectError(await post(id, { message: 'x' }, other.users.owner.apiKey), 404, 'id');
-    expect(await rows('SELECT count(*)::int AS n FROM ticket_messages WHERE installation_id = $1', [site.id])).toEqual(before);
+    expect(await rows('SELECT count(*)::int AS n FROM ticket_messages WHERE installation_id = $1', [site.id])).toEqual(
+      before,
+    );
   });
 });
 
 describe('reading the thread', () => {
   it('pages a long thread apart from its ticket, newest first when asked; /v2/messages.json reads entries too', async () => {
     const id = await newTicket();
-    for (let i = 1; i <= 12; i++) await post(id, { message: `entry ${i}`, threadType: i % 3 === 0 ? 'note' : 'message' });
+    for (let i = 1; i <= 12; i++)
+      await post(id, { message: `entry ${i}`, threadType: i % 3 === 0 ? 'note' : 'message' });
     const page = await api(`/v2/tickets/${id}/messages.json`, { key: agent, query: { page: 2, pageSize: 5 } });
     expect(page.status, page.text).toBe(200);
     // the first message, then entries 1 to 12: the second page of five is entries 5 to 9
-    expect(page.body.messages.map((m: any) => m.textBody)).toEqual(['entry 5', 'entry 6', 'entry 7', 'entry 8', 'entry 9']);
+    expect(page.body.messages.map((m: any) => m.textBody)).toEqual([
+      'entry 5',
+      'entry 6',
+      'entry 7',
+      'entry 8',
+      'entry 9',
+    ]);
     expect(page.body.pagination).toEqual({ records: 13, pageSize: 5, pages: 3, page: 2, hasMorePages: true });
-    const notes = await api(`/v2/tickets/${id}/messages.json`, { key: agent, query: { filter: { threadType: 'note' }, orderBy: 'createdAt', orderMode: 'desc' } });
+    const notes = await api(`/v2/tickets/${id}/messages.json`, {
+      key: agent,
+      query: { filter: { threadType: 'note' }, orderBy: 'createdAt', orderMode: 'desc' },
+    });
     expect(notes.body.messages.map((m: any) => m.textBody)).toEqual(['entry 12', 'entry 9', 'entry 6', 'entry 3']);
     const one = await api(`/v2/messages/${page.body.messages[0].id}.json`, { key: agent, query: { includes: 'all' } });
     expect(one.body.message).toMatchObject({ textBody: 'entry 5', ticket: { id } });

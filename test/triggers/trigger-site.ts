@@ -24,7 +24,15 @@ export async function triggerSite(name: string): Promise<TriggerSite> {
   const admin = site.users.admin.apiKey;
   const inbox = (await api('/v2/inboxes.json', { key: admin })).body.inboxes[0].id as number;
   await verifiedMailDomain(admin, `${name}.test`);
-  const quietInbox = (await api('/v2/inboxes.json', { method: 'POST', key: admin, body: { inbox: { name: 'Quiet', email: `quiet@${name}.test` } } })).body.inbox.id as number;
-  const [high, low] = (await api('/v2/ticketpriorities.json', { key: admin })).body.ticketpriorities as { id: number }[];
+  const quietInbox = (
+    await api('/v2/inboxes.json', {
+      method: 'POST',
+      key: admin,
+      body: { inbox: { name: 'Quiet', email: `quiet@${name}.test` } },
+    })
+  ).body.inbox.id as number;
+  const [high, low] = (await api('/v2/ticketpriorities.json', { key: admin })).body.ticketpriorities as {
+    id: number;
+  }[];
   return { site, other, admin, inbox, quietInbox, high: high!.id, low: low!.id };
 }

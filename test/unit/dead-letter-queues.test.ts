@@ -10,12 +10,18 @@ import { ATTEMPTS_BEFORE_DEATH, SOURCE_QUEUE_NAMES, SOURCE_QUEUES, sourceOf } fr
 
 /** What this test reads of the configuration (wrangler's own type of it does not resolve here). */
 interface Read {
-  queues: { consumers?: { queue: string; max_retries?: number; dead_letter_queue?: string }[]; producers?: { binding: string; queue: string }[] };
+  queues: {
+    consumers?: { queue: string; max_retries?: number; dead_letter_queue?: string }[];
+    producers?: { binding: string; queue: string }[];
+  };
   observability?: { enabled?: boolean; head_sampling_rate?: number };
   analytics_engine_datasets: { binding: string; dataset?: string }[];
 }
 
-const config = unstable_readConfig({ config: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../wrangler.toml') }, { hideWarnings: true }) as unknown as Read;
+const config = unstable_readConfig(
+  { config: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../wrangler.toml') },
+  { hideWarnings: true },
+) as unknown as Read;
 const consumers = new Map((config.queues.consumers ?? []).map((consumer) => [consumer.queue, consumer]));
 const producers = new Map((config.queues.producers ?? []).map((producer) => [producer.binding, producer.queue]));
 
@@ -41,6 +47,8 @@ describe('wrangler.toml and src/deadletters/queues.ts', () => {
 
   it('turns observability on with a head sampling rate, and binds the request metrics', () => {
     expect(config.observability).toMatchObject({ enabled: true, head_sampling_rate: expect.any(Number) });
-    expect(config.analytics_engine_datasets).toEqual([expect.objectContaining({ binding: 'REQUEST_METRICS', dataset: 'helpdesk_requests' })]);
+    expect(config.analytics_engine_datasets).toEqual([
+      expect.objectContaining({ binding: 'REQUEST_METRICS', dataset: 'helpdesk_requests' }),
+    ]);
   });
 });

@@ -186,7 +186,9 @@ describe('compileFilter', () => {
     });
 
     it('compiles the platform docs example with nesting', () => {
-      const filter = { $or: [{ id: { $gt: 20 } }, { subject: 'mike' }, { $and: [{ id: { $gt: 12 } }, { id: { $lte: 18 } }] }] };
+      const filter = {
+        $or: [{ id: { $gt: 20 } }, { subject: 'mike' }, { $and: [{ id: { $gt: 12 } }, { id: { $lte: 18 } }] }],
+      };
       expect(render(filter)).toEqual({
         sql: `(${ID} > $1::bigint or ${SUBJECT} = $2 or (${ID} > $3::bigint and ${ID} <= $4::bigint))`,
         params: [20, 'mike', 12, 18],
@@ -379,7 +381,9 @@ describe('date fields', () => {
 
   it('refuses a date that is not a calendar date, and $contains', () => {
     for (const filter of [{ day: '2023-02-29' }, { day: '2024-05-01T00:00:00Z' }, { day: { $contains: '12' } }]) {
-      expect(() => render(filter)).toThrowError(expect.objectContaining({ status: 400, errors: [expect.objectContaining({ source: 'filter.day' })] }));
+      expect(() => render(filter)).toThrowError(
+        expect.objectContaining({ status: 400, errors: [expect.objectContaining({ source: 'filter.day' })] }),
+      );
     }
   });
 });
@@ -387,14 +391,25 @@ describe('date fields', () => {
 describe('a filter name over related records (exists)', () => {
   const tags = pgTable('tags', { ticketId: integer('ticket_id'), name: text('name') });
   const related: FilterFields = {
-    'tags.name': { expr: tags.name, type: 'string', exists: (condition) => sql`exists (select 1 from ${tags} where ${tags.ticketId} = ${tickets.id} and ${condition})` },
+    'tags.name': {
+      expr: tags.name,
+      type: 'string',
+      exists: (condition) =>
+        sql`exists (select 1 from ${tags} where ${tags.ticketId} = ${tickets.id} and ${condition})`,
+    },
   };
-  const renderRelated = (filter: unknown) => dialect.sqlToQuery(compileFilter(filter as Record<string, unknown>, related)!);
+  const renderRelated = (filter: unknown) =>
+    dialect.sqlToQuery(compileFilter(filter as Record<string, unknown>, related)!);
   const EXISTS = 'exists (select 1 from "tags" where "tags"."ticket_id" = "tickets"."id" and';
 
   it('holds when some related record meets the condition', () => {
-    expect(renderRelated({ 'tags.name': { $in: ['a', 'b'] } })).toMatchObject({ sql: `${EXISTS} ("tags"."name" in ($1, $2)))`, params: ['a', 'b'] });
-    expect(renderRelated({ 'tags.name': { $contains: 'v' } }).sql).toBe(`${EXISTS} ("tags"."name" ilike $1 escape '\\'))`);
+    expect(renderRelated({ 'tags.name': { $in: ['a', 'b'] } })).toMatchObject({
+      sql: `${EXISTS} ("tags"."name" in ($1, $2)))`,
+      params: ['a', 'b'],
+    });
+    expect(renderRelated({ 'tags.name': { $contains: 'v' } }).sql).toBe(
+      `${EXISTS} ("tags"."name" ilike $1 escape '\\'))`,
+    );
   });
 
   it('negates: $ne and $nin hold when no related record has the value, null asks whether there is one', () => {

@@ -63,7 +63,12 @@ describe('the source tree', () => {
     const engine = path.join(src, 'engine');
     const offenders = files
       .filter((file) => !file.startsWith(engine + path.sep))
-      .flatMap((file) => graph.get(file)!.filter((target) => target.startsWith(engine + path.sep) && target !== path.join(engine, 'index.ts')).map((target) => `${rel(file)} -> ${rel(target)}`));
+      .flatMap((file) =>
+        graph
+          .get(file)!
+          .filter((target) => target.startsWith(engine + path.sep) && target !== path.join(engine, 'index.ts'))
+          .map((target) => `${rel(file)} -> ${rel(target)}`),
+      );
     expect(offenders).toEqual([]);
   });
 
@@ -79,10 +84,16 @@ describe('the source tree', () => {
       return [...seen].filter(to).map(rel);
     };
     for (const file of files.filter((f) => f.startsWith(path.join(src, 'db') + path.sep))) {
-      expect(reaches(file, (f) => f.startsWith(path.join(src, 'engine') + path.sep)), rel(file)).toEqual([]);
+      expect(
+        reaches(file, (f) => f.startsWith(path.join(src, 'engine') + path.sep)),
+        rel(file),
+      ).toEqual([]);
     }
     for (const file of files.filter((f) => f.startsWith(path.join(src, 'realtime') + path.sep))) {
-      expect(reaches(file, (f) => f === path.join(src, 'app.ts') || f.startsWith(path.join(src, 'modules') + path.sep)), rel(file)).toEqual([]);
+      expect(
+        reaches(file, (f) => f === path.join(src, 'app.ts') || f.startsWith(path.join(src, 'modules') + path.sep)),
+        rel(file),
+      ).toEqual([]);
     }
   });
 

@@ -14,18 +14,26 @@ describe('a thread entry body', () => {
   });
 
   it('renders Markdown, then sanitizes what it renders', () => {
-    const html = messageHtml('**Thanks**, see [the guide](https://docs.test) and [bad](javascript:alert(1))\n\n<script>alert(1)</script>', 'markdown');
+    const html = messageHtml(
+      '**Thanks**, see [the guide](https://docs.test) and [bad](javascript:alert(1))\n\n<script>alert(1)</script>',
+      'markdown',
+    );
     expect(html).toContain('<strong>Thanks</strong>');
     expect(html).toContain('<a href="https://docs.test">the guide</a>');
     expect(html).not.toMatch(/<script|href="javascript/i);
   });
 
   it('decodes every character reference as a browser does: named, decimal, hex, and the legacy ones without a semicolon', () => {
-    expect(messageText('<p>Caf&eacute; &#8217;s &mdash; &#x2014; &#X263a; &hearts; &copy 2026 &amp;amp; AT&T &nosuchentity; &#0;</p>'))
-      .toBe('Café ’s — — ☺ ♥ © 2026 &amp; AT&T &nosuchentity; \uFFFD');
+    expect(
+      messageText(
+        '<p>Caf&eacute; &#8217;s &mdash; &#x2014; &#X263a; &hearts; &copy 2026 &amp;amp; AT&T &nosuchentity; &#0;</p>',
+      ),
+    ).toBe('Café ’s — — ☺ ♥ © 2026 &amp; AT&T &nosuchentity; \uFFFD');
   });
 
   it('reads as plain text for previews and search', () => {
-    expect(messageText('<p>Hello&nbsp;<b>Ada</b> &amp; co</p><p>Line 2<br>Line 3</p><script>x()</script>')).toBe('Hello Ada & co\nLine 2\nLine 3');
+    expect(messageText('<p>Hello&nbsp;<b>Ada</b> &amp; co</p><p>Line 2<br>Line 3</p><script>x()</script>')).toBe(
+      'Hello Ada & co\nLine 2\nLine 3',
+    );
   });
 });

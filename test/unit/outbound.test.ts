@@ -29,28 +29,81 @@ beforeAll(async () => {
     const type = url.searchParams.get('type') as 'A' | 'AAAA';
     const data = entry?.[type] ?? [];
     response.writeHead(200, { 'content-type': 'application/dns-json' });
-    response.end(JSON.stringify({ Status: entry ? 0 : 3, Answer: data.map((address) => ({ name: url.searchParams.get('name'), type: type === 'A' ? 1 : 28, TTL: 60, data: address })) }));
+    response.end(
+      JSON.stringify({
+        Status: entry ? 0 : 3,
+        Answer: data.map((address) => ({
+          name: url.searchParams.get('name'),
+          type: type === 'A' ? 1 : 28,
+          TTL: 60,
+          data: address,
+        })),
+      }),
+    );
   });
   await new Promise<void>((resolve) => resolver.listen(0, '127.0.0.1', resolve));
-  rules = { allowHttp: false, allowedPrivateHosts: new Set(), resolverUrl: `http://127.0.0.1:${(resolver.address() as AddressInfo).port}/dns-query` };
+  rules = {
+    allowHttp: false,
+    allowedPrivateHosts: new Set(),
+    resolverUrl: `http://127.0.0.1:${(resolver.address() as AddressInfo).port}/dns-query`,
+  };
 });
 
 afterAll(() => new Promise<void>((resolve) => resolver.close(() => resolve())));
 
 describe('addresses', () => {
   it('tells public from loopback, private, link-local and the rest', () => {
-    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '[2606:4700::1111]', '100.63.0.1', '172.32.0.1']) expect(isPublicAddress(address), address).toBe(true);
     for (const address of [
-      '127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '192.0.2.1', '198.18.0.1',
-      '::1', '[::1]', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1', '2002:a00:1::1', '2001:db8::1',
-      '::7f00:1', '::127.0.0.1', '::ffff:0:127.0.0.1', 'fec0::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '100::1',
-      'not-an-address', '1.2.3', '01.2.3.4', '1::2::3',
-    ]) expect(isPublicAddress(address), address).toBe(false);
+      '93.184.216.34',
+      '8.8.8.8',
+      '2606:4700::1111',
+      '[2606:4700::1111]',
+      '100.63.0.1',
+      '172.32.0.1',
+    ])
+      expect(isPublicAddress(address), address).toBe(true);
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '192.0.2.1',
+      '198.18.0.1',
+      '::1',
+      '[::1]',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd12:3456::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '64:ff9b::a00:1',
+      '2002:a00:1::1',
+      '2001:db8::1',
+      '::7f00:1',
+      '::127.0.0.1',
+      '::ffff:0:127.0.0.1',
+      'fec0::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '100::1',
+      'not-an-address',
+      '1.2.3',
+      '01.2.3.4',
+      '1::2::3',
+    ])
+      expect(isPublicAddress(address), address).toBe(false);
   });
 });
 
 describe('destinations', () => {
-  const refused = (address: string, extra: Partial<DestinationRules> = {}) => refusedDestination(address, { ...rules, ...extra });
+  const refused = (address: string, extra: Partial<DestinationRules> = {}) =>
+    refusedDestination(address, { ...rules, ...extra });
 
   it('lets a public https address through, literal or by name', async () => {
     expect(await refused('https://93.184.216.34/hook')).toBeUndefined();
@@ -62,10 +115,25 @@ describe('destinations', () => {
     expect(await refused('ftp://hooks.example.com/')).toMatch(/https/);
     expect(await refused('hooks.example.com/x')).toMatch(/absolute URL/);
     expect(await refused('https://user:pass@hooks.example.com/')).toMatch(/credentials/);
-    for (const address of ['https://[::127.0.0.1]/', 'https://127.0.0.1/', 'https://0x7f.1/', 'https://2130706433/', 'https://[::1]/', 'https://[::ffff:10.0.0.1]/', 'https://169.254.169.254/latest/meta-data', 'https://192.168.0.10:8443/']) {
+    for (const address of [
+      'https://[::127.0.0.1]/',
+      'https://127.0.0.1/',
+      'https://0x7f.1/',
+      'https://2130706433/',
+      'https://[::1]/',
+      'https://[::ffff:10.0.0.1]/',
+      'https://169.254.169.254/latest/meta-data',
+      'https://192.168.0.10:8443/',
+    ]) {
       expect(await refused(address), address).toMatch(/loopback, private or link-local/);
     }
-    for (const address of ['https://localhost/', 'https://api.localhost/', 'https://printer.local/', 'https://db.internal/', 'https://intranet/']) {
+    for (const address of [
+      'https://localhost/',
+      'https://api.localhost/',
+      'https://printer.local/',
+      'https://db.internal/',
+      'https://intranet/',
+    ]) {
       expect(await refused(address), address).toMatch(/local or private host/);
     }
   });

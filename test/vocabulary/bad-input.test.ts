@@ -16,9 +16,15 @@ async function snapshot() {
   const installations = [site.id, other.id];
   const all: Record<string, unknown> = {};
   for (const table of TABLES) {
-    all[table] = await rows(`SELECT to_jsonb(t) AS row FROM ${table} t WHERE installation_id = ANY($1) OR installation_id IS NULL ORDER BY id`, [installations]);
+    all[table] = await rows(
+      `SELECT to_jsonb(t) AS row FROM ${table} t WHERE installation_id = ANY($1) OR installation_id IS NULL ORDER BY id`,
+      [installations],
+    );
   }
-  all.links = await rows('SELECT ticket_type_id, inbox_id FROM ticket_type_inboxes WHERE installation_id = ANY($1) ORDER BY 1, 2', [installations]);
+  all.links = await rows(
+    'SELECT ticket_type_id, inbox_id FROM ticket_type_inboxes WHERE installation_id = ANY($1) ORDER BY 1, 2',
+    [installations],
+  );
   all.events = await rows('SELECT count(*)::int AS n FROM events WHERE installation_id = ANY($1)', [installations]);
   return all;
 }
@@ -39,10 +45,24 @@ interface Group {
 const groups: Group[] = [
   { path: 'tags', one: 'tag', valid: { name: 'ok' }, wrong: ['name', 42], mine: 0, theirs: 0 },
   { path: 'ticketstatuses', one: 'ticketstatus', valid: { name: 'ok' }, wrong: ['code', 'open'], mine: 0, theirs: 0 },
-  { path: 'ticketpriorities', one: 'ticketpriority', valid: { name: 'ok' }, wrong: ['displayOrder', '3'], mine: 0, theirs: 0 },
+  {
+    path: 'ticketpriorities',
+    one: 'ticketpriority',
+    valid: { name: 'ok' },
+    wrong: ['displayOrder', '3'],
+    mine: 0,
+    theirs: 0,
+  },
   { path: 'tickettypes', one: 'tickettype', valid: { name: 'ok' }, wrong: ['default', 'yes'], mine: 0, theirs: 0 },
   { path: 'ticketsources', one: 'ticketSource', valid: { name: 'ok' }, wrong: ['icon', ['a']], mine: 0, theirs: 0 },
-  { path: 'spamlists', one: 'spamlist', valid: { term: 'ok.example', type: 'blacklist' }, wrong: ['type', true], mine: 0, theirs: 0 },
+  {
+    path: 'spamlists',
+    one: 'spamlist',
+    valid: { term: 'ok.example', type: 'blacklist' },
+    wrong: ['type', true],
+    mine: 0,
+    theirs: 0,
+  },
 ];
 
 beforeAll(async () => {
@@ -50,8 +70,12 @@ beforeAll(async () => {
   other = await newInstallation('vocab-bad-other');
   for (const group of groups) {
     const body = group.path === 'spamlists' ? { term: 'fixture.example', type: 'whitelist' } : { name: 'Fixture' };
-    group.mine = (await api(`/v2/${group.path}.json`, { method: 'POST', key: site.users.owner.apiKey, body })).body[group.one].id;
-    group.theirs = (await api(`/v2/${group.path}.json`, { method: 'POST', key: other.users.owner.apiKey, body })).body[group.one].id;
+    group.mine = (await api(`/v2/${group.path}.json`, { method: 'POST', key: site.users.owner.apiKey, body })).body[
+      group.one
+    ].id;
+    group.theirs = (await api(`/v2/${group.path}.json`, { method: 'POST', key: other.users.owner.apiKey, body })).body[
+      group.one
+    ].id;
   }
 });
 
@@ -64,14 +88,33 @@ describe.each(groups.map((group) => [group.path, group] as const))('/v2/%s.json'
     await refused(list(), { method: 'POST', body: '[1, 2]' }, 400);
     await refused(list(), { method: 'POST', body: 'null' }, 400);
     await refused(list(), { method: 'POST', body: '['.repeat(5_000) + ']'.repeat(5_000) }, 400);
-    await refused(one(group.mine), { method: 'PATCH', body: `{"${group.one}": ${'{"a":'.repeat(2_000)}1${'}'.repeat(2_000)}}` }, 400);
+    await refused(
+      one(group.mine),
+      { method: 'PATCH', body: `{"${group.one}": ${'{"a":'.repeat(2_000)}1${'}'.repeat(2_000)}}` },
+      400,
+    );
   });
 
   it('refuses a wrong type (beside an unknown property, which alone would be ignored) and a missing required one, naming each', async () => {
     const [name, value] = group.wrong;
-    await refused(list(), { method: 'POST', body: { [group.one]: { ...group.valid, [name]: value } } }, 400, `${group.one}.${name}`);
-    await refused(one(group.mine), { method: 'PUT', body: { [group.one]: { [name]: value } } }, 400, `${group.one}.${name}`);
-    await refused(list(), { method: 'POST', body: { ...group.valid, [name]: value, colour: '#ffffff' } }, 400, `${group.one}.${name}`);
+    await refused(
+      list(),
+      { method: 'POST', body: { [group.one]: { ...group.valid, [name]: value } } },
+      400,
+      `${group.one}.${name}`,
+    );
+    await refused(
+      one(group.mine),
+      { method: 'PUT', body: { [group.one]: { [name]: value } } },
+      400,
+      `${group.one}.${name}`,
+    );
+    await refused(
+      list(),
+      { method: 'POST', body: { ...group.valid, [name]: value, colour: '#ffffff' } },
+      400,
+      `${group.one}.${name}`,
+    );
     await refused(list(), { method: 'POST', body: {} }, 400, new RegExp(`^${group.one}\\.`));
   });
 

@@ -32,10 +32,20 @@ describe('a new installation', () => {
     const priorities = await api('/v2/ticketpriorities.json', { key, query: { orderBy: 'displayOrder' } });
     expect(priorities.body.ticketpriorities.map((p: any) => p.name)).toEqual(['Low', 'Medium', 'High', 'Urgent']);
     const types = await api('/v2/tickettypes.json', { key, query: { orderBy: 'displayOrder' } });
-    expect(types.body.tickettypes.map((t: any) => [t.name, t.default])).toEqual([['Question', true], ['Problem', false], ['Feature request', false]]);
+    expect(types.body.tickettypes.map((t: any) => [t.name, t.default])).toEqual([
+      ['Question', true],
+      ['Problem', false],
+      ['Feature request', false],
+    ]);
     const sources = await api('/v2/ticketsources.json', { key, query: { orderBy: 'displayOrder' } });
     expect(sources.body.ticketSources.map((s: any) => [s.name, s.isCustom])).toEqual([
-      ['Email', false], ['Chat', false], ['Phone', false], ['Web form', false], ['API', false], ['Twitter', false], ['Facebook', false],
+      ['Email', false],
+      ['Chat', false],
+      ['Phone', false],
+      ['Web form', false],
+      ['API', false],
+      ['Twitter', false],
+      ['Facebook', false],
     ]);
   });
 
@@ -44,7 +54,9 @@ describe('a new installation', () => {
     expect(inboxes).toEqual([{ name: 'Support', ticket_status_id: 1 }]);
     const hours = await api('/v2/businesshours.json', { key, query: { includes: 'businesshoursschedules' } });
     expect(hours.status, hours.text).toBe(200);
-    expect(hours.body.businesshours).toEqual([expect.objectContaining({ name: 'Working hours', isDefault: true, timezoneId: 1, timezone_name: 'UTC' })]);
+    expect(hours.body.businesshours).toEqual([
+      expect.objectContaining({ name: 'Working hours', isDefault: true, timezoneId: 1, timezone_name: 'UTC' }),
+    ]);
     expect(hours.body.included.businesshoursschedules.map((s: any) => [s.day, s.startHour, s.endHour])).toEqual(
       [1, 2, 3, 4, 5].map((day) => [day, '09:00', '17:00']),
     );
@@ -52,11 +64,18 @@ describe('a new installation', () => {
 
   it("has an owner whose key works, and no other installation's vocabulary", async () => {
     const other = await newInstallation('defaults-other');
-    const created = await api('/v2/tags.json', { method: 'POST', key: other.users.owner.apiKey, body: { name: 'Theirs' } });
+    const created = await api('/v2/tags.json', {
+      method: 'POST',
+      key: other.users.owner.apiKey,
+      body: { name: 'Theirs' },
+    });
     expect(created.status, created.text).toBe(201);
     const mine = await api('/v2/tags.json', { key: site.users.owner.apiKey });
     expect(mine.body.tags).toEqual([]);
-    const priorityIds = await rows<{ n: number }>('SELECT count(DISTINCT installation_id)::int AS n FROM ticket_priorities WHERE installation_id = ANY($1)', [[site.id, other.id]]);
+    const priorityIds = await rows<{ n: number }>(
+      'SELECT count(DISTINCT installation_id)::int AS n FROM ticket_priorities WHERE installation_id = ANY($1)',
+      [[site.id, other.id]],
+    );
     expect(priorityIds[0]!.n).toBe(2);
   });
 });

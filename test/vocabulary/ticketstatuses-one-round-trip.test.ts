@@ -21,9 +21,12 @@ beforeAll(async () => {
   await api('/v2/ticketstatuses.json', { key: other.users.owner.apiKey });
 });
 
-const create = (ticketstatus: Record<string, unknown>, key = admin) => withRoundTrips('/v2/ticketstatuses.json', { method: 'POST', key, body: { ticketstatus } });
-const update = (id: number, ticketstatus: Record<string, unknown>, key = admin) => withRoundTrips(`/v2/ticketstatuses/${id}.json`, { method: 'PATCH', key, body: { ticketstatus } });
-const ownStatuses = async (installation: number) => rows('SELECT id, name, code FROM ticket_statuses WHERE installation_id = $1 ORDER BY id', [installation]);
+const create = (ticketstatus: Record<string, unknown>, key = admin) =>
+  withRoundTrips('/v2/ticketstatuses.json', { method: 'POST', key, body: { ticketstatus } });
+const update = (id: number, ticketstatus: Record<string, unknown>, key = admin) =>
+  withRoundTrips(`/v2/ticketstatuses/${id}.json`, { method: 'PATCH', key, body: { ticketstatus } });
+const ownStatuses = async (installation: number) =>
+  rows('SELECT id, name, code FROM ticket_statuses WHERE installation_id = $1 ORDER BY id', [installation]);
 
 describe('a ticket status in one round trip', () => {
   it('is created and renamed in one exchange each, with its events', async () => {
@@ -31,12 +34,20 @@ describe('a ticket status in one round trip', () => {
     expect(made.answer.status, made.answer.text).toBe(201);
     expect(made.trips).toBe(1);
     const id = made.answer.body.ticketstatus.id as number;
-    expect(made.answer.body.ticketstatus).toMatchObject({ name: 'Escalated', code: 'onhold', color: '#aa00ff', isCustom: true });
+    expect(made.answer.body.ticketstatus).toMatchObject({
+      name: 'Escalated',
+      code: 'onhold',
+      color: '#aa00ff',
+      isCustom: true,
+    });
     const renamed = await update(id, { name: 'Escalated twice', code: 'waiting' });
     expect(renamed.answer.status, renamed.answer.text).toBe(200);
     expect(renamed.trips).toBe(1);
     expect(renamed.answer.body.ticketstatus).toMatchObject({ id, name: 'Escalated twice', code: 'waiting' });
-    const events = await rows<{ kind: string }>(`SELECT kind FROM events WHERE record_type = 'ticketstatuses' AND record_id = $1 ORDER BY id`, [id]);
+    const events = await rows<{ kind: string }>(
+      `SELECT kind FROM events WHERE record_type = 'ticketstatuses' AND record_id = $1 ORDER BY id`,
+      [id],
+    );
     expect(events.map((event) => event.kind)).toEqual(['created', 'updated']);
   });
 
@@ -45,12 +56,20 @@ describe('a ticket status in one round trip', () => {
     const before = await ownStatuses(site.id);
     for (const refused of [await create({ name: 'SOLVED' }), await update(kept, { name: 'solved', code: 'closed' })]) {
       expect(refused.answer.status).toBe(409);
-      expect(refused.answer.body.errors).toEqual([{ code: 'conflict', source: 'ticketstatus.name', detail: 'a status with this name already exists (ticketstatus 5)' }]);
+      expect(refused.answer.body.errors).toEqual([
+        {
+          code: 'conflict',
+          source: 'ticketstatus.name',
+          detail: 'a status with this name already exists (ticketstatus 5)',
+        },
+      ]);
       expect(refused.trips).toBe(1);
     }
     const taken = await create({ name: 'kept' });
     expect(taken.answer.status).toBe(409);
-    expect(taken.answer.body.errors).toEqual([expect.objectContaining({ code: 'conflict', source: 'ticketstatus.name' })]);
+    expect(taken.answer.body.errors).toEqual([
+      expect.objectContaining({ code: 'conflict', source: 'ticketstatus.name' }),
+    ]);
     expect(taken.trips).toBe(1);
 
     const platform = await update(3, { name: 'Waiting on them' });
@@ -60,7 +79,9 @@ describe('a ticket status in one round trip', () => {
 
     const theirs = await update(kept, { name: 'Taken over' }, other.users.owner.apiKey);
     expect(theirs.answer.status).toBe(404);
-    expect(theirs.answer.body.errors).toEqual([{ code: 'notFound', source: 'id', detail: `ticketstatus ${kept} not found` }]);
+    expect(theirs.answer.body.errors).toEqual([
+      { code: 'notFound', source: 'id', detail: `ticketstatus ${kept} not found` },
+    ]);
     expect(theirs.trips).toBe(1);
 
     expect(await ownStatuses(site.id)).toEqual(before);

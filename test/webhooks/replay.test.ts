@@ -49,12 +49,22 @@ afterAll(async () => {
 describe('a receiver verifying as documented', () => {
   it('takes a delivery as sent, and refuses it played again late, re-timed, re-numbered or changed', async () => {
     const admin = site.users.admin.apiKey;
-    const made = await api('/v2/webhookendpoints.json', { method: 'POST', key: admin, body: { webhookendpoint: { url: await hook.url, token: TOKEN } } });
+    const made = await api('/v2/webhookendpoints.json', {
+      method: 'POST',
+      key: admin,
+      body: { webhookendpoint: { url: await hook.url, token: TOKEN } },
+    });
     expect(made.status, made.text).toBe(201);
     const inbox = (await api('/v2/inboxes.json', { key: admin })).body.inboxes[0].id;
-    const ticket = await api('/v2/tickets.json', { method: 'POST', key: admin, body: { ticket: { subject: 'Replayed', inbox, customer: { email: 'replay@webhooks.test' }, message: 'Hi' } } });
+    const ticket = await api('/v2/tickets.json', {
+      method: 'POST',
+      key: admin,
+      body: { ticket: { subject: 'Replayed', inbox, customer: { email: 'replay@webhooks.test' }, message: 'Hi' } },
+    });
     expect(ticket.status, ticket.text).toBe(201);
-    const captured = await eventually(async () => hook.requests.find((r) => r.json.ticket?.id === ticket.body.ticket.id));
+    const captured = await eventually(async () =>
+      hook.requests.find((r) => r.json.ticket?.id === ticket.body.ticket.id),
+    );
     const { headers, body } = captured;
 
     expect(verify(body, headers, TOKEN)).toBe(true);

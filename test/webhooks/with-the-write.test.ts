@@ -22,13 +22,26 @@ const hook = receiver();
 
 /** A new ticket whose own events are all drained, so what follows is the change's alone. */
 async function quietTicket(): Promise<number> {
-  const made = await api('/v2/tickets.json', { method: 'POST', key: admin, body: { ticket: { subject: 'With the write', inbox, customer: { email: 'write@webhooks.test' }, message: 'Hello', priority: { id: priorities[0] } } } });
+  const made = await api('/v2/tickets.json', {
+    method: 'POST',
+    key: admin,
+    body: {
+      ticket: {
+        subject: 'With the write',
+        inbox,
+        customer: { email: 'write@webhooks.test' },
+        message: 'Hello',
+        priority: { id: priorities[0] },
+      },
+    },
+  });
   expect(made.status, made.text).toBe(201);
   await drained(site.id);
   return made.body.ticket.id as number;
 }
 
-const setPriority = (ticket: number, priority: number) => api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key: admin, body: { ticket: { priority: { id: priority } } } });
+const setPriority = (ticket: number, priority: number) =>
+  api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key: admin, body: { ticket: { priority: { id: priority } } } });
 
 /** The ticket's `updated` events: whether dispatched, and whether the fan-out handled it, and its deliveries. */
 const changeOf = async (ticket: number, installation = site) =>
@@ -40,14 +53,21 @@ const changeOf = async (ticket: number, installation = site) =>
     [installation.id, ticket],
   );
 
-const prioritiesOf = (ticket: number) => hook.requests.filter((r) => r.json.event === 'ticket.priority' && r.json.ticket?.id === ticket);
+const prioritiesOf = (ticket: number) =>
+  hook.requests.filter((r) => r.json.event === 'ticket.priority' && r.json.ticket?.id === ticket);
 
 beforeAll(async () => {
   site = await newInstallation('webhooks-write');
   admin = site.users.admin.apiKey;
   inbox = (await api('/v2/inboxes.json', { key: admin })).body.inboxes[0].id;
-  priorities = (await api('/v2/ticketpriorities.json', { key: admin })).body.ticketpriorities.map((p: { id: number }) => p.id);
-  const made = await api('/v2/webhookendpoints.json', { method: 'POST', key: admin, body: { webhookendpoint: { url: await hook.url, token: TOKEN } } });
+  priorities = (await api('/v2/ticketpriorities.json', { key: admin })).body.ticketpriorities.map(
+    (p: { id: number }) => p.id,
+  );
+  const made = await api('/v2/webhookendpoints.json', {
+    method: 'POST',
+    key: admin,
+    body: { webhookendpoint: { url: await hook.url, token: TOKEN } },
+  });
   expect(made.status, made.text).toBe(201);
 });
 
@@ -80,21 +100,47 @@ describe("a write's webhook deliveries", () => {
     const bare = await newInstallation('webhooks-write-none');
     const key = bare.users.admin.apiKey;
     const bareInbox = (await api('/v2/inboxes.json', { key })).body.inboxes[0].id;
-    const levels = (await api('/v2/ticketpriorities.json', { key })).body.ticketpriorities.map((p: { id: number }) => p.id);
-    const made = await api('/v2/tickets.json', { method: 'POST', key, body: { ticket: { subject: 'No endpoint yet', inbox: bareInbox, customer: { email: 'none@webhooks.test' }, message: 'Hello', priority: { id: levels[0] } } } });
+    const levels = (await api('/v2/ticketpriorities.json', { key })).body.ticketpriorities.map(
+      (p: { id: number }) => p.id,
+    );
+    const made = await api('/v2/tickets.json', {
+      method: 'POST',
+      key,
+      body: {
+        ticket: {
+          subject: 'No endpoint yet',
+          inbox: bareInbox,
+          customer: { email: 'none@webhooks.test' },
+          message: 'Hello',
+          priority: { id: levels[0] },
+        },
+      },
+    });
     expect(made.status, made.text).toBe(201);
     const ticket = made.body.ticket.id as number;
     await drained(bare.id);
     const late = receiver();
     const release = await holdDrainLock(bare.id);
     try {
-      const first = await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key, body: { ticket: { priority: { id: levels[1] } } } });
+      const first = await api(`/v2/tickets/${ticket}.json`, {
+        method: 'PATCH',
+        key,
+        body: { ticket: { priority: { id: levels[1] } } },
+      });
       expect(first.status, first.text).toBe(200);
       // no endpoint: the write left the event to the drain, which is held
       expect(await changeOf(ticket, bare)).toEqual([{ dispatched: false, fanned: null, deliveries: 0 }]);
-      const hooked = await api('/v2/webhookendpoints.json', { method: 'POST', key, body: { webhookendpoint: { url: await late.url, token: TOKEN } } });
+      const hooked = await api('/v2/webhookendpoints.json', {
+        method: 'POST',
+        key,
+        body: { webhookendpoint: { url: await late.url, token: TOKEN } },
+      });
       expect(hooked.status, hooked.text).toBe(201);
-      const second = await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key, body: { ticket: { priority: { id: levels[0] } } } });
+      const second = await api(`/v2/tickets/${ticket}.json`, {
+        method: 'PATCH',
+        key,
+        body: { ticket: { priority: { id: levels[0] } } },
+      });
       expect(second.status, second.text).toBe(200);
       // the second write made its delivery before it answered, the drain still held
       expect(await changeOf(ticket, bare)).toEqual([
@@ -102,7 +148,9 @@ describe("a write's webhook deliveries", () => {
         { dispatched: false, fanned: true, deliveries: 1 },
       ]);
       const delivered = await eventually(async () => (late.requests.length === 1 ? late.requests : undefined));
-      expect(delivered.map((request) => [request.json.event, request.json.ticket.priority.id])).toEqual([['ticket.priority', levels[0]]]);
+      expect(delivered.map((request) => [request.json.event, request.json.ticket.priority.id])).toEqual([
+        ['ticket.priority', levels[0]],
+      ]);
     } finally {
       await release();
     }
@@ -123,15 +171,22 @@ describe("a write's webhook deliveries", () => {
       `INSERT INTO events (installation_id, record_type, record_id, kind, data) VALUES ($1, 'tickets', $2, 'updated', $3) RETURNING id`,
       [site.id, ticket, JSON.stringify({ priority: { before: { id: priorities[0] }, after: { id: priorities[1] } } })],
     );
-    expect(await rows(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1`, [own!.id])).toEqual([{ n: 0 }]);
+    expect(await rows(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1`, [own!.id])).toEqual([
+      { n: 0 },
+    ]);
     await sendJobMessage({ kind: 'events.drain', installationId: site.id });
     await drained(site.id, 20_000);
-    const [delivery] = await eventually(async () => (prioritiesOf(ticket).length ? prioritiesOf(ticket) : undefined), 20_000);
+    const [delivery] = await eventually(
+      async () => (prioritiesOf(ticket).length ? prioritiesOf(ticket) : undefined),
+      20_000,
+    );
     expect(delivery!.json.ticket.id).toBe(ticket);
-    expect(await rows(`SELECT event FROM webhook_deliveries WHERE event_id = $1`, [own!.id])).toEqual([{ event: 'ticket.priority' }]);
+    expect(await rows(`SELECT event FROM webhook_deliveries WHERE event_id = $1`, [own!.id])).toEqual([
+      { event: 'ticket.priority' },
+    ]);
   });
 
-  it("after a batch, leave to the drain an earlier event the drain has tried or given up on", async () => {
+  it('after a batch, leave to the drain an earlier event the drain has tried or given up on', async () => {
     const ticket = await quietTicket();
     const release = await holdDrainLock(site.id);
     try {
@@ -140,13 +195,20 @@ describe("a write's webhook deliveries", () => {
         `INSERT INTO events (installation_id, record_type, record_id, kind, data) VALUES ($1, 'tickets', $2, 'updated', '{"priority": {"before": null, "after": null}}') RETURNING id`,
         [site.id, ticket],
       );
-      await rows(`INSERT INTO event_deliveries (event_id, subscriber, attempts, gave_up_at) VALUES ($1, 'webhooks.fanout', 5, now())`, [given!.id]);
+      await rows(
+        `INSERT INTO event_deliveries (event_id, subscriber, attempts, gave_up_at) VALUES ($1, 'webhooks.fanout', 5, now())`,
+        [given!.id],
+      );
       const changed = await setPriority(ticket, priorities[1]!);
       expect(changed.status, changed.text).toBe(200);
       // the write's own event is fanned out while the drain is held; the one given up on is not taken again
       await eventually(async () => ((await changeOf(ticket)).at(-1)?.fanned ? true : undefined));
-      expect(await rows(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1`, [given!.id])).toEqual([{ n: 0 }]);
-      expect(await rows(`SELECT handled_at FROM event_deliveries WHERE event_id = $1`, [given!.id])).toEqual([{ handled_at: null }]);
+      expect(await rows(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1`, [given!.id])).toEqual([
+        { n: 0 },
+      ]);
+      expect(await rows(`SELECT handled_at FROM event_deliveries WHERE event_id = $1`, [given!.id])).toEqual([
+        { handled_at: null },
+      ]);
     } finally {
       await release();
     }
@@ -160,8 +222,12 @@ describe("a write's webhook deliveries", () => {
       const answers = await Promise.all(tickets.map((ticket) => setPriority(ticket, priorities[1]!)));
       for (const answer of answers) expect(answer.status, answer.text).toBe(200);
       // the drain is held: every change's delivery was written by its write, before it answered
-      for (const ticket of tickets) expect(await changeOf(ticket)).toEqual([{ dispatched: false, fanned: true, deliveries: 1 }]);
-      await eventually(async () => (tickets.every((ticket) => prioritiesOf(ticket).length >= 1) ? true : undefined), 20_000);
+      for (const ticket of tickets)
+        expect(await changeOf(ticket)).toEqual([{ dispatched: false, fanned: true, deliveries: 1 }]);
+      await eventually(
+        async () => (tickets.every((ticket) => prioritiesOf(ticket).length >= 1) ? true : undefined),
+        20_000,
+      );
     } finally {
       await release();
     }
@@ -172,12 +238,19 @@ describe("a write's webhook deliveries", () => {
 
   it('of a change that is several webhook events reach the receiver one each, in order, before the next change', async () => {
     const ticket = await quietTicket();
-    const statuses = (await api('/v2/ticketstatuses.json', { key: admin })).body.ticketstatuses.map((s: { id: number }) => s.id);
-    const both = await api(`/v2/tickets/${ticket}.json`, { method: 'PATCH', key: admin, body: { ticket: { priority: { id: priorities[1] }, status: { id: statuses[1] } } } });
+    const statuses = (await api('/v2/ticketstatuses.json', { key: admin })).body.ticketstatuses.map(
+      (s: { id: number }) => s.id,
+    );
+    const both = await api(`/v2/tickets/${ticket}.json`, {
+      method: 'PATCH',
+      key: admin,
+      body: { ticket: { priority: { id: priorities[1] }, status: { id: statuses[1] } } },
+    });
     expect(both.status, both.text).toBe(200);
     const next = await setPriority(ticket, priorities[0]!);
     expect(next.status, next.text).toBe(200);
-    const ofTicket = () => hook.requests.filter((r) => r.json.ticket?.id === ticket && r.json.event !== 'ticket.created');
+    const ofTicket = () =>
+      hook.requests.filter((r) => r.json.ticket?.id === ticket && r.json.event !== 'ticket.created');
     const got = await eventually(async () => (ofTicket().length >= 3 ? ofTicket() : undefined), 20_000);
     expect(got.map((r) => r.json.event)).toEqual(['ticket.status', 'ticket.priority', 'ticket.priority']);
     expect(got.map((r) => r.json.ticket.priority.id).at(-1)).toBe(priorities[0]);
@@ -206,7 +279,9 @@ describe("a write's webhook deliveries", () => {
         RETURN NEW;
       END $$`);
     await rows(`CREATE TRIGGER ${name} BEFORE UPDATE ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION ${name}()`);
-    const [endpointId] = (await api('/v2/webhookendpoints.json', { key: admin })).body.webhookendpoints.map((e: { id: number }) => e.id);
+    const [endpointId] = (await api('/v2/webhookendpoints.json', { key: admin })).body.webhookendpoints.map(
+      (e: { id: number }) => e.id,
+    );
     try {
       const changed = await setPriority(ticket, priorities[1]!);
       expect(changed.status, changed.text).toBe(200);
@@ -214,17 +289,27 @@ describe("a write's webhook deliveries", () => {
       expect(await changeOf(ticket)).toEqual([{ dispatched: false, fanned: true, deliveries: 1 }]);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       expect(prioritiesOf(ticket)).toHaveLength(0);
-      const log = await api(`/v2/webhookendpoints/${endpointId}/deliveries.json`, { key: admin, query: { pageSize: '100', orderBy: 'id', orderMode: 'desc' } });
+      const log = await api(`/v2/webhookendpoints/${endpointId}/deliveries.json`, {
+        key: admin,
+        query: { pageSize: '100', orderBy: 'id', orderMode: 'desc' },
+      });
       expect(log.status, log.text).toBe(200);
       expect(log.body.webhookdeliveries.length).toBeGreaterThan(0);
       // the ticket's creation is there; its change, not decided, is not
-      expect(log.body.webhookdeliveries.filter((d: { ticket: { id: number } | null }) => d.ticket?.id === ticket).map((d: { event: string }) => d.event)).toEqual(['ticket.created']);
+      expect(
+        log.body.webhookdeliveries
+          .filter((d: { ticket: { id: number } | null }) => d.ticket?.id === ticket)
+          .map((d: { event: string }) => d.event),
+      ).toEqual(['ticket.created']);
     } finally {
       await rows(`DROP TRIGGER IF EXISTS ${name} ON webhook_deliveries`);
       await rows(`DROP FUNCTION IF EXISTS ${name}()`);
     }
     // the queue's next try of the message decides and sends it
-    const [delivery] = await eventually(async () => (prioritiesOf(ticket).length ? prioritiesOf(ticket) : undefined), 30_000);
+    const [delivery] = await eventually(
+      async () => (prioritiesOf(ticket).length ? prioritiesOf(ticket) : undefined),
+      30_000,
+    );
     expect(delivery!.json.ticket.priority.id).toBe(priorities[1]);
     await drained(site.id, 20_000);
     expect(await changeOf(ticket)).toEqual([{ dispatched: true, fanned: true, deliveries: 1 }]);

@@ -20,17 +20,26 @@ describe("the dev server's demo content", () => {
 
     const settings = await api(`/widget/forms/${first.formToken}.json`);
     expect(settings.status, settings.text).toBe(200);
-    expect(settings.body.contactform).toMatchObject({ name: 'Website chat', isLiveChatEnabled: true, liveChatWelcomeMessage: 'Hi there! Ask us anything about your order.' });
-    expect(settings.body.contactform.helpdocarticles.map((a: { title: string }) => a.title)).toEqual(['Tracking your order']);
+    expect(settings.body.contactform).toMatchObject({
+      name: 'Website chat',
+      isLiveChatEnabled: true,
+      liveChatWelcomeMessage: 'Hi there! Ask us anything about your order.',
+    });
+    expect(settings.body.contactform.helpdocarticles.map((a: { title: string }) => a.title)).toEqual([
+      'Tracking your order',
+    ]);
 
     const article = await api(first.articlePath);
     expect(article.status, article.text).toBe(200);
     expect(JSON.stringify(article.body)).toContain('<strong>tracking link</strong>');
 
-    const counted = await rows<{ forms: number; sites: number; articles: number }>(`SELECT
+    const counted = await rows<{ forms: number; sites: number; articles: number }>(
+      `SELECT
         (SELECT count(*)::int FROM contact_forms WHERE installation_id = $1 AND state = 'active') AS forms,
         (SELECT count(*)::int FROM helpdocs WHERE installation_id = $1 AND state = 'active') AS sites,
-        (SELECT count(*)::int FROM helpdoc_articles WHERE installation_id = $1 AND state = 'active') AS articles`, [site.id]);
+        (SELECT count(*)::int FROM helpdoc_articles WHERE installation_id = $1 AND state = 'active') AS articles`,
+      [site.id],
+    );
     expect(counted).toEqual([{ forms: 1, sites: 1, articles: 1 }]);
   });
 });

@@ -8,19 +8,33 @@ import { expectError } from '../support/errors';
 
 let site: SeededInstallation;
 const CUSTOMER = 'https://shop.example.com';
-const PUBLIC_FIELDS = ['accentColor', 'helpdocarticles', 'isLiveChatEnabled', 'liveChatWelcomeMessage', 'name', 'position', 'theme', 'triggerColor'];
+const PUBLIC_FIELDS = [
+  'accentColor',
+  'helpdocarticles',
+  'isLiveChatEnabled',
+  'liveChatWelcomeMessage',
+  'name',
+  'position',
+  'theme',
+  'triggerColor',
+];
 
 beforeAll(async () => {
   site = await newInstallation('widget-routes');
 });
 
 async function createForm(properties: Record<string, unknown> = {}): Promise<{ id: number; token: string }> {
-  const created = await api('/v2/contactforms.json', { method: 'POST', key: site.users.owner.apiKey, body: { contactform: { name: 'Support', ...properties } } });
+  const created = await api('/v2/contactforms.json', {
+    method: 'POST',
+    key: site.users.owner.apiKey,
+    body: { contactform: { name: 'Support', ...properties } },
+  });
   expect(created.status, created.text).toBe(201);
   return { id: created.body.contactform.id, token: created.body.contactform.token };
 }
 
-const settings = (token: string, headers: Record<string, string> = {}) => api(`/widget/forms/${token}.json`, { headers });
+const settings = (token: string, headers: Record<string, string> = {}) =>
+  api(`/widget/forms/${token}.json`, { headers });
 
 function startConversation(formToken: string, body: unknown, origin = CUSTOMER) {
   return api('/v2/conversations.json', { method: 'POST', key: formToken, headers: { origin }, body });
@@ -105,7 +119,13 @@ describe('GET /widget/forms/{formToken}.json', () => {
     const { token } = await createForm();
     const response = await settings(token);
     expect(response.status).toBe(200);
-    expect(response.body.contactform).toMatchObject({ isLiveChatEnabled: false, liveChatWelcomeMessage: null, theme: 'light', position: 'bottom-right', accentColor: '#3b82f6' });
+    expect(response.body.contactform).toMatchObject({
+      isLiveChatEnabled: false,
+      liveChatWelcomeMessage: null,
+      theme: 'light',
+      position: 'bottom-right',
+      accentColor: '#3b82f6',
+    });
   });
 
   it('is a 404 for an unknown token, a deleted form, and a token of the wrong shape', async () => {
@@ -133,11 +153,15 @@ describe('GET /widget/forms/{formToken}.json', () => {
   });
 });
 
-describe('POST /v2/conversations.json from a customer\'s site (CORS)', () => {
+describe("POST /v2/conversations.json from a customer's site (CORS)", () => {
   it('answers the preflight without a credential and without touching anything', async () => {
     const preflight = await api('/v2/conversations.json', {
       method: 'OPTIONS',
-      headers: { origin: CUSTOMER, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin: CUSTOMER,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
@@ -148,12 +172,16 @@ describe('POST /v2/conversations.json from a customer\'s site (CORS)', () => {
 
   it('a live-chat form starts a conversation in its installation, readable cross-origin', async () => {
     const { id, token } = await createForm({ isLiveChatEnabled: true });
-    const created = await startConversation(token, { conversation: { contact: { name: 'Visitor', email: 'visitor@example.com' } } });
+    const created = await startConversation(token, {
+      conversation: { contact: { name: 'Visitor', email: 'visitor@example.com' } },
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.headers.get('access-control-allow-origin')).toBe('*');
     expect(created.body.conversation).toMatchObject({ contactForm: { id, type: 'contactforms' } });
     expect(created.body.conversation.socketUrl).toMatch(/^ws:\/\/.+\/v2\/rooms\/\d{24}\/socket$/);
-    const [row] = await rows('SELECT installation_id, contact_form_id FROM conversations WHERE id = $1', [created.body.conversation.id]);
+    const [row] = await rows('SELECT installation_id, contact_form_id FROM conversations WHERE id = $1', [
+      created.body.conversation.id,
+    ]);
     expect(row).toEqual({ installation_id: site.id, contact_form_id: id });
   });
 
@@ -183,16 +211,21 @@ describe('POST /v2/conversations.json from a customer\'s site (CORS)', () => {
       expectError(response, 400, source);
       expect(response.headers.get('access-control-allow-origin'), source).toBe('*');
     }
-    expect(await rows('SELECT count(*)::int AS n FROM conversations WHERE installation_id = $1', [site.id])).toEqual(before);
+    expect(await rows('SELECT count(*)::int AS n FROM conversations WHERE installation_id = $1', [site.id])).toEqual(
+      before,
+    );
   });
 
-  it('is CORS for that route and method only: the agents\' list and other routes stay same-origin', async () => {
+  it("is CORS for that route and method only: the agents' list and other routes stay same-origin", async () => {
     const list = await api('/v2/conversations.json', { key: site.users.agent.apiKey, headers: { origin: CUSTOMER } });
     expect(list.status).toBe(200);
     expect(list.headers.get('access-control-allow-origin')).toBeNull();
     const companies = await api('/v2/companies.json', { key: site.users.agent.apiKey, headers: { origin: CUSTOMER } });
     expect(companies.headers.get('access-control-allow-origin')).toBeNull();
-    const otherPreflight = await api('/v2/companies.json', { method: 'OPTIONS', headers: { origin: CUSTOMER, 'access-control-request-method': 'POST' } });
+    const otherPreflight = await api('/v2/companies.json', {
+      method: 'OPTIONS',
+      headers: { origin: CUSTOMER, 'access-control-request-method': 'POST' },
+    });
     expect(otherPreflight.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

@@ -35,7 +35,11 @@ afterAll(async () => {
 });
 
 async function createForm(properties: Record<string, unknown>): Promise<string> {
-  const created = await api('/v2/contactforms.json', { method: 'POST', key: site.users.owner.apiKey, body: { contactform: { name: 'Acme Outdoor Supplies', ...properties } } });
+  const created = await api('/v2/contactforms.json', {
+    method: 'POST',
+    key: site.users.owner.apiKey,
+    body: { contactform: { name: 'Acme Outdoor Supplies', ...properties } },
+  });
   expect(created.status, created.text).toBe(201);
   return created.body.contactform.token as string;
 }
@@ -51,7 +55,12 @@ interface Visitor {
 
 /** A fresh browser profile (nothing in localStorage) on the demo page of a form. */
 async function visit(url: string): Promise<Visitor> {
-  const context = await browser.newContext({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce' });
+  const context = await browser.newContext({
+    viewport: { width: 800, height: 600 },
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+  });
   const page = await context.newPage();
   const errors: Error[] = [];
   const warnings: string[] = [];
@@ -80,22 +89,39 @@ async function say({ widget }: Visitor, text: string): Promise<void> {
 
 /** The agent finds the newest conversation of the installation, as an agent would, and joins its room. */
 async function agentJoinsNewest(contactName: string): Promise<RoomClient> {
-  const list = await api('/v2/conversations.json', { key: site.users.agent.apiKey, query: { orderBy: 'id', orderMode: 'desc', pageSize: 1, includes: 'contacts' } });
+  const list = await api('/v2/conversations.json', {
+    key: site.users.agent.apiKey,
+    query: { orderBy: 'id', orderMode: 'desc', pageSize: 1, includes: 'contacts' },
+  });
   expect(list.status, list.text).toBe(200);
   const [conversation] = list.body.conversations;
-  expect(list.body.included.contacts.find((contact: { id: number }) => contact.id === conversation.contactId)?.name).toBe(contactName);
-  const agent = await joinRoom(`${inject('workerUrl').replace(/^http/, 'ws')}/v2/rooms/${conversation.token}/socket`, site.users.agent.apiKey);
+  expect(
+    list.body.included.contacts.find((contact: { id: number }) => contact.id === conversation.contactId)?.name,
+  ).toBe(contactName);
+  const agent = await joinRoom(
+    `${inject('workerUrl').replace(/^http/, 'ws')}/v2/rooms/${conversation.token}/socket`,
+    site.users.agent.apiKey,
+  );
   rooms.push(agent);
   return agent;
 }
 
 const bubbles = (widget: Locator) =>
-  widget.locator('.message').evaluateAll((items) => items.map((item) => ({ own: item.classList.contains('own'), text: item.querySelector('.text')!.textContent })));
+  widget
+    .locator('.message')
+    .evaluateAll((items) =>
+      items.map((item) => ({ own: item.classList.contains('own'), text: item.querySelector('.text')!.textContent })),
+    );
 
 describe('the chat widget on the demo page', () => {
-  it('a visitor and an agent chat live: the welcome, the visitor\'s message, the agent\'s answer', async () => {
+  it("a visitor and an agent chat live: the welcome, the visitor's message, the agent's answer", async () => {
     const welcome = 'Hi there! Ask us anything about your order.';
-    const token = await createForm({ isLiveChatEnabled: true, liveChatWelcomeMessage: welcome, accentColor: '#0F766E', triggerColor: '#0f766e' });
+    const token = await createForm({
+      isLiveChatEnabled: true,
+      liveChatWelcomeMessage: welcome,
+      accentColor: '#0F766E',
+      triggerColor: '#0f766e',
+    });
     const visitor = await visit(demo(token));
     const { widget, page } = visitor;
 
@@ -105,7 +131,11 @@ describe('the chat widget on the demo page', () => {
     await widget.getByText(welcome).waitFor(WAIT);
     expect(await widget.locator('.title').textContent()).toBe('Acme Outdoor Supplies');
     // The form's colour, lower-cased by the API, reaches the header.
-    expect(await widget.locator('.header').evaluate((header) => (globalThis as unknown as BrowserGlobals).getComputedStyle(header).backgroundColor)).toBe('rgb(15, 118, 110)');
+    expect(
+      await widget
+        .locator('.header')
+        .evaluate((header) => (globalThis as unknown as BrowserGlobals).getComputedStyle(header).backgroundColor),
+    ).toBe('rgb(15, 118, 110)');
 
     // No name: the widget asks for it and starts nothing.
     await widget.getByRole('button', { name: 'Start chat' }).click();
@@ -118,22 +148,35 @@ describe('the chat widget on the demo page', () => {
 
     const agent = await agentJoinsNewest('Grace');
     const agentWelcome = await agent.next('welcome');
-    expect(agentWelcome.history.map((message: { message: string; author: { type: string } }) => [message.author.type, message.message])).toEqual([
-      ['contact', 'Hi! My order #1042 has not arrived yet.'],
-    ]);
+    expect(
+      agentWelcome.history.map((message: { message: string; author: { type: string } }) => [
+        message.author.type,
+        message.message,
+      ]),
+    ).toEqual([['contact', 'Hi! My order #1042 has not arrived yet.']]);
 
     agent.send({ type: 'typing', typing: true });
     await widget.getByText('Agent Demo is typing…').waitFor(WAIT);
-    agent.send({ type: 'message', message: 'Sorry about that, Grace. It left our warehouse this morning and arrives on Friday.', clientId: 'agent-1' });
+    agent.send({
+      type: 'message',
+      message: 'Sorry about that, Grace. It left our warehouse this morning and arrives on Friday.',
+      clientId: 'agent-1',
+    });
     const answer = widget.locator('.message.other', { hasText: 'arrives on Friday' });
     await answer.waitFor(WAIT);
     expect(await answer.locator('.who').textContent()).toBe('Agent Demo');
     expect(await widget.getByText('Agent Demo is typing…').isHidden()).toBe(true);
 
     await say(visitor, 'Great, thank you!');
-    expect(await agent.next('message')).toMatchObject({ clientId: 'agent-1', author: { type: 'agent', id: site.users.agent.id } });
+    expect(await agent.next('message')).toMatchObject({
+      clientId: 'agent-1',
+      author: { type: 'agent', id: site.users.agent.id },
+    });
     const thanks = await agent.next('message');
-    expect(thanks).toMatchObject({ message: 'Great, thank you!', author: { type: 'contact', id: agentWelcome.history[0].author.id } });
+    expect(thanks).toMatchObject({
+      message: 'Great, thank you!',
+      author: { type: 'contact', id: agentWelcome.history[0].author.id },
+    });
     expect(thanks.clientId).toMatch(/^w-/);
 
     expect(await bubbles(widget)).toEqual([
@@ -183,11 +226,17 @@ describe('the chat widget on the demo page', () => {
     await say(visitor, 'Second question, after a reload');
     const messages = [await agent.next('message'), await agent.next('message')];
     expect(messages.map((message) => message.message)).toEqual([hostile, 'Second question, after a reload']);
-    expect(await page.evaluate((key) => Object.keys(JSON.parse((globalThis as unknown as BrowserGlobals).localStorage.getItem(key) ?? '{}')).sort(), `helpdesk-widget:${token}`)).toEqual(['open', 'socketUrl', 'token']);
+    expect(
+      await page.evaluate(
+        (key) =>
+          Object.keys(JSON.parse((globalThis as unknown as BrowserGlobals).localStorage.getItem(key) ?? '{}')).sort(),
+        `helpdesk-widget:${token}`,
+      ),
+    ).toEqual(['open', 'socketUrl', 'token']);
     expect(visitor.errors).toEqual([]);
   });
 
-  it('a teammate\'s corrections and deletions through the API show in the widget: live, after a dropped connection, and after a reload', async () => {
+  it("a teammate's corrections and deletions through the API show in the widget: live, after a dropped connection, and after a reload", async () => {
     const token = await createForm({ isLiveChatEnabled: true });
     const visitor = await visit(demo(token));
     const { widget, page } = visitor;
@@ -212,9 +261,14 @@ describe('the chat widget on the demo page', () => {
       return found.length === said.length ? found : undefined;
     });
     const [order, card, typo, gift] = stored.map((row) => messagePath(row.id));
-    const remove = async (path: string) => expect((await api(path, { method: 'DELETE', key: site.users.agent.apiKey })).status).toBe(204);
+    const remove = async (path: string) =>
+      expect((await api(path, { method: 'DELETE', key: site.users.agent.apiKey })).status).toBe(204);
     const correct = async (path: string, message: string) => {
-      const response = await api(path, { method: 'PATCH', key: site.users.agent.apiKey, body: { conversationmessage: { message } } });
+      const response = await api(path, {
+        method: 'PATCH',
+        key: site.users.agent.apiKey,
+        body: { conversationmessage: { message } },
+      });
       expect(response.status, response.text).toBe(200);
     };
 
@@ -237,7 +291,10 @@ describe('the chat widget on the demo page', () => {
     await agent.next('edited', 10_000);
     reconnect();
     await widget.locator('.message', { hasText: 'for my mother' }).waitFor(WAIT);
-    const now = [{ own: true, text: 'Where is it?' }, { own: true, text: 'It was a gift for my mother' }];
+    const now = [
+      { own: true, text: 'Where is it?' },
+      { own: true, text: 'It was a gift for my mother' },
+    ];
     expect(await bubbles(widget)).toEqual(now);
 
     await page.reload();
@@ -252,8 +309,15 @@ describe('the chat widget on the demo page', () => {
     const { widget } = visitor;
     await startChat(visitor, 'Closer', 'closer@example.com');
     await say(visitor, 'Thanks, that was all');
-    const list = await api('/v2/conversations.json', { key: site.users.agent.apiKey, query: { orderBy: 'id', orderMode: 'desc', pageSize: 1 } });
-    const closing = await api(`/v2/conversations/${list.body.conversations[0].id}.json`, { method: 'PATCH', key: site.users.agent.apiKey, body: { conversation: { status: 'closed' } } });
+    const list = await api('/v2/conversations.json', {
+      key: site.users.agent.apiKey,
+      query: { orderBy: 'id', orderMode: 'desc', pageSize: 1 },
+    });
+    const closing = await api(`/v2/conversations/${list.body.conversations[0].id}.json`, {
+      method: 'PATCH',
+      key: site.users.agent.apiKey,
+      body: { conversation: { status: 'closed' } },
+    });
     expect(closing.status, closing.text).toBe(200);
 
     await widget.getByText('This conversation has ended.').waitFor(WAIT);
@@ -265,7 +329,10 @@ describe('the chat widget on the demo page', () => {
     await widget.getByRole('button', { name: 'Start chat' }).click();
     await say(visitor, 'One more thing');
     expect(await bubbles(widget)).toEqual([{ own: true, text: 'One more thing' }]);
-    const newest = await api('/v2/conversations.json', { key: site.users.agent.apiKey, query: { orderBy: 'id', orderMode: 'desc', pageSize: 1 } });
+    const newest = await api('/v2/conversations.json', {
+      key: site.users.agent.apiKey,
+      query: { orderBy: 'id', orderMode: 'desc', pageSize: 1 },
+    });
     expect(newest.body.conversations[0].id).toBeGreaterThan(list.body.conversations[0].id);
     expect(visitor.errors).toEqual([]);
   });
@@ -300,7 +367,11 @@ describe('the chat widget on the demo page', () => {
     await widget.getByLabel('Your name').fill('Late');
     await widget.getByLabel('Email').fill('late@example.com');
     const forms = await api('/v2/contactforms.json', { key: site.users.owner.apiKey, query: { filter: { token } } });
-    const off = await api(`/v2/contactforms/${forms.body.contactforms[0].id}.json`, { method: 'PATCH', key: site.users.owner.apiKey, body: { contactform: { isLiveChatEnabled: false } } });
+    const off = await api(`/v2/contactforms/${forms.body.contactforms[0].id}.json`, {
+      method: 'PATCH',
+      key: site.users.owner.apiKey,
+      body: { contactform: { isLiveChatEnabled: false } },
+    });
     expect(off.status, off.text).toBe(200);
     await widget.getByRole('button', { name: 'Start chat' }).click();
     await widget.getByText('Live chat is not available right now. Please come back later.').waitFor(WAIT);
@@ -309,7 +380,9 @@ describe('the chat widget on the demo page', () => {
 
   it('an unknown form token shows nothing and says why in the console', async () => {
     const visitor = await visit(demo('NoSuchFormTokenNoSuchFormToken00'));
-    await eventually(async () => (visitor.warnings.some((text) => text.includes('no contact form has the token')) ? true : undefined));
+    await eventually(async () =>
+      visitor.warnings.some((text) => text.includes('no contact form has the token')) ? true : undefined,
+    );
     expect(await visitor.widget.count()).toBe(0);
     expect(visitor.errors).toEqual([]);
   });
@@ -324,7 +397,9 @@ describe('the widget embedded on another origin', () => {
     server = createServer((request, response) => {
       const formToken = new URL(request.url ?? '/', 'http://x').searchParams.get('form') ?? '';
       response.writeHead(200, { 'content-type': 'text/html' });
-      response.end(`<!doctype html><title>Customer</title><p>Our shop</p><script src="${inject('workerUrl')}/widget.js" data-form-token="${formToken.replace(/[^\w-]/g, '')}" async></script>`);
+      response.end(
+        `<!doctype html><title>Customer</title><p>Our shop</p><script src="${inject('workerUrl')}/widget.js" data-form-token="${formToken.replace(/[^\w-]/g, '')}" async></script>`,
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     customerSite = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -340,7 +415,9 @@ describe('the widget embedded on another origin', () => {
     await visitor.widget.getByText('Hello from across origins').waitFor(WAIT);
     await say(visitor, 'Can you hear me from here?');
     const agent = await agentJoinsNewest('Cross Origin');
-    expect((await agent.next('welcome')).history.map((message: { message: string }) => message.message)).toEqual(['Can you hear me from here?']);
+    expect((await agent.next('welcome')).history.map((message: { message: string }) => message.message)).toEqual([
+      'Can you hear me from here?',
+    ]);
     expect(visitor.errors).toEqual([]);
   });
 });

@@ -7,7 +7,10 @@
 /** Bytes as base64, whatever form the attachment's content came in. */
 function base64(content) {
   if (typeof content === 'string') return content;
-  const bytes = content instanceof ArrayBuffer ? new Uint8Array(content) : new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
+  const bytes =
+    content instanceof ArrayBuffer
+      ? new Uint8Array(content)
+      : new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
@@ -17,9 +20,14 @@ export default function (env) {
   return {
     async send(message) {
       if (!message || typeof message !== 'object' || !('subject' in message)) {
-        throw Object.assign(new Error('the stand-in takes only the builder form of send()'), { code: 'E_VALIDATION_ERROR' });
+        throw Object.assign(new Error('the stand-in takes only the builder form of send()'), {
+          code: 'E_VALIDATION_ERROR',
+        });
       }
-      const attachments = (message.attachments ?? []).map((attachment) => ({ ...attachment, content: base64(attachment.content) }));
+      const attachments = (message.attachments ?? []).map((attachment) => ({
+        ...attachment,
+        content: base64(attachment.content),
+      }));
       const response = await fetch(env.RECEIVER_URL, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

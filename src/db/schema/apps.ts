@@ -19,7 +19,9 @@ export const appSettingDefinitions = pgTable(
   'app_setting_definitions',
   {
     ...globalAuditColumns(),
-    appId: integer('app_id').notNull().references(() => apps.id),
+    appId: integer('app_id')
+      .notNull()
+      .references(() => apps.id),
     key: text('key').notNull(),
     name: text('name').notNull(),
     settingType: text('setting_type', { enum: APP_SETTING_TYPES }).notNull(),
@@ -34,7 +36,9 @@ export const appSettingDefinitions = pgTable(
 /** A feature an app brings (a sidebar, an AI reply assistant...), also catalogue data. */
 export const appFeatures = pgTable('app_features', {
   ...globalAuditColumns(),
-  appId: integer('app_id').notNull().references(() => apps.id),
+  appId: integer('app_id')
+    .notNull()
+    .references(() => apps.id),
   name: text('name').notNull(),
   description: text('description').notNull().default(''),
   defaultValue: text('default_value'),
@@ -47,7 +51,9 @@ export const appInstallations = pgTable(
   'app_installations',
   {
     ...auditColumns(),
-    appId: integer('app_id').notNull().references(() => apps.id),
+    appId: integer('app_id')
+      .notNull()
+      .references(() => apps.id),
     status: text('status', { enum: APP_INSTALLATION_STATUSES }).notNull(),
     installedAt: timestamp('installed_at', { withTimezone: true, precision: 3 }),
     uninstalledAt: timestamp('uninstalled_at', { withTimezone: true, precision: 3 }),
@@ -60,8 +66,12 @@ export const appSettingValues = pgTable(
   'app_setting_values',
   {
     ...auditColumns(),
-    appId: integer('app_id').notNull().references(() => apps.id),
-    settingId: integer('setting_id').notNull().references(() => appSettingDefinitions.id),
+    appId: integer('app_id')
+      .notNull()
+      .references(() => apps.id),
+    settingId: integer('setting_id')
+      .notNull()
+      .references(() => appSettingDefinitions.id),
     value: jsonb('value'),
   },
   (t) => [uniqueIndex('app_setting_values_installation_setting').on(t.installationId, t.settingId)],
@@ -72,12 +82,16 @@ export const appFeatureInstallations = pgTable(
   'app_feature_installations',
   {
     ...auditColumns(),
-    appfeatureId: integer('appfeature_id').notNull().references(() => appFeatures.id),
+    appfeatureId: integer('appfeature_id')
+      .notNull()
+      .references(() => appFeatures.id),
     comment: text('comment'),
     value: text('value'),
   },
   (t) => [
-    uniqueIndex('app_feature_installations_live').on(t.installationId, t.appfeatureId).where(sql`${t.state} = 'active'`),
+    uniqueIndex('app_feature_installations_live')
+      .on(t.installationId, t.appfeatureId)
+      .where(sql`${t.state} = 'active'`),
     index('app_feature_installations_feature_idx').on(t.appfeatureId),
   ],
 );

@@ -4,7 +4,9 @@ import { integer, text, timestamp } from 'drizzle-orm/pg-core';
 export function globalAuditColumns() {
   return {
     id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
-    state: text('state', { enum: ['active', 'deleted'] }).notNull().default('active'),
+    state: text('state', { enum: ['active', 'deleted'] })
+      .notNull()
+      .default('active'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),

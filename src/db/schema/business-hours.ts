@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, date, foreignKey, index, integer, pgTable, smallint, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  date,
+  foreignKey,
+  index,
+  integer,
+  pgTable,
+  smallint,
+  text,
+  unique,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { auditColumns, globalAuditColumns } from './audit';
 
 /**
@@ -13,7 +25,10 @@ export const timeZones = pgTable(
     ...globalAuditColumns(),
     name: text('name').notNull(),
   },
-  (t) => [uniqueIndex('timezones_name_key').on(sql`lower(${t.name})`), unique('timezones_id_name_key').on(t.id, t.name)],
+  (t) => [
+    uniqueIndex('timezones_name_key').on(sql`lower(${t.name})`),
+    unique('timezones_id_name_key').on(t.id, t.name),
+  ],
 );
 
 /** When a team works, in one IANA time zone. At most one live default per installation. */
@@ -30,8 +45,14 @@ export const businessHours = pgTable(
     timezoneName: text('timezone_name').notNull(),
   },
   (t) => [
-    uniqueIndex('business_hours_one_default').on(t.installationId).where(sql`${t.isDefault} AND ${t.state} = 'active'`),
-    foreignKey({ name: 'business_hours_timezone_fk', columns: [t.timezoneId, t.timezoneName], foreignColumns: [timeZones.id, timeZones.name] }),
+    uniqueIndex('business_hours_one_default')
+      .on(t.installationId)
+      .where(sql`${t.isDefault} AND ${t.state} = 'active'`),
+    foreignKey({
+      name: 'business_hours_timezone_fk',
+      columns: [t.timezoneId, t.timezoneName],
+      foreignColumns: [timeZones.id, timeZones.name],
+    }),
   ],
 );
 
@@ -40,7 +61,9 @@ export const businessHoursSchedules = pgTable(
   'business_hours_schedules',
   {
     ...auditColumns(),
-    businesshoursId: integer('businesshours_id').notNull().references(() => businessHours.id),
+    businesshoursId: integer('businesshours_id')
+      .notNull()
+      .references(() => businessHours.id),
     day: smallint('day').notNull(),
     startHour: text('start_hour').notNull(),
     endHour: text('end_hour').notNull(),
@@ -48,7 +71,10 @@ export const businessHoursSchedules = pgTable(
   (t) => [
     index('business_hours_schedules_parent_idx').on(t.businesshoursId),
     check('business_hours_schedules_day', sql`${t.day} BETWEEN 0 AND 6`),
-    check('business_hours_schedules_hours', sql`${t.startHour} ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$' AND ${t.endHour} ~ '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$' AND ${t.endHour} > ${t.startHour}`),
+    check(
+      'business_hours_schedules_hours',
+      sql`${t.startHour} ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$' AND ${t.endHour} ~ '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$' AND ${t.endHour} > ${t.startHour}`,
+    ),
   ],
 );
 
@@ -57,7 +83,9 @@ export const businessHoursHolidays = pgTable(
   'business_hours_holidays',
   {
     ...auditColumns(),
-    businesshoursId: integer('businesshours_id').notNull().references(() => businessHours.id),
+    businesshoursId: integer('businesshours_id')
+      .notNull()
+      .references(() => businessHours.id),
     name: text('name').notNull(),
     startDate: date('start_date', { mode: 'string' }).notNull(),
     endDate: date('end_date', { mode: 'string' }).notNull(),

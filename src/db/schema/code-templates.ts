@@ -19,7 +19,9 @@ export const codeTemplateSentiments = pgTable(
   'code_template_sentiments',
   {
     ...auditColumns(),
-    codeTemplateId: integer('code_template_id').notNull().references(() => codeTemplates.id),
+    codeTemplateId: integer('code_template_id')
+      .notNull()
+      .references(() => codeTemplates.id),
     tone: text('tone', { enum: SENTIMENT_TONES }).notNull().default('neutral'),
     threshold: real('threshold').notNull().default(0.5),
     enabled: boolean('enabled').notNull().default(true),

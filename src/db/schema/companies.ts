@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { customers } from './customers';
 import { inboxes } from './inboxes';
@@ -32,7 +42,10 @@ export const companies = pgTable(
   ],
 );
 
-const companyRef = () => integer('company_id').notNull().references(() => companies.id);
+const companyRef = () =>
+  integer('company_id')
+    .notNull()
+    .references(() => companies.id);
 
 export const companyAddresses = pgTable(
   'company_addresses',
@@ -70,7 +83,16 @@ export const companyPhones = pgTable(
   (t) => [index('company_phones_company_idx').on(t.companyId)],
 );
 
-export const SOCIAL_LINK_TYPES = ['website', 'linkedin', 'twitter', 'facebook', 'instagram', 'youtube', 'github', 'other'] as const;
+export const SOCIAL_LINK_TYPES = [
+  'website',
+  'linkedin',
+  'twitter',
+  'facebook',
+  'instagram',
+  'youtube',
+  'github',
+  'other',
+] as const;
 
 export const companySocialLinks = pgTable(
   'company_social_links',
@@ -93,7 +115,11 @@ export const companyTimelogSettings = pgTable(
     hourlyRate: numeric('hourly_rate', { precision: 12, scale: 2 }),
     currency: text('currency'),
   },
-  (t) => [uniqueIndex('company_timelog_settings_company_key').on(t.companyId).where(sql`${t.state} = 'active'`)],
+  (t) => [
+    uniqueIndex('company_timelog_settings_company_key')
+      .on(t.companyId)
+      .where(sql`${t.state} = 'active'`),
+  ],
 );
 
 export const companyCustomers = pgTable(
@@ -101,11 +127,16 @@ export const companyCustomers = pgTable(
   {
     installationId: integer('installation_id').notNull(),
     companyId: companyRef(),
-    customerId: integer('customer_id').notNull().references(() => customers.id),
+    customerId: integer('customer_id')
+      .notNull()
+      .references(() => customers.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },
-  (t) => [primaryKey({ columns: [t.companyId, t.customerId] }), index('company_customers_customer_idx').on(t.customerId)],
+  (t) => [
+    primaryKey({ columns: [t.companyId, t.customerId] }),
+    index('company_customers_customer_idx').on(t.customerId),
+  ],
 );
 
 export const companyInboxes = pgTable(
@@ -113,7 +144,9 @@ export const companyInboxes = pgTable(
   {
     installationId: integer('installation_id').notNull(),
     companyId: companyRef(),
-    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
+    inboxId: integer('inbox_id')
+      .notNull()
+      .references(() => inboxes.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },

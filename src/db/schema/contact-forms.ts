@@ -29,8 +29,12 @@ export const contactFormHelpdocs = pgTable(
   'contact_form_helpdocs',
   {
     installationId: integer('installation_id').notNull(),
-    contactFormId: integer('contact_form_id').notNull().references(() => contactForms.id),
-    helpdocId: integer('helpdoc_id').notNull().references(() => helpdocs.id),
+    contactFormId: integer('contact_form_id')
+      .notNull()
+      .references(() => contactForms.id),
+    helpdocId: integer('helpdoc_id')
+      .notNull()
+      .references(() => helpdocs.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },
@@ -42,8 +46,12 @@ export const contactFormHelpdocArticles = pgTable(
   'contact_form_helpdoc_articles',
   {
     installationId: integer('installation_id').notNull(),
-    contactFormId: integer('contact_form_id').notNull().references(() => contactForms.id),
-    articleId: integer('article_id').notNull().references(() => helpdocArticles.id),
+    contactFormId: integer('contact_form_id')
+      .notNull()
+      .references(() => contactForms.id),
+    articleId: integer('article_id')
+      .notNull()
+      .references(() => helpdocArticles.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },

@@ -23,7 +23,9 @@ export const contacts = pgTable(
   },
   (t) => [
     index('contacts_installation_email_idx').on(t.installationId, sql`lower(${t.email})`),
-    uniqueIndex('contacts_email_token_key').on(t.emailTokenHash).where(sql`${t.emailTokenHash} IS NOT NULL`),
+    uniqueIndex('contacts_email_token_key')
+      .on(t.emailTokenHash)
+      .where(sql`${t.emailTokenHash} IS NOT NULL`),
   ],
 );
 
@@ -64,7 +66,9 @@ export const conversationMessages = pgTable(
   'conversation_messages',
   {
     ...auditColumns(),
-    conversationId: integer('conversation_id').notNull().references(() => conversations.id),
+    conversationId: integer('conversation_id')
+      .notNull()
+      .references(() => conversations.id),
     author: text('author', { enum: MESSAGE_AUTHORS }).notNull(),
     contactId: integer('contact_id').references(() => contacts.id),
     userId: integer('user_id'),
@@ -87,8 +91,12 @@ export const conversationMessageFiles = pgTable(
   'conversation_message_files',
   {
     installationId: integer('installation_id').notNull(),
-    messageId: integer('message_id').notNull().references(() => conversationMessages.id),
-    fileId: integer('file_id').notNull().references(() => files.id),
+    messageId: integer('message_id')
+      .notNull()
+      .references(() => conversationMessages.id),
+    fileId: integer('file_id')
+      .notNull()
+      .references(() => files.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },

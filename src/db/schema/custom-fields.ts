@@ -25,7 +25,11 @@ export const customFields = pgTable(
     addToNewInboxes: boolean('add_to_new_inboxes').notNull().default(true),
     displayOrder: integer('display_order').notNull().default(0),
   },
-  (t) => [uniqueIndex('custom_fields_installation_label_key').on(t.installationId, sql`lower(${t.agentLabel})`).where(sql`${t.state} = 'active'`)],
+  (t) => [
+    uniqueIndex('custom_fields_installation_label_key')
+      .on(t.installationId, sql`lower(${t.agentLabel})`)
+      .where(sql`${t.state} = 'active'`),
+  ],
 );
 
 /** The inboxes a custom field is limited to; none: every inbox. */
@@ -33,8 +37,12 @@ export const customFieldInboxes = pgTable(
   'custom_field_inboxes',
   {
     installationId: integer('installation_id').notNull(),
-    customFieldId: integer('custom_field_id').notNull().references(() => customFields.id),
-    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
+    customFieldId: integer('custom_field_id')
+      .notNull()
+      .references(() => customFields.id),
+    inboxId: integer('inbox_id')
+      .notNull()
+      .references(() => inboxes.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },
@@ -46,13 +54,17 @@ export const customFieldOptions = pgTable(
   'custom_field_options',
   {
     ...auditColumns(),
-    customFieldId: integer('custom_field_id').notNull().references(() => customFields.id),
+    customFieldId: integer('custom_field_id')
+      .notNull()
+      .references(() => customFields.id),
     name: text('name').notNull(),
     displayOrder: integer('display_order').notNull().default(0),
   },
   (t) => [
     index('custom_field_options_field_idx').on(t.customFieldId),
-    uniqueIndex('custom_field_options_field_name_key').on(t.customFieldId, sql`lower(${t.name})`).where(sql`${t.state} = 'active'`),
+    uniqueIndex('custom_field_options_field_name_key')
+      .on(t.customFieldId, sql`lower(${t.name})`)
+      .where(sql`${t.state} = 'active'`),
   ],
 );
 
@@ -65,11 +77,18 @@ export const ticketCustomFieldValues = pgTable(
   'ticket_custom_field_values',
   {
     installationId: integer('installation_id').notNull(),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
-    customFieldId: integer('custom_field_id').notNull().references(() => customFields.id),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
+    customFieldId: integer('custom_field_id')
+      .notNull()
+      .references(() => customFields.id),
     value: jsonb('value').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },
-  (t) => [primaryKey({ columns: [t.ticketId, t.customFieldId] }), index('ticket_custom_field_values_field_idx').on(t.customFieldId)],
+  (t) => [
+    primaryKey({ columns: [t.ticketId, t.customFieldId] }),
+    index('ticket_custom_field_values_field_idx').on(t.customFieldId),
+  ],
 );

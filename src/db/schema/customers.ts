@@ -52,10 +52,15 @@ export const customerContacts = pgTable(
   'customer_contacts',
   {
     ...auditColumns(),
-    customerId: integer('customer_id').notNull().references(() => customers.id),
+    customerId: integer('customer_id')
+      .notNull()
+      .references(() => customers.id),
     type: text('type', { enum: CUSTOMER_CONTACT_TYPES }).notNull().default('email'),
     value: text('value').notNull(),
     isMain: boolean('is_main').notNull().default(false),
   },
-  (t) => [index('customer_contacts_customer_idx').on(t.customerId), index('customer_contacts_value_idx').on(t.installationId, sql`lower(${t.value})`)],
+  (t) => [
+    index('customer_contacts_customer_idx').on(t.customerId),
+    index('customer_contacts_value_idx').on(t.installationId, sql`lower(${t.value})`),
+  ],
 );

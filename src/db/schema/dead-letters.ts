@@ -31,7 +31,9 @@ export const deadLetters = pgTable(
   (t) => [
     uniqueIndex('dead_letters_message_key').on(t.queue, t.messageId),
     // what /health counts and an operator lists first: the dead letters nobody has dealt with yet
-    index('dead_letters_open_idx').on(t.deadAt).where(sql`${t.replayedAt} IS NULL AND ${t.discardedAt} IS NULL`),
+    index('dead_letters_open_idx')
+      .on(t.deadAt)
+      .where(sql`${t.replayedAt} IS NULL AND ${t.discardedAt} IS NULL`),
     index('dead_letters_installation_idx').on(t.installationId, t.id),
   ],
 );

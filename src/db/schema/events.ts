@@ -35,9 +35,15 @@ export const events = pgTable(
   (t) => [
     index('events_record_idx').on(t.installationId, t.recordType, t.recordId, t.id),
     // What the drain and the sweep look for: events not yet handled by every subscriber.
-    index('events_pending_idx').on(t.installationId, t.id).where(sql`${t.dispatchedAt} IS NULL`),
-    index('events_dispatched_idx').on(t.dispatchedAt).where(sql`${t.dispatchedAt} IS NOT NULL`),
-    index('events_pending_xact_idx').on(t.xact).where(sql`${t.dispatchedAt} IS NULL`),
+    index('events_pending_idx')
+      .on(t.installationId, t.id)
+      .where(sql`${t.dispatchedAt} IS NULL`),
+    index('events_dispatched_idx')
+      .on(t.dispatchedAt)
+      .where(sql`${t.dispatchedAt} IS NOT NULL`),
+    index('events_pending_xact_idx')
+      .on(t.xact)
+      .where(sql`${t.dispatchedAt} IS NULL`),
   ],
 );
 

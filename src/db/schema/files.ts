@@ -27,5 +27,9 @@ export const files = pgTable(
     confirmedAt: timestamp('confirmed_at', { withTimezone: true, precision: 3 }),
   },
   // the cron's sweep of unconfirmed uploads
-  (t) => [index('files_unconfirmed_idx').on(t.createdAt).where(sql`confirmed_at IS NULL AND storage_key IS NOT NULL`)],
+  (t) => [
+    index('files_unconfirmed_idx')
+      .on(t.createdAt)
+      .where(sql`confirmed_at IS NULL AND storage_key IS NOT NULL`),
+  ],
 );

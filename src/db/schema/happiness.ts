@@ -14,7 +14,11 @@ export const happinessRatingOptions = pgTable(
     score: integer('score').notNull(),
     displayOrder: integer('display_order').notNull().default(0),
   },
-  (t) => [uniqueIndex('happiness_rating_options_name_key').on(t.installationId, sql`lower(${t.name})`).where(sql`${t.state} = 'active'`)],
+  (t) => [
+    uniqueIndex('happiness_rating_options_name_key')
+      .on(t.installationId, sql`lower(${t.name})`)
+      .where(sql`${t.state} = 'active'`),
+  ],
 );
 
 /** A survey sent with the reply that solved a ticket; its link's token is derived from its id (`survey-token.ts`), never stored. */
@@ -23,8 +27,12 @@ export const happinessSurveys = pgTable(
   {
     id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
     installationId: integer('installation_id').notNull(),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
-    messageId: integer('message_id').notNull().references(() => ticketMessages.id),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
+    messageId: integer('message_id')
+      .notNull()
+      .references(() => ticketMessages.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
   },
@@ -36,17 +44,27 @@ export const happinessRatings = pgTable(
   'happiness_ratings',
   {
     ...auditColumns(),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
-    surveyId: integer('survey_id').notNull().references(() => happinessSurveys.id),
-    optionId: integer('option_id').notNull().references(() => happinessRatingOptions.id),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
+    surveyId: integer('survey_id')
+      .notNull()
+      .references(() => happinessSurveys.id),
+    optionId: integer('option_id')
+      .notNull()
+      .references(() => happinessRatingOptions.id),
     score: integer('score').notNull(),
     comment: text('comment').notNull().default(''),
     /** the ticket's agent and inbox when it was rated: the summary's groups */
     agentId: integer('agent_id').references(() => users.id),
-    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
+    inboxId: integer('inbox_id')
+      .notNull()
+      .references(() => inboxes.id),
   },
   (t) => [
-    uniqueIndex('happiness_ratings_ticket_key').on(t.ticketId).where(sql`${t.state} = 'active'`),
+    uniqueIndex('happiness_ratings_ticket_key')
+      .on(t.ticketId)
+      .where(sql`${t.state} = 'active'`),
     index('happiness_ratings_agent_idx').on(t.installationId, t.agentId),
     index('happiness_ratings_inbox_idx').on(t.installationId, t.inboxId),
   ],

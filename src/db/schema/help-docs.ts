@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { boolean, customType, index, integer, pgTable, text, timestamp, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  customType,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  type AnyPgColumn,
+} from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { EDIT_METHODS } from './identity';
 import { inboxes } from './inboxes';
@@ -39,7 +49,11 @@ export const helpdocs = pgTable(
     editMethod: text('edit_method', { enum: EDIT_METHODS }).notNull().default('html'),
     sendEmailsToInboxId: integer('send_emails_to_inbox_id').references(() => inboxes.id),
   },
-  (t) => [uniqueIndex('helpdocs_subdomain_key').on(t.subdomain).where(sql`${t.state} = 'active'`)],
+  (t) => [
+    uniqueIndex('helpdocs_subdomain_key')
+      .on(t.subdomain)
+      .where(sql`${t.state} = 'active'`),
+  ],
 );
 
 /** Categories of a site's articles, optionally under a parent category. */
@@ -47,14 +61,20 @@ export const helpdocCategories = pgTable(
   'helpdoc_categories',
   {
     ...auditColumns(),
-    helpdocId: integer('helpdoc_id').notNull().references(() => helpdocs.id),
+    helpdocId: integer('helpdoc_id')
+      .notNull()
+      .references(() => helpdocs.id),
     name: text('name').notNull(),
     slug: text('slug').notNull(),
     description: text('description'),
     displayOrder: integer('display_order').notNull().default(0),
     parentId: integer('parent_id').references((): AnyPgColumn => helpdocCategories.id),
   },
-  (t) => [uniqueIndex('helpdoc_categories_slug_key').on(t.helpdocId, t.slug).where(sql`${t.state} = 'active'`)],
+  (t) => [
+    uniqueIndex('helpdoc_categories_slug_key')
+      .on(t.helpdocId, t.slug)
+      .where(sql`${t.state} = 'active'`),
+  ],
 );
 
 export const HELPDOC_ARTICLE_STATUSES = ['draft', 'published'] as const;
@@ -68,7 +88,9 @@ export const helpdocArticles = pgTable(
   'helpdoc_articles',
   {
     ...auditColumns(),
-    helpdocId: integer('helpdoc_id').notNull().references(() => helpdocs.id),
+    helpdocId: integer('helpdoc_id')
+      .notNull()
+      .references(() => helpdocs.id),
     title: text('title').notNull(),
     slug: text('slug').notNull(),
     description: text('description'),
@@ -82,16 +104,24 @@ export const helpdocArticles = pgTable(
     oldUrl: text('old_url'),
     disqusEnabled: boolean('disqus_enabled').notNull().default(false),
     /** ids of the site's categories it is filed under */
-    categories: integer('categories').array().notNull().default(sql`'{}'::integer[]`),
+    categories: integer('categories')
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
     /** ids of the site's articles it points readers to */
-    relatedArticles: integer('related_articles').array().notNull().default(sql`'{}'::integer[]`),
+    relatedArticles: integer('related_articles')
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
     publishedAt: timestamp('published_at', { withTimezone: true, precision: 3 }),
     searchVector: tsvector('search_vector').generatedAlwaysAs(
       sql`setweight(to_tsvector('simple', coalesce(title, '')), 'A') || setweight(to_tsvector('simple', coalesce(description, '')), 'B') || setweight(to_tsvector('simple', left(regexp_replace(contents, '<[^>]*>', ' ', 'g'), 100000)), 'C')`,
     ),
   },
   (t) => [
-    uniqueIndex('helpdoc_articles_slug_key').on(t.helpdocId, t.slug).where(sql`${t.state} = 'active'`),
+    uniqueIndex('helpdoc_articles_slug_key')
+      .on(t.helpdocId, t.slug)
+      .where(sql`${t.state} = 'active'`),
     index('helpdoc_articles_search_idx').using('gin', t.searchVector),
     index('helpdoc_articles_categories_idx').using('gin', t.categories),
   ],

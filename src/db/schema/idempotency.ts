@@ -24,5 +24,8 @@ export const idempotencyKeys = pgTable(
     /** when the running request took the key: one running longer than a Worker may is taken as dead */
     startedAt: timestamp('started_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.installationId, t.userId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+  (t) => [
+    primaryKey({ columns: [t.installationId, t.userId, t.key] }),
+    index('idempotency_keys_created_idx').on(t.createdAt),
+  ],
 );

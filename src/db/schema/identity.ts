@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, boolean, date, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  type AnyPgColumn,
+  boolean,
+  date,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { auditColumns, globalAuditColumns } from './audit';
 import { timeZones } from './business-hours';
 
@@ -10,8 +20,12 @@ export const installations = pgTable('installations', {
   siteName: text('site_name').notNull().unique(),
   createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   /** The billing cycle: payments fall on this date and every `billingInterval` after it. */
-  billingAnchor: date('billing_anchor', { mode: 'string' }).notNull().default(sql`current_date`),
-  billingInterval: text('billing_interval', { enum: ['month', 'year'] }).notNull().default('month'),
+  billingAnchor: date('billing_anchor', { mode: 'string' })
+    .notNull()
+    .default(sql`current_date`),
+  billingInterval: text('billing_interval', { enum: ['month', 'year'] })
+    .notNull()
+    .default('month'),
   /** AI add-on units per billing period, both streams together; 0 means no add-on. */
   aiAllowance: integer('ai_allowance').notNull().default(0),
   /** requests a teammate may make a minute (src/ratelimit); null: the deployment's default */
@@ -37,7 +51,10 @@ export const users = pgTable(
     editMethod: text('edit_method', { enum: EDIT_METHODS }).notNull().default('html'),
     isPartTime: boolean('is_part_time').notNull().default(false),
     reviewer: boolean('reviewer').notNull().default(false),
-    timezoneId: integer('timezone_id').notNull().default(1).references(() => timeZones.id),
+    timezoneId: integer('timezone_id')
+      .notNull()
+      .default(1)
+      .references(() => timeZones.id),
     /** 1: 12-hour clock, 2: 24-hour clock */
     timeFormatId: integer('time_format_id').notNull().default(1),
     sendPushNotifications: boolean('send_push_notifications').notNull().default(true),
@@ -80,7 +97,10 @@ export const oauthApps = pgTable(
     secretPrefix: text('secret_prefix'),
     redirectUris: text('redirect_uris').array().notNull(),
     /** the scopes it may ask for */
-    scopes: text('scopes').array().notNull().default(sql`'{desk}'::text[]`),
+    scopes: text('scopes')
+      .array()
+      .notNull()
+      .default(sql`'{desk}'::text[]`),
   },
   (t) => [uniqueIndex('oauth_apps_client_id_key').on(t.clientId)],
 );
@@ -95,9 +115,15 @@ export const oauthGrants = pgTable(
   'oauth_grants',
   {
     ...globalAuditColumns(),
-    installationId: integer('installation_id').notNull().references(() => installations.id),
-    appId: integer('app_id').notNull().references(() => oauthApps.id),
-    userId: integer('user_id').notNull().references(() => users.id),
+    installationId: integer('installation_id')
+      .notNull()
+      .references(() => installations.id),
+    appId: integer('app_id')
+      .notNull()
+      .references(() => oauthApps.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
     scopes: text('scopes').array().notNull(),
   },
   (t) => [index('oauth_grants_app_idx').on(t.appId), index('oauth_grants_user_idx').on(t.userId)],
@@ -106,7 +132,9 @@ export const oauthGrants = pgTable(
 /** Authorization codes (their digests): each works once, within its life, for its app and redirect URI. */
 export const oauthCodes = pgTable('oauth_codes', {
   codeHash: text('code_hash').primaryKey(),
-  grantId: integer('grant_id').notNull().references(() => oauthGrants.id),
+  grantId: integer('grant_id')
+    .notNull()
+    .references(() => oauthGrants.id),
   /** where the code was sent */
   redirectUri: text('redirect_uri').notNull(),
   /** the authorize request named it (the token request must then name it too, RFC 6749 4.1.3); false when the app's only URI was taken */
@@ -122,7 +150,9 @@ export const oauthRefreshTokens = pgTable(
   'oauth_refresh_tokens',
   {
     tokenHash: text('token_hash').primaryKey(),
-    grantId: integer('grant_id').notNull().references(() => oauthGrants.id),
+    grantId: integer('grant_id')
+      .notNull()
+      .references(() => oauthGrants.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true, precision: 3 }),
@@ -139,8 +169,12 @@ export const credentials = pgTable(
   'credentials',
   {
     ...globalAuditColumns(),
-    installationId: integer('installation_id').notNull().references(() => installations.id),
-    userId: integer('user_id').notNull().references(() => users.id),
+    installationId: integer('installation_id')
+      .notNull()
+      .references(() => installations.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
     kind: text('kind', { enum: CREDENTIAL_KINDS }).notNull(),
     name: text('name').notNull().default(''),
     prefix: text('prefix').notNull(),
@@ -153,5 +187,9 @@ export const credentials = pgTable(
     /** a sign-in cookie's API key: it works while the key does (revoking a leaked key ends what it signed in) */
     parentId: integer('parent_id').references((): AnyPgColumn => credentials.id),
   },
-  (t) => [uniqueIndex('credentials_secret_hash_key').on(t.secretHash), index('credentials_user_idx').on(t.userId), index('credentials_grant_idx').on(t.grantId)],
+  (t) => [
+    uniqueIndex('credentials_secret_hash_key').on(t.secretHash),
+    index('credentials_user_idx').on(t.userId),
+    index('credentials_grant_idx').on(t.grantId),
+  ],
 );

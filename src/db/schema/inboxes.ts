@@ -15,7 +15,10 @@ export const inboxes = pgTable(
     /** the part before the @ of its address at the installation's mail domain */
     localPart: text('local_part'),
     /** more addresses it receives mail at (lowercase): the team's other addresses, routed or forwarded here */
-    aliases: text('aliases').array().notNull().default(sql`'{}'::text[]`),
+    aliases: text('aliases')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** the status of its new tickets (`ticketstatus`); null: active */
     ticketStatusId: integer('ticket_status_id'),
     signature: text('signature'),
@@ -40,8 +43,12 @@ export const inboxes = pgTable(
     sendEmailsFrom: text('send_emails_from'),
   },
   (t) => [
-    uniqueIndex('inboxes_installation_email_key').on(t.installationId, sql`lower(${t.email})`).where(sql`${t.state} = 'active' AND ${t.email} IS NOT NULL`),
-    uniqueIndex('inboxes_installation_local_part_key').on(t.installationId, sql`lower(${t.localPart})`).where(sql`${t.state} = 'active' AND ${t.localPart} IS NOT NULL`),
+    uniqueIndex('inboxes_installation_email_key')
+      .on(t.installationId, sql`lower(${t.email})`)
+      .where(sql`${t.state} = 'active' AND ${t.email} IS NOT NULL`),
+    uniqueIndex('inboxes_installation_local_part_key')
+      .on(t.installationId, sql`lower(${t.localPart})`)
+      .where(sql`${t.state} = 'active' AND ${t.localPart} IS NOT NULL`),
     check('inboxes_smtp_port_needs_server', sql`${t.smtpPort} IS NULL OR ${t.smtpServer} IS NOT NULL`),
     // mail in looks an address up among every inbox's aliases
     index('inboxes_aliases_idx').using('gin', t.aliases),
@@ -55,8 +62,12 @@ export const inboxUsers = pgTable(
   'inbox_users',
   {
     installationId: integer('installation_id').notNull(),
-    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
-    userId: integer('user_id').notNull().references(() => users.id),
+    inboxId: integer('inbox_id')
+      .notNull()
+      .references(() => inboxes.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
     access: text('access', { enum: INBOX_ACCESS }).notNull().default('full'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),

@@ -42,10 +42,16 @@ export const ticketTasks = pgTable(
   'ticket_tasks',
   {
     ...auditColumns(),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
     taskId: bigint('task_id', { mode: 'number' }).notNull(),
     name: text('name').notNull(),
     url: text('url'),
   },
-  (t) => [uniqueIndex('ticket_tasks_live').on(t.ticketId, t.taskId).where(sql`state = 'active'`)],
+  (t) => [
+    uniqueIndex('ticket_tasks_live')
+      .on(t.ticketId, t.taskId)
+      .where(sql`state = 'active'`),
+  ],
 );

@@ -30,7 +30,9 @@ export const backgroundJobs = pgTable(
   (t) => [
     index('background_jobs_installation_idx').on(t.installationId, t.id),
     // The cron sweep looks only at unfinished jobs, across installations.
-    index('background_jobs_unfinished_idx').on(t.status).where(sql`${t.status} IN ('queued', 'running')`),
+    index('background_jobs_unfinished_idx')
+      .on(t.status)
+      .where(sql`${t.status} IN ('queued', 'running')`),
   ],
 );
 
@@ -38,7 +40,9 @@ export const backgroundJobs = pgTable(
 export const importRows = pgTable(
   'import_rows',
   {
-    jobId: integer('job_id').notNull().references(() => backgroundJobs.id),
+    jobId: integer('job_id')
+      .notNull()
+      .references(() => backgroundJobs.id),
     line: integer('line').notNull(),
     data: jsonb('data').notNull(),
   },
@@ -49,7 +53,9 @@ export const importRows = pgTable(
 export const importChunks = pgTable(
   'import_chunks',
   {
-    jobId: integer('job_id').notNull().references(() => backgroundJobs.id),
+    jobId: integer('job_id')
+      .notNull()
+      .references(() => backgroundJobs.id),
     chunk: integer('chunk').notNull(),
     fromLine: integer('from_line').notNull(),
     toLine: integer('to_line').notNull(),

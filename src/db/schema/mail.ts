@@ -16,7 +16,9 @@ export const inboundMails = pgTable(
   'inbound_mails',
   {
     ...auditColumns(),
-    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
+    inboxId: integer('inbox_id')
+      .notNull()
+      .references(() => inboxes.id),
     /** the `Message-ID` without angle brackets (made from the message's digest when it has none) */
     messageId: text('message_id').notNull(),
     envelopeFrom: text('envelope_from').notNull(),
@@ -34,9 +36,13 @@ export const inboundMails = pgTable(
     index('inbound_mails_installation_idx').on(t.installationId, t.id),
     // the per-sender limit's count, on every message
     index('inbound_mails_sender_idx').on(t.inboxId, sql`lower(${t.envelopeFrom})`, t.createdAt),
-    index('inbound_mails_raw_expiry_idx').on(t.rawExpiresAt).where(sql`${t.rawKey} IS NOT NULL`),
+    index('inbound_mails_raw_expiry_idx')
+      .on(t.rawExpiresAt)
+      .where(sql`${t.rawKey} IS NOT NULL`),
     // one message makes one thread entry: a second delivery of it is a duplicate
-    uniqueIndex('inbound_mails_message_key').on(t.installationId, t.messageId).where(sql`${t.outcome} IN ('ticket', 'reply')`),
+    uniqueIndex('inbound_mails_message_key')
+      .on(t.installationId, t.messageId)
+      .where(sql`${t.outcome} IN ('ticket', 'reply')`),
   ],
 );
 
@@ -59,7 +65,9 @@ export const outboundMails = pgTable(
   'outbound_mails',
   {
     ...auditColumns(),
-    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
+    inboxId: integer('inbox_id')
+      .notNull()
+      .references(() => inboxes.id),
     /** null: a message of no ticket (a verification link) */
     ticketId: integer('ticket_id').references(() => tickets.id),
     /** the entry it mails; null: an auto-reply, which is not in the thread */
@@ -76,9 +84,15 @@ export const outboundMails = pgTable(
   (t) => [
     index('outbound_mails_installation_idx').on(t.installationId, t.id),
     // an entry is mailed once, a ticket auto-replied to once: a second event or message for it finds it made
-    uniqueIndex('outbound_mails_entry_key').on(t.threadEntryId).where(sql`${t.threadEntryId} IS NOT NULL`),
-    uniqueIndex('outbound_mails_auto_reply_key').on(t.ticketId).where(sql`${t.kind} = 'autoReply'`),
-    index('outbound_mails_queued_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'queued'`),
+    uniqueIndex('outbound_mails_entry_key')
+      .on(t.threadEntryId)
+      .where(sql`${t.threadEntryId} IS NOT NULL`),
+    uniqueIndex('outbound_mails_auto_reply_key')
+      .on(t.ticketId)
+      .where(sql`${t.kind} = 'autoReply'`),
+    index('outbound_mails_queued_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} = 'queued'`),
   ],
 );
 
@@ -100,7 +114,11 @@ export const mailDomains = pgTable(
     verifiedAt: timestamp('verified_at', { withTimezone: true, precision: 3 }),
   },
   (t) => [
-    uniqueIndex('mail_domains_installation_name_key').on(t.installationId, t.name).where(sql`${t.state} = 'active'`),
-    uniqueIndex('mail_domains_verified_name_key').on(t.name).where(sql`${t.state} = 'active' AND ${t.verifiedAt} IS NOT NULL`),
+    uniqueIndex('mail_domains_installation_name_key')
+      .on(t.installationId, t.name)
+      .where(sql`${t.state} = 'active'`),
+    uniqueIndex('mail_domains_verified_name_key')
+      .on(t.name)
+      .where(sql`${t.state} = 'active' AND ${t.verifiedAt} IS NOT NULL`),
   ],
 );

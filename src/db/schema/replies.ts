@@ -19,8 +19,12 @@ export const cannedResponseFiles = pgTable(
   'canned_response_files',
   {
     installationId: integer('installation_id').notNull(),
-    cannedResponseId: integer('canned_response_id').notNull().references(() => cannedResponses.id),
-    fileId: integer('file_id').notNull().references(() => files.id),
+    cannedResponseId: integer('canned_response_id')
+      .notNull()
+      .references(() => cannedResponses.id),
+    fileId: integer('file_id')
+      .notNull()
+      .references(() => files.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },

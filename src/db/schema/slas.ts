@@ -29,7 +29,11 @@ export const slas = pgTable(
     /** the working hours its clocks run in; null: calendar time */
     businesshoursId: integer('businesshours_id').references(() => businessHours.id),
   },
-  (t) => [uniqueIndex('slas_installation_name_key').on(t.installationId, sql`lower(${t.name})`).where(sql`${t.state} = 'active'`)],
+  (t) => [
+    uniqueIndex('slas_installation_name_key')
+      .on(t.installationId, sql`lower(${t.name})`)
+      .where(sql`${t.state} = 'active'`),
+  ],
 );
 
 /** One scope entry of a policy: a record of `target` the ticket's value is (`eq`) or is not (`ne`). */
@@ -38,11 +42,16 @@ function scopeTable<N extends string>(name: N, column: string, target: () => Any
     name,
     {
       ...auditColumns(),
-      slaId: integer('sla_id').notNull().references(() => slas.id),
+      slaId: integer('sla_id')
+        .notNull()
+        .references(() => slas.id),
       recordId: integer(column).notNull().references(target),
       conditionOption: text('condition_option', { enum: SLA_CONDITION_OPTIONS }).notNull().default('eq'),
     },
-    (t) => [index(`${name}_sla_idx`).on(t.slaId), check(`${name}_condition_option_check`, sql`${t.conditionOption} IN ('eq', 'ne')`)],
+    (t) => [
+      index(`${name}_sla_idx`).on(t.slaId),
+      check(`${name}_condition_option_check`, sql`${t.conditionOption} IN ('eq', 'ne')`),
+    ],
   );
 }
 
@@ -61,7 +70,9 @@ export const slaTicketPriorities = pgTable(
   'sla_ticket_priorities',
   {
     ...auditColumns(),
-    slaId: integer('sla_id').notNull().references(() => slas.id),
+    slaId: integer('sla_id')
+      .notNull()
+      .references(() => slas.id),
     priorityId: integer('priority_id').references(() => ticketPriorities.id),
     hours: integer('hours').notNull().default(0),
     minutes: integer('minutes').notNull().default(0),
@@ -71,7 +82,9 @@ export const slaTicketPriorities = pgTable(
   },
   (t) => [
     index('sla_ticket_priorities_sla_idx').on(t.slaId),
-    uniqueIndex('sla_ticket_priorities_sla_priority_key').on(t.slaId, sql`coalesce(${t.priorityId}, 0)`).where(sql`${t.state} = 'active'`),
+    uniqueIndex('sla_ticket_priorities_sla_priority_key')
+      .on(t.slaId, sql`coalesce(${t.priorityId}, 0)`)
+      .where(sql`${t.state} = 'active'`),
   ],
 );
 
@@ -80,7 +93,9 @@ export const slaNotifications = pgTable(
   'sla_notifications',
   {
     ...auditColumns(),
-    slaId: integer('sla_id').notNull().references(() => slas.id),
+    slaId: integer('sla_id')
+      .notNull()
+      .references(() => slas.id),
     condition: text('condition', { enum: SLA_NOTIFICATION_CONDITIONS }).notNull(),
     type: text('type', { enum: SLA_TARGETS }).notNull(),
     duration: integer('duration').notNull().default(0),

@@ -10,8 +10,12 @@ export const agentInvites = pgTable(
   'agent_invites',
   {
     ...auditColumns(),
-    userId: integer('user_id').notNull().references(() => users.id),
-    ownerId: integer('owner_id').notNull().references(() => users.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    ownerId: integer('owner_id')
+      .notNull()
+      .references(() => users.id),
     status: text('status', { enum: AGENT_INVITE_STATUSES }).notNull().default('pending'),
     message: text('message'),
     decidedAt: timestamp('decided_at', { withTimezone: true, precision: 3 }),
@@ -21,7 +25,9 @@ export const agentInvites = pgTable(
     index('agent_invites_user_idx').on(t.installationId, t.userId),
     index('agent_invites_owner_idx').on(t.installationId, t.ownerId),
     // one open request a user at a time
-    uniqueIndex('agent_invites_one_pending_key').on(t.installationId, t.userId).where(sql`${t.status} = 'pending' AND ${t.state} = 'active'`),
+    uniqueIndex('agent_invites_one_pending_key')
+      .on(t.installationId, t.userId)
+      .where(sql`${t.status} = 'pending' AND ${t.state} = 'active'`),
   ],
 );
 

@@ -1,5 +1,20 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, boolean, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  type AnyPgColumn,
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { auditColumns } from './audit';
 import { files } from './files';
 import { helpdocArticles } from './help-docs';
@@ -18,16 +33,29 @@ export const tickets = pgTable(
   {
     ...auditColumns(),
     subject: text('subject').notNull(),
-    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
-    customerId: integer('customer_id').notNull().references(() => customers.id),
+    inboxId: integer('inbox_id')
+      .notNull()
+      .references(() => inboxes.id),
+    customerId: integer('customer_id')
+      .notNull()
+      .references(() => customers.id),
     /** the teammate working it; null: unassigned */
     agentId: integer('agent_id').references(() => users.id),
-    statusId: integer('status_id').notNull().default(1).references(() => ticketStatuses.id),
+    statusId: integer('status_id')
+      .notNull()
+      .default(1)
+      .references(() => ticketStatuses.id),
     priorityId: integer('priority_id').references(() => ticketPriorities.id),
     typeId: integer('type_id').references(() => ticketTypes.id),
     sourceId: integer('source_id').references(() => ticketSources.id),
-    cc: text('cc').array().notNull().default(sql`'{}'::text[]`),
-    bcc: text('bcc').array().notNull().default(sql`'{}'::text[]`),
+    cc: text('cc')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    bcc: text('bcc')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     notifyCustomer: boolean('notify_customer').notNull().default(true),
     /** the address the first message was sent to */
     originalRecipient: text('original_recipient'),
@@ -80,9 +108,13 @@ export const tickets = pgTable(
     index('tickets_updated_idx').on(t.installationId, t.updatedAt, t.id),
     index('tickets_search_idx').using('gin', t.searchVector),
     // the filtered list of an inbox's tickets in a status (the benchmark's), its page and its count from the index
-    index('tickets_inbox_status_idx').on(t.installationId, t.inboxId, t.statusId, t.id).where(sql`state = 'active'`),
+    index('tickets_inbox_status_idx')
+      .on(t.installationId, t.inboxId, t.statusId, t.id)
+      .where(sql`state = 'active'`),
     // the cron's SLA look: tickets whose warning or breach falls due
-    index('tickets_sla_check_idx').on(t.slaCheckAt).where(sql`sla_check_at IS NOT NULL`),
+    index('tickets_sla_check_idx')
+      .on(t.slaCheckAt)
+      .where(sql`sla_check_at IS NOT NULL`),
   ],
 );
 
@@ -95,7 +127,9 @@ export const ticketMessages = pgTable(
   'ticket_messages',
   {
     ...auditColumns(),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
     threadType: text('thread_type', { enum: THREAD_TYPES }).notNull().default('message'),
     /** sanitized HTML (`src/lib/html/message-body.ts`) */
     htmlBody: text('html_body').notNull().default(''),
@@ -103,8 +137,14 @@ export const ticketMessages = pgTable(
     editMethod: text('edit_method', { enum: EDIT_METHODS }).notNull().default('html'),
     /** the customer who wrote it; null: a teammate (`created_by`) */
     customerId: integer('customer_id').references(() => customers.id),
-    cc: text('cc').array().notNull().default(sql`'{}'::text[]`),
-    bcc: text('bcc').array().notNull().default(sql`'{}'::text[]`),
+    cc: text('cc')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    bcc: text('bcc')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     isPinned: boolean('is_pinned').notNull().default(false),
     isDraft: boolean('is_draft').notNull().default(false),
     viewedByCustomerAt: timestamp('viewed_by_customer_at', { withTimezone: true, precision: 3 }),
@@ -117,7 +157,9 @@ export const ticketMessages = pgTable(
   },
   (t) => [
     index('ticket_messages_ticket_idx').on(t.ticketId, t.id),
-    uniqueIndex('ticket_messages_email_message_id_key').on(t.installationId, t.emailMessageId).where(sql`${t.emailMessageId} IS NOT NULL`),
+    uniqueIndex('ticket_messages_email_message_id_key')
+      .on(t.installationId, t.emailMessageId)
+      .where(sql`${t.emailMessageId} IS NOT NULL`),
   ],
 );
 
@@ -125,8 +167,12 @@ export const ticketTags = pgTable(
   'ticket_tags',
   {
     installationId: integer('installation_id').notNull(),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
-    tagId: integer('tag_id').notNull().references(() => tags.id),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
+    tagId: integer('tag_id')
+      .notNull()
+      .references(() => tags.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },
@@ -138,12 +184,19 @@ export const ticketHelpdocArticles = pgTable(
   'ticket_helpdoc_articles',
   {
     installationId: integer('installation_id').notNull(),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
-    articleId: integer('article_id').notNull().references(() => helpdocArticles.id),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
+    articleId: integer('article_id')
+      .notNull()
+      .references(() => helpdocArticles.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },
-  (t) => [primaryKey({ columns: [t.ticketId, t.articleId] }), index('ticket_helpdoc_articles_article_idx').on(t.articleId)],
+  (t) => [
+    primaryKey({ columns: [t.ticketId, t.articleId] }),
+    index('ticket_helpdoc_articles_article_idx').on(t.articleId),
+  ],
 );
 
 /** Teammates who follow a ticket: told of its changes; a collaborator sees the tickets it follows. */
@@ -151,8 +204,12 @@ export const ticketFollowers = pgTable(
   'ticket_followers',
   {
     installationId: integer('installation_id').notNull(),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
-    userId: integer('user_id').notNull().references(() => users.id),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },
@@ -167,7 +224,9 @@ export const ticketMessageRevisions = pgTable(
   'ticket_message_revisions',
   {
     ...auditColumns(),
-    messageId: integer('message_id').notNull().references(() => ticketMessages.id),
+    messageId: integer('message_id')
+      .notNull()
+      .references(() => ticketMessages.id),
     htmlBody: text('html_body').notNull(),
     textBody: text('text_body').notNull(),
     editMethod: text('edit_method', { enum: EDIT_METHODS }).notNull(),
@@ -184,7 +243,9 @@ export const ticketActivities = pgTable(
   'ticket_activities',
   {
     ...auditColumns(),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
     /** the event it was made from: an event makes each of its activities once */
     eventId: bigint('event_id', { mode: 'number' }).notNull(),
     /** `ticket.status`, `ticket.assigned`, `ticket.agent.reply`, ... (docs/resources/ticketactivities.md) */
@@ -202,7 +263,10 @@ export const ticketActivities = pgTable(
     /** what changed: `{"status": {"before": ..., "after": ...}}`, `{"tag": {"id", "type"}}` */
     changes: jsonb('changes').notNull().default({}),
   },
-  (t) => [uniqueIndex('ticket_activities_event_key').on(t.eventId, t.eventType), index('ticket_activities_ticket_idx').on(t.ticketId, t.id)],
+  (t) => [
+    uniqueIndex('ticket_activities_event_key').on(t.eventId, t.eventType),
+    index('ticket_activities_ticket_idx').on(t.ticketId, t.id),
+  ],
 );
 
 /** The files attached to a thread entry (a ticket's files are its entries'). */
@@ -210,8 +274,12 @@ export const ticketMessageFiles = pgTable(
   'ticket_message_files',
   {
     installationId: integer('installation_id').notNull(),
-    messageId: integer('message_id').notNull().references(() => ticketMessages.id),
-    fileId: integer('file_id').notNull().references(() => files.id),
+    messageId: integer('message_id')
+      .notNull()
+      .references(() => ticketMessages.id),
+    fileId: integer('file_id')
+      .notNull()
+      .references(() => files.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },
@@ -223,8 +291,12 @@ export const ticketReads = pgTable(
   'ticket_reads',
   {
     installationId: integer('installation_id').notNull(),
-    ticketId: integer('ticket_id').notNull().references(() => tickets.id),
-    userId: integer('user_id').notNull().references(() => users.id),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
     readAt: timestamp('read_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.ticketId, t.userId] })],
@@ -235,8 +307,12 @@ export const ticketMessageMentions = pgTable(
   'ticket_message_mentions',
   {
     installationId: integer('installation_id').notNull(),
-    messageId: integer('message_id').notNull().references(() => ticketMessages.id),
-    userId: integer('user_id').notNull().references(() => users.id),
+    messageId: integer('message_id')
+      .notNull()
+      .references(() => ticketMessages.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },

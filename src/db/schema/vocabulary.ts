@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  type AnyPgColumn,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { auditColumns, sharedAuditColumns } from './audit';
 import { inboxes } from './inboxes';
 
@@ -7,7 +17,9 @@ import { inboxes } from './inboxes';
 
 /** Names are unique per installation among live records, ignoring case. */
 const liveNameKey = (name: string, t: { installationId: AnyPgColumn; name: AnyPgColumn; state: AnyPgColumn }) =>
-  uniqueIndex(name).on(t.installationId, sql`lower(${t.name})`).where(sql`${t.state} = 'active'`);
+  uniqueIndex(name)
+    .on(t.installationId, sql`lower(${t.name})`)
+    .where(sql`${t.state} = 'active'`);
 
 export const tags = pgTable(
   'tags',
@@ -64,7 +76,9 @@ export const ticketTypes = pgTable(
   },
   (t) => [
     liveNameKey('ticket_types_installation_name_key', t),
-    uniqueIndex('ticket_types_one_default').on(t.installationId).where(sql`${t.isDefault} AND ${t.state} = 'active'`),
+    uniqueIndex('ticket_types_one_default')
+      .on(t.installationId)
+      .where(sql`${t.isDefault} AND ${t.state} = 'active'`),
   ],
 );
 
@@ -73,8 +87,12 @@ export const ticketTypeInboxes = pgTable(
   'ticket_type_inboxes',
   {
     installationId: integer('installation_id').notNull(),
-    ticketTypeId: integer('ticket_type_id').notNull().references(() => ticketTypes.id),
-    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
+    ticketTypeId: integer('ticket_type_id')
+      .notNull()
+      .references(() => ticketTypes.id),
+    inboxId: integer('inbox_id')
+      .notNull()
+      .references(() => inboxes.id),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdBy: integer('created_by'),
   },
@@ -104,5 +122,9 @@ export const spamLists = pgTable(
     term: text('term').notNull(),
     listType: text('list_type', { enum: SPAM_LIST_TYPES }).notNull(),
   },
-  (t) => [uniqueIndex('spam_lists_installation_term_key').on(t.installationId, sql`lower(${t.term})`).where(sql`${t.state} = 'active'`)],
+  (t) => [
+    uniqueIndex('spam_lists_installation_term_key')
+      .on(t.installationId, sql`lower(${t.term})`)
+      .where(sql`${t.state} = 'active'`),
+  ],
 );

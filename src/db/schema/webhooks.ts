@@ -24,7 +24,9 @@ export const webhookEndpointEvents = pgTable(
   'webhook_endpoint_events',
   {
     ...auditColumns(),
-    endpointId: integer('endpoint_id').notNull().references(() => webhookEndpoints.id),
+    endpointId: integer('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id),
     code: text('code').notNull(),
   },
   (t) => [index('webhook_endpoint_events_endpoint_idx').on(t.endpointId)],
@@ -35,8 +37,12 @@ export const webhookEndpointInboxes = pgTable(
   'webhook_endpoint_inboxes',
   {
     ...auditColumns(),
-    endpointId: integer('endpoint_id').notNull().references(() => webhookEndpoints.id),
-    inboxId: integer('inbox_id').notNull().references(() => inboxes.id),
+    endpointId: integer('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    inboxId: integer('inbox_id')
+      .notNull()
+      .references(() => inboxes.id),
   },
   (t) => [index('webhook_endpoint_inboxes_endpoint_idx').on(t.endpointId)],
 );
@@ -51,7 +57,9 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     ...auditColumns(),
-    endpointId: integer('endpoint_id').notNull().references(() => webhookEndpoints.id),
+    endpointId: integer('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id),
     /** the write event it tells of; null: made by a trigger's action */
     eventId: bigint('event_id', { mode: 'number' }),
     /** its webhook event, as `X-Desk-Event` names it; '' while not decided yet (`UNDECIDED`) */
@@ -77,13 +85,19 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }),
     deliveredAt: timestamp('delivered_at', { withTimezone: true, precision: 3 }),
     /** failures until then are tried again; a day after it is made, or redelivered */
-    retryUntil: timestamp('retry_until', { withTimezone: true, precision: 3 }).notNull().default(sql`now() + interval '1 day'`),
+    retryUntil: timestamp('retry_until', { withTimezone: true, precision: 3 })
+      .notNull()
+      .default(sql`now() + interval '1 day'`),
   },
   (t) => [
     uniqueIndex('webhook_deliveries_event_key').on(t.endpointId, t.eventId, t.event),
     uniqueIndex('webhook_deliveries_delivery_id_key').on(t.deliveryId),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
-    index('webhook_deliveries_pending_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
-    index('webhook_deliveries_ticket_order_idx').on(t.endpointId, t.ticketId, sql`coalesce(turn, id)`, t.id).where(sql`status = 'pending'`),
+    index('webhook_deliveries_pending_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'pending'`),
+    index('webhook_deliveries_ticket_order_idx')
+      .on(t.endpointId, t.ticketId, sql`coalesce(turn, id)`, t.id)
+      .where(sql`status = 'pending'`),
   ],
 );

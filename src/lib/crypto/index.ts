@@ -1,2 +1,10 @@
-export { decryptToken, encryptToken, inboxSecretContext, legacyInboxSecretContext, pmTokenContext, TokenKeyError, webhookTokenContext } from './token-cipher';
+export {
+  decryptToken,
+  encryptToken,
+  inboxSecretContext,
+  legacyInboxSecretContext,
+  pmTokenContext,
+  TokenKeyError,
+  webhookTokenContext,
+} from './token-cipher';
 export { tokenKey, type HmacUse } from './keys';

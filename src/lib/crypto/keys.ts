@@ -41,13 +41,27 @@ const derived = new Map<string, Promise<CryptoKey>>();
 
 type DeriveKeyArgs = Parameters<typeof crypto.subtle.deriveKey>;
 
-function derive(keyBase64: string | undefined, info: string, algorithm: DeriveKeyArgs[2], usages: DeriveKeyArgs[4]): Promise<CryptoKey> {
+function derive(
+  keyBase64: string | undefined,
+  info: string,
+  algorithm: DeriveKeyArgs[2],
+  usages: DeriveKeyArgs[4],
+): Promise<CryptoKey> {
   const raw = secretBytes(keyBase64);
   const cacheKey = `${info}\n${keyBase64}`;
   let key = derived.get(cacheKey);
   if (!key) {
-    key = crypto.subtle.importKey('raw', raw, 'HKDF', false, ['deriveKey']).then((base) =>
-      crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode(info) }, base, algorithm, false, usages));
+    key = crypto.subtle
+      .importKey('raw', raw, 'HKDF', false, ['deriveKey'])
+      .then((base) =>
+        crypto.subtle.deriveKey(
+          { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode(info) },
+          base,
+          algorithm,
+          false,
+          usages,
+        ),
+      );
     derived.set(cacheKey, key);
   }
   return key;

@@ -41,7 +41,12 @@ export async function encryptToken(plain: string, keyBase64: string | undefined,
  * The plain token, or `undefined` when the stored form is damaged or sealed under another key or
  * context. `legacyContext`: what a `v1.` form was bound to, where that differs from `context`.
  */
-export async function decryptToken(stored: string, keyBase64: string | undefined, context: string, legacyContext = context): Promise<string | undefined> {
+export async function decryptToken(
+  stored: string,
+  keyBase64: string | undefined,
+  context: string,
+  legacyContext = context,
+): Promise<string | undefined> {
   const [version, iv, sealed, ...rest] = stored.split('.');
   if ((version !== VERSION && version !== LEGACY_VERSION) || !iv || !sealed || rest.length) {
     secretBytes(keyBase64); // no usable key is the server's problem (TokenKeyError), whatever is stored
@@ -50,7 +55,11 @@ export async function decryptToken(stored: string, keyBase64: string | undefined
   const key = await keyOf(version, keyBase64);
   try {
     const plain = await crypto.subtle.decrypt(
-      { name: 'AES-GCM', iv: fromBase64(iv), additionalData: new TextEncoder().encode(version === VERSION ? context : legacyContext) },
+      {
+        name: 'AES-GCM',
+        iv: fromBase64(iv),
+        additionalData: new TextEncoder().encode(version === VERSION ? context : legacyContext),
+      },
       key,
       fromBase64(sealed),
     );
@@ -68,7 +77,8 @@ export const pmTokenContext = (installationId: number) => `pm_connections:${inst
  * another inbox's row does not decrypt there. `v1.` passwords were bound to the installation only
  * (`legacyInboxSecretContext`).
  */
-export const inboxSecretContext = (installationId: number, inboxId: number) => `inboxes.smtp_password:${installationId}:${inboxId}`;
+export const inboxSecretContext = (installationId: number, inboxId: number) =>
+  `inboxes.smtp_password:${installationId}:${inboxId}`;
 export const legacyInboxSecretContext = (installationId: number) => `inboxes.smtp_password:${installationId}`;
 
 /** The context of a webhook endpoint's signing token. */

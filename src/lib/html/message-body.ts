@@ -4,7 +4,8 @@ import * as xssModule from 'xss';
 
 // `xss` is CommonJS: Node's ESM loader (the benchmarks) finds only some of its names, so take them
 // from its default export, the module itself, where there is one (the Worker's bundle has both).
-const { FilterXSS, getDefaultWhiteList } = (xssModule as unknown as { default?: typeof xssModule }).default ?? xssModule;
+const { FilterXSS, getDefaultWhiteList } =
+  (xssModule as unknown as { default?: typeof xssModule }).default ?? xssModule;
 
 /** How a body is written: HTML as it is, or Markdown rendered to HTML. */
 export type EditMethod = 'html' | 'markdown';
@@ -12,17 +13,27 @@ export type EditMethod = 'html' | 'markdown';
 // js-xss's allow-list of tags and attributes (no scripts, styles, frames, forms or event
 // handlers; `javascript:` and other unsafe URLs dropped), with what mail bodies commonly carry.
 const allowed = getDefaultWhiteList();
-for (const tag of ['table', 'thead', 'tbody', 'tr', 'td', 'th']) allowed[tag] = [...(allowed[tag] ?? []), 'colspan', 'rowspan', 'align'];
+for (const tag of ['table', 'thead', 'tbody', 'tr', 'td', 'th'])
+  allowed[tag] = [...(allowed[tag] ?? []), 'colspan', 'rowspan', 'align'];
 
-const sanitizer = new FilterXSS({ whiteList: allowed, stripIgnoreTag: true, stripIgnoreTagBody: ['script', 'style', 'noscript', 'template'] });
-const textOnly = new FilterXSS({ whiteList: {}, stripIgnoreTag: true, stripIgnoreTagBody: ['script', 'style', 'noscript', 'template'] });
+const sanitizer = new FilterXSS({
+  whiteList: allowed,
+  stripIgnoreTag: true,
+  stripIgnoreTagBody: ['script', 'style', 'noscript', 'template'],
+});
+const textOnly = new FilterXSS({
+  whiteList: {},
+  stripIgnoreTag: true,
+  stripIgnoreTagBody: ['script', 'style', 'noscript', 'template'],
+});
 
 /**
  * A thread entry's body as it is stored and sent: Markdown rendered, then every body sanitized
  * (`docs/resources/tickets.md` says what survives).
  */
 export function messageHtml(body: string, editMethod: EditMethod): string {
-  const html = editMethod === 'markdown' ? (marked.parse(body, { async: false, gfm: true, breaks: true }) as string) : body;
+  const html =
+    editMethod === 'markdown' ? (marked.parse(body, { async: false, gfm: true, breaks: true }) as string) : body;
   return sanitizer.process(html).trim();
 }
 
@@ -41,7 +52,8 @@ export function messageText(html: string): string {
 }
 
 /** Text as it reads inside HTML, markup taken literally. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** A plain-text body as HTML: escaped, its blank-line-separated paragraphs as `<p>`, its other line breaks as `<br>`. */
 export function textToHtml(text: string): string {

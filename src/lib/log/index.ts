@@ -22,7 +22,10 @@ export function errorField(error: unknown): LogFields {
     name: shown.name,
     message: failedQuery ? `a query failed: ${shown.message}` : shown.message,
     ...(typeof code === 'string' ? { code } : {}),
-    stack: error.stack?.split('\n').filter((line) => line.trimStart().startsWith('at ')).join('\n'),
+    stack: error.stack
+      ?.split('\n')
+      .filter((line) => line.trimStart().startsWith('at '))
+      .join('\n'),
   };
 }
 

@@ -48,7 +48,9 @@ function ipv6(text: string): number[] | undefined {
   if (![...head, ...rest].every((group) => /^[0-9a-f]{1,4}$/.test(group))) return undefined;
   const missing = 8 - head.length - rest.length;
   if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
-  const all = [...head, ...Array(halves.length === 2 ? missing : 0).fill('0'), ...rest].map((group) => parseInt(group, 16));
+  const all = [...head, ...Array(halves.length === 2 ? missing : 0).fill('0'), ...rest].map((group) =>
+    parseInt(group, 16),
+  );
   if (tail.length) all.splice(6, 2, ...tail);
   return all;
 }
@@ -86,5 +88,12 @@ export function isPublicAddress(address: string): boolean {
 /** Names that stand for the machine itself or a private network, whatever DNS says. */
 export function isPrivateName(host: string): boolean {
   const name = host.toLowerCase().replace(/\.$/, '');
-  return name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.local') || name.endsWith('.internal') || name.endsWith('.home.arpa') || !name.includes('.');
+  return (
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    name.endsWith('.local') ||
+    name.endsWith('.internal') ||
+    name.endsWith('.home.arpa') ||
+    !name.includes('.')
+  );
 }

@@ -17,17 +17,29 @@ export interface DestinationRules {
 
 export const DEFAULT_RESOLVER = 'https://cloudflare-dns.com/dns-query';
 
-export function destinationRules(env: { WEBHOOK_ALLOW_HTTP?: string; WEBHOOK_ALLOWED_PRIVATE_HOSTS?: string; DNS_OVER_HTTPS_URL?: string }): DestinationRules {
+export function destinationRules(env: {
+  WEBHOOK_ALLOW_HTTP?: string;
+  WEBHOOK_ALLOWED_PRIVATE_HOSTS?: string;
+  DNS_OVER_HTTPS_URL?: string;
+}): DestinationRules {
   return {
     allowHttp: env.WEBHOOK_ALLOW_HTTP === '1',
-    allowedPrivateHosts: new Set((env.WEBHOOK_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((host) => host.trim()).filter(Boolean)),
+    allowedPrivateHosts: new Set(
+      (env.WEBHOOK_ALLOWED_PRIVATE_HOSTS ?? '')
+        .split(',')
+        .map((host) => host.trim())
+        .filter(Boolean),
+    ),
     resolverUrl: env.DNS_OVER_HTTPS_URL || DEFAULT_RESOLVER,
   };
 }
 
 /** The A and AAAA addresses of a name, by DNS over HTTPS (JSON). Throws when the resolver does not answer. */
 export async function resolveAddresses(name: string, resolverUrl: string, signal?: AbortSignal): Promise<string[]> {
-  const [four, six] = await Promise.all([dnsAnswers(name, 'A', resolverUrl, signal), dnsAnswers(name, 'AAAA', resolverUrl, signal)]);
+  const [four, six] = await Promise.all([
+    dnsAnswers(name, 'A', resolverUrl, signal),
+    dnsAnswers(name, 'AAAA', resolverUrl, signal),
+  ]);
   return [...four, ...six];
 }
 
@@ -36,7 +48,11 @@ export async function resolveAddresses(name: string, resolverUrl: string, signal
  * scheme, credentials in it, a private host literal or name, a name that resolves to nothing or
  * to any private address, or a resolver that does not answer.
  */
-export async function refusedDestination(address: string, rules: DestinationRules, signal?: AbortSignal): Promise<string | undefined> {
+export async function refusedDestination(
+  address: string,
+  rules: DestinationRules,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   let url: URL;
   try {
     url = new URL(address);
@@ -48,7 +64,8 @@ export async function refusedDestination(address: string, rules: DestinationRule
   // the URL parser has normalised the host: 0x7f.1 and 2130706433 read as 127.0.0.1
   const host = url.hostname;
   if (rules.allowedPrivateHosts.has(host)) return undefined;
-  if (ipLiteral(host)) return isPublicAddress(host) ? undefined : `${host} is a loopback, private or link-local address`;
+  if (ipLiteral(host))
+    return isPublicAddress(host) ? undefined : `${host} is a loopback, private or link-local address`;
   if (isPrivateName(host)) return `${host} names a local or private host`;
   let addresses: string[];
   try {

@@ -8,7 +8,12 @@ type DnsType = keyof typeof DNS_TYPES;
  * Cloudflare's and Google's resolvers serve it): the records of that type only (a CNAME the
  * resolver followed is left out). Throws when the resolver does not answer.
  */
-export async function dnsAnswers(name: string, type: DnsType, resolverUrl: string, signal?: AbortSignal): Promise<string[]> {
+export async function dnsAnswers(
+  name: string,
+  type: DnsType,
+  resolverUrl: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const url = new URL(resolverUrl);
   url.searchParams.set('name', name);
   url.searchParams.set('type', type);

@@ -45,6 +45,11 @@ export async function checkSignature(
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > MAX_SKEW_SECONDS) return 'stale';
   const mac = fromHex(signature.replace(/^sha256=/, ''));
   if (!mac) return 'mismatch';
-  const valid = await crypto.subtle.verify('HMAC', await hmacKey(secret, 'verify'), mac, encoder.encode(`${timestamp}.${body}`));
+  const valid = await crypto.subtle.verify(
+    'HMAC',
+    await hmacKey(secret, 'verify'),
+    mac,
+    encoder.encode(`${timestamp}.${body}`),
+  );
   return valid ? undefined : 'mismatch';
 }

@@ -1,4 +1,11 @@
-import { holidayDays, weekdayOf, workingWeek, type HolidayInput, type MinuteRange, type ScheduleInput } from './working-week';
+import {
+  holidayDays,
+  weekdayOf,
+  workingWeek,
+  type HolidayInput,
+  type MinuteRange,
+  type ScheduleInput,
+} from './working-week';
 import { offsetPieces, zoneFormatter } from './zone-offsets';
 
 export type { HolidayInput, ScheduleInput } from './working-week';
@@ -19,7 +26,12 @@ const DAY_MS = 86_400_000;
  * Working milliseconds in `[from, to)` of the local wall-clock timeline (epoch milliseconds of
  * local time read as if it were UTC), one local day at a time.
  */
-function workingWallTime(week: MinuteRange[][], holidays: readonly (readonly [number, number])[], from: number, to: number): number {
+function workingWallTime(
+  week: MinuteRange[][],
+  holidays: readonly (readonly [number, number])[],
+  from: number,
+  to: number,
+): number {
   let total = 0;
   for (let day = Math.floor(from / DAY_MS); day * DAY_MS < to; day++) {
     if (holidays.some(([first, last]) => day >= first && day <= last)) continue;

@@ -11,7 +11,8 @@ let canonicalByLowerCase: Map<string, string> | undefined;
 
 function listedSpellings(): Map<string, string> {
   if (!canonicalByLowerCase) {
-    const supported = (Intl as { supportedValuesOf?: (key: 'timeZone') => string[] }).supportedValuesOf?.('timeZone') ?? [];
+    const supported =
+      (Intl as { supportedValuesOf?: (key: 'timeZone') => string[] }).supportedValuesOf?.('timeZone') ?? [];
     canonicalByLowerCase = new Map(supported.map((zone) => [zone.toLowerCase(), zone]));
   }
   return canonicalByLowerCase;

@@ -63,7 +63,8 @@ export function dayNumber(text: string, what: string): number {
   const date = new Date(0);
   if (match) date.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
   // A date that rolls over (2024-02-30) does not read back the same.
-  if (!match || date.toISOString().slice(0, 10) !== text) throw new RangeError(`${what} must be a date "YYYY-MM-DD", got "${text}"`);
+  if (!match || date.toISOString().slice(0, 10) !== text)
+    throw new RangeError(`${what} must be a date "YYYY-MM-DD", got "${text}"`);
   return Math.floor(date.getTime() / 86_400_000);
 }
 

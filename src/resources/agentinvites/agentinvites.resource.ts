@@ -31,7 +31,8 @@ function requireTeammate(who: Actor): void {
 }
 
 /** The caller's role as the database has it (the credential's where there is no row). */
-const storedRole = (who: Actor) => sql`coalesce((SELECT ${users.role} FROM ${users} WHERE ${users.id} = ${who.userId}), ${who.kind === 'teammate' ? who.role : null}::text)`;
+const storedRole = (who: Actor) =>
+  sql`coalesce((SELECT ${users.role} FROM ${users} WHERE ${users.id} = ${who.userId}), ${who.kind === 'teammate' ? who.role : null}::text)`;
 
 /**
  * Only a collaborator asks for a seat. The role is read from the database, not from the
@@ -41,7 +42,11 @@ async function requireCollaborator({ tx, who }: WriteContext): Promise<void> {
   requireTeammate(who);
   const { rows } = await tx.execute(sql`SELECT ${storedRole(who)} AS role`);
   const role = String(rows[0]!.role);
-  if (role !== 'collaborator') throw ApiError.conflict('agentinvite.user', `user ${who.userId} already has a seat (role ${role}); only a collaborator asks for one`);
+  if (role !== 'collaborator')
+    throw ApiError.conflict(
+      'agentinvite.user',
+      `user ${who.userId} already has a seat (role ${role}); only a collaborator asks for one`,
+    );
 }
 
 /** `requireCollaborator` and the owner `onCreate` names, as checks of a create's batch, in the same order. */
@@ -76,7 +81,10 @@ export const agentInvitesResource = defineResource({
     users: includedUsers(() => [agentInvites.userId, agentInvites.ownerId, agentInvites.decidedBy]),
   },
   constraints: {
-    agent_invites_one_pending_key: { source: 'agentinvite.user', detail: 'you already have a pending request for a seat' },
+    agent_invites_one_pending_key: {
+      source: 'agentinvite.user',
+      detail: 'you already have a pending request for a seat',
+    },
   },
   // Anyone may call; `requireCollaborator` turns away those who already have a seat.
   access: { read: EVERYONE, write: EVERYONE },
@@ -84,7 +92,8 @@ export const agentInvitesResource = defineResource({
     create: { message: 'I answer the billing questions on Fridays: may I have an agent seat?' },
   },
   operations: ['list', 'get', 'create'],
-  scope: (who) => (who.userId === null ? sql`false` : or(eq(agentInvites.userId, who.userId), eq(agentInvites.ownerId, who.userId))),
+  scope: (who) =>
+    who.userId === null ? sql`false` : or(eq(agentInvites.userId, who.userId), eq(agentInvites.ownerId, who.userId)),
   beforeWrite: (context) => requireCollaborator(context),
   onCreate: async ({ tx, who }) => ({
     userId: who.userId!,

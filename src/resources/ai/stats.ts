@@ -26,7 +26,9 @@ export const aiEffectivenessSchema = z
   })
   .meta({ id: 'AIEffectiveness' });
 
-const answer = z.object({ aieffectiveness: aiEffectivenessSchema, included: z.object({}) }).meta({ id: 'AIEffectivenessBody' });
+const answer = z
+  .object({ aieffectiveness: aiEffectivenessSchema, included: z.object({}) })
+  .meta({ id: 'AIEffectivenessBody' });
 
 interface StatsRow {
   period_start: string;
@@ -45,15 +47,22 @@ interface StatsRow {
  * The caller's installation's live agent replies that came from an AI draft, sent in the current
  * billing period: counted by outcome with `replyOutcome`'s thresholds, in one statement.
  */
-export const aiStatsRoute = defineRoute({
-  method: 'get', path: '/v2/ai/stats.json', tag: 'AIUsage', operationId: 'getAiStats', roles: EVERYONE,
-  summary: 'AI effectiveness in the current billing period',
-  description: 'How closely the agent replies sent from an AI draft in the caller\'s current billing period kept to their drafts: the mean similarity and the shares sent as is (similarity 100), edited (from 50) and rewritten (below 50), which add up to exactly 100.0, with how many replies they are of. A deleted reply leaves the figures; with no such replies every figure is 0. `includes` takes only `all`. See docs/ai.md.',
-  request: { query: z.object({ includes: includesParam([]) }) },
-  responses: { 200: jsonResponse('the effectiveness figures', answer) },
-}, async (c) => {
-  const who = c.var.principal;
-  const { rows } = await c.var.db.http.execute(sql`
+export const aiStatsRoute = defineRoute(
+  {
+    method: 'get',
+    path: '/v2/ai/stats.json',
+    tag: 'AIUsage',
+    operationId: 'getAiStats',
+    roles: EVERYONE,
+    summary: 'AI effectiveness in the current billing period',
+    description:
+      "How closely the agent replies sent from an AI draft in the caller's current billing period kept to their drafts: the mean similarity and the shares sent as is (similarity 100), edited (from 50) and rewritten (below 50), which add up to exactly 100.0, with how many replies they are of. A deleted reply leaves the figures; with no such replies every figure is 0. `includes` takes only `all`. See docs/ai.md.",
+    request: { query: z.object({ includes: includesParam([]) }) },
+    responses: { 200: jsonResponse('the effectiveness figures', answer) },
+  },
+  async (c) => {
+    const who = c.var.principal;
+    const { rows } = await c.var.db.http.execute(sql`
     SELECT to_char(p.period_start, 'YYYY-MM-DD') AS period_start,
            to_char(p.reset_date, 'YYYY-MM-DD') AS reset_date,
            count(m.id)::int AS replies,
@@ -73,17 +82,18 @@ export const aiStatsRoute = defineRoute({
      AND m.ai_similarity IS NOT NULL
     WHERE i.id = ${who.installationId}
     GROUP BY p.period_start, p.reset_date`);
-  const row = rows[0] as StatsRow | undefined;
-  if (!row) throw new Error(`installation ${who.installationId} of an authenticated caller not found`);
-  const [sentAsIs = 0, edited = 0, rewritten = 0] = percentShares([row.sent_as_is, row.edited, row.rewritten]);
-  const aieffectiveness: z.infer<typeof aiEffectivenessSchema> = {
-    avgSimilarity: row.avg_similarity === null ? 0 : Number(row.avg_similarity),
-    sentAsIs,
-    edited,
-    rewritten,
-    repliesCount: row.replies,
-    periodStart: row.period_start,
-    resetDate: row.reset_date,
-  };
-  return c.json({ aieffectiveness, included: {} }, 200);
-});
+    const row = rows[0] as StatsRow | undefined;
+    if (!row) throw new Error(`installation ${who.installationId} of an authenticated caller not found`);
+    const [sentAsIs = 0, edited = 0, rewritten = 0] = percentShares([row.sent_as_is, row.edited, row.rewritten]);
+    const aieffectiveness: z.infer<typeof aiEffectivenessSchema> = {
+      avgSimilarity: row.avg_similarity === null ? 0 : Number(row.avg_similarity),
+      sentAsIs,
+      edited,
+      rewritten,
+      repliesCount: row.replies,
+      periodStart: row.period_start,
+      resetDate: row.reset_date,
+    };
+    return c.json({ aieffectiveness, included: {} }, 200);
+  },
+);

@@ -12,21 +12,32 @@ import { includedUsers } from '../users/user-shape';
 const time = z.iso
   .datetime({ offset: true })
   .transform((text) => new Date(text))
-  .refine((date) => date.getUTCFullYear() >= 1970 && date.getUTCFullYear() <= 9999, 'must be a time between 1970 and 9999');
+  .refine(
+    (date) => date.getUTCFullYear() >= 1970 && date.getUTCFullYear() <= 9999,
+    'must be a time between 1970 and 9999',
+  );
 
 /** The property the expiry rule names: the one sent of the two (expiresAt when both are). */
-const sourceOf = (record: Record<string, unknown>) => `announcement.${record.expiresAt === undefined ? 'publishedAt' : 'expiresAt'}`;
+const sourceOf = (record: Record<string, unknown>) =>
+  `announcement.${record.expiresAt === undefined ? 'publishedAt' : 'expiresAt'}`;
 const EXPIRES_BEFORE_PUBLISHED = 'the announcement must expire after it is published';
 
 /** The rule over the values the write leaves, where the Worker has them all (a create, or both sent): whether it is broken. */
-function expiresTooSoon(record: Record<string, unknown>, stored?: { publishedAt: Date; expiresAt: Date | null }): boolean {
+function expiresTooSoon(
+  record: Record<string, unknown>,
+  stored?: { publishedAt: Date; expiresAt: Date | null },
+): boolean {
   const publishedAt = (record.publishedAt as Date | undefined) ?? stored?.publishedAt ?? new Date();
   const expiresAt = record.expiresAt === undefined ? stored?.expiresAt : (record.expiresAt as Date | null);
   return Boolean(expiresAt && expiresAt <= publishedAt);
 }
 
 /** An announcement ends after it starts: checked against the stored values a PATCH leaves as they are. */
-async function requireExpiryAfterPublication({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined) {
+async function requireExpiryAfterPublication(
+  { tx, who }: WriteContext,
+  record: Record<string, unknown>,
+  id: number | undefined,
+) {
   if (record.publishedAt === undefined && record.expiresAt === undefined) return;
   let stored: { publishedAt: Date; expiresAt: Date | null } | undefined;
   if (id !== undefined) {
@@ -46,7 +57,10 @@ async function requireExpiryAfterPublication({ tx, who }: WriteContext, record: 
  */
 function planExpiry(record: Record<string, unknown>, id: number | undefined): boolean {
   if (record.publishedAt === undefined && record.expiresAt === undefined) return true;
-  if ((id === undefined || (record.publishedAt !== undefined && record.expiresAt !== undefined)) && expiresTooSoon(record)) {
+  if (
+    (id === undefined || (record.publishedAt !== undefined && record.expiresAt !== undefined)) &&
+    expiresTooSoon(record)
+  ) {
     throw ApiError.invalid(sourceOf(record), EXPIRES_BEFORE_PUBLISHED);
   }
   return true;
@@ -55,8 +69,12 @@ function planExpiry(record: Record<string, unknown>, id: number | undefined): bo
 function expiryCheck(who: Actor, record: Record<string, unknown>, id: number | undefined): SQL[] {
   if (id === undefined || (record.publishedAt === undefined) === (record.expiresAt === undefined)) return [];
   const t = announcements;
-  const publishedAt = record.publishedAt === undefined ? t.publishedAt : sql`${(record.publishedAt as Date).toISOString()}::timestamptz`;
-  const expiresAt = record.expiresAt === undefined ? t.expiresAt : sql`${(record.expiresAt as Date | null)?.toISOString() ?? null}::timestamptz`;
+  const publishedAt =
+    record.publishedAt === undefined ? t.publishedAt : sql`${(record.publishedAt as Date).toISOString()}::timestamptz`;
+  const expiresAt =
+    record.expiresAt === undefined
+      ? t.expiresAt
+      : sql`${(record.expiresAt as Date | null)?.toISOString() ?? null}::timestamptz`;
   const broken = sql`EXISTS (SELECT 1 FROM ${t} WHERE ${and(tenantScope(t, who.installationId), eq(t.id, id))} AND ${expiresAt} <= ${publishedAt})`;
   return [refuseWhen(broken, 400, sourceOf(record), EXPIRES_BEFORE_PUBLISHED)];
 }
@@ -82,7 +100,11 @@ export const announcementsResource = defineResource({
   // Owners only: the desk shows every audience and drafts not yet published.
   access: { read: ['owner'], write: ['owner'] },
   examples: {
-    create: { title: 'New inbox for billing', body: 'Billing questions now go to the Billing inbox.', audience: 'agents' },
+    create: {
+      title: 'New inbox for billing',
+      body: 'Billing questions now go to the Billing inbox.',
+      audience: 'agents',
+    },
     update: { expiresAt: '2027-01-31T00:00:00Z' },
   },
   // No bulk update: it would skip the publication/expiry check.

@@ -23,9 +23,24 @@ export const apiKeysResource = defineResource({
   fields: {
     name: { column: credentials.name, schema: apiKeyName },
     prefix: { column: credentials.prefix, schema: z.string(), readOnly: true },
-    user: { column: credentials.userId, schema: z.unknown(), readOnly: true, output: refProperty(credentials.userId, 'users', false) },
-    lastUsedAt: { column: credentials.lastUsedAt, schema: z.unknown(), readOnly: true, output: timeProperty(credentials.lastUsedAt) },
-    expiresAt: { column: credentials.expiresAt, schema: z.unknown(), readOnly: true, output: timeProperty(credentials.expiresAt) },
+    user: {
+      column: credentials.userId,
+      schema: z.unknown(),
+      readOnly: true,
+      output: refProperty(credentials.userId, 'users', false),
+    },
+    lastUsedAt: {
+      column: credentials.lastUsedAt,
+      schema: z.unknown(),
+      readOnly: true,
+      output: timeProperty(credentials.lastUsedAt),
+    },
+    expiresAt: {
+      column: credentials.expiresAt,
+      schema: z.unknown(),
+      readOnly: true,
+      output: timeProperty(credentials.expiresAt),
+    },
   },
   filter: [...AUDIT_SET, 'name', 'prefix', 'lastUsedAt'],
   orderByExtra: { user: credentials.userId },
@@ -33,7 +48,10 @@ export const apiKeysResource = defineResource({
   access: { read: EVERYONE, write: EVERYONE },
   operations: ['list', 'get', 'delete'],
   scope: (who) =>
-    and(eq(credentials.kind, 'api_key'), who.kind === 'teammate' && who.role === 'owner' ? undefined : eq(credentials.userId, who.userId ?? -1)),
+    and(
+      eq(credentials.kind, 'api_key'),
+      who.kind === 'teammate' && who.role === 'owner' ? undefined : eq(credentials.userId, who.userId ?? -1),
+    ),
   afterCommit(id) {
     forgetCredentials({ credentialId: id });
   },

@@ -13,7 +13,12 @@ export const appFeaturesResource = defineResource({
   table: appFeatures,
   tenancy: 'global',
   fields: {
-    app: { column: appFeatures.appId, schema: z.number().int(), readOnly: true, output: refProperty(appFeatures.appId, 'apps', false) },
+    app: {
+      column: appFeatures.appId,
+      schema: z.number().int(),
+      readOnly: true,
+      output: refProperty(appFeatures.appId, 'apps', false),
+    },
     name: { column: appFeatures.name, schema: z.string() },
     description: { column: appFeatures.description, schema: z.string() },
     defaultValue: { column: appFeatures.defaultValue, schema: z.string().nullable() },

@@ -46,7 +46,10 @@ export function settingJson(): SQL {
     createdAt: definitions.createdAt,
     createdBy: refJson(definitions.createdBy, 'users'),
     updatedAt: isoTime(sql`coalesce(${values.updatedAt}, ${definitions.updatedAt})`),
-    updatedBy: refJson(sql`CASE WHEN ${values.id} IS NULL THEN ${definitions.updatedBy} ELSE ${values.updatedBy} END`, 'users'),
+    updatedBy: refJson(
+      sql`CASE WHEN ${values.id} IS NULL THEN ${definitions.updatedBy} ELSE ${values.updatedBy} END`,
+      'users',
+    ),
   });
 }
 

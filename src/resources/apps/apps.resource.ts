@@ -31,7 +31,11 @@ export const appsResource = defineResource({
     iconUrl: { column: apps.iconUrl, schema: z.string().nullable() },
   },
   computed: {
-    installed: { type: 'boolean', schema: z.boolean().meta({ description: "installed in the caller's installation" }), expr: (who) => sql`EXISTS (SELECT 1 ${installedRow(who)})` },
+    installed: {
+      type: 'boolean',
+      schema: z.boolean().meta({ description: "installed in the caller's installation" }),
+      expr: (who) => sql`EXISTS (SELECT 1 ${installedRow(who)})`,
+    },
     installedAt: {
       type: 'datetime',
       schema: timeSchema.nullable().meta({ description: 'when it was installed here; null when it is not' }),
@@ -43,9 +47,11 @@ export const appsResource = defineResource({
   relations: {
     appsettings: appSettingsRelation,
     // beside the app's own references, whoever last changed one of its settings here
-    users: callerUsers((parent, who) =>
-      sql`SELECT ${appSettingValues.updatedBy} FROM ${appSettingValues}
-        WHERE ${appSettingValues.installationId} = ${who.installationId} AND ${appSettingValues.appId} = ${parent.id} AND ${appSettingValues.state} = 'active'`),
+    users: callerUsers(
+      (parent, who) =>
+        sql`SELECT ${appSettingValues.updatedBy} FROM ${appSettingValues}
+        WHERE ${appSettingValues.installationId} = ${who.installationId} AND ${appSettingValues.appId} = ${parent.id} AND ${appSettingValues.state} = 'active'`,
+    ),
   },
   access: { read: EVERYONE, write: ADMINS },
   operations: ['list', 'get'],

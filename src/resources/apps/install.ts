@@ -12,7 +12,12 @@ import { appsResource } from './apps.resource';
 
 /** Stops the batch with a 404 unless the app is in the catalogue. */
 const appInCatalogue = (id: number): SQL =>
-  refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${apps} WHERE ${apps.id} = ${id} AND ${apps.state} = 'active')`, 404, 'id', `app ${id} not found`);
+  refuseWhen(
+    sql`NOT EXISTS (SELECT 1 FROM ${apps} WHERE ${apps.id} = ${id} AND ${apps.state} = 'active')`,
+    404,
+    'id',
+    `app ${id} not found`,
+  );
 
 /**
  * Marks the app installed (unless it already is: then nothing changes) and gives the
@@ -23,10 +28,24 @@ const appInCatalogue = (id: number): SQL =>
 function install(db: Writer, who: Principal, appId: number): SQL[] {
   const changed = db
     .insert(appInstallations)
-    .values({ installationId: who.installationId, appId, status: 'installed', installedAt: sql`now()`, createdBy: who.userId, updatedBy: who.userId })
+    .values({
+      installationId: who.installationId,
+      appId,
+      status: 'installed',
+      installedAt: sql`now()`,
+      createdBy: who.userId,
+      updatedBy: who.userId,
+    })
     .onConflictDoUpdate({
       target: [appInstallations.installationId, appInstallations.appId],
-      set: { status: 'installed', installedAt: sql`now()`, uninstalledAt: null, state: 'active', updatedAt: sql`now()`, updatedBy: who.userId },
+      set: {
+        status: 'installed',
+        installedAt: sql`now()`,
+        uninstalledAt: null,
+        state: 'active',
+        updatedAt: sql`now()`,
+        updatedBy: who.userId,
+      },
       setWhere: sql`${appInstallations.status} <> 'installed' OR ${appInstallations.state} <> 'active'`,
     })
     .returning({ id: appInstallations.id })
@@ -53,7 +72,13 @@ function uninstall(db: Writer, who: Principal, appId: number): SQL[] {
   const changed = db
     .update(appInstallations)
     .set({ status: 'uninstalled', uninstalledAt: sql`now()`, updatedAt: sql`now()`, updatedBy: who.userId })
-    .where(and(eq(appInstallations.installationId, who.installationId), eq(appInstallations.appId, appId), eq(appInstallations.status, 'installed')))
+    .where(
+      and(
+        eq(appInstallations.installationId, who.installationId),
+        eq(appInstallations.appId, appId),
+        eq(appInstallations.status, 'installed'),
+      ),
+    )
     .returning({ id: appInstallations.id })
     .getSQL();
   const features = db.select({ id: appFeatures.id }).from(appFeatures).where(eq(appFeatures.appId, appId));
@@ -64,30 +89,58 @@ function uninstall(db: Writer, who: Principal, appId: number): SQL[] {
   )!;
   return [
     withEvents(changed, who, 'apps', 'uninstalled', undefined, sql`${appId}::int`),
-    deleteStatement(db, who, { table: appFeatureInstallations, type: 'appfeaturesinstallations', where: live }, { app: appId }),
+    deleteStatement(
+      db,
+      who,
+      { table: appFeatureInstallations, type: 'appfeaturesinstallations', where: live },
+      { app: appId },
+    ),
   ];
 }
 
 /** Install or uninstall: idempotent, one batch (the app checked, the change, the app read back), answering the app as the caller now sees it. */
 function stateChangeRoute(action: 'install' | 'uninstall', change: typeof install, summary: string) {
   const s = schemasOf(appsResource);
-  return defineRoute({
-    method: 'post', path: `/v2/apps/{id}/${action}.json`, tag: 'Apps', operationId: `${action}App`, roles: ADMINS,
-    summary, description: 'Idempotent. Any request body is ignored.',
-    request: { params: idParams, query: s.writeQuery },
-    example: { params: { id: 3 } },
-    responses: { 200: jsonResponse('the app', s.one) },
-  }, async (c) => {
-    const who = c.var.principal;
-    const { id } = c.req.valid('param');
-    const { includes } = c.req.valid('query');
-    const body = await sendWithReadBack(c.var.db, appsResource, who, [appInCatalogue(id), ...change(c.var.db.http, who, id)], sql`${id}::int`, includes);
-    if (!body) throw new Error(`app ${id} is not there to read back`);
-    return c.json(body, 200);
-  });
+  return defineRoute(
+    {
+      method: 'post',
+      path: `/v2/apps/{id}/${action}.json`,
+      tag: 'Apps',
+      operationId: `${action}App`,
+      roles: ADMINS,
+      summary,
+      description: 'Idempotent. Any request body is ignored.',
+      request: { params: idParams, query: s.writeQuery },
+      example: { params: { id: 3 } },
+      responses: { 200: jsonResponse('the app', s.one) },
+    },
+    async (c) => {
+      const who = c.var.principal;
+      const { id } = c.req.valid('param');
+      const { includes } = c.req.valid('query');
+      const body = await sendWithReadBack(
+        c.var.db,
+        appsResource,
+        who,
+        [appInCatalogue(id), ...change(c.var.db.http, who, id)],
+        sql`${id}::int`,
+        includes,
+      );
+      if (!body) throw new Error(`app ${id} is not there to read back`);
+      return c.json(body, 200);
+    },
+  );
 }
 
 /** `POST /v2/apps/{id}/install.json` */
-export const installRoute = stateChangeRoute('install', install, "Install an app in the caller's installation (idempotent)");
+export const installRoute = stateChangeRoute(
+  'install',
+  install,
+  "Install an app in the caller's installation (idempotent)",
+);
 /** `POST /v2/apps/{id}/uninstall.json` */
-export const uninstallRoute = stateChangeRoute('uninstall', uninstall, "Uninstall an app from the caller's installation (idempotent); its setting values are kept");
+export const uninstallRoute = stateChangeRoute(
+  'uninstall',
+  uninstall,
+  "Uninstall an app from the caller's installation (idempotent); its setting values are kept",
+);

@@ -17,14 +17,19 @@ function valueSchema(setting: SettingDeclaration): z.ZodType {
     case 'string':
       return z.string({ error: 'must be a string' }).max(MAX_SETTING_TEXT, tooLong);
     case 'secret':
-      return z.string({ error: 'must be a string' }).min(1, 'must not be empty; send null to clear it').max(MAX_SETTING_TEXT, tooLong);
+      return z
+        .string({ error: 'must be a string' })
+        .min(1, 'must not be empty; send null to clear it')
+        .max(MAX_SETTING_TEXT, tooLong);
     case 'number':
       // JSON has no NaN or Infinity, and zod refuses them anyway: a number here is finite.
       return z.number({ error: 'must be a number' });
     case 'boolean':
       return z.boolean({ error: 'must be true or false' });
     case 'select': {
-      const options = Array.isArray(setting.options) ? setting.options.filter((o): o is string => typeof o === 'string') : [];
+      const options = Array.isArray(setting.options)
+        ? setting.options.filter((o): o is string => typeof o === 'string')
+        : [];
       const detail = `must be one of: ${options.join(', ')}`;
       return z.string({ error: detail }).refine((value) => options.includes(value), detail);
     }
@@ -38,7 +43,9 @@ const READ_ONLY = ['app', 'key', 'name', 'settingType', 'options', 'required', '
  * What any setting's value may be. Checked against the setting's own type once the setting is
  * known (`settingValueSchema`), so that a refusal says what that setting takes.
  */
-const anyValue = z.unknown().meta({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] });
+const anyValue = z
+  .unknown()
+  .meta({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] });
 
 /**
  * The body of a setting update, as the document shows it and the route first checks it: `value`,
@@ -49,8 +56,14 @@ export const settingUpdateBody = recordBody(
   'appsetting',
   writableRecord(
     {
-      value: anyValue.meta({ description: "of the setting's type: string, number, boolean, one of a select's options, or a secret string; null: back to the default" }),
-      isSet: z.boolean().optional().meta({ description: 'read-only, as read: with `value` null on a secret, the secret is kept' }),
+      value: anyValue.meta({
+        description:
+          "of the setting's type: string, number, boolean, one of a select's options, or a secret string; null: back to the default",
+      }),
+      isSet: z
+        .boolean()
+        .optional()
+        .meta({ description: 'read-only, as read: with `value` null on a secret, the secret is kept' }),
     },
     READ_ONLY,
   ).meta({ id: 'AppSettingUpdate' }),

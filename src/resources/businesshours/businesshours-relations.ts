@@ -11,8 +11,16 @@ import { triggersUsingHours } from './trigger-shape';
  * a week can be set up in one request; triggers are read-only.
  */
 export const businessHoursRelations = {
-  businesshoursholidays: hasMany({ shape: holidayShape, parentKey: businessHoursHolidays.businesshoursId, fields: holidayFields }),
-  businesshoursschedules: hasMany({ shape: scheduleShape, parentKey: businessHoursSchedules.businesshoursId, fields: scheduleFields }),
+  businesshoursholidays: hasMany({
+    shape: holidayShape,
+    parentKey: businessHoursHolidays.businesshoursId,
+    fields: holidayFields,
+  }),
+  businesshoursschedules: hasMany({
+    shape: scheduleShape,
+    parentKey: businessHoursSchedules.businesshoursId,
+    fields: scheduleFields,
+  }),
   triggers: triggersUsingHours,
   users: includedUsers(),
 };

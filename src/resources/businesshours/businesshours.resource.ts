@@ -29,8 +29,13 @@ function childrenOf(id: number | undefined): [string, OrderedPair, SQL][] {
 }
 
 /** Schedules and holidays sent inside the business hours are checked as their own endpoints check them. */
-async function requireOrderedChildren(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
-  for (const [name, pair, within] of childrenOf(id)) await requireOrdered(context.tx, context.who, pair, relationEntries(record, name), within);
+async function requireOrderedChildren(
+  context: WriteContext,
+  record: Record<string, unknown>,
+  id: number | undefined,
+): Promise<void> {
+  for (const [name, pair, within] of childrenOf(id))
+    await requireOrdered(context.tx, context.who, pair, relationEntries(record, name), within);
 }
 
 /** When a team works, in one time zone. Workspace settings: everyone reads, admins write. */
@@ -49,14 +54,27 @@ export const businessHoursResource = defineResource({
   filter: [...AUDIT_SET, 'description', 'isDefault', 'name', 'timezoneId', 'timezone_name'],
   relations: businessHoursRelations,
   constraints: {
-    business_hours_timezone_fk: { source: 'businesshour.timezoneId', detail: 'must be a time zone of /v2/timezones.json' },
-    business_hours_one_default: { source: 'businesshour.isDefault', detail: 'other business hours became the default at the same moment; try again' },
-    ...scheduleConstraints({ hours: 'businesshour.businesshoursschedules', day: 'businesshour.businesshoursschedules' }),
+    business_hours_timezone_fk: {
+      source: 'businesshour.timezoneId',
+      detail: 'must be a time zone of /v2/timezones.json',
+    },
+    business_hours_one_default: {
+      source: 'businesshour.isDefault',
+      detail: 'other business hours became the default at the same moment; try again',
+    },
+    ...scheduleConstraints({
+      hours: 'businesshour.businesshoursschedules',
+      day: 'businesshour.businesshoursschedules',
+    }),
     ...holidayConstraints('businesshour.businesshoursholidays'),
   },
   access: { read: EVERYONE, write: ADMINS },
   examples: {
-    create: { name: 'London office', timezone_name: 'Europe/London', businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:30' }] },
+    create: {
+      name: 'London office',
+      timezone_name: 'Europe/London',
+      businesshoursschedules: [{ day: 1, startHour: '09:00', endHour: '17:30' }],
+    },
     update: { description: 'Weekdays, half past five on Fridays' },
   },
   // Delete is a route of its own (`delete-business-hours.ts`): it takes the schedules and holidays along.
@@ -71,7 +89,9 @@ export const businessHoursResource = defineResource({
   planned: {
     first: (_db, who, record, id) => [
       ...timeZoneStatements(record, id === undefined),
-      ...childrenOf(id).flatMap(([name, pair, within]) => orderedCheck(who, pair, relationEntries(record, name), within)),
+      ...childrenOf(id).flatMap(([name, pair, within]) =>
+        orderedCheck(who, pair, relationEntries(record, name), within),
+      ),
     ],
   },
 });

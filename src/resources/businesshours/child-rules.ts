@@ -7,8 +7,13 @@ import { requireParent } from './parent-field';
  * (`requireParent`, in the Worker) and its pair in order (`requireOrdered`), in the interactive
  * write and in a write sent as one batch, where the order is a statement of the batch.
  */
-export function childWriteRules(singular: string, pair: OrderedPair): Pick<ResourceDeclaration, 'beforeWrite' | 'planned'> {
-  const entries = (record: Record<string, unknown>, id: number | undefined): PairEntry[] => [{ source: singular, id, values: record }];
+export function childWriteRules(
+  singular: string,
+  pair: OrderedPair,
+): Pick<ResourceDeclaration, 'beforeWrite' | 'planned'> {
+  const entries = (record: Record<string, unknown>, id: number | undefined): PairEntry[] => [
+    { source: singular, id, values: record },
+  ];
   return {
     beforeWrite: async ({ tx, who }, record, id) => {
       requireParent(singular, record, id);

@@ -6,4 +6,8 @@ import { deleteBusinessHoursRoute } from './delete-business-hours';
  * `/v2/businesshours...`: the generic list, get, create and PATCH/PUT (the spec has no bulk
  * operations for them), and a delete that takes the schedules and holidays along.
  */
-export const businessHoursModule = defineModule({ name: 'businesshours', resources: [businessHoursResource], routes: [deleteBusinessHoursRoute] });
+export const businessHoursModule = defineModule({
+  name: 'businesshours',
+  resources: [businessHoursResource],
+  routes: [deleteBusinessHoursRoute],
+});

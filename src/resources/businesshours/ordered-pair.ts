@@ -23,7 +23,8 @@ export interface PairEntry {
 }
 
 /** Entries that send their start, their end or both: those the order is checked for. */
-const sendingEither = (pair: OrderedPair, entries: PairEntry[]) => entries.filter((e) => e.values[pair.start.name] !== undefined || e.values[pair.end.name] !== undefined);
+const sendingEither = (pair: OrderedPair, entries: PairEntry[]) =>
+  entries.filter((e) => e.values[pair.start.name] !== undefined || e.values[pair.end.name] !== undefined);
 
 /**
  * What an entry out of order is told: the property at fault (the end where it sent one) and the
@@ -33,7 +34,14 @@ function disorder(pair: OrderedPair, entry: PairEntry): { source: string; detail
   const { start, end } = pair;
   const culprit = entry.values[end.name] !== undefined ? end.name : start.name;
   const other = culprit === end.name ? start.name : end.name;
-  const relation = culprit === end.name ? (pair.allowEqual ? 'not be before' : 'be after') : pair.allowEqual ? 'not be after' : 'be before';
+  const relation =
+    culprit === end.name
+      ? pair.allowEqual
+        ? 'not be before'
+        : 'be after'
+      : pair.allowEqual
+        ? 'not be after'
+        : 'be before';
   return { source: `${entry.source}.${culprit}`, detail: `must ${relation} ${other} (%s)` };
 }
 
@@ -42,15 +50,32 @@ function disorder(pair: OrderedPair, entry: PairEntry): { source: string; detail
  * (both are fixed-width text, so text order is time order). An entry that changes only one of
  * them is checked against the other as stored; ids not found are left to the write to refuse.
  */
-export async function requireOrdered(tx: Transaction, who: Actor, pair: OrderedPair, entries: PairEntry[], within?: SQL): Promise<void> {
+export async function requireOrdered(
+  tx: Transaction,
+  who: Actor,
+  pair: OrderedPair,
+  entries: PairEntry[],
+  within?: SQL,
+): Promise<void> {
   const { start, end } = pair;
-  const partial = entries.filter((e) => e.id !== undefined && (e.values[start.name] === undefined) !== (e.values[end.name] === undefined));
+  const partial = entries.filter(
+    (e) => e.id !== undefined && (e.values[start.name] === undefined) !== (e.values[end.name] === undefined),
+  );
   const stored = new Map<number, { start: string; end: string }>();
   if (partial.length) {
     const rows = await tx
       .select({ id: pair.table.id, start: start.column, end: end.column })
       .from(pair.table as PgTable)
-      .where(and(tenantScope(pair.table, who.installationId), within, inArray(pair.table.id, partial.map((e) => e.id!))));
+      .where(
+        and(
+          tenantScope(pair.table, who.installationId),
+          within,
+          inArray(
+            pair.table.id,
+            partial.map((e) => e.id!),
+          ),
+        ),
+      );
     for (const row of rows) stored.set(row.id as number, { start: row.start as string, end: row.end as string });
   }
   for (const entry of sendingEither(pair, entries)) {
@@ -71,17 +96,23 @@ export async function requireOrdered(tx: Transaction, who: Actor, pair: OrderedP
 export function orderedCheck(who: Actor, pair: OrderedPair, entries: PairEntry[], within?: SQL): SQL[] {
   const { start, end, table } = pair;
   const checked = sendingEither(pair, entries).map((entry, n) => ({
-    n, id: entry.id ?? null, first: entry.values[start.name] ?? null, last: entry.values[end.name] ?? null, ...disorder(pair, entry),
+    n,
+    id: entry.id ?? null,
+    first: entry.values[start.name] ?? null,
+    last: entry.values[end.name] ?? null,
+    ...disorder(pair, entry),
   }));
   if (checked.length === 0) return [];
   // in "C" order, byte order, as the Worker compares them; both are fixed-width text
   const first = sql`coalesce(x.first, ${start.column}::text) COLLATE "C"`;
   const last = sql`coalesce(x.last, ${end.column}::text) COLLATE "C"`;
   const ordered = pair.allowEqual ? sql`${last} >= ${first}` : sql`${last} > ${first}`;
-  return [sql`SELECT desk_refuse(400, y.source, format(y.detail, y.other)) FROM (
+  return [
+    sql`SELECT desk_refuse(400, y.source, format(y.detail, y.other)) FROM (
     SELECT x.source, x.detail, CASE WHEN x.last IS NOT NULL THEN ${first} ELSE ${last} END AS other
       FROM jsonb_to_recordset(${JSON.stringify(checked)}::jsonb) AS x(n int, id int, first text, last text, source text, detail text)
       LEFT JOIN ${table} ON x.id IS NOT NULL AND ${table.id} = x.id AND ${and(tenantScope(table, who.installationId), within)}
      WHERE ${first} IS NOT NULL AND ${last} IS NOT NULL AND NOT (${ordered})
-     ORDER BY x.n LIMIT 1) y`];
+     ORDER BY x.n LIMIT 1) y`,
+  ];
 }

@@ -14,7 +14,10 @@ const target = { table: businessHours, type: 'businesshours' };
  * One of them is required on create (`requireParent`, from the write hook: the create schema
  * cannot say "one of two").
  */
-export function businessHoursParentFields(column: PgColumn): { businesshours_id: WritableField; businesshours: WritableField } {
+export function businessHoursParentFields(column: PgColumn): {
+  businesshours_id: WritableField;
+  businesshours: WritableField;
+} {
   return {
     businesshours_id: { column, schema: idValue, references: target },
     businesshours: { ...referenceField(column, target), schema: referenceInput('businesshours') },
@@ -25,9 +28,15 @@ export function businessHoursParentFields(column: PgColumn): { businesshours_id:
 export function requireParent(singular: string, record: Record<string, unknown>, id: number | undefined): void {
   const { businesshours_id: plain, businesshours: reference } = record;
   if (plain !== undefined && reference !== undefined && plain !== reference) {
-    throw ApiError.invalid(`${singular}.businesshours`, 'names other business hours than `businesshours_id`: give one of them');
+    throw ApiError.invalid(
+      `${singular}.businesshours`,
+      'names other business hours than `businesshours_id`: give one of them',
+    );
   }
   if (id === undefined && plain === undefined && reference === undefined) {
-    throw ApiError.invalid(`${singular}.businesshours_id`, 'required: the business hours, as `businesshours_id` or `businesshours` {"id"}');
+    throw ApiError.invalid(
+      `${singular}.businesshours_id`,
+      'required: the business hours, as `businesshours_id` or `businesshours` {"id"}',
+    );
   }
 }

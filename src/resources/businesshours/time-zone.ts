@@ -41,10 +41,12 @@ async function zoneOfName(tx: Transaction, name: string): Promise<{ id: number; 
   return { id: Number(rows[0]!.id), name: rows[0]!.name as string };
 }
 
-const NEITHER = 'must be set (an id of /v2/timezones.json), or timezone_name (an IANA time zone id such as Europe/Dublin)';
+const NEITHER =
+  'must be set (an id of /v2/timezones.json), or timezone_name (an IANA time zone id such as Europe/Dublin)';
 const unknownZone = (id: number) => `no time zone ${id}; the ids are listed at /v2/timezones.json`;
 /** `%s` stands for the zone `id` is */
-const otherZone = (id: number) => `must name the same time zone as timezoneId (${id} is %s); send either, or both alike`;
+const otherZone = (id: number) =>
+  `must name the same time zone as timezoneId (${id} is %s); send either, or both alike`;
 const liveZone = (id: number) => sql`id = ${id} AND state = 'active'`;
 
 /**
@@ -52,7 +54,11 @@ const liveZone = (id: number) => sql`id = ${id} AND state = 'active'`;
  * `timezone_name` (the IANA name) name one zone: a client may send either or both. Sent alone,
  * one sets the other; sent together they must agree.
  */
-export async function reconcileTimeZone(tx: Transaction, record: Record<string, unknown>, creating: boolean): Promise<void> {
+export async function reconcileTimeZone(
+  tx: Transaction,
+  record: Record<string, unknown>,
+  creating: boolean,
+): Promise<void> {
   const id = record.timezoneId as number | undefined;
   const name = record.timezone_name as string | undefined;
   if (id === undefined && name === undefined) {
@@ -95,10 +101,17 @@ export function timeZoneStatements(record: Record<string, unknown>, creating: bo
   if (id !== undefined) {
     record.timezone_name = sql`(SELECT name FROM timezones WHERE id = ${id})`;
     return [
-      refuseWhen(sql`NOT EXISTS (SELECT 1 FROM timezones WHERE ${liveZone(id)})`, 400, 'businesshour.timezoneId', unknownZone(id)),
+      refuseWhen(
+        sql`NOT EXISTS (SELECT 1 FROM timezones WHERE ${liveZone(id)})`,
+        400,
+        'businesshour.timezoneId',
+        unknownZone(id),
+      ),
       ...(name === undefined
         ? []
-        : [sql`SELECT desk_refuse(400, 'businesshour.timezone_name', format(${otherZone(id)}::text, name)) FROM timezones WHERE ${liveZone(id)} AND lower(name) <> lower(${name})`]),
+        : [
+            sql`SELECT desk_refuse(400, 'businesshour.timezone_name', format(${otherZone(id)}::text, name)) FROM timezones WHERE ${liveZone(id)} AND lower(name) <> lower(${name})`,
+          ]),
     ];
   }
   record.timezoneId = recalled(ZONE);

@@ -15,7 +15,9 @@ export const triggersUsingHours: Relation = {
   type: 'triggers',
   schema: recordSchema(triggerShape),
   cardinality: 'many',
-  recordsJson: (parent) => sql`(SELECT coalesce(json_agg(${recordJson(triggerShape)} ORDER BY ${triggers.id}), '[]'::json)
+  recordsJson: (
+    parent,
+  ) => sql`(SELECT coalesce(json_agg(${recordJson(triggerShape)} ORDER BY ${triggers.id}), '[]'::json)
     FROM ${triggers}
     WHERE ${triggers.businesshoursId} = ${parent.id} AND ${triggers.installationId} = ${parent.installationId} AND ${triggers.state} <> 'deleted')`,
 };

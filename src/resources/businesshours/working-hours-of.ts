@@ -14,14 +14,24 @@ export function workingHoursStatement(installationId: number, chosen: SQL): SQL 
 /** A row of `workingHoursStatement` as the working-time count takes it; undefined for none (then time is calendar time). */
 export function workingHoursFrom(row: Record<string, unknown> | undefined): WorkingHours | undefined {
   if (!row) return undefined;
-  return { timezoneId: String(row.timezone_name), schedules: row.schedules as WorkingHours['schedules'], holidays: row.holidays as WorkingHours['holidays'] };
+  return {
+    timezoneId: String(row.timezone_name),
+    schedules: row.schedules as WorkingHours['schedules'],
+    holidays: row.holidays as WorkingHours['holidays'],
+  };
 }
 
 /**
  * Business hours as the working-time count takes them: the installation's default ones
  * (`isDefault`) or those of an id; undefined when there are none live (then time is calendar time).
  */
-export async function workingHoursOf(db: Queryable, installationId: number, which: 'default' | number): Promise<WorkingHours | undefined> {
-  const { rows } = await db.execute(workingHoursStatement(installationId, which === 'default' ? sql`b.is_default` : sql`b.id = ${which}`));
+export async function workingHoursOf(
+  db: Queryable,
+  installationId: number,
+  which: 'default' | number,
+): Promise<WorkingHours | undefined> {
+  const { rows } = await db.execute(
+    workingHoursStatement(installationId, which === 'default' ? sql`b.is_default` : sql`b.id = ${which}`),
+  );
   return workingHoursFrom(rows[0]);
 }

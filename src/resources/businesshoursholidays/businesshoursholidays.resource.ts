@@ -21,7 +21,10 @@ export const businessHoursHolidaysResource = defineResource({
   relations: { users: includedUsers() },
   constraints: {
     ...holidayConstraints('businesshoursholiday.endDate'),
-    business_hours_holidays_businesshours_id_business_hours_id_fk: { source: 'businesshoursholiday.businesshours_id', detail: 'names no business hours here' },
+    business_hours_holidays_businesshours_id_business_hours_id_fk: {
+      source: 'businesshoursholiday.businesshours_id',
+      detail: 'names no business hours here',
+    },
   },
   access: { read: EVERYONE, write: ADMINS },
   examples: {

@@ -21,7 +21,10 @@ export const businessHoursSchedulesResource = defineResource({
   relations: { users: includedUsers() },
   constraints: {
     ...scheduleConstraints({ hours: 'businesshoursschedule.endHour', day: 'businesshoursschedule.day' }),
-    business_hours_schedules_businesshours_id_business_hours_id_fk: { source: 'businesshoursschedule.businesshours_id', detail: 'names no business hours here' },
+    business_hours_schedules_businesshours_id_business_hours_id_fk: {
+      source: 'businesshoursschedule.businesshours_id',
+      detail: 'names no business hours here',
+    },
   },
   access: { read: EVERYONE, write: ADMINS },
   examples: {

@@ -18,7 +18,10 @@ export const cannedResponsesResource = defineResource({
     // The reply is inserted into conversations as written, so its whitespace is kept.
     reply: {
       column: cannedResponses.reply,
-      schema: z.string().max(100_000).refine((reply) => reply.trim() !== '', 'must not be blank'),
+      schema: z
+        .string()
+        .max(100_000)
+        .refine((reply) => reply.trim() !== '', 'must not be blank'),
       required: true,
     },
     inbox: referenceField(cannedResponses.inboxId, { table: inboxes, type: 'inboxes' }),

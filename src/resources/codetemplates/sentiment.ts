@@ -26,7 +26,12 @@ export const sentimentShape: RecordShape = {
 export const sentimentRecord = writableRecord({
   tone: z.enum(SENTIMENT_TONES).optional(),
   // A 4-byte real: Postgres refuses what would underflow it (1e-50), so keep 6 decimals.
-  threshold: z.number().min(0).max(1).transform((value) => Math.round(value * 1e6) / 1e6).optional(),
+  threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .transform((value) => Math.round(value * 1e6) / 1e6)
+    .optional(),
   enabled: z.boolean().optional(),
   codeTemplate: z
     .union([idValue, z.object({ id: idValue, type: z.literal('codetemplates').optional() }).transform((ref) => ref.id)])

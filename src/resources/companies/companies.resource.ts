@@ -1,12 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { AGENTS, EVERYONE } from '../../auth/access';
-import {
-  companies,
-  companyAddresses,
-  companyDomains,
-  companyInboxes,
-  companyPhones,
-} from '../../db/schema';
+import { companies, companyAddresses, companyDomains, companyInboxes, companyPhones } from '../../db/schema';
 import { AUDIT_SET, defineResource } from '../../engine';
 import { companyRelations } from './company-relations';
 import { companyComputed, companyFields } from './company-shape';
@@ -21,7 +15,18 @@ export const companiesResource = defineResource({
   table: companies,
   fields: companyFields,
   computed: companyComputed,
-  filter: [...AUDIT_SET, 'avatarPath', 'customersCount', 'details', 'email', 'industry', 'kind', 'name', 'permission', 'website'],
+  filter: [
+    ...AUDIT_SET,
+    'avatarPath',
+    'customersCount',
+    'details',
+    'email',
+    'industry',
+    'kind',
+    'name',
+    'permission',
+    'website',
+  ],
   orderByExtra: {
     address: sql`(SELECT concat_ws(', ', ${companyAddresses.line1}, ${companyAddresses.line2}, ${companyAddresses.city}, ${companyAddresses.region}, ${companyAddresses.postalCode}, ${companyAddresses.country})
       FROM ${companyAddresses} WHERE ${liveChild(companyAddresses)} ORDER BY ${companyAddresses.id} LIMIT 1)`,
@@ -37,7 +42,12 @@ export const companiesResource = defineResource({
   },
   access: { read: EVERYONE, write: AGENTS },
   examples: {
-    create: { name: 'Acme Supplies', website: 'https://acme.example', domains: [{ name: 'acme.example' }], permission: 'all' },
+    create: {
+      name: 'Acme Supplies',
+      website: 'https://acme.example',
+      domains: [{ name: 'acme.example' }],
+      permission: 'all',
+    },
     update: { industry: 'Wholesale', note: 'Renews in March' },
   },
 });

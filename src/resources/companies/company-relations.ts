@@ -35,7 +35,11 @@ const addresses = related('addresses', 'Address', companyAddresses, {
 const domains = related('domains', 'Domain', companyDomains, {
   name: {
     column: companyDomains.name,
-    schema: z.string().trim().toLowerCase().regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/, 'must be a domain name such as example.com'),
+    schema: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/, 'must be a domain name such as example.com'),
     required: true,
   },
 });
@@ -46,7 +50,9 @@ const phones = related('phones', 'Phone', companyPhones, {
   // the type name a reference to the phone reads with, and null say nothing of the kind.
   type: {
     column: companyPhones.type,
-    schema: z.union([z.enum(PHONE_TYPES), z.literal('phones'), z.null()]).transform((kind) => (kind === 'phones' || kind === null ? undefined : kind)),
+    schema: z
+      .union([z.enum(PHONE_TYPES), z.literal('phones'), z.null()])
+      .transform((kind) => (kind === 'phones' || kind === null ? undefined : kind)),
   },
   countryCode: { column: companyPhones.countryCode, schema: optionalText(8) },
   extension: { column: companyPhones.extension, schema: optionalText(16) },
@@ -62,9 +68,18 @@ const timelogSettings = related('timelogsettings', 'TimelogSetting', companyTime
   hourlyRate: {
     column: companyTimelogSettings.hourlyRate,
     // numeric(12,2): a string keeps cents exact on the way in
-    schema: z.union([z.number().nonnegative().max(9_999_999_999.99), z.string().regex(/^\d{1,10}(\.\d{1,2})?$/)]).transform(String).nullable(),
+    schema: z
+      .union([z.number().nonnegative().max(9_999_999_999.99), z.string().regex(/^\d{1,10}(\.\d{1,2})?$/)])
+      .transform(String)
+      .nullable(),
   },
-  currency: { column: companyTimelogSettings.currency, schema: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as EUR').nullable() },
+  currency: {
+    column: companyTimelogSettings.currency,
+    schema: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as EUR')
+      .nullable(),
+  },
 });
 
 /** The company's `includes` names, each readable through `includes` and writable through its property. */

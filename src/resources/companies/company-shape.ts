@@ -28,4 +28,10 @@ export const companyComputed: Record<string, ComputedField> = {
 };
 
 /** Companies as other records include them (a customer's `companies`). */
-export const companyShape = shapeOfFields({ type: 'companies', component: 'Company', table: companies, fields: companyFields, computed: companyComputed });
+export const companyShape = shapeOfFields({
+  type: 'companies',
+  component: 'Company',
+  table: companies,
+  fields: companyFields,
+  computed: companyComputed,
+});

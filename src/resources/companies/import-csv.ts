@@ -70,7 +70,11 @@ export function parseCsv(text: string): CsvRecord[] {
       continue;
     }
     if (quotedFieldEnded) throw ApiError.invalid('body', `line ${line}: text after the closing quote of a field`);
-    if (char === '"') throw ApiError.invalid('body', `line ${line}: a quote inside an unquoted field (quote the whole field and double the quote)`);
+    if (char === '"')
+      throw ApiError.invalid(
+        'body',
+        `line ${line}: a quote inside an unquoted field (quote the whole field and double the quote)`,
+      );
     field += char;
     i++;
   }

@@ -10,7 +10,16 @@ import { JOB_ACTIONS, JOB_TYPES } from '../../jobs/job-codes';
 export const IMPORT_CHUNK_KIND = 'companies.import';
 
 /** The columns a company import may name in its header row; `name` is required. */
-export const IMPORT_COLUMNS = ['name', 'email', 'website', 'industry', 'details', 'description', 'phones', 'domains'] as const;
+export const IMPORT_COLUMNS = [
+  'name',
+  'email',
+  'website',
+  'industry',
+  'details',
+  'description',
+  'phones',
+  'domains',
+] as const;
 export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
 
 /** Rows the consumer imports in one transaction. */
@@ -35,13 +44,24 @@ interface CompanyRow {
   domains: string[];
 }
 
-const MAX_LENGTH = { name: 255, email: 254, website: 2048, industry: 255, details: 10_000, description: 10_000 } as const;
+const MAX_LENGTH = {
+  name: 255,
+  email: 254,
+  website: 2048,
+  industry: 255,
+  details: 10_000,
+  description: 10_000,
+} as const;
 // The same rules as the company body's (companies.resource.ts, company-relations.ts).
 const EMAIL = z.email();
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/;
 const MAX_PHONE = 40;
 
-const list = (value: string | undefined) => (value ?? '').split(';').map((item) => item.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(';')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 /** A staged row checked against the company rules: the row to write, or why it cannot be. */
 export function checkRow(data: StagedRow): CompanyRow | string {
@@ -54,7 +74,8 @@ export function checkRow(data: StagedRow): CompanyRow | string {
   if (name === null) return 'name must be set';
   for (const field of ['name', 'email', 'website', 'industry', 'details', 'description'] as const) {
     const text = value(field);
-    if (text !== null && text.length > MAX_LENGTH[field]) return `${field} is longer than ${MAX_LENGTH[field]} characters`;
+    if (text !== null && text.length > MAX_LENGTH[field])
+      return `${field} is longer than ${MAX_LENGTH[field]} characters`;
   }
   const email = value('email');
   if (email !== null && !EMAIL.safeParse(email).success) return `email "${email}" is not a valid email address`;

@@ -13,7 +13,13 @@ export interface PmSettings {
 
 /** The server lacks (or has a bad) `PM_TOKEN_KEY`: nothing the caller can fix, so not a 4xx. */
 export function tokenKeyMissing(error: TokenKeyError): ApiError {
-  return new ApiError(503, [{ code: 'notConfigured', source: 'PM_TOKEN_KEY', detail: `the server cannot handle project-management tokens: ${error.message}` }]);
+  return new ApiError(503, [
+    {
+      code: 'notConfigured',
+      source: 'PM_TOKEN_KEY',
+      detail: `the server cannot handle project-management tokens: ${error.message}`,
+    },
+  ]);
 }
 
 /** How long the address check may wait for the resolver. */
@@ -46,9 +52,16 @@ export const pmConnectionRead = (installationId: number): SQL =>
   sql`SELECT base_url AS "baseUrl", token_ciphertext AS "tokenCiphertext" FROM pm_connections WHERE installation_id = ${installationId} AND state = 'active'`;
 
 /** `loadPmSettings` from the connection's row, read already (none: no connection). */
-export async function pmSettingsOf(env: Env, installationId: number, row: { baseUrl: string; tokenCiphertext: string } | undefined): Promise<PmSettings> {
+export async function pmSettingsOf(
+  env: Env,
+  installationId: number,
+  row: { baseUrl: string; tokenCiphertext: string } | undefined,
+): Promise<PmSettings> {
   if (!row) {
-    throw ApiError.conflict('pmconnection', 'no project-management connection is configured for this installation; an owner or admin sets one with PUT /v2/pmconnection.json');
+    throw ApiError.conflict(
+      'pmconnection',
+      'no project-management connection is configured for this installation; an owner or admin sets one with PUT /v2/pmconnection.json',
+    );
   }
   let token: string | undefined;
   try {
@@ -58,11 +71,17 @@ export async function pmSettingsOf(env: Env, installationId: number, row: { base
     throw error;
   }
   if (token === undefined) {
-    throw ApiError.conflict('pmconnection', 'the stored project-management token cannot be decrypted (the key changed?); set it again with PUT /v2/pmconnection.json');
+    throw ApiError.conflict(
+      'pmconnection',
+      'the stored project-management token cannot be decrypted (the key changed?); set it again with PUT /v2/pmconnection.json',
+    );
   }
   const refused = await refusedPmAddress(row.baseUrl, env);
   if (refused) {
-    throw ApiError.conflict('pmconnection', `the project-management address is refused: ${refused}; an owner or admin sets another with PUT /v2/pmconnection.json`);
+    throw ApiError.conflict(
+      'pmconnection',
+      `the project-management address is refused: ${refused}; an owner or admin sets another with PUT /v2/pmconnection.json`,
+    );
   }
   return { baseUrl: row.baseUrl, token };
 }

@@ -1,7 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { CONTACT_FORM_POSITIONS, CONTACT_FORM_THEMES, contactFormHelpdocArticles, contactFormHelpdocs, contactForms, inboxes } from '../../db/schema';
+import {
+  CONTACT_FORM_POSITIONS,
+  CONTACT_FORM_THEMES,
+  contactFormHelpdocArticles,
+  contactFormHelpdocs,
+  contactForms,
+  inboxes,
+} from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany, referencedBy, referenceField, shapeOf } from '../../engine';
 import { inboxShape } from '../inboxes/inbox-shape';
 import { includedUsers } from '../users/user-shape';
@@ -36,7 +43,11 @@ export const contactFormsResource = defineResource({
   },
   // The token is the server's: read-only, so a computed property (readable, filterable, ignored in bodies).
   computed: {
-    token: { expr: sql`${contactForms.token}`, type: 'string', schema: z.string().meta({ description: 'the form\'s public token: the chat widget\'s credential' }) },
+    token: {
+      expr: sql`${contactForms.token}`,
+      type: 'string',
+      schema: z.string().meta({ description: "the form's public token: the chat widget's credential" }),
+    },
   },
   filter: [
     ...AUDIT_SET,
@@ -74,7 +85,12 @@ export const contactFormsResource = defineResource({
   // A form is the helpdesk's public entry point (and, with live chat, its chat widget): settings, so admins change it.
   access: { read: EVERYONE, write: ADMINS },
   examples: {
-    create: { name: 'Website chat', inbox: { id: 1 }, isLiveChatEnabled: true, liveChatWelcomeMessage: 'Hi! How can we help?' },
+    create: {
+      name: 'Website chat',
+      inbox: { id: 1 },
+      isLiveChatEnabled: true,
+      liveChatWelcomeMessage: 'Hi! How can we help?',
+    },
     update: { accentColor: '#0b5fff' },
   },
   onCreate: newFormValues,

@@ -26,7 +26,13 @@ export const proofPath = (token: string) => `/v2/contacts/verify/${token}`;
  * link to). The mail carries nothing the visitor wrote. Answers the outgoing message's id, to
  * queue once the transaction commits.
  */
-export async function askForEmailProof(tx: Transaction, env: Env, who: Actor, contact: { id: number; email: string }, inboxId: number | null): Promise<number | undefined> {
+export async function askForEmailProof(
+  tx: Transaction,
+  env: Env,
+  who: Actor,
+  contact: { id: number; email: string },
+  inboxId: number | null,
+): Promise<number | undefined> {
   if (!env.PUBLIC_URL) return undefined;
   const email = contact.email.toLowerCase();
   const { rows } = await tx.execute(sql`
@@ -43,11 +49,26 @@ export async function askForEmailProof(tx: Transaction, env: Env, who: Actor, co
   const token = await newSecret('hdv_');
   await tx.execute(sql`UPDATE contacts SET email_token_hash = ${token.hash} WHERE id = ${contact.id}`);
   const link = `${env.PUBLIC_URL.replace(/\/+$/, '')}${proofPath(token.secret)}`;
-  const html = `<p>Someone started a chat with ${escapeHtml(inbox.sender.name)} just now and gave this email address.</p>`
-    + `<p>If it was you, confirm it to see the chat with your account: <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`
-    + `<p>If it was not you, ignore this message and do not follow the link: nothing is shared until the address is confirmed. The link works for ${PROOF_DAYS} days.</p>`;
+  const html =
+    `<p>Someone started a chat with ${escapeHtml(inbox.sender.name)} just now and gave this email address.</p>` +
+    `<p>If it was you, confirm it to see the chat with your account: <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>` +
+    `<p>If it was not you, ignore this message and do not follow the link: nothing is shared until the address is confirmed. The link works for ${PROOF_DAYS} days.</p>`;
   return writeOutbound(tx, {
-    installationId: who.installationId, inboxId: Number(inbox.inbox_id), ticketId: null, threadEntryId: null, kind: 'verification',
-    mail: { ...sender, to: [email], cc: [], bcc: [], subject: 'Confirm your email address', html, text: messageText(html), headers: { 'Auto-Submitted': 'auto-generated' }, files: [] },
+    installationId: who.installationId,
+    inboxId: Number(inbox.inbox_id),
+    ticketId: null,
+    threadEntryId: null,
+    kind: 'verification',
+    mail: {
+      ...sender,
+      to: [email],
+      cc: [],
+      bcc: [],
+      subject: 'Confirm your email address',
+      html,
+      text: messageText(html),
+      headers: { 'Auto-Submitted': 'auto-generated' },
+      files: [],
+    },
   });
 }

@@ -25,7 +25,10 @@ export const conversationMessagesResource = defineResource({
   fields: {
     message: {
       column: m.message,
-      schema: z.string().max(MAX_MESSAGE_LENGTH).refine((text) => text.trim() !== '', 'must not be blank'),
+      schema: z
+        .string()
+        .max(MAX_MESSAGE_LENGTH)
+        .refine((text) => text.trim() !== '', 'must not be blank'),
     },
   },
   // Everything but the text is the room's record: read-only.

@@ -31,7 +31,11 @@ export interface StoredMessage {
  * the new ones metered, the conversations' `lastMessageAt` moved on. A token of no conversation
  * refuses the whole delivery. Answers every message's row, new or not, in id order.
  */
-export async function storeMessages(db: Database, messages: DeliveredMessage[], source = 'conversationmessages'): Promise<StoredMessage[]> {
+export async function storeMessages(
+  db: Database,
+  messages: DeliveredMessage[],
+  source = 'conversationmessages',
+): Promise<StoredMessage[]> {
   const delivered = messages.map((m, ord) => ({
     ord,
     token: m.conversationToken,
@@ -44,7 +48,8 @@ export async function storeMessages(db: Database, messages: DeliveredMessage[], 
     aiSimilarity: m.aiDraft !== null && m.author === 'agent' ? textSimilarity(m.aiDraft, m.message) : null,
     sentAt: m.sentAt,
   }));
-  const [rows] = await db.batch([sql`
+  const [rows] = await db.batch([
+    sql`
     WITH delivered AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(delivered)}::jsonb) AS d(
         ord integer, token text, "roomId" text, author text, "contactId" integer, "userId" integer,
@@ -79,9 +84,14 @@ export async function storeMessages(db: Database, messages: DeliveredMessage[], 
     WHERE (m.conversation_id, m.client_id) IN (SELECT conversation_id, "roomId" FROM target)
     UNION ALL
     SELECT NULL, NULL, ord FROM unknown WHERE ord IS NOT NULL
-    ORDER BY id`]);
+    ORDER BY id`,
+  ]);
 
   const unknown = rows!.find((row) => row.unknown !== null);
-  if (unknown) throw ApiError.invalid(`${source}[${unknown.unknown as number}].conversationToken`, 'no conversation has this token');
+  if (unknown)
+    throw ApiError.invalid(
+      `${source}[${unknown.unknown as number}].conversationToken`,
+      'no conversation has this token',
+    );
   return rows!.map((row) => ({ id: row.id as number, installationId: row.installation_id as number }));
 }

@@ -12,7 +12,7 @@ import { tellRoom } from '../conversations/tell-room';
  */
 export const tellRoomMessageChanges: Subscriber = {
   name: 'conversationmessages.tellRoom',
-  does: 'tells the message\'s room its text as Postgres holds it (or that it was deleted) with the event id; the room changes its copy and tells everyone there (docs/realtime.md), once per message and event',
+  does: "tells the message's room its text as Postgres holds it (or that it was deleted) with the event id; the room changes its copy and tells everyone there (docs/realtime.md), once per message and event",
   on: [
     { recordType: 'conversationmessages', kinds: ['updated'], changed: ['message'] },
     { recordType: 'conversationmessages', kinds: ['deleted'] },
@@ -25,7 +25,11 @@ export const tellRoomMessageChanges: Subscriber = {
     const row = rows[0] as { client_id: string; message: string; deleted: boolean; token: string } | undefined;
     // A message delivered by anything but a room (another roomId) has no copy in one.
     if (!row || !isRoomMessageId(row.client_id)) return;
-    const change: MessageChange = { roomId: row.client_id, message: row.deleted ? null : row.message, eventId: event.id };
+    const change: MessageChange = {
+      roomId: row.client_id,
+      message: row.deleted ? null : row.message,
+      eventId: event.id,
+    };
     await tellRoom(env, signal, row.token, '/message', change);
   },
 };

@@ -14,7 +14,7 @@ import { queueSends } from '../mail/outbound/queue-mail';
  */
 export const askVisitorForEmailProof: Subscriber = {
   name: 'conversations.askForEmailProof',
-  does: 'for a conversation the widget started, writes the proof-link mail to a visitor who gave a customer\'s address (`contacts/email-proof.ts`), queued once it commits',
+  does: "for a conversation the widget started, writes the proof-link mail to a visitor who gave a customer's address (`contacts/email-proof.ts`), queued once it commits",
   on: [{ recordType: 'conversations', kinds: ['created'] }],
   async handle(event, { tx, env, afterCommit }) {
     if (event.actorSystem !== 'widget') return;
@@ -25,7 +25,13 @@ export const askVisitorForEmailProof: Subscriber = {
     const contact = rows[0] as { id: number; email: string; inbox_id: number | null } | undefined;
     if (!contact) return;
     const who = systemActor(event.installationId, 'widget');
-    const mail = await askForEmailProof(tx, env, who, { id: Number(contact.id), email: contact.email }, contact.inbox_id === null ? null : Number(contact.inbox_id));
+    const mail = await askForEmailProof(
+      tx,
+      env,
+      who,
+      { id: Number(contact.id), email: contact.email },
+      contact.inbox_id === null ? null : Number(contact.inbox_id),
+    );
     if (mail !== undefined) afterCommit(() => queueSends(env, [mail]));
   },
 };

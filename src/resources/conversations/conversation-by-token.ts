@@ -18,7 +18,12 @@ export interface TokenConversation {
 export async function conversationByToken(db: Database, token: string, source = 'token'): Promise<TokenConversation> {
   if (!CONVERSATION_TOKEN.test(token)) throw ApiError.notFound(source, 'no conversation has this token');
   const [found] = await db.http
-    .select({ id: conversations.id, installationId: conversations.installationId, contactId: conversations.contactId, status: conversations.status })
+    .select({
+      id: conversations.id,
+      installationId: conversations.installationId,
+      contactId: conversations.contactId,
+      status: conversations.status,
+    })
     .from(conversations)
     .where(and(eq(conversations.token, token), eq(conversations.state, 'active')));
   if (!found) throw ApiError.notFound(source, 'no conversation has this token');

@@ -38,7 +38,12 @@ const FORM_TOKEN = /^[A-Za-z0-9_-]{32}$/;
 /** The widget caller of the live form with this token; undefined when no live form has it; 403 while its live chat is off. */
 async function contactFormOf(c: Context<AppEnv>, token: string): Promise<ConversationCaller | undefined> {
   const [form] = await c.var.db.http
-    .select({ id: contactForms.id, installationId: contactForms.installationId, inboxId: contactForms.inboxId, live: contactForms.isLiveChatEnabled })
+    .select({
+      id: contactForms.id,
+      installationId: contactForms.installationId,
+      inboxId: contactForms.inboxId,
+      live: contactForms.isLiveChatEnabled,
+    })
     .from(contactForms)
     .where(and(eq(contactForms.token, token), eq(contactForms.state, 'active')));
   if (!form) return undefined;

@@ -31,13 +31,23 @@ export const conversationsResource = defineResource({
     ticket_id: { column: conversations.ticketId, schema: idValue.nullable() },
   },
   computed: {
-    token: { expr: sql`${conversations.token}`, type: 'string', schema: z.string().meta({ description: 'the room\'s name; opens the history publicly' }) },
+    token: {
+      expr: sql`${conversations.token}`,
+      type: 'string',
+      schema: z.string().meta({ description: "the room's name; opens the history publicly" }),
+    },
     contactForm: {
       expr: refJson(conversations.contactFormId, 'contactforms'),
       type: 'integer',
-      schema: refSchema('contactforms').nullable().meta({ description: 'the contact form the chat widget started it from; null when an agent did' }),
+      schema: refSchema('contactforms')
+        .nullable()
+        .meta({ description: 'the contact form the chat widget started it from; null when an agent did' }),
     },
-    lastMessageAt: { expr: isoTime(conversations.lastMessageAt), type: 'datetime', schema: timeSchema.nullable().meta({ description: 'null until the first message' }) },
+    lastMessageAt: {
+      expr: isoTime(conversations.lastMessageAt),
+      type: 'datetime',
+      schema: timeSchema.nullable().meta({ description: 'null until the first message' }),
+    },
   },
   filter: ['contactId', 'createdAt', 'deletedAt', 'id', 'state', 'ticket_id', 'token', 'updatedAt'],
   relations: {
@@ -45,7 +55,9 @@ export const conversationsResource = defineResource({
     conversationmessages: ownedRecords({ shape: messageShape, parentKey: conversationMessages.conversationId }),
     customers: referencedBy({
       target: customerShape,
-      columns: () => [sql`(SELECT ${contacts.customerId} FROM ${contacts} WHERE ${contacts.id} = ${conversations.contactId})`],
+      columns: () => [
+        sql`(SELECT ${contacts.customerId} FROM ${contacts} WHERE ${contacts.id} = ${conversations.contactId})`,
+      ],
     }),
     users: includedUsers(),
   },

@@ -7,9 +7,18 @@ import { withDeadline, type Subscriber } from '../../events/subscriber';
  * `/message`), giving up when `signal` aborts; fails unless the room answers 2xx. The room makes
  * each telling safe to repeat (it applies an event once).
  */
-export async function tellRoom(env: Env, signal: AbortSignal, token: string, path: '/status' | '/message', body: unknown): Promise<void> {
+export async function tellRoom(
+  env: Env,
+  signal: AbortSignal,
+  token: string,
+  path: '/status' | '/message',
+  body: unknown,
+): Promise<void> {
   const stub = env.CONVERSATION_ROOMS.get(env.CONVERSATION_ROOMS.idFromName(token));
-  const answer = await withDeadline(signal, stub.fetch(`https://room${path}`, { method: 'POST', body: JSON.stringify(body), signal }));
+  const answer = await withDeadline(
+    signal,
+    stub.fetch(`https://room${path}`, { method: 'POST', body: JSON.stringify(body), signal }),
+  );
   if (!answer.ok) throw new Error(`the room answered ${answer.status}`);
 }
 
@@ -21,12 +30,14 @@ export async function tellRoom(env: Env, signal: AbortSignal, token: string, pat
  */
 export const tellRoomStatus: Subscriber = {
   name: 'conversations.tellRoom',
-  does: 'tells the conversation\'s room the new status (open or closed) with the event id; the room ignores an id it applied',
+  does: "tells the conversation's room the new status (open or closed) with the event id; the room ignores an id it applied",
   on: [{ recordType: 'conversations', kinds: ['updated'], changed: ['status'] }],
   async handle(event, { tx, env, signal }) {
     const change = event.data.status as { after?: unknown } | undefined;
     if (change?.after !== 'open' && change?.after !== 'closed') return;
-    const { rows } = await tx.execute(sql`SELECT token FROM conversations WHERE id = ${event.recordId} AND installation_id = ${event.installationId}`);
+    const { rows } = await tx.execute(
+      sql`SELECT token FROM conversations WHERE id = ${event.recordId} AND installation_id = ${event.installationId}`,
+    );
     const token = rows[0]?.token as string | undefined;
     if (!token) return;
     await tellRoom(env, signal, token, '/status', { status: change.after, eventId: event.id });

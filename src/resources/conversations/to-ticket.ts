@@ -3,7 +3,15 @@ import type { Env } from '../../app-env';
 import { systemActor, type Actor } from '../../auth/principal';
 import type { Database } from '../../db/client';
 import { conversations } from '../../db/schema';
-import { createRecords, plannedCreateStatements, recordScope, sendWithReadBack, updateRecords, updateStatement, type WriteContext } from '../../engine';
+import {
+  createRecords,
+  plannedCreateStatements,
+  recordScope,
+  sendWithReadBack,
+  updateRecords,
+  updateStatement,
+  type WriteContext,
+} from '../../engine';
 import type { Subscriber } from '../../events/subscriber';
 import { ApiError } from '../../http/errors';
 import { threadEntryStatement, addThreadEntry, type ThreadEntry } from '../tickets/thread-entry';
@@ -26,7 +34,9 @@ const transcriptOf = (conversationId: number) => sql`
   SELECT author, user_id, message, sent_at FROM conversation_messages WHERE conversation_id = ${conversationId} AND state = 'active' ORDER BY sent_at, id`;
 
 /** The transcript as it stands, in one value: a batch made from a transcript read before it checks that it is still the same. */
-const transcriptPrint = (conversationId: number) => sql`(SELECT md5(coalesce(string_agg(m.id || ':' || m.author || ':' || m.message, E'\\n' ORDER BY m.id), ''))
+const transcriptPrint = (
+  conversationId: number,
+) => sql`(SELECT md5(coalesce(string_agg(m.id || ':' || m.author || ':' || m.message, E'\\n' ORDER BY m.id), ''))
   FROM conversation_messages m WHERE m.conversation_id = ${conversationId} AND m.state = 'active')`;
 
 /** Why the conversation (its `CHAT_COLUMNS`) cannot be a ticket; undefined when it can. */
@@ -35,13 +45,15 @@ function whyNot(conversationId: number, chat: Record<string, unknown>): string |
   if (chat.inbox === null) return 'the installation has no inbox to put the ticket in';
   if (chat.customer_id === null && !chat.email) return 'the contact left no email: a ticket needs a customer to answer';
   // a widget visitor's word names no customer: a customer's address becomes theirs once proven (contacts/email-proof.ts)
-  if (chat.unproven === true) return `the visitor has not confirmed ${String(chat.email)}, a customer's address, with the link mailed to it: the chat stays apart from that customer until they do`;
+  if (chat.unproven === true)
+    return `the visitor has not confirmed ${String(chat.email)}, a customer's address, with the link mailed to it: the chat stays apart from that customer until they do`;
   return undefined;
 }
 
 /** The ticket's subject (else "Chat with <name>") and inbox (else the installation's first). */
 const ticketOf = (chat: Record<string, unknown>) => ({
-  subject: String(chat.subject ?? '').trim() || `Chat with ${String(chat.name || chat.email || 'a visitor')}`.slice(0, 998),
+  subject:
+    String(chat.subject ?? '').trim() || `Chat with ${String(chat.name || chat.email || 'a visitor')}`.slice(0, 998),
   inbox: Number(chat.inbox),
 });
 
@@ -49,7 +61,12 @@ const ticketOf = (chat: Record<string, unknown>) => ({
  * A message of the transcript as an entry of the ticket's thread, with its time: the contact's
  * as the customer's, a teammate's as theirs, the AI's and the system's as notes.
  */
-function transcriptEntry<Id extends number | SQL>(message: Record<string, unknown>, index: number, ticketId: Id, customer: number | SQL): ThreadEntry & { ticketId: Id } {
+function transcriptEntry<Id extends number | SQL>(
+  message: Record<string, unknown>,
+  index: number,
+  ticketId: Id,
+  customer: number | SQL,
+): ThreadEntry & { ticketId: Id } {
   const byContact = message.author === 'contact';
   return {
     ticketId,
@@ -81,15 +98,37 @@ export async function conversationToTicket(context: WriteContext, conversationId
   if (!conversation) throw ApiError.notFound('id', `conversation ${conversationId} not found`);
   const problem = whyNot(conversationId, conversation);
   if (problem) throw new NotConvertible(problem);
-  const customer = conversation.customer_id !== null ? Number(conversation.customer_id) : await resolveCustomer(context, { email: String(conversation.email), firstName: conversation.name ? String(conversation.name) : undefined, lastName: undefined });
+  const customer =
+    conversation.customer_id !== null
+      ? Number(conversation.customer_id)
+      : await resolveCustomer(context, {
+          email: String(conversation.email),
+          firstName: conversation.name ? String(conversation.name) : undefined,
+          lastName: undefined,
+        });
   const record: Record<string, unknown> = { ...ticketOf(conversation), customer };
   await ticketsResource.beforeWrite!(context, record, undefined);
-  const [ticketId] = await createRecords(tx, who, ticketsResource, [{ subject: record.subject, inboxId: record.inbox, customerId: customer, statusId: record.status, typeId: record.type ?? null }]);
+  const [ticketId] = await createRecords(tx, who, ticketsResource, [
+    {
+      subject: record.subject,
+      inboxId: record.inbox,
+      customerId: customer,
+      statusId: record.status,
+      typeId: record.type ?? null,
+    },
+  ]);
   const { rows: transcript } = await tx.execute(transcriptOf(conversationId));
-  for (const [index, message] of transcript.entries()) await addThreadEntry(context, transcriptEntry(message, index, ticketId!, customer));
+  for (const [index, message] of transcript.entries())
+    await addThreadEntry(context, transcriptEntry(message, index, ticketId!, customer));
   // the ticket's own finish: its search document (once, for the whole transcript), and an agent may not put it where they would not see it
   await ticketsResource.afterWrite!(context, record, ticketId!, true);
-  await updateRecords(tx, who, { table: conversations, type: 'conversations', where: eq(conversations.id, conversationId) }, { ticketId }, { ticket_id: conversations.ticketId });
+  await updateRecords(
+    tx,
+    who,
+    { table: conversations, type: 'conversations', where: eq(conversations.id, conversationId) },
+    { ticketId },
+    { ticket_id: conversations.ticketId },
+  );
   return ticketId!;
 }
 
@@ -112,7 +151,10 @@ export async function plannedConversationTicket(db: Database, env: Env, who: Act
   if (!chat) throw ApiError.notFound('id', `conversation ${conversationId} not found`);
   const problem = whyNot(conversationId, chat);
   if (problem) throw ApiError.conflict('id', problem);
-  const customer = chat.customer_id !== null ? Number(chat.customer_id) : { email: String(chat.email), firstName: chat.name ? String(chat.name) : undefined, lastName: undefined };
+  const customer =
+    chat.customer_id !== null
+      ? Number(chat.customer_id)
+      : { email: String(chat.email), firstName: chat.name ? String(chat.name) : undefined, lastName: undefined };
   const plan = await plannedCreateStatements(db, env, ticketsResource, who, { ...ticketOf(chat), customer });
   if (!plan) return undefined;
   const ticketCustomer = sql`(SELECT customer_id FROM tickets WHERE id = ${plan.id})`;
@@ -120,9 +162,17 @@ export async function plannedConversationTicket(db: Database, env: Env, who: Act
   const statements = [
     unchangedCheck(who, conversationId, String(chat.print)),
     ...plan.statements,
-    ...transcript.map((message, index) => threadEntryStatement(who, transcriptEntry(message, index, plan.id, ticketCustomer))),
+    ...transcript.map((message, index) =>
+      threadEntryStatement(who, transcriptEntry(message, index, plan.id, ticketCustomer)),
+    ),
     refreshSearchStatement(sql`t.id = ${plan.id}`),
-    updateStatement(db.http, who, { table: conversations, type: 'conversations', where: eq(conversations.id, conversationId) }, { ticketId: plan.id }, { ticket_id: conversations.ticketId }),
+    updateStatement(
+      db.http,
+      who,
+      { table: conversations, type: 'conversations', where: eq(conversations.id, conversationId) },
+      { ticketId: plan.id },
+      { ticket_id: conversations.ticketId },
+    ),
   ];
   const body = await sendWithReadBack(db, ticketsResource, who, statements, plan.id, ['messages']);
   if (!body) throw new Error(`the ticket of conversation ${conversationId} is not there to read back`);
@@ -149,7 +199,7 @@ function unchangedCheck(who: Actor, conversationId: number, print: string): SQL 
  */
 export const ticketOnClose: Subscriber = {
   name: 'conversations.ticketOnClose',
-  does: 'a conversation closed with the visitor\'s message unanswered becomes a ticket, once, on behalf of who closed it',
+  does: "a conversation closed with the visitor's message unanswered becomes a ticket, once, on behalf of who closed it",
   on: [{ recordType: 'conversations', kinds: ['updated'], changed: ['status'] }],
   async handle(event, { tx, env }) {
     if ((event.data.status as { after?: unknown } | undefined)?.after !== 'closed') return;

@@ -1,7 +1,16 @@
 import { and, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { CUSTOMER_CONTACT_TYPES, customerContacts, customers } from '../../db/schema';
-import { hasMany, planOf, updateRecords, updateStatement, withPlan, type Parent, type WriteContext, type Writer } from '../../engine';
+import {
+  hasMany,
+  planOf,
+  updateRecords,
+  updateStatement,
+  withPlan,
+  type Parent,
+  type WriteContext,
+  type Writer,
+} from '../../engine';
 import { refuseWhen } from '../../db/refusal';
 import type { Actor } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
@@ -68,7 +77,10 @@ const entrySchema = writableRecord({
   meta: z.looseObject({ delete: z.boolean().optional() }).nullable().optional(),
 }).transform((entry): Entry => {
   const { id, type, ...rest } = entry;
-  return noteIgnored({ ...rest, ...(id ? { id } : {}), ...(type && type !== 'contacts' ? { type } : {}) }, ignoredPaths(entry));
+  return noteIgnored(
+    { ...rest, ...(id ? { id } : {}), ...(type && type !== 'contacts' ? { type } : {}) },
+    ignoredPaths(entry),
+  );
 });
 
 /**
@@ -81,28 +93,34 @@ const entrySchema = writableRecord({
 export const contactsRelation = {
   ...generic,
   bodySchema: z.array(entrySchema).max(100).nullable(),
-  write: withPlan(async function write(tx: Transaction, who: Actor, parent: Parent, value: unknown, source: string) {
-    if (value === null) return;
-    const entries = sentEntries(value);
-    const stored = await storedContacts(tx, parent.id);
-    checkValues(entries, stored, source);
-    await unmarkOtherMains(tx, who, parent.id, entries, stored, source);
-    await generic.write!(tx, who, parent, entries, source);
-  }, (db, who, parent, value, source, creating) => {
-    if (value === null) return [];
-    // an update's contacts checked against the stored ones before the batch (`checkContactsUpdate`)
-    if (value instanceof CheckedContacts) {
-      const { entries, unmark } = value;
-      return [...(unmark ? [unmarkStatement(db, who, parent.id, unmark)] : []), ...planOf(generic)!(db, who, parent, entries, source, false)!];
-    }
-    // a new customer's contacts need nothing looked up: no stored contact to check against or unmark
-    if (!creating) return undefined;
-    const entries = sentEntries(value);
-    const none = new Map<number, StoredContact>();
-    checkValues(entries, none, source);
-    markedMain(entries, none, source);
-    return planOf(generic)!(db, who, parent, entries, source, true);
-  }),
+  write: withPlan(
+    async function write(tx: Transaction, who: Actor, parent: Parent, value: unknown, source: string) {
+      if (value === null) return;
+      const entries = sentEntries(value);
+      const stored = await storedContacts(tx, parent.id);
+      checkValues(entries, stored, source);
+      await unmarkOtherMains(tx, who, parent.id, entries, stored, source);
+      await generic.write!(tx, who, parent, entries, source);
+    },
+    (db, who, parent, value, source, creating) => {
+      if (value === null) return [];
+      // an update's contacts checked against the stored ones before the batch (`checkContactsUpdate`)
+      if (value instanceof CheckedContacts) {
+        const { entries, unmark } = value;
+        return [
+          ...(unmark ? [unmarkStatement(db, who, parent.id, unmark)] : []),
+          ...planOf(generic)!(db, who, parent, entries, source, false)!,
+        ];
+      }
+      // a new customer's contacts need nothing looked up: no stored contact to check against or unmark
+      if (!creating) return undefined;
+      const entries = sentEntries(value);
+      const none = new Map<number, StoredContact>();
+      checkValues(entries, none, source);
+      markedMain(entries, none, source);
+      return planOf(generic)!(db, who, parent, entries, source, true);
+    },
+  ),
 } satisfies typeof generic;
 
 /** The main contacts of these types to unmark, all but the ones the entries name. */
@@ -116,19 +134,34 @@ interface Unmark {
  * customer's stored contacts, and which main contacts lose the mark to the ones sent.
  */
 class CheckedContacts {
-  constructor(readonly entries: Entry[], readonly unmark: Unmark | undefined) {}
+  constructor(
+    readonly entries: Entry[],
+    readonly unmark: Unmark | undefined,
+  ) {}
 }
 
 /** The customer's main contacts of these types, but the ones kept: what loses the mark to the contacts sent as main. */
 function otherMains(customerId: number | SQL, { types, keep }: Unmark) {
   const others = keep.length ? sql`${customerContacts.id} NOT IN ${keep}` : sql`true`;
-  const where = and(sql`${customerContacts.customerId} = ${customerId}`, eq(customerContacts.state, 'active'), eq(customerContacts.isMain, true), inArray(customerContacts.type, types), others)!;
+  const where = and(
+    sql`${customerContacts.customerId} = ${customerId}`,
+    eq(customerContacts.state, 'active'),
+    eq(customerContacts.isMain, true),
+    inArray(customerContacts.type, types),
+    others,
+  )!;
   return { table: customerContacts, type: CONTACT_EVENTS, where };
 }
 
 /** `unmarkOtherMains` as a statement of the batch, before the entries are written. */
 function unmarkStatement(db: Writer, who: Actor, customerId: number | SQL, unmark: Unmark): SQL {
-  return updateStatement(db, who, otherMains(customerId, unmark), { isMain: false }, { isMain: customerContacts.isMain });
+  return updateStatement(
+    db,
+    who,
+    otherMains(customerId, unmark),
+    { isMain: false },
+    { isMain: customerContacts.isMain },
+  );
 }
 
 /**
@@ -138,7 +171,12 @@ function unmarkStatement(db: Writer, who: Actor, customerId: number | SQL, unmar
  * contacts checked against the stored ones as the interactive write checks them (a 400 names
  * the entry), then handed to the relation's batch form (`CheckedContacts`).
  */
-export async function checkContactsUpdate(read: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], record: Record<string, unknown>, id: number): Promise<boolean> {
+export async function checkContactsUpdate(
+  read: Pick<WriteContext['tx'], 'execute'>,
+  who: WriteContext['who'],
+  record: Record<string, unknown>,
+  id: number,
+): Promise<boolean> {
   if (record.email === undefined && (record.contacts === undefined || record.contacts === null)) return true;
   const current = await currentContacts(read, who, id);
   // not there: the update answers 404 before its contacts are looked at
@@ -167,7 +205,11 @@ function checkValues(entries: Entry[], stored: Map<number, StoredContact>, sourc
     if (entry.id !== undefined && before === undefined) return;
     const type = entry.type ?? before?.type ?? 'email';
     const checked = VALUE_RULES[type].safeParse(entry.value ?? before?.value);
-    if (!checked.success) throw ApiError.invalid(`${source}[${index}].value`, `${checked.error.issues[0]?.message ?? 'is not valid'} (a ${type} contact)`);
+    if (!checked.success)
+      throw ApiError.invalid(
+        `${source}[${index}].value`,
+        `${checked.error.issues[0]?.message ?? 'is not valid'} (a ${type} contact)`,
+      );
   });
 }
 
@@ -176,7 +218,12 @@ type StoredContact = { type: ContactType; value: string; isMain: boolean };
 /** The customer's live contacts by id. */
 async function storedContacts(tx: WriteContext['tx'], customerId: number): Promise<Map<number, StoredContact>> {
   const rows = await tx
-    .select({ id: customerContacts.id, type: customerContacts.type, value: customerContacts.value, isMain: customerContacts.isMain })
+    .select({
+      id: customerContacts.id,
+      type: customerContacts.type,
+      value: customerContacts.value,
+      isMain: customerContacts.isMain,
+    })
     .from(customerContacts)
     .where(and(eq(customerContacts.customerId, customerId), eq(customerContacts.state, 'active')));
   return new Map(rows.map(({ id, ...contact }) => [id, contact]));
@@ -188,9 +235,18 @@ function typeOf(entry: Entry, stored: Map<number, StoredContact>): ContactType {
 }
 
 /** The entries marked main, each contact once, and their types: a 400 when two of one type are. */
-function markedMain(entries: Entry[], stored: Map<number, StoredContact>, source: string): { marked: Entry[]; types: ContactType[] } {
+function markedMain(
+  entries: Entry[],
+  stored: Map<number, StoredContact>,
+  source: string,
+): { marked: Entry[]; types: ContactType[] } {
   // One contact may be named twice (a client sending back what it read, and the `email` it holds).
-  const marked = entries.filter((entry, index) => entry.isMain === true && !isDeletion(entry) && (entry.id === undefined || entries.findIndex((e) => e.id === entry.id && e.isMain === true) === index));
+  const marked = entries.filter(
+    (entry, index) =>
+      entry.isMain === true &&
+      !isDeletion(entry) &&
+      (entry.id === undefined || entries.findIndex((e) => e.id === entry.id && e.isMain === true) === index),
+  );
   const types = marked.map((entry) => typeOf(entry, stored));
   const twice = types.findIndex((type, index) => types.indexOf(type) !== index);
   if (twice >= 0) throw ApiError.invalid(source, `only one ${types[twice]} contact can be main`);
@@ -198,9 +254,23 @@ function markedMain(entries: Entry[], stored: Map<number, StoredContact>, source
 }
 
 /** Before entries marked main are written, the customer's other main contacts of their types lose the mark. */
-async function unmarkOtherMains(tx: WriteContext['tx'], who: WriteContext['who'], customerId: number, entries: Entry[], stored: Map<number, StoredContact>, source: string) {
+async function unmarkOtherMains(
+  tx: WriteContext['tx'],
+  who: WriteContext['who'],
+  customerId: number,
+  entries: Entry[],
+  stored: Map<number, StoredContact>,
+  source: string,
+) {
   const unmark = toUnmark(markedMain(entries, stored, source));
-  if (unmark) await updateRecords(tx, who, otherMains(customerId, unmark), { isMain: false }, { isMain: customerContacts.isMain });
+  if (unmark)
+    await updateRecords(
+      tx,
+      who,
+      otherMains(customerId, unmark),
+      { isMain: false },
+      { isMain: customerContacts.isMain },
+    );
 }
 
 /** The main contacts that lose the mark to the entries marked main, if any are. */
@@ -216,7 +286,11 @@ function toUnmark({ marked, types }: { marked: Entry[]; types: ContactType[] }):
  * update, the address the customer already reads as is no change. On create without `email`,
  * the main (or first) email contact sent gives it; a customer with no email at all is a 400.
  */
-export async function placeEmail({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+export async function placeEmail(
+  { tx, who }: WriteContext,
+  record: Record<string, unknown>,
+  id: number | undefined,
+): Promise<void> {
   if (id === undefined || record.email === undefined) {
     placeEmailOfNew(record, id);
     return;
@@ -228,7 +302,12 @@ export async function placeEmail({ tx, who }: WriteContext, record: Record<strin
  * `placeEmail` of an update that sends `email`: the customer's address and live contacts read in
  * one statement, in the write's transaction or before its batch (`db.http`).
  */
-export async function placeSentEmail(db: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], record: Record<string, unknown>, id: number): Promise<void> {
+export async function placeSentEmail(
+  db: Pick<WriteContext['tx'], 'execute'>,
+  who: WriteContext['who'],
+  record: Record<string, unknown>,
+  id: number,
+): Promise<void> {
   const current = await currentContacts(db, who, id);
   // not there: the update answers 404
   if (current === undefined) return;
@@ -236,17 +315,30 @@ export async function placeSentEmail(db: Pick<WriteContext['tx'], 'execute'>, wh
 }
 
 /** The customer's address and live contacts by id, in one statement; undefined when it is not the caller's. */
-async function currentContacts(db: Pick<WriteContext['tx'], 'execute'>, who: WriteContext['who'], id: number): Promise<{ email: string | null; stored: Map<number, StoredContact> } | undefined> {
+async function currentContacts(
+  db: Pick<WriteContext['tx'], 'execute'>,
+  who: WriteContext['who'],
+  id: number,
+): Promise<{ email: string | null; stored: Map<number, StoredContact> } | undefined> {
   const { rows } = await db.execute(sql`
     SELECT c.email, coalesce((SELECT json_agg(json_build_object('id', k.id, 'type', k.type, 'value', k.value, 'isMain', k.is_main))
                                 FROM ${customerContacts} k WHERE k.customer_id = c.id AND k.state = 'active'), '[]') AS contacts
       FROM ${customers} c WHERE c.id = ${id} AND c.installation_id = ${who.installationId}`);
   const row = rows[0] as { email: string | null; contacts: Array<StoredContact & { id: number }> } | undefined;
-  return row && { email: row.email, stored: new Map(row.contacts.map(({ id: contactId, ...contact }) => [Number(contactId), contact])) };
+  return (
+    row && {
+      email: row.email,
+      stored: new Map(row.contacts.map(({ id: contactId, ...contact }) => [Number(contactId), contact])),
+    }
+  );
 }
 
 /** The sent `email` placed among the contacts (`makeMain`), or dropped when it is the address the customer has. */
-function placeAmong(record: Record<string, unknown>, currentEmail: string | null, stored: Map<number, StoredContact>): void {
+function placeAmong(
+  record: Record<string, unknown>,
+  currentEmail: string | null,
+  stored: Map<number, StoredContact>,
+): void {
   const entries = [...((record.contacts as Entry[] | null | undefined) ?? [])];
   const email = record.email as string;
   if (typeof currentEmail === 'string' && currentEmail.trim().toLowerCase() === email.toLowerCase()) {
@@ -254,7 +346,10 @@ function placeAmong(record: Record<string, unknown>, currentEmail: string | null
     delete record.email;
     return;
   }
-  const newEmails = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
+  const newEmails = entries.filter(
+    (entry) =>
+      (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined,
+  );
   makeMain(record, entries, email, newEmails, stored);
 }
 
@@ -266,12 +361,20 @@ export function placeEmailOfNew(record: Record<string, unknown>, id: number | un
   if (id !== undefined) return record.email === undefined;
   const entries = [...((record.contacts as Entry[] | null | undefined) ?? [])];
   const email = record.email as string | undefined;
-  const newEmails = entries.filter((entry) => (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined);
+  const newEmails = entries.filter(
+    (entry) =>
+      (entry.type ?? 'email') === 'email' && entry.value !== undefined && !isDeletion(entry) && entry.id === undefined,
+  );
   if (email === undefined) {
     const main = newEmails.find((entry) => entry.isMain) ?? newEmails[0];
-    if (!main) throw ApiError.invalid('customer.email', 'a customer needs an email address: send `email` or an email contact');
+    if (!main)
+      throw ApiError.invalid('customer.email', 'a customer needs an email address: send `email` or an email contact');
     const address = emailAddress.safeParse(main.value);
-    if (!address.success) throw ApiError.invalid(`customer.contacts[${entries.indexOf(main)}].value`, address.error.issues[0]?.message ?? 'is not an email address');
+    if (!address.success)
+      throw ApiError.invalid(
+        `customer.contacts[${entries.indexOf(main)}].value`,
+        address.error.issues[0]?.message ?? 'is not an email address',
+      );
     // the entry is the body's: its copy is marked
     entries[entries.indexOf(main)] = { ...main, isMain: true };
     record.email = address.data;
@@ -283,7 +386,13 @@ export function placeEmailOfNew(record: Record<string, unknown>, id: number | un
 }
 
 /** `email` becomes the main email contact: one sent or held with that address, or a new one; no other email entry stays marked main. */
-function makeMain(record: Record<string, unknown>, sent: Entry[], email: string, newEmails: Entry[], stored: Map<number, StoredContact>): void {
+function makeMain(
+  record: Record<string, unknown>,
+  sent: Entry[],
+  email: string,
+  newEmails: Entry[],
+  stored: Map<number, StoredContact>,
+): void {
   const same = (value: string | undefined) => value !== undefined && value.trim().toLowerCase() === email.toLowerCase();
   // copies: the entries are the body's, which a retried write starts from again
   const entries = sent.map((entry) => ({ ...entry }));
@@ -296,7 +405,8 @@ function makeMain(record: Record<string, unknown>, sent: Entry[], email: string,
   }
   target.isMain = true;
   for (const entry of entries) {
-    if (entry !== target && entry.id !== target.id && entry.isMain === true && typeOf(entry, stored) === 'email') delete entry.isMain;
+    if (entry !== target && entry.id !== target.id && entry.isMain === true && typeOf(entry, stored) === 'email')
+      delete entry.isMain;
   }
   record.contacts = entries;
 }
@@ -310,9 +420,25 @@ export function settleContactsStatements(db: Writer, who: Actor, customerId: SQL
               JOIN customer_contacts other ON other.installation_id = c.installation_id AND other.type = c.type AND lower(other.value) = lower(c.value)
                AND other.state = 'active' AND other.id <> c.id
              WHERE c.customer_id = ${customerId} AND c.state = 'active' LIMIT 1) t`,
-    updateStatement(db, who, { table: customerContacts, type: CONTACT_EVENTS, where: oldestWithoutMain(customerId) }, { isMain: true }, { isMain: customerContacts.isMain }),
+    updateStatement(
+      db,
+      who,
+      { table: customerContacts, type: CONTACT_EVENTS, where: oldestWithoutMain(customerId) },
+      { isMain: true },
+      { isMain: customerContacts.isMain },
+    ),
     refuseWhen(sql`${mainEmail} IS NULL`, 400, 'customer.contacts', 'a customer needs at least one email contact'),
-    updateStatement(db, who, { table: customers, type: 'customers', where: and(sql`${customers.id} = ${customerId}`, sql`${customers.email} IS DISTINCT FROM ${mainEmail}`)! }, { email: mainEmail }, { email: customers.email }),
+    updateStatement(
+      db,
+      who,
+      {
+        table: customers,
+        type: 'customers',
+        where: and(sql`${customers.id} = ${customerId}`, sql`${customers.email} IS DISTINCT FROM ${mainEmail}`)!,
+      },
+      { email: mainEmail },
+      { email: customers.email },
+    ),
   ];
 }
 

@@ -25,21 +25,40 @@ export const customerFields: Record<string, WritableField> = {
   verifiedEmail: { column: customers.verifiedEmail, schema: z.boolean() },
   linkedinURL: { column: customers.linkedinUrl, schema: optionalWebAddress },
   facebookURL: { column: customers.facebookUrl, schema: optionalWebAddress },
-  twitterHandle: { column: customers.twitterHandle, schema: z.string().trim().regex(/^@?\w{1,15}$/, 'must be a handle such as @acme').nullable() },
+  twitterHandle: {
+    column: customers.twitterHandle,
+    schema: z
+      .string()
+      .trim()
+      .regex(/^@?\w{1,15}$/, 'must be a handle such as @acme')
+      .nullable(),
+  },
   avatarURL: { column: customers.avatarUrl, schema: optionalWebAddress },
   welcomeEmailSent: { column: customers.welcomeEmailSent, schema: z.boolean() },
   permission: { column: customers.permission, schema: z.enum(CUSTOMER_PERMISSIONS) },
   addMethod: {
     column: customers.addMethod,
-    schema: z.enum(CUSTOMER_ADD_METHODS).meta({ description: 'how the customer came to be: api, widget, email, ticket or import' }),
+    schema: z
+      .enum(CUSTOMER_ADD_METHODS)
+      .meta({ description: 'how the customer came to be: api, widget, email, ticket or import' }),
     readOnly: true,
   },
 };
 
 export const customerComputed: Record<string, ComputedField> = {
   // Tickets arrive with the tickets work; until then a customer has none.
-  numTickets: { type: 'integer', schema: z.number().int().meta({ description: "the customer's tickets" }), expr: sql`0` },
+  numTickets: {
+    type: 'integer',
+    schema: z.number().int().meta({ description: "the customer's tickets" }),
+    expr: sql`0`,
+  },
 };
 
 /** Customers as other records include them (a company's `customers`, a conversation's). */
-export const customerShape = shapeOfFields({ type: 'customers', component: 'Customer', table: customers, fields: customerFields, computed: customerComputed });
+export const customerShape = shapeOfFields({
+  type: 'customers',
+  component: 'Customer',
+  table: customers,
+  fields: customerFields,
+  computed: customerComputed,
+});

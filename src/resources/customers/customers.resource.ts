@@ -4,7 +4,14 @@ import { companyCustomers, customerContacts, customers } from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany } from '../../engine';
 import { companyShape } from '../companies/company-shape';
 import { includedUsers } from '../users/user-shape';
-import { checkContactsUpdate, contactsRelation, placeEmail, placeEmailOfNew, settleContacts, settleContactsStatements } from './customer-contacts';
+import {
+  checkContactsUpdate,
+  contactsRelation,
+  placeEmail,
+  placeEmailOfNew,
+  settleContacts,
+  settleContactsStatements,
+} from './customer-contacts';
 import { customerComputed, customerFields } from './customer-shape';
 import { joinCompaniesByDomain, joinCompaniesStatement } from './new-customer';
 
@@ -17,8 +24,22 @@ export const customersResource = defineResource({
   computed: customerComputed,
   filter: [
     ...AUDIT_SET,
-    'addMethod', 'contacts.value', 'email', 'externalId', 'firstName', 'jobTitle', 'lastName', 'numTickets',
-    'organization', 'permission', 'phone', 'mobile', 'trusted', 'twitterHandle', 'verifiedEmail', 'welcomeEmailSent',
+    'addMethod',
+    'contacts.value',
+    'email',
+    'externalId',
+    'firstName',
+    'jobTitle',
+    'lastName',
+    'numTickets',
+    'organization',
+    'permission',
+    'phone',
+    'mobile',
+    'trusted',
+    'twitterHandle',
+    'verifiedEmail',
+    'welcomeEmailSent',
   ],
   relatedFilter: {
     'contacts.value': {
@@ -47,8 +68,14 @@ export const customersResource = defineResource({
   includedWrites: ['contacts'],
   ignored: ['customerwelcomeemails'],
   constraints: {
-    customer_contacts_value_key: { source: 'customer.contacts', detail: 'another customer took one of these contact values at the same moment; try again' },
-    customer_contacts_one_main_key: { source: 'customer.contacts', detail: 'only one contact of each type can be main' },
+    customer_contacts_value_key: {
+      source: 'customer.contacts',
+      detail: 'another customer took one of these contact values at the same moment; try again',
+    },
+    customer_contacts_one_main_key: {
+      source: 'customer.contacts',
+      detail: 'only one contact of each type can be main',
+    },
   },
   access: { read: EVERYONE, write: AGENTS },
   examples: {
@@ -58,7 +85,8 @@ export const customersResource = defineResource({
   beforeWrite: placeEmail,
   planned: {
     // an update sending `email` or `contacts` reads the stored contacts first (two exchanges)
-    before: (who, record, id, read) => (id === undefined ? placeEmailOfNew(record, id) : checkContactsUpdate(read, who, record, id)),
+    before: (who, record, id, read) =>
+      id === undefined ? placeEmailOfNew(record, id) : checkContactsUpdate(read, who, record, id),
     after: (db, who, record, id, created) => [
       ...(record.contacts !== undefined || record.email !== undefined ? settleContactsStatements(db, who, id) : []),
       ...(created && record.companies === undefined ? [joinCompaniesStatement(who, id)] : []),

@@ -3,4 +3,8 @@ import { customersResource } from './customers.resource';
 import { mergeRoute } from './merge';
 
 /** `/v2/customers...`: the generic routes (contacts written inline, companies linked) and merge. */
-export const customersModule = defineModule({ name: 'customers', resources: [customersResource], routes: [mergeRoute] });
+export const customersModule = defineModule({
+  name: 'customers',
+  resources: [customersResource],
+  routes: [mergeRoute],
+});

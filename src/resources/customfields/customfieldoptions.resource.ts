@@ -21,13 +21,20 @@ export function requireOptionKind(kind: string, source: string): void {
  */
 export function optionKindCheck(field: SQL, source: string, also: SQL = sql`true`): SQL {
   return sql`SELECT desk_refuse(400, ${source}::text, format(${noOptions('%s')}::text, f.kind)) FROM ${customFields} f
-    WHERE f.id = ${field} AND f.kind NOT IN (${sql.join(CUSTOM_FIELD_OPTION_KINDS.map((kind) => sql`${kind}`), sql`, `)}) AND ${also}`;
+    WHERE f.id = ${field} AND f.kind NOT IN (${sql.join(
+      CUSTOM_FIELD_OPTION_KINDS.map((kind) => sql`${kind}`),
+      sql`, `,
+    )}) AND ${also}`;
 }
 
 const STAYS = 'an option stays with its field: make one on the other field';
 
 /** An option belongs to a dropdown or checkboxes field of the installation, and stays with it. */
-async function requireOptionField({ tx, who }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+async function requireOptionField(
+  { tx, who }: WriteContext,
+  record: Record<string, unknown>,
+  id: number | undefined,
+): Promise<void> {
   if (record.customfield === undefined) return;
   if (id !== undefined) {
     const [stored] = await tx
@@ -40,8 +47,15 @@ async function requireOptionField({ tx, who }: WriteContext, record: Record<stri
   const [field] = await tx
     .select({ kind: customFields.kind })
     .from(customFields)
-    .where(and(eq(customFields.id, record.customfield as number), eq(customFields.installationId, who.installationId), eq(customFields.state, 'active')));
-  if (!field) throw ApiError.invalid('customfieldoption.customfield', `no customfields ${String(record.customfield)} here`);
+    .where(
+      and(
+        eq(customFields.id, record.customfield as number),
+        eq(customFields.installationId, who.installationId),
+        eq(customFields.state, 'active'),
+      ),
+    );
+  if (!field)
+    throw ApiError.invalid('customfieldoption.customfield', `no customfields ${String(record.customfield)} here`);
   requireOptionKind(field.kind, 'customfieldoption.customfield');
 }
 
@@ -49,7 +63,14 @@ async function requireOptionField({ tx, who }: WriteContext, record: Record<stri
 function optionFieldChecks(who: Actor, record: Record<string, unknown>, id: number | undefined): SQL[] {
   if (record.customfield === undefined) return [];
   const field = record.customfield as number;
-  if (id === undefined) return [optionKindCheck(sql`${field}::int`, 'customfieldoption.customfield', sql`f.installation_id = ${who.installationId} AND f.state = 'active'`)];
+  if (id === undefined)
+    return [
+      optionKindCheck(
+        sql`${field}::int`,
+        'customfieldoption.customfield',
+        sql`f.installation_id = ${who.installationId} AND f.state = 'active'`,
+      ),
+    ];
   const moved = sql`EXISTS (SELECT 1 FROM ${customFieldOptions} WHERE ${and(eq(customFieldOptions.id, id), eq(customFieldOptions.installationId, who.installationId))} AND ${customFieldOptions.customFieldId} <> ${field})`;
   return [refuseWhen(moved, 400, 'customfieldoption.customfield', STAYS)];
 }
@@ -63,12 +84,19 @@ export const customFieldOptionsResource = defineResource({
   fields: {
     name: nameField(customFieldOptions.name),
     displayOrder: displayOrderField(customFieldOptions.displayOrder),
-    customfield: referenceField(customFieldOptions.customFieldId, { table: customFields, type: 'customfields' }, { required: true }),
+    customfield: referenceField(
+      customFieldOptions.customFieldId,
+      { table: customFields, type: 'customfields' },
+      { required: true },
+    ),
   },
   filter: [...AUDIT_SET, 'customfield', 'displayOrder', 'name'],
   relations: { users: includedUsers() },
   constraints: {
-    custom_field_options_field_name_key: { source: 'customfieldoption.name', detail: 'the field has an option with this name already' },
+    custom_field_options_field_name_key: {
+      source: 'customfieldoption.name',
+      detail: 'the field has an option with this name already',
+    },
   },
   access: { read: EVERYONE, write: ADMINS },
   examples: {

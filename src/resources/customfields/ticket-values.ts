@@ -15,8 +15,16 @@ const MAX_CHECKED = 100;
 
 /** What `meta.value` may be on the wire; each field's kind then narrows it (`normalValue`). */
 const valueSchema = z
-  .union([z.string().max(MAX_TEXTAREA), z.number(), z.array(z.union([idValue, z.string().max(12)])).max(MAX_CHECKED), z.null()])
-  .meta({ description: "the ticket's value: text for text and textarea, a number, a day `YYYY-MM-DD`, an option id (dropdown), an array of option ids (checkboxes); null, \"\" or [] clears it" });
+  .union([
+    z.string().max(MAX_TEXTAREA),
+    z.number(),
+    z.array(z.union([idValue, z.string().max(12)])).max(MAX_CHECKED),
+    z.null(),
+  ])
+  .meta({
+    description:
+      'the ticket\'s value: text for text and textarea, a number, a day `YYYY-MM-DD`, an option id (dropdown), an array of option ids (checkboxes); null, "" or [] clears it',
+  });
 
 /**
  * A ticket's values of the team's custom fields: `customfields: [{"id": 12, "meta": {"value": ...}}]`
@@ -34,7 +42,11 @@ export const customFieldValues = manyToMany({
   linkFields: { value: { column: ticketCustomFieldValues.value, schema: valueSchema, default: '', json: true } },
 });
 
-type ValueEntry = { id: number; delete?: boolean; meta?: ({ delete?: boolean; value?: unknown } & Record<string, unknown>) | null };
+type ValueEntry = {
+  id: number;
+  delete?: boolean;
+  meta?: ({ delete?: boolean; value?: unknown } & Record<string, unknown>) | null;
+};
 
 interface FieldFacts {
   kind: string;
@@ -58,10 +70,16 @@ type Reader = Pick<WriteContext['tx'], 'execute'>;
  * inbox and whether the ticket holds a value of it; with the inbox (the ticket's own when the
  * write names none). One statement.
  */
-async function fieldFacts(db: Reader, who: WriteContext['who'], ids: number[], ticket: { id?: number; inboxId?: number }): Promise<{ fields: Map<number, FieldFacts>; inboxId: number | undefined }> {
-  const inbox = ticket.inboxId !== undefined
-    ? sql`${ticket.inboxId}::int`
-    : sql`(SELECT t.inbox_id FROM tickets t WHERE t.id = ${ticket.id ?? 0}::int AND t.installation_id = ${who.installationId})`;
+async function fieldFacts(
+  db: Reader,
+  who: WriteContext['who'],
+  ids: number[],
+  ticket: { id?: number; inboxId?: number },
+): Promise<{ fields: Map<number, FieldFacts>; inboxId: number | undefined }> {
+  const inbox =
+    ticket.inboxId !== undefined
+      ? sql`${ticket.inboxId}::int`
+      : sql`(SELECT t.inbox_id FROM tickets t WHERE t.id = ${ticket.id ?? 0}::int AND t.installation_id = ${who.installationId})`;
   const { rows } = await db.execute(sql`
     SELECT ${inbox} AS inbox, coalesce((SELECT json_agg(json_build_object('id', f.id, 'kind', f.kind, 'enabled', f.enabled, 'applies', ${appliesIn(sql`f.id`, inbox)},
         'held', ${ticket.id === undefined ? sql`false` : sql`EXISTS (SELECT 1 FROM ${ticketCustomFieldValues} v WHERE v.ticket_id = ${ticket.id}::int AND v.custom_field_id = f.id)`},
@@ -110,16 +128,21 @@ function normalValue(field: FieldFacts, value: unknown): { value: unknown } | { 
       return number === undefined ? { error: `"${String(value)}" is not a number` } : { value: number };
     }
     case 'date':
-      return typeof value === 'string' && isCalendarDay(value) ? { value } : { error: `"${String(value)}" is not a day (YYYY-MM-DD)` };
+      return typeof value === 'string' && isCalendarDay(value)
+        ? { value }
+        : { error: `"${String(value)}" is not a day (YYYY-MM-DD)` };
     case 'dropdown': {
       const id = option(value);
-      return id === undefined ? { error: `"${String(value)}" is not an option of this field (give an option id of its \`options\`)` } : { value: id };
+      return id === undefined
+        ? { error: `"${String(value)}" is not an option of this field (give an option id of its \`options\`)` }
+        : { value: id };
     }
     case 'checkboxes': {
       const named = Array.isArray(value) ? value : [value];
       const ids = named.map(option);
       const bad = ids.findIndex((id) => id === undefined);
-      if (bad >= 0) return { error: `"${String(named[bad])}" is not an option of this field (give option ids of its \`options\`)` };
+      if (bad >= 0)
+        return { error: `"${String(named[bad])}" is not an option of this field (give option ids of its \`options\`)` };
       return { value: [...new Set(ids as number[])].sort((a, b) => a - b) };
     }
     default:
@@ -152,15 +175,21 @@ export async function prepareCustomFieldValues(
     const at = `${source}[${index}]`;
     const field = fields.get(entry.id);
     if (!field) throw ApiError.invalid(`${at}.id`, `no customfields ${entry.id} here`);
-    if (entries.findIndex((e) => e.id === entry.id) < index) throw ApiError.invalid(`${at}.id`, `names custom field ${entry.id} again: give each field once`);
+    if (entries.findIndex((e) => e.id === entry.id) < index)
+      throw ApiError.invalid(`${at}.id`, `names custom field ${entry.id} again: give each field once`);
     const value = entry.meta?.value;
     if (isDeletion(entry) || clears(value)) {
       if (field.held) written.push({ id: entry.id, meta: { delete: true } });
       return;
     }
     if (value === undefined) throw ApiError.invalid(at, 'give the value as `meta.value` (null clears it)');
-    if (!field.enabled) throw ApiError.invalid(at, `custom field ${entry.id} is switched off (enabled: false): it takes no values`);
-    if (!field.applies) throw ApiError.invalid(at, `custom field ${entry.id} is not used in inbox ${inboxId} (see the field's \`inboxes\`)`);
+    if (!field.enabled)
+      throw ApiError.invalid(at, `custom field ${entry.id} is switched off (enabled: false): it takes no values`);
+    if (!field.applies)
+      throw ApiError.invalid(
+        at,
+        `custom field ${entry.id} is not used in inbox ${inboxId} (see the field's \`inboxes\`)`,
+      );
     const normal = normalValue(field, value);
     if ('error' in normal) throw ApiError.invalid(at, `${field.kind} field ${entry.id}: ${normal.error}`);
     written.push({ id: entry.id, meta: { value: normal.value } });
@@ -176,12 +205,19 @@ const RESOLVED_CODES = sql`('solved', 'closed')`;
  * and applies in its inbox. Run after a write moved `ticketIds` to a new status: those now at a
  * solved or closed one are checked, and the first missing value is a 400 naming its field.
  */
-export async function requireFieldsToResolve({ tx, who }: WriteContext, ticketIds: readonly number[], source: string): Promise<void> {
+export async function requireFieldsToResolve(
+  { tx, who }: WriteContext,
+  ticketIds: readonly number[],
+  source: string,
+): Promise<void> {
   if (ticketIds.length === 0) return;
   const { rows } = await tx.execute(missingRequiredField(who, sql`t.id IN ${intList(ticketIds)}`));
   const missing = rows[0];
   if (missing) {
-    throw ApiError.invalid(source, `custom field ${String(missing.field)} ("${String(missing.label)}") is required: give ticket ${String(missing.ticket)} a value of it before it is solved or closed`);
+    throw ApiError.invalid(
+      source,
+      `custom field ${String(missing.field)} ("${String(missing.label)}") is required: give ticket ${String(missing.ticket)} a value of it before it is solved or closed`,
+    );
   }
 }
 
@@ -189,7 +225,12 @@ export async function requireFieldsToResolve({ tx, who }: WriteContext, ticketId
  * `requireFieldsToResolve` as a check of a batch, over the tickets `t` for which `where` holds: a
  * 400 naming `source`, or as a trigger's run is refused (`status` 409, its detail after `prefix`).
  */
-export function requireFieldsToResolveStatement(who: WriteContext['who'], where: SQL, source: string, { status = 400, prefix = '' } = {}): SQL {
+export function requireFieldsToResolveStatement(
+  who: WriteContext['who'],
+  where: SQL,
+  source: string,
+  { status = 400, prefix = '' } = {},
+): SQL {
   return sql`SELECT desk_refuse(${status}::int, ${source}::text, ${prefix}::text || format('custom field %s ("%s") is required: give ticket %s a value of it before it is solved or closed', x.field, x.label, x.ticket))
     FROM (${missingRequiredField(who, where)}) x`;
 }

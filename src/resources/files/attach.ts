@@ -18,20 +18,34 @@ export const MAX_FILES_PER_ENTRY = 20;
  */
 export function attachableFiles(who: Actor): SQL {
   const anyone = who.kind === 'system' || ADMINS.includes(who.role);
-  return and(eq(files.installationId, who.installationId), eq(files.state, 'active'), isNotNull(files.confirmedAt), anyone ? undefined : eq(files.createdBy, who.userId))!;
+  return and(
+    eq(files.installationId, who.installationId),
+    eq(files.state, 'active'),
+    isNotNull(files.confirmedAt),
+    anyone ? undefined : eq(files.createdBy, who.userId),
+  )!;
 }
 
 /** The refusal of a file the caller may not attach. */
-export const notAttachable = (id: number) => `no confirmed file ${id} of yours here: upload it and confirm it (PATCH /v2/files/{id}.json) first`;
+export const notAttachable = (id: number) =>
+  `no confirmed file ${id} of yours here: upload it and confirm it (PATCH /v2/files/{id}.json) first`;
 
 /**
  * Links confirmed files to a thread entry, in its write's transaction. A file is attached only
  * when `attachableFiles` allows it: anything else is a 400 naming it (`source` is the body's
  * list, as `files`).
  */
-export async function attachFiles({ tx, who }: WriteContext, messageId: number, fileIds: readonly number[], source: string): Promise<void> {
+export async function attachFiles(
+  { tx, who }: WriteContext,
+  messageId: number,
+  fileIds: readonly number[],
+  source: string,
+): Promise<void> {
   if (fileIds.length === 0) return;
-  const rows = await tx.select({ id: files.id }).from(files).where(and(attachableFiles(who), inArray(files.id, [...new Set(fileIds)])));
+  const rows = await tx
+    .select({ id: files.id })
+    .from(files)
+    .where(and(attachableFiles(who), inArray(files.id, [...new Set(fileIds)])));
   const found = new Set(rows.map((row) => Number(row.id)));
   const missing = fileIds.findIndex((id) => !found.has(id));
   if (missing >= 0) throw ApiError.invalid(`${source}[${missing}]`, notAttachable(fileIds[missing]!));
@@ -41,7 +55,10 @@ export async function attachFiles({ tx, who }: WriteContext, messageId: number, 
 /** `attachFiles` as statements of a batch (the entry's id as SQL): the files checked, then linked. */
 export function attachFilesStatements(who: Actor, messageId: SQL, fileIds: readonly number[], source: string): SQL[] {
   if (fileIds.length === 0) return [];
-  const check = refuseFirst(fileIds.map((id, index) => ({ id, source: `${source}[${index}]`, detail: notAttachable(id) })), (id) => sql`NOT EXISTS (SELECT 1 FROM ${files} WHERE ${attachableFiles(who)} AND ${files.id} = ${id})`);
+  const check = refuseFirst(
+    fileIds.map((id, index) => ({ id, source: `${source}[${index}]`, detail: notAttachable(id) })),
+    (id) => sql`NOT EXISTS (SELECT 1 FROM ${files} WHERE ${attachableFiles(who)} AND ${files.id} = ${id})`,
+  );
   return [check!, attachStatement(who, messageId, fileIds)];
 }
 

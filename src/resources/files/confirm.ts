@@ -11,11 +11,14 @@ import { defineRoute } from '../../http/route';
 import { fileOfResponse, filenameSchema } from './file-body';
 import { filesResource } from './files.resource';
 
-const confirmInput = writableRecord({
-  filename: filenameSchema.optional(),
-  disposition: z.enum(FILE_DISPOSITIONS).optional(),
-  mimeType: z.string().optional().meta({ description: 'as uploaded: a different type is a 400' }),
-}, ['size', 'uploadedAt', 'confirmedAt']).meta({ id: 'FileConfirm' });
+const confirmInput = writableRecord(
+  {
+    filename: filenameSchema.optional(),
+    disposition: z.enum(FILE_DISPOSITIONS).optional(),
+    mimeType: z.string().optional().meta({ description: 'as uploaded: a different type is a 400' }),
+  },
+  ['size', 'uploadedAt', 'confirmedAt'],
+).meta({ id: 'FileConfirm' });
 
 /** The platform client's FileResponse (`{url, params, file}`), `{file}` or the bare file: the file is what counts. */
 const confirmBody = fileOfResponse(confirmInput);
@@ -52,18 +55,36 @@ function confirmation(db: Writer, who: Principal, id: number, input: z.infer<typ
  * body is optional: no body, an empty one or `{}` confirms the file as it is.
  * The uploader confirms, or an owner or admin.
  */
-export const confirmFileRoute = defineRoute({
-  method: 'patch', path: '/v2/files/{id}.json', tag: 'Files', operationId: 'confirmFile', roles: EVERYONE,
-  summary: 'Confirm an uploaded file',
-  description: 'Step three of an upload: confirms the file once its bytes are in, optionally renaming it or changing its `disposition`; only a confirmed file can be attached. The body is optional (no body, or `{}`, confirms the file as it is) and confirming twice changes nothing. Only the uploader, an owner or an admin confirms (403); a `mimeType` other than uploaded is a 400, a file whose bytes have not arrived a 409, and a file the caller may not write a 404. Records an `updated` event of the file. See docs/resources/files.md.',
-  // no body at all confirms as it is: the platform's step three is a bare PATCH
-  request: { params: idParams, body: { required: false, content: { 'application/json': { schema: confirmBody } } } },
-  responses: { 200: jsonResponse('the confirmed file', s.one), 409: errorResponse('the bytes have not been uploaded yet') },
-}, async (c) => {
-  const who = c.var.principal;
-  const { id } = c.req.valid('param');
-  const input = c.req.valid('json');
-  const body = await sendWithReadBack(c.var.db, filesResource, who, confirmation(c.var.db.http, who, id, input), sql`${id}::int`, []);
-  if (!body) throw new Error(`file ${id} is not there to read back`);
-  return c.json(body as z.infer<typeof s.one>, 200);
-});
+export const confirmFileRoute = defineRoute(
+  {
+    method: 'patch',
+    path: '/v2/files/{id}.json',
+    tag: 'Files',
+    operationId: 'confirmFile',
+    roles: EVERYONE,
+    summary: 'Confirm an uploaded file',
+    description:
+      'Step three of an upload: confirms the file once its bytes are in, optionally renaming it or changing its `disposition`; only a confirmed file can be attached. The body is optional (no body, or `{}`, confirms the file as it is) and confirming twice changes nothing. Only the uploader, an owner or an admin confirms (403); a `mimeType` other than uploaded is a 400, a file whose bytes have not arrived a 409, and a file the caller may not write a 404. Records an `updated` event of the file. See docs/resources/files.md.',
+    // no body at all confirms as it is: the platform's step three is a bare PATCH
+    request: { params: idParams, body: { required: false, content: { 'application/json': { schema: confirmBody } } } },
+    responses: {
+      200: jsonResponse('the confirmed file', s.one),
+      409: errorResponse('the bytes have not been uploaded yet'),
+    },
+  },
+  async (c) => {
+    const who = c.var.principal;
+    const { id } = c.req.valid('param');
+    const input = c.req.valid('json');
+    const body = await sendWithReadBack(
+      c.var.db,
+      filesResource,
+      who,
+      confirmation(c.var.db.http, who, id, input),
+      sql`${id}::int`,
+      [],
+    );
+    if (!body) throw new Error(`file ${id} is not there to read back`);
+    return c.json(body as z.infer<typeof s.one>, 200);
+  },
+);

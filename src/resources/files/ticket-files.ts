@@ -15,7 +15,9 @@ export const readableTicket = (who: Actor, ticketId: number): SQL =>
  */
 export const attachedToTicket = (who: Actor, ticketId: number): SQL =>
   and(
-    eq(files.installationId, who.installationId), eq(files.state, 'active'), sql`${files.confirmedAt} IS NOT NULL`,
+    eq(files.installationId, who.installationId),
+    eq(files.state, 'active'),
+    sql`${files.confirmedAt} IS NOT NULL`,
     sql`EXISTS (SELECT 1 FROM ticket_message_files tf JOIN ticket_messages m ON m.id = tf.message_id
                  WHERE tf.file_id = ${files.id} AND m.ticket_id = ${ticketId} AND m.state = 'active')`,
   )!;

@@ -29,13 +29,30 @@ export function parseStorageKey(key: string): { installationId: number; fileId: 
  * random token bound to that policy. Only SHA-256 of (signature, policy) is stored, so neither a
  * database reader nor a client that changes the policy can upload.
  */
-export async function uploadFields(key: string, contentType: string, expiresAt: Date): Promise<{ fields: Record<string, string>; tokenHash: string }> {
-  const policy = btoa(JSON.stringify({
-    expiration: expiresAt.toISOString(),
-    conditions: [{ bucket: BUCKET_NAME }, { key }, { 'Content-Type': contentType }, ['content-length-range', 1, MAX_FILE_BYTES], { success_action_status: '201' }],
-  }));
-  const signature = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
-  const date = expiresAt.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+export async function uploadFields(
+  key: string,
+  contentType: string,
+  expiresAt: Date,
+): Promise<{ fields: Record<string, string>; tokenHash: string }> {
+  const policy = btoa(
+    JSON.stringify({
+      expiration: expiresAt.toISOString(),
+      conditions: [
+        { bucket: BUCKET_NAME },
+        { key },
+        { 'Content-Type': contentType },
+        ['content-length-range', 1, MAX_FILE_BYTES],
+        { success_action_status: '201' },
+      ],
+    }),
+  );
+  const signature = [...crypto.getRandomValues(new Uint8Array(32))]
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
+  const date = expiresAt
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   return {
     fields: {
       'Content-Type': contentType,

@@ -4,7 +4,10 @@
  * `file-<id>`: whatever a stored name holds, unzipping writes one file inside the folder chosen.
  */
 function entryName(id: number, name: string): string {
-  const flat = name.replace(/[/\\\u0000-\u001f\u007f]/g, '_').replace(/\.{2,}/g, '.').trim();
+  const flat = name
+    .replace(/[/\\\u0000-\u001f\u007f]/g, '_')
+    .replace(/\.{2,}/g, '.')
+    .trim();
   return flat === '' || flat === '.' ? `file-${id}` : flat;
 }
 

@@ -16,13 +16,22 @@ export const happinessRatingOptionsResource = defineResource({
   table: happinessRatingOptions,
   fields: {
     name: nameField(happinessRatingOptions.name),
-    score: { column: happinessRatingOptions.score, schema: z.number().int().min(-100).max(100).meta({ description: 'what the answer is worth in the summaries' }), required: true },
+    score: {
+      column: happinessRatingOptions.score,
+      schema: z.number().int().min(-100).max(100).meta({ description: 'what the answer is worth in the summaries' }),
+      required: true,
+    },
     displayOrder: displayOrderField(happinessRatingOptions.displayOrder),
   },
   filter: [...AUDIT_SET, 'displayOrder', 'name', 'score'],
   defaultOrderBy: 'displayOrder',
   relations: { users: includedUsers() },
-  constraints: { happiness_rating_options_name_key: { source: 'happinessratingoption.name', detail: 'an option with this name already exists' } },
+  constraints: {
+    happiness_rating_options_name_key: {
+      source: 'happinessratingoption.name',
+      detail: 'an option with this name already exists',
+    },
+  },
   access: { read: EVERYONE, write: ADMINS },
   examples: {
     create: { name: 'Delighted', score: 5 },

@@ -13,8 +13,16 @@ export const happinessRatingsResource = defineResource({
   table: happinessRatings,
   fields: {
     ticket: referenceField(happinessRatings.ticketId, { table: tickets, type: 'tickets' }, { readOnly: true }),
-    option: referenceField(happinessRatings.optionId, { table: happinessRatingOptions, type: 'happinessratingoptions' }, { readOnly: true }),
-    score: { column: happinessRatings.score, schema: z.number().int().meta({ description: "the option's score when it was chosen" }), readOnly: true },
+    option: referenceField(
+      happinessRatings.optionId,
+      { table: happinessRatingOptions, type: 'happinessratingoptions' },
+      { readOnly: true },
+    ),
+    score: {
+      column: happinessRatings.score,
+      schema: z.number().int().meta({ description: "the option's score when it was chosen" }),
+      readOnly: true,
+    },
     comment: { column: happinessRatings.comment, schema: z.string(), readOnly: true },
     agent: referenceField(happinessRatings.agentId, { table: users, type: 'users' }, { readOnly: true }),
     inbox: referenceField(happinessRatings.inboxId, { table: inboxes, type: 'inboxes' }, { readOnly: true }),

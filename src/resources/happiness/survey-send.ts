@@ -10,7 +10,11 @@ export const SURVEY_DAYS = 30;
  * (`happinessRatingEnabled`): recorded with the reply, the ticket's `happinessSurveySentAt` set.
  * Its link (`surveyLink`) goes out with the reply's mail.
  */
-export async function surveyOnSolvingReply({ tx, who }: WriteContext, ticketId: number, messageId: number): Promise<void> {
+export async function surveyOnSolvingReply(
+  { tx, who }: WriteContext,
+  ticketId: number,
+  messageId: number,
+): Promise<void> {
   await tx.execute(surveyStatement(who, ticketId, sql`${messageId}::int`, sql`true`));
 }
 
@@ -28,4 +32,3 @@ export function surveyStatement(who: WriteContext['who'], ticketId: number, mess
       SELECT ${who.installationId}::int, id, ${messageId}, now() + make_interval(days => ${SURVEY_DAYS}) FROM wanted RETURNING ticket_id)
     UPDATE ${tickets} SET happiness_survey_sent_at = now() WHERE id IN (SELECT ticket_id FROM survey)`;
 }
-

@@ -14,8 +14,14 @@ import { slugOf } from './slug';
  * `EntityRef` is no pointer): on an update, where the site cannot change anyway, that names none.
  */
 export function siteField(column: PgColumn): WritableField {
-  const unset = z.object({ id: z.literal(0) }).loose().transform(() => undefined);
-  return { ...referenceField(column, { table: helpdocs, type: 'helpdocssites' }, { required: true }), schema: z.union([unset, referenceInput('helpdocssites')]) };
+  const unset = z
+    .object({ id: z.literal(0) })
+    .loose()
+    .transform(() => undefined);
+  return {
+    ...referenceField(column, { table: helpdocs, type: 'helpdocssites' }, { required: true }),
+    schema: z.union([unset, referenceInput('helpdocssites')]),
+  };
 }
 
 type SiteTable = typeof helpdocArticles | typeof helpdocCategories;
@@ -25,7 +31,8 @@ const STAYS = 'it stays with its site: make one on the other site';
 /** The site the body names (none when it names the Go client's empty reference); a create must name one. */
 function sentSite(record: Record<string, unknown>, id: number | undefined, source: string): number | undefined {
   if (record.helpdocsite === undefined) delete record.helpdocsite;
-  if (id === undefined && record.helpdocsite === undefined) throw ApiError.invalid(source, 'must be set: the site it is on');
+  if (id === undefined && record.helpdocsite === undefined)
+    throw ApiError.invalid(source, 'must be set: the site it is on');
   return record.helpdocsite as number | undefined;
 }
 
@@ -33,10 +40,19 @@ function sentSite(record: Record<string, unknown>, id: number | undefined, sourc
  * The site a category or article belongs to: the one the body names, else the stored one. It
  * cannot change: a record stays with its site (make one on the other).
  */
-async function siteOf({ tx, who }: WriteContext, table: SiteTable, record: Record<string, unknown>, id: number | undefined, source: string): Promise<number> {
+async function siteOf(
+  { tx, who }: WriteContext,
+  table: SiteTable,
+  record: Record<string, unknown>,
+  id: number | undefined,
+  source: string,
+): Promise<number> {
   const sent = sentSite(record, id, source);
   if (id === undefined) return sent!;
-  const [stored] = await tx.select({ site: table.helpdocId }).from(table).where(and(eq(table.id, id), eq(table.installationId, who.installationId)));
+  const [stored] = await tx
+    .select({ site: table.helpdocId })
+    .from(table)
+    .where(and(eq(table.id, id), eq(table.installationId, who.installationId)));
   if (stored && sent !== undefined && sent !== stored.site) throw ApiError.invalid(source, STAYS);
   return stored?.site ?? sent!;
 }
@@ -54,7 +70,14 @@ export async function requireOnSite(
   const found = await tx
     .select({ id: table.id })
     .from(table)
-    .where(and(inArray(table.id, [...ids]), eq(table.installationId, who.installationId), eq(table.helpdocId, site), eq(table.state, 'active')));
+    .where(
+      and(
+        inArray(table.id, [...ids]),
+        eq(table.installationId, who.installationId),
+        eq(table.helpdocId, site),
+        eq(table.state, 'active'),
+      ),
+    );
   const known = new Set(found.map((row) => row.id));
   const index = ids.findIndex((id) => !known.has(id));
   if (index >= 0) throw ApiError.invalid(`${source}[${index}]`, `no ${what} ${ids[index]} on this site`);
@@ -95,7 +118,8 @@ export async function placeOnSite(
   named: string,
 ): Promise<number> {
   const site = await siteOf(context, table, record, id, `${wrapper}.helpdocsite`);
-  if (id === undefined && record.slug === undefined) record.slug = await freeSlug(context, table, site, slugOf(record[named] as string));
+  if (id === undefined && record.slug === undefined)
+    record.slug = await freeSlug(context, table, site, slugOf(record[named] as string));
   return site;
 }
 
@@ -103,9 +127,17 @@ export async function placeOnSite(
  * `placeOnSite` for a write sent as one batch (one round trip), in the Worker: the site a create
  * must name, and a create's free slug, which its insert computes.
  */
-export function placeOnSitePlanned(who: Actor, table: SiteTable, record: Record<string, unknown>, id: number | undefined, wrapper: string, named: string): void {
+export function placeOnSitePlanned(
+  who: Actor,
+  table: SiteTable,
+  record: Record<string, unknown>,
+  id: number | undefined,
+  wrapper: string,
+  named: string,
+): void {
   const sent = sentSite(record, id, `${wrapper}.helpdocsite`);
-  if (id === undefined && record.slug === undefined) record.slug = freeSlugSql(who, table, sent!, slugOf(record[named] as string));
+  if (id === undefined && record.slug === undefined)
+    record.slug = freeSlugSql(who, table, sent!, slugOf(record[named] as string));
 }
 
 /**
@@ -113,7 +145,12 @@ export function placeOnSitePlanned(who: Actor, table: SiteTable, record: Record<
  * stored one on an update (an update of a record that is not there is refused, 404, before the
  * checks run).
  */
-export function plannedSite(who: Actor, table: SiteTable, record: Record<string, unknown>, id: number | undefined): SQL {
+export function plannedSite(
+  who: Actor,
+  table: SiteTable,
+  record: Record<string, unknown>,
+  id: number | undefined,
+): SQL {
   const sent = record.helpdocsite as number | undefined;
   if (id === undefined) return sql`${sent!}::int`;
   const stored = sql`(SELECT ${table.helpdocId} FROM ${table} WHERE ${table.id} = ${id}::int AND ${table.installationId} = ${who.installationId})`;
@@ -121,15 +158,32 @@ export function plannedSite(who: Actor, table: SiteTable, record: Record<string,
 }
 
 /** `siteOf`'s refusal as a statement of the batch: an update naming a site other than the stored one. */
-export function siteStaysCheck(who: Actor, table: SiteTable, record: Record<string, unknown>, id: number | undefined, wrapper: string): SQL[] {
+export function siteStaysCheck(
+  who: Actor,
+  table: SiteTable,
+  record: Record<string, unknown>,
+  id: number | undefined,
+  wrapper: string,
+): SQL[] {
   if (id === undefined || record.helpdocsite === undefined) return [];
   const moved = sql`EXISTS (SELECT 1 FROM ${table} WHERE ${table.id} = ${id}::int AND ${table.installationId} = ${who.installationId} AND ${table.helpdocId} <> ${record.helpdocsite as number}::int)`;
   return [refuseWhen(moved, 400, `${wrapper}.helpdocsite`, STAYS)];
 }
 
 /** `requireOnSite` as a statement of the batch, `site` as SQL. */
-export function onSiteCheck(who: Actor, table: SiteTable, ids: readonly number[], site: SQL, source: string, what: string): SQL[] {
+export function onSiteCheck(
+  who: Actor,
+  table: SiteTable,
+  ids: readonly number[],
+  site: SQL,
+  source: string,
+  what: string,
+): SQL[] {
   const items = ids.map((id, n) => ({ id, source: `${source}[${n}]`, detail: `no ${what} ${id} on this site` }));
-  const check = refuseFirst(items, (id) => sql`NOT EXISTS (SELECT 1 FROM ${table} WHERE ${table.id} = ${id} AND ${table.installationId} = ${who.installationId} AND ${table.helpdocId} = ${site} AND ${table.state} = 'active')`);
+  const check = refuseFirst(
+    items,
+    (id) =>
+      sql`NOT EXISTS (SELECT 1 FROM ${table} WHERE ${table.id} = ${id} AND ${table.installationId} = ${who.installationId} AND ${table.helpdocId} = ${site} AND ${table.state} = 'active')`,
+  );
   return check ? [check] : [];
 }

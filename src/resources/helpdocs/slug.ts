@@ -6,7 +6,10 @@ export const slugSchema = z
   .trim()
   .toLowerCase()
   .max(200)
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase letters and digits joined by single dashes, such as reset-your-password');
+  .regex(
+    /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
+    'must be lowercase letters and digits joined by single dashes, such as reset-your-password',
+  );
 
 /** A slug made from a title: accents dropped, anything else between words a dash. */
 export function slugOf(title: string): string {

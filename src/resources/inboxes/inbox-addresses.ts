@@ -16,13 +16,17 @@ function addressesOf(record: Record<string, unknown>): Array<{ property: string;
   return ADDRESS_PROPERTIES.flatMap((property) => {
     const value = record[property];
     const list = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
-    return list.map((address: string, index) => ({ property: Array.isArray(value) ? `${property}[${index}]` : property, address: address.trim().toLowerCase() }));
+    return list.map((address: string, index) => ({
+      property: Array.isArray(value) ? `${property}[${index}]` : property,
+      address: address.trim().toLowerCase(),
+    }));
   });
 }
 
 /** What the address rules say, `%s` filled in the database (the installation's own domain is its site name's). */
 const NOT_OWN = "an address at %s must be at this helpdesk's own %s (such as %s@%s)";
-const NOT_VERIFIED = 'mail leaves only from an address at %s or on a domain this helpdesk verified (/v2/maildomains.json); %s is not verified';
+const NOT_VERIFIED =
+  'mail leaves only from an address at %s or on a domain this helpdesk verified (/v2/maildomains.json); %s is not verified';
 
 /**
  * The rules of an inbox's own addresses (`email`, `aliases`, `sendEmailsFrom`): one at the
@@ -38,10 +42,21 @@ const NOT_VERIFIED = 'mail leaves only from an address at %s or on a domain this
  * address is on it (undefined when none is under the mail domain). Undefined when the body names
  * no address.
  */
-function addressRules(env: Pick<Env, 'MAIL_DOMAIN'>, who: Actor, record: Record<string, unknown>): { problem: SQL; ownDomain?: SQL } | undefined {
+function addressRules(
+  env: Pick<Env, 'MAIL_DOMAIN'>,
+  who: Actor,
+  record: Record<string, unknown>,
+): { problem: SQL; ownDomain?: SQL } | undefined {
   const given = addressesOf(record).map(({ property, address }, n) => {
     const domain = domainOf(address);
-    return { source: `inbox.${property}`, local: address.slice(0, address.lastIndexOf('@')), domain, under: underMailDomain(env, domain), sends: property === 'sendEmailsFrom', n };
+    return {
+      source: `inbox.${property}`,
+      local: address.slice(0, address.lastIndexOf('@')),
+      domain,
+      under: underMailDomain(env, domain),
+      sends: property === 'sendEmailsFrom',
+      n,
+    };
   });
   if (given.length === 0) return undefined;
   const mailDomain = mailDomainOf(env) ?? null;
@@ -63,7 +78,10 @@ function addressRules(env: Pick<Env, 'MAIL_DOMAIN'>, who: Actor, record: Record<
 }
 
 /** The address rules in the write's transaction: the first address breaking one is a 400. */
-export async function checkInboxAddresses({ tx, who, env }: WriteContext, record: Record<string, unknown>): Promise<void> {
+export async function checkInboxAddresses(
+  { tx, who, env }: WriteContext,
+  record: Record<string, unknown>,
+): Promise<void> {
   const rules = addressRules(env, who, record);
   if (!rules) return;
   const { rows } = await tx.execute(rules.problem);
@@ -72,7 +90,11 @@ export async function checkInboxAddresses({ tx, who, env }: WriteContext, record
 }
 
 /** The address rules as statements of a batch: the first address breaking one stops it with its 400. */
-export function inboxAddressStatements(env: Pick<Env, 'MAIL_DOMAIN'>, who: Actor, record: Record<string, unknown>): SQL[] {
+export function inboxAddressStatements(
+  env: Pick<Env, 'MAIL_DOMAIN'>,
+  who: Actor,
+  record: Record<string, unknown>,
+): SQL[] {
   const rules = addressRules(env, who, record);
   if (!rules) return [];
   const refusal = sql`SELECT desk_refuse(400, p.source, p.detail) FROM (${rules.problem}) p`;

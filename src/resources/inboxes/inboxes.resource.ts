@@ -2,7 +2,16 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Env } from '../../app-env';
 import type { Actor } from '../../auth/principal';
 import { ADMINS, EVERYONE } from '../../auth/access';
-import { customFieldInboxes, customFields, inboxes, inboxUsers, INBOX_ACCESS, ticketTypeInboxes, tickets, ticketTypes } from '../../db/schema';
+import {
+  customFieldInboxes,
+  customFields,
+  inboxes,
+  inboxUsers,
+  INBOX_ACCESS,
+  ticketTypeInboxes,
+  tickets,
+  ticketTypes,
+} from '../../db/schema';
 import { AUDIT_SET, defineResource, manyToMany, reserveId, shapeOf, type WriteContext } from '../../engine';
 import type { Queryable } from '../../db/client';
 import { insertEventsFrom } from '../../events/record-events';
@@ -31,7 +40,11 @@ const PASSWORD_TO_SEAL = Symbol('smtpPassword');
  * The mail-server password goes into the row only as ciphertext, sealed to the installation and
  * the inbox: an update's at once, a new inbox's once it has its id (`sealNewPassword`).
  */
-async function sealSmtpPassword(context: WriteContext, record: Record<string | symbol, unknown>, id: number | undefined): Promise<void> {
+async function sealSmtpPassword(
+  context: WriteContext,
+  record: Record<string | symbol, unknown>,
+  id: number | undefined,
+): Promise<void> {
   if (typeof record.smtpPassword !== 'string') return;
   if (id !== undefined) {
     record.smtpPassword = await sealed(context.who, context.env, record.smtpPassword, id);
@@ -41,16 +54,34 @@ async function sealSmtpPassword(context: WriteContext, record: Record<string | s
   delete record.smtpPassword;
 }
 
-async function sealNewPassword(context: WriteContext, record: Record<string | symbol, unknown>, id: number): Promise<void> {
+async function sealNewPassword(
+  context: WriteContext,
+  record: Record<string | symbol, unknown>,
+  id: number,
+): Promise<void> {
   const password = record[PASSWORD_TO_SEAL];
   if (typeof password !== 'string') return;
-  await context.tx.execute(sql`UPDATE inboxes SET smtp_password_ciphertext = ${await sealed(context.who, context.env, password, id)} WHERE id = ${id}`);
+  await context.tx.execute(
+    sql`UPDATE inboxes SET smtp_password_ciphertext = ${await sealed(context.who, context.env, password, id)} WHERE id = ${id}`,
+  );
 }
 
 /** A vocabulary limited to some inboxes (its link table and the link's column naming it), with its flag for inboxes made later. */
 const LIMITED_TO_INBOXES = [
-  { table: ticketTypes, links: ticketTypeInboxes, linkKey: ticketTypeInboxes.ticketTypeId, flag: ticketTypes.enabledForFutureInboxes, eventType: 'tickettypes' },
-  { table: customFields, links: customFieldInboxes, linkKey: customFieldInboxes.customFieldId, flag: customFields.addToNewInboxes, eventType: 'customfields' },
+  {
+    table: ticketTypes,
+    links: ticketTypeInboxes,
+    linkKey: ticketTypeInboxes.ticketTypeId,
+    flag: ticketTypes.enabledForFutureInboxes,
+    eventType: 'tickettypes',
+  },
+  {
+    table: customFields,
+    links: customFieldInboxes,
+    linkKey: customFieldInboxes.customFieldId,
+    flag: customFields.addToNewInboxes,
+    eventType: 'customfields',
+  },
 ];
 
 /**
@@ -85,7 +116,13 @@ const RESERVED_ID = Symbol('inboxId');
  * id (one round trip). A new inbox's password is sealed to the id it will have: the id is taken
  * from the table's sequence first (a second exchange), and the insert takes it (`onCreate`).
  */
-async function planPassword(who: Actor, env: Env, record: Record<string | symbol, unknown>, id: number | undefined, read: Queryable): Promise<boolean> {
+async function planPassword(
+  who: Actor,
+  env: Env,
+  record: Record<string | symbol, unknown>,
+  id: number | undefined,
+  read: Queryable,
+): Promise<boolean> {
   if (typeof record.smtpPassword !== 'string') return true;
   if (id === undefined) {
     // no usable key then answers 503, the id left unused (as a failed insert leaves one)
@@ -110,12 +147,25 @@ export const inboxesResource = defineResource({
   table: inboxes,
   fields: inboxFields,
   computed: inboxComputed,
-  filter: [...AUDIT_SET, 'autoReplyEnabled', 'displayOrder', 'email', 'happinessRatingEnabled', 'languageCode', 'localPart', 'name', 'spamThreshold', 'ticketstatus', 'users.id'],
+  filter: [
+    ...AUDIT_SET,
+    'autoReplyEnabled',
+    'displayOrder',
+    'email',
+    'happinessRatingEnabled',
+    'languageCode',
+    'localPart',
+    'name',
+    'spamThreshold',
+    'ticketstatus',
+    'users.id',
+  ],
   relatedFilter: {
     'users.id': {
       expr: inboxUsers.userId,
       type: 'integer',
-      exists: (condition) => sql`EXISTS (SELECT 1 FROM ${inboxUsers} WHERE ${inboxUsers.inboxId} = ${inboxes.id} AND ${condition})`,
+      exists: (condition) =>
+        sql`EXISTS (SELECT 1 FROM ${inboxUsers} WHERE ${inboxUsers.inboxId} = ${inboxes.id} AND ${condition})`,
     },
   },
   relations: {
@@ -126,7 +176,13 @@ export const inboxesResource = defineResource({
       parentKey: inboxUsers.inboxId,
       targetKey: inboxUsers.userId,
       linkFields: {
-        access: { column: inboxUsers.access, schema: z.enum(INBOX_ACCESS).meta({ description: 'full: every ticket of the inbox; restricted: only those assigned to the teammate' }), default: 'full' },
+        access: {
+          column: inboxUsers.access,
+          schema: z
+            .enum(INBOX_ACCESS)
+            .meta({ description: 'full: every ticket of the inbox; restricted: only those assigned to the teammate' }),
+          default: 'full',
+        },
       },
     }),
     tickettypes: manyToMany({
@@ -138,7 +194,35 @@ export const inboxesResource = defineResource({
     }),
   },
   // what the platform's client sends back from what it read, and settings this service has no use for
-  ignored: ['clientOnly', 'emailForwardingState', 'forwardingAddress', 'iconImage', 'inboxaliases', 'inboxcnames', 'inboxemailrefs', 'includeTicketHistoryOnForward', 'isAdmin', 'isFreeDomain', 'notificationsOnly', 'oauth2token', 'onClosedLock', 'projects', 'publicIconImage', 'restricteddomains', 'starred', 'syncAccountId', 'syncDays', 'synced', 'syncSubscriptionId', 'timeloggingEnabled', 'triggers', 'user', 'useTeamworkMailServer', 'usingOfficeHours', 'verified'],
+  ignored: [
+    'clientOnly',
+    'emailForwardingState',
+    'forwardingAddress',
+    'iconImage',
+    'inboxaliases',
+    'inboxcnames',
+    'inboxemailrefs',
+    'includeTicketHistoryOnForward',
+    'isAdmin',
+    'isFreeDomain',
+    'notificationsOnly',
+    'oauth2token',
+    'onClosedLock',
+    'projects',
+    'publicIconImage',
+    'restricteddomains',
+    'starred',
+    'syncAccountId',
+    'syncDays',
+    'synced',
+    'syncSubscriptionId',
+    'timeloggingEnabled',
+    'triggers',
+    'user',
+    'useTeamworkMailServer',
+    'usingOfficeHours',
+    'verified',
+  ],
   constraints: {
     inboxes_installation_email_key: { source: 'inbox.email', detail: 'another inbox has this address' },
     inboxes_installation_local_part_key: { source: 'inbox.localPart', detail: 'another inbox has this local part' },
@@ -146,8 +230,17 @@ export const inboxesResource = defineResource({
   },
   access: { read: EVERYONE, write: ADMINS },
   examples: {
-    create: { name: 'Billing', localPart: 'billing', signature: '<p>The Acme billing team</p>', happinessRatingEnabled: true },
-    update: { autoReplyEnabled: true, autoReplySubject: 'We have your message', autoReplyMessage: '<p>We answer within a working day.</p>' },
+    create: {
+      name: 'Billing',
+      localPart: 'billing',
+      signature: '<p>The Acme billing team</p>',
+      happinessRatingEnabled: true,
+    },
+    update: {
+      autoReplyEnabled: true,
+      autoReplySubject: 'We have your message',
+      autoReplyMessage: '<p>We answer within a working day.</p>',
+    },
   },
   usedBy: [{ type: 'tickets', table: tickets, column: tickets.inboxId, property: 'inbox' }],
   operations: ['list', 'get', 'create', 'update', 'delete'],

@@ -20,7 +20,8 @@ export function plainAddress(address: string): string {
 export const domainOf = (address: string) => plainAddress(address).slice(plainAddress(address).lastIndexOf('@') + 1);
 
 /** The deployment's mail domain, lowercase, when it has one. */
-export const mailDomainOf = (env: Pick<Env, 'MAIL_DOMAIN'>): string | undefined => (env.MAIL_DOMAIN ? plainAddress(env.MAIL_DOMAIN).replace(/\.$/, '') : undefined);
+export const mailDomainOf = (env: Pick<Env, 'MAIL_DOMAIN'>): string | undefined =>
+  env.MAIL_DOMAIN ? plainAddress(env.MAIL_DOMAIN).replace(/\.$/, '') : undefined;
 
 /** Whether `domain` is the deployment's mail domain or a name under it (every site's own). */
 export function underMailDomain(env: Pick<Env, 'MAIL_DOMAIN'>, domain: string): boolean {
@@ -45,7 +46,12 @@ export interface UnverifiedAddress {
  * not scoped to one. `facts`, more columns over the inbox `i`, are read in the same statement:
  * what the message's handling needs to know of the inbox's installation.
  */
-export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'>, address: string, facts?: SQL): Promise<MailInbox | UnverifiedAddress | undefined> {
+export async function inboxForAddress(
+  db: Database,
+  env: Pick<Env, 'MAIL_DOMAIN'>,
+  address: string,
+  facts?: SQL,
+): Promise<MailInbox | UnverifiedAddress | undefined> {
   const more = facts ? sql`, ${facts}` : sql``;
   const plain = plainAddress(address);
   const at = plain.lastIndexOf('@');
@@ -59,16 +65,24 @@ export async function inboxForAddress(db: Database, env: Pick<Env, 'MAIL_DOMAIN'
       SELECT i.id, i.installation_id${more} FROM inboxes i JOIN installations n ON n.id = i.installation_id
        WHERE n.site_name = ${site} AND i.state = 'active' AND (lower(i.local_part) = ${local} OR i.aliases @> ARRAY[${plain}]::text[])
        ORDER BY lower(i.local_part) = ${local} DESC NULLS LAST LIMIT 1`);
-    return rows[0] ? { installationId: Number(rows[0].installation_id), inboxId: Number(rows[0].id), facts: rows[0] } : undefined;
+    return rows[0]
+      ? { installationId: Number(rows[0].installation_id), inboxId: Number(rows[0].id), facts: rows[0] }
+      : undefined;
   }
   const { rows } = await db.http.execute(sql`
     SELECT i.id, i.installation_id, ${domainVerified(sql`i.installation_id`, domain)} AS verified, ${domainVerified(null, domain)} AS anyones${more}
       FROM inboxes i WHERE i.state = 'active' AND (lower(i.email) = ${plain} OR i.aliases @> ARRAY[${plain}]::text[])
      ORDER BY 3 DESC LIMIT 2`);
   const verified = rows.filter((row) => row.verified === true);
-  if (verified.length === 1) return { installationId: Number(verified[0]!.installation_id), inboxId: Number(verified[0]!.id), facts: verified[0]! };
+  if (verified.length === 1)
+    return {
+      installationId: Number(verified[0]!.installation_id),
+      inboxId: Number(verified[0]!.id),
+      facts: verified[0]!,
+    };
   // only when nobody proved the domain: its owner's mail is no business of whoever else lists the address
-  if (rows.length > 0 && verified.length === 0 && rows[0]!.anyones !== true) return { refused: `${plain} does not receive here yet: its domain ${domain} is not verified` };
+  if (rows.length > 0 && verified.length === 0 && rows[0]!.anyones !== true)
+    return { refused: `${plain} does not receive here yet: its domain ${domain} is not verified` };
   return undefined;
 }
 
@@ -109,7 +123,10 @@ function maySendFrom(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox, address
  * verified domain. Answers come back to the address at the mail domain when mail goes out from
  * another (`Reply-To`). None: the inbox has no address it may send from.
  */
-export function sendingAddresses(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): { from: string; replyTo?: string } | undefined {
+export function sendingAddresses(
+  env: Pick<Env, 'MAIL_DOMAIN'>,
+  inbox: SendingInbox,
+): { from: string; replyTo?: string } | undefined {
   const ours = receivingAddress(env, inbox);
   const email = maySendFrom(env, inbox, inbox.email) ? inbox.email : undefined;
   const from = (maySendFrom(env, inbox, inbox.sendEmailsFrom) ? inbox.sendEmailsFrom : undefined) ?? ours ?? email;

@@ -30,7 +30,12 @@ export interface MessageFacts {
  * lists, the sender's count, an earlier delivery of the message, the thread it answers, the
  * customer of its sender. The subject's token is checked in the Worker (its signature) before.
  */
-export async function messageFactColumns(env: Pick<Env, 'PM_TOKEN_KEY'>, mail: InboundMail, envelopeFrom: string, messageId: string): Promise<SQL> {
+export async function messageFactColumns(
+  env: Pick<Env, 'PM_TOKEN_KEY'>,
+  mail: InboundMail,
+  envelopeFrom: string,
+  messageId: string,
+): Promise<SQL> {
   const sender = mail.sender!.address;
   const terms = [sender, sender.slice(sender.lastIndexOf('@') + 1), ...mail.senderIps];
   const byToken = await ticketOfSubject(env, mail.subject);
@@ -39,7 +44,10 @@ export async function messageFactColumns(env: Pick<Env, 'PM_TOKEN_KEY'>, mail: I
             WHERE m.installation_id = i.installation_id AND m.email_message_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(mail.repliesTo)}::jsonb))
             ORDER BY m.id DESC LIMIT 1)`
     : sql`NULL::int`;
-  const tokened = byToken === undefined ? sql`NULL::int` : sql`(SELECT t.id FROM tickets t WHERE t.id = ${byToken} AND t.installation_id = i.installation_id AND t.state = 'active')`;
+  const tokened =
+    byToken === undefined
+      ? sql`NULL::int`
+      : sql`(SELECT t.id FROM tickets t WHERE t.id = ${byToken} AND t.installation_id = i.installation_id AND t.state = 'active')`;
   return sql`
     (SELECT list_type FROM spam_lists WHERE installation_id = i.installation_id AND state = 'active'
         AND lower(term) IN (SELECT jsonb_array_elements_text(${JSON.stringify(terms)}::jsonb))

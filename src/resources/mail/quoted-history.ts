@@ -18,7 +18,12 @@ const HTML_MARKERS = [
   /-{5}\s*Original Message\s*-{5}/i,
 ];
 
-const TEXT_MARKERS = [/^On .{3,300} wrote:\s*$/m, /^-{5}\s*Original Message\s*-{5}\s*$/m, /^Le .{3,300} a écrit\s*:\s*$/m, /^Am .{3,300} schrieb .{0,200}:\s*$/m];
+const TEXT_MARKERS = [
+  /^On .{3,300} wrote:\s*$/m,
+  /^-{5}\s*Original Message\s*-{5}\s*$/m,
+  /^Le .{3,300} a écrit\s*:\s*$/m,
+  /^Am .{3,300} schrieb .{0,200}:\s*$/m,
+];
 
 const hasText = (html: string) => messageText(html).trim() !== '';
 

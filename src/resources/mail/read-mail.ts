@@ -66,7 +66,11 @@ function senderOf(mail: Email): InboundMail['sender'] {
   // an address no customer could have (no @, too long...) is no sender
   if (!mailbox?.address || !emailAddress.safeParse(plainAddress(mailbox.address)).success) return undefined;
   const [firstName = '', ...rest] = (mailbox.name || '').trim().split(/\s+/);
-  return { address: plainAddress(mailbox.address), firstName: storable(firstName).slice(0, 255), lastName: storable(rest.join(' ')).slice(0, 255) };
+  return {
+    address: plainAddress(mailbox.address),
+    firstName: storable(firstName).slice(0, 255),
+    lastName: storable(rest.join(' ')).slice(0, 255),
+  };
 }
 
 function isAutomatic(mail: Email): boolean {
@@ -75,7 +79,10 @@ function isAutomatic(mail: Email): boolean {
   if (/^(bulk|list|junk|auto_reply)$/i.test(header(mail, 'precedence')?.trim() ?? '')) return true;
   if (header(mail, 'list-id') || header(mail, 'x-autoreply') || header(mail, 'x-autorespond')) return true;
   // a bounce: the null sender, or a delivery report
-  return (mail.returnPath !== undefined && mail.returnPath.replace(/[<>\s]/g, '') === '') || /multipart\/report/i.test(header(mail, 'content-type') ?? '');
+  return (
+    (mail.returnPath !== undefined && mail.returnPath.replace(/[<>\s]/g, '') === '') ||
+    /multipart\/report/i.test(header(mail, 'content-type') ?? '')
+  );
 }
 
 /**
@@ -85,7 +92,11 @@ function isAutomatic(mail: Email): boolean {
  * headers too: a message can only make itself spam with them, never less (no score is no score).
  */
 function spamScoreOf(mail: Email): number | undefined {
-  const candidates = [header(mail, 'x-spam-score'), /score=(-?\d+(?:\.\d+)?)/i.exec(header(mail, 'x-spam-status') ?? '')?.[1], header(mail, 'x-rspamd-score')];
+  const candidates = [
+    header(mail, 'x-spam-score'),
+    /score=(-?\d+(?:\.\d+)?)/i.exec(header(mail, 'x-spam-status') ?? '')?.[1],
+    header(mail, 'x-rspamd-score'),
+  ];
   for (const candidate of candidates) {
     const score = Number.parseFloat(candidate?.trim() ?? '');
     if (Number.isFinite(score) && Math.abs(score) < 1e6) return score;
@@ -95,7 +106,9 @@ function spamScoreOf(mail: Email): number | undefined {
 
 function senderIpsOf(mail: Email): string[] {
   const received = header(mail, 'received') ?? '';
-  const ips = [...received.matchAll(/\[((?:\d{1,3}\.){3}\d{1,3}|[0-9a-f:]*:[0-9a-f:.]+)\]|\(((?:\d{1,3}\.){3}\d{1,3})\)/gi)].map((match) => (match[1] ?? match[2])!.toLowerCase());
+  const ips = [
+    ...received.matchAll(/\[((?:\d{1,3}\.){3}\d{1,3}|[0-9a-f:]*:[0-9a-f:.]+)\]|\(((?:\d{1,3}\.){3}\d{1,3})\)/gi),
+  ].map((match) => (match[1] ?? match[2])!.toLowerCase());
   return [...new Set(ips)];
 }
 
@@ -103,17 +116,24 @@ function senderIpsOf(mail: Email): string[] {
 export async function readMail(mail: Email, raw: Uint8Array, authservId?: string): Promise<InboundMail> {
   const named = idsOf(mail.messageId)[0];
   const messageId = named === undefined ? await digestId(raw, 'no-message-id') : await storedId(named);
-  const repliesTo = await Promise.all([...new Set([...idsOf(mail.inReplyTo), ...idsOf(mail.references).reverse()])].slice(0, 50).map(storedId));
+  const repliesTo = await Promise.all(
+    [...new Set([...idsOf(mail.inReplyTo), ...idsOf(mail.references).reverse()])].slice(0, 50).map(storedId),
+  );
   const htmlPart = storable(mail.html ?? '');
   const textPart = storable(mail.text ?? '');
   const isHtml = htmlPart.trim() !== '';
   const html = markInlineImages(isHtml ? htmlPart : textToHtml(textPart), mail.attachments);
-  const replyHtml = markInlineImages(isHtml ? withoutQuotedHtml(htmlPart) : textToHtml(withoutQuotedText(textPart)), mail.attachments);
+  const replyHtml = markInlineImages(
+    isHtml ? withoutQuotedHtml(htmlPart) : textToHtml(withoutQuotedText(textPart)),
+    mail.attachments,
+  );
   return {
     messageId,
     repliesTo,
     sender: senderOf(mail),
-    subject: storable(mail.subject ?? '').replace(/\s+/g, ' ').trim(),
+    subject: storable(mail.subject ?? '')
+      .replace(/\s+/g, ' ')
+      .trim(),
     html,
     replyHtml,
     automatic: isAutomatic(mail),

@@ -23,7 +23,14 @@ interface ReadMessage {
 async function readMessage(message: ForwardableEmailMessage, env: Env): Promise<ReadMessage> {
   const raw = new Uint8Array(await new Response(message.raw).arrayBuffer());
   try {
-    return { raw, mail: await readMail(await PostalMime.parse(raw, { maxNestingDepth: 50, maxHeadersSize: 1024 * 1024 }), raw, env.MAIL_AUTHSERV_ID || undefined) };
+    return {
+      raw,
+      mail: await readMail(
+        await PostalMime.parse(raw, { maxNestingDepth: 50, maxHeadersSize: 1024 * 1024 }),
+        raw,
+        env.MAIL_AUTHSERV_ID || undefined,
+      ),
+    };
   } catch {
     return { raw, mail: undefined };
   }
@@ -51,7 +58,11 @@ async function reject(message: ForwardableEmailMessage, reason: string): Promise
  * same new sender, wrote the same key at the same moment (the Message-ID, the customer's
  * address), both are done once more: this one then finds what that one made.
  */
-export async function receiveMail(message: ForwardableEmailMessage, env: Env, ctx?: Pick<ExecutionContext, 'waitUntil'>): Promise<void> {
+export async function receiveMail(
+  message: ForwardableEmailMessage,
+  env: Env,
+  ctx?: Pick<ExecutionContext, 'waitUntil'>,
+): Promise<void> {
   configureEvents(env);
   const db = openDatabase(env);
   try {
@@ -63,37 +74,72 @@ export async function receiveMail(message: ForwardableEmailMessage, env: Env, ct
       const inbox = await inboxForAddress(db, env, message.to, columns);
       if (!inbox || 'refused' in inbox) {
         const reason = inbox?.refused ?? `no inbox receives mail at ${plainAddress(message.to)}`;
-        log('info', 'mail: refused, no inbox may receive at the address', { to: plainAddress(message.to), reason, dbRoundTrips: db.roundTrips() });
+        log('info', 'mail: refused, no inbox may receive at the address', {
+          to: plainAddress(message.to),
+          reason,
+          dbRoundTrips: db.roundTrips(),
+        });
         await reject(message, reason);
         return;
       }
       const received: Received = {
-        inbox, envelopeFrom: message.from, envelopeTo: plainAddress(message.to), size: message.rawSize,
-        messageId: mail?.messageId || '(unread)', subject: mail?.subject ?? message.headers.get('subject') ?? '',
+        inbox,
+        envelopeFrom: message.from,
+        envelopeTo: plainAddress(message.to),
+        size: message.rawSize,
+        messageId: mail?.messageId || '(unread)',
+        subject: mail?.subject ?? message.headers.get('subject') ?? '',
       };
       const refuse = async (reason: string) => {
         await db.batch([outcomeStatement(db, received, 'refused', { reason })]);
-        log('info', 'mail: refused', { installationId: inbox.installationId, messageId: received.messageId, reason, dbRoundTrips: db.roundTrips() });
+        log('info', 'mail: refused', {
+          installationId: inbox.installationId,
+          messageId: received.messageId,
+          reason,
+          dbRoundTrips: db.roundTrips(),
+        });
         await reject(message, reason);
       };
-      if (message.rawSize > maxBytes) return await refuse(`the message is ${message.rawSize} bytes; this inbox takes at most ${maxBytes}`);
+      if (message.rawSize > maxBytes)
+        return await refuse(`the message is ${message.rawSize} bytes; this inbox takes at most ${maxBytes}`);
       if (!mail) return await refuse('the message cannot be read as MIME');
       if (!mail.sender) return await refuse('the message names no sender (From)');
       const facts = messageFacts(inbox.facts);
-      if (facts.listed === 'blacklist') return await refuse('the sender is on this helpdesk\'s blacklist');
-      if (facts.recent >= SENDER_LIMIT) return await refuse(`more than ${SENDER_LIMIT} messages from this sender in ${SENDER_WINDOW_MINUTES} minutes; try again later`);
+      if (facts.listed === 'blacklist') return await refuse("the sender is on this helpdesk's blacklist");
+      if (facts.recent >= SENDER_LIMIT)
+        return await refuse(
+          `more than ${SENDER_LIMIT} messages from this sender in ${SENDER_WINDOW_MINUTES} minutes; try again later`,
+        );
       if (facts.taken !== null) {
-        await db.batch([outcomeStatement(db, received, 'duplicate', { ticketId: facts.taken, reason: 'this Message-ID was taken before' })]);
-        log('info', 'mail: taken', { installationId: inbox.installationId, messageId: received.messageId, outcome: 'duplicate', ticketId: facts.taken, dbRoundTrips: db.roundTrips() });
+        await db.batch([
+          outcomeStatement(db, received, 'duplicate', {
+            ticketId: facts.taken,
+            reason: 'this Message-ID was taken before',
+          }),
+        ]);
+        log('info', 'mail: taken', {
+          installationId: inbox.installationId,
+          messageId: received.messageId,
+          outcome: 'duplicate',
+          ticketId: facts.taken,
+          dbRoundTrips: db.roundTrips(),
+        });
         return;
       }
       try {
         const take = await takeStatements(db, env, received, mail, read!.raw, facts, facts.listed === 'whitelist');
         const results = await db.batch(take.statements);
-        log('info', 'mail: taken', { installationId: inbox.installationId, messageId: received.messageId, outcome: take.outcome, ticketId: Number(results.at(-1)![0]!.ticket), dbRoundTrips: db.roundTrips() });
+        log('info', 'mail: taken', {
+          installationId: inbox.installationId,
+          messageId: received.messageId,
+          outcome: take.outcome,
+          ticketId: Number(results.at(-1)![0]!.ticket),
+          dbRoundTrips: db.roundTrips(),
+        });
       } catch (error) {
         // what the API would answer with a 4xx (a sender address no customer can have...) is refused with its reason: sending it again changes nothing
-        if (error instanceof ApiError && error.status < 500) return await refuse(error.errors.map((e) => e.detail).join('; '));
+        if (error instanceof ApiError && error.status < 500)
+          return await refuse(error.errors.map((e) => e.detail).join('; '));
         throw error;
       }
     };
@@ -109,7 +155,11 @@ export async function receiveMail(message: ForwardableEmailMessage, env: Env, ct
     throw error;
   } finally {
     // what follows the write (subscribers, the drain's message) waits for no sending server
-    const after = db.afterBatches().then(() => announceEvents(env, db)).catch(() => undefined).finally(() => db.close());
+    const after = db
+      .afterBatches()
+      .then(() => announceEvents(env, db))
+      .catch(() => undefined)
+      .finally(() => db.close());
     if (ctx) ctx.waitUntil(after);
     else await after;
   }

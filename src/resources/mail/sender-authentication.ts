@@ -25,7 +25,14 @@ function clausesOf(value: string): Array<{ method: string; result: string; props
       const props = new Map<string, string>();
       for (const token of rest) {
         const at = token.indexOf('=');
-        if (at > 0) props.set(token.slice(0, at).toLowerCase(), token.slice(at + 1).replace(/^"|"$/g, '').toLowerCase());
+        if (at > 0)
+          props.set(
+            token.slice(0, at).toLowerCase(),
+            token
+              .slice(at + 1)
+              .replace(/^"|"$/g, '')
+              .toLowerCase(),
+          );
       }
       return { method: method ?? '', result: result ?? '', props };
     });
@@ -39,23 +46,32 @@ function authservIdOf(value: string): string {
 }
 
 /** `domain` is `fromDomain` or a domain above it: DMARC's relaxed alignment (without the public-suffix list). */
-const aligned = (domain: string | undefined, fromDomain: string) => !!domain && domain.includes('.') && (fromDomain === domain || fromDomain.endsWith(`.${domain}`));
+const aligned = (domain: string | undefined, fromDomain: string) =>
+  !!domain && domain.includes('.') && (fromDomain === domain || fromDomain.endsWith(`.${domain}`));
 
 /**
  * Whether `fromAddress` is vouched for by the topmost results field of `headers` (lowercase keys,
  * in the message's order), written by `authservId`: DMARC passed for the From domain, or DKIM or
  * SPF passed for a domain aligned with it.
  */
-export function checkSender(headers: ReadonlyArray<{ key: string; value: string }>, fromAddress: string, authservId = EMAIL_ROUTING_AUTHSERV_ID): SenderCheck {
+export function checkSender(
+  headers: ReadonlyArray<{ key: string; value: string }>,
+  fromAddress: string,
+  authservId = EMAIL_ROUTING_AUTHSERV_ID,
+): SenderCheck {
   const fromDomain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
   const field = headers.find((header) => RESULT_FIELDS.has(header.key.toLowerCase()));
   if (!field) return { verified: false, why: 'the message carries no authentication results' };
-  if (authservIdOf(field.value) !== authservId.toLowerCase()) return { verified: false, why: `its authentication results are not ${authservId}'s` };
+  if (authservIdOf(field.value) !== authservId.toLowerCase())
+    return { verified: false, why: `its authentication results are not ${authservId}'s` };
   const clauses = clausesOf(field.value);
   const passed = (method: string, domainOf: (props: Map<string, string>) => string | undefined) =>
-    clauses.some((clause) => clause.method === method && clause.result === 'pass' && aligned(domainOf(clause.props), fromDomain));
+    clauses.some(
+      (clause) => clause.method === method && clause.result === 'pass' && aligned(domainOf(clause.props), fromDomain),
+    );
   if (passed('dmarc', (props) => props.get('header.from'))) return { verified: true };
-  if (passed('dkim', (props) => props.get('header.d') ?? props.get('header.i')?.replace(/^.*@/, ''))) return { verified: true };
+  if (passed('dkim', (props) => props.get('header.d') ?? props.get('header.i')?.replace(/^.*@/, '')))
+    return { verified: true };
   if (passed('spf', (props) => props.get('smtp.mailfrom')?.replace(/^.*@/, ''))) return { verified: true };
   return { verified: false, why: `neither DMARC, DKIM nor SPF passed for ${fromDomain}` };
 }

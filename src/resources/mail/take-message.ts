@@ -41,15 +41,37 @@ interface OutcomeDetails {
 }
 
 /** The `inbound_mails` row of a message, with its `created` event: the outcome, as every outcome is one. */
-export function outcomeStatement(db: Database, received: Received, outcome: Outcome, details: OutcomeDetails = {}): SQL {
+export function outcomeStatement(
+  db: Database,
+  received: Received,
+  outcome: Outcome,
+  details: OutcomeDetails = {},
+): SQL {
   const { installationId, inboxId } = received.inbox;
-  return createStatement(db.http, systemActor(installationId, 'mail'), { table: inboundMails, type: 'inboundmails' }, [{
-    installationId, inboxId, messageId: received.messageId,
-    // an address is at most 320 characters (RFC 5321); the sender's is an index key
-    envelopeFrom: storable(received.envelopeFrom).slice(0, 320), envelopeTo: storable(received.envelopeTo).slice(0, 320), subject: storable(received.subject).slice(0, 998),
-    sizeBytes: received.size, outcome, reason: details.reason ?? null, ticketId: details.ticketId ?? null, threadEntryId: details.threadEntryId ?? null,
-    rawKey: details.rawKey ?? null, rawExpiresAt: details.rawKey ? sql`now() + make_interval(days => ${RAW_KEPT_DAYS})` : null,
-  }], details.autoReply === undefined ? { outcome } : { outcome, autoReply: details.autoReply });
+  return createStatement(
+    db.http,
+    systemActor(installationId, 'mail'),
+    { table: inboundMails, type: 'inboundmails' },
+    [
+      {
+        installationId,
+        inboxId,
+        messageId: received.messageId,
+        // an address is at most 320 characters (RFC 5321); the sender's is an index key
+        envelopeFrom: storable(received.envelopeFrom).slice(0, 320),
+        envelopeTo: storable(received.envelopeTo).slice(0, 320),
+        subject: storable(received.subject).slice(0, 998),
+        sizeBytes: received.size,
+        outcome,
+        reason: details.reason ?? null,
+        ticketId: details.ticketId ?? null,
+        threadEntryId: details.threadEntryId ?? null,
+        rawKey: details.rawKey ?? null,
+        rawExpiresAt: details.rawKey ? sql`now() + make_interval(days => ${RAW_KEPT_DAYS})` : null,
+      },
+    ],
+    details.autoReply === undefined ? { outcome } : { outcome, autoReply: details.autoReply },
+  );
 }
 
 /** The names the batch hands values on by. */
@@ -63,11 +85,23 @@ const ENTRY = 'mail_entry';
  * and the message as it came are stored in the bucket first; the batch's last statement answers
  * the ticket's and the entry's ids.
  */
-export async function takeStatements(db: Database, env: Env, received: Received, mail: InboundMail, raw: Uint8Array, facts: MessageFacts, whitelisted: boolean) {
+export async function takeStatements(
+  db: Database,
+  env: Env,
+  received: Received,
+  mail: InboundMail,
+  raw: Uint8Array,
+  facts: MessageFacts,
+  whitelisted: boolean,
+) {
   const { installationId, inboxId } = received.inbox;
   const who = systemActor(installationId, 'mail');
   const sender = mail.sender!;
-  const customer = { email: sender.address, firstName: sender.firstName.slice(0, 255) || undefined, lastName: sender.lastName.slice(0, 255) || undefined };
+  const customer = {
+    email: sender.address,
+    firstName: sender.firstName.slice(0, 255) || undefined,
+    lastName: sender.lastName.slice(0, 255) || undefined,
+  };
   // the message as it came, kept for a while (a batch that fails leaves the object to no row: nothing reads it)
   const rawKey = `mail/i${installationId}/${crypto.randomUUID()}.eml`;
   await env.FILES.put(rawKey, raw, { httpMetadata: { contentType: 'message/rfc822' } });
@@ -76,10 +110,16 @@ export async function takeStatements(db: Database, env: Env, received: Received,
     const fromCustomer = facts.customer === facts.answered.customer;
     const check = mail.senderCheck;
     const byCustomer = fromCustomer && check.verified;
-    const said = fromCustomer && !check.verified ? `From ${sender.address}, not verified (${check.why}):` : `From ${sender.address}:`;
+    const said =
+      fromCustomer && !check.verified
+        ? `From ${sender.address}, not verified (${check.why}):`
+        : `From ${sender.address}:`;
     // the thread shows the reply without the history it quotes (the message whole stays downloadable)
     const message = byCustomer ? mail.replyHtml || '<p></p>' : `${textToHtml(said)}${mail.replyHtml}`;
-    const entry = ticketEntryStatements(db, who, ticketId, { message, ...(byCustomer ? { customer: facts.answered.customer } : { threadType: 'note' as const }) });
+    const entry = ticketEntryStatements(db, who, ticketId, {
+      message,
+      ...(byCustomer ? { customer: facts.answered.customer } : { threadType: 'note' as const }),
+    });
     return {
       outcome: 'reply' as const,
       statements: [
@@ -96,8 +136,17 @@ export async function takeStatements(db: Database, env: Env, received: Received,
   }
   const score = whitelisted ? undefined : mail.spamScore;
   const spam = score !== undefined && score >= facts.spamThreshold;
-  const body = schemasOf(ticketsResource).create.safeParse({ subject: mail.subject.slice(0, 998) || '(no subject)', inbox: inboxId, customer, message: mail.html || '<p></p>' });
-  if (!body.success) throw ApiError.invalid('ticket', `the message does not make a ticket: ${body.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`);
+  const body = schemasOf(ticketsResource).create.safeParse({
+    subject: mail.subject.slice(0, 998) || '(no subject)',
+    inbox: inboxId,
+    customer,
+    message: mail.html || '<p></p>',
+  });
+  if (!body.success)
+    throw ApiError.invalid(
+      'ticket',
+      `the message does not make a ticket: ${body.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`,
+    );
   const record: Record<string, unknown> = {
     ...(body.data as Record<string, unknown>),
     // the installation's `Email` source (one of those every installation starts with), if it still has it
@@ -116,7 +165,12 @@ export async function takeStatements(db: Database, env: Env, received: Received,
       sql`UPDATE ticket_messages SET email_message_id = ${received.messageId}
            WHERE id = (SELECT min(id) FROM ticket_messages WHERE ticket_id = ${ticket.id}) RETURNING ${remember(ENTRY, sql`id`)}`,
       ...(await attachmentStatements(db.http, who, env, ticket.id, recalled(ENTRY), mail.attachments)),
-      outcomeStatement(db, received, 'ticket', { ticketId: ticket.id, threadEntryId: recalled(ENTRY), rawKey, autoReply: !(mail.automatic || spam) }),
+      outcomeStatement(db, received, 'ticket', {
+        ticketId: ticket.id,
+        threadEntryId: recalled(ENTRY),
+        rawKey,
+        autoReply: !(mail.automatic || spam),
+      }),
       sql`SELECT ${ticket.id} AS ticket`,
     ],
   };

@@ -6,4 +6,8 @@ import { verifyMailDomainRoute } from './verify';
  * `/v2/maildomains...`: the domains an installation claims for its inboxes' own addresses (list,
  * get, create, delete) and their verification by a DNS TXT record.
  */
-export const mailDomainsModule = defineModule({ name: 'maildomains', resources: [mailDomainsResource], routes: [verifyMailDomainRoute] });
+export const mailDomainsModule = defineModule({
+  name: 'maildomains',
+  resources: [mailDomainsResource],
+  routes: [verifyMailDomainRoute],
+});

@@ -27,7 +27,10 @@ const dnsRecord = z
 function refuseOwnDomain(env: Env, record: Record<string, unknown>): void {
   const name = record.name as string | undefined;
   if (name && underMailDomain(env, name)) {
-    throw ApiError.invalid('maildomain.name', `addresses at ${mailDomainOf(env)} are the helpdesk's own: an inbox's localPart gives it one there, with no domain to verify`);
+    throw ApiError.invalid(
+      'maildomain.name',
+      `addresses at ${mailDomainOf(env)} are the helpdesk's own: an inbox's localPart gives it one there, with no domain to verify`,
+    );
   }
 }
 
@@ -45,7 +48,11 @@ export const mailDomainsResource = defineResource({
     name: { column: mailDomains.name, schema: domainName, required: true, notInBulk: true },
   },
   computed: {
-    verified: { type: 'boolean', schema: z.boolean().meta({ description: 'the TXT record was found: its addresses receive and send' }), expr: sql`(${mailDomains.verifiedAt} IS NOT NULL)` },
+    verified: {
+      type: 'boolean',
+      schema: z.boolean().meta({ description: 'the TXT record was found: its addresses receive and send' }),
+      expr: sql`(${mailDomains.verifiedAt} IS NOT NULL)`,
+    },
     verifiedAt: computedFrom(timeProperty(mailDomains.verifiedAt), 'datetime'),
     dnsRecord: {
       type: 'string',
@@ -67,7 +74,11 @@ export const mailDomainsResource = defineResource({
   // the installation's own domain at the mail domain is listed for what it is, never taken away
   beforeDelete: async ({ tx, env }, id) => {
     const { rows } = await tx.execute(sql`SELECT d.name FROM mail_domains d WHERE d.id = ${id}`);
-    if (rows[0] && underMailDomain(env, String(rows[0].name))) throw ApiError.conflict('id', `${String(rows[0].name)} is this helpdesk's own domain at the mail domain; it needs no proof and stays`);
+    if (rows[0] && underMailDomain(env, String(rows[0].name)))
+      throw ApiError.conflict(
+        'id',
+        `${String(rows[0].name)} is this helpdesk's own domain at the mail domain; it needs no proof and stays`,
+      );
   },
   onCreate: () => ({ verificationToken: newVerificationToken() }),
   // the rule and the token need no database: a create is one batch
@@ -81,8 +92,10 @@ export const mailDomainsResource = defineResource({
     beforeDelete: (_who, id, env) => {
       const own = mailDomainOf(env);
       if (own === undefined) return [];
-      return [sql`SELECT desk_refuse(409, 'id', d.name || ' is this helpdesk''s own domain at the mail domain; it needs no proof and stays')
-        FROM mail_domains d WHERE d.id = ${id} AND (lower(d.name) = ${own} OR lower(d.name) LIKE ${`%.${own}`})`];
+      return [
+        sql`SELECT desk_refuse(409, 'id', d.name || ' is this helpdesk''s own domain at the mail domain; it needs no proof and stays')
+        FROM mail_domains d WHERE d.id = ${id} AND (lower(d.name) = ${own} OR lower(d.name) LIKE ${`%.${own}`})`,
+      ];
     },
   },
 });

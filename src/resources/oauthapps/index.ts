@@ -20,6 +20,15 @@ import { userInfoRoute } from './protocol/userinfo';
 export const oauthAppsModule = defineModule({
   name: 'oauthapps',
   resources: [oauthAppsResource, oauthGrantsResource],
-  routes: [createOAuthAppRoute, rotateSecretRoute, authorizePageRoute, authorizeDecisionRoute, tokenRoute, revokeRoute, userInfoRoute, metadataRoute],
+  routes: [
+    createOAuthAppRoute,
+    rotateSecretRoute,
+    authorizePageRoute,
+    authorizeDecisionRoute,
+    tokenRoute,
+    revokeRoute,
+    userInfoRoute,
+    metadataRoute,
+  ],
   cron: { sweep: sweepOAuth },
 });

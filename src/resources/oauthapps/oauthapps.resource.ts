@@ -15,7 +15,10 @@ export const appScopes = z
   .array(z.enum(OAUTH_SCOPES))
   .min(1)
   .transform((list) => [...new Set(list)])
-  .meta({ description: 'the scopes it may ask for: `desk` (all its teammate may do) and `desk:read` (reads only); default `["desk"]`' });
+  .meta({
+    description:
+      'the scopes it may ask for: `desk` (all its teammate may do) and `desk:read` (reads only); default `["desk"]`',
+  });
 
 /** Apps and grants are credentials: an OAuth token may not make, change or revoke them. */
 export function requireOwnCredentialOf(who: Actor): void {
@@ -23,7 +26,8 @@ export function requireOwnCredentialOf(who: Actor): void {
 }
 
 /** The app's live grants, which end with it. */
-const activeGrantsOf = (who: Actor, id: number) => and(eq(oauthGrants.appId, id), eq(oauthGrants.installationId, who.installationId), eq(oauthGrants.state, 'active'))!;
+const activeGrantsOf = (who: Actor, id: number) =>
+  and(eq(oauthGrants.appId, id), eq(oauthGrants.installationId, who.installationId), eq(oauthGrants.state, 'active'))!;
 
 const byOwnCredential = ({ who }: WriteContext): void => requireOwnCredentialOf(who);
 
@@ -41,9 +45,27 @@ export const oauthAppsResource = defineResource({
     name: { column: oauthApps.name, schema: appName, required: true },
     redirectUris: { column: oauthApps.redirectUris, schema: redirectUris, required: true },
     scopes: { column: oauthApps.scopes, schema: appScopes },
-    clientId: { column: oauthApps.clientId, schema: z.string().meta({ description: "the app's `client_id`" }), readOnly: true },
-    clientType: { column: oauthApps.clientType, schema: z.enum(OAUTH_CLIENT_TYPES).meta({ description: '`confidential` (it has a client secret) or `public` (none; PKCE, required of every app, is its only proof)' }), readOnly: true },
-    secretPrefix: { column: oauthApps.secretPrefix, schema: z.string().nullable().meta({ description: "the client secret's first characters, to recognise it; null for a public app" }), readOnly: true },
+    clientId: {
+      column: oauthApps.clientId,
+      schema: z.string().meta({ description: "the app's `client_id`" }),
+      readOnly: true,
+    },
+    clientType: {
+      column: oauthApps.clientType,
+      schema: z.enum(OAUTH_CLIENT_TYPES).meta({
+        description:
+          '`confidential` (it has a client secret) or `public` (none; PKCE, required of every app, is its only proof)',
+      }),
+      readOnly: true,
+    },
+    secretPrefix: {
+      column: oauthApps.secretPrefix,
+      schema: z
+        .string()
+        .nullable()
+        .meta({ description: "the client secret's first characters, to recognise it; null for a public app" }),
+      readOnly: true,
+    },
   },
   filter: [...AUDIT_SET, 'name', 'clientId', 'clientType'],
   relations: { users: includedUsers() },
@@ -63,7 +85,9 @@ export const oauthAppsResource = defineResource({
       requireOwnCredentialOf(who);
       return [];
     },
-    afterDelete: (db, who, id) => [deleteStatement(db, who, { table: oauthGrants, type: 'oauthgrants', where: activeGrantsOf(who, id) })],
+    afterDelete: (db, who, id) => [
+      deleteStatement(db, who, { table: oauthGrants, type: 'oauthgrants', where: activeGrantsOf(who, id) }),
+    ],
   },
   beforeDelete: byOwnCredential,
   // its grants end with it (each with its `deleted` event): no token of a deleted app works again,

@@ -18,9 +18,23 @@ export const oauthGrantsResource = defineResource({
   title: { one: 'OAuthGrant', many: 'OAuthGrants', group: 'OAuth' },
   table: oauthGrants,
   fields: {
-    user: { column: oauthGrants.userId, schema: z.unknown(), readOnly: true, output: refProperty(oauthGrants.userId, 'users', false) },
-    app: { column: oauthGrants.appId, schema: z.unknown(), readOnly: true, output: refProperty(oauthGrants.appId, 'oauthapps', false) },
-    scopes: { column: oauthGrants.scopes, schema: z.array(z.enum(OAUTH_SCOPES)).meta({ description: 'what the teammate allowed' }), readOnly: true },
+    user: {
+      column: oauthGrants.userId,
+      schema: z.unknown(),
+      readOnly: true,
+      output: refProperty(oauthGrants.userId, 'users', false),
+    },
+    app: {
+      column: oauthGrants.appId,
+      schema: z.unknown(),
+      readOnly: true,
+      output: refProperty(oauthGrants.appId, 'oauthapps', false),
+    },
+    scopes: {
+      column: oauthGrants.scopes,
+      schema: z.array(z.enum(OAUTH_SCOPES)).meta({ description: 'what the teammate allowed' }),
+      readOnly: true,
+    },
   },
   computed: {
     appName: {
@@ -30,15 +44,22 @@ export const oauthGrantsResource = defineResource({
     },
     lastUsedAt: {
       type: 'datetime',
-      schema: timeSchema.nullable().meta({ description: 'when one of its access tokens last called, to about a minute; null when none has' }),
-      expr: isoTime(sql`(SELECT max(${credentials.lastUsedAt}) FROM ${credentials} WHERE ${credentials.grantId} = ${oauthGrants.id})`),
+      schema: timeSchema
+        .nullable()
+        .meta({ description: 'when one of its access tokens last called, to about a minute; null when none has' }),
+      expr: isoTime(
+        sql`(SELECT max(${credentials.lastUsedAt}) FROM ${credentials} WHERE ${credentials.grantId} = ${oauthGrants.id})`,
+      ),
     },
   },
   filter: [...AUDIT_SET, 'user', 'app', 'appName'],
   relations: { users: includedUsers((t) => [(t as typeof oauthGrants).userId]) },
   access: { read: EVERYONE, write: EVERYONE },
   operations: ['list', 'get', 'delete'],
-  scope: (who) => (who.kind === 'teammate' && (who.role === 'owner' || who.role === 'admin') ? undefined : eq(oauthGrants.userId, who.userId ?? -1)),
+  scope: (who) =>
+    who.kind === 'teammate' && (who.role === 'owner' || who.role === 'admin')
+      ? undefined
+      : eq(oauthGrants.userId, who.userId ?? -1),
   // revoking consents is the teammate's own act, not an app's: an OAuth token revokes only itself (POST /oauth/revoke)
   beforeDelete: ({ who }) => requireOwnCredentialOf(who),
   // the rule needs no database: a revocation is one batch

@@ -19,20 +19,31 @@ export function refusedRedirectUri(value: string): string | undefined {
   if (url.hash || value.includes('#')) return 'must not have a fragment';
   if (url.username || url.password) return 'must not carry a user name or password';
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') return LOCAL_HOSTS.has(url.hostname) ? undefined : 'must use https (http only to 127.0.0.1, [::1] or localhost)';
-  return /^[a-z][a-z0-9+-]*\.[a-z0-9.+-]+:$/.test(url.protocol) ? undefined : 'must use https, http to this machine, or a private-use scheme such as com.example.app:';
+  if (url.protocol === 'http:')
+    return LOCAL_HOSTS.has(url.hostname) ? undefined : 'must use https (http only to 127.0.0.1, [::1] or localhost)';
+  return /^[a-z][a-z0-9+-]*\.[a-z0-9.+-]+:$/.test(url.protocol)
+    ? undefined
+    : 'must use https, http to this machine, or a private-use scheme such as com.example.app:';
 }
 
 /** An app's redirect URIs: 1 to 10 of them, each one `refusedRedirectUri` allows, each once. */
 export const redirectUris = z
-  .array(z.string().max(2000).superRefine((value, context) => {
-    const refused = refusedRedirectUri(value);
-    if (refused) context.addIssue({ code: 'custom', message: refused });
-  }))
+  .array(
+    z
+      .string()
+      .max(2000)
+      .superRefine((value, context) => {
+        const refused = refusedRedirectUri(value);
+        if (refused) context.addIssue({ code: 'custom', message: refused });
+      }),
+  )
   .min(1)
   .max(10)
   .transform((list) => [...new Set(list)])
-  .meta({ description: 'where the authorize page may send the teammate back: matched exactly (a loopback http one on any port, RFC 8252); 1 to 10' });
+  .meta({
+    description:
+      'where the authorize page may send the teammate back: matched exactly (a loopback http one on any port, RFC 8252); 1 to 10',
+  });
 
 /**
  * The registered URI a request's `redirect_uri` names, or undefined: the same string, except that

@@ -18,79 +18,118 @@ const PATH = '/v2/pmconnection.json';
 const putRecord = writableRecord(
   {
     // stored without trailing slashes, so `https://pm.test/` and `https://pm.test` are one address
-    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an https URL' }).max(2048).transform((url) => url.replace(/\/+$/, ''))
-      .meta({ description: 'https, at a public address (a name resolving only to public addresses): the token is sent there; redirects are not followed' }),
+    baseUrl: z
+      .url({ protocol: /^https?$/, error: 'must be an https URL' })
+      .max(2048)
+      .transform((url) => url.replace(/\/+$/, ''))
+      .meta({
+        description:
+          'https, at a public address (a name resolving only to public addresses): the token is sent there; redirects are not followed',
+      }),
     token: z.string().min(1).max(4096),
   },
   ['hasToken', 'lastSyncedAt'],
 ).meta({ id: 'PmConnectionInput' });
 
 /** `GET /v2/pmconnection.json`: the connection, never its token. */
-const getRoute = defineRoute({
-  method: 'get', path: PATH, tag: 'PmConnection', operationId: 'getPmConnection', roles: AGENTS,
-  summary: 'The project-management connection',
-  description: 'The installation\'s connection to the project-management product that company sync and ticket task links use: its `baseUrl`, whether a token is set (`hasToken`; the token itself is never answered) and when a company was last synchronised. None configured is a 404. See docs/resources/pmsync.md.',
-  responses: { 200: jsonResponse('the connection, without its token', pmConnectionBodySchema), 404: errorResponse('no connection is configured') },
-}, async (c) => {
-  const who = c.var.principal;
-  const [row] = await c.var.db.http.select({ record: pmConnectionJson }).from(pmConnections)
-    .where(and(eq(pmConnections.installationId, who.installationId), eq(pmConnections.state, 'active')));
-  if (!row) throw ApiError.notFound('pmconnection', 'no project-management connection is configured');
-  return c.json({ pmconnection: pmConnectionRecord(row.record), included: {} }, 200);
-});
+const getRoute = defineRoute(
+  {
+    method: 'get',
+    path: PATH,
+    tag: 'PmConnection',
+    operationId: 'getPmConnection',
+    roles: AGENTS,
+    summary: 'The project-management connection',
+    description:
+      "The installation's connection to the project-management product that company sync and ticket task links use: its `baseUrl`, whether a token is set (`hasToken`; the token itself is never answered) and when a company was last synchronised. None configured is a 404. See docs/resources/pmsync.md.",
+    responses: {
+      200: jsonResponse('the connection, without its token', pmConnectionBodySchema),
+      404: errorResponse('no connection is configured'),
+    },
+  },
+  async (c) => {
+    const who = c.var.principal;
+    const [row] = await c.var.db.http
+      .select({ record: pmConnectionJson })
+      .from(pmConnections)
+      .where(and(eq(pmConnections.installationId, who.installationId), eq(pmConnections.state, 'active')));
+    if (!row) throw ApiError.notFound('pmconnection', 'no project-management connection is configured');
+    return c.json({ pmconnection: pmConnectionRecord(row.record), included: {} }, 200);
+  },
+);
 
 /**
  * `PUT /v2/pmconnection.json`: sets the address and token (encrypted at rest); another address
  * forgets the remote ids. The address must be one the product may be called at (`refusedPmAddress`).
  */
-const putRoute = defineRoute({
-  method: 'put', path: PATH, tag: 'PmConnection', operationId: 'setPmConnection', roles: ADMINS,
-  summary: 'Set the project-management connection',
-  description: 'Sets the product\'s `baseUrl` and `token` (both required), replacing any previous setting; the token is stored encrypted and never answered. The address must be https at a public address (a name resolving only to public addresses), else a 400 naming `pmconnection.baseUrl` with the reason and nothing stored. A different `baseUrl` forgets the remote ids synchronised so far and `lastSyncedAt`; records a `created` or `updated` event of the connection. A server without a usable token key (`PM_TOKEN_KEY`) answers 503. See docs/resources/pmsync.md.',
-  request: { body: { required: true, content: { 'application/json': { schema: recordBody('pmconnection', putRecord) } } } },
-  example: { body: { pmconnection: { baseUrl: 'https://projects.acme.example', token: 'your-project-tool-token' } } },
-  responses: { 200: jsonResponse('the connection, without its token', pmConnectionBodySchema), 503: errorResponse('the server cannot handle project-management tokens (PM_TOKEN_KEY)') },
-}, async (c) => {
-  const who = c.var.principal;
-  const { baseUrl, token } = c.req.valid('json');
-  const refused = await refusedPmAddress(baseUrl, c.env);
-  if (refused) throw ApiError.invalid('pmconnection.baseUrl', refused);
-  let tokenCiphertext: string;
-  try {
-    tokenCiphertext = await encryptToken(token, c.env.PM_TOKEN_KEY, pmTokenContext(who.installationId));
-  } catch (err) {
-    if (err instanceof TokenKeyError) throw tokenKeyMissing(err);
-    throw err;
-  }
-  const installation = who.installationId;
-  const http = c.var.db.http;
-  // One batch. The stored address (none: '') is locked and handed on; remote ids belong to the
-  // product they came from, so another address forgets them and the last sync.
-  const previous = sql`current_setting('desk.pm_previous')`;
-  const moved = sql`(${previous} NOT IN ('', ${baseUrl}::text))`;
-  const saved = http.insert(pmConnections)
-    .values({ installationId: installation, baseUrl, tokenCiphertext, createdBy: who.userId, updatedBy: who.userId })
-    .onConflictDoUpdate({
-      target: pmConnections.installationId,
-      set: {
-        baseUrl, tokenCiphertext, updatedBy: who.userId, updatedAt: sql`now()`, state: 'active', deletedAt: null, deletedBy: null,
-        lastSyncedAt: sql`CASE WHEN ${moved} THEN NULL ELSE ${pmConnections.lastSyncedAt} END`,
-      },
-    })
-    .returning({ id: pmConnections.id })
-    .getSQL();
-  const change = sql`jsonb_build_object('baseUrl', jsonb_build_object('before', ${previous}, 'after', ${baseUrl}::text))`;
-  const results = await c.var.db.batch([
-    sql`SELECT ${remember('pm_previous', sql`coalesce((SELECT ${pmConnections.baseUrl} FROM ${pmConnections} WHERE ${pmConnections.installationId} = ${installation} FOR UPDATE), '')`)}`,
-    sql`DELETE FROM ${pmLinks} WHERE ${pmLinks.installationId} = ${installation} AND ${moved}`,
-    sql`WITH saved AS (${saved}),
+const putRoute = defineRoute(
+  {
+    method: 'put',
+    path: PATH,
+    tag: 'PmConnection',
+    operationId: 'setPmConnection',
+    roles: ADMINS,
+    summary: 'Set the project-management connection',
+    description:
+      "Sets the product's `baseUrl` and `token` (both required), replacing any previous setting; the token is stored encrypted and never answered. The address must be https at a public address (a name resolving only to public addresses), else a 400 naming `pmconnection.baseUrl` with the reason and nothing stored. A different `baseUrl` forgets the remote ids synchronised so far and `lastSyncedAt`; records a `created` or `updated` event of the connection. A server without a usable token key (`PM_TOKEN_KEY`) answers 503. See docs/resources/pmsync.md.",
+    request: {
+      body: { required: true, content: { 'application/json': { schema: recordBody('pmconnection', putRecord) } } },
+    },
+    example: { body: { pmconnection: { baseUrl: 'https://projects.acme.example', token: 'your-project-tool-token' } } },
+    responses: {
+      200: jsonResponse('the connection, without its token', pmConnectionBodySchema),
+      503: errorResponse('the server cannot handle project-management tokens (PM_TOKEN_KEY)'),
+    },
+  },
+  async (c) => {
+    const who = c.var.principal;
+    const { baseUrl, token } = c.req.valid('json');
+    const refused = await refusedPmAddress(baseUrl, c.env);
+    if (refused) throw ApiError.invalid('pmconnection.baseUrl', refused);
+    let tokenCiphertext: string;
+    try {
+      tokenCiphertext = await encryptToken(token, c.env.PM_TOKEN_KEY, pmTokenContext(who.installationId));
+    } catch (err) {
+      if (err instanceof TokenKeyError) throw tokenKeyMissing(err);
+      throw err;
+    }
+    const installation = who.installationId;
+    const http = c.var.db.http;
+    // One batch. The stored address (none: '') is locked and handed on; remote ids belong to the
+    // product they came from, so another address forgets them and the last sync.
+    const previous = sql`current_setting('desk.pm_previous')`;
+    const moved = sql`(${previous} NOT IN ('', ${baseUrl}::text))`;
+    const saved = http
+      .insert(pmConnections)
+      .values({ installationId: installation, baseUrl, tokenCiphertext, createdBy: who.userId, updatedBy: who.userId })
+      .onConflictDoUpdate({
+        target: pmConnections.installationId,
+        set: {
+          baseUrl,
+          tokenCiphertext,
+          updatedBy: who.userId,
+          updatedAt: sql`now()`,
+          state: 'active',
+          deletedAt: null,
+          deletedBy: null,
+          lastSyncedAt: sql`CASE WHEN ${moved} THEN NULL ELSE ${pmConnections.lastSyncedAt} END`,
+        },
+      })
+      .returning({ id: pmConnections.id })
+      .getSQL();
+    const change = sql`jsonb_build_object('baseUrl', jsonb_build_object('before', ${previous}, 'after', ${baseUrl}::text))`;
+    const results = await c.var.db.batch([
+      sql`SELECT ${remember('pm_previous', sql`coalesce((SELECT ${pmConnections.baseUrl} FROM ${pmConnections} WHERE ${pmConnections.installationId} = ${installation} FOR UPDATE), '')`)}`,
+      sql`DELETE FROM ${pmLinks} WHERE ${pmLinks.installationId} = ${installation} AND ${moved}`,
+      sql`WITH saved AS (${saved}),
       made AS (${insertEventsFrom(sql`saved`, who, 'pmconnections', 'created', undefined, sql`${previous} = ''`)}),
       changed AS (${insertEventsFrom(sql`saved`, who, 'pmconnections', 'updated', sql`CASE WHEN ${moved} THEN ${change} ELSE '{}'::jsonb END`, sql`${previous} <> ''`)})
       SELECT id FROM saved`,
-    sql`SELECT ${pmConnectionJson} AS record FROM ${pmConnections} WHERE ${pmConnections.installationId} = ${installation}`,
-  ]);
-  return c.json({ pmconnection: pmConnectionRecord(results.at(-1)![0]!.record), included: {} }, 200);
-});
+      sql`SELECT ${pmConnectionJson} AS record FROM ${pmConnections} WHERE ${pmConnections.installationId} = ${installation}`,
+    ]);
+    return c.json({ pmconnection: pmConnectionRecord(results.at(-1)![0]!.record), included: {} }, 200);
+  },
+);
 
 /**
  * `/v2/pmconnection.json`: the installation's link to the project-management product that

@@ -21,7 +21,9 @@ export const pmConnectionJson = recordJson(pmConnectionShape);
 export const pmConnectionSchema = recordSchema(pmConnectionShape);
 
 /** `{"pmconnection": {...}, "included": {}}`: one record, as every one reads (nothing to include). */
-export const pmConnectionBodySchema = z.object({ pmconnection: pmConnectionSchema, included: z.object({}) }).meta({ id: 'PmConnectionBody' });
+export const pmConnectionBodySchema = z
+  .object({ pmconnection: pmConnectionSchema, included: z.object({}) })
+  .meta({ id: 'PmConnectionBody' });
 
 export function pmConnectionRecord(json: unknown): z.infer<typeof pmConnectionSchema> {
   return finishRecord(json as Record<string, unknown>) as z.infer<typeof pmConnectionSchema>;

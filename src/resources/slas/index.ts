@@ -7,4 +7,9 @@ import { checkSlaClocks, ticketSlaClock } from './sla-tickets';
  * keep each ticket's due times and target states from its events, and the cron that sees them
  * fall due.
  */
-export const slasModule = defineModule({ name: 'slas', resources: [slasResource], subscribers: [ticketSlaClock], cron: { clocks: checkSlaClocks } });
+export const slasModule = defineModule({
+  name: 'slas',
+  resources: [slasResource],
+  subscribers: [ticketSlaClock],
+  cron: { clocks: checkSlaClocks },
+});

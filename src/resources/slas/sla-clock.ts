@@ -76,13 +76,26 @@ const NONE: Target = { due: null, status: null };
 const MINUTE_MS = 60_000;
 
 export const emptySlaState = (): SlaState => ({
-  slaId: null, firstResponse: NONE, nextReply: NONE, resolution: NONE, pausedSince: null, pausedMinutes: 0, nextReplySince: null, nextReplyPausedBase: 0,
+  slaId: null,
+  firstResponse: NONE,
+  nextReply: NONE,
+  resolution: NONE,
+  pausedSince: null,
+  pausedMinutes: 0,
+  nextReplySince: null,
+  nextReplyPausedBase: 0,
 });
 
 const finished = (target: Target) => target.status === 'met' || target.status === 'breached';
 
 /** Moves the clocks through one change and answers the state they are in at `now`. */
-export function advanceClocks(before: SlaState, ticket: TicketFacts, change: ClockChange, policy: AppliedPolicy | undefined, now: Date): ClockResult {
+export function advanceClocks(
+  before: SlaState,
+  ticket: TicketFacts,
+  change: ClockChange,
+  policy: AppliedPolicy | undefined,
+  now: Date,
+): ClockResult {
   const s: SlaState = { ...before };
   const { at } = change;
   const hours = policy?.hours;
@@ -102,17 +115,23 @@ export function advanceClocks(before: SlaState, ticket: TicketFacts, change: Clo
   const policyChanged = (policy?.id ?? null) !== s.slaId;
   s.slaId = policy?.id ?? null;
   const target = (name: TargetName) => policy?.targets[name];
-  const due = (start: Date, name: TargetName, pausedSinceStart: number) => addClockMinutes(hours, start, target(name)! + pausedSinceStart) ?? null;
+  const due = (start: Date, name: TargetName, pausedSinceStart: number) =>
+    addClockMinutes(hours, start, target(name)! + pausedSinceStart) ?? null;
   /** Clock minutes stood still up to `moment`: the pauses that ended and the one going on. */
-  const pausedBy = (moment: Date) => s.pausedMinutes + (s.pausedSince && s.pausedSince < moment ? minutes(s.pausedSince, moment) : 0);
-  const finish = (dueAt: Date | null, reached: Date): Target => ({ due: dueAt, status: dueAt === null || reached <= dueAt ? 'met' : 'breached' });
+  const pausedBy = (moment: Date) =>
+    s.pausedMinutes + (s.pausedSince && s.pausedSince < moment ? minutes(s.pausedSince, moment) : 0);
+  const finish = (dueAt: Date | null, reached: Date): Target => ({
+    due: dueAt,
+    status: dueAt === null || reached <= dueAt ? 'met' : 'breached',
+  });
   const running = (dueAt: Date | null, name: TargetName): Target => {
     // stopped: breached only if it was before the clocks stopped (its due time does not count the pause yet)
     if (s.pausedSince) return { due: dueAt, status: dueAt !== null && dueAt <= s.pausedSince ? 'breached' : 'paused' };
     if (dueAt === null) return { due: null, status: 'pending' };
     if (now >= dueAt) return { due: dueAt, status: 'breached' };
     const warning = policy?.warnings[name];
-    if (warning !== undefined && now.getTime() >= dueAt.getTime() - warning * MINUTE_MS) return { due: dueAt, status: 'warning' };
+    if (warning !== undefined && now.getTime() >= dueAt.getTime() - warning * MINUTE_MS)
+      return { due: dueAt, status: 'warning' };
     return { due: dueAt, status: 'pending' };
   };
 
@@ -120,7 +139,11 @@ export function advanceClocks(before: SlaState, ticket: TicketFacts, change: Clo
   const responded = ticket.firstRepliedAt !== null && ticket.firstRepliedAt <= at;
   if (target('firstResponse') === undefined) s.firstResponse = NONE;
   else if (responded && finished(s.firstResponse) && !policyChanged) s.firstResponse = { ...s.firstResponse };
-  else if (responded) s.firstResponse = finish(due(ticket.createdAt, 'firstResponse', pausedBy(ticket.firstRepliedAt!)), ticket.firstRepliedAt!);
+  else if (responded)
+    s.firstResponse = finish(
+      due(ticket.createdAt, 'firstResponse', pausedBy(ticket.firstRepliedAt!)),
+      ticket.firstRepliedAt!,
+    );
   else s.firstResponse = running(due(ticket.createdAt, 'firstResponse', s.pausedMinutes), 'firstResponse');
 
   // next reply: a customer message after the first response starts it, the teammate's reply ends it
@@ -128,7 +151,10 @@ export function advanceClocks(before: SlaState, ticket: TicketFacts, change: Clo
     s.nextReplySince = at;
     s.nextReplyPausedBase = s.pausedMinutes + (s.pausedSince ? minutes(s.pausedSince, at) : 0);
   }
-  const nextReplyDue = (moment?: Date) => (s.nextReplySince ? due(s.nextReplySince, 'nextReply', (moment ? pausedBy(moment) : s.pausedMinutes) - s.nextReplyPausedBase) : null);
+  const nextReplyDue = (moment?: Date) =>
+    s.nextReplySince
+      ? due(s.nextReplySince, 'nextReply', (moment ? pausedBy(moment) : s.pausedMinutes) - s.nextReplyPausedBase)
+      : null;
   if (target('nextReply') === undefined) {
     s.nextReply = NONE;
   } else if (change.teammateReply && s.nextReplySince) {
@@ -143,7 +169,10 @@ export function advanceClocks(before: SlaState, ticket: TicketFacts, change: Clo
 
   // resolution: reached by a move to solved or closed, run again by a move out of them
   const resolvedNow = change.statusTo !== undefined ? RESOLVED.has(change.statusTo) : RESOLVED.has(ticket.statusCode);
-  const justResolved = change.statusTo !== undefined && RESOLVED.has(change.statusTo) && !(change.statusFrom !== undefined && RESOLVED.has(change.statusFrom));
+  const justResolved =
+    change.statusTo !== undefined &&
+    RESOLVED.has(change.statusTo) &&
+    !(change.statusFrom !== undefined && RESOLVED.has(change.statusFrom));
   if (target('resolution') === undefined) s.resolution = NONE;
   else if (resolvedNow && finished(s.resolution) && !policyChanged && !justResolved) s.resolution = { ...s.resolution };
   // a pause going on when it was solved counts (the one the move to solved begins is none yet)
@@ -160,8 +189,15 @@ export function advanceClocks(before: SlaState, ticket: TicketFacts, change: Clo
   for (const [t, name] of checks) {
     if (!t.due || (t.status !== 'pending' && t.status !== 'warning')) continue;
     const warning = policy?.warnings[name];
-    const next = t.status === 'pending' && warning !== undefined ? Math.max(now.getTime(), t.due.getTime() - warning * MINUTE_MS) : t.due.getTime();
+    const next =
+      t.status === 'pending' && warning !== undefined
+        ? Math.max(now.getTime(), t.due.getTime() - warning * MINUTE_MS)
+        : t.due.getTime();
     checkAt = checkAt === null ? next : Math.min(checkAt, next);
   }
-  return { ...s, breached: targets.some((t) => t.status === 'breached'), checkAt: checkAt === null ? null : new Date(checkAt) };
+  return {
+    ...s,
+    breached: targets.some((t) => t.status === 'breached'),
+    checkAt: checkAt === null ? null : new Date(checkAt),
+  };
 }

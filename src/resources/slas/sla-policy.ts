@@ -26,7 +26,11 @@ export interface Policy {
 }
 
 /** A notification's target name, as the platform calls the next reply. */
-const TARGET_OF: Record<string, TargetName> = { firstResponse: 'firstResponse', replyTime: 'nextReply', resolutionTime: 'resolution' };
+const TARGET_OF: Record<string, TargetName> = {
+  firstResponse: 'firstResponse',
+  replyTime: 'nextReply',
+  resolutionTime: 'resolution',
+};
 
 /** The installation's enabled live policies, in the order they are tried: display order, then id. */
 export async function enabledPolicies(db: Queryable, installationId: number): Promise<Policy[]> {
@@ -45,10 +49,18 @@ export async function enabledPolicies(db: Queryable, installationId: number): Pr
       FROM slas s WHERE s.installation_id = ${installationId} AND s.state = 'active' AND s.enabled
      ORDER BY s.display_order, s.id`);
   return rows.map((row) => {
-    const scopes = Object.fromEntries(SCOPE_KINDS.map((kind): [ScopeKind, Scope] => [kind, { eq: [], ne: [] }])) as Record<ScopeKind, Scope>;
-    for (const [kind, record, option] of row.scopes as [ScopeKind, number, 'eq' | 'ne'][]) scopes[kind][option].push(record);
+    const scopes = Object.fromEntries(
+      SCOPE_KINDS.map((kind): [ScopeKind, Scope] => [kind, { eq: [], ne: [] }]),
+    ) as Record<ScopeKind, Scope>;
+    for (const [kind, record, option] of row.scopes as [ScopeKind, number, 'eq' | 'ne'][])
+      scopes[kind][option].push(record);
     const targets = new Map<number, Partial<Record<TargetName, number>>>();
-    for (const [priority, firstResponse, nextReply, resolution] of row.targets as [number, number, number | null, number | null][]) {
+    for (const [priority, firstResponse, nextReply, resolution] of row.targets as [
+      number,
+      number,
+      number | null,
+      number | null,
+    ][]) {
       targets.set(priority, {
         ...(firstResponse > 0 ? { firstResponse } : {}),
         ...(nextReply !== null ? { nextReply } : {}),
@@ -60,7 +72,13 @@ export async function enabledPolicies(db: Queryable, installationId: number): Pr
       const name = TARGET_OF[type]!;
       warnings[name] = Math.max(warnings[name] ?? 0, duration);
     }
-    return { id: Number(row.id), businesshoursId: row.businesshours_id === null ? null : Number(row.businesshours_id), scopes, targets, warnings };
+    return {
+      id: Number(row.id),
+      businesshoursId: row.businesshours_id === null ? null : Number(row.businesshours_id),
+      scopes,
+      targets,
+      warnings,
+    };
   });
 }
 
@@ -76,10 +94,17 @@ export function matchingPolicy(policies: readonly Policy[], ticket: ScopeValues)
 }
 
 /** The policy as the clocks apply it to a ticket of this priority: its clock and that priority's targets. */
-export async function appliedPolicy(db: Queryable, installationId: number, policy: Policy, priorityId: number | null, hoursCache: Map<number, WorkingHours | undefined>): Promise<AppliedPolicy> {
+export async function appliedPolicy(
+  db: Queryable,
+  installationId: number,
+  policy: Policy,
+  priorityId: number | null,
+  hoursCache: Map<number, WorkingHours | undefined>,
+): Promise<AppliedPolicy> {
   let hours: WorkingHours | undefined;
   if (policy.businesshoursId !== null) {
-    if (!hoursCache.has(policy.businesshoursId)) hoursCache.set(policy.businesshoursId, await workingHoursOf(db, installationId, policy.businesshoursId));
+    if (!hoursCache.has(policy.businesshoursId))
+      hoursCache.set(policy.businesshoursId, await workingHoursOf(db, installationId, policy.businesshoursId));
     hours = hoursCache.get(policy.businesshoursId);
   }
   return { id: policy.id, hours, targets: policy.targets.get(priorityId ?? 0) ?? {}, warnings: policy.warnings };

@@ -15,7 +15,12 @@ import { advanceClocks, type ClockChange, type ClockResult, type SlaState, type 
 import { appliedPolicy, enabledPolicies, matchingPolicy, type Policy } from './sla-policy';
 
 /** The ticket's SLA properties as events watch them. */
-const watched = Object.fromEntries(Object.entries(ticketSlaFields as Record<string, WritableField>).map(([name, field]) => [name, field.output ?? field.column]));
+const watched = Object.fromEntries(
+  Object.entries(ticketSlaFields as Record<string, WritableField>).map(([name, field]) => [
+    name,
+    field.output ?? field.column,
+  ]),
+);
 
 /** Looked up once per installation in a run of the cron (a drain handles one event at a time). */
 interface Lookups {
@@ -31,9 +36,18 @@ const dateOf = (value: unknown) => (value === null || value === undefined ? null
  * matches (first enabled in display order), due times and target states. A change of what the
  * ticket's client reads is an `updated` event of the ticket, by the system's `sla` part.
  */
-export async function evaluateTicket(tx: Transaction, installationId: number, ticketId: number, change: ClockChange, now: Date, lookups: Lookups = freshLookups()): Promise<void> {
+export async function evaluateTicket(
+  tx: Transaction,
+  installationId: number,
+  ticketId: number,
+  change: ClockChange,
+  now: Date,
+  lookups: Lookups = freshLookups(),
+): Promise<void> {
   // locked first, alone: a locking read with joins drops a row whose status changed while it waited
-  await tx.execute(sql`SELECT id FROM tickets WHERE id = ${ticketId} AND installation_id = ${installationId} FOR UPDATE`);
+  await tx.execute(
+    sql`SELECT id FROM tickets WHERE id = ${ticketId} AND installation_id = ${installationId} FOR UPDATE`,
+  );
   const { rows } = await tx.execute(sql`
     SELECT t.created_at, t.state, s.code AS status_code, t.priority_id, t.inbox_id, t.type_id, t.customer_id,
       t.sla_id, t.sla_first_response_due_at, t.sla_first_response_status, t.sla_next_reply_due_at, t.sla_next_reply_status,
@@ -52,7 +66,8 @@ export async function evaluateTicket(tx: Transaction, installationId: number, ti
     await tx.execute(sql`UPDATE tickets SET sla_check_at = NULL WHERE id = ${ticketId} AND sla_check_at IS NOT NULL`);
     return;
   }
-  if (!lookups.policies.has(installationId)) lookups.policies.set(installationId, await enabledPolicies(tx, installationId));
+  if (!lookups.policies.has(installationId))
+    lookups.policies.set(installationId, await enabledPolicies(tx, installationId));
   const policy = matchingPolicy(lookups.policies.get(installationId)!, {
     customers: [Number(row.customer_id)],
     companies: (row.companies as number[]).map(Number),
@@ -64,7 +79,10 @@ export async function evaluateTicket(tx: Transaction, installationId: number, ti
   const applied = policy && (await appliedPolicy(tx, installationId, policy, priorityId, lookups.hours));
   const stored: SlaState = {
     slaId: row.sla_id === null ? null : Number(row.sla_id),
-    firstResponse: { due: dateOf(row.sla_first_response_due_at), status: row.sla_first_response_status as TargetState | null },
+    firstResponse: {
+      due: dateOf(row.sla_first_response_due_at),
+      status: row.sla_first_response_status as TargetState | null,
+    },
     nextReply: { due: dateOf(row.sla_next_reply_due_at), status: row.sla_next_reply_status as TargetState | null },
     resolution: { due: dateOf(row.sla_resolution_due_at), status: row.sla_resolution_status as TargetState | null },
     pausedSince: dateOf(row.sla_paused_since),
@@ -72,18 +90,34 @@ export async function evaluateTicket(tx: Transaction, installationId: number, ti
     nextReplySince: dateOf(row.sla_next_reply_since),
     nextReplyPausedBase: Number(row.sla_next_reply_paused_base),
   };
-  const facts = { createdAt: new Date(String(row.created_at)), statusCode: String(row.status_code), firstRepliedAt: dateOf(row.first_replied_at) };
+  const facts = {
+    createdAt: new Date(String(row.created_at)),
+    statusCode: String(row.status_code),
+    firstRepliedAt: dateOf(row.first_replied_at),
+  };
   const next = advanceClocks(stored, facts, change, applied, now);
   const iso = (date: Date | null) => (date === null ? null : date.toISOString());
   const values = columnsOf(next);
   const before = columnsOf({ ...stored, breached: row.sla_breached === true, checkAt: dateOf(row.sla_check_at) });
-  const same = (a: unknown, b: unknown) => (a instanceof Date || b instanceof Date ? iso(a as Date | null) === iso(b as Date | null) : a === b);
+  const same = (a: unknown, b: unknown) =>
+    a instanceof Date || b instanceof Date ? iso(a as Date | null) === iso(b as Date | null) : a === b;
   const changed = Object.keys(values).filter((name) => !same(values[name], before[name]));
   if (changed.length === 0) return;
   // what a client reads changed: the ticket is updated; only the clocks' bookkeeping: it is not
-  const visible = changed.some((name) => !['slaPausedSince', 'slaPausedMinutes', 'slaNextReplySince', 'slaNextReplyPausedBase', 'slaCheckAt'].includes(name));
+  const visible = changed.some(
+    (name) =>
+      !['slaPausedSince', 'slaPausedMinutes', 'slaNextReplySince', 'slaNextReplyPausedBase', 'slaCheckAt'].includes(
+        name,
+      ),
+  );
   const audit = visible ? {} : { updatedAt: sql`${tickets.updatedAt}`, updatedBy: sql`${tickets.updatedBy}` };
-  await updateRecords(tx, systemActor(installationId, 'sla'), { table: tickets, type: 'tickets', where: eq(tickets.id, ticketId) }, { ...values, ...audit }, watched);
+  await updateRecords(
+    tx,
+    systemActor(installationId, 'sla'),
+    { table: tickets, type: 'tickets', where: eq(tickets.id, ticketId) },
+    { ...values, ...audit },
+    watched,
+  );
 }
 
 /** The clocks as the ticket's columns hold them. */
@@ -106,11 +140,17 @@ function columnsOf(state: ClockResult): Record<string, unknown> {
 }
 
 /** The ticket's status codes before and after a status change, by the statuses' ids. */
-async function statusCodes(tx: Transaction, change: Record<string, unknown>): Promise<{ statusFrom?: string; statusTo?: string }> {
-  const idOf = (side: unknown) => (side && typeof side === 'object' && 'id' in side ? Number((side as { id: unknown }).id) : null);
+async function statusCodes(
+  tx: Transaction,
+  change: Record<string, unknown>,
+): Promise<{ statusFrom?: string; statusTo?: string }> {
+  const idOf = (side: unknown) =>
+    side && typeof side === 'object' && 'id' in side ? Number((side as { id: unknown }).id) : null;
   const from = idOf(change.before);
   const to = idOf(change.after);
-  const { rows } = await tx.execute(sql`SELECT id, code FROM ticket_statuses WHERE id IN (${from ?? 0}::int, ${to ?? 0}::int)`);
+  const { rows } = await tx.execute(
+    sql`SELECT id, code FROM ticket_statuses WHERE id IN (${from ?? 0}::int, ${to ?? 0}::int)`,
+  );
   const code = (id: number | null) => rows.find((row) => Number(row.id) === id)?.code as string | undefined;
   return { statusFrom: code(from), statusTo: code(to) };
 }
@@ -123,7 +163,7 @@ async function statusCodes(tx: Transaction, change: Record<string, unknown>): Pr
  */
 export const ticketSlaClock: Subscriber = {
   name: 'slas.clock',
-  does: 'keeps the ticket\'s SLA: its policy and due times when made, the policy found again when a property it reads changes, the clocks stopped and started with the status, a reply meeting its target; the cron catches the time passing',
+  does: "keeps the ticket's SLA: its policy and due times when made, the policy found again when a property it reads changes, the clocks stopped and started with the status, a reply meeting its target; the cron catches the time passing",
   on: [
     { recordType: 'tickets', kinds: ['created'] },
     { recordType: 'tickets', kinds: ['updated'], changed: ['status', 'priority', 'inbox', 'type', 'customer'] },
@@ -138,7 +178,8 @@ export const ticketSlaClock: Subscriber = {
       if (draft.eventType === 'ticket.created') change.created = true;
       if (draft.eventType === 'ticket.agent.reply') change.teammateReply = true;
       if (draft.eventType === 'ticket.customer.reply') change.customerReply = true;
-      if (draft.eventType === 'ticket.status') Object.assign(change, await statusCodes(tx, draft.changes.status as Record<string, unknown>));
+      if (draft.eventType === 'ticket.status')
+        Object.assign(change, await statusCodes(tx, draft.changes.status as Record<string, unknown>));
     }
     if (event.recordType === 'messages' && !change.teammateReply && !change.customerReply) return;
     await evaluateTicket(tx, event.installationId, ticketId, change, new Date());
@@ -160,7 +201,9 @@ export async function checkSlaClocks(env: Env): Promise<void> {
   const db = openDatabase(env);
   try {
     const now = new Date();
-    const { rows } = await db.http.execute(sql`SELECT id, installation_id FROM tickets WHERE sla_check_at <= ${now.toISOString()}::timestamptz ORDER BY sla_check_at, id LIMIT ${CHECK_BATCH}`);
+    const { rows } = await db.http.execute(
+      sql`SELECT id, installation_id FROM tickets WHERE sla_check_at <= ${now.toISOString()}::timestamptz ORDER BY sla_check_at, id LIMIT ${CHECK_BATCH}`,
+    );
     const lookups = freshLookups();
     for (const row of rows) {
       const installationId = Number(row.installation_id);
@@ -168,8 +211,14 @@ export async function checkSlaClocks(env: Env): Promise<void> {
         await db.transaction((tx) => evaluateTicket(tx, installationId, Number(row.id), { at: now }, now, lookups));
       } catch (error) {
         // one ticket that fails does not hold up the others: it is looked at again in an hour
-        log('error', 'slas: a ticket\'s clocks could not be evaluated', { ticketId: Number(row.id), installationId, error: errorField(error) });
-        await db.http.execute(sql`UPDATE tickets SET sla_check_at = now() + interval '1 hour' WHERE id = ${Number(row.id)}`);
+        log('error', "slas: a ticket's clocks could not be evaluated", {
+          ticketId: Number(row.id),
+          installationId,
+          error: errorField(error),
+        });
+        await db.http.execute(
+          sql`UPDATE tickets SET sla_check_at = now() + interval '1 hour' WHERE id = ${Number(row.id)}`,
+        );
       }
     }
     await announceEvents(env, db);
@@ -181,8 +230,26 @@ export async function checkSlaClocks(env: Env): Promise<void> {
 /** A policy deleted leaves its tickets at once: no policy, no targets. */
 export async function releaseTickets({ tx, who }: WriteContext, slaId: number): Promise<void> {
   const cleared = {
-    slaId: null, slaFirstResponseDueAt: null, slaFirstResponseStatus: null, slaNextReplyDueAt: null, slaNextReplyStatus: null,
-    slaResolutionDueAt: null, slaResolutionStatus: null, slaBreached: false, slaNextReplySince: null, slaCheckAt: null,
+    slaId: null,
+    slaFirstResponseDueAt: null,
+    slaFirstResponseStatus: null,
+    slaNextReplyDueAt: null,
+    slaNextReplyStatus: null,
+    slaResolutionDueAt: null,
+    slaResolutionStatus: null,
+    slaBreached: false,
+    slaNextReplySince: null,
+    slaCheckAt: null,
   };
-  await updateRecords(tx, who, { table: tickets, type: 'tickets', where: sql`${tickets.slaId} = ${slaId} AND ${tickets.installationId} = ${who.installationId}` }, cleared, watched);
+  await updateRecords(
+    tx,
+    who,
+    {
+      table: tickets,
+      type: 'tickets',
+      where: sql`${tickets.slaId} = ${slaId} AND ${tickets.installationId} = ${who.installationId}`,
+    },
+    cleared,
+    watched,
+  );
 }

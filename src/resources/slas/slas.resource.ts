@@ -22,7 +22,10 @@ export const slasResource = defineResource({
     name: { column: slas.name, schema: z.string().trim().min(1).max(255), required: true },
     description: { column: slas.description, schema: z.string().max(2000) },
     displayOrder: displayOrderField(slas.displayOrder),
-    enabled: { column: slas.enabled, schema: z.boolean().meta({ description: 'a switched-off policy applies to no ticket' }) },
+    enabled: {
+      column: slas.enabled,
+      schema: z.boolean().meta({ description: 'a switched-off policy applies to no ticket' }),
+    },
     businesshours: referenceField(slas.businesshoursId, { table: businessHours, type: 'businesshours' }),
   },
   filter: [...AUDIT_SET, 'businesshours', 'description', 'displayOrder', 'enabled', 'name'],
@@ -33,7 +36,10 @@ export const slasResource = defineResource({
   ignored: ['threads'],
   constraints: {
     slas_installation_name_key: { source: 'sla.name', detail: 'a policy with this name already exists' },
-    sla_ticket_priorities_sla_priority_key: { source: 'sla.slaticketpriorities', detail: 'the policy has targets for this priority already' },
+    sla_ticket_priorities_sla_priority_key: {
+      source: 'sla.slaticketpriorities',
+      detail: 'the policy has targets for this priority already',
+    },
   },
   access: { read: EVERYONE, write: ADMINS },
   examples: {

@@ -16,7 +16,14 @@ export const spamTerm = z
   .max(254)
   .transform((term) => (term.startsWith('@') ? term.slice(1) : term))
   .refine(
-    (term) => email.safeParse(term).success || DOMAIN.test(term) || ipv4.safeParse(term).success || ipv6.safeParse(term).success,
+    (term) =>
+      email.safeParse(term).success ||
+      DOMAIN.test(term) ||
+      ipv4.safeParse(term).success ||
+      ipv6.safeParse(term).success,
     'must be an email address, a domain or an IP address',
   )
-  .meta({ description: 'an email address, a domain (`example.com` or `@example.com`) or an IPv4 or IPv6 address; stored lowercase' });
+  .meta({
+    description:
+      'an email address, a domain (`example.com` or `@example.com`) or an IPv4 or IPv6 address; stored lowercase',
+  });

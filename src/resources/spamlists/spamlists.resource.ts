@@ -16,7 +16,11 @@ export const spamListsResource = defineResource({
   table: spamLists,
   fields: {
     term: { column: spamLists.term, schema: spamTerm, required: true },
-    type: { column: spamLists.listType, schema: z.enum(SPAM_LIST_TYPES).meta({ description: 'the list: `whitelist` or `blacklist`' }), required: true },
+    type: {
+      column: spamLists.listType,
+      schema: z.enum(SPAM_LIST_TYPES).meta({ description: 'the list: `whitelist` or `blacklist`' }),
+      required: true,
+    },
   },
   filter: [...AUDIT_SET, 'term', 'type'],
   relations: { users: includedUsers() },

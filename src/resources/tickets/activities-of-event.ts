@@ -18,7 +18,9 @@ interface Change {
 }
 
 const idOf = (value: unknown): number | null =>
-  value !== null && typeof value === 'object' && 'id' in value && Number.isInteger((value as { id: unknown }).id) ? (value as { id: number }).id : null;
+  value !== null && typeof value === 'object' && 'id' in value && Number.isInteger((value as { id: unknown }).id)
+    ? (value as { id: number }).id
+    : null;
 
 /** A ticket property whose change is an activity of its own; the other properties share one `ticket.updated`. */
 const OWN_ACTIVITY: Record<string, (change: Change) => Omit<ActivityDraft, 'changes'>> = {
@@ -29,7 +31,9 @@ const OWN_ACTIVITY: Record<string, (change: Change) => Omit<ActivityDraft, 'chan
   subject: () => ({ eventType: 'ticket.subject' }),
   customer: () => ({ eventType: 'ticket.customer' }),
   agent: (change) =>
-    change.after === null ? { eventType: 'ticket.unassigned', targetAgentId: idOf(change.before) } : { eventType: 'ticket.assigned', targetAgentId: idOf(change.after) },
+    change.after === null
+      ? { eventType: 'ticket.unassigned', targetAgentId: idOf(change.before) }
+      : { eventType: 'ticket.assigned', targetAgentId: idOf(change.after) },
   inbox: (change) => ({ eventType: 'ticket.moved', inboxId: idOf(change.after), oldInboxId: idOf(change.before) }),
   state: (change) => ({ eventType: change.after === 'active' ? 'ticket.restored' : 'ticket.deleted' }),
   mergedInto: (change) => ({ eventType: 'ticket.mergedinto', otherTicketId: idOf(change.after) }),
@@ -54,7 +58,8 @@ function ticketUpdate(data: Record<string, unknown>): ActivityDraft[] {
     if (name.startsWith('sla')) {
       // the SLA's clocks: a target warned of or breached is a line; due times moving are not
       const after = (value as Change).after;
-      if (SLA_TARGET_STATUSES.includes(name) && (after === 'warning' || after === 'breached')) drafts.push({ eventType: `ticket.sla.${after}`, changes: { [name]: value } });
+      if (SLA_TARGET_STATUSES.includes(name) && (after === 'warning' || after === 'breached'))
+        drafts.push({ eventType: `ticket.sla.${after}`, changes: { [name]: value } });
       continue;
     }
     const own = OWN_ACTIVITY[name];
@@ -79,15 +84,38 @@ function ticketActivities(event: StoredEvent): ActivityDraft[] {
       const relation = RELATION_ACTIVITY[data.relation as string];
       if (!relation) return [];
       const eventType = event.kind === 'linked' ? relation.added : relation.removed;
-      return [{ eventType, changes: { [relation.property]: data.record }, targetAgentId: relation.property === 'follower' ? idOf(data.record) : undefined }];
+      return [
+        {
+          eventType,
+          changes: { [relation.property]: data.record },
+          targetAgentId: relation.property === 'follower' ? idOf(data.record) : undefined,
+        },
+      ];
     }
     case 'merged':
       return [{ eventType: 'ticket.merged', changes: { ticket: data.ticket }, otherTicketId: idOf(data.ticket) }];
     case 'triggered':
       // a trigger acted (its actions have lines of their own, by the `triggers` part), or was stopped at the chain's depth
-      return [{ eventType: data.stopped === true ? 'ticket.trigger.stopped' : data.failed !== undefined ? 'ticket.trigger.failed' : 'ticket.trigger', changes: data }];
+      return [
+        {
+          eventType:
+            data.stopped === true
+              ? 'ticket.trigger.stopped'
+              : data.failed !== undefined
+                ? 'ticket.trigger.failed'
+                : 'ticket.trigger',
+          changes: data,
+        },
+      ];
     case 'split':
-      return [{ eventType: 'ticket.split', changes: { ticket: data.ticket, message: data.message }, otherTicketId: idOf(data.ticket), messageId: idOf(data.message) }];
+      return [
+        {
+          eventType: 'ticket.split',
+          changes: { ticket: data.ticket, message: data.message },
+          otherTicketId: idOf(data.ticket),
+          messageId: idOf(data.message),
+        },
+      ];
     default:
       return [];
   }
@@ -102,7 +130,8 @@ export interface EntryFacts {
 
 /** The reply or note an entry is once it is in the thread (no draft, not the ticket's first message). */
 function entryActivity(entry: EntryFacts, messageId: number): ActivityDraft {
-  const eventType = entry.threadType === 'note' ? 'ticket.note' : entry.byCustomer ? 'ticket.customer.reply' : 'ticket.agent.reply';
+  const eventType =
+    entry.threadType === 'note' ? 'ticket.note' : entry.byCustomer ? 'ticket.customer.reply' : 'ticket.agent.reply';
   return { eventType, changes: {}, messageId };
 }
 

@@ -24,7 +24,9 @@ export type ArchivedValue = (typeof VALUES)[number];
 export const archivedParam = z
   .enum(VALUES)
   .optional()
-  .meta({ description: `true: only archived tickets (solved or closed, untouched for ${ARCHIVE_AFTER_DAYS} days); false: none of them; absent: both` });
+  .meta({
+    description: `true: only archived tickets (solved or closed, untouched for ${ARCHIVE_AFTER_DAYS} days); false: none of them; absent: both`,
+  });
 
 /** The condition `archived` names, if any. */
 export function archivedCondition(value: ArchivedValue | undefined): SQL | undefined {

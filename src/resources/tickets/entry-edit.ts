@@ -24,45 +24,82 @@ const edits = new WeakMap<Record<string, unknown>, EntryBefore>();
  * new body sanitized as a new entry's is, and the old body kept as a revision when it changes. A
  * customer's message keeps its words (409); a sent entry does not become a draft again (400).
  */
-export async function prepareEntryEdit(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+export async function prepareEntryEdit(
+  context: WriteContext,
+  record: Record<string, unknown>,
+  id: number | undefined,
+): Promise<void> {
   if (id === undefined) return;
   const { tx, who } = context;
   // an entry or ticket the caller may not change is left to the engine, which answers 404
-  const [found] = await tx.select({ ticketId: ticketMessages.ticketId }).from(ticketMessages).where(and(tenantScope(ticketMessages, who.installationId), eq(ticketMessages.id, id)));
+  const [found] = await tx
+    .select({ ticketId: ticketMessages.ticketId })
+    .from(ticketMessages)
+    .where(and(tenantScope(ticketMessages, who.installationId), eq(ticketMessages.id, id)));
   if (!found) return;
   const [ticket] = await lockTickets(tx, who, [found.ticketId]);
   if (!ticket) return;
-  const { rows } = await tx.execute(sql`SELECT customer_id, is_draft, html_body, text_body, edit_method, thread_type FROM ticket_messages
+  const { rows } =
+    await tx.execute(sql`SELECT customer_id, is_draft, html_body, text_body, edit_method, thread_type FROM ticket_messages
     WHERE id = ${id} AND installation_id = ${who.installationId} AND state = 'active' FOR UPDATE`);
   const entry = rows[0];
   if (!entry) return;
-  if (record.isDraft === true && entry.is_draft !== true) throw ApiError.invalid('message.isDraft', 'a sent entry does not become a draft again');
+  if (record.isDraft === true && entry.is_draft !== true)
+    throw ApiError.invalid('message.isDraft', 'a sent entry does not become a draft again');
   if (record.message !== undefined) {
-    if (entry.customer_id !== null) throw ApiError.conflict('message.message', "a customer's message keeps its words: pin it or delete it, but its body is not edited");
+    if (entry.customer_id !== null)
+      throw ApiError.conflict(
+        'message.message',
+        "a customer's message keeps its words: pin it or delete it, but its body is not edited",
+      );
     const html = messageHtml(record.message as string, (record.editMethod ?? entry.edit_method) as EditMethod);
     record.message = html;
     if (html !== entry.html_body) {
       await tx.insert(ticketMessageRevisions).values({
-        installationId: who.installationId, messageId: id, htmlBody: String(entry.html_body), textBody: String(entry.text_body),
-        editMethod: entry.edit_method as EditMethod, createdBy: who.userId, updatedBy: who.userId,
+        installationId: who.installationId,
+        messageId: id,
+        htmlBody: String(entry.html_body),
+        textBody: String(entry.text_body),
+        editMethod: entry.edit_method as EditMethod,
+        createdBy: who.userId,
+        updatedBy: who.userId,
       });
     }
   }
-  edits.set(record, { ticketId: ticket.id, ticketStatusCode: ticket.statusCode, threadType: String(entry.thread_type), wasDraft: entry.is_draft === true });
+  edits.set(record, {
+    ticketId: ticket.id,
+    ticketStatusCode: ticket.statusCode,
+    threadType: String(entry.thread_type),
+    wasDraft: entry.is_draft === true,
+  });
 }
 
 /**
  * Once edited: the plain text follows the body; a draft sent (`isDraft: false`) moves its ticket
  * as a reply would; the ticket's preview follows its thread.
  */
-export async function finishEntryEdit(context: WriteContext, record: Record<string, unknown>, id: number): Promise<void> {
+export async function finishEntryEdit(
+  context: WriteContext,
+  record: Record<string, unknown>,
+  id: number,
+): Promise<void> {
   const before = edits.get(record);
   if (!before) return;
   const { tx, who } = context;
-  if (typeof record.message === 'string') await tx.update(ticketMessages).set({ textBody: messageText(record.message) }).where(eq(ticketMessages.id, id));
+  if (typeof record.message === 'string')
+    await tx
+      .update(ticketMessages)
+      .set({ textBody: messageText(record.message) })
+      .where(eq(ticketMessages.id, id));
   const sent = before.wasDraft && record.isDraft === false;
   if (sent && movesToWaiting(before.ticketStatusCode, { threadType: before.threadType })) {
-    await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, before.ticketId) }, { statusId: WAITING_STATUS }, { status: ticketsResource.fields.status!.output! });
+    await updateRecords(
+      tx,
+      who,
+      { table: tickets, type: 'tickets', where: eq(tickets.id, before.ticketId) },
+      { statusId: WAITING_STATUS },
+      { status: ticketsResource.fields.status!.output! },
+    );
   }
   if (sent || record.message !== undefined) await refreshPreviews(context, [before.ticketId]);
 }
@@ -94,7 +131,11 @@ function renderedFor(body: string, editMethod: EditMethod | undefined, rendered:
 export const plannedEntryEdit: NonNullable<ResourceDeclaration['planned']> = {
   first(_db, who, record, id) {
     if (id === undefined) return [];
-    const entry = and(eq(ticketMessages.id, id), eq(ticketMessages.installationId, who.installationId), eq(ticketMessages.state, 'active'))!;
+    const entry = and(
+      eq(ticketMessages.id, id),
+      eq(ticketMessages.installationId, who.installationId),
+      eq(ticketMessages.state, 'active'),
+    )!;
     const statements = [
       // the ticket, then the entry, locked; the ticket and whether the entry was a draft handed on
       sql`WITH ticket AS (SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.id} = (SELECT ${ticketMessages.ticketId} FROM ${ticketMessages} WHERE ${entry})
@@ -103,14 +144,26 @@ export const plannedEntryEdit: NonNullable<ResourceDeclaration['planned']> = {
         SELECT ${remember(EDITED_TICKET, sql`coalesce((SELECT id FROM ticket), 0)`)}, ${remember(WAS_DRAFT, sql`coalesce((SELECT is_draft FROM message), false)::int`)}`,
     ];
     if (record.isDraft === true) {
-      statements.push(refuseWhen(sql`EXISTS (SELECT 1 FROM ${ticketMessages} WHERE ${entry} AND NOT ${ticketMessages.isDraft})`, 400, 'message.isDraft', 'a sent entry does not become a draft again'));
+      statements.push(
+        refuseWhen(
+          sql`EXISTS (SELECT 1 FROM ${ticketMessages} WHERE ${entry} AND NOT ${ticketMessages.isDraft})`,
+          400,
+          'message.isDraft',
+          'a sent entry does not become a draft again',
+        ),
+      );
     }
     if (typeof record.message === 'string') {
       const body = record.message;
       const method = record.editMethod as EditMethod | undefined;
       const html = renderedFor(body, method, (rendered) => rendered);
       statements.push(
-        refuseWhen(sql`EXISTS (SELECT 1 FROM ${ticketMessages} WHERE ${entry} AND ${ticketMessages.customerId} IS NOT NULL)`, 409, 'message.message', "a customer's message keeps its words: pin it or delete it, but its body is not edited"),
+        refuseWhen(
+          sql`EXISTS (SELECT 1 FROM ${ticketMessages} WHERE ${entry} AND ${ticketMessages.customerId} IS NOT NULL)`,
+          409,
+          'message.message',
+          "a customer's message keeps its words: pin it or delete it, but its body is not edited",
+        ),
         sql`INSERT INTO ${ticketMessageRevisions} (installation_id, message_id, html_body, text_body, edit_method, created_by, updated_by)
           SELECT ${who.installationId}::int, ${ticketMessages.id}, ${ticketMessages.htmlBody}, ${ticketMessages.textBody}, ${ticketMessages.editMethod}, ${who.userId}::int, ${who.userId}::int
             FROM ${ticketMessages} WHERE ${entry} AND ${ticketMessages.htmlBody} IS DISTINCT FROM ${html}`,
@@ -125,7 +178,9 @@ export const plannedEntryEdit: NonNullable<ResourceDeclaration['planned']> = {
 
   // `finishEntryDelete`: the ticket's preview follows its thread
   afterDelete: (_db, who, id) =>
-    refreshPreviewsStatements(sql`(SELECT ${ticketMessages.ticketId} FROM ${ticketMessages} WHERE ${ticketMessages.id} = ${id} AND ${ticketMessages.installationId} = ${who.installationId})`),
+    refreshPreviewsStatements(
+      sql`(SELECT ${ticketMessages.ticketId} FROM ${ticketMessages} WHERE ${ticketMessages.id} = ${id} AND ${ticketMessages.installationId} = ${who.installationId})`,
+    ),
 
   after(db, who, record, id) {
     const ticket = recalled(EDITED_TICKET);
@@ -133,9 +188,21 @@ export const plannedEntryEdit: NonNullable<ResourceDeclaration['planned']> = {
     const sent = record.isDraft === false;
     if (sent) {
       // a draft sent moves its ticket as a reply would (`movesToWaiting`): a reply, the ticket active
-      const moves = and(eq(tickets.id, ticket), sql`${recalled(WAS_DRAFT)} = 1`, sql`(SELECT ${ticketMessages.threadType} FROM ${ticketMessages} WHERE ${ticketMessages.id} = ${id}) = 'message'`,
-        sql`(SELECT code FROM ticket_statuses WHERE id = ${tickets.statusId}) = 'active'`)!;
-      statements.push(updateStatement(db, who, { table: tickets, type: 'tickets', where: moves }, { statusId: WAITING_STATUS }, { status: ticketsResource.fields.status!.output! }));
+      const moves = and(
+        eq(tickets.id, ticket),
+        sql`${recalled(WAS_DRAFT)} = 1`,
+        sql`(SELECT ${ticketMessages.threadType} FROM ${ticketMessages} WHERE ${ticketMessages.id} = ${id}) = 'message'`,
+        sql`(SELECT code FROM ticket_statuses WHERE id = ${tickets.statusId}) = 'active'`,
+      )!;
+      statements.push(
+        updateStatement(
+          db,
+          who,
+          { table: tickets, type: 'tickets', where: moves },
+          { statusId: WAITING_STATUS },
+          { status: ticketsResource.fields.status!.output! },
+        ),
+      );
     }
     if (sent || record.message !== undefined) statements.push(...refreshPreviewsStatements(sql`(SELECT ${ticket})`));
     return statements;

@@ -16,8 +16,11 @@ import { searchTicketsRoute } from './search';
 import { linkTaskRoute, unlinkTaskRoute } from './task-links';
 
 const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActivities.ticketId, {
-  path: 'activities.json', operationId: 'listTicketHistory', summary: "A ticket's history, paginated",
-  description: 'The ticket\'s history in pages: one line per change to the ticket and its thread (status, assignment, replies, merges, triggers, SLA warnings, ...), with who made it, when, and what it was before and after, in the order of the changes. Lines are written from the write events just after each write, so a read right after one may miss its last lines for about a second. A ticket the caller does not see, of another installation or deleted, is a 404. See docs/resources/ticketactivities.md.',
+  path: 'activities.json',
+  operationId: 'listTicketHistory',
+  summary: "A ticket's history, paginated",
+  description:
+    "The ticket's history in pages: one line per change to the ticket and its thread (status, assignment, replies, merges, triggers, SLA warnings, ...), with who made it, when, and what it was before and after, in the order of the changes. Lines are written from the write events just after each write, so a read right after one may miss its last lines for about a second. A ticket the caller does not see, of another installation or deleted, is a 404. See docs/resources/ticketactivities.md.",
 });
 
 /**
@@ -30,6 +33,17 @@ const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActi
 export const ticketsModule = defineModule({
   name: 'tickets',
   resources: [ticketsResource, messagesResource, ticketActivitiesResource],
-  routes: [createThreadEntryRoute, threadRoute, activitiesRoute, restoreTicketRoute, markSpamRoute, mergeTicketsRoute, ticketChangesRoute, searchTicketsRoute, linkTaskRoute, unlinkTaskRoute],
+  routes: [
+    createThreadEntryRoute,
+    threadRoute,
+    activitiesRoute,
+    restoreTicketRoute,
+    markSpamRoute,
+    mergeTicketsRoute,
+    ticketChangesRoute,
+    searchTicketsRoute,
+    linkTaskRoute,
+    unlinkTaskRoute,
+  ],
   subscribers: [recordTicketActivities, recordTicketTimings, refreshSearchOfCustomer],
 });

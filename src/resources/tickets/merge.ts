@@ -3,7 +3,14 @@ import type { Actor } from '../../auth/principal';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { ticketMessages, tickets } from '../../db/schema';
-import { referenceInput, schemasOf, sendWithReadBack, tenantScope, translateDbError, updateStatement } from '../../engine';
+import {
+  referenceInput,
+  schemasOf,
+  sendWithReadBack,
+  tenantScope,
+  translateDbError,
+  updateStatement,
+} from '../../engine';
 import { recordEventsStatement } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
@@ -19,7 +26,11 @@ import { ticketsResource } from './tickets.resource';
 const s = schemasOf(ticketsResource);
 
 const mergeBody = bodyObject({
-  tickets: z.array(referenceInput('tickets')).min(1).max(50).meta({ description: 'the tickets to fold into this one, 1 to 50' }),
+  tickets: z
+    .array(referenceInput('tickets'))
+    .min(1)
+    .max(50)
+    .meta({ description: 'the tickets to fold into this one, 1 to 50' }),
 }).meta({ id: 'TicketMerge' });
 
 /**
@@ -28,35 +39,73 @@ const mergeBody = bodyObject({
  * time they were written), and it closes as merged: status closed, `mergedInto` this ticket, one
  * `ticket.mergedinto` line of its history; this ticket gets one `ticket.merged` line for each.
  */
-export const mergeTicketsRoute = defineRoute({
-  method: 'post', path: '/v2/tickets/{id}/merge.json', tag: 'Tickets', operationId: 'mergeTickets', roles: AGENTS,
-  summary: 'Fold other tickets into this one',
-  description: 'Folds the tickets named (1 to 50) into this one, in one transaction: their thread entries, notes and drafts too, move here and the thread reads in the time they were written; each folded ticket closes as merged (status closed, `mergedInto` this ticket) and keeps its tags, followers, custom field values and cc. Each change records its events, so the folded tickets get a `ticket.mergedinto` line and this one a `ticket.merged` line for each. Naming this ticket itself, one the caller may not change or one already merged is a 400 naming `tickets[i]`, and nothing changes; a ticket the caller may not change in the path is a 404, and merging into a merged ticket a 409. See docs/resources/tickets.md.',
-  request: { params: idParams, body: { required: true, content: { 'application/json': { schema: mergeBody } } } },
-  example: { params: { id: 1 }, body: { tickets: [{ id: 2 }] } },
-  responses: { 200: jsonResponse('the ticket kept', s.one), 409: errorResponse('this ticket is itself merged, or a simultaneous change got in the way') },
-}, async (c) => {
-  const who = c.var.principal;
-  const { id } = c.req.valid('param');
-  const folded = [...new Set(c.req.valid('json').tickets)];
-  if (folded.includes(id)) throw ApiError.invalid(`tickets[${c.req.valid('json').tickets.indexOf(id)}]`, 'a ticket is not merged into itself');
-  // one batch: the tickets locked in id order, each checked, the threads moved, the folded closed, read back
-  const body = await sendWithReadBack(c.var.db, ticketsResource, who, [
-    ...mergeChecks(who, id, folded),
-    requireStatusOfCode(who, 'closed'),
-    updateStatement(c.var.db.http, who, { table: ticketMessages, type: 'messages', where: inArray(ticketMessages.ticketId, folded) }, { ticketId: id }, { ticket: messageFields.ticket!.output! }),
-    updateStatement(
-      c.var.db.http, who, { table: tickets, type: 'tickets', where: inArray(tickets.id, folded) },
-      { statusId: statusIdOfCode(who, 'closed'), mergedIntoId: id },
-      { status: ticketsResource.fields.status!.output!, mergedInto: ticketsResource.fields.mergedInto!.output! },
-    ),
-    recordEventsStatement(who, folded.map((other) => ({ recordType: 'tickets', recordId: id, kind: 'merged', data: { ticket: { id: other, type: 'tickets' } } }))),
-    ...refreshPreviewsStatements([id, ...folded]),
-  ], sql`${id}::int`, []).catch((error: unknown) => {
-    throw translateDbError(error, ticketsResource);
-  });
-  return c.json(body!, 200);
-});
+export const mergeTicketsRoute = defineRoute(
+  {
+    method: 'post',
+    path: '/v2/tickets/{id}/merge.json',
+    tag: 'Tickets',
+    operationId: 'mergeTickets',
+    roles: AGENTS,
+    summary: 'Fold other tickets into this one',
+    description:
+      'Folds the tickets named (1 to 50) into this one, in one transaction: their thread entries, notes and drafts too, move here and the thread reads in the time they were written; each folded ticket closes as merged (status closed, `mergedInto` this ticket) and keeps its tags, followers, custom field values and cc. Each change records its events, so the folded tickets get a `ticket.mergedinto` line and this one a `ticket.merged` line for each. Naming this ticket itself, one the caller may not change or one already merged is a 400 naming `tickets[i]`, and nothing changes; a ticket the caller may not change in the path is a 404, and merging into a merged ticket a 409. See docs/resources/tickets.md.',
+    request: { params: idParams, body: { required: true, content: { 'application/json': { schema: mergeBody } } } },
+    example: { params: { id: 1 }, body: { tickets: [{ id: 2 }] } },
+    responses: {
+      200: jsonResponse('the ticket kept', s.one),
+      409: errorResponse('this ticket is itself merged, or a simultaneous change got in the way'),
+    },
+  },
+  async (c) => {
+    const who = c.var.principal;
+    const { id } = c.req.valid('param');
+    const folded = [...new Set(c.req.valid('json').tickets)];
+    if (folded.includes(id))
+      throw ApiError.invalid(
+        `tickets[${c.req.valid('json').tickets.indexOf(id)}]`,
+        'a ticket is not merged into itself',
+      );
+    // one batch: the tickets locked in id order, each checked, the threads moved, the folded closed, read back
+    const body = await sendWithReadBack(
+      c.var.db,
+      ticketsResource,
+      who,
+      [
+        ...mergeChecks(who, id, folded),
+        requireStatusOfCode(who, 'closed'),
+        updateStatement(
+          c.var.db.http,
+          who,
+          { table: ticketMessages, type: 'messages', where: inArray(ticketMessages.ticketId, folded) },
+          { ticketId: id },
+          { ticket: messageFields.ticket!.output! },
+        ),
+        updateStatement(
+          c.var.db.http,
+          who,
+          { table: tickets, type: 'tickets', where: inArray(tickets.id, folded) },
+          { statusId: statusIdOfCode(who, 'closed'), mergedIntoId: id },
+          { status: ticketsResource.fields.status!.output!, mergedInto: ticketsResource.fields.mergedInto!.output! },
+        ),
+        recordEventsStatement(
+          who,
+          folded.map((other) => ({
+            recordType: 'tickets',
+            recordId: id,
+            kind: 'merged',
+            data: { ticket: { id: other, type: 'tickets' } },
+          })),
+        ),
+        ...refreshPreviewsStatements([id, ...folded]),
+      ],
+      sql`${id}::int`,
+      [],
+    ).catch((error: unknown) => {
+      throw translateDbError(error, ticketsResource);
+    });
+    return c.json(body!, 200);
+  },
+);
 
 /**
  * The tickets locked in id order (so two writes over the same tickets never deadlock), then the

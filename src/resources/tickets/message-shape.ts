@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { customers, EDIT_METHODS, EMAIL_STATES, ticketMessageRevisions, ticketMessages, tickets } from '../../db/schema';
+import {
+  customers,
+  EDIT_METHODS,
+  EMAIL_STATES,
+  ticketMessageRevisions,
+  ticketMessages,
+  tickets,
+} from '../../db/schema';
 import { referenceField, shapeOfFields, type WritableField } from '../../engine';
 import { addressList } from './thread-entry';
 
@@ -17,26 +24,55 @@ export const messageFields: Record<string, WritableField> = {
   textBody: { column: ticketMessages.textBody, schema: z.string(), readOnly: true },
   threadType: { column: ticketMessages.threadType, schema: z.string(), readOnly: true },
   editMethod: { column: ticketMessages.editMethod, schema: z.enum(EDIT_METHODS) },
-  ticket: referenceField(ticketMessages.ticketId, { table: tickets, type: 'tickets' }, { required: true, readOnly: true }),
+  ticket: referenceField(
+    ticketMessages.ticketId,
+    { table: tickets, type: 'tickets' },
+    { required: true, readOnly: true },
+  ),
   // the customer who wrote it; null: a teammate (`createdBy`)
   customer: referenceField(ticketMessages.customerId, { table: customers, type: 'customers' }, { readOnly: true }),
   cc: { column: ticketMessages.cc, schema: addressesOrNull },
   bcc: { column: ticketMessages.bcc, schema: addressesOrNull },
   isPinned: { column: ticketMessages.isPinned, schema: z.boolean() },
-  isDraft: { column: ticketMessages.isDraft, schema: z.boolean().meta({ description: 'false sends a draft; a sent entry does not become a draft again' }) },
+  isDraft: {
+    column: ticketMessages.isDraft,
+    schema: z.boolean().meta({ description: 'false sends a draft; a sent entry does not become a draft again' }),
+  },
   viewedByCustomerAt: { column: ticketMessages.viewedByCustomerAt, schema: z.unknown(), readOnly: true },
   // mail out (src/resources/mail/outbound)
   emailStatus: {
     column: ticketMessages.emailStatus,
-    schema: z.enum(EMAIL_STATES).nullable().meta({ description: "the reply's mail to the customer: queued (to be sent, or tried again), sent, failed (see emailError); null: not mailed (a note, the customer's own message, a customer with no address)" }),
+    schema: z.enum(EMAIL_STATES).nullable().meta({
+      description:
+        "the reply's mail to the customer: queued (to be sent, or tried again), sent, failed (see emailError); null: not mailed (a note, the customer's own message, a customer with no address)",
+    }),
     readOnly: true,
   },
-  emailError: { column: ticketMessages.emailError, schema: z.string().nullable().meta({ description: 'why its mail failed, or why the last try did (Email Service\'s code and message)' }), readOnly: true },
-  emailMessageId: { column: ticketMessages.emailMessageId, schema: z.string().nullable().meta({ description: 'the Message-ID it came in or went out as, without angle brackets' }), readOnly: true },
+  emailError: {
+    column: ticketMessages.emailError,
+    schema: z
+      .string()
+      .nullable()
+      .meta({ description: "why its mail failed, or why the last try did (Email Service's code and message)" }),
+    readOnly: true,
+  },
+  emailMessageId: {
+    column: ticketMessages.emailMessageId,
+    schema: z
+      .string()
+      .nullable()
+      .meta({ description: 'the Message-ID it came in or went out as, without angle brackets' }),
+    readOnly: true,
+  },
 };
 
 /** A ticket's thread entries as the ticket includes them (`includes=messages`), in time order. */
-export const messageShape = shapeOfFields({ type: 'messages', component: 'Message', table: ticketMessages, fields: messageFields });
+export const messageShape = shapeOfFields({
+  type: 'messages',
+  component: 'Message',
+  table: ticketMessages,
+  fields: messageFields,
+});
 
 /** An earlier body of an entry, kept by an edit (`includes=revisions`): `createdAt` is when it was replaced. */
 export const revisionShape = shapeOfFields({

@@ -8,7 +8,13 @@ import { messageFields, revisionShape } from './message-shape';
 import { ofVisibleTicket } from './ticket-visibility';
 
 /** The teammates an entry mentions: written with the entry (`thread.ts`), read with `includes=mentions`. */
-export const mentionsRelation = manyToMany({ name: 'mentions', target: userShape, through: ticketMessageMentions, parentKey: ticketMessageMentions.messageId, targetKey: ticketMessageMentions.userId });
+export const mentionsRelation = manyToMany({
+  name: 'mentions',
+  target: userShape,
+  through: ticketMessageMentions,
+  parentKey: ticketMessageMentions.messageId,
+  targetKey: ticketMessageMentions.userId,
+});
 
 /**
  * A ticket's thread entries, read on their own: `GET /v2/messages.json`, `GET /v2/messages/{id}.json`
@@ -29,7 +35,15 @@ export const messagesResource = defineResource({
     revisions: ownedRecords({ shape: revisionShape, parentKey: ticketMessageRevisions.messageId }),
     // attached when the entry is written (`files` of a reply or a new ticket); read only here
     mentions: readOnlyRelation(mentionsRelation),
-    files: readOnlyRelation(manyToMany({ name: 'files', target: fileShape, through: ticketMessageFiles, parentKey: ticketMessageFiles.messageId, targetKey: ticketMessageFiles.fileId })),
+    files: readOnlyRelation(
+      manyToMany({
+        name: 'files',
+        target: fileShape,
+        through: ticketMessageFiles,
+        parentKey: ticketMessageFiles.messageId,
+        targetKey: ticketMessageFiles.fileId,
+      }),
+    ),
   },
   // what the platform's client marshals on every message
   ignored: ['assigningUser', 'contact', 'delayed', 'status'],

@@ -42,15 +42,19 @@ export async function plannedTicketEntry(db: Database, caller: Actor, id: number
  * the entry's author.
  */
 export function ticketEntryStatements(db: Database, caller: Actor, id: number, body: EntryBody) {
-  const named = body.agent !== undefined && body.agent !== null && body.agent !== caller.userId ? body.agent : undefined;
+  const named =
+    body.agent !== undefined && body.agent !== null && body.agent !== caller.userId ? body.agent : undefined;
   if (named !== undefined && (caller.kind !== 'teammate' || !ADMINS.includes(caller.role))) {
-    throw ApiError.forbidden('an agent writes replies and notes as itself: only owners and admins name another teammate as `agent`');
+    throw ApiError.forbidden(
+      'an agent writes replies and notes as itself: only owners and admins name another teammate as `agent`',
+    );
   }
   // from the lock on, the entry is its author's: its audit columns, its events and what they make
   const who: Actor = named === undefined ? caller : { ...caller, userId: named };
   const threadType = body.threadType ?? 'message';
   const customer = body.customer ?? undefined;
-  if (customer !== undefined && (threadType !== 'message' || body.isDraft)) throw ApiError.invalid('message.customer', 'a customer writes replies: no notes, no drafts');
+  if (customer !== undefined && (threadType !== 'message' || body.isDraft))
+    throw ApiError.invalid('message.customer', 'a customer writes replies: no notes, no drafts');
   const writer = db.http;
   const entryId = recalled(ENTRY);
   const statusBefore = recalled(STATUS_BEFORE);
@@ -69,25 +73,67 @@ export function ticketEntryStatements(db: Database, caller: Actor, id: number, b
     // the ticket locked, its status remembered; a 404 when the caller may not write it
     lockTicketStatement(caller, id, false, { name: STATUS_BEFORE, value: sql`status_id` }),
     named === undefined ? undefined : authorCheck(caller, id, named),
-    customer === undefined ? undefined : refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${tickets.customerId} = ${customer})`, 400, 'message.customer', `customer ${customer} is not this ticket's customer`),
-    status === undefined ? undefined : refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${ticketStatuses} WHERE ${and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status))})`, 400, 'message.status', `no ticketstatuses ${status} here`),
+    customer === undefined
+      ? undefined
+      : refuseWhen(
+          sql`NOT EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${tickets.customerId} = ${customer})`,
+          400,
+          'message.customer',
+          `customer ${customer} is not this ticket's customer`,
+        ),
+    status === undefined
+      ? undefined
+      : refuseWhen(
+          sql`NOT EXISTS (SELECT 1 FROM ${ticketStatuses} WHERE ${and(tenantScope(ticketStatuses, who.installationId), eq(ticketStatuses.id, status))})`,
+          400,
+          'message.status',
+          `no ticketstatuses ${status} here`,
+        ),
     ...threadEntryStatements(
       who,
       {
-        ticketId: id, body: body.message, editMethod: body.editMethod ?? 'html', threadType, customerId: customer ?? null,
-        cc: body.cc ?? undefined, bcc: body.bcc ?? undefined, isPinned: body.isPinned, isDraft: body.isDraft,
+        ticketId: id,
+        body: body.message,
+        editMethod: body.editMethod ?? 'html',
+        threadType,
+        customerId: customer ?? null,
+        cc: body.cc ?? undefined,
+        bcc: body.bcc ?? undefined,
+        isPinned: body.isPinned,
+        isDraft: body.isDraft,
         files: body.files ? { ids: body.files, source: 'message.files' } : undefined,
       },
       ENTRY,
     ),
-    ...(mentioned ? planOf(mentionsRelation)!(writer, who, { type: 'messages', id: entryId }, mentioned, 'message.mentions', true)! : []),
-    ...(mentioned ? planOf(ticketsResource.relations.followers!)!(writer, who, { type: 'tickets', id: sql`${id}::int` }, mentioned, 'message.mentions', false)! : []),
+    ...(mentioned
+      ? planOf(mentionsRelation)!(writer, who, { type: 'messages', id: entryId }, mentioned, 'message.mentions', true)!
+      : []),
+    ...(mentioned
+      ? planOf(ticketsResource.relations.followers!)!(
+          writer,
+          who,
+          { type: 'tickets', id: sql`${id}::int` },
+          mentioned,
+          'message.mentions',
+          false,
+        )!
+      : []),
     moveTo === undefined
       ? undefined
-      : updateStatement(writer, who, { table: tickets, type: 'tickets', where: and(eq(tickets.id, id), moveTo.where)! }, { statusId: moveTo.status }, { status: ticketsResource.fields.status!.output! }),
+      : updateStatement(
+          writer,
+          who,
+          { table: tickets, type: 'tickets', where: and(eq(tickets.id, id), moveTo.where)! },
+          { statusId: moveTo.status },
+          { status: ticketsResource.fields.status!.output! },
+        ),
     // the rules of a status the body names, where it changed the ticket's
-    status === undefined ? undefined : requireFieldsToResolveStatement(who, sql`t.id = ${id} AND t.status_id <> ${statusBefore}`, 'message.status'),
-    status === undefined || threadType !== 'message' || body.isDraft || customer !== undefined ? undefined : surveyStatement(who, id, entryId, sql`t.status_id <> ${statusBefore}`),
+    status === undefined
+      ? undefined
+      : requireFieldsToResolveStatement(who, sql`t.id = ${id} AND t.status_id <> ${statusBefore}`, 'message.status'),
+    status === undefined || threadType !== 'message' || body.isDraft || customer !== undefined
+      ? undefined
+      : surveyStatement(who, id, entryId, sql`t.status_id <> ${statusBefore}`),
   ];
   return { who, statements: statements.filter((statement): statement is SQL => statement !== undefined), entryId };
 }

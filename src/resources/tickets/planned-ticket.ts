@@ -31,10 +31,17 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
     if (record.fromThreadId !== undefined && id === undefined) await readSplitSource(read, who, record);
     // the values checked against their fields, read first: two exchanges
     if (record.customfields !== undefined) {
-      record.customfields = await prepareCustomFieldValues(read, who, record.customfields as Parameters<typeof prepareCustomFieldValues>[2], { id, inboxId: record.inbox as number | undefined }, 'ticket.customfields');
+      record.customfields = await prepareCustomFieldValues(
+        read,
+        who,
+        record.customfields as Parameters<typeof prepareCustomFieldValues>[2],
+        { id, inboxId: record.inbox as number | undefined },
+        'ticket.customfields',
+      );
     }
     if (id === undefined) {
-      if (record.customer === undefined) throw ApiError.invalid('ticket.customer', 'must be set: {"id": ...} or {"email": ...}');
+      if (record.customer === undefined)
+        throw ApiError.invalid('ticket.customer', 'must be set: {"id": ...} or {"email": ...}');
       if (record.files !== undefined && !(typeof record.message === 'string' && record.message.trim() !== '')) {
         throw ApiError.invalid('ticket.files', 'files are attached to the first message: send `message` too');
       }
@@ -46,7 +53,8 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
 
   first(_db, who, record, id) {
     const statements: SQL[] = [];
-    if (id === undefined && typeof record.fromThreadId === 'number') statements.push(splitSourceStatement(who, record.fromThreadId));
+    if (id === undefined && typeof record.fromThreadId === 'number')
+      statements.push(splitSourceStatement(who, record.fromThreadId));
     if (record.customer !== undefined) {
       statements.push(...customerStatements(who, record.customer as z.output<typeof customerInput>));
       record.customer = recalled(CUSTOMER);
@@ -57,14 +65,17 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
     statements.push(...seatedAgent(who, record));
     // an update's status before it: a status sent again is no move
     if (id !== undefined && record.status !== undefined) {
-      statements.push(sql`SELECT ${remember(STATUS_BEFORE, sql`coalesce((SELECT status_id FROM tickets WHERE id = ${id} AND installation_id = ${who.installationId}), 0)`)}`);
+      statements.push(
+        sql`SELECT ${remember(STATUS_BEFORE, sql`coalesce((SELECT status_id FROM tickets WHERE id = ${id} AND installation_id = ${who.installationId}), 0)`)}`,
+      );
     }
     return statements;
   },
 
   after(db, who, record, id, created) {
     const statements: SQL[] = [];
-    if (created && typeof record.fromThreadId === 'number') statements.push(...finishSplitStatements(db, who, record.fromThreadId, id));
+    if (created && typeof record.fromThreadId === 'number')
+      statements.push(...finishSplitStatements(db, who, record.fromThreadId, id));
     // a customer the body named by email and the batch made joins the companies of its domain, on create or update
     if (record.customer !== undefined) statements.push(newCustomerJoinsCompanies(who));
     const opening = created ? openingEntry(record, id, record.customer as SQL) : undefined;
@@ -81,7 +92,13 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
       );
     }
     if (record.status !== undefined) {
-      statements.push(requireFieldsToResolveStatement(who, created ? sql`t.id = ${id}` : sql`t.id = ${id} AND t.status_id <> ${recalled(STATUS_BEFORE)}`, 'ticket.status'));
+      statements.push(
+        requireFieldsToResolveStatement(
+          who,
+          created ? sql`t.id = ${id}` : sql`t.id = ${id} AND t.status_id <> ${recalled(STATUS_BEFORE)}`,
+          'ticket.status',
+        ),
+      );
     }
     statements.push(...stillVisible(who, sql`${tickets.id} = ${id}`));
     return statements;
@@ -93,7 +110,9 @@ export const plannedTicketHooks: NonNullable<ResourceDeclaration['planned']> = {
   bulkAfter(_db, who, record, ids) {
     return [
       ...stillVisible(who, sql`${tickets.id} IN ${ids}`),
-      ...(record.status !== undefined ? [requireFieldsToResolveStatement(who, sql`t.id IN ${ids}`, 'ticket.status')] : []),
+      ...(record.status !== undefined
+        ? [requireFieldsToResolveStatement(who, sql`t.id IN ${ids}`, 'ticket.status')]
+        : []),
       ...(record.subject !== undefined ? [refreshSearchStatement(sql`t.id IN ${ids}`)] : []),
     ];
   },
@@ -106,8 +125,12 @@ export const newCustomerJoinsCompanies = (who: Actor): SQL => joinCompaniesState
 function seatedAgent(who: Actor, record: Record<string, unknown>): SQL[] {
   if (typeof record.agent !== 'number') return [];
   return [
-    refuseWhen(sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${record.agent} AND ${users.installationId} = ${who.installationId} AND ${users.role} = 'collaborator')`,
-      400, 'ticket.agent', 'a collaborator has no seat: a ticket is assigned to an owner, admin or agent'),
+    refuseWhen(
+      sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${record.agent} AND ${users.installationId} = ${who.installationId} AND ${users.role} = 'collaborator')`,
+      400,
+      'ticket.agent',
+      'a collaborator has no seat: a ticket is assigned to an owner, admin or agent',
+    ),
   ];
 }
 
@@ -116,8 +139,12 @@ function stillVisible(who: Actor, written: SQL): SQL[] {
   const sight = visibleTickets(who);
   if (!sight) return [];
   return [
-    refuseWhen(sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${written} AND NOT (${sight}))`, 403, '',
-      'the ticket would leave what you see: put it in an inbox you work (assigned to you, where your access is restricted)'),
+    refuseWhen(
+      sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${written} AND NOT (${sight}))`,
+      403,
+      '',
+      'the ticket would leave what you see: put it in an inbox you work (assigned to you, where your access is restricted)',
+    ),
   ];
 }
 
@@ -132,15 +159,34 @@ export function customerStatements(who: Actor, input: z.output<typeof customerIn
     const id = typeof input === 'number' ? input : input.id;
     const email = typeof input === 'number' ? undefined : input.email;
     return [
-      refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${customers} WHERE ${and(tenantScope(customers, who.installationId), eq(customers.id, id))})`, 400, 'ticket.customer', `no customer ${id} here`),
-      ...(email === undefined ? [] : [refuseWhen(sql`${customerOfEmail(who.installationId, email)} IS DISTINCT FROM ${id}`, 400, 'ticket.customer.email', `${email} is not an email of customer ${id}`)]),
+      refuseWhen(
+        sql`NOT EXISTS (SELECT 1 FROM ${customers} WHERE ${and(tenantScope(customers, who.installationId), eq(customers.id, id))})`,
+        400,
+        'ticket.customer',
+        `no customer ${id} here`,
+      ),
+      ...(email === undefined
+        ? []
+        : [
+            refuseWhen(
+              sql`${customerOfEmail(who.installationId, email)} IS DISTINCT FROM ${id}`,
+              400,
+              'ticket.customer.email',
+              `${email} is not an email of customer ${id}`,
+            ),
+          ]),
       sql`SELECT ${remember(CUSTOMER, sql`${id}::int`)}, ${remember(NEW_CUSTOMER, sql`0`)}`,
     ];
   }
   const found = customerOfEmail(who.installationId, input.email);
   return [
     sql`SELECT ${remember(CUSTOMER, sql`coalesce(${found}, 0)`)}`,
-    addCustomerStatement(who, { ...input, addMethod: 'ticket' }, sql`${recalled(CUSTOMER)} = 0`, sql`${remember(CUSTOMER, sql`id`)}, ${remember(NEW_CUSTOMER, sql`id`)}`),
+    addCustomerStatement(
+      who,
+      { ...input, addMethod: 'ticket' },
+      sql`${recalled(CUSTOMER)} = 0`,
+      sql`${remember(CUSTOMER, sql`id`)}, ${remember(NEW_CUSTOMER, sql`id`)}`,
+    ),
     sql`SELECT ${remember(NEW_CUSTOMER, sql`coalesce(nullif(current_setting(${`desk.${NEW_CUSTOMER}`}::text, true), ''), '0')::int`)}`,
   ];
 }

@@ -9,7 +9,12 @@ import { activitiesOf, type ActivityDraft, type EntryFacts } from './activities-
  * the event later: the value the record's next change of that property (an event after this
  * one) found there, else the value now (`current`).
  */
-function referenceAt(event: Pick<StoredEvent, 'id' | 'installationId' | 'recordId'>, recordType: string, property: string, current: SQL): SQL {
+function referenceAt(
+  event: Pick<StoredEvent, 'id' | 'installationId' | 'recordId'>,
+  recordType: string,
+  property: string,
+  current: SQL,
+): SQL {
   return sql`coalesce(
     (SELECT (e.data->${property}->'before'->>'id')::int FROM events e
       WHERE e.installation_id = ${event.installationId} AND e.record_type = ${recordType} AND e.record_id = ${event.recordId}
@@ -30,9 +35,19 @@ type EntryOfEvent = { ticketId: number; entry: EntryFacts } | null;
 const entriesRead = new WeakMap<StoredEvent, Promise<EntryOfEvent>>();
 
 function readEntry(tx: Transaction, event: StoredEvent): Promise<EntryOfEvent> {
-  return tx.execute(sql`SELECT ${referenceAt(event, 'messages', 'ticket', sql`m.ticket_id`)} AS ticket_id, thread_type, customer_id IS NOT NULL AS by_customer
-    FROM ticket_messages m WHERE m.id = ${event.recordId} AND m.installation_id = ${event.installationId}`)
-    .then(({ rows }) => (rows[0] ? { ticketId: Number(rows[0].ticket_id), entry: { threadType: String(rows[0].thread_type), byCustomer: rows[0].by_customer === true } } : null));
+  return tx
+    .execute(
+      sql`SELECT ${referenceAt(event, 'messages', 'ticket', sql`m.ticket_id`)} AS ticket_id, thread_type, customer_id IS NOT NULL AS by_customer
+    FROM ticket_messages m WHERE m.id = ${event.recordId} AND m.installation_id = ${event.installationId}`,
+    )
+    .then(({ rows }) =>
+      rows[0]
+        ? {
+            ticketId: Number(rows[0].ticket_id),
+            entry: { threadType: String(rows[0].thread_type), byCustomer: rows[0].by_customer === true },
+          }
+        : null,
+    );
 }
 
 function entryOf(tx: Transaction, event: StoredEvent): Promise<EntryOfEvent> {
@@ -50,7 +65,10 @@ function entryOf(tx: Transaction, event: StoredEvent): Promise<EntryOfEvent> {
  * The ticket an event is about (a thread entry's: the ticket it was on then) and the history
  * lines it makes: shared by the history and by what else reads tickets' events (timings).
  */
-export async function activitiesOfStored(tx: Transaction, event: StoredEvent): Promise<{ ticketId: number; drafts: ActivityDraft[] }> {
+export async function activitiesOfStored(
+  tx: Transaction,
+  event: StoredEvent,
+): Promise<{ ticketId: number; drafts: ActivityDraft[] }> {
   if (event.recordType !== 'messages') return { ticketId: event.recordId, drafts: activitiesOf(event, undefined) };
   const read = await entryOf(tx, event);
   if (!read) return { ticketId: event.recordId, drafts: [] };
@@ -64,12 +82,13 @@ export async function activitiesOfStored(tx: Transaction, event: StoredEvent): P
  */
 export const recordTicketActivities: Subscriber = {
   name: 'tickets.activities',
-  does: 'writes the ticket\'s history lines (`docs/resources/ticketactivities.md`), once per event',
+  does: "writes the ticket's history lines (`docs/resources/ticketactivities.md`), once per event",
   on: [{ recordType: 'tickets' }, { recordType: 'messages' }],
   async handle(event, { tx }) {
     const { ticketId, drafts } = await activitiesOfStored(tx, event);
     if (drafts.length === 0) return;
-    const { rows } = await tx.execute(sql`SELECT ${referenceAt({ ...event, recordId: ticketId }, 'tickets', 'inbox', sql`t.inbox_id`)} AS inbox_id
+    const { rows } =
+      await tx.execute(sql`SELECT ${referenceAt({ ...event, recordId: ticketId }, 'tickets', 'inbox', sql`t.inbox_id`)} AS inbox_id
       FROM tickets t WHERE t.id = ${ticketId} AND t.installation_id = ${event.installationId}`);
     if (!rows[0]) return;
     const inboxId = Number(rows[0].inbox_id);

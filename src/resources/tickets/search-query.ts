@@ -2,12 +2,38 @@ import { z } from 'zod';
 import { ApiError } from '../../http/errors';
 import { MAX_ID } from '../../http/params';
 import { isCalendarDay, isInstant } from '../../lib/time-values';
-import { customFieldsParam, parseCustomFieldCriteria, type CustomFieldCriterion } from '../customfields/ticket-value-filter';
+import {
+  customFieldsParam,
+  parseCustomFieldCriteria,
+  type CustomFieldCriterion,
+} from '../customfields/ticket-value-filter';
 import { archivedParam, type ArchivedValue } from './archived';
 
 /** Id lists: repeated (`statuses=1&statuses=5`), with brackets (`statuses[]=1`, as some encoders send), or comma-joined. */
-export const ID_LISTS = ['statuses', 'priorities', 'types', 'sources', 'inboxes', 'excludeInboxes', 'tags', 'excludeTags', 'agents', 'customers', 'companies', 'rating'] as const;
-export const FLAGS = ['tagRequireAll', 'onlyUntagged', 'unassigned', 'onlyWithAttachment', 'omitMerged', 'exact', 'includeArchivedAgents', 'excludeWorkEmails'] as const;
+export const ID_LISTS = [
+  'statuses',
+  'priorities',
+  'types',
+  'sources',
+  'inboxes',
+  'excludeInboxes',
+  'tags',
+  'excludeTags',
+  'agents',
+  'customers',
+  'companies',
+  'rating',
+] as const;
+export const FLAGS = [
+  'tagRequireAll',
+  'onlyUntagged',
+  'unassigned',
+  'onlyWithAttachment',
+  'omitMerged',
+  'exact',
+  'includeArchivedAgents',
+  'excludeWorkEmails',
+] as const;
 /** The platform client's parameters for its project-management integration: this helpdesk has none, so only their empty values pass. */
 const INTEGRATION_LISTS = ['taskStatuses', 'teams', 'helpdocSites', 'twCompanyIds'] as const;
 const MAX_LIST = 500;
@@ -17,27 +43,50 @@ type IdList = (typeof ID_LISTS)[number];
 type Flag = (typeof FLAGS)[number];
 
 const raw = z.union([z.string(), z.array(z.string())]).optional();
-const listParam = (description: string) => raw.meta({ description: `${description}; repeat it, or send \`name[]\`, or join with commas` });
+const listParam = (description: string) =>
+  raw.meta({ description: `${description}; repeat it, or send \`name[]\`, or join with commas` });
 
 /** The query's shape as the document shows it: every name accepted, each list in both forms. */
 export const searchQuerySchema = z.strictObject({
-  search: z.string().max(1000).optional().meta({ description: 'words to find in the subject, the thread (notes included) and the customer\'s name or email; quotes for a phrase, `-word` to leave out, `or` between alternatives' }),
-  ...Object.fromEntries(ID_LISTS.flatMap((name) => [[name, listParam(`ids of ${name}`)], [`${name}[]`, raw.meta({ description: `\`${name}\` as bracketed encoders send it` })]])),
+  search: z.string().max(1000).optional().meta({
+    description:
+      "words to find in the subject, the thread (notes included) and the customer's name or email; quotes for a phrase, `-word` to leave out, `or` between alternatives",
+  }),
+  ...Object.fromEntries(
+    ID_LISTS.flatMap((name) => [
+      [name, listParam(`ids of ${name}`)],
+      [`${name}[]`, raw.meta({ description: `\`${name}\` as bracketed encoders send it` })],
+    ]),
+  ),
   ...Object.fromEntries(FLAGS.map((name) => [name, z.enum(['true', 'false', '1', '0', '']).optional()])),
   subjectKeywords: listParam('words that must each appear in the subject'),
   'subjectKeywords[]': raw,
-  startDate: z.string().optional().meta({ description: 'created on or after this day (YYYY-MM-DD, UTC) or instant (RFC 3339)' }),
+  startDate: z
+    .string()
+    .optional()
+    .meta({ description: 'created on or after this day (YYYY-MM-DD, UTC) or instant (RFC 3339)' }),
   endDate: z.string().optional().meta({ description: 'created on or before this day (the whole day) or instant' }),
   updatedAtFrom: z.string().optional().meta({ description: 'updated at or after (RFC 3339)' }),
   updatedAtTo: z.string().optional().meta({ description: 'updated at or before (RFC 3339)' }),
-  lastUpdated: z.string().optional().meta({ description: 'the platform client\'s name for `updatedAtFrom`' }),
+  lastUpdated: z.string().optional().meta({ description: "the platform client's name for `updatedAtFrom`" }),
   customfields: customFieldsParam,
   archived: archivedParam,
-  filter: z.string().optional().meta({ description: 'a JSON filter over the ticket list\'s names, ANDed with the rest', example: '{"subject": {"$contains": "refund"}}' }),
+  filter: z.string().optional().meta({
+    description: "a JSON filter over the ticket list's names, ANDed with the rest",
+    example: '{"subject": {"$contains": "refund"}}',
+  }),
   ticket: z.string().optional().meta({ description: 'one ticket id' }),
   page: z.string().optional(),
-  pageSize: z.string().optional().meta({ description: `1 to ${MAX_SEARCH_PAGE_SIZE}, default 50` }),
-  ...Object.fromEntries(INTEGRATION_LISTS.flatMap((name) => [[name, raw], [`${name}[]`, raw]])),
+  pageSize: z
+    .string()
+    .optional()
+    .meta({ description: `1 to ${MAX_SEARCH_PAGE_SIZE}, default 50` }),
+  ...Object.fromEntries(
+    INTEGRATION_LISTS.flatMap((name) => [
+      [name, raw],
+      [`${name}[]`, raw],
+    ]),
+  ),
   task: z.string().optional(),
   project: z.string().optional(),
   timeRange: z.string().optional(),
@@ -70,7 +119,11 @@ function text(name: string, value: string): string {
 }
 
 const values = (query: RawQuery, name: string): string[] =>
-  [query[name], query[`${name}[]`]].flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])).flatMap((v) => v.split(',')).map((v) => text(name, v)).filter((v) => v !== '');
+  [query[name], query[`${name}[]`]]
+    .flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]))
+    .flatMap((v) => v.split(','))
+    .map((v) => text(name, v))
+    .filter((v) => v !== '');
 
 const isId = (value: string) => /^[1-9]\d{0,9}$/.test(value) && Number(value) <= MAX_ID;
 
@@ -104,7 +157,9 @@ function bound(query: RawQuery, name: string, days: 'start' | 'end' | false): st
   if (value === undefined) return undefined;
   if (isInstant(value)) return value;
   if (days && isCalendarDay(value)) {
-    return days === 'start' ? `${value}T00:00:00Z` : new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000 - 1).toISOString();
+    return days === 'start'
+      ? `${value}T00:00:00Z`
+      : new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000 - 1).toISOString();
   }
   throw ApiError.invalid(name, days ? 'must be a day (YYYY-MM-DD) or an RFC 3339 time' : 'must be an RFC 3339 time');
 }
@@ -124,7 +179,9 @@ export function searchCriteria(query: RawQuery): SearchCriteria {
     const ids = idList(query, name);
     if (ids) lists[name] = ids;
   }
-  const flags = Object.fromEntries(FLAGS.map((name) => [name, ['true', '1'].includes(single(query, name) ?? '')])) as Record<Flag, boolean>;
+  const flags = Object.fromEntries(
+    FLAGS.map((name) => [name, ['true', '1'].includes(single(query, name) ?? '')]),
+  ) as Record<Flag, boolean>;
   const words = single(query, 'search');
   const criteria: SearchCriteria = {
     words,
@@ -149,28 +206,43 @@ export function searchCriteria(query: RawQuery): SearchCriteria {
 
 function refuseContradictions(query: RawQuery, c: SearchCriteria): void {
   const { lists, flags } = c;
-  if (flags.unassigned && lists.agents) throw ApiError.invalid('unassigned', 'contradicts `agents`: a ticket with an agent is not unassigned (ask for one or the other)');
-  if (flags.onlyUntagged && (lists.tags || flags.tagRequireAll)) throw ApiError.invalid('onlyUntagged', 'contradicts `tags`: an untagged ticket has none of them');
-  if (flags.tagRequireAll && !lists.tags) throw ApiError.invalid('tagRequireAll', 'needs `tags`: the tags a ticket must all have');
+  if (flags.unassigned && lists.agents)
+    throw ApiError.invalid(
+      'unassigned',
+      'contradicts `agents`: a ticket with an agent is not unassigned (ask for one or the other)',
+    );
+  if (flags.onlyUntagged && (lists.tags || flags.tagRequireAll))
+    throw ApiError.invalid('onlyUntagged', 'contradicts `tags`: an untagged ticket has none of them');
+  if (flags.tagRequireAll && !lists.tags)
+    throw ApiError.invalid('tagRequireAll', 'needs `tags`: the tags a ticket must all have');
   if (flags.exact && !c.words) throw ApiError.invalid('exact', 'needs `search`: the phrase to match exactly');
   const both = (a: IdList, b: IdList) => lists[a]?.find((id) => lists[b]?.includes(id));
   const inbox = both('inboxes', 'excludeInboxes');
   if (inbox !== undefined) throw ApiError.invalid('excludeInboxes', `inbox ${inbox} is both asked for and excluded`);
   const tag = both('tags', 'excludeTags');
   if (tag !== undefined) throw ApiError.invalid('excludeTags', `tag ${tag} is both asked for and excluded`);
-  if (c.createdFrom && c.createdTo && Date.parse(c.createdFrom) > Date.parse(c.createdTo)) throw ApiError.invalid('endDate', 'is before `startDate`');
-  if (c.updatedFrom && c.updatedTo && Date.parse(c.updatedFrom) > Date.parse(c.updatedTo)) throw ApiError.invalid('updatedAtTo', 'is before `updatedAtFrom`');
-  if (single(query, 'updatedAtFrom') && single(query, 'lastUpdated')) throw ApiError.invalid('lastUpdated', 'names the same bound as `updatedAtFrom`: give one');
-  if (c.words !== undefined && !/[\p{L}\p{N}]/u.test(c.words)) throw ApiError.invalid('search', 'has no words to look for');
+  if (c.createdFrom && c.createdTo && Date.parse(c.createdFrom) > Date.parse(c.createdTo))
+    throw ApiError.invalid('endDate', 'is before `startDate`');
+  if (c.updatedFrom && c.updatedTo && Date.parse(c.updatedFrom) > Date.parse(c.updatedTo))
+    throw ApiError.invalid('updatedAtTo', 'is before `updatedAtFrom`');
+  if (single(query, 'updatedAtFrom') && single(query, 'lastUpdated'))
+    throw ApiError.invalid('lastUpdated', 'names the same bound as `updatedAtFrom`: give one');
+  if (c.words !== undefined && !/[\p{L}\p{N}]/u.test(c.words))
+    throw ApiError.invalid('search', 'has no words to look for');
 }
 
 /** Parameters the platform's client sends for features this helpdesk has not got: their empty values pass, anything else is named. */
 function refuseUnsupported(query: RawQuery, c: SearchCriteria): void {
-  for (const name of INTEGRATION_LISTS) if (values(query, name).length > 0) throw ApiError.invalid(name, 'this helpdesk has no project-management integration to search by');
+  for (const name of INTEGRATION_LISTS)
+    if (values(query, name).length > 0)
+      throw ApiError.invalid(name, 'this helpdesk has no project-management integration to search by');
   for (const name of ['task', 'project'] as const) {
     const value = single(query, name);
-    if (value !== undefined && value !== '0') throw ApiError.invalid(name, 'this helpdesk has no project-management integration to search by');
+    if (value !== undefined && value !== '0')
+      throw ApiError.invalid(name, 'this helpdesk has no project-management integration to search by');
   }
-  if (single(query, 'timeRange') !== undefined) throw ApiError.invalid('timeRange', 'use `startDate`/`endDate` or `updatedAtFrom`/`updatedAtTo`');
-  if (c.flags.excludeWorkEmails) throw ApiError.invalid('excludeWorkEmails', 'not supported: filter customers by `customers` or `companies`');
+  if (single(query, 'timeRange') !== undefined)
+    throw ApiError.invalid('timeRange', 'use `startDate`/`endDate` or `updatedAtFrom`/`updatedAtTo`');
+  if (c.flags.excludeWorkEmails)
+    throw ApiError.invalid('excludeWorkEmails', 'not supported: filter customers by `customers` or `companies`');
 }

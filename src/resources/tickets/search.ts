@@ -14,12 +14,14 @@ import { archivedCondition } from './archived';
 
 const s = schemasOf(ticketsResource);
 
-
-const tagged = (condition: SQL) => sql`EXISTS (SELECT 1 FROM ticket_tags tt WHERE tt.ticket_id = ${tickets.id} AND ${condition})`;
+const tagged = (condition: SQL) =>
+  sql`EXISTS (SELECT 1 FROM ticket_tags tt WHERE tt.ticket_id = ${tickets.id} AND ${condition})`;
 
 /** The words as a query: all of them (a phrase in quotes, `-word` left out, `or`), or for `exact` all of them before the phrase check. */
 const wordsQuery = (c: SearchCriteria) =>
-  c.flags.exact ? sql`plainto_tsquery(${SEARCH_CONFIG}, ${c.words})` : sql`websearch_to_tsquery(${SEARCH_CONFIG}, ${c.words})`;
+  c.flags.exact
+    ? sql`plainto_tsquery(${SEARCH_CONFIG}, ${c.words})`
+    : sql`websearch_to_tsquery(${SEARCH_CONFIG}, ${c.words})`;
 
 /** `exact`: the phrase as written (any case) in the subject, a live entry, or the customer's name or email. */
 function exactPhrase(phrase: string): SQL {
@@ -33,13 +35,24 @@ function exactPhrase(phrase: string): SQL {
 function conditions(c: SearchCriteria, who: Actor): SQL[] {
   const { lists, flags } = c;
   const where: (SQL | undefined)[] = [];
-  const column = { statuses: tickets.statusId, priorities: tickets.priorityId, types: tickets.typeId, sources: tickets.sourceId, inboxes: tickets.inboxId, agents: tickets.agentId, customers: tickets.customerId } as const;
+  const column = {
+    statuses: tickets.statusId,
+    priorities: tickets.priorityId,
+    types: tickets.typeId,
+    sources: tickets.sourceId,
+    inboxes: tickets.inboxId,
+    agents: tickets.agentId,
+    customers: tickets.customerId,
+  } as const;
   for (const [name, col] of Object.entries(column)) {
     const ids = lists[name as keyof typeof column];
     if (ids) where.push(inArray(col, ids));
   }
   if (lists.excludeInboxes) where.push(notInArray(tickets.inboxId, lists.excludeInboxes));
-  if (lists.companies) where.push(sql`EXISTS (SELECT 1 FROM company_customers cc WHERE cc.customer_id = ${tickets.customerId} AND cc.company_id IN ${intList(lists.companies)})`);
+  if (lists.companies)
+    where.push(
+      sql`EXISTS (SELECT 1 FROM company_customers cc WHERE cc.customer_id = ${tickets.customerId} AND cc.company_id IN ${intList(lists.companies)})`,
+    );
   if (lists.tags) {
     where.push(
       flags.tagRequireAll
@@ -47,13 +60,18 @@ function conditions(c: SearchCriteria, who: Actor): SQL[] {
         : tagged(sql`tt.tag_id IN ${intList(lists.tags)}`),
     );
   }
-  if (lists.rating) where.push(sql`EXISTS (SELECT 1 FROM happiness_ratings hr WHERE hr.ticket_id = ${tickets.id} AND hr.state = 'active' AND hr.option_id IN ${intList(lists.rating)})`);
+  if (lists.rating)
+    where.push(
+      sql`EXISTS (SELECT 1 FROM happiness_ratings hr WHERE hr.ticket_id = ${tickets.id} AND hr.state = 'active' AND hr.option_id IN ${intList(lists.rating)})`,
+    );
   if (lists.excludeTags) where.push(sql`NOT ${tagged(sql`tt.tag_id IN ${intList(lists.excludeTags)}`)}`);
   if (flags.onlyUntagged) where.push(sql`NOT ${tagged(sql`true`)}`);
   if (flags.unassigned) where.push(isNull(tickets.agentId));
   if (flags.omitMerged) where.push(isNull(tickets.mergedIntoId));
   if (flags.onlyWithAttachment) {
-    where.push(sql`EXISTS (SELECT 1 FROM ticket_messages m JOIN ticket_message_files f ON f.message_id = m.id WHERE m.ticket_id = ${tickets.id} AND m.state = 'active')`);
+    where.push(
+      sql`EXISTS (SELECT 1 FROM ticket_messages m JOIN ticket_message_files f ON f.message_id = m.id WHERE m.ticket_id = ${tickets.id} AND m.state = 'active')`,
+    );
   }
   if (c.createdFrom) where.push(gte(tickets.createdAt, sql`${c.createdFrom}::timestamptz`));
   if (c.createdTo) where.push(lte(tickets.createdAt, sql`${c.createdTo}::timestamptz`));
@@ -78,7 +96,10 @@ export function searchSelection(criteria: SearchCriteria, who: Actor, fieldValue
   const order = criteria.words
     ? { expr: sql`ts_rank(${tickets.searchVector}, ${wordsQuery(criteria)})`, descending: true }
     : { expr: tickets.updatedAt, descending: true };
-  return { where: and(...conditions(criteria, who), fieldValues), page: { limit: criteria.pageSize, offset: (criteria.page - 1) * criteria.pageSize, order } };
+  return {
+    where: and(...conditions(criteria, who), fieldValues),
+    page: { limit: criteria.pageSize, offset: (criteria.page - 1) * criteria.pageSize, order },
+  };
 }
 
 /**
@@ -86,19 +107,34 @@ export function searchSelection(criteria: SearchCriteria, who: Actor, fieldValue
  * ranked: subject before customer before thread) and by every facet the platform names. The
  * total is exact and every page is reachable; contradictions are a 400 naming the parameter.
  */
-export const searchTicketsRoute = defineRoute({
-  method: 'get', path: '/v2/search/tickets.json', tag: 'Tickets', operationId: 'searchTickets', roles: EVERYONE,
-  summary: 'Search tickets by words and facets',
-  description: 'Lists are repeated parameters (`statuses=1&statuses=5`), bracketed (`statuses[]=1`) or comma-joined. Ranked by relevance when `search` is given, else most recently updated first.',
-  request: { query: searchQuerySchema.extend({ includes: includesParam(Object.keys(ticketsResource.relations), ticketsResource.includeAliases) }) },
-  responses: { 200: jsonResponse('a page of matching tickets', s.many) },
-}, async (c) => {
-  const who = c.var.principal;
-  const query = c.req.valid('query');
-  const { includes, ...rest } = query;
-  const criteria = searchCriteria(rest as Record<string, string | string[] | undefined>);
-  const fieldValues = await customFieldsCondition(c.var.db.http, who.installationId, criteria.customfields);
-  const { where, page: window } = searchSelection(criteria, who, fieldValues);
-  const page = await selectPage(c.var.db.http, ticketsResource, { who, where, withDeleted: false, includes }, window);
-  return c.json({ tickets: page.records, included: page.included, ...pageMetadata(criteria.page, criteria.pageSize, page.total) }, 200);
-});
+export const searchTicketsRoute = defineRoute(
+  {
+    method: 'get',
+    path: '/v2/search/tickets.json',
+    tag: 'Tickets',
+    operationId: 'searchTickets',
+    roles: EVERYONE,
+    summary: 'Search tickets by words and facets',
+    description:
+      'Lists are repeated parameters (`statuses=1&statuses=5`), bracketed (`statuses[]=1`) or comma-joined. Ranked by relevance when `search` is given, else most recently updated first.',
+    request: {
+      query: searchQuerySchema.extend({
+        includes: includesParam(Object.keys(ticketsResource.relations), ticketsResource.includeAliases),
+      }),
+    },
+    responses: { 200: jsonResponse('a page of matching tickets', s.many) },
+  },
+  async (c) => {
+    const who = c.var.principal;
+    const query = c.req.valid('query');
+    const { includes, ...rest } = query;
+    const criteria = searchCriteria(rest as Record<string, string | string[] | undefined>);
+    const fieldValues = await customFieldsCondition(c.var.db.http, who.installationId, criteria.customfields);
+    const { where, page: window } = searchSelection(criteria, who, fieldValues);
+    const page = await selectPage(c.var.db.http, ticketsResource, { who, where, withDeleted: false, includes }, window);
+    return c.json(
+      { tickets: page.records, included: page.included, ...pageMetadata(criteria.page, criteria.pageSize, page.total) },
+      200,
+    );
+  },
+);

@@ -12,7 +12,8 @@ import { appendedToSearch, refreshSearch, refreshSearchStatement, searchEffectOf
 export const addressList = z.array(emailAddress).max(50);
 
 /** A list of strings as a Postgres `text[]` (drizzle would spread a JS array into a list of parameters). */
-const textArray = (items: string[] = []) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(items)}::jsonb))`;
+const textArray = (items: string[] = []) =>
+  sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(items)}::jsonb))`;
 
 /**
  * Whether an entry reaching the thread moves its ticket to waiting on the customer (3): a
@@ -47,7 +48,10 @@ const PREVIEW_CHARS = 200;
  * the change feed). Written by the customer when `customerId` is given (the
  * teammate in `createdBy` wrote it on their behalf), else by the teammate.
  */
-export async function addThreadEntry(context: WriteContext, entry: ThreadEntry & { ticketId: number }): Promise<number> {
+export async function addThreadEntry(
+  context: WriteContext,
+  entry: ThreadEntry & { ticketId: number },
+): Promise<number> {
   const { tx } = context;
   const { rows } = await tx.execute(threadEntryStatement(context.who, entry));
   const id = Number(rows[0]!.id);
@@ -86,7 +90,11 @@ export interface ThreadEntry {
 export function threadEntryStatements(who: WriteContext['who'], entry: ThreadEntry, idName: string): SQL[] {
   const effect = `desk.${idName}_search`;
   return [
-    threadEntryStatement(who, entry, sql`${remember(idName, sql`id`)}, set_config(${effect}::text, (SELECT effect FROM searched), true)`),
+    threadEntryStatement(
+      who,
+      entry,
+      sql`${remember(idName, sql`id`)}, set_config(${effect}::text, (SELECT effect FROM searched), true)`,
+    ),
     refreshSearchStatement(sql`t.id = ${entry.ticketId} AND current_setting(${effect}::text) = 'rewrite'`),
     ...(entry.files ? attachFilesStatements(who, recalled(idName), entry.files.ids, entry.files.source) : []),
   ];
@@ -96,7 +104,11 @@ export function threadEntryStatements(who: WriteContext['who'], entry: ThreadEnt
  * A new ticket's first message as its create body has it (`message`, `editMethod`, `cc`, `bcc`,
  * `files`), written by its customer; undefined when the body has none.
  */
-export function openingEntry<Id extends number | SQL>(record: Record<string, unknown>, ticketId: Id, customerId: number | SQL): (ThreadEntry & { ticketId: Id }) | undefined {
+export function openingEntry<Id extends number | SQL>(
+  record: Record<string, unknown>,
+  ticketId: Id,
+  customerId: number | SQL,
+): (ThreadEntry & { ticketId: Id }) | undefined {
   if (typeof record.message !== 'string' || record.message.trim() === '') return undefined;
   return {
     ticketId,
@@ -117,7 +129,11 @@ export function openingEntry<Id extends number | SQL>(record: Record<string, unk
  * (`entry`) and the search effect (`searched.effect`: `rewrite` asks for the whole document again);
  * by default its id and that effect (`search`).
  */
-export function threadEntryStatement(who: WriteContext['who'], entry: ThreadEntry, select: SQL = sql`id, (SELECT effect FROM searched) AS search`): SQL {
+export function threadEntryStatement(
+  who: WriteContext['who'],
+  entry: ThreadEntry,
+  select: SQL = sql`id, (SELECT effect FROM searched) AS search`,
+): SQL {
   const html = messageHtml(entry.body, entry.editMethod);
   const text = messageText(html);
   return sql`
@@ -136,8 +152,14 @@ export function threadEntryStatement(who: WriteContext['who'], entry: ThreadEntr
         last_message_at = CASE WHEN entry.thread_type <> 'note' AND NOT entry.is_draft THEN entry.created_at ELSE t.last_message_at END,
         ${appendedToSearch(sql`entry.text_body`, sql`searched.effect`)}
         FROM entry, searched WHERE t.id = entry.ticket_id),
-    logged AS (${insertEventsFrom(sql`entry`, who, 'messages', 'created', sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type,
-      'author', ${entry.customerId === null ? 'teammate' : 'customer'}::text, 'isDraft', r.is_draft, 'opening', ${entry.opening ?? false}::boolean)`)})
+    logged AS (${insertEventsFrom(
+      sql`entry`,
+      who,
+      'messages',
+      'created',
+      sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type,
+      'author', ${entry.customerId === null ? 'teammate' : 'customer'}::text, 'isDraft', r.is_draft, 'opening', ${entry.opening ?? false}::boolean)`,
+    )})
     SELECT ${select} FROM entry`;
 }
 
@@ -153,7 +175,9 @@ export async function refreshPreviews({ tx }: Pick<WriteContext, 'tx'>, ticketId
 /** `refreshPreviews` as statements of a batch: of these tickets, or of those an SQL set names. */
 export function refreshPreviewsStatements(ticketIds: readonly number[] | SQL): SQL[] {
   if (Array.isArray(ticketIds) && ticketIds.length === 0) return [];
-  const ids = Array.isArray(ticketIds) ? sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)` : (ticketIds as SQL);
+  const ids = Array.isArray(ticketIds)
+    ? sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`
+    : (ticketIds as SQL);
   return [
     sql`
     UPDATE tickets t SET updated_at = now(), preview_text = coalesce(left(latest.text_body, ${PREVIEW_CHARS}), ''), last_message_at = latest.created_at

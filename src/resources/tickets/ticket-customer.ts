@@ -14,30 +14,40 @@ import { emailAddress } from '../../lib/field-schemas';
  * reference), `{"email": "..."}` (with an optional name for a new one), or both, as the platform's
  * client sends the customer it read: then the email must be one of that customer's.
  */
-export const customerInput = z.union([
-  idValue,
-  bodyObject({
-    id: idValue.optional(),
-    email: emailAddress.optional(),
-    firstName: z.string().trim().max(255).optional(),
-    lastName: z.string().trim().max(255).optional(),
-    type: z.literal('customers').nullable().optional(),
-    meta: z.unknown().optional(),
-  })
-    .refine((customer) => customer.id !== undefined || customer.email !== undefined, 'name the customer by id or by email')
-    .transform((customer) => {
-      if (customer.id === undefined) return noteIgnored({ email: customer.email!, firstName: customer.firstName, lastName: customer.lastName }, ignoredPaths(customer));
-      return customer.email === undefined ? customer.id : { id: customer.id, email: customer.email };
-    }),
-], {
-  // what neither form takes (a bare address, a name): both forms said; the object form's own problem (a malformed email) named
-  error: (issue) => {
-    if (issue.code !== 'invalid_union') return undefined;
-    const own = issue.errors.flat().find((inner) => inner.path.length > 0 || inner.code === 'custom');
-    if (own) return own.path.length ? `${own.path.join('.')}: ${own.message}` : own.message;
-    return 'must be a customer: its id N, {"id": N}, or {"email": "..."} (with firstName and lastName for a new one)';
+export const customerInput = z.union(
+  [
+    idValue,
+    bodyObject({
+      id: idValue.optional(),
+      email: emailAddress.optional(),
+      firstName: z.string().trim().max(255).optional(),
+      lastName: z.string().trim().max(255).optional(),
+      type: z.literal('customers').nullable().optional(),
+      meta: z.unknown().optional(),
+    })
+      .refine(
+        (customer) => customer.id !== undefined || customer.email !== undefined,
+        'name the customer by id or by email',
+      )
+      .transform((customer) => {
+        if (customer.id === undefined)
+          return noteIgnored(
+            { email: customer.email!, firstName: customer.firstName, lastName: customer.lastName },
+            ignoredPaths(customer),
+          );
+        return customer.email === undefined ? customer.id : { id: customer.id, email: customer.email };
+      }),
+  ],
+  {
+    // what neither form takes (a bare address, a name): both forms said; the object form's own problem (a malformed email) named
+    error: (issue) => {
+      if (issue.code !== 'invalid_union') return undefined;
+      const own = issue.errors.flat().find((inner) => inner.path.length > 0 || inner.code === 'custom');
+      if (own) return own.path.length ? `${own.path.join('.')}: ${own.message}` : own.message;
+      return 'must be a customer: its id N, {"id": N}, or {"email": "..."} (with firstName and lastName for a new one)';
+    },
   },
-});
+);
 
 type CustomerInput = z.output<typeof customerInput>;
 
@@ -65,7 +75,8 @@ export async function resolveCustomer(context: WriteContext, input: CustomerInpu
       SELECT EXISTS (SELECT 1 FROM ${customers} WHERE ${and(tenantScope(customers, who.installationId), eq(customers.id, id))}) AS here,
              ${email === undefined ? sql`NULL` : customerOfEmail(who.installationId, email)} AS of_email`);
     if (rows[0]?.here !== true) throw ApiError.invalid('ticket.customer', `no customer ${id} here`);
-    if (email !== undefined && Number(rows[0].of_email) !== id) throw ApiError.invalid('ticket.customer.email', `${email} is not an email of customer ${id}`);
+    if (email !== undefined && Number(rows[0].of_email) !== id)
+      throw ApiError.invalid('ticket.customer.email', `${email} is not an email of customer ${id}`);
     return id;
   }
   const { rows: found } = await tx.execute(sql`SELECT ${customerOfEmail(who.installationId, input.email)} AS id`);

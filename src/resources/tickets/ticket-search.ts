@@ -54,7 +54,9 @@ export function appendedToSearch(text: SQL, effect: SQL): SQL {
 /** Recomputes the search documents of these tickets: after their subject, customer or thread changed. */
 export async function refreshSearch({ tx }: Pick<WriteContext, 'tx'>, ticketIds: readonly number[]): Promise<void> {
   if (ticketIds.length === 0) return;
-  await tx.execute(refreshSearchStatement(sql`t.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`));
+  await tx.execute(
+    refreshSearchStatement(sql`t.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ticketIds)}::jsonb)::int)`),
+  );
 }
 
 /** `refreshSearch`'s statement over the tickets `t` for which `where` holds, to run or to send in a batch. */
@@ -63,7 +65,11 @@ export function refreshSearchStatement(where: SQL): SQL {
 }
 
 /** The same, for every ticket of a customer whose name or email changed (the `tickets.search` subscriber). */
-export async function refreshCustomerTickets({ tx }: Pick<WriteContext, 'tx'>, installationId: number, customerId: number): Promise<void> {
+export async function refreshCustomerTickets(
+  { tx }: Pick<WriteContext, 'tx'>,
+  installationId: number,
+  customerId: number,
+): Promise<void> {
   await tx.execute(sql`
     UPDATE tickets t SET ${searchColumns}
       FROM customers c
@@ -73,7 +79,7 @@ export async function refreshCustomerTickets({ tx }: Pick<WriteContext, 'tx'>, i
 /** A customer renamed or readdressed: their tickets' documents follow (a second or so after the write, by the drain). */
 export const refreshSearchOfCustomer: Subscriber = {
   name: 'tickets.search',
-  does: 'rewrites the search documents of the customer\'s tickets (`docs/resources/search.md`)',
+  does: "rewrites the search documents of the customer's tickets (`docs/resources/search.md`)",
   on: [{ recordType: 'customers', kinds: ['updated'], changed: ['firstName', 'lastName', 'email'] }],
   async handle(event, { tx }) {
     await refreshCustomerTickets({ tx }, event.installationId, event.recordId);

@@ -3,10 +3,16 @@ import { z } from 'zod';
 import { SLA_TARGET_STATES, slas, tickets } from '../../db/schema';
 import { readOnlyTimeField, referenceField, type WritableField } from '../../engine';
 
-const due = (column: PgColumn, what: string) => readOnlyTimeField(column, `when the ${what} target falls due (null: no target, or none running)`);
+const due = (column: PgColumn, what: string) =>
+  readOnlyTimeField(column, `when the ${what} target falls due (null: no target, or none running)`);
 const state = (column: PgColumn, what: string): WritableField => ({
   column,
-  schema: z.enum(SLA_TARGET_STATES).nullable().meta({ description: `where the ${what} target stands: pending, warning (inside its warning time), paused (the ticket waits on the customer, or is solved), met, breached; null: no target` }),
+  schema: z
+    .enum(SLA_TARGET_STATES)
+    .nullable()
+    .meta({
+      description: `where the ${what} target stands: pending, warning (inside its warning time), paused (the ticket waits on the customer, or is solved), met, breached; null: no target`,
+    }),
   readOnly: true,
 });
 
@@ -22,5 +28,9 @@ export const ticketSlaFields = {
   slaNextReplyStatus: state(tickets.slaNextReplyStatus, 'next-reply'),
   slaResolutionDueAt: due(tickets.slaResolutionDueAt, 'resolution'),
   slaResolutionStatus: state(tickets.slaResolutionStatus, 'resolution'),
-  sla_breached: { column: tickets.slaBreached, schema: z.boolean().meta({ description: 'some target of its policy is breached' }), readOnly: true },
+  sla_breached: {
+    column: tickets.slaBreached,
+    schema: z.boolean().meta({ description: 'some target of its policy is breached' }),
+    readOnly: true,
+  },
 } satisfies Record<string, WritableField>;

@@ -7,7 +7,8 @@ export interface TemplateValues {
   customerEmail: string;
 }
 
-const PLACEHOLDER = /\{\{\s*(ticket\.id|ticket\.subject|customer\.firstName|customer\.lastName|customer\.email)\s*\}\}/g;
+const PLACEHOLDER =
+  /\{\{\s*(ticket\.id|ticket\.subject|customer\.firstName|customer\.lastName|customer\.email)\s*\}\}/g;
 
 /**
  * A template (a trigger's templated reply, an inbox's auto-reply) with its placeholders filled
@@ -16,5 +17,14 @@ const PLACEHOLDER = /\{\{\s*(ticket\.id|ticket\.subject|customer\.firstName|cust
  */
 export function fillTemplate(template: string, values: TemplateValues, escape: (text: string) => string): string {
   return template.replace(PLACEHOLDER, (_, name: string) =>
-    escape(({ 'ticket.id': String(values.id), 'ticket.subject': values.subject, 'customer.firstName': values.customerFirstName, 'customer.lastName': values.customerLastName, 'customer.email': values.customerEmail })[name] ?? ''));
+    escape(
+      {
+        'ticket.id': String(values.id),
+        'ticket.subject': values.subject,
+        'customer.firstName': values.customerFirstName,
+        'customer.lastName': values.customerLastName,
+        'customer.email': values.customerEmail,
+      }[name] ?? '',
+    ),
+  );
 }

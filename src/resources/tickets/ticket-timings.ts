@@ -23,8 +23,11 @@ async function minutesSinceCreated(tx: Transaction, installationId: number, crea
  */
 export const recordTicketTimings: Subscriber = {
   name: 'tickets.timings',
-  does: 'sets `responseTimeMins` on the first teammate reply and `resolutionTimeMins` on a move into solved or closed (cleared on reopening), from the event\'s time: a second delivery writes the same values',
-  on: [{ recordType: 'messages', kinds: ['created', 'updated'] }, { recordType: 'tickets', kinds: ['updated'], changed: ['status'] }],
+  does: "sets `responseTimeMins` on the first teammate reply and `resolutionTimeMins` on a move into solved or closed (cleared on reopening), from the event's time: a second delivery writes the same values",
+  on: [
+    { recordType: 'messages', kinds: ['created', 'updated'] },
+    { recordType: 'tickets', kinds: ['updated'], changed: ['status'] },
+  ],
   async handle(event, { tx }) {
     const { ticketId, drafts } = await activitiesOfStored(tx, event);
     const replied = drafts.some((draft) => draft.eventType === 'ticket.agent.reply');
@@ -45,7 +48,9 @@ export const recordTicketTimings: Subscriber = {
     if (status === undefined || status === null) return;
     if (RESOLVED.includes(String(ticket.code))) {
       const minutes = await minutesSinceCreated(tx, event.installationId, created, at);
-      await tx.execute(sql`UPDATE tickets SET resolved_at = ${at.toISOString()}::timestamptz, resolution_time_mins = ${minutes} WHERE id = ${ticketId}`);
+      await tx.execute(
+        sql`UPDATE tickets SET resolved_at = ${at.toISOString()}::timestamptz, resolution_time_mins = ${minutes} WHERE id = ${ticketId}`,
+      );
     } else {
       await tx.execute(sql`UPDATE tickets SET resolved_at = NULL, resolution_time_mins = NULL WHERE id = ${ticketId}`);
     }

@@ -19,5 +19,6 @@ export function visibleTickets(who: Actor): SQL | undefined {
 
 /** The scope of records a ticket owns (its thread entries, its history): those of the live tickets the caller sees. */
 export function ofVisibleTicket(ticketId: PgColumn): (who: Actor) => SQL {
-  return (who) => sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${ticketId} AND ${tickets.state} = 'active' AND ${visibleTickets(who) ?? sql`true`})`;
+  return (who) =>
+    sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${ticketId} AND ${tickets.state} = 'active' AND ${visibleTickets(who) ?? sql`true`})`;
 }

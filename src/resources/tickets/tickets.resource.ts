@@ -59,7 +59,11 @@ import { ticketTasksRelation } from './ticket-tasks';
 import { refreshSearch } from './ticket-search';
 import { MAX_FILES_PER_ENTRY } from '../files/attach';
 import { customFieldValues, prepareCustomFieldValues, requireFieldsToResolve } from '../customfields/ticket-values';
-import { customFieldsCondition, customFieldsParam, parseCustomFieldCriteria } from '../customfields/ticket-value-filter';
+import {
+  customFieldsCondition,
+  customFieldsParam,
+  parseCustomFieldCriteria,
+} from '../customfields/ticket-value-filter';
 import { archivedCondition, archivedParam, type ArchivedValue } from './archived';
 import { plannedTicketHooks } from './planned-ticket';
 
@@ -71,35 +75,59 @@ const splits = new WeakMap<Record<string, unknown>, SplitSource>();
 const statusBefore = new WeakMap<Record<string, unknown>, number>();
 
 /** Before a ticket is written: its customer named by email found or made, its defaults, a seated agent. */
-async function prepareTicket(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+async function prepareTicket(
+  context: WriteContext,
+  record: Record<string, unknown>,
+  id: number | undefined,
+): Promise<void> {
   const { tx, who } = context;
   if (record.fromThreadId !== undefined) splits.set(record, await prepareSplit(context, record));
-  if (record.customer !== undefined) record.customer = await resolveCustomer(context, record.customer as z.output<typeof customerInput>);
+  if (record.customer !== undefined)
+    record.customer = await resolveCustomer(context, record.customer as z.output<typeof customerInput>);
   if (id === undefined) {
-    if (record.customer === undefined) throw ApiError.invalid('ticket.customer', 'must be set: {"id": ...} or {"email": ...}');
+    if (record.customer === undefined)
+      throw ApiError.invalid('ticket.customer', 'must be set: {"id": ...} or {"email": ...}');
     // the inbox's status for new tickets, else active; the installation's default type
     if (record.status === undefined) {
-      const [inbox] = await tx.select({ status: inboxes.ticketStatusId }).from(inboxes).where(eq(inboxes.id, record.inbox as number));
+      const [inbox] = await tx
+        .select({ status: inboxes.ticketStatusId })
+        .from(inboxes)
+        .where(eq(inboxes.id, record.inbox as number));
       record.status = inbox?.status ?? 1;
     }
     if (record.type === undefined) {
       const [type] = await tx
         .select({ id: ticketTypes.id })
         .from(ticketTypes)
-        .where(and(eq(ticketTypes.installationId, who.installationId), eq(ticketTypes.isDefault, true), eq(ticketTypes.state, 'active')));
+        .where(
+          and(
+            eq(ticketTypes.installationId, who.installationId),
+            eq(ticketTypes.isDefault, true),
+            eq(ticketTypes.state, 'active'),
+          ),
+        );
       if (type) record.type = type.id;
     }
   }
   let inboxId = record.inbox as number | undefined;
   if (id !== undefined && (record.status !== undefined || record.customfields !== undefined)) {
-    const [current] = await tx.select({ statusId: tickets.statusId, inboxId: tickets.inboxId }).from(tickets).where(and(eq(tickets.id, id), eq(tickets.installationId, who.installationId)));
+    const [current] = await tx
+      .select({ statusId: tickets.statusId, inboxId: tickets.inboxId })
+      .from(tickets)
+      .where(and(eq(tickets.id, id), eq(tickets.installationId, who.installationId)));
     // not there: the update answers 404
     if (!current) return;
     statusBefore.set(record, current.statusId);
     inboxId ??= current.inboxId;
   }
   if (record.customfields !== undefined) {
-    record.customfields = await prepareCustomFieldValues(tx, who, record.customfields as Parameters<typeof prepareCustomFieldValues>[2], { id, inboxId }, 'ticket.customfields');
+    record.customfields = await prepareCustomFieldValues(
+      tx,
+      who,
+      record.customfields as Parameters<typeof prepareCustomFieldValues>[2],
+      { id, inboxId },
+      'ticket.customfields',
+    );
   }
   await requireSeatedAgent(context, record);
 }
@@ -107,15 +135,27 @@ async function prepareTicket(context: WriteContext, record: Record<string, unkno
 /** A ticket is assigned to a teammate with a seat: a collaborator is a 400. */
 async function requireSeatedAgent({ tx, who }: WriteContext, record: Record<string, unknown>): Promise<void> {
   if (typeof record.agent !== 'number') return;
-  const [agent] = await tx.select({ role: users.role }).from(users).where(and(eq(users.id, record.agent), eq(users.installationId, who.installationId)));
-  if (agent?.role === 'collaborator') throw ApiError.invalid('ticket.agent', 'a collaborator has no seat: a ticket is assigned to an owner, admin or agent');
+  const [agent] = await tx
+    .select({ role: users.role })
+    .from(users)
+    .where(and(eq(users.id, record.agent), eq(users.installationId, who.installationId)));
+  if (agent?.role === 'collaborator')
+    throw ApiError.invalid(
+      'ticket.agent',
+      'a collaborator has no seat: a ticket is assigned to an owner, admin or agent',
+    );
 }
 
 /**
  * Once written: the first message becomes the first thread entry (on create), and the caller
  * must still see the ticket (an agent cannot put one where they do not work).
  */
-async function finishTicket(context: WriteContext, record: Record<string, unknown>, id: number, created: boolean): Promise<void> {
+async function finishTicket(
+  context: WriteContext,
+  record: Record<string, unknown>,
+  id: number,
+  created: boolean,
+): Promise<void> {
   const split = splits.get(record);
   if (created && split) await finishSplit(context, split, id);
   const opening = created ? openingEntry(record, id, record.customer as number) : undefined;
@@ -127,7 +167,8 @@ async function finishTicket(context: WriteContext, record: Record<string, unknow
     await refreshSearch(context, [id]);
   }
   if (typeof record.isRead === 'boolean') await markRead(context, id, record.isRead);
-  if (record.status !== undefined && (created || record.status !== statusBefore.get(record))) await requireFieldsToResolve(context, [id], 'ticket.status');
+  if (record.status !== undefined && (created || record.status !== statusBefore.get(record)))
+    await requireFieldsToResolve(context, [id], 'ticket.status');
   await requireStillVisible(context, [id]);
 }
 
@@ -142,7 +183,10 @@ function readByCaller(userId: number): SQL {
 async function markRead({ tx, who }: WriteContext, ticketId: number, read: boolean): Promise<void> {
   if (who.kind !== 'teammate') return;
   if (read) {
-    await tx.insert(ticketReads).values({ installationId: who.installationId, ticketId, userId: who.userId }).onConflictDoUpdate({ target: [ticketReads.ticketId, ticketReads.userId], set: { readAt: sql`now()` } });
+    await tx
+      .insert(ticketReads)
+      .values({ installationId: who.installationId, ticketId, userId: who.userId })
+      .onConflictDoUpdate({ target: [ticketReads.ticketId, ticketReads.userId], set: { readAt: sql`now()` } });
   } else {
     await tx.delete(ticketReads).where(and(eq(ticketReads.ticketId, ticketId), eq(ticketReads.userId, who.userId)));
   }
@@ -152,9 +196,13 @@ async function markRead({ tx, who }: WriteContext, ticketId: number, read: boole
 async function requireStillVisible({ tx, who }: WriteContext, ids: number[]): Promise<void> {
   const scope = visibleTickets(who);
   if (!scope || ids.length === 0) return;
-  const { rows } = await tx.execute(sql`SELECT count(*)::int AS seen FROM tickets WHERE id IN ${intList(ids)} AND ${scope}`);
+  const { rows } = await tx.execute(
+    sql`SELECT count(*)::int AS seen FROM tickets WHERE id IN ${intList(ids)} AND ${scope}`,
+  );
   if (Number(rows[0]!.seen) < ids.length) {
-    throw ApiError.forbidden('the ticket would leave what you see: put it in an inbox you work (assigned to you, where your access is restricted)');
+    throw ApiError.forbidden(
+      'the ticket would leave what you see: put it in an inbox you work (assigned to you, where your access is restricted)',
+    );
   }
 }
 
@@ -177,59 +225,134 @@ export const ticketsResource = defineResource({
   fields: {
     subject: { column: tickets.subject, schema: z.string().trim().min(1).max(998), required: true },
     inbox: referenceField(tickets.inboxId, { table: inboxes, type: 'inboxes' }, { required: true }),
-    customer: { column: tickets.customerId, schema: customerInput, output: refProperty(tickets.customerId, 'customers', false), notInBulk: true },
+    customer: {
+      column: tickets.customerId,
+      schema: customerInput,
+      output: refProperty(tickets.customerId, 'customers', false),
+      notInBulk: true,
+    },
     agent: referenceField(tickets.agentId, { table: users, type: 'users' }),
-    status: { ...referenceField(tickets.statusId, { table: ticketStatuses, type: 'ticketstatuses' }), schema: referenceInput('ticketstatuses') },
+    status: {
+      ...referenceField(tickets.statusId, { table: ticketStatuses, type: 'ticketstatuses' }),
+      schema: referenceInput('ticketstatuses'),
+    },
     priority: referenceField(tickets.priorityId, { table: ticketPriorities, type: 'ticketpriorities' }),
     // a ticket's `type` is its ticket type, as the platform's client reads it
     type: referenceField(tickets.typeId, { table: ticketTypes, type: 'tickettypes' }),
     source: referenceField(tickets.sourceId, { table: ticketSources, type: 'ticketsources' }),
     cc: { column: tickets.cc, schema: addresses },
     bcc: { column: tickets.bcc, schema: addresses },
-    notifyCustomer: { column: tickets.notifyCustomer, schema: z.boolean().meta({ description: 'whether the customer is told of the new ticket by mail (mail out)' }) },
+    notifyCustomer: {
+      column: tickets.notifyCustomer,
+      schema: z.boolean().meta({ description: 'whether the customer is told of the new ticket by mail (mail out)' }),
+    },
     imagesHidden: { column: tickets.imagesHidden, schema: z.boolean() },
     originalRecipient: { column: tickets.originalRecipient, schema: z.string(), readOnly: true },
     previewText: { column: tickets.previewText, schema: z.string(), readOnly: true },
     spam_score: { column: tickets.spamScore, schema: z.number(), readOnly: true },
     mergedInto: referenceField(tickets.mergedIntoId, { table: tickets, type: 'tickets' }, { readOnly: true }),
     parent: referenceField(tickets.parentId, { table: tickets, type: 'tickets' }, { readOnly: true }),
-    responseTimeMins: { column: tickets.responseTimeMins, schema: z.number().int().nullable().meta({ description: "working minutes (the default business hours', else calendar) from creation to the first teammate reply; null before it" }), readOnly: true },
-    resolutionTimeMins: { column: tickets.resolutionTimeMins, schema: z.number().int().nullable().meta({ description: 'working minutes from creation to the last move into solved or closed; null while open' }), readOnly: true },
-    happinessSurveySentAt: { column: tickets.happinessSurveySentAt, schema: z.unknown(), readOnly: true, output: timeProperty(tickets.happinessSurveySentAt) },
+    responseTimeMins: {
+      column: tickets.responseTimeMins,
+      schema: z.number().int().nullable().meta({
+        description:
+          "working minutes (the default business hours', else calendar) from creation to the first teammate reply; null before it",
+      }),
+      readOnly: true,
+    },
+    resolutionTimeMins: {
+      column: tickets.resolutionTimeMins,
+      schema: z
+        .number()
+        .int()
+        .nullable()
+        .meta({ description: 'working minutes from creation to the last move into solved or closed; null while open' }),
+      readOnly: true,
+    },
+    happinessSurveySentAt: {
+      column: tickets.happinessSurveySentAt,
+      schema: z.unknown(),
+      readOnly: true,
+      output: timeProperty(tickets.happinessSurveySentAt),
+    },
     ...ticketSlaFields,
   },
   inputs: {
     isRead: z.boolean().meta({ description: 'marks the ticket read (or unread again) for the caller' }),
   },
   createInputs: {
-    message: z.string().max(1_000_000).meta({ description: 'on create: the first message, the first thread entry (written by the customer)' }),
-    editMethod: z.enum(EDIT_METHODS).meta({ description: 'how `message` is written: html (default) or markdown, rendered; every body is sanitized' }),
-    fromThreadId: idValue.meta({ description: 'split: the new ticket starts with this thread entry, moved from its ticket (then no `message`)' }),
-    files: z.array(referenceInput('files')).max(MAX_FILES_PER_ENTRY).meta({ description: 'confirmed uploads attached to the first message' }),
+    message: z
+      .string()
+      .max(1_000_000)
+      .meta({ description: 'on create: the first message, the first thread entry (written by the customer)' }),
+    editMethod: z
+      .enum(EDIT_METHODS)
+      .meta({ description: 'how `message` is written: html (default) or markdown, rendered; every body is sanitized' }),
+    fromThreadId: idValue.meta({
+      description: 'split: the new ticket starts with this thread entry, moved from its ticket (then no `message`)',
+    }),
+    files: z
+      .array(referenceInput('files'))
+      .max(MAX_FILES_PER_ENTRY)
+      .meta({ description: 'confirmed uploads attached to the first message' }),
     fromTicketId: idValue.meta({ description: 'split: the ticket `fromThreadId` is on (checked when given)' }),
   },
   computed: {
     isRead: {
       type: 'boolean',
-      schema: z.boolean().meta({ description: 'for the caller: marked read (`isRead: true`) and nothing new from anyone else in the thread since' }),
+      schema: z.boolean().meta({
+        description:
+          'for the caller: marked read (`isRead: true`) and nothing new from anyone else in the thread since',
+      }),
       expr: (who) => (who.kind === 'teammate' ? readByCaller(who.userId) : sql`false`),
     },
     happinessRating: {
       type: 'integer',
-      schema: refSchema('happinessratings').nullable().meta({ description: "the customer's satisfaction rating (`/v2/happinessratings/{id}.json`), or null" }),
-      expr: refJson(sql`(SELECT hr.id FROM happiness_ratings hr WHERE hr.ticket_id = ${tickets.id} AND hr.state = 'active')`, 'happinessratings'),
+      schema: refSchema('happinessratings')
+        .nullable()
+        .meta({ description: "the customer's satisfaction rating (`/v2/happinessratings/{id}.json`), or null" }),
+      expr: refJson(
+        sql`(SELECT hr.id FROM happiness_ratings hr WHERE hr.ticket_id = ${tickets.id} AND hr.state = 'active')`,
+        'happinessratings',
+      ),
     },
     messageCount: {
       type: 'integer',
-      schema: z.number().int().meta({ description: 'thread entries to or from the customer (notes and drafts left out)' }),
+      schema: z
+        .number()
+        .int()
+        .meta({ description: 'thread entries to or from the customer (notes and drafts left out)' }),
       expr: sql`(SELECT count(*)::int FROM ticket_messages m WHERE m.ticket_id = ${tickets.id} AND m.state = 'active' AND m.thread_type <> 'note' AND NOT m.is_draft)`,
     },
   },
   filter: [
     ...AUDIT_SET,
-    'agent', 'customer', 'inbox', 'imagesHidden', 'isRead', 'mergedInto', 'messageCount', 'notifyCustomer', 'parent', 'priority', 'resolutionTimeMins', 'responseTimeMins', 'source', 'status', 'subject', 'type',
+    'agent',
+    'customer',
+    'inbox',
+    'imagesHidden',
+    'isRead',
+    'mergedInto',
+    'messageCount',
+    'notifyCustomer',
+    'parent',
+    'priority',
+    'resolutionTimeMins',
+    'responseTimeMins',
+    'source',
+    'status',
+    'subject',
+    'type',
     ...Object.keys(ticketSlaFields),
-    'companies.id', 'customers.id', 'inboxes.id', 'priorities.id', 'sources.id', 'statuses.id', 'tags.id', 'types.id', 'users.id',
+    'companies.id',
+    'customers.id',
+    'inboxes.id',
+    'priorities.id',
+    'sources.id',
+    'statuses.id',
+    'tags.id',
+    'types.id',
+    'users.id',
   ],
   relatedFilter: {
     'customers.id': { expr: tickets.customerId, type: 'integer' },
@@ -243,13 +366,21 @@ export const ticketsResource = defineResource({
     'tags.id': {
       expr: ticketTags.tagId,
       type: 'integer',
-      exists: (condition) => sql`EXISTS (SELECT 1 FROM ${ticketTags} WHERE ${ticketTags.ticketId} = ${tickets.id} AND ${condition})`,
+      exists: (condition) =>
+        sql`EXISTS (SELECT 1 FROM ${ticketTags} WHERE ${ticketTags.ticketId} = ${tickets.id} AND ${condition})`,
     },
     'companies.id': { expr: companyCustomers.companyId, type: 'integer', exists: companiesOfCustomer },
   },
   listParams: {
-    customfields: { schema: customFieldsParam, where: (db, who, value) => customFieldsCondition(db, who.installationId, parseCustomFieldCriteria(value as string | undefined)) },
-    archived: { schema: archivedParam, where: async (_db, _who, value) => archivedCondition(value as ArchivedValue | undefined) },
+    customfields: {
+      schema: customFieldsParam,
+      where: (db, who, value) =>
+        customFieldsCondition(db, who.installationId, parseCustomFieldCriteria(value as string | undefined)),
+    },
+    archived: {
+      schema: archivedParam,
+      where: async (_db, _who, value) => archivedCondition(value as ArchivedValue | undefined),
+    },
   },
   orderByExtra: { lastMessageAt: tickets.lastMessageAt },
   relations: {
@@ -257,18 +388,50 @@ export const ticketsResource = defineResource({
     tags: ticketTagsRelation,
     // project-management tasks, linked and unlinked by their own operations (task-links.ts)
     tasks: ticketTasksRelation,
-    followers: manyToMany({ name: 'followers', target: userShape, through: ticketFollowers, parentKey: ticketFollowers.ticketId, targetKey: ticketFollowers.userId }),
-    helpdocarticles: manyToMany({ name: 'helpdocarticles', target: shapeOf(helpdocArticlesResource), through: ticketHelpdocArticles, parentKey: ticketHelpdocArticles.ticketId, targetKey: ticketHelpdocArticles.articleId }),
+    followers: manyToMany({
+      name: 'followers',
+      target: userShape,
+      through: ticketFollowers,
+      parentKey: ticketFollowers.ticketId,
+      targetKey: ticketFollowers.userId,
+    }),
+    helpdocarticles: manyToMany({
+      name: 'helpdocarticles',
+      target: shapeOf(helpdocArticlesResource),
+      through: ticketHelpdocArticles,
+      parentKey: ticketHelpdocArticles.ticketId,
+      targetKey: ticketHelpdocArticles.articleId,
+    }),
     messages: ownedRecords({ shape: messageShape, parentKey: ticketMessages.ticketId }),
-    timelogs: ownedRecords({ shape: shapeOfFields({ type: 'timelogs', component: 'TimeLog', table: timeLogs, fields: timeLogFields }), parentKey: timeLogs.ticketId }),
-    activities: ownedRecords({ shape: shapeOfFields({ type: 'ticketactivities', component: 'TicketActivity', table: ticketActivities, fields: activityFields }), parentKey: ticketActivities.ticketId }),
+    timelogs: ownedRecords({
+      shape: shapeOfFields({ type: 'timelogs', component: 'TimeLog', table: timeLogs, fields: timeLogFields }),
+      parentKey: timeLogs.ticketId,
+    }),
+    activities: ownedRecords({
+      shape: shapeOfFields({
+        type: 'ticketactivities',
+        component: 'TicketActivity',
+        table: ticketActivities,
+        fields: activityFields,
+      }),
+      parentKey: ticketActivities.ticketId,
+    }),
     users: includedUsers((t) => [(t as typeof tickets).agentId]),
     customers: referencedBy({ target: customerShape, columns: (t) => [(t as typeof tickets).customerId] }),
     inboxes: referencedBy({ target: inboxShape, columns: (t) => [(t as typeof tickets).inboxId] }),
-    ticketstatuses: referencedBy({ target: shapeOf(ticketStatusesResource), columns: (t) => [(t as typeof tickets).statusId] }),
-    ticketpriorities: referencedBy({ target: shapeOf(ticketPrioritiesResource), columns: (t) => [(t as typeof tickets).priorityId] }),
+    ticketstatuses: referencedBy({
+      target: shapeOf(ticketStatusesResource),
+      columns: (t) => [(t as typeof tickets).statusId],
+    }),
+    ticketpriorities: referencedBy({
+      target: shapeOf(ticketPrioritiesResource),
+      columns: (t) => [(t as typeof tickets).priorityId],
+    }),
     tickettypes: referencedBy({ target: shapeOf(ticketTypesResource), columns: (t) => [(t as typeof tickets).typeId] }),
-    ticketsources: referencedBy({ target: shapeOf(ticketSourcesResource), columns: (t) => [(t as typeof tickets).sourceId] }),
+    ticketsources: referencedBy({
+      target: shapeOf(ticketSourcesResource),
+      columns: (t) => [(t as typeof tickets).sourceId],
+    }),
   },
   // what the platform's client marshals on every ticket
   includeAliases: { ticketactivities: 'activities' },
@@ -276,7 +439,12 @@ export const ticketsResource = defineResource({
   access: { read: EVERYONE, write: AGENTS },
   examples: {
     // only the inbox is the installation's own: the rest works as written anywhere (status 3 is the platform's "waiting on customer")
-    create: { subject: 'The printer is on fire', inbox: { id: 1 }, customer: { email: 'grace@customer.example', firstName: 'Grace' }, message: '<p>Smoke is coming out of the paper tray.</p>' },
+    create: {
+      subject: 'The printer is on fire',
+      inbox: { id: 1 },
+      customer: { email: 'grace@customer.example', firstName: 'Grace' },
+      message: '<p>Smoke is coming out of the paper tray.</p>',
+    },
     update: { subject: 'The printer was on fire', status: { id: 3 } },
   },
   scope: visibleTickets,

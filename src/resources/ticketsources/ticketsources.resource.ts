@@ -45,7 +45,12 @@ export const ticketSourcesResource = defineResource({
   },
   planned: {
     beforeDelete: (who, id) => [
-      refuseWhen(sql`EXISTS (SELECT 1 FROM ${ticketSources} WHERE ${and(tenantScope(ticketSources, who.installationId), eq(ticketSources.id, id))} AND NOT ${ticketSources.isCustom})`, 409, 'id', platformChannel(id)),
+      refuseWhen(
+        sql`EXISTS (SELECT 1 FROM ${ticketSources} WHERE ${and(tenantScope(ticketSources, who.installationId), eq(ticketSources.id, id))} AND NOT ${ticketSources.isCustom})`,
+        409,
+        'id',
+        platformChannel(id),
+      ),
     ],
   },
 });

@@ -10,7 +10,8 @@ import { includedUsers } from '../users/user-shape';
 const NAME_TAKEN = 'a status with this name already exists';
 
 /** The platform's status of this name, ignoring case. */
-const sharedNamed = (name: string) => and(isNull(ticketStatuses.installationId), sql`lower(${ticketStatuses.name}) = lower(${name})`);
+const sharedNamed = (name: string) =>
+  and(isNull(ticketStatuses.installationId), sql`lower(${ticketStatuses.name}) = lower(${name})`);
 
 /**
  * The platform's six statuses (ids 1, 3 to 7) are shared rows every installation reads and none
@@ -25,7 +26,10 @@ export const ticketStatusesResource = defineResource({
     name: nameField(ticketStatuses.name),
     code: {
       column: ticketStatuses.code,
-      schema: z.enum(TICKET_STATUS_CODES).meta({ description: 'what tickets in this status are to the system: open (`active`), waiting, on hold, solved, closed or spam; `active` when not sent' }),
+      schema: z.enum(TICKET_STATUS_CODES).meta({
+        description:
+          'what tickets in this status are to the system: open (`active`), waiting, on hold, solved, closed or spam; `active` when not sent',
+      }),
     },
     color: colorField(ticketStatuses.color),
     icon: iconField(ticketStatuses.icon),
@@ -49,13 +53,18 @@ export const ticketStatusesResource = defineResource({
   // The unique index covers an installation's own names; these are the shared ones.
   async beforeWrite(context, record) {
     if (typeof record.name !== 'string') return;
-    const [shared] = await context.tx.select({ id: ticketStatuses.id }).from(ticketStatuses).where(sharedNamed(record.name));
+    const [shared] = await context.tx
+      .select({ id: ticketStatuses.id })
+      .from(ticketStatuses)
+      .where(sharedNamed(record.name));
     if (shared) throw ApiError.conflict('ticketstatus.name', `${NAME_TAKEN} (ticketstatus ${shared.id})`);
   },
   planned: {
     first: (_db, _who, record) =>
       typeof record.name !== 'string'
         ? []
-        : [sql`SELECT desk_refuse(409, 'ticketstatus.name', ${`${NAME_TAKEN} (ticketstatus `}::text || ${ticketStatuses.id} || ')') FROM ${ticketStatuses} WHERE ${sharedNamed(record.name)} LIMIT 1`],
+        : [
+            sql`SELECT desk_refuse(409, 'ticketstatus.name', ${`${NAME_TAKEN} (ticketstatus `}::text || ${ticketStatuses.id} || ')') FROM ${ticketStatuses} WHERE ${sharedNamed(record.name)} LIMIT 1`,
+          ],
   },
 });

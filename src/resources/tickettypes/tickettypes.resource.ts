@@ -15,7 +15,10 @@ export const ticketTypesResource = defineResource({
   fields: {
     name: nameField(ticketTypes.name),
     displayOrder: displayOrderField(ticketTypes.displayOrder),
-    default: { column: ticketTypes.isDefault, schema: z.boolean().meta({ description: 'the type of new tickets that name none; one per installation' }) },
+    default: {
+      column: ticketTypes.isDefault,
+      schema: z.boolean().meta({ description: 'the type of new tickets that name none; one per installation' }),
+    },
     enabledForFutureInboxes: { column: ticketTypes.enabledForFutureInboxes, schema: z.boolean() },
   },
   filter: [...AUDIT_SET, 'default', 'displayOrder', 'enabledForFutureInboxes', 'name'],
@@ -31,7 +34,10 @@ export const ticketTypesResource = defineResource({
   },
   constraints: {
     ...uniqueName('ticket_types_installation_name_key', 'tickettype', 'a type'),
-    ticket_types_one_default: { source: 'tickettype.default', detail: 'another type became the default at the same moment; try again' },
+    ticket_types_one_default: {
+      source: 'tickettype.default',
+      detail: 'another type became the default at the same moment; try again',
+    },
   },
   access: { read: EVERYONE, write: ADMINS },
   examples: {

@@ -12,8 +12,22 @@ import { requireFieldsToResolveStatement } from '../customfields/ticket-values';
 import { threadEntryStatements } from '../tickets/thread-entry';
 import { visibleTickets } from '../tickets/ticket-visibility';
 import { ticketsResource } from '../tickets/tickets.resource';
-import { factsOf, factsPrint, ticketFactsStatement, triggerMatches, type FactsPrint, type TicketFacts } from './trigger-conditions';
-import { isTimeBased, problemsAsChecks, printedTrigger, storedTriggerPrintedStatement, unchangedCheck, type StoredTrigger } from './trigger-rules';
+import {
+  factsOf,
+  factsPrint,
+  ticketFactsStatement,
+  triggerMatches,
+  type FactsPrint,
+  type TicketFacts,
+} from './trigger-conditions';
+import {
+  isTimeBased,
+  problemsAsChecks,
+  printedTrigger,
+  storedTriggerPrintedStatement,
+  unchangedCheck,
+  type StoredTrigger,
+} from './trigger-rules';
 import { actionIds, fill, ticketChanges, triggeredEvent, unseatedDetail } from './trigger-runner';
 
 const RACE = 'a simultaneous change got in the way; try again';
@@ -33,17 +47,31 @@ const lastEventId = sql`coalesce(pg_sequence_last_value('events_id_seq'), 0)`;
  * trigger or a ticket changed since it was read (its times too, for a trigger with a time
  * condition).
  */
-export async function plannedApply(db: Database, who: Actor, triggerId: number, ticketIds: number[], readBack?: number) {
+export async function plannedApply(
+  db: Database,
+  who: Actor,
+  triggerId: number,
+  ticketIds: number[],
+  readBack?: number,
+) {
   const installationId = who.installationId;
-  const writable = and(tenantScope(tickets, installationId, false, 'write'), visibleTickets(who), sql`${tickets.id} IN ${intList(ticketIds)}`);
+  const writable = and(
+    tenantScope(tickets, installationId, false, 'write'),
+    visibleTickets(who),
+    sql`${tickets.id} IN ${intList(ticketIds)}`,
+  );
   const [triggerRows, factRows, hoursRows] = await db.batch([
     storedTriggerPrintedStatement(installationId, triggerId),
     ticketFactsStatement(installationId, sql`t.id IN (SELECT ${tickets.id} FROM ${tickets} WHERE ${writable})`, true),
-    workingHoursStatement(installationId, sql`b.id = (SELECT tr.businesshours_id FROM triggers tr WHERE tr.id = ${triggerId} AND tr.installation_id = ${installationId})`),
+    workingHoursStatement(
+      installationId,
+      sql`b.id = (SELECT tr.businesshours_id FROM triggers tr WHERE tr.id = ${triggerId} AND tr.installation_id = ${installationId})`,
+    ),
   ]);
   const stored = printedTrigger(triggerRows![0]);
   const trigger = stored?.trigger;
-  if (!stored || !trigger || trigger.type !== 'Manual' || trigger.state !== 'active') throw ApiError.invalid('trigger', `no active manual trigger ${triggerId} here`);
+  if (!stored || !trigger || trigger.type !== 'Manual' || trigger.state !== 'active')
+    throw ApiError.invalid('trigger', `no active manual trigger ${triggerId} here`);
   const printed: FactsPrint = isTimeBased(trigger) ? 'timed' : 'timeless';
   const read = new Map(factRows!.map((row) => [Number(row.id), { facts: factsOf(row), print: String(row[printed]) }]));
   const absent = ticketIds.find((id) => !read.has(id));
@@ -56,25 +84,48 @@ export async function plannedApply(db: Database, who: Actor, triggerId: number, 
     // the tickets locked in id order, as every write locks them, before the trigger (as the drain's runs lock them)
     sql`SELECT ${tickets.id} FROM ${tickets} WHERE ${tickets.id} IN ${intList(ticketIds)} ORDER BY ${tickets.id} FOR UPDATE`,
     ...unchangedCheck(installationId, triggerId, stored.print),
-    ...ticketIds.map((id) => refuseWhen(sql`${factsPrint(installationId, id, printed)} IS DISTINCT FROM ${read.get(id)!.print}::text`, 409, 'trigger', RACE)),
-    ...missing.map((problem) => refuseWhen(problem.when ?? sql`true`, 409, 'trigger', `trigger ${triggerId} cannot run until it is fixed: ${problem.detail}`)),
+    ...ticketIds.map((id) =>
+      refuseWhen(
+        sql`${factsPrint(installationId, id, printed)} IS DISTINCT FROM ${read.get(id)!.print}::text`,
+        409,
+        'trigger',
+        RACE,
+      ),
+    ),
+    ...missing.map((problem) =>
+      refuseWhen(
+        problem.when ?? sql`true`,
+        409,
+        'trigger',
+        `trigger ${triggerId} cannot run until it is fixed: ${problem.detail}`,
+      ),
+    ),
   ];
   const now = new Date();
   for (const id of ticketIds) {
     const { facts } = read.get(id)!;
     if (!triggerMatches(trigger, facts, now, hours)) {
-      statements.push(refuseWhen(sql`true`, 409, 'trigger', `trigger ${triggerId}'s conditions do not hold for ticket ${id}`));
+      statements.push(
+        refuseWhen(sql`true`, 409, 'trigger', `trigger ${triggerId}'s conditions do not hold for ticket ${id}`),
+      );
       break;
     }
     statements.push(...runStatements(db, installationId, trigger, facts, { changes, watched }));
   }
-  if (readBack !== undefined) return { body: await sendWithReadBack(db, ticketsResource, who, statements, sql`${readBack}::int`, []) };
+  if (readBack !== undefined)
+    return { body: await sendWithReadBack(db, ticketsResource, who, statements, sql`${readBack}::int`, []) };
   await db.batch(statements);
   return { body: undefined };
 }
 
 /** `runTrigger` on one ticket as statements: its actions in order, the run's place in a chain (depth 1), the `triggered` event. */
-function runStatements(db: Database, installationId: number, trigger: StoredTrigger, facts: TicketFacts, { changes, watched }: ReturnType<typeof ticketChanges>): SQL[] {
+function runStatements(
+  db: Database,
+  installationId: number,
+  trigger: StoredTrigger,
+  facts: TicketFacts,
+  { changes, watched }: ReturnType<typeof ticketChanges>,
+): SQL[] {
   const who = systemActor(installationId, 'triggers');
   const writer = db.http;
   const parent = { type: 'tickets', id: sql`${facts.id}::int` };
@@ -85,9 +136,20 @@ function runStatements(db: Database, installationId: number, trigger: StoredTrig
     const collaborator = sql`EXISTS (SELECT 1 FROM users WHERE id = ${changes.agentId} AND installation_id = ${installationId} AND role = 'collaborator')`;
     statements.push(refuseWhen(collaborator, 409, 'trigger', failed(unseatedDetail(changes.agentId))));
   }
-  if (Object.keys(changes).length > 0) statements.push(updateStatement(writer, who, { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) }, changes, watched));
+  if (Object.keys(changes).length > 0)
+    statements.push(
+      updateStatement(
+        writer,
+        who,
+        { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) },
+        changes,
+        watched,
+      ),
+    );
   if (changes.statusId !== undefined && changes.statusId !== facts.statusId) {
-    statements.push(requireFieldsToResolveStatement(who, sql`t.id = ${facts.id}`, 'trigger', { status: 409, prefix: failed('') }));
+    statements.push(
+      requireFieldsToResolveStatement(who, sql`t.id = ${facts.id}`, 'trigger', { status: 409, prefix: failed('') }),
+    );
   }
   // the tags linked as each action comes: an earlier one may have added or taken off some
   const linked = new Set(facts.tags);
@@ -97,22 +159,62 @@ function runStatements(db: Database, installationId: number, trigger: StoredTrig
     switch (action.type) {
       case 5: {
         const ids = actionIds(action);
-        statements.push(...planOf(ticketsResource.relations.tags!)!(writer, who, parent, ids.map((id) => ({ id })), source, false)!);
+        statements.push(
+          ...planOf(ticketsResource.relations.tags!)!(
+            writer,
+            who,
+            parent,
+            ids.map((id) => ({ id })),
+            source,
+            false,
+          )!,
+        );
         for (const id of ids) linked.add(id);
         break;
       }
       case 6: {
         const removing = [...new Set(actionIds(action))].filter((id) => linked.has(id));
-        if (removing.length) statements.push(...planOf(ticketsResource.relations.tags!)!(writer, who, parent, removing.map((id) => ({ id, delete: true })), source, false)!);
+        if (removing.length)
+          statements.push(
+            ...planOf(ticketsResource.relations.tags!)!(
+              writer,
+              who,
+              parent,
+              removing.map((id) => ({ id, delete: true })),
+              source,
+              false,
+            )!,
+          );
         for (const id of removing) linked.delete(id);
         break;
       }
       case 11:
-        statements.push(...planOf(ticketsResource.relations.followers!)!(writer, who, parent, [{ id: Number(action.value) }], source, false)!);
+        statements.push(
+          ...planOf(ticketsResource.relations.followers!)!(
+            writer,
+            who,
+            parent,
+            [{ id: Number(action.value) }],
+            source,
+            false,
+          )!,
+        );
         break;
       case 8:
       case 9:
-        statements.push(...threadEntryStatements(who, { ticketId: facts.id, body: action.type === 9 ? fill(action.message, facts) : action.message, editMethod: 'markdown', threadType: action.type === 8 ? 'note' : 'message', customerId: null }, `trigger_entry_${facts.id}_${++entry}`));
+        statements.push(
+          ...threadEntryStatements(
+            who,
+            {
+              ticketId: facts.id,
+              body: action.type === 9 ? fill(action.message, facts) : action.message,
+              editMethod: 'markdown',
+              threadType: action.type === 8 ? 'note' : 'message',
+              customerId: null,
+            },
+            `trigger_entry_${facts.id}_${++entry}`,
+          ),
+        );
         break;
       default:
         break;

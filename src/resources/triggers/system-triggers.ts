@@ -11,7 +11,8 @@ export const SYSTEM_TRIGGERS = [
   {
     key: 'notify.assigned',
     name: 'Tell an agent of a ticket assigned to them',
-    description: 'Mails the agent a ticket is assigned to (by someone else, or by a rule), with the ticket\'s latest message.',
+    description:
+      "Mails the agent a ticket is assigned to (by someone else, or by a rule), with the ticket's latest message.",
     state: 'active',
   },
   {
@@ -23,7 +24,8 @@ export const SYSTEM_TRIGGERS = [
   {
     key: 'notify.newTicket',
     name: "Tell an inbox's teammates of a new unassigned ticket",
-    description: "Mails every teammate who works the whole inbox of a new ticket no one is assigned to. Off to start with: it is a lot of mail.",
+    description:
+      'Mails every teammate who works the whole inbox of a new ticket no one is assigned to. Off to start with: it is a lot of mail.',
     state: 'inactive',
   },
 ] as const;
@@ -32,6 +34,8 @@ export type SystemTriggerKey = (typeof SYSTEM_TRIGGERS)[number]['key'];
 
 /** The installation's system triggers switched on. */
 export async function systemTriggersOn(db: Queryable, installationId: number): Promise<Set<SystemTriggerKey>> {
-  const { rows } = await db.execute(sql`SELECT system_key FROM triggers WHERE installation_id = ${installationId} AND is_system AND state = 'active' AND system_key IS NOT NULL`);
+  const { rows } = await db.execute(
+    sql`SELECT system_key FROM triggers WHERE installation_id = ${installationId} AND is_system AND state = 'active' AND system_key IS NOT NULL`,
+  );
   return new Set(rows.map((row) => row.system_key as SystemTriggerKey));
 }

@@ -23,7 +23,7 @@ export const CONDITION_FIELDS = {
   11: { name: 'subject', value: 'text' },
   12: { name: 'body (the latest thread entry)', value: 'text' },
   13: { name: 'custom field', value: 'customfield' },
-  14: { name: 'channel (the source\'s name)', value: 'text' },
+  14: { name: "channel (the source's name)", value: 'text' },
   15: { name: 'hours since created', value: 'hours' },
   16: { name: 'hours since updated', value: 'hours' },
   17: { name: 'hours since the last customer message', value: 'hours' },
@@ -74,7 +74,10 @@ export const ACTIONS = {
   9: { name: 'send a templated reply to the customer', value: 'message' },
   10: { name: 'call a webhook endpoint', value: { id: 'webhookendpoints' }, payload: 'webhookendpoint' },
   11: { name: 'add follower', value: { id: 'users' }, payload: 'user' },
-} as const satisfies Record<number, { name: string; value: { id: string } | { ids: string } | 'message'; payload?: string }>;
+} as const satisfies Record<
+  number,
+  { name: string; value: { id: string } | { ids: string } | 'message'; payload?: string }
+>;
 export type ActionType = keyof typeof ACTIONS;
 
 /** How deep a chain of triggers set off by one change may go: the trigger that would act deeper does not, and a history line says so. */

@@ -30,9 +30,17 @@ export interface TicketFacts {
 }
 
 /** The ticket's facts, or undefined when it is not a live ticket of the installation. */
-export async function ticketFacts(db: Queryable, installationId: number, ticketId: number, lock = false): Promise<TicketFacts | undefined> {
+export async function ticketFacts(
+  db: Queryable,
+  installationId: number,
+  ticketId: number,
+  lock = false,
+): Promise<TicketFacts | undefined> {
   // locked first, alone: a locking read with joins drops a row whose status changed while it waited
-  if (lock) await db.execute(sql`SELECT id FROM tickets WHERE id = ${ticketId} AND installation_id = ${installationId} FOR UPDATE`);
+  if (lock)
+    await db.execute(
+      sql`SELECT id FROM tickets WHERE id = ${ticketId} AND installation_id = ${installationId} FOR UPDATE`,
+    );
   const { rows } = await db.execute(ticketFactsStatement(installationId, sql`t.id = ${ticketId}`));
   return rows[0] ? factsOf(rows[0]) : undefined;
 }
@@ -72,12 +80,28 @@ export const factsPrint = (installationId: number, ticketId: number, printed: Fa
 export function factsOf(row: Record<string, unknown>): TicketFacts {
   const id = (value: unknown) => (value === null ? null : Number(value));
   return {
-    id: Number(row.id), inboxId: Number(row.inbox_id), statusId: Number(row.status_id), statusCode: String(row.status_code),
-    priorityId: id(row.priority_id), typeId: id(row.type_id), sourceId: id(row.source_id), sourceName: String(row.source_name), agentId: id(row.agent_id),
-    customerId: Number(row.customer_id), customerEmail: String(row.email), customerFirstName: String(row.first_name), customerLastName: String(row.last_name),
-    subject: String(row.subject), body: String(row.body), tags: (row.tags as number[]).map(Number), companies: (row.companies as number[]).map(Number),
-    fields: row.fields as Record<string, unknown>, createdAt: new Date(String(row.created_at)), updatedAt: new Date(String(row.updated_at)),
-    lastCustomerAt: row.last_customer_at === null ? null : new Date(String(row.last_customer_at)), statusSince: new Date(String(row.status_since)),
+    id: Number(row.id),
+    inboxId: Number(row.inbox_id),
+    statusId: Number(row.status_id),
+    statusCode: String(row.status_code),
+    priorityId: id(row.priority_id),
+    typeId: id(row.type_id),
+    sourceId: id(row.source_id),
+    sourceName: String(row.source_name),
+    agentId: id(row.agent_id),
+    customerId: Number(row.customer_id),
+    customerEmail: String(row.email),
+    customerFirstName: String(row.first_name),
+    customerLastName: String(row.last_name),
+    subject: String(row.subject),
+    body: String(row.body),
+    tags: (row.tags as number[]).map(Number),
+    companies: (row.companies as number[]).map(Number),
+    fields: row.fields as Record<string, unknown>,
+    createdAt: new Date(String(row.created_at)),
+    updatedAt: new Date(String(row.updated_at)),
+    lastCustomerAt: row.last_customer_at === null ? null : new Date(String(row.last_customer_at)),
+    statusSince: new Date(String(row.status_since)),
   };
 }
 
@@ -86,25 +110,39 @@ type Condition = StoredTrigger['conditions'][number];
 const ids = (facts: TicketFacts, field: number): number[] => {
   const one = (value: number | null) => (value === null ? [] : [value]);
   switch (field) {
-    case 1: return [facts.statusId];
-    case 3: return one(facts.priorityId);
-    case 4: return one(facts.typeId);
-    case 5: return one(facts.sourceId);
-    case 6: return [facts.inboxId];
-    case 7: return one(facts.agentId);
-    case 8: return [facts.customerId];
-    case 9: return facts.tags;
-    case 10: return facts.companies;
-    default: return [];
+    case 1:
+      return [facts.statusId];
+    case 3:
+      return one(facts.priorityId);
+    case 4:
+      return one(facts.typeId);
+    case 5:
+      return one(facts.sourceId);
+    case 6:
+      return [facts.inboxId];
+    case 7:
+      return one(facts.agentId);
+    case 8:
+      return [facts.customerId];
+    case 9:
+      return facts.tags;
+    case 10:
+      return facts.companies;
+    default:
+      return [];
   }
 };
 
 function text(facts: TicketFacts, condition: Condition): { value: string; compared: string; options?: string[] } {
   switch (condition.field) {
-    case 2: return { value: facts.customerEmail, compared: condition.value };
-    case 11: return { value: facts.subject, compared: condition.value };
-    case 12: return { value: facts.body, compared: condition.value };
-    case 14: return { value: facts.sourceName, compared: condition.value };
+    case 2:
+      return { value: facts.customerEmail, compared: condition.value };
+    case 11:
+      return { value: facts.subject, compared: condition.value };
+    case 12:
+      return { value: facts.body, compared: condition.value };
+    case 14:
+      return { value: facts.sourceName, compared: condition.value };
     default: {
       const named = JSON.parse(condition.value) as { id: number; value?: string };
       const held = facts.fields[String(named.id)];
@@ -118,7 +156,14 @@ function text(facts: TicketFacts, condition: Condition): { value: string; compar
 }
 
 function hoursOf(facts: TicketFacts, field: number, now: Date, hours: WorkingHours | undefined): number | undefined {
-  const since = field === 15 ? facts.createdAt : field === 16 ? facts.updatedAt : field === 17 ? facts.lastCustomerAt : facts.statusSince;
+  const since =
+    field === 15
+      ? facts.createdAt
+      : field === 16
+        ? facts.updatedAt
+        : field === 17
+          ? facts.lastCustomerAt
+          : facts.statusSince;
   return since === null ? undefined : clockMinutesBetween(hours, since, now) / 60;
 }
 
@@ -135,23 +180,33 @@ export function conditionHolds(condition: Condition, facts: TicketFacts, now: Da
     const [a, b] = [value.toLowerCase(), compared.toLowerCase()];
     const contains = options ? options.includes(b) : a.includes(b);
     switch (operator) {
-      case 1: return contains;
-      case 2: return !contains;
-      case 3: return a === b;
-      case 4: return a !== b;
-      case 7: return a === '';
-      default: return a !== '';
+      case 1:
+        return contains;
+      case 2:
+        return !contains;
+      case 3:
+        return a === b;
+      case 4:
+        return a !== b;
+      case 7:
+        return a === '';
+      default:
+        return a !== '';
     }
   }
   const values = ids(facts, field);
   const named = Number(condition.value);
   switch (operator) {
     case 3:
-    case 17: return values.includes(named);
+    case 17:
+      return values.includes(named);
     case 4:
-    case 18: return !values.includes(named);
-    case 7: return values.length === 0;
-    default: return values.length > 0;
+    case 18:
+      return !values.includes(named);
+    case 7:
+      return values.length === 0;
+    default:
+      return values.length > 0;
   }
 }
 
@@ -160,5 +215,8 @@ export function triggerMatches(trigger: StoredTrigger, facts: TicketFacts, now: 
   if (trigger.inboxes.length > 0 && !trigger.inboxes.includes(facts.inboxId)) return false;
   const all = trigger.conditions.filter((c) => c.matchRequirement === 'ALL');
   const any = trigger.conditions.filter((c) => c.matchRequirement === 'ANY');
-  return all.every((c) => conditionHolds(c, facts, now, hours)) && (any.length === 0 || any.some((c) => conditionHolds(c, facts, now, hours)));
+  return (
+    all.every((c) => conditionHolds(c, facts, now, hours)) &&
+    (any.length === 0 || any.some((c) => conditionHolds(c, facts, now, hours)))
+  );
 }

@@ -2,7 +2,17 @@ import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { refuseWhen } from '../../db/refusal';
 import { z } from 'zod';
 import { MATCH_REQUIREMENTS, triggerActions, triggerConditions } from '../../db/schema';
-import { hasManyFields, literal, planOf, referenceInput, refSchema, typed, withPlan, type Relation, type WritableField } from '../../engine';
+import {
+  hasManyFields,
+  literal,
+  planOf,
+  referenceInput,
+  refSchema,
+  typed,
+  withPlan,
+  type Relation,
+  type WritableField,
+} from '../../engine';
 import { ApiError } from '../../http/errors';
 import { displayOrderField } from '../../lib/vocabulary-fields';
 import { ACTIONS, CONDITION_FIELDS, OPERATORS } from './trigger-codes';
@@ -16,13 +26,25 @@ import { allThere, idsOfValue, thereCondition } from './trigger-rules';
  */
 
 const code = <T extends Record<number, unknown>>(codes: T, what: string) =>
-  z.number().int().refine((n) => n in codes, `not a known ${what} code (docs/resources/triggers.md)`).meta({ description: `a ${what} code: ${Object.keys(codes).join(', ')}` });
+  z
+    .number()
+    .int()
+    .refine((n) => n in codes, `not a known ${what} code (docs/resources/triggers.md)`)
+    .meta({ description: `a ${what} code: ${Object.keys(codes).join(', ')}` });
 
 export const conditionFields = {
   field: { column: triggerConditions.field, schema: code(CONDITION_FIELDS, 'condition field'), required: true },
   operator: { column: triggerConditions.operator, schema: code(OPERATORS, 'operator'), required: true },
-  value: { column: triggerConditions.value, schema: z.string().max(1000).meta({ description: 'an id, text, or hours, as the field takes' }) },
-  matchRequirement: { column: triggerConditions.matchRequirement, schema: z.enum(MATCH_REQUIREMENTS).meta({ description: 'ALL (default): every ALL condition must hold; ANY: at least one ANY condition must' }) },
+  value: {
+    column: triggerConditions.value,
+    schema: z.string().max(1000).meta({ description: 'an id, text, or hours, as the field takes' }),
+  },
+  matchRequirement: {
+    column: triggerConditions.matchRequirement,
+    schema: z
+      .enum(MATCH_REQUIREMENTS)
+      .meta({ description: 'ALL (default): every ALL condition must hold; ANY: at least one ANY condition must' }),
+  },
 } satisfies Record<string, WritableField>;
 
 type ActionCode = keyof typeof ACTIONS;
@@ -50,7 +72,11 @@ function payloadField({ type, many, codes }: (typeof PAYLOADS)[string]): Writabl
   const { type: code, value } = triggerActions;
   const ref = referenceInput(type);
   const schema = many
-    ? z.array(ref).max(100).nullable().transform((ids) => (ids ?? []).join(','))
+    ? z
+        .array(ref)
+        .max(100)
+        .nullable()
+        .transform((ids) => (ids ?? []).join(','))
     : ref.nullable().transform((id) => (id === null ? '' : String(id)));
   const output = many
     ? typed(
@@ -58,9 +84,18 @@ function payloadField({ type, many, codes }: (typeof PAYLOADS)[string]): Writabl
           FROM unnest(string_to_array(${value}, ',')) WITH ORDINALITY AS parts(part, n) WHERE btrim(part) SIMILAR TO '[0-9]{1,10}') END`,
         z.array(refSchema(type)).nullable(),
       )
-    : typed(sql`CASE WHEN ${code} IN (${of}) AND ${value} SIMILAR TO '[0-9]{1,10}' THEN json_build_object('id', ${value}::bigint, 'type', ${literal(type)}) END`, refSchema(type).nullable());
+    : typed(
+        sql`CASE WHEN ${code} IN (${of}) AND ${value} SIMILAR TO '[0-9]{1,10}' THEN json_build_object('id', ${value}::bigint, 'type', ${literal(type)}) END`,
+        refSchema(type).nullable(),
+      );
   const takes = codes.map((c) => `${c} (${ACTIONS[c as ActionCode].name})`).join(', ');
-  return { column: value, schema: schema.meta({ description: `what action ${takes} names, as the platform's client writes it; null for other actions` }), output };
+  return {
+    column: value,
+    schema: schema.meta({
+      description: `what action ${takes} names, as the platform's client writes it; null for other actions`,
+    }),
+    output,
+  };
 }
 
 export const actionFields = {
@@ -70,9 +105,21 @@ export const actionFields = {
     schema: z.union([code(ACTIONS, 'action'), z.literal('triggeractions').transform(() => undefined)]),
     required: true,
   },
-  value: { column: triggerActions.value, schema: z.string().max(1000).meta({ description: 'what the action sets or names: an id, or ids joined with commas (or its typed property)' }) },
+  value: {
+    column: triggerActions.value,
+    schema: z
+      .string()
+      .max(1000)
+      .meta({ description: 'what the action sets or names: an id, or ids joined with commas (or its typed property)' }),
+  },
   ...Object.fromEntries(Object.entries(PAYLOADS).map(([name, payload]) => [name, payloadField(payload)])),
-  message: { column: triggerActions.message, schema: z.string().max(20_000).meta({ description: 'the text of a note or a reply; a reply may use {{ticket.id}}, {{ticket.subject}}, {{customer.firstName}}, {{customer.lastName}}, {{customer.email}}' }) },
+  message: {
+    column: triggerActions.message,
+    schema: z.string().max(20_000).meta({
+      description:
+        'the text of a note or a reply; a reply may use {{ticket.id}}, {{ticket.subject}}, {{customer.firstName}}, {{customer.lastName}}, {{customer.email}}',
+    }),
+  },
   displayOrder: displayOrderField(triggerActions.displayOrder),
 } satisfies Record<string, WritableField>;
 
@@ -96,36 +143,63 @@ interface PayloadLookup {
  * no `type` keeps its stored one (`before`). Answers what a new or changed action names, which
  * must be live in the caller's installation (a 400 naming the property).
  */
-function holdPayload(entry: Entry, index: number, before: Record<string, unknown> | undefined, source: string): PayloadLookup | undefined {
+function holdPayload(
+  entry: Entry,
+  index: number,
+  before: Record<string, unknown> | undefined,
+  source: string,
+): PayloadLookup | undefined {
   if (isDeletion(entry)) return undefined;
   const type = entry.type ?? before?.type;
   const own = payloadOf(type);
   for (const name of Object.keys(PAYLOADS)) {
     if (entry[name] === undefined || name === own) continue;
     if (entry[name] === '') delete entry[name];
-    else if (type !== undefined) throw ApiError.invalid(`${source}[${index}].${name}`, `action ${String(type)} (${actionOf(type)?.name ?? 'unknown'}) takes ${own ? `\`${own}\`` : 'its `message`'}, not \`${name}\``);
+    else if (type !== undefined)
+      throw ApiError.invalid(
+        `${source}[${index}].${name}`,
+        `action ${String(type)} (${actionOf(type)?.name ?? 'unknown'}) takes ${own ? `\`${own}\`` : 'its `message`'}, not \`${name}\``,
+      );
   }
   const property = own !== undefined && entry[own] !== undefined ? own : 'value';
   if (property === own) delete entry.value;
   const value = entry[property];
   const action = actionOf(type);
-  if (typeof value !== 'string' || !action || action.value === 'message' || (before && before.value === value && before.type === type)) return undefined;
+  if (
+    typeof value !== 'string' ||
+    !action ||
+    action.value === 'message' ||
+    (before && before.value === value && before.type === type)
+  )
+    return undefined;
   const ids = idsOfValue(value);
   if (!ids || ids.length === 0) return undefined;
   return { index, property, target: 'ids' in action.value ? action.value.ids : action.value.id, ids, value };
 }
 
-const payloadRefusal = ({ index, property, target, value }: PayloadLookup, source: string) => ApiError.invalid(`${source}[${index}].${property}`, `not every one of ${target} ${value} is here`);
+const payloadRefusal = ({ index, property, target, value }: PayloadLookup, source: string) =>
+  ApiError.invalid(`${source}[${index}].${property}`, `not every one of ${target} ${value} is here`);
 
 /** `holdPayload` for each entry, in the transaction. */
-async function holdPayloads(tx: Tx, installationId: number, parentId: number, entries: Entry[], source: string): Promise<void> {
+async function holdPayloads(
+  tx: Tx,
+  installationId: number,
+  parentId: number,
+  entries: Entry[],
+  source: string,
+): Promise<void> {
   const stored = new Map(
-    (await tx.select({ id: triggerActions.id, type: triggerActions.type, value: triggerActions.value }).from(triggerActions).where(and(eq(triggerActions.triggerId, parentId), eq(triggerActions.state, 'active'))))
-      .map((row) => [row.id, row]),
+    (
+      await tx
+        .select({ id: triggerActions.id, type: triggerActions.type, value: triggerActions.value })
+        .from(triggerActions)
+        .where(and(eq(triggerActions.triggerId, parentId), eq(triggerActions.state, 'active')))
+    ).map((row) => [row.id, row]),
   );
   for (const [index, entry] of entries.entries()) {
     const lookup = holdPayload(entry, index, entry.id === undefined ? undefined : stored.get(entry.id), source);
-    if (lookup && !(await allThere(tx, installationId, lookup.target, lookup.ids))) throw payloadRefusal(lookup, source);
+    if (lookup && !(await allThere(tx, installationId, lookup.target, lookup.ids)))
+      throw payloadRefusal(lookup, source);
   }
 }
 
@@ -133,7 +207,11 @@ async function holdPayloads(tx: Tx, installationId: number, parentId: number, en
 type StoredEntry = { id: number } & Record<string, unknown>;
 
 /** The list as the whole-list write makes it of what was sent, given the live entries: kept ones sent unchanged as bare references, live ones left out removed. */
-function asWritten(entries: Entry[], live: Map<number, Record<string, unknown>>, unchanged: (entry: Entry, stored: Record<string, unknown>) => boolean): Entry[] {
+function asWritten(
+  entries: Entry[],
+  live: Map<number, Record<string, unknown>>,
+  unchanged: (entry: Entry, stored: Record<string, unknown>) => boolean,
+): Entry[] {
   const named = new Set(entries.map((entry) => entry.id));
   const sent = entries.map((entry) => {
     const stored = entry.id === undefined ? undefined : live.get(entry.id);
@@ -157,7 +235,10 @@ export interface ResolvedList {
 }
 
 /** The defaults of a new entry's columns (the table's). */
-const DEFAULTS: Record<string, Record<string, unknown>> = { conditions: { value: '', matchRequirement: 'ALL' }, triggeractions: { value: '', message: '', displayOrder: 0 } };
+const DEFAULTS: Record<string, Record<string, unknown>> = {
+  conditions: { value: '', matchRequirement: 'ALL' },
+  triggeractions: { value: '', message: '', displayOrder: 0 },
+};
 
 export type WholeListRelation = Relation & {
   /** The list sent as the interactive `write` makes it, given the live entries `before` read (none: a new trigger); the relation's plan then writes `value`. */
@@ -172,19 +253,38 @@ export type WholeListRelation = Relation & {
  * naming it (`hasMany`). Written interactively (`write`), or as statements of a batch once
  * `resolve`d against the entries read before it (its plan: what the actions name checked in it).
  */
-function wholeList(table: typeof triggerConditions | typeof triggerActions, fields: Record<string, WritableField>, payloads: boolean): WholeListRelation {
+function wholeList(
+  table: typeof triggerConditions | typeof triggerActions,
+  fields: Record<string, WritableField>,
+  payloads: boolean,
+): WholeListRelation {
   const type = table === triggerActions ? 'triggeractions' : 'conditions';
-  const relation = hasManyFields({ type, component: table === triggerActions ? 'TriggerAction' : 'TriggerCondition', table, parentKey: table.triggerId, fields });
+  const relation = hasManyFields({
+    type,
+    component: table === triggerActions ? 'TriggerAction' : 'TriggerCondition',
+    table,
+    parentKey: table.triggerId,
+    fields,
+  });
   const generic = relation.write!;
   const genericPlan = planOf(relation)!;
   const keyOf = new Map(Object.entries(getTableColumns(table)).map(([key, column]) => [column as unknown, key]));
   const unchanged = (entry: Entry, stored: Record<string, unknown>) =>
-    Object.entries(fields).every(([name, field]) => entry[name] === undefined || entry[name] === stored[keyOf.get(field.column)!]);
+    Object.entries(fields).every(
+      ([name, field]) => entry[name] === undefined || entry[name] === stored[keyOf.get(field.column)!],
+    );
   const write: NonNullable<Relation['write']> = async (tx, who, parent, value, source) => {
     if (!Array.isArray(value) || value.length === 0) return;
     const entries = value as Entry[];
     if (payloads) await holdPayloads(tx, who.installationId, parent.id, entries, source);
-    const live = new Map((await tx.select().from(table).where(and(eq(table.triggerId, parent.id), eq(table.state, 'active')))).map((row) => [row.id, row as Record<string, unknown>]));
+    const live = new Map(
+      (
+        await tx
+          .select()
+          .from(table)
+          .where(and(eq(table.triggerId, parent.id), eq(table.state, 'active')))
+      ).map((row) => [row.id, row as Record<string, unknown>]),
+    );
     await generic(tx, who, parent, asWritten(entries, live, unchanged), source);
   };
   return {
@@ -207,7 +307,14 @@ function wholeList(table: typeof triggerConditions | typeof triggerActions, fiel
             const lookup = holdPayload(entry, index, entry.id === undefined ? undefined : live.get(entry.id), source);
             if (!lookup) return [];
             const refusal = payloadRefusal(lookup, source).errors[0]!;
-            return [refuseWhen(sql`NOT ${thereCondition(installationId, lookup.target, lookup.ids)}`, 400, refusal.source!, refusal.detail)];
+            return [
+              refuseWhen(
+                sql`NOT ${thereCondition(installationId, lookup.target, lookup.ids)}`,
+                400,
+                refusal.source!,
+                refusal.detail,
+              ),
+            ];
           })
         : [];
       const list = asWritten(entries, live, unchanged);
@@ -217,7 +324,11 @@ function wholeList(table: typeof triggerConditions | typeof triggerActions, fiel
       let fresh = 0;
       const made: StoredEntry[] = [];
       for (const entry of list) {
-        const values = Object.fromEntries(Object.entries(fields).flatMap(([name, field]) => (entry[name] === undefined ? [] : [[keyOf.get(field.column)!, entry[name]]])));
+        const values = Object.fromEntries(
+          Object.entries(fields).flatMap(([name, field]) =>
+            entry[name] === undefined ? [] : [[keyOf.get(field.column)!, entry[name]]],
+          ),
+        );
         if (entry.id === undefined) made.push({ ...DEFAULTS[type], ...values, id: -++fresh });
         else if (isDeletion(entry)) written.delete(entry.id);
         else if (written.has(entry.id)) Object.assign(written.get(entry.id)!, values);

@@ -3,7 +3,22 @@ import { intList } from '../../db/sql-values';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Queryable, Transaction } from '../../db/client';
 import { refuseWhen } from '../../db/refusal';
-import { companies, customers, customFields, inboxes, tags, ticketPriorities, ticketSources, ticketStatuses, ticketTypes, triggerActions, triggerConditions, triggers, users, webhookEndpoints } from '../../db/schema';
+import {
+  companies,
+  customers,
+  customFields,
+  inboxes,
+  tags,
+  ticketPriorities,
+  ticketSources,
+  ticketStatuses,
+  ticketTypes,
+  triggerActions,
+  triggerConditions,
+  triggers,
+  users,
+  webhookEndpoints,
+} from '../../db/schema';
 import { tenantScope, type AuditedTable } from '../../engine';
 import { MAX_ID } from '../../http/params';
 import { ACTIONS, CONDITION_FIELDS, OPERATORS, OPERATORS_OF, TIME_FIELDS, type ValueKind } from './trigger-codes';
@@ -48,24 +63,35 @@ const parse = (row: Record<string, unknown>): StoredTrigger => ({
 
 const oneTrigger = (id: number) => sql`t.id = ${id} AND t.state <> 'deleted'`;
 
-export async function storedTrigger(db: Queryable, installationId: number, id: number): Promise<StoredTrigger | undefined> {
+export async function storedTrigger(
+  db: Queryable,
+  installationId: number,
+  id: number,
+): Promise<StoredTrigger | undefined> {
   const { rows } = await db.execute(triggerRows(installationId, oneTrigger(id)));
   return rows[0] ? parse(rows[0]) : undefined;
 }
 
 /** A digest of the trigger as stored, its parts included: a write that read it can check nothing changed since. */
-const printOf = (installationId: number, id: number) => sql`(SELECT md5(row_to_json(x)::text) FROM (${triggerRows(installationId, oneTrigger(id))}) x)`;
+const printOf = (installationId: number, id: number) =>
+  sql`(SELECT md5(row_to_json(x)::text) FROM (${triggerRows(installationId, oneTrigger(id))}) x)`;
 
 /** `storedTrigger`, with its digest (`unchangedCheck`), in one read. */
-export async function storedTriggerPrinted(db: Queryable, installationId: number, id: number): Promise<{ trigger: StoredTrigger; print: string } | undefined> {
+export async function storedTriggerPrinted(
+  db: Queryable,
+  installationId: number,
+  id: number,
+): Promise<{ trigger: StoredTrigger; print: string } | undefined> {
   const { rows } = await db.execute(storedTriggerPrintedStatement(installationId, id));
   return printedTrigger(rows[0]);
 }
 
 /** `storedTriggerPrinted`'s statement, to read in a batch; `printedTrigger` reads its row. */
-export const storedTriggerPrintedStatement = (installationId: number, id: number) => sql`SELECT x.*, md5(row_to_json(x)::text) AS print FROM (${triggerRows(installationId, oneTrigger(id))}) x`;
+export const storedTriggerPrintedStatement = (installationId: number, id: number) =>
+  sql`SELECT x.*, md5(row_to_json(x)::text) AS print FROM (${triggerRows(installationId, oneTrigger(id))}) x`;
 
-export const printedTrigger = (row: Record<string, unknown> | undefined) => (row ? { trigger: parse(row), print: String(row.print) } : undefined);
+export const printedTrigger = (row: Record<string, unknown> | undefined) =>
+  row ? { trigger: parse(row), print: String(row.print) } : undefined;
 
 /**
  * Statements of a batch refusing (409, as a lost race) when the trigger is no longer as it was
@@ -74,18 +100,29 @@ export const printedTrigger = (row: Record<string, unknown> | undefined) => (row
 export function unchangedCheck(installationId: number, id: number, print: string): SQL[] {
   return [
     sql`SELECT 1 FROM triggers WHERE id = ${id} AND installation_id = ${installationId} FOR UPDATE`,
-    refuseWhen(sql`${printOf(installationId, id)} IS DISTINCT FROM ${print}::text`, 409, 'trigger', 'a simultaneous change got in the way; try again'),
+    refuseWhen(
+      sql`${printOf(installationId, id)} IS DISTINCT FROM ${print}::text`,
+      409,
+      'trigger',
+      'a simultaneous change got in the way; try again',
+    ),
   ];
 }
 
 /** The triggers a bulk write's filter selects (`selected`, a condition on `triggers`), as stored. */
-const selectionRows = (installationId: number, selected: SQL) => triggerRows(installationId, sql`t.id IN (SELECT ${triggers.id} FROM ${triggers} WHERE ${selected})`);
+const selectionRows = (installationId: number, selected: SQL) =>
+  triggerRows(installationId, sql`t.id IN (SELECT ${triggers.id} FROM ${triggers} WHERE ${selected})`);
 
 /** A digest of the selected triggers as stored, their parts included. */
-const selectionPrint = (rows: SQL) => sql`(SELECT md5(coalesce(json_agg(row_to_json(y) ORDER BY y.id)::text, '[]')) FROM (${rows}) y)`;
+const selectionPrint = (rows: SQL) =>
+  sql`(SELECT md5(coalesce(json_agg(row_to_json(y) ORDER BY y.id)::text, '[]')) FROM (${rows}) y)`;
 
 /** The triggers a bulk write selects, as stored, and their digest (`selectionUnchangedCheck`), in one read. */
-export async function storedSelection(db: Queryable, installationId: number, selected: SQL): Promise<{ triggers: StoredTrigger[]; print: string }> {
+export async function storedSelection(
+  db: Queryable,
+  installationId: number,
+  selected: SQL,
+): Promise<{ triggers: StoredTrigger[]; print: string }> {
   const rows = selectionRows(installationId, selected);
   const { rows: found } = await db.execute(sql`SELECT x.*, ${selectionPrint(rows)} AS print FROM (${rows}) x`);
   return { triggers: found.map(parse), print: found[0] ? String(found[0].print) : '' };
@@ -96,7 +133,12 @@ export function selectionUnchangedCheck(installationId: number, selected: SQL, p
   const printed = print === '' ? sql`md5('[]')` : sql`${print}::text`;
   return [
     sql`SELECT 1 FROM ${triggers} WHERE ${selected} ORDER BY ${triggers.id} FOR UPDATE`,
-    refuseWhen(sql`${selectionPrint(selectionRows(installationId, selected))} IS DISTINCT FROM ${printed}`, 409, 'trigger', 'a simultaneous change got in the way; try again'),
+    refuseWhen(
+      sql`${selectionPrint(selectionRows(installationId, selected))} IS DISTINCT FROM ${printed}`,
+      409,
+      'trigger',
+      'a simultaneous change got in the way; try again',
+    ),
   ];
 }
 
@@ -104,15 +146,30 @@ export function selectionUnchangedCheck(installationId: number, selected: SQL, p
  * The installation's active triggers of a type, in the order they run: display order, then id.
  * The system's own are not among them: the module each belongs to does what it says (`system-triggers.ts`).
  */
-export async function activeTriggers(db: Queryable, installationId: number, type: 'Automatic' | 'Manual'): Promise<StoredTrigger[]> {
-  const { rows } = await db.execute(triggerRows(installationId, sql`t.state = 'active' AND t.type = ${type} AND NOT t.is_system`));
+export async function activeTriggers(
+  db: Queryable,
+  installationId: number,
+  type: 'Automatic' | 'Manual',
+): Promise<StoredTrigger[]> {
+  const { rows } = await db.execute(
+    triggerRows(installationId, sql`t.state = 'active' AND t.type = ${type} AND NOT t.is_system`),
+  );
   return rows.map(parse);
 }
 
 /** The records a value may name, by type. */
 const TABLES: Record<string, AuditedTable> = {
-  ticketstatuses: ticketStatuses, ticketpriorities: ticketPriorities, tickettypes: ticketTypes, ticketsources: ticketSources, inboxes, users,
-  customers, tags, companies, webhookendpoints: webhookEndpoints, customfields: customFields,
+  ticketstatuses: ticketStatuses,
+  ticketpriorities: ticketPriorities,
+  tickettypes: ticketTypes,
+  ticketsources: ticketSources,
+  inboxes,
+  users,
+  customers,
+  tags,
+  companies,
+  webhookendpoints: webhookEndpoints,
+  customfields: customFields,
 };
 
 export interface Problem {
@@ -127,20 +184,33 @@ const ID = { test: (text: string) => /^[1-9]\d{0,9}$/.test(text) && Number(text)
 
 /** The ids a value names, one or several joined with commas; undefined when it is anything else. */
 export function idsOfValue(value: string): number[] | undefined {
-  const parts = value.split(',').map((part) => part.trim()).filter(Boolean);
+  const parts = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   return parts.length > 0 && parts.every((part) => ID.test(part)) ? parts.map(Number) : undefined;
 }
 
 /** Whether every id names a live record of the type in the installation. */
-export async function allThere(db: Pick<Transaction, 'select'>, installationId: number, type: string, ids: number[]): Promise<boolean> {
+export async function allThere(
+  db: Pick<Transaction, 'select'>,
+  installationId: number,
+  type: string,
+  ids: number[],
+): Promise<boolean> {
   if (ids.length === 0) return true;
   const table = TABLES[type]!;
-  const found = await db.select({ id: table.id }).from(table as PgTable).where(and(tenantScope(table, installationId), inArray(table.id, ids)));
+  const found = await db
+    .select({ id: table.id })
+    .from(table as PgTable)
+    .where(and(tenantScope(table, installationId), inArray(table.id, ids)));
   return new Set(found.map((row) => Number(row.id))).size === new Set(ids).size;
 }
 
 async function isCollaborator(tx: Transaction, installationId: number, userId: number): Promise<boolean> {
-  const { rows } = await tx.execute(sql`SELECT 1 FROM users WHERE id = ${userId} AND installation_id = ${installationId} AND role = 'collaborator'`);
+  const { rows } = await tx.execute(
+    sql`SELECT 1 FROM users WHERE id = ${userId} AND installation_id = ${installationId} AND role = 'collaborator'`,
+  );
   return rows.length > 0;
 }
 
@@ -151,7 +221,12 @@ async function isCollaborator(tx: Transaction, installationId: number, userId: n
  * batch's statements (`problemsAsChecks`).
  */
 interface Lookups {
-  unlessThere(type: string, ids: number[], missing: Problem, collaborator?: { userId: number; problem: Problem }): Promise<Check[]>;
+  unlessThere(
+    type: string,
+    ids: number[],
+    missing: Problem,
+    collaborator?: { userId: number; problem: Problem },
+  ): Promise<Check[]>;
 }
 
 /** A problem, and the condition under which it is one (none: it is one). */
@@ -174,8 +249,13 @@ export function problemsAsChecks(installationId: number, trigger: StoredTrigger)
       unlessThere: async (type, ids, missing, collaborator) => {
         if (ids.length === 0) return [];
         const there = thereCondition(installationId, type, ids);
-        const collaborates = collaborator && sql`EXISTS (SELECT 1 FROM users WHERE id = ${collaborator.userId} AND installation_id = ${installationId} AND role = 'collaborator')`;
-        return [{ ...missing, when: sql`NOT (${there})` }, ...(collaborator ? [{ ...collaborator.problem, when: sql`(${there}) AND ${collaborates}` }] : [])];
+        const collaborates =
+          collaborator &&
+          sql`EXISTS (SELECT 1 FROM users WHERE id = ${collaborator.userId} AND installation_id = ${installationId} AND role = 'collaborator')`;
+        return [
+          { ...missing, when: sql`NOT (${there})` },
+          ...(collaborator ? [{ ...collaborator.problem, when: sql`(${there}) AND ${collaborates}` }] : []),
+        ];
       },
     },
     trigger,
@@ -199,7 +279,11 @@ function newEntryId(kind: string, n: number, triggerId: SQL, known: readonly num
 export const namesNewEntry = (problem: Problem) => PLACEHOLDER.test(problem.detail);
 
 /** A statement of a batch refusing with the check's 400 when it holds, a new entry it names by its id in the batch. */
-export function refusalStatement(check: Check, triggerId: SQL, known: { condition: readonly number[]; action: readonly number[] }): SQL {
+export function refusalStatement(
+  check: Check,
+  triggerId: SQL,
+  known: { condition: readonly number[]; action: readonly number[] },
+): SQL {
   const when = check.when ?? sql`true`;
   const placeholder = PLACEHOLDER.exec(check.detail);
   if (!placeholder) return refuseWhen(when, 400, check.source, check.detail);
@@ -221,7 +305,9 @@ export function problemsOf(tx: Transaction, installationId: number, trigger: Sto
     {
       unlessThere: async (type, ids, missing, collaborator) => {
         if (!(await allThere(tx, installationId, type, ids))) return [missing];
-        return collaborator && (await isCollaborator(tx, installationId, collaborator.userId)) ? [collaborator.problem] : [];
+        return collaborator && (await isCollaborator(tx, installationId, collaborator.userId))
+          ? [collaborator.problem]
+          : [];
       },
     },
     trigger,
@@ -240,14 +326,25 @@ async function problemsWith(lookups: Lookups, trigger: StoredTrigger): Promise<C
     }
     const kind = kindOf(field.value, condition.field);
     if (!OPERATORS_OF[kind]!.includes(condition.operator)) {
-      problems.push({ source, detail: `${at}: the operator does not fit the field; it takes ${OPERATORS_OF[kind]!.map((op) => `${op} (${OPERATORS[op as keyof typeof OPERATORS]})`).join(', ')}` });
+      problems.push({
+        source,
+        detail: `${at}: the operator does not fit the field; it takes ${OPERATORS_OF[kind]!.map((op) => `${op} (${OPERATORS[op as keyof typeof OPERATORS]})`).join(', ')}`,
+      });
       continue;
     }
     const empty = condition.operator === 7 || condition.operator === 8;
-    if (kind === 'hours' && !/^\d{1,6}(\.\d{1,2})?$/.test(condition.value)) problems.push({ source, detail: `${at}: the value must be a number of hours` });
+    if (kind === 'hours' && !/^\d{1,6}(\.\d{1,2})?$/.test(condition.value))
+      problems.push({ source, detail: `${at}: the value must be a number of hours` });
     if ((kind === 'id' || kind === 'tags') && !empty) {
       if (!ID.test(condition.value)) problems.push({ source, detail: `${at}: the value must be an id` });
-      else problems.push(...(await lookups.unlessThere((field.value as { id: string }).id, [Number(condition.value)], { source, detail: `${at}: no ${(field.value as { id: string }).id} ${condition.value} here`, missing: true })));
+      else
+        problems.push(
+          ...(await lookups.unlessThere((field.value as { id: string }).id, [Number(condition.value)], {
+            source,
+            detail: `${at}: no ${(field.value as { id: string }).id} ${condition.value} here`,
+            missing: true,
+          })),
+        );
     }
     if (kind === 'customfield') {
       let named: { id?: unknown; value?: unknown } | undefined;
@@ -256,10 +353,22 @@ async function problemsWith(lookups: Lookups, trigger: StoredTrigger): Promise<C
       } catch {
         named = undefined;
       }
-      if (!named || typeof named.id !== 'number' || (!empty && typeof named.value !== 'string')) problems.push({ source, detail: `${at}: the value must be JSON: {"id": <custom field id>, "value": "<text or option id>"}` });
-      else problems.push(...(await lookups.unlessThere('customfields', [named.id], { source, detail: `${at}: no customfields ${named.id} here`, missing: true })));
+      if (!named || typeof named.id !== 'number' || (!empty && typeof named.value !== 'string'))
+        problems.push({
+          source,
+          detail: `${at}: the value must be JSON: {"id": <custom field id>, "value": "<text or option id>"}`,
+        });
+      else
+        problems.push(
+          ...(await lookups.unlessThere('customfields', [named.id], {
+            source,
+            detail: `${at}: no customfields ${named.id} here`,
+            missing: true,
+          })),
+        );
     }
-    if (kind === 'text' && !empty && condition.value === '') problems.push({ source, detail: `${at}: the value must not be empty (operator 7 asks for an empty one)` });
+    if (kind === 'text' && !empty && condition.value === '')
+      problems.push({ source, detail: `${at}: the value must not be empty (operator 7 asks for an empty one)` });
   }
   for (const action of trigger.actions) {
     const known = ACTIONS[action.type as keyof typeof ACTIONS];
@@ -275,15 +384,36 @@ async function problemsWith(lookups: Lookups, trigger: StoredTrigger): Promise<C
     } else if ('ids' in value) {
       const ids = idsOfValue(action.value);
       if (!ids) problems.push({ source, detail: `${at}: the value must be ids joined with commas` });
-      else problems.push(...(await lookups.unlessThere(value.ids, ids, { source, detail: `${at}: some of ${value.ids} ${action.value} are not here`, missing: true })));
+      else
+        problems.push(
+          ...(await lookups.unlessThere(value.ids, ids, {
+            source,
+            detail: `${at}: some of ${value.ids} ${action.value} are not here`,
+            missing: true,
+          })),
+        );
     } else if (!(action.type === 4 && action.value === '')) {
       if (!ID.test(action.value)) problems.push({ source, detail: `${at}: the value must be an id` });
       else {
-        const collaborator = { userId: Number(action.value), problem: { source, detail: `${at}: user ${action.value} is a collaborator: a ticket is assigned to an owner, admin or agent` } };
-        problems.push(...(await lookups.unlessThere(value.id, [Number(action.value)], { source, detail: `${at}: no ${value.id} ${action.value} here`, missing: true }, action.type === 4 ? collaborator : undefined)));
+        const collaborator = {
+          userId: Number(action.value),
+          problem: {
+            source,
+            detail: `${at}: user ${action.value} is a collaborator: a ticket is assigned to an owner, admin or agent`,
+          },
+        };
+        problems.push(
+          ...(await lookups.unlessThere(
+            value.id,
+            [Number(action.value)],
+            { source, detail: `${at}: no ${value.id} ${action.value} here`, missing: true },
+            action.type === 4 ? collaborator : undefined,
+          )),
+        );
       }
     }
   }
-  if (trigger.type === 'Automatic' && !trigger.isSystem && trigger.actions.length === 0) problems.push({ source: 'trigger.triggeractions', detail: 'an automatic trigger needs at least one action' });
+  if (trigger.type === 'Automatic' && !trigger.isSystem && trigger.actions.length === 0)
+    problems.push({ source: 'trigger.triggeractions', detail: 'an automatic trigger needs at least one action' });
   return problems;
 }

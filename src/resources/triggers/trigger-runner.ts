@@ -49,7 +49,14 @@ class RunFailed extends Error {
  * (a `ticket.trigger` history line). The actions run in a savepoint: one refused undoes them all,
  * and a `triggered` event with `failed` says why (a `ticket.trigger.failed` line).
  */
-export async function runTrigger(tx: Transaction, env: Env, trigger: StoredTrigger, facts: TicketFacts, depth: number, installationId: number): Promise<{ failed?: string }> {
+export async function runTrigger(
+  tx: Transaction,
+  env: Env,
+  trigger: StoredTrigger,
+  facts: TicketFacts,
+  depth: number,
+  installationId: number,
+): Promise<{ failed?: string }> {
   const who: Actor = systemActor(installationId, 'triggers');
   const named = { id: trigger.id, type: 'triggers', name: trigger.name };
   try {
@@ -57,7 +64,9 @@ export async function runTrigger(tx: Transaction, env: Env, trigger: StoredTrigg
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const failed = error.errors.map((e) => e.detail).join('; ');
-    await recordEvents(tx, who, [{ recordType: 'tickets', recordId: facts.id, kind: 'triggered', data: { trigger: named, failed, depth } }]);
+    await recordEvents(tx, who, [
+      { recordType: 'tickets', recordId: facts.id, kind: 'triggered', data: { trigger: named, failed, depth } },
+    ]);
     return { failed };
   }
   await recordEvents(tx, who, [triggeredEvent(trigger, facts.id, depth)]);
@@ -68,7 +77,13 @@ export async function runTrigger(tx: Transaction, env: Env, trigger: StoredTrigg
 export async function stillComplete(tx: Transaction, installationId: number, trigger: StoredTrigger): Promise<boolean> {
   const missing = (await problemsOf(tx, installationId, trigger)).filter((problem) => problem.missing);
   if (missing.length === 0) return true;
-  await updateRecords(tx, systemActor(installationId, 'triggers'), { table: triggers, type: 'triggers', where: eq(triggers.id, trigger.id) }, { state: 'incomplete' }, { state: triggers.state });
+  await updateRecords(
+    tx,
+    systemActor(installationId, 'triggers'),
+    { table: triggers, type: 'triggers', where: eq(triggers.id, trigger.id) },
+    { state: 'incomplete' },
+    { state: triggers.state },
+  );
   return false;
 }
 
@@ -87,45 +102,101 @@ export function ticketChanges(trigger: StoredTrigger) {
 }
 
 /** The ids an action's value names. */
-export const actionIds = (action: StoredTrigger['actions'][number]) => action.value.split(',').map((part) => Number(part.trim())).filter(Boolean);
+export const actionIds = (action: StoredTrigger['actions'][number]) =>
+  action.value
+    .split(',')
+    .map((part) => Number(part.trim()))
+    .filter(Boolean);
 
 /** Why a ticket is not assigned to the user (a collaborator). */
-export const unseatedDetail = (userId: number) => `user ${userId} is a collaborator: a ticket is assigned to an owner, admin or agent`;
+export const unseatedDetail = (userId: number) =>
+  `user ${userId} is a collaborator: a ticket is assigned to an owner, admin or agent`;
 
 /** The `triggered` event of a run that did what its actions say. */
 export const triggeredEvent = (trigger: StoredTrigger, ticketId: number, depth: number) => ({
-  recordType: 'tickets', recordId: ticketId, kind: 'triggered' as const,
-  data: { trigger: { id: trigger.id, type: 'triggers', name: trigger.name }, actions: trigger.actions.map((a) => ({ type: a.type, name: ACTIONS[a.type as keyof typeof ACTIONS]?.name, value: a.value })), depth },
+  recordType: 'tickets',
+  recordId: ticketId,
+  kind: 'triggered' as const,
+  data: {
+    trigger: { id: trigger.id, type: 'triggers', name: trigger.name },
+    actions: trigger.actions.map((a) => ({
+      type: a.type,
+      name: ACTIONS[a.type as keyof typeof ACTIONS]?.name,
+      value: a.value,
+    })),
+    depth,
+  },
 });
 
-async function applyActions(tx: Transaction, env: Env, who: Actor, trigger: StoredTrigger, facts: TicketFacts, depth: number, installationId: number): Promise<void> {
+async function applyActions(
+  tx: Transaction,
+  env: Env,
+  who: Actor,
+  trigger: StoredTrigger,
+  facts: TicketFacts,
+  depth: number,
+  installationId: number,
+): Promise<void> {
   const context = { tx, who, env };
   const parent = { type: 'tickets', id: facts.id };
   const eventsAfter = await lastEventId(tx);
   const { changes, watched } = ticketChanges(trigger);
   if (typeof changes.agentId === 'number') await requireSeated(tx, installationId, changes.agentId);
-  if (Object.keys(changes).length > 0) await updateRecords(tx, who, { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) }, changes, watched);
-  if (changes.statusId !== undefined && changes.statusId !== facts.statusId) await requireFieldsToResolve(context, [facts.id], 'trigger.triggeractions');
+  if (Object.keys(changes).length > 0)
+    await updateRecords(
+      tx,
+      who,
+      { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) },
+      changes,
+      watched,
+    );
+  if (changes.statusId !== undefined && changes.statusId !== facts.statusId)
+    await requireFieldsToResolve(context, [facts.id], 'trigger.triggeractions');
   for (const action of trigger.actions) {
     const idsOf = () => actionIds(action);
     switch (action.type) {
       case 5:
-        await ticketsResource.relations.tags!.write!(tx, who, parent, idsOf().map((id) => ({ id })), 'trigger.triggeractions');
+        await ticketsResource.relations.tags!.write!(
+          tx,
+          who,
+          parent,
+          idsOf().map((id) => ({ id })),
+          'trigger.triggeractions',
+        );
         break;
       case 6: {
         // the tags linked now: an earlier action may have taken some off already
         const { rows } = await tx.execute(sql`SELECT tag_id FROM ticket_tags WHERE ticket_id = ${facts.id}`);
         const linked = new Set(rows.map((row) => Number(row.tag_id)));
         const removing = [...new Set(idsOf())].filter((id) => linked.has(id));
-        if (removing.length) await ticketsResource.relations.tags!.write!(tx, who, parent, removing.map((id) => ({ id, delete: true })), 'trigger.triggeractions');
+        if (removing.length)
+          await ticketsResource.relations.tags!.write!(
+            tx,
+            who,
+            parent,
+            removing.map((id) => ({ id, delete: true })),
+            'trigger.triggeractions',
+          );
         break;
       }
       case 11:
-        await ticketsResource.relations.followers!.write!(tx, who, parent, [{ id: Number(action.value) }], 'trigger.triggeractions');
+        await ticketsResource.relations.followers!.write!(
+          tx,
+          who,
+          parent,
+          [{ id: Number(action.value) }],
+          'trigger.triggeractions',
+        );
         break;
       case 8:
       case 9:
-        await addThreadEntry(context, { ticketId: facts.id, body: action.type === 9 ? fill(action.message, facts) : action.message, editMethod: 'markdown', threadType: action.type === 8 ? 'note' : 'message', customerId: null });
+        await addThreadEntry(context, {
+          ticketId: facts.id,
+          body: action.type === 9 ? fill(action.message, facts) : action.message,
+          editMethod: 'markdown',
+          threadType: action.type === 8 ? 'note' : 'message',
+          customerId: null,
+        });
         break;
       // 10, a webhook: sent by the webhooks' fan-out of the run's `triggered` event, which names it
       default:
@@ -138,7 +209,9 @@ async function applyActions(tx: Transaction, env: Env, who: Actor, trigger: Stor
 
 /** A ticket is assigned to a teammate with a seat, whoever assigns it. */
 async function requireSeated(tx: Transaction, installationId: number, userId: number): Promise<void> {
-  const { rows } = await tx.execute(sql`SELECT role FROM users WHERE id = ${userId} AND installation_id = ${installationId}`);
+  const { rows } = await tx.execute(
+    sql`SELECT role FROM users WHERE id = ${userId} AND installation_id = ${installationId}`,
+  );
   if (rows[0]?.role === 'collaborator') throw ApiError.invalid('trigger.triggeractions', unseatedDetail(userId));
 }
 
@@ -153,23 +226,41 @@ async function lastEventId(tx: Transaction): Promise<number> {
 }
 
 /** The depth in its chain of a trigger set off by this event: one deeper than the run that wrote it, else 1. */
-async function depthAfter(tx: Transaction, ticketId: number, event: { id: number; actorSystem: string | null }): Promise<number> {
+async function depthAfter(
+  tx: Transaction,
+  ticketId: number,
+  event: { id: number; actorSystem: string | null },
+): Promise<number> {
   if (event.actorSystem !== 'triggers') return 1;
-  const { rows } = await tx.execute(sql`SELECT depth FROM trigger_chain_links WHERE ticket_id = ${ticketId} AND events_after < ${event.id} AND events_to >= ${event.id}
+  const { rows } =
+    await tx.execute(sql`SELECT depth FROM trigger_chain_links WHERE ticket_id = ${ticketId} AND events_after < ${event.id} AND events_to >= ${event.id}
     ORDER BY events_to DESC LIMIT 1`);
   return rows[0] ? Number(rows[0].depth) + 1 : 1;
 }
 
 /** Marks the trigger as having acted on the ticket; false when it had already (an automatic trigger acts once). */
-async function claimRun(tx: Transaction, installationId: number, triggerId: number, ticketId: number, depth: number): Promise<boolean> {
-  const { rows } = await tx.execute(sql`INSERT INTO trigger_runs (installation_id, trigger_id, ticket_id, depth) VALUES (${installationId}, ${triggerId}, ${ticketId}, ${depth})
+async function claimRun(
+  tx: Transaction,
+  installationId: number,
+  triggerId: number,
+  ticketId: number,
+  depth: number,
+): Promise<boolean> {
+  const { rows } =
+    await tx.execute(sql`INSERT INTO trigger_runs (installation_id, trigger_id, ticket_id, depth) VALUES (${installationId}, ${triggerId}, ${ticketId}, ${depth})
     ON CONFLICT DO NOTHING RETURNING trigger_id`);
   return rows.length > 0;
 }
 
-async function hoursOf(tx: Transaction, installationId: number, trigger: StoredTrigger, cache: Map<number, WorkingHours | undefined>): Promise<WorkingHours | undefined> {
+async function hoursOf(
+  tx: Transaction,
+  installationId: number,
+  trigger: StoredTrigger,
+  cache: Map<number, WorkingHours | undefined>,
+): Promise<WorkingHours | undefined> {
   if (trigger.businesshoursId === null) return undefined;
-  if (!cache.has(trigger.businesshoursId)) cache.set(trigger.businesshoursId, await workingHoursOf(tx, installationId, trigger.businesshoursId));
+  if (!cache.has(trigger.businesshoursId))
+    cache.set(trigger.businesshoursId, await workingHoursOf(tx, installationId, trigger.businesshoursId));
   return cache.get(trigger.businesshoursId);
 }
 
@@ -178,7 +269,15 @@ async function hoursOf(tx: Transaction, installationId: number, trigger: StoredT
  * that has not acted on the ticket and matches it now acts (the next sees what it did). Past the
  * chain's depth nothing acts, and one `triggered` event (`stopped: true`) says so.
  */
-export async function runTriggersOn(tx: Transaction, env: Env, installationId: number, ticketId: number, depth: number, candidates: StoredTrigger[], now: Date): Promise<number[]> {
+export async function runTriggersOn(
+  tx: Transaction,
+  env: Env,
+  installationId: number,
+  ticketId: number,
+  depth: number,
+  candidates: StoredTrigger[],
+  now: Date,
+): Promise<number[]> {
   const acted: number[] = [];
   const cache = new Map<number, WorkingHours | undefined>();
   const { rows: ran } = await tx.execute(sql`SELECT trigger_id FROM trigger_runs WHERE ticket_id = ${ticketId}`);
@@ -186,11 +285,17 @@ export async function runTriggersOn(tx: Transaction, env: Env, installationId: n
   let facts = await ticketFacts(tx, installationId, ticketId, true);
   for (const trigger of candidates) {
     if (!facts) break;
-    if (done.has(trigger.id) || !triggerMatches(trigger, facts, now, await hoursOf(tx, installationId, trigger, cache))) continue;
+    if (done.has(trigger.id) || !triggerMatches(trigger, facts, now, await hoursOf(tx, installationId, trigger, cache)))
+      continue;
     if (depth > MAX_CHAIN_DEPTH) {
-      await recordEvents(tx, systemActor(installationId, 'triggers'), [{
-        recordType: 'tickets', recordId: ticketId, kind: 'triggered', data: { trigger: { id: trigger.id, type: 'triggers', name: trigger.name }, stopped: true, depth },
-      }]);
+      await recordEvents(tx, systemActor(installationId, 'triggers'), [
+        {
+          recordType: 'tickets',
+          recordId: ticketId,
+          kind: 'triggered',
+          data: { trigger: { id: trigger.id, type: 'triggers', name: trigger.name }, stopped: true, depth },
+        },
+      ]);
       break;
     }
     // an incomplete trigger has not acted: once fixed, it may still
@@ -209,20 +314,42 @@ export async function runTriggersOn(tx: Transaction, env: Env, installationId: n
  */
 export const ticketTriggers: Subscriber = {
   name: 'triggers.run',
-  does: 'runs the installation\'s automatic triggers on the ticket (docs/resources/triggers.md): those whose conditions it meets act, each once, with a `triggered` event; a change a trigger makes runs them one level deeper in the chain',
+  does: "runs the installation's automatic triggers on the ticket (docs/resources/triggers.md): those whose conditions it meets act, each once, with a `triggered` event; a change a trigger makes runs them one level deeper in the chain",
   on: [
     { recordType: 'tickets', kinds: ['created'] },
-    { recordType: 'tickets', kinds: ['updated'], changed: ['status', 'priority', 'type', 'source', 'inbox', 'agent', 'customer', 'subject'] },
+    {
+      recordType: 'tickets',
+      kinds: ['updated'],
+      changed: ['status', 'priority', 'type', 'source', 'inbox', 'agent', 'customer', 'subject'],
+    },
     { recordType: 'tickets', kinds: ['linked', 'unlinked'] },
     { recordType: 'messages', kinds: ['created', 'updated'] },
   ],
   async handle(event, { tx, env }) {
-    if ((event.kind === 'linked' || event.kind === 'unlinked') && !['tags', 'customfields'].includes(String(event.data.relation))) return;
+    if (
+      (event.kind === 'linked' || event.kind === 'unlinked') &&
+      !['tags', 'customfields'].includes(String(event.data.relation))
+    )
+      return;
     const { ticketId, drafts } = await activitiesOfStored(tx, event);
-    if (event.recordType === 'messages' && !drafts.some((d) => ['ticket.agent.reply', 'ticket.customer.reply', 'ticket.note'].includes(d.eventType))) return;
-    const candidates = (await activeTriggers(tx, event.installationId, 'Automatic')).filter((trigger) => !isTimeBased(trigger));
+    if (
+      event.recordType === 'messages' &&
+      !drafts.some((d) => ['ticket.agent.reply', 'ticket.customer.reply', 'ticket.note'].includes(d.eventType))
+    )
+      return;
+    const candidates = (await activeTriggers(tx, event.installationId, 'Automatic')).filter(
+      (trigger) => !isTimeBased(trigger),
+    );
     if (candidates.length === 0) return;
-    await runTriggersOn(tx, env, event.installationId, ticketId, await depthAfter(tx, ticketId, event), candidates, new Date());
+    await runTriggersOn(
+      tx,
+      env,
+      event.installationId,
+      ticketId,
+      await depthAfter(tx, ticketId, event),
+      candidates,
+      new Date(),
+    );
   },
 };
 
@@ -236,7 +363,14 @@ const WALK_BATCH = 500;
  */
 const CURSORS = { time: sql.raw('time_cursor'), existing: sql.raw('existing_cursor') } as const;
 
-async function walk(db: Database, env: Env, installationId: number, trigger: StoredTrigger, cursor: keyof typeof CURSORS, now: Date): Promise<void> {
+async function walk(
+  db: Database,
+  env: Env,
+  installationId: number,
+  trigger: StoredTrigger,
+  cursor: keyof typeof CURSORS,
+  now: Date,
+): Promise<void> {
   const column = CURSORS[cursor];
   const { rows: candidates } = await db.http.execute(sql`
     SELECT t.id FROM tickets t WHERE t.installation_id = ${installationId} AND t.state = 'active'
@@ -247,7 +381,12 @@ async function walk(db: Database, env: Env, installationId: number, trigger: Sto
     try {
       await db.transaction((tx) => runTriggersOn(tx, env, installationId, Number(id), 1, [trigger], now));
     } catch (error) {
-      log('error', 'triggers: a trigger failed on a ticket the cron walked to', { triggerId: trigger.id, ticketId: Number(id), cursor, error: errorField(error) });
+      log('error', 'triggers: a trigger failed on a ticket the cron walked to', {
+        triggerId: trigger.id,
+        ticketId: Number(id),
+        cursor,
+        error: errorField(error),
+      });
     }
   }
   const last = candidates.length === WALK_BATCH ? Number(candidates.at(-1)!.id) : cursor === 'time' ? 0 : null;
@@ -273,11 +412,16 @@ export async function runTicketWalks(env: Env): Promise<void> {
        WHERE t.state = 'active' AND t.type = 'Automatic' AND NOT t.is_system
          AND (t.existing_cursor IS NOT NULL OR EXISTS (SELECT 1 FROM trigger_conditions c WHERE c.trigger_id = t.id AND c.state = 'active' AND c.field IN (15, 16, 17, 18)))`);
     for (const installationId of new Set(walking.map((row) => Number(row.installation_id)))) {
-      const applying = new Set(walking.filter((row) => Number(row.installation_id) === installationId && row.existing === true).map((row) => Number(row.id)));
+      const applying = new Set(
+        walking
+          .filter((row) => Number(row.installation_id) === installationId && row.existing === true)
+          .map((row) => Number(row.id)),
+      );
       for (const trigger of await activeTriggers(db.http, installationId, 'Automatic')) {
         if (isTimeBased(trigger)) {
           await walk(db, env, installationId, trigger, 'time', now);
-          if (applying.has(trigger.id)) await db.http.execute(sql`UPDATE triggers SET existing_cursor = NULL WHERE id = ${trigger.id}`);
+          if (applying.has(trigger.id))
+            await db.http.execute(sql`UPDATE triggers SET existing_cursor = NULL WHERE id = ${trigger.id}`);
         } else if (applying.has(trigger.id)) {
           await walk(db, env, installationId, trigger, 'existing', now);
         }

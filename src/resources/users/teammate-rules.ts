@@ -22,7 +22,10 @@ function requireManager(who: Actor, detail: string): void {
  * demoting each other wait for one another instead of deadlocking), and answers the teammate's
  * role (undefined when there is none: the engine answers 404) and the owners' ids.
  */
-async function lockTeammate({ tx, who }: WriteContext, id: number): Promise<{ role: UserRole | undefined; owners: number[] }> {
+async function lockTeammate(
+  { tx, who }: WriteContext,
+  id: number,
+): Promise<{ role: UserRole | undefined; owners: number[] }> {
   const owners = await tx
     .select({ id: users.id })
     .from(users)
@@ -40,7 +43,10 @@ async function lockTeammate({ tx, who }: WriteContext, id: number): Promise<{ ro
 /** 409 when the teammate is the installation's last live owner. */
 function refuseLastOwner(owners: number[], id: number, verb: string): void {
   if (owners.length <= 1 && owners.includes(id)) {
-    throw ApiError.conflict('id', `user ${id} is the installation's last owner and cannot be ${verb}; make another teammate owner first`);
+    throw ApiError.conflict(
+      'id',
+      `user ${id} is the installation's last owner and cannot be ${verb}; make another teammate owner first`,
+    );
   }
 }
 
@@ -58,7 +64,11 @@ export function requireOwnerFor(who: Actor, ...roles: (UserRole | undefined)[]):
  * teammate changes their own profile but not their own role; only an owner makes or removes an
  * owner or admin; the last owner stays one.
  */
-export async function checkTeammateWrite(context: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+export async function checkTeammateWrite(
+  context: WriteContext,
+  record: Record<string, unknown>,
+  id: number | undefined,
+): Promise<void> {
   const { who } = context;
   const wanted = record.role as UserRole | undefined;
   if (id === undefined) {
@@ -103,12 +113,22 @@ export function teammateWriteChecks(who: Actor, record: Record<string, unknown>,
   const changed = wanted === undefined ? sql`false` : sql`${users.role} <> ${wanted}`;
   const rules: TeammateRule[] = [];
   const forbid = (when: SQL, detail: string) => rules.push({ when, status: 403, source: '', detail });
-  if (!self && !manager) forbid(sql`true`, "a teammate changes only their own profile; an owner or admin changes others'");
+  if (!self && !manager)
+    forbid(sql`true`, "a teammate changes only their own profile; an owner or admin changes others'");
   if (self && !owner) forbid(changed, 'a teammate cannot change their own role');
   if (!manager) forbid(changed, 'only an owner or admin changes roles');
-  if (!owner) forbid(sql`${changed} AND (${users.role} IN ('owner', 'admin') OR ${RUNS_IT.includes(wanted!) ? sql`true` : sql`false`})`, OWNER_OR_ADMIN_IS_AN_OWNERS);
+  if (!owner)
+    forbid(
+      sql`${changed} AND (${users.role} IN ('owner', 'admin') OR ${RUNS_IT.includes(wanted!) ? sql`true` : sql`false`})`,
+      OWNER_OR_ADMIN_IS_AN_OWNERS,
+    );
   const lastOwner = sql`${changed} AND ${lastOwnerSql(who)}`;
-  rules.push({ when: lastOwner, status: 409, source: 'id', detail: `user ${id} is the installation's last owner and cannot be demoted; make another teammate owner first` });
+  rules.push({
+    when: lastOwner,
+    status: 409,
+    source: 'id',
+    detail: `user ${id} is the installation's last owner and cannot be demoted; make another teammate owner first`,
+  });
   return lockedTeammateChecks(who, id, rules);
 }
 
@@ -116,12 +136,15 @@ type TeammateRule = { when: SQL; status: RefusalStatus; source: string; detail: 
 
 /** The owners locked, then the teammate, then each rule a check over the teammate as stored (none when there is no such teammate). */
 function lockedTeammateChecks(who: Actor, id: number, rules: TeammateRule[]): SQL[] {
-  const live = (condition: SQL) => and(eq(users.installationId, who.installationId), eq(users.state, 'active'), condition)!;
+  const live = (condition: SQL) =>
+    and(eq(users.installationId, who.installationId), eq(users.state, 'active'), condition)!;
   const teammate = live(eq(users.id, id));
   return [
     sql`SELECT ${users.id} FROM ${users} WHERE ${live(eq(users.role, 'owner'))} ORDER BY ${users.id} FOR UPDATE`,
     sql`SELECT ${users.id} FROM ${users} WHERE ${teammate} FOR UPDATE`,
-    ...rules.map(({ when, status, source, detail }) => refuseWhen(sql`EXISTS (SELECT 1 FROM ${users} WHERE ${teammate} AND ${when})`, status, source, detail)),
+    ...rules.map(({ when, status, source, detail }) =>
+      refuseWhen(sql`EXISTS (SELECT 1 FROM ${users} WHERE ${teammate} AND ${when})`, status, source, detail),
+    ),
   ];
 }
 
@@ -133,8 +156,19 @@ const lastOwnerSql = (who: Actor) =>
 export function teammateDeleteChecks(who: Actor, id: number): SQL[] {
   requireManager(who, 'only an owner or admin deactivates teammates');
   const rules: TeammateRule[] = [];
-  if (roleOf(who) !== 'owner') rules.push({ when: sql`${users.role} IN ('owner', 'admin')`, status: 403, source: '', detail: OWNER_OR_ADMIN_IS_AN_OWNERS });
-  rules.push({ when: lastOwnerSql(who), status: 409, source: 'id', detail: `user ${id} is the installation's last owner and cannot be removed; make another teammate owner first` });
+  if (roleOf(who) !== 'owner')
+    rules.push({
+      when: sql`${users.role} IN ('owner', 'admin')`,
+      status: 403,
+      source: '',
+      detail: OWNER_OR_ADMIN_IS_AN_OWNERS,
+    });
+  rules.push({
+    when: lastOwnerSql(who),
+    status: 409,
+    source: 'id',
+    detail: `user ${id} is the installation's last owner and cannot be removed; make another teammate owner first`,
+  });
   return lockedTeammateChecks(who, id, rules);
 }
 

@@ -2,7 +2,14 @@ import { sql } from 'drizzle-orm';
 import { EVERYONE } from '../../auth/access';
 import { users } from '../../db/schema';
 import { AUDIT_SET, defineResource } from '../../engine';
-import { checkTeammateDelete, checkTeammateWrite, forgetTeammate, planTeammateWrite, teammateDeleteChecks, teammateWriteChecks } from './teammate-rules';
+import {
+  checkTeammateDelete,
+  checkTeammateWrite,
+  forgetTeammate,
+  planTeammateWrite,
+  teammateDeleteChecks,
+  teammateWriteChecks,
+} from './teammate-rules';
 import { includedUsers, userComputed, userFields } from './user-shape';
 
 /**
@@ -16,14 +23,30 @@ export const usersResource = defineResource({
   table: users,
   fields: userFields,
   computed: userComputed,
-  filter: [...AUDIT_SET, 'autoFollowOnCC', 'editMethod', 'email', 'firstName', 'isAppOwner', 'isPartTime', 'lastName', 'reviewer', 'role', 'timeFormatId', 'timezoneId'],
+  filter: [
+    ...AUDIT_SET,
+    'autoFollowOnCC',
+    'editMethod',
+    'email',
+    'firstName',
+    'isAppOwner',
+    'isPartTime',
+    'lastName',
+    'reviewer',
+    'role',
+    'timeFormatId',
+    'timezoneId',
+  ],
   orderByExtra: { name: sql`lower(${users.firstName} || ' ' || ${users.lastName})` },
   relations: { users: includedUsers() },
   // what the platform's client may send back from what it read
   ignored: ['ticketReplyRedirect', 'trainingWheelsEnrollment', 'projectsCompanyId', 'ldKey'],
   constraints: {
     users_installation_email_key: { source: 'user.email', detail: 'a teammate with this email already exists' },
-    users_timezone_id_timezones_id_fk: { source: 'user.timezoneId', detail: 'must be a time zone of /v2/timezones.json' },
+    users_timezone_id_timezones_id_fk: {
+      source: 'user.timezoneId',
+      detail: 'must be a time zone of /v2/timezones.json',
+    },
   },
   access: { read: EVERYONE, write: EVERYONE },
   examples: {

@@ -34,18 +34,29 @@ export interface Attempt {
 }
 
 /** A 2xx answer delivers. */
-export const delivered = (attempt: Attempt): boolean => attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
+export const delivered = (attempt: Attempt): boolean =>
+  attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
 
 /** One POST of the body to an address already checked; never follows a redirect (it could lead anywhere). */
 async function post(url: string, headers: Record<string, string>, body: string): Promise<Attempt> {
   const started = Date.now();
   try {
-    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
     await response.body?.cancel();
     return { statusCode: response.status, latencyMs: Date.now() - started, error: null };
   } catch (error) {
     const timedOut = (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError';
-    return { statusCode: null, latencyMs: Date.now() - started, error: timedOut ? `no answer in ${TIMEOUT_MS / 1000} s` : 'could not connect' };
+    return {
+      statusCode: null,
+      latencyMs: Date.now() - started,
+      error: timedOut ? `no answer in ${TIMEOUT_MS / 1000} s` : 'could not connect',
+    };
   }
 }
 
@@ -69,11 +80,13 @@ export function sharedByTries(env: Env) {
   const refusals = new Map<string, Promise<string | undefined>>();
   return {
     token: (d: Outgoing) => {
-      if (!tokens.has(d.endpointId)) tokens.set(d.endpointId, decryptToken(d.token, env.PM_TOKEN_KEY, webhookTokenContext(d.installationId)));
+      if (!tokens.has(d.endpointId))
+        tokens.set(d.endpointId, decryptToken(d.token, env.PM_TOKEN_KEY, webhookTokenContext(d.installationId)));
       return tokens.get(d.endpointId)!;
     },
     refusal: (url: string) => {
-      if (!refusals.has(url)) refusals.set(url, refusedDestination(url, destinationRules(env), AbortSignal.timeout(5_000)));
+      if (!refusals.has(url))
+        refusals.set(url, refusedDestination(url, destinationRules(env), AbortSignal.timeout(5_000)));
       return refusals.get(url)!;
     },
   };
@@ -82,8 +95,13 @@ export function sharedByTries(env: Env) {
 /** One try of a delivery: its address checked, then the body posted with its signatures. */
 export async function attemptOf(delivery: Outgoing, shared: ReturnType<typeof sharedByTries>): Promise<Attempt> {
   const token = await shared.token(delivery);
-  if (token === undefined) return { statusCode: null, latencyMs: 0, error: 'the signing token cannot be read (PM_TOKEN_KEY changed)' };
+  if (token === undefined)
+    return { statusCode: null, latencyMs: 0, error: 'the signing token cannot be read (PM_TOKEN_KEY changed)' };
   const refused = await shared.refusal(delivery.url);
   if (refused) return { statusCode: null, latencyMs: 0, error: `refused: ${refused}` };
-  return post(delivery.url, await headersFor(token, delivery.event, delivery.deliveryId, delivery.payload), delivery.payload);
+  return post(
+    delivery.url,
+    await headersFor(token, delivery.event, delivery.deliveryId, delivery.payload),
+    delivery.payload,
+  );
 }

@@ -49,7 +49,14 @@ export function readAhead(db: Database, message: JobMessage): ReadAhead {
   const ahead: ReadAhead = new Map();
   const hints = Array.isArray(message.records) ? (message.records as unknown[]).slice(0, MAX_DELIVERIES_A_MESSAGE) : [];
   for (const hint of hints as Array<Partial<RecordsHint>>) {
-    if (!hint || !isRowId(hint.eventId) || !isRowId(hint.installationId) || !isRowId(hint.recordId) || !RECORD_TYPES.includes(String(hint.recordType))) continue;
+    if (
+      !hint ||
+      !isRowId(hint.eventId) ||
+      !isRowId(hint.installationId) ||
+      !isRowId(hint.recordId) ||
+      !RECORD_TYPES.includes(String(hint.recordType))
+    )
+      continue;
     if (hint.ticketId !== null && !isRowId(hint.ticketId)) continue;
     const checked = hint as RecordsHint;
     const records = recordsOf(db.http, checked, checked.ticketId);
@@ -60,9 +67,19 @@ export function readAhead(db: Database, message: JobMessage): ReadAhead {
 }
 
 /** The records of the delivery's event: read ahead where the hint agrees with the rows read, else now. */
-function recordsFor(db: Database, ahead: ReadAhead, event: StoredEvent, ticketId: number | null): Promise<Record<string, unknown>> {
+function recordsFor(
+  db: Database,
+  ahead: ReadAhead,
+  event: StoredEvent,
+  ticketId: number | null,
+): Promise<Record<string, unknown>> {
   const read = ahead.get(event.id);
-  const agrees = read && read.hint.installationId === event.installationId && read.hint.recordType === event.recordType && read.hint.recordId === event.recordId && read.hint.ticketId === ticketId;
+  const agrees =
+    read &&
+    read.hint.installationId === event.installationId &&
+    read.hint.recordType === event.recordType &&
+    read.hint.recordId === event.recordId &&
+    read.hint.ticketId === ticketId;
   return agrees ? read.records : recordsOf(db.http, event, ticketId);
 }
 
@@ -94,11 +111,17 @@ export interface ToDecide {
  * (A delivery has a ticket whenever its event can be several webhook events: those behind it wait
  * for it by their ticket's order.)
  */
-export async function decideDeliveries(db: Database, undecided: readonly ToDecide[], leaseSeconds: number, ahead: ReadAhead): Promise<Map<number, Decision>> {
+export async function decideDeliveries(
+  db: Database,
+  undecided: readonly ToDecide[],
+  leaseSeconds: number,
+  ahead: ReadAhead,
+): Promise<Map<number, Decision>> {
   const records = new Map<number, Promise<Record<string, unknown>>>();
   const decided = undecided.map(({ id, ticketId, facts, hold }) => {
     const codes = facts ? codesOf(facts) : [];
-    if (facts && codes.length && !records.has(facts.storedEvent.id)) records.set(facts.storedEvent.id, recordsFor(db, ahead, facts.storedEvent, ticketId));
+    if (facts && codes.length && !records.has(facts.storedEvent.id))
+      records.set(facts.storedEvent.id, recordsFor(db, ahead, facts.storedEvent, ticketId));
     return { id, codes, facts, hold };
   });
   const rows = await Promise.all(
@@ -122,5 +145,10 @@ export async function decideDeliveries(db: Database, undecided: readonly ToDecid
        ORDER BY f.id, n
       ON CONFLICT DO NOTHING RETURNING id)
     SELECT id, event, payload FROM first UNION ALL SELECT id, NULL, NULL FROM dropped`);
-  return new Map(done.map((row) => [Number(row.id), row.event === null ? DROPPED : { event: String(row.event), payload: String(row.payload) }]));
+  return new Map(
+    done.map((row) => [
+      Number(row.id),
+      row.event === null ? DROPPED : { event: String(row.event), payload: String(row.payload) },
+    ]),
+  );
 }

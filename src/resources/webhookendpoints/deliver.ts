@@ -53,7 +53,14 @@ async function readDeliveries(db: Database, ids: readonly number[]): Promise<Del
            ${undecidedColumn} AS undecided
       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
      WHERE d.id IN ${intList(ids)} AND d.status = 'pending' ORDER BY d.id`);
-  return rows.map((row) => ({ ...(row as unknown as Delivery), id: Number(row.id), endpointId: Number(row.endpointId), installationId: Number(row.installationId), attempts: Number(row.attempts), dueIn: Number(row.dueIn) }));
+  return rows.map((row) => ({
+    ...(row as unknown as Delivery),
+    id: Number(row.id),
+    endpointId: Number(row.endpointId),
+    installationId: Number(row.installationId),
+    attempts: Number(row.attempts),
+    dueIn: Number(row.dueIn),
+  }));
 }
 
 /**
@@ -100,16 +107,35 @@ async function record(db: Database, env: Env, tries: Array<{ delivery: Delivery;
     SELECT 'delivery' AS what, id, status, wait, NULL::int AS installation_id FROM tried
     UNION ALL SELECT 'endpoint', id, NULL, NULL, installation_id FROM failing`);
   return {
-    again: rows.filter((row) => row.what === 'delivery' && row.status === 'pending').map((row) => ({ id: Number(row.id), wait: Number(row.wait) })),
-    switchOff: rows.filter((row) => row.what === 'endpoint').map((row) => ({ id: Number(row.id), installationId: Number(row.installation_id) })),
+    again: rows
+      .filter((row) => row.what === 'delivery' && row.status === 'pending')
+      .map((row) => ({ id: Number(row.id), wait: Number(row.wait) })),
+    switchOff: rows
+      .filter((row) => row.what === 'endpoint')
+      .map((row) => ({ id: Number(row.id), installationId: Number(row.installation_id) })),
   };
 }
 
 /** Switches off an endpoint that failed for a day: an `updated` event of it, as any change; a batch of one (no connection opened). */
 async function switchOff(db: Database, endpoint: { id: number; installationId: number }): Promise<void> {
-  const watched = { enabled: webhookEndpoints.enabled, disabledAt: webhookEndpointsResource.fields.disabledAt!.output! };
-  const target = { table: webhookEndpoints, type: webhookEndpointsResource.type, where: and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.enabled, true))! };
-  await db.batch([updateStatement(db.http, systemActor(endpoint.installationId, 'webhooks'), target, { enabled: false, disabledAt: sql`now()` }, watched)]);
+  const watched = {
+    enabled: webhookEndpoints.enabled,
+    disabledAt: webhookEndpointsResource.fields.disabledAt!.output!,
+  };
+  const target = {
+    table: webhookEndpoints,
+    type: webhookEndpointsResource.type,
+    where: and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.enabled, true))!,
+  };
+  await db.batch([
+    updateStatement(
+      db.http,
+      systemActor(endpoint.installationId, 'webhooks'),
+      target,
+      { enabled: false, disabledAt: sql`now()` },
+      watched,
+    ),
+  ]);
 }
 
 /** Queues the next pending delivery of each ticket to each endpoint after the deliveries `done` (tried or dropped), in the ticket's order. */
@@ -122,7 +148,11 @@ async function sendNext(db: Database, env: Env, done: readonly Delivery[]): Prom
       JOIN jsonb_to_recordset(${JSON.stringify(ofTickets.map((d) => ({ endpoint_id: d.endpointId, ticket_id: d.ticketId, id: d.id, turn: d.turn })))}::jsonb) AS x(endpoint_id int, ticket_id int, id int, turn int)
         ON d.endpoint_id = x.endpoint_id AND d.ticket_id = x.ticket_id AND ${orderKey('d')} > (coalesce(x.turn, x.id), x.id)
      WHERE d.status = 'pending' ORDER BY d.endpoint_id, d.ticket_id, coalesce(d.turn, d.id), d.id`);
-  if (next.length) await sendDeliveries(env, next.map((row) => Number(row.id)));
+  if (next.length)
+    await sendDeliveries(
+      env,
+      next.map((row) => Number(row.id)),
+    );
 }
 
 /** The ids a message names: `deliveryIds` (a fan-out's, a batch), or one `deliveryId`. */
@@ -154,7 +184,8 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
     const closed = found.filter((d) => !d.open);
     if (closed.length) {
       // one not decided yet was never a delivery to tell of: it goes
-      await db.http.execute(sql`WITH gone AS (DELETE FROM webhook_deliveries WHERE id IN ${intList(closed.map((d) => d.id))} AND event = ${UNDECIDED} AND status = 'pending')
+      await db.http
+        .execute(sql`WITH gone AS (DELETE FROM webhook_deliveries WHERE id IN ${intList(closed.map((d) => d.id))} AND event = ${UNDECIDED} AND status = 'pending')
         UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'the endpoint is switched off or deleted', updated_at = now()
          WHERE id IN ${intList(closed.map((d) => d.id))} AND status = 'pending' AND event <> ${UNDECIDED}`);
     }
@@ -163,19 +194,33 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
     for (const d of open) if (!d.waiting && d.dueIn > 1000) later.push({ id: d.id, wait: Math.ceil(d.dueIn / 1000) });
     // the write's deliveries decided (a waiting one too: its body the nearer its event), the due ones held as they are
     const toDecide = open.filter((d) => d.event === UNDECIDED);
-    const decisions = toDecide.length ? await decideDeliveries(db, toDecide.map((d) => ({ id: d.id, ticketId: d.ticketId, facts: d.undecided, hold: isDue(d) })), LEASE_SECONDS, ahead) : new Map();
+    const decisions = toDecide.length
+      ? await decideDeliveries(
+          db,
+          toDecide.map((d) => ({ id: d.id, ticketId: d.ticketId, facts: d.undecided, hold: isDue(d) })),
+          LEASE_SECONDS,
+          ahead,
+        )
+      : new Map();
     for (const d of toDecide) if (decisions.has(d.id)) Object.assign(d, decisions.get(d.id));
     const dropped = toDecide.filter((d) => isDue(d) && decisions.get(d.id) === DROPPED);
     // one dropped, or decided by another message, is not this one's
     const due = open.filter((d) => isDue(d) && d.event !== UNDECIDED);
     // the lease: only the message that takes a delivery tries it now (one it decided, it holds already)
     const toHold = due.filter((d) => !decisions.has(d.id));
-    const { rows: leased } = toHold.length === 0 ? { rows: [] } : await db.http.execute(sql`
+    const { rows: leased } =
+      toHold.length === 0
+        ? { rows: [] }
+        : await db.http.execute(sql`
       UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}::int)
        WHERE id IN ${intList(toHold.map((d) => d.id))} AND status = 'pending' AND next_attempt_at <= now() + interval '1 second' RETURNING id`);
     const held = new Set([...leased.map((row) => Number(row.id)), ...decisions.keys()]);
     const shared = sharedByTries(env);
-    const tries = await Promise.all(due.filter((d) => held.has(d.id)).map(async (delivery) => ({ delivery, attempt: await attemptOf(delivery, shared) })));
+    const tries = await Promise.all(
+      due
+        .filter((d) => held.has(d.id))
+        .map(async (delivery) => ({ delivery, attempt: await attemptOf(delivery, shared) })),
+    );
     const again = new Set<number>();
     if (tries.length) {
       const outcome = await record(db, env, tries);
@@ -186,7 +231,11 @@ export async function deliverWebhook(message: JobMessage, env: Env): Promise<voi
       await announceEvents(env, db);
     }
     // done with (tried, or taken and dropped): each ticket's next delivery to the endpoint, which may be waiting on one of these, goes now
-    await sendNext(db, env, [...tries.map((t) => t.delivery), ...dropped].filter((d) => !again.has(d.id)));
+    await sendNext(
+      db,
+      env,
+      [...tries.map((t) => t.delivery), ...dropped].filter((d) => !again.has(d.id)),
+    );
     await sendLater(env, later);
   } finally {
     await db.close();
@@ -209,7 +258,10 @@ export async function sweepDeliveries(env: Env): Promise<void> {
          AND NOT (d.ticket_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries e
                WHERE e.endpoint_id = d.endpoint_id AND e.ticket_id = d.ticket_id AND e.status = 'pending' AND ${orderKey('e')} < ${orderKey('d')}))
        ORDER BY d.next_attempt_at LIMIT ${SWEEP_BATCH}`);
-    await sendDeliveries(env, rows.map((row) => Number(row.id)));
+    await sendDeliveries(
+      env,
+      rows.map((row) => Number(row.id)),
+    );
   } finally {
     await db.close();
   }

@@ -2,7 +2,15 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ADMINS } from '../../auth/access';
 import { tickets, WEBHOOK_DELIVERY_STATES, webhookDeliveries, webhookEndpoints } from '../../db/schema';
-import { AUDIT_SET, childListRoute, defineResource, readOnlyTimeField, recordScope, referenceField, sendWithReadBack } from '../../engine';
+import {
+  AUDIT_SET,
+  childListRoute,
+  defineResource,
+  readOnlyTimeField,
+  recordScope,
+  referenceField,
+  sendWithReadBack,
+} from '../../engine';
 import { refuseWhen } from '../../db/refusal';
 import { ApiError } from '../../http/errors';
 import { integerParam } from '../../http/params';
@@ -21,19 +29,56 @@ export const webhookDeliveriesResource = defineResource({
   title: { one: 'WebhookDelivery', many: 'WebhookDeliveries', group: 'Webhooks' },
   table: webhookDeliveries,
   fields: {
-    endpoint: referenceField(webhookDeliveries.endpointId, { table: webhookEndpoints, type: 'webhookendpoints' }, { readOnly: true }),
-    event: { column: webhookDeliveries.event, schema: z.string().meta({ description: 'the webhook event (`X-Desk-Event`)' }), readOnly: true },
-    deliveryId: { column: webhookDeliveries.deliveryId, schema: z.string().meta({ description: '`X-Desk-Delivery`: the same on every try and redelivery' }), readOnly: true },
+    endpoint: referenceField(
+      webhookDeliveries.endpointId,
+      { table: webhookEndpoints, type: 'webhookendpoints' },
+      { readOnly: true },
+    ),
+    event: {
+      column: webhookDeliveries.event,
+      schema: z.string().meta({ description: 'the webhook event (`X-Desk-Event`)' }),
+      readOnly: true,
+    },
+    deliveryId: {
+      column: webhookDeliveries.deliveryId,
+      schema: z.string().meta({ description: '`X-Desk-Delivery`: the same on every try and redelivery' }),
+      readOnly: true,
+    },
     ticket: referenceField(webhookDeliveries.ticketId, { table: tickets, type: 'tickets' }, { readOnly: true }),
-    status: { column: webhookDeliveries.status, schema: z.enum(WEBHOOK_DELIVERY_STATES).meta({ description: 'pending (to be tried, or tried again), delivered (a 2xx answer), failed (a day of failures, or its endpoint switched off)' }), readOnly: true },
+    status: {
+      column: webhookDeliveries.status,
+      schema: z.enum(WEBHOOK_DELIVERY_STATES).meta({
+        description:
+          'pending (to be tried, or tried again), delivered (a 2xx answer), failed (a day of failures, or its endpoint switched off)',
+      }),
+      readOnly: true,
+    },
     attempts: { column: webhookDeliveries.attempts, schema: z.number().int(), readOnly: true },
-    statusCode: { column: webhookDeliveries.statusCode, schema: z.number().int().nullable().meta({ description: "the last try's HTTP status; null: no answer" }), readOnly: true },
-    latencyMs: { column: webhookDeliveries.latencyMs, schema: z.number().int().nullable().meta({ description: "the last try's time to the answer, in milliseconds" }), readOnly: true },
-    lastError: { column: webhookDeliveries.lastError, schema: z.string().nullable().meta({ description: 'why the last try failed without an answer (timed out, could not connect, a refused address)' }), readOnly: true },
+    statusCode: {
+      column: webhookDeliveries.statusCode,
+      schema: z.number().int().nullable().meta({ description: "the last try's HTTP status; null: no answer" }),
+      readOnly: true,
+    },
+    latencyMs: {
+      column: webhookDeliveries.latencyMs,
+      schema: z.number().int().nullable().meta({ description: "the last try's time to the answer, in milliseconds" }),
+      readOnly: true,
+    },
+    lastError: {
+      column: webhookDeliveries.lastError,
+      schema: z.string().nullable().meta({
+        description: 'why the last try failed without an answer (timed out, could not connect, a refused address)',
+      }),
+      readOnly: true,
+    },
     lastAttemptAt: readOnlyTimeField(webhookDeliveries.lastAttemptAt, 'when it was last tried'),
     nextAttemptAt: readOnlyTimeField(webhookDeliveries.nextAttemptAt, 'when it is tried next (pending only)'),
     deliveredAt: readOnlyTimeField(webhookDeliveries.deliveredAt, 'when a try was answered with 2xx'),
-    payload: { column: webhookDeliveries.payload, schema: z.string().meta({ description: 'the body sent, as sent' }), readOnly: true },
+    payload: {
+      column: webhookDeliveries.payload,
+      schema: z.string().meta({ description: 'the body sent, as sent' }),
+      readOnly: true,
+    },
   },
   filter: [...AUDIT_SET, 'attempts', 'deliveryId', 'event', 'status', 'statusCode', 'ticket'],
   defaultOrderBy: 'createdAt',
@@ -45,10 +90,18 @@ export const webhookDeliveriesResource = defineResource({
 });
 
 /** `GET /v2/webhookendpoints/{id}/deliveries.json` */
-export const deliveriesRoute = childListRoute(webhookEndpointsResource, webhookDeliveriesResource, webhookDeliveries.endpointId, {
-  path: 'deliveries.json', operationId: 'listWebhookDeliveries', summary: "An endpoint's delivery log, paginated",
-  description: "Every delivery made for the endpoint, oldest first, with the list's `filter` (`event`, `status`, `statusCode`, `attempts`, `deliveryId`, `ticket`, the audit set), `orderBy` and paging: each one's status (pending, delivered, failed), the last try's `statusCode`, `latencyMs` and `lastError`, when it was tried and is due next, and the `payload` as sent. A delivery the write made shows once its webhook event is decided. Another installation's or a deleted endpoint is a 404. See docs/resources/webhookendpoints.md.",
-});
+export const deliveriesRoute = childListRoute(
+  webhookEndpointsResource,
+  webhookDeliveriesResource,
+  webhookDeliveries.endpointId,
+  {
+    path: 'deliveries.json',
+    operationId: 'listWebhookDeliveries',
+    summary: "An endpoint's delivery log, paginated",
+    description:
+      "Every delivery made for the endpoint, oldest first, with the list's `filter` (`event`, `status`, `statusCode`, `attempts`, `deliveryId`, `ticket`, the audit set), `orderBy` and paging: each one's status (pending, delivered, failed), the last try's `statusCode`, `latencyMs` and `lastError`, when it was tried and is due next, and the `payload` as sent. A delivery the write made shows once its webhook event is decided. Another installation's or a deleted endpoint is a 404. See docs/resources/webhookendpoints.md.",
+  },
+);
 
 /**
  * `POST /v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json`: sends one delivery
@@ -56,33 +109,73 @@ export const deliveriesRoute = childListRoute(webhookEndpointsResource, webhookD
  * event's, which is tried once). One batch (one exchange with the database): the endpoint and the
  * delivery checked, the delivery locked.
  */
-export const redeliverRoute = defineRoute({
-  method: 'post', path: '/v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json', tag: 'Webhooks', operationId: 'redeliverWebhook', roles: ADMINS,
-  summary: 'Send a delivery again',
-  description: 'Puts one delivery of the endpoint back on the queue to be sent now: the same body and `X-Desk-Delivery` id, its tries counted afresh and a fresh day of retries, a delivered one too; answers 202 with the delivery as it now stands. One being tried or waiting for its next try is a 409 (it would be sent twice at once), and so is a test event\'s (tried once: send another with the test route); another endpoint\'s or installation\'s delivery is a 404. One exchange with the database. See docs/resources/webhookendpoints.md.',
-  request: { params: z.object({ id: integerParam("the endpoint's id"), deliveryId: integerParam("the delivery's id (the log's `id`)") }) },
-  responses: { 202: jsonResponse('queued: the delivery as it now stands', schemasOf(webhookDeliveriesResource).one), 404: errorResponse('no such endpoint or delivery here'), 409: errorResponse('the delivery is being tried, waits for its next try, or is a test event (tried once)') },
-}, async (c) => {
-  const who = c.var.principal;
-  const { id, deliveryId } = c.req.valid('param');
-  const delivery = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, id), recordScope(webhookDeliveriesResource, who))!;
-  const body = await sendWithReadBack(c.var.db, webhookDeliveriesResource, who, [
-    refuseWhen(sql`NOT EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${and(recordScope(webhookEndpointsResource, who), eq(webhookEndpoints.id, id))})`, 404, 'id', `webhookendpoint ${id} not found`),
-    // locked as it is checked: a try that takes it meanwhile waits, or is seen
-    sql`WITH locked AS (SELECT ${webhookDeliveries.status} AS status, ${webhookDeliveries.nextAttemptAt} > now() AS tried, ${webhookDeliveries.event} AS event FROM ${webhookDeliveries} WHERE ${delivery} FOR UPDATE)
+export const redeliverRoute = defineRoute(
+  {
+    method: 'post',
+    path: '/v2/webhookendpoints/{id}/deliveries/{deliveryId}/redeliver.json',
+    tag: 'Webhooks',
+    operationId: 'redeliverWebhook',
+    roles: ADMINS,
+    summary: 'Send a delivery again',
+    description:
+      "Puts one delivery of the endpoint back on the queue to be sent now: the same body and `X-Desk-Delivery` id, its tries counted afresh and a fresh day of retries, a delivered one too; answers 202 with the delivery as it now stands. One being tried or waiting for its next try is a 409 (it would be sent twice at once), and so is a test event's (tried once: send another with the test route); another endpoint's or installation's delivery is a 404. One exchange with the database. See docs/resources/webhookendpoints.md.",
+    request: {
+      params: z.object({
+        id: integerParam("the endpoint's id"),
+        deliveryId: integerParam("the delivery's id (the log's `id`)"),
+      }),
+    },
+    responses: {
+      202: jsonResponse('queued: the delivery as it now stands', schemasOf(webhookDeliveriesResource).one),
+      404: errorResponse('no such endpoint or delivery here'),
+      409: errorResponse('the delivery is being tried, waits for its next try, or is a test event (tried once)'),
+    },
+  },
+  async (c) => {
+    const who = c.var.principal;
+    const { id, deliveryId } = c.req.valid('param');
+    const delivery = and(
+      eq(webhookDeliveries.id, deliveryId),
+      eq(webhookDeliveries.endpointId, id),
+      recordScope(webhookDeliveriesResource, who),
+    )!;
+    const body = await sendWithReadBack(
+      c.var.db,
+      webhookDeliveriesResource,
+      who,
+      [
+        refuseWhen(
+          sql`NOT EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${and(recordScope(webhookEndpointsResource, who), eq(webhookEndpoints.id, id))})`,
+          404,
+          'id',
+          `webhookendpoint ${id} not found`,
+        ),
+        // locked as it is checked: a try that takes it meanwhile waits, or is seen
+        sql`WITH locked AS (SELECT ${webhookDeliveries.status} AS status, ${webhookDeliveries.nextAttemptAt} > now() AS tried, ${webhookDeliveries.event} AS event FROM ${webhookDeliveries} WHERE ${delivery} FOR UPDATE)
       SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM locked) THEN desk_refuse(404, 'deliveryId', ${`webhookdelivery ${deliveryId} not found`}::text)
                   -- sent again it would be retried for a day: a test is tried once
                   WHEN EXISTS (SELECT 1 FROM locked WHERE event = ${TEST_WEBHOOK_EVENT})
                   THEN desk_refuse(409, 'deliveryId', ${`webhookdelivery ${deliveryId} is a test event, tried once: send another with POST /v2/webhookendpoints/${id}/test.json`}::text)
                   WHEN EXISTS (SELECT 1 FROM locked WHERE status = 'pending' AND tried)
                   THEN desk_refuse(409, 'deliveryId', ${`webhookdelivery ${deliveryId} is being tried or waits for its next try; redeliver it once that is done`}::text) END`,
-    c.var.db.http
-      .update(webhookDeliveries)
-      .set({ status: 'pending', attempts: 0, nextAttemptAt: sql`now()`, retryUntil: sql`now() + interval '1 day'`, updatedAt: sql`now()`, updatedBy: who.userId })
-      .where(delivery)
-      .getSQL(),
-  ], sql`${deliveryId}::int`, []);
-  if (body === null) throw ApiError.notFound('deliveryId', `webhookdelivery ${deliveryId} not found`);
-  await c.env.WEBHOOKS.send(deliverMessage([deliveryId]));
-  return c.json(body, 202);
-});
+        c.var.db.http
+          .update(webhookDeliveries)
+          .set({
+            status: 'pending',
+            attempts: 0,
+            nextAttemptAt: sql`now()`,
+            retryUntil: sql`now() + interval '1 day'`,
+            updatedAt: sql`now()`,
+            updatedBy: who.userId,
+          })
+          .where(delivery)
+          .getSQL(),
+      ],
+      sql`${deliveryId}::int`,
+      [],
+    );
+    if (body === null) throw ApiError.notFound('deliveryId', `webhookdelivery ${deliveryId} not found`);
+    await c.env.WEBHOOKS.send(deliverMessage([deliveryId]));
+    return c.json(body, 202);
+  },
+);

@@ -33,22 +33,34 @@ const BATCH_LIMIT = 100;
 function messagesFor(ids: readonly number[], delaySeconds?: number): MessageSendRequest<JobMessage>[] {
   const messages: MessageSendRequest<JobMessage>[] = [];
   for (let i = 0; i < ids.length; i += MAX_DELIVERIES_A_MESSAGE) {
-    messages.push({ body: deliverMessage(ids.slice(i, i + MAX_DELIVERIES_A_MESSAGE)), ...(delaySeconds ? { delaySeconds } : {}) });
+    messages.push({
+      body: deliverMessage(ids.slice(i, i + MAX_DELIVERIES_A_MESSAGE)),
+      ...(delaySeconds ? { delaySeconds } : {}),
+    });
   }
   return messages;
 }
 
 async function send(env: Pick<Env, 'WEBHOOKS'>, messages: MessageSendRequest<JobMessage>[]): Promise<void> {
-  for (let i = 0; i < messages.length; i += BATCH_LIMIT) await env.WEBHOOKS.sendBatch(messages.slice(i, i + BATCH_LIMIT));
+  for (let i = 0; i < messages.length; i += BATCH_LIMIT)
+    await env.WEBHOOKS.sendBatch(messages.slice(i, i + BATCH_LIMIT));
 }
 
 /** Puts a write's new deliveries on the queue, to be tried now, each message with the hints of its deliveries' events. */
-export async function sendMade(env: Pick<Env, 'WEBHOOKS'>, made: ReadonlyArray<{ id: number; hint: RecordsHint }>): Promise<void> {
+export async function sendMade(
+  env: Pick<Env, 'WEBHOOKS'>,
+  made: ReadonlyArray<{ id: number; hint: RecordsHint }>,
+): Promise<void> {
   const messages: MessageSendRequest<JobMessage>[] = [];
   for (let i = 0; i < made.length; i += MAX_DELIVERIES_A_MESSAGE) {
     const part = made.slice(i, i + MAX_DELIVERIES_A_MESSAGE);
     const hints = new Map(part.map(({ hint }) => [hint.eventId, hint]));
-    messages.push({ body: deliverMessage(part.map(({ id }) => id), [...hints.values()]) });
+    messages.push({
+      body: deliverMessage(
+        part.map(({ id }) => id),
+        [...hints.values()],
+      ),
+    });
   }
   await send(env, messages);
 }
@@ -59,8 +71,14 @@ export async function sendDeliveries(env: Pick<Env, 'WEBHOOKS'>, ids: readonly n
 }
 
 /** Puts deliveries on the queue to be tried after their waits (seconds), those with the same wait in one message. */
-export async function sendLater(env: Pick<Env, 'WEBHOOKS'>, deliveries: ReadonlyArray<{ id: number; wait: number }>): Promise<void> {
+export async function sendLater(
+  env: Pick<Env, 'WEBHOOKS'>,
+  deliveries: ReadonlyArray<{ id: number; wait: number }>,
+): Promise<void> {
   const byWait = new Map<number, number[]>();
   for (const { id, wait } of deliveries) byWait.set(wait, [...(byWait.get(wait) ?? []), id]);
-  await send(env, [...byWait].flatMap(([wait, ids]) => messagesFor(ids, wait)));
+  await send(
+    env,
+    [...byWait].flatMap(([wait, ids]) => messagesFor(ids, wait)),
+  );
 }

@@ -42,7 +42,13 @@ function deliveriesOf(events: SQL): SQL {
 const madeOf = (rows: Record<string, unknown>[]) =>
   rows.map((row) => ({
     id: Number(row.id),
-    hint: { eventId: Number(row.event_id), installationId: Number(row.installation_id), recordType: String(row.record_type), recordId: Number(row.record_id), ticketId: row.ticket_id === null ? null : Number(row.ticket_id) },
+    hint: {
+      eventId: Number(row.event_id),
+      installationId: Number(row.installation_id),
+      recordType: String(row.record_type),
+      recordId: Number(row.record_id),
+      ticketId: row.ticket_id === null ? null : Number(row.ticket_id),
+    },
   }));
 
 /**
@@ -58,7 +64,8 @@ export const webhookFanout: Subscriber = {
   // where the installation has an endpoint to send to (else the drain finds none)
   inStatement: {
     statement: deliveriesOf,
-    wants: (installation) => sql`EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.installation_id = ${installation} AND w.state = 'active' AND w.enabled)`,
+    wants: (installation) =>
+      sql`EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.installation_id = ${installation} AND w.state = 'active' AND w.enabled)`,
     afterCommit: (env, rows) => sendMade(env, madeOf(rows)),
   },
   async handle(event, { tx, env, afterCommit }) {

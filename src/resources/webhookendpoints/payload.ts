@@ -10,11 +10,28 @@ import { ticketsResource } from '../tickets/tickets.resource';
 import { usersResource } from '../users/users.resource';
 
 /** A ticket's references the payload carries as whole records, by the `included` type that holds them. */
-export const EMBEDDED: Record<string, string> = { customer: 'customers', agent: 'users', status: 'ticketstatuses', priority: 'ticketpriorities', type: 'tickettypes', tags: 'tags' };
+export const EMBEDDED: Record<string, string> = {
+  customer: 'customers',
+  agent: 'users',
+  status: 'ticketstatuses',
+  priority: 'ticketpriorities',
+  type: 'tickettypes',
+  tags: 'tags',
+};
 
 /** The record of `resource` as the payload carries it, deleted ones too; null when it is not there at all. */
-export async function wholeRecord(db: Queryable, resource: ResourceDeclaration, installationId: number, id: number, includes: string[] = []): Promise<WireRecord | null> {
-  const result = await selectOne(db, resource, id, { who: systemActor(installationId, 'webhooks'), includes, withDeleted: true });
+export async function wholeRecord(
+  db: Queryable,
+  resource: ResourceDeclaration,
+  installationId: number,
+  id: number,
+  includes: string[] = [],
+): Promise<WireRecord | null> {
+  const result = await selectOne(db, resource, id, {
+    who: systemActor(installationId, 'webhooks'),
+    includes,
+    withDeleted: true,
+  });
   if (!result) return null;
   const record = { ...result.records[0]! };
   // references the includes answered become the records themselves
@@ -27,21 +44,42 @@ export async function wholeRecord(db: Queryable, resource: ResourceDeclaration, 
   return record;
 }
 
-type PayloadEvent = Pick<StoredEvent, 'installationId' | 'recordType' | 'recordId' | 'occurredAt' | 'actorUserId' | 'kind' | 'data'>;
+type PayloadEvent = Pick<
+  StoredEvent,
+  'installationId' | 'recordType' | 'recordId' | 'occurredAt' | 'actorUserId' | 'kind' | 'data'
+>;
 
 /** The records an event's deliveries carry, whole, by the property that holds them: its ticket, its message, or its own record. Read side by side. */
-export async function recordsOf(db: Queryable, event: Pick<StoredEvent, 'installationId' | 'recordType' | 'recordId'>, ticketId: number | null): Promise<Record<string, unknown>> {
-  const own: Record<string, [string, ResourceDeclaration]> = { customers: ['customer', customersResource], users: ['agent', usersResource], inboxes: ['inbox', inboxesResource], tags: ['tag', tagsResource] };
+export async function recordsOf(
+  db: Queryable,
+  event: Pick<StoredEvent, 'installationId' | 'recordType' | 'recordId'>,
+  ticketId: number | null,
+): Promise<Record<string, unknown>> {
+  const own: Record<string, [string, ResourceDeclaration]> = {
+    customers: ['customer', customersResource],
+    users: ['agent', usersResource],
+    inboxes: ['inbox', inboxesResource],
+    tags: ['tag', tagsResource],
+  };
   const wanted: Array<[string, Promise<WireRecord | null>]> = [];
-  if (ticketId !== null) wanted.push(['ticket', wholeRecord(db, ticketsResource, event.installationId, ticketId, Object.values(EMBEDDED))]);
-  if (event.recordType === 'messages') wanted.push(['message', wholeRecord(db, messagesResource, event.installationId, event.recordId)]);
+  if (ticketId !== null)
+    wanted.push(['ticket', wholeRecord(db, ticketsResource, event.installationId, ticketId, Object.values(EMBEDDED))]);
+  if (event.recordType === 'messages')
+    wanted.push(['message', wholeRecord(db, messagesResource, event.installationId, event.recordId)]);
   const named = own[event.recordType];
   if (named) wanted.push([named[0], wholeRecord(db, named[1], event.installationId, event.recordId)]);
-  return Object.fromEntries(await Promise.all(wanted.map(async ([property, record]) => [property, await record] as const)));
+  return Object.fromEntries(
+    await Promise.all(wanted.map(async ([property, record]) => [property, await record] as const)),
+  );
 }
 
 /** The one shape of a delivery's body, a test event's too: the webhook event, when and by whom, then what it carries. */
-export function deliveryBody(code: string, occurredAt: string | Date, eventCreatorId: number | null, carried: Record<string, unknown>): string {
+export function deliveryBody(
+  code: string,
+  occurredAt: string | Date,
+  eventCreatorId: number | null,
+  carried: Record<string, unknown>,
+): string {
   return JSON.stringify({ event: code, occurredAt: new Date(occurredAt).toISOString(), eventCreatorId, ...carried });
 }
 

@@ -6,13 +6,35 @@ import type { ActivityDraft } from '../tickets/activities-of-event';
  * `ticket.sla.breached`). Codes of a ticket's are its history's line types (`activities-of-event.ts`).
  */
 export const WEBHOOK_EVENTS = [
-  'ticket.created', 'ticket.status', 'ticket.priority', 'ticket.assigned', 'ticket.unassigned', 'ticket.moved', 'ticket.merged', 'ticket.deleted',
-  'ticket.note', 'ticket.agent.reply', 'ticket.customer.reply', 'ticket.tag.added', 'ticket.tag.removed', 'thread.edited', 'thread.deleted',
-  'ticket.sla.warning', 'ticket.sla.breached',
-  'customer.created', 'customer.edited', 'customer.deleted',
-  'agent.created', 'agent.updated', 'agent.deleted',
-  'inbox.created', 'inbox.edited', 'inbox.deleted',
-  'tag.created', 'tag.edited', 'tag.deleted',
+  'ticket.created',
+  'ticket.status',
+  'ticket.priority',
+  'ticket.assigned',
+  'ticket.unassigned',
+  'ticket.moved',
+  'ticket.merged',
+  'ticket.deleted',
+  'ticket.note',
+  'ticket.agent.reply',
+  'ticket.customer.reply',
+  'ticket.tag.added',
+  'ticket.tag.removed',
+  'thread.edited',
+  'thread.deleted',
+  'ticket.sla.warning',
+  'ticket.sla.breached',
+  'customer.created',
+  'customer.edited',
+  'customer.deleted',
+  'agent.created',
+  'agent.updated',
+  'agent.deleted',
+  'inbox.created',
+  'inbox.edited',
+  'inbox.deleted',
+  'tag.created',
+  'tag.edited',
+  'tag.deleted',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -50,6 +72,11 @@ export function webhookEventsByRecordType(): Record<string, WebhookEvent[]> {
   return {
     tickets: ofTickets,
     messages: ofTickets,
-    ...Object.fromEntries(Object.entries(RECORD_CODES).map(([type, { name }]) => [type, WEBHOOK_EVENTS.filter((code) => code.startsWith(`${name}.`))])),
+    ...Object.fromEntries(
+      Object.entries(RECORD_CODES).map(([type, { name }]) => [
+        type,
+        WEBHOOK_EVENTS.filter((code) => code.startsWith(`${name}.`)),
+      ]),
+    ),
   };
 }

@@ -4,7 +4,15 @@ import type { Env } from '../../app-env';
 import { ADMINS } from '../../auth/access';
 import type { Actor } from '../../auth/principal';
 import { inboxes, webhookEndpointEvents, webhookEndpointInboxes, webhookEndpoints } from '../../db/schema';
-import { AUDIT_SET, defineResource, hasManyFields, readOnlyTimeField, referenceField, type Writer, type WriteContext } from '../../engine';
+import {
+  AUDIT_SET,
+  defineResource,
+  hasManyFields,
+  readOnlyTimeField,
+  referenceField,
+  type Writer,
+  type WriteContext,
+} from '../../engine';
 import { ApiError } from '../../http/errors';
 import { encryptToken, TokenKeyError, webhookTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
@@ -13,14 +21,24 @@ import { includedUsers } from '../users/user-shape';
 import { WEBHOOK_EVENTS } from './webhook-events';
 
 const eventFields = {
-  code: { column: webhookEndpointEvents.code, schema: z.enum(WEBHOOK_EVENTS).meta({ description: 'a webhook event the endpoint wants (docs/resources/webhookendpoints.md)' }), required: true },
+  code: {
+    column: webhookEndpointEvents.code,
+    schema: z
+      .enum(WEBHOOK_EVENTS)
+      .meta({ description: 'a webhook event the endpoint wants (docs/resources/webhookendpoints.md)' }),
+    required: true,
+  },
 };
 const inboxFields = {
   inbox: referenceField(webhookEndpointInboxes.inboxId, { table: inboxes, type: 'inboxes' }, { required: true }),
 };
 
 /** The address must be one deliveries may reach; the token is sealed before it is stored. */
-async function checkEndpoint({ tx, who, env }: WriteContext, record: Record<string, unknown>, id: number | undefined): Promise<void> {
+async function checkEndpoint(
+  { tx, who, env }: WriteContext,
+  record: Record<string, unknown>,
+  id: number | undefined,
+): Promise<void> {
   await settleEndpoint(who, env, record);
   const restart = afreshStatement(tx, who, record, id);
   if (restart) await tx.execute(restart);
@@ -47,9 +65,18 @@ async function settleEndpoint(who: Actor, env: Env, record: Record<string, unkno
 }
 
 /** Switched on again: its run of failures starts afresh. */
-function afreshStatement(db: Writer, who: Actor, record: Record<string, unknown>, id: number | undefined): SQL | undefined {
+function afreshStatement(
+  db: Writer,
+  who: Actor,
+  record: Record<string, unknown>,
+  id: number | undefined,
+): SQL | undefined {
   if (record.enabled !== true || id === undefined) return undefined;
-  return db.update(webhookEndpoints).set({ disabledAt: null, failingSince: null }).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.installationId, who.installationId))).getSQL();
+  return db
+    .update(webhookEndpoints)
+    .set({ disabledAt: null, failingSince: null })
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.installationId, who.installationId)))
+    .getSQL();
 }
 
 /**
@@ -63,24 +90,76 @@ export const webhookEndpointsResource = defineResource({
   title: { one: 'WebhookEndpoint', many: 'WebhookEndpoints', group: 'Webhooks' },
   table: webhookEndpoints,
   fields: {
-    url: { column: webhookEndpoints.url, schema: z.string().trim().min(1).max(2000).meta({ description: 'an https address that is, and resolves only to, public addresses' }), required: true },
-    token: { column: webhookEndpoints.token, schema: z.string().min(16).max(256).meta({ description: 'the signing secret (16 to 256 characters): stored sealed, never answered' }), required: true, writeOnly: true, notInBulk: true },
-    allInboxes: { column: webhookEndpoints.allInboxes, schema: z.boolean().meta({ description: 'true (default): tickets of every inbox; false: those of `webhookendpointinboxes`' }) },
-    allEvents: { column: webhookEndpoints.allEvents, schema: z.boolean().meta({ description: 'true (default): every event; false: those of `webhookendpointevents`' }) },
-    contentType: { column: webhookEndpoints.contentType, schema: z.literal('application/json').meta({ description: 'the body\'s type: application/json' }) },
-    enabled: { column: webhookEndpoints.enabled, schema: z.boolean().meta({ description: 'false: nothing is sent; a day of failed deliveries switches it off, true switches it on again' }) },
+    url: {
+      column: webhookEndpoints.url,
+      schema: z
+        .string()
+        .trim()
+        .min(1)
+        .max(2000)
+        .meta({ description: 'an https address that is, and resolves only to, public addresses' }),
+      required: true,
+    },
+    token: {
+      column: webhookEndpoints.token,
+      schema: z
+        .string()
+        .min(16)
+        .max(256)
+        .meta({ description: 'the signing secret (16 to 256 characters): stored sealed, never answered' }),
+      required: true,
+      writeOnly: true,
+      notInBulk: true,
+    },
+    allInboxes: {
+      column: webhookEndpoints.allInboxes,
+      schema: z
+        .boolean()
+        .meta({ description: 'true (default): tickets of every inbox; false: those of `webhookendpointinboxes`' }),
+    },
+    allEvents: {
+      column: webhookEndpoints.allEvents,
+      schema: z.boolean().meta({ description: 'true (default): every event; false: those of `webhookendpointevents`' }),
+    },
+    contentType: {
+      column: webhookEndpoints.contentType,
+      schema: z.literal('application/json').meta({ description: "the body's type: application/json" }),
+    },
+    enabled: {
+      column: webhookEndpoints.enabled,
+      schema: z.boolean().meta({
+        description: 'false: nothing is sent; a day of failed deliveries switches it off, true switches it on again',
+      }),
+    },
     disabledAt: readOnlyTimeField(webhookEndpoints.disabledAt, 'when a day of failures switched it off'),
   },
   filter: [...AUDIT_SET, 'allEvents', 'allInboxes', 'enabled', 'url'],
   relations: {
-    webhookendpointevents: hasManyFields({ type: 'webhookendpointevents', component: 'WebhookEndpointEvent', table: webhookEndpointEvents, parentKey: webhookEndpointEvents.endpointId, fields: eventFields }),
-    webhookendpointinboxes: hasManyFields({ type: 'webhookendpointinboxes', component: 'WebhookEndpointInbox', table: webhookEndpointInboxes, parentKey: webhookEndpointInboxes.endpointId, fields: inboxFields }),
+    webhookendpointevents: hasManyFields({
+      type: 'webhookendpointevents',
+      component: 'WebhookEndpointEvent',
+      table: webhookEndpointEvents,
+      parentKey: webhookEndpointEvents.endpointId,
+      fields: eventFields,
+    }),
+    webhookendpointinboxes: hasManyFields({
+      type: 'webhookendpointinboxes',
+      component: 'WebhookEndpointInbox',
+      table: webhookEndpointInboxes,
+      parentKey: webhookEndpointInboxes.endpointId,
+      fields: inboxFields,
+    }),
     users: includedUsers(),
   },
   includedWrites: ['webhookendpointevents', 'webhookendpointinboxes'],
   access: { read: ADMINS, write: ADMINS },
   examples: {
-    create: { url: 'https://hooks.acme.example/desk', token: 'a-long-shared-secret-of-yours', allEvents: true, allInboxes: true },
+    create: {
+      url: 'https://hooks.acme.example/desk',
+      token: 'a-long-shared-secret-of-yours',
+      allEvents: true,
+      allInboxes: true,
+    },
     update: { enabled: false },
   },
   operations: ['list', 'get', 'create', 'update', 'delete'],
@@ -90,7 +169,8 @@ export const webhookEndpointsResource = defineResource({
       await settleEndpoint(who, env, record);
       return true;
     },
-    first: (db, who, record, id) => [afreshStatement(db, who, record, id)].filter((statement) => statement !== undefined),
+    first: (db, who, record, id) =>
+      [afreshStatement(db, who, record, id)].filter((statement) => statement !== undefined),
   },
 });
 

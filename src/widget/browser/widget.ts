@@ -144,7 +144,16 @@ interface PongFrame {
 }
 
 /** What the room sends. */
-type ServerFrame = WelcomeFrame | MessageFrame | EditedFrame | DeletedFrame | PresenceFrame | TypingFrame | StatusFrame | ErrorFrame | PongFrame;
+type ServerFrame =
+  | WelcomeFrame
+  | MessageFrame
+  | EditedFrame
+  | DeletedFrame
+  | PresenceFrame
+  | TypingFrame
+  | StatusFrame
+  | ErrorFrame
+  | PongFrame;
 
 /** A message of ours the room has not taken yet. */
 interface Pending {
@@ -168,7 +177,9 @@ const currentScript = document.currentScript || document.querySelector<HTMLScrip
 function main(script: HTMLOrSVGScriptElement | null): void {
   if (!script) return;
   const formToken = script.getAttribute('data-form-token') || '';
-  const log = (text: string): void => { if (window.console) console.warn('[helpdesk widget] ' + text); };
+  const log = (text: string): void => {
+    if (window.console) console.warn('[helpdesk widget] ' + text);
+  };
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(formToken)) return log('data-form-token is missing or malformed');
   window.__helpdeskWidgets = window.__helpdeskWidgets || {};
   if (window.__helpdeskWidgets[formToken]) return; // included twice
@@ -185,7 +196,11 @@ function main(script: HTMLOrSVGScriptElement | null): void {
   // ---- small helpers ---------------------------------------------------------------------
 
   /** An element: attrs are attributes, except text (textContent) and on<event> (listeners). */
-  function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attributes, children?: Array<Node | null>): HTMLElementTagNameMap[K] {
+  function el<K extends keyof HTMLElementTagNameMap>(
+    tag: K,
+    attrs?: Attributes,
+    children?: Array<Node | null>,
+  ): HTMLElementTagNameMap[K] {
     const node = document.createElement(tag);
     const given = attrs || {};
     Object.keys(given).forEach((name) => {
@@ -195,7 +210,9 @@ function main(script: HTMLOrSVGScriptElement | null): void {
       else if (name.slice(0, 2) === 'on') node.addEventListener(name.slice(2), value as EventListener);
       else node.setAttribute(name, value === true ? '' : String(value));
     });
-    (children || []).forEach((child) => { if (child) node.appendChild(child); });
+    (children || []).forEach((child) => {
+      if (child) node.appendChild(child);
+    });
     return node;
   }
 
@@ -218,13 +235,25 @@ function main(script: HTMLOrSVGScriptElement | null): void {
   /** localStorage can throw (private modes, sandboxed frames): then the widget just forgets. */
   const storage = {
     read(): Saved | null {
-      try { return JSON.parse(window.localStorage.getItem(STORAGE_KEY) || 'null') as Saved | null; } catch (e) { return null; }
+      try {
+        return JSON.parse(window.localStorage.getItem(STORAGE_KEY) || 'null') as Saved | null;
+      } catch (e) {
+        return null;
+      }
     },
     write(value: Saved): void {
-      try { window.localStorage.setItem(STORAGE_KEY, JSON.stringify(value)); } catch (e) { /* not kept */ }
+      try {
+        window.localStorage.setItem(STORAGE_KEY, JSON.stringify(value));
+      } catch (e) {
+        /* not kept */
+      }
     },
     clear(): void {
-      try { window.localStorage.removeItem(STORAGE_KEY); } catch (e) { /* nothing kept */ }
+      try {
+        window.localStorage.removeItem(STORAGE_KEY);
+      } catch (e) {
+        /* nothing kept */
+      }
     },
   };
 
@@ -258,32 +287,54 @@ function main(script: HTMLOrSVGScriptElement | null): void {
     return [
       ':host { all: initial; }',
       '* { box-sizing: border-box; }',
-      '.root { position: fixed; bottom: 20px; ' + side + ': 20px; z-index: 2147483000; display: flex; flex-direction: column;',
+      '.root { position: fixed; bottom: 20px; ' +
+        side +
+        ': 20px; z-index: 2147483000; display: flex; flex-direction: column;',
       '  align-items: ' + (side === 'left' ? 'flex-start' : 'flex-end') + '; gap: 12px;',
       '  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }',
-      '.launcher { width: 56px; height: 56px; border-radius: 50%; border: 0; cursor: pointer; background: ' + trigger + ';',
+      '.launcher { width: 56px; height: 56px; border-radius: 50%; border: 0; cursor: pointer; background: ' +
+        trigger +
+        ';',
       '  color: ' + textOn(trigger) + '; box-shadow: 0 4px 14px rgba(0,0,0,.25); display: grid; place-items: center; }',
       '.launcher svg { width: 28px; height: 28px; fill: currentColor; }',
-      '.launcher:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible { outline: 2px solid ' + accent + '; outline-offset: 2px; }',
+      '.launcher:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible { outline: 2px solid ' +
+        accent +
+        '; outline-offset: 2px; }',
       '.panel { width: 340px; max-width: calc(100vw - 40px); height: 460px; max-height: calc(100vh - 110px); display: flex; flex-direction: column;',
       '  border-radius: 12px; overflow: hidden; box-shadow: 0 10px 30px rgba(0,0,0,.25);',
       '  background: ' + (dark ? '#1f2937' : '#ffffff') + '; color: ' + (dark ? '#f9fafb' : '#111827') + '; }',
       '.panel[hidden] { display: none; }',
       '.panel.compact { height: auto; }',
-      '.header { display: flex; align-items: center; justify-content: space-between; padding: 12px 14px; background: ' + accent + '; color: ' + textOn(accent) + '; }',
+      '.header { display: flex; align-items: center; justify-content: space-between; padding: 12px 14px; background: ' +
+        accent +
+        '; color: ' +
+        textOn(accent) +
+        '; }',
       '.title { font-weight: 600; font-size: 15px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }',
       '.close { background: transparent; border: 0; color: inherit; font-size: 22px; line-height: 1; cursor: pointer; padding: 0 4px; }',
       '.body { flex: 1; display: flex; flex-direction: column; min-height: 0; }',
       '.scroll { flex: 1; overflow-y: auto; padding: 14px; display: flex; flex-direction: column; gap: 8px; }',
-      '.welcome { margin: 0; padding: 10px 12px; border-radius: 10px; background: ' + (dark ? '#374151' : '#f3f4f6') + '; white-space: pre-wrap; overflow-wrap: anywhere; }',
+      '.welcome { margin: 0; padding: 10px 12px; border-radius: 10px; background: ' +
+        (dark ? '#374151' : '#f3f4f6') +
+        '; white-space: pre-wrap; overflow-wrap: anywhere; }',
       '.info { margin: 0; padding: 14px; color: ' + (dark ? '#d1d5db' : '#4b5563') + '; }',
       'form.start { display: flex; flex-direction: column; gap: 10px; padding: 14px; }',
       'label { display: flex; flex-direction: column; gap: 4px; font-size: 13px; font-weight: 500; }',
-      'input, textarea { font: inherit; color: inherit; background: ' + (dark ? '#111827' : '#ffffff') + '; border: 1px solid ' + (dark ? '#4b5563' : '#d1d5db') + ';',
+      'input, textarea { font: inherit; color: inherit; background: ' +
+        (dark ? '#111827' : '#ffffff') +
+        '; border: 1px solid ' +
+        (dark ? '#4b5563' : '#d1d5db') +
+        ';',
       '  border-radius: 8px; padding: 8px 10px; }',
-      'button.primary { font: inherit; font-weight: 600; border: 0; border-radius: 8px; padding: 9px 14px; cursor: pointer; background: ' + accent + '; color: ' + textOn(accent) + '; }',
+      'button.primary { font: inherit; font-weight: 600; border: 0; border-radius: 8px; padding: 9px 14px; cursor: pointer; background: ' +
+        accent +
+        '; color: ' +
+        textOn(accent) +
+        '; }',
       'button.primary:disabled { opacity: .6; cursor: default; }',
-      'button.link { font: inherit; background: none; border: 0; padding: 0; color: ' + accent + '; text-decoration: underline; cursor: pointer; }',
+      'button.link { font: inherit; background: none; border: 0; padding: 0; color: ' +
+        accent +
+        '; text-decoration: underline; cursor: pointer; }',
       '.error { margin: 0; color: #dc2626; font-size: 13px; }',
       '.error:empty { display: none; }',
       '.messages { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 8px; }',
@@ -298,9 +349,13 @@ function main(script: HTMLOrSVGScriptElement | null): void {
       '.failed .text { outline: 1px solid #dc2626; }',
       '.status { font-size: 12px; color: ' + (dark ? '#9ca3af' : '#6b7280') + '; }',
       '.failed .status { color: #dc2626; }',
-      '.typing, .notice { margin: 0; padding: 0 14px 6px; font-size: 12px; color: ' + (dark ? '#9ca3af' : '#6b7280') + '; }',
+      '.typing, .notice { margin: 0; padding: 0 14px 6px; font-size: 12px; color: ' +
+        (dark ? '#9ca3af' : '#6b7280') +
+        '; }',
       '.typing[hidden], .notice[hidden] { display: none; }',
-      'form.composer { display: flex; gap: 8px; padding: 10px; border-top: 1px solid ' + (dark ? '#374151' : '#e5e7eb') + '; }',
+      'form.composer { display: flex; gap: 8px; padding: 10px; border-top: 1px solid ' +
+        (dark ? '#374151' : '#e5e7eb') +
+        '; }',
       'form.composer textarea { flex: 1; resize: none; height: 40px; }',
     ].join('\n');
   }
@@ -314,22 +369,48 @@ function main(script: HTMLOrSVGScriptElement | null): void {
 
     const saved = storage.read();
     let panelOpen = Boolean(saved && saved.open);
-    const launcher = el('button', { class: 'launcher', type: 'button', 'aria-label': 'Open chat', 'aria-expanded': 'false', onclick: () => { setOpen(!panelOpen); } }, [icon('chat')]);
+    const launcher = el(
+      'button',
+      {
+        class: 'launcher',
+        type: 'button',
+        'aria-label': 'Open chat',
+        'aria-expanded': 'false',
+        onclick: () => {
+          setOpen(!panelOpen);
+        },
+      },
+      [icon('chat')],
+    );
     const body = el('div', { class: 'body' });
-    const panel = el('section', { class: 'panel', role: 'dialog', 'aria-label': 'Chat with ' + settings.name, hidden: true }, [
-      el('div', { class: 'header' }, [
-        el('span', { class: 'title', text: settings.name }),
-        el('button', { class: 'close', type: 'button', 'aria-label': 'Close chat', text: '\u00d7', onclick: () => { setOpen(false); } }),
-      ]),
-      body,
-    ]);
+    const panel = el(
+      'section',
+      { class: 'panel', role: 'dialog', 'aria-label': 'Chat with ' + settings.name, hidden: true },
+      [
+        el('div', { class: 'header' }, [
+          el('span', { class: 'title', text: settings.name }),
+          el('button', {
+            class: 'close',
+            type: 'button',
+            'aria-label': 'Close chat',
+            text: '\u00d7',
+            onclick: () => {
+              setOpen(false);
+            },
+          }),
+        ]),
+        body,
+      ],
+    );
     shadow.appendChild(el('div', { class: 'root' }, [panel, launcher]));
     document.body.appendChild(host);
 
     function remember(changes: Saved): void {
       const current = storage.read();
       if (!current) return;
-      (Object.keys(changes) as Array<keyof Saved>).forEach(<K extends keyof Saved>(key: K) => { current[key] = changes[key]; });
+      (Object.keys(changes) as Array<keyof Saved>).forEach(<K extends keyof Saved>(key: K) => {
+        current[key] = changes[key];
+      });
       storage.write(current);
     }
 
@@ -351,15 +432,28 @@ function main(script: HTMLOrSVGScriptElement | null): void {
     function show(children: Node[], compact?: boolean): void {
       panel.classList.toggle('compact', Boolean(compact));
       while (body.firstChild) body.removeChild(body.firstChild);
-      children.forEach((child) => { body.appendChild(child); });
+      children.forEach((child) => {
+        body.appendChild(child);
+      });
     }
 
     function welcomeNote(): HTMLParagraphElement | null {
-      return settings.liveChatWelcomeMessage ? el('p', { class: 'welcome', text: settings.liveChatWelcomeMessage }) : null;
+      return settings.liveChatWelcomeMessage
+        ? el('p', { class: 'welcome', text: settings.liveChatWelcomeMessage })
+        : null;
     }
 
     function showUnavailable(): void {
-      show([el('p', { class: 'info', role: 'status', text: 'Live chat is not available right now. Please come back later.' })], true);
+      show(
+        [
+          el('p', {
+            class: 'info',
+            role: 'status',
+            text: 'Live chat is not available right now. Please come back later.',
+          }),
+        ],
+        true,
+      );
     }
 
     function showStartForm(note?: string): void {
@@ -368,8 +462,14 @@ function main(script: HTMLOrSVGScriptElement | null): void {
       const form = el('form', { class: 'start', novalidate: true }, [
         welcomeNote(),
         note ? el('p', { class: 'error', role: 'alert', text: note }) : null,
-        el('label', {}, [document.createTextNode('Your name'), el('input', { name: 'name', required: true, maxlength: '255', autocomplete: 'name' })]),
-        el('label', {}, [document.createTextNode('Email'), el('input', { name: 'email', type: 'email', required: true, maxlength: '254', autocomplete: 'email' })]),
+        el('label', {}, [
+          document.createTextNode('Your name'),
+          el('input', { name: 'name', required: true, maxlength: '255', autocomplete: 'name' }),
+        ]),
+        el('label', {}, [
+          document.createTextNode('Email'),
+          el('input', { name: 'email', type: 'email', required: true, maxlength: '254', autocomplete: 'email' }),
+        ]),
         error,
         button,
       ]);
@@ -381,7 +481,8 @@ function main(script: HTMLOrSVGScriptElement | null): void {
         const name = nameInput.value.trim();
         const email = emailInput.value.trim();
         if (!name) return void (error.textContent = 'Please tell us your name.');
-        if (!email || !emailInput.checkValidity()) return void (error.textContent = 'Please enter a valid email address.');
+        if (!email || !emailInput.checkValidity())
+          return void (error.textContent = 'Please enter a valid email address.');
         error.textContent = '';
         button.disabled = true;
         startConversation(name, email).then((outcome) => {
@@ -401,17 +502,32 @@ function main(script: HTMLOrSVGScriptElement | null): void {
         method: 'POST',
         headers: { authorization: 'Bearer ' + formToken, 'content-type': 'application/json' },
         body: JSON.stringify({ conversation: { contact: { name: name, email: email } } }),
-      }).then((response): Promise<StartOutcome> => {
-        return response.json().catch(() => ({})).then((body: StartAnswer | null): StartOutcome => {
-          // a 201 carries the conversation
-          if (response.status === 201) return { token: (body as ConversationCreated).conversation.token, socketUrl: (body as ConversationCreated).conversation.socketUrl };
-          if (response.status === 403 || response.status === 401) return { unavailable: true };
-          const first = body && body.errors && body.errors[0];
-          return { error: response.status === 400 && first ? `Please check the form: ${first.detail}.` : 'Something went wrong; please try again.' };
-        });
-      }, (): StartOutcome => {
-        return { error: 'Could not reach the chat. Check your connection and try again.' };
-      });
+      }).then(
+        (response): Promise<StartOutcome> => {
+          return response
+            .json()
+            .catch(() => ({}))
+            .then((body: StartAnswer | null): StartOutcome => {
+              // a 201 carries the conversation
+              if (response.status === 201)
+                return {
+                  token: (body as ConversationCreated).conversation.token,
+                  socketUrl: (body as ConversationCreated).conversation.socketUrl,
+                };
+              if (response.status === 403 || response.status === 401) return { unavailable: true };
+              const first = body && body.errors && body.errors[0];
+              return {
+                error:
+                  response.status === 400 && first
+                    ? `Please check the form: ${first.detail}.`
+                    : 'Something went wrong; please try again.',
+              };
+            });
+        },
+        (): StartOutcome => {
+          return { error: 'Could not reach the chat. Check your connection and try again.' };
+        },
+      );
     }
 
     // ---- the conversation ------------------------------------------------------------------
@@ -437,7 +553,13 @@ function main(script: HTMLOrSVGScriptElement | null): void {
       const scroll = el('div', { class: 'scroll' }, [welcomeNote(), messages]);
       const typing = el('p', { class: 'typing', hidden: true });
       const notice = el('p', { class: 'notice', role: 'status', hidden: true });
-      const input = el('textarea', { name: 'message', rows: '1', maxlength: '10000', placeholder: 'Write a message\u2026', 'aria-label': 'Message' });
+      const input = el('textarea', {
+        name: 'message',
+        rows: '1',
+        maxlength: '10000',
+        placeholder: 'Write a message\u2026',
+        'aria-label': 'Message',
+      });
       const sendButton = el('button', { class: 'primary', type: 'submit', text: 'Send' });
       const composer = el('form', { class: 'composer' }, [input, sendButton]);
       show([scroll, typing, notice, composer]);
@@ -447,7 +569,8 @@ function main(script: HTMLOrSVGScriptElement | null): void {
         notice.hidden = !text;
         if (!text) return;
         notice.appendChild(document.createTextNode(text + ' '));
-        if (action) notice.appendChild(el('button', { class: 'link', type: 'button', text: action.label, onclick: action.run }));
+        if (action)
+          notice.appendChild(el('button', { class: 'link', type: 'button', text: action.label, onclick: action.run }));
       }
 
       const startAnew: NoticeAction = {
@@ -470,16 +593,22 @@ function main(script: HTMLOrSVGScriptElement | null): void {
         else setNotice('');
       }
 
-      function authorKey(author: Author): string { return author.type + ':' + author.id; }
+      function authorKey(author: Author): string {
+        return author.type + ':' + author.id;
+      }
 
-      function isOwn(author: Author): boolean { return !!you && author.type === you.role && author.id === you.id; }
+      function isOwn(author: Author): boolean {
+        return !!you && author.type === you.role && author.id === you.id;
+      }
 
       function authorName(author: Author): string {
         if (author.type === 'ai') return 'Assistant';
         return names[authorKey(author)] || (author.type === 'agent' ? 'Support' : 'Visitor');
       }
 
-      function scrollDown(): void { scroll.scrollTop = scroll.scrollHeight; }
+      function scrollDown(): void {
+        scroll.scrollTop = scroll.scrollHeight;
+      }
 
       function messageItem(text: string, own: boolean, who: string): HTMLLIElement {
         return el('li', { class: 'message ' + (own ? 'own' : 'other') }, [
@@ -540,7 +669,9 @@ function main(script: HTMLOrSVGScriptElement | null): void {
        */
       function rejoined(history: ChatMessage[]): void {
         const now: Record<string, boolean> = {};
-        history.forEach((message) => { now[message.id] = true; });
+        history.forEach((message) => {
+          now[message.id] = true;
+        });
         // a full history has a first (HISTORY_ON_JOIN is positive)
         const first = history.length < HISTORY_ON_JOIN ? 0 : Number(history[0]!.id);
         Object.keys(rendered).forEach((id) => {
@@ -553,7 +684,8 @@ function main(script: HTMLOrSVGScriptElement | null): void {
       }
 
       function send(text: string): void {
-        const clientId = 'w-' + Date.now().toString(36) + '-' + (counter += 1) + '-' + Math.random().toString(36).slice(2, 8);
+        const clientId =
+          'w-' + Date.now().toString(36) + '-' + (counter += 1) + '-' + Math.random().toString(36).slice(2, 8);
         const item = messageItem(text, true, '');
         item.classList.add('pending');
         item.appendChild(el('span', { class: 'status', text: 'Sending\u2026' }));
@@ -567,7 +699,8 @@ function main(script: HTMLOrSVGScriptElement | null): void {
       /** Sends, or resends after a reconnect: the room answers a known clientId without storing it twice. */
       function transmit(clientId: string): void {
         // called only with a clientId that is pending
-        if (socket && socket.readyState === 1) socket.send(JSON.stringify({ type: 'message', message: pending[clientId]!.text, clientId: clientId }));
+        if (socket && socket.readyState === 1)
+          socket.send(JSON.stringify({ type: 'message', message: pending[clientId]!.text, clientId: clientId }));
       }
 
       function refused(frame: ErrorFrame): void {
@@ -578,11 +711,14 @@ function main(script: HTMLOrSVGScriptElement | null): void {
         mine.item.classList.remove('pending');
         mine.item.classList.add('failed');
         const status = mine.item.querySelector('.status');
-        if (status) status.textContent = 'Not sent: ' + (frame.code === 'conversation_closed' ? 'the conversation has ended' : frame.detail);
+        if (status)
+          status.textContent =
+            'Not sent: ' + (frame.code === 'conversation_closed' ? 'the conversation has ended' : frame.detail);
       }
 
       function showTyping(who: Partial<Participant>): void {
-        typing.textContent = (who.role === 'agent' ? (who.name || 'Support') : who.name || 'Someone') + ' is typing\u2026';
+        typing.textContent =
+          (who.role === 'agent' ? who.name || 'Support' : who.name || 'Someone') + ' is typing\u2026';
         typing.hidden = false;
         clearTimeout(typingShown);
         typingShown = setTimeout(hideTyping, TYPING_SHOWN_MS);
@@ -631,7 +767,9 @@ function main(script: HTMLOrSVGScriptElement | null): void {
           failures = 0;
           setNotice('');
           you = frame.you;
-          (frame.present || []).forEach((who) => { names[who.role + ':' + who.id] = who.name; });
+          (frame.present || []).forEach((who) => {
+            names[who.role + ':' + who.id] = who.name;
+          });
           rejoined(frame.history || []);
           Object.keys(pending).forEach(transmit);
           setClosed(frame.conversation && frame.conversation.status === 'closed');
@@ -663,11 +801,17 @@ function main(script: HTMLOrSVGScriptElement | null): void {
           opened = true;
           clearInterval(heartbeat);
           // the socket this connect opened, or a later one: never null again
-          heartbeat = setInterval(() => { if (socket!.readyState === 1) socket!.send('{"type":"ping"}'); }, HEARTBEAT_MS);
+          heartbeat = setInterval(() => {
+            if (socket!.readyState === 1) socket!.send('{"type":"ping"}');
+          }, HEARTBEAT_MS);
         });
         socket.addEventListener('message', (event) => {
           let frame: ServerFrame;
-          try { frame = JSON.parse(event.data as string) as ServerFrame; } catch (e) { return; }
+          try {
+            frame = JSON.parse(event.data as string) as ServerFrame;
+          } catch (e) {
+            return;
+          }
           onFrame(frame);
         });
         socket.addEventListener('close', () => {
@@ -690,15 +834,19 @@ function main(script: HTMLOrSVGScriptElement | null): void {
     setOpen(panelOpen);
   }
 
-  fetch(api + '/widget/forms/' + encodeURIComponent(formToken) + '.json').then((response): void | Promise<void> => {
-    if (response.status === 404) return log('no contact form has the token ' + formToken);
-    if (!response.ok) return log('could not load the contact form (' + response.status + ')');
-    return response.json().then((body: FormAnswer) => {
-      whenBodyReady(() => { start(body.contactform); });
+  fetch(api + '/widget/forms/' + encodeURIComponent(formToken) + '.json')
+    .then((response): void | Promise<void> => {
+      if (response.status === 404) return log('no contact form has the token ' + formToken);
+      if (!response.ok) return log('could not load the contact form (' + response.status + ')');
+      return response.json().then((body: FormAnswer) => {
+        whenBodyReady(() => {
+          start(body.contactform);
+        });
+      });
+    })
+    .catch((error: unknown) => {
+      log('could not load the contact form: ' + error);
     });
-  }).catch((error: unknown) => {
-    log('could not load the contact form: ' + error);
-  });
 }
 
 main(currentScript);

@@ -10,7 +10,8 @@ import { queueSends, writeOutbound } from './queue-mail';
 
 /** What an inbox answers when it has no templates of its own. */
 const DEFAULT_AUTO_REPLY_SUBJECT = 'Re: {{ticket.subject}}';
-const DEFAULT_AUTO_REPLY_MESSAGE = '<p>Hello {{customer.firstName}},</p><p>We have received your message and will answer it as soon as we can. Your ticket number is {{ticket.id}}.</p>';
+const DEFAULT_AUTO_REPLY_MESSAGE =
+  '<p>Hello {{customer.firstName}},</p><p>We have received your message and will answer it as soon as we can. Your ticket number is {{ticket.id}}.</p>';
 
 /** A new ticket from a message, as its auto-reply needs it. */
 export interface NewMailTicket {
@@ -48,7 +49,7 @@ interface InboxRow {
  */
 export const autoReplies: Subscriber = {
   name: 'mail.autoReply',
-  does: 'for mail that made a new ticket its inbox may answer (not a machine\'s mail, not spam), writes the inbox\'s auto-reply (its subject\'s token signed over the ticket\'s id), queued once it commits',
+  does: "for mail that made a new ticket its inbox may answer (not a machine's mail, not spam), writes the inbox's auto-reply (its subject's token signed over the ticket's id), queued once it commits",
   on: [{ recordType: 'inboundmails', kinds: ['created'] }],
   async handle(event, { tx, env, afterCommit }) {
     if (event.data.outcome !== 'ticket' || event.data.autoReply !== true) return;
@@ -57,7 +58,11 @@ export const autoReplies: Subscriber = {
     const row = rows[0];
     if (!row || row.ticket_id === null) return;
     const id = await writeAutoReply(tx, env, {
-      installationId: event.installationId, inboxId: Number(row.inbox_id), ticketId: Number(row.ticket_id), replyTo: String(row.envelope_from), messageId: String(row.message_id),
+      installationId: event.installationId,
+      inboxId: Number(row.inbox_id),
+      ticketId: Number(row.ticket_id),
+      replyTo: String(row.envelope_from),
+      messageId: String(row.message_id),
     });
     if (id !== undefined) afterCommit(() => queueSends(env, [id]));
   },
@@ -78,14 +83,29 @@ async function writeAutoReply(tx: Transaction, env: Env, ticket: NewMailTicket):
   if (!inbox?.auto_reply_enabled || inbox.ours) return undefined;
   const sender = fromInbox(env, inbox.sender);
   if (!sender) return undefined;
-  const values = { id: ticket.ticketId, subject: inbox.subject, customerFirstName: inbox.first_name, customerLastName: inbox.last_name, customerEmail: to };
+  const values = {
+    id: ticket.ticketId,
+    subject: inbox.subject,
+    customerFirstName: inbox.first_name,
+    customerLastName: inbox.last_name,
+    customerEmail: to,
+  };
   const subject = fillTemplate(inbox.auto_reply_subject?.trim() || DEFAULT_AUTO_REPLY_SUBJECT, values, headerText);
-  const html = messageHtml(fillTemplate(inbox.auto_reply_message?.trim() || DEFAULT_AUTO_REPLY_MESSAGE, values, escapeHtml), 'html');
+  const html = messageHtml(
+    fillTemplate(inbox.auto_reply_message?.trim() || DEFAULT_AUTO_REPLY_MESSAGE, values, escapeHtml),
+    'html',
+  );
   return writeOutbound(tx, {
-    installationId: ticket.installationId, inboxId: ticket.inboxId, ticketId: ticket.ticketId, threadEntryId: null, kind: 'autoReply',
+    installationId: ticket.installationId,
+    inboxId: ticket.inboxId,
+    ticketId: ticket.ticketId,
+    threadEntryId: null,
+    kind: 'autoReply',
     mail: {
       ...sender,
-      to: [to], cc: [], bcc: [],
+      to: [to],
+      cc: [],
+      bcc: [],
       subject: await replySubject(env, ticket.ticketId, subject, { answer: false }),
       ...signed({ html, text: messageText(html) }, inbox.signature),
       headers: { ...threadingHeaders([ticket.messageId], ticket.messageId), 'Auto-Submitted': 'auto-replied' },

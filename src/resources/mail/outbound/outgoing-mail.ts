@@ -37,7 +37,11 @@ const MAX_HEADER_BYTES = 2048;
 const MAX_SUBJECT_CHARS = 998;
 
 /** One header line's worth: no line breaks (they would start a header of the sender's choosing). */
-export const headerText = (text: string): string => text.replace(/[\r\n\t]+/g, ' ').replace(/\s{2,}/g, ' ').trim();
+export const headerText = (text: string): string =>
+  text
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
 
 /** A Message-ID we may name in `In-Reply-To` or `References`: a real one (not a digest standing for one too long or missing). */
 const nameable = (id: string) => id.includes('@') && !id.endsWith('.invalid') && !/[\s<>]/.test(id);
@@ -69,7 +73,12 @@ export function threadingHeaders(threadIds: readonly string[], answering: string
 }
 
 /** A reply's subject: `Re: ` once, and the ticket's token (`thread-token.ts`), so an answer finds the ticket without its headers. */
-export async function replySubject(env: Pick<Env, 'PM_TOKEN_KEY'>, ticketId: number, subject: string, options: { answer: boolean }): Promise<string> {
+export async function replySubject(
+  env: Pick<Env, 'PM_TOKEN_KEY'>,
+  ticketId: number,
+  subject: string,
+  options: { answer: boolean },
+): Promise<string> {
   const clean = headerText(subject) || '(no subject)';
   const withRe = options.answer && !/^re:/i.test(clean) ? `Re: ${clean}` : clean;
   const token = carriesToken(withRe) ? undefined : await subjectToken(env, ticketId);
@@ -81,7 +90,10 @@ export async function replySubject(env: Pick<Env, 'PM_TOKEN_KEY'>, ticketId: num
 export function signed(body: { html: string; text: string }, signature: string | null): { html: string; text: string } {
   if (!signature?.trim()) return body;
   const html = messageHtml(signature, 'html');
-  return { html: `${body.html}<br><div class="signature">${html}</div>`, text: `${body.text}\n\n-- \n${messageText(html)}` };
+  return {
+    html: `${body.html}<br><div class="signature">${html}</div>`,
+    text: `${body.text}\n\n-- \n${messageText(html)}`,
+  };
 }
 
 /** Addresses once each, compared as mail compares them, without `skip` (the customer, already in To). */
@@ -106,8 +118,14 @@ export const SENDER_COLUMN = sql`json_build_object('name', i.name, 'email', i.em
                             WHERE ${domainVerified(sql`i.installation_id`, sql`x`)})) AS sender`;
 
 /** The sender part of a message from an inbox: its address and name, and where answers go. Undefined: the inbox has no address. */
-export function fromInbox(env: Pick<Env, 'MAIL_DOMAIN'>, inbox: SendingInbox): Pick<OutgoingMail, 'from' | 'replyTo'> | undefined {
+export function fromInbox(
+  env: Pick<Env, 'MAIL_DOMAIN'>,
+  inbox: SendingInbox,
+): Pick<OutgoingMail, 'from' | 'replyTo'> | undefined {
   const addresses = sendingAddresses(env, inbox);
   if (!addresses) return undefined;
-  return { from: { email: addresses.from, name: headerText(inbox.name).slice(0, 200) }, ...(addresses.replyTo ? { replyTo: addresses.replyTo } : {}) };
+  return {
+    from: { email: addresses.from, name: headerText(inbox.name).slice(0, 200) },
+    ...(addresses.replyTo ? { replyTo: addresses.replyTo } : {}),
+  };
 }

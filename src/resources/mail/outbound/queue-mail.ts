@@ -18,10 +18,17 @@ function sendMessage(ids: readonly number[]): JobMessage {
 }
 
 /** Puts outgoing messages on the mail queue, to be sent after `delaySeconds` (now when absent). */
-export async function queueSends(env: Pick<Env, 'MAIL_OUT'>, ids: readonly number[], delaySeconds?: number): Promise<void> {
+export async function queueSends(
+  env: Pick<Env, 'MAIL_OUT'>,
+  ids: readonly number[],
+  delaySeconds?: number,
+): Promise<void> {
   const messages: MessageSendRequest<JobMessage>[] = [];
   for (let i = 0; i < ids.length; i += MAX_MAILS_A_MESSAGE) {
-    messages.push({ body: sendMessage(ids.slice(i, i + MAX_MAILS_A_MESSAGE)), ...(delaySeconds ? { delaySeconds } : {}) });
+    messages.push({
+      body: sendMessage(ids.slice(i, i + MAX_MAILS_A_MESSAGE)),
+      ...(delaySeconds ? { delaySeconds } : {}),
+    });
   }
   for (let i = 0; i < messages.length; i += 100) await env.MAIL_OUT.sendBatch(messages.slice(i, i + 100));
 }
@@ -47,7 +54,10 @@ export async function writeOutbound(tx: Transaction, outbound: NewOutbound): Pro
     VALUES (${outbound.installationId}, ${outbound.inboxId}, ${outbound.ticketId}, ${outbound.threadEntryId}, ${outbound.kind}, ${JSON.stringify(outbound.mail)}::jsonb)
     ON CONFLICT DO NOTHING RETURNING id`);
   if (!rows[0]) return undefined;
-  if (outbound.threadEntryId !== null) await tx.execute(sql`UPDATE ticket_messages SET email_status = 'queued', email_error = NULL WHERE id = ${outbound.threadEntryId}`);
+  if (outbound.threadEntryId !== null)
+    await tx.execute(
+      sql`UPDATE ticket_messages SET email_status = 'queued', email_error = NULL WHERE id = ${outbound.threadEntryId}`,
+    );
   return Number(rows[0].id);
 }
 
@@ -55,7 +65,21 @@ export async function writeOutbound(tx: Transaction, outbound: NewOutbound): Pro
  * A thread entry that cannot be mailed at all (its inbox has no address): marked failed, with
  * why, and an event, as a send that fails for good is.
  */
-export async function failEntryNow(tx: Transaction, installationId: number, entryId: number, reason: string): Promise<void> {
-  await tx.execute(sql`UPDATE ticket_messages SET email_status = 'failed', email_error = ${reason} WHERE id = ${entryId}`);
-  await recordEvents(tx, systemActor(installationId, 'mail'), [{ recordType: 'messages', recordId: entryId, kind: 'updated', data: { emailStatus: { before: null, after: 'failed' }, emailError: { before: null, after: reason } } }]);
+export async function failEntryNow(
+  tx: Transaction,
+  installationId: number,
+  entryId: number,
+  reason: string,
+): Promise<void> {
+  await tx.execute(
+    sql`UPDATE ticket_messages SET email_status = 'failed', email_error = ${reason} WHERE id = ${entryId}`,
+  );
+  await recordEvents(tx, systemActor(installationId, 'mail'), [
+    {
+      recordType: 'messages',
+      recordId: entryId,
+      kind: 'updated',
+      data: { emailStatus: { before: null, after: 'failed' }, emailError: { before: null, after: reason } },
+    },
+  ]);
 }

@@ -5,7 +5,16 @@ import type { StoredEvent, Subscriber } from '../../../events/subscriber';
 import { escapeHtml, messageHtml, messageText } from '../../../lib/html/message-body';
 import { surveyLink } from '../../happiness/survey-token';
 import type { SendingInbox } from '../mail-address';
-import { distinctAddresses, fromInbox, replySubject, SENDER_COLUMN, signed, threadingHeaders, type MailFile, type OutgoingMail } from './outgoing-mail';
+import {
+  distinctAddresses,
+  fromInbox,
+  replySubject,
+  SENDER_COLUMN,
+  signed,
+  threadingHeaders,
+  type MailFile,
+  type OutgoingMail,
+} from './outgoing-mail';
 import { failEntryNow, queueSends, writeOutbound } from './queue-mail';
 
 interface EntryRow {
@@ -43,7 +52,11 @@ const DEFAULT_SURVEY_MESSAGE = '<p>How did we do? Tell us with one click:</p>';
  * `happinessRatingMessage` and the survey's link, under the reply. No link without `PUBLIC_URL`:
  * a queue consumer does not know the address customers reach the API at.
  */
-async function withSurvey(env: Env, entry: EntryRow, body: { html: string; text: string }): Promise<{ html: string; text: string }> {
+async function withSurvey(
+  env: Env,
+  entry: EntryRow,
+  body: { html: string; text: string },
+): Promise<{ html: string; text: string }> {
   if (entry.survey_id === null || !env.PUBLIC_URL) return body;
   const link = await surveyLink(env, env.PUBLIC_URL, Number(entry.survey_id));
   const asking = messageHtml(entry.happiness_rating_message?.trim() || DEFAULT_SURVEY_MESSAGE, 'html');
@@ -97,8 +110,12 @@ async function composeReply(env: Env, entry: EntryRow): Promise<OutgoingMail | u
   const bcc = distinctAddresses([...entry.entry_bcc, ...entry.ticket_bcc], [...to, ...cc]);
   return {
     ...sender,
-    to, cc, bcc,
-    subject: await replySubject(env, Number(entry.ticket_id), entry.subject, { answer: Number(entry.earlier_entries) > 0 }),
+    to,
+    cc,
+    bcc,
+    subject: await replySubject(env, Number(entry.ticket_id), entry.subject, {
+      answer: Number(entry.earlier_entries) > 0,
+    }),
     ...signed(await withSurvey(env, entry, { html: entry.html_body, text: entry.text_body }), entry.signature),
     headers: threadingHeaders(entry.thread_ids, entry.answering ?? undefined),
     files: entry.files.map((file) => ({ ...file, id: Number(file.id) })),
@@ -113,18 +130,33 @@ async function composeReply(env: Env, entry: EntryRow): Promise<OutgoingMail | u
  */
 export const replyMail: Subscriber = {
   name: 'mail.replies',
-  does: 'mails a teammate\'s reply (a new one, or a draft sent) to the ticket\'s customer from the inbox\'s address, queued once it commits (docs/resources/mail.md)',
-  on: [{ recordType: 'messages', kinds: ['created'] }, { recordType: 'messages', kinds: ['updated'], changed: ['isDraft'] }],
+  does: "mails a teammate's reply (a new one, or a draft sent) to the ticket's customer from the inbox's address, queued once it commits (docs/resources/mail.md)",
+  on: [
+    { recordType: 'messages', kinds: ['created'] },
+    { recordType: 'messages', kinds: ['updated'], changed: ['isDraft'] },
+  ],
   async handle(event, { tx, env, afterCommit }) {
     if (event.kind === 'updated' && (event.data.isDraft as { after?: unknown } | undefined)?.after !== false) return;
     const entry = await readEntry(tx, event.installationId, event.recordId);
     if (!entry || !mailable(entry, event) || !entry.customer_email) return;
     const mail = await composeReply(env, entry);
     if (!mail) {
-      await failEntryNow(tx, event.installationId, entry.id, 'the inbox has no address to send from: give it a localPart (at the mail domain), or an email or sendEmailsFrom on a domain this helpdesk verified (/v2/maildomains.json)');
+      await failEntryNow(
+        tx,
+        event.installationId,
+        entry.id,
+        'the inbox has no address to send from: give it a localPart (at the mail domain), or an email or sendEmailsFrom on a domain this helpdesk verified (/v2/maildomains.json)',
+      );
       return;
     }
-    const id = await writeOutbound(tx, { installationId: event.installationId, inboxId: Number(entry.inbox_id), ticketId: Number(entry.ticket_id), threadEntryId: Number(entry.id), kind: 'reply', mail });
+    const id = await writeOutbound(tx, {
+      installationId: event.installationId,
+      inboxId: Number(entry.inbox_id),
+      ticketId: Number(entry.ticket_id),
+      threadEntryId: Number(entry.id),
+      kind: 'reply',
+      mail,
+    });
     if (id !== undefined) afterCommit(() => queueSends(env, [id]));
   },
 };

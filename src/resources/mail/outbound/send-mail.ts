@@ -32,30 +32,45 @@ type Outcome = { id: number; sent: string } | { id: number; failure: SendFailure
 /** The ids a queue message names (at most `MAX_MAILS_A_MESSAGE`, sane ones only). */
 function idsOf(message: JobMessage): number[] {
   const ids = Array.isArray(message.outboundIds) ? message.outboundIds : [];
-  return [...new Set(ids.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0 && id <= MAX_ID))].slice(0, MAX_MAILS_A_MESSAGE);
+  return [...new Set(ids.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0 && id <= MAX_ID))].slice(
+    0,
+    MAX_MAILS_A_MESSAGE,
+  );
 }
 
 async function readQueued(db: Database, ids: readonly number[]): Promise<Outbound[]> {
   const { rows } = await db.http.execute(sql`
     SELECT id, installation_id AS "installationId", mail, attempts, extract(epoch FROM next_attempt_at - now())::float8 * 1000 AS "dueIn"
       FROM outbound_mails WHERE id IN ${intList(ids)} AND status = 'queued' ORDER BY id`);
-  return rows.map((row) => ({ id: Number(row.id), installationId: Number(row.installationId), mail: row.mail as OutgoingMail, attempts: Number(row.attempts), dueIn: Number(row.dueIn) }));
+  return rows.map((row) => ({
+    id: Number(row.id),
+    installationId: Number(row.installationId),
+    mail: row.mail as OutgoingMail,
+    attempts: Number(row.attempts),
+    dueIn: Number(row.dueIn),
+  }));
 }
 
 class AttachmentGone extends Error {}
 
 /** The message as the binding takes it: the files read from the bucket, empty parts left out. */
 async function bindingMessage(env: Env, mail: OutgoingMail) {
-  const attachments = await Promise.all(mail.files.map(async (file): Promise<EmailAttachment> => {
-    const object = await env.FILES.get(file.key);
-    if (!object) throw new AttachmentGone(`the attachment ${file.name} is no longer stored`);
-    const content = await object.arrayBuffer();
-    return file.disposition === 'inline'
-      ? { content, filename: file.name, type: file.type, disposition: 'inline', contentId: `file-${file.id}` }
-      : { content, filename: file.name, type: file.type, disposition: 'attachment' };
-  }));
+  const attachments = await Promise.all(
+    mail.files.map(async (file): Promise<EmailAttachment> => {
+      const object = await env.FILES.get(file.key);
+      if (!object) throw new AttachmentGone(`the attachment ${file.name} is no longer stored`);
+      const content = await object.arrayBuffer();
+      return file.disposition === 'inline'
+        ? { content, filename: file.name, type: file.type, disposition: 'inline', contentId: `file-${file.id}` }
+        : { content, filename: file.name, type: file.type, disposition: 'attachment' };
+    }),
+  );
   return {
-    from: mail.from, to: mail.to, subject: mail.subject, html: mail.html, text: mail.text,
+    from: mail.from,
+    to: mail.to,
+    subject: mail.subject,
+    html: mail.html,
+    text: mail.text,
     ...(mail.cc.length ? { cc: mail.cc } : {}),
     ...(mail.bcc.length ? { bcc: mail.bcc } : {}),
     ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
@@ -67,17 +82,30 @@ async function bindingMessage(env: Env, mail: OutgoingMail) {
 /** One try: the message handed to the `EMAIL` binding (Email Service), and what came of it. */
 async function attempt(env: Env, outbound: Outbound): Promise<Outcome> {
   const attempts = outbound.attempts + 1;
-  if (!env.EMAIL) return { id: outbound.id, attempts, failure: { permanent: true, reason: 'mail out is not set up: the Worker has no EMAIL (send_email) binding' } };
+  if (!env.EMAIL)
+    return {
+      id: outbound.id,
+      attempts,
+      failure: { permanent: true, reason: 'mail out is not set up: the Worker has no EMAIL (send_email) binding' },
+    };
   let message;
   try {
     message = await bindingMessage(env, outbound.mail);
   } catch (error) {
-    if (error instanceof AttachmentGone) return { id: outbound.id, attempts, failure: { permanent: true, reason: error.message } };
+    if (error instanceof AttachmentGone)
+      return { id: outbound.id, attempts, failure: { permanent: true, reason: error.message } };
     return { id: outbound.id, attempts, failure: sendFailureOf(error) };
   }
   try {
     const result = await env.EMAIL.send(message);
-    return { id: outbound.id, sent: await storedId(String(result.messageId ?? '').trim().replace(/^<|>$/g, '')) };
+    return {
+      id: outbound.id,
+      sent: await storedId(
+        String(result.messageId ?? '')
+          .trim()
+          .replace(/^<|>$/g, ''),
+      ),
+    };
   } catch (error) {
     return { id: outbound.id, attempts, failure: sendFailureOf(error) };
   }
@@ -92,16 +120,25 @@ async function attempt(env: Env, outbound: Outbound): Promise<Outcome> {
  */
 async function record(db: Database, env: Env, outcomes: Outcome[]): Promise<Array<{ id: number; wait: number }>> {
   const base = Number(env.MAIL_RETRY_BASE_SECONDS) || 60;
-  const rows = outcomes.map((outcome) => 'sent' in outcome
-    ? { id: outcome.id, status: 'sent', message_id: outcome.sent || null, error: null, wait: null }
-    : outcome.failure.permanent || outcome.attempts >= MAX_ATTEMPTS
-      ? { id: outcome.id, status: 'failed', message_id: null, error: outcome.failure.reason, wait: null }
-      : { id: outcome.id, status: 'queued', message_id: null, error: outcome.failure.reason, wait: backoffSeconds(outcome.attempts, base) });
+  const rows = outcomes.map((outcome) =>
+    'sent' in outcome
+      ? { id: outcome.id, status: 'sent', message_id: outcome.sent || null, error: null, wait: null }
+      : outcome.failure.permanent || outcome.attempts >= MAX_ATTEMPTS
+        ? { id: outcome.id, status: 'failed', message_id: null, error: outcome.failure.reason, wait: null }
+        : {
+            id: outcome.id,
+            status: 'queued',
+            message_id: null,
+            error: outcome.failure.reason,
+            wait: backoffSeconds(outcome.attempts, base),
+          },
+  );
   const actor = rowsActor('mail');
   const change = sql`jsonb_build_object('emailStatus', jsonb_build_object('before', 'queued', 'after', r.status))
     || CASE WHEN r.error IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('emailError', jsonb_build_object('before', NULL, 'after', r.error)) END`;
   // a batch of one: its events say themselves whose drain to ask for
-  const [settled] = await db.batch([sql`
+  const [settled] = await db.batch([
+    sql`
     WITH o AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS o(id int, status text, message_id text, error text, wait int)),
     tried AS (
       UPDATE outbound_mails m SET attempts = m.attempts + 1, updated_at = now(), status = o.status, last_error = o.error,
@@ -117,8 +154,11 @@ async function record(db: Database, env: Env, outcomes: Outcome[]): Promise<Arra
       RETURNING e.id, e.installation_id, t.status, t.error),
     entry_events AS (${insertEventsFrom(sql`entries`, actor, 'messages', 'updated', change, sql`r.status = 'failed'`)}),
     auto_reply_events AS (${insertEventsFrom(sql`tried`, actor, 'outboundmails', 'updated', change, sql`r.thread_entry_id IS NULL AND r.status = 'failed'`)})
-    SELECT id, installation_id, status, wait FROM tried`]);
-  return settled!.filter((row) => row.status === 'queued').map((row) => ({ id: Number(row.id), wait: Number(row.wait) }));
+    SELECT id, installation_id, status, wait FROM tried`,
+  ]);
+  return settled!
+    .filter((row) => row.status === 'queued')
+    .map((row) => ({ id: Number(row.id), wait: Number(row.wait) }));
 }
 
 /**
@@ -142,13 +182,19 @@ export async function sendMail(message: JobMessage, env: Env): Promise<void> {
       const present = new Set(rows.map((row) => Number(row.id)));
       later.push(...ids.filter((id) => !present.has(id)).map((id) => ({ id, wait: 2 })));
     }
-    for (const outbound of found) if (outbound.dueIn > 1000) later.push({ id: outbound.id, wait: Math.ceil(outbound.dueIn / 1000) });
+    for (const outbound of found)
+      if (outbound.dueIn > 1000) later.push({ id: outbound.id, wait: Math.ceil(outbound.dueIn / 1000) });
     const due = found.filter((outbound) => outbound.dueIn <= 1000);
-    const { rows: leased } = due.length === 0 ? { rows: [] } : await db.http.execute(sql`
+    const { rows: leased } =
+      due.length === 0
+        ? { rows: [] }
+        : await db.http.execute(sql`
       UPDATE outbound_mails SET next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}::int)
        WHERE id IN ${intList(due.map((outbound) => outbound.id))} AND status = 'queued' AND next_attempt_at <= now() + interval '1 second' RETURNING id`);
     const held = new Set(leased.map((row) => Number(row.id)));
-    const outcomes = await Promise.all(due.filter((outbound) => held.has(outbound.id)).map((outbound) => attempt(env, outbound)));
+    const outcomes = await Promise.all(
+      due.filter((outbound) => held.has(outbound.id)).map((outbound) => attempt(env, outbound)),
+    );
     if (outcomes.length) {
       later.push(...(await record(db, env, outcomes)));
       await announceEvents(env, db);
@@ -170,7 +216,11 @@ export async function sweepOutbound(env: Env): Promise<void> {
   try {
     const { rows } = await db.http.execute(sql`
       SELECT id FROM outbound_mails WHERE status = 'queued' AND next_attempt_at < now() - interval '1 minute' ORDER BY next_attempt_at LIMIT ${SWEEP_BATCH}`);
-    if (rows.length) await queueSends(env, rows.map((row) => Number(row.id)));
+    if (rows.length)
+      await queueSends(
+        env,
+        rows.map((row) => Number(row.id)),
+      );
   } finally {
     await db.close();
   }

@@ -32,7 +32,7 @@ interface NoticeRow {
  */
 export const slaNotices: Subscriber = {
   name: 'mail.slaNotices',
-  does: 'mails an SLA policy\'s notifications when the cron finds a target of the ticket coming due (`warning`) or breached: to each notification\'s teammate and, with `notifyAssignedUser`, the ticket\'s agent, in one message from the ticket\'s inbox',
+  does: "mails an SLA policy's notifications when the cron finds a target of the ticket coming due (`warning`) or breached: to each notification's teammate and, with `notifyAssignedUser`, the ticket's agent, in one message from the ticket's inbox",
   on: [{ recordType: 'tickets', kinds: ['updated'], changed: Object.keys(TARGETS) }],
   async handle(event, { tx, env, afterCommit }) {
     for (const property of Object.keys(TARGETS) as TargetProperty[]) {
@@ -54,16 +54,26 @@ export const slaNotices: Subscriber = {
       const sender = fromInbox(env, notice.sender);
       if (!sender) continue;
       const ticket = `ticket #${notice.ticket_id} “${headerText(notice.subject)}”`;
-      const sentence = after === 'warning' ? `The ${target.label} of ${ticket} is due at ${notice.due_at}.` : `The ${target.label} of ${ticket} was due at ${notice.due_at}: its SLA target is breached.`;
+      const sentence =
+        after === 'warning'
+          ? `The ${target.label} of ${ticket} is due at ${notice.due_at}.`
+          : `The ${target.label} of ${ticket} was due at ${notice.due_at}: its SLA target is breached.`;
       const html = `<p>${escapeHtml(sentence)}</p>`;
       const id = await writeOutbound(tx, {
-        installationId: event.installationId, inboxId: Number(notice.inbox_id), ticketId: Number(notice.ticket_id), threadEntryId: null, kind: 'notification',
+        installationId: event.installationId,
+        inboxId: Number(notice.inbox_id),
+        ticketId: Number(notice.ticket_id),
+        threadEntryId: null,
+        kind: 'notification',
         mail: {
           ...sender,
           // Email Service takes 50 recipients a message
-          to: notice.recipients.slice(0, 50), cc: [], bcc: [],
+          to: notice.recipients.slice(0, 50),
+          cc: [],
+          bcc: [],
           subject: `SLA ${after === 'warning' ? 'warning' : 'breached'}: ${target.label} of ticket #${notice.ticket_id}`,
-          html, text: messageText(html),
+          html,
+          text: messageText(html),
           headers: { 'Auto-Submitted': 'auto-generated' },
           files: [],
         },

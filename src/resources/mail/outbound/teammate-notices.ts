@@ -18,7 +18,12 @@ interface TicketRow {
   entry_html: string | null;
 }
 
-async function readTicket(tx: Transaction, installationId: number, ticketId: number, entryId?: number): Promise<TicketRow | undefined> {
+async function readTicket(
+  tx: Transaction,
+  installationId: number,
+  ticketId: number,
+  entryId?: number,
+): Promise<TicketRow | undefined> {
   const { rows } = await tx.execute(sql`
     SELECT t.subject, t.agent_id, t.inbox_id, ${SENDER_COLUMN},
            trim(concat_ws(' ', nullif(trim(c.first_name || ' ' || c.last_name), ''), '<' || nullif(c.email, '') || '>')) AS customer,
@@ -30,30 +35,53 @@ async function readTicket(tx: Transaction, installationId: number, ticketId: num
 }
 
 /** Live teammates' addresses, each once: of `userIds`, or of everyone with a seat who works the whole inbox. */
-async function addresses(tx: Transaction, installationId: number, who: { userIds: number[] } | { inboxId: number }, skip: number | null): Promise<string[]> {
-  const { rows } = await tx.execute('userIds' in who
-    ? sql`SELECT DISTINCT lower(email) AS email FROM users WHERE installation_id = ${installationId} AND state = 'active' AND email <> ''
+async function addresses(
+  tx: Transaction,
+  installationId: number,
+  who: { userIds: number[] } | { inboxId: number },
+  skip: number | null,
+): Promise<string[]> {
+  const { rows } = await tx.execute(
+    'userIds' in who
+      ? sql`SELECT DISTINCT lower(email) AS email FROM users WHERE installation_id = ${installationId} AND state = 'active' AND email <> ''
             AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(who.userIds)}::jsonb)::int) AND id IS DISTINCT FROM ${skip}::int`
-    : sql`SELECT DISTINCT lower(u.email) AS email FROM inbox_users iu JOIN users u ON u.id = iu.user_id
+      : sql`SELECT DISTINCT lower(u.email) AS email FROM inbox_users iu JOIN users u ON u.id = iu.user_id
            WHERE iu.inbox_id = ${who.inboxId} AND iu.access = 'full' AND u.installation_id = ${installationId} AND u.state = 'active'
-             AND u.role <> 'collaborator' AND u.email <> '' AND u.id IS DISTINCT FROM ${skip}::int`);
+             AND u.role <> 'collaborator' AND u.email <> '' AND u.id IS DISTINCT FROM ${skip}::int`,
+  );
   return rows.map((row) => String(row.email)).slice(0, 50);
 }
 
 /** What a notice says: a line of what happened, then the message it is about. */
-async function writeNotice(tx: Transaction, env: Env, event: StoredEvent, ticketId: number, ticket: TicketRow, to: string[], what: string, lead: string): Promise<number | undefined> {
+async function writeNotice(
+  tx: Transaction,
+  env: Env,
+  event: StoredEvent,
+  ticketId: number,
+  ticket: TicketRow,
+  to: string[],
+  what: string,
+  lead: string,
+): Promise<number | undefined> {
   if (to.length === 0) return undefined;
   const sender = fromInbox(env, ticket.sender);
   if (!sender) return undefined;
   const html = `<p>${escapeHtml(lead)}</p>${ticket.entry_html ? `<hr>${ticket.entry_html}` : ''}`;
   return writeOutbound(tx, {
-    installationId: event.installationId, inboxId: Number(ticket.inbox_id), ticketId, threadEntryId: null, kind: 'notification',
+    installationId: event.installationId,
+    inboxId: Number(ticket.inbox_id),
+    ticketId,
+    threadEntryId: null,
+    kind: 'notification',
     mail: {
       ...sender,
-      to, cc: [], bcc: [],
+      to,
+      cc: [],
+      bcc: [],
       // the ticket's token: a teammate's answer by mail lands on the ticket (as a note: they are not its customer)
       subject: await replySubject(env, ticketId, `[#${ticketId}] ${what}: ${ticket.subject}`, { answer: false }),
-      html, text: messageText(html),
+      html,
+      text: messageText(html),
       headers: { 'Auto-Submitted': 'auto-generated' },
       files: [],
     },
@@ -61,14 +89,20 @@ async function writeNotice(tx: Transaction, env: Env, event: StoredEvent, ticket
 }
 
 const idOf = (value: unknown): number | null =>
-  value !== null && typeof value === 'object' && Number.isInteger((value as { id?: unknown }).id) ? (value as { id: number }).id : null;
+  value !== null && typeof value === 'object' && Number.isInteger((value as { id?: unknown }).id)
+    ? (value as { id: number }).id
+    : null;
 
 /**
  * The agent a ticket was made with (null: none). The drain may come to its `created` event after
  * a later change of its agent: then `undefined`, and the creation tells no one (that change's own
  * event tells the agent who has it now; the inbox need not hear of an unassigned ticket someone took).
  */
-async function agentWhenMade(tx: Transaction, event: StoredEvent, ticket: TicketRow): Promise<number | null | undefined> {
+async function agentWhenMade(
+  tx: Transaction,
+  event: StoredEvent,
+  ticket: TicketRow,
+): Promise<number | null | undefined> {
   const { rows } = await tx.execute(sql`
     SELECT 1 FROM events
      WHERE installation_id = ${event.installationId} AND record_type = 'tickets' AND record_id = ${event.recordId} AND kind = 'updated' AND id > ${event.id} AND data ? 'agent'
@@ -78,32 +112,76 @@ async function agentWhenMade(tx: Transaction, event: StoredEvent, ticket: Ticket
 }
 
 /** The notice an event makes, when its system trigger is on: the outgoing message's id. */
-async function noticeOf(tx: Transaction, env: Env, event: StoredEvent, on: Set<SystemTriggerKey>): Promise<number | undefined> {
+async function noticeOf(
+  tx: Transaction,
+  env: Env,
+  event: StoredEvent,
+  on: Set<SystemTriggerKey>,
+): Promise<number | undefined> {
   if (event.recordType === 'tickets') {
     const ticket = await readTicket(tx, event.installationId, event.recordId);
     if (!ticket) return undefined;
-    const agent = event.kind === 'created' ? await agentWhenMade(tx, event, ticket) : ticket.agent_id === null ? null : Number(ticket.agent_id);
+    const agent =
+      event.kind === 'created'
+        ? await agentWhenMade(tx, event, ticket)
+        : ticket.agent_id === null
+          ? null
+          : Number(ticket.agent_id);
     if (agent === undefined) return undefined;
     // assigned: by a change of its agent, or made with one; not to who assigned it to themselves
-    const assigned = event.kind === 'created' ? agent : idOf((event.data.agent as { after?: unknown } | undefined)?.after);
+    const assigned =
+      event.kind === 'created' ? agent : idOf((event.data.agent as { after?: unknown } | undefined)?.after);
     if (assigned !== null && assigned === agent && assigned !== event.actorUserId && on.has('notify.assigned')) {
       const to = await addresses(tx, event.installationId, { userIds: [assigned] }, null);
-      return writeNotice(tx, env, event, event.recordId, ticket, to, 'Assigned to you', `Ticket #${event.recordId} from ${ticket.customer} is assigned to you.`);
+      return writeNotice(
+        tx,
+        env,
+        event,
+        event.recordId,
+        ticket,
+        to,
+        'Assigned to you',
+        `Ticket #${event.recordId} from ${ticket.customer} is assigned to you.`,
+      );
     }
     if (event.kind === 'created' && agent === null && on.has('notify.newTicket')) {
       const to = await addresses(tx, event.installationId, { inboxId: Number(ticket.inbox_id) }, event.actorUserId);
-      return writeNotice(tx, env, event, event.recordId, ticket, to, 'New ticket', `${ticket.customer} opened ticket #${event.recordId} in ${ticket.sender.name}; no one is assigned to it.`);
+      return writeNotice(
+        tx,
+        env,
+        event,
+        event.recordId,
+        ticket,
+        to,
+        'New ticket',
+        `${ticket.customer} opened ticket #${event.recordId} in ${ticket.sender.name}; no one is assigned to it.`,
+      );
     }
     return undefined;
   }
   if (event.recordType === 'messages' && event.kind === 'created' && on.has('notify.customerReply')) {
-    if (event.data.author !== 'customer' || event.data.opening === true || event.data.isDraft === true || event.data.threadType !== 'message') return undefined;
+    if (
+      event.data.author !== 'customer' ||
+      event.data.opening === true ||
+      event.data.isDraft === true ||
+      event.data.threadType !== 'message'
+    )
+      return undefined;
     const ticketId = idOf(event.data.parent);
     if (ticketId === null) return undefined;
     const ticket = await readTicket(tx, event.installationId, ticketId, event.recordId);
     if (!ticket || ticket.agent_id === null) return undefined;
     const to = await addresses(tx, event.installationId, { userIds: [Number(ticket.agent_id)] }, event.actorUserId);
-    return writeNotice(tx, env, event, ticketId, ticket, to, 'New reply', `${ticket.customer} replied to ticket #${ticketId}.`);
+    return writeNotice(
+      tx,
+      env,
+      event,
+      ticketId,
+      ticket,
+      to,
+      'New reply',
+      `${ticket.customer} replied to ticket #${ticketId}.`,
+    );
   }
   return undefined;
 }
@@ -117,7 +195,7 @@ async function noticeOf(tx: Transaction, env: Env, event: StoredEvent, on: Set<S
  */
 export const teammateNotices: Subscriber = {
   name: 'mail.teammateNotices',
-  does: 'the system triggers\' mail to teammates, each while it is on: the agent a ticket is assigned to, the assigned agent of a customer\'s new message, the inbox\'s teammates of a new unassigned ticket',
+  does: "the system triggers' mail to teammates, each while it is on: the agent a ticket is assigned to, the assigned agent of a customer's new message, the inbox's teammates of a new unassigned ticket",
   on: [
     { recordType: 'tickets', kinds: ['created'] },
     { recordType: 'tickets', kinds: ['updated'], changed: ['agent'] },

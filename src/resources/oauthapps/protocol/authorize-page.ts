@@ -7,7 +7,6 @@ const SCOPE_WORDS: Record<OAuthScope, string> = {
   'desk:read': 'read everything you can see in the helpdesk, and change nothing',
 };
 
-
 /** What the consent form carries back: the authorization request, unchanged. */
 export type HiddenFields = Record<string, string | undefined>;
 
@@ -32,7 +31,9 @@ export function consentPage(view: {
     ? `<p class="who">Signed in as <strong>${escapeHtml(view.signedInAs)}</strong>. To allow as someone else, enter their API key.</p>
 <label for="api_key">Another teammate's API key (optional)</label>`
     : `<label for="api_key">Your API key</label>`;
-  return page(`Allow ${view.appName}?`, `<h1>Allow <strong>${escapeHtml(view.appName)}</strong> to use ${escapeHtml(view.helpdesk)} as you?</h1>
+  return page(
+    `Allow ${view.appName}?`,
+    `<h1>Allow <strong>${escapeHtml(view.appName)}</strong> to use ${escapeHtml(view.helpdesk)} as you?</h1>
 <p>It will be able to:</p>
 <ul>${view.scopes.map((scope) => `<li>${escapeHtml(SCOPE_WORDS[scope])}</li>`).join('')}</ul>
 <p>You will go back to <strong>${escapeHtml(view.redirectHost)}</strong>. You can revoke its access at any time.</p>
@@ -45,13 +46,16 @@ ${who}
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
 </div>
-</form>`);
+</form>`,
+  );
 }
 
 /** A request that cannot go back to the app (no such app, a redirect URI it did not register): said here, never redirected (RFC 6749 4.1.2.1). */
 export function problemPage(message: string): string {
-  return page('Cannot authorize', `<h1>This sign-in link does not work</h1>
+  return page(
+    'Cannot authorize',
+    `<h1>This sign-in link does not work</h1>
 <p class="problem" role="alert">${escapeHtml(message)}</p>
-<p>Tell the people who made the app that sent you here.</p>`);
+<p>Tell the people who made the app that sent you here.</p>`,
+  );
 }
-

@@ -18,11 +18,20 @@ export interface OAuthClient {
 }
 
 /** The live app of a `client_id` (not authenticated yet), and its secret's digest; undefined when there is none. */
-export async function findClient(c: Context<AppEnv>, clientId: string): Promise<{ client: OAuthClient; secretHash: string | null } | undefined> {
+export async function findClient(
+  c: Context<AppEnv>,
+  clientId: string,
+): Promise<{ client: OAuthClient; secretHash: string | null } | undefined> {
   const [app] = await c.var.db.http
     .select({
-      id: oauthApps.id, installationId: oauthApps.installationId, name: oauthApps.name, clientId: oauthApps.clientId, clientType: oauthApps.clientType,
-      redirectUris: oauthApps.redirectUris, scopes: oauthApps.scopes, secretHash: oauthApps.secretHash,
+      id: oauthApps.id,
+      installationId: oauthApps.installationId,
+      name: oauthApps.name,
+      clientId: oauthApps.clientId,
+      clientType: oauthApps.clientType,
+      redirectUris: oauthApps.redirectUris,
+      scopes: oauthApps.scopes,
+      secretHash: oauthApps.secretHash,
     })
     .from(oauthApps)
     .where(and(eq(oauthApps.clientId, clientId), eq(oauthApps.state, 'active')));
@@ -58,15 +67,28 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
  * client's address as failed sign-ins do (`ratelimit/address-guard.ts`), so secrets cannot be
  * guessed at speed.
  */
-export async function authenticateClient(c: Context<AppEnv>, body: { client_id?: string; client_secret?: string }): Promise<OAuthClient> {
+export async function authenticateClient(
+  c: Context<AppEnv>,
+  body: { client_id?: string; client_secret?: string },
+): Promise<OAuthClient> {
   const authorization = c.req.header('authorization');
   const basic = basicCredentials(authorization);
-  if (authorization && !basic) throw new OAuthError('invalid_client', 'the Authorization header is not HTTP Basic with client_id:client_secret');
-  if (basic && body.client_secret !== undefined) throw new OAuthError('invalid_request', 'send the client secret once: in the Authorization header or in the body, not both');
-  if (basic && body.client_id !== undefined && body.client_id !== basic.id) throw new OAuthError('invalid_request', 'client_id in the body differs from the one in the Authorization header');
+  if (authorization && !basic)
+    throw new OAuthError('invalid_client', 'the Authorization header is not HTTP Basic with client_id:client_secret');
+  if (basic && body.client_secret !== undefined)
+    throw new OAuthError(
+      'invalid_request',
+      'send the client secret once: in the Authorization header or in the body, not both',
+    );
+  if (basic && body.client_id !== undefined && body.client_id !== basic.id)
+    throw new OAuthError('invalid_request', 'client_id in the body differs from the one in the Authorization header');
   const clientId = basic?.id ?? body.client_id;
   const secret = basic?.secret ?? body.client_secret;
-  if (!clientId) throw new OAuthError('invalid_client', 'no client_id: send it in the body, or client_id:client_secret as HTTP Basic');
+  if (!clientId)
+    throw new OAuthError(
+      'invalid_client',
+      'no client_id: send it in the body, or client_id:client_secret as HTTP Basic',
+    );
   const guard = addressGuard(c);
   await guard?.before();
   const found = await findClient(c, clientId);

@@ -3,7 +3,15 @@ import { forgetCredentials } from '../../../auth/authenticate';
 import { hashSecret, newSecret } from '../../../auth/secrets';
 import type { Database } from '../../../db/client';
 import { recalled, remember } from '../../../db/refusal';
-import { credentials, installations, oauthCodes, oauthGrants, oauthRefreshTokens, users, type OAuthScope } from '../../../db/schema';
+import {
+  credentials,
+  installations,
+  oauthCodes,
+  oauthGrants,
+  oauthRefreshTokens,
+  users,
+  type OAuthScope,
+} from '../../../db/schema';
 import type { OAuthClient } from './client-auth';
 import { ACCESS_TOKEN_SECONDS, CODE_SECONDS, REFRESH_TOKEN_SECONDS } from './lifetimes';
 import { OAuthError } from './oauth-error';
@@ -33,7 +41,14 @@ const GRANT = 'oauthgrant_id';
  */
 export async function issueCode(
   db: Database,
-  consent: { client: OAuthClient; userId: number; scopes: OAuthScope[]; redirectUri: string; redirectUriSent: boolean; codeChallenge: string },
+  consent: {
+    client: OAuthClient;
+    userId: number;
+    scopes: OAuthScope[];
+    redirectUri: string;
+    redirectUriSent: boolean;
+    codeChallenge: string;
+  },
   alongside: SQL[] = [],
 ): Promise<{ code: string; alongside: Record<string, unknown>[][] }> {
   const code = await newSecret('hda_');
@@ -42,13 +57,27 @@ export async function issueCode(
     ...alongside,
     db.http
       .insert(oauthGrants)
-      .values({ installationId: consent.client.installationId, appId: consent.client.id, userId: consent.userId, scopes: consent.scopes, createdBy: consent.userId, updatedBy: consent.userId })
+      .values({
+        installationId: consent.client.installationId,
+        appId: consent.client.id,
+        userId: consent.userId,
+        scopes: consent.scopes,
+        createdBy: consent.userId,
+        updatedBy: consent.userId,
+      })
       .returning({ id: oauthGrants.id, remembered: sql`${remember(GRANT, sql`${oauthGrants.id}`)}` })
       .getSQL(),
-    db.http.insert(oauthCodes).values({
-      codeHash: code.hash, grantId: sql`${recalled(GRANT)}`, redirectUri: consent.redirectUri, redirectUriSent: consent.redirectUriSent,
-      codeChallenge: consent.codeChallenge, expiresAt: after(CODE_SECONDS),
-    }).getSQL(),
+    db.http
+      .insert(oauthCodes)
+      .values({
+        codeHash: code.hash,
+        grantId: sql`${recalled(GRANT)}`,
+        redirectUri: consent.redirectUri,
+        redirectUriSent: consent.redirectUriSent,
+        codeChallenge: consent.codeChallenge,
+        expiresAt: after(CODE_SECONDS),
+      })
+      .getSQL(),
   ]);
   return { code: code.secret, alongside: results.slice(0, alongside.length) as Record<string, unknown>[][] };
 }
@@ -105,7 +134,8 @@ export async function exchangeCode(
 ): Promise<IssuedTokens> {
   const hash = await hashSecret(request.code);
   const grant = sql`(SELECT ${oauthCodes.grantId} FROM ${oauthCodes} WHERE ${oauthCodes.codeHash} = ${hash})`;
-  const redirectWrong = request.redirectUri === undefined ? sql`c.redirect_uri_sent` : sql`c.redirect_uri <> ${request.redirectUri}`;
+  const redirectWrong =
+    request.redirectUri === undefined ? sql`c.redirect_uri_sent` : sql`c.redirect_uri <> ${request.redirectUri}`;
   const verdict = sql`CASE
       WHEN r.grant_id IS NULL OR r.app_id <> ${client.id} THEN 'unknown'
       WHEN r.used_at IS NOT NULL THEN 'reused'
@@ -126,24 +156,48 @@ export async function exchangeCode(
       SELECT r.grant_id AS "grantId", r.installation_id AS "installationId", r.user_id AS "userId", r.scopes,
              ${remember(VERDICT, verdict)} AS verdict
         FROM (SELECT 1) one LEFT JOIN r ON true`,
-    db.http.update(oauthGrants).set(REVOKED).where(and(eq(oauthGrants.id, grant), eq(oauthGrants.state, 'active'), verdictIs('reused'))).getSQL(),
-    db.http.update(oauthCodes).set({ usedAt: sql`now()` }).where(and(eq(oauthCodes.codeHash, hash), verdictIs('ok'))).getSQL(),
+    db.http
+      .update(oauthGrants)
+      .set(REVOKED)
+      .where(and(eq(oauthGrants.id, grant), eq(oauthGrants.state, 'active'), verdictIs('reused')))
+      .getSQL(),
+    db.http
+      .update(oauthCodes)
+      .set({ usedAt: sql`now()` })
+      .where(and(eq(oauthCodes.codeHash, hash), verdictIs('ok')))
+      .getSQL(),
     ...issued.statements,
     // who the answer names, read in the same exchange
-    ownerQuery(sql`(u.id, u.installation_id) = (SELECT g.user_id, g.installation_id FROM ${oauthGrants} g WHERE g.id = ${grant}) AND ${verdictIs('ok')}`),
+    ownerQuery(
+      sql`(u.id, u.installation_id) = (SELECT g.user_id, g.installation_id FROM ${oauthGrants} g WHERE g.id = ${grant}) AND ${verdictIs('ok')}`,
+    ),
   ]);
-  const row = results[0]![0] as { grantId: number | null; installationId: number; userId: number; scopes: OAuthScope[]; verdict: string };
+  const row = results[0]![0] as {
+    grantId: number | null;
+    installationId: number;
+    userId: number;
+    scopes: OAuthScope[];
+    verdict: string;
+  };
   if (row.verdict === 'reused') forgetCredentials({ grantId: row.grantId! });
   if (row.verdict !== 'ok') throw new OAuthError('invalid_grant', CODE_REFUSALS[row.verdict]!);
   const owner = results.at(-1)![0] as unknown as TokenOwner;
-  return { accessToken: issued.accessToken, refreshToken: issued.refreshToken, scopes: row.scopes, installationId: row.installationId, userId: row.userId, owner };
+  return {
+    accessToken: issued.accessToken,
+    refreshToken: issued.refreshToken,
+    scopes: row.scopes,
+    installationId: row.installationId,
+    userId: row.userId,
+    owner,
+  };
 }
 
 /** Why a refresh token gives no tokens, by the verdict of `refreshGrant`'s batch, in the order they are checked. */
 const REFRESH_REFUSALS: Record<string, string> = {
   unknown: 'the refresh token is not one this app was given',
   revoked: 'the refresh token has been revoked',
-  reused: 'the refresh token was used already: every token of this grant is revoked; ask the teammate to authorize again',
+  reused:
+    'the refresh token was used already: every token of this grant is revoked; ask the teammate to authorize again',
   expired: 'the refresh token has expired',
   gone: 'the teammate is no longer active',
   narrowed: 'the app may no longer ask for what was granted',
@@ -174,7 +228,11 @@ function scopesBeyondSql(granted: SQL, asked: readonly OAuthScope[]): SQL {
  * batch (one round trip): the first statement locks the token and gives the verdict with the
  * grant's scopes as they become, the others act on it, so a refusal still commits what it must.
  */
-export async function refreshGrant(db: Database, client: OAuthClient, request: { refreshToken: string; scopes: OAuthScope[] | undefined }): Promise<IssuedTokens> {
+export async function refreshGrant(
+  db: Database,
+  client: OAuthClient,
+  request: { refreshToken: string; scopes: OAuthScope[] | undefined },
+): Promise<IssuedTokens> {
   const hash = await hashSecret(request.refreshToken);
   const grant = sql`(SELECT ${oauthRefreshTokens.grantId} FROM ${oauthRefreshTokens} WHERE ${oauthRefreshTokens.tokenHash} = ${hash})`;
   const allowed = effectiveScopesSql(sql`r.scopes`, client.scopes);
@@ -200,23 +258,47 @@ export async function refreshGrant(db: Database, client: OAuthClient, request: {
       SELECT r.grant_id AS "grantId", r.installation_id AS "installationId", r.user_id AS "userId", r.scopes AS stored,
              ${scopes} AS scopes, ${beyond} AS beyond, ${remember(VERDICT, verdict)} AS verdict
         FROM (SELECT 1) one LEFT JOIN r ON true`,
-    db.http.update(oauthGrants).set(REVOKED).where(and(eq(oauthGrants.id, grant), eq(oauthGrants.state, 'active'), verdictIs('reused'))).getSQL(),
+    db.http
+      .update(oauthGrants)
+      .set(REVOKED)
+      .where(and(eq(oauthGrants.id, grant), eq(oauthGrants.state, 'active'), verdictIs('reused')))
+      .getSQL(),
     // the grant as its app allows it now, or as the request narrows it
     sql`UPDATE ${oauthGrants} g SET scopes = n.scopes FROM (SELECT ${scopes} AS scopes FROM ${oauthGrants} r WHERE r.id = ${grant}) n
          WHERE g.id = ${grant} AND g.scopes IS DISTINCT FROM n.scopes AND ${ok}`,
-    db.http.update(oauthRefreshTokens).set({ usedAt: sql`now()` }).where(and(eq(oauthRefreshTokens.tokenHash, hash), ok)).getSQL(),
+    db.http
+      .update(oauthRefreshTokens)
+      .set({ usedAt: sql`now()` })
+      .where(and(eq(oauthRefreshTokens.tokenHash, hash), ok))
+      .getSQL(),
     sql`UPDATE ${credentials} SET state = 'deleted', deleted_at = now(), deleted_by = user_id
          WHERE grant_id = ${grant} AND state = 'active' AND ${ok}`,
     ...issued.statements,
-    ownerQuery(sql`(u.id, u.installation_id) = (SELECT g.user_id, g.installation_id FROM ${oauthGrants} g WHERE g.id = ${grant}) AND ${ok}`),
+    ownerQuery(
+      sql`(u.id, u.installation_id) = (SELECT g.user_id, g.installation_id FROM ${oauthGrants} g WHERE g.id = ${grant}) AND ${ok}`,
+    ),
   ]);
-  const row = results[0]![0] as { grantId: number | null; installationId: number; userId: number; scopes: OAuthScope[]; beyond: string | null; verdict: string };
+  const row = results[0]![0] as {
+    grantId: number | null;
+    installationId: number;
+    userId: number;
+    scopes: OAuthScope[];
+    beyond: string | null;
+    verdict: string;
+  };
   // a token of the grant was spent, or the grant revoked: this isolate forgets its access tokens at once
   if (row.verdict !== 'unknown' && row.verdict !== 'revoked') forgetCredentials({ grantId: row.grantId! });
   if (row.verdict === 'beyond') throw new OAuthError('invalid_scope', `the grant does not include ${row.beyond}`);
   if (row.verdict !== 'ok') throw new OAuthError('invalid_grant', REFRESH_REFUSALS[row.verdict]!);
   const owner = results.at(-1)![0] as unknown as TokenOwner;
-  return { accessToken: issued.accessToken, refreshToken: issued.refreshToken, scopes: row.scopes, installationId: row.installationId, userId: row.userId, owner };
+  return {
+    accessToken: issued.accessToken,
+    refreshToken: issued.refreshToken,
+    scopes: row.scopes,
+    installationId: row.installationId,
+    userId: row.userId,
+    owner,
+  };
 }
 
 /**

@@ -5,7 +5,15 @@ import type { AppEnv } from '../../../app-env';
 import { ApiError } from '../../../http/errors';
 
 /** The error codes of RFC 6749 5.2 and RFC 7009 the token and revocation endpoints answer. */
-export const OAUTH_ERRORS = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'unsupported_token_type'] as const;
+export const OAUTH_ERRORS = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'unsupported_token_type',
+] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERRORS)[number];
 
 /**
@@ -18,7 +26,9 @@ export class OAuthError extends ApiError {
     readonly error: OAuthErrorCode,
     readonly description: string,
   ) {
-    super(error === 'invalid_client' ? 401 : 400, [{ code: error === 'invalid_client' ? 'unauthorized' : 'invalid', detail: `${error}: ${description}` }]);
+    super(error === 'invalid_client' ? 401 : 400, [
+      { code: error === 'invalid_client' ? 'unauthorized' : 'invalid', detail: `${error}: ${description}` },
+    ]);
   }
 }
 
@@ -31,7 +41,10 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 export function oauthErrorAnswer(error: OAuthError): Response {
   const headers: Record<string, string> = { ...NO_STORE, 'Content-Type': 'application/json' };
   if (error.status === 401) headers['WWW-Authenticate'] = 'Basic realm="oauth", charset="UTF-8"';
-  return new Response(JSON.stringify({ error: error.error, error_description: error.description }), { status: error.status, headers });
+  return new Response(JSON.stringify({ error: error.error, error_description: error.description }), {
+    status: error.status,
+    headers,
+  });
 }
 
 /**
@@ -55,7 +68,10 @@ export function answerAsOAuth(error: Error, _c: Context<AppEnv>): Response | und
 export function sharedRefusal(error: Error): { status: number; detail: string } | undefined {
   const status = error instanceof ApiError || error instanceof HTTPException ? error.status : 500;
   if (status === 429 || status >= 500) return undefined;
-  const detail = error instanceof ApiError ? error.errors.map((entry) => `${entry.source ? `${entry.source}: ` : ''}${entry.detail}`).join('; ') : error.message;
+  const detail =
+    error instanceof ApiError
+      ? error.errors.map((entry) => `${entry.source ? `${entry.source}: ` : ''}${entry.detail}`).join('; ')
+      : error.message;
   return { status, detail: detail || 'the request is malformed' };
 }
 

@@ -21,23 +21,31 @@ const revocationRequest = z
  * `POST /oauth/revoke` (RFC 7009): a refresh token ends its whole grant, an access token itself.
  * 200 for a token that is unknown, spent or another app's too, as the RFC asks.
  */
-export const revokeRoute = defineRoute({
-  method: 'post', path: OAUTH_PATHS.revoke, tag: 'OAuth', operationId: 'oauthRevoke', public: true,
-  summary: 'OAuth 2.0 token revocation (RFC 7009)',
-  description: 'Revokes a token of the calling app (RFC 7009): a refresh token ends its whole grant, every token of it, and an access token itself, at once. A token that is unknown, already spent or another app\'s changes nothing and is answered 200 alike. The app authenticates as at the token endpoint (a 401 `invalid_client` otherwise); no `token` is a 400 `invalid_request`, in RFC 6749 5.2\'s words. See docs/oauth.md.',
-  security: [{ clientSecretBasic: [] }, {}],
-  request: { body: formOrJson(revocationRequest) },
-  example: { body: { token: '<a refresh token of the app>' } },
-  responses: {
-    200: { description: 'revoked, or nothing to revoke: the answer is the same' },
-    400: jsonResponse('invalid_request', oauthErrorBody),
-    ...OAUTH_REFUSALS,
+export const revokeRoute = defineRoute(
+  {
+    method: 'post',
+    path: OAUTH_PATHS.revoke,
+    tag: 'OAuth',
+    operationId: 'oauthRevoke',
+    public: true,
+    summary: 'OAuth 2.0 token revocation (RFC 7009)',
+    description:
+      "Revokes a token of the calling app (RFC 7009): a refresh token ends its whole grant, every token of it, and an access token itself, at once. A token that is unknown, already spent or another app's changes nothing and is answered 200 alike. The app authenticates as at the token endpoint (a 401 `invalid_client` otherwise); no `token` is a 400 `invalid_request`, in RFC 6749 5.2's words. See docs/oauth.md.",
+    security: [{ clientSecretBasic: [] }, {}],
+    request: { body: formOrJson(revocationRequest) },
+    example: { body: { token: '<a refresh token of the app>' } },
+    responses: {
+      200: { description: 'revoked, or nothing to revoke: the answer is the same' },
+      400: jsonResponse('invalid_request', oauthErrorBody),
+      ...OAUTH_REFUSALS,
+    },
+    answerError: answerAsOAuth,
   },
-  answerError: answerAsOAuth,
-}, async (c) => {
-  const body = parametersOf<z.infer<typeof revocationRequest>>(c);
-  const client = await authenticateClient(c, body);
-  if (!body.token) throw new OAuthError('invalid_request', 'token is required');
-  await revokeToken(c.var.db, client, body.token);
-  return c.body(null, 200, TOKEN_HEADERS);
-});
+  async (c) => {
+    const body = parametersOf<z.infer<typeof revocationRequest>>(c);
+    const client = await authenticateClient(c, body);
+    if (!body.token) throw new OAuthError('invalid_request', 'token is required');
+    await revokeToken(c.var.db, client, body.token);
+    return c.body(null, 200, TOKEN_HEADERS);
+  },
+);

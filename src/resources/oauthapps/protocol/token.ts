@@ -18,7 +18,9 @@ const tokenRequest = z
     grant_type: parameter('`authorization_code` or `refresh_token`'),
     code: parameter('the code the authorize page gave (authorization_code)'),
     redirect_uri: parameter('the redirect URI the authorize request sent (authorization_code)'),
-    code_verifier: parameter("PKCE's verifier the code_challenge was made from (authorization_code, required): 43 to 128 of A-Z a-z 0-9 - . _ ~"),
+    code_verifier: parameter(
+      "PKCE's verifier the code_challenge was made from (authorization_code, required): 43 to 128 of A-Z a-z 0-9 - . _ ~",
+    ),
     refresh_token: parameter('a refresh token (refresh_token); it works once'),
     scope: parameter('space-separated, within the grant: narrows it (refresh_token)'),
     client_id: parameter("the app's client_id (required unless sent as HTTP Basic)"),
@@ -27,8 +29,19 @@ const tokenRequest = z
   .meta({ id: 'OAuthTokenRequest' });
 
 export const oauthIdentity = {
-  installation: z.object({ id: z.number().int(), name: z.string(), siteName: z.string(), apiEndPoint: z.string().meta({ description: 'where to send API requests: the paths start /v2/' }) }),
-  user: z.object({ id: z.number().int(), firstName: z.string(), lastName: z.string(), email: z.string(), role: z.string() }),
+  installation: z.object({
+    id: z.number().int(),
+    name: z.string(),
+    siteName: z.string(),
+    apiEndPoint: z.string().meta({ description: 'where to send API requests: the paths start /v2/' }),
+  }),
+  user: z.object({
+    id: z.number().int(),
+    firstName: z.string(),
+    lastName: z.string(),
+    email: z.string(),
+    role: z.string(),
+  }),
 };
 
 const tokenAnswer = z
@@ -36,7 +49,9 @@ const tokenAnswer = z
     access_token: z.string(),
     token_type: z.literal('Bearer'),
     expires_in: z.number().int().meta({ description: 'seconds the access token lives' }),
-    refresh_token: z.string().meta({ description: 'works once: it gives the next tokens and stops; used again, it revokes the grant' }),
+    refresh_token: z
+      .string()
+      .meta({ description: 'works once: it gives the next tokens and stops; used again, it revokes the grant' }),
     scope: z.string(),
     ...oauthIdentity,
   })
@@ -50,7 +65,11 @@ function required(value: string | undefined, name: string): string {
 /** PKCE's verifier (RFC 7636 4.1), required of every code exchange since every code has a challenge. */
 function codeVerifier(value: string | undefined): string {
   const verifier = required(value, 'code_verifier');
-  if (!validVerifier(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" and "~" (RFC 7636 4.1)');
+  if (!validVerifier(verifier))
+    throw new OAuthError(
+      'invalid_request',
+      'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" and "~" (RFC 7636 4.1)',
+    );
   return verifier;
 }
 
@@ -58,8 +77,19 @@ function codeVerifier(value: string | undefined): string {
 export async function identityOf(c: Context<AppEnv>, installationId: number, userId: number, known?: TokenOwner) {
   const owner = known ?? (await tokenOwner(c.var.db, installationId, userId));
   return {
-    installation: { id: owner.installationId, name: owner.installationName, siteName: owner.siteName, apiEndPoint: issuer(c) },
-    user: { id: owner.userId, firstName: owner.firstName, lastName: owner.lastName, email: owner.email, role: owner.role },
+    installation: {
+      id: owner.installationId,
+      name: owner.installationName,
+      siteName: owner.siteName,
+      apiEndPoint: issuer(c),
+    },
+    user: {
+      id: owner.userId,
+      firstName: owner.firstName,
+      lastName: owner.lastName,
+      email: owner.email,
+      role: owner.role,
+    },
   };
 }
 
@@ -68,35 +98,68 @@ export async function identityOf(c: Context<AppEnv>, installationId: number, use
  * (form-encoded or JSON). The platform's answer (`access_token`, `token_type`, `installation`,
  * `user`) with `expires_in`, `refresh_token` and `scope`; refusals as RFC 6749 5.2 words them.
  */
-export const tokenRoute = defineRoute({
-  method: 'post', path: OAUTH_PATHS.token, tag: 'OAuth', operationId: 'oauthToken', public: true,
-  summary: 'OAuth 2.0 token endpoint (RFC 6749): exchange a code or a refresh token',
-  description: 'Exchanges a code (with `redirect_uri` when the authorize request sent one, and the PKCE `code_verifier`, always) or a refresh token (optionally narrowing `scope`) for an access token good for an hour and the next refresh token, with the installation and the teammate; form-encoded or JSON, never cached. The app authenticates with its secret in HTTP Basic or the body (not both), a public app with `client_id` alone: otherwise a 401 `invalid_client`. A code or refresh token unknown, expired, already used or another app\'s is a 400 `invalid_grant`; a refresh token or a code used a second time revokes its whole grant, every token of it. Refusals read as RFC 6749 5.2\'s `{"error", "error_description"}`. See docs/oauth.md.',
-  security: [{ clientSecretBasic: [] }, {}],
-  request: { body: formOrJson(tokenRequest) },
-  example: { body: { grant_type: 'authorization_code', code: '<the code the redirect brought>', redirect_uri: 'https://dashboard.acme.example/callback', code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' } },
-  responses: {
-    200: jsonResponse('the tokens', tokenAnswer),
-    400: jsonResponse('invalid_request, invalid_grant, unsupported_grant_type or invalid_scope', oauthErrorBody),
-    ...OAUTH_REFUSALS,
+export const tokenRoute = defineRoute(
+  {
+    method: 'post',
+    path: OAUTH_PATHS.token,
+    tag: 'OAuth',
+    operationId: 'oauthToken',
+    public: true,
+    summary: 'OAuth 2.0 token endpoint (RFC 6749): exchange a code or a refresh token',
+    description:
+      'Exchanges a code (with `redirect_uri` when the authorize request sent one, and the PKCE `code_verifier`, always) or a refresh token (optionally narrowing `scope`) for an access token good for an hour and the next refresh token, with the installation and the teammate; form-encoded or JSON, never cached. The app authenticates with its secret in HTTP Basic or the body (not both), a public app with `client_id` alone: otherwise a 401 `invalid_client`. A code or refresh token unknown, expired, already used or another app\'s is a 400 `invalid_grant`; a refresh token or a code used a second time revokes its whole grant, every token of it. Refusals read as RFC 6749 5.2\'s `{"error", "error_description"}`. See docs/oauth.md.',
+    security: [{ clientSecretBasic: [] }, {}],
+    request: { body: formOrJson(tokenRequest) },
+    example: {
+      body: {
+        grant_type: 'authorization_code',
+        code: '<the code the redirect brought>',
+        redirect_uri: 'https://dashboard.acme.example/callback',
+        code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+      },
+    },
+    responses: {
+      200: jsonResponse('the tokens', tokenAnswer),
+      400: jsonResponse('invalid_request, invalid_grant, unsupported_grant_type or invalid_scope', oauthErrorBody),
+      ...OAUTH_REFUSALS,
+    },
+    answerError: answerAsOAuth,
   },
-  answerError: answerAsOAuth,
-}, async (c) => {
-  const body = parametersOf<z.infer<typeof tokenRequest>>(c);
-  const grantType = required(body.grant_type, 'grant_type');
-  if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-    throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported: use authorization_code or refresh_token`);
-  }
-  const client = await authenticateClient(c, body);
-  let tokens: IssuedTokens;
-  if (grantType === 'authorization_code') {
-    tokens = await exchangeCode(c.var.db, client, { code: required(body.code, 'code'), redirectUri: body.redirect_uri, codeVerifier: codeVerifier(body.code_verifier) });
-  } else {
-    tokens = await refreshGrant(c.var.db, client, { refreshToken: required(body.refresh_token, 'refresh_token'), scopes: requestedScopes(body.scope) });
-  }
-  const identity = await identityOf(c, tokens.installationId, tokens.userId, tokens.owner);
-  return c.json({
-    access_token: tokens.accessToken, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_SECONDS, refresh_token: tokens.refreshToken,
-    scope: tokens.scopes.join(' '), ...identity,
-  }, 200, TOKEN_HEADERS);
-});
+  async (c) => {
+    const body = parametersOf<z.infer<typeof tokenRequest>>(c);
+    const grantType = required(body.grant_type, 'grant_type');
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+      throw new OAuthError(
+        'unsupported_grant_type',
+        `grant_type ${grantType} is not supported: use authorization_code or refresh_token`,
+      );
+    }
+    const client = await authenticateClient(c, body);
+    let tokens: IssuedTokens;
+    if (grantType === 'authorization_code') {
+      tokens = await exchangeCode(c.var.db, client, {
+        code: required(body.code, 'code'),
+        redirectUri: body.redirect_uri,
+        codeVerifier: codeVerifier(body.code_verifier),
+      });
+    } else {
+      tokens = await refreshGrant(c.var.db, client, {
+        refreshToken: required(body.refresh_token, 'refresh_token'),
+        scopes: requestedScopes(body.scope),
+      });
+    }
+    const identity = await identityOf(c, tokens.installationId, tokens.userId, tokens.owner);
+    return c.json(
+      {
+        access_token: tokens.accessToken,
+        token_type: 'Bearer' as const,
+        expires_in: ACCESS_TOKEN_SECONDS,
+        refresh_token: tokens.refreshToken,
+        scope: tokens.scopes.join(' '),
+        ...identity,
+      },
+      200,
+      TOKEN_HEADERS,
+    );
+  },
+);
