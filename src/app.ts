@@ -3,6 +3,7 @@ import type { AppEnv } from './app-env';
 import { handleError, handleNotFound } from './http/error-handler';
 import { mountRoute } from './http/mount';
 import { requestContext } from './http/request-context';
+import { discardUnreadBodies } from './http/unread-body';
 import type { Module } from './modules/module';
 
 /**
@@ -13,7 +14,7 @@ export function createApp(modules: readonly Module[]): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.onError(handleError);
   app.notFound(handleNotFound);
-  app.use('*', requestContext);
+  app.use('*', discardUnreadBodies, requestContext);
   for (const module of modules) for (const { path, handler } of module.middleware) app.use(path, handler);
   for (const module of modules) for (const route of module.routes) mountRoute(app, route);
   return app;

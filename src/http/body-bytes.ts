@@ -48,3 +48,15 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array> | undefined
   }
   await reader.cancel();
 }
+
+/**
+ * A request answered without its body being read (a 404, a refused credential, a refusal before
+ * the body): the body is read to its end and dropped before the answer leaves, up to `budget`
+ * bytes, so that the client's connection is left fit for its next request rather than reset under
+ * it (a keep-alive connection whose request was not read to its end cannot carry another).
+ */
+export async function discardUnreadBody(request: Request, budget: number): Promise<void> {
+  if (!request.body || request.bodyUsed || request.body.locked) return;
+  if (Number(request.headers.get('content-length') ?? 0) > budget) return;
+  await drain(request.body.getReader(), budget).catch(() => undefined);
+}
