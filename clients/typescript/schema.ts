@@ -1988,7 +1988,7 @@ export interface paths {
         };
         /**
          * The API reference page's script (Scalar)
-         * @description The script of the API reference page (`/v2/docs`), Scalar at the version its address names: a new version is a new address, so the script is cached for a year as immutable. A static asset, served from the edge with an `ETag` (a 304 for a matching If-None-Match). See docs/architecture.md.
+         * @description The script of the API reference page (`/v2/docs`), Scalar at the version its address names: a new version is a new address, so the script is cached for a year as immutable. A static asset, served from the edge with an `ETag` (a 304 for a matching If-None-Match); another method than GET or HEAD is answered 405 by the edge, without the error body. See docs/architecture.md.
          *
          *     Called without an API key.
          */
@@ -4560,7 +4560,7 @@ export interface paths {
         };
         /**
          * The chat widget, to embed on a site (docs/widget.md)
-         * @description The chat widget's script, which a site embeds with `<script src="…/widget.js" data-form-token="FORM_TOKEN" async>`: a chat button and panel where a visitor gives a name and email and chats live through the contact form's conversations. A static asset served from the edge with an `ETag` and reused for five minutes, then revalidated (a 304 while unchanged), so a deploy reaches every site within minutes. See docs/widget.md.
+         * @description The chat widget's script, which a site embeds with `<script src="…/widget.js" data-form-token="FORM_TOKEN" async>`: a chat button and panel where a visitor gives a name and email and chats live through the contact form's conversations. A static asset served from the edge with an `ETag` and reused for five minutes, then revalidated (a 304 while unchanged), so a deploy reaches every site within minutes; another method than GET or HEAD is answered 405 by the edge, without the error body. See docs/widget.md.
          *
          *     Called without an API key.
          */
