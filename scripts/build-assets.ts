@@ -8,7 +8,7 @@
 //
 // Each file is written only when its content changed, through a rename: a Worker already serving
 // the folder (a test suite builds while another part of it runs) never reads half a file.
-import { createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ import { buildSync } from 'esbuild';
 import { SCALAR_PATH, SCALAR_VERSION } from '../src/openapi/scalar-version';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const ASSETS_DIRECTORY = path.join(root, 'dist/assets');
+const ASSETS_DIRECTORY = path.join(root, 'dist/assets');
 
 /**
  * Customers embed one unversioned address, so a copy is reused for five minutes and then
@@ -37,7 +37,7 @@ function writeIfChanged(relative: string, content: string | Uint8Array): void {
     // not there yet
   }
   mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}-${createHash('sha1').update(String(Math.random())).digest('hex').slice(0, 8)}.tmp`;
+  const temporary = `${file}.${randomUUID()}.tmp`;
   writeFileSync(temporary, content);
   renameSync(temporary, file);
 }
@@ -69,7 +69,7 @@ function widgetScript(): Uint8Array {
   return outputFiles[0]!.contents;
 }
 
-export function buildAssets(): void {
+function buildAssets(): void {
   writeIfChanged('widget.js', widgetScript());
   writeIfChanged(SCALAR_PATH.slice(1), scalarScript());
   // an earlier version's script is gone with its version

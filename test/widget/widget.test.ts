@@ -378,6 +378,28 @@ describe('the chat widget on the demo page', () => {
     expect(await widget.locator('textarea').count()).toBe(0);
   });
 
+  it("a 201 it cannot read (a proxy's page) leaves the form usable: it says so, and starting again works", async () => {
+    const token = await createForm({ isLiveChatEnabled: true });
+    const visitor = await visit(demo(token));
+    const { page, widget } = visitor;
+    // the first start is answered by something between the page and the API, not by the API
+    await page.route('**/v2/conversations.json', (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({ status: 201, contentType: 'text/html', body: '<html>Created, somewhere</html>' })
+        : route.fallback(),
+    );
+    await widget.getByRole('button', { name: 'Open chat' }).click();
+    await widget.getByLabel('Your name').fill('Proxied');
+    await widget.getByLabel('Email').fill('proxied@example.com');
+    await widget.getByRole('button', { name: 'Start chat' }).click();
+    await widget.getByText('Something went wrong; please try again.').waitFor(WAIT);
+    expect(await widget.getByRole('button', { name: 'Start chat' }).isEnabled()).toBe(true);
+    await page.unroute('**/v2/conversations.json');
+    await widget.getByRole('button', { name: 'Start chat' }).click();
+    await widget.getByLabel('Message').waitFor(WAIT);
+    expect(visitor.errors).toEqual([]);
+  });
+
   it('an unknown form token shows nothing and says why in the console', async () => {
     const visitor = await visit(demo('NoSuchFormTokenNoSuchFormToken00'));
     await eventually(async () =>

@@ -43,11 +43,6 @@ interface Conversation {
   socketUrl: string;
 }
 
-/** A 201's answer to `POST /v2/conversations.json`. */
-interface ConversationCreated {
-  conversation: Conversation;
-}
-
 /** The answer to `POST /v2/conversations.json` as the widget reads it: the conversation on a 201, else the API's error body; `{}` when it is not JSON. */
 interface StartAnswer {
   conversation?: Conversation;
@@ -508,12 +503,10 @@ function main(script: HTMLOrSVGScriptElement | null): void {
             .json()
             .catch(() => ({}))
             .then((body: StartAnswer | null): StartOutcome => {
-              // a 201 carries the conversation
-              if (response.status === 201)
-                return {
-                  token: (body as ConversationCreated).conversation.token,
-                  socketUrl: (body as ConversationCreated).conversation.socketUrl,
-                };
+              // a 201 carries the conversation; one that does not (a proxy's page) is a failure to try again
+              const created = body && body.conversation;
+              if (response.status === 201 && created && created.token && created.socketUrl)
+                return { token: created.token, socketUrl: created.socketUrl };
               if (response.status === 403 || response.status === 401) return { unavailable: true };
               const first = body && body.errors && body.errors[0];
               return {
