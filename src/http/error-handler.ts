@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../app-env';
 import { sqlState } from '../db/errors';
+import { TokenKeyError } from '../lib/crypto';
 import { errorField, log } from '../lib/log';
 import { databaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from './database-unavailable';
 import { ApiError, type ErrorCode } from './errors';
@@ -23,6 +24,22 @@ const CODES: Partial<Record<number, ErrorCode>> = {
 export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ApiError) {
     return c.json({ errors: error.errors }, error.status, error.headers);
+  }
+  // the server lacks (or has a bad) key: nothing the caller can fix, so not a 4xx; the operators are told
+  if (error instanceof TokenKeyError) {
+    log('error', 'PM_TOKEN_KEY cannot be used', {
+      method: c.req.method,
+      route: c.var.route ?? null,
+      why: error.message,
+    });
+    return c.json(
+      {
+        errors: [
+          { code: 'notConfigured', source: 'PM_TOKEN_KEY', detail: `the server cannot use its key: ${error.message}` },
+        ],
+      },
+      503,
+    );
   }
   // Thrown by Hono or a library before our code ran (a body it could not read, say): its status, our body.
   if (error instanceof HTTPException && error.status < 500) {

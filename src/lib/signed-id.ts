@@ -1,6 +1,5 @@
 import type { Env } from '../app-env';
-import { ApiError } from '../http/errors';
-import { tokenKey, TokenKeyError, type HmacUse } from './crypto';
+import { tokenKey, type HmacUse } from './crypto';
 import { hmacHex } from './webhook-signature';
 
 /**
@@ -17,22 +16,9 @@ export interface SignedIdKind {
   hexChars: number;
 }
 
-async function keyOf(env: Pick<Env, 'PM_TOKEN_KEY'>, kind: SignedIdKind): Promise<CryptoKey> {
-  const notConfigured = (why: string) =>
-    new ApiError(503, [
-      {
-        code: 'notConfigured',
-        source: 'PM_TOKEN_KEY',
-        detail: `the server cannot make ${kind.purpose} tokens: ${why}`,
-      },
-    ]);
-  if (!env.PM_TOKEN_KEY) throw notConfigured('PM_TOKEN_KEY is not set');
-  try {
-    return await tokenKey(env.PM_TOKEN_KEY, kind.use);
-  } catch (error) {
-    if (error instanceof TokenKeyError) throw notConfigured(error.message);
-    throw error;
-  }
+/** The use's key; a TokenKeyError (a 503 where a request asked) when the Worker's secret is missing or malformed. */
+function keyOf(env: Pick<Env, 'PM_TOKEN_KEY'>, kind: SignedIdKind): Promise<CryptoKey> {
+  return tokenKey(env.PM_TOKEN_KEY, kind.use);
 }
 
 const hexOf = async (key: string | CryptoKey, kind: SignedIdKind, id: number) =>

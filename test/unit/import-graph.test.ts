@@ -97,6 +97,32 @@ describe('the source tree', () => {
     }
   });
 
+  it('keeps the pure helpers of lib/ free of the HTTP layer', () => {
+    const lib = path.join(src, 'lib') + path.sep;
+    const http = path.join(src, 'http') + path.sep;
+    const offenders = files
+      .filter((file) => file.startsWith(lib))
+      .flatMap((file) =>
+        graph
+          .get(file)!
+          .filter((target) => target.startsWith(http))
+          .map((target) => `${rel(file)} -> ${rel(target)}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it("keeps the widget's browser code to modules that import nothing (the Worker's code stays out of customers' pages)", () => {
+    const browser = path.join(src, 'widget', 'browser') + path.sep;
+    const reached = new Set<string>();
+    const walk = (file: string) => {
+      for (const next of graph.get(file) ?? []) if (!reached.has(next)) (reached.add(next), walk(next));
+    };
+    for (const file of files.filter((f) => f.startsWith(browser))) walk(file);
+    const outside = [...reached].filter((file) => !file.startsWith(browser));
+    expect(outside.map(rel)).toEqual(['realtime/room-limits.ts']);
+    for (const file of outside) expect(readFileSync(file, 'utf8'), rel(file)).not.toMatch(/^import /m);
+  });
+
   it('lists every folder under src/resources in the one list of modules', () => {
     const list = readFileSync(path.join(src, 'modules/index.ts'), 'utf8');
     for (const folder of readdirSync(path.join(src, 'resources'))) {

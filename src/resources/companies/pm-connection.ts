@@ -3,23 +3,12 @@ import type { Env } from '../../app-env';
 import type { Database } from '../../db/client';
 import { pmConnections } from '../../db/schema';
 import { ApiError } from '../../http/errors';
-import { decryptToken, pmTokenContext, TokenKeyError } from '../../lib/crypto';
+import { decryptToken, pmTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
 
 export interface PmSettings {
   baseUrl: string;
   token: string;
-}
-
-/** The server lacks (or has a bad) `PM_TOKEN_KEY`: nothing the caller can fix, so not a 4xx. */
-export function tokenKeyMissing(error: TokenKeyError): ApiError {
-  return new ApiError(503, [
-    {
-      code: 'notConfigured',
-      source: 'PM_TOKEN_KEY',
-      detail: `the server cannot handle project-management tokens: ${error.message}`,
-    },
-  ]);
 }
 
 /** How long the address check may wait for the resolver. */
@@ -63,13 +52,7 @@ export async function pmSettingsOf(
       'no project-management connection is configured for this installation; an owner or admin sets one with PUT /v2/pmconnection.json',
     );
   }
-  let token: string | undefined;
-  try {
-    token = await decryptToken(row.tokenCiphertext, env.PM_TOKEN_KEY, pmTokenContext(installationId));
-  } catch (error) {
-    if (error instanceof TokenKeyError) throw tokenKeyMissing(error);
-    throw error;
-  }
+  const token = await decryptToken(row.tokenCiphertext, env.PM_TOKEN_KEY, pmTokenContext(installationId));
   if (token === undefined) {
     throw ApiError.conflict(
       'pmconnection',

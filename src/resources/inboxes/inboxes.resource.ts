@@ -15,9 +15,8 @@ import {
 import { AUDIT_SET, defineResource, manyToMany, reserveId, shapeOf, type WriteContext } from '../../engine';
 import type { Queryable } from '../../db/client';
 import { insertEventsFrom } from '../../events/record-events';
-import { encryptToken, inboxSecretContext, TokenKeyError } from '../../lib/crypto';
+import { encryptToken, inboxSecretContext } from '../../lib/crypto';
 import { z } from 'zod';
-import { tokenKeyMissing } from '../companies/pm-connection';
 import { ticketTypesResource } from '../tickettypes/tickettypes.resource';
 import { userShape } from '../users/user-shape';
 import { checkInboxAddresses, inboxAddressStatements } from './inbox-addresses';
@@ -25,12 +24,7 @@ import { inboxComputed, inboxFields } from './inbox-shape';
 
 /** The password sealed to the installation and the inbox (`inboxSecretContext`); no usable key is a 503. */
 async function sealed(who: Actor, env: Env, password: string, inboxId: number): Promise<string> {
-  try {
-    return await encryptToken(password, env.PM_TOKEN_KEY, inboxSecretContext(who.installationId, inboxId));
-  } catch (error) {
-    if (error instanceof TokenKeyError) throw tokenKeyMissing(error);
-    throw error;
-  }
+  return encryptToken(password, env.PM_TOKEN_KEY, inboxSecretContext(who.installationId, inboxId));
 }
 
 /** A new inbox's password, held back from its insert until its id is known to seal it to. */

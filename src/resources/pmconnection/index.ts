@@ -8,9 +8,9 @@ import { ApiError } from '../../http/errors';
 import { recordBody, writableRecord } from '../../http/record-body';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
-import { encryptToken, pmTokenContext, TokenKeyError } from '../../lib/crypto';
+import { encryptToken, pmTokenContext } from '../../lib/crypto';
 import { defineModule } from '../../modules/module';
-import { refusedPmAddress, tokenKeyMissing } from '../companies/pm-connection';
+import { refusedPmAddress } from '../companies/pm-connection';
 import { pmConnectionBodySchema, pmConnectionJson, pmConnectionRecord } from './pmconnection-record';
 
 const PATH = '/v2/pmconnection.json';
@@ -86,13 +86,7 @@ const putRoute = defineRoute(
     const { baseUrl, token } = c.req.valid('json');
     const refused = await refusedPmAddress(baseUrl, c.env);
     if (refused) throw ApiError.invalid('pmconnection.baseUrl', refused);
-    let tokenCiphertext: string;
-    try {
-      tokenCiphertext = await encryptToken(token, c.env.PM_TOKEN_KEY, pmTokenContext(who.installationId));
-    } catch (err) {
-      if (err instanceof TokenKeyError) throw tokenKeyMissing(err);
-      throw err;
-    }
+    const tokenCiphertext = await encryptToken(token, c.env.PM_TOKEN_KEY, pmTokenContext(who.installationId));
     const installation = who.installationId;
     const http = c.var.db.http;
     // One batch. The stored address (none: '') is locked and handed on; remote ids belong to the

@@ -6,9 +6,7 @@ import { ApiError } from '../../http/errors';
 import { idParams } from '../../http/params';
 import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
-import { TokenKeyError } from '../../lib/crypto';
-import { tokenKeyMissing } from '../companies/pm-connection';
-import { attemptOf, delivered, sharedByTries, type Attempt } from './attempt';
+import { attemptOf, delivered, sharedByTries } from './attempt';
 import { webhookDeliveriesResource } from './deliveries';
 import { deliveryBody } from './payload';
 import { TEST_WEBHOOK_EVENT } from './webhook-events';
@@ -60,24 +58,18 @@ export const testEventRoute = defineRoute(
 
     const deliveryId = crypto.randomUUID();
     const payload = deliveryBody(TEST_WEBHOOK_EVENT, new Date(), who.userId, { webhookendpoint: found.records[0] });
-    let attempt: Attempt;
-    try {
-      attempt = await attemptOf(
-        {
-          installationId: who.installationId,
-          endpointId: id,
-          url,
-          token,
-          event: TEST_WEBHOOK_EVENT,
-          deliveryId,
-          payload,
-        },
-        sharedByTries(c.env),
-      );
-    } catch (error) {
-      if (error instanceof TokenKeyError) throw tokenKeyMissing(error);
-      throw error;
-    }
+    const attempt = await attemptOf(
+      {
+        installationId: who.installationId,
+        endpointId: id,
+        url,
+        token,
+        event: TEST_WEBHOOK_EVENT,
+        deliveryId,
+        payload,
+      },
+      sharedByTries(c.env),
+    );
 
     const ok = delivered(attempt);
     // written done (delivered or failed), with no next try and no day of retries

@@ -14,9 +14,8 @@ import {
   type WriteContext,
 } from '../../engine';
 import { ApiError } from '../../http/errors';
-import { encryptToken, TokenKeyError, webhookTokenContext } from '../../lib/crypto';
+import { encryptToken, webhookTokenContext } from '../../lib/crypto';
 import { destinationRules, refusedDestination } from '../../lib/outbound/destination';
-import { tokenKeyMissing } from '../companies/pm-connection';
 import { includedUsers } from '../users/user-shape';
 import { WEBHOOK_EVENTS } from './webhook-events';
 
@@ -55,12 +54,7 @@ async function settleEndpoint(who: Actor, env: Env, record: Record<string, unkno
     if (refused) throw ApiError.invalid('webhookendpoint.url', refused);
   }
   if (typeof record.token === 'string') {
-    try {
-      record.token = await encryptToken(record.token, env.PM_TOKEN_KEY, webhookTokenContext(who.installationId));
-    } catch (error) {
-      if (error instanceof TokenKeyError) throw tokenKeyMissing(error);
-      throw error;
-    }
+    record.token = await encryptToken(record.token, env.PM_TOKEN_KEY, webhookTokenContext(who.installationId));
   }
 }
 
