@@ -1,9 +1,8 @@
 import type { Env } from '../app-env';
 import { MAX_BODY_BYTES } from '../http/json-body';
 import { signPayload } from '../lib/webhook-signature';
-import type { DeliveredMessage } from '../resources/conversationmessages/store-messages';
 import type { RoomConversation } from './room-store';
-import type { RoomMessage } from './room-protocol';
+import type { DeliveredMessage, RoomMessage } from './room-protocol';
 
 export const DELIVERY_BATCH = 100;
 /**

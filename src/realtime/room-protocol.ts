@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { storableText } from '../lib/field-schemas';
+import type { MESSAGE_AUTHORS } from '../db/schema';
 import { MAX_FRAME_BYTES, MAX_MESSAGE_LENGTH } from './room-limits';
 
 /** Headers the Worker sets on a join it has checked (`src/resources/rooms/join.ts`). */
@@ -89,4 +90,20 @@ export interface MessageChange {
   message: string | null;
   /** the change's event: a room applies a message's events once, and none older than one it applied */
   eventId: number;
+}
+
+/**
+ * A message as a room delivers it to `POST /v2/conversationmessages/webhooks.json` (signed,
+ * `room-delivery.ts`), where it is stored (`resources/conversationmessages/store-messages.ts`):
+ * the room's id for it is the key that makes delivery idempotent.
+ */
+export interface DeliveredMessage {
+  conversationToken: string;
+  roomId: string;
+  author: (typeof MESSAGE_AUTHORS)[number];
+  userId: number | null;
+  contactId: number | null;
+  message: string;
+  aiDraft: string | null;
+  sentAt: string;
 }

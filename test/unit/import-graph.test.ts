@@ -97,6 +97,20 @@ describe('the source tree', () => {
     }
   });
 
+  it("keeps the room's protocol in realtime/: it imports nothing of a resource group", () => {
+    const realtime = path.join(src, 'realtime') + path.sep;
+    const resources = path.join(src, 'resources') + path.sep;
+    const offenders = files
+      .filter((file) => file.startsWith(realtime))
+      .flatMap((file) =>
+        graph
+          .get(file)!
+          .filter((target) => target.startsWith(resources))
+          .map((target) => `${rel(file)} -> ${rel(target)}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
   it('keeps the pure helpers of lib/ free of the HTTP layer', () => {
     const lib = path.join(src, 'lib') + path.sep;
     const http = path.join(src, 'http') + path.sep;

@@ -1,22 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { insertEventsFrom, rowsActor } from '../../events/record-events';
-import type { MESSAGE_AUTHORS } from '../../db/schema';
+import type { DeliveredMessage } from '../../realtime/room-protocol';
 import { textSimilarity } from '../../lib/text-similarity';
 import { ApiError } from '../../http/errors';
 import { meterStoredMessages } from '../ai/usage-events';
-
-/** A message as a room delivers it: the room's id for it is the key that makes delivery idempotent. */
-export interface DeliveredMessage {
-  conversationToken: string;
-  roomId: string;
-  author: (typeof MESSAGE_AUTHORS)[number];
-  userId: number | null;
-  contactId: number | null;
-  message: string;
-  aiDraft: string | null;
-  sentAt: string;
-}
 
 export interface StoredMessage {
   id: number;

@@ -14,7 +14,8 @@ import { defineRoute } from '../../http/route';
 import { checkSignature, MAX_SKEW_SECONDS, type SignatureProblem } from '../../lib/webhook-signature';
 import { MAX_MESSAGE_LENGTH } from '../../realtime/room-limits';
 import { conversationMessagesResource } from './conversationmessages.resource';
-import { storeMessages, type DeliveredMessage } from './store-messages';
+import type { DeliveredMessage } from '../../realtime/room-protocol';
+import { storeMessages } from './store-messages';
 
 export const MAX_EVENTS_PER_DELIVERY = 500;
 
