@@ -129,7 +129,7 @@ export async function startService(
   stack: LocalStack,
   options: { inspectorPort?: number } = {},
 ): Promise<RunningWorker> {
-  // The service logs a line a request (src/http/request-context.ts): read and dropped, not printed;
+  // The service logs a line a request (src/pipeline/request-context.ts): read and dropped, not printed;
   // its errors are printed with BENCH_SERVICE_ERRORS=1, its warnings too with BENCH_SERVICE_ERRORS=warn.
   const printed =
     process.env.BENCH_SERVICE_ERRORS === 'warn'

@@ -29,7 +29,7 @@ export interface Env extends DatabaseEnv {
   MAIL_OUT: Queue<JobMessage>;
   /** The first wait in seconds before a queue message whose consumer failed is delivered again (2 when unset); each later one doubles, up to 5 minutes. */
   JOB_RETRY_BASE_SECONDS?: string;
-  /** Workers Analytics Engine: one data point per request (src/http/request-metrics.ts); absent, none is written. */
+  /** Workers Analytics Engine: one data point per request (src/pipeline/request-metrics.ts); absent, none is written. */
   REQUEST_METRICS?: AnalyticsEngineDataset;
   /** Secret: the operators' bearer token for `/operator/...` (dead letters); unset, those routes answer 403. */
   OPERATOR_TOKEN?: string;

@@ -1,9 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './app-env';
-import { handleError, handleNotFound } from './http/error-handler';
-import { mountRoute } from './http/mount';
-import { requestContext } from './http/request-context';
-import { discardUnreadBodies } from './http/unread-body';
+import { handleError, handleNotFound } from './pipeline/error-handler';
+import { mountRoute } from './pipeline/mount';
+import { requestContext } from './pipeline/request-context';
+import { discardUnreadBodies } from './pipeline/unread-body';
 import type { Module } from './modules/module';
 
 /**

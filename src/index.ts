@@ -4,7 +4,7 @@ import type { JobMessage } from './jobs/job-message';
 import { emailHandler } from './jobs/email';
 import { queueHandler } from './jobs/queue';
 import { scheduledHandler } from './jobs/scheduled';
-import { modules } from './modules';
+import { modules } from './module-list';
 import { setSettleHook } from './db/client';
 import { inStatementHook } from './events/in-statement';
 import { atServiceAddress } from './http/platform-address';

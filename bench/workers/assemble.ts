@@ -20,7 +20,7 @@ import { neon, neonConfig } from '@neondatabase/serverless';
 import { Hono } from 'hono';
 import { createApp } from '../../src/app';
 import { listBody, schemasOf } from '../../src/engine';
-import { modules } from '../../src/modules';
+import { modules } from '../../src/module-list';
 import { companiesResource } from '../../src/resources/companies/companies.resource';
 import bareSql from './bare-sql';
 

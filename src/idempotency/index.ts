@@ -21,6 +21,6 @@ async function sweepKeys(env: Env): Promise<void> {
 
 /**
  * `Idempotency-Key` on every write (`middleware.ts`, mounted on each authenticated route by
- * `http/mount.ts`), and the cron that forgets keys after their 24 hours.
+ * `pipeline/mount.ts`), and the cron that forgets keys after their 24 hours.
  */
 export const idempotencyModule = defineModule({ name: 'idempotency', cron: { keySweep: sweepKeys } });

@@ -22,7 +22,7 @@ export type MailReceiver = (
  * A resource group, whole: its routes (the generic ones of its resource declarations, and its
  * special operations), its queue consumers by message kind, its cron tasks, and its event
  * subscribers. The app, the queue consumer and the scheduled handler walk one list of these
- * (`src/modules/index.ts`).
+ * (`src/module-list.ts`).
  */
 export interface Module {
   name: string;

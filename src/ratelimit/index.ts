@@ -3,7 +3,7 @@ import { getRateLimitRoute, putRateLimitRoute } from './settings';
 
 /**
  * Rate limits: each teammate's requests a minute (`middleware.ts`, mounted on every authenticated
- * route by `http/mount.ts`), counted by a Durable Object per installation (`limiter.ts`), and the
+ * route by `pipeline/mount.ts`), counted by a Durable Object per installation (`limiter.ts`), and the
  * installation's setting (`/v2/ratelimit.json`).
  */
 export const rateLimitModule = defineModule({ name: 'ratelimit', routes: [getRateLimitRoute, putRateLimitRoute] });

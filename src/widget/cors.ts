@@ -21,7 +21,7 @@ function widgetCors(methods: string[]): MiddlewareHandler<AppEnv> {
  * CORS for `POST /v2/conversations.json` and its `OPTIONS` preflight, and only those: the
  * agent routes on the same path (the list) stay same-origin. Mounted on that exact path ahead
  * of the routes and their authentication: a preflight is answered here, and never opens the
- * database (the request's handle is opened on first use, `src/http/request-context.ts`).
+ * database (the request's handle is opened on first use, `src/pipeline/request-context.ts`).
  */
 export function conversationStartCors(): MiddlewareHandler<AppEnv> {
   const handle = widgetCors(['POST']);

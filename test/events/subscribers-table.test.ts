@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { EventInterest, Subscriber } from '../../src/events/subscriber';
-import { modules } from '../../src/modules';
+import { modules } from '../../src/module-list';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DOC = path.join(root, 'docs/events.md');

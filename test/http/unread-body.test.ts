@@ -1,6 +1,6 @@
 // A client's keep-alive connection stays fit for its next request after an answer given without
 // reading the request's body (a 404, a refused credential): the Worker reads the body to its end
-// after answering (`src/http/unread-body.ts`). Behind the static assets' router, a connection
+// after answering (`src/pipeline/unread-body.ts`). Behind the static assets' router, a connection
 // left with its last body unread was closed under the client's next request (9 of 400 here).
 import { describe, expect, inject, it } from 'vitest';
 

@@ -8,7 +8,7 @@ import service from '../../src/index';
 import type { JobMessage } from '../../src/jobs/job-message';
 import { queueHandler } from '../../src/jobs/queue';
 import { log } from '../../src/lib/log';
-import { modules } from '../../src/modules';
+import { modules } from '../../src/module-list';
 import { defineModule } from '../../src/modules/module';
 
 export { ConversationRoom, RateLimiter } from '../../src/index';

@@ -1,5 +1,5 @@
 // A Worker deployed without its key (`PM_TOKEN_KEY`, README "Deploying"): what needs the key
-// answers 503 `notConfigured` naming it, in the one error body (src/http/error-handler.ts), the
+// answers 503 `notConfigured` naming it, in the one error body (src/pipeline/error-handler.ts), the
 // operators read why in the log, nothing is stored, and what does not need the key still works.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';

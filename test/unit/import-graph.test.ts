@@ -97,6 +97,24 @@ describe('the source tree', () => {
     }
   });
 
+  it('imports nothing back up: the composition root (index.ts, app.ts, module-list.ts, pipeline/) only from above it, and http/ none of the layers the pipeline composes over it', () => {
+    const at = (...parts: string[]) => path.join(src, ...parts);
+    const under = (folder: string) => (file: string) => file.startsWith(at(folder) + path.sep);
+    const root = new Set([at('index.ts'), at('app.ts'), at('module-list.ts')]);
+    const inRoot = (file: string) => root.has(file) || under('pipeline')(file);
+    const above = ['auth', 'ratelimit', 'idempotency', 'pipeline', 'resources', 'events', 'jobs', 'engine'].map(under);
+    const offenders = files.flatMap((file) =>
+      graph
+        .get(file)!
+        .filter(
+          (target) =>
+            (inRoot(target) && !inRoot(file)) || (under('http')(file) && above.some((isAbove) => isAbove(target))),
+        )
+        .map((target) => `${rel(file)} -> ${rel(target)}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it("keeps the room's protocol in realtime/: it imports nothing of a resource group", () => {
     const realtime = path.join(src, 'realtime') + path.sep;
     const resources = path.join(src, 'resources') + path.sep;
@@ -138,9 +156,9 @@ describe('the source tree', () => {
   });
 
   it('lists every folder under src/resources in the one list of modules', () => {
-    const list = readFileSync(path.join(src, 'modules/index.ts'), 'utf8');
+    const list = readFileSync(path.join(src, 'module-list.ts'), 'utf8');
     for (const folder of readdirSync(path.join(src, 'resources'))) {
-      expect(list, folder).toContain(`'../resources/${folder}'`);
+      expect(list, folder).toContain(`'./resources/${folder}'`);
     }
   });
 });

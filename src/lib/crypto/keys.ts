@@ -24,7 +24,7 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** The secret's 32 bytes; a TokenKeyError (a 503 where a request asked: `http/error-handler.ts`) when it is missing or not 32 bytes of base64. */
+/** The secret's 32 bytes; a TokenKeyError (a 503 where a request asked: `pipeline/error-handler.ts`) when it is missing or not 32 bytes of base64. */
 export function secretBytes(keyBase64: string | undefined): Uint8Array<ArrayBuffer> {
   if (!keyBase64) throw new TokenKeyError('PM_TOKEN_KEY is not set');
   let raw: Uint8Array<ArrayBuffer>;

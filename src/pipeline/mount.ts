@@ -9,18 +9,18 @@ import { IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENT_METHODS, idempotency } from '../i
 import { groupName } from '../openapi/group-name';
 import { registerExample } from '../openapi/examples';
 import { registry } from '../openapi/registry';
-import { ApiError, type ErrorEntry } from './errors';
+import { ApiError, type ErrorEntry } from '../http/errors';
 import {
   IGNORED_PROPERTIES_HEADER,
   IGNORED_PROPERTIES_HEADER_OBJECT,
   ignoredHeaderValue,
   ignoredPaths,
-} from './ignored-properties';
-import { JSON_TYPE, pathName, readJsonBody } from './json-body';
-import { isIntegerParam } from './params';
-import { bodyContract, issuesToErrors } from './record-body';
-import { standardErrors } from './responses';
-import type { ApiRoute, RouteDeclaration } from './route';
+} from '../http/ignored-properties';
+import { JSON_TYPE, pathName, readJsonBody } from '../http/json-body';
+import { isIntegerParam } from '../http/params';
+import { bodyContract, issuesToErrors } from '../http/record-body';
+import { standardErrors } from '../http/responses';
+import type { ApiRoute, RouteDeclaration } from '../http/route';
 
 /** A path parameter as the router matches it: digits only for an integer, with the extension when it ends the path. */
 function routingPath(path: string, params: Record<string, z.ZodType>): string {

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
-import { discardUnreadBody } from './body-bytes';
-import { MAX_BODY_BYTES } from './json-body';
+import { discardUnreadBody } from '../http/body-bytes';
+import { MAX_BODY_BYTES } from '../http/json-body';
 
 /** Every answer leaves the request's body read (`discardUnreadBody`), up to the largest body an operation reads. */
 export const discardUnreadBodies: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -4,8 +4,8 @@ import type { AppEnv } from '../app-env';
 import { sqlState } from '../db/errors';
 import { TokenKeyError } from '../lib/crypto';
 import { errorField, log } from '../lib/log';
-import { databaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from './database-unavailable';
-import { ApiError, type ErrorCode } from './errors';
+import { databaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/database-unavailable';
+import { ApiError, type ErrorCode } from '../http/errors';
 import { malformedParameter } from './mount';
 
 const CODES: Partial<Record<number, ErrorCode>> = {
