@@ -29,7 +29,7 @@ export function secretBytes(keyBase64: string | undefined): Uint8Array<ArrayBuff
   if (!keyBase64) throw new TokenKeyError('PM_TOKEN_KEY is not set');
   let raw: Uint8Array<ArrayBuffer>;
   try {
-    raw = fromBase64(keyBase64 ?? '');
+    raw = fromBase64(keyBase64);
   } catch {
     throw new TokenKeyError('the token key is not base64');
   }
