@@ -1,3 +1,4 @@
+import { searchSelection } from '../src/resources/tickets/search-query';
 // `npm run bench:tickets`: issue 13's speed targets, in one run, on 127.0.0.1 only.
 //
 //   1. a throwaway local stack seeded with BENCH_TICKETS tickets (default 1,000,000) and
@@ -19,19 +20,19 @@
 // Settings: BENCH_TICKETS BENCH_ENTRIES_PER_TICKET BENCH_DURATION=10 BENCH_WARMUP=2
 // BENCH_CONNECTIONS=10 BENCH_LATENCY_CONNECTIONS=2 BENCH_ROUNDS=2
 import { ticketsResource } from '../src/resources/tickets/tickets.resource';
-import { searchSelection } from '../src/resources/tickets/search';
-import { searchCriteria } from '../src/resources/tickets/search-query';
-import { listBody, schemasOf, selectOne, selectPage } from '../src/engine';
+
 import { startLocalStack } from '../scripts/stack';
 import { quietWranglerEnv } from '../scripts/worker-vars';
+import { listBody, schemasOf, selectOne, selectPage } from '../src/engine';
+import { searchCriteria } from '../src/resources/tickets/search-query';
+import { log, runBench, setting, stops } from './lifecycle';
 import { load, type LoadResult } from './load';
+import { sampleResident, withNewWorkerd } from './memory';
+import { replyBatch } from './reply-batch';
 import { fixed, machine, pooled, writeResults } from './report';
 import { recorder } from './statements';
-import { replyBatch } from './reply-batch';
 import { seedTickets } from './tickets-seed';
 import { startBareSql, startService } from './workers';
-import { log, runBench, setting, stops } from './lifecycle';
-import { sampleResident, withNewWorkerd } from './memory';
 
 const config = {
   tickets: setting('BENCH_TICKETS', 1_000_000),

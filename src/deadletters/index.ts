@@ -1,6 +1,8 @@
 import { defineModule } from '../modules/module';
-import { getDeadLetterRoute, listDeadLettersRoute } from './read-routes';
-import { discardDeadLetterRoute, replayDeadLetterRoute } from './resolve-routes';
+import { discardDeadLetterRoute } from './discard-dead-letter.route';
+import { getDeadLetterRoute } from './get-dead-letter.route';
+import { listDeadLettersRoute } from './list-dead-letters.route';
+import { replayDeadLetterRoute } from './replay-dead-letter.route';
 
 /**
  * Dead letters: the queue messages whose consumer failed every delivery, stored by the consumer

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../lib/html/message-body';
-import { FORM_TOKEN } from './form-settings';
+import { FORM_TOKEN } from './form-token';
 
 const STYLE = `
   body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2937; background: #f8fafc; }

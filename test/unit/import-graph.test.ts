@@ -127,6 +127,17 @@ describe('the source tree', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("imports a route file (`.route.ts`, one operation) only from its group's module index", () => {
+    const offenders = files.flatMap((file) =>
+      graph
+        .get(file)!
+        .filter((target) => target.endsWith('.route.ts'))
+        .filter((target) => !(path.basename(file) === 'index.ts' && target.startsWith(path.dirname(file) + path.sep)))
+        .map((target) => `${rel(file)} -> ${rel(target)}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it("keeps the room's protocol in realtime/: it imports nothing of a resource group", () => {
     expect(importsAcross('realtime', 'resources')).toEqual([]);
   });

@@ -1,11 +1,11 @@
 import { defineModule } from '../../modules/module';
-import { acceptRoute } from './accept';
+import { acceptAgentInviteRoute } from './accept-agent-invite.route';
 import { agentInvitesResource } from './agentinvites.resource';
-import { declineRoute } from './decline';
+import { declineAgentInviteRoute } from './decline-agent-invite.route';
 
 /** `/v2/agentinvites...`: list, get and create, and the owner's accept and decline. */
 export const agentInvitesModule = defineModule({
   name: 'agentinvites',
   resources: [agentInvitesResource],
-  routes: [acceptRoute, declineRoute],
+  routes: [acceptAgentInviteRoute, declineAgentInviteRoute],
 });

@@ -1,11 +1,11 @@
 import { defineModule } from '../../modules/module';
 import { meterAiUsage } from './metering';
-import { aiStatsRoute } from './stats';
-import { aiUsageRoute } from './usage';
+import { getAiStatsRoute } from './get-ai-stats.route';
+import { getAiUsageRoute } from './get-ai-usage.route';
 
 /** `GET /v2/ai/usage.json` and `GET /v2/ai/stats.json`, and the cron's metering of each billing period (docs/ai.md). */
 export const aiModule = defineModule({
   name: 'ai',
-  routes: [aiUsageRoute, aiStatsRoute],
+  routes: [getAiUsageRoute, getAiStatsRoute],
   cron: { metering: meterAiUsage },
 });

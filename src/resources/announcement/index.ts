@@ -1,5 +1,5 @@
 import { defineModule } from '../../modules/module';
-import { currentAnnouncementRoute } from './current';
+import { getCurrentAnnouncementRoute } from './get-current-announcement.route';
 
 /** `GET /v2/announcement.json`: what a caller sees (the owner publishes through `/v2/announcements...`). */
-export const announcementModule = defineModule({ name: 'announcement', routes: [currentAnnouncementRoute] });
+export const announcementModule = defineModule({ name: 'announcement', routes: [getCurrentAnnouncementRoute] });

@@ -80,7 +80,7 @@ function expiryCheck(who: Actor, record: Record<string, unknown>, id: number | u
 }
 
 /**
- * What the owner publishes. `GET /v2/announcement.json` (`../announcement/current.ts`) shows
+ * What the owner publishes. `GET /v2/announcement.json` (`../announcement/get-current-announcement.route.ts`) shows
  * each caller the newest one live for their role; these routes are the owner's desk.
  */
 export const announcementsResource = defineResource({

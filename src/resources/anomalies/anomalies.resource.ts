@@ -7,7 +7,7 @@ import { includedUsers } from '../users/user-shape';
 
 /**
  * Something unusual the scheduled scan noticed. The scan creates them; clients read them and
- * clear them (`clear.ts`, `bulk-clear.ts`), so every property is read-only here.
+ * clear them (`clear-anomaly.route.ts`, `clear-anomalies.route.ts`), so every property is read-only here.
  */
 export const anomaliesResource = defineResource({
   type: 'anomalies',

@@ -11,7 +11,7 @@ export const apiKeyName = z.string().trim().max(100);
 
 /**
  * API keys (`credentials` of kind `api_key`): a teammate sees and revokes their own, an owner
- * everyone's. The secret is shown once, by the create (`create-api-key.ts`); only its hash is
+ * everyone's. The secret is shown once, by the create (`create-api-key.route.ts`); only its hash is
  * stored. A delete revokes: the key stops at once in the isolate that revoked it and within the
  * credential cache's 30 seconds everywhere (`src/auth/authenticate.ts`).
  */

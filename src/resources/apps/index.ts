@@ -1,11 +1,12 @@
 import { defineModule } from '../../modules/module';
 import { appsResource } from './apps.resource';
-import { installRoute, uninstallRoute } from './install';
-import { updateSettingRoute } from './update-setting';
+import { installAppRoute } from './install-app.route';
+import { uninstallAppRoute } from './uninstall-app.route';
+import { updateAppSettingRoute } from './update-app-setting.route';
 
 /** `/v2/apps...`: the catalogue (list, get), install and uninstall, and an installed app's settings. */
 export const appsModule = defineModule({
   name: 'apps',
   resources: [appsResource],
-  routes: [installRoute, uninstallRoute, updateSettingRoute],
+  routes: [installAppRoute, uninstallAppRoute, updateAppSettingRoute],
 });

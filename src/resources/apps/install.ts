@@ -1,9 +1,9 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { ADMINS } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { refuseWhen } from '../../db/refusal';
 import { appFeatureInstallations, appFeatures, appInstallations, apps } from '../../db/schema';
-import { deleteStatement, schemasOf, sendWithReadBack, type Writer } from '../../engine';
+import { schemasOf, sendWithReadBack, type Writer } from '../../engine';
 import { insertEventsFrom, withEvents } from '../../events/record-events';
 import { idParams } from '../../http/params';
 import { jsonResponse } from '../../http/responses';
@@ -25,7 +25,7 @@ const appInCatalogue = (id: number): SQL =>
  * default. Setting values kept from an earlier installation apply again. An `installed` event
  * of the app when it was not installed, and a `created` one for each feature installation.
  */
-function install(db: Writer, who: Principal, appId: number): SQL[] {
+export function install(db: Writer, who: Principal, appId: number): SQL[] {
   const changed = db
     .insert(appInstallations)
     .values({
@@ -67,39 +67,8 @@ function install(db: Writer, who: Principal, appId: number): SQL[] {
   ];
 }
 
-/** Marks the app uninstalled (if it is installed) and soft-deletes its feature installations; setting values stay. */
-function uninstall(db: Writer, who: Principal, appId: number): SQL[] {
-  const changed = db
-    .update(appInstallations)
-    .set({ status: 'uninstalled', uninstalledAt: sql`now()`, updatedAt: sql`now()`, updatedBy: who.userId })
-    .where(
-      and(
-        eq(appInstallations.installationId, who.installationId),
-        eq(appInstallations.appId, appId),
-        eq(appInstallations.status, 'installed'),
-      ),
-    )
-    .returning({ id: appInstallations.id })
-    .getSQL();
-  const features = db.select({ id: appFeatures.id }).from(appFeatures).where(eq(appFeatures.appId, appId));
-  const live = and(
-    eq(appFeatureInstallations.installationId, who.installationId),
-    eq(appFeatureInstallations.state, 'active'),
-    inArray(appFeatureInstallations.appfeatureId, features),
-  )!;
-  return [
-    withEvents(changed, who, 'apps', 'uninstalled', undefined, sql`${appId}::int`),
-    deleteStatement(
-      db,
-      who,
-      { table: appFeatureInstallations, type: 'appfeaturesinstallations', where: live },
-      { app: appId },
-    ),
-  ];
-}
-
 /** Install or uninstall: idempotent, one batch (the app checked, the change, the app read back), answering the app as the caller now sees it. */
-function stateChangeRoute(action: 'install' | 'uninstall', change: typeof install, summary: string) {
+export function stateChangeRoute(action: 'install' | 'uninstall', change: typeof install, summary: string) {
   const s = schemasOf(appsResource);
   return defineRoute(
     {
@@ -131,16 +100,3 @@ function stateChangeRoute(action: 'install' | 'uninstall', change: typeof instal
     },
   );
 }
-
-/** `POST /v2/apps/{id}/install.json` */
-export const installRoute = stateChangeRoute(
-  'install',
-  install,
-  "Install an app in the caller's installation (idempotent)",
-);
-/** `POST /v2/apps/{id}/uninstall.json` */
-export const uninstallRoute = stateChangeRoute(
-  'uninstall',
-  uninstall,
-  "Uninstall an app from the caller's installation (idempotent); its setting values are kept",
-);

@@ -1,6 +1,9 @@
 import { defineModule } from '../../modules/module';
-import { cancelJobRoute } from './cancel-job';
-import { getJobRoute } from './get-job';
+import { cancelBackgroundJobRoute } from './cancel-background-job.route';
+import { getBackgroundJobRoute } from './get-background-job.route';
 
 /** `/v2/backgroundjobs...`: a job's progress and its cancellation (docs/background-jobs.md). */
-export const backgroundJobsModule = defineModule({ name: 'backgroundjobs', routes: [getJobRoute, cancelJobRoute] });
+export const backgroundJobsModule = defineModule({
+  name: 'backgroundjobs',
+  routes: [getBackgroundJobRoute, cancelBackgroundJobRoute],
+});

@@ -77,7 +77,7 @@ export const businessHoursResource = defineResource({
     },
     update: { description: 'Weekdays, half past five on Fridays' },
   },
-  // Delete is a route of its own (`delete-business-hours.ts`): it takes the schedules and holidays along.
+  // Delete is a route of its own (`delete-business-hour.route.ts`): it takes the schedules and holidays along.
   operations: ['list', 'get', 'create', 'update'],
   // A trigger chooses its business hours; the reference a client reads back is accepted and ignored.
   ignored: ['triggers'],

@@ -1,6 +1,6 @@
 import { defineModule } from '../../modules/module';
 import { businessHoursResource } from './businesshours.resource';
-import { deleteBusinessHoursRoute } from './delete-business-hours';
+import { deleteBusinessHourRoute } from './delete-business-hour.route';
 
 /**
  * `/v2/businesshours...`: the generic list, get, create and PATCH/PUT (the spec has no bulk
@@ -9,5 +9,5 @@ import { deleteBusinessHoursRoute } from './delete-business-hours';
 export const businessHoursModule = defineModule({
   name: 'businesshours',
   resources: [businessHoursResource],
-  routes: [deleteBusinessHoursRoute],
+  routes: [deleteBusinessHourRoute],
 });

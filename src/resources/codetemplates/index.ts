@@ -1,5 +1,9 @@
 import { defineModule } from '../../modules/module';
-import { updateSentimentRoutes } from './update-sentiment';
+import { replaceCodeTemplateSentimentRoute } from './replace-code-template-sentiment.route';
+import { updateCodeTemplateSentimentRoute } from './update-code-template-sentiment.route';
 
 /** `/v2/codetemplates...`: only the sentiment settings of a template (docs/resources/codetemplates.md). */
-export const codeTemplatesModule = defineModule({ name: 'codetemplates', routes: updateSentimentRoutes });
+export const codeTemplatesModule = defineModule({
+  name: 'codetemplates',
+  routes: [updateCodeTemplateSentimentRoute, replaceCodeTemplateSentimentRoute],
+});

@@ -182,3 +182,6 @@ export class PmClient {
     return result.data;
   }
 }
+
+/** The whole sync's time with the product, every call included. */
+export const PM_SYNC_BUDGET_MS = 5_000;

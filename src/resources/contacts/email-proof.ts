@@ -20,7 +20,7 @@ export const proofPath = (token: string) => `/v2/contacts/verify/${token}`;
 /**
  * A chat visitor who named themselves in the widget with the email of one of the installation's
  * customers is not taken at their word: the chat stands apart, and the address is mailed a link
- * (`verify-email.ts`) that links this visitor (this chat's contact, no other) to the customer
+ * (`confirm-contact-email.route.ts`) that links this visitor (this chat's contact, no other) to the customer
  * once followed. Nothing is mailed when no customer has the address, when the address was sent
  * `LINKS_AN_HOUR` links not yet followed in the last hour, or without `PUBLIC_URL` (no address to
  * link to). The mail carries nothing the visitor wrote. Answers the outgoing message's id, to

@@ -8,7 +8,7 @@ import { roomRecordComputed } from './message-shape';
  * The messages as the public history answers them (the room's token is the only credential):
  * what was said, by whom and when, and nothing the installation keeps beside it. No relations (so
  * no `includes`), no audit or state filters (a deleted message stays gone), no AI draft or its
- * similarity. Routes are never made from it: only `history.ts` reads through it.
+ * similarity. Routes are never made from it: only `get-conversation-history.route.ts` reads through it.
  */
 export const conversationHistoryView = defineResource({
   type: 'conversationmessages',

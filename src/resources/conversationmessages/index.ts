@@ -1,8 +1,8 @@
 import { defineModule } from '../../modules/module';
 import { conversationMessagesResource } from './conversationmessages.resource';
-import { historyRoute } from './history';
+import { getConversationHistoryRoute } from './get-conversation-history.route';
 import { tellRoomMessageChanges } from './tell-room';
-import { webhooksRoute } from './webhooks';
+import { receiveConversationMessagesRoute } from './receive-conversation-messages.route';
 
 /**
  * `/v2/conversationmessages...`: list, PATCH, DELETE, bulk update and bulk delete; the public
@@ -11,6 +11,6 @@ import { webhooksRoute } from './webhooks';
 export const conversationMessagesModule = defineModule({
   name: 'conversationmessages',
   resources: [conversationMessagesResource],
-  routes: [historyRoute, webhooksRoute],
+  routes: [getConversationHistoryRoute, receiveConversationMessagesRoute],
   subscribers: [tellRoomMessageChanges],
 });

@@ -13,7 +13,7 @@ import { idValue } from '../../http/params';
 import { includedUsers } from '../users/user-shape';
 
 /**
- * A live chat with one contact. Created by `create.ts` (an agent, or the chat widget with a
+ * A live chat with one contact. Created by `create-conversation.route.ts` (an agent, or the chat widget with a
  * contact form's token); read, listed and updated here (an update is one batch: closed unanswered,
  * it becomes a ticket after, by the drain: `to-ticket.ts`). Its messages arrive through its room.
  */

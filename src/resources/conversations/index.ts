@@ -1,10 +1,10 @@
 import { defineModule } from '../../modules/module';
 import { askVisitorForEmailProof } from './ask-for-proof';
 import { conversationsResource } from './conversations.resource';
-import { createConversationRoute } from './create';
+import { createConversationRoute } from './create-conversation.route';
 import { tellRoomStatus } from './tell-room';
 import { ticketOnClose } from './to-ticket';
-import { conversationToTicketRoute } from './to-ticket-route';
+import { convertConversationToTicketRoute } from './convert-conversation-to-ticket.route';
 
 /**
  * `/v2/conversations...`: list, get, PATCH, and the start of a conversation (by an agent, or the
@@ -15,6 +15,6 @@ import { conversationToTicketRoute } from './to-ticket-route';
 export const conversationsModule = defineModule({
   name: 'conversations',
   resources: [conversationsResource],
-  routes: [createConversationRoute, conversationToTicketRoute],
+  routes: [createConversationRoute, convertConversationToTicketRoute],
   subscribers: [tellRoomStatus, askVisitorForEmailProof, ticketOnClose],
 });

@@ -1,10 +1,10 @@
 import { defineModule } from '../../modules/module';
 import { customersResource } from './customers.resource';
-import { mergeRoute } from './merge';
+import { mergeCustomerRoute } from './merge-customer.route';
 
 /** `/v2/customers...`: the generic routes (contacts written inline, companies linked) and merge. */
 export const customersModule = defineModule({
   name: 'customers',
   resources: [customersResource],
-  routes: [mergeRoute],
+  routes: [mergeCustomerRoute],
 });

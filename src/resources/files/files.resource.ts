@@ -22,7 +22,7 @@ export function visibleFiles(who: Actor) {
 
 /**
  * `GET /v2/files.json` and `/v2/files/{id}.json`: uploaded files. They are made by
- * `POST /v2/files/ref.json` and confirmed by `PATCH /v2/files/{id}.json` (`ref.ts`, `confirm.ts`).
+ * `POST /v2/files/ref.json` and confirmed by `PATCH /v2/files/{id}.json` (`create-file-ref.route.ts`, `confirm-file.route.ts`).
  */
 export const filesResource = defineResource({
   type: 'files',

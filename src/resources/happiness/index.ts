@@ -1,8 +1,10 @@
 import { defineModule } from '../../modules/module';
+import { answerHappinessSurveyRoute } from './answer-happiness-survey.route';
+import { getHappinessSurveyRoute } from './get-happiness-survey.route';
+import { getTicketHappinessSurveyRoute } from './get-ticket-happiness-survey.route';
 import { happinessRatingOptionsResource } from './options.resource';
 import { happinessRatingsResource } from './ratings.resource';
-import { summaryRoute } from './summary';
-import { answerSurveyRoute, surveyRoute, ticketSurveyRoute } from './survey';
+import { summarizeHappinessRatingsRoute } from './summarize-happiness-ratings.route';
 
 /**
  * Satisfaction ratings: the options (`/v2/happinessratingoptions.json`), the ratings
@@ -12,5 +14,10 @@ import { answerSurveyRoute, surveyRoute, ticketSurveyRoute } from './survey';
 export const happinessModule = defineModule({
   name: 'happiness',
   resources: [happinessRatingOptionsResource, happinessRatingsResource],
-  routes: [summaryRoute, surveyRoute, answerSurveyRoute, ticketSurveyRoute],
+  routes: [
+    summarizeHappinessRatingsRoute,
+    getHappinessSurveyRoute,
+    answerHappinessSurveyRoute,
+    getTicketHappinessSurveyRoute,
+  ],
 });

@@ -1,7 +1,9 @@
 import { defineModule } from '../../modules/module';
 import { helpdocArticlesResource } from './articles.resource';
 import { helpdocCategoriesResource } from './categories.resource';
-import { publicArticleRoute, publicArticlesRoute, publicSiteRoute } from './public-site';
+import { getPublicHelpDocArticleRoute } from './get-public-help-doc-article.route';
+import { getPublicHelpDocSiteRoute } from './get-public-help-doc-site.route';
+import { listPublicHelpDocArticlesRoute } from './list-public-help-doc-articles.route';
 import { helpdocSitesResource } from './sites.resource';
 
 /**
@@ -13,5 +15,5 @@ import { helpdocSitesResource } from './sites.resource';
 export const helpDocsModule = defineModule({
   name: 'helpdocs',
   resources: [helpdocSitesResource, helpdocCategoriesResource, helpdocArticlesResource],
-  routes: [publicSiteRoute, publicArticlesRoute, publicArticleRoute],
+  routes: [getPublicHelpDocSiteRoute, listPublicHelpDocArticlesRoute, getPublicHelpDocArticleRoute],
 });

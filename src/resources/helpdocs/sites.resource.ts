@@ -22,7 +22,7 @@ const url = z
 /**
  * Help-docs sites (`/v2/helpdocssites.json`), as the platform's client has them: a help centre's
  * name, public address (`subdomain`), look and settings. Admins write, everyone reads. A site with
- * `publicSiteEnabled` is read without a credential (`public-site.ts`).
+ * `publicSiteEnabled` is read without a credential (`get-public-help-doc-site.route.ts`).
  */
 export const helpdocSitesResource = defineResource({
   type: 'helpdocssites',

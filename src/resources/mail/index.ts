@@ -1,5 +1,5 @@
 import { defineModule } from '../../modules/module';
-import { originalMessageRoute } from './original-route';
+import { downloadOriginalMessageRoute } from './download-original-message.route';
 import { autoReplies } from './outbound/auto-reply';
 import { SEND_KIND } from './outbound/queue-mail';
 import { replyMail } from './outbound/reply-mail';
@@ -17,7 +17,7 @@ import { receiveMail } from './receive';
  */
 export const mailModule = defineModule({
   name: 'mail',
-  routes: [originalMessageRoute],
+  routes: [downloadOriginalMessageRoute],
   email: receiveMail,
   subscribers: [replyMail, autoReplies, slaNotices, teammateNotices],
   consumers: { [SEND_KIND]: sendMail },

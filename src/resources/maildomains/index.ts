@@ -1,6 +1,6 @@
 import { defineModule } from '../../modules/module';
 import { mailDomainsResource } from './maildomains.resource';
-import { verifyMailDomainRoute } from './verify';
+import { verifyMailDomainRoute } from './verify-mail-domain.route';
 
 /**
  * `/v2/maildomains...`: the domains an installation claims for its inboxes' own addresses (list,

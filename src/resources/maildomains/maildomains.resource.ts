@@ -37,7 +37,7 @@ function refuseOwnDomain(env: Env, record: Record<string, unknown>): void {
 /**
  * Domains an installation claims for its inboxes' own addresses: an inbox receives at an `email`
  * or alias, and sends from a `sendEmailsFrom`, outside the mail domain only on a domain its
- * installation verified (`verify.ts`). A verified domain belongs to one installation.
+ * installation verified (`verify-mail-domain.route.ts`). A verified domain belongs to one installation.
  */
 export const mailDomainsResource = defineResource({
   type: 'maildomains',

@@ -1,14 +1,15 @@
 import { defineModule } from '../../modules/module';
-import { createOAuthAppRoute } from './create-oauth-app';
+import { createOAuthAppRoute } from './create-oauth-app.route';
 import { oauthAppsResource } from './oauthapps.resource';
 import { oauthGrantsResource } from './oauthgrants.resource';
-import { rotateSecretRoute } from './rotate-secret';
-import { authorizeDecisionRoute, authorizePageRoute } from './protocol/authorize';
-import { metadataRoute } from './protocol/metadata';
-import { revokeRoute } from './protocol/revoke';
+import { oauthAuthorizeDecisionRoute } from './protocol/oauth-authorize-decision.route';
+import { oauthAuthorizePageRoute } from './protocol/oauth-authorize-page.route';
+import { oauthRevokeRoute } from './protocol/oauth-revoke.route';
+import { oauthServerMetadataRoute } from './protocol/oauth-server-metadata.route';
+import { oauthTokenRoute } from './protocol/oauth-token.route';
+import { oauthUserInfoRoute } from './protocol/oauth-user-info.route';
 import { sweepOAuth } from './protocol/sweep';
-import { tokenRoute } from './protocol/token';
-import { userInfoRoute } from './protocol/userinfo';
+import { rotateOAuthAppSecretRoute } from './rotate-oauth-app-secret.route';
 
 /**
  * OAuth 2.0 for apps: `/v2/oauthapps...` (registration: list, get, create with the secret shown
@@ -22,13 +23,13 @@ export const oauthAppsModule = defineModule({
   resources: [oauthAppsResource, oauthGrantsResource],
   routes: [
     createOAuthAppRoute,
-    rotateSecretRoute,
-    authorizePageRoute,
-    authorizeDecisionRoute,
-    tokenRoute,
-    revokeRoute,
-    userInfoRoute,
-    metadataRoute,
+    rotateOAuthAppSecretRoute,
+    oauthAuthorizePageRoute,
+    oauthAuthorizeDecisionRoute,
+    oauthTokenRoute,
+    oauthRevokeRoute,
+    oauthUserInfoRoute,
+    oauthServerMetadataRoute,
   ],
   cron: { sweep: sweepOAuth },
 });

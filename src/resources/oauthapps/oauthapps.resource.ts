@@ -34,7 +34,7 @@ const byOwnCredential = ({ who }: WriteContext): void => requireOwnCredentialOf(
 /**
  * OAuth 2.0 apps (`/v2/oauthapps.json`): registered by an owner or admin, who may rename one,
  * change its redirect URIs and scopes, or delete it, which stops every token it was given.
- * The create (`create-oauth-app.ts`) shows the client secret once; only its digest is stored.
+ * The create (`create-oauth-app.route.ts`) shows the client secret once; only its digest is stored.
  */
 export const oauthAppsResource = defineResource({
   type: 'oauthapps',

@@ -1,27 +1,20 @@
 import { defineModule } from '../../modules/module';
-import { ticketActivities } from '../../db/schema';
-import { ticketChangesRoute } from './changes-feed';
-import { mergeTicketsRoute } from './merge';
+import { createTicketMessageRoute } from './create-ticket-message.route';
+import { linkTicketTaskRoute } from './link-ticket-task.route';
+import { listTicketChangesRoute } from './list-ticket-changes.route';
+import { listTicketHistoryRoute } from './list-ticket-history.route';
+import { listTicketMessagesRoute } from './list-ticket-messages.route';
+import { markTicketSpamRoute } from './mark-ticket-spam.route';
+import { mergeTicketsRoute } from './merge-tickets.route';
 import { messagesResource } from './messages.resource';
 import { recordTicketActivities } from './record-activities';
-import { restoreTicketRoute } from './restore';
-import { markSpamRoute } from './spam';
-import { createThreadEntryRoute, threadRoute } from './thread';
+import { restoreTicketRoute } from './restore-ticket.route';
+import { searchTicketsRoute } from './search-tickets.route';
 import { ticketActivitiesResource } from './ticket-activities.resource';
-import { ticketChildrenRoute } from './ticket-children';
-import { ticketsResource } from './tickets.resource';
 import { refreshSearchOfCustomer } from './ticket-search';
 import { recordTicketTimings } from './ticket-timings';
-import { searchTicketsRoute } from './search';
-import { linkTaskRoute, unlinkTaskRoute } from './task-links';
-
-const activitiesRoute = ticketChildrenRoute(ticketActivitiesResource, ticketActivities.ticketId, {
-  path: 'activities.json',
-  operationId: 'listTicketHistory',
-  summary: "A ticket's history, paginated",
-  description:
-    "The ticket's history in pages: one line per change to the ticket and its thread (status, assignment, replies, merges, triggers, SLA warnings, ...), with who made it, when, and what it was before and after, in the order of the changes. Lines are written from the write events just after each write, so a read right after one may miss its last lines for about a second. A ticket the caller does not see, of another installation or deleted, is a 404. See docs/resources/ticketactivities.md.",
-});
+import { ticketsResource } from './tickets.resource';
+import { unlinkTicketTaskRoute } from './unlink-ticket-task.route';
 
 /**
  * `/v2/tickets...`, `/v2/messages...` and `/v2/ticketactivities...`: tickets (the generic routes;
@@ -34,16 +27,16 @@ export const ticketsModule = defineModule({
   name: 'tickets',
   resources: [ticketsResource, messagesResource, ticketActivitiesResource],
   routes: [
-    createThreadEntryRoute,
-    threadRoute,
-    activitiesRoute,
+    createTicketMessageRoute,
+    listTicketMessagesRoute,
+    listTicketHistoryRoute,
     restoreTicketRoute,
-    markSpamRoute,
+    markTicketSpamRoute,
     mergeTicketsRoute,
-    ticketChangesRoute,
+    listTicketChangesRoute,
     searchTicketsRoute,
-    linkTaskRoute,
-    unlinkTaskRoute,
+    linkTicketTaskRoute,
+    unlinkTicketTaskRoute,
   ],
   subscribers: [recordTicketActivities, recordTicketTimings, refreshSearchOfCustomer],
 });

@@ -14,7 +14,7 @@ import { addressList } from './thread-entry';
 const addressesOrNull = addressList.nullable().transform((list) => list ?? undefined);
 
 /**
- * A thread entry's properties. Entries are added by the thread routes (`thread.ts`); an edit
+ * A thread entry's properties. Entries are added by the thread routes (`create-ticket-message.route.ts`, mail's `planned-entry.ts`); an edit
  * (`PUT /v2/messages/{id}.json`, `entry-edit.ts`) changes the body, the flags and the copies.
  */
 export const messageFields: Record<string, WritableField> = {

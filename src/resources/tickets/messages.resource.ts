@@ -7,7 +7,7 @@ import { finishEntryDelete, finishEntryEdit, plannedEntryEdit, prepareEntryEdit 
 import { messageFields, revisionShape } from './message-shape';
 import { ofVisibleTicket } from './ticket-visibility';
 
-/** The teammates an entry mentions: written with the entry (`thread.ts`), read with `includes=mentions`. */
+/** The teammates an entry mentions: written with the entry (`planned-entry.ts`), read with `includes=mentions`. */
 export const mentionsRelation = manyToMany({
   name: 'mentions',
   target: userShape,
@@ -18,7 +18,7 @@ export const mentionsRelation = manyToMany({
 
 /**
  * A ticket's thread entries, read on their own: `GET /v2/messages.json`, `GET /v2/messages/{id}.json`
- * and, per ticket and paginated, `GET /v2/tickets/{id}/messages.json` (`thread.ts`). A caller sees
+ * and, per ticket and paginated, `GET /v2/tickets/{id}/messages.json` (`list-ticket-messages.route.ts`). A caller sees
  * the entries of the live tickets they see.
  */
 export const messagesResource = defineResource({

@@ -18,5 +18,5 @@ export const ticketTaskShape: RecordShape = {
   },
 };
 
-/** `tasks` of a ticket: its live task links, written only by the link and unlink operations (`task-links.ts`). */
+/** `tasks` of a ticket: its live task links, written only by the link and unlink operations (`link-ticket-task.route.ts`, `unlink-ticket-task.route.ts`). */
 export const ticketTasksRelation = ownedRecords({ shape: ticketTaskShape, parentKey: ticketTasks.ticketId });

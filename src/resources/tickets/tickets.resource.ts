@@ -386,7 +386,7 @@ export const ticketsResource = defineResource({
   relations: {
     customfields: customFieldValues,
     tags: ticketTagsRelation,
-    // project-management tasks, linked and unlinked by their own operations (task-links.ts)
+    // project-management tasks, linked and unlinked by their own operations (link-ticket-task.route.ts, unlink-ticket-task.route.ts)
     tasks: ticketTasksRelation,
     followers: manyToMany({
       name: 'followers',

@@ -1,16 +1,7 @@
 import { defineModule } from '../../modules/module';
-import { timeLogs } from '../../db/schema';
-import { ticketChildrenRoute } from '../tickets/ticket-children';
+import { getTimeLogTotalsRoute } from './get-time-log-totals.route';
+import { listTicketTimeLogsRoute } from './list-ticket-time-logs.route';
 import { timeLogsResource } from './timelogs.resource';
-import { timeLogTotalsRoute } from './totals';
-
-const ticketTimeLogsRoute = ticketChildrenRoute(timeLogsResource, timeLogs.ticketId, {
-  path: 'timelogs.json',
-  operationId: 'listTicketTimeLogs',
-  summary: "A ticket's time logs, paginated",
-  description:
-    "The time logs of one ticket in pages, with the list's `filter`, `orderBy` and `includes` (by default in the order of their `date`): who spent how many seconds, when, and whether billable. A ticket the caller does not see, of another installation or deleted, is a 404. See docs/resources/timelogs.md.",
-});
 
 /**
  * `/v2/timelogs...` and `/v2/tickets/{id}/timelogs.json`: time spent on tickets (the generic
@@ -19,5 +10,5 @@ const ticketTimeLogsRoute = ticketChildrenRoute(timeLogsResource, timeLogs.ticke
 export const timeLogsModule = defineModule({
   name: 'timelogs',
   resources: [timeLogsResource],
-  routes: [ticketTimeLogsRoute, timeLogTotalsRoute],
+  routes: [listTicketTimeLogsRoute, getTimeLogTotalsRoute],
 });

@@ -1,5 +1,6 @@
 import { defineModule } from '../../modules/module';
-import { applyTriggerManyRoute, applyTriggerRoute } from './trigger-apply';
+import { applyTriggerToTicketsRoute } from './apply-trigger-to-tickets.route';
+import { applyTriggerRoute } from './apply-trigger.route';
 import { runTicketWalks, ticketTriggers } from './trigger-runner';
 import { triggersResource } from './triggers.resource';
 
@@ -11,7 +12,7 @@ import { triggersResource } from './triggers.resource';
 export const triggersModule = defineModule({
   name: 'triggers',
   resources: [triggersResource],
-  routes: [applyTriggerRoute, applyTriggerManyRoute],
+  routes: [applyTriggerRoute, applyTriggerToTicketsRoute],
   subscribers: [ticketTriggers],
   cron: { walks: runTicketWalks },
 });

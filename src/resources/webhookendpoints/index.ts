@@ -1,9 +1,10 @@
 import { defineModule } from '../../modules/module';
-import { deliveriesRoute, redeliverRoute } from './deliveries';
 import { deliverWebhook, sweepDeliveries } from './deliver';
 import { DELIVER_KIND } from './delivery-message';
 import { webhookFanout } from './fanout';
-import { testEventRoute } from './test-event';
+import { listWebhookDeliveriesRoute } from './list-webhook-deliveries.route';
+import { redeliverWebhookRoute } from './redeliver-webhook.route';
+import { testWebhookEndpointRoute } from './test-webhook-endpoint.route';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
 /**
@@ -15,7 +16,7 @@ import { webhookEndpointsResource } from './webhookendpoints.resource';
 export const webhookEndpointsModule = defineModule({
   name: 'webhooks',
   resources: [webhookEndpointsResource],
-  routes: [deliveriesRoute, redeliverRoute, testEventRoute],
+  routes: [listWebhookDeliveriesRoute, redeliverWebhookRoute, testWebhookEndpointRoute],
   subscribers: [webhookFanout],
   consumers: { [DELIVER_KIND]: deliverWebhook },
   cron: { sweep: sweepDeliveries },

@@ -39,7 +39,7 @@ export const WEBHOOK_EVENTS = [
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /**
- * The event of `POST /v2/webhookendpoints/{id}/test.json` (`test-event.ts`): sent when asked, to
+ * The event of `POST /v2/webhookendpoints/{id}/test.json` (`test-webhook-endpoint.route.ts`): sent when asked, to
  * that endpoint alone, whatever it wants; no endpoint subscribes to it, and it is tried once.
  */
 export const TEST_WEBHOOK_EVENT = 'webhook.test';

@@ -22,7 +22,7 @@ declare global {
   }
 }
 
-/** A contact form's public settings, `GET /widget/forms/{formToken}.json` (src/widget/form-settings.ts): the fields the widget reads. */
+/** A contact form's public settings, `GET /widget/forms/{formToken}.json` (src/widget/get-contact-form-settings.route.ts): the fields the widget reads. */
 interface FormSettings {
   name: string;
   accentColor: string;
