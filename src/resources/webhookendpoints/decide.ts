@@ -3,7 +3,8 @@ import type { Database } from '../../db/client';
 import type { StoredEvent } from '../../events/subscriber';
 import { activitiesOf, type EntryFacts } from '../tickets/activities-of-event';
 import type { JobMessage } from '../../jobs/job-message';
-import { isRowId, MAX_DELIVERIES_A_MESSAGE, type RecordsHint } from './delivery-message';
+import { isRowId } from '../../http/params';
+import { MAX_DELIVERIES_A_MESSAGE, type RecordsHint } from './delivery-message';
 import { bodyOf, recordsOf } from './payload';
 import { RECORD_TYPES, webhookEventsOf } from './webhook-events';
 

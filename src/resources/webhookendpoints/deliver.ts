@@ -2,16 +2,22 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Env } from '../../app-env';
 import { intList } from '../../db/sql-values';
 import { systemActor } from '../../auth/principal';
-import { openDatabase, type Database } from '../../db/client';
+import type { Database } from '../../db/client';
 import { webhookEndpoints } from '../../db/schema';
 import { updateStatement } from '../../engine';
-import { announceEvents } from '../../events/announce';
-import { configureEvents } from '../../events/record-events';
 import { backoffSeconds } from '../../jobs/backoff';
-import type { JobMessage } from '../../jobs/job-message';
+import { outboxConsumer, outboxSweep, type Outbox } from '../../jobs/outbox';
 import { attemptOf, delivered, sharedByTries, type Attempt } from './attempt';
-import { decideDeliveries, DROPPED, readAhead, UNDECIDED, undecidedColumn, type UndecidedFacts } from './decide';
-import { isRowId, MAX_DELIVERIES_A_MESSAGE, sendDeliveries, sendLater } from './delivery-message';
+import {
+  decideDeliveries,
+  DROPPED,
+  readAhead,
+  UNDECIDED,
+  undecidedColumn,
+  type ReadAhead,
+  type UndecidedFacts,
+} from './decide';
+import { MAX_DELIVERIES_A_MESSAGE, queueDeliveries } from './delivery-message';
 import { webhookEndpointsResource } from './webhookendpoints.resource';
 
 /** How long a try holds its delivery: another message for it waits, and the cron takes it back after. */
@@ -149,120 +155,92 @@ async function sendNext(db: Database, env: Env, done: readonly Delivery[]): Prom
         ON d.endpoint_id = x.endpoint_id AND d.ticket_id = x.ticket_id AND ${orderKey('d')} > (coalesce(x.turn, x.id), x.id)
      WHERE d.status = 'pending' ORDER BY d.endpoint_id, d.ticket_id, coalesce(d.turn, d.id), d.id`);
   if (next.length)
-    await sendDeliveries(
+    await queueDeliveries(
       env,
       next.map((row) => Number(row.id)),
     );
 }
 
-/** The ids a message names: `deliveryIds` (a fan-out's, a batch), or one `deliveryId`. */
-function idsOf(message: JobMessage): number[] {
-  const ids = Array.isArray(message.deliveryIds) ? message.deliveryIds : [message.deliveryId];
-  return [...new Set(ids.map(Number).filter(isRowId))].slice(0, MAX_DELIVERIES_A_MESSAGE);
+/** What a message's tries share: the records the new deliveries' bodies carry (read alongside the deliveries), and the outbound fetch's state. */
+interface Context {
+  ahead: ReadAhead;
+  shared: ReturnType<typeof sharedByTries>;
 }
 
 /**
- * The queue consumer of `webhooks.deliver`: one try of each delivery a message names, side by
- * side. A delivery waits its turn behind an earlier one of the same ticket to the same endpoint
- * (so a ticket's events arrive in order: that one, once done, sends it), is held while it is
- * tried (a second message for it finds it held and leaves it), is posted with its signatures,
- * and its outcome recorded. A delivery the write made is decided first (`decide.ts`: its webhook
- * events and its body), and held as it is. A failure comes back on the queue after the backoff,
- * until a day has passed; then the delivery is failed. A message costs a few statements however
- * many deliveries it names: the write sends one for all of its events'.
+ * Settles the deliveries before the lease: those of a switched-off or deleted endpoint fail (one
+ * not decided yet was never a delivery to tell of: it goes); the write's deliveries are decided
+ * (`decide.ts`: their webhook events and body; a waiting one too, its body the nearer its event),
+ * the due ones held as they are, and those with nothing to tell dropped. A delivery waiting behind
+ * an earlier one of its ticket to its endpoint is left: that one, once done, sends it.
  */
-export async function deliverWebhook(message: JobMessage, env: Env): Promise<void> {
-  const ids = idsOf(message);
-  if (ids.length === 0) return;
-  configureEvents(env);
-  const db = openDatabase(env);
-  try {
+async function prepare(db: Database, found: Delivery[], isDue: (d: Delivery) => boolean, context: Context) {
+  const closed = found.filter((d) => !d.open);
+  if (closed.length) {
+    await db.http
+      .execute(sql`WITH gone AS (DELETE FROM webhook_deliveries WHERE id IN ${intList(closed.map((d) => d.id))} AND event = ${UNDECIDED} AND status = 'pending')
+      UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'the endpoint is switched off or deleted', updated_at = now()
+       WHERE id IN ${intList(closed.map((d) => d.id))} AND status = 'pending' AND event <> ${UNDECIDED}`);
+  }
+  const open = found.filter((d) => d.open);
+  const ready = (d: Delivery) => !d.waiting && isDue(d);
+  const toDecide = open.filter((d) => d.event === UNDECIDED);
+  const decisions = toDecide.length
+    ? await decideDeliveries(
+        db,
+        toDecide.map((d) => ({ id: d.id, ticketId: d.ticketId, facts: d.undecided, hold: ready(d) })),
+        LEASE_SECONDS,
+        context.ahead,
+      )
+    : new Map();
+  for (const d of toDecide) if (decisions.has(d.id)) Object.assign(d, decisions.get(d.id));
+  return {
+    // one dropped, or decided by another message, is not this one's to try
+    candidates: open.filter((d) => !d.waiting && !(isDue(d) && d.event === UNDECIDED)),
+    held: new Set<number>(decisions.keys()),
+    done: toDecide.filter((d) => ready(d) && decisions.get(d.id) === DROPPED),
+  };
+}
+
+/**
+ * The outbox of webhook deliveries (`src/jobs/outbox.ts`), tried by the queue consumer of
+ * `webhooks.deliver`: one try of each delivery a message names, side by side. A delivery waits
+ * its turn behind an earlier one of the same ticket to the same endpoint (so a ticket's events
+ * arrive in order: that one, once done, sends it), is held while it is tried, is posted with its
+ * signatures, and its outcome recorded. A delivery the write made is decided first. A failure
+ * comes back on the queue after the backoff, until a day has passed; then the delivery is failed.
+ * A message costs a few statements however many deliveries it names: the write sends one for all
+ * of its events'.
+ */
+const webhookDeliveries: Outbox<Delivery, Attempt, Context> = {
+  table: 'webhook_deliveries',
+  pending: 'pending',
+  leaseSeconds: LEASE_SECONDS,
+  maxAMessage: MAX_DELIVERIES_A_MESSAGE,
+  idsIn: (message) => (Array.isArray(message.deliveryIds) ? message.deliveryIds : message.deliveryId),
+  read: async (db, ids, message, env) => {
     // the records the new deliveries' bodies carry, read while the deliveries are
     const ahead = readAhead(db, message);
-    const found = await readDeliveries(db, ids);
-    const later: Array<{ id: number; wait: number }> = [];
-    const closed = found.filter((d) => !d.open);
-    if (closed.length) {
-      // one not decided yet was never a delivery to tell of: it goes
-      await db.http
-        .execute(sql`WITH gone AS (DELETE FROM webhook_deliveries WHERE id IN ${intList(closed.map((d) => d.id))} AND event = ${UNDECIDED} AND status = 'pending')
-        UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'the endpoint is switched off or deleted', updated_at = now()
-         WHERE id IN ${intList(closed.map((d) => d.id))} AND status = 'pending' AND event <> ${UNDECIDED}`);
-    }
-    const open = found.filter((d) => d.open);
-    const isDue = (d: Delivery) => !d.waiting && d.dueIn <= 1000;
-    for (const d of open) if (!d.waiting && d.dueIn > 1000) later.push({ id: d.id, wait: Math.ceil(d.dueIn / 1000) });
-    // the write's deliveries decided (a waiting one too: its body the nearer its event), the due ones held as they are
-    const toDecide = open.filter((d) => d.event === UNDECIDED);
-    const decisions = toDecide.length
-      ? await decideDeliveries(
-          db,
-          toDecide.map((d) => ({ id: d.id, ticketId: d.ticketId, facts: d.undecided, hold: isDue(d) })),
-          LEASE_SECONDS,
-          ahead,
-        )
-      : new Map();
-    for (const d of toDecide) if (decisions.has(d.id)) Object.assign(d, decisions.get(d.id));
-    const dropped = toDecide.filter((d) => isDue(d) && decisions.get(d.id) === DROPPED);
-    // one dropped, or decided by another message, is not this one's
-    const due = open.filter((d) => isDue(d) && d.event !== UNDECIDED);
-    // the lease: only the message that takes a delivery tries it now (one it decided, it holds already)
-    const toHold = due.filter((d) => !decisions.has(d.id));
-    const { rows: leased } =
-      toHold.length === 0
-        ? { rows: [] }
-        : await db.http.execute(sql`
-      UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}::int)
-       WHERE id IN ${intList(toHold.map((d) => d.id))} AND status = 'pending' AND next_attempt_at <= now() + interval '1 second' RETURNING id`);
-    const held = new Set([...leased.map((row) => Number(row.id)), ...decisions.keys()]);
-    const shared = sharedByTries(env);
-    const tries = await Promise.all(
-      due
-        .filter((d) => held.has(d.id))
-        .map(async (delivery) => ({ delivery, attempt: await attemptOf(delivery, shared) })),
-    );
-    const again = new Set<number>();
-    if (tries.length) {
-      const outcome = await record(db, env, tries);
-      later.push(...outcome.again);
-      for (const d of outcome.again) again.add(d.id);
-      for (const endpoint of outcome.switchOff) await switchOff(db, endpoint);
-      await db.afterBatches();
-      await announceEvents(env, db);
-    }
-    // done with (tried, or taken and dropped): each ticket's next delivery to the endpoint, which may be waiting on one of these, goes now
-    await sendNext(
+    return { rows: await readDeliveries(db, ids), context: { ahead, shared: sharedByTries(env) } };
+  },
+  prepare,
+  attempt: (delivery, _env, context) => attemptOf(delivery, context.shared),
+  record: async (db, env, tries) => {
+    const outcome = await record(
       db,
       env,
-      [...tries.map((t) => t.delivery), ...dropped].filter((d) => !again.has(d.id)),
+      tries.map(({ row, outcome }) => ({ delivery: row, attempt: outcome })),
     );
-    await sendLater(env, later);
-  } finally {
-    await db.close();
-  }
-}
+    for (const endpoint of outcome.switchOff) await switchOff(db, endpoint);
+    return outcome.again;
+  },
+  // each ticket's next delivery to the endpoint, which may be waiting on one of these, goes now
+  afterTries: (db, env, done) => sendNext(db, env, done),
+  queue: queueDeliveries,
+  // a delivery waiting behind an earlier one of its ticket is not lost: the earlier one sends it when done
+  sweepOnly: sql`NOT (d.ticket_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries e
+    WHERE e.endpoint_id = d.endpoint_id AND e.ticket_id = d.ticket_id AND e.status = 'pending' AND ${orderKey('e')} < ${orderKey('d')}))`,
+};
 
-/** Deliveries the cron hands to the queue again in one run. */
-const SWEEP_BATCH = 500;
-
-/**
- * Every five minutes: pending deliveries past their time by a minute (a message lost, or a try
- * that died holding its lease) are queued again.
- */
-export async function sweepDeliveries(env: Env): Promise<void> {
-  const db = openDatabase(env);
-  try {
-    // a delivery waiting behind an earlier one of its ticket is not lost: the earlier one sends it when done
-    const { rows } = await db.http.execute(sql`
-      SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at < now() - interval '1 minute'
-         AND NOT (d.ticket_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries e
-               WHERE e.endpoint_id = d.endpoint_id AND e.ticket_id = d.ticket_id AND e.status = 'pending' AND ${orderKey('e')} < ${orderKey('d')}))
-       ORDER BY d.next_attempt_at LIMIT ${SWEEP_BATCH}`);
-    await sendDeliveries(
-      env,
-      rows.map((row) => Number(row.id)),
-    );
-  } finally {
-    await db.close();
-  }
-}
+export const deliverWebhook = outboxConsumer(webhookDeliveries);
+export const sweepDeliveries = outboxSweep(webhookDeliveries);

@@ -24,8 +24,6 @@ export function deliverMessage(deliveryIds: readonly number[], records: readonly
   return { kind: DELIVER_KIND, deliveryIds: [...deliveryIds], ...(records.length ? { records: [...records] } : {}) };
 }
 
-export { isRowId } from '../../http/params';
-
 /** A queue takes at most 100 messages in one batch. Deliveries go on their own queue (wrangler.toml). */
 const BATCH_LIMIT = 100;
 
@@ -65,20 +63,11 @@ export async function sendMade(
   await send(env, messages);
 }
 
-/** Puts the deliveries on the queue, to be tried now. */
-export async function sendDeliveries(env: Pick<Env, 'WEBHOOKS'>, ids: readonly number[]): Promise<void> {
-  await send(env, messagesFor(ids));
-}
-
-/** Puts deliveries on the queue to be tried after their waits (seconds), those with the same wait in one message. */
-export async function sendLater(
+/** Puts the deliveries on the queue, to be tried after `delaySeconds` (now when absent). */
+export async function queueDeliveries(
   env: Pick<Env, 'WEBHOOKS'>,
-  deliveries: ReadonlyArray<{ id: number; wait: number }>,
+  ids: readonly number[],
+  delaySeconds?: number,
 ): Promise<void> {
-  const byWait = new Map<number, number[]>();
-  for (const { id, wait } of deliveries) byWait.set(wait, [...(byWait.get(wait) ?? []), id]);
-  await send(
-    env,
-    [...byWait].flatMap(([wait, ids]) => messagesFor(ids, wait)),
-  );
+  await send(env, messagesFor(ids, delaySeconds));
 }

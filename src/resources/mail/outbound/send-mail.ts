@@ -1,12 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Env } from '../../../app-env';
-import { openDatabase, type Database } from '../../../db/client';
+import type { Database } from '../../../db/client';
 import { intList } from '../../../db/sql-values';
-import { announceEvents } from '../../../events/announce';
-import { configureEvents, insertEventsFrom, rowsActor } from '../../../events/record-events';
-import { MAX_ID } from '../../../http/params';
+import { insertEventsFrom, rowsActor } from '../../../events/record-events';
 import { backoffSeconds } from '../../../jobs/backoff';
-import type { JobMessage } from '../../../jobs/job-message';
+import { outboxConsumer, outboxSweep, type Outbox } from '../../../jobs/outbox';
 import { storedId } from '../read-mail';
 import type { OutgoingMail } from './outgoing-mail';
 import { MAX_MAILS_A_MESSAGE, queueSends } from './queue-mail';
@@ -14,10 +12,6 @@ import { sendFailureOf, type SendFailure } from './send-failure';
 
 /** Tries of a message before a passing failure fails it for good: with the backoff from a minute, about nine hours of them. */
 export const MAX_ATTEMPTS = 10;
-/** How long a try holds its message: another queue message for it leaves it, and the cron takes it back after. */
-const LEASE_SECONDS = 60;
-/** A message whose row is not there yet may be in a transaction not committed yet: looked for again this long. */
-const UNCOMMITTED_GRACE_MS = 60_000;
 
 interface Outbound {
   id: number;
@@ -28,15 +22,6 @@ interface Outbound {
 }
 
 type Outcome = { id: number; sent: string } | { id: number; failure: SendFailure; attempts: number };
-
-/** The ids a queue message names (at most `MAX_MAILS_A_MESSAGE`, sane ones only). */
-function idsOf(message: JobMessage): number[] {
-  const ids = Array.isArray(message.outboundIds) ? message.outboundIds : [];
-  return [...new Set(ids.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0 && id <= MAX_ID))].slice(
-    0,
-    MAX_MAILS_A_MESSAGE,
-  );
-}
 
 async function readQueued(db: Database, ids: readonly number[]): Promise<Outbound[]> {
   const { rows } = await db.http.execute(sql`
@@ -162,66 +147,31 @@ async function record(db: Database, env: Env, outcomes: Outcome[]): Promise<Arra
 }
 
 /**
- * The queue consumer of `mail.send`: each outgoing message a queue message names is held while
- * it is tried (a second queue message for it leaves it), handed to the send binding, and its
- * outcome recorded. A passing failure comes back on the queue after the backoff, until
- * `MAX_ATTEMPTS`; a lasting one fails the message and its entry at once. A send whose record is
- * lost (the database gone between the two) is sent again when its lease runs out: mail goes out
- * at least once, which is all a sender without an idempotency key can promise.
+ * The outbox of outgoing mail (`src/jobs/outbox.ts`), tried by the queue consumer of `mail.send`:
+ * each message held while it is tried, handed to the send binding, and its outcome recorded. A
+ * passing failure comes back on the queue after the backoff, until `MAX_ATTEMPTS`; a lasting one
+ * fails the message and its entry at once. A send whose record is lost (the database gone between
+ * the two) is sent again when its lease runs out: mail goes out at least once, which is all a
+ * sender without an idempotency key can promise.
  */
-export async function sendMail(message: JobMessage, env: Env): Promise<void> {
-  const ids = idsOf(message);
-  if (ids.length === 0) return;
-  configureEvents(env);
-  const db = openDatabase(env);
-  try {
-    const found = await readQueued(db, ids);
-    const later: Array<{ id: number; wait: number }> = [];
-    if (found.length < ids.length && Date.now() - Number(message.queuedAt ?? 0) < UNCOMMITTED_GRACE_MS) {
-      const { rows } = await db.http.execute(sql`SELECT id FROM outbound_mails WHERE id IN ${intList(ids)}`);
-      const present = new Set(rows.map((row) => Number(row.id)));
-      later.push(...ids.filter((id) => !present.has(id)).map((id) => ({ id, wait: 2 })));
-    }
-    for (const outbound of found)
-      if (outbound.dueIn > 1000) later.push({ id: outbound.id, wait: Math.ceil(outbound.dueIn / 1000) });
-    const due = found.filter((outbound) => outbound.dueIn <= 1000);
-    const { rows: leased } =
-      due.length === 0
-        ? { rows: [] }
-        : await db.http.execute(sql`
-      UPDATE outbound_mails SET next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}::int)
-       WHERE id IN ${intList(due.map((outbound) => outbound.id))} AND status = 'queued' AND next_attempt_at <= now() + interval '1 second' RETURNING id`);
-    const held = new Set(leased.map((row) => Number(row.id)));
-    const outcomes = await Promise.all(
-      due.filter((outbound) => held.has(outbound.id)).map((outbound) => attempt(env, outbound)),
-    );
-    if (outcomes.length) {
-      later.push(...(await record(db, env, outcomes)));
-      await announceEvents(env, db);
-    }
-    const byWait = new Map<number, number[]>();
-    for (const { id, wait } of later) byWait.set(wait, [...(byWait.get(wait) ?? []), id]);
-    for (const [wait, waiting] of byWait) await queueSends(env, waiting, wait);
-  } finally {
-    await db.close();
-  }
-}
+const outgoingMail: Outbox<Outbound, Outcome> = {
+  table: 'outbound_mails',
+  pending: 'queued',
+  leaseSeconds: 60,
+  maxAMessage: MAX_MAILS_A_MESSAGE,
+  idsIn: (message) => (Array.isArray(message.outboundIds) ? message.outboundIds : []),
+  // the row of a write's message may not be committed yet when the queue hands the message over
+  uncommittedGraceMs: 60_000,
+  read: async (db, ids) => ({ rows: await readQueued(db, ids), context: undefined }),
+  attempt: (outbound, env) => attempt(env, outbound),
+  record: (db, env, tries) =>
+    record(
+      db,
+      env,
+      tries.map(({ outcome }) => outcome),
+    ),
+  queue: queueSends,
+};
 
-/** Outgoing messages the cron hands to the queue again in one run. */
-const SWEEP_BATCH = 500;
-
-/** Every five minutes: queued messages past their time by a minute (a queue message lost, a try that died holding its lease) are queued again. */
-export async function sweepOutbound(env: Env): Promise<void> {
-  const db = openDatabase(env);
-  try {
-    const { rows } = await db.http.execute(sql`
-      SELECT id FROM outbound_mails WHERE status = 'queued' AND next_attempt_at < now() - interval '1 minute' ORDER BY next_attempt_at LIMIT ${SWEEP_BATCH}`);
-    if (rows.length)
-      await queueSends(
-        env,
-        rows.map((row) => Number(row.id)),
-      );
-  } finally {
-    await db.close();
-  }
-}
+export const sendMail = outboxConsumer(outgoingMail);
+export const sweepOutbound = outboxSweep(outgoingMail);
