@@ -199,7 +199,7 @@ function cloneFor(template: Record<string, unknown>): Clone {
 
 /**
  * A record as the values of a `json_build_array` (`RecordValues`, in `types.ts`). `slots` are the
- * properties set on the record after it is decoded (its includes' references, `queries.ts`): they
+ * properties set on the record after it is decoded (its includes' references, `assemble.ts`): they
  * start in its template, after its own, so that setting them adds no property. A V8 object given
  * more than a dozen properties by computed name after it was made falls back to dictionary mode,
  * and `JSON.stringify` of a page of those took over twice as long (docs/benchmarks.md).
