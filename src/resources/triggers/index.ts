@@ -1,7 +1,8 @@
 import { defineModule } from '../../modules/module';
 import { applyTriggerToTicketsRoute } from './apply-trigger-to-tickets.route';
 import { applyTriggerRoute } from './apply-trigger.route';
-import { runTicketWalks, ticketTriggers } from './trigger-runner';
+import { runTicketWalks } from './ticket-walks';
+import { ticketTriggers } from './ticket-triggers';
 import { triggersResource } from './triggers.resource';
 
 /**

@@ -28,7 +28,8 @@ import {
   unchangedCheck,
   type StoredTrigger,
 } from './trigger-rules';
-import { actionIds, fill, ticketChanges, triggeredEvent, unseatedDetail } from './trigger-runner';
+import { actionIds, fill, ticketChanges, triggeredEvent, unseatedDetail } from './trigger-actions';
+import { ACTION } from './trigger-codes';
 
 const RACE = 'a simultaneous change got in the way; try again';
 
@@ -157,7 +158,7 @@ function runStatements(
   let entry = 0;
   for (const action of trigger.actions) {
     switch (action.type) {
-      case 5: {
+      case ACTION.addTags: {
         const ids = actionIds(action);
         statements.push(
           ...planOf(ticketsResource.relations.tags!)!(
@@ -172,7 +173,7 @@ function runStatements(
         for (const id of ids) linked.add(id);
         break;
       }
-      case 6: {
+      case ACTION.removeTags: {
         const removing = [...new Set(actionIds(action))].filter((id) => linked.has(id));
         if (removing.length)
           statements.push(
@@ -188,7 +189,7 @@ function runStatements(
         for (const id of removing) linked.delete(id);
         break;
       }
-      case 11:
+      case ACTION.addFollower:
         statements.push(
           ...planOf(ticketsResource.relations.followers!)!(
             writer,
@@ -200,16 +201,16 @@ function runStatements(
           )!,
         );
         break;
-      case 8:
-      case 9:
+      case ACTION.addNote:
+      case ACTION.sendReply:
         statements.push(
           ...threadEntryStatements(
             who,
             {
               ticketId: facts.id,
-              body: action.type === 9 ? fill(action.message, facts) : action.message,
+              body: action.type === ACTION.sendReply ? fill(action.message, facts) : action.message,
               editMethod: 'markdown',
-              threadType: action.type === 8 ? 'note' : 'message',
+              threadType: action.type === ACTION.addNote ? 'note' : 'message',
               customerId: null,
             },
             `trigger_entry_${facts.id}_${++entry}`,

@@ -31,8 +31,36 @@ export const CONDITION_FIELDS = {
 } as const satisfies Record<number, { name: string; value: ValueKind }>;
 
 export type ConditionField = keyof typeof CONDITION_FIELDS;
+
+/** The condition fields by name, for the code that reads them. */
+export const FIELD = {
+  status: 1,
+  customerEmail: 2,
+  priority: 3,
+  ticketType: 4,
+  source: 5,
+  inbox: 6,
+  agent: 7,
+  customer: 8,
+  tag: 9,
+  company: 10,
+  subject: 11,
+  body: 12,
+  customField: 13,
+  channel: 14,
+  hoursSinceCreated: 15,
+  hoursSinceUpdated: 16,
+  hoursSinceCustomerMessage: 17,
+  hoursInStatus: 18,
+} as const satisfies Record<string, ConditionField>;
+
 /** The fields that make a trigger time-based: the cron evaluates it, the write events do not. */
-export const TIME_FIELDS: readonly number[] = [15, 16, 17, 18];
+export const TIME_FIELDS: readonly number[] = [
+  FIELD.hoursSinceCreated,
+  FIELD.hoursSinceUpdated,
+  FIELD.hoursSinceCustomerMessage,
+  FIELD.hoursInStatus,
+];
 
 export const OPERATORS = {
   1: 'contains',
@@ -48,13 +76,36 @@ export const OPERATORS = {
 } as const;
 export type Operator = keyof typeof OPERATORS;
 
+/** The operators by name, for the code that applies them. */
+export const OPERATOR = {
+  contains: 1,
+  doesNotContain: 2,
+  equals: 3,
+  notEqual: 4,
+  greaterThan: 5,
+  lessThan: 6,
+  isEmpty: 7,
+  isNotEmpty: 8,
+  tagContains: 17,
+  tagDoesNotContain: 18,
+} as const satisfies Record<string, Operator>;
+
+const TEXT_OPERATORS = [
+  OPERATOR.contains,
+  OPERATOR.doesNotContain,
+  OPERATOR.equals,
+  OPERATOR.notEqual,
+  OPERATOR.isEmpty,
+  OPERATOR.isNotEmpty,
+];
+
 /** Which operators a value kind takes. */
 export const OPERATORS_OF: Record<string, readonly number[]> = {
-  id: [3, 4, 7, 8],
-  tags: [17, 18, 3, 4],
-  text: [1, 2, 3, 4, 7, 8],
-  hours: [5, 6],
-  customfield: [1, 2, 3, 4, 7, 8],
+  id: [OPERATOR.equals, OPERATOR.notEqual, OPERATOR.isEmpty, OPERATOR.isNotEmpty],
+  tags: [OPERATOR.tagContains, OPERATOR.tagDoesNotContain, OPERATOR.equals, OPERATOR.notEqual],
+  text: TEXT_OPERATORS,
+  hours: [OPERATOR.greaterThan, OPERATOR.lessThan],
+  customfield: TEXT_OPERATORS,
 };
 
 /**
@@ -79,6 +130,21 @@ export const ACTIONS = {
   { name: string; value: { id: string } | { ids: string } | 'message'; payload?: string }
 >;
 export type ActionType = keyof typeof ACTIONS;
+
+/** The action types by name, for the code that runs them. */
+export const ACTION = {
+  setStatus: 1,
+  setPriority: 2,
+  setType: 3,
+  assignAgent: 4,
+  addTags: 5,
+  removeTags: 6,
+  moveToInbox: 7,
+  addNote: 8,
+  sendReply: 9,
+  callWebhook: 10,
+  addFollower: 11,
+} as const satisfies Record<string, ActionType>;
 
 /** How deep a chain of triggers set off by one change may go: the trigger that would act deeper does not, and a history line says so. */
 export const MAX_CHAIN_DEPTH = 5;

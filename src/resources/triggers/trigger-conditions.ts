@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { clockMinutesBetween, type WorkingHours } from '../../lib/working-time';
+import { FIELD, OPERATOR, TIME_FIELDS } from './trigger-codes';
 import type { StoredTrigger } from './trigger-rules';
 
 /** A ticket as conditions read it. */
@@ -110,23 +111,23 @@ type Condition = StoredTrigger['conditions'][number];
 const ids = (facts: TicketFacts, field: number): number[] => {
   const one = (value: number | null) => (value === null ? [] : [value]);
   switch (field) {
-    case 1:
+    case FIELD.status:
       return [facts.statusId];
-    case 3:
+    case FIELD.priority:
       return one(facts.priorityId);
-    case 4:
+    case FIELD.ticketType:
       return one(facts.typeId);
-    case 5:
+    case FIELD.source:
       return one(facts.sourceId);
-    case 6:
+    case FIELD.inbox:
       return [facts.inboxId];
-    case 7:
+    case FIELD.agent:
       return one(facts.agentId);
-    case 8:
+    case FIELD.customer:
       return [facts.customerId];
-    case 9:
+    case FIELD.tag:
       return facts.tags;
-    case 10:
+    case FIELD.company:
       return facts.companies;
     default:
       return [];
@@ -135,13 +136,13 @@ const ids = (facts: TicketFacts, field: number): number[] => {
 
 function text(facts: TicketFacts, condition: Condition): { value: string; compared: string; options?: string[] } {
   switch (condition.field) {
-    case 2:
+    case FIELD.customerEmail:
       return { value: facts.customerEmail, compared: condition.value };
-    case 11:
+    case FIELD.subject:
       return { value: facts.subject, compared: condition.value };
-    case 12:
+    case FIELD.body:
       return { value: facts.body, compared: condition.value };
-    case 14:
+    case FIELD.channel:
       return { value: facts.sourceName, compared: condition.value };
     default: {
       const named = JSON.parse(condition.value) as { id: number; value?: string };
@@ -157,38 +158,47 @@ function text(facts: TicketFacts, condition: Condition): { value: string; compar
 
 function hoursOf(facts: TicketFacts, field: number, now: Date, hours: WorkingHours | undefined): number | undefined {
   const since =
-    field === 15
+    field === FIELD.hoursSinceCreated
       ? facts.createdAt
-      : field === 16
+      : field === FIELD.hoursSinceUpdated
         ? facts.updatedAt
-        : field === 17
+        : field === FIELD.hoursSinceCustomerMessage
           ? facts.lastCustomerAt
           : facts.statusSince;
   return since === null ? undefined : clockMinutesBetween(hours, since, now) / 60;
 }
 
+/** The fields whose value is text, compared without regard to case. */
+const TEXT_FIELDS: readonly number[] = [
+  FIELD.customerEmail,
+  FIELD.subject,
+  FIELD.body,
+  FIELD.customField,
+  FIELD.channel,
+];
+
 /** Whether one condition holds for the ticket at `now` (time conditions count in `hours`, else calendar time). */
 export function conditionHolds(condition: Condition, facts: TicketFacts, now: Date, hours?: WorkingHours): boolean {
   const { field, operator } = condition;
-  if (field >= 15 && field <= 18) {
+  if (TIME_FIELDS.includes(field)) {
     const elapsed = hoursOf(facts, field, now, hours);
     if (elapsed === undefined) return false;
-    return operator === 5 ? elapsed > Number(condition.value) : elapsed < Number(condition.value);
+    return operator === OPERATOR.greaterThan ? elapsed > Number(condition.value) : elapsed < Number(condition.value);
   }
-  if (field === 2 || field === 11 || field === 12 || field === 13 || field === 14) {
+  if (TEXT_FIELDS.includes(field)) {
     const { value, compared, options } = text(facts, condition);
     const [a, b] = [value.toLowerCase(), compared.toLowerCase()];
     const contains = options ? options.includes(b) : a.includes(b);
     switch (operator) {
-      case 1:
+      case OPERATOR.contains:
         return contains;
-      case 2:
+      case OPERATOR.doesNotContain:
         return !contains;
-      case 3:
+      case OPERATOR.equals:
         return a === b;
-      case 4:
+      case OPERATOR.notEqual:
         return a !== b;
-      case 7:
+      case OPERATOR.isEmpty:
         return a === '';
       default:
         return a !== '';
@@ -197,13 +207,13 @@ export function conditionHolds(condition: Condition, facts: TicketFacts, now: Da
   const values = ids(facts, field);
   const named = Number(condition.value);
   switch (operator) {
-    case 3:
-    case 17:
+    case OPERATOR.equals:
+    case OPERATOR.tagContains:
       return values.includes(named);
-    case 4:
-    case 18:
+    case OPERATOR.notEqual:
+    case OPERATOR.tagDoesNotContain:
       return !values.includes(named);
-    case 7:
+    case OPERATOR.isEmpty:
       return values.length === 0;
     default:
       return values.length > 0;

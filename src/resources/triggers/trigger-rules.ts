@@ -21,7 +21,17 @@ import {
 } from '../../db/schema';
 import { tenantScope, type AuditedTable } from '../../engine';
 import { MAX_ID } from '../../http/params';
-import { ACTIONS, CONDITION_FIELDS, OPERATORS, OPERATORS_OF, TIME_FIELDS, type ValueKind } from './trigger-codes';
+import {
+  ACTION,
+  ACTIONS,
+  CONDITION_FIELDS,
+  FIELD,
+  OPERATOR,
+  OPERATORS,
+  OPERATORS_OF,
+  TIME_FIELDS,
+  type ValueKind,
+} from './trigger-codes';
 
 /** A trigger as it runs: its parts in their order. */
 export interface StoredTrigger {
@@ -293,7 +303,8 @@ export function refusalStatement(
   return sql`SELECT desk_refuse(400, ${check.source}::text, ${detail}) WHERE ${when}`;
 }
 
-const kindOf = (value: ValueKind, field: number) => (field === 9 ? 'tags' : typeof value === 'object' ? 'id' : value);
+const kindOf = (value: ValueKind, field: number) =>
+  field === FIELD.tag ? 'tags' : typeof value === 'object' ? 'id' : value;
 
 /**
  * What is wrong with a trigger's conditions and actions, the first first: an operator its field
@@ -332,7 +343,7 @@ async function problemsWith(lookups: Lookups, trigger: StoredTrigger): Promise<C
       });
       continue;
     }
-    const empty = condition.operator === 7 || condition.operator === 8;
+    const empty = condition.operator === OPERATOR.isEmpty || condition.operator === OPERATOR.isNotEmpty;
     if (kind === 'hours' && !/^\d{1,6}(\.\d{1,2})?$/.test(condition.value))
       problems.push({ source, detail: `${at}: the value must be a number of hours` });
     if ((kind === 'id' || kind === 'tags') && !empty) {
@@ -392,7 +403,7 @@ async function problemsWith(lookups: Lookups, trigger: StoredTrigger): Promise<C
             missing: true,
           })),
         );
-    } else if (!(action.type === 4 && action.value === '')) {
+    } else if (!(action.type === ACTION.assignAgent && action.value === '')) {
       if (!ID.test(action.value)) problems.push({ source, detail: `${at}: the value must be an id` });
       else {
         const collaborator = {
@@ -407,7 +418,7 @@ async function problemsWith(lookups: Lookups, trigger: StoredTrigger): Promise<C
             value.id,
             [Number(action.value)],
             { source, detail: `${at}: no ${value.id} ${action.value} here`, missing: true },
-            action.type === 4 ? collaborator : undefined,
+            action.type === ACTION.assignAgent ? collaborator : undefined,
           )),
         );
       }

@@ -65,7 +65,7 @@ async function firstProblem({ tx, who }: WriteContext, trigger: StoredTrigger): 
 
 /**
  * `applyToExistingTickets: true`: the cron applies the trigger to the live tickets there are, in
- * turn (`trigger-runner.ts`, `runTicketWalks`), from the first. An automatic trigger of the team's
+ * turn (`ticket-walks.ts`, `runTicketWalks`), from the first. An automatic trigger of the team's
  * only: a manual one is applied by hand, a system one does no more than it says.
  */
 async function applyToExisting(
@@ -289,7 +289,7 @@ async function plannedBulkRules(
 /**
  * Triggers (`/v2/triggers.json`) as the platform has them: conditions and actions written inline
  * or under `included.conditions` / `included.triggeractions`, automatic ones run on ticket events
- * and by the cron (`trigger-runner.ts`), manual ones applied by hand. Owners and admins write;
+ * and by the cron (`ticket-triggers.ts`, `ticket-walks.ts`), manual ones applied by hand. Owners and admins write;
  * teammates read.
  */
 export const triggersResource = defineResource({
