@@ -110,33 +110,39 @@ function setApart(
   );
 }
 
+/** A record's body as `beforeWrite` left it, and what it answered (`afterWrite`'s `before`). */
+interface BeforeWrite {
+  body: Record<string, unknown>;
+  before: unknown;
+}
+
 /**
  * Holds a bulk update to the rules of a single one, before it changes anything: the resource's
  * `beforeBulkWrite` over all the records at once, else its `beforeWrite` for each in turn, each on
- * its own copy of the body. Answers each record's body as the hooks left it.
+ * its own copy of the body. Answers each record's body as the hooks left it, and what they answered.
  */
 async function checkBefore(
   context: WriteContext,
   resource: ResourceDeclaration,
   sent: Record<string, unknown>,
   ids: number[],
-): Promise<Map<number, Record<string, unknown>>> {
-  const bodies = new Map<number, Record<string, unknown>>();
+): Promise<Map<number, BeforeWrite>> {
+  const bodies = new Map<number, BeforeWrite>();
   if (resource.beforeBulkWrite) {
     await resource.beforeBulkWrite(context, sent, ids);
-    for (const id of ids) bodies.set(id, sent);
+    for (const id of ids) bodies.set(id, { body: sent, before: undefined });
     return bodies;
   }
   for (const id of ids) {
     const body = { ...sent };
-    await resource.beforeWrite?.(context, body, id);
-    const apart = setApart(resource, sent, bodies.values().next().value ?? body, body);
+    const before = await resource.beforeWrite?.(context, body, id);
+    const apart = setApart(resource, sent, bodies.values().next().value?.body ?? body, body);
     if (apart)
       throw ApiError.invalid(
         `${resource.singular}.${apart}`,
         `not settable in bulk: its rules set it record by record; set it on each ${resource.singular}`,
       );
-    bodies.set(id, body);
+    bodies.set(id, { body, before });
   }
   return bodies;
 }
@@ -146,12 +152,15 @@ async function checkAfter(
   context: WriteContext,
   resource: ResourceDeclaration,
   record: Record<string, unknown>,
-  bodies: Map<number, Record<string, unknown>>,
+  bodies: Map<number, BeforeWrite>,
   ids: number[],
 ): Promise<void> {
   if (resource.afterBulkWrite) return resource.afterBulkWrite(context, record, ids);
   if (resource.afterWrite)
-    for (const id of ids) await resource.afterWrite(context, bodies.get(id) ?? record, id, false);
+    for (const id of ids) {
+      const written = bodies.get(id);
+      await resource.afterWrite(context, written?.body ?? record, id, false, written?.before);
+    }
 }
 
 /** The relations the body sets in bulk (`bulkWrite`), by name. */
@@ -186,7 +195,7 @@ export function bulkUpdateHandler(resource: ResourceDeclaration) {
           const context = { tx, who, env: c.env };
           const selected = await lockSelected(tx, resource, target);
           const bodies = await checkBefore(context, resource, sent, selected.ids);
-          const record = bodies.values().next().value ?? sent;
+          const record = bodies.values().next().value?.body ?? sent;
           const ids =
             selected.ids.length === 0
               ? []

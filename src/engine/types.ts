@@ -177,23 +177,23 @@ export interface ResourceDeclaration {
    * Runs in the write's transaction before a create (`id` undefined) or an update: checks that
    * need the database or several properties, and changes the validated wire record (which may
    * be amended) or other rows (e.g. clearing another default). Throw an ApiError to refuse.
+   * What it answers is the write's own state (the record as it was, what the body asked that is
+   * no column), handed to `afterWrite` of the same record as `before`.
    */
-  beforeWrite?: (
-    context: WriteContext,
-    record: Record<string, unknown>,
-    id: number | undefined,
-  ) => Promise<void> | void;
+  beforeWrite?(context: WriteContext, record: Record<string, unknown>, id: number | undefined): unknown;
   /**
    * Runs in the write's transaction after the record and its relations are written (`id` is the
-   * record's, `created` whether it is new): rules over the record as written, relations included,
-   * and the writes they lead to. Throw an ApiError to refuse the whole write.
+   * record's, `created` whether it is new, `before` what `beforeWrite` answered for it): rules over
+   * the record as written, relations included, and the writes they lead to. Throw an ApiError to
+   * refuse the whole write. (A method, so that a resource's hooks name the type of their state.)
    */
-  afterWrite?: (
+  afterWrite?(
     context: WriteContext,
     record: Record<string, unknown>,
     id: number,
     created: boolean,
-  ) => Promise<void> | void;
+    before: unknown,
+  ): Promise<void> | void;
   /**
    * Runs once a single update or delete of the record has committed (`record` is the update's
    * body; absent for a delete): effects outside the database, as an isolate's caches.
@@ -334,7 +334,7 @@ export interface RecordValues {
 }
 
 /**
- * How the related records of a whole page are read at once (`queries.ts`): one part of the
+ * How the related records of a whole page are read at once (`read-parts.ts`): one part of the
  * statement per include over the page's ids, instead of a subquery for every row.
  *
  * - `children`: `rows(ids)` is a JSON array of `[parent id, ...record values]` of the live

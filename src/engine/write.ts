@@ -67,14 +67,14 @@ export async function createRecord(
 ): Promise<number> {
   const { tx, who } = context;
   await requireReferences(tx, resource, who, record);
-  await resource.beforeWrite?.(context, record, undefined);
+  const before = await resource.beforeWrite?.(context, record, undefined);
   await takeDefaultFlag(context, resource, record, undefined);
   const serverSet = (await resource.onCreate?.(context)) ?? {};
   const [id] = await createRecords(tx, who, resource, [
     { ...rowValues(resource.table, writableFields(resource), record), ...serverSet },
   ]);
   await writeRelations(tx, resource, who, id!, record);
-  await resource.afterWrite?.(context, record, id!, true);
+  await resource.afterWrite?.(context, record, id!, true, before);
   return id!;
 }
 
@@ -115,7 +115,7 @@ export function updateHandler(resource: ResourceDeclaration) {
         const record = { ...sent };
         const context = { tx, who, env: c.env };
         await requireReferences(tx, resource, who, record);
-        await resource.beforeWrite?.(context, record, id);
+        const before = await resource.beforeWrite?.(context, record, id);
         await takeDefaultFlag(context, resource, record, id);
         const values = rowValues(resource.table, writableFields(resource), record);
         const target = {
@@ -126,7 +126,7 @@ export function updateHandler(resource: ResourceDeclaration) {
         const updated = await updateRecords(tx, who, target, values, watchedProperties(resource, record));
         if (updated.length === 0) throw await notWritable(tx, resource, who, id, 'changed');
         await writeRelations(tx, resource, who, id, record);
-        await resource.afterWrite?.(context, record, id, false);
+        await resource.afterWrite?.(context, record, id, false, before);
         return { body: await readBack(tx, resource, who, id, includes), record };
       }));
     // gone between the batch's check and its update

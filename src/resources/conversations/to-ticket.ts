@@ -107,7 +107,7 @@ export async function conversationToTicket(context: WriteContext, conversationId
           lastName: undefined,
         });
   const record: Record<string, unknown> = { ...ticketOf(conversation), customer };
-  await ticketsResource.beforeWrite!(context, record, undefined);
+  const before = await ticketsResource.beforeWrite!(context, record, undefined);
   const [ticketId] = await createRecords(tx, who, ticketsResource, [
     {
       subject: record.subject,
@@ -121,7 +121,7 @@ export async function conversationToTicket(context: WriteContext, conversationId
   for (const [index, message] of transcript.entries())
     await addThreadEntry(context, transcriptEntry(message, index, ticketId!, customer));
   // the ticket's own finish: its search document (once, for the whole transcript), and an agent may not put it where they would not see it
-  await ticketsResource.afterWrite!(context, record, ticketId!, true);
+  await ticketsResource.afterWrite!(context, record, ticketId!, true, before);
   await updateRecords(
     tx,
     who,

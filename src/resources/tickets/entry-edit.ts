@@ -9,15 +9,13 @@ import { visibleTickets } from './ticket-visibility';
 import { lockTickets } from './ticket-lock';
 import { ticketsResource } from './tickets.resource';
 
-/** An entry as it was before the edit, from the edit's preparation to its finish. */
+/** An entry as it was before the edit, from the edit's preparation to its finish (undefined: not there, left to the engine's 404). */
 interface EntryBefore {
   ticketId: number;
   ticketStatusCode: string;
   threadType: string;
   wasDraft: boolean;
 }
-
-const edits = new WeakMap<Record<string, unknown>, EntryBefore>();
 
 /**
  * Before a thread entry is edited: its ticket locked (the caller must be able to change it), the
@@ -28,22 +26,22 @@ export async function prepareEntryEdit(
   context: WriteContext,
   record: Record<string, unknown>,
   id: number | undefined,
-): Promise<void> {
-  if (id === undefined) return;
+): Promise<EntryBefore | undefined> {
+  if (id === undefined) return undefined;
   const { tx, who } = context;
   // an entry or ticket the caller may not change is left to the engine, which answers 404
   const [found] = await tx
     .select({ ticketId: ticketMessages.ticketId })
     .from(ticketMessages)
     .where(and(tenantScope(ticketMessages, who.installationId), eq(ticketMessages.id, id)));
-  if (!found) return;
+  if (!found) return undefined;
   const [ticket] = await lockTickets(tx, who, [found.ticketId]);
-  if (!ticket) return;
+  if (!ticket) return undefined;
   const { rows } =
     await tx.execute(sql`SELECT customer_id, is_draft, html_body, text_body, edit_method, thread_type FROM ticket_messages
     WHERE id = ${id} AND installation_id = ${who.installationId} AND state = 'active' FOR UPDATE`);
   const entry = rows[0];
-  if (!entry) return;
+  if (!entry) return undefined;
   if (record.isDraft === true && entry.is_draft !== true)
     throw ApiError.invalid('message.isDraft', 'a sent entry does not become a draft again');
   if (record.message !== undefined) {
@@ -66,12 +64,12 @@ export async function prepareEntryEdit(
       });
     }
   }
-  edits.set(record, {
+  return {
     ticketId: ticket.id,
     ticketStatusCode: ticket.statusCode,
     threadType: String(entry.thread_type),
     wasDraft: entry.is_draft === true,
-  });
+  };
 }
 
 /**
@@ -82,8 +80,9 @@ export async function finishEntryEdit(
   context: WriteContext,
   record: Record<string, unknown>,
   id: number,
+  _created: boolean,
+  before: EntryBefore | undefined,
 ): Promise<void> {
-  const before = edits.get(record);
   if (!before) return;
   const { tx, who } = context;
   if (typeof record.message === 'string')

@@ -69,19 +69,23 @@ import { plannedTicketHooks } from './planned-ticket';
 
 const addresses = addressList;
 
-/** The split a create body asks for, from its preparation to its finish. */
-const splits = new WeakMap<Record<string, unknown>, SplitSource>();
-/** An update's ticket status before it: a status sent again is no move. */
-const statusBefore = new WeakMap<Record<string, unknown>, number>();
+/** What a ticket's write knows before it that its finish needs. */
+interface TicketBefore {
+  /** the split a create body asks for */
+  split?: SplitSource;
+  /** an update's status before it: a status sent again is no move */
+  statusId?: number;
+}
 
 /** Before a ticket is written: its customer named by email found or made, its defaults, a seated agent. */
 async function prepareTicket(
   context: WriteContext,
   record: Record<string, unknown>,
   id: number | undefined,
-): Promise<void> {
+): Promise<TicketBefore> {
   const { tx, who } = context;
-  if (record.fromThreadId !== undefined) splits.set(record, await prepareSplit(context, record));
+  const before: TicketBefore = {};
+  if (record.fromThreadId !== undefined) before.split = await prepareSplit(context, record);
   if (record.customer !== undefined)
     record.customer = await resolveCustomer(context, record.customer as z.output<typeof customerInput>);
   if (id === undefined) {
@@ -116,8 +120,8 @@ async function prepareTicket(
       .from(tickets)
       .where(and(eq(tickets.id, id), eq(tickets.installationId, who.installationId)));
     // not there: the update answers 404
-    if (!current) return;
-    statusBefore.set(record, current.statusId);
+    if (!current) return before;
+    before.statusId = current.statusId;
     inboxId ??= current.inboxId;
   }
   if (record.customfields !== undefined) {
@@ -130,6 +134,7 @@ async function prepareTicket(
     );
   }
   await requireSeatedAgent(context, record);
+  return before;
 }
 
 /** A ticket is assigned to a teammate with a seat: a collaborator is a 400. */
@@ -155,9 +160,9 @@ async function finishTicket(
   record: Record<string, unknown>,
   id: number,
   created: boolean,
+  before: TicketBefore | undefined,
 ): Promise<void> {
-  const split = splits.get(record);
-  if (created && split) await finishSplit(context, split, id);
+  if (created && before?.split) await finishSplit(context, before.split, id);
   const opening = created ? openingEntry(record, id, record.customer as number) : undefined;
   if (opening) {
     await addThreadEntry(context, opening);
@@ -167,7 +172,7 @@ async function finishTicket(
     await refreshSearch(context, [id]);
   }
   if (typeof record.isRead === 'boolean') await markRead(context, id, record.isRead);
-  if (record.status !== undefined && (created || record.status !== statusBefore.get(record)))
+  if (record.status !== undefined && (created || record.status !== before?.statusId))
     await requireFieldsToResolve(context, [id], 'ticket.status');
   await requireStillVisible(context, [id]);
 }
