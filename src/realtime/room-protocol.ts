@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { storableText } from '../lib/field-schemas';
 import type { MESSAGE_AUTHORS } from '../db/schema';
-import { MAX_FRAME_BYTES, MAX_MESSAGE_LENGTH } from './room-limits';
+import { MAX_MESSAGE_LENGTH } from './room-limits';
 
 /** Headers the Worker sets on a join it has checked (`src/resources/rooms/join-conversation-room.route.ts`). */
 export const ROOM_HEADERS = { conversation: 'x-room-conversation', participant: 'x-room-participant' } as const;

@@ -2,10 +2,9 @@ import type pg from 'pg';
 import { expect } from 'vitest';
 import { addUser, type SeededUser } from '../../scripts/seed';
 import type { UserRole } from '../../src/db/schema';
-import { api, type ApiResponse } from '../support/api';
+import { api } from '../support/api';
 import { db, rows } from '../support/db';
 export { expectError } from '../support/errors';
-import { expectError } from '../support/errors';
 
 /** Another teammate of the installation, with a key of their own. */
 export function newUser(installationId: number, role: UserRole = 'collaborator'): Promise<SeededUser> {

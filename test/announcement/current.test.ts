@@ -1,6 +1,6 @@
 // GET /v2/announcement.json: the newest live announcement compatible with the caller's role,
 // or 204 with no body when there is none.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import type { UserRole } from '../../src/db/schema';
 import { api } from '../support/api';

@@ -1,8 +1,5 @@
-import { expect } from 'vitest';
-import type { ApiResponse } from '../support/api';
 import { rows } from '../support/db';
 export { expectError } from '../support/errors';
-import { expectError } from '../support/errors';
 
 /** Every announcement row of the installations, whole: a refused request must leave them as they were. */
 export async function announcementRows(installationIds: number[]) {

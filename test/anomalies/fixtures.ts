@@ -1,8 +1,5 @@
-import { expect } from 'vitest';
-import type { ApiResponse } from '../support/api';
 import { rows } from '../support/db';
 export { expectError } from '../support/errors';
-import { expectError } from '../support/errors';
 
 export interface AnomalyRow {
   name: string;

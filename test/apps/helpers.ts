@@ -1,10 +1,8 @@
 // Shared by the apps tests: the seeded catalogue by slug and key, the error-body check, and a
 // snapshot of every row the apps endpoints can write.
 import { expect } from 'vitest';
-import type { ApiResponse } from '../support/api';
 import { rows } from '../support/db';
 export { expectError } from '../support/errors';
-import { expectError } from '../support/errors';
 
 export interface ErrorEntry {
   code: string;

@@ -2,7 +2,7 @@
 // action and id. The queue work that fills the table comes later: rows are inserted here.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
-import { api, type ApiResponse } from '../support/api';
+import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 

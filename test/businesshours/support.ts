@@ -2,10 +2,10 @@
 // resources can write, and a refusal check that the snapshot did not move.
 import { expect } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
-import { api, type ApiRequest, type ApiResponse } from '../support/api';
+import { api, type ApiRequest } from '../support/api';
 import { rows } from '../support/db';
-export { expectError as expectErrorBody } from '../support/errors';
 import { expectError as expectErrorBody } from '../support/errors';
+export { expectError as expectErrorBody } from '../support/errors';
 
 export interface ErrorEntry {
   code: string;

@@ -2,11 +2,11 @@
 // input, each refusal answering the one error body and leaving the database as it was.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
-import { api, type ApiRequest, type ApiResponse } from '../support/api';
+import { api, type ApiResponse } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
-import { refusals } from '../support/refusals';
 import { expectIgnored } from '../support/ignored';
+import { refusals } from '../support/refusals';
 
 let site: SeededInstallation;
 let other: SeededInstallation;

@@ -2,7 +2,7 @@
 // as a SentimentAPIBody. Code templates have no endpoint of their own yet: rows are inserted here.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
-import { api, type ApiRequest, type ApiResponse } from '../support/api';
+import { api, type ApiRequest } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
 import { expectIgnored } from '../support/ignored';

@@ -6,21 +6,19 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import {
   deliver,
-  fromAgent,
   fromContact,
   listedIds,
-  MESSAGES,
   messagePath,
   messageRow,
   messageRows,
+  MESSAGES,
   startConversation,
   type MessageRecord,
   type StartedConversation,
 } from '../support/conversation-messages';
 import { newInstallation, rows } from '../support/db';
-import { expectError } from '../support/errors';
-import { refusals } from '../support/refusals';
 import { expectIgnored } from '../support/ignored';
+import { refusals } from '../support/refusals';
 
 let site: SeededInstallation;
 let other: SeededInstallation;

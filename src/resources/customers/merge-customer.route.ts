@@ -1,6 +1,5 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Actor } from '../../auth/principal';
-import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { customers } from '../../db/schema';
 import {
