@@ -120,6 +120,22 @@ async function issueTokenStatements(db: Database, grant: SQL, appName: string) {
   return { statements, accessToken: access.secret, refreshToken: refresh.secret };
 }
 
+/** The answer of a token request whose verdict was `ok`: the tokens, whose they are, and who the batch's last statement read. */
+function tokensIssued(
+  issued: { accessToken: string; refreshToken: string },
+  row: { scopes: OAuthScope[]; installationId: number; userId: number },
+  results: readonly (readonly Record<string, unknown>[])[],
+): IssuedTokens {
+  return {
+    accessToken: issued.accessToken,
+    refreshToken: issued.refreshToken,
+    scopes: row.scopes,
+    installationId: row.installationId,
+    userId: row.userId,
+    owner: results.at(-1)![0] as unknown as TokenOwner,
+  };
+}
+
 /**
  * The code's tokens (RFC 6749 4.1.3, RFC 7636 4.6), in one batch (one round trip): the code must be
  * this app's, unused, unexpired, sent back with the redirect URI it went to, and with the verifier
@@ -181,15 +197,7 @@ export async function exchangeCode(
   };
   if (row.verdict === 'reused') forgetCredentials({ grantId: row.grantId! });
   if (row.verdict !== 'ok') throw new OAuthError('invalid_grant', CODE_REFUSALS[row.verdict]!);
-  const owner = results.at(-1)![0] as unknown as TokenOwner;
-  return {
-    accessToken: issued.accessToken,
-    refreshToken: issued.refreshToken,
-    scopes: row.scopes,
-    installationId: row.installationId,
-    userId: row.userId,
-    owner,
-  };
+  return tokensIssued(issued, row, results);
 }
 
 /** Why a refresh token gives no tokens, by the verdict of `refreshGrant`'s batch, in the order they are checked. */
@@ -290,15 +298,7 @@ export async function refreshGrant(
   if (row.verdict !== 'unknown' && row.verdict !== 'revoked') forgetCredentials({ grantId: row.grantId! });
   if (row.verdict === 'beyond') throw new OAuthError('invalid_scope', `the grant does not include ${row.beyond}`);
   if (row.verdict !== 'ok') throw new OAuthError('invalid_grant', REFRESH_REFUSALS[row.verdict]!);
-  const owner = results.at(-1)![0] as unknown as TokenOwner;
-  return {
-    accessToken: issued.accessToken,
-    refreshToken: issued.refreshToken,
-    scopes: row.scopes,
-    installationId: row.installationId,
-    userId: row.userId,
-    owner,
-  };
+  return tokensIssued(issued, row, results);
 }
 
 /**
