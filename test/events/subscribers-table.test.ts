@@ -45,6 +45,35 @@ function table(): string {
   return ['| subscriber | wants | does |', '|---|---|---|', ...rows].join('\n');
 }
 
+/** `record-ticket-timings.subscriber.ts` → `recordTicketTimings` */
+const exportNameOf = (file: string) =>
+  path.basename(file, '.subscriber.ts').replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+describe('the file of each subscriber', () => {
+  const sources = new Map(
+    readdirSync(path.join(root, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => [`src/${file}`, readFileSync(path.join(root, 'src', file), 'utf8')] as const),
+  );
+  const subscribers = modules.flatMap((module) => module.subscribers);
+
+  it('is named after its export, `<name>.subscriber.ts`, and exports it under that name', async () => {
+    const misplaced: string[] = [];
+    for (const subscriber of subscribers) {
+      const file = fileOf(subscriber, sources);
+      if (!file.endsWith('.subscriber.ts')) misplaced.push(`${subscriber.name}: ${file} is not a .subscriber.ts file`);
+      else if ((await import(path.join(root, file)))[exportNameOf(file)] !== subscriber)
+        misplaced.push(`${subscriber.name}: ${file} does not export it as ${exportNameOf(file)}`);
+    }
+    expect(misplaced).toEqual([]);
+  });
+
+  it('is a subscriber for each file named as one', () => {
+    const declaring = new Set(subscribers.map((subscriber) => fileOf(subscriber, sources)));
+    expect([...sources.keys()].filter((file) => file.endsWith('.subscriber.ts') && !declaring.has(file))).toEqual([]);
+  });
+});
+
 describe("docs/events.md's subscribers", () => {
   it("are the modules' subscribers, each with what it wants, what it does and its file", () => {
     const doc = readFileSync(DOC, 'utf8');

@@ -127,11 +127,11 @@ describe('the source tree', () => {
     expect(offenders).toEqual([]);
   });
 
-  it("imports a route file (`.route.ts`, one operation) only from its group's module index", () => {
+  it("imports a route file (`.route.ts`, one operation) or a subscriber's (`.subscriber.ts`) only from its group's module index", () => {
     const offenders = files.flatMap((file) =>
       graph
         .get(file)!
-        .filter((target) => target.endsWith('.route.ts'))
+        .filter((target) => target.endsWith('.route.ts') || target.endsWith('.subscriber.ts'))
         .filter((target) => !(path.basename(file) === 'index.ts' && target.startsWith(path.dirname(file) + path.sep)))
         .map((target) => `${rel(file)} -> ${rel(target)}`),
     );

@@ -69,7 +69,7 @@ export const tickets = pgTable(
     /** the plain text start of the latest thread entry that is not a note */
     previewText: text('preview_text').notNull().default(''),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true, precision: 3 }),
-    /** the first agent reply's time, and working minutes to it (`ticket-timings.ts`) */
+    /** the first agent reply's time, and working minutes to it (`record-ticket-timings.subscriber.ts`) */
     firstResponseAt: timestamp('first_response_at', { withTimezone: true, precision: 3 }),
     responseTimeMins: integer('response_time_mins'),
     /** the last move to solved or closed, and working minutes from creation to it; cleared on reopening */

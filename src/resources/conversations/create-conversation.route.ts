@@ -40,7 +40,7 @@ const CONVERSATION = 'conversation_id';
  * The contact of the new conversation as statements of the batch: the one named checked (a 400
  * naming `contactId` otherwise), or a new one written with its event. A teammate's new contact is
  * linked to the customer of its email at once; a widget visitor's is not (anyone can type an
- * email): once the conversation is written, it is mailed a proof link instead (`ask-for-proof.ts`,
+ * email): once the conversation is written, it is mailed a proof link instead (`ask-visitor-for-email-proof.subscriber.ts`,
  * `contacts/email-proof.ts`). Answers the statements and the contact's id as SQL.
  */
 function contactStatements(who: Actor, body: CreateRecord, widget: boolean): { statements: SQL[]; contactId: SQL } {

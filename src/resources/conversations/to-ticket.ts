@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Env } from '../../app-env';
-import { systemActor, type Actor } from '../../auth/principal';
+import { type Actor } from '../../auth/principal';
 import type { Database } from '../../db/client';
 import { conversations } from '../../db/schema';
 import {
@@ -12,12 +12,11 @@ import {
   updateStatement,
   type WriteContext,
 } from '../../engine';
-import type { Subscriber } from '../../events/subscriber';
 import { ApiError } from '../../http/errors';
-import { threadEntryStatement, addThreadEntry, type ThreadEntry } from '../tickets/thread-entry';
+import { addThreadEntry, threadEntryStatement, type ThreadEntry } from '../tickets/thread-entry';
+import { customerOfEmail, resolveCustomer } from '../tickets/ticket-customer';
 import { refreshSearchStatement } from '../tickets/ticket-search';
 import { ticketsResource } from '../tickets/tickets.resource';
-import { customerOfEmail, resolveCustomer } from '../tickets/ticket-customer';
 import { conversationsResource } from './conversations.resource';
 
 /** Why a conversation cannot become a ticket: answered as a 409 on demand, skipped when it closes. */
@@ -189,30 +188,3 @@ function unchangedCheck(who: Actor, conversationId: number, print: string): SQL 
       FROM (SELECT 1) one LEFT JOIN locked l ON true
      WHERE l.id IS NULL OR l.ticket_id IS NOT NULL OR ${transcriptPrint(conversationId)} <> ${print}`;
 }
-
-/**
- * A conversation closed with no teammate's (or AI's) answer to the visitor becomes a ticket, so
- * the question is not lost: once the close is written, by the drain (nobody waits for it: the
- * close itself is one batch), once (its `ticket_id` is then set; a conversation that cannot be one
- * is left as it is). The system makes it, on behalf of who closed it, so it lands in the
- * conversation's inbox whoever that is.
- */
-export const ticketOnClose: Subscriber = {
-  name: 'conversations.ticketOnClose',
-  does: "a conversation closed with the visitor's message unanswered becomes a ticket, once, on behalf of who closed it",
-  on: [{ recordType: 'conversations', kinds: ['updated'], changed: ['status'] }],
-  async handle(event, { tx, env }) {
-    if ((event.data.status as { after?: unknown } | undefined)?.after !== 'closed') return;
-    const { rows } = await tx.execute(sql`
-      SELECT 1 FROM conversations c WHERE c.id = ${event.recordId} AND c.installation_id = ${event.installationId} AND c.status = 'closed' AND c.ticket_id IS NULL
-         AND EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation_id = c.id AND m.author = 'contact' AND m.state = 'active')
-         AND NOT EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation_id = c.id AND m.author IN ('agent', 'ai') AND m.state = 'active')`);
-    if (rows.length === 0) return;
-    const who = systemActor(event.installationId, 'room', event.actorUserId);
-    try {
-      await tx.transaction((savepoint) => conversationToTicket({ tx: savepoint, who, env }, event.recordId));
-    } catch (error) {
-      if (!(error instanceof NotConvertible)) throw error;
-    }
-  },
-};

@@ -1,11 +1,11 @@
 import { defineModule } from '../../modules/module';
 import { downloadOriginalMessageRoute } from './download-original-message.route';
-import { autoReplies } from './outbound/auto-reply';
+import { autoReplies } from './outbound/auto-replies.subscriber';
 import { SEND_KIND } from './outbound/queue-mail';
-import { replyMail } from './outbound/reply-mail';
+import { replyMail } from './outbound/reply-mail.subscriber';
 import { sendMail, sweepOutbound } from './outbound/send-mail';
-import { slaNotices } from './outbound/sla-notice';
-import { teammateNotices } from './outbound/teammate-notices';
+import { slaNotices } from './outbound/sla-notices.subscriber';
+import { teammateNotices } from './outbound/teammate-notices.subscriber';
 import { sweepRawMail } from './raw-sweep';
 import { receiveMail } from './receive';
 

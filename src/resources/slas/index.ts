@@ -1,6 +1,7 @@
 import { defineModule } from '../../modules/module';
+import { checkSlaClocks } from './sla-tickets';
 import { slasResource } from './slas.resource';
-import { checkSlaClocks, ticketSlaClock } from './sla-tickets';
+import { ticketSlaClock } from './ticket-sla-clock.subscriber';
 
 /**
  * `/v2/slas...`: service-level policies (list, get, create, PATCH/PUT, delete), the clocks that

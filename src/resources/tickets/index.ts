@@ -7,12 +7,12 @@ import { listTicketMessagesRoute } from './list-ticket-messages.route';
 import { markTicketSpamRoute } from './mark-ticket-spam.route';
 import { mergeTicketsRoute } from './merge-tickets.route';
 import { messagesResource } from './messages.resource';
-import { recordTicketActivities } from './record-activities';
+import { recordTicketActivities } from './record-ticket-activities.subscriber';
+import { recordTicketTimings } from './record-ticket-timings.subscriber';
+import { refreshSearchOfCustomer } from './refresh-search-of-customer.subscriber';
 import { restoreTicketRoute } from './restore-ticket.route';
 import { searchTicketsRoute } from './search-tickets.route';
 import { ticketActivitiesResource } from './ticket-activities.resource';
-import { refreshSearchOfCustomer } from './ticket-search';
-import { recordTicketTimings } from './ticket-timings';
 import { ticketsResource } from './tickets.resource';
 import { unlinkTicketTaskRoute } from './unlink-ticket-task.route';
 

@@ -1,7 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { ticketActivities } from '../../db/schema';
-import type { StoredEvent, Subscriber } from '../../events/subscriber';
 import type { Transaction } from '../../db/client';
+import type { StoredEvent } from '../../events/subscriber';
 import { activitiesOf, type ActivityDraft, type EntryFacts } from './activities-of-event';
 
 /**
@@ -9,7 +8,7 @@ import { activitiesOf, type ActivityDraft, type EntryFacts } from './activities-
  * the event later: the value the record's next change of that property (an event after this
  * one) found there, else the value now (`current`).
  */
-function referenceAt(
+export function referenceAt(
   event: Pick<StoredEvent, 'id' | 'installationId' | 'recordId'>,
   recordType: string,
   property: string,
@@ -74,47 +73,3 @@ export async function activitiesOfStored(
   if (!read) return { ticketId: event.recordId, drafts: [] };
   return { ticketId: read.ticketId, drafts: activitiesOf(event, read.entry) };
 }
-
-/**
- * Writes a ticket's history from the write events: every change of a ticket and of its thread
- * entries becomes activities (`activities-of-event.ts`), with who made it and when. An event
- * makes its activities once: a second delivery meets the unique (event, event type) key.
- */
-export const recordTicketActivities: Subscriber = {
-  name: 'tickets.activities',
-  does: "writes the ticket's history lines (`docs/resources/ticketactivities.md`), once per event",
-  on: [{ recordType: 'tickets' }, { recordType: 'messages' }],
-  async handle(event, { tx }) {
-    const { ticketId, drafts } = await activitiesOfStored(tx, event);
-    if (drafts.length === 0) return;
-    const { rows } =
-      await tx.execute(sql`SELECT ${referenceAt({ ...event, recordId: ticketId }, 'tickets', 'inbox', sql`t.inbox_id`)} AS inbox_id
-      FROM tickets t WHERE t.id = ${ticketId} AND t.installation_id = ${event.installationId}`);
-    if (!rows[0]) return;
-    const inboxId = Number(rows[0].inbox_id);
-    const at = new Date(event.occurredAt);
-    await tx
-      .insert(ticketActivities)
-      .values(
-        drafts.map((draft) => ({
-          installationId: event.installationId,
-          ticketId,
-          eventId: event.id,
-          eventType: draft.eventType,
-          inboxId: draft.inboxId ?? inboxId,
-          oldInboxId: draft.oldInboxId ?? null,
-          statusId: draft.statusId ?? null,
-          targetAgentId: draft.targetAgentId ?? null,
-          messageId: draft.messageId ?? null,
-          otherTicketId: draft.otherTicketId ?? null,
-          actorSystem: event.actorSystem,
-          changes: draft.changes,
-          createdAt: at,
-          updatedAt: at,
-          createdBy: event.actorUserId,
-          updatedBy: event.actorUserId,
-        })),
-      )
-      .onConflictDoNothing();
-  },
-};

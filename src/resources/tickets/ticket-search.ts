@@ -1,6 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { WriteContext } from '../../engine';
-import type { Subscriber } from '../../events/subscriber';
 
 /** How much of each entry, and of a whole thread, the search document holds (see docs/resources/search.md). */
 export const ENTRY_SEARCH_CHARS = 100_000;
@@ -75,13 +74,3 @@ export async function refreshCustomerTickets(
       FROM customers c
      WHERE c.id = t.customer_id AND t.installation_id = ${installationId} AND t.customer_id = ${customerId}`);
 }
-
-/** A customer renamed or readdressed: their tickets' documents follow (a second or so after the write, by the drain). */
-export const refreshSearchOfCustomer: Subscriber = {
-  name: 'tickets.search',
-  does: "rewrites the search documents of the customer's tickets (`docs/resources/search.md`)",
-  on: [{ recordType: 'customers', kinds: ['updated'], changed: ['firstName', 'lastName', 'email'] }],
-  async handle(event, { tx }) {
-    await refreshCustomerTickets({ tx }, event.installationId, event.recordId);
-  },
-};

@@ -2,7 +2,7 @@ import { defineModule } from '../../modules/module';
 import { applyTriggerToTicketsRoute } from './apply-trigger-to-tickets.route';
 import { applyTriggerRoute } from './apply-trigger.route';
 import { runTicketWalks } from './ticket-walks';
-import { ticketTriggers } from './ticket-triggers';
+import { ticketTriggers } from './ticket-triggers.subscriber';
 import { triggersResource } from './triggers.resource';
 
 /**

@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/client';
  * The service's own triggers, which every installation has and a team only switches on or off
  * (`isSystem`): the platform's are the mail notifications to teammates, and so are ours. They
  * carry no conditions or actions of the codes' kind: the mail module sends what each says
- * (`src/resources/mail/outbound/teammate-notices.ts`) while it is `active`.
+ * (`src/resources/mail/outbound/teammate-notices.subscriber.ts`) while it is `active`.
  */
 export const SYSTEM_TRIGGERS = [
   {

@@ -289,7 +289,7 @@ async function plannedBulkRules(
 /**
  * Triggers (`/v2/triggers.json`) as the platform has them: conditions and actions written inline
  * or under `included.conditions` / `included.triggeractions`, automatic ones run on ticket events
- * and by the cron (`ticket-triggers.ts`, `ticket-walks.ts`), manual ones applied by hand. Owners and admins write;
+ * and by the cron (`ticket-triggers.subscriber.ts`, `ticket-walks.ts`), manual ones applied by hand. Owners and admins write;
  * teammates read.
  */
 export const triggersResource = defineResource({

@@ -101,7 +101,7 @@ export interface ToDecide {
 }
 
 /**
- * Decides the deliveries the writes made (`fanout.ts`) as they are first tried: which webhook
+ * Decides the deliveries the writes made (`webhook-fanout.subscriber.ts`) as they are first tried: which webhook
  * events each is, by the rules of the ticket's history (`activities-of-event.ts`), and the body,
  * with the records as they stand now. A delivery that is none its endpoint wants is dropped; one
  * that is several becomes the first, and the others are new deliveries right behind it in its

@@ -1,7 +1,7 @@
 import { defineModule } from '../../modules/module';
 import { deliverWebhook, sweepDeliveries } from './deliver';
 import { DELIVER_KIND } from './delivery-message';
-import { webhookFanout } from './fanout';
+import { webhookFanout } from './webhook-fanout.subscriber';
 import { listWebhookDeliveriesRoute } from './list-webhook-deliveries.route';
 import { redeliverWebhookRoute } from './redeliver-webhook.route';
 import { testWebhookEndpointRoute } from './test-webhook-endpoint.route';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import type { Subscriber } from '../../events/subscriber';
-import { workingMinutesBetween } from '../../lib/working-time';
+import { workingMinutesBetween } from '../../lib/working-time/index';
 import { workingHoursOf } from '../businesshours/working-hours-of';
 import { activitiesOfStored } from './record-activities';
 
