@@ -63,8 +63,11 @@ export interface Outbox<Row extends OutboxRow, Outcome, Context = undefined> {
   record(db: Database, env: Env, tries: ReadonlyArray<{ row: Row; outcome: Outcome }>): Promise<Later[]>;
   /** after the tries are recorded: the rows done with (tried and not to try again, or done in `prepare`) */
   afterTries?(db: Database, env: Env, done: Row[]): Promise<void>;
-  /** puts rows on the queue, due in `delaySeconds` (now when absent) */
-  queue(env: Env, ids: readonly number[], delaySeconds?: number): Promise<void>;
+  /**
+   * puts rows on the queue, due in `delaySeconds` (now when absent); `queuedAt` is the message's
+   * own when rows not found are looked for again, so that their grace runs out
+   */
+  queue(env: Env, ids: readonly number[], delaySeconds?: number, queuedAt?: number): Promise<void>;
   /** what a lost row must also be to be queued again by the sweep (SQL over the table as `d`) */
   sweepOnly?: SQL;
 }
@@ -92,13 +95,16 @@ export function outboxConsumer<Row extends OutboxRow, Outcome, Context>(outbox: 
     try {
       const { rows, context } = await outbox.read(db, ids, message, env);
       const later: Later[] = [];
-      const fresh = Date.now() - Number(message.queuedAt ?? 0) < (outbox.uncommittedGraceMs ?? 0);
+      let absent: number[] = [];
+      const fresh =
+        outbox.uncommittedGraceMs !== undefined &&
+        Date.now() - Number(message.queuedAt ?? 0) < outbox.uncommittedGraceMs;
       if (fresh && rows.length < ids.length) {
         const { rows: present } = await db.http.execute(
           sql`SELECT id FROM ${sql.identifier(outbox.table)} WHERE id IN ${intList(ids)}`,
         );
         const there = new Set(present.map((row) => Number(row.id)));
-        later.push(...ids.filter((id) => !there.has(id)).map((id) => ({ id, wait: 2 })));
+        absent = ids.filter((id) => !there.has(id));
       }
       const { candidates, held, done } = outbox.prepare
         ? await outbox.prepare(db, rows, isDue, context)
@@ -133,6 +139,8 @@ export function outboxConsumer<Row extends OutboxRow, Outcome, Context>(outbox: 
         [...tries.map(({ row }) => row), ...done].filter((row) => !again.has(row.id)),
       );
       await requeue(outbox, env, later);
+      // looked for again, still within the grace of the message that first named them: a row rolled back is given up
+      if (absent.length) await outbox.queue(env, absent, 2, Number(message.queuedAt));
     } finally {
       await db.close();
     }

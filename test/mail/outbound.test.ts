@@ -4,6 +4,7 @@
 // threaded under the mail before it (In-Reply-To, References), with its files. Notes and drafts
 // stay in; a passing failure is tried again, a lasting one fails the entry with why (an event);
 // an inbox auto-replies to a new ticket from mail (RFC 3834), never to a machine's mail.
+import pg from 'pg';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
@@ -569,6 +570,43 @@ describe('the mail queue', () => {
     );
     await runCron();
     await sentCount(hal, 3);
+  });
+
+  it('sends a message whose row committed only after its queue message came, and not one that never commits', async () => {
+    const una = customerAddress('una');
+    const { ticketId } = await ticketByMail(una, 'Late commit');
+    const entryId = await reply(ticketId, { message: 'The first' });
+    await sentCount(una, 1);
+    const [sent] = await eventually(async () => {
+      const found = await outboundOf(entryId);
+      return found[0]?.status === 'sent' ? found : undefined;
+    });
+    // the same message written again by a transaction that commits 2 s after its queue message is consumed
+    const late = new pg.Client({ connectionString: inject('databaseUrl') });
+    await late.connect();
+    try {
+      await late.query('BEGIN');
+      const copy = `INSERT INTO outbound_mails (installation_id, inbox_id, ticket_id, thread_entry_id, kind, mail)
+        SELECT installation_id, inbox_id, ticket_id, NULL, 'notification', mail FROM outbound_mails WHERE id = $1 RETURNING id`;
+      const { rows: written } = await late.query<{ id: number }>(copy, [sent!.id]);
+      const { rows: neverCommitted } = await late.query<{ id: number }>(
+        'SELECT nextval(pg_get_serial_sequence($1, $2)) AS id',
+        ['outbound_mails', 'id'],
+      );
+      await sendJobMessage({
+        kind: 'mail.send',
+        outboundIds: [written[0]!.id, Number(neverCommitted[0]!.id)],
+        queuedAt: Date.now(),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await late.query('COMMIT');
+    } finally {
+      await late.end();
+    }
+    // looked for again 2 s later, it is there now: sent once
+    await sentCount(una, 2);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await sentTo(una)).toHaveLength(2);
   });
 });
 

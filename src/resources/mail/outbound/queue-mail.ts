@@ -13,20 +13,24 @@ export const SEND_KIND = 'mail.send';
 export const MAX_MAILS_A_MESSAGE = 20;
 
 /** The queue message that sends outgoing mail; `queuedAt` tells a row not committed yet from one rolled back. */
-function sendMessage(ids: readonly number[]): JobMessage {
-  return { kind: SEND_KIND, outboundIds: [...ids], queuedAt: Date.now() };
+function sendMessage(ids: readonly number[], queuedAt: number): JobMessage {
+  return { kind: SEND_KIND, outboundIds: [...ids], queuedAt };
 }
 
-/** Puts outgoing messages on the mail queue, to be sent after `delaySeconds` (now when absent). */
+/**
+ * Puts outgoing messages on the mail queue, to be sent after `delaySeconds` (now when absent);
+ * `queuedAt`, when their rows were written (now unless a message not found yet is looked for again).
+ */
 export async function queueSends(
   env: Pick<Env, 'MAIL_OUT'>,
   ids: readonly number[],
   delaySeconds?: number,
+  queuedAt = Date.now(),
 ): Promise<void> {
   const messages: MessageSendRequest<JobMessage>[] = [];
   for (let i = 0; i < ids.length; i += MAX_MAILS_A_MESSAGE) {
     messages.push({
-      body: sendMessage(ids.slice(i, i + MAX_MAILS_A_MESSAGE)),
+      body: sendMessage(ids.slice(i, i + MAX_MAILS_A_MESSAGE), queuedAt),
       ...(delaySeconds ? { delaySeconds } : {}),
     });
   }
