@@ -224,7 +224,8 @@ export async function writeResults(
     | 'ratelimit'
     | 'soak'
     | 'assemble'
-    | 'far',
+    | 'far'
+    | 'ai',
 ): Promise<string> {
   const dir = path.join(root, 'bench', 'results');
   await mkdir(dir, { recursive: true });

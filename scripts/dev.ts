@@ -7,6 +7,7 @@ import { ensureDemoContent } from './demo-content';
 import { createInstallation, addApiKey } from './seed';
 import { startLocalStack } from './stack';
 import { startDnsStandIn } from './stack/dns-stand-in';
+import { STAND_IN_MODEL, startAiModelStandIn } from './stack/ai-model-stand-in';
 import { quietWranglerEnv, workerVars } from './worker-vars';
 
 const PORT = Number(process.env.PORT ?? 8787);
@@ -48,8 +49,17 @@ async function main(): Promise<void> {
   const ownerKey = await ensureDemoInstallation(stack.databaseUrl);
   // names resolve through a local stand-in, where a mail domain's TXT record can be set by hand
   const dns = await startDnsStandIn();
+  // the AI add-on's model: a stand-in speaking the chat-completions protocol, unless AI_BASE_URL names a real one
+  const aiModel = process.env.AI_BASE_URL ? undefined : await startAiModelStandIn();
+  const ai = aiModel
+    ? { AI_BASE_URL: aiModel.url, AI_MODEL: STAND_IN_MODEL, AI_API_KEY: aiModel.apiKey }
+    : {
+        AI_BASE_URL: process.env.AI_BASE_URL!,
+        AI_MODEL: process.env.AI_MODEL ?? '',
+        AI_API_KEY: process.env.AI_API_KEY ?? '',
+      };
 
-  const vars = Object.entries({ ...workerVars(stack), DNS_OVER_HTTPS_URL: dns.url }).flatMap(([key, value]) => [
+  const vars = Object.entries({ ...workerVars(stack), DNS_OVER_HTTPS_URL: dns.url, ...ai }).flatMap(([key, value]) => [
     '--var',
     `${key}:${value}`,
   ]);
@@ -75,6 +85,7 @@ async function main(): Promise<void> {
       } catch {}
     }
     await dns.stop().catch((e) => console.error(e));
+    await aiModel?.stop().catch((e) => console.error(e));
     await stack.stop().catch((e) => console.error(e));
     process.exit(code);
   };

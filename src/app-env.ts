@@ -1,10 +1,11 @@
 import type { Principal } from './auth/principal';
 import type { Database, DatabaseEnv } from './db/client';
 import type { JobMessage } from './jobs/job-message';
+import type { ModelEnv } from './lib/ai-model/chat-model';
 import type { RateLimiter } from './ratelimit/limiter';
 
 /** The Worker's bindings, as `wrangler.toml` declares them. */
-export interface Env extends DatabaseEnv {
+export interface Env extends DatabaseEnv, ModelEnv {
   /** `production` turns off nothing yet; reported by the health check. */
   ENVIRONMENT?: string;
   CONVERSATION_ROOMS: DurableObjectNamespace;

@@ -5,6 +5,7 @@ import { openApiModule } from './openapi';
 import { rateLimitModule } from './ratelimit';
 import { agentInvitesModule } from './resources/agentinvites';
 import { aiModule } from './resources/ai';
+import { aiDraftsModule } from './resources/aidrafts';
 import { announcementModule } from './resources/announcement';
 import { announcementsModule } from './resources/announcements';
 import { apiKeysModule } from './resources/apikeys';
@@ -58,6 +59,7 @@ import type { Module } from './modules/module';
 export const modules: readonly Module[] = [
   agentInvitesModule,
   aiModule,
+  aiDraftsModule,
   announcementModule,
   announcementsModule,
   apiKeysModule,

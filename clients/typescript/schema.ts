@@ -330,7 +330,7 @@ export interface paths {
         };
         /**
          * AI effectiveness in the current billing period
-         * @description How closely the agent replies sent from an AI draft in the caller's current billing period kept to their drafts: the mean similarity and the shares sent as is (similarity 100), edited (from 50) and rewritten (below 50), which add up to exactly 100.0, with how many replies they are of. A deleted reply leaves the figures; with no such replies every figure is 0. `includes` takes only `all`. See docs/ai.md.
+         * @description How closely the agent replies sent from an AI draft in the caller's current billing period (in live chats, and on tickets with `aiDraft`) kept to their drafts: the mean similarity and the shares sent as is (similarity 100), edited (from 50) and rewritten (below 50), which add up to exactly 100.0, with how many replies they are of. A deleted reply leaves the figures; with no such replies every figure is 0. `includes` takes only `all`. See docs/ai.md.
          *
          *     Who may call it: owners, admins, agents and collaborators.
          */
@@ -357,6 +357,28 @@ export interface paths {
          *     Who may call it: owners, admins, agents and collaborators.
          */
         get: operations["getAiUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/aidrafts/{id}.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an AI draft
+         * @description One of the installation's AI drafts by its id, with the records `includes` names in `included`; `fields` narrows the properties answered. A deleted record, or one of another installation, is 404.
+         *
+         *     Who may call it: owners, admins and agents.
+         */
+        get: operations["getAiDraft"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3513,6 +3535,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/tickets/{id}/aidrafts.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft a reply to the ticket's latest customer message with the AI
+         * @description The AI drafts a reply to the customer's latest message, written from the ticket's thread (its drafts and other tickets never), the customer's name, the inbox's signature (which mail adds below the reply, so the draft has none) and the installation's published help-doc articles that match the message; the articles it used are its `sources`. `instructions` and `tone` steer it. Answers 201 with the draft, which is never sent by itself: send it (as it is or edited) as a reply with `aiDraft: {id}`, and that reply is one unit of the AI allowance. The headers `X-AI-Usage-State`, `X-AI-Remaining` and `X-AI-Reset-Date` say where the allowance stands. Without the AI add-on, or with its allowance used up, a 402 naming `aiusage.allowance` and when it starts again; a ticket the caller does not see a 404; the model not answering (after retries) or not configured a 503, and nothing is written. Records the draft's `created` event (history `ticket.aidraft`). See docs/ai.md.
+         *
+         *     Who may call it: owners, admins and agents.
+         */
+        post: operations["createTicketAiDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/tickets/{id}/files.zip": {
         parameters: {
             query?: never;
@@ -4789,6 +4833,110 @@ export interface components {
                 page: components["schemas"]["PageMeta"];
             };
             pagination: components["schemas"]["Pagination"];
+        };
+        AiDraft: {
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            createdAt?: string;
+            /** @description a reference to users */
+            createdBy?: {
+                id: number;
+                /** @enum {string} */
+                type: "users";
+            } | null;
+            /**
+             * Format: date-time
+             * @description only once deleted
+             */
+            deletedAt?: string;
+            /** @description only once deleted */
+            deletedBy?: {
+                id: number;
+                /** @enum {string} */
+                type: "users";
+            } | null;
+            id: number;
+            instructions?: string | null;
+            message?: string;
+            model?: string;
+            /** @description a reference to messages */
+            replyTo?: {
+                id: number;
+                /** @enum {string} */
+                type: "messages";
+            } | null;
+            /** @description the help-doc articles the draft cites, in the order cited */
+            sources?: {
+                id: number;
+                /** @enum {string} */
+                type: "helpdocarticles";
+            }[];
+            /** @enum {string} */
+            state?: "active" | "deleted";
+            textBody?: string;
+            /** @description a reference to tickets */
+            ticket?: {
+                id: number;
+                /** @enum {string} */
+                type: "tickets";
+            };
+            /** @enum {string|null} */
+            tone?: "friendly" | "formal" | "concise" | null;
+            /** @enum {string} */
+            type: "aidrafts";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            updatedAt?: string;
+            /** @description a reference to users */
+            updatedBy?: {
+                id: number;
+                /** @enum {string} */
+                type: "users";
+            } | null;
+        };
+        AiDraftBody: {
+            aidraft: components["schemas"]["AiDraft"];
+            /** @description the records `includes` asked for, by type, each once */
+            included: {
+                users?: components["schemas"]["User"][];
+            };
+        };
+        AIDraftCreate: {
+            /** @description read-only: accepted and ignored */
+            readonly createdAt?: unknown;
+            /** @description read-only: accepted and ignored */
+            readonly createdBy?: unknown;
+            /** @description read-only: accepted and ignored */
+            readonly deletedAt?: unknown;
+            /** @description read-only: accepted and ignored */
+            readonly deletedBy?: unknown;
+            /** @description read-only: accepted and ignored */
+            readonly id?: unknown;
+            /** @description read-only: accepted and ignored */
+            readonly included?: unknown;
+            /** @description what the draft should do, in the teammate's words: "shorter, apologise for the delay" */
+            instructions?: string;
+            /** @description read-only: accepted and ignored */
+            readonly meta?: unknown;
+            /** @description read-only: accepted and ignored */
+            readonly state?: unknown;
+            /**
+             * @description `friendly` (default), `formal` or `concise`
+             * @enum {string}
+             */
+            tone?: "friendly" | "formal" | "concise";
+            /** @description read-only: accepted and ignored */
+            readonly type?: unknown;
+            /** @description read-only: accepted and ignored */
+            readonly updatedAt?: unknown;
+            /** @description read-only: accepted and ignored */
+            readonly updatedBy?: unknown;
+        } & {
+            [key: string]: unknown;
         };
         AIEffectiveness: {
             /** @description mean similarity of the sent replies to their AI drafts, one decimal; 0 when none */
@@ -9266,7 +9414,7 @@ export interface components {
         Error: {
             errors: {
                 /** @enum {string} */
-                code: "invalid" | "unauthorized" | "forbidden" | "notFound" | "conflict" | "unprocessable" | "tooLarge" | "unsupportedMediaType" | "tooManyRequests" | "upgradeRequired" | "badGateway" | "gatewayTimeout" | "notConfigured" | "unavailable" | "internal";
+                code: "invalid" | "unauthorized" | "paymentRequired" | "forbidden" | "notFound" | "conflict" | "unprocessable" | "tooLarge" | "unsupportedMediaType" | "tooManyRequests" | "upgradeRequired" | "badGateway" | "gatewayTimeout" | "notConfigured" | "unavailable" | "internal";
                 detail: string;
                 /** @description the property, parameter or path part at fault */
                 source?: string;
@@ -10986,6 +11134,13 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
         };
         Message: {
+            /** @description a reference to aidrafts */
+            aiDraft?: {
+                id: number;
+                /** @enum {string} */
+                type: "aidrafts";
+            } | null;
+            aiSimilarity?: number | null;
             bcc?: string[];
             cc?: string[];
             /**
@@ -11073,6 +11228,12 @@ export interface components {
                 meta?: unknown;
                 type?: "users" | "" | null;
             } | null;
+            /** @description the AI draft (`POST /v2/tickets/{id}/aidrafts.json`) this teammate's reply was sent from, as it is or edited: the reply is one unit of the AI allowance, and how closely it kept to the draft counts in `/v2/ai/stats.json` */
+            aiDraft?: number | string | {
+                id: number | string;
+                meta?: unknown;
+                type?: "aidrafts" | "" | null;
+            };
             /** @description read-only: accepted and ignored */
             readonly assigningUser?: unknown;
             bcc?: string[] | null;
@@ -11245,6 +11406,10 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
         };
         MessageUpdate: {
+            /** @description read-only: accepted and ignored */
+            readonly aiDraft?: unknown;
+            /** @description read-only: accepted and ignored */
+            readonly aiSimilarity?: unknown;
             /** @description read-only: accepted and ignored */
             readonly assigningUser?: unknown;
             bcc?: string[] | null;
@@ -17461,22 +17626,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "hdo_vTN8aP6262D6QYGupMa460Jxe52By9BC2Q9YHfQ3",
+                     *       "access_token": "hdo_O27bfsM0zW2KtHubzXFwQYF3i7G8uJIlJqeIxqLx",
                      *       "token_type": "Bearer",
                      *       "expires_in": 3600,
-                     *       "refresh_token": "hdr_QzPZqJSxSmtOKBpZeAwiTJSJobe19uoMiTrBVhcv",
+                     *       "refresh_token": "hdr_ddlZxK8pvRKCwwWeS44ffzPfUIKe2l6Hv2Yr8DQD",
                      *       "scope": "desk:read",
                      *       "installation": {
                      *         "id": 1,
-                     *         "name": "walk-3qs07zsk helpdesk",
-                     *         "siteName": "walk-3qs07zsk",
+                     *         "name": "walk-wr454i5f helpdesk",
+                     *         "siteName": "walk-wr454i5f",
                      *         "apiEndPoint": "https://helpdesk.test"
                      *       },
                      *       "user": {
                      *         "id": 1,
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
-                     *         "email": "owner-trd3it@example.test",
+                     *         "email": "owner-xh3hyn@example.test",
                      *         "role": "owner"
                      *       }
                      *     }
@@ -17587,15 +17752,15 @@ export interface operations {
                      *       "client_id": null,
                      *       "installation": {
                      *         "id": 1,
-                     *         "name": "walk-3qs07zsk helpdesk",
-                     *         "siteName": "walk-3qs07zsk",
+                     *         "name": "walk-wr454i5f helpdesk",
+                     *         "siteName": "walk-wr454i5f",
                      *         "apiEndPoint": "https://helpdesk.test"
                      *       },
                      *       "user": {
                      *         "id": 1,
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
-                     *         "email": "owner-trd3it@example.test",
+                     *         "email": "owner-xh3hyn@example.test",
                      *         "role": "owner"
                      *       }
                      *     }
@@ -17796,10 +17961,10 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.4175880259423441",
+                     *         "messageId": "walk-1-0.7974508206985784",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T10:02:29.297Z",
-                     *         "deadAt": "2026-11-29T11:02:29.297Z",
+                     *         "sentAt": "2026-11-29T16:27:37.145Z",
+                     *         "deadAt": "2026-11-29T17:27:37.145Z",
                      *         "replayedAt": null,
                      *         "discardedAt": null
                      *       }
@@ -17906,12 +18071,12 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.06888617238780093",
+                     *         "messageId": "walk-1-0.6729768391838249",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T10:02:34.043Z",
-                     *         "deadAt": "2026-11-29T11:02:34.043Z",
+                     *         "sentAt": "2026-11-29T16:27:42.334Z",
+                     *         "deadAt": "2026-11-29T17:27:42.334Z",
                      *         "replayedAt": null,
-                     *         "discardedAt": "2026-11-29T11:02:34.055Z"
+                     *         "discardedAt": "2026-11-29T17:27:42.343Z"
                      *       }
                      *     }
                      */
@@ -18025,11 +18190,11 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.4175880259423441",
+                     *         "messageId": "walk-1-0.7974508206985784",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T10:02:29.297Z",
-                     *         "deadAt": "2026-11-29T11:02:29.297Z",
-                     *         "replayedAt": "2026-11-29T11:02:34.020Z",
+                     *         "sentAt": "2026-11-29T16:27:37.145Z",
+                     *         "deadAt": "2026-11-29T17:27:37.145Z",
+                     *         "replayedAt": "2026-11-29T17:27:42.298Z",
                      *         "discardedAt": null
                      *       }
                      *     }
@@ -18160,12 +18325,12 @@ export interface operations {
                      *           "decidedAt": null,
                      *           "decidedBy": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.763Z",
+                     *           "createdAt": "2026-11-29T17:27:30.133Z",
                      *           "createdBy": {
                      *             "id": 4,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.763Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.133Z",
                      *           "updatedBy": {
                      *             "id": 4,
                      *             "type": "users"
@@ -18311,12 +18476,12 @@ export interface operations {
                      *         "decidedAt": null,
                      *         "decidedBy": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.763Z",
+                     *         "createdAt": "2026-11-29T17:27:30.133Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.763Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.133Z",
                      *         "updatedBy": {
                      *           "id": 4,
                      *           "type": "users"
@@ -18481,12 +18646,12 @@ export interface operations {
                      *         "decidedAt": null,
                      *         "decidedBy": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.763Z",
+                     *         "createdAt": "2026-11-29T17:27:30.133Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.763Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.133Z",
                      *         "updatedBy": {
                      *           "id": 4,
                      *           "type": "users"
@@ -18605,18 +18770,18 @@ export interface operations {
                      *         },
                      *         "status": "accepted",
                      *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
-                     *         "decidedAt": "2026-11-29T11:02:31.909Z",
+                     *         "decidedAt": "2026-11-29T17:27:40.189Z",
                      *         "decidedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:31.895Z",
+                     *         "createdAt": "2026-11-29T17:27:40.171Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:31.909Z",
+                     *         "updatedAt": "2026-11-29T17:27:40.189Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -18753,18 +18918,18 @@ export interface operations {
                      *         },
                      *         "status": "declined",
                      *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
-                     *         "decidedAt": "2026-11-29T11:02:31.843Z",
+                     *         "decidedAt": "2026-11-29T17:27:40.116Z",
                      *         "decidedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.763Z",
+                     *         "createdAt": "2026-11-29T17:27:30.133Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:31.843Z",
+                     *         "updatedAt": "2026-11-29T17:27:40.116Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -18971,10 +19136,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "aiusage": {
-                     *         "state": "exhausted",
-                     *         "allowance": 0,
+                     *         "state": "ok",
+                     *         "allowance": 1000,
                      *         "used": 0,
-                     *         "remaining": 0,
+                     *         "remaining": 1000,
                      *         "percentUsed": 0,
                      *         "streams": {
                      *           "replies": 0,
@@ -19046,6 +19211,131 @@ export interface operations {
             };
         };
     };
+    getAiDraft: {
+        parameters: {
+            query?: {
+                /** @description only these properties of each record (and `id`, `type`): a comma list of ticket, replyTo, message, textBody, sources, model, instructions, tone, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
+                fields?: string;
+                /** @description related records to include: a comma list of users, or all */
+                includes?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the record's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the record */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "aidraft": {
+                     *         "id": 1,
+                     *         "type": "aidrafts",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "replyTo": {
+                     *           "id": 1,
+                     *           "type": "messages"
+                     *         },
+                     *         "message": "<p>Hello Grace Hopper, thank you for writing about &quot;Smoke is coming out of the paper tray.&quot;.</p>\n<p>The help articles do not answer this: a teammate will look into it. [HANDOVER]</p>\n<p>(As asked: shorter, apologise for the delay)</p>",
+                     *         "textBody": "Hello Grace Hopper, thank you for writing about \"Smoke is coming out of the paper tray.\".\nThe help articles do not answer this: a teammate will look into it. [HANDOVER]\n(As asked: shorter, apologise for the delay)",
+                     *         "sources": [],
+                     *         "model": "stand-in-1",
+                     *         "instructions": "shorter, apologise for the delay",
+                     *         "tone": "friendly",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T17:27:32.483Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T17:27:32.483Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AiDraftBody"];
+                };
+            };
+            /** @description a parameter or the body is not valid: every problem is named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credential (with `WWW-Authenticate`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such record here */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description past a rate limit (the teammate's requests a minute, or the failed authentications of the client's address): try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description something went wrong on our side; nothing was changed */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the database does not answer; try again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getCurrentAnnouncement: {
         parameters: {
             query?: {
@@ -19072,15 +19362,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T11:02:22.834Z",
+                     *         "publishedAt": "2026-11-29T17:27:30.195Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.834Z",
+                     *         "createdAt": "2026-11-29T17:27:30.195Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.834Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.195Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19194,15 +19484,15 @@ export interface operations {
                      *           "title": "New inbox for billing",
                      *           "body": "Billing questions now go to the Billing inbox.",
                      *           "audience": "agents",
-                     *           "publishedAt": "2026-11-29T11:02:22.834Z",
+                     *           "publishedAt": "2026-11-29T17:27:30.195Z",
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.834Z",
+                     *           "createdAt": "2026-11-29T17:27:30.195Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.834Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.195Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -19340,15 +19630,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T11:02:22.834Z",
+                     *         "publishedAt": "2026-11-29T17:27:30.195Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.834Z",
+                     *         "createdAt": "2026-11-29T17:27:30.195Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.834Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.195Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19503,15 +19793,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T11:02:22.834Z",
+                     *         "publishedAt": "2026-11-29T17:27:30.195Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.834Z",
+                     *         "createdAt": "2026-11-29T17:27:30.195Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.834Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.195Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19641,15 +19931,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T11:02:22.834Z",
+                     *         "publishedAt": "2026-11-29T17:27:30.195Z",
                      *         "expiresAt": "2027-01-31T00:00:00.000Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.834Z",
+                     *         "createdAt": "2026-11-29T17:27:30.195Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.338Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.185Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19942,15 +20232,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T11:02:22.834Z",
+                     *         "publishedAt": "2026-11-29T17:27:30.195Z",
                      *         "expiresAt": "2027-01-31T00:00:00.000Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.834Z",
+                     *         "createdAt": "2026-11-29T17:27:30.195Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.371Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.233Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -20233,15 +20523,15 @@ export interface operations {
                      *         "customer": null,
                      *         "inbox": null,
                      *         "user": null,
-                     *         "detectedAt": "2026-11-29T11:02:27.408Z",
+                     *         "detectedAt": "2026-11-29T17:27:34.879Z",
                      *         "status": "open",
                      *         "clearedAt": null,
                      *         "clearedBy": null,
                      *         "clearNote": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:27.408Z",
+                     *         "createdAt": "2026-11-29T17:27:34.879Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:27.408Z",
+                     *         "updatedAt": "2026-11-29T17:27:34.879Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -20373,18 +20663,18 @@ export interface operations {
                      *         "customer": null,
                      *         "inbox": null,
                      *         "user": null,
-                     *         "detectedAt": "2026-11-29T11:02:27.408Z",
+                     *         "detectedAt": "2026-11-29T17:27:34.879Z",
                      *         "status": "cleared",
-                     *         "clearedAt": "2026-11-29T11:02:31.939Z",
+                     *         "clearedAt": "2026-11-29T17:27:40.224Z",
                      *         "clearedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "clearNote": "Expected: the spring sale brought the extra tickets",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:27.408Z",
+                     *         "createdAt": "2026-11-29T17:27:34.879Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:31.939Z",
+                     *         "updatedAt": "2026-11-29T17:27:40.224Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -20721,24 +21011,24 @@ export interface operations {
                      *           "id": 1,
                      *           "type": "apikeys",
                      *           "name": "owner key",
-                     *           "prefix": "hd_dHtB",
+                     *           "prefix": "hd_5Xei",
                      *           "user": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "lastUsedAt": "2026-11-29T11:02:22.826Z",
+                     *           "lastUsedAt": "2026-11-29T17:27:30.187Z",
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": null
                      *         },
                      *         {
                      *           "id": 2,
                      *           "type": "apikeys",
                      *           "name": "seeded",
-                     *           "prefix": "hd_2lDm",
+                     *           "prefix": "hd_UGDB",
                      *           "user": {
                      *             "id": 2,
                      *             "type": "users"
@@ -20746,9 +21036,9 @@ export interface operations {
                      *           "lastUsedAt": null,
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.689Z",
+                     *           "createdAt": "2026-11-29T17:27:30.059Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:22.689Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.059Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -20876,7 +21166,7 @@ export interface operations {
                      *         "id": 5,
                      *         "type": "apikeys",
                      *         "name": "Reporting script",
-                     *         "prefix": "hd_7mMq",
+                     *         "prefix": "hd_qwJg",
                      *         "user": {
                      *           "id": 1,
                      *           "type": "users"
@@ -20884,17 +21174,17 @@ export interface operations {
                      *         "lastUsedAt": null,
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.859Z",
+                     *         "createdAt": "2026-11-29T17:27:30.232Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.859Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.232Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "secret": "hd_7mMqPMTnRxWn66MC4rraQuplu52kaOZCcR7dgvc6"
+                     *         "secret": "hd_qwJgsU2WiGf0zupc3OITRvB57jyQDGGRYZpeHiRV"
                      *       },
                      *       "included": {}
                      *     }
@@ -21043,7 +21333,7 @@ export interface operations {
                      *         "id": 5,
                      *         "type": "apikeys",
                      *         "name": "Reporting script",
-                     *         "prefix": "hd_7mMq",
+                     *         "prefix": "hd_qwJg",
                      *         "user": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21051,12 +21341,12 @@ export interface operations {
                      *         "lastUsedAt": null,
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.859Z",
+                     *         "createdAt": "2026-11-29T17:27:30.232Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.859Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.232Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21282,9 +21572,9 @@ export interface operations {
                      *           "description": "A message in the channel for every ticket the setting selects.",
                      *           "defaultValue": "enabled",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:13.763Z",
+                     *           "createdAt": "2026-11-29T17:27:19.066Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -21298,9 +21588,9 @@ export interface operations {
                      *           "description": "Reply to a ticket from its Slack thread.",
                      *           "defaultValue": "disabled",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:13.763Z",
+                     *           "createdAt": "2026-11-29T17:27:19.066Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -21419,9 +21709,9 @@ export interface operations {
                      *         "description": "A message in the channel for every ticket the setting selects.",
                      *         "defaultValue": "enabled",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:13.763Z",
+                     *         "createdAt": "2026-11-29T17:27:19.066Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *         "updatedAt": "2026-11-29T17:27:19.066Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -21639,12 +21929,12 @@ export interface operations {
                      *         "comment": null,
                      *         "value": "enabled",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:31.993Z",
+                     *         "createdAt": "2026-11-29T17:27:40.270Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:31.993Z",
+                     *         "updatedAt": "2026-11-29T17:27:40.270Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21765,9 +22055,9 @@ export interface operations {
                      *           "installed": false,
                      *           "installedAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:13.763Z",
+                     *           "createdAt": "2026-11-29T17:27:19.066Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -21781,9 +22071,9 @@ export interface operations {
                      *           "installed": false,
                      *           "installedAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:13.763Z",
+                     *           "createdAt": "2026-11-29T17:27:19.066Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -21934,9 +22224,9 @@ export interface operations {
                      *         "value": 48,
                      *         "isSet": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:13.763Z",
+                     *         "createdAt": "2026-11-29T17:27:19.066Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:32.081Z",
+                     *         "updatedAt": "2026-11-29T17:27:40.386Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -22107,9 +22397,9 @@ export interface operations {
                      *         "installed": false,
                      *         "installedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:13.763Z",
+                     *         "createdAt": "2026-11-29T17:27:19.066Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *         "updatedAt": "2026-11-29T17:27:19.066Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22221,11 +22511,11 @@ export interface operations {
                      *         "developer": "Helpdesk",
                      *         "iconUrl": "https://cdn.helpdesk.test/apps/csat.svg",
                      *         "installed": true,
-                     *         "installedAt": "2026-11-29T11:02:31.993Z",
+                     *         "installedAt": "2026-11-29T17:27:40.270Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:13.763Z",
+                     *         "createdAt": "2026-11-29T17:27:19.066Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *         "updatedAt": "2026-11-29T17:27:19.066Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22357,9 +22647,9 @@ export interface operations {
                      *         "installed": false,
                      *         "installedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:13.763Z",
+                     *         "createdAt": "2026-11-29T17:27:19.066Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *         "updatedAt": "2026-11-29T17:27:19.066Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22487,12 +22777,12 @@ export interface operations {
                      *         "rowsDone": 0,
                      *         "rowsFailed": 0,
                      *         "problems": [],
-                     *         "createdAt": "2026-11-29T11:02:32.151Z",
+                     *         "createdAt": "2026-11-29T17:27:40.436Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:32.151Z",
+                     *         "updatedAt": "2026-11-29T17:27:40.436Z",
                      *         "startedAt": null,
                      *         "finishedAt": null
                      *       },
@@ -22727,12 +23017,12 @@ export interface operations {
                      *           "timezoneId": 1,
                      *           "timezone_name": "UTC",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -22747,12 +23037,12 @@ export interface operations {
                      *           "timezoneId": 338,
                      *           "timezone_name": "Europe/London",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.906Z",
+                     *           "createdAt": "2026-11-29T17:27:30.280Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.906Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.280Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -22899,12 +23189,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.906Z",
+                     *         "createdAt": "2026-11-29T17:27:30.280Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.906Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.280Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -22926,12 +23216,12 @@ export interface operations {
                      *             "startHour": "09:00",
                      *             "endHour": "17:30",
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:22.906Z",
+                     *             "createdAt": "2026-11-29T17:27:30.280Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T11:02:22.906Z",
+                     *             "updatedAt": "2026-11-29T17:27:30.280Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -23090,12 +23380,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.906Z",
+                     *         "createdAt": "2026-11-29T17:27:30.280Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.906Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.280Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23228,12 +23518,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.906Z",
+                     *         "createdAt": "2026-11-29T17:27:30.280Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.396Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.257Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23529,12 +23819,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.906Z",
+                     *         "createdAt": "2026-11-29T17:27:30.280Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.434Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.290Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23714,12 +24004,12 @@ export interface operations {
                      *           "startDate": "2027-01-01",
                      *           "endDate": "2027-01-01",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.930Z",
+                     *           "createdAt": "2026-11-29T17:27:31.278Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.930Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.278Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -23866,12 +24156,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.930Z",
+                     *         "createdAt": "2026-11-29T17:27:31.278Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.930Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.278Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24032,12 +24322,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.930Z",
+                     *         "createdAt": "2026-11-29T17:27:31.278Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.930Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.278Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24173,12 +24463,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.930Z",
+                     *         "createdAt": "2026-11-29T17:27:31.278Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.386Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.442Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24477,12 +24767,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.930Z",
+                     *         "createdAt": "2026-11-29T17:27:31.278Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.419Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.476Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24662,12 +24952,12 @@ export interface operations {
                      *           "startHour": "09:00",
                      *           "endHour": "17:00",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -24685,12 +24975,12 @@ export interface operations {
                      *           "startHour": "09:00",
                      *           "endHour": "17:00",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -24837,12 +25127,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "14:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.966Z",
+                     *         "createdAt": "2026-11-29T17:27:31.379Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.966Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.379Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25003,12 +25293,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "14:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.966Z",
+                     *         "createdAt": "2026-11-29T17:27:31.379Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.966Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.379Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25144,12 +25434,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "15:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.966Z",
+                     *         "createdAt": "2026-11-29T17:27:31.379Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.445Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.520Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25448,12 +25738,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "15:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.966Z",
+                     *         "createdAt": "2026-11-29T17:27:31.379Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.491Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.564Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25628,12 +25918,12 @@ export interface operations {
                      *           "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *           "inbox": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.975Z",
+                     *           "createdAt": "2026-11-29T17:27:30.358Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.975Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.358Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -25771,12 +26061,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.975Z",
+                     *         "createdAt": "2026-11-29T17:27:30.358Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.975Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.358Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25932,12 +26222,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.975Z",
+                     *         "createdAt": "2026-11-29T17:27:30.358Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:22.975Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.358Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26068,12 +26358,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.975Z",
+                     *         "createdAt": "2026-11-29T17:27:30.358Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.459Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.336Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26367,12 +26657,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.975Z",
+                     *         "createdAt": "2026-11-29T17:27:30.358Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.487Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.369Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26567,12 +26857,12 @@ export interface operations {
                      *         "threshold": 0.7,
                      *         "enabled": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:31.624Z",
+                     *         "createdAt": "2026-11-29T17:27:39.890Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:31.624Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.890Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26767,12 +27057,12 @@ export interface operations {
                      *         "threshold": 0.7,
                      *         "enabled": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:31.624Z",
+                     *         "createdAt": "2026-11-29T17:27:39.890Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:31.685Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.957Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26955,12 +27245,12 @@ export interface operations {
                      *           "avatarPath": null,
                      *           "customersCount": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.016Z",
+                     *           "createdAt": "2026-11-29T17:27:30.400Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.016Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.400Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -27112,12 +27402,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.016Z",
+                     *         "createdAt": "2026-11-29T17:27:30.400Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.016Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.400Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27136,12 +27426,12 @@ export interface operations {
                      *             "type": "domains",
                      *             "name": "acme.example",
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:23.016Z",
+                     *             "createdAt": "2026-11-29T17:27:30.400Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T11:02:23.016Z",
+                     *             "updatedAt": "2026-11-29T17:27:30.400Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -27306,12 +27596,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.016Z",
+                     *         "createdAt": "2026-11-29T17:27:30.400Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.016Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.400Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27451,12 +27741,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.016Z",
+                     *         "createdAt": "2026-11-29T17:27:30.400Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.512Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.401Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27759,12 +28049,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.016Z",
+                     *         "createdAt": "2026-11-29T17:27:30.400Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.549Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.452Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -28569,14 +28859,14 @@ export interface operations {
                      *           "position": "bottom-right",
                      *           "isLiveChatEnabled": true,
                      *           "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *           "token": "GC3nSkjudyDyUurhnwXEbB0-UiEn3EwN",
+                     *           "token": "0nol54RvHfI7elgwrnp53kmNSe4ec5QB",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.022Z",
+                     *           "createdAt": "2026-11-29T17:27:31.440Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.022Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.440Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -28726,14 +29016,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "GC3nSkjudyDyUurhnwXEbB0-UiEn3EwN",
+                     *         "token": "0nol54RvHfI7elgwrnp53kmNSe4ec5QB",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.022Z",
+                     *         "createdAt": "2026-11-29T17:27:31.440Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.022Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.440Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -28897,14 +29187,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "GC3nSkjudyDyUurhnwXEbB0-UiEn3EwN",
+                     *         "token": "0nol54RvHfI7elgwrnp53kmNSe4ec5QB",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.022Z",
+                     *         "createdAt": "2026-11-29T17:27:31.440Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.022Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.440Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29043,14 +29333,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "GC3nSkjudyDyUurhnwXEbB0-UiEn3EwN",
+                     *         "token": "0nol54RvHfI7elgwrnp53kmNSe4ec5QB",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.022Z",
+                     *         "createdAt": "2026-11-29T17:27:31.440Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.514Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.589Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29352,14 +29642,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "GC3nSkjudyDyUurhnwXEbB0-UiEn3EwN",
+                     *         "token": "0nol54RvHfI7elgwrnp53kmNSe4ec5QB",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.022Z",
+                     *         "createdAt": "2026-11-29T17:27:31.440Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.546Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.631Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -30065,14 +30355,14 @@ export interface operations {
                      *         "author": "agent",
                      *         "contactId": null,
                      *         "userId": 1,
-                     *         "roomId": "0adcdda4d2af739d5dfc00acff35a4c1",
-                     *         "sentAt": "2026-11-29T11:02:31.715Z",
+                     *         "roomId": "4415caab13fe99e8ed117605161314bb",
+                     *         "sentAt": "2026-11-29T17:27:39.988Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:31.715Z",
+                     *         "createdAt": "2026-11-29T17:27:39.988Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:31.723Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.998Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -30370,14 +30660,14 @@ export interface operations {
                      *         "author": "agent",
                      *         "contactId": null,
                      *         "userId": 1,
-                     *         "roomId": "0adcdda4d2af739d5dfc00acff35a4c1",
-                     *         "sentAt": "2026-11-29T11:02:31.715Z",
+                     *         "roomId": "4415caab13fe99e8ed117605161314bb",
+                     *         "sentAt": "2026-11-29T17:27:39.988Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:31.715Z",
+                     *         "createdAt": "2026-11-29T17:27:39.988Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:31.764Z",
+                     *         "updatedAt": "2026-11-29T17:27:40.048Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -30939,13 +31229,13 @@ export interface operations {
                      *         "contactId": 1,
                      *         "userId": null,
                      *         "roomId": "walk-1",
-                     *         "sentAt": "2026-11-29T11:02:32.236Z",
+                     *         "sentAt": "2026-11-29T17:27:40.544Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:32.247Z",
+                     *         "createdAt": "2026-11-29T17:27:40.558Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:32.247Z",
+                     *         "updatedAt": "2026-11-29T17:27:40.558Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -31072,16 +31362,16 @@ export interface operations {
                      *             "type": "inboxes"
                      *           },
                      *           "ticket_id": null,
-                     *           "token": "954626455416854291955480",
+                     *           "token": "344964359382181610952057",
                      *           "contactForm": null,
                      *           "lastMessageAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.075Z",
+                     *           "createdAt": "2026-11-29T17:27:31.486Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.075Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.486Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -31223,22 +31513,22 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "954626455416854291955480",
+                     *         "token": "344964359382181610952057",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.075Z",
+                     *         "createdAt": "2026-11-29T17:27:31.486Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.075Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.486Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "socketUrl": "ws://127.0.0.1:40129/v2/rooms/954626455416854291955480/socket",
-                     *         "socketId": "a101f1173b234c2ad09e6ed8332411de1406082771cccc6c272d682b51dc1792"
+                     *         "socketUrl": "ws://127.0.0.1:39613/v2/rooms/344964359382181610952057/socket",
+                     *         "socketId": "b0e7e43f3540fb73f7a094d1206438ce07a1affad1e37d0ecd040bceeac13c2a"
                      *       },
                      *       "included": {}
                      *     }
@@ -31372,16 +31662,16 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "954626455416854291955480",
+                     *         "token": "344964359382181610952057",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.075Z",
+                     *         "createdAt": "2026-11-29T17:27:31.486Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.075Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.486Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31516,16 +31806,16 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "954626455416854291955480",
+                     *         "token": "344964359382181610952057",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.075Z",
+                     *         "createdAt": "2026-11-29T17:27:31.486Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.575Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.665Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31718,16 +32008,16 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "954626455416854291955480",
+                     *         "token": "344964359382181610952057",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.075Z",
+                     *         "createdAt": "2026-11-29T17:27:31.486Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.608Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.697Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31931,12 +32221,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:32.297Z",
+                     *         "createdAt": "2026-11-29T17:27:40.604Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:32.297Z",
+                     *         "updatedAt": "2026-11-29T17:27:40.604Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31974,14 +32264,16 @@ export interface operations {
                      *             "viewedByCustomerAt": null,
                      *             "emailStatus": null,
                      *             "emailError": null,
+                     *             "aiDraft": null,
+                     *             "aiSimilarity": null,
                      *             "emailMessageId": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:31.715Z",
+                     *             "createdAt": "2026-11-29T17:27:39.988Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T11:02:32.297Z",
+                     *             "updatedAt": "2026-11-29T17:27:40.604Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -32010,11 +32302,13 @@ export interface operations {
                      *             "viewedByCustomerAt": null,
                      *             "emailStatus": null,
                      *             "emailError": null,
+                     *             "aiDraft": null,
+                     *             "aiSimilarity": null,
                      *             "emailMessageId": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:32.236Z",
+                     *             "createdAt": "2026-11-29T17:27:40.544Z",
                      *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T11:02:32.297Z",
+                     *             "updatedAt": "2026-11-29T17:27:40.604Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -32168,12 +32462,12 @@ export interface operations {
                      *           "addMethod": "api",
                      *           "numTickets": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.096Z",
+                     *           "createdAt": "2026-11-29T17:27:30.463Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.096Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.463Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -32331,12 +32625,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.096Z",
+                     *         "createdAt": "2026-11-29T17:27:30.463Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.096Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.463Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32510,12 +32804,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.096Z",
+                     *         "createdAt": "2026-11-29T17:27:30.463Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.096Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.463Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32664,12 +32958,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.096Z",
+                     *         "createdAt": "2026-11-29T17:27:30.463Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.585Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.495Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32981,12 +33275,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.096Z",
+                     *         "createdAt": "2026-11-29T17:27:30.463Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.626Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.547Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -33185,9 +33479,9 @@ export interface operations {
                      *         "addMethod": "ticket",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:28.169Z",
+                     *         "createdAt": "2026-11-29T17:27:35.659Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:28.169Z",
+                     *         "updatedAt": "2026-11-29T17:27:35.659Z",
                      *         "updatedBy": null,
                      *         "companies": [
                      *           {
@@ -33223,12 +33517,12 @@ export interface operations {
                      *             "avatarPath": null,
                      *             "customersCount": 1,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:32.185Z",
+                     *             "createdAt": "2026-11-29T17:27:40.481Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T11:02:32.185Z",
+                     *             "updatedAt": "2026-11-29T17:27:40.481Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -33242,12 +33536,12 @@ export interface operations {
                      *             "value": "grace@customer.example",
                      *             "isMain": false,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:23.096Z",
+                     *             "createdAt": "2026-11-29T17:27:30.463Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T11:02:32.653Z",
+                     *             "updatedAt": "2026-11-29T17:27:41.004Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -33259,9 +33553,9 @@ export interface operations {
                      *             "value": "lin@customer.example",
                      *             "isMain": true,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:28.169Z",
+                     *             "createdAt": "2026-11-29T17:27:35.659Z",
                      *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T11:02:28.169Z",
+                     *             "updatedAt": "2026-11-29T17:27:35.659Z",
                      *             "updatedBy": null
                      *           }
                      *         ]
@@ -33711,12 +34005,12 @@ export interface operations {
                      *             "type": "customfields"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.706Z",
+                     *           "createdAt": "2026-11-29T17:27:31.058Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.706Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.058Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -33732,12 +34026,12 @@ export interface operations {
                      *             "type": "customfields"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.706Z",
+                     *           "createdAt": "2026-11-29T17:27:31.058Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.706Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.058Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -33880,12 +34174,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.276Z",
+                     *         "createdAt": "2026-11-29T17:27:31.669Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.276Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.669Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34044,12 +34338,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.276Z",
+                     *         "createdAt": "2026-11-29T17:27:31.669Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.276Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.669Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34183,12 +34477,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.276Z",
+                     *         "createdAt": "2026-11-29T17:27:31.669Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.720Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.844Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34485,12 +34779,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.276Z",
+                     *         "createdAt": "2026-11-29T17:27:31.669Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.738Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.867Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34671,12 +34965,12 @@ export interface operations {
                      *           "addToNewInboxes": true,
                      *           "displayOrder": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.706Z",
+                     *           "createdAt": "2026-11-29T17:27:31.058Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.706Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.058Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -34829,12 +35123,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.706Z",
+                     *         "createdAt": "2026-11-29T17:27:31.058Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.706Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.058Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34862,12 +35156,12 @@ export interface operations {
                      *               "type": "customfields"
                      *             },
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:23.706Z",
+                     *             "createdAt": "2026-11-29T17:27:31.058Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T11:02:23.706Z",
+                     *             "updatedAt": "2026-11-29T17:27:31.058Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -34883,12 +35177,12 @@ export interface operations {
                      *               "type": "customfields"
                      *             },
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:23.706Z",
+                     *             "createdAt": "2026-11-29T17:27:31.058Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T11:02:23.706Z",
+                     *             "updatedAt": "2026-11-29T17:27:31.058Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -35051,12 +35345,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.706Z",
+                     *         "createdAt": "2026-11-29T17:27:31.058Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.706Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.058Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35193,12 +35487,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.706Z",
+                     *         "createdAt": "2026-11-29T17:27:31.058Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.158Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.188Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35498,12 +35792,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.706Z",
+                     *         "createdAt": "2026-11-29T17:27:31.058Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.186Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.218Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35779,15 +36073,15 @@ export interface operations {
                      *           "mimeType": "application/pdf",
                      *           "disposition": "attachment",
                      *           "size": 19,
-                     *           "uploadedAt": "2026-11-29T11:02:23.237Z",
-                     *           "confirmedAt": "2026-11-29T11:02:23.258Z",
+                     *           "uploadedAt": "2026-11-29T17:27:30.622Z",
+                     *           "confirmedAt": "2026-11-29T17:27:30.646Z",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.167Z",
+                     *           "createdAt": "2026-11-29T17:27:30.550Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.258Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.646Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -35905,15 +36199,15 @@ export interface operations {
                      *         "mimeType": "application/pdf",
                      *         "disposition": "attachment",
                      *         "size": 19,
-                     *         "uploadedAt": "2026-11-29T11:02:23.237Z",
-                     *         "confirmedAt": "2026-11-29T11:02:23.258Z",
+                     *         "uploadedAt": "2026-11-29T17:27:30.622Z",
+                     *         "confirmedAt": "2026-11-29T17:27:30.646Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.167Z",
+                     *         "createdAt": "2026-11-29T17:27:30.550Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.258Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.646Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36026,15 +36320,15 @@ export interface operations {
                      *         "mimeType": "application/pdf",
                      *         "disposition": "attachment",
                      *         "size": 19,
-                     *         "uploadedAt": "2026-11-29T11:02:23.237Z",
-                     *         "confirmedAt": "2026-11-29T11:02:23.258Z",
+                     *         "uploadedAt": "2026-11-29T17:27:30.622Z",
+                     *         "confirmedAt": "2026-11-29T17:27:30.646Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.167Z",
+                     *         "createdAt": "2026-11-29T17:27:30.550Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.258Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.646Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36203,17 +36497,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "url": "http://127.0.0.1:40129/v2/files/upload",
+                     *       "url": "http://127.0.0.1:39613/v2/files/upload",
                      *       "params": {
                      *         "Content-Type": "application/pdf",
                      *         "bucket": "helpdesk-files",
-                     *         "key": "i1/f1/c275ca960cdcf8b296",
-                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQxMjowMjoyMy4xNTVaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxL2MyNzVjYTk2MGNkY2Y4YjI5NiJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
+                     *         "key": "i1/f1/185b7c9ca0cf64cc9b",
+                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQxODoyNzozMC41MzlaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxLzE4NWI3YzljYTBjZjY0Y2M5YiJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
                      *         "success_action_status": "201",
                      *         "x-amz-algorithm": "SHA256-ONE-TIME-TOKEN",
                      *         "x-amz-credential": "i1/20261129/files",
-                     *         "x-amz-date": "20261129T120223Z",
-                     *         "x-amz-signature": "8597b5685a84fa51b2e5d1326766e9933e49be5538ebff18e99cb84080d82fa2"
+                     *         "x-amz-date": "20261129T182730Z",
+                     *         "x-amz-signature": "2101f2e5d5bad4751cb62b093c59a42bc1080a804f4717cb88d69bf062aa9cf9"
                      *       },
                      *       "file": {
                      *         "id": 1,
@@ -36225,12 +36519,12 @@ export interface operations {
                      *         "uploadedAt": null,
                      *         "confirmedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.167Z",
+                     *         "createdAt": "2026-11-29T17:27:30.550Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.167Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.550Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36413,7 +36707,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "key": "i1/f1/c275ca960cdcf8b296",
+                     *       "key": "i1/f1/185b7c9ca0cf64cc9b",
                      *       "size": 19
                      *     }
                      */
@@ -36523,7 +36817,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "rating": null,
-                     *         "expiresAt": "2026-12-29T11:02:24.968Z"
+                     *         "expiresAt": "2026-12-29T17:27:32.560Z"
                      *       }
                      *     }
                      */
@@ -36658,7 +36952,7 @@ export interface operations {
                      *           "option": 4,
                      *           "comment": "Quick and friendly, thank you!"
                      *         },
-                     *         "expiresAt": "2026-12-29T11:02:24.968Z"
+                     *         "expiresAt": "2026-12-29T17:27:32.560Z"
                      *       }
                      *     }
                      */
@@ -36786,12 +37080,12 @@ export interface operations {
                      *           "score": 5,
                      *           "displayOrder": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.748Z",
+                     *           "createdAt": "2026-11-29T17:27:31.091Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.748Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.091Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -36804,12 +37098,12 @@ export interface operations {
                      *           "score": 3,
                      *           "displayOrder": 1,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -36947,12 +37241,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.748Z",
+                     *         "createdAt": "2026-11-29T17:27:31.091Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.748Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.091Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37108,12 +37402,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.748Z",
+                     *         "createdAt": "2026-11-29T17:27:31.091Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.748Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.091Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37244,12 +37538,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.748Z",
+                     *         "createdAt": "2026-11-29T17:27:31.091Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.218Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.247Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37543,12 +37837,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.748Z",
+                     *         "createdAt": "2026-11-29T17:27:31.091Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.240Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.277Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37839,9 +38133,9 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:33.019Z",
+                     *         "createdAt": "2026-11-29T17:27:41.380Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:33.019Z",
+                     *         "updatedAt": "2026-11-29T17:27:41.380Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -38149,8 +38443,8 @@ export interface operations {
                      *           "description": null,
                      *           "categories": [],
                      *           "popularity": 0,
-                     *           "publishedAt": "2026-11-29T11:02:24.185Z",
-                     *           "updatedAt": "2026-11-29T11:02:24.185Z"
+                     *           "publishedAt": "2026-11-29T17:27:31.583Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.583Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -38263,8 +38557,8 @@ export interface operations {
                      *         "description": null,
                      *         "categories": [],
                      *         "popularity": 1,
-                     *         "publishedAt": "2026-11-29T11:02:24.185Z",
-                     *         "updatedAt": "2026-11-29T11:02:24.185Z",
+                     *         "publishedAt": "2026-11-29T17:27:31.583Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.583Z",
                      *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
                      *         "relatedArticles": []
                      *       }
@@ -38386,12 +38680,12 @@ export interface operations {
                      *           },
                      *           "sendEmailsToInboxId": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.287Z",
+                     *           "createdAt": "2026-11-29T17:27:30.687Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.287Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.687Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -38554,12 +38848,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.287Z",
+                     *         "createdAt": "2026-11-29T17:27:30.687Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.287Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.687Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -38739,12 +39033,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.287Z",
+                     *         "createdAt": "2026-11-29T17:27:30.687Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.287Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.687Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -38899,12 +39193,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.287Z",
+                     *         "createdAt": "2026-11-29T17:27:30.687Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.658Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.604Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39222,12 +39516,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.287Z",
+                     *         "createdAt": "2026-11-29T17:27:30.687Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.685Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.652Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39419,14 +39713,14 @@ export interface operations {
                      *           "disqusEnabled": false,
                      *           "categories": [],
                      *           "relatedArticles": [],
-                     *           "publishedAt": "2026-11-29T11:02:24.185Z",
+                     *           "publishedAt": "2026-11-29T17:27:31.583Z",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.185Z",
+                     *           "createdAt": "2026-11-29T17:27:31.583Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.185Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.583Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -39581,14 +39875,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T11:02:24.185Z",
+                     *         "publishedAt": "2026-11-29T17:27:31.583Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.185Z",
+                     *         "createdAt": "2026-11-29T17:27:31.583Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.185Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.583Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39757,14 +40051,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T11:02:24.185Z",
+                     *         "publishedAt": "2026-11-29T17:27:31.583Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.185Z",
+                     *         "createdAt": "2026-11-29T17:27:31.583Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.185Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.583Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39908,14 +40202,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T11:02:24.185Z",
+                     *         "publishedAt": "2026-11-29T17:27:31.583Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.185Z",
+                     *         "createdAt": "2026-11-29T17:27:31.583Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.677Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.794Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40222,14 +40516,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T11:02:24.185Z",
+                     *         "publishedAt": "2026-11-29T17:27:31.583Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.185Z",
+                     *         "createdAt": "2026-11-29T17:27:31.583Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.699Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.820Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40410,12 +40704,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "parent": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.148Z",
+                     *           "createdAt": "2026-11-29T17:27:31.543Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.148Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.543Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -40561,12 +40855,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.148Z",
+                     *         "createdAt": "2026-11-29T17:27:31.543Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.148Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.543Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40728,12 +41022,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.148Z",
+                     *         "createdAt": "2026-11-29T17:27:31.543Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.148Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.543Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40870,12 +41164,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.148Z",
+                     *         "createdAt": "2026-11-29T17:27:31.543Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.638Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.735Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41175,12 +41469,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.148Z",
+                     *         "createdAt": "2026-11-29T17:27:31.543Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.657Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.772Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41378,12 +41672,12 @@ export interface operations {
                      *           "unverifiedAddresses": [],
                      *           "hasSmtpPassword": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -41416,12 +41710,12 @@ export interface operations {
                      *           "unverifiedAddresses": [],
                      *           "hasSmtpPassword": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.328Z",
+                     *           "createdAt": "2026-11-29T17:27:30.739Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.328Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.739Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -41581,12 +41875,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.328Z",
+                     *         "createdAt": "2026-11-29T17:27:30.739Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.328Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.739Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41762,12 +42056,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.328Z",
+                     *         "createdAt": "2026-11-29T17:27:30.739Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.328Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.739Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41920,12 +42214,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.328Z",
+                     *         "createdAt": "2026-11-29T17:27:30.739Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.707Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.678Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42250,12 +42544,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.328Z",
+                     *         "createdAt": "2026-11-29T17:27:30.739Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.754Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.732Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42432,15 +42726,15 @@ export interface operations {
                      *           "dnsRecord": {
                      *             "type": "TXT",
                      *             "name": "_helpdesk-verification.acme-support.example",
-                     *             "value": "helpdesk-verification=ad5d1f99436bd8d003bd142d85fe1b10"
+                     *             "value": "helpdesk-verification=8a32f8c9d2bc34d41e641b31658d56c3"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.387Z",
+                     *           "createdAt": "2026-11-29T17:27:30.785Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.387Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.785Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -42579,15 +42873,15 @@ export interface operations {
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=ad5d1f99436bd8d003bd142d85fe1b10"
+                     *           "value": "helpdesk-verification=8a32f8c9d2bc34d41e641b31658d56c3"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.387Z",
+                     *         "createdAt": "2026-11-29T17:27:30.785Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.387Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.785Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42745,15 +43039,15 @@ export interface operations {
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=ad5d1f99436bd8d003bd142d85fe1b10"
+                     *           "value": "helpdesk-verification=8a32f8c9d2bc34d41e641b31658d56c3"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.387Z",
+                     *         "createdAt": "2026-11-29T17:27:30.785Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.387Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.785Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42963,19 +43257,19 @@ export interface operations {
                      *         "type": "maildomains",
                      *         "name": "acme-support.example",
                      *         "verified": true,
-                     *         "verifiedAt": "2026-11-29T11:02:32.824Z",
+                     *         "verifiedAt": "2026-11-29T17:27:41.110Z",
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=ad5d1f99436bd8d003bd142d85fe1b10"
+                     *           "value": "helpdesk-verification=8a32f8c9d2bc34d41e641b31658d56c3"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.387Z",
+                     *         "createdAt": "2026-11-29T17:27:30.785Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:32.824Z",
+                     *         "updatedAt": "2026-11-29T17:27:41.110Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43095,7 +43389,7 @@ export interface operations {
                      *       "user": {
                      *         "id": 1,
                      *         "type": "users",
-                     *         "email": "owner-trd3it@example.test",
+                     *         "email": "owner-xh3hyn@example.test",
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
                      *         "role": "owner",
@@ -43110,9 +43404,9 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:22.655Z",
+                     *         "createdAt": "2026-11-29T17:27:30.026Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.026Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -43180,7 +43474,7 @@ export interface operations {
     listMessages: {
         parameters: {
             query?: {
-                /** @description only these properties of each record (and `id`, `type`): a comma list of message, htmlBody, textBody, threadType, editMethod, ticket, customer, cc, bcc, isPinned, isDraft, viewedByCustomerAt, emailStatus, emailError, emailMessageId, revisions, mentions, files, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
+                /** @description only these properties of each record (and `id`, `type`): a comma list of message, htmlBody, textBody, threadType, editMethod, ticket, customer, cc, bcc, isPinned, isDraft, viewedByCustomerAt, emailStatus, emailError, aiDraft, aiSimilarity, emailMessageId, revisions, mentions, files, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
                 fields?: string;
                 /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, customer, editMethod, emailStatus, isDraft, isPinned, threadType, ticket; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
                 filter?: string;
@@ -43233,14 +43527,16 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "8c3dfc70-69cd-4468-8c68-ad9aa897f574@stand-in.email.test",
+                     *           "aiDraft": null,
+                     *           "aiSimilarity": null,
+                     *           "emailMessageId": "24f3de7b-a37a-4a59-889c-7d91bc4e8207@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.449Z",
+                     *           "createdAt": "2026-11-29T17:27:31.867Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.449Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.867Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -43266,14 +43562,16 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "52c9ccdc-48b4-41f1-8f72-64d592a61fc0@stand-in.email.test",
+                     *           "aiDraft": null,
+                     *           "aiSimilarity": null,
+                     *           "emailMessageId": "3717578d-13cf-4f03-87ca-87ae4e2b5f10@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.968Z",
+                     *           "createdAt": "2026-11-29T17:27:32.560Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
+                     *           "updatedAt": "2026-11-29T17:27:32.560Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -43362,7 +43660,7 @@ export interface operations {
     getMessage: {
         parameters: {
             query?: {
-                /** @description only these properties of each record (and `id`, `type`): a comma list of message, htmlBody, textBody, threadType, editMethod, ticket, customer, cc, bcc, isPinned, isDraft, viewedByCustomerAt, emailStatus, emailError, emailMessageId, revisions, mentions, files, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
+                /** @description only these properties of each record (and `id`, `type`): a comma list of message, htmlBody, textBody, threadType, editMethod, ticket, customer, cc, bcc, isPinned, isDraft, viewedByCustomerAt, emailStatus, emailError, aiDraft, aiSimilarity, emailMessageId, revisions, mentions, files, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
                 fields?: string;
                 /** @description related records to include: a comma list of users, revisions, mentions, files, or all */
                 includes?: string;
@@ -43404,14 +43702,16 @@ export interface operations {
                      *         "viewedByCustomerAt": null,
                      *         "emailStatus": "sent",
                      *         "emailError": null,
-                     *         "emailMessageId": "52c9ccdc-48b4-41f1-8f72-64d592a61fc0@stand-in.email.test",
+                     *         "aiDraft": null,
+                     *         "aiSimilarity": null,
+                     *         "emailMessageId": "3717578d-13cf-4f03-87ca-87ae4e2b5f10@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.968Z",
+                     *         "createdAt": "2026-11-29T17:27:32.560Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.968Z",
+                     *         "updatedAt": "2026-11-29T17:27:32.560Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43555,14 +43855,16 @@ export interface operations {
                      *         "viewedByCustomerAt": null,
                      *         "emailStatus": "sent",
                      *         "emailError": null,
-                     *         "emailMessageId": "52c9ccdc-48b4-41f1-8f72-64d592a61fc0@stand-in.email.test",
+                     *         "aiDraft": null,
+                     *         "aiSimilarity": null,
+                     *         "emailMessageId": "3717578d-13cf-4f03-87ca-87ae4e2b5f10@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.968Z",
+                     *         "createdAt": "2026-11-29T17:27:32.560Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:31.355Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.600Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43869,14 +44171,16 @@ export interface operations {
                      *         "viewedByCustomerAt": null,
                      *         "emailStatus": "sent",
                      *         "emailError": null,
-                     *         "emailMessageId": "52c9ccdc-48b4-41f1-8f72-64d592a61fc0@stand-in.email.test",
+                     *         "aiDraft": null,
+                     *         "aiSimilarity": null,
+                     *         "emailMessageId": "3717578d-13cf-4f03-87ca-87ae4e2b5f10@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.968Z",
+                     *         "createdAt": "2026-11-29T17:27:32.560Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:31.403Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.651Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44054,16 +44358,16 @@ export interface operations {
                      *           "scopes": [
                      *             "desk:read"
                      *           ],
-                     *           "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
+                     *           "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
                      *           "clientType": "confidential",
-                     *           "secretPrefix": "hds_zHa1",
+                     *           "secretPrefix": "hds_VXlp",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.420Z",
+                     *           "createdAt": "2026-11-29T17:27:30.820Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.420Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.820Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -44206,21 +44510,21 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
+                     *         "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_zHa1",
+                     *         "secretPrefix": "hds_VXlp",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.420Z",
+                     *         "createdAt": "2026-11-29T17:27:30.820Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.420Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.820Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "clientSecret": "hds_zHa1FPwChSKrXc25WlQwgS09sEY5xBpq8jnvm6Ho"
+                     *         "clientSecret": "hds_VXlpJT2fUnStJJINK2L7Vw3zXYnxe5wdp5GXVz7d"
                      *       },
                      *       "included": {}
                      *     }
@@ -44375,16 +44679,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
+                     *         "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_zHa1",
+                     *         "secretPrefix": "hds_VXlp",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.420Z",
+                     *         "createdAt": "2026-11-29T17:27:30.820Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.420Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.820Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44518,16 +44822,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
+                     *         "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_zHa1",
+                     *         "secretPrefix": "hds_VXlp",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.420Z",
+                     *         "createdAt": "2026-11-29T17:27:30.820Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.797Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.785Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44824,16 +45128,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
+                     *         "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_zHa1",
+                     *         "secretPrefix": "hds_VXlp",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.420Z",
+                     *         "createdAt": "2026-11-29T17:27:30.820Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.823Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.809Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45001,21 +45305,21 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_ayG9nbEtcjpVUE34ZnQ8vOrb",
+                     *         "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_hZMG",
+                     *         "secretPrefix": "hds_rxgl",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.420Z",
+                     *         "createdAt": "2026-11-29T17:27:30.820Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:32.888Z",
+                     *         "updatedAt": "2026-11-29T17:27:41.152Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "clientSecret": "hds_hZMGXhf6ZmxzDnt5wYoy2PEsrUWZNennvdm5dM64"
+                     *         "clientSecret": "hds_rxglhTn7JiEMmI7DkHo1XUoOboL2kpxPRQFzY87b"
                      *       },
                      *       "included": {}
                      *     }
@@ -45260,12 +45564,12 @@ export interface operations {
                      *         "appName": "Reporting dashboard",
                      *         "lastUsedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:28.379Z",
+                     *         "createdAt": "2026-11-29T17:27:35.896Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:28.379Z",
+                     *         "updatedAt": "2026-11-29T17:27:35.896Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45523,12 +45827,12 @@ export interface operations {
                      *         "hasToken": true,
                      *         "lastSyncedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.848Z",
+                     *         "createdAt": "2026-11-29T17:27:32.342Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.848Z",
+                     *         "updatedAt": "2026-11-29T17:27:32.342Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45654,12 +45958,12 @@ export interface operations {
                      *         "hasToken": true,
                      *         "lastSyncedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.848Z",
+                     *         "createdAt": "2026-11-29T17:27:32.342Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.848Z",
+                     *         "updatedAt": "2026-11-29T17:27:32.342Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -46265,7 +46569,7 @@ export interface operations {
                      *           "parent": null,
                      *           "responseTimeMins": 0,
                      *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
+                     *           "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
                      *           "sla": {
                      *             "id": 1,
                      *             "type": "slas"
@@ -46281,12 +46585,12 @@ export interface operations {
                      *           "happinessRating": null,
                      *           "messageCount": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.449Z",
+                     *           "createdAt": "2026-11-29T17:27:31.867Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
+                     *           "updatedAt": "2026-11-29T17:27:32.560Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -46417,12 +46721,12 @@ export interface operations {
                      *             "type": "businesshours"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.310Z",
+                     *           "createdAt": "2026-11-29T17:27:31.715Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.310Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.715Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -46568,12 +46872,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.310Z",
+                     *         "createdAt": "2026-11-29T17:27:31.715Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.310Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.715Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -46734,12 +47038,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.310Z",
+                     *         "createdAt": "2026-11-29T17:27:31.715Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.310Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.715Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -46875,12 +47179,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.310Z",
+                     *         "createdAt": "2026-11-29T17:27:31.715Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.757Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.891Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47179,12 +47483,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.310Z",
+                     *         "createdAt": "2026-11-29T17:27:31.715Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.805Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.950Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47357,12 +47661,12 @@ export interface operations {
                      *           "term": "cheap-watches.example",
                      *           "type": "blacklist",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.452Z",
+                     *           "createdAt": "2026-11-29T17:27:30.846Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.452Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.846Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -47498,12 +47802,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "blacklist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.452Z",
+                     *         "createdAt": "2026-11-29T17:27:30.846Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.452Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.846Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47657,12 +47961,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "blacklist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.452Z",
+                     *         "createdAt": "2026-11-29T17:27:30.846Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.452Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.846Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47791,12 +48095,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "whitelist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.452Z",
+                     *         "createdAt": "2026-11-29T17:27:30.846Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.848Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.841Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48088,12 +48392,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "whitelist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.452Z",
+                     *         "createdAt": "2026-11-29T17:27:30.846Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.867Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.869Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48541,12 +48845,12 @@ export interface operations {
                      *           "name": "refund",
                      *           "color": "#5319e7",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.490Z",
+                     *           "createdAt": "2026-11-29T17:27:30.877Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.490Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.877Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -48683,12 +48987,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#5319e7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.490Z",
+                     *         "createdAt": "2026-11-29T17:27:30.877Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.490Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.877Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48843,12 +49147,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#5319e7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.490Z",
+                     *         "createdAt": "2026-11-29T17:27:30.877Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.490Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.877Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48978,12 +49282,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#0e8a16",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.490Z",
+                     *         "createdAt": "2026-11-29T17:27:30.877Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.900Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.891Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49276,12 +49580,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#0e8a16",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.490Z",
+                     *         "createdAt": "2026-11-29T17:27:30.877Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.935Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.925Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49743,12 +50047,12 @@ export interface operations {
                      *           "actorSystem": null,
                      *           "changes": {},
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.449Z",
+                     *           "createdAt": "2026-11-29T17:27:31.867Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.449Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.867Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -49757,7 +50061,7 @@ export interface operations {
                      *         {
                      *           "id": 2,
                      *           "type": "ticketactivities",
-                     *           "eventType": "ticket.agent.reply",
+                     *           "eventType": "ticket.aidraft",
                      *           "ticket": {
                      *             "id": 1,
                      *             "type": "tickets"
@@ -49769,20 +50073,22 @@ export interface operations {
                      *           "oldInbox": null,
                      *           "status": null,
                      *           "targetAgent": null,
-                     *           "message": {
-                     *             "id": 2,
-                     *             "type": "messages"
-                     *           },
+                     *           "message": null,
                      *           "otherTicket": null,
                      *           "actorSystem": null,
-                     *           "changes": {},
+                     *           "changes": {
+                     *             "aidraft": {
+                     *               "id": 1,
+                     *               "type": "aidrafts"
+                     *             }
+                     *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.968Z",
+                     *           "createdAt": "2026-11-29T17:27:32.483Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
+                     *           "updatedAt": "2026-11-29T17:27:32.483Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -49795,13 +50101,13 @@ export interface operations {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 5,
+                     *           "count": 6,
                      *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 5,
+                     *         "records": 6,
                      *         "pageSize": 50,
                      *         "pages": 1,
                      *         "page": 1,
@@ -49913,12 +50219,12 @@ export interface operations {
                      *         "actorSystem": null,
                      *         "changes": {},
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.449Z",
+                     *         "createdAt": "2026-11-29T17:27:31.867Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.449Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.867Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50035,9 +50341,9 @@ export interface operations {
                      *           "color": "#8bc34a",
                      *           "displayOrder": 1,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -50047,9 +50353,9 @@ export interface operations {
                      *           "color": "#ffc107",
                      *           "displayOrder": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -50185,12 +50491,12 @@ export interface operations {
                      *         "color": "#d93f0b",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.531Z",
+                     *         "createdAt": "2026-11-29T17:27:30.916Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.531Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.916Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50346,12 +50652,12 @@ export interface operations {
                      *         "color": "#d93f0b",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.531Z",
+                     *         "createdAt": "2026-11-29T17:27:30.916Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.531Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.916Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50482,12 +50788,12 @@ export interface operations {
                      *         "color": "#b60205",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.531Z",
+                     *         "createdAt": "2026-11-29T17:27:30.916Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.961Z",
+                     *         "updatedAt": "2026-11-29T17:27:37.967Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50790,12 +51096,12 @@ export interface operations {
                      *         "color": "#b60205",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.531Z",
+                     *         "createdAt": "2026-11-29T17:27:30.916Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:29.988Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.005Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51000,7 +51306,7 @@ export interface operations {
                      *           "parent": null,
                      *           "responseTimeMins": 0,
                      *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
+                     *           "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
                      *           "sla": {
                      *             "id": 1,
                      *             "type": "slas"
@@ -51016,12 +51322,12 @@ export interface operations {
                      *           "happinessRating": null,
                      *           "messageCount": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.449Z",
+                     *           "createdAt": "2026-11-29T17:27:31.867Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
+                     *           "updatedAt": "2026-11-29T17:27:32.560Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -51205,12 +51511,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.449Z",
+                     *         "createdAt": "2026-11-29T17:27:31.867Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.449Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.867Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51392,7 +51698,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
+                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
                      *         "sla": {
                      *           "id": 1,
                      *           "type": "slas"
@@ -51408,12 +51714,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.449Z",
+                     *         "createdAt": "2026-11-29T17:27:31.867Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.968Z",
+                     *         "updatedAt": "2026-11-29T17:27:32.560Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51573,7 +51879,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
+                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
                      *         "sla": {
                      *           "id": 1,
                      *           "type": "slas"
@@ -51589,12 +51895,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.449Z",
+                     *         "createdAt": "2026-11-29T17:27:31.867Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.956Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.105Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51917,7 +52223,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
+                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -51930,12 +52236,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.449Z",
+                     *         "createdAt": "2026-11-29T17:27:31.867Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:31.190Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.346Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -52126,12 +52432,12 @@ export interface operations {
                      *           "actorSystem": null,
                      *           "changes": {},
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.449Z",
+                     *           "createdAt": "2026-11-29T17:27:31.867Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.449Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.867Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -52140,7 +52446,7 @@ export interface operations {
                      *         {
                      *           "id": 2,
                      *           "type": "ticketactivities",
-                     *           "eventType": "ticket.agent.reply",
+                     *           "eventType": "ticket.aidraft",
                      *           "ticket": {
                      *             "id": 1,
                      *             "type": "tickets"
@@ -52152,20 +52458,22 @@ export interface operations {
                      *           "oldInbox": null,
                      *           "status": null,
                      *           "targetAgent": null,
-                     *           "message": {
-                     *             "id": 2,
-                     *             "type": "messages"
-                     *           },
+                     *           "message": null,
                      *           "otherTicket": null,
                      *           "actorSystem": null,
-                     *           "changes": {},
+                     *           "changes": {
+                     *             "aidraft": {
+                     *               "id": 1,
+                     *               "type": "aidrafts"
+                     *             }
+                     *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.968Z",
+                     *           "createdAt": "2026-11-29T17:27:32.483Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
+                     *           "updatedAt": "2026-11-29T17:27:32.483Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -52178,13 +52486,13 @@ export interface operations {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 4,
+                     *           "count": 5,
                      *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 4,
+                     *         "records": 5,
                      *         "pageSize": 50,
                      *         "pages": 1,
                      *         "page": 1,
@@ -52252,6 +52560,210 @@ export interface operations {
             /** @description the database does not answer; try again after `Retry-After` seconds */
             503: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTicketAiDraft: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description makes the write safe to retry: the same key with the same request answers as the first did (24 hours, `Idempotent-Replayed: true`); with another request, 422; while the first runs, 409 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the record's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "instructions": "shorter, apologise for the delay",
+                 *       "tone": "friendly"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AIDraftCreate"];
+            };
+        };
+        responses: {
+            /** @description the draft */
+            201: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "aidraft": {
+                     *         "id": 1,
+                     *         "type": "aidrafts",
+                     *         "ticket": {
+                     *           "id": 1,
+                     *           "type": "tickets"
+                     *         },
+                     *         "replyTo": {
+                     *           "id": 1,
+                     *           "type": "messages"
+                     *         },
+                     *         "message": "<p>Hello Grace Hopper, thank you for writing about &quot;Smoke is coming out of the paper tray.&quot;.</p>\n<p>The help articles do not answer this: a teammate will look into it. [HANDOVER]</p>\n<p>(As asked: shorter, apologise for the delay)</p>",
+                     *         "textBody": "Hello Grace Hopper, thank you for writing about \"Smoke is coming out of the paper tray.\".\nThe help articles do not answer this: a teammate will look into it. [HANDOVER]\n(As asked: shorter, apologise for the delay)",
+                     *         "sources": [],
+                     *         "model": "stand-in-1",
+                     *         "instructions": "shorter, apologise for the delay",
+                     *         "tone": "friendly",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-29T17:27:32.483Z",
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         },
+                     *         "updatedAt": "2026-11-29T17:27:32.483Z",
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "type": "users"
+                     *         }
+                     *       },
+                     *       "included": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AiDraftBody"];
+                };
+            };
+            /** @description a parameter or the body is not valid: every problem is named */
+            400: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credential (with `WWW-Authenticate`) */
+            401: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no AI add-on (allowance 0), or its allowance used up until `resetDate` */
+            402: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller's role may not do this */
+            403: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such record here */
+            404: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a request with the same `Idempotency-Key` is still running (or the write conflicts with what is stored) */
+            409: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is too large */
+            413: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is not sent as JSON */
+            415: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the `Idempotency-Key` was sent with another request before */
+            422: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description past a rate limit (the teammate's requests a minute, or the failed authentications of the client's address): try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description something went wrong on our side; nothing was changed */
+            500: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the model did not answer after its retries, or no model is configured: try again after `Retry-After` */
+            503: {
+                headers: {
+                    /** @description the body properties this operation does not know, accepted and ignored (nothing of them is stored), each named as an error would name it (`customer.isReady, company.domains[0].colour`), comma-separated; absent when none was ignored */
+                    "X-Ignored-Properties"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -52457,9 +52969,9 @@ export interface operations {
                      * @example {
                      *       "happinesssurvey": {
                      *         "id": 1,
-                     *         "url": "http://127.0.0.1:40129/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
-                     *         "sentAt": "2026-11-29T11:02:24.968Z",
-                     *         "expiresAt": "2026-12-29T11:02:24.968Z"
+                     *         "url": "http://127.0.0.1:39613/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
+                     *         "sentAt": "2026-11-29T17:27:32.560Z",
+                     *         "expiresAt": "2026-12-29T17:27:32.560Z"
                      *       }
                      *     }
                      */
@@ -52605,7 +53117,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
+                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -52621,12 +53133,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.449Z",
+                     *         "createdAt": "2026-11-29T17:27:31.867Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:33.389Z",
+                     *         "updatedAt": "2026-11-29T17:27:41.734Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -52764,7 +53276,7 @@ export interface operations {
     listTicketMessages: {
         parameters: {
             query?: {
-                /** @description only these properties of each record (and `id`, `type`): a comma list of message, htmlBody, textBody, threadType, editMethod, ticket, customer, cc, bcc, isPinned, isDraft, viewedByCustomerAt, emailStatus, emailError, emailMessageId, revisions, mentions, files, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
+                /** @description only these properties of each record (and `id`, `type`): a comma list of message, htmlBody, textBody, threadType, editMethod, ticket, customer, cc, bcc, isPinned, isDraft, viewedByCustomerAt, emailStatus, emailError, aiDraft, aiSimilarity, emailMessageId, revisions, mentions, files, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
                 fields?: string;
                 /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, customer, editMethod, emailStatus, isDraft, isPinned, threadType, ticket; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
                 filter?: string;
@@ -52820,14 +53332,16 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "8c3dfc70-69cd-4468-8c68-ad9aa897f574@stand-in.email.test",
+                     *           "aiDraft": null,
+                     *           "aiSimilarity": null,
+                     *           "emailMessageId": "24f3de7b-a37a-4a59-889c-7d91bc4e8207@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.449Z",
+                     *           "createdAt": "2026-11-29T17:27:31.867Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.449Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.867Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -52853,14 +53367,16 @@ export interface operations {
                      *           "viewedByCustomerAt": null,
                      *           "emailStatus": "sent",
                      *           "emailError": null,
-                     *           "emailMessageId": "52c9ccdc-48b4-41f1-8f72-64d592a61fc0@stand-in.email.test",
+                     *           "aiDraft": null,
+                     *           "aiSimilarity": null,
+                     *           "emailMessageId": "3717578d-13cf-4f03-87ca-87ae4e2b5f10@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.968Z",
+                     *           "createdAt": "2026-11-29T17:27:32.560Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:24.968Z",
+                     *           "updatedAt": "2026-11-29T17:27:32.560Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -53013,14 +53529,16 @@ export interface operations {
                      *         "viewedByCustomerAt": null,
                      *         "emailStatus": null,
                      *         "emailError": null,
+                     *         "aiDraft": null,
+                     *         "aiSimilarity": null,
                      *         "emailMessageId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.968Z",
+                     *         "createdAt": "2026-11-29T17:27:32.560Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.968Z",
+                     *         "updatedAt": "2026-11-29T17:27:32.560Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53299,7 +53817,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
+                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -53315,12 +53833,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.449Z",
+                     *         "createdAt": "2026-11-29T17:27:31.867Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:34.864Z",
+                     *         "updatedAt": "2026-11-29T17:27:43.069Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53498,12 +54016,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:32.297Z",
+                     *         "createdAt": "2026-11-29T17:27:40.604Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:33.101Z",
+                     *         "updatedAt": "2026-11-29T17:27:41.457Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53699,7 +54217,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
+                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -53715,12 +54233,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.449Z",
+                     *         "createdAt": "2026-11-29T17:27:31.867Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:33.389Z",
+                     *         "updatedAt": "2026-11-29T17:27:41.734Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53745,12 +54263,12 @@ export interface operations {
                      *             "name": "Replace the printer at the front desk",
                      *             "url": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:33.776Z",
+                     *             "createdAt": "2026-11-29T17:27:41.968Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T11:02:33.776Z",
+                     *             "updatedAt": "2026-11-29T17:27:41.968Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -54022,17 +54540,17 @@ export interface operations {
                      *             "type": "users"
                      *           },
                      *           "seconds": 1800,
-                     *           "date": "2026-11-29T11:02:25.388Z",
+                     *           "date": "2026-11-29T17:27:32.923Z",
                      *           "billable": true,
                      *           "description": "Reproduced the printer fault",
                      *           "timezoneOffset": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:25.388Z",
+                     *           "createdAt": "2026-11-29T17:27:32.923Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:25.388Z",
+                     *           "updatedAt": "2026-11-29T17:27:32.923Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -54227,7 +54745,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T11:02:24.968Z",
+                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -54243,12 +54761,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:24.449Z",
+                     *         "createdAt": "2026-11-29T17:27:31.867Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:33.389Z",
+                     *         "updatedAt": "2026-11-29T17:27:41.734Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -54409,25 +54927,86 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tickets": [],
+                     *       "tickets": [
+                     *         {
+                     *           "id": 1,
+                     *           "subject": "The printer is on fire",
+                     *           "inbox": {
+                     *             "id": 2,
+                     *             "type": "inboxes"
+                     *           },
+                     *           "customer": {
+                     *             "id": 1,
+                     *             "type": "customers"
+                     *           },
+                     *           "agent": null,
+                     *           "status": {
+                     *             "id": 5,
+                     *             "type": "ticketstatuses"
+                     *           },
+                     *           "priority": null,
+                     *           "type": {
+                     *             "id": 1,
+                     *             "type": "tickettypes"
+                     *           },
+                     *           "source": null,
+                     *           "cc": [],
+                     *           "bcc": [],
+                     *           "notifyCustomer": true,
+                     *           "imagesHidden": false,
+                     *           "originalRecipient": null,
+                     *           "previewText": "A replacement printer is on its way: it arrives on Tuesday.",
+                     *           "spam_score": null,
+                     *           "mergedInto": null,
+                     *           "parent": null,
+                     *           "responseTimeMins": 0,
+                     *           "resolutionTimeMins": 0,
+                     *           "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *           "sla": {
+                     *             "id": 1,
+                     *             "type": "slas"
+                     *           },
+                     *           "slaFirstResponseDueAt": null,
+                     *           "slaFirstResponseStatus": null,
+                     *           "slaNextReplyDueAt": null,
+                     *           "slaNextReplyStatus": null,
+                     *           "slaResolutionDueAt": null,
+                     *           "slaResolutionStatus": null,
+                     *           "sla_breached": false,
+                     *           "isRead": false,
+                     *           "happinessRating": null,
+                     *           "messageCount": 2,
+                     *           "state": "active",
+                     *           "createdAt": "2026-11-29T17:27:31.867Z",
+                     *           "createdBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           },
+                     *           "updatedAt": "2026-11-29T17:27:35.286Z",
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "type": "users"
+                     *           }
+                     *         }
+                     *       ],
                      *       "included": {},
                      *       "meta": {
-                     *         "cursor": "WyIxOTcwLTAxLTAxVDAwOjAwOjAwWiIsMF0",
+                     *         "cursor": "WyIyMDI2LTExLTI5VDE3OjI3OjM1LjI4NloiLDFd",
                      *         "endOfStream": true,
-                     *         "count": 0,
+                     *         "count": 1,
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 0,
-                     *           "pages": 0,
+                     *           "count": 1,
+                     *           "pages": 1,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 0,
+                     *         "records": 1,
                      *         "pageSize": 50,
-                     *         "pages": 0,
+                     *         "pages": 1,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -55020,9 +55599,9 @@ export interface operations {
                      *           "displayOrder": 1,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -55033,9 +55612,9 @@ export interface operations {
                      *           "displayOrder": 2,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -55171,12 +55750,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.561Z",
+                     *         "createdAt": "2026-11-29T17:27:30.953Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.561Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.953Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -55333,12 +55912,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.561Z",
+                     *         "createdAt": "2026-11-29T17:27:30.953Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.561Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.953Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -55470,12 +56049,12 @@ export interface operations {
                      *         "displayOrder": 2,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.561Z",
+                     *         "createdAt": "2026-11-29T17:27:30.953Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.012Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.032Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -55779,12 +56358,12 @@ export interface operations {
                      *         "displayOrder": 2,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.561Z",
+                     *         "createdAt": "2026-11-29T17:27:30.953Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.040Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.060Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -55962,9 +56541,9 @@ export interface operations {
                      *           "displayOrder": 1,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:13.763Z",
+                     *           "createdAt": "2026-11-29T17:27:19.066Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -55977,9 +56556,9 @@ export interface operations {
                      *           "displayOrder": 2,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:13.763Z",
+                     *           "createdAt": "2026-11-29T17:27:19.066Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -56118,12 +56697,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.600Z",
+                     *         "createdAt": "2026-11-29T17:27:30.995Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.600Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.995Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56282,12 +56861,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.600Z",
+                     *         "createdAt": "2026-11-29T17:27:30.995Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.600Z",
+                     *         "updatedAt": "2026-11-29T17:27:30.995Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56421,12 +57000,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.600Z",
+                     *         "createdAt": "2026-11-29T17:27:30.995Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.061Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.084Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56732,12 +57311,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.600Z",
+                     *         "createdAt": "2026-11-29T17:27:30.995Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.088Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.106Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56913,9 +57492,9 @@ export interface operations {
                      *           "default": true,
                      *           "enabledForFutureInboxes": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -56926,9 +57505,9 @@ export interface operations {
                      *           "default": false,
                      *           "enabledForFutureInboxes": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -57064,12 +57643,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.667Z",
+                     *         "createdAt": "2026-11-29T17:27:31.025Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.667Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.025Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57226,12 +57805,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.667Z",
+                     *         "createdAt": "2026-11-29T17:27:31.025Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.667Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.025Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57363,12 +57942,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.667Z",
+                     *         "createdAt": "2026-11-29T17:27:31.025Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.109Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.129Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57672,12 +58251,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.667Z",
+                     *         "createdAt": "2026-11-29T17:27:31.025Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.134Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.158Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57857,17 +58436,17 @@ export interface operations {
                      *             "type": "users"
                      *           },
                      *           "seconds": 1800,
-                     *           "date": "2026-11-29T11:02:25.388Z",
+                     *           "date": "2026-11-29T17:27:32.923Z",
                      *           "billable": true,
                      *           "description": "Reproduced the printer fault",
                      *           "timezoneOffset": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:25.388Z",
+                     *           "createdAt": "2026-11-29T17:27:32.923Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:25.388Z",
+                     *           "updatedAt": "2026-11-29T17:27:32.923Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -58014,17 +58593,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 1800,
-                     *         "date": "2026-11-29T11:02:25.388Z",
+                     *         "date": "2026-11-29T17:27:32.923Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:25.388Z",
+                     *         "createdAt": "2026-11-29T17:27:32.923Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:25.388Z",
+                     *         "updatedAt": "2026-11-29T17:27:32.923Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58185,17 +58764,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 1800,
-                     *         "date": "2026-11-29T11:02:25.388Z",
+                     *         "date": "2026-11-29T17:27:32.923Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:25.388Z",
+                     *         "createdAt": "2026-11-29T17:27:32.923Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:25.388Z",
+                     *         "updatedAt": "2026-11-29T17:27:32.923Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58331,17 +58910,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 2700,
-                     *         "date": "2026-11-29T11:02:25.388Z",
+                     *         "date": "2026-11-29T17:27:32.923Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:25.388Z",
+                     *         "createdAt": "2026-11-29T17:27:32.923Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:31.532Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.752Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58640,17 +59219,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 2700,
-                     *         "date": "2026-11-29T11:02:25.388Z",
+                     *         "date": "2026-11-29T17:27:32.923Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:25.388Z",
+                     *         "createdAt": "2026-11-29T17:27:32.923Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:31.567Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.812Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -59186,9 +59765,9 @@ export interface operations {
                      *           "type": "timezones",
                      *           "name": "UTC",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:13.763Z",
+                     *           "createdAt": "2026-11-29T17:27:19.066Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -59196,9 +59775,9 @@ export interface operations {
                      *           "type": "timezones",
                      *           "name": "Africa/Abidjan",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:13.763Z",
+                     *           "createdAt": "2026-11-29T17:27:19.066Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -59311,9 +59890,9 @@ export interface operations {
                      *         "type": "timezones",
                      *         "name": "UTC",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:13.763Z",
+                     *         "createdAt": "2026-11-29T17:27:19.066Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:13.763Z",
+                     *         "updatedAt": "2026-11-29T17:27:19.066Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -59434,12 +60013,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "businesshours": null,
                      *           "applyingToExistingTickets": false,
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -59459,12 +60038,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "businesshours": null,
                      *           "applyingToExistingTickets": false,
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -59619,12 +60198,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T11:02:24.400Z",
+                     *         "createdAt": "2026-11-29T17:27:31.809Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.400Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.809Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -59657,12 +60236,12 @@ export interface operations {
                      *             "message": "",
                      *             "displayOrder": 0,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T11:02:24.400Z",
+                     *             "createdAt": "2026-11-29T17:27:31.809Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T11:02:24.400Z",
+                     *             "updatedAt": "2026-11-29T17:27:31.809Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -59826,12 +60405,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T11:02:24.400Z",
+                     *         "createdAt": "2026-11-29T17:27:31.809Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:24.400Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.809Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -59969,12 +60548,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T11:02:24.400Z",
+                     *         "createdAt": "2026-11-29T17:27:31.809Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.858Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.009Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60275,12 +60854,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T11:02:24.400Z",
+                     *         "createdAt": "2026-11-29T17:27:31.809Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.901Z",
+                     *         "updatedAt": "2026-11-29T17:27:39.058Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60725,7 +61304,7 @@ export interface operations {
                      *         {
                      *           "id": 1,
                      *           "type": "users",
-                     *           "email": "owner-trd3it@example.test",
+                     *           "email": "owner-xh3hyn@example.test",
                      *           "firstName": "Owner",
                      *           "lastName": "Demo",
                      *           "role": "owner",
@@ -60740,15 +61319,15 @@ export interface operations {
                      *           "autoFollowOnCC": false,
                      *           "isAppOwner": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.655Z",
+                     *           "createdAt": "2026-11-29T17:27:30.026Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:22.655Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
                      *           "updatedBy": null
                      *         },
                      *         {
                      *           "id": 2,
                      *           "type": "users",
-                     *           "email": "admin-9dzwda@example.test",
+                     *           "email": "admin-rnuyff@example.test",
                      *           "firstName": "Admin",
                      *           "lastName": "Demo",
                      *           "role": "admin",
@@ -60763,9 +61342,9 @@ export interface operations {
                      *           "autoFollowOnCC": false,
                      *           "isAppOwner": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:22.681Z",
+                     *           "createdAt": "2026-11-29T17:27:30.056Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:22.681Z",
+                     *           "updatedAt": "2026-11-29T17:27:30.056Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -60913,12 +61492,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.810Z",
+                     *         "createdAt": "2026-11-29T17:27:31.152Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.810Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.152Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61085,12 +61664,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.810Z",
+                     *         "createdAt": "2026-11-29T17:27:31.152Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.810Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.152Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61232,12 +61811,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.810Z",
+                     *         "createdAt": "2026-11-29T17:27:31.152Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.324Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.370Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61542,12 +62121,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.810Z",
+                     *         "createdAt": "2026-11-29T17:27:31.152Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.351Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.406Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61725,12 +62304,12 @@ export interface operations {
                      *           "enabled": true,
                      *           "disabledAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.779Z",
+                     *           "createdAt": "2026-11-29T17:27:31.114Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T11:02:23.779Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.114Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -61873,12 +62452,12 @@ export interface operations {
                      *         "enabled": true,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.779Z",
+                     *         "createdAt": "2026-11-29T17:27:31.114Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.779Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.114Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62037,12 +62616,12 @@ export interface operations {
                      *         "enabled": true,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.779Z",
+                     *         "createdAt": "2026-11-29T17:27:31.114Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:23.779Z",
+                     *         "updatedAt": "2026-11-29T17:27:31.114Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62176,12 +62755,12 @@ export interface operations {
                      *         "enabled": false,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.779Z",
+                     *         "createdAt": "2026-11-29T17:27:31.114Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.264Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.303Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62478,12 +63057,12 @@ export interface operations {
                      *         "enabled": false,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.779Z",
+                     *         "createdAt": "2026-11-29T17:27:31.114Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:30.294Z",
+                     *         "updatedAt": "2026-11-29T17:27:38.334Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62662,21 +63241,21 @@ export interface operations {
                      *             "type": "webhookendpoints"
                      *           },
                      *           "event": "agent.created",
-                     *           "deliveryId": "8b8a6a18-ead0-4002-95f0-8c00edb4846a",
+                     *           "deliveryId": "1d9e57da-7f1d-491e-90b7-4f9c38eaeda3",
                      *           "ticket": null,
                      *           "status": "delivered",
                      *           "attempts": 1,
                      *           "statusCode": 200,
-                     *           "latencyMs": 6,
+                     *           "latencyMs": 10,
                      *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-29T11:02:23.879Z",
+                     *           "lastAttemptAt": "2026-11-29T17:27:31.221Z",
                      *           "nextAttemptAt": null,
-                     *           "deliveredAt": "2026-11-29T11:02:23.879Z",
-                     *           "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T11:02:23.810Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:23.810Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T11:02:23.810Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *           "deliveredAt": "2026-11-29T17:27:31.221Z",
+                     *           "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T17:27:31.152Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:31.152Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T17:27:31.152Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:23.810Z",
+                     *           "createdAt": "2026-11-29T17:27:31.152Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:23.879Z",
+                     *           "updatedAt": "2026-11-29T17:27:31.221Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -62687,7 +63266,7 @@ export interface operations {
                      *             "type": "webhookendpoints"
                      *           },
                      *           "event": "ticket.created",
-                     *           "deliveryId": "460ec1bc-1c09-45e4-ad03-9da22d8e6224",
+                     *           "deliveryId": "7d525f26-7f13-48c5-8cb5-901341069613",
                      *           "ticket": {
                      *             "id": 1,
                      *             "type": "tickets"
@@ -62695,16 +63274,16 @@ export interface operations {
                      *           "status": "delivered",
                      *           "attempts": 1,
                      *           "statusCode": 200,
-                     *           "latencyMs": 364,
+                     *           "latencyMs": 353,
                      *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-29T11:02:24.901Z",
+                     *           "lastAttemptAt": "2026-11-29T17:27:32.353Z",
                      *           "nextAttemptAt": null,
-                     *           "deliveredAt": "2026-11-29T11:02:24.901Z",
-                     *           "payload": "{\"event\":\"ticket.created\",\"occurredAt\":\"2026-11-29T11:02:24.449Z\",\"eventCreatorId\":1,\"ticket\":{\"id\":1,\"subject\":\"The printer is on fire\",\"inbox\":{\"id\":2,\"type\":\"inboxes\"},\"customer\":{\"id\":1,\"type\":\"customers\",\"firstName\":\"Grace\",\"lastName\":\"Hopper\",\"email\":\"grace@customer.example\",\"organization\":\"Navy Labs\",\"jobTitle\":null,\"phone\":null,\"mobile\":null,\"address\":null,\"notes\":null,\"externalId\":null,\"extraData\":null,\"trusted\":false,\"verifiedEmail\":false,\"linkedinURL\":null,\"facebookURL\":null,\"twitterHandle\":null,\"avatarURL\":null,\"welcomeEmailSent\":false,\"permission\":\"all\",\"addMethod\":\"api\",\"numTickets\":0,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:23.096Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T11:02:23.096Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}},\"agent\":null,\"status\":{\"id\":1,\"type\":\"ticketstatuses\",\"name\":\"Active\",\"code\":\"active\",\"color\":\"#2196f3\",\"icon\":\"circle\",\"displayOrder\":1,\"isCustom\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:13.763Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T11:02:13.763Z\",\"updatedBy\":null},\"priority\":null,\"type\":{\"id\":1,\"type\":\"tickettypes\",\"name\":\"Question\",\"displayOrder\":1,\"default\":true,\"enabledForFutureInboxes\":true,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:22.655Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T11:02:22.655Z\",\"updatedBy\":null},\"source\":null,\"cc\":[],\"bcc\":[],\"notifyCustomer\":true,\"imagesHidden\":false,\"originalRecipient\":null,\"previewText\":\"Smoke is coming out of the paper tray.\",\"spam_score\":null,\"mergedInto\":null,\"parent\":null,\"responseTimeMins\":null,\"resolutionTimeMins\":null,\"happinessSurveySentAt\":null,\"sla\":null,\"slaFirstResponseDueAt\":null,\"slaFirstResponseStatus\":null,\"slaNextReplyDueAt\":null,\"slaNextReplyStatus\":null,\"slaResolutionDueAt\":null,\"slaResolutionStatus\":null,\"sla_breached\":false,\"isRead\":false,\"happinessRating\":null,\"messageCount\":1,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:24.449Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T11:02:24.449Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"},\"tags\":[]}}",
+                     *           "deliveredAt": "2026-11-29T17:27:32.353Z",
+                     *           "payload": "{\"event\":\"ticket.created\",\"occurredAt\":\"2026-11-29T17:27:31.867Z\",\"eventCreatorId\":1,\"ticket\":{\"id\":1,\"subject\":\"The printer is on fire\",\"inbox\":{\"id\":2,\"type\":\"inboxes\"},\"customer\":{\"id\":1,\"type\":\"customers\",\"firstName\":\"Grace\",\"lastName\":\"Hopper\",\"email\":\"grace@customer.example\",\"organization\":\"Navy Labs\",\"jobTitle\":null,\"phone\":null,\"mobile\":null,\"address\":null,\"notes\":null,\"externalId\":null,\"extraData\":null,\"trusted\":false,\"verifiedEmail\":false,\"linkedinURL\":null,\"facebookURL\":null,\"twitterHandle\":null,\"avatarURL\":null,\"welcomeEmailSent\":false,\"permission\":\"all\",\"addMethod\":\"api\",\"numTickets\":0,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:30.463Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T17:27:30.463Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}},\"agent\":null,\"status\":{\"id\":1,\"type\":\"ticketstatuses\",\"name\":\"Active\",\"code\":\"active\",\"color\":\"#2196f3\",\"icon\":\"circle\",\"displayOrder\":1,\"isCustom\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:19.066Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T17:27:19.066Z\",\"updatedBy\":null},\"priority\":null,\"type\":{\"id\":1,\"type\":\"tickettypes\",\"name\":\"Question\",\"displayOrder\":1,\"default\":true,\"enabledForFutureInboxes\":true,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:30.026Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T17:27:30.026Z\",\"updatedBy\":null},\"source\":null,\"cc\":[],\"bcc\":[],\"notifyCustomer\":true,\"imagesHidden\":false,\"originalRecipient\":null,\"previewText\":\"Smoke is coming out of the paper tray.\",\"spam_score\":null,\"mergedInto\":null,\"parent\":null,\"responseTimeMins\":null,\"resolutionTimeMins\":null,\"happinessSurveySentAt\":null,\"sla\":null,\"slaFirstResponseDueAt\":null,\"slaFirstResponseStatus\":null,\"slaNextReplyDueAt\":null,\"slaNextReplyStatus\":null,\"slaResolutionDueAt\":null,\"slaResolutionStatus\":null,\"sla_breached\":false,\"isRead\":false,\"happinessRating\":null,\"messageCount\":1,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:31.867Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T17:27:31.867Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"},\"tags\":[]}}",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T11:02:24.449Z",
+                     *           "createdAt": "2026-11-29T17:27:31.867Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T11:02:24.901Z",
+                     *           "updatedAt": "2026-11-29T17:27:32.353Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -62829,21 +63408,21 @@ export interface operations {
                      *           "type": "webhookendpoints"
                      *         },
                      *         "event": "agent.created",
-                     *         "deliveryId": "8b8a6a18-ead0-4002-95f0-8c00edb4846a",
+                     *         "deliveryId": "1d9e57da-7f1d-491e-90b7-4f9c38eaeda3",
                      *         "ticket": null,
                      *         "status": "pending",
                      *         "attempts": 0,
                      *         "statusCode": 200,
-                     *         "latencyMs": 6,
+                     *         "latencyMs": 10,
                      *         "lastError": null,
-                     *         "lastAttemptAt": "2026-11-29T11:02:23.879Z",
-                     *         "nextAttemptAt": "2026-11-29T11:02:33.975Z",
-                     *         "deliveredAt": "2026-11-29T11:02:23.879Z",
-                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T11:02:23.810Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:23.810Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T11:02:23.810Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "lastAttemptAt": "2026-11-29T17:27:31.221Z",
+                     *         "nextAttemptAt": "2026-11-29T17:27:42.249Z",
+                     *         "deliveredAt": "2026-11-29T17:27:31.221Z",
+                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T17:27:31.152Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:31.152Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T17:27:31.152Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:23.810Z",
+                     *         "createdAt": "2026-11-29T17:27:31.152Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T11:02:33.975Z",
+                     *         "updatedAt": "2026-11-29T17:27:42.249Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62969,24 +63548,24 @@ export interface operations {
                      *           "type": "webhookendpoints"
                      *         },
                      *         "event": "webhook.test",
-                     *         "deliveryId": "fc153ada-4775-4674-b2e9-66222a38a3ef",
+                     *         "deliveryId": "b805b18a-7505-4fff-83ab-7b05979a91e4",
                      *         "ticket": null,
                      *         "status": "delivered",
                      *         "attempts": 1,
                      *         "statusCode": 200,
-                     *         "latencyMs": 1,
+                     *         "latencyMs": 2,
                      *         "lastError": null,
-                     *         "lastAttemptAt": "2026-11-29T11:02:33.998Z",
+                     *         "lastAttemptAt": "2026-11-29T17:27:42.278Z",
                      *         "nextAttemptAt": null,
-                     *         "deliveredAt": "2026-11-29T11:02:33.998Z",
-                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T11:02:33.995Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T11:02:23.779Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T11:02:30.294Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "deliveredAt": "2026-11-29T17:27:42.278Z",
+                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T17:27:42.275Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:31.114Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T17:27:38.334Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T11:02:33.998Z",
+                     *         "createdAt": "2026-11-29T17:27:42.278Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T11:02:33.998Z",
+                     *         "updatedAt": "2026-11-29T17:27:42.278Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"

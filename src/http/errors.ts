@@ -7,6 +7,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 export const ERROR_CODES = [
   'invalid',
   'unauthorized',
+  'paymentRequired',
   'forbidden',
   'notFound',
   'conflict',

@@ -70,6 +70,10 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Announcement', description: 'what the owner publishes, and what each role sees' },
   { name: 'Anomalies', description: 'unusual activity the scheduled scan noticed' },
   { name: 'AIUsage', description: 'AI add-on usage and effectiveness in the current billing period' },
+  {
+    name: 'AIDrafts',
+    description: "reply drafts the AI writes from a ticket's thread and the help docs, inside the allowance",
+  },
   { name: 'CodeTemplates', description: "a code template's sentiment settings" },
   { name: 'TimeZones', description: "the platform's time-zone ids" },
   { name: 'Service', description: 'the API reference and the health check' },

@@ -20,7 +20,7 @@ import WebSocket from 'ws';
 import { api, type ApiResponse } from '../support/api';
 import { checkAnswer } from '../support/contract';
 import { signatureHeaders } from '../support/conversation-messages';
-import { newInstallation } from '../support/db';
+import { newInstallation, rows } from '../support/db';
 import { sameShape, trimmedAnswer } from './walk-answers';
 import {
   BEFORE_SENDING,
@@ -58,6 +58,8 @@ beforeAll(async () => {
   doc = (await api('/v2/openapi.json')).body;
   typeNamed = typeNamedIn(doc);
   site = await newInstallation('walk');
+  // the reader has the AI add-on: its drafts are examples too
+  await rows('UPDATE installations SET ai_allowance = 1000 WHERE id = $1', [site.id]);
   world = await startWorld();
   records = new WalkRecords({
     isCatalogue: (type) => CATALOGUES.has(type),

@@ -11,6 +11,7 @@ export interface ErrorEntry {
 const CODES: Record<number, string> = {
   400: 'invalid',
   401: 'unauthorized',
+  402: 'paymentRequired',
   403: 'forbidden',
   404: 'notFound',
   409: 'conflict',

@@ -154,12 +154,20 @@ export const ticketMessages = pgTable(
     emailStatus: text('email_status', { enum: EMAIL_STATES }),
     /** why mailing it failed */
     emailError: text('email_error'),
+    /** the AI draft a teammate's reply was sent from (`aiDraft` in the body): metered once in the `replies` stream */
+    aiDraftId: integer('ai_draft_id').references((): AnyPgColumn => aiDrafts.id),
+    /** how closely the reply kept to that draft, 0 to 100 (`src/lib/text-similarity`); written by the `aidrafts.similarity` subscriber */
+    aiSimilarity: real('ai_similarity'),
   },
   (t) => [
     index('ticket_messages_ticket_idx').on(t.ticketId, t.id),
     uniqueIndex('ticket_messages_email_message_id_key')
       .on(t.installationId, t.emailMessageId)
       .where(sql`${t.emailMessageId} IS NOT NULL`),
+    // `/v2/ai/stats.json`: an installation's replies sent from AI drafts in a period
+    index('ticket_messages_ai_draft_idx')
+      .on(t.installationId, t.createdAt)
+      .where(sql`${t.aiDraftId} IS NOT NULL`),
   ],
 );
 
@@ -317,4 +325,34 @@ export const ticketMessageMentions = pgTable(
     createdBy: integer('created_by'),
   },
   (t) => [primaryKey({ columns: [t.messageId, t.userId] }), index('ticket_message_mentions_user_idx').on(t.userId)],
+);
+
+export const AI_DRAFT_TONES = ['friendly', 'formal', 'concise'] as const;
+
+/**
+ * A reply the AI drafted for a ticket (`POST /v2/tickets/{id}/aidrafts.json`, docs/ai.md): never
+ * sent by itself; a teammate's reply that names it (`aiDraft`) is what the add-on bills.
+ */
+export const aiDrafts = pgTable(
+  'ai_drafts',
+  {
+    ...auditColumns(),
+    ticketId: integer('ticket_id')
+      .notNull()
+      .references(() => tickets.id),
+    /** the customer's entry it answers: the latest when it was drafted */
+    replyToId: integer('reply_to_id').references((): AnyPgColumn => ticketMessages.id),
+    /** sanitized HTML, as a reply's `message` */
+    htmlBody: text('html_body').notNull(),
+    textBody: text('text_body').notNull(),
+    /** the help-doc articles the draft cites, in the order cited */
+    sources: integer('sources')
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
+    model: text('model').notNull(),
+    instructions: text('instructions'),
+    tone: text('tone', { enum: AI_DRAFT_TONES }),
+  },
+  (t) => [index('ai_drafts_ticket_idx').on(t.ticketId, t.id)],
 );

@@ -56,7 +56,7 @@ export const getAiStatsRoute = defineRoute(
     roles: EVERYONE,
     summary: 'AI effectiveness in the current billing period',
     description:
-      "How closely the agent replies sent from an AI draft in the caller's current billing period kept to their drafts: the mean similarity and the shares sent as is (similarity 100), edited (from 50) and rewritten (below 50), which add up to exactly 100.0, with how many replies they are of. A deleted reply leaves the figures; with no such replies every figure is 0. `includes` takes only `all`. See docs/ai.md.",
+      "How closely the agent replies sent from an AI draft in the caller's current billing period (in live chats, and on tickets with `aiDraft`) kept to their drafts: the mean similarity and the shares sent as is (similarity 100), edited (from 50) and rewritten (below 50), which add up to exactly 100.0, with how many replies they are of. A deleted reply leaves the figures; with no such replies every figure is 0. `includes` takes only `all`. See docs/ai.md.",
     request: { query: z.object({ includes: includesParam([]) }) },
     responses: { 200: jsonResponse('the effectiveness figures', answer) },
   },
@@ -65,21 +65,31 @@ export const getAiStatsRoute = defineRoute(
     const { rows } = await c.var.db.http.execute(sql`
     SELECT to_char(p.period_start, 'YYYY-MM-DD') AS period_start,
            to_char(p.reset_date, 'YYYY-MM-DD') AS reset_date,
-           count(m.id)::int AS replies,
-           (count(m.id) FILTER (WHERE m.ai_similarity >= ${SENT_AS_IS}))::int AS sent_as_is,
-           (count(m.id) FILTER (WHERE m.ai_similarity >= ${EDITED_FROM} AND m.ai_similarity < ${SENT_AS_IS}))::int AS edited,
-           (count(m.id) FILTER (WHERE m.ai_similarity < ${EDITED_FROM}))::int AS rewritten,
-           round(avg(m.ai_similarity::numeric), 1)::text AS avg_similarity
+           count(m.similarity)::int AS replies,
+           (count(*) FILTER (WHERE m.similarity >= ${SENT_AS_IS}))::int AS sent_as_is,
+           (count(*) FILTER (WHERE m.similarity >= ${EDITED_FROM} AND m.similarity < ${SENT_AS_IS}))::int AS edited,
+           (count(*) FILTER (WHERE m.similarity < ${EDITED_FROM}))::int AS rewritten,
+           round(avg(m.similarity::numeric), 1)::text AS avg_similarity
     FROM installations i
     CROSS JOIN LATERAL ${billingPeriodSql(sql`i.billing_anchor`, sql`i.billing_interval`, sql`now()`)} p
-    LEFT JOIN conversation_messages m
-      ON m.installation_id = i.id
-     AND m.sent_at >= ${startOfUtcDay(sql`p.period_start`)}
-     AND m.sent_at < ${startOfUtcDay(sql`p.reset_date`)}
-     AND m.author = 'agent'
-     AND m.state = 'active'
-     AND m.ai_draft IS NOT NULL
-     AND m.ai_similarity IS NOT NULL
+    LEFT JOIN LATERAL (
+      SELECT c.ai_similarity AS similarity FROM conversation_messages c
+       WHERE c.installation_id = i.id
+         AND c.sent_at >= ${startOfUtcDay(sql`p.period_start`)}
+         AND c.sent_at < ${startOfUtcDay(sql`p.reset_date`)}
+         AND c.author = 'agent'
+         AND c.state = 'active'
+         AND c.ai_draft IS NOT NULL
+         AND c.ai_similarity IS NOT NULL
+      UNION ALL
+      SELECT t.ai_similarity FROM ticket_messages t
+       WHERE t.installation_id = i.id
+         AND t.ai_draft_id IS NOT NULL
+         AND t.created_at >= ${startOfUtcDay(sql`p.period_start`)}
+         AND t.created_at < ${startOfUtcDay(sql`p.reset_date`)}
+         AND t.state = 'active'
+         AND t.ai_similarity IS NOT NULL
+    ) m ON true
     WHERE i.id = ${who.installationId}
     GROUP BY p.period_start, p.reset_date`);
     const row = rows[0] as StatsRow | undefined;

@@ -1,17 +1,39 @@
 import { sql, type SQL } from 'drizzle-orm';
 
 /**
- * Meters the AI work among stored messages, as the body of a data-modifying CTE over `stored`
- * (a CTE of the new message rows: id, installation_id, author, ai_draft, sent_at), so the
- * statement that stores the messages records their usage too: an agent's reply sent from an AI
- * draft is one `replies` unit, an AI assistant's answer one `chat` unit (docs/ai.md). At most
- * once per source: a redelivered message is never billed twice.
+ * The usage of AI work among new rows, as the body of a data-modifying CTE over `rows` (a CTE of
+ * the rows the same statement stored: `id`, `installation_id`), so the statement that stores the
+ * work bills it too (docs/ai.md): one unit of `stream` (SQL over the row) for each row `where`
+ * holds, at `occurredAt`. At most once per source: work stored twice is never billed twice.
  */
-export function meterStoredMessages(stored: SQL): SQL {
+function meterRows(rows: SQL, source: { type: string; stream: SQL; occurredAt: SQL; where: SQL }): SQL {
   return sql`
     INSERT INTO ai_usage_events (installation_id, stream, units, source_type, source_id, occurred_at)
-    SELECT installation_id, CASE author WHEN 'ai' THEN 'chat' ELSE 'replies' END, 1, 'conversationmessages', id, sent_at
-    FROM ${stored}
-    WHERE author = 'ai' OR (author = 'agent' AND ai_draft IS NOT NULL)
+    SELECT installation_id, ${source.stream}, 1, ${source.type}, id, ${source.occurredAt}
+    FROM ${rows}
+    WHERE ${source.where}
     ON CONFLICT (stream, source_type, source_id) DO NOTHING`;
+}
+
+/**
+ * Stored chat messages (`rows` with `author`, `ai_draft`, `sent_at`): an agent's reply sent from
+ * an AI draft is one `replies` unit, an AI assistant's answer one `chat` unit.
+ */
+export function meterStoredMessages(rows: SQL): SQL {
+  return meterRows(rows, {
+    type: 'conversationmessages',
+    stream: sql`CASE author WHEN 'ai' THEN 'chat' ELSE 'replies' END`,
+    occurredAt: sql`sent_at`,
+    where: sql`author = 'ai' OR (author = 'agent' AND ai_draft IS NOT NULL)`,
+  });
+}
+
+/** Stored ticket thread entries (`rows` with `ai_draft_id`, `created_at`): a reply sent from an AI draft is one `replies` unit. */
+export function meterThreadEntries(rows: SQL): SQL {
+  return meterRows(rows, {
+    type: 'messages',
+    stream: sql`'replies'`,
+    occurredAt: sql`created_at`,
+    where: sql`ai_draft_id IS NOT NULL`,
+  });
 }

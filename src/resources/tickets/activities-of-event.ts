@@ -163,12 +163,15 @@ function messageActivities(event: StoredEvent, entry: EntryFacts): ActivityDraft
 }
 
 /**
- * The history lines an event makes: of a ticket's own events, and of its thread entries' (with
- * the facts of the entry). A change of several properties makes one line per property
+ * The history lines an event makes: of a ticket's own events, of its thread entries' (with
+ * the facts of the entry), and of its AI drafts'. A change of several properties makes one line per property
  * that has its own event type (status, agent, inbox, ...) and one `ticket.updated` for the rest.
  */
 export function activitiesOf(event: StoredEvent, entry?: EntryFacts): ActivityDraft[] {
   if (event.recordType === 'tickets') return ticketActivities(event);
   if (event.recordType === 'messages' && entry) return messageActivities(event, entry);
+  // the AI drafted a reply (docs/ai.md): a line, though nothing reached the customer
+  if (event.recordType === 'aidrafts' && event.kind === 'created')
+    return [{ eventType: 'ticket.aidraft', changes: { aidraft: { id: event.recordId, type: 'aidrafts' } } }];
   return [];
 }

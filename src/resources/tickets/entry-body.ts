@@ -51,6 +51,10 @@ export const entryBody = writableRecord(
       description:
         "the ticket's customer, to write the customer's reply (a channel of the team's own): a reply to a waiting or solved ticket makes it active; null: the caller's own entry",
     }),
+    aiDraft: referenceInput('aidrafts').optional().meta({
+      description:
+        "the AI draft (`POST /v2/tickets/{id}/aidrafts.json`) this teammate's reply was sent from, as it is or edited: the reply is one unit of the AI allowance, and how closely it kept to the draft counts in `/v2/ai/stats.json`",
+    }),
     agent: teammateInput.nullable().optional().meta({
       description:
         'the teammate the entry is written as (its author, history line, events): an owner or admin names any active owner, admin or agent of the installation who sees the ticket; an agent only itself (another: 403); null: the caller',

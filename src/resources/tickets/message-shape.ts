@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  aiDrafts,
   customers,
   EDIT_METHODS,
   EMAIL_STATES,
@@ -54,6 +55,15 @@ export const messageFields: Record<string, WritableField> = {
       .string()
       .nullable()
       .meta({ description: "why its mail failed, or why the last try did (Email Service's code and message)" }),
+    readOnly: true,
+  },
+  aiDraft: referenceField(ticketMessages.aiDraftId, { table: aiDrafts, type: 'aidrafts' }, { readOnly: true }),
+  aiSimilarity: {
+    column: ticketMessages.aiSimilarity,
+    schema: z.number().nullable().meta({
+      description:
+        'how closely a reply sent from an AI draft kept to it, 0 to 100 (docs/ai.md); set a moment after the reply is written; null: no draft',
+    }),
     readOnly: true,
   },
   emailMessageId: {

@@ -2,7 +2,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Actor } from '../../auth/principal';
 import type { Database } from '../../db/client';
 import { recalled, refuseWhen } from '../../db/refusal';
-import { tickets, ticketStatuses, users } from '../../db/schema';
+import { aiDrafts, tickets, ticketStatuses, users } from '../../db/schema';
 import { ADMINS } from '../../auth/access';
 import { visibleTickets } from './ticket-visibility';
 import { planOf, sendWithReadBack, tenantScope, updateStatement } from '../../engine';
@@ -55,6 +55,12 @@ export function ticketEntryStatements(db: Database, caller: Actor, id: number, b
   const customer = body.customer ?? undefined;
   if (customer !== undefined && (threadType !== 'message' || body.isDraft))
     throw ApiError.invalid('message.customer', 'a customer writes replies: no notes, no drafts');
+  const aiDraft = body.aiDraft;
+  if (aiDraft !== undefined && (threadType !== 'message' || customer !== undefined || body.isDraft))
+    throw ApiError.invalid(
+      'message.aiDraft',
+      "an AI draft is sent as a teammate's reply: not as a note, a draft or the customer's reply",
+    );
   const writer = db.http;
   const entryId = recalled(ENTRY);
   const statusBefore = recalled(STATUS_BEFORE);
@@ -81,6 +87,14 @@ export function ticketEntryStatements(db: Database, caller: Actor, id: number, b
           'message.customer',
           `customer ${customer} is not this ticket's customer`,
         ),
+    aiDraft === undefined
+      ? undefined
+      : refuseWhen(
+          sql`NOT EXISTS (SELECT 1 FROM ${aiDrafts} WHERE ${and(tenantScope(aiDrafts, who.installationId), eq(aiDrafts.id, aiDraft), eq(aiDrafts.ticketId, id), eq(aiDrafts.state, 'active'))})`,
+          400,
+          'message.aiDraft',
+          `no aidrafts ${aiDraft} of this ticket`,
+        ),
     status === undefined
       ? undefined
       : refuseWhen(
@@ -102,6 +116,7 @@ export function ticketEntryStatements(db: Database, caller: Actor, id: number, b
         isPinned: body.isPinned,
         isDraft: body.isDraft,
         files: body.files ? { ids: body.files, source: 'message.files' } : undefined,
+        aiDraftId: aiDraft,
       },
       ENTRY,
     ),

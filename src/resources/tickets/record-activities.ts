@@ -68,6 +68,8 @@ export async function activitiesOfStored(
   tx: Transaction,
   event: StoredEvent,
 ): Promise<{ ticketId: number; drafts: ActivityDraft[] }> {
+  if (event.recordType === 'aidrafts')
+    return { ticketId: Number((event.data.ticket as { id: number }).id), drafts: activitiesOf(event, undefined) };
   if (event.recordType !== 'messages') return { ticketId: event.recordId, drafts: activitiesOf(event, undefined) };
   const read = await entryOf(tx, event);
   if (!read) return { ticketId: event.recordId, drafts: [] };

@@ -11,7 +11,7 @@ import { activitiesOfStored, referenceAt } from './record-activities';
 export const recordTicketActivities: Subscriber = {
   name: 'tickets.activities',
   does: "writes the ticket's history lines (`docs/resources/ticketactivities.md`), once per event",
-  on: [{ recordType: 'tickets' }, { recordType: 'messages' }],
+  on: [{ recordType: 'tickets' }, { recordType: 'messages' }, { recordType: 'aidrafts', kinds: ['created'] }],
   async handle(event, { tx }) {
     const { ticketId, drafts } = await activitiesOfStored(tx, event);
     if (drafts.length === 0) return;

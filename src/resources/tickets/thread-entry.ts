@@ -6,6 +6,7 @@ import { insertEventsFrom } from '../../events/record-events';
 import { messageHtml, messageText, type EditMethod } from '../../lib/html/message-body';
 import { attachFiles, attachFilesStatements } from '../files/attach';
 import { recalled, remember } from '../../db/refusal';
+import { meterThreadEntries } from '../ai/usage-events';
 import { appendedToSearch, refreshSearch, refreshSearchStatement, searchEffectOf } from './ticket-search';
 
 /** A ticket's or an entry's `cc` or `bcc`: email addresses, at most 50. */
@@ -81,6 +82,8 @@ export interface ThreadEntry {
   searchLater?: boolean;
   /** confirmed files to attach, and the body's name for them (for a 400) */
   files?: { ids: readonly number[]; source: string };
+  /** the AI draft a teammate's reply was sent from, checked to be the ticket's: the entry is billed as one `replies` unit */
+  aiDraftId?: number;
 }
 
 /**
@@ -138,11 +141,12 @@ export function threadEntryStatement(
   const text = messageText(html);
   return sql`
     WITH entry AS (
-      INSERT INTO ticket_messages (installation_id, ticket_id, thread_type, html_body, text_body, edit_method, customer_id, cc, bcc, is_pinned, is_draft, created_by, updated_by, created_at)
+      INSERT INTO ticket_messages (installation_id, ticket_id, thread_type, html_body, text_body, edit_method, customer_id, cc, bcc, is_pinned, is_draft, created_by, updated_by, created_at, ai_draft_id)
       VALUES (${who.installationId}, ${entry.ticketId}, ${entry.threadType}, ${html}, ${text}, ${entry.editMethod}, ${entry.customerId},
               ${textArray(entry.cc)}, ${textArray(entry.bcc)}, ${entry.isPinned ?? false}, ${entry.isDraft ?? false}, ${entry.by === undefined ? who.userId : entry.by}::int, ${who.userId}::int,
-              coalesce(${entry.at ?? null}::timestamptz, now()))
-      RETURNING id, ticket_id, thread_type, is_draft, created_at, text_body),
+              coalesce(${entry.at ?? null}::timestamptz, now()), ${entry.aiDraftId ?? null}::int)
+      RETURNING id, installation_id, ticket_id, thread_type, is_draft, created_at, text_body, ai_draft_id),
+    ${entry.aiDraftId === undefined ? sql`` : sql`metered AS (${meterThreadEntries(sql`entry`)}),`}
     searched AS (
       SELECT ${entry.isDraft || entry.searchLater ? sql`'none'` : searchEffectOf(sql`entry.text_body`)} AS effect
         FROM tickets t JOIN entry ON t.id = entry.ticket_id),
@@ -158,7 +162,8 @@ export function threadEntryStatement(
       'messages',
       'created',
       sql`jsonb_build_object('parent', jsonb_build_object('id', r.ticket_id, 'type', 'tickets'), 'threadType', r.thread_type,
-      'author', ${entry.customerId === null ? 'teammate' : 'customer'}::text, 'isDraft', r.is_draft, 'opening', ${entry.opening ?? false}::boolean)`,
+      'author', ${entry.customerId === null ? 'teammate' : 'customer'}::text, 'isDraft', r.is_draft, 'opening', ${entry.opening ?? false}::boolean)
+      ${entry.aiDraftId === undefined ? sql`` : sql`|| jsonb_build_object('aiDraft', jsonb_build_object('id', r.ai_draft_id, 'type', 'aidrafts'))`}`,
     )})
     SELECT ${select} FROM entry`;
 }
