@@ -18,8 +18,10 @@ interface PlannedAnswer {
   status?: number;
   /** with `status`: the `Retry-After` header, seconds */
   retryAfter?: number;
-  /** waits this long before answering (the head, or each chunk of a stream) */
+  /** waits this long before answering */
   delayMs?: number;
+  /** a stream: waits this long before each chunk (2 ms when absent) */
+  chunkDelayMs?: number;
   /** this text instead of the composed one */
   text?: string;
 }
@@ -132,7 +134,7 @@ export async function startAiModelStandIn(
         choices: [{ delta: { content: words } }],
       };
       response.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      await sleep(planned?.delayMs ?? 2);
+      await sleep(planned?.chunkDelayMs ?? 2);
     }
     response.end('data: [DONE]\n\n');
   }

@@ -304,11 +304,15 @@ describe('the AI allowance', () => {
     expect(first.status, first.text).toBe(201);
     expect(first.headers.get('x-ai-usage-state')).toBe('ok');
     expect(first.headers.get('x-ai-remaining')).toBe('2');
-    const sent = await entry(
-      ticket.id,
-      { message: first.body.aidraft.message, aiDraft: { id: first.body.aidraft.id } },
+    // the reply, its check and its billing stay one exchange
+    const { answer: reply, trips } = await withRoundTrips(`/v2/tickets/${ticket.id}/messages.json`, {
+      method: 'POST',
       key,
-    );
+      body: { message: first.body.aidraft.message, aiDraft: { id: first.body.aidraft.id } },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    expect(trips).toBe(1);
+    const sent = reply.body.message;
     expect(sent.aiDraft).toEqual({ id: first.body.aidraft.id, type: 'aidrafts' });
     const billed = await rows<{ stream: string; source_type: string; source_id: number }>(
       `SELECT stream, source_type, source_id FROM ai_usage_events WHERE installation_id = $1 AND source_type = 'messages'`,

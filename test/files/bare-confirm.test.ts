@@ -125,7 +125,8 @@ describe('PATCH /v2/files/{id}.json with no body', () => {
       .flatMap((methods) => Object.values(methods))
       .filter((operation) => operation.requestBody?.content['application/json'] && !operation.requestBody.required)
       .map((operation) => operation.operationId);
-    // (OAuth's token and revocation endpoints take a form or JSON, so neither is required alone)
-    expect(required.sort()).toEqual(['confirmFile', 'oauthRevoke', 'oauthToken']);
+    // (OAuth's token and revocation endpoints take a form or JSON, so neither is required alone;
+    // an AI draft's wishes are optional: a bare POST drafts with the defaults)
+    expect(required.sort()).toEqual(['confirmFile', 'createTicketAiDraft', 'oauthRevoke', 'oauthToken']);
   });
 });

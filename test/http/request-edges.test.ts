@@ -131,6 +131,7 @@ describe('the document', () => {
         'invalid',
         'notConfigured',
         'notFound',
+        'paymentRequired',
         'tooLarge',
         'tooManyRequests',
         'unauthorized',

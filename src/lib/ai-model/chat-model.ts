@@ -101,7 +101,11 @@ export async function complete(
   options: CallOptions,
 ): Promise<Completion> {
   const response = await send(config, messages, options, false);
-  const parsed = completionAnswer.safeParse(await response.json().catch(() => undefined));
+  const body = await withTimeout(response.json(), config.attemptTimeoutMs, options.signal).catch((error: unknown) => {
+    if (error instanceof ModelUnavailable || options.signal?.aborted) throw error;
+    return undefined;
+  });
+  const parsed = completionAnswer.safeParse(body);
   if (!parsed.success) throw new ModelUnavailable('the model answered something that is not a chat completion');
   return { text: parsed.data.choices[0]!.message.content ?? '', model: parsed.data.model ?? config.model };
 }
@@ -168,11 +172,16 @@ async function send(config: ModelConfig, messages: ChatMessage[], options: CallO
   for (let attempt = 1; attempt <= config.attempts; attempt++) {
     options.signal?.throwIfAborted();
     let wait = config.retryBaseMs * 2 ** (attempt - 1);
+    // the attempt's timeout is for the answer's head: a stream's body may take longer, each chunk on its own clock
+    const attemptAbort = new AbortController();
+    const headTimer = setTimeout(
+      () => attemptAbort.abort(new DOMException('no answer in time', 'TimeoutError')),
+      config.attemptTimeoutMs,
+    );
     try {
-      const signal = options.signal
-        ? AbortSignal.any([options.signal, AbortSignal.timeout(config.attemptTimeoutMs)])
-        : AbortSignal.timeout(config.attemptTimeoutMs);
+      const signal = options.signal ? AbortSignal.any([options.signal, attemptAbort.signal]) : attemptAbort.signal;
       const response = await fetch(`${config.baseUrl}/chat/completions`, { method: 'POST', headers, body, signal });
+      clearTimeout(headTimer);
       if (response.ok) return response;
       await response.body?.cancel().catch(() => {});
       last = `the model answered ${response.status}`;
@@ -181,6 +190,7 @@ async function send(config: ModelConfig, messages: ChatMessage[], options: CallO
       const asked = Number(response.headers.get('retry-after'));
       if (Number.isFinite(asked) && asked > 0) wait = asked * 1000;
     } catch (error) {
+      clearTimeout(headTimer);
       if (options.signal?.aborted) throw error;
       last =
         (error as Error).name === 'TimeoutError'
@@ -201,7 +211,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 function withTimeout<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ModelUnavailable(`the model's stream stopped for ${ms} ms`)), ms);
+    const timer = setTimeout(() => reject(new ModelUnavailable(`the model stopped answering for ${ms} ms`)), ms);
     signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
     work.then(
       (value) => (clearTimeout(timer), resolve(value)),
