@@ -3546,7 +3546,7 @@ export interface paths {
         put?: never;
         /**
          * Draft a reply to the ticket's latest customer message with the AI
-         * @description The AI drafts a reply to the customer's latest message, written from the ticket's thread (its drafts and other tickets never), the customer's name, the inbox's signature (which mail adds below the reply, so the draft has none) and the installation's published help-doc articles that match the message; the articles it used are its `sources`. `instructions` and `tone` steer it. Answers 201 with the draft, which is never sent by itself: send it (as it is or edited) as a reply with `aiDraft: {id}`, and that reply is one unit of the AI allowance. The headers `X-AI-Usage-State`, `X-AI-Remaining` and `X-AI-Reset-Date` say where the allowance stands. Without the AI add-on, or with its allowance used up, a 402 naming `aiusage.allowance` and when it starts again; a ticket the caller does not see a 404; the model not answering (after retries) or not configured a 503, and nothing is written. Records the draft's `created` event (history `ticket.aidraft`). See docs/ai.md.
+         * @description The AI drafts a reply to the customer's latest message, written from the ticket's thread (its drafts and other tickets never), the customer's name, the inbox's signature (which mail adds below the reply, so the draft has none) and the installation's published help-doc articles that match the message (private ones too: a teammate reads the draft first); the articles it used are its `sources`. `instructions` and `tone` steer it. Answers 201 with the draft, which is never sent by itself: send it (as it is or edited) as a reply with `aiDraft: {id}`, and that reply is one unit of the AI allowance, once per draft. The headers `X-AI-Usage-State`, `X-AI-Remaining` and `X-AI-Reset-Date` say where the allowance stands. Without the AI add-on, or with its allowance used up, a 402 naming `aiusage.allowance` and when it starts again; a ticket the caller does not see a 404; the model not answering (after retries) or not configured a 503, and nothing is written. Records the draft's `created` event (history `ticket.aidraft`). See docs/ai.md.
          *
          *     Who may call it: owners, admins and agents.
          */
@@ -11228,7 +11228,7 @@ export interface components {
                 meta?: unknown;
                 type?: "users" | "" | null;
             } | null;
-            /** @description the AI draft (`POST /v2/tickets/{id}/aidrafts.json`) this teammate's reply was sent from, as it is or edited: the reply is one unit of the AI allowance, and how closely it kept to the draft counts in `/v2/ai/stats.json` */
+            /** @description the AI draft (`POST /v2/tickets/{id}/aidrafts.json`) this teammate's reply was sent from, as it is or edited: one unit of the AI allowance, once per draft, and how closely it kept to the draft counts in `/v2/ai/stats.json` */
             aiDraft?: number | string | {
                 id: number | string;
                 meta?: unknown;
@@ -17626,22 +17626,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "hdo_O27bfsM0zW2KtHubzXFwQYF3i7G8uJIlJqeIxqLx",
+                     *       "access_token": "hdo_s6tHUvd2y623367iEUk4c80ik2ytJ6pOmRsKNLnt",
                      *       "token_type": "Bearer",
                      *       "expires_in": 3600,
-                     *       "refresh_token": "hdr_ddlZxK8pvRKCwwWeS44ffzPfUIKe2l6Hv2Yr8DQD",
+                     *       "refresh_token": "hdr_OHRq6QVnWl3pZAcphjTfQ5KoeuDHHDwKX2j9HuTd",
                      *       "scope": "desk:read",
                      *       "installation": {
                      *         "id": 1,
-                     *         "name": "walk-wr454i5f helpdesk",
-                     *         "siteName": "walk-wr454i5f",
+                     *         "name": "walk-7xpjp8h2 helpdesk",
+                     *         "siteName": "walk-7xpjp8h2",
                      *         "apiEndPoint": "https://helpdesk.test"
                      *       },
                      *       "user": {
                      *         "id": 1,
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
-                     *         "email": "owner-xh3hyn@example.test",
+                     *         "email": "owner-0oi32k@example.test",
                      *         "role": "owner"
                      *       }
                      *     }
@@ -17752,15 +17752,15 @@ export interface operations {
                      *       "client_id": null,
                      *       "installation": {
                      *         "id": 1,
-                     *         "name": "walk-wr454i5f helpdesk",
-                     *         "siteName": "walk-wr454i5f",
+                     *         "name": "walk-7xpjp8h2 helpdesk",
+                     *         "siteName": "walk-7xpjp8h2",
                      *         "apiEndPoint": "https://helpdesk.test"
                      *       },
                      *       "user": {
                      *         "id": 1,
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
-                     *         "email": "owner-xh3hyn@example.test",
+                     *         "email": "owner-0oi32k@example.test",
                      *         "role": "owner"
                      *       }
                      *     }
@@ -17961,10 +17961,10 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.7974508206985784",
+                     *         "messageId": "walk-1-0.9377281711621519",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T16:27:37.145Z",
-                     *         "deadAt": "2026-11-29T17:27:37.145Z",
+                     *         "sentAt": "2026-11-29T17:23:50.272Z",
+                     *         "deadAt": "2026-11-29T18:23:50.272Z",
                      *         "replayedAt": null,
                      *         "discardedAt": null
                      *       }
@@ -18071,12 +18071,12 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.6729768391838249",
+                     *         "messageId": "walk-1-0.11609975963966113",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T16:27:42.334Z",
-                     *         "deadAt": "2026-11-29T17:27:42.334Z",
+                     *         "sentAt": "2026-11-29T17:23:55.069Z",
+                     *         "deadAt": "2026-11-29T18:23:55.069Z",
                      *         "replayedAt": null,
-                     *         "discardedAt": "2026-11-29T17:27:42.343Z"
+                     *         "discardedAt": "2026-11-29T18:23:55.084Z"
                      *       }
                      *     }
                      */
@@ -18190,11 +18190,11 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.7974508206985784",
+                     *         "messageId": "walk-1-0.9377281711621519",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T16:27:37.145Z",
-                     *         "deadAt": "2026-11-29T17:27:37.145Z",
-                     *         "replayedAt": "2026-11-29T17:27:42.298Z",
+                     *         "sentAt": "2026-11-29T17:23:50.272Z",
+                     *         "deadAt": "2026-11-29T18:23:50.272Z",
+                     *         "replayedAt": "2026-11-29T18:23:55.037Z",
                      *         "discardedAt": null
                      *       }
                      *     }
@@ -18325,12 +18325,12 @@ export interface operations {
                      *           "decidedAt": null,
                      *           "decidedBy": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.133Z",
+                     *           "createdAt": "2026-11-29T18:23:43.326Z",
                      *           "createdBy": {
                      *             "id": 4,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.133Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.326Z",
                      *           "updatedBy": {
                      *             "id": 4,
                      *             "type": "users"
@@ -18476,12 +18476,12 @@ export interface operations {
                      *         "decidedAt": null,
                      *         "decidedBy": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.133Z",
+                     *         "createdAt": "2026-11-29T18:23:43.326Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.133Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.326Z",
                      *         "updatedBy": {
                      *           "id": 4,
                      *           "type": "users"
@@ -18646,12 +18646,12 @@ export interface operations {
                      *         "decidedAt": null,
                      *         "decidedBy": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.133Z",
+                     *         "createdAt": "2026-11-29T18:23:43.326Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.133Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.326Z",
                      *         "updatedBy": {
                      *           "id": 4,
                      *           "type": "users"
@@ -18770,18 +18770,18 @@ export interface operations {
                      *         },
                      *         "status": "accepted",
                      *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
-                     *         "decidedAt": "2026-11-29T17:27:40.189Z",
+                     *         "decidedAt": "2026-11-29T18:23:53.122Z",
                      *         "decidedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:40.171Z",
+                     *         "createdAt": "2026-11-29T18:23:53.113Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:40.189Z",
+                     *         "updatedAt": "2026-11-29T18:23:53.122Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -18918,18 +18918,18 @@ export interface operations {
                      *         },
                      *         "status": "declined",
                      *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
-                     *         "decidedAt": "2026-11-29T17:27:40.116Z",
+                     *         "decidedAt": "2026-11-29T18:23:53.069Z",
                      *         "decidedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.133Z",
+                     *         "createdAt": "2026-11-29T18:23:43.326Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:40.116Z",
+                     *         "updatedAt": "2026-11-29T18:23:53.069Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19254,12 +19254,12 @@ export interface operations {
                      *         "instructions": "shorter, apologise for the delay",
                      *         "tone": "friendly",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.483Z",
+                     *         "createdAt": "2026-11-29T18:23:45.770Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:32.483Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.770Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19362,15 +19362,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T17:27:30.195Z",
+                     *         "publishedAt": "2026-11-29T18:23:43.385Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.195Z",
+                     *         "createdAt": "2026-11-29T18:23:43.385Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.195Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.385Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19484,15 +19484,15 @@ export interface operations {
                      *           "title": "New inbox for billing",
                      *           "body": "Billing questions now go to the Billing inbox.",
                      *           "audience": "agents",
-                     *           "publishedAt": "2026-11-29T17:27:30.195Z",
+                     *           "publishedAt": "2026-11-29T18:23:43.385Z",
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.195Z",
+                     *           "createdAt": "2026-11-29T18:23:43.385Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.195Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.385Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -19630,15 +19630,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T17:27:30.195Z",
+                     *         "publishedAt": "2026-11-29T18:23:43.385Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.195Z",
+                     *         "createdAt": "2026-11-29T18:23:43.385Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.195Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.385Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19793,15 +19793,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T17:27:30.195Z",
+                     *         "publishedAt": "2026-11-29T18:23:43.385Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.195Z",
+                     *         "createdAt": "2026-11-29T18:23:43.385Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.195Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.385Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19931,15 +19931,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T17:27:30.195Z",
+                     *         "publishedAt": "2026-11-29T18:23:43.385Z",
                      *         "expiresAt": "2027-01-31T00:00:00.000Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.195Z",
+                     *         "createdAt": "2026-11-29T18:23:43.385Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.185Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.317Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -20232,15 +20232,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T17:27:30.195Z",
+                     *         "publishedAt": "2026-11-29T18:23:43.385Z",
                      *         "expiresAt": "2027-01-31T00:00:00.000Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.195Z",
+                     *         "createdAt": "2026-11-29T18:23:43.385Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.233Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.367Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -20523,15 +20523,15 @@ export interface operations {
                      *         "customer": null,
                      *         "inbox": null,
                      *         "user": null,
-                     *         "detectedAt": "2026-11-29T17:27:34.879Z",
+                     *         "detectedAt": "2026-11-29T18:23:48.257Z",
                      *         "status": "open",
                      *         "clearedAt": null,
                      *         "clearedBy": null,
                      *         "clearNote": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:34.879Z",
+                     *         "createdAt": "2026-11-29T18:23:48.257Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:34.879Z",
+                     *         "updatedAt": "2026-11-29T18:23:48.257Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -20663,18 +20663,18 @@ export interface operations {
                      *         "customer": null,
                      *         "inbox": null,
                      *         "user": null,
-                     *         "detectedAt": "2026-11-29T17:27:34.879Z",
+                     *         "detectedAt": "2026-11-29T18:23:48.257Z",
                      *         "status": "cleared",
-                     *         "clearedAt": "2026-11-29T17:27:40.224Z",
+                     *         "clearedAt": "2026-11-29T18:23:53.160Z",
                      *         "clearedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "clearNote": "Expected: the spring sale brought the extra tickets",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:34.879Z",
+                     *         "createdAt": "2026-11-29T18:23:48.257Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:40.224Z",
+                     *         "updatedAt": "2026-11-29T18:23:53.160Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21011,24 +21011,24 @@ export interface operations {
                      *           "id": 1,
                      *           "type": "apikeys",
                      *           "name": "owner key",
-                     *           "prefix": "hd_5Xei",
+                     *           "prefix": "hd_nvwg",
                      *           "user": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "lastUsedAt": "2026-11-29T17:27:30.187Z",
+                     *           "lastUsedAt": "2026-11-29T18:23:43.378Z",
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": null
                      *         },
                      *         {
                      *           "id": 2,
                      *           "type": "apikeys",
                      *           "name": "seeded",
-                     *           "prefix": "hd_UGDB",
+                     *           "prefix": "hd_xidi",
                      *           "user": {
                      *             "id": 2,
                      *             "type": "users"
@@ -21036,9 +21036,9 @@ export interface operations {
                      *           "lastUsedAt": null,
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.059Z",
+                     *           "createdAt": "2026-11-29T18:23:43.239Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:30.059Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.239Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -21166,7 +21166,7 @@ export interface operations {
                      *         "id": 5,
                      *         "type": "apikeys",
                      *         "name": "Reporting script",
-                     *         "prefix": "hd_qwJg",
+                     *         "prefix": "hd_a8gi",
                      *         "user": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21174,17 +21174,17 @@ export interface operations {
                      *         "lastUsedAt": null,
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.232Z",
+                     *         "createdAt": "2026-11-29T18:23:43.416Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.232Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.416Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "secret": "hd_qwJgsU2WiGf0zupc3OITRvB57jyQDGGRYZpeHiRV"
+                     *         "secret": "hd_a8giUHFJu0Q037ZBFpPFVTvUPaG6ehFYltcSNwKj"
                      *       },
                      *       "included": {}
                      *     }
@@ -21333,7 +21333,7 @@ export interface operations {
                      *         "id": 5,
                      *         "type": "apikeys",
                      *         "name": "Reporting script",
-                     *         "prefix": "hd_qwJg",
+                     *         "prefix": "hd_a8gi",
                      *         "user": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21341,12 +21341,12 @@ export interface operations {
                      *         "lastUsedAt": null,
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.232Z",
+                     *         "createdAt": "2026-11-29T18:23:43.416Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.232Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.416Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21572,9 +21572,9 @@ export interface operations {
                      *           "description": "A message in the channel for every ticket the setting selects.",
                      *           "defaultValue": "enabled",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:19.066Z",
+                     *           "createdAt": "2026-11-29T18:23:31.391Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -21588,9 +21588,9 @@ export interface operations {
                      *           "description": "Reply to a ticket from its Slack thread.",
                      *           "defaultValue": "disabled",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:19.066Z",
+                     *           "createdAt": "2026-11-29T18:23:31.391Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -21709,9 +21709,9 @@ export interface operations {
                      *         "description": "A message in the channel for every ticket the setting selects.",
                      *         "defaultValue": "enabled",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:19.066Z",
+                     *         "createdAt": "2026-11-29T18:23:31.391Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *         "updatedAt": "2026-11-29T18:23:31.391Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -21929,12 +21929,12 @@ export interface operations {
                      *         "comment": null,
                      *         "value": "enabled",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:40.270Z",
+                     *         "createdAt": "2026-11-29T18:23:53.203Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:40.270Z",
+                     *         "updatedAt": "2026-11-29T18:23:53.203Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -22055,9 +22055,9 @@ export interface operations {
                      *           "installed": false,
                      *           "installedAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:19.066Z",
+                     *           "createdAt": "2026-11-29T18:23:31.391Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -22071,9 +22071,9 @@ export interface operations {
                      *           "installed": false,
                      *           "installedAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:19.066Z",
+                     *           "createdAt": "2026-11-29T18:23:31.391Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -22224,9 +22224,9 @@ export interface operations {
                      *         "value": 48,
                      *         "isSet": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:19.066Z",
+                     *         "createdAt": "2026-11-29T18:23:31.391Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:40.386Z",
+                     *         "updatedAt": "2026-11-29T18:23:53.310Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -22397,9 +22397,9 @@ export interface operations {
                      *         "installed": false,
                      *         "installedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:19.066Z",
+                     *         "createdAt": "2026-11-29T18:23:31.391Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *         "updatedAt": "2026-11-29T18:23:31.391Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22511,11 +22511,11 @@ export interface operations {
                      *         "developer": "Helpdesk",
                      *         "iconUrl": "https://cdn.helpdesk.test/apps/csat.svg",
                      *         "installed": true,
-                     *         "installedAt": "2026-11-29T17:27:40.270Z",
+                     *         "installedAt": "2026-11-29T18:23:53.203Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:19.066Z",
+                     *         "createdAt": "2026-11-29T18:23:31.391Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *         "updatedAt": "2026-11-29T18:23:31.391Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22647,9 +22647,9 @@ export interface operations {
                      *         "installed": false,
                      *         "installedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:19.066Z",
+                     *         "createdAt": "2026-11-29T18:23:31.391Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *         "updatedAt": "2026-11-29T18:23:31.391Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22777,12 +22777,12 @@ export interface operations {
                      *         "rowsDone": 0,
                      *         "rowsFailed": 0,
                      *         "problems": [],
-                     *         "createdAt": "2026-11-29T17:27:40.436Z",
+                     *         "createdAt": "2026-11-29T18:23:53.363Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:40.436Z",
+                     *         "updatedAt": "2026-11-29T18:23:53.363Z",
                      *         "startedAt": null,
                      *         "finishedAt": null
                      *       },
@@ -23017,12 +23017,12 @@ export interface operations {
                      *           "timezoneId": 1,
                      *           "timezone_name": "UTC",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -23037,12 +23037,12 @@ export interface operations {
                      *           "timezoneId": 338,
                      *           "timezone_name": "Europe/London",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.280Z",
+                     *           "createdAt": "2026-11-29T18:23:43.468Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.280Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.468Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -23189,12 +23189,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.280Z",
+                     *         "createdAt": "2026-11-29T18:23:43.468Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.280Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.468Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23216,12 +23216,12 @@ export interface operations {
                      *             "startHour": "09:00",
                      *             "endHour": "17:30",
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:30.280Z",
+                     *             "createdAt": "2026-11-29T18:23:43.468Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T17:27:30.280Z",
+                     *             "updatedAt": "2026-11-29T18:23:43.468Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -23380,12 +23380,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.280Z",
+                     *         "createdAt": "2026-11-29T18:23:43.468Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.280Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.468Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23518,12 +23518,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.280Z",
+                     *         "createdAt": "2026-11-29T18:23:43.468Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.257Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.391Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23819,12 +23819,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.280Z",
+                     *         "createdAt": "2026-11-29T18:23:43.468Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.290Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.428Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24004,12 +24004,12 @@ export interface operations {
                      *           "startDate": "2027-01-01",
                      *           "endDate": "2027-01-01",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.278Z",
+                     *           "createdAt": "2026-11-29T18:23:44.526Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.278Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.526Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -24156,12 +24156,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.278Z",
+                     *         "createdAt": "2026-11-29T18:23:44.526Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.278Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.526Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24322,12 +24322,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.278Z",
+                     *         "createdAt": "2026-11-29T18:23:44.526Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.278Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.526Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24463,12 +24463,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.278Z",
+                     *         "createdAt": "2026-11-29T18:23:44.526Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.442Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.489Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24767,12 +24767,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.278Z",
+                     *         "createdAt": "2026-11-29T18:23:44.526Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.476Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.515Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24952,12 +24952,12 @@ export interface operations {
                      *           "startHour": "09:00",
                      *           "endHour": "17:00",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -24975,12 +24975,12 @@ export interface operations {
                      *           "startHour": "09:00",
                      *           "endHour": "17:00",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -25127,12 +25127,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "14:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.379Z",
+                     *         "createdAt": "2026-11-29T18:23:44.588Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.379Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.588Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25293,12 +25293,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "14:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.379Z",
+                     *         "createdAt": "2026-11-29T18:23:44.588Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.379Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.588Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25434,12 +25434,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "15:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.379Z",
+                     *         "createdAt": "2026-11-29T18:23:44.588Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.520Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.538Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25738,12 +25738,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "15:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.379Z",
+                     *         "createdAt": "2026-11-29T18:23:44.588Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.564Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.555Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25918,12 +25918,12 @@ export interface operations {
                      *           "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *           "inbox": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.358Z",
+                     *           "createdAt": "2026-11-29T18:23:43.531Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.358Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.531Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -26061,12 +26061,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.358Z",
+                     *         "createdAt": "2026-11-29T18:23:43.531Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.358Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.531Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26222,12 +26222,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.358Z",
+                     *         "createdAt": "2026-11-29T18:23:43.531Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.358Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.531Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26358,12 +26358,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.358Z",
+                     *         "createdAt": "2026-11-29T18:23:43.531Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.336Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.463Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26657,12 +26657,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.358Z",
+                     *         "createdAt": "2026-11-29T18:23:43.531Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.369Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.491Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26857,12 +26857,12 @@ export interface operations {
                      *         "threshold": 0.7,
                      *         "enabled": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:39.890Z",
+                     *         "createdAt": "2026-11-29T18:23:52.888Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:39.890Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.888Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27057,12 +27057,12 @@ export interface operations {
                      *         "threshold": 0.7,
                      *         "enabled": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:39.890Z",
+                     *         "createdAt": "2026-11-29T18:23:52.888Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:39.957Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.917Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27245,12 +27245,12 @@ export interface operations {
                      *           "avatarPath": null,
                      *           "customersCount": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.400Z",
+                     *           "createdAt": "2026-11-29T18:23:43.598Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.400Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.598Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -27402,12 +27402,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.400Z",
+                     *         "createdAt": "2026-11-29T18:23:43.598Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.400Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.598Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27426,12 +27426,12 @@ export interface operations {
                      *             "type": "domains",
                      *             "name": "acme.example",
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:30.400Z",
+                     *             "createdAt": "2026-11-29T18:23:43.598Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T17:27:30.400Z",
+                     *             "updatedAt": "2026-11-29T18:23:43.598Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -27596,12 +27596,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.400Z",
+                     *         "createdAt": "2026-11-29T18:23:43.598Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.400Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.598Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27741,12 +27741,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.400Z",
+                     *         "createdAt": "2026-11-29T18:23:43.598Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.401Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.532Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -28049,12 +28049,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.400Z",
+                     *         "createdAt": "2026-11-29T18:23:43.598Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.452Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.588Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -28859,14 +28859,14 @@ export interface operations {
                      *           "position": "bottom-right",
                      *           "isLiveChatEnabled": true,
                      *           "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *           "token": "0nol54RvHfI7elgwrnp53kmNSe4ec5QB",
+                     *           "token": "TF-GAP4ke5nobaWwQLXI0PX_4NsRu_68",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.440Z",
+                     *           "createdAt": "2026-11-29T18:23:44.720Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.440Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.720Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -29016,14 +29016,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "0nol54RvHfI7elgwrnp53kmNSe4ec5QB",
+                     *         "token": "TF-GAP4ke5nobaWwQLXI0PX_4NsRu_68",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.440Z",
+                     *         "createdAt": "2026-11-29T18:23:44.720Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.440Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.720Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29187,14 +29187,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "0nol54RvHfI7elgwrnp53kmNSe4ec5QB",
+                     *         "token": "TF-GAP4ke5nobaWwQLXI0PX_4NsRu_68",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.440Z",
+                     *         "createdAt": "2026-11-29T18:23:44.720Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.440Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.720Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29333,14 +29333,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "0nol54RvHfI7elgwrnp53kmNSe4ec5QB",
+                     *         "token": "TF-GAP4ke5nobaWwQLXI0PX_4NsRu_68",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.440Z",
+                     *         "createdAt": "2026-11-29T18:23:44.720Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.589Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.575Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29642,14 +29642,14 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "0nol54RvHfI7elgwrnp53kmNSe4ec5QB",
+                     *         "token": "TF-GAP4ke5nobaWwQLXI0PX_4NsRu_68",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.440Z",
+                     *         "createdAt": "2026-11-29T18:23:44.720Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.631Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.607Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -30355,14 +30355,14 @@ export interface operations {
                      *         "author": "agent",
                      *         "contactId": null,
                      *         "userId": 1,
-                     *         "roomId": "4415caab13fe99e8ed117605161314bb",
-                     *         "sentAt": "2026-11-29T17:27:39.988Z",
+                     *         "roomId": "157e30a7e7db8ffa852a7337f9cce24e",
+                     *         "sentAt": "2026-11-29T18:23:52.943Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:39.988Z",
+                     *         "createdAt": "2026-11-29T18:23:52.943Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:39.998Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.951Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -30660,14 +30660,14 @@ export interface operations {
                      *         "author": "agent",
                      *         "contactId": null,
                      *         "userId": 1,
-                     *         "roomId": "4415caab13fe99e8ed117605161314bb",
-                     *         "sentAt": "2026-11-29T17:27:39.988Z",
+                     *         "roomId": "157e30a7e7db8ffa852a7337f9cce24e",
+                     *         "sentAt": "2026-11-29T18:23:52.943Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:39.988Z",
+                     *         "createdAt": "2026-11-29T18:23:52.943Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:40.048Z",
+                     *         "updatedAt": "2026-11-29T18:23:53.005Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31229,13 +31229,13 @@ export interface operations {
                      *         "contactId": 1,
                      *         "userId": null,
                      *         "roomId": "walk-1",
-                     *         "sentAt": "2026-11-29T17:27:40.544Z",
+                     *         "sentAt": "2026-11-29T18:23:53.466Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:40.558Z",
+                     *         "createdAt": "2026-11-29T18:23:53.474Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:40.558Z",
+                     *         "updatedAt": "2026-11-29T18:23:53.474Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -31362,16 +31362,16 @@ export interface operations {
                      *             "type": "inboxes"
                      *           },
                      *           "ticket_id": null,
-                     *           "token": "344964359382181610952057",
+                     *           "token": "662407490143059550396224",
                      *           "contactForm": null,
                      *           "lastMessageAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.486Z",
+                     *           "createdAt": "2026-11-29T18:23:44.774Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.486Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.774Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -31513,22 +31513,22 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "344964359382181610952057",
+                     *         "token": "662407490143059550396224",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.486Z",
+                     *         "createdAt": "2026-11-29T18:23:44.774Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.486Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.774Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "socketUrl": "ws://127.0.0.1:39613/v2/rooms/344964359382181610952057/socket",
-                     *         "socketId": "b0e7e43f3540fb73f7a094d1206438ce07a1affad1e37d0ecd040bceeac13c2a"
+                     *         "socketUrl": "ws://127.0.0.1:46385/v2/rooms/662407490143059550396224/socket",
+                     *         "socketId": "21dd9d89d70170c5db4841ca80ed2ba74591d41fb5c8661b984f8f4ca19d45ba"
                      *       },
                      *       "included": {}
                      *     }
@@ -31662,16 +31662,16 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "344964359382181610952057",
+                     *         "token": "662407490143059550396224",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.486Z",
+                     *         "createdAt": "2026-11-29T18:23:44.774Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.486Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.774Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31806,16 +31806,16 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "344964359382181610952057",
+                     *         "token": "662407490143059550396224",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.486Z",
+                     *         "createdAt": "2026-11-29T18:23:44.774Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.665Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.648Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32008,16 +32008,16 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "344964359382181610952057",
+                     *         "token": "662407490143059550396224",
                      *         "contactForm": null,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.486Z",
+                     *         "createdAt": "2026-11-29T18:23:44.774Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.697Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.684Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32221,12 +32221,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:40.604Z",
+                     *         "createdAt": "2026-11-29T18:23:53.514Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:40.604Z",
+                     *         "updatedAt": "2026-11-29T18:23:53.514Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32268,12 +32268,12 @@ export interface operations {
                      *             "aiSimilarity": null,
                      *             "emailMessageId": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:39.988Z",
+                     *             "createdAt": "2026-11-29T18:23:52.943Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T17:27:40.604Z",
+                     *             "updatedAt": "2026-11-29T18:23:53.514Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -32306,9 +32306,9 @@ export interface operations {
                      *             "aiSimilarity": null,
                      *             "emailMessageId": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:40.544Z",
+                     *             "createdAt": "2026-11-29T18:23:53.466Z",
                      *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T17:27:40.604Z",
+                     *             "updatedAt": "2026-11-29T18:23:53.514Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -32462,12 +32462,12 @@ export interface operations {
                      *           "addMethod": "api",
                      *           "numTickets": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.463Z",
+                     *           "createdAt": "2026-11-29T18:23:43.687Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.463Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.687Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -32625,12 +32625,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.463Z",
+                     *         "createdAt": "2026-11-29T18:23:43.687Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.463Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.687Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32804,12 +32804,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.463Z",
+                     *         "createdAt": "2026-11-29T18:23:43.687Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.463Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.687Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32958,12 +32958,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.463Z",
+                     *         "createdAt": "2026-11-29T18:23:43.687Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.495Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.635Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -33275,12 +33275,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.463Z",
+                     *         "createdAt": "2026-11-29T18:23:43.687Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.547Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.691Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -33479,9 +33479,9 @@ export interface operations {
                      *         "addMethod": "ticket",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:35.659Z",
+                     *         "createdAt": "2026-11-29T18:23:49.070Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:35.659Z",
+                     *         "updatedAt": "2026-11-29T18:23:49.070Z",
                      *         "updatedBy": null,
                      *         "companies": [
                      *           {
@@ -33517,12 +33517,12 @@ export interface operations {
                      *             "avatarPath": null,
                      *             "customersCount": 1,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:40.481Z",
+                     *             "createdAt": "2026-11-29T18:23:53.401Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T17:27:40.481Z",
+                     *             "updatedAt": "2026-11-29T18:23:53.401Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -33536,12 +33536,12 @@ export interface operations {
                      *             "value": "grace@customer.example",
                      *             "isMain": false,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:30.463Z",
+                     *             "createdAt": "2026-11-29T18:23:43.687Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T17:27:41.004Z",
+                     *             "updatedAt": "2026-11-29T18:23:53.940Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -33553,9 +33553,9 @@ export interface operations {
                      *             "value": "lin@customer.example",
                      *             "isMain": true,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:35.659Z",
+                     *             "createdAt": "2026-11-29T18:23:49.070Z",
                      *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T17:27:35.659Z",
+                     *             "updatedAt": "2026-11-29T18:23:49.070Z",
                      *             "updatedBy": null
                      *           }
                      *         ]
@@ -34005,12 +34005,12 @@ export interface operations {
                      *             "type": "customfields"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.058Z",
+                     *           "createdAt": "2026-11-29T18:23:44.306Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.058Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.306Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -34026,12 +34026,12 @@ export interface operations {
                      *             "type": "customfields"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.058Z",
+                     *           "createdAt": "2026-11-29T18:23:44.306Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.058Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.306Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -34174,12 +34174,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.669Z",
+                     *         "createdAt": "2026-11-29T18:23:44.980Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.669Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.980Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34338,12 +34338,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.669Z",
+                     *         "createdAt": "2026-11-29T18:23:44.980Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.669Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.980Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34477,12 +34477,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.669Z",
+                     *         "createdAt": "2026-11-29T18:23:44.980Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.844Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.825Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34779,12 +34779,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.669Z",
+                     *         "createdAt": "2026-11-29T18:23:44.980Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.867Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.848Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34965,12 +34965,12 @@ export interface operations {
                      *           "addToNewInboxes": true,
                      *           "displayOrder": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.058Z",
+                     *           "createdAt": "2026-11-29T18:23:44.306Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.058Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.306Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -35123,12 +35123,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.058Z",
+                     *         "createdAt": "2026-11-29T18:23:44.306Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.058Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.306Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35156,12 +35156,12 @@ export interface operations {
                      *               "type": "customfields"
                      *             },
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:31.058Z",
+                     *             "createdAt": "2026-11-29T18:23:44.306Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T17:27:31.058Z",
+                     *             "updatedAt": "2026-11-29T18:23:44.306Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -35177,12 +35177,12 @@ export interface operations {
                      *               "type": "customfields"
                      *             },
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:31.058Z",
+                     *             "createdAt": "2026-11-29T18:23:44.306Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T17:27:31.058Z",
+                     *             "updatedAt": "2026-11-29T18:23:44.306Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -35345,12 +35345,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.058Z",
+                     *         "createdAt": "2026-11-29T18:23:44.306Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.058Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.306Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35487,12 +35487,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.058Z",
+                     *         "createdAt": "2026-11-29T18:23:44.306Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.188Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.275Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35792,12 +35792,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.058Z",
+                     *         "createdAt": "2026-11-29T18:23:44.306Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.218Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.300Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36073,15 +36073,15 @@ export interface operations {
                      *           "mimeType": "application/pdf",
                      *           "disposition": "attachment",
                      *           "size": 19,
-                     *           "uploadedAt": "2026-11-29T17:27:30.622Z",
-                     *           "confirmedAt": "2026-11-29T17:27:30.646Z",
+                     *           "uploadedAt": "2026-11-29T18:23:43.843Z",
+                     *           "confirmedAt": "2026-11-29T18:23:43.868Z",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.550Z",
+                     *           "createdAt": "2026-11-29T18:23:43.771Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.646Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.868Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -36199,15 +36199,15 @@ export interface operations {
                      *         "mimeType": "application/pdf",
                      *         "disposition": "attachment",
                      *         "size": 19,
-                     *         "uploadedAt": "2026-11-29T17:27:30.622Z",
-                     *         "confirmedAt": "2026-11-29T17:27:30.646Z",
+                     *         "uploadedAt": "2026-11-29T18:23:43.843Z",
+                     *         "confirmedAt": "2026-11-29T18:23:43.868Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.550Z",
+                     *         "createdAt": "2026-11-29T18:23:43.771Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.646Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.868Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36320,15 +36320,15 @@ export interface operations {
                      *         "mimeType": "application/pdf",
                      *         "disposition": "attachment",
                      *         "size": 19,
-                     *         "uploadedAt": "2026-11-29T17:27:30.622Z",
-                     *         "confirmedAt": "2026-11-29T17:27:30.646Z",
+                     *         "uploadedAt": "2026-11-29T18:23:43.843Z",
+                     *         "confirmedAt": "2026-11-29T18:23:43.868Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.550Z",
+                     *         "createdAt": "2026-11-29T18:23:43.771Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.646Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.868Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36497,17 +36497,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "url": "http://127.0.0.1:39613/v2/files/upload",
+                     *       "url": "http://127.0.0.1:46385/v2/files/upload",
                      *       "params": {
                      *         "Content-Type": "application/pdf",
                      *         "bucket": "helpdesk-files",
-                     *         "key": "i1/f1/185b7c9ca0cf64cc9b",
-                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQxODoyNzozMC41MzlaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxLzE4NWI3YzljYTBjZjY0Y2M5YiJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
+                     *         "key": "i1/f1/f027ca782f950e0f7d",
+                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQxOToyMzo0My43NTdaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxL2YwMjdjYTc4MmY5NTBlMGY3ZCJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
                      *         "success_action_status": "201",
                      *         "x-amz-algorithm": "SHA256-ONE-TIME-TOKEN",
                      *         "x-amz-credential": "i1/20261129/files",
-                     *         "x-amz-date": "20261129T182730Z",
-                     *         "x-amz-signature": "2101f2e5d5bad4751cb62b093c59a42bc1080a804f4717cb88d69bf062aa9cf9"
+                     *         "x-amz-date": "20261129T192343Z",
+                     *         "x-amz-signature": "60a78290b9b17e69ac0c65564edc4cefc4e194a4751e07ca773883ea694d005e"
                      *       },
                      *       "file": {
                      *         "id": 1,
@@ -36519,12 +36519,12 @@ export interface operations {
                      *         "uploadedAt": null,
                      *         "confirmedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.550Z",
+                     *         "createdAt": "2026-11-29T18:23:43.771Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.550Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.771Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36707,7 +36707,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "key": "i1/f1/185b7c9ca0cf64cc9b",
+                     *       "key": "i1/f1/f027ca782f950e0f7d",
                      *       "size": 19
                      *     }
                      */
@@ -36817,7 +36817,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "rating": null,
-                     *         "expiresAt": "2026-12-29T17:27:32.560Z"
+                     *         "expiresAt": "2026-12-29T18:23:45.852Z"
                      *       }
                      *     }
                      */
@@ -36952,7 +36952,7 @@ export interface operations {
                      *           "option": 4,
                      *           "comment": "Quick and friendly, thank you!"
                      *         },
-                     *         "expiresAt": "2026-12-29T17:27:32.560Z"
+                     *         "expiresAt": "2026-12-29T18:23:45.852Z"
                      *       }
                      *     }
                      */
@@ -37080,12 +37080,12 @@ export interface operations {
                      *           "score": 5,
                      *           "displayOrder": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.091Z",
+                     *           "createdAt": "2026-11-29T18:23:44.342Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.091Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.342Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -37098,12 +37098,12 @@ export interface operations {
                      *           "score": 3,
                      *           "displayOrder": 1,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -37241,12 +37241,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.091Z",
+                     *         "createdAt": "2026-11-29T18:23:44.342Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.091Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.342Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37402,12 +37402,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.091Z",
+                     *         "createdAt": "2026-11-29T18:23:44.342Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.091Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.342Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37538,12 +37538,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.091Z",
+                     *         "createdAt": "2026-11-29T18:23:44.342Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.247Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.330Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37837,12 +37837,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.091Z",
+                     *         "createdAt": "2026-11-29T18:23:44.342Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.277Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.352Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -38133,9 +38133,9 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:41.380Z",
+                     *         "createdAt": "2026-11-29T18:23:54.270Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:41.380Z",
+                     *         "updatedAt": "2026-11-29T18:23:54.270Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -38443,8 +38443,8 @@ export interface operations {
                      *           "description": null,
                      *           "categories": [],
                      *           "popularity": 0,
-                     *           "publishedAt": "2026-11-29T17:27:31.583Z",
-                     *           "updatedAt": "2026-11-29T17:27:31.583Z"
+                     *           "publishedAt": "2026-11-29T18:23:44.884Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.884Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -38557,8 +38557,8 @@ export interface operations {
                      *         "description": null,
                      *         "categories": [],
                      *         "popularity": 1,
-                     *         "publishedAt": "2026-11-29T17:27:31.583Z",
-                     *         "updatedAt": "2026-11-29T17:27:31.583Z",
+                     *         "publishedAt": "2026-11-29T18:23:44.884Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.884Z",
                      *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
                      *         "relatedArticles": []
                      *       }
@@ -38680,12 +38680,12 @@ export interface operations {
                      *           },
                      *           "sendEmailsToInboxId": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.687Z",
+                     *           "createdAt": "2026-11-29T18:23:43.905Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.687Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.905Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -38848,12 +38848,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.687Z",
+                     *         "createdAt": "2026-11-29T18:23:43.905Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.687Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.905Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39033,12 +39033,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.687Z",
+                     *         "createdAt": "2026-11-29T18:23:43.905Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.687Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.905Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39193,12 +39193,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.687Z",
+                     *         "createdAt": "2026-11-29T18:23:43.905Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.604Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.764Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39516,12 +39516,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.687Z",
+                     *         "createdAt": "2026-11-29T18:23:43.905Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.652Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.788Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39713,14 +39713,14 @@ export interface operations {
                      *           "disqusEnabled": false,
                      *           "categories": [],
                      *           "relatedArticles": [],
-                     *           "publishedAt": "2026-11-29T17:27:31.583Z",
+                     *           "publishedAt": "2026-11-29T18:23:44.884Z",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.583Z",
+                     *           "createdAt": "2026-11-29T18:23:44.884Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.583Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.884Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -39875,14 +39875,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T17:27:31.583Z",
+                     *         "publishedAt": "2026-11-29T18:23:44.884Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.583Z",
+                     *         "createdAt": "2026-11-29T18:23:44.884Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.583Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.884Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40051,14 +40051,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T17:27:31.583Z",
+                     *         "publishedAt": "2026-11-29T18:23:44.884Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.583Z",
+                     *         "createdAt": "2026-11-29T18:23:44.884Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.583Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.884Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40202,14 +40202,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T17:27:31.583Z",
+                     *         "publishedAt": "2026-11-29T18:23:44.884Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.583Z",
+                     *         "createdAt": "2026-11-29T18:23:44.884Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.794Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.773Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40516,14 +40516,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T17:27:31.583Z",
+                     *         "publishedAt": "2026-11-29T18:23:44.884Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.583Z",
+                     *         "createdAt": "2026-11-29T18:23:44.884Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.820Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.803Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40704,12 +40704,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "parent": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.543Z",
+                     *           "createdAt": "2026-11-29T18:23:44.839Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.543Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.839Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -40855,12 +40855,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.543Z",
+                     *         "createdAt": "2026-11-29T18:23:44.839Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.543Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.839Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41022,12 +41022,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.543Z",
+                     *         "createdAt": "2026-11-29T18:23:44.839Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.543Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.839Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41164,12 +41164,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.543Z",
+                     *         "createdAt": "2026-11-29T18:23:44.839Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.735Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.728Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41469,12 +41469,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.543Z",
+                     *         "createdAt": "2026-11-29T18:23:44.839Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.772Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.752Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41672,12 +41672,12 @@ export interface operations {
                      *           "unverifiedAddresses": [],
                      *           "hasSmtpPassword": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -41710,12 +41710,12 @@ export interface operations {
                      *           "unverifiedAddresses": [],
                      *           "hasSmtpPassword": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.739Z",
+                     *           "createdAt": "2026-11-29T18:23:43.944Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.739Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.944Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -41875,12 +41875,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.739Z",
+                     *         "createdAt": "2026-11-29T18:23:43.944Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.739Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.944Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42056,12 +42056,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.739Z",
+                     *         "createdAt": "2026-11-29T18:23:43.944Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.739Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.944Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42214,12 +42214,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.739Z",
+                     *         "createdAt": "2026-11-29T18:23:43.944Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.678Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.814Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42544,12 +42544,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.739Z",
+                     *         "createdAt": "2026-11-29T18:23:43.944Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.732Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.858Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42726,15 +42726,15 @@ export interface operations {
                      *           "dnsRecord": {
                      *             "type": "TXT",
                      *             "name": "_helpdesk-verification.acme-support.example",
-                     *             "value": "helpdesk-verification=8a32f8c9d2bc34d41e641b31658d56c3"
+                     *             "value": "helpdesk-verification=c3f12fe6bc01222ce179985cffe0fac2"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.785Z",
+                     *           "createdAt": "2026-11-29T18:23:44.019Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.785Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.019Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -42873,15 +42873,15 @@ export interface operations {
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=8a32f8c9d2bc34d41e641b31658d56c3"
+                     *           "value": "helpdesk-verification=c3f12fe6bc01222ce179985cffe0fac2"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.785Z",
+                     *         "createdAt": "2026-11-29T18:23:44.019Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.785Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.019Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43039,15 +43039,15 @@ export interface operations {
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=8a32f8c9d2bc34d41e641b31658d56c3"
+                     *           "value": "helpdesk-verification=c3f12fe6bc01222ce179985cffe0fac2"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.785Z",
+                     *         "createdAt": "2026-11-29T18:23:44.019Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.785Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.019Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43257,19 +43257,19 @@ export interface operations {
                      *         "type": "maildomains",
                      *         "name": "acme-support.example",
                      *         "verified": true,
-                     *         "verifiedAt": "2026-11-29T17:27:41.110Z",
+                     *         "verifiedAt": "2026-11-29T18:23:54.113Z",
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=8a32f8c9d2bc34d41e641b31658d56c3"
+                     *           "value": "helpdesk-verification=c3f12fe6bc01222ce179985cffe0fac2"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.785Z",
+                     *         "createdAt": "2026-11-29T18:23:44.019Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:41.110Z",
+                     *         "updatedAt": "2026-11-29T18:23:54.113Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43389,7 +43389,7 @@ export interface operations {
                      *       "user": {
                      *         "id": 1,
                      *         "type": "users",
-                     *         "email": "owner-xh3hyn@example.test",
+                     *         "email": "owner-0oi32k@example.test",
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
                      *         "role": "owner",
@@ -43404,9 +43404,9 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.026Z",
+                     *         "createdAt": "2026-11-29T18:23:43.199Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *         "updatedAt": "2026-11-29T18:23:43.199Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -43529,14 +43529,14 @@ export interface operations {
                      *           "emailError": null,
                      *           "aiDraft": null,
                      *           "aiSimilarity": null,
-                     *           "emailMessageId": "24f3de7b-a37a-4a59-889c-7d91bc4e8207@stand-in.email.test",
+                     *           "emailMessageId": "1225c604-fdf9-40a3-9e0c-16f3907538b1@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.867Z",
+                     *           "createdAt": "2026-11-29T18:23:45.165Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.867Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.165Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -43564,14 +43564,14 @@ export interface operations {
                      *           "emailError": null,
                      *           "aiDraft": null,
                      *           "aiSimilarity": null,
-                     *           "emailMessageId": "3717578d-13cf-4f03-87ca-87ae4e2b5f10@stand-in.email.test",
+                     *           "emailMessageId": "0a463cd7-09b5-4320-ac6a-5900e84521d8@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:32.560Z",
+                     *           "createdAt": "2026-11-29T18:23:45.852Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:32.560Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.852Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -43704,14 +43704,14 @@ export interface operations {
                      *         "emailError": null,
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
-                     *         "emailMessageId": "3717578d-13cf-4f03-87ca-87ae4e2b5f10@stand-in.email.test",
+                     *         "emailMessageId": "0a463cd7-09b5-4320-ac6a-5900e84521d8@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.560Z",
+                     *         "createdAt": "2026-11-29T18:23:45.852Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:32.560Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.852Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43857,14 +43857,14 @@ export interface operations {
                      *         "emailError": null,
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
-                     *         "emailMessageId": "3717578d-13cf-4f03-87ca-87ae4e2b5f10@stand-in.email.test",
+                     *         "emailMessageId": "0a463cd7-09b5-4320-ac6a-5900e84521d8@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.560Z",
+                     *         "createdAt": "2026-11-29T18:23:45.852Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:39.600Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.585Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44173,14 +44173,14 @@ export interface operations {
                      *         "emailError": null,
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
-                     *         "emailMessageId": "3717578d-13cf-4f03-87ca-87ae4e2b5f10@stand-in.email.test",
+                     *         "emailMessageId": "0a463cd7-09b5-4320-ac6a-5900e84521d8@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.560Z",
+                     *         "createdAt": "2026-11-29T18:23:45.852Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:39.651Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.644Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44358,16 +44358,16 @@ export interface operations {
                      *           "scopes": [
                      *             "desk:read"
                      *           ],
-                     *           "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
+                     *           "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
                      *           "clientType": "confidential",
-                     *           "secretPrefix": "hds_VXlp",
+                     *           "secretPrefix": "hds_Goys",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.820Z",
+                     *           "createdAt": "2026-11-29T18:23:44.061Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.820Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.061Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -44510,21 +44510,21 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
+                     *         "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_VXlp",
+                     *         "secretPrefix": "hds_Goys",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.820Z",
+                     *         "createdAt": "2026-11-29T18:23:44.061Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.820Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.061Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "clientSecret": "hds_VXlpJT2fUnStJJINK2L7Vw3zXYnxe5wdp5GXVz7d"
+                     *         "clientSecret": "hds_GoyshhJ1coz8tRqi18XmTF1rbwiGRLJH4R8PEhwA"
                      *       },
                      *       "included": {}
                      *     }
@@ -44679,16 +44679,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
+                     *         "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_VXlp",
+                     *         "secretPrefix": "hds_Goys",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.820Z",
+                     *         "createdAt": "2026-11-29T18:23:44.061Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.820Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.061Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44822,16 +44822,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
+                     *         "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_VXlp",
+                     *         "secretPrefix": "hds_Goys",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.820Z",
+                     *         "createdAt": "2026-11-29T18:23:44.061Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.785Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.897Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45128,16 +45128,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
+                     *         "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_VXlp",
+                     *         "secretPrefix": "hds_Goys",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.820Z",
+                     *         "createdAt": "2026-11-29T18:23:44.061Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.809Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.922Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45305,21 +45305,21 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_fAUf0PPoUIMfOTIiZGRWYQ57",
+                     *         "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_rxgl",
+                     *         "secretPrefix": "hds_ucFn",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.820Z",
+                     *         "createdAt": "2026-11-29T18:23:44.061Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:41.152Z",
+                     *         "updatedAt": "2026-11-29T18:23:54.146Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "clientSecret": "hds_rxglhTn7JiEMmI7DkHo1XUoOboL2kpxPRQFzY87b"
+                     *         "clientSecret": "hds_ucFnOLKDPg2TJEO8iTlczvM8dFuaDaHI1BiGSoC1"
                      *       },
                      *       "included": {}
                      *     }
@@ -45564,12 +45564,12 @@ export interface operations {
                      *         "appName": "Reporting dashboard",
                      *         "lastUsedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:35.896Z",
+                     *         "createdAt": "2026-11-29T18:23:49.378Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:35.896Z",
+                     *         "updatedAt": "2026-11-29T18:23:49.378Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45827,12 +45827,12 @@ export interface operations {
                      *         "hasToken": true,
                      *         "lastSyncedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.342Z",
+                     *         "createdAt": "2026-11-29T18:23:45.591Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:32.342Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.591Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45958,12 +45958,12 @@ export interface operations {
                      *         "hasToken": true,
                      *         "lastSyncedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.342Z",
+                     *         "createdAt": "2026-11-29T18:23:45.591Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:32.342Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.591Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -46569,7 +46569,7 @@ export interface operations {
                      *           "parent": null,
                      *           "responseTimeMins": 0,
                      *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *           "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
                      *           "sla": {
                      *             "id": 1,
                      *             "type": "slas"
@@ -46585,12 +46585,12 @@ export interface operations {
                      *           "happinessRating": null,
                      *           "messageCount": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.867Z",
+                     *           "createdAt": "2026-11-29T18:23:45.165Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:32.560Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.852Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -46721,12 +46721,12 @@ export interface operations {
                      *             "type": "businesshours"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.715Z",
+                     *           "createdAt": "2026-11-29T18:23:45.020Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.715Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.020Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -46872,12 +46872,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.715Z",
+                     *         "createdAt": "2026-11-29T18:23:45.020Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.715Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.020Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47038,12 +47038,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.715Z",
+                     *         "createdAt": "2026-11-29T18:23:45.020Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.715Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.020Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47179,12 +47179,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.715Z",
+                     *         "createdAt": "2026-11-29T18:23:45.020Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.891Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.868Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47483,12 +47483,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.715Z",
+                     *         "createdAt": "2026-11-29T18:23:45.020Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.950Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.940Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47661,12 +47661,12 @@ export interface operations {
                      *           "term": "cheap-watches.example",
                      *           "type": "blacklist",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.846Z",
+                     *           "createdAt": "2026-11-29T18:23:44.085Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.846Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.085Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -47802,12 +47802,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "blacklist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.846Z",
+                     *         "createdAt": "2026-11-29T18:23:44.085Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.846Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.085Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47961,12 +47961,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "blacklist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.846Z",
+                     *         "createdAt": "2026-11-29T18:23:44.085Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.846Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.085Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48095,12 +48095,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "whitelist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.846Z",
+                     *         "createdAt": "2026-11-29T18:23:44.085Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.841Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.944Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48392,12 +48392,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "whitelist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.846Z",
+                     *         "createdAt": "2026-11-29T18:23:44.085Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.869Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.966Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48845,12 +48845,12 @@ export interface operations {
                      *           "name": "refund",
                      *           "color": "#5319e7",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.877Z",
+                     *           "createdAt": "2026-11-29T18:23:44.124Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.877Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.124Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -48987,12 +48987,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#5319e7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.877Z",
+                     *         "createdAt": "2026-11-29T18:23:44.124Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.877Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.124Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49147,12 +49147,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#5319e7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.877Z",
+                     *         "createdAt": "2026-11-29T18:23:44.124Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.877Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.124Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49282,12 +49282,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#0e8a16",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.877Z",
+                     *         "createdAt": "2026-11-29T18:23:44.124Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.891Z",
+                     *         "updatedAt": "2026-11-29T18:23:50.986Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49580,12 +49580,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#0e8a16",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.877Z",
+                     *         "createdAt": "2026-11-29T18:23:44.124Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.925Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.027Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50047,12 +50047,12 @@ export interface operations {
                      *           "actorSystem": null,
                      *           "changes": {},
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.867Z",
+                     *           "createdAt": "2026-11-29T18:23:45.165Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.867Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.165Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -50083,12 +50083,12 @@ export interface operations {
                      *             }
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:32.483Z",
+                     *           "createdAt": "2026-11-29T18:23:45.770Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:32.483Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.770Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -50219,12 +50219,12 @@ export interface operations {
                      *         "actorSystem": null,
                      *         "changes": {},
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.867Z",
+                     *         "createdAt": "2026-11-29T18:23:45.165Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.867Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.165Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50341,9 +50341,9 @@ export interface operations {
                      *           "color": "#8bc34a",
                      *           "displayOrder": 1,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -50353,9 +50353,9 @@ export interface operations {
                      *           "color": "#ffc107",
                      *           "displayOrder": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -50491,12 +50491,12 @@ export interface operations {
                      *         "color": "#d93f0b",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.916Z",
+                     *         "createdAt": "2026-11-29T18:23:44.158Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.916Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.158Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50652,12 +50652,12 @@ export interface operations {
                      *         "color": "#d93f0b",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.916Z",
+                     *         "createdAt": "2026-11-29T18:23:44.158Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.916Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.158Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50788,12 +50788,12 @@ export interface operations {
                      *         "color": "#b60205",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.916Z",
+                     *         "createdAt": "2026-11-29T18:23:44.158Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:37.967Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.064Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51096,12 +51096,12 @@ export interface operations {
                      *         "color": "#b60205",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.916Z",
+                     *         "createdAt": "2026-11-29T18:23:44.158Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.005Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.096Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51306,7 +51306,7 @@ export interface operations {
                      *           "parent": null,
                      *           "responseTimeMins": 0,
                      *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *           "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
                      *           "sla": {
                      *             "id": 1,
                      *             "type": "slas"
@@ -51322,12 +51322,12 @@ export interface operations {
                      *           "happinessRating": null,
                      *           "messageCount": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.867Z",
+                     *           "createdAt": "2026-11-29T18:23:45.165Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:32.560Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.852Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -51511,12 +51511,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.867Z",
+                     *         "createdAt": "2026-11-29T18:23:45.165Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.867Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.165Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51698,7 +51698,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
                      *         "sla": {
                      *           "id": 1,
                      *           "type": "slas"
@@ -51714,12 +51714,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.867Z",
+                     *         "createdAt": "2026-11-29T18:23:45.165Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:32.560Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.852Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51879,7 +51879,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
                      *         "sla": {
                      *           "id": 1,
                      *           "type": "slas"
@@ -51895,12 +51895,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.867Z",
+                     *         "createdAt": "2026-11-29T18:23:45.165Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:39.105Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.103Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -52223,7 +52223,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -52236,12 +52236,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.867Z",
+                     *         "createdAt": "2026-11-29T18:23:45.165Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:39.346Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.466Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -52432,12 +52432,12 @@ export interface operations {
                      *           "actorSystem": null,
                      *           "changes": {},
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.867Z",
+                     *           "createdAt": "2026-11-29T18:23:45.165Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.867Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.165Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -52468,12 +52468,12 @@ export interface operations {
                      *             }
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:32.483Z",
+                     *           "createdAt": "2026-11-29T18:23:45.770Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:32.483Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.770Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -52621,12 +52621,12 @@ export interface operations {
                      *         "instructions": "shorter, apologise for the delay",
                      *         "tone": "friendly",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.483Z",
+                     *         "createdAt": "2026-11-29T18:23:45.770Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:32.483Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.770Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -52969,9 +52969,9 @@ export interface operations {
                      * @example {
                      *       "happinesssurvey": {
                      *         "id": 1,
-                     *         "url": "http://127.0.0.1:39613/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
-                     *         "sentAt": "2026-11-29T17:27:32.560Z",
-                     *         "expiresAt": "2026-12-29T17:27:32.560Z"
+                     *         "url": "http://127.0.0.1:46385/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
+                     *         "sentAt": "2026-11-29T18:23:45.852Z",
+                     *         "expiresAt": "2026-12-29T18:23:45.852Z"
                      *       }
                      *     }
                      */
@@ -53117,7 +53117,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -53133,12 +53133,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.867Z",
+                     *         "createdAt": "2026-11-29T18:23:45.165Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:41.734Z",
+                     *         "updatedAt": "2026-11-29T18:23:54.594Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53334,14 +53334,14 @@ export interface operations {
                      *           "emailError": null,
                      *           "aiDraft": null,
                      *           "aiSimilarity": null,
-                     *           "emailMessageId": "24f3de7b-a37a-4a59-889c-7d91bc4e8207@stand-in.email.test",
+                     *           "emailMessageId": "1225c604-fdf9-40a3-9e0c-16f3907538b1@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.867Z",
+                     *           "createdAt": "2026-11-29T18:23:45.165Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.867Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.165Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -53369,14 +53369,14 @@ export interface operations {
                      *           "emailError": null,
                      *           "aiDraft": null,
                      *           "aiSimilarity": null,
-                     *           "emailMessageId": "3717578d-13cf-4f03-87ca-87ae4e2b5f10@stand-in.email.test",
+                     *           "emailMessageId": "0a463cd7-09b5-4320-ac6a-5900e84521d8@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:32.560Z",
+                     *           "createdAt": "2026-11-29T18:23:45.852Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:32.560Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.852Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -53533,12 +53533,12 @@ export interface operations {
                      *         "aiSimilarity": null,
                      *         "emailMessageId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.560Z",
+                     *         "createdAt": "2026-11-29T18:23:45.852Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:32.560Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.852Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53817,7 +53817,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -53833,12 +53833,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.867Z",
+                     *         "createdAt": "2026-11-29T18:23:45.165Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:43.069Z",
+                     *         "updatedAt": "2026-11-29T18:23:55.922Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -54016,12 +54016,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:40.604Z",
+                     *         "createdAt": "2026-11-29T18:23:53.514Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:41.457Z",
+                     *         "updatedAt": "2026-11-29T18:23:54.345Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -54217,7 +54217,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -54233,12 +54233,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.867Z",
+                     *         "createdAt": "2026-11-29T18:23:45.165Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:41.734Z",
+                     *         "updatedAt": "2026-11-29T18:23:54.594Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -54263,12 +54263,12 @@ export interface operations {
                      *             "name": "Replace the printer at the front desk",
                      *             "url": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:41.968Z",
+                     *             "createdAt": "2026-11-29T18:23:54.796Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T17:27:41.968Z",
+                     *             "updatedAt": "2026-11-29T18:23:54.796Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -54540,17 +54540,17 @@ export interface operations {
                      *             "type": "users"
                      *           },
                      *           "seconds": 1800,
-                     *           "date": "2026-11-29T17:27:32.923Z",
+                     *           "date": "2026-11-29T18:23:46.192Z",
                      *           "billable": true,
                      *           "description": "Reproduced the printer fault",
                      *           "timezoneOffset": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:32.923Z",
+                     *           "createdAt": "2026-11-29T18:23:46.192Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:32.923Z",
+                     *           "updatedAt": "2026-11-29T18:23:46.192Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -54745,7 +54745,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -54761,12 +54761,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.867Z",
+                     *         "createdAt": "2026-11-29T18:23:45.165Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:41.734Z",
+                     *         "updatedAt": "2026-11-29T18:23:54.594Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -54961,7 +54961,7 @@ export interface operations {
                      *           "parent": null,
                      *           "responseTimeMins": 0,
                      *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T17:27:32.560Z",
+                     *           "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
                      *           "sla": {
                      *             "id": 1,
                      *             "type": "slas"
@@ -54977,12 +54977,12 @@ export interface operations {
                      *           "happinessRating": null,
                      *           "messageCount": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.867Z",
+                     *           "createdAt": "2026-11-29T18:23:45.165Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:35.286Z",
+                     *           "updatedAt": "2026-11-29T18:23:48.708Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -54991,7 +54991,7 @@ export interface operations {
                      *       ],
                      *       "included": {},
                      *       "meta": {
-                     *         "cursor": "WyIyMDI2LTExLTI5VDE3OjI3OjM1LjI4NloiLDFd",
+                     *         "cursor": "WyIyMDI2LTExLTI5VDE4OjIzOjQ4LjcwOFoiLDFd",
                      *         "endOfStream": true,
                      *         "count": 1,
                      *         "page": {
@@ -55599,9 +55599,9 @@ export interface operations {
                      *           "displayOrder": 1,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -55612,9 +55612,9 @@ export interface operations {
                      *           "displayOrder": 2,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -55750,12 +55750,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.953Z",
+                     *         "createdAt": "2026-11-29T18:23:44.194Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.953Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.194Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -55912,12 +55912,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.953Z",
+                     *         "createdAt": "2026-11-29T18:23:44.194Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.953Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.194Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56049,12 +56049,12 @@ export interface operations {
                      *         "displayOrder": 2,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.953Z",
+                     *         "createdAt": "2026-11-29T18:23:44.194Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.032Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.122Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56358,12 +56358,12 @@ export interface operations {
                      *         "displayOrder": 2,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.953Z",
+                     *         "createdAt": "2026-11-29T18:23:44.194Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.060Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.147Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56541,9 +56541,9 @@ export interface operations {
                      *           "displayOrder": 1,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:19.066Z",
+                     *           "createdAt": "2026-11-29T18:23:31.391Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -56556,9 +56556,9 @@ export interface operations {
                      *           "displayOrder": 2,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:19.066Z",
+                     *           "createdAt": "2026-11-29T18:23:31.391Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -56697,12 +56697,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.995Z",
+                     *         "createdAt": "2026-11-29T18:23:44.231Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.995Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.231Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56861,12 +56861,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.995Z",
+                     *         "createdAt": "2026-11-29T18:23:44.231Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:30.995Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.231Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57000,12 +57000,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.995Z",
+                     *         "createdAt": "2026-11-29T18:23:44.231Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.084Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.185Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57311,12 +57311,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:30.995Z",
+                     *         "createdAt": "2026-11-29T18:23:44.231Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.106Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.207Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57492,9 +57492,9 @@ export interface operations {
                      *           "default": true,
                      *           "enabledForFutureInboxes": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -57505,9 +57505,9 @@ export interface operations {
                      *           "default": false,
                      *           "enabledForFutureInboxes": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -57643,12 +57643,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.025Z",
+                     *         "createdAt": "2026-11-29T18:23:44.276Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.025Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.276Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57805,12 +57805,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.025Z",
+                     *         "createdAt": "2026-11-29T18:23:44.276Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.025Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.276Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57942,12 +57942,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.025Z",
+                     *         "createdAt": "2026-11-29T18:23:44.276Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.129Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.228Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58251,12 +58251,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.025Z",
+                     *         "createdAt": "2026-11-29T18:23:44.276Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.158Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.251Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58436,17 +58436,17 @@ export interface operations {
                      *             "type": "users"
                      *           },
                      *           "seconds": 1800,
-                     *           "date": "2026-11-29T17:27:32.923Z",
+                     *           "date": "2026-11-29T18:23:46.192Z",
                      *           "billable": true,
                      *           "description": "Reproduced the printer fault",
                      *           "timezoneOffset": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:32.923Z",
+                     *           "createdAt": "2026-11-29T18:23:46.192Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:32.923Z",
+                     *           "updatedAt": "2026-11-29T18:23:46.192Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -58593,17 +58593,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 1800,
-                     *         "date": "2026-11-29T17:27:32.923Z",
+                     *         "date": "2026-11-29T18:23:46.192Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.923Z",
+                     *         "createdAt": "2026-11-29T18:23:46.192Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:32.923Z",
+                     *         "updatedAt": "2026-11-29T18:23:46.192Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58764,17 +58764,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 1800,
-                     *         "date": "2026-11-29T17:27:32.923Z",
+                     *         "date": "2026-11-29T18:23:46.192Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.923Z",
+                     *         "createdAt": "2026-11-29T18:23:46.192Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:32.923Z",
+                     *         "updatedAt": "2026-11-29T18:23:46.192Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58910,17 +58910,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 2700,
-                     *         "date": "2026-11-29T17:27:32.923Z",
+                     *         "date": "2026-11-29T18:23:46.192Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.923Z",
+                     *         "createdAt": "2026-11-29T18:23:46.192Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:39.752Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.704Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -59219,17 +59219,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 2700,
-                     *         "date": "2026-11-29T17:27:32.923Z",
+                     *         "date": "2026-11-29T18:23:46.192Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:32.923Z",
+                     *         "createdAt": "2026-11-29T18:23:46.192Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:39.812Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.815Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -59765,9 +59765,9 @@ export interface operations {
                      *           "type": "timezones",
                      *           "name": "UTC",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:19.066Z",
+                     *           "createdAt": "2026-11-29T18:23:31.391Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -59775,9 +59775,9 @@ export interface operations {
                      *           "type": "timezones",
                      *           "name": "Africa/Abidjan",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:19.066Z",
+                     *           "createdAt": "2026-11-29T18:23:31.391Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -59890,9 +59890,9 @@ export interface operations {
                      *         "type": "timezones",
                      *         "name": "UTC",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:19.066Z",
+                     *         "createdAt": "2026-11-29T18:23:31.391Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:19.066Z",
+                     *         "updatedAt": "2026-11-29T18:23:31.391Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -60013,12 +60013,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "businesshours": null,
                      *           "applyingToExistingTickets": false,
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -60038,12 +60038,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "businesshours": null,
                      *           "applyingToExistingTickets": false,
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -60198,12 +60198,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T17:27:31.809Z",
+                     *         "createdAt": "2026-11-29T18:23:45.108Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.809Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.108Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60236,12 +60236,12 @@ export interface operations {
                      *             "message": "",
                      *             "displayOrder": 0,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T17:27:31.809Z",
+                     *             "createdAt": "2026-11-29T18:23:45.108Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T17:27:31.809Z",
+                     *             "updatedAt": "2026-11-29T18:23:45.108Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -60405,12 +60405,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T17:27:31.809Z",
+                     *         "createdAt": "2026-11-29T18:23:45.108Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.809Z",
+                     *         "updatedAt": "2026-11-29T18:23:45.108Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60548,12 +60548,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T17:27:31.809Z",
+                     *         "createdAt": "2026-11-29T18:23:45.108Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:39.009Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.006Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60854,12 +60854,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T17:27:31.809Z",
+                     *         "createdAt": "2026-11-29T18:23:45.108Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:39.058Z",
+                     *         "updatedAt": "2026-11-29T18:23:52.046Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61304,7 +61304,7 @@ export interface operations {
                      *         {
                      *           "id": 1,
                      *           "type": "users",
-                     *           "email": "owner-xh3hyn@example.test",
+                     *           "email": "owner-0oi32k@example.test",
                      *           "firstName": "Owner",
                      *           "lastName": "Demo",
                      *           "role": "owner",
@@ -61319,15 +61319,15 @@ export interface operations {
                      *           "autoFollowOnCC": false,
                      *           "isAppOwner": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.026Z",
+                     *           "createdAt": "2026-11-29T18:23:43.199Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:30.026Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
                      *           "updatedBy": null
                      *         },
                      *         {
                      *           "id": 2,
                      *           "type": "users",
-                     *           "email": "admin-rnuyff@example.test",
+                     *           "email": "admin-zl8rkx@example.test",
                      *           "firstName": "Admin",
                      *           "lastName": "Demo",
                      *           "role": "admin",
@@ -61342,9 +61342,9 @@ export interface operations {
                      *           "autoFollowOnCC": false,
                      *           "isAppOwner": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:30.056Z",
+                     *           "createdAt": "2026-11-29T18:23:43.234Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:30.056Z",
+                     *           "updatedAt": "2026-11-29T18:23:43.234Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -61492,12 +61492,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.152Z",
+                     *         "createdAt": "2026-11-29T18:23:44.395Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.152Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.395Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61664,12 +61664,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.152Z",
+                     *         "createdAt": "2026-11-29T18:23:44.395Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.152Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.395Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61811,12 +61811,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.152Z",
+                     *         "createdAt": "2026-11-29T18:23:44.395Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.370Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.432Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62121,12 +62121,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.152Z",
+                     *         "createdAt": "2026-11-29T18:23:44.395Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.406Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.467Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62304,12 +62304,12 @@ export interface operations {
                      *           "enabled": true,
                      *           "disabledAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.114Z",
+                     *           "createdAt": "2026-11-29T18:23:44.365Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T17:27:31.114Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.365Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -62452,12 +62452,12 @@ export interface operations {
                      *         "enabled": true,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.114Z",
+                     *         "createdAt": "2026-11-29T18:23:44.365Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.114Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.365Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62616,12 +62616,12 @@ export interface operations {
                      *         "enabled": true,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.114Z",
+                     *         "createdAt": "2026-11-29T18:23:44.365Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:31.114Z",
+                     *         "updatedAt": "2026-11-29T18:23:44.365Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62755,12 +62755,12 @@ export interface operations {
                      *         "enabled": false,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.114Z",
+                     *         "createdAt": "2026-11-29T18:23:44.365Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.303Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.376Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -63057,12 +63057,12 @@ export interface operations {
                      *         "enabled": false,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.114Z",
+                     *         "createdAt": "2026-11-29T18:23:44.365Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:38.334Z",
+                     *         "updatedAt": "2026-11-29T18:23:51.402Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -63241,21 +63241,21 @@ export interface operations {
                      *             "type": "webhookendpoints"
                      *           },
                      *           "event": "agent.created",
-                     *           "deliveryId": "1d9e57da-7f1d-491e-90b7-4f9c38eaeda3",
+                     *           "deliveryId": "76dc559a-ed7b-44d0-892c-2d1b73f9a37f",
                      *           "ticket": null,
                      *           "status": "delivered",
                      *           "attempts": 1,
                      *           "statusCode": 200,
-                     *           "latencyMs": 10,
+                     *           "latencyMs": 17,
                      *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-29T17:27:31.221Z",
+                     *           "lastAttemptAt": "2026-11-29T18:23:44.452Z",
                      *           "nextAttemptAt": null,
-                     *           "deliveredAt": "2026-11-29T17:27:31.221Z",
-                     *           "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T17:27:31.152Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:31.152Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T17:27:31.152Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *           "deliveredAt": "2026-11-29T18:23:44.452Z",
+                     *           "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T18:23:44.395Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:44.395Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T18:23:44.395Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.152Z",
+                     *           "createdAt": "2026-11-29T18:23:44.395Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:31.221Z",
+                     *           "updatedAt": "2026-11-29T18:23:44.452Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -63266,7 +63266,7 @@ export interface operations {
                      *             "type": "webhookendpoints"
                      *           },
                      *           "event": "ticket.created",
-                     *           "deliveryId": "7d525f26-7f13-48c5-8cb5-901341069613",
+                     *           "deliveryId": "b987ddb6-b904-43f1-8fd4-31264f12a59d",
                      *           "ticket": {
                      *             "id": 1,
                      *             "type": "tickets"
@@ -63274,16 +63274,16 @@ export interface operations {
                      *           "status": "delivered",
                      *           "attempts": 1,
                      *           "statusCode": 200,
-                     *           "latencyMs": 353,
+                     *           "latencyMs": 354,
                      *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-29T17:27:32.353Z",
+                     *           "lastAttemptAt": "2026-11-29T18:23:45.638Z",
                      *           "nextAttemptAt": null,
-                     *           "deliveredAt": "2026-11-29T17:27:32.353Z",
-                     *           "payload": "{\"event\":\"ticket.created\",\"occurredAt\":\"2026-11-29T17:27:31.867Z\",\"eventCreatorId\":1,\"ticket\":{\"id\":1,\"subject\":\"The printer is on fire\",\"inbox\":{\"id\":2,\"type\":\"inboxes\"},\"customer\":{\"id\":1,\"type\":\"customers\",\"firstName\":\"Grace\",\"lastName\":\"Hopper\",\"email\":\"grace@customer.example\",\"organization\":\"Navy Labs\",\"jobTitle\":null,\"phone\":null,\"mobile\":null,\"address\":null,\"notes\":null,\"externalId\":null,\"extraData\":null,\"trusted\":false,\"verifiedEmail\":false,\"linkedinURL\":null,\"facebookURL\":null,\"twitterHandle\":null,\"avatarURL\":null,\"welcomeEmailSent\":false,\"permission\":\"all\",\"addMethod\":\"api\",\"numTickets\":0,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:30.463Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T17:27:30.463Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}},\"agent\":null,\"status\":{\"id\":1,\"type\":\"ticketstatuses\",\"name\":\"Active\",\"code\":\"active\",\"color\":\"#2196f3\",\"icon\":\"circle\",\"displayOrder\":1,\"isCustom\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:19.066Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T17:27:19.066Z\",\"updatedBy\":null},\"priority\":null,\"type\":{\"id\":1,\"type\":\"tickettypes\",\"name\":\"Question\",\"displayOrder\":1,\"default\":true,\"enabledForFutureInboxes\":true,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:30.026Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T17:27:30.026Z\",\"updatedBy\":null},\"source\":null,\"cc\":[],\"bcc\":[],\"notifyCustomer\":true,\"imagesHidden\":false,\"originalRecipient\":null,\"previewText\":\"Smoke is coming out of the paper tray.\",\"spam_score\":null,\"mergedInto\":null,\"parent\":null,\"responseTimeMins\":null,\"resolutionTimeMins\":null,\"happinessSurveySentAt\":null,\"sla\":null,\"slaFirstResponseDueAt\":null,\"slaFirstResponseStatus\":null,\"slaNextReplyDueAt\":null,\"slaNextReplyStatus\":null,\"slaResolutionDueAt\":null,\"slaResolutionStatus\":null,\"sla_breached\":false,\"isRead\":false,\"happinessRating\":null,\"messageCount\":1,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:31.867Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T17:27:31.867Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"},\"tags\":[]}}",
+                     *           "deliveredAt": "2026-11-29T18:23:45.638Z",
+                     *           "payload": "{\"event\":\"ticket.created\",\"occurredAt\":\"2026-11-29T18:23:45.165Z\",\"eventCreatorId\":1,\"ticket\":{\"id\":1,\"subject\":\"The printer is on fire\",\"inbox\":{\"id\":2,\"type\":\"inboxes\"},\"customer\":{\"id\":1,\"type\":\"customers\",\"firstName\":\"Grace\",\"lastName\":\"Hopper\",\"email\":\"grace@customer.example\",\"organization\":\"Navy Labs\",\"jobTitle\":null,\"phone\":null,\"mobile\":null,\"address\":null,\"notes\":null,\"externalId\":null,\"extraData\":null,\"trusted\":false,\"verifiedEmail\":false,\"linkedinURL\":null,\"facebookURL\":null,\"twitterHandle\":null,\"avatarURL\":null,\"welcomeEmailSent\":false,\"permission\":\"all\",\"addMethod\":\"api\",\"numTickets\":0,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:43.687Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T18:23:43.687Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}},\"agent\":null,\"status\":{\"id\":1,\"type\":\"ticketstatuses\",\"name\":\"Active\",\"code\":\"active\",\"color\":\"#2196f3\",\"icon\":\"circle\",\"displayOrder\":1,\"isCustom\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:31.391Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T18:23:31.391Z\",\"updatedBy\":null},\"priority\":null,\"type\":{\"id\":1,\"type\":\"tickettypes\",\"name\":\"Question\",\"displayOrder\":1,\"default\":true,\"enabledForFutureInboxes\":true,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:43.199Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T18:23:43.199Z\",\"updatedBy\":null},\"source\":null,\"cc\":[],\"bcc\":[],\"notifyCustomer\":true,\"imagesHidden\":false,\"originalRecipient\":null,\"previewText\":\"Smoke is coming out of the paper tray.\",\"spam_score\":null,\"mergedInto\":null,\"parent\":null,\"responseTimeMins\":null,\"resolutionTimeMins\":null,\"happinessSurveySentAt\":null,\"sla\":null,\"slaFirstResponseDueAt\":null,\"slaFirstResponseStatus\":null,\"slaNextReplyDueAt\":null,\"slaNextReplyStatus\":null,\"slaResolutionDueAt\":null,\"slaResolutionStatus\":null,\"sla_breached\":false,\"isRead\":false,\"happinessRating\":null,\"messageCount\":1,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:45.165Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T18:23:45.165Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"},\"tags\":[]}}",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T17:27:31.867Z",
+                     *           "createdAt": "2026-11-29T18:23:45.165Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T17:27:32.353Z",
+                     *           "updatedAt": "2026-11-29T18:23:45.638Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -63408,21 +63408,21 @@ export interface operations {
                      *           "type": "webhookendpoints"
                      *         },
                      *         "event": "agent.created",
-                     *         "deliveryId": "1d9e57da-7f1d-491e-90b7-4f9c38eaeda3",
+                     *         "deliveryId": "76dc559a-ed7b-44d0-892c-2d1b73f9a37f",
                      *         "ticket": null,
                      *         "status": "pending",
                      *         "attempts": 0,
                      *         "statusCode": 200,
-                     *         "latencyMs": 10,
+                     *         "latencyMs": 17,
                      *         "lastError": null,
-                     *         "lastAttemptAt": "2026-11-29T17:27:31.221Z",
-                     *         "nextAttemptAt": "2026-11-29T17:27:42.249Z",
-                     *         "deliveredAt": "2026-11-29T17:27:31.221Z",
-                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T17:27:31.152Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:31.152Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T17:27:31.152Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "lastAttemptAt": "2026-11-29T18:23:44.452Z",
+                     *         "nextAttemptAt": "2026-11-29T18:23:54.989Z",
+                     *         "deliveredAt": "2026-11-29T18:23:44.452Z",
+                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T18:23:44.395Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:44.395Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T18:23:44.395Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:31.152Z",
+                     *         "createdAt": "2026-11-29T18:23:44.395Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T17:27:42.249Z",
+                     *         "updatedAt": "2026-11-29T18:23:54.989Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -63548,24 +63548,24 @@ export interface operations {
                      *           "type": "webhookendpoints"
                      *         },
                      *         "event": "webhook.test",
-                     *         "deliveryId": "b805b18a-7505-4fff-83ab-7b05979a91e4",
+                     *         "deliveryId": "b03173e8-5422-463f-aa10-e710056ffa48",
                      *         "ticket": null,
                      *         "status": "delivered",
                      *         "attempts": 1,
                      *         "statusCode": 200,
                      *         "latencyMs": 2,
                      *         "lastError": null,
-                     *         "lastAttemptAt": "2026-11-29T17:27:42.278Z",
+                     *         "lastAttemptAt": "2026-11-29T18:23:55.020Z",
                      *         "nextAttemptAt": null,
-                     *         "deliveredAt": "2026-11-29T17:27:42.278Z",
-                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T17:27:42.275Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T17:27:31.114Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T17:27:38.334Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "deliveredAt": "2026-11-29T18:23:55.020Z",
+                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T18:23:55.017Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:44.365Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T18:23:51.402Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T17:27:42.278Z",
+                     *         "createdAt": "2026-11-29T18:23:55.020Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T17:27:42.278Z",
+                     *         "updatedAt": "2026-11-29T18:23:55.020Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"

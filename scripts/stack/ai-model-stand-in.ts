@@ -22,6 +22,8 @@ interface PlannedAnswer {
   delayMs?: number;
   /** a stream: waits this long before each chunk (2 ms when absent) */
   chunkDelayMs?: number;
+  /** sends the head at once, then waits this long before the body (or a stream's first chunk) */
+  bodyDelayMs?: number;
   /** this text instead of the composed one */
   text?: string;
 }
@@ -61,7 +63,7 @@ const unescape = (text: string) =>
  * instructions acknowledged. With no article, it says it cannot answer from the articles.
  */
 export function composeAnswer(prompt: string): string {
-  const customer = /^Customer: (.*)$/m.exec(prompt)?.[1]?.trim();
+  const customer = unescape(/<customer>([^<]*)<\/customer>/.exec(prompt)?.[1] ?? '').trim();
   const entries = [...prompt.matchAll(/<entry from="customer"[^>]*>([\s\S]*?)<\/entry>/g)];
   const latest = unescape(entries.at(-1)?.[1] ?? '')
     .replace(/\s+/g, ' ')
@@ -111,8 +113,17 @@ export async function startAiModelStandIn(
     }
     const text = planned?.text ?? composeAnswer(prompt);
     const id = `chatcmpl-${received.length}`;
+    const head = async (headers: Record<string, string>) => {
+      response.writeHead(200, headers);
+      if (planned?.bodyDelayMs) {
+        response.flushHeaders();
+        await sleep(planned.bodyDelayMs);
+      }
+    };
     if (!body.stream) {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(
+      await head({ 'content-type': 'application/json' });
+      if (response.destroyed) return;
+      response.end(
         JSON.stringify({
           id,
           object: 'chat.completion',
@@ -123,7 +134,7 @@ export async function startAiModelStandIn(
       );
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    await head({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     // a word at a time, as a model streams
     for (const words of text.match(/\S+\s*/g) ?? []) {
       if (response.destroyed) return;

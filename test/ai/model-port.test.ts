@@ -20,7 +20,7 @@ const ask = (words: string) => [
   { role: 'system' as const, content: 'You answer briefly.' },
   {
     role: 'user' as const,
-    content: `Customer: Grace Hopper\n<thread>\n<entry from="customer">${words}</entry>\n</thread>`,
+    content: `<customer>Grace Hopper</customer>\n<thread>\n<entry from="customer">${words}</entry>\n</thread>`,
   },
 ];
 
@@ -108,8 +108,11 @@ describe('the model port', () => {
 
   it('tries again after 429 and 5xx, waiting as Retry-After asks, and gives up after the last attempt', async () => {
     const recovered = marker();
-    await plan(recovered, [{ status: 429, retryAfter: 0 }, { status: 502 }]);
+    await plan(recovered, [{ status: 429, retryAfter: 1 }, { status: 502 }]);
+    const started = Date.now();
     expect((await complete(config, ask(recovered), { maxTokens: 10 })).text).toContain(recovered);
+    // a second as the 429 asked, then the doubled backoff of 20 ms
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
     expect(await requestsFor(recovered)).toHaveLength(3);
 
     const down = marker();
@@ -121,8 +124,33 @@ describe('the model port', () => {
 
     const stalled = marker();
     await plan(stalled, [{ delayMs: 500 }, { delayMs: 500 }]);
-    // two attempts stall past the 300 ms timeout; the third answers
+    // two attempts stall past the 300 ms timeout and are dropped there; the third answers
+    const before = Date.now();
     expect((await complete(config, ask(stalled), { maxTokens: 10 })).text).toContain(stalled);
+    expect(Date.now() - before).toBeGreaterThanOrEqual(600);
+    expect(Date.now() - before).toBeLessThan(1_000);
+    expect(await requestsFor(stalled)).toHaveLength(3);
+
+    const gaveUp = marker();
+    await plan(gaveUp, [{ delayMs: 500 }, { delayMs: 500 }, { delayMs: 500 }]);
+    await expect(complete(config, ask(gaveUp), { maxTokens: 10 })).rejects.toThrow(
+      new ModelUnavailable('the model did not answer within 300 ms'),
+    );
+  });
+
+  it('tries a whole answer again when its body stalls, but not a stream once its head is in', async () => {
+    const body = marker();
+    // the head at once, the body after 500 ms: the first attempt's body is given up at 300 ms
+    await plan(body, [{ bodyDelayMs: 500 }]);
+    expect((await complete(config, ask(body), { maxTokens: 10 })).text).toContain(body);
+    expect(await requestsFor(body)).toHaveLength(2);
+
+    const stream = marker();
+    await plan(stream, [{ bodyDelayMs: 500 }]);
+    await expect(streamCompletion(config, ask(stream), { maxTokens: 10 }, () => {})).rejects.toThrow(
+      new ModelUnavailable('the model stopped answering for 300 ms'),
+    );
+    expect(await requestsFor(stream)).toHaveLength(1);
   });
 
   it('fails a stream that stops in the middle, keeping the words already given, and never asks again', async () => {

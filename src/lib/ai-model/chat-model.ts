@@ -7,10 +7,11 @@ import { z } from 'zod';
  * endpoint in front of Workers AI or another provider; locally and in tests the stand-in of
  * `scripts/stack/ai-model-stand-in.ts`, which speaks the same protocol.
  *
- * An attempt that answers 429 or 5xx, fails on the network or says nothing within the attempt's
- * timeout is tried again after a backoff (the answer's `Retry-After` when it gives one, within
- * the budget), up to `attempts` in all; then `ModelUnavailable`. A stream is tried again only
- * before its first word: once words have reached the caller they are not taken back.
+ * An attempt that answers 429 or 5xx, fails on the network, or says nothing within the attempt's
+ * timeout (its head; a whole answer's body too) is tried again after a backoff (the answer's
+ * `Retry-After` when it gives one, at most 10 s), up to `attempts` in all; then
+ * `ModelUnavailable`. A stream is tried again only until its head arrives: after that a stall or
+ * a break fails it, as words may have reached the caller and are not taken back.
  */
 
 export interface ChatMessage {
@@ -94,17 +95,15 @@ interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** One answer, whole. */
+/** One answer, whole: its head and its body each within the attempt's timeout, or the attempt is tried again. */
 export async function complete(
   config: ModelConfig,
   messages: ChatMessage[],
   options: CallOptions,
 ): Promise<Completion> {
-  const response = await send(config, messages, options, false);
-  const body = await withTimeout(response.json(), config.attemptTimeoutMs, options.signal).catch((error: unknown) => {
-    if (error instanceof ModelUnavailable || options.signal?.aborted) throw error;
-    return undefined;
-  });
+  const body = await send(config, messages, options, false, (response, signal) =>
+    withTimeout(response.json(), config.attemptTimeoutMs, signal),
+  );
   const parsed = completionAnswer.safeParse(body);
   if (!parsed.success) throw new ModelUnavailable('the model answered something that is not a chat completion');
   return { text: parsed.data.choices[0]!.message.content ?? '', model: parsed.data.model ?? config.model };
@@ -121,7 +120,7 @@ export async function streamCompletion(
   options: CallOptions,
   onWords: (words: string) => void | Promise<void>,
 ): Promise<Completion> {
-  const response = await send(config, messages, options, true);
+  const response = await send(config, messages, options, true, async (answer) => answer);
   if (!response.body) throw new ModelUnavailable('the model answered no stream');
   const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
   const reader = events.getReader();
@@ -156,8 +155,18 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** The request, tried until an answer's head is 2xx: 429, 5xx, network failures and timeouts are tried again. */
-async function send(config: ModelConfig, messages: ChatMessage[], options: CallOptions, stream: boolean) {
+/**
+ * The request, tried until an answer's head is 2xx and `read` has what it wants of it: 429, 5xx,
+ * network failures and timeouts (of the head, or `read`'s `ModelUnavailable`) are tried again,
+ * each attempt's connection dropped before the next.
+ */
+async function send<T>(
+  config: ModelConfig,
+  messages: ChatMessage[],
+  options: CallOptions,
+  stream: boolean,
+  read: (response: Response, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const body = JSON.stringify({
     model: config.model,
     messages,
@@ -165,24 +174,39 @@ async function send(config: ModelConfig, messages: ChatMessage[], options: CallO
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     ...(stream ? { stream: true } : {}),
   });
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (stream) headers.accept = 'text/event-stream';
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+  };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
   let last = 'no attempt';
   for (let attempt = 1; attempt <= config.attempts; attempt++) {
     options.signal?.throwIfAborted();
     let wait = config.retryBaseMs * 2 ** (attempt - 1);
+    const connection = new AbortController();
+    const callerGone = () => connection.abort(options.signal!.reason);
+    options.signal?.addEventListener('abort', callerGone, { once: true });
     // the attempt's timeout is for the answer's head: a stream's body may take longer, each chunk on its own clock
-    const attemptAbort = new AbortController();
     const headTimer = setTimeout(
-      () => attemptAbort.abort(new DOMException('no answer in time', 'TimeoutError')),
+      () => connection.abort(new DOMException('no answer in time', 'TimeoutError')),
       config.attemptTimeoutMs,
     );
     try {
-      const signal = options.signal ? AbortSignal.any([options.signal, attemptAbort.signal]) : attemptAbort.signal;
-      const response = await fetch(`${config.baseUrl}/chat/completions`, { method: 'POST', headers, body, signal });
+      const response = await fetch(`${config.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers,
+        body,
+        signal: connection.signal,
+      });
       clearTimeout(headTimer);
-      if (response.ok) return response;
+      if (response.ok) {
+        try {
+          return await read(response, connection.signal);
+        } catch (error) {
+          connection.abort();
+          throw error;
+        }
+      }
       await response.body?.cancel().catch(() => {});
       last = `the model answered ${response.status}`;
       // a 4xx other than 429 is ours to mend (a wrong key, a model it does not have): asking again changes nothing
@@ -191,31 +215,50 @@ async function send(config: ModelConfig, messages: ChatMessage[], options: CallO
       if (Number.isFinite(asked) && asked > 0) wait = asked * 1000;
     } catch (error) {
       clearTimeout(headTimer);
-      if (options.signal?.aborted) throw error;
+      if (options.signal?.aborted) throw options.signal.reason;
       last =
-        (error as Error).name === 'TimeoutError'
-          ? `the model did not answer within ${config.attemptTimeoutMs} ms`
-          : `the model could not be reached: ${(error as Error).message}`;
+        error instanceof ModelUnavailable
+          ? error.message
+          : (error as Error).name === 'TimeoutError'
+            ? `the model did not answer within ${config.attemptTimeoutMs} ms`
+            : `the model could not be reached: ${(error as Error).message}`;
+    } finally {
+      options.signal?.removeEventListener('abort', callerGone);
     }
     if (attempt < config.attempts) await sleep(Math.min(wait, MAX_BACKOFF_MS), options.signal);
   }
   throw new ModelUnavailable(last);
 }
 
+/** Waits `ms`, or fails with the reason of `signal` when it aborts first. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  return withTimeout(new Promise<never>(() => {}), ms, signal).catch((error: unknown) => {
+    if (error instanceof ModelUnavailable) return;
+    throw error;
   });
 }
 
+/**
+ * `work`, unless `ms` pass first (`ModelUnavailable`) or `signal` aborts (its reason); the timer
+ * and the listener are dropped once it is settled.
+ */
 function withTimeout<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ModelUnavailable(`the model stopped answering for ${ms} ms`)), ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    const settle = (finish: () => void) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', aborted);
+      finish();
+    };
+    const aborted = () => settle(() => reject(signal!.reason));
+    const timer = setTimeout(
+      () => settle(() => reject(new ModelUnavailable(`the model stopped answering for ${ms} ms`))),
+      ms,
+    );
+    if (signal?.aborted) return aborted();
+    signal?.addEventListener('abort', aborted, { once: true });
     work.then(
-      (value) => (clearTimeout(timer), resolve(value)),
-      (error: unknown) => (clearTimeout(timer), reject(error)),
+      (value) => settle(() => resolve(value)),
+      (error: unknown) => settle(() => reject(error)),
     );
   });
 }

@@ -21,6 +21,25 @@ const sanitizer = new FilterXSS({
   stripIgnoreTag: true,
   stripIgnoreTagBody: ['script', 'style', 'noscript', 'template'],
 });
+// What a language model wrote: the same, less every element that loads something by itself when
+// shown (an image's address can carry what the prompt held to whoever serves it, with no click).
+const modelAllowed = Object.fromEntries(
+  Object.entries(allowed).filter(([tag]) => !['img', 'audio', 'video', 'source', 'track'].includes(tag)),
+);
+const modelSanitizer = new FilterXSS({
+  whiteList: modelAllowed,
+  stripIgnoreTag: true,
+  stripIgnoreTagBody: ['script', 'style', 'noscript', 'template'],
+});
+
+/**
+ * A language model's Markdown as HTML a teammate may read and send: rendered, then sanitized as a
+ * body is, without images or media (`docs/ai.md`, "The prompts").
+ */
+export function modelHtml(markdown: string): string {
+  return modelSanitizer.process(marked.parse(markdown, { async: false, gfm: true, breaks: true }) as string).trim();
+}
+
 const textOnly = new FilterXSS({
   whiteList: {},
   stripIgnoreTag: true,

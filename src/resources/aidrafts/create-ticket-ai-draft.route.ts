@@ -12,10 +12,11 @@ import { errorResponse, jsonResponse } from '../../http/responses';
 import { defineRoute } from '../../http/route';
 import { complete, modelConfig, ModelUnavailable, type Completion } from '../../lib/ai-model/chat-model';
 import { takeCitations } from '../../lib/ai-model/prompt-text';
-import { messageHtml, messageText } from '../../lib/html/message-body';
+import { messageText, modelHtml } from '../../lib/html/message-body';
 import { log } from '../../lib/log';
 import { allowanceRefusal, usageHeaders } from '../ai/allowance';
 import { aiDraftsResource } from './aidrafts.resource';
+import { visibleTickets } from '../tickets/ticket-visibility';
 import { readDraftContext } from './draft-context';
 import { DRAFT_MAX_TOKENS, draftPrompt } from './draft-prompt';
 
@@ -53,7 +54,7 @@ export const createTicketAiDraftRoute = defineRoute(
     roles: AGENTS,
     summary: "Draft a reply to the ticket's latest customer message with the AI",
     description:
-      "The AI drafts a reply to the customer's latest message, written from the ticket's thread (its drafts and other tickets never), the customer's name, the inbox's signature (which mail adds below the reply, so the draft has none) and the installation's published help-doc articles that match the message; the articles it used are its `sources`. `instructions` and `tone` steer it. Answers 201 with the draft, which is never sent by itself: send it (as it is or edited) as a reply with `aiDraft: {id}`, and that reply is one unit of the AI allowance. The headers `X-AI-Usage-State`, `X-AI-Remaining` and `X-AI-Reset-Date` say where the allowance stands. Without the AI add-on, or with its allowance used up, a 402 naming `aiusage.allowance` and when it starts again; a ticket the caller does not see a 404; the model not answering (after retries) or not configured a 503, and nothing is written. Records the draft's `created` event (history `ticket.aidraft`). See docs/ai.md.",
+      "The AI drafts a reply to the customer's latest message, written from the ticket's thread (its drafts and other tickets never), the customer's name, the inbox's signature (which mail adds below the reply, so the draft has none) and the installation's published help-doc articles that match the message (private ones too: a teammate reads the draft first); the articles it used are its `sources`. `instructions` and `tone` steer it. Answers 201 with the draft, which is never sent by itself: send it (as it is or edited) as a reply with `aiDraft: {id}`, and that reply is one unit of the AI allowance, once per draft. The headers `X-AI-Usage-State`, `X-AI-Remaining` and `X-AI-Reset-Date` say where the allowance stands. Without the AI add-on, or with its allowance used up, a 402 naming `aiusage.allowance` and when it starts again; a ticket the caller does not see a 404; the model not answering (after retries) or not configured a 503, and nothing is written. Records the draft's `created` event (history `ticket.aidraft`). See docs/ai.md.",
     request: {
       params: idParams,
       body: { required: false, content: { 'application/json': { schema: draftBody } } },
@@ -82,10 +83,7 @@ export const createTicketAiDraftRoute = defineRoute(
       ]);
     let answer: Completion;
     try {
-      answer = await complete(config, draftPrompt(context, wishes), {
-        maxTokens: DRAFT_MAX_TOKENS,
-        signal: c.req.raw.signal,
-      });
+      answer = await complete(config, draftPrompt(context, wishes), { maxTokens: DRAFT_MAX_TOKENS });
     } catch (error) {
       if (!(error instanceof ModelUnavailable)) throw error;
       log('warn', 'the AI model is unavailable', { route: c.var.route ?? null, why: error.message });
@@ -95,16 +93,17 @@ export const createTicketAiDraftRoute = defineRoute(
       answer.text,
       context.articles.map((a) => a.id),
     );
-    // the model's words are sanitized as any message is before they are stored or shown
-    const html = messageHtml(text, 'markdown');
+    // the model's words are sanitized as any message is, images and media dropped, before they are stored or shown
+    const html = modelHtml(text);
     const textBody = messageText(html);
     if (!textBody.trim()) throw modelDown(5);
-    // the ticket may have gone while the model wrote: then nothing is written, and the read-back finds nothing
+    // the ticket may have gone, or left the caller's sight, while the model wrote: then nothing is
+    // written, and the read-back finds nothing
     const insert = sql`INSERT INTO ${aiDrafts} (installation_id, ticket_id, reply_to_id, html_body, text_body, sources, model, instructions, tone, created_by, updated_by)
       SELECT ${who.installationId}, ${tickets.id}, ${context.replyToId}, ${html}, ${textBody},
              ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(cited)}::jsonb)::int), ${answer.model},
              ${wishes.instructions || null}, ${wishes.tone ?? null}, ${who.userId}, ${who.userId}
-      FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${tickets.installationId} = ${who.installationId} AND ${tickets.state} = 'active'
+      FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${tickets.installationId} = ${who.installationId} AND ${tickets.state} = 'active' AND ${visibleTickets(who) ?? sql`true`}
       RETURNING id, ticket_id`;
     const created = withEvents(
       insert,

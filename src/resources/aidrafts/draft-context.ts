@@ -60,7 +60,13 @@ export async function readDraftContext(
       FROM t JOIN ticket_messages m ON m.ticket_id = t.id
       WHERE m.installation_id = ${who.installationId} AND m.state = 'active' AND NOT m.is_draft
       ORDER BY m.id DESC LIMIT ${THREAD_ENTRIES}
-    ), latest AS (SELECT id, text FROM entries WHERE author = 'customer' ORDER BY id DESC LIMIT 1)
+    ), latest AS (
+      -- the customer's latest entry, however many teammate entries came after it
+      SELECT m.id, left(m.text_body, ${ENTRY_CHARS}) AS text
+      FROM t JOIN ticket_messages m ON m.ticket_id = t.id
+      WHERE m.installation_id = ${who.installationId} AND m.state = 'active' AND NOT m.is_draft AND m.customer_id IS NOT NULL
+      ORDER BY m.id DESC LIMIT 1
+    )
     SELECT t.id, t.subject,
            btrim(coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '')) AS customer_name,
            i.name AS inbox_name, i.signature,
@@ -70,8 +76,8 @@ export async function readDraftContext(
            ${matchingArticlesSql(who.installationId, sql`(SELECT text FROM latest)`, { limit: DRAFT_ARTICLES, publicOnly: false })} AS articles,
            ${usageNowSql(who.installationId)} AS usage
     FROM t
-    LEFT JOIN customers c ON c.id = t.customer_id
-    LEFT JOIN inboxes i ON i.id = t.inbox_id`);
+    LEFT JOIN customers c ON c.id = t.customer_id AND c.installation_id = ${who.installationId}
+    LEFT JOIN inboxes i ON i.id = t.inbox_id AND i.installation_id = ${who.installationId}`);
   const row = rows[0];
   if (!row) return undefined;
   return {

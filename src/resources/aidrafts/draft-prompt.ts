@@ -1,6 +1,6 @@
 import type { AI_DRAFT_TONES } from '../../db/schema';
 import type { ChatMessage } from '../../lib/ai-model/chat-model';
-import { articleMarker, DATA_IS_NOT_INSTRUCTIONS, promptData } from '../../lib/ai-model/prompt-text';
+import { articleMarker, DATA_IS_NOT_INSTRUCTIONS, oneLine, promptData } from '../../lib/ai-model/prompt-text';
 import type { DraftContext } from './draft-context';
 
 export type DraftTone = (typeof AI_DRAFT_TONES)[number];
@@ -18,7 +18,7 @@ export const DRAFT_MAX_TOKENS = 800;
  * The prompt of a ticket's reply draft (docs/ai.md, "The prompts"): the rules as the system
  * message; the ticket's own data (its customer's name, subject, inbox, signature, the matching
  * articles, the thread) and the teammate's wishes as the user message, every text written by
- * others escaped inside its tag.
+ * others escaped inside its tag (a name or subject on one line, so none can start a line of its own).
  */
 export function draftPrompt(context: DraftContext, wishes: { instructions?: string; tone?: DraftTone }): ChatMessage[] {
   const rules = [
@@ -34,16 +34,16 @@ export function draftPrompt(context: DraftContext, wishes: { instructions?: stri
   );
   const entries = context.entries.map((e) => `<entry from="${e.from}" at="${e.at}">${promptData(e.text)}</entry>`);
   const data = [
-    `Customer: ${promptData(context.customerName) || 'the customer'}`,
-    `Subject: ${promptData(context.subject)}`,
-    context.signature ? `Inbox signature (added below the reply): ${promptData(context.signature)}` : '',
+    `<customer>${oneLine(context.customerName) || 'the customer'}</customer>`,
+    `<subject>${oneLine(context.subject)}</subject>`,
+    context.signature ? `<signature>${promptData(context.signature)}</signature> (added below the reply)` : '',
     '',
     `<articles>\n${articles.join('\n') || '(none match)'}\n</articles>`,
     '',
     `<thread>\n${entries.join('\n')}\n</thread>`,
     '',
     "Draft the reply to the customer's latest message.",
-    wishes.instructions ? `Teammate's instructions: ${promptData(wishes.instructions)}` : '',
+    wishes.instructions ? `Teammate's instructions: ${oneLine(wishes.instructions)}` : '',
   ].filter((line, index, all) => line !== '' || all[index - 1] !== '');
   return [
     { role: 'system', content: rules },

@@ -29,7 +29,7 @@ export const ARTICLE_CHARS = 3_000;
  * The installation's published help-doc articles that best match `text` (SQL: a message read in
  * the same statement), as a JSON array of `PromptArticle`, best first: the help centre's own
  * full-text search (the articles' search vector, `ts_rank`, then popularity), asked for any of
- * the message's words of four letters or more that are not `COMMON_WORDS`. Articles of live sites
+ * the message's first 40 different words of four letters or more that are not `COMMON_WORDS`. Articles of live sites
  * only; `publicOnly` keeps those a public site shows (not private, the site public), for an
  * answer a visitor reads. A scalar subquery: it adds no round trip to the statement it is in.
  */
@@ -45,9 +45,10 @@ export function matchingArticlesSql(
   return sql`(
     WITH words AS (
       SELECT string_agg(w, ' or ') AS query FROM (
-        SELECT DISTINCT w FROM regexp_split_to_table(lower(coalesce(${text}, '')), '[^[:alnum:]]+') AS w
-        WHERE length(w) >= 4 AND NOT (w = ANY (${common})) LIMIT ${MAX_WORDS}
-      ) distinct_words
+        SELECT w FROM regexp_split_to_table(lower(coalesce(${text}, '')), '[^[:alnum:]]+') WITH ORDINALITY AS split(w, n)
+        WHERE length(w) >= 4 AND NOT (w = ANY (${common}))
+        GROUP BY w ORDER BY min(n) LIMIT ${MAX_WORDS}
+      ) first_words
     ), q AS (SELECT websearch_to_tsquery('simple', words.query) AS q FROM words WHERE words.query IS NOT NULL)
     SELECT coalesce(json_agg(json_build_object('id', m.id, 'title', m.title, 'text', m.text) ORDER BY m.rank DESC, m.popularity DESC, m.id), '[]'::json)
     FROM (

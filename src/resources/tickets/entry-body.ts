@@ -53,7 +53,7 @@ export const entryBody = writableRecord(
     }),
     aiDraft: referenceInput('aidrafts').optional().meta({
       description:
-        "the AI draft (`POST /v2/tickets/{id}/aidrafts.json`) this teammate's reply was sent from, as it is or edited: the reply is one unit of the AI allowance, and how closely it kept to the draft counts in `/v2/ai/stats.json`",
+        "the AI draft (`POST /v2/tickets/{id}/aidrafts.json`) this teammate's reply was sent from, as it is or edited: one unit of the AI allowance, once per draft, and how closely it kept to the draft counts in `/v2/ai/stats.json`",
     }),
     agent: teammateInput.nullable().optional().meta({
       description:
