@@ -83,6 +83,11 @@ export function recalled(name: string): SQL {
   return sql`current_setting(${`desk.${name}`}::text)::int`;
 }
 
+/** A value a statement may not have remembered (its row was not written): null then. */
+export function recalledIfAny(name: string): SQL {
+  return sql`nullif(current_setting(${`desk.${name}`}::text, true), '')::int`;
+}
+
 /** Ids remembered together, as a JSON array (`remember(name, jsonb_agg(id))`): a set to select from. */
 export function recalledIds(name: string): SQL {
   return sql`(SELECT jsonb_array_elements_text(current_setting(${`desk.${name}`}::text)::jsonb)::int)`;

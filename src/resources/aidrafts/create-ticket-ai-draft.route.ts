@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AGENTS } from '../../auth/access';
 import { AI_DRAFT_TONES, aiDrafts, tickets } from '../../db/schema';
-import { remember } from '../../db/refusal';
+import { recalledIfAny, remember } from '../../db/refusal';
 import { schemasOf, sendWithReadBack } from '../../engine';
 import { withEvents } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
@@ -16,7 +16,7 @@ import { messageText, modelHtml } from '../../lib/html/message-body';
 import { log } from '../../lib/log';
 import { allowanceRefusal, usageHeaders } from '../ai/allowance';
 import { aiDraftsResource } from './aidrafts.resource';
-import { visibleTickets } from '../tickets/ticket-visibility';
+import { liveVisibleTickets } from '../tickets/ticket-visibility';
 import { readDraftContext } from './draft-context';
 import { DRAFT_MAX_TOKENS, draftPrompt } from './draft-prompt';
 
@@ -103,7 +103,7 @@ export const createTicketAiDraftRoute = defineRoute(
       SELECT ${who.installationId}, ${tickets.id}, ${context.replyToId}, ${html}, ${textBody},
              ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(cited)}::jsonb)::int), ${answer.model},
              ${wishes.instructions || null}, ${wishes.tone ?? null}, ${who.userId}, ${who.userId}
-      FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${tickets.installationId} = ${who.installationId} AND ${tickets.state} = 'active' AND ${visibleTickets(who) ?? sql`true`}
+      FROM ${tickets} WHERE ${tickets.id} = ${id} AND ${tickets.installationId} = ${who.installationId} AND ${liveVisibleTickets(who)}
       RETURNING id, ticket_id`;
     const created = withEvents(
       insert,
@@ -119,7 +119,7 @@ export const createTicketAiDraftRoute = defineRoute(
       aiDraftsResource,
       who,
       [created],
-      sql`coalesce(${recalledOrNull()}, 0)`,
+      sql`coalesce(${recalledIfAny(DRAFT)}, 0)`,
       [],
     );
     if (!body) throw ApiError.notFound('id', `ticket ${id} not found`);
@@ -141,6 +141,3 @@ function modelDown(retryAfterSeconds: number): ApiError {
     { 'Retry-After': String(retryAfterSeconds) },
   );
 }
-
-/** The new draft's id, or null when the ticket was gone and nothing was inserted. */
-const recalledOrNull = () => sql`nullif(current_setting(${`desk.${DRAFT}`}::text, true), '')::int`;

@@ -2,10 +2,11 @@ import { sql } from 'drizzle-orm';
 import type { Principal } from '../../auth/principal';
 import type { Database } from '../../db/client';
 import { tickets } from '../../db/schema';
+import { isoTime } from '../../engine';
 import { messageHtml, messageText } from '../../lib/html/message-body';
 import { usageNowSql, type UsageNow } from '../ai/allowance';
 import { matchingArticlesSql, type PromptArticle } from '../helpdocs/matching-articles';
-import { visibleTickets } from '../tickets/ticket-visibility';
+import { liveVisibleTickets } from '../tickets/ticket-visibility';
 
 /** How many of a thread's latest entries reach the model, and how much of each. */
 export const THREAD_ENTRIES = 20;
@@ -48,12 +49,11 @@ export async function readDraftContext(
   who: Principal,
   ticketId: number,
 ): Promise<DraftContext | undefined> {
-  const visible = visibleTickets(who) ?? sql`true`;
   const { rows } = await db.http.execute(sql`
     WITH t AS (
       SELECT ${tickets.id} AS id, ${tickets.subject} AS subject, ${tickets.inboxId} AS inbox_id, ${tickets.customerId} AS customer_id
       FROM ${tickets}
-      WHERE ${tickets.id} = ${ticketId} AND ${tickets.installationId} = ${who.installationId} AND ${tickets.state} = 'active' AND ${visible}
+      WHERE ${tickets.id} = ${ticketId} AND ${tickets.installationId} = ${who.installationId} AND ${liveVisibleTickets(who)}
     ), entries AS (
       SELECT m.id, CASE WHEN m.customer_id IS NOT NULL THEN 'customer' WHEN m.thread_type = 'note' THEN 'note' ELSE 'teammate' END AS author,
              left(m.text_body, ${ENTRY_CHARS}) AS text, m.created_at
@@ -71,7 +71,7 @@ export async function readDraftContext(
            btrim(coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '')) AS customer_name,
            i.name AS inbox_name, i.signature,
            (SELECT coalesce(json_agg(json_build_object('id', e.id, 'from', e.author, 'text', e.text,
-               'at', to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) ORDER BY e.id), '[]'::json) FROM entries e) AS entries,
+               'at', ${isoTime(sql`e.created_at`)}) ORDER BY e.id), '[]'::json) FROM entries e) AS entries,
            (SELECT id FROM latest) AS reply_to_id,
            ${matchingArticlesSql(who.installationId, sql`(SELECT text FROM latest)`, { limit: DRAFT_ARTICLES, publicOnly: false })} AS articles,
            ${usageNowSql(who.installationId)} AS usage

@@ -4,7 +4,7 @@ import { ADMINS, EVERYONE } from '../../auth/access';
 import type { Actor } from '../../auth/principal';
 import { FILE_DISPOSITIONS, files } from '../../db/schema';
 import { AUDIT_SET, defineResource, timeProperty } from '../../engine';
-import { visibleTickets } from '../tickets/ticket-visibility';
+import { liveVisibleTickets } from '../tickets/ticket-visibility';
 
 /**
  * The files a caller sees: an owner or admin all of the installation's; a teammate their own
@@ -15,7 +15,7 @@ export function visibleFiles(who: Actor) {
   if (who.kind !== 'teammate' || ADMINS.includes(who.role)) return undefined;
   return sql`(${files.createdBy} = ${who.userId}
     OR EXISTS (SELECT 1 FROM ticket_message_files tf JOIN ticket_messages m ON m.id = tf.message_id JOIN tickets ON tickets.id = m.ticket_id
-                WHERE tf.file_id = ${files.id} AND m.state = 'active' AND tickets.state = 'active' AND ${visibleTickets(who) ?? sql`true`})
+                WHERE tf.file_id = ${files.id} AND m.state = 'active' AND ${liveVisibleTickets(who)})
     OR EXISTS (SELECT 1 FROM canned_response_files cf WHERE cf.file_id = ${files.id})
     OR EXISTS (SELECT 1 FROM conversation_message_files mf WHERE mf.file_id = ${files.id}))`;
 }

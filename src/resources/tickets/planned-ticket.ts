@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Actor } from '../../auth/principal';
-import { recalled, refuseWhen, remember } from '../../db/refusal';
+import { recalled, recalledIfAny, refuseWhen, remember } from '../../db/refusal';
 import { customers, ticketReads, tickets, users } from '../../db/schema';
 import { tenantScope, type ResourceDeclaration } from '../../engine';
 import { ApiError } from '../../http/errors';
@@ -187,6 +187,6 @@ export function customerStatements(who: Actor, input: z.output<typeof customerIn
       sql`${recalled(CUSTOMER)} = 0`,
       sql`${remember(CUSTOMER, sql`id`)}, ${remember(NEW_CUSTOMER, sql`id`)}`,
     ),
-    sql`SELECT ${remember(NEW_CUSTOMER, sql`coalesce(nullif(current_setting(${`desk.${NEW_CUSTOMER}`}::text, true), ''), '0')::int`)}`,
+    sql`SELECT ${remember(NEW_CUSTOMER, sql`coalesce(${recalledIfAny(NEW_CUSTOMER)}, 0)`)}`,
   ];
 }

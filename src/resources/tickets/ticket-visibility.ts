@@ -17,8 +17,13 @@ export function visibleTickets(who: Actor): SQL | undefined {
   return sql`EXISTS (SELECT 1 FROM ticket_followers f WHERE f.ticket_id = ${tickets.id} AND f.user_id = ${who.userId})`;
 }
 
+/** The live tickets the caller sees (over `tickets`). */
+export function liveVisibleTickets(who: Actor): SQL {
+  return sql`${tickets.state} = 'active' AND ${visibleTickets(who) ?? sql`true`}`;
+}
+
 /** The scope of records a ticket owns (its thread entries, its history): those of the live tickets the caller sees. */
 export function ofVisibleTicket(ticketId: PgColumn): (who: Actor) => SQL {
   return (who) =>
-    sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${ticketId} AND ${tickets.state} = 'active' AND ${visibleTickets(who) ?? sql`true`})`;
+    sql`EXISTS (SELECT 1 FROM ${tickets} WHERE ${tickets.id} = ${ticketId} AND ${liveVisibleTickets(who)})`;
 }
