@@ -7460,6 +7460,8 @@ export interface components {
         };
         ContactForm: {
             accentColor?: string;
+            aiAssistant?: boolean;
+            aiWaitSeconds?: number;
             /**
              * Format: date-time
              * @description ISO 8601, UTC
@@ -7540,6 +7542,10 @@ export interface components {
         };
         ContactFormBulkUpdate: {
             accentColor?: string;
+            /** @description the AI assistant answers the form's chats from the public help centre when no teammate has within `aiWaitSeconds` (docs/ai.md) */
+            aiAssistant?: boolean;
+            /** @description how long a visitor's message waits for a teammate before the assistant answers it */
+            aiWaitSeconds?: number;
             /** @description read-only: accepted and ignored */
             readonly createdAt?: unknown;
             /** @description read-only: accepted and ignored */
@@ -7552,7 +7558,7 @@ export interface components {
             filter_args?: {
                 /** @description true: answer what would change, and change nothing */
                 bulkDryExecute?: boolean;
-                /** @description the filter, as in the query: over createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, accentColor, inboxFieldName, isLiveChatEnabled, liveChatWelcomeMessage, name, position, theme, token, triggerColor */
+                /** @description the filter, as in the query: over createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, accentColor, aiAssistant, aiWaitSeconds, inboxFieldName, isLiveChatEnabled, liveChatWelcomeMessage, name, position, theme, token, triggerColor */
                 filter: string | {
                     [key: string]: unknown;
                 };
@@ -7598,6 +7604,10 @@ export interface components {
         };
         ContactFormCreate: {
             accentColor?: string;
+            /** @description the AI assistant answers the form's chats from the public help centre when no teammate has within `aiWaitSeconds` (docs/ai.md) */
+            aiAssistant?: boolean;
+            /** @description how long a visitor's message waits for a teammate before the assistant answers it */
+            aiWaitSeconds?: number;
             /** @description read-only: accepted and ignored */
             readonly createdAt?: unknown;
             /** @description read-only: accepted and ignored */
@@ -7732,6 +7742,10 @@ export interface components {
         };
         ContactFormUpdate: {
             accentColor?: string;
+            /** @description the AI assistant answers the form's chats from the public help centre when no teammate has within `aiWaitSeconds` (docs/ai.md) */
+            aiAssistant?: boolean;
+            /** @description how long a visitor's message waits for a teammate before the assistant answers it */
+            aiWaitSeconds?: number;
             /** @description read-only: accepted and ignored */
             readonly createdAt?: unknown;
             /** @description read-only: accepted and ignored */
@@ -7838,6 +7852,8 @@ export interface components {
             [key: string]: unknown;
         };
         Conversation: {
+            /** @description the form's AI assistant handed the conversation over and no teammate has written since (docs/ai.md): `filter={"awaitingTeammate":true}` finds the visitors waiting */
+            awaitingTeammate?: boolean;
             /** @description the contact form the chat widget started it from; null when an agent did */
             contactForm?: {
                 id: number;
@@ -7973,6 +7989,8 @@ export interface components {
         };
         ConversationCreatedBody: {
             conversation: {
+                /** @description the form's AI assistant handed the conversation over and no teammate has written since (docs/ai.md): `filter={"awaitingTeammate":true}` finds the visitors waiting */
+                awaitingTeammate?: boolean;
                 /** @description the contact form the chat widget started it from; null when an agent did */
                 contactForm?: {
                     id: number;
@@ -8412,6 +8430,8 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
         };
         ConversationUpdate: {
+            /** @description read-only: accepted and ignored */
+            readonly awaitingTeammate?: unknown;
             /** @description read-only: accepted and ignored */
             readonly contactForm?: unknown;
             contactId?: number | string;
@@ -17626,22 +17646,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "hdo_s6tHUvd2y623367iEUk4c80ik2ytJ6pOmRsKNLnt",
+                     *       "access_token": "hdo_iwH3Q13MbtWTQUJPMPDoEbpeQJPqdDCEGT5sGf3j",
                      *       "token_type": "Bearer",
                      *       "expires_in": 3600,
-                     *       "refresh_token": "hdr_OHRq6QVnWl3pZAcphjTfQ5KoeuDHHDwKX2j9HuTd",
+                     *       "refresh_token": "hdr_IV9B5B0tEGZQBA8mso0ZtQbnCN3yKDtIT3LJ1GJs",
                      *       "scope": "desk:read",
                      *       "installation": {
                      *         "id": 1,
-                     *         "name": "walk-7xpjp8h2 helpdesk",
-                     *         "siteName": "walk-7xpjp8h2",
+                     *         "name": "walk-9p7kp5d5 helpdesk",
+                     *         "siteName": "walk-9p7kp5d5",
                      *         "apiEndPoint": "https://helpdesk.test"
                      *       },
                      *       "user": {
                      *         "id": 1,
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
-                     *         "email": "owner-0oi32k@example.test",
+                     *         "email": "owner-ec5loc@example.test",
                      *         "role": "owner"
                      *       }
                      *     }
@@ -17752,15 +17772,15 @@ export interface operations {
                      *       "client_id": null,
                      *       "installation": {
                      *         "id": 1,
-                     *         "name": "walk-7xpjp8h2 helpdesk",
-                     *         "siteName": "walk-7xpjp8h2",
+                     *         "name": "walk-9p7kp5d5 helpdesk",
+                     *         "siteName": "walk-9p7kp5d5",
                      *         "apiEndPoint": "https://helpdesk.test"
                      *       },
                      *       "user": {
                      *         "id": 1,
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
-                     *         "email": "owner-0oi32k@example.test",
+                     *         "email": "owner-ec5loc@example.test",
                      *         "role": "owner"
                      *       }
                      *     }
@@ -17961,10 +17981,10 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.9377281711621519",
+                     *         "messageId": "walk-1-0.47047109528132425",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T17:23:50.272Z",
-                     *         "deadAt": "2026-11-29T18:23:50.272Z",
+                     *         "sentAt": "2026-11-29T18:58:59.642Z",
+                     *         "deadAt": "2026-11-29T19:58:59.642Z",
                      *         "replayedAt": null,
                      *         "discardedAt": null
                      *       }
@@ -18071,12 +18091,12 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.11609975963966113",
+                     *         "messageId": "walk-1-0.4925588627366162",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T17:23:55.069Z",
-                     *         "deadAt": "2026-11-29T18:23:55.069Z",
+                     *         "sentAt": "2026-11-29T18:59:04.403Z",
+                     *         "deadAt": "2026-11-29T19:59:04.403Z",
                      *         "replayedAt": null,
-                     *         "discardedAt": "2026-11-29T18:23:55.084Z"
+                     *         "discardedAt": "2026-11-29T19:59:04.419Z"
                      *       }
                      *     }
                      */
@@ -18190,11 +18210,11 @@ export interface operations {
                      *           "kind": "events.drain",
                      *           "installationId": 1
                      *         },
-                     *         "messageId": "walk-1-0.9377281711621519",
+                     *         "messageId": "walk-1-0.47047109528132425",
                      *         "attempts": 6,
-                     *         "sentAt": "2026-11-29T17:23:50.272Z",
-                     *         "deadAt": "2026-11-29T18:23:50.272Z",
-                     *         "replayedAt": "2026-11-29T18:23:55.037Z",
+                     *         "sentAt": "2026-11-29T18:58:59.642Z",
+                     *         "deadAt": "2026-11-29T19:58:59.642Z",
+                     *         "replayedAt": "2026-11-29T19:59:04.379Z",
                      *         "discardedAt": null
                      *       }
                      *     }
@@ -18325,12 +18345,12 @@ export interface operations {
                      *           "decidedAt": null,
                      *           "decidedBy": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.326Z",
+                     *           "createdAt": "2026-11-29T19:58:51.917Z",
                      *           "createdBy": {
                      *             "id": 4,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.326Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.917Z",
                      *           "updatedBy": {
                      *             "id": 4,
                      *             "type": "users"
@@ -18476,12 +18496,12 @@ export interface operations {
                      *         "decidedAt": null,
                      *         "decidedBy": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.326Z",
+                     *         "createdAt": "2026-11-29T19:58:51.917Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.326Z",
+                     *         "updatedAt": "2026-11-29T19:58:51.917Z",
                      *         "updatedBy": {
                      *           "id": 4,
                      *           "type": "users"
@@ -18646,12 +18666,12 @@ export interface operations {
                      *         "decidedAt": null,
                      *         "decidedBy": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.326Z",
+                     *         "createdAt": "2026-11-29T19:58:51.917Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.326Z",
+                     *         "updatedAt": "2026-11-29T19:58:51.917Z",
                      *         "updatedBy": {
                      *           "id": 4,
                      *           "type": "users"
@@ -18770,18 +18790,18 @@ export interface operations {
                      *         },
                      *         "status": "accepted",
                      *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
-                     *         "decidedAt": "2026-11-29T18:23:53.122Z",
+                     *         "decidedAt": "2026-11-29T19:59:02.315Z",
                      *         "decidedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:53.113Z",
+                     *         "createdAt": "2026-11-29T19:59:02.299Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:53.122Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.315Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -18918,18 +18938,18 @@ export interface operations {
                      *         },
                      *         "status": "declined",
                      *         "message": "I answer the billing questions on Fridays: may I have an agent seat?",
-                     *         "decidedAt": "2026-11-29T18:23:53.069Z",
+                     *         "decidedAt": "2026-11-29T19:59:02.242Z",
                      *         "decidedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.326Z",
+                     *         "createdAt": "2026-11-29T19:58:51.917Z",
                      *         "createdBy": {
                      *           "id": 4,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:53.069Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.242Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19254,12 +19274,12 @@ export interface operations {
                      *         "instructions": "shorter, apologise for the delay",
                      *         "tone": "friendly",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.770Z",
+                     *         "createdAt": "2026-11-29T19:58:54.561Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.770Z",
+                     *         "updatedAt": "2026-11-29T19:58:54.561Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19362,15 +19382,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T18:23:43.385Z",
+                     *         "publishedAt": "2026-11-29T19:58:51.981Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.385Z",
+                     *         "createdAt": "2026-11-29T19:58:51.981Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.385Z",
+                     *         "updatedAt": "2026-11-29T19:58:51.981Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19484,15 +19504,15 @@ export interface operations {
                      *           "title": "New inbox for billing",
                      *           "body": "Billing questions now go to the Billing inbox.",
                      *           "audience": "agents",
-                     *           "publishedAt": "2026-11-29T18:23:43.385Z",
+                     *           "publishedAt": "2026-11-29T19:58:51.981Z",
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.385Z",
+                     *           "createdAt": "2026-11-29T19:58:51.981Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.385Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.981Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -19630,15 +19650,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T18:23:43.385Z",
+                     *         "publishedAt": "2026-11-29T19:58:51.981Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.385Z",
+                     *         "createdAt": "2026-11-29T19:58:51.981Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.385Z",
+                     *         "updatedAt": "2026-11-29T19:58:51.981Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19793,15 +19813,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T18:23:43.385Z",
+                     *         "publishedAt": "2026-11-29T19:58:51.981Z",
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.385Z",
+                     *         "createdAt": "2026-11-29T19:58:51.981Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.385Z",
+                     *         "updatedAt": "2026-11-29T19:58:51.981Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -19931,15 +19951,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T18:23:43.385Z",
+                     *         "publishedAt": "2026-11-29T19:58:51.981Z",
                      *         "expiresAt": "2027-01-31T00:00:00.000Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.385Z",
+                     *         "createdAt": "2026-11-29T19:58:51.981Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.317Z",
+                     *         "updatedAt": "2026-11-29T19:58:59.693Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -20232,15 +20252,15 @@ export interface operations {
                      *         "title": "New inbox for billing",
                      *         "body": "Billing questions now go to the Billing inbox.",
                      *         "audience": "agents",
-                     *         "publishedAt": "2026-11-29T18:23:43.385Z",
+                     *         "publishedAt": "2026-11-29T19:58:51.981Z",
                      *         "expiresAt": "2027-01-31T00:00:00.000Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.385Z",
+                     *         "createdAt": "2026-11-29T19:58:51.981Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.367Z",
+                     *         "updatedAt": "2026-11-29T19:58:59.746Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -20523,15 +20543,15 @@ export interface operations {
                      *         "customer": null,
                      *         "inbox": null,
                      *         "user": null,
-                     *         "detectedAt": "2026-11-29T18:23:48.257Z",
+                     *         "detectedAt": "2026-11-29T19:58:57.561Z",
                      *         "status": "open",
                      *         "clearedAt": null,
                      *         "clearedBy": null,
                      *         "clearNote": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:48.257Z",
+                     *         "createdAt": "2026-11-29T19:58:57.561Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:48.257Z",
+                     *         "updatedAt": "2026-11-29T19:58:57.561Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -20663,18 +20683,18 @@ export interface operations {
                      *         "customer": null,
                      *         "inbox": null,
                      *         "user": null,
-                     *         "detectedAt": "2026-11-29T18:23:48.257Z",
+                     *         "detectedAt": "2026-11-29T19:58:57.561Z",
                      *         "status": "cleared",
-                     *         "clearedAt": "2026-11-29T18:23:53.160Z",
+                     *         "clearedAt": "2026-11-29T19:59:02.348Z",
                      *         "clearedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
                      *         "clearNote": "Expected: the spring sale brought the extra tickets",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:48.257Z",
+                     *         "createdAt": "2026-11-29T19:58:57.561Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:53.160Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.348Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21011,24 +21031,24 @@ export interface operations {
                      *           "id": 1,
                      *           "type": "apikeys",
                      *           "name": "owner key",
-                     *           "prefix": "hd_nvwg",
+                     *           "prefix": "hd_bjtc",
                      *           "user": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "lastUsedAt": "2026-11-29T18:23:43.378Z",
+                     *           "lastUsedAt": "2026-11-29T19:58:51.973Z",
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": null
                      *         },
                      *         {
                      *           "id": 2,
                      *           "type": "apikeys",
                      *           "name": "seeded",
-                     *           "prefix": "hd_xidi",
+                     *           "prefix": "hd_gyvh",
                      *           "user": {
                      *             "id": 2,
                      *             "type": "users"
@@ -21036,9 +21056,9 @@ export interface operations {
                      *           "lastUsedAt": null,
                      *           "expiresAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.239Z",
+                     *           "createdAt": "2026-11-29T19:58:51.837Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:43.239Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.837Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -21166,7 +21186,7 @@ export interface operations {
                      *         "id": 5,
                      *         "type": "apikeys",
                      *         "name": "Reporting script",
-                     *         "prefix": "hd_a8gi",
+                     *         "prefix": "hd_1jqU",
                      *         "user": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21174,17 +21194,17 @@ export interface operations {
                      *         "lastUsedAt": null,
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.416Z",
+                     *         "createdAt": "2026-11-29T19:58:52.009Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.416Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.009Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "secret": "hd_a8giUHFJu0Q037ZBFpPFVTvUPaG6ehFYltcSNwKj"
+                     *         "secret": "hd_1jqUlGkzP7iOJN08mNklF2IY9zeTFikcYdzPcRgy"
                      *       },
                      *       "included": {}
                      *     }
@@ -21333,7 +21353,7 @@ export interface operations {
                      *         "id": 5,
                      *         "type": "apikeys",
                      *         "name": "Reporting script",
-                     *         "prefix": "hd_a8gi",
+                     *         "prefix": "hd_1jqU",
                      *         "user": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21341,12 +21361,12 @@ export interface operations {
                      *         "lastUsedAt": null,
                      *         "expiresAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.416Z",
+                     *         "createdAt": "2026-11-29T19:58:52.009Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.416Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.009Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -21572,9 +21592,9 @@ export interface operations {
                      *           "description": "A message in the channel for every ticket the setting selects.",
                      *           "defaultValue": "enabled",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:31.391Z",
+                     *           "createdAt": "2026-11-29T19:58:40.293Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *           "updatedAt": "2026-11-29T19:58:40.293Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -21588,9 +21608,9 @@ export interface operations {
                      *           "description": "Reply to a ticket from its Slack thread.",
                      *           "defaultValue": "disabled",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:31.391Z",
+                     *           "createdAt": "2026-11-29T19:58:40.293Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *           "updatedAt": "2026-11-29T19:58:40.293Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -21709,9 +21729,9 @@ export interface operations {
                      *         "description": "A message in the channel for every ticket the setting selects.",
                      *         "defaultValue": "enabled",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:31.391Z",
+                     *         "createdAt": "2026-11-29T19:58:40.293Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *         "updatedAt": "2026-11-29T19:58:40.293Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -21929,12 +21949,12 @@ export interface operations {
                      *         "comment": null,
                      *         "value": "enabled",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:53.203Z",
+                     *         "createdAt": "2026-11-29T19:59:02.405Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:53.203Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.405Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -22055,9 +22075,9 @@ export interface operations {
                      *           "installed": false,
                      *           "installedAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:31.391Z",
+                     *           "createdAt": "2026-11-29T19:58:40.293Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *           "updatedAt": "2026-11-29T19:58:40.293Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -22071,9 +22091,9 @@ export interface operations {
                      *           "installed": false,
                      *           "installedAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:31.391Z",
+                     *           "createdAt": "2026-11-29T19:58:40.293Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *           "updatedAt": "2026-11-29T19:58:40.293Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -22224,9 +22244,9 @@ export interface operations {
                      *         "value": 48,
                      *         "isSet": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:31.391Z",
+                     *         "createdAt": "2026-11-29T19:58:40.293Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:53.310Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.512Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -22397,9 +22417,9 @@ export interface operations {
                      *         "installed": false,
                      *         "installedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:31.391Z",
+                     *         "createdAt": "2026-11-29T19:58:40.293Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *         "updatedAt": "2026-11-29T19:58:40.293Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22511,11 +22531,11 @@ export interface operations {
                      *         "developer": "Helpdesk",
                      *         "iconUrl": "https://cdn.helpdesk.test/apps/csat.svg",
                      *         "installed": true,
-                     *         "installedAt": "2026-11-29T18:23:53.203Z",
+                     *         "installedAt": "2026-11-29T19:59:02.405Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:31.391Z",
+                     *         "createdAt": "2026-11-29T19:58:40.293Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *         "updatedAt": "2026-11-29T19:58:40.293Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22647,9 +22667,9 @@ export interface operations {
                      *         "installed": false,
                      *         "installedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:31.391Z",
+                     *         "createdAt": "2026-11-29T19:58:40.293Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *         "updatedAt": "2026-11-29T19:58:40.293Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -22777,12 +22797,12 @@ export interface operations {
                      *         "rowsDone": 0,
                      *         "rowsFailed": 0,
                      *         "problems": [],
-                     *         "createdAt": "2026-11-29T18:23:53.363Z",
+                     *         "createdAt": "2026-11-29T19:59:02.560Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:53.363Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.560Z",
                      *         "startedAt": null,
                      *         "finishedAt": null
                      *       },
@@ -23017,12 +23037,12 @@ export interface operations {
                      *           "timezoneId": 1,
                      *           "timezone_name": "UTC",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -23037,12 +23057,12 @@ export interface operations {
                      *           "timezoneId": 338,
                      *           "timezone_name": "Europe/London",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.468Z",
+                     *           "createdAt": "2026-11-29T19:58:52.066Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.468Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.066Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -23189,12 +23209,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.468Z",
+                     *         "createdAt": "2026-11-29T19:58:52.066Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.468Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.066Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23216,12 +23236,12 @@ export interface operations {
                      *             "startHour": "09:00",
                      *             "endHour": "17:30",
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:43.468Z",
+                     *             "createdAt": "2026-11-29T19:58:52.066Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T18:23:43.468Z",
+                     *             "updatedAt": "2026-11-29T19:58:52.066Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -23380,12 +23400,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.468Z",
+                     *         "createdAt": "2026-11-29T19:58:52.066Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.468Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.066Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23518,12 +23538,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.468Z",
+                     *         "createdAt": "2026-11-29T19:58:52.066Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.391Z",
+                     *         "updatedAt": "2026-11-29T19:58:59.768Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -23819,12 +23839,12 @@ export interface operations {
                      *         "timezoneId": 338,
                      *         "timezone_name": "Europe/London",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.468Z",
+                     *         "createdAt": "2026-11-29T19:58:52.066Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.428Z",
+                     *         "updatedAt": "2026-11-29T19:58:59.802Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24004,12 +24024,12 @@ export interface operations {
                      *           "startDate": "2027-01-01",
                      *           "endDate": "2027-01-01",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.526Z",
+                     *           "createdAt": "2026-11-29T19:58:53.314Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.526Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.314Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -24156,12 +24176,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.526Z",
+                     *         "createdAt": "2026-11-29T19:58:53.314Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.526Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.314Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24322,12 +24342,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.526Z",
+                     *         "createdAt": "2026-11-29T19:58:53.314Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.526Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.314Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24463,12 +24483,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.526Z",
+                     *         "createdAt": "2026-11-29T19:58:53.314Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.489Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.787Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24767,12 +24787,12 @@ export interface operations {
                      *         "startDate": "2027-01-01",
                      *         "endDate": "2027-01-01",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.526Z",
+                     *         "createdAt": "2026-11-29T19:58:53.314Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.515Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.829Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -24952,12 +24972,12 @@ export interface operations {
                      *           "startHour": "09:00",
                      *           "endHour": "17:00",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -24975,12 +24995,12 @@ export interface operations {
                      *           "startHour": "09:00",
                      *           "endHour": "17:00",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -25127,12 +25147,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "14:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.588Z",
+                     *         "createdAt": "2026-11-29T19:58:53.350Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.588Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.350Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25293,12 +25313,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "14:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.588Z",
+                     *         "createdAt": "2026-11-29T19:58:53.350Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.588Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.350Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25434,12 +25454,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "15:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.588Z",
+                     *         "createdAt": "2026-11-29T19:58:53.350Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.538Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.856Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25738,12 +25758,12 @@ export interface operations {
                      *         "startHour": "10:00",
                      *         "endHour": "15:00",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.588Z",
+                     *         "createdAt": "2026-11-29T19:58:53.350Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.555Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.891Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -25918,12 +25938,12 @@ export interface operations {
                      *           "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *           "inbox": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.531Z",
+                     *           "createdAt": "2026-11-29T19:58:52.157Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.531Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.157Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -26061,12 +26081,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.531Z",
+                     *         "createdAt": "2026-11-29T19:58:52.157Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.531Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.157Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26222,12 +26242,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.531Z",
+                     *         "createdAt": "2026-11-29T19:58:52.157Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.531Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.157Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26358,12 +26378,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.531Z",
+                     *         "createdAt": "2026-11-29T19:58:52.157Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.463Z",
+                     *         "updatedAt": "2026-11-29T19:58:59.838Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26657,12 +26677,12 @@ export interface operations {
                      *         "reply": "<p>You can reset your password from the sign-in page.</p>",
                      *         "inbox": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.531Z",
+                     *         "createdAt": "2026-11-29T19:58:52.157Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.491Z",
+                     *         "updatedAt": "2026-11-29T19:58:59.868Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -26857,12 +26877,12 @@ export interface operations {
                      *         "threshold": 0.7,
                      *         "enabled": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:52.888Z",
+                     *         "createdAt": "2026-11-29T19:59:02.080Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:52.888Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.080Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27057,12 +27077,12 @@ export interface operations {
                      *         "threshold": 0.7,
                      *         "enabled": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:52.888Z",
+                     *         "createdAt": "2026-11-29T19:59:02.080Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:52.917Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.104Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27245,12 +27265,12 @@ export interface operations {
                      *           "avatarPath": null,
                      *           "customersCount": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.598Z",
+                     *           "createdAt": "2026-11-29T19:58:52.203Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.598Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.203Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -27402,12 +27422,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.598Z",
+                     *         "createdAt": "2026-11-29T19:58:52.203Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.598Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.203Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27426,12 +27446,12 @@ export interface operations {
                      *             "type": "domains",
                      *             "name": "acme.example",
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:43.598Z",
+                     *             "createdAt": "2026-11-29T19:58:52.203Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T18:23:43.598Z",
+                     *             "updatedAt": "2026-11-29T19:58:52.203Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -27596,12 +27616,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.598Z",
+                     *         "createdAt": "2026-11-29T19:58:52.203Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.598Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.203Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -27741,12 +27761,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.598Z",
+                     *         "createdAt": "2026-11-29T19:58:52.203Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.532Z",
+                     *         "updatedAt": "2026-11-29T19:58:59.897Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -28049,12 +28069,12 @@ export interface operations {
                      *         "avatarPath": null,
                      *         "customersCount": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.598Z",
+                     *         "createdAt": "2026-11-29T19:58:52.203Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.588Z",
+                     *         "updatedAt": "2026-11-29T19:58:59.935Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -28814,14 +28834,14 @@ export interface operations {
     listContactForms: {
         parameters: {
             query?: {
-                /** @description only these properties of each record (and `id`, `type`): a comma list of name, inbox, inboxFieldName, accentColor, triggerColor, theme, position, isLiveChatEnabled, liveChatWelcomeMessage, token, helpdocs, helpdocarticles, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
+                /** @description only these properties of each record (and `id`, `type`): a comma list of name, inbox, inboxFieldName, accentColor, triggerColor, theme, position, isLiveChatEnabled, liveChatWelcomeMessage, aiAssistant, aiWaitSeconds, token, helpdocs, helpdocarticles, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
                 fields?: string;
-                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, accentColor, inboxFieldName, isLiveChatEnabled, liveChatWelcomeMessage, name, position, theme, token, triggerColor; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /** @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, accentColor, aiAssistant, aiWaitSeconds, inboxFieldName, isLiveChatEnabled, liveChatWelcomeMessage, name, position, theme, token, triggerColor; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
                 filter?: string;
                 /** @description related records to include: a comma list of helpdocs, helpdocarticles, inboxes, users, or all */
                 includes?: string;
                 /** @description the property to sort by; ties break on id */
-                orderBy?: "createdAt" | "createdBy" | "deletedAt" | "deletedBy" | "updatedAt" | "updatedBy" | "state" | "id" | "accentColor" | "inboxFieldName" | "isLiveChatEnabled" | "liveChatWelcomeMessage" | "name" | "position" | "theme" | "token" | "triggerColor";
+                orderBy?: "createdAt" | "createdBy" | "deletedAt" | "deletedBy" | "updatedAt" | "updatedBy" | "state" | "id" | "accentColor" | "aiAssistant" | "aiWaitSeconds" | "inboxFieldName" | "isLiveChatEnabled" | "liveChatWelcomeMessage" | "name" | "position" | "theme" | "token" | "triggerColor";
                 /** @description the sort direction */
                 orderMode?: "asc" | "desc";
                 /** @description the page, from 1 */
@@ -28859,14 +28879,16 @@ export interface operations {
                      *           "position": "bottom-right",
                      *           "isLiveChatEnabled": true,
                      *           "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *           "token": "TF-GAP4ke5nobaWwQLXI0PX_4NsRu_68",
+                     *           "aiAssistant": false,
+                     *           "aiWaitSeconds": 30,
+                     *           "token": "1Ei6xQ6B9_pUXNlhGNpK0tUtnWkHW_pA",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.720Z",
+                     *           "createdAt": "2026-11-29T19:58:53.423Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.720Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.423Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -29016,14 +29038,16 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "TF-GAP4ke5nobaWwQLXI0PX_4NsRu_68",
+                     *         "aiAssistant": false,
+                     *         "aiWaitSeconds": 30,
+                     *         "token": "1Ei6xQ6B9_pUXNlhGNpK0tUtnWkHW_pA",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.720Z",
+                     *         "createdAt": "2026-11-29T19:58:53.423Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.720Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.423Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29150,7 +29174,7 @@ export interface operations {
     getContactForm: {
         parameters: {
             query?: {
-                /** @description only these properties of each record (and `id`, `type`): a comma list of name, inbox, inboxFieldName, accentColor, triggerColor, theme, position, isLiveChatEnabled, liveChatWelcomeMessage, token, helpdocs, helpdocarticles, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
+                /** @description only these properties of each record (and `id`, `type`): a comma list of name, inbox, inboxFieldName, accentColor, triggerColor, theme, position, isLiveChatEnabled, liveChatWelcomeMessage, aiAssistant, aiWaitSeconds, token, helpdocs, helpdocarticles, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
                 fields?: string;
                 /** @description related records to include: a comma list of helpdocs, helpdocarticles, inboxes, users, or all */
                 includes?: string;
@@ -29187,14 +29211,16 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "TF-GAP4ke5nobaWwQLXI0PX_4NsRu_68",
+                     *         "aiAssistant": false,
+                     *         "aiWaitSeconds": 30,
+                     *         "token": "1Ei6xQ6B9_pUXNlhGNpK0tUtnWkHW_pA",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.720Z",
+                     *         "createdAt": "2026-11-29T19:58:53.423Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.720Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.423Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29333,14 +29359,16 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "TF-GAP4ke5nobaWwQLXI0PX_4NsRu_68",
+                     *         "aiAssistant": false,
+                     *         "aiWaitSeconds": 30,
+                     *         "token": "1Ei6xQ6B9_pUXNlhGNpK0tUtnWkHW_pA",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.720Z",
+                     *         "createdAt": "2026-11-29T19:58:53.423Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.575Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.917Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29642,14 +29670,16 @@ export interface operations {
                      *         "position": "bottom-right",
                      *         "isLiveChatEnabled": true,
                      *         "liveChatWelcomeMessage": "Hi! How can we help?",
-                     *         "token": "TF-GAP4ke5nobaWwQLXI0PX_4NsRu_68",
+                     *         "aiAssistant": false,
+                     *         "aiWaitSeconds": 30,
+                     *         "token": "1Ei6xQ6B9_pUXNlhGNpK0tUtnWkHW_pA",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.720Z",
+                     *         "createdAt": "2026-11-29T19:58:53.423Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.607Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.947Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -29787,7 +29817,7 @@ export interface operations {
     deleteContactForms: {
         parameters: {
             query: {
-                /** @description a JSON filter (required) over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, accentColor, inboxFieldName, isLiveChatEnabled, liveChatWelcomeMessage, name, position, theme, token, triggerColor; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /** @description a JSON filter (required) over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, accentColor, aiAssistant, aiWaitSeconds, inboxFieldName, isLiveChatEnabled, liveChatWelcomeMessage, name, position, theme, token, triggerColor; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
                 filter: string;
             };
             header?: {
@@ -29894,7 +29924,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, accentColor, inboxFieldName, isLiveChatEnabled, liveChatWelcomeMessage, name, position, theme, token, triggerColor; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
+                 * @description a JSON filter over: createdAt, createdBy, deletedAt, deletedBy, updatedAt, updatedBy, state, id, accentColor, aiAssistant, aiWaitSeconds, inboxFieldName, isLiveChatEnabled, liveChatWelcomeMessage, name, position, theme, token, triggerColor; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or
                  * @example {"name":{"$contains":"ac"}}
                  */
                 filter?: string;
@@ -30355,14 +30385,14 @@ export interface operations {
                      *         "author": "agent",
                      *         "contactId": null,
                      *         "userId": 1,
-                     *         "roomId": "157e30a7e7db8ffa852a7337f9cce24e",
-                     *         "sentAt": "2026-11-29T18:23:52.943Z",
+                     *         "roomId": "c813a145435853ba77a4757f25712e97",
+                     *         "sentAt": "2026-11-29T19:59:02.129Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:52.943Z",
+                     *         "createdAt": "2026-11-29T19:59:02.129Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:52.951Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.139Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -30660,14 +30690,14 @@ export interface operations {
                      *         "author": "agent",
                      *         "contactId": null,
                      *         "userId": 1,
-                     *         "roomId": "157e30a7e7db8ffa852a7337f9cce24e",
-                     *         "sentAt": "2026-11-29T18:23:52.943Z",
+                     *         "roomId": "c813a145435853ba77a4757f25712e97",
+                     *         "sentAt": "2026-11-29T19:59:02.129Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:52.943Z",
+                     *         "createdAt": "2026-11-29T19:59:02.129Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:53.005Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.181Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31229,13 +31259,13 @@ export interface operations {
                      *         "contactId": 1,
                      *         "userId": null,
                      *         "roomId": "walk-1",
-                     *         "sentAt": "2026-11-29T18:23:53.466Z",
+                     *         "sentAt": "2026-11-29T19:59:02.673Z",
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:53.474Z",
+                     *         "createdAt": "2026-11-29T19:59:02.688Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:53.474Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.688Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -31321,14 +31351,14 @@ export interface operations {
     listConversations: {
         parameters: {
             query?: {
-                /** @description only these properties of each record (and `id`, `type`): a comma list of contactId, subject, status, inbox, ticket_id, token, contactForm, lastMessageAt, conversationmessages, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
+                /** @description only these properties of each record (and `id`, `type`): a comma list of contactId, subject, status, inbox, ticket_id, token, contactForm, awaitingTeammate, lastMessageAt, conversationmessages, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
                 fields?: string;
-                /** @description a JSON filter over: contactId, createdAt, deletedAt, id, state, ticket_id, token, updatedAt; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
+                /** @description a JSON filter over: awaitingTeammate, contactId, createdAt, deletedAt, id, state, ticket_id, token, updatedAt; operators $eq $ne $lt $lte $gt $gte $in $nin $contains $and $or */
                 filter?: string;
                 /** @description related records to include: a comma list of contacts, conversationmessages, customers, users, or all */
                 includes?: string;
                 /** @description the property to sort by; ties break on id */
-                orderBy?: "contactId" | "createdAt" | "deletedAt" | "id" | "state" | "ticket_id" | "token" | "updatedAt";
+                orderBy?: "awaitingTeammate" | "contactId" | "createdAt" | "deletedAt" | "id" | "state" | "ticket_id" | "token" | "updatedAt";
                 /** @description the sort direction */
                 orderMode?: "asc" | "desc";
                 /** @description the page, from 1 */
@@ -31362,16 +31392,17 @@ export interface operations {
                      *             "type": "inboxes"
                      *           },
                      *           "ticket_id": null,
-                     *           "token": "662407490143059550396224",
+                     *           "token": "898545447783630253300379",
                      *           "contactForm": null,
+                     *           "awaitingTeammate": false,
                      *           "lastMessageAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.774Z",
+                     *           "createdAt": "2026-11-29T19:58:53.480Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.774Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.480Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -31513,22 +31544,23 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "662407490143059550396224",
+                     *         "token": "898545447783630253300379",
                      *         "contactForm": null,
+                     *         "awaitingTeammate": false,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.774Z",
+                     *         "createdAt": "2026-11-29T19:58:53.480Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.774Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.480Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "socketUrl": "ws://127.0.0.1:46385/v2/rooms/662407490143059550396224/socket",
-                     *         "socketId": "21dd9d89d70170c5db4841ca80ed2ba74591d41fb5c8661b984f8f4ca19d45ba"
+                     *         "socketUrl": "ws://127.0.0.1:41055/v2/rooms/898545447783630253300379/socket",
+                     *         "socketId": "9483330e1f555eefc8c4cccbaf490b10e907a1b349ea1f31ec843afeebf623a5"
                      *       },
                      *       "included": {}
                      *     }
@@ -31629,7 +31661,7 @@ export interface operations {
     getConversation: {
         parameters: {
             query?: {
-                /** @description only these properties of each record (and `id`, `type`): a comma list of contactId, subject, status, inbox, ticket_id, token, contactForm, lastMessageAt, conversationmessages, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
+                /** @description only these properties of each record (and `id`, `type`): a comma list of contactId, subject, status, inbox, ticket_id, token, contactForm, awaitingTeammate, lastMessageAt, conversationmessages, state, createdAt, createdBy, updatedAt, updatedBy, deletedAt, deletedBy */
                 fields?: string;
                 /** @description related records to include: a comma list of contacts, conversationmessages, customers, users, or all */
                 includes?: string;
@@ -31662,16 +31694,17 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "662407490143059550396224",
+                     *         "token": "898545447783630253300379",
                      *         "contactForm": null,
+                     *         "awaitingTeammate": false,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.774Z",
+                     *         "createdAt": "2026-11-29T19:58:53.480Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.774Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.480Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -31806,16 +31839,17 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "662407490143059550396224",
+                     *         "token": "898545447783630253300379",
                      *         "contactForm": null,
+                     *         "awaitingTeammate": false,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.774Z",
+                     *         "createdAt": "2026-11-29T19:58:53.480Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.648Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.976Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32008,16 +32042,17 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "ticket_id": null,
-                     *         "token": "662407490143059550396224",
+                     *         "token": "898545447783630253300379",
                      *         "contactForm": null,
+                     *         "awaitingTeammate": false,
                      *         "lastMessageAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.774Z",
+                     *         "createdAt": "2026-11-29T19:58:53.480Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.684Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.006Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32221,12 +32256,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:53.514Z",
+                     *         "createdAt": "2026-11-29T19:59:02.732Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:53.514Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.732Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32268,12 +32303,12 @@ export interface operations {
                      *             "aiSimilarity": null,
                      *             "emailMessageId": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:52.943Z",
+                     *             "createdAt": "2026-11-29T19:59:02.129Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T18:23:53.514Z",
+                     *             "updatedAt": "2026-11-29T19:59:02.732Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -32306,9 +32341,9 @@ export interface operations {
                      *             "aiSimilarity": null,
                      *             "emailMessageId": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:53.466Z",
+                     *             "createdAt": "2026-11-29T19:59:02.673Z",
                      *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T18:23:53.514Z",
+                     *             "updatedAt": "2026-11-29T19:59:02.732Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -32462,12 +32497,12 @@ export interface operations {
                      *           "addMethod": "api",
                      *           "numTickets": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.687Z",
+                     *           "createdAt": "2026-11-29T19:58:52.279Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.687Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.279Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -32625,12 +32660,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.687Z",
+                     *         "createdAt": "2026-11-29T19:58:52.279Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.687Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.279Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32804,12 +32839,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.687Z",
+                     *         "createdAt": "2026-11-29T19:58:52.279Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.687Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.279Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -32958,12 +32993,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.687Z",
+                     *         "createdAt": "2026-11-29T19:58:52.279Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.635Z",
+                     *         "updatedAt": "2026-11-29T19:58:59.980Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -33275,12 +33310,12 @@ export interface operations {
                      *         "addMethod": "api",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.687Z",
+                     *         "createdAt": "2026-11-29T19:58:52.279Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.691Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.034Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -33479,9 +33514,9 @@ export interface operations {
                      *         "addMethod": "ticket",
                      *         "numTickets": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:49.070Z",
+                     *         "createdAt": "2026-11-29T19:58:58.495Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:49.070Z",
+                     *         "updatedAt": "2026-11-29T19:58:58.495Z",
                      *         "updatedBy": null,
                      *         "companies": [
                      *           {
@@ -33517,12 +33552,12 @@ export interface operations {
                      *             "avatarPath": null,
                      *             "customersCount": 1,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:53.401Z",
+                     *             "createdAt": "2026-11-29T19:59:02.603Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T18:23:53.401Z",
+                     *             "updatedAt": "2026-11-29T19:59:02.603Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -33536,12 +33571,12 @@ export interface operations {
                      *             "value": "grace@customer.example",
                      *             "isMain": false,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:43.687Z",
+                     *             "createdAt": "2026-11-29T19:58:52.279Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T18:23:53.940Z",
+                     *             "updatedAt": "2026-11-29T19:59:03.133Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -33553,9 +33588,9 @@ export interface operations {
                      *             "value": "lin@customer.example",
                      *             "isMain": true,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:49.070Z",
+                     *             "createdAt": "2026-11-29T19:58:58.495Z",
                      *             "createdBy": null,
-                     *             "updatedAt": "2026-11-29T18:23:49.070Z",
+                     *             "updatedAt": "2026-11-29T19:58:58.495Z",
                      *             "updatedBy": null
                      *           }
                      *         ]
@@ -34005,12 +34040,12 @@ export interface operations {
                      *             "type": "customfields"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.306Z",
+                     *           "createdAt": "2026-11-29T19:58:53.065Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.306Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.065Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -34026,12 +34061,12 @@ export interface operations {
                      *             "type": "customfields"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.306Z",
+                     *           "createdAt": "2026-11-29T19:58:53.065Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.306Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.065Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -34174,12 +34209,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.980Z",
+                     *         "createdAt": "2026-11-29T19:58:53.702Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.980Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.702Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34338,12 +34373,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.980Z",
+                     *         "createdAt": "2026-11-29T19:58:53.702Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.980Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.702Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34477,12 +34512,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.980Z",
+                     *         "createdAt": "2026-11-29T19:58:53.702Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.825Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.122Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34779,12 +34814,12 @@ export interface operations {
                      *           "type": "customfields"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.980Z",
+                     *         "createdAt": "2026-11-29T19:58:53.702Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.848Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.142Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -34965,12 +35000,12 @@ export interface operations {
                      *           "addToNewInboxes": true,
                      *           "displayOrder": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.306Z",
+                     *           "createdAt": "2026-11-29T19:58:53.065Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.306Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.065Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -35123,12 +35158,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.306Z",
+                     *         "createdAt": "2026-11-29T19:58:53.065Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.306Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.065Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35156,12 +35191,12 @@ export interface operations {
                      *               "type": "customfields"
                      *             },
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:44.306Z",
+                     *             "createdAt": "2026-11-29T19:58:53.065Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T18:23:44.306Z",
+                     *             "updatedAt": "2026-11-29T19:58:53.065Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -35177,12 +35212,12 @@ export interface operations {
                      *               "type": "customfields"
                      *             },
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:44.306Z",
+                     *             "createdAt": "2026-11-29T19:58:53.065Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T18:23:44.306Z",
+                     *             "updatedAt": "2026-11-29T19:58:53.065Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -35345,12 +35380,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.306Z",
+                     *         "createdAt": "2026-11-29T19:58:53.065Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.306Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.065Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35487,12 +35522,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.306Z",
+                     *         "createdAt": "2026-11-29T19:58:53.065Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.275Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.589Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -35792,12 +35827,12 @@ export interface operations {
                      *         "addToNewInboxes": true,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.306Z",
+                     *         "createdAt": "2026-11-29T19:58:53.065Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.300Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.618Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36073,15 +36108,15 @@ export interface operations {
                      *           "mimeType": "application/pdf",
                      *           "disposition": "attachment",
                      *           "size": 19,
-                     *           "uploadedAt": "2026-11-29T18:23:43.843Z",
-                     *           "confirmedAt": "2026-11-29T18:23:43.868Z",
+                     *           "uploadedAt": "2026-11-29T19:58:52.441Z",
+                     *           "confirmedAt": "2026-11-29T19:58:52.464Z",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.771Z",
+                     *           "createdAt": "2026-11-29T19:58:52.371Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.868Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.464Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -36199,15 +36234,15 @@ export interface operations {
                      *         "mimeType": "application/pdf",
                      *         "disposition": "attachment",
                      *         "size": 19,
-                     *         "uploadedAt": "2026-11-29T18:23:43.843Z",
-                     *         "confirmedAt": "2026-11-29T18:23:43.868Z",
+                     *         "uploadedAt": "2026-11-29T19:58:52.441Z",
+                     *         "confirmedAt": "2026-11-29T19:58:52.464Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.771Z",
+                     *         "createdAt": "2026-11-29T19:58:52.371Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.868Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.464Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36320,15 +36355,15 @@ export interface operations {
                      *         "mimeType": "application/pdf",
                      *         "disposition": "attachment",
                      *         "size": 19,
-                     *         "uploadedAt": "2026-11-29T18:23:43.843Z",
-                     *         "confirmedAt": "2026-11-29T18:23:43.868Z",
+                     *         "uploadedAt": "2026-11-29T19:58:52.441Z",
+                     *         "confirmedAt": "2026-11-29T19:58:52.464Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.771Z",
+                     *         "createdAt": "2026-11-29T19:58:52.371Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.868Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.464Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36497,17 +36532,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "url": "http://127.0.0.1:46385/v2/files/upload",
+                     *       "url": "http://127.0.0.1:41055/v2/files/upload",
                      *       "params": {
                      *         "Content-Type": "application/pdf",
                      *         "bucket": "helpdesk-files",
-                     *         "key": "i1/f1/f027ca782f950e0f7d",
-                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQxOToyMzo0My43NTdaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxL2YwMjdjYTc4MmY5NTBlMGY3ZCJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
+                     *         "key": "i1/f1/5c50140ceff1cf6b0e",
+                     *         "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMS0yOVQyMDo1ODo1Mi4zNjFaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0IjoiaGVscGRlc2stZmlsZXMifSx7ImtleSI6ImkxL2YxLzVjNTAxNDBjZWZmMWNmNmIwZSJ9LHsiQ29udGVudC1UeXBlIjoiYXBwbGljYXRpb24vcGRmIn0sWyJjb250ZW50LWxlbmd0aC1yYW5nZSIsMSwyNjIxNDQwMF0seyJzdWNjZXNzX2FjdGlvbl9zdGF0dXMiOiIyMDEifV19",
                      *         "success_action_status": "201",
                      *         "x-amz-algorithm": "SHA256-ONE-TIME-TOKEN",
                      *         "x-amz-credential": "i1/20261129/files",
-                     *         "x-amz-date": "20261129T192343Z",
-                     *         "x-amz-signature": "60a78290b9b17e69ac0c65564edc4cefc4e194a4751e07ca773883ea694d005e"
+                     *         "x-amz-date": "20261129T205852Z",
+                     *         "x-amz-signature": "90c72d7432dd54935f5d24ea7e72f36db34de66acd9dec270cd7a903d99c3065"
                      *       },
                      *       "file": {
                      *         "id": 1,
@@ -36519,12 +36554,12 @@ export interface operations {
                      *         "uploadedAt": null,
                      *         "confirmedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.771Z",
+                     *         "createdAt": "2026-11-29T19:58:52.371Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.771Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.371Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -36707,7 +36742,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "key": "i1/f1/f027ca782f950e0f7d",
+                     *       "key": "i1/f1/5c50140ceff1cf6b0e",
                      *       "size": 19
                      *     }
                      */
@@ -36817,7 +36852,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "rating": null,
-                     *         "expiresAt": "2026-12-29T18:23:45.852Z"
+                     *         "expiresAt": "2026-12-29T19:58:54.644Z"
                      *       }
                      *     }
                      */
@@ -36952,7 +36987,7 @@ export interface operations {
                      *           "option": 4,
                      *           "comment": "Quick and friendly, thank you!"
                      *         },
-                     *         "expiresAt": "2026-12-29T18:23:45.852Z"
+                     *         "expiresAt": "2026-12-29T19:58:54.644Z"
                      *       }
                      *     }
                      */
@@ -37080,12 +37115,12 @@ export interface operations {
                      *           "score": 5,
                      *           "displayOrder": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.342Z",
+                     *           "createdAt": "2026-11-29T19:58:53.104Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.342Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.104Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -37098,12 +37133,12 @@ export interface operations {
                      *           "score": 3,
                      *           "displayOrder": 1,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -37241,12 +37276,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.342Z",
+                     *         "createdAt": "2026-11-29T19:58:53.104Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.342Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.104Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37402,12 +37437,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.342Z",
+                     *         "createdAt": "2026-11-29T19:58:53.104Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.342Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.104Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37538,12 +37573,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.342Z",
+                     *         "createdAt": "2026-11-29T19:58:53.104Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.330Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.646Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -37837,12 +37872,12 @@ export interface operations {
                      *         "score": 5,
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.342Z",
+                     *         "createdAt": "2026-11-29T19:58:53.104Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.352Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.667Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -38133,9 +38168,9 @@ export interface operations {
                      *           "type": "inboxes"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:54.270Z",
+                     *         "createdAt": "2026-11-29T19:59:03.513Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:54.270Z",
+                     *         "updatedAt": "2026-11-29T19:59:03.513Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -38443,8 +38478,8 @@ export interface operations {
                      *           "description": null,
                      *           "categories": [],
                      *           "popularity": 0,
-                     *           "publishedAt": "2026-11-29T18:23:44.884Z",
-                     *           "updatedAt": "2026-11-29T18:23:44.884Z"
+                     *           "publishedAt": "2026-11-29T19:58:53.603Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.603Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -38557,8 +38592,8 @@ export interface operations {
                      *         "description": null,
                      *         "categories": [],
                      *         "popularity": 1,
-                     *         "publishedAt": "2026-11-29T18:23:44.884Z",
-                     *         "updatedAt": "2026-11-29T18:23:44.884Z",
+                     *         "publishedAt": "2026-11-29T19:58:53.603Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.603Z",
                      *         "contents": "<p>Open <b>Settings</b>, then <i>Security</i>.</p>",
                      *         "relatedArticles": []
                      *       }
@@ -38680,12 +38715,12 @@ export interface operations {
                      *           },
                      *           "sendEmailsToInboxId": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.905Z",
+                     *           "createdAt": "2026-11-29T19:58:52.507Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.905Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.507Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -38848,12 +38883,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.905Z",
+                     *         "createdAt": "2026-11-29T19:58:52.507Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.905Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.507Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39033,12 +39068,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.905Z",
+                     *         "createdAt": "2026-11-29T19:58:52.507Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.905Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.507Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39193,12 +39228,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.905Z",
+                     *         "createdAt": "2026-11-29T19:58:52.507Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.764Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.074Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39516,12 +39551,12 @@ export interface operations {
                      *         },
                      *         "sendEmailsToInboxId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.905Z",
+                     *         "createdAt": "2026-11-29T19:58:52.507Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.788Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.104Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -39713,14 +39748,14 @@ export interface operations {
                      *           "disqusEnabled": false,
                      *           "categories": [],
                      *           "relatedArticles": [],
-                     *           "publishedAt": "2026-11-29T18:23:44.884Z",
+                     *           "publishedAt": "2026-11-29T19:58:53.603Z",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.884Z",
+                     *           "createdAt": "2026-11-29T19:58:53.603Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.884Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.603Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -39875,14 +39910,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T18:23:44.884Z",
+                     *         "publishedAt": "2026-11-29T19:58:53.603Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.884Z",
+                     *         "createdAt": "2026-11-29T19:58:53.603Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.884Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.603Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40051,14 +40086,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T18:23:44.884Z",
+                     *         "publishedAt": "2026-11-29T19:58:53.603Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.884Z",
+                     *         "createdAt": "2026-11-29T19:58:53.603Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.884Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.603Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40202,14 +40237,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T18:23:44.884Z",
+                     *         "publishedAt": "2026-11-29T19:58:53.603Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.884Z",
+                     *         "createdAt": "2026-11-29T19:58:53.603Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.773Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.078Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40516,14 +40551,14 @@ export interface operations {
                      *         "disqusEnabled": false,
                      *         "categories": [],
                      *         "relatedArticles": [],
-                     *         "publishedAt": "2026-11-29T18:23:44.884Z",
+                     *         "publishedAt": "2026-11-29T19:58:53.603Z",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.884Z",
+                     *         "createdAt": "2026-11-29T19:58:53.603Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.803Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.102Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -40704,12 +40739,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "parent": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.839Z",
+                     *           "createdAt": "2026-11-29T19:58:53.562Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.839Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.562Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -40855,12 +40890,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.839Z",
+                     *         "createdAt": "2026-11-29T19:58:53.562Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.839Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.562Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41022,12 +41057,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.839Z",
+                     *         "createdAt": "2026-11-29T19:58:53.562Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.839Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.562Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41164,12 +41199,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.839Z",
+                     *         "createdAt": "2026-11-29T19:58:53.562Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.728Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.037Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41469,12 +41504,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "parent": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.839Z",
+                     *         "createdAt": "2026-11-29T19:58:53.562Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.752Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.058Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -41672,12 +41707,12 @@ export interface operations {
                      *           "unverifiedAddresses": [],
                      *           "hasSmtpPassword": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -41710,12 +41745,12 @@ export interface operations {
                      *           "unverifiedAddresses": [],
                      *           "hasSmtpPassword": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.944Z",
+                     *           "createdAt": "2026-11-29T19:58:52.571Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.944Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.571Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -41875,12 +41910,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.944Z",
+                     *         "createdAt": "2026-11-29T19:58:52.571Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.944Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.571Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42056,12 +42091,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.944Z",
+                     *         "createdAt": "2026-11-29T19:58:52.571Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:43.944Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.571Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42214,12 +42249,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.944Z",
+                     *         "createdAt": "2026-11-29T19:58:52.571Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.814Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.126Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42544,12 +42579,12 @@ export interface operations {
                      *         "unverifiedAddresses": [],
                      *         "hasSmtpPassword": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.944Z",
+                     *         "createdAt": "2026-11-29T19:58:52.571Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.858Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.176Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -42726,15 +42761,15 @@ export interface operations {
                      *           "dnsRecord": {
                      *             "type": "TXT",
                      *             "name": "_helpdesk-verification.acme-support.example",
-                     *             "value": "helpdesk-verification=c3f12fe6bc01222ce179985cffe0fac2"
+                     *             "value": "helpdesk-verification=c2221705d49dcfe9af48a909b4bec5da"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.019Z",
+                     *           "createdAt": "2026-11-29T19:58:52.638Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.019Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.638Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -42873,15 +42908,15 @@ export interface operations {
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=c3f12fe6bc01222ce179985cffe0fac2"
+                     *           "value": "helpdesk-verification=c2221705d49dcfe9af48a909b4bec5da"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.019Z",
+                     *         "createdAt": "2026-11-29T19:58:52.638Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.019Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.638Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43039,15 +43074,15 @@ export interface operations {
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=c3f12fe6bc01222ce179985cffe0fac2"
+                     *           "value": "helpdesk-verification=c2221705d49dcfe9af48a909b4bec5da"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.019Z",
+                     *         "createdAt": "2026-11-29T19:58:52.638Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.019Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.638Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43257,19 +43292,19 @@ export interface operations {
                      *         "type": "maildomains",
                      *         "name": "acme-support.example",
                      *         "verified": true,
-                     *         "verifiedAt": "2026-11-29T18:23:54.113Z",
+                     *         "verifiedAt": "2026-11-29T19:59:03.245Z",
                      *         "dnsRecord": {
                      *           "type": "TXT",
                      *           "name": "_helpdesk-verification.acme-support.example",
-                     *           "value": "helpdesk-verification=c3f12fe6bc01222ce179985cffe0fac2"
+                     *           "value": "helpdesk-verification=c2221705d49dcfe9af48a909b4bec5da"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.019Z",
+                     *         "createdAt": "2026-11-29T19:58:52.638Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:54.113Z",
+                     *         "updatedAt": "2026-11-29T19:59:03.245Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43389,7 +43424,7 @@ export interface operations {
                      *       "user": {
                      *         "id": 1,
                      *         "type": "users",
-                     *         "email": "owner-0oi32k@example.test",
+                     *         "email": "owner-ec5loc@example.test",
                      *         "firstName": "Owner",
                      *         "lastName": "Demo",
                      *         "role": "owner",
@@ -43404,9 +43439,9 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:43.199Z",
+                     *         "createdAt": "2026-11-29T19:58:51.803Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *         "updatedAt": "2026-11-29T19:58:51.803Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -43529,14 +43564,14 @@ export interface operations {
                      *           "emailError": null,
                      *           "aiDraft": null,
                      *           "aiSimilarity": null,
-                     *           "emailMessageId": "1225c604-fdf9-40a3-9e0c-16f3907538b1@stand-in.email.test",
+                     *           "emailMessageId": "fda98278-5d5b-45b7-82bb-77a3fca5a9b3@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.165Z",
+                     *           "createdAt": "2026-11-29T19:58:53.879Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.165Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.879Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -43564,14 +43599,14 @@ export interface operations {
                      *           "emailError": null,
                      *           "aiDraft": null,
                      *           "aiSimilarity": null,
-                     *           "emailMessageId": "0a463cd7-09b5-4320-ac6a-5900e84521d8@stand-in.email.test",
+                     *           "emailMessageId": "0924ff4a-468d-44ce-a334-cfa1f4e1784d@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.852Z",
+                     *           "createdAt": "2026-11-29T19:58:54.644Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.852Z",
+                     *           "updatedAt": "2026-11-29T19:58:54.644Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -43704,14 +43739,14 @@ export interface operations {
                      *         "emailError": null,
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
-                     *         "emailMessageId": "0a463cd7-09b5-4320-ac6a-5900e84521d8@stand-in.email.test",
+                     *         "emailMessageId": "0924ff4a-468d-44ce-a334-cfa1f4e1784d@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.852Z",
+                     *         "createdAt": "2026-11-29T19:58:54.644Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.852Z",
+                     *         "updatedAt": "2026-11-29T19:58:54.644Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -43857,14 +43892,14 @@ export interface operations {
                      *         "emailError": null,
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
-                     *         "emailMessageId": "0a463cd7-09b5-4320-ac6a-5900e84521d8@stand-in.email.test",
+                     *         "emailMessageId": "0924ff4a-468d-44ce-a334-cfa1f4e1784d@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.852Z",
+                     *         "createdAt": "2026-11-29T19:58:54.644Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:52.585Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.767Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44173,14 +44208,14 @@ export interface operations {
                      *         "emailError": null,
                      *         "aiDraft": null,
                      *         "aiSimilarity": null,
-                     *         "emailMessageId": "0a463cd7-09b5-4320-ac6a-5900e84521d8@stand-in.email.test",
+                     *         "emailMessageId": "0924ff4a-468d-44ce-a334-cfa1f4e1784d@stand-in.email.test",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.852Z",
+                     *         "createdAt": "2026-11-29T19:58:54.644Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:52.644Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.829Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44358,16 +44393,16 @@ export interface operations {
                      *           "scopes": [
                      *             "desk:read"
                      *           ],
-                     *           "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
+                     *           "clientId": "hdc_QqMFF75eDyZ2efRX1OtxrrBb",
                      *           "clientType": "confidential",
-                     *           "secretPrefix": "hds_Goys",
+                     *           "secretPrefix": "hds_tzmN",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.061Z",
+                     *           "createdAt": "2026-11-29T19:58:52.689Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.061Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.689Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -44510,21 +44545,21 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
+                     *         "clientId": "hdc_QqMFF75eDyZ2efRX1OtxrrBb",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_Goys",
+                     *         "secretPrefix": "hds_tzmN",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.061Z",
+                     *         "createdAt": "2026-11-29T19:58:52.689Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.061Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.689Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "clientSecret": "hds_GoyshhJ1coz8tRqi18XmTF1rbwiGRLJH4R8PEhwA"
+                     *         "clientSecret": "hds_tzmNDRxUgkOpRY7oDVJhmYHYT7s2ol24seQ6i1Ha"
                      *       },
                      *       "included": {}
                      *     }
@@ -44679,16 +44714,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
+                     *         "clientId": "hdc_QqMFF75eDyZ2efRX1OtxrrBb",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_Goys",
+                     *         "secretPrefix": "hds_tzmN",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.061Z",
+                     *         "createdAt": "2026-11-29T19:58:52.689Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.061Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.689Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -44822,16 +44857,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
+                     *         "clientId": "hdc_QqMFF75eDyZ2efRX1OtxrrBb",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_Goys",
+                     *         "secretPrefix": "hds_tzmN",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.061Z",
+                     *         "createdAt": "2026-11-29T19:58:52.689Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.897Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.217Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45128,16 +45163,16 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
+                     *         "clientId": "hdc_QqMFF75eDyZ2efRX1OtxrrBb",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_Goys",
+                     *         "secretPrefix": "hds_tzmN",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.061Z",
+                     *         "createdAt": "2026-11-29T19:58:52.689Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.922Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.251Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45305,21 +45340,21 @@ export interface operations {
                      *         "scopes": [
                      *           "desk:read"
                      *         ],
-                     *         "clientId": "hdc_0RXFI415BmV6xguGZlm7RGX0",
+                     *         "clientId": "hdc_QqMFF75eDyZ2efRX1OtxrrBb",
                      *         "clientType": "confidential",
-                     *         "secretPrefix": "hds_ucFn",
+                     *         "secretPrefix": "hds_rwO0",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.061Z",
+                     *         "createdAt": "2026-11-29T19:58:52.689Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:54.146Z",
+                     *         "updatedAt": "2026-11-29T19:59:03.277Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "clientSecret": "hds_ucFnOLKDPg2TJEO8iTlczvM8dFuaDaHI1BiGSoC1"
+                     *         "clientSecret": "hds_rwO0BY1Et75QIFNLMMA0BFBw06a21F9dtNqPW7AC"
                      *       },
                      *       "included": {}
                      *     }
@@ -45564,12 +45599,12 @@ export interface operations {
                      *         "appName": "Reporting dashboard",
                      *         "lastUsedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:49.378Z",
+                     *         "createdAt": "2026-11-29T19:58:58.729Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:49.378Z",
+                     *         "updatedAt": "2026-11-29T19:58:58.729Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45827,12 +45862,12 @@ export interface operations {
                      *         "hasToken": true,
                      *         "lastSyncedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.591Z",
+                     *         "createdAt": "2026-11-29T19:58:54.411Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.591Z",
+                     *         "updatedAt": "2026-11-29T19:58:54.411Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -45958,12 +45993,12 @@ export interface operations {
                      *         "hasToken": true,
                      *         "lastSyncedAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.591Z",
+                     *         "createdAt": "2026-11-29T19:58:54.411Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.591Z",
+                     *         "updatedAt": "2026-11-29T19:58:54.411Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -46569,7 +46604,7 @@ export interface operations {
                      *           "parent": null,
                      *           "responseTimeMins": 0,
                      *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
+                     *           "happinessSurveySentAt": "2026-11-29T19:58:54.644Z",
                      *           "sla": {
                      *             "id": 1,
                      *             "type": "slas"
@@ -46585,12 +46620,12 @@ export interface operations {
                      *           "happinessRating": null,
                      *           "messageCount": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.165Z",
+                     *           "createdAt": "2026-11-29T19:58:53.879Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.852Z",
+                     *           "updatedAt": "2026-11-29T19:58:54.644Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -46721,12 +46756,12 @@ export interface operations {
                      *             "type": "businesshours"
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.020Z",
+                     *           "createdAt": "2026-11-29T19:58:53.734Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.020Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.734Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -46872,12 +46907,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.020Z",
+                     *         "createdAt": "2026-11-29T19:58:53.734Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.020Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.734Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47038,12 +47073,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.020Z",
+                     *         "createdAt": "2026-11-29T19:58:53.734Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.020Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.734Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47179,12 +47214,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.020Z",
+                     *         "createdAt": "2026-11-29T19:58:53.734Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.868Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.159Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47483,12 +47518,12 @@ export interface operations {
                      *           "type": "businesshours"
                      *         },
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.020Z",
+                     *         "createdAt": "2026-11-29T19:58:53.734Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.940Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.209Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47661,12 +47696,12 @@ export interface operations {
                      *           "term": "cheap-watches.example",
                      *           "type": "blacklist",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.085Z",
+                     *           "createdAt": "2026-11-29T19:58:52.732Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.085Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.732Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -47802,12 +47837,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "blacklist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.085Z",
+                     *         "createdAt": "2026-11-29T19:58:52.732Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.085Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.732Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -47961,12 +47996,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "blacklist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.085Z",
+                     *         "createdAt": "2026-11-29T19:58:52.732Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.085Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.732Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48095,12 +48130,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "whitelist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.085Z",
+                     *         "createdAt": "2026-11-29T19:58:52.732Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.944Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.277Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48392,12 +48427,12 @@ export interface operations {
                      *         "term": "cheap-watches.example",
                      *         "type": "whitelist",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.085Z",
+                     *         "createdAt": "2026-11-29T19:58:52.732Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.966Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.299Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -48845,12 +48880,12 @@ export interface operations {
                      *           "name": "refund",
                      *           "color": "#5319e7",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.124Z",
+                     *           "createdAt": "2026-11-29T19:58:52.771Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.124Z",
+                     *           "updatedAt": "2026-11-29T19:58:52.771Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -48987,12 +49022,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#5319e7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.124Z",
+                     *         "createdAt": "2026-11-29T19:58:52.771Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.124Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.771Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49147,12 +49182,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#5319e7",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.124Z",
+                     *         "createdAt": "2026-11-29T19:58:52.771Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.124Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.771Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49282,12 +49317,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#0e8a16",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.124Z",
+                     *         "createdAt": "2026-11-29T19:58:52.771Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:50.986Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.320Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -49580,12 +49615,12 @@ export interface operations {
                      *         "name": "refund",
                      *         "color": "#0e8a16",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.124Z",
+                     *         "createdAt": "2026-11-29T19:58:52.771Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.027Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.355Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50047,12 +50082,12 @@ export interface operations {
                      *           "actorSystem": null,
                      *           "changes": {},
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.165Z",
+                     *           "createdAt": "2026-11-29T19:58:53.879Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.165Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.879Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -50083,12 +50118,12 @@ export interface operations {
                      *             }
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.770Z",
+                     *           "createdAt": "2026-11-29T19:58:54.561Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.770Z",
+                     *           "updatedAt": "2026-11-29T19:58:54.561Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -50219,12 +50254,12 @@ export interface operations {
                      *         "actorSystem": null,
                      *         "changes": {},
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.165Z",
+                     *         "createdAt": "2026-11-29T19:58:53.879Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.165Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.879Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50341,9 +50376,9 @@ export interface operations {
                      *           "color": "#8bc34a",
                      *           "displayOrder": 1,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -50353,9 +50388,9 @@ export interface operations {
                      *           "color": "#ffc107",
                      *           "displayOrder": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -50491,12 +50526,12 @@ export interface operations {
                      *         "color": "#d93f0b",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.158Z",
+                     *         "createdAt": "2026-11-29T19:58:52.823Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.158Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.823Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50652,12 +50687,12 @@ export interface operations {
                      *         "color": "#d93f0b",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.158Z",
+                     *         "createdAt": "2026-11-29T19:58:52.823Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.158Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.823Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -50788,12 +50823,12 @@ export interface operations {
                      *         "color": "#b60205",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.158Z",
+                     *         "createdAt": "2026-11-29T19:58:52.823Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.064Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.400Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51096,12 +51131,12 @@ export interface operations {
                      *         "color": "#b60205",
                      *         "displayOrder": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.158Z",
+                     *         "createdAt": "2026-11-29T19:58:52.823Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.096Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.433Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51306,7 +51341,7 @@ export interface operations {
                      *           "parent": null,
                      *           "responseTimeMins": 0,
                      *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
+                     *           "happinessSurveySentAt": "2026-11-29T19:58:54.644Z",
                      *           "sla": {
                      *             "id": 1,
                      *             "type": "slas"
@@ -51322,12 +51357,12 @@ export interface operations {
                      *           "happinessRating": null,
                      *           "messageCount": 2,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.165Z",
+                     *           "createdAt": "2026-11-29T19:58:53.879Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.852Z",
+                     *           "updatedAt": "2026-11-29T19:58:54.644Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -51511,12 +51546,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 1,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.165Z",
+                     *         "createdAt": "2026-11-29T19:58:53.879Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.165Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.879Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51698,7 +51733,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
+                     *         "happinessSurveySentAt": "2026-11-29T19:58:54.644Z",
                      *         "sla": {
                      *           "id": 1,
                      *           "type": "slas"
@@ -51714,12 +51749,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.165Z",
+                     *         "createdAt": "2026-11-29T19:58:53.879Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.852Z",
+                     *         "updatedAt": "2026-11-29T19:58:54.644Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -51879,7 +51914,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": 0,
-                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
+                     *         "happinessSurveySentAt": "2026-11-29T19:58:54.644Z",
                      *         "sla": {
                      *           "id": 1,
                      *           "type": "slas"
@@ -51895,12 +51930,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.165Z",
+                     *         "createdAt": "2026-11-29T19:58:53.879Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:52.103Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.345Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -52223,7 +52258,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
+                     *         "happinessSurveySentAt": "2026-11-29T19:58:54.644Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -52236,12 +52271,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.165Z",
+                     *         "createdAt": "2026-11-29T19:58:53.879Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:52.466Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.592Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -52432,12 +52467,12 @@ export interface operations {
                      *           "actorSystem": null,
                      *           "changes": {},
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.165Z",
+                     *           "createdAt": "2026-11-29T19:58:53.879Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.165Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.879Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -52468,12 +52503,12 @@ export interface operations {
                      *             }
                      *           },
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.770Z",
+                     *           "createdAt": "2026-11-29T19:58:54.561Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.770Z",
+                     *           "updatedAt": "2026-11-29T19:58:54.561Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -52621,12 +52656,12 @@ export interface operations {
                      *         "instructions": "shorter, apologise for the delay",
                      *         "tone": "friendly",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.770Z",
+                     *         "createdAt": "2026-11-29T19:58:54.561Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.770Z",
+                     *         "updatedAt": "2026-11-29T19:58:54.561Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -52969,9 +53004,9 @@ export interface operations {
                      * @example {
                      *       "happinesssurvey": {
                      *         "id": 1,
-                     *         "url": "http://127.0.0.1:46385/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
-                     *         "sentAt": "2026-11-29T18:23:45.852Z",
-                     *         "expiresAt": "2026-12-29T18:23:45.852Z"
+                     *         "url": "http://127.0.0.1:41055/v2/happiness/1-03bdf892820ee9b474986ebdc628a427b0d80565.json",
+                     *         "sentAt": "2026-11-29T19:58:54.644Z",
+                     *         "expiresAt": "2026-12-29T19:58:54.644Z"
                      *       }
                      *     }
                      */
@@ -53117,7 +53152,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
+                     *         "happinessSurveySentAt": "2026-11-29T19:58:54.644Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -53133,12 +53168,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.165Z",
+                     *         "createdAt": "2026-11-29T19:58:53.879Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:54.594Z",
+                     *         "updatedAt": "2026-11-29T19:59:03.840Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53334,14 +53369,14 @@ export interface operations {
                      *           "emailError": null,
                      *           "aiDraft": null,
                      *           "aiSimilarity": null,
-                     *           "emailMessageId": "1225c604-fdf9-40a3-9e0c-16f3907538b1@stand-in.email.test",
+                     *           "emailMessageId": "fda98278-5d5b-45b7-82bb-77a3fca5a9b3@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.165Z",
+                     *           "createdAt": "2026-11-29T19:58:53.879Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.165Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.879Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -53369,14 +53404,14 @@ export interface operations {
                      *           "emailError": null,
                      *           "aiDraft": null,
                      *           "aiSimilarity": null,
-                     *           "emailMessageId": "0a463cd7-09b5-4320-ac6a-5900e84521d8@stand-in.email.test",
+                     *           "emailMessageId": "0924ff4a-468d-44ce-a334-cfa1f4e1784d@stand-in.email.test",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.852Z",
+                     *           "createdAt": "2026-11-29T19:58:54.644Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:45.852Z",
+                     *           "updatedAt": "2026-11-29T19:58:54.644Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -53533,12 +53568,12 @@ export interface operations {
                      *         "aiSimilarity": null,
                      *         "emailMessageId": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.852Z",
+                     *         "createdAt": "2026-11-29T19:58:54.644Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.852Z",
+                     *         "updatedAt": "2026-11-29T19:58:54.644Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -53817,7 +53852,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
+                     *         "happinessSurveySentAt": "2026-11-29T19:58:54.644Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -53833,12 +53868,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.165Z",
+                     *         "createdAt": "2026-11-29T19:58:53.879Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:55.922Z",
+                     *         "updatedAt": "2026-11-29T19:59:05.140Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -54016,12 +54051,12 @@ export interface operations {
                      *         "happinessRating": null,
                      *         "messageCount": 2,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:53.514Z",
+                     *         "createdAt": "2026-11-29T19:59:02.732Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:54.345Z",
+                     *         "updatedAt": "2026-11-29T19:59:03.583Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -54217,7 +54252,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
+                     *         "happinessSurveySentAt": "2026-11-29T19:58:54.644Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -54233,12 +54268,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.165Z",
+                     *         "createdAt": "2026-11-29T19:58:53.879Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:54.594Z",
+                     *         "updatedAt": "2026-11-29T19:59:03.840Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -54263,12 +54298,12 @@ export interface operations {
                      *             "name": "Replace the printer at the front desk",
                      *             "url": null,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:54.796Z",
+                     *             "createdAt": "2026-11-29T19:59:04.071Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T18:23:54.796Z",
+                     *             "updatedAt": "2026-11-29T19:59:04.071Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -54540,17 +54575,17 @@ export interface operations {
                      *             "type": "users"
                      *           },
                      *           "seconds": 1800,
-                     *           "date": "2026-11-29T18:23:46.192Z",
+                     *           "date": "2026-11-29T19:58:55.216Z",
                      *           "billable": true,
                      *           "description": "Reproduced the printer fault",
                      *           "timezoneOffset": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:46.192Z",
+                     *           "createdAt": "2026-11-29T19:58:55.216Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:46.192Z",
+                     *           "updatedAt": "2026-11-29T19:58:55.216Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -54745,7 +54780,7 @@ export interface operations {
                      *         "parent": null,
                      *         "responseTimeMins": 0,
                      *         "resolutionTimeMins": null,
-                     *         "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
+                     *         "happinessSurveySentAt": "2026-11-29T19:58:54.644Z",
                      *         "sla": null,
                      *         "slaFirstResponseDueAt": null,
                      *         "slaFirstResponseStatus": null,
@@ -54761,12 +54796,12 @@ export interface operations {
                      *         },
                      *         "messageCount": 3,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:45.165Z",
+                     *         "createdAt": "2026-11-29T19:58:53.879Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:54.594Z",
+                     *         "updatedAt": "2026-11-29T19:59:03.840Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -54927,86 +54962,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tickets": [
-                     *         {
-                     *           "id": 1,
-                     *           "subject": "The printer is on fire",
-                     *           "inbox": {
-                     *             "id": 2,
-                     *             "type": "inboxes"
-                     *           },
-                     *           "customer": {
-                     *             "id": 1,
-                     *             "type": "customers"
-                     *           },
-                     *           "agent": null,
-                     *           "status": {
-                     *             "id": 5,
-                     *             "type": "ticketstatuses"
-                     *           },
-                     *           "priority": null,
-                     *           "type": {
-                     *             "id": 1,
-                     *             "type": "tickettypes"
-                     *           },
-                     *           "source": null,
-                     *           "cc": [],
-                     *           "bcc": [],
-                     *           "notifyCustomer": true,
-                     *           "imagesHidden": false,
-                     *           "originalRecipient": null,
-                     *           "previewText": "A replacement printer is on its way: it arrives on Tuesday.",
-                     *           "spam_score": null,
-                     *           "mergedInto": null,
-                     *           "parent": null,
-                     *           "responseTimeMins": 0,
-                     *           "resolutionTimeMins": 0,
-                     *           "happinessSurveySentAt": "2026-11-29T18:23:45.852Z",
-                     *           "sla": {
-                     *             "id": 1,
-                     *             "type": "slas"
-                     *           },
-                     *           "slaFirstResponseDueAt": null,
-                     *           "slaFirstResponseStatus": null,
-                     *           "slaNextReplyDueAt": null,
-                     *           "slaNextReplyStatus": null,
-                     *           "slaResolutionDueAt": null,
-                     *           "slaResolutionStatus": null,
-                     *           "sla_breached": false,
-                     *           "isRead": false,
-                     *           "happinessRating": null,
-                     *           "messageCount": 2,
-                     *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.165Z",
-                     *           "createdBy": {
-                     *             "id": 1,
-                     *             "type": "users"
-                     *           },
-                     *           "updatedAt": "2026-11-29T18:23:48.708Z",
-                     *           "updatedBy": {
-                     *             "id": 1,
-                     *             "type": "users"
-                     *           }
-                     *         }
-                     *       ],
+                     *       "tickets": [],
                      *       "included": {},
                      *       "meta": {
-                     *         "cursor": "WyIyMDI2LTExLTI5VDE4OjIzOjQ4LjcwOFoiLDFd",
+                     *         "cursor": "WyIxOTcwLTAxLTAxVDAwOjAwOjAwWiIsMF0",
                      *         "endOfStream": true,
-                     *         "count": 1,
+                     *         "count": 0,
                      *         "page": {
                      *           "page": 1,
                      *           "pageSize": 50,
                      *           "pageOffset": 0,
-                     *           "count": 1,
-                     *           "pages": 1,
+                     *           "count": 0,
+                     *           "pages": 0,
                      *           "hasMore": false
                      *         }
                      *       },
                      *       "pagination": {
-                     *         "records": 1,
+                     *         "records": 0,
                      *         "pageSize": 50,
-                     *         "pages": 1,
+                     *         "pages": 0,
                      *         "page": 1,
                      *         "hasMorePages": false
                      *       }
@@ -55599,9 +55573,9 @@ export interface operations {
                      *           "displayOrder": 1,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -55612,9 +55586,9 @@ export interface operations {
                      *           "displayOrder": 2,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -55750,12 +55724,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.194Z",
+                     *         "createdAt": "2026-11-29T19:58:52.859Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.194Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.859Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -55912,12 +55886,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.194Z",
+                     *         "createdAt": "2026-11-29T19:58:52.859Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.194Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.859Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56049,12 +56023,12 @@ export interface operations {
                      *         "displayOrder": 2,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.194Z",
+                     *         "createdAt": "2026-11-29T19:58:52.859Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.122Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.455Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56358,12 +56332,12 @@ export interface operations {
                      *         "displayOrder": 2,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.194Z",
+                     *         "createdAt": "2026-11-29T19:58:52.859Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.147Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.474Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56541,9 +56515,9 @@ export interface operations {
                      *           "displayOrder": 1,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:31.391Z",
+                     *           "createdAt": "2026-11-29T19:58:40.293Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *           "updatedAt": "2026-11-29T19:58:40.293Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -56556,9 +56530,9 @@ export interface operations {
                      *           "displayOrder": 2,
                      *           "isCustom": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:31.391Z",
+                     *           "createdAt": "2026-11-29T19:58:40.293Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *           "updatedAt": "2026-11-29T19:58:40.293Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -56697,12 +56671,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.231Z",
+                     *         "createdAt": "2026-11-29T19:58:52.898Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.231Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.898Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -56861,12 +56835,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.231Z",
+                     *         "createdAt": "2026-11-29T19:58:52.898Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.231Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.898Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57000,12 +56974,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.231Z",
+                     *         "createdAt": "2026-11-29T19:58:52.898Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.185Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.494Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57311,12 +57285,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "isCustom": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.231Z",
+                     *         "createdAt": "2026-11-29T19:58:52.898Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.207Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.523Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57492,9 +57466,9 @@ export interface operations {
                      *           "default": true,
                      *           "enabledForFutureInboxes": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -57505,9 +57479,9 @@ export interface operations {
                      *           "default": false,
                      *           "enabledForFutureInboxes": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -57643,12 +57617,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.276Z",
+                     *         "createdAt": "2026-11-29T19:58:52.943Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.276Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.943Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57805,12 +57779,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.276Z",
+                     *         "createdAt": "2026-11-29T19:58:52.943Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.276Z",
+                     *         "updatedAt": "2026-11-29T19:58:52.943Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -57942,12 +57916,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.276Z",
+                     *         "createdAt": "2026-11-29T19:58:52.943Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.228Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.542Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58251,12 +58225,12 @@ export interface operations {
                      *         "default": false,
                      *         "enabledForFutureInboxes": true,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.276Z",
+                     *         "createdAt": "2026-11-29T19:58:52.943Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.251Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.567Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58436,17 +58410,17 @@ export interface operations {
                      *             "type": "users"
                      *           },
                      *           "seconds": 1800,
-                     *           "date": "2026-11-29T18:23:46.192Z",
+                     *           "date": "2026-11-29T19:58:55.216Z",
                      *           "billable": true,
                      *           "description": "Reproduced the printer fault",
                      *           "timezoneOffset": 0,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:46.192Z",
+                     *           "createdAt": "2026-11-29T19:58:55.216Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:46.192Z",
+                     *           "updatedAt": "2026-11-29T19:58:55.216Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -58593,17 +58567,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 1800,
-                     *         "date": "2026-11-29T18:23:46.192Z",
+                     *         "date": "2026-11-29T19:58:55.216Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:46.192Z",
+                     *         "createdAt": "2026-11-29T19:58:55.216Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:46.192Z",
+                     *         "updatedAt": "2026-11-29T19:58:55.216Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58764,17 +58738,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 1800,
-                     *         "date": "2026-11-29T18:23:46.192Z",
+                     *         "date": "2026-11-29T19:58:55.216Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:46.192Z",
+                     *         "createdAt": "2026-11-29T19:58:55.216Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:46.192Z",
+                     *         "updatedAt": "2026-11-29T19:58:55.216Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -58910,17 +58884,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 2700,
-                     *         "date": "2026-11-29T18:23:46.192Z",
+                     *         "date": "2026-11-29T19:58:55.216Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:46.192Z",
+                     *         "createdAt": "2026-11-29T19:58:55.216Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:52.704Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.932Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -59219,17 +59193,17 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         "seconds": 2700,
-                     *         "date": "2026-11-29T18:23:46.192Z",
+                     *         "date": "2026-11-29T19:58:55.216Z",
                      *         "billable": true,
                      *         "description": "Reproduced the printer fault",
                      *         "timezoneOffset": 0,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:46.192Z",
+                     *         "createdAt": "2026-11-29T19:58:55.216Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:52.815Z",
+                     *         "updatedAt": "2026-11-29T19:59:02.002Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -59765,9 +59739,9 @@ export interface operations {
                      *           "type": "timezones",
                      *           "name": "UTC",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:31.391Z",
+                     *           "createdAt": "2026-11-29T19:58:40.293Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *           "updatedAt": "2026-11-29T19:58:40.293Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -59775,9 +59749,9 @@ export interface operations {
                      *           "type": "timezones",
                      *           "name": "Africa/Abidjan",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:31.391Z",
+                     *           "createdAt": "2026-11-29T19:58:40.293Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *           "updatedAt": "2026-11-29T19:58:40.293Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -59890,9 +59864,9 @@ export interface operations {
                      *         "type": "timezones",
                      *         "name": "UTC",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:31.391Z",
+                     *         "createdAt": "2026-11-29T19:58:40.293Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:31.391Z",
+                     *         "updatedAt": "2026-11-29T19:58:40.293Z",
                      *         "updatedBy": null
                      *       },
                      *       "included": {}
@@ -60013,12 +59987,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "businesshours": null,
                      *           "applyingToExistingTickets": false,
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -60038,12 +60012,12 @@ export interface operations {
                      *           "displayOrder": 0,
                      *           "businesshours": null,
                      *           "applyingToExistingTickets": false,
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -60198,12 +60172,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T18:23:45.108Z",
+                     *         "createdAt": "2026-11-29T19:58:53.826Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.108Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.826Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60236,12 +60210,12 @@ export interface operations {
                      *             "message": "",
                      *             "displayOrder": 0,
                      *             "state": "active",
-                     *             "createdAt": "2026-11-29T18:23:45.108Z",
+                     *             "createdAt": "2026-11-29T19:58:53.826Z",
                      *             "createdBy": {
                      *               "id": 1,
                      *               "type": "users"
                      *             },
-                     *             "updatedAt": "2026-11-29T18:23:45.108Z",
+                     *             "updatedAt": "2026-11-29T19:58:53.826Z",
                      *             "updatedBy": {
                      *               "id": 1,
                      *               "type": "users"
@@ -60405,12 +60379,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T18:23:45.108Z",
+                     *         "createdAt": "2026-11-29T19:58:53.826Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:45.108Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.826Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60548,12 +60522,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T18:23:45.108Z",
+                     *         "createdAt": "2026-11-29T19:58:53.826Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:52.006Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.257Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -60854,12 +60828,12 @@ export interface operations {
                      *         "displayOrder": 0,
                      *         "businesshours": null,
                      *         "applyingToExistingTickets": false,
-                     *         "createdAt": "2026-11-29T18:23:45.108Z",
+                     *         "createdAt": "2026-11-29T19:58:53.826Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:52.046Z",
+                     *         "updatedAt": "2026-11-29T19:59:01.304Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61304,7 +61278,7 @@ export interface operations {
                      *         {
                      *           "id": 1,
                      *           "type": "users",
-                     *           "email": "owner-0oi32k@example.test",
+                     *           "email": "owner-ec5loc@example.test",
                      *           "firstName": "Owner",
                      *           "lastName": "Demo",
                      *           "role": "owner",
@@ -61319,15 +61293,15 @@ export interface operations {
                      *           "autoFollowOnCC": false,
                      *           "isAppOwner": true,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.199Z",
+                     *           "createdAt": "2026-11-29T19:58:51.803Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:43.199Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.803Z",
                      *           "updatedBy": null
                      *         },
                      *         {
                      *           "id": 2,
                      *           "type": "users",
-                     *           "email": "admin-zl8rkx@example.test",
+                     *           "email": "admin-0wsvdm@example.test",
                      *           "firstName": "Admin",
                      *           "lastName": "Demo",
                      *           "role": "admin",
@@ -61342,9 +61316,9 @@ export interface operations {
                      *           "autoFollowOnCC": false,
                      *           "isAppOwner": false,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:43.234Z",
+                     *           "createdAt": "2026-11-29T19:58:51.833Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:43.234Z",
+                     *           "updatedAt": "2026-11-29T19:58:51.833Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -61492,12 +61466,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.395Z",
+                     *         "createdAt": "2026-11-29T19:58:53.163Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.395Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.163Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61664,12 +61638,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.395Z",
+                     *         "createdAt": "2026-11-29T19:58:53.163Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.395Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.163Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -61811,12 +61785,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.395Z",
+                     *         "createdAt": "2026-11-29T19:58:53.163Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.432Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.738Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62121,12 +62095,12 @@ export interface operations {
                      *         "autoFollowOnCC": false,
                      *         "isAppOwner": false,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.395Z",
+                     *         "createdAt": "2026-11-29T19:58:53.163Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.467Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.763Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62304,12 +62278,12 @@ export interface operations {
                      *           "enabled": true,
                      *           "disabledAt": null,
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.365Z",
+                     *           "createdAt": "2026-11-29T19:58:53.133Z",
                      *           "createdBy": {
                      *             "id": 1,
                      *             "type": "users"
                      *           },
-                     *           "updatedAt": "2026-11-29T18:23:44.365Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.133Z",
                      *           "updatedBy": {
                      *             "id": 1,
                      *             "type": "users"
@@ -62452,12 +62426,12 @@ export interface operations {
                      *         "enabled": true,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.365Z",
+                     *         "createdAt": "2026-11-29T19:58:53.133Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.365Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.133Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62616,12 +62590,12 @@ export interface operations {
                      *         "enabled": true,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.365Z",
+                     *         "createdAt": "2026-11-29T19:58:53.133Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:44.365Z",
+                     *         "updatedAt": "2026-11-29T19:58:53.133Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -62755,12 +62729,12 @@ export interface operations {
                      *         "enabled": false,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.365Z",
+                     *         "createdAt": "2026-11-29T19:58:53.133Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.376Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.688Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -63057,12 +63031,12 @@ export interface operations {
                      *         "enabled": false,
                      *         "disabledAt": null,
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.365Z",
+                     *         "createdAt": "2026-11-29T19:58:53.133Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:51.402Z",
+                     *         "updatedAt": "2026-11-29T19:59:00.712Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -63241,21 +63215,21 @@ export interface operations {
                      *             "type": "webhookendpoints"
                      *           },
                      *           "event": "agent.created",
-                     *           "deliveryId": "76dc559a-ed7b-44d0-892c-2d1b73f9a37f",
+                     *           "deliveryId": "9d27f183-ba51-49b9-a68f-7768a7cac4d1",
                      *           "ticket": null,
                      *           "status": "delivered",
                      *           "attempts": 1,
                      *           "statusCode": 200,
-                     *           "latencyMs": 17,
+                     *           "latencyMs": 15,
                      *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-29T18:23:44.452Z",
+                     *           "lastAttemptAt": "2026-11-29T19:58:53.243Z",
                      *           "nextAttemptAt": null,
-                     *           "deliveredAt": "2026-11-29T18:23:44.452Z",
-                     *           "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T18:23:44.395Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:44.395Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T18:23:44.395Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *           "deliveredAt": "2026-11-29T19:58:53.243Z",
+                     *           "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T19:58:53.163Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T19:58:53.163Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T19:58:53.163Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:44.395Z",
+                     *           "createdAt": "2026-11-29T19:58:53.163Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:44.452Z",
+                     *           "updatedAt": "2026-11-29T19:58:53.243Z",
                      *           "updatedBy": null
                      *         },
                      *         {
@@ -63266,7 +63240,7 @@ export interface operations {
                      *             "type": "webhookendpoints"
                      *           },
                      *           "event": "ticket.created",
-                     *           "deliveryId": "b987ddb6-b904-43f1-8fd4-31264f12a59d",
+                     *           "deliveryId": "78c49129-0214-4939-8be3-34b31393bdaf",
                      *           "ticket": {
                      *             "id": 1,
                      *             "type": "tickets"
@@ -63274,16 +63248,16 @@ export interface operations {
                      *           "status": "delivered",
                      *           "attempts": 1,
                      *           "statusCode": 200,
-                     *           "latencyMs": 354,
+                     *           "latencyMs": 395,
                      *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-29T18:23:45.638Z",
+                     *           "lastAttemptAt": "2026-11-29T19:58:54.416Z",
                      *           "nextAttemptAt": null,
-                     *           "deliveredAt": "2026-11-29T18:23:45.638Z",
-                     *           "payload": "{\"event\":\"ticket.created\",\"occurredAt\":\"2026-11-29T18:23:45.165Z\",\"eventCreatorId\":1,\"ticket\":{\"id\":1,\"subject\":\"The printer is on fire\",\"inbox\":{\"id\":2,\"type\":\"inboxes\"},\"customer\":{\"id\":1,\"type\":\"customers\",\"firstName\":\"Grace\",\"lastName\":\"Hopper\",\"email\":\"grace@customer.example\",\"organization\":\"Navy Labs\",\"jobTitle\":null,\"phone\":null,\"mobile\":null,\"address\":null,\"notes\":null,\"externalId\":null,\"extraData\":null,\"trusted\":false,\"verifiedEmail\":false,\"linkedinURL\":null,\"facebookURL\":null,\"twitterHandle\":null,\"avatarURL\":null,\"welcomeEmailSent\":false,\"permission\":\"all\",\"addMethod\":\"api\",\"numTickets\":0,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:43.687Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T18:23:43.687Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}},\"agent\":null,\"status\":{\"id\":1,\"type\":\"ticketstatuses\",\"name\":\"Active\",\"code\":\"active\",\"color\":\"#2196f3\",\"icon\":\"circle\",\"displayOrder\":1,\"isCustom\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:31.391Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T18:23:31.391Z\",\"updatedBy\":null},\"priority\":null,\"type\":{\"id\":1,\"type\":\"tickettypes\",\"name\":\"Question\",\"displayOrder\":1,\"default\":true,\"enabledForFutureInboxes\":true,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:43.199Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T18:23:43.199Z\",\"updatedBy\":null},\"source\":null,\"cc\":[],\"bcc\":[],\"notifyCustomer\":true,\"imagesHidden\":false,\"originalRecipient\":null,\"previewText\":\"Smoke is coming out of the paper tray.\",\"spam_score\":null,\"mergedInto\":null,\"parent\":null,\"responseTimeMins\":null,\"resolutionTimeMins\":null,\"happinessSurveySentAt\":null,\"sla\":null,\"slaFirstResponseDueAt\":null,\"slaFirstResponseStatus\":null,\"slaNextReplyDueAt\":null,\"slaNextReplyStatus\":null,\"slaResolutionDueAt\":null,\"slaResolutionStatus\":null,\"sla_breached\":false,\"isRead\":false,\"happinessRating\":null,\"messageCount\":1,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:45.165Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T18:23:45.165Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"},\"tags\":[]}}",
+                     *           "deliveredAt": "2026-11-29T19:58:54.416Z",
+                     *           "payload": "{\"event\":\"ticket.created\",\"occurredAt\":\"2026-11-29T19:58:53.879Z\",\"eventCreatorId\":1,\"ticket\":{\"id\":1,\"subject\":\"The printer is on fire\",\"inbox\":{\"id\":2,\"type\":\"inboxes\"},\"customer\":{\"id\":1,\"type\":\"customers\",\"firstName\":\"Grace\",\"lastName\":\"Hopper\",\"email\":\"grace@customer.example\",\"organization\":\"Navy Labs\",\"jobTitle\":null,\"phone\":null,\"mobile\":null,\"address\":null,\"notes\":null,\"externalId\":null,\"extraData\":null,\"trusted\":false,\"verifiedEmail\":false,\"linkedinURL\":null,\"facebookURL\":null,\"twitterHandle\":null,\"avatarURL\":null,\"welcomeEmailSent\":false,\"permission\":\"all\",\"addMethod\":\"api\",\"numTickets\":0,\"state\":\"active\",\"createdAt\":\"2026-11-29T19:58:52.279Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T19:58:52.279Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}},\"agent\":null,\"status\":{\"id\":1,\"type\":\"ticketstatuses\",\"name\":\"Active\",\"code\":\"active\",\"color\":\"#2196f3\",\"icon\":\"circle\",\"displayOrder\":1,\"isCustom\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T19:58:40.293Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T19:58:40.293Z\",\"updatedBy\":null},\"priority\":null,\"type\":{\"id\":1,\"type\":\"tickettypes\",\"name\":\"Question\",\"displayOrder\":1,\"default\":true,\"enabledForFutureInboxes\":true,\"state\":\"active\",\"createdAt\":\"2026-11-29T19:58:51.803Z\",\"createdBy\":null,\"updatedAt\":\"2026-11-29T19:58:51.803Z\",\"updatedBy\":null},\"source\":null,\"cc\":[],\"bcc\":[],\"notifyCustomer\":true,\"imagesHidden\":false,\"originalRecipient\":null,\"previewText\":\"Smoke is coming out of the paper tray.\",\"spam_score\":null,\"mergedInto\":null,\"parent\":null,\"responseTimeMins\":null,\"resolutionTimeMins\":null,\"happinessSurveySentAt\":null,\"sla\":null,\"slaFirstResponseDueAt\":null,\"slaFirstResponseStatus\":null,\"slaNextReplyDueAt\":null,\"slaNextReplyStatus\":null,\"slaResolutionDueAt\":null,\"slaResolutionStatus\":null,\"sla_breached\":false,\"isRead\":false,\"happinessRating\":null,\"messageCount\":1,\"state\":\"active\",\"createdAt\":\"2026-11-29T19:58:53.879Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T19:58:53.879Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"},\"tags\":[]}}",
                      *           "state": "active",
-                     *           "createdAt": "2026-11-29T18:23:45.165Z",
+                     *           "createdAt": "2026-11-29T19:58:53.879Z",
                      *           "createdBy": null,
-                     *           "updatedAt": "2026-11-29T18:23:45.638Z",
+                     *           "updatedAt": "2026-11-29T19:58:54.416Z",
                      *           "updatedBy": null
                      *         }
                      *       ],
@@ -63408,21 +63382,21 @@ export interface operations {
                      *           "type": "webhookendpoints"
                      *         },
                      *         "event": "agent.created",
-                     *         "deliveryId": "76dc559a-ed7b-44d0-892c-2d1b73f9a37f",
+                     *         "deliveryId": "9d27f183-ba51-49b9-a68f-7768a7cac4d1",
                      *         "ticket": null,
                      *         "status": "pending",
                      *         "attempts": 0,
                      *         "statusCode": 200,
-                     *         "latencyMs": 17,
+                     *         "latencyMs": 15,
                      *         "lastError": null,
-                     *         "lastAttemptAt": "2026-11-29T18:23:44.452Z",
-                     *         "nextAttemptAt": "2026-11-29T18:23:54.989Z",
-                     *         "deliveredAt": "2026-11-29T18:23:44.452Z",
-                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T18:23:44.395Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:44.395Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T18:23:44.395Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "lastAttemptAt": "2026-11-29T19:58:53.243Z",
+                     *         "nextAttemptAt": "2026-11-29T19:59:04.333Z",
+                     *         "deliveredAt": "2026-11-29T19:58:53.243Z",
+                     *         "payload": "{\"event\":\"agent.created\",\"occurredAt\":\"2026-11-29T19:58:53.163Z\",\"eventCreatorId\":1,\"agent\":{\"id\":5,\"type\":\"users\",\"email\":\"ada@acme-support.example\",\"firstName\":\"Ada\",\"lastName\":\"Lovelace\",\"role\":\"agent\",\"avatarURL\":null,\"editMethod\":\"html\",\"isPartTime\":false,\"reviewer\":false,\"timezoneId\":1,\"timeFormatId\":1,\"sendPushNotifications\":true,\"sendWebNotifications\":true,\"autoFollowOnCC\":false,\"isAppOwner\":false,\"state\":\"active\",\"createdAt\":\"2026-11-29T19:58:53.163Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T19:58:53.163Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:44.395Z",
+                     *         "createdAt": "2026-11-29T19:58:53.163Z",
                      *         "createdBy": null,
-                     *         "updatedAt": "2026-11-29T18:23:54.989Z",
+                     *         "updatedAt": "2026-11-29T19:59:04.333Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"
@@ -63548,24 +63522,24 @@ export interface operations {
                      *           "type": "webhookendpoints"
                      *         },
                      *         "event": "webhook.test",
-                     *         "deliveryId": "b03173e8-5422-463f-aa10-e710056ffa48",
+                     *         "deliveryId": "c97b1858-f854-4ed4-be81-c6f16b301002",
                      *         "ticket": null,
                      *         "status": "delivered",
                      *         "attempts": 1,
                      *         "statusCode": 200,
-                     *         "latencyMs": 2,
+                     *         "latencyMs": 1,
                      *         "lastError": null,
-                     *         "lastAttemptAt": "2026-11-29T18:23:55.020Z",
+                     *         "lastAttemptAt": "2026-11-29T19:59:04.361Z",
                      *         "nextAttemptAt": null,
-                     *         "deliveredAt": "2026-11-29T18:23:55.020Z",
-                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T18:23:55.017Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T18:23:44.365Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T18:23:51.402Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
+                     *         "deliveredAt": "2026-11-29T19:59:04.361Z",
+                     *         "payload": "{\"event\":\"webhook.test\",\"occurredAt\":\"2026-11-29T19:59:04.358Z\",\"eventCreatorId\":1,\"webhookendpoint\":{\"id\":1,\"type\":\"webhookendpoints\",\"url\":\"https://hooks.acme.example/desk\",\"allInboxes\":true,\"allEvents\":true,\"contentType\":\"application/json\",\"enabled\":false,\"disabledAt\":null,\"state\":\"active\",\"createdAt\":\"2026-11-29T19:58:53.133Z\",\"createdBy\":{\"id\":1,\"type\":\"users\"},\"updatedAt\":\"2026-11-29T19:59:00.712Z\",\"updatedBy\":{\"id\":1,\"type\":\"users\"}}}",
                      *         "state": "active",
-                     *         "createdAt": "2026-11-29T18:23:55.020Z",
+                     *         "createdAt": "2026-11-29T19:59:04.361Z",
                      *         "createdBy": {
                      *           "id": 1,
                      *           "type": "users"
                      *         },
-                     *         "updatedAt": "2026-11-29T18:23:55.020Z",
+                     *         "updatedAt": "2026-11-29T19:59:04.361Z",
                      *         "updatedBy": {
                      *           "id": 1,
                      *           "type": "users"

@@ -22,6 +22,7 @@ import {
   type MessageChange,
   type Participant,
 } from './room-protocol';
+import { RoomAssistant } from './room-assistant';
 import { RoomStore, type RoomConversation } from './room-store';
 
 /** A participant's messages a room takes a minute unless `ROOM_MESSAGES_PER_MINUTE` says otherwise. */
@@ -35,6 +36,7 @@ export const ROOM_MESSAGES_PER_MINUTE = 120;
  */
 export class ConversationRoom extends DurableObject<Env> {
   private readonly store: RoomStore;
+  private readonly assistant: RoomAssistant;
   /** A delivery alarm is set for what this instance accepted; saves a storage call per message (lost with hibernation, harmlessly). */
   private deliveryScheduled = false;
   /** Each sender's messages this minute (`withinLimit`). */
@@ -43,6 +45,7 @@ export class ConversationRoom extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new RoomStore(ctx.storage.sql);
+    this.assistant = new RoomAssistant(this.store, env, (frame) => this.broadcast(frame));
     // A heartbeat is answered without waking a hibernating room.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_FRAME, PONG_FRAME));
   }
@@ -164,9 +167,11 @@ export class ConversationRoom extends DurableObject<Env> {
       sentAt: new Date().toISOString(),
     });
     this.broadcast(messageFrame(message));
+    const answerAt = this.assistant.noticed(message);
+    if (answerAt !== undefined) this.ctx.waitUntil(this.wakeAt(answerAt));
     if (!this.deliveryScheduled) {
       this.deliveryScheduled = true;
-      this.ctx.waitUntil(this.scheduleDelivery(DELIVERY_GATHER_MS));
+      this.ctx.waitUntil(this.wakeAt(Date.now() + DELIVERY_GATHER_MS));
     }
   }
 
@@ -183,12 +188,27 @@ export class ConversationRoom extends DurableObject<Env> {
     this.left(ws);
   }
 
-  /** Delivers the next batch of stored messages to the webhooks endpoint; retried with backoff until it is acknowledged. */
+  /**
+   * The room's one alarm serves two clocks: the assistant's answer when its wait is over, then the
+   * delivery of what is stored and not yet acknowledged; it is set again for whichever comes next.
+   */
   override async alarm(): Promise<void> {
     this.deliveryScheduled = false;
+    // what the assistant stores goes in the delivery right after it
+    await this.assistant.answerIfDue();
+    const nextDelivery = await this.deliverBatch();
+    const next = Math.min(nextDelivery ?? Infinity, this.assistant.dueAt() ?? Infinity);
+    if (next !== Infinity) await this.wakeAt(next);
+  }
+
+  /**
+   * Delivers the next batch of stored messages to the webhooks endpoint; retried with backoff until
+   * it is acknowledged. Answers when the next delivery is due, if one is.
+   */
+  private async deliverBatch(): Promise<number | undefined> {
     const conversation = this.store.conversation();
     const undelivered = this.store.undelivered(DELIVERY_BATCH);
-    if (!conversation || undelivered.length === 0) return;
+    if (!conversation || undelivered.length === 0) return undefined;
     const { body, messages: batch } = deliveryPayload(conversation, undelivered);
     let status: number;
     try {
@@ -207,12 +227,11 @@ export class ConversationRoom extends DurableObject<Env> {
       this.store.markDelivered(batch.map((message) => message.id));
       this.store.setDeliveryAttempts(0);
       // What arrived meanwhile (or did not fit the batch) goes next.
-      if (this.store.undelivered(1).length) await this.scheduleDelivery(0);
-      return;
+      return this.store.undelivered(1).length ? Date.now() : undefined;
     }
     const attempts = this.store.deliveryAttempts() + 1;
     this.store.setDeliveryAttempts(attempts);
-    await this.ctx.storage.setAlarm(Date.now() + retryDelayMs(attempts));
+    return Date.now() + retryDelayMs(attempts);
   }
 
   private async deliver(request: Request): Promise<Response> {
@@ -221,8 +240,10 @@ export class ConversationRoom extends DurableObject<Env> {
     return this.env.SELF.fetch(request);
   }
 
-  private async scheduleDelivery(delayMs: number): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + delayMs);
+  /** Sets the alarm for `at` unless it is set for sooner already. */
+  private async wakeAt(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
   /**
@@ -236,6 +257,7 @@ export class ConversationRoom extends DurableObject<Env> {
     this.store.setAppliedEvent(eventId);
     const conversation = this.store.conversation();
     if (conversation) this.store.setConversation({ ...conversation, status });
+    if (status === 'closed') this.assistant.closed();
     this.broadcast(JSON.stringify({ type: 'status', status }));
     return new Response(null, { status: 204 });
   }

@@ -18,13 +18,14 @@ export function retryDelayMs(attempts: number): number {
 }
 
 export function asDelivered(conversation: RoomConversation, message: RoomMessage): DeliveredMessage {
-  const byContact = message.author.type === 'contact';
+  const { type, id } = message.author;
   return {
     conversationToken: conversation.token,
     roomId: message.id,
-    author: message.author.type,
-    contactId: byContact ? message.author.id : null,
-    userId: byContact ? null : message.author.id,
+    author: type,
+    contactId: type === 'contact' ? id : null,
+    // an agent's message, or an AI answer an agent's integration sent; the form's assistant and the room's notices have no user
+    userId: type === 'agent' || (type === 'ai' && id > 0) ? id : null,
     message: message.message,
     aiDraft: message.aiDraft,
     sentAt: message.sentAt,

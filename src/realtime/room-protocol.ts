@@ -42,7 +42,8 @@ export const PONG_FRAME = '{"type":"pong"}';
 export interface RoomMessage {
   id: string;
   clientId: string | null;
-  author: { type: 'contact' | 'agent' | 'ai'; id: number };
+  /** `ai` with id 0: the form's AI assistant (an agent's integration answering `as: ai` has the agent's id); `system`: the room's own notice */
+  author: { type: 'contact' | 'agent' | 'ai' | 'system'; id: number };
   message: string;
   aiDraft: string | null;
   sentAt: string;
@@ -69,6 +70,19 @@ export function errorFrame(code: ErrorCode, detail: string, extra: Record<string
 export function messageFrame(message: RoomMessage, type: 'message' | 'edited' = 'message'): string {
   const { aiDraft: _draft, ...visible } = message;
   return JSON.stringify({ type, ...visible });
+}
+
+/**
+ * Words of the AI assistant's answer as it writes them (`stream` names the answer): the answer
+ * stored whole follows as a `message` frame whose `clientId` is the stream's name, or, when it is
+ * not kept (a hand-over, the model failing), a frame with `done: true` and no text.
+ */
+export function streamFrame(stream: string, words: string | null): string {
+  return JSON.stringify(
+    words === null
+      ? { type: 'stream', stream, done: true }
+      : { type: 'stream', stream, author: { type: 'ai', id: 0 }, text: words },
+  );
 }
 
 /**

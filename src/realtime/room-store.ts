@@ -6,6 +6,8 @@ export interface RoomConversation {
   conversationId: number;
   installationId: number;
   status: 'open' | 'closed';
+  /** the form's AI assistant, when it has one: a visitor's message unanswered by a teammate for `waitSeconds` is answered by it (`room-assistant.ts`) */
+  assistant?: { waitSeconds: number } | null;
 }
 
 interface MessageRow extends Record<string, SqlStorageValue> {
@@ -99,17 +101,14 @@ export class RoomStore {
   /** Read once per instance: only this room writes its storage, and every message asks for it. */
   conversation(): RoomConversation | undefined {
     if (this.knownConversation === undefined) {
-      const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'conversation'").toArray()[0];
-      this.knownConversation = row ? (JSON.parse(row.value) as RoomConversation) : null;
+      const value = this.value('conversation');
+      this.knownConversation = value ? (JSON.parse(value) as RoomConversation) : null;
     }
     return this.knownConversation ?? undefined;
   }
 
   setConversation(conversation: RoomConversation): void {
-    this.sql.exec(
-      "INSERT INTO meta (key, value) VALUES ('conversation', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      JSON.stringify(conversation),
-    );
+    this.setValue('conversation', JSON.stringify(conversation));
     this.knownConversation = conversation;
   }
 
@@ -194,28 +193,36 @@ export class RoomStore {
       );
   }
 
+  /** A value the room keeps beside its messages (its `meta` table); undefined when none was set. */
+  value(key: string): string | undefined {
+    return this.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).toArray()[0]?.value;
+  }
+
+  /** Sets a kept value, or forgets it (`null`). */
+  setValue(key: string, value: string | null): void {
+    if (value === null) this.sql.exec('DELETE FROM meta WHERE key = ?', key);
+    else
+      this.sql.exec(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+        key,
+        value,
+      );
+  }
+
   /** The last event of the conversation the room applied (a status change): an event told again is not applied twice. */
   appliedEvent(): number {
-    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'applied_event'").toArray()[0];
-    return row ? Number(row.value) : 0;
+    return Number(this.value('applied_event') ?? 0);
   }
 
   setAppliedEvent(eventId: number): void {
-    this.sql.exec(
-      "INSERT INTO meta (key, value) VALUES ('applied_event', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      String(eventId),
-    );
+    this.setValue('applied_event', String(eventId));
   }
 
   deliveryAttempts(): number {
-    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'attempts'").toArray()[0];
-    return row ? Number(row.value) : 0;
+    return Number(this.value('attempts') ?? 0);
   }
 
   setDeliveryAttempts(attempts: number): void {
-    this.sql.exec(
-      "INSERT INTO meta (key, value) VALUES ('attempts', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      String(attempts),
-    );
+    this.setValue('attempts', String(attempts));
   }
 }

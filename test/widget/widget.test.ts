@@ -10,6 +10,8 @@ import { BROWSER_SETUP_TIMEOUT, launchBrowser } from '../support/browser';
 import { messagePath } from '../support/conversation-messages';
 import { newInstallation, rows } from '../support/db';
 import { eventually, joinRoom, type RoomClient } from '../support/room';
+import { setBilling } from '../ai/support';
+import { newArticle, newHelpSite, planModel } from '../support/ai-model';
 
 /** What the page's functions use of the browser's globals (the project's TypeScript has no DOM library). */
 interface BrowserGlobals {
@@ -335,6 +337,46 @@ describe('the chat widget on the demo page', () => {
     });
     expect(newest.body.conversations[0].id).toBeGreaterThan(list.body.conversations[0].id);
     expect(visitor.errors).toEqual([]);
+  });
+
+  it("the form's AI assistant answers the visitor in the widget, its words streaming in, and hands over when the help centre has no answer", async () => {
+    await setBilling(site.id, { anchor: new Date().toISOString().slice(0, 10), interval: 'month', allowance: 100 });
+    const owner = site.users.owner.apiKey;
+    await newArticle(owner, await newHelpSite(owner, { publicSiteEnabled: true }), {
+      status: 'published',
+      title: 'Waterproofing a rucksack',
+      contents: '<p>Spray the rucksack with the waterproofing spray and let it dry overnight.</p>',
+    });
+    const token = await createForm({ isLiveChatEnabled: true, aiAssistant: true, aiWaitSeconds: 0 });
+    // slow words, so the widget can be seen writing them
+    const word = `zqwidget${Date.now().toString(36)}`;
+    await planModel(word, [{ chunkDelayMs: 120 }]);
+
+    const visitor = await visit(demo(token));
+    const { widget } = visitor;
+    await startChat(visitor, 'Ruth', 'ruth@example.com');
+    await say(visitor, `How do I waterproof my rucksack? ${word}`);
+    const writing = widget.locator('.message.other.streaming');
+    await writing.waitFor(WAIT);
+    expect(await writing.locator('.who').textContent()).toBe('Assistant');
+    const partial = await writing.locator('.text').textContent();
+    const answer = widget.locator('.message.other[data-id]', {
+      hasText: 'Waterproofing a rucksack explains what to do.',
+    });
+    await answer.waitFor(WAIT);
+    expect(partial!.length).toBeGreaterThan(0);
+    expect((await answer.locator('.text').textContent())!.startsWith(partial!)).toBe(true);
+    expect(await widget.locator('.streaming').count()).toBe(0);
+    expect(await answer.locator('.who').textContent()).toBe('Assistant');
+    expect(await answer.locator('.text').textContent()).not.toContain('[A');
+
+    // Nothing in the help centre answers this: a notice says a teammate will.
+    const other = await visit(demo(token));
+    await startChat(other, 'Sam', 'sam@example.com');
+    await say(other, 'Can I pay with a cheque?');
+    await other.widget.locator('.message.system', { hasText: 'A teammate will answer you here' }).waitFor(WAIT);
+    expect(await other.widget.locator('.message.other').count()).toBe(0);
+    expect([...visitor.errors, ...other.errors]).toEqual([]);
   });
 
   it('the close button hides the panel and the launcher brings it back as it was', async () => {

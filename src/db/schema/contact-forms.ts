@@ -21,6 +21,9 @@ export const contactForms = pgTable(
     position: text('position', { enum: CONTACT_FORM_POSITIONS }).notNull().default('bottom-right'),
     isLiveChatEnabled: boolean('is_live_chat_enabled').notNull().default(false),
     liveChatWelcomeMessage: text('live_chat_welcome_message'),
+    /** The AI assistant answers the form's chats from the public help centre when no teammate has within `aiWaitSeconds`. */
+    aiAssistant: boolean('ai_assistant').notNull().default(false),
+    aiWaitSeconds: integer('ai_wait_seconds').notNull().default(30),
   },
   (t) => [uniqueIndex('contact_forms_token_key').on(t.token)],
 );

@@ -37,3 +37,34 @@ export function takeCitations(answer: string, given: readonly number[]): { text:
     .trim();
   return { text, cited };
 }
+
+/** A marker as the model writes it: an article's (`[A12]`) or the hand-over (`[HANDOVER]`), with the space before it. */
+const MARKER = / ?\[(?:A\d{1,10}|HANDOVER)\]/g;
+/** The start of a marker not yet closed: `[`, `[A1`, `[HAND`... */
+const MARKER_START = /\[(?:A\d{0,10}|H(?:A(?:N(?:D(?:O(?:V(?:E(?:R)?)?)?)?)?)?)?)?$/;
+
+/**
+ * A streamed answer's words as a reader may see them: a marker is held back until it closes and
+ * then dropped with the space before it, as `takeCitations` drops it, and so is the space at the
+ * end of what came (a marker may follow it); everything else passes on as it comes. The words
+ * shown add up to the stored answer (`takeCitations`' text).
+ */
+export class WordsWithoutMarkers {
+  private held = '';
+
+  /** What of `words` (after what was held) may be shown now. */
+  push(words: string): string {
+    const text = (this.held + words).replace(MARKER, '');
+    let cut = MARKER_START.exec(text)?.index ?? text.length;
+    while (cut > 0 && /\s/.test(text[cut - 1]!)) cut--;
+    this.held = text.slice(cut);
+    return text.slice(0, cut);
+  }
+
+  /** What was held back when the answer ended: a `[` that began no marker after all (the trailing space is trimmed, as the answer is). */
+  end(): string {
+    const rest = this.held.trimEnd();
+    this.held = '';
+    return rest;
+  }
+}

@@ -40,6 +40,22 @@ export const contactFormsResource = defineResource({
     position: { column: contactForms.position, schema: z.enum(CONTACT_FORM_POSITIONS) },
     isLiveChatEnabled: { column: contactForms.isLiveChatEnabled, schema: z.boolean() },
     liveChatWelcomeMessage: { column: contactForms.liveChatWelcomeMessage, schema: z.string().max(1000).nullable() },
+    aiAssistant: {
+      column: contactForms.aiAssistant,
+      schema: z.boolean().meta({
+        description:
+          "the AI assistant answers the form's chats from the public help centre when no teammate has within `aiWaitSeconds` (docs/ai.md)",
+      }),
+    },
+    aiWaitSeconds: {
+      column: contactForms.aiWaitSeconds,
+      schema: z
+        .number()
+        .int()
+        .min(0)
+        .max(3600)
+        .meta({ description: "how long a visitor's message waits for a teammate before the assistant answers it" }),
+    },
   },
   // The token is the server's: read-only, so a computed property (readable, filterable, ignored in bodies).
   computed: {
@@ -52,6 +68,8 @@ export const contactFormsResource = defineResource({
   filter: [
     ...AUDIT_SET,
     'accentColor',
+    'aiAssistant',
+    'aiWaitSeconds',
     'inboxFieldName',
     'isLiveChatEnabled',
     'liveChatWelcomeMessage',

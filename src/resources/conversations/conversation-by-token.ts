@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { conversations } from '../../db/schema';
+import { contactForms, conversations } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import { CONVERSATION_TOKEN } from './conversation-token';
 
@@ -9,6 +9,8 @@ export interface TokenConversation {
   installationId: number;
   contactId: number | null;
   status: 'open' | 'closed';
+  /** the seconds a visitor's message waits for a teammate before the AI assistant answers it; null when the form has no assistant */
+  assistantWaitSeconds: number | null;
 }
 
 /**
@@ -23,8 +25,12 @@ export async function conversationByToken(db: Database, token: string, source = 
       installationId: conversations.installationId,
       contactId: conversations.contactId,
       status: conversations.status,
+      assistantWaitSeconds: sql<
+        number | null
+      >`CASE WHEN ${contactForms.aiAssistant} AND ${contactForms.state} = 'active' THEN ${contactForms.aiWaitSeconds} END`,
     })
     .from(conversations)
+    .leftJoin(contactForms, eq(contactForms.id, conversations.contactFormId))
     .where(and(eq(conversations.token, token), eq(conversations.state, 'active')));
   if (!found) throw ApiError.notFound(source, 'no conversation has this token');
   return found;

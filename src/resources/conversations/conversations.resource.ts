@@ -43,13 +43,24 @@ export const conversationsResource = defineResource({
         .nullable()
         .meta({ description: 'the contact form the chat widget started it from; null when an agent did' }),
     },
+    awaitingTeammate: {
+      expr: sql`EXISTS (SELECT 1 FROM ${conversationMessages} h
+        WHERE h.conversation_id = ${conversations.id} AND h.author = 'system' AND h.state = 'active'
+          AND NOT EXISTS (SELECT 1 FROM ${conversationMessages} a
+            WHERE a.conversation_id = h.conversation_id AND a.author = 'agent' AND a.state = 'active' AND a.sent_at >= h.sent_at))`,
+      type: 'boolean',
+      schema: z.boolean().meta({
+        description:
+          'the form\'s AI assistant handed the conversation over and no teammate has written since (docs/ai.md): `filter={"awaitingTeammate":true}` finds the visitors waiting',
+      }),
+    },
     lastMessageAt: {
       expr: isoTime(conversations.lastMessageAt),
       type: 'datetime',
       schema: timeSchema.nullable().meta({ description: 'null until the first message' }),
     },
   },
-  filter: ['contactId', 'createdAt', 'deletedAt', 'id', 'state', 'ticket_id', 'token', 'updatedAt'],
+  filter: ['awaitingTeammate', 'contactId', 'createdAt', 'deletedAt', 'id', 'state', 'ticket_id', 'token', 'updatedAt'],
   relations: {
     contacts: referencedBy({ target: contactShape, columns: () => [conversations.contactId] }),
     conversationmessages: ownedRecords({ shape: messageShape, parentKey: conversationMessages.conversationId }),

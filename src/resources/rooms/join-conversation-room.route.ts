@@ -74,6 +74,7 @@ export const joinConversationRoomRoute = defineRoute(
       conversationId: conversation.id,
       installationId: conversation.installationId,
       status: conversation.status,
+      assistant: conversation.assistantWaitSeconds === null ? null : { waitSeconds: conversation.assistantWaitSeconds },
     };
     const stub = c.env.CONVERSATION_ROOMS.get(c.env.CONVERSATION_ROOMS.idFromName(token));
     const headers = new Headers(c.req.raw.headers);

@@ -77,7 +77,8 @@ interface Participant {
 
 /** A message's author. */
 interface Author {
-  type: 'contact' | 'agent' | 'ai';
+  /** `ai`: the assistant; `system`: the room's notice (the assistant handing over to a teammate) */
+  type: 'contact' | 'agent' | 'ai' | 'system';
   id: number;
 }
 
@@ -133,6 +134,13 @@ interface ErrorFrame {
   /** the refused message's, when it had one */
   clientId?: string | null;
 }
+/** Words of the assistant's answer as it writes them (`streamFrame`): its message follows with `clientId` = `stream`, or `done` when none does. */
+interface StreamFrame {
+  type: 'stream';
+  stream: string;
+  text?: string;
+  done?: boolean;
+}
 /** The heartbeat's answer; nothing to do. */
 interface PongFrame {
   type: 'pong';
@@ -148,6 +156,7 @@ type ServerFrame =
   | TypingFrame
   | StatusFrame
   | ErrorFrame
+  | StreamFrame
   | PongFrame;
 
 /** A message of ours the room has not taken yet. */
@@ -341,6 +350,10 @@ function main(script: HTMLOrSVGScriptElement | null): void {
       '.own .text { background: ' + accent + '; color: ' + textOn(accent) + '; border-bottom-right-radius: 4px; }',
       '.other .text { background: ' + (dark ? '#374151' : '#f3f4f6') + '; border-bottom-left-radius: 4px; }',
       '.pending .text { opacity: .6; }',
+      '.message.system { align-self: center; max-width: 90%; }',
+      '.system .text { padding: 2px 8px; font-size: 12px; text-align: center; color: ' +
+        (dark ? '#9ca3af' : '#6b7280') +
+        '; }',
       '.failed .text { outline: 1px solid #dc2626; }',
       '.status { font-size: 12px; color: ' + (dark ? '#9ca3af' : '#6b7280') + '; }',
       '.failed .status { color: #dc2626; }',
@@ -530,6 +543,7 @@ function main(script: HTMLOrSVGScriptElement | null): void {
       const names: Record<string, string> = {}; // "agent:7" -> "Ada Lovelace", from the room's presence
       const rendered: Record<string, HTMLLIElement | null> = {}; // message id -> its item; null once deleted
       const pending: Record<string, Pending> = {}; // clientId -> { text, item }
+      const streaming: Record<string, HTMLLIElement> = {}; // the assistant's answer being written -> its item
       let socket: WebSocket | null = null;
       let failures = 0;
       let closed = false; // the conversation, by an agent
@@ -603,7 +617,8 @@ function main(script: HTMLOrSVGScriptElement | null): void {
         scroll.scrollTop = scroll.scrollHeight;
       }
 
-      function messageItem(text: string, own: boolean, who: string): HTMLLIElement {
+      function messageItem(text: string, own: boolean, who: string, system?: boolean): HTMLLIElement {
+        if (system) return el('li', { class: 'message system' }, [el('p', { class: 'text', text: text })]);
         return el('li', { class: 'message ' + (own ? 'own' : 'other') }, [
           own ? null : el('span', { class: 'who', text: who }),
           el('p', { class: 'text', text: text }),
@@ -627,7 +642,21 @@ function main(script: HTMLOrSVGScriptElement | null): void {
           mine.item.title = new Date(message.sentAt).toLocaleString();
           return;
         }
-        const item = messageItem(message.message, isOwn(message.author), authorName(message.author));
+        const written = message.clientId ? streaming[message.clientId] : undefined;
+        const item =
+          written ||
+          messageItem(
+            message.message,
+            isOwn(message.author),
+            authorName(message.author),
+            message.author.type === 'system',
+          );
+        if (written) {
+          // the assistant's words as they came become its answer as stored
+          delete streaming[message.clientId!];
+          item.classList.remove('streaming');
+          item.querySelector('.text')!.textContent = message.message;
+        }
         rendered[message.id] = item;
         item.setAttribute('data-id', message.id);
         item.title = new Date(message.sentAt).toLocaleString();
@@ -635,6 +664,24 @@ function main(script: HTMLOrSVGScriptElement | null): void {
         const firstPending = messages.querySelector('.pending');
         messages.insertBefore(item, firstPending);
         if (!isOwn(message.author)) hideTyping();
+        scrollDown();
+      }
+
+      /** Words of the assistant's answer as it writes them; taken away when no answer follows. */
+      function streamed(frame: StreamFrame): void {
+        let item = streaming[frame.stream];
+        if (frame.done) {
+          if (item) item.remove();
+          delete streaming[frame.stream];
+          return;
+        }
+        if (!item) {
+          item = streaming[frame.stream] = messageItem('', false, 'Assistant');
+          item.classList.add('streaming');
+          messages.insertBefore(item, messages.querySelector('.pending'));
+          hideTyping();
+        }
+        item.querySelector('.text')!.textContent += frame.text || '';
         scrollDown();
       }
 
@@ -674,6 +721,8 @@ function main(script: HTMLOrSVGScriptElement | null): void {
           if (rendered[message.id]) edited(message);
           else received(message);
         });
+        // an answer whose end was missed while away: its message, if kept, was among the history
+        Object.keys(streaming).forEach((stream) => streamed({ type: 'stream', stream: stream, done: true }));
       }
 
       function send(text: string): void {
@@ -783,6 +832,8 @@ function main(script: HTMLOrSVGScriptElement | null): void {
           setClosed(frame.status === 'closed');
         } else if (frame.type === 'error') {
           refused(frame);
+        } else if (frame.type === 'stream') {
+          streamed(frame);
         }
       }
 
