@@ -9,6 +9,8 @@ import { setSettleHook } from './db/client';
 import { inStatementHook } from './events/in-statement';
 import { atServiceAddress } from './http/platform-address';
 import { registerSubscribers } from './events/subscriptions';
+import { setAssistantContextReader } from './realtime/assistant-port';
+import { readAssistantContext } from './resources/conversations/read-assistant-context';
 
 export { ConversationRoom } from './realtime/conversation-room';
 export { RateLimiter } from './ratelimit/limiter';
@@ -16,6 +18,7 @@ export { RateLimiter } from './ratelimit/limiter';
 const subscribers = modules.flatMap((module) => module.subscribers);
 registerSubscribers(subscribers);
 setSettleHook(inStatementHook(subscribers));
+setAssistantContextReader(readAssistantContext);
 const app = createApp(modules);
 
 export default {

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../lib/ai-model/chat-model';
 import { articleMarker, DATA_IS_NOT_INSTRUCTIONS, oneLine, promptData } from '../lib/ai-model/prompt-text';
-import type { AssistantContext } from './assistant-context';
+import type { AssistantContext } from './assistant-port';
 import type { RoomMessage } from './room-protocol';
 
 /** What the model writes when the articles do not answer: the room then hands over to a teammate. */

@@ -41,6 +41,8 @@ export class ConversationRoom extends DurableObject<Env> {
   private deliveryScheduled = false;
   /** Each sender's messages this minute (`withinLimit`). */
   private readonly sent = new Map<string, { minute: number; messages: number }>();
+  /** The alarm's settings, in order (`wakeAt`). */
+  private waking: Promise<void> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -167,12 +169,12 @@ export class ConversationRoom extends DurableObject<Env> {
       sentAt: new Date().toISOString(),
     });
     this.broadcast(messageFrame(message));
-    const answerAt = this.assistant.noticed(message);
-    if (answerAt !== undefined) this.ctx.waitUntil(this.wakeAt(answerAt));
+    let wake = this.assistant.noticed(message) ?? Infinity;
     if (!this.deliveryScheduled) {
       this.deliveryScheduled = true;
-      this.ctx.waitUntil(this.wakeAt(Date.now() + DELIVERY_GATHER_MS));
+      wake = Math.min(wake, Math.max(Date.now() + DELIVERY_GATHER_MS, this.retryAt()));
     }
+    if (wake !== Infinity) this.ctx.waitUntil(this.wakeAt(wake));
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
@@ -194,21 +196,28 @@ export class ConversationRoom extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     this.deliveryScheduled = false;
-    // what the assistant stores goes in the delivery right after it
-    await this.assistant.answerIfDue();
-    const nextDelivery = await this.deliverBatch();
+    // what is stored goes first: the answer may take the model a while
+    let nextDelivery = await this.deliverIfDue();
+    if (await this.assistant.answerIfDue()) nextDelivery = await this.deliverIfDue();
     const next = Math.min(nextDelivery ?? Infinity, this.assistant.dueAt() ?? Infinity);
     if (next !== Infinity) await this.wakeAt(next);
   }
 
+  /** When a failed delivery is to be tried again (0: none failed): messages that come meanwhile wait for it. */
+  private retryAt(): number {
+    return Number(this.store.value('retry_at') ?? 0);
+  }
+
   /**
-   * Delivers the next batch of stored messages to the webhooks endpoint; retried with backoff until
-   * it is acknowledged. Answers when the next delivery is due, if one is.
+   * Delivers the next batch of stored messages to the webhooks endpoint, unless a failed delivery's
+   * backoff is still running; retried with backoff until it is acknowledged. Answers when the next
+   * delivery is due, if one is.
    */
-  private async deliverBatch(): Promise<number | undefined> {
+  private async deliverIfDue(): Promise<number | undefined> {
     const conversation = this.store.conversation();
     const undelivered = this.store.undelivered(DELIVERY_BATCH);
     if (!conversation || undelivered.length === 0) return undefined;
+    if (Date.now() < this.retryAt()) return this.retryAt();
     const { body, messages: batch } = deliveryPayload(conversation, undelivered);
     let status: number;
     try {
@@ -226,12 +235,15 @@ export class ConversationRoom extends DurableObject<Env> {
         console.error(`room: delivery of ${batch.length} messages refused with ${status}; not retried`);
       this.store.markDelivered(batch.map((message) => message.id));
       this.store.setDeliveryAttempts(0);
+      this.store.setValue('retry_at', null);
       // What arrived meanwhile (or did not fit the batch) goes next.
       return this.store.undelivered(1).length ? Date.now() : undefined;
     }
     const attempts = this.store.deliveryAttempts() + 1;
     this.store.setDeliveryAttempts(attempts);
-    return Date.now() + retryDelayMs(attempts);
+    const retryAt = Date.now() + retryDelayMs(attempts);
+    this.store.setValue('retry_at', String(retryAt));
+    return retryAt;
   }
 
   private async deliver(request: Request): Promise<Response> {
@@ -240,10 +252,19 @@ export class ConversationRoom extends DurableObject<Env> {
     return this.env.SELF.fetch(request);
   }
 
-  /** Sets the alarm for `at` unless it is set for sooner already. */
-  private async wakeAt(at: number): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  /**
+   * Sets the alarm for `at` unless it is set for sooner already. One setting at a time: two
+   * messages at once must not both read the alarm before either sets it.
+   */
+  private wakeAt(at: number): Promise<void> {
+    // a failed setting does not stop the next
+    this.waking = this.waking
+      .catch(() => undefined)
+      .then(async () => {
+        const current = await this.ctx.storage.getAlarm();
+        if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+      });
+    return this.waking;
   }
 
   /**

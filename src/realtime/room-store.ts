@@ -178,6 +178,13 @@ export class RoomStore {
     return { message: toMessage(after), deleted };
   }
 
+  /** How many messages of `author` this sender wrote in the room. */
+  sentBy(sender: string, author: RoomMessage['author']['type']): number {
+    return this.sql
+      .exec<{ n: number }>('SELECT count(*) AS n FROM messages WHERE sender = ? AND author = ?', sender, author)
+      .one().n;
+  }
+
   undelivered(limit: number): RoomMessage[] {
     return this.sql
       .exec<MessageRow>('SELECT * FROM messages WHERE delivered = 0 ORDER BY seq LIMIT ?', limit)

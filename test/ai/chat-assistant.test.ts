@@ -9,6 +9,7 @@ import { api } from '../support/api';
 import { postSigned } from '../support/conversation-messages';
 import { newInstallation, rows } from '../support/db';
 import { expectError } from '../support/errors';
+import { withRoundTrips } from '../support/round-trips';
 import { eventually, joinRoom, type Frame, type RoomClient } from '../support/room';
 import { modelRequests, newArticle, newHelpSite, planModel, promptOf } from '../support/ai-model';
 import { addUsage, setBilling, utcDateFromToday } from './support';
@@ -195,7 +196,9 @@ describe("the contact form's AI assistant in live chat", () => {
     expect(notice).toMatchObject({ message: HANDOVER_TEXT, author: { type: 'system', id: 0 } });
     expect(await modelRequests(word)).toEqual([]);
     await eventually(async () => ((await storedMessages(chat.id)).length === 2 ? true : undefined));
-    expect(await awaitingTeammate(chat.id)).toBe(true);
+    const read = await withRoundTrips(`/v2/conversations/${chat.id}.json`, { key: owner });
+    expect(read.answer.body.conversation.awaitingTeammate).toBe(true);
+    expect(read.trips).toBe(1);
     const waiting = await api('/v2/conversations.json', { key: owner, query: { filter: { awaitingTeammate: true } } });
     expect(waiting.status, waiting.text).toBe(200);
     expect(waiting.body.conversations.map((c: { id: number }) => c.id)).toContain(chat.id);
@@ -240,6 +243,96 @@ describe("the contact form's AI assistant in live chat", () => {
     chat.visitor.send({ type: 'message', message: `How do I return my tent? ${marker()}`, clientId: 'v1' });
     await nextBy(chat.visitor, 'ai');
     expect(Date.now() - sent).toBeGreaterThanOrEqual(1000);
+    await chat.visitor.close();
+  });
+
+  it('answers on time from a room evicted while it waited: the wait is in its storage, not its memory', async () => {
+    // workerd evicts a Durable Object idle for 10 s; the room's alarm wakes a new instance
+    const chat = await visitorChats(await newForm(site, { aiWaitSeconds: 14 }));
+    const sent = Date.now();
+    chat.visitor.send({ type: 'message', message: `How do I return my tent? ${marker()}`, clientId: 'v1' });
+    await chat.visitor.next('message');
+    const answer = await nextBy(chat.visitor, 'ai', 25_000);
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(14_000);
+    expect(answer.message).toContain('Returning a tent');
+    await eventually(async () => ((await billedIn(chat.id)) === 1 ? true : undefined));
+    await chat.visitor.close();
+  }, 40_000);
+
+  it('a conversation handed over and closed without a teammate becomes a ticket, its transcript the thread', async () => {
+    const chat = await visitorChats(await newForm(site, { aiWaitSeconds: 0 }));
+    chat.visitor.send({ type: 'message', message: `Do you sell canoes? ${marker()}`, clientId: 'v1' });
+    await nextBy(chat.visitor, 'system');
+    await eventually(async () => ((await storedMessages(chat.id)).length === 2 ? true : undefined));
+    const closing = await api(`/v2/conversations/${chat.id}.json`, {
+      method: 'PATCH',
+      key: owner,
+      body: { conversation: { status: 'closed' } },
+    });
+    expect(closing.status, closing.text).toBe(200);
+    const ticketId = await eventually(async () => {
+      const [row] = await rows<{ ticket_id: number | null }>('SELECT ticket_id FROM conversations WHERE id = $1', [
+        chat.id,
+      ]);
+      return row?.ticket_id ?? undefined;
+    });
+    const thread = await rows<{ text_body: string }>(
+      'SELECT text_body FROM ticket_messages WHERE ticket_id = $1 ORDER BY id',
+      [ticketId],
+    );
+    expect(thread.map((entry) => entry.text_body)).toEqual([
+      expect.stringContaining('Do you sell canoes?'),
+      expect.stringContaining(HANDOVER_TEXT),
+    ]);
+    await chat.visitor.close();
+  });
+
+  it('takes its words back and stores nothing when a teammate writes, or the conversation closes, while the model is answering', async () => {
+    const form = await newForm(site, { aiWaitSeconds: 0 });
+    for (const interruption of ['teammate', 'close'] as const) {
+      const word = marker();
+      await planModel(word, [{ chunkDelayMs: 150 }]);
+      const chat = await visitorChats(form);
+      chat.visitor.send({ type: 'message', message: `How do I return my tent? ${word}`, clientId: 'v1' });
+      const first = await chat.visitor.next('stream');
+      if (interruption === 'teammate') {
+        const agent = await joinRoom(socketUrl(chat.token), site.users.agent.apiKey);
+        await agent.next('welcome');
+        agent.send({ type: 'message', message: 'I am here, Grace.', clientId: 'a1' });
+        await nextBy(chat.visitor, 'agent');
+        await agent.close();
+      } else {
+        const closing = await api(`/v2/conversations/${chat.id}.json`, {
+          method: 'PATCH',
+          key: owner,
+          body: { conversation: { status: 'closed' } },
+        });
+        expect(closing.status, closing.text).toBe(200);
+        await chat.visitor.next('status');
+      }
+      const takenBack = await eventually(async () =>
+        chat.visitor.frames.find((f) => f.type === 'stream' && f.done === true),
+      );
+      expect(takenBack).toEqual({ type: 'stream', stream: first.stream, done: true });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(
+        chat.visitor.frames.filter((f) => f.type === 'message' && ['ai', 'system'].includes(f.author.type)),
+      ).toEqual([]);
+      expect((await storedMessages(chat.id)).map((m) => m.author)).not.toContain('ai');
+      expect(await billedIn(chat.id)).toBe(0);
+      await chat.visitor.close();
+    }
+  });
+
+  it('answers at most 10 times in a conversation, then hands over: a visitor cannot spend the allowance', async () => {
+    const chat = await visitorChats(await newForm(site, { aiWaitSeconds: 0 }));
+    for (let i = 1; i <= 10; i++) {
+      chat.visitor.send({ type: 'message', message: `Tent return question ${i}? ${marker()}`, clientId: `v${i}` });
+      await nextBy(chat.visitor, 'ai');
+    }
+    chat.visitor.send({ type: 'message', message: `And tent returns once more? ${marker()}`, clientId: 'v11' });
+    expect((await nextBy(chat.visitor, 'system')).message).toBe(HANDOVER_TEXT);
+    await eventually(async () => ((await billedIn(chat.id)) === 10 ? true : undefined));
     await chat.visitor.close();
   });
 

@@ -38,33 +38,37 @@ export function takeCitations(answer: string, given: readonly number[]): { text:
   return { text, cited };
 }
 
-/** A marker as the model writes it: an article's (`[A12]`) or the hand-over (`[HANDOVER]`), with the space before it. */
-const MARKER = / ?\[(?:A\d{1,10}|HANDOVER)\]/g;
-/** The start of a marker not yet closed: `[`, `[A1`, `[HAND`... */
-const MARKER_START = /\[(?:A\d{0,10}|H(?:A(?:N(?:D(?:O(?:V(?:E(?:R)?)?)?)?)?)?)?)?$/;
+/** The end of a text that may still change as more words come: its trailing space, and a marker begun and not closed (`[`, `[A1`, `[HAND`...). */
+const UNSETTLED_END = /\s*(?:\[(?:A\d{0,10}|H(?:A(?:N(?:D(?:O(?:V(?:E(?:R)?)?)?)?)?)?)?)?)?$/;
 
 /**
- * A streamed answer's words as a reader may see them: a marker is held back until it closes and
- * then dropped with the space before it, as `takeCitations` drops it, and so is the space at the
- * end of what came (a marker may follow it); everything else passes on as it comes. The words
- * shown add up to the stored answer (`takeCitations`' text).
+ * A streamed answer's words as a reader may see them: at each piece, the text so far made into
+ * the stored answer's form by `finish` (markers dropped, trimmed...), less its unsettled end, and
+ * of that only what was not shown yet. So the words shown are always the start of the stored
+ * answer; should a later piece change what was shown (a marker nested in a marker), nothing more
+ * is shown, and the stored answer's `message` frame sets the text right.
  */
-export class WordsWithoutMarkers {
-  private held = '';
+export class StreamedText {
+  private raw = '';
+  private shown = '';
 
-  /** What of `words` (after what was held) may be shown now. */
+  constructor(private readonly finish: (raw: string) => string) {}
+
+  /** What may be shown now, after `words`. */
   push(words: string): string {
-    const text = (this.held + words).replace(MARKER, '');
-    let cut = MARKER_START.exec(text)?.index ?? text.length;
-    while (cut > 0 && /\s/.test(text[cut - 1]!)) cut--;
-    this.held = text.slice(cut);
-    return text.slice(0, cut);
+    this.raw += words;
+    return this.more(this.finish(this.raw.replace(UNSETTLED_END, '')));
   }
 
-  /** What was held back when the answer ended: a `[` that began no marker after all (the trailing space is trimmed, as the answer is). */
+  /** What is left to show once the answer is whole. */
   end(): string {
-    const rest = this.held.trimEnd();
-    this.held = '';
-    return rest;
+    return this.more(this.finish(this.raw));
+  }
+
+  private more(visible: string): string {
+    if (!visible.startsWith(this.shown)) return '';
+    const more = visible.slice(this.shown.length);
+    this.shown = visible;
+    return more;
   }
 }

@@ -10,6 +10,7 @@ import { ownedRecords, referencedBy } from '../../engine';
 import { referenceField } from '../../engine';
 import { defineResource } from '../../engine';
 import { idValue } from '../../http/params';
+import { teammateWrote } from './teammate-wrote';
 import { includedUsers } from '../users/user-shape';
 
 /**
@@ -47,7 +48,7 @@ export const conversationsResource = defineResource({
       expr: sql`EXISTS (SELECT 1 FROM ${conversationMessages} h
         WHERE h.conversation_id = ${conversations.id} AND h.author = 'system' AND h.state = 'active'
           AND NOT EXISTS (SELECT 1 FROM ${conversationMessages} a
-            WHERE a.conversation_id = h.conversation_id AND a.author = 'agent' AND a.state = 'active' AND a.sent_at >= h.sent_at))`,
+            WHERE a.conversation_id = h.conversation_id AND ${teammateWrote(sql`a`)} AND a.sent_at >= h.sent_at))`,
       type: 'boolean',
       schema: z.boolean().meta({
         description:

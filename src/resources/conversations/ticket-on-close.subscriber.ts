@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { systemActor } from '../../auth/principal';
 import type { Subscriber } from '../../events/subscriber';
+import { teammateWrote } from './teammate-wrote';
 import { conversationToTicket, NotConvertible } from './to-ticket';
 
 /**
@@ -20,7 +21,7 @@ export const ticketOnClose: Subscriber = {
     const { rows } = await tx.execute(sql`
       SELECT 1 FROM conversations c WHERE c.id = ${event.recordId} AND c.installation_id = ${event.installationId} AND c.status = 'closed' AND c.ticket_id IS NULL
          AND EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation_id = c.id AND m.author = 'contact' AND m.state = 'active')
-         AND NOT EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation_id = c.id AND m.author = 'agent' AND m.state = 'active')
+         AND NOT EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation_id = c.id AND ${teammateWrote(sql`m`)})
          AND NOT EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation_id = c.id AND m.author = 'ai' AND m.state = 'active'
            AND NOT EXISTS (SELECT 1 FROM conversation_messages h WHERE h.conversation_id = c.id AND h.author = 'system' AND h.state = 'active'))`);
     if (rows.length === 0) return;
