@@ -69,6 +69,9 @@ export async function ensureDemoContent(apiUrl: string, ownerKey: string, siteNa
     inbox: { id: inbox.id },
     isLiveChatEnabled: true,
     liveChatWelcomeMessage: 'Hi there! Ask us anything about your order.',
+    // the AI assistant answers a visitor no teammate answered within 15 s, from the article below
+    aiAssistant: true,
+    aiWaitSeconds: 15,
     helpdocs: [{ id: site.id }],
     helpdocarticles: [{ id: article.id }],
   };

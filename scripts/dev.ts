@@ -26,6 +26,8 @@ async function ensureDemoInstallation(databaseUrl: string): Promise<string | und
     );
     if (rows.length === 0) {
       const demo = await createInstallation(client, 'demo', given);
+      // the AI add-on, so the demo form's assistant and AI drafts answer (the stand-in model costs nothing)
+      await client.query('UPDATE installations SET ai_allowance = 1000 WHERE id = $1', [demo.id]);
       console.log(
         `\nDemo installation created. Owner API key (shown once${given ? ', from HELPDESK_DEV_API_KEY' : ''}):\n\n    ${demo.users.owner.apiKey}\n`,
       );

@@ -25,6 +25,11 @@ describe("the dev server's demo content", () => {
       isLiveChatEnabled: true,
       liveChatWelcomeMessage: 'Hi there! Ask us anything about your order.',
     });
+    const form = await api(`/v2/contactforms.json`, {
+      key: site.users.owner.apiKey,
+      query: { filter: { token: first.formToken } },
+    });
+    expect(form.body.contactforms[0]).toMatchObject({ aiAssistant: true, aiWaitSeconds: 15 });
     expect(settings.body.contactform.helpdocarticles.map((a: { title: string }) => a.title)).toEqual([
       'Tracking your order',
     ]);
