@@ -109,6 +109,8 @@ export class RoomAssistant {
   }
 
   private async answer(due: Due): Promise<boolean> {
+    // words of an answer a restarted room never finished go, whatever this run does
+    this.takeBackUnfinishedStream();
     const conversation = this.store.conversation()!;
     const transcript = this.store.recent(TRANSCRIPT_MESSAGES);
     // the visitor's messages since anyone else last wrote
@@ -138,7 +140,6 @@ export class RoomAssistant {
 
     const given = context.articles.map((a) => a.id);
     const stream = `answer-${due.seq}`;
-    this.takeBackUnfinishedStream();
     this.store.setValue('assistant_stream', stream);
     const shown = new StreamedText((raw) => answerText(raw, given).text);
     const show = (words: string) => {
