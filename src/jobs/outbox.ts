@@ -5,6 +5,7 @@ import { intList } from '../db/sql-values';
 import { announceEvents } from '../events/announce';
 import { configureEvents } from '../events/record-events';
 import { isRowId } from '../http/params';
+import { log } from '../lib/log';
 import type { JobMessage } from './job-message';
 
 /**
@@ -34,10 +35,8 @@ export interface Later {
 export interface Prepared<Row> {
   /** rows to try when due, or to put back on the queue until they are */
   candidates: Row[];
-  /** candidates held already (leased by `prepare` itself) */
+  /** candidates held already (leased by `read` or `prepare` itself) */
   held: ReadonlySet<number>;
-  /** rows done with, without a try */
-  done: Row[];
 }
 
 export interface Outbox<Row extends OutboxRow, Outcome, Context = undefined> {
@@ -59,10 +58,17 @@ export interface Outbox<Row extends OutboxRow, Outcome, Context = undefined> {
   prepare?(db: Database, rows: Row[], isDue: (row: Row) => boolean, context: Context): Promise<Prepared<Row>>;
   /** one try of a held row */
   attempt(row: Row, env: Env, context: Context): Promise<Outcome>;
-  /** records the tries in one statement; answers the rows to try again and their waits */
-  record(db: Database, env: Env, tries: ReadonlyArray<{ row: Row; outcome: Outcome }>): Promise<Later[]>;
-  /** after the tries are recorded: the rows done with (tried and not to try again, or done in `prepare`) */
-  afterTries?(db: Database, env: Env, done: Row[]): Promise<void>;
+  /**
+   * records the tries, and what `prepare` left in the context to write, in one statement (none
+   * when there is nothing to write); answers the rows to queue, again or for the first time, and
+   * their waits (0: now)
+   */
+  record(
+    db: Database,
+    env: Env,
+    tries: ReadonlyArray<{ row: Row; outcome: Outcome }>,
+    context: Context,
+  ): Promise<Later[]>;
   /**
    * puts rows on the queue, due in `delaySeconds` (now when absent); `queuedAt` is the message's
    * own when rows not found are looked for again, so that their grace runs out
@@ -74,7 +80,7 @@ export interface Outbox<Row extends OutboxRow, Outcome, Context = undefined> {
 
 const isDue = (row: OutboxRow) => row.dueIn <= 1000;
 
-/** Queues the rows after their waits, those of one wait together. */
+/** Queues the rows after their waits (0: now), those of one wait together. */
 async function requeue(outbox: Pick<Outbox<OutboxRow, unknown, unknown>, 'queue'>, env: Env, later: Later[]) {
   const byWait = new Map<number, number[]>();
   for (const { id, wait } of later) byWait.set(wait, [...(byWait.get(wait) ?? []), id]);
@@ -106,9 +112,9 @@ export function outboxConsumer<Row extends OutboxRow, Outcome, Context>(outbox: 
         const there = new Set(present.map((row) => Number(row.id)));
         absent = ids.filter((id) => !there.has(id));
       }
-      const { candidates, held, done } = outbox.prepare
+      const { candidates, held } = outbox.prepare
         ? await outbox.prepare(db, rows, isDue, context)
-        : { candidates: rows, held: new Set<number>(), done: [] };
+        : { candidates: rows, held: new Set<number>() };
       for (const row of candidates) if (!isDue(row)) later.push({ id: row.id, wait: Math.ceil(row.dueIn / 1000) });
       const due = candidates.filter(isDue);
       const toLease = due.filter((row) => !held.has(row.id));
@@ -125,22 +131,22 @@ export function outboxConsumer<Row extends OutboxRow, Outcome, Context>(outbox: 
           .filter((row) => ours.has(row.id))
           .map(async (row) => ({ row, outcome: await outbox.attempt(row, env, context) })),
       );
-      const again = new Set<number>();
-      if (tries.length) {
-        const waits = await outbox.record(db, env, tries);
-        later.push(...waits);
-        for (const { id } of waits) again.add(id);
+      if (rows.length) {
+        later.push(...(await outbox.record(db, env, tries, context)));
         await db.afterBatches();
         await announceEvents(env, db);
       }
-      await outbox.afterTries?.(
-        db,
-        env,
-        [...tries.map(({ row }) => row), ...done].filter((row) => !again.has(row.id)),
-      );
       await requeue(outbox, env, later);
       // looked for again, still within the grace of the message that first named them: a row rolled back is given up
       if (absent.length) await outbox.queue(env, absent, 2, Number(message.queuedAt));
+      log('info', 'outbox: message done', {
+        outbox: outbox.table,
+        ids: ids.join(','),
+        found: rows.length,
+        tried: tries.length,
+        queued: later.length,
+        dbRoundTrips: db.roundTrips(),
+      });
     } finally {
       await db.close();
     }

@@ -9,6 +9,7 @@ import type { SeededInstallation } from '../../scripts/seed';
 import { api } from '../support/api';
 import { newInstallation, rows } from '../support/db';
 import { drained } from '../support/events';
+import { awaitLogLines } from '../support/logs';
 import { eventually } from '../support/room';
 import { holdDrainLock } from '../events/support';
 import { sendJobMessage } from '../support/queue';
@@ -94,6 +95,37 @@ describe("a write's webhook deliveries", () => {
     expect(await changeOf(ticket)).toEqual([{ dispatched: true, fanned: true, deliveries: 1 }]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(prioritiesOf(ticket)).toHaveLength(1);
+  });
+
+  it('cost their message two exchanges, read and held before the POST and recorded after; a change of two events sends the second right behind the first', async () => {
+    const ticket = await quietTicket();
+    const changed = await api(`/v2/tickets/${ticket}.json`, {
+      method: 'PATCH',
+      key: admin,
+      body: { ticket: { priority: { id: priorities[2] }, agent: { id: site.users.admin.id } } },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    const made = await eventually(async () => {
+      const found = await rows<{ id: number; event: string; turn: number | null; status: string }>(
+        `SELECT id, event, turn, status FROM webhook_deliveries
+          WHERE event_id = (SELECT max(id) FROM events WHERE installation_id = $1 AND record_type = 'tickets' AND record_id = $2 AND kind = 'updated')
+          ORDER BY id`,
+        [site.id, ticket],
+      );
+      return found.length === 2 && found.every((d) => d.status === 'delivered') ? found : undefined;
+    });
+    const [first, second] = made;
+    // one event, two webhook events: the second a delivery of its own, right behind the first
+    expect(made.map((d) => d.event).sort()).toEqual(['ticket.assigned', 'ticket.priority']);
+    expect(second!.turn).toBe(first!.id);
+    const got = hook.requests.filter((r) => r.json.ticket?.id === ticket && r.json.event !== 'ticket.created');
+    expect(got.map((r) => r.json.event)).toEqual([first!.event, second!.event]);
+    expect(got.every((r) => r.json.ticket.priority.id === priorities[2])).toBe(true);
+    // the write's message: its batch reading, holding and reading ahead, then the record, which queued the one behind
+    const [message] = await awaitLogLines({ message: 'outbox: message done', ids: String(first!.id) });
+    expect(message).toMatchObject({ outbox: 'webhook_deliveries', found: 1, tried: 1, queued: 1, dbRoundTrips: 2 });
+    const [behind] = await awaitLogLines({ message: 'outbox: message done', ids: String(second!.id) });
+    expect(behind).toMatchObject({ found: 1, tried: 1, queued: 0, dbRoundTrips: 2 });
   });
 
   it('are not looked for in an installation without an endpoint, and go to an endpoint from the first change after it is made', async () => {

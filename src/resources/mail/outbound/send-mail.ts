@@ -164,12 +164,14 @@ const outgoingMail: Outbox<Outbound, Outcome> = {
   uncommittedGraceMs: 60_000,
   read: async (db, ids) => ({ rows: await readQueued(db, ids), context: undefined }),
   attempt: (outbound, env) => attempt(env, outbound),
-  record: (db, env, tries) =>
-    record(
-      db,
-      env,
-      tries.map(({ outcome }) => outcome),
-    ),
+  record: async (db, env, tries) =>
+    tries.length
+      ? record(
+          db,
+          env,
+          tries.map(({ outcome }) => outcome),
+        )
+      : [],
   queue: queueSends,
 };
 
