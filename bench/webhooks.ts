@@ -2,8 +2,9 @@
 // consumer doing the same fetches, in one run, on 127.0.0.1 only.
 //
 //   1. a throwaway local stack and the service, as the tests start them; 10 receivers
-//      (BENCH_WEBHOOK_RECEIVERS), small HTTP servers of this process that answer 200 at once and
-//      note each delivery's id and when it arrived;
+//      (BENCH_WEBHOOK_RECEIVERS), small HTTP servers that answer 200 at once and note each
+//      delivery's id and when it arrived, in a process of their own (webhook-receivers-child.ts:
+//      never waiting on the local stack's proxies, which share this process);
 //   2. one installation with BENCH_WEBHOOK_TICKETS tickets, then an endpoint per receiver for
 //      every event;
 //   3. the service: BENCH_WEBHOOK_EVENTS ticket events (a teammate's `PATCH /v2/tickets/{id}.json`
@@ -27,8 +28,9 @@
 // Settings (environment): BENCH_WEBHOOK_EVENTS=10000 (over all rounds) BENCH_WEBHOOK_ROUNDS=3
 // BENCH_WEBHOOK_RATE=20 (events a second) BENCH_WEBHOOK_RECEIVERS=10 BENCH_WEBHOOK_TICKETS=500
 // BENCH_WEBHOOK_BURST=2000.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createInstallation } from '../scripts/seed';
 import { startLocalStack } from '../scripts/stack';
@@ -36,6 +38,7 @@ import { quietWranglerEnv } from '../scripts/worker-vars';
 import { log, runBench, setting, started, stops } from './lifecycle';
 import { align, fixed, machine, percentile, withClient, writeResults } from './report';
 import { startBareWebhooks, startService } from './workers';
+import type { Receipt, ReceiversMessage, ReceiversRequest } from './webhook-receivers-child';
 
 const config = {
   events: Math.max(1, Math.round(setting('BENCH_WEBHOOK_EVENTS', 10_000, true))),
@@ -51,44 +54,38 @@ Object.assign(process.env, quietWranglerEnv);
 const TARGET_RATIO = 2;
 type Variant = 'service' | 'bare';
 
-interface Receipt {
-  deliveryId: string;
-  /** ms from the event's commit to its arrival here */
-  latency: number;
-  occurredAt: number;
-  receivedAt: number;
-}
+const receiversChild = path.join(path.dirname(fileURLToPath(import.meta.url)), 'webhook-receivers-child.ts');
 
-/** A receiver: answers every POST 200 at once and notes it. */
-async function startReceiver(receipts: Receipt[], bodies: string[]): Promise<{ url: string; stop(): Promise<void> }> {
-  const server = http.createServer((request, response) => {
-    const receivedAt = Date.now();
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const body = JSON.parse(text) as { occurredAt: string };
-      const occurredAt = Date.parse(body.occurredAt);
-      if (bodies.length === 0) bodies.push(text);
-      receipts.push({
-        deliveryId: String(request.headers['x-desk-delivery']),
-        latency: receivedAt - occurredAt,
-        occurredAt,
-        receivedAt,
-      });
-      response.writeHead(200).end();
-    });
+/**
+ * The receivers, in a child process (`webhook-receivers-child.ts`): `each` per variant. Their
+ * receipts are appended to `receipts` as they come, and the first body any received to `bodies`.
+ */
+async function startReceivers(
+  each: number,
+  receipts: Record<Variant, Receipt[]>,
+  bodies: string[],
+): Promise<{ urls: Record<Variant, string[]>; stop(): Promise<void> }> {
+  const child = fork(receiversChild, [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const urls = await new Promise<Record<Variant, string[]>>((resolve, reject) => {
+    child.on('message', (message: ReceiversMessage) => {
+      if ('urls' in message) resolve(message.urls as Record<Variant, string[]>);
+      else if ('body' in message) bodies.push(message.body);
+      else for (const [variant, receipt] of message.receipts) receipts[variant as Variant].push(receipt);
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the receivers' process exited with ${code}`)));
+    child.send({ variants: ['service', 'bare'], each } satisfies ReceiversRequest);
+  });
   return {
-    url: `http://127.0.0.1:${port}/hook`,
-    stop: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    urls,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.disconnect();
+      await exited;
+    },
   };
 }
 
@@ -272,14 +269,9 @@ async function main(): Promise<void> {
 
   const receipts: Record<Variant, Receipt[]> = { service: [], bare: [] };
   const bodies: string[] = [];
-  const receivers: Record<Variant, string[]> = { service: [], bare: [] };
-  for (const variant of ['service', 'bare'] as const) {
-    for (let i = 0; i < config.receivers; i++) {
-      const receiver = await startReceiver(receipts[variant], bodies);
-      stops.push(receiver.stop);
-      receivers[variant].push(receiver.url);
-    }
-  }
+  const receiving = await startReceivers(config.receivers, receipts, bodies);
+  stops.push(receiving.stop);
+  const receivers = receiving.urls;
 
   const client = new pg.Client({ connectionString: stack.databaseUrl });
   await client.connect();

@@ -91,6 +91,13 @@ function closingStatement(
     SELECT x.xact${pending ? sql`, ${pendingOf(sql`x.xact`)} AS pending` : sql``}${sql.join(columns.map((column) => sql`, ${column}`))} FROM x`;
 }
 
+/** Starts `run` at once; answers a function that waits for it (its failure is the waiter's to hear). */
+function startedNow(run: () => Promise<void>): () => Promise<void> {
+  const running = run();
+  running.catch(() => undefined);
+  return () => running;
+}
+
 /** Anything a statement can run on: the HTTP client or an open transaction. */
 export interface Queryable {
   execute(query: SQL): Promise<{ rows: Record<string, unknown>[] }>;
@@ -121,9 +128,10 @@ export interface Database {
    */
   batch(statements: readonly SQL[]): Promise<Record<string, unknown>[][]>;
   /**
-   * What a request's batches left for after their commit (their subscribers' `afterCommit`, queue
-   * messages): run once the answer is sent, nobody waiting for it. A job's handle runs it as each
-   * batch commits.
+   * Waits for what a request's batches started after their commit (their subscribers'
+   * `afterCommit`, queue messages), once the answer is sent: started as each batch commits, so a
+   * delivery's message leaves while the answer is made, and nobody waits for it. A job's handle
+   * runs it as each batch commits.
    */
   afterBatches(): Promise<void>;
   /** Round trips to the database so far: statements over HTTP, and statements (with BEGIN and COMMIT) on the connection. */
@@ -305,8 +313,9 @@ export function openDatabase(env: DatabaseEnv, options: { forRequest?: boolean }
           }>;
           const rows = results.map((result) => result.rows);
           const after = settled(rows.pop()![0]);
-          // a request's wait for its answer, a job's are run now
-          if (options.forRequest) afterCommits.push(...after);
+          // a request's start now and are waited for once its answer is sent (their queue messages
+          // leave while the answer is made); a job's are run now
+          if (options.forRequest) afterCommits.push(...after.map(startedNow));
           else for (const run of after) await run();
           return rows;
         } catch (error) {

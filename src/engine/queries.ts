@@ -96,11 +96,10 @@ export function oneRecordRead(
   who: Actor,
   id: SQL,
   includes: readonly string[],
-  withDeleted = false,
 ): { statement: SQL; result(rows: readonly Record<string, unknown>[]): RecordsResult | undefined } {
   const parts = partsOf(resource, canonicalIncludes(resource, includes), who);
   return {
-    statement: oneStatement(parts, resource, recordScope(resource, who, withDeleted), id),
+    statement: oneStatement(parts, resource, recordScope(resource, who), id),
     result(rows) {
       const row = rows[0];
       return row ? { ...assemble(parts, [row.record as Row], row), total: 1 } : undefined;

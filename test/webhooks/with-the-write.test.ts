@@ -97,7 +97,7 @@ describe("a write's webhook deliveries", () => {
     expect(prioritiesOf(ticket)).toHaveLength(1);
   });
 
-  it('cost their message two exchanges, read and held before the POST and recorded after; a change of two events sends the second right behind the first', async () => {
+  it('cost their message three exchanges, its outcome and the next delivery written in one after the POST; a change of two events sends the second right behind the first', async () => {
     const ticket = await quietTicket();
     const changed = await api(`/v2/tickets/${ticket}.json`, {
       method: 'PATCH',
@@ -121,11 +121,13 @@ describe("a write's webhook deliveries", () => {
     const got = hook.requests.filter((r) => r.json.ticket?.id === ticket && r.json.event !== 'ticket.created');
     expect(got.map((r) => r.json.event)).toEqual([first!.event, second!.event]);
     expect(got.every((r) => r.json.ticket.priority.id === priorities[2])).toBe(true);
-    // the write's message: its batch reading, holding and reading ahead, then the record, which queued the one behind
+    // the write's message: its read with the ticket read beside it (two statements, one exchange),
+    // the decisions and holds, then the outcome, which queued the one behind: four statements
     const [message] = await awaitLogLines({ message: 'outbox: message done', ids: String(first!.id) });
-    expect(message).toMatchObject({ outbox: 'webhook_deliveries', found: 1, tried: 1, queued: 1, dbRoundTrips: 2 });
+    expect(message).toMatchObject({ outbox: 'webhook_deliveries', found: 1, tried: 1, queued: 1, dbRoundTrips: 4 });
+    // decided already: its read, its hold, its outcome
     const [behind] = await awaitLogLines({ message: 'outbox: message done', ids: String(second!.id) });
-    expect(behind).toMatchObject({ found: 1, tried: 1, queued: 0, dbRoundTrips: 2 });
+    expect(behind).toMatchObject({ found: 1, tried: 1, queued: 0, dbRoundTrips: 3 });
   });
 
   it('are not looked for in an installation without an endpoint, and go to an endpoint from the first change after it is made', async () => {

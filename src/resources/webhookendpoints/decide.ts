@@ -5,7 +5,7 @@ import { activitiesOf, type EntryFacts } from '../tickets/activities-of-event';
 import type { JobMessage } from '../../jobs/job-message';
 import { isRowId } from '../../http/params';
 import { MAX_DELIVERIES_A_MESSAGE, type RecordsHint } from './delivery-message';
-import { bodyOf, recordsOf, recordsRead, type BatchRead } from './payload';
+import { bodyOf, recordsOf } from './payload';
 import { RECORD_TYPES, webhookEventsOf } from './webhook-events';
 
 /** `event` and `payload` of a delivery the write made, before it is decided. */
@@ -39,17 +39,14 @@ function codesOf({ storedEvent, entry, wants }: UndecidedFacts): string[] {
   return wants === null ? codes : codes.filter((code) => wants.includes(code));
 }
 
-/** Records read ahead, by event id: what the write said each event's bodies carry, read in the message's first batch (`records` once answered). */
-export type ReadAhead = Map<
-  number,
-  { hint: RecordsHint; read: BatchRead<Record<string, unknown>>; records?: Record<string, unknown> }
->;
+/** Records read ahead, by event id: what the write said each event's bodies carry, being read. */
+export type ReadAhead = Map<number, { hint: RecordsHint; records: Promise<Record<string, unknown>> }>;
 
 /**
- * The reads of the records a message's hints name (`RecordsHint`), to send in the batch that reads
- * its deliveries: a hint of a shape not the write's is left out.
+ * Starts reading the records a message's hints name (`RecordsHint`), so they are read while its
+ * deliveries are: a hint of a shape not the write's is left out.
  */
-export function readAhead(message: JobMessage): ReadAhead {
+export function readAhead(db: Database, message: JobMessage): ReadAhead {
   const ahead: ReadAhead = new Map();
   const hints = Array.isArray(message.records) ? (message.records as unknown[]).slice(0, MAX_DELIVERIES_A_MESSAGE) : [];
   for (const hint of hints as Array<Partial<RecordsHint>>) {
@@ -63,13 +60,15 @@ export function readAhead(message: JobMessage): ReadAhead {
       continue;
     if (hint.ticketId !== null && !isRowId(hint.ticketId)) continue;
     const checked = hint as RecordsHint;
-    ahead.set(checked.eventId, { hint: checked, read: recordsRead(checked, checked.ticketId) });
+    const records = recordsOf(db.http, checked, checked.ticketId);
+    records.catch(() => undefined); // a read not used, or failed, is nobody's to hear
+    ahead.set(checked.eventId, { hint: checked, records });
   }
   return ahead;
 }
 
-/** The records of the delivery's event: read ahead where the hint agrees with the rows read, else now (one batch). */
-async function recordsFor(
+/** The records of the delivery's event: read ahead where the hint agrees with the rows read, else now. */
+function recordsFor(
   db: Database,
   ahead: ReadAhead,
   event: StoredEvent,
@@ -77,57 +76,87 @@ async function recordsFor(
 ): Promise<Record<string, unknown>> {
   const read = ahead.get(event.id);
   const agrees =
-    read?.records &&
+    read &&
     read.hint.installationId === event.installationId &&
     read.hint.recordType === event.recordType &&
     read.hint.recordId === event.recordId &&
     read.hint.ticketId === ticketId;
-  return agrees ? read.records! : recordsOf(db, event, ticketId);
+  return agrees ? read.records : recordsOf(db.http, event, ticketId);
 }
 
-/**
- * What a delivery the write made turns out to be, decided when it is first tried or first waits
- * (`webhook-fanout.subscriber.ts` writes it undecided): its webhook events, by the rules of the
- * ticket's history (`activities-of-event.ts`), those its endpoint wants, each with its body, with
- * the records as they stand now. None: it is dropped. Several: it becomes the first, and the others
- * are new deliveries right behind it in its ticket's order (`turn`), sent once it is done. Written
- * by the message's one statement after its tries (`deliver.ts`).
- */
 export interface Decision {
-  codes: string[];
-  payloads: string[];
+  event: string;
+  payload: string;
 }
 
-/** A delivery to decide. */
+/** The decision of a delivery that is none of what its endpoint wants: it was dropped. */
+export const DROPPED: Decision = Object.freeze({ event: UNDECIDED, payload: UNDECIDED });
+
+/** A delivery to decide; `hold`: to be tried by this message now, so held for `leaseSeconds` as it is decided. */
 export interface ToDecide {
   id: number;
   ticketId: number | null;
   facts: UndecidedFacts | null;
+  hold: boolean;
 }
 
 /**
- * Decides the deliveries: no statement of its own, the records read side by side (read ahead
- * where the write's hint agrees). A delivery whose event is gone is none.
+ * Decides the deliveries the writes made (`webhook-fanout.subscriber.ts`) as they are first tried: which webhook
+ * events each is, by the rules of the ticket's history (`activities-of-event.ts`), and the body,
+ * with the records as they stand now. A delivery that is none its endpoint wants is dropped; one
+ * that is several becomes the first, and the others are new deliveries right behind it in its
+ * ticket's order (`turn`), sent once it is done. One statement for all, after the records are
+ * read side by side; a delivery another message decided meanwhile is left to that one (only the
+ * message that decides one holds it). Answers the decision of each delivery this message decided
+ * (`DROPPED` for one dropped).
  * (A delivery has a ticket whenever its event can be several webhook events: those behind it wait
  * for it by their ticket's order.)
  */
 export async function decideDeliveries(
   db: Database,
   undecided: readonly ToDecide[],
+  leaseSeconds: number,
   ahead: ReadAhead,
 ): Promise<Map<number, Decision>> {
   const records = new Map<number, Promise<Record<string, unknown>>>();
-  const decided = undecided.map(({ id, ticketId, facts }) => {
+  const decided = undecided.map(({ id, ticketId, facts, hold }) => {
     const codes = facts ? codesOf(facts) : [];
     if (facts && codes.length && !records.has(facts.storedEvent.id))
       records.set(facts.storedEvent.id, recordsFor(db, ahead, facts.storedEvent, ticketId));
-    return { id, codes, facts };
+    return { id, codes, facts, hold };
   });
-  const decisions = await Promise.all(
-    decided.map(async ({ id, codes, facts }) => {
+  // an event's deliveries to every endpoint carry the same bodies: each made once
+  const bodies = new Map<string, string>();
+  const body = (event: StoredEvent, code: string, whole: Record<string, unknown>) => {
+    const key = `${event.id} ${code}`;
+    if (!bodies.has(key)) bodies.set(key, bodyOf(event, code, whole));
+    return bodies.get(key)!;
+  };
+  const rows = await Promise.all(
+    decided.map(async ({ id, codes, facts, hold }) => {
       const whole = facts && codes.length ? await records.get(facts.storedEvent.id)! : {};
-      return [id, { codes, payloads: codes.map((code) => bodyOf(facts!.storedEvent, code, whole)) }] as const;
+      return { id, hold, codes, payloads: codes.map((code) => body(facts!.storedEvent, code, whole)) };
     }),
   );
-  return new Map(decisions);
+  const { rows: done } = await db.http.execute(sql`
+    WITH x AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(id int, hold boolean, codes jsonb, payloads jsonb)),
+    dropped AS (DELETE FROM webhook_deliveries d USING x WHERE d.id = x.id AND d.event = ${UNDECIDED} AND jsonb_array_length(x.codes) = 0 RETURNING d.id),
+    first AS (
+      UPDATE webhook_deliveries d SET event = x.codes->>0, payload = x.payloads->>0, updated_at = now(),
+             next_attempt_at = CASE WHEN x.hold THEN now() + make_interval(secs => ${leaseSeconds}::int) ELSE d.next_attempt_at END
+        FROM x WHERE d.id = x.id AND d.event = ${UNDECIDED} AND jsonb_array_length(x.codes) > 0
+      RETURNING d.id, d.installation_id, d.endpoint_id, d.event_id, d.ticket_id, d.event, d.payload),
+    more AS (
+      INSERT INTO webhook_deliveries (installation_id, endpoint_id, event_id, event, delivery_id, ticket_id, payload, next_attempt_at, turn)
+      SELECT f.installation_id, f.endpoint_id, f.event_id, x.codes->>n, gen_random_uuid()::text, f.ticket_id, x.payloads->>n, now(), f.id
+        FROM first f JOIN x ON x.id = f.id CROSS JOIN LATERAL generate_series(1, jsonb_array_length(x.codes) - 1) AS n
+       ORDER BY f.id, n
+      ON CONFLICT DO NOTHING RETURNING id)
+    SELECT id, event, payload FROM first UNION ALL SELECT id, NULL, NULL FROM dropped`);
+  return new Map(
+    done.map((row) => [
+      Number(row.id),
+      row.event === null ? DROPPED : { event: String(row.event), payload: String(row.payload) },
+    ]),
+  );
 }

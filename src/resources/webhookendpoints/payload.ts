@@ -1,7 +1,6 @@
-import { sql, type SQL } from 'drizzle-orm';
-import type { Database } from '../../db/client';
+import type { Queryable } from '../../db/client';
 import { systemActor } from '../../auth/principal';
-import { oneRecordRead, type ResourceDeclaration, type WireRecord } from '../../engine';
+import { selectOne, type ResourceDeclaration, type WireRecord } from '../../engine';
 import type { StoredEvent } from '../../events/subscriber';
 import { customersResource } from '../customers/customers.resource';
 import { inboxesResource } from '../inboxes/inboxes.resource';
@@ -20,37 +19,29 @@ export const EMBEDDED: Record<string, string> = {
   tags: 'tags',
 };
 
-/** Statements to send in one batch, and how their answers (in the same order) make the value. */
-export interface BatchRead<T> {
-  statements: SQL[];
-  result(answers: ReadonlyArray<readonly Record<string, unknown>[]>): T;
-}
-
-/** The record of `resource` as the payload carries it, deleted ones too; null when it is not there at all. One statement. */
-function wholeRecordRead(
+/** The record of `resource` as the payload carries it, deleted ones too; null when it is not there at all. */
+export async function wholeRecord(
+  db: Queryable,
   resource: ResourceDeclaration,
   installationId: number,
   id: number,
   includes: string[] = [],
-): BatchRead<WireRecord | null> {
-  const read = oneRecordRead(resource, systemActor(installationId, 'webhooks'), sql`${id}`, includes, true);
-  return {
-    statements: [read.statement],
-    result([rows]) {
-      const result = read.result(rows!);
-      if (!result) return null;
-      const record = { ...result.records[0]! };
-      // references the includes answered become the records themselves
-      for (const [property, type] of Object.entries(EMBEDDED)) {
-        const included = result.included[type];
-        if (!included || !(property in record)) continue;
-        const find = (ref: { id: number } | null) =>
-          ref === null ? null : (included.find((r) => r.id === ref.id) ?? ref);
-        record[property] = Array.isArray(record[property]) ? record[property].map(find) : find(record[property]);
-      }
-      return record;
-    },
-  };
+): Promise<WireRecord | null> {
+  const result = await selectOne(db, resource, id, {
+    who: systemActor(installationId, 'webhooks'),
+    includes,
+    withDeleted: true,
+  });
+  if (!result) return null;
+  const record = { ...result.records[0]! };
+  // references the includes answered become the records themselves
+  for (const [property, type] of Object.entries(EMBEDDED)) {
+    const included = result.included[type];
+    if (!included || !(property in record)) continue;
+    const find = (ref: { id: number } | null) => (ref === null ? null : (included.find((r) => r.id === ref.id) ?? ref));
+    record[property] = Array.isArray(record[property]) ? record[property].map(find) : find(record[property]);
+  }
+  return record;
 }
 
 type PayloadEvent = Pick<
@@ -58,39 +49,28 @@ type PayloadEvent = Pick<
   'installationId' | 'recordType' | 'recordId' | 'occurredAt' | 'actorUserId' | 'kind' | 'data'
 >;
 
-/** The records an event's deliveries carry, whole, by the property that holds them: its ticket, its message, or its own record. */
-export function recordsRead(
+/** The records an event's deliveries carry, whole, by the property that holds them: its ticket, its message, or its own record. Read side by side. */
+export async function recordsOf(
+  db: Queryable,
   event: Pick<StoredEvent, 'installationId' | 'recordType' | 'recordId'>,
   ticketId: number | null,
-): BatchRead<Record<string, unknown>> {
+): Promise<Record<string, unknown>> {
   const own: Record<string, [string, ResourceDeclaration]> = {
     customers: ['customer', customersResource],
     users: ['agent', usersResource],
     inboxes: ['inbox', inboxesResource],
     tags: ['tag', tagsResource],
   };
-  const wanted: Array<[string, BatchRead<WireRecord | null>]> = [];
+  const wanted: Array<[string, Promise<WireRecord | null>]> = [];
   if (ticketId !== null)
-    wanted.push(['ticket', wholeRecordRead(ticketsResource, event.installationId, ticketId, Object.values(EMBEDDED))]);
+    wanted.push(['ticket', wholeRecord(db, ticketsResource, event.installationId, ticketId, Object.values(EMBEDDED))]);
   if (event.recordType === 'messages')
-    wanted.push(['message', wholeRecordRead(messagesResource, event.installationId, event.recordId)]);
+    wanted.push(['message', wholeRecord(db, messagesResource, event.installationId, event.recordId)]);
   const named = own[event.recordType];
-  if (named) wanted.push([named[0], wholeRecordRead(named[1], event.installationId, event.recordId)]);
-  return {
-    statements: wanted.flatMap(([, read]) => read.statements),
-    result: (answers) =>
-      Object.fromEntries(wanted.map(([property, read], i) => [property, read.result([answers[i]!])])),
-  };
-}
-
-/** `recordsRead` sent on its own: one batch. */
-export async function recordsOf(
-  db: Database,
-  event: Pick<StoredEvent, 'installationId' | 'recordType' | 'recordId'>,
-  ticketId: number | null,
-): Promise<Record<string, unknown>> {
-  const read = recordsRead(event, ticketId);
-  return read.result(read.statements.length ? await db.batch(read.statements) : []);
+  if (named) wanted.push([named[0], wholeRecord(db, named[1], event.installationId, event.recordId)]);
+  return Object.fromEntries(
+    await Promise.all(wanted.map(async ([property, record]) => [property, await record] as const)),
+  );
 }
 
 /** The one shape of a delivery's body, a test event's too: the webhook event, when and by whom, then what it carries. */
