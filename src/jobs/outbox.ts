@@ -35,7 +35,7 @@ export interface Later {
 export interface Prepared<Row> {
   /** rows to try when due, or to put back on the queue until they are */
   candidates: Row[];
-  /** candidates held already (leased by `read` or `prepare` itself) */
+  /** candidates held already (leased by `prepare` itself) */
   held: ReadonlySet<number>;
 }
 
