@@ -23,11 +23,16 @@
 //      second (events whose every delivery arrived, over the seconds from the first commit to
 //      the last receipt), and what was lost or doubled (the receivers' delivery ids, and the
 //      service's delivery rows); the target check (issue 14: p99 at most 2 times the bare
-//      consumer's, nothing lost or doubled); results in bench/results/.
+//      consumer's, nothing lost or doubled); results in bench/results/;
+//   7. printed beside the target, not part of it: each service round's database exchanges and
+//      WebSocket connections an event (its write, drain and deliveries), and a side-by-side phase
+//      (BENCH_WEBHOOK_SIDE_BY_SIDE events, a round's by default, 0 for none) where each tick sends
+//      one event of each variant, so the service's own load falls on the bare consumer too.
 //
 // Settings (environment): BENCH_WEBHOOK_EVENTS=10000 (over all rounds) BENCH_WEBHOOK_ROUNDS=3
 // BENCH_WEBHOOK_RATE=20 (events a second) BENCH_WEBHOOK_RECEIVERS=10 BENCH_WEBHOOK_TICKETS=500
-// BENCH_WEBHOOK_BURST=2000.
+// BENCH_WEBHOOK_BURST=2000. BENCH_WEBHOOK_PROFILE=1 also takes a V8 CPU profile of the service's
+// isolate during its first paced round and prints where its time goes (bench/cpu-profile.ts).
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +43,8 @@ import { quietWranglerEnv } from '../scripts/worker-vars';
 import { log, runBench, setting, started, stops } from './lifecycle';
 import { align, fixed, machine, percentile, withClient, writeResults } from './report';
 import { startBareWebhooks, startService } from './workers';
+import { freePort, inspector } from './isolate-heap';
+import { bySelfTime } from './cpu-profile';
 import type { Receipt, ReceiversMessage, ReceiversRequest } from './webhook-receivers-child';
 
 const config = {
@@ -48,6 +55,9 @@ const config = {
   burst: Math.max(1, Math.round(setting('BENCH_WEBHOOK_BURST', 2_000, true))),
   rounds: Math.max(1, Math.round(setting('BENCH_WEBHOOK_ROUNDS', 3, true))),
   burstWriters: Math.max(1, Math.round(setting('BENCH_WEBHOOK_BURST_WRITERS', 8, true))),
+  profile: process.env.BENCH_WEBHOOK_PROFILE === '1',
+  /** events of the side-by-side phase (a round's when unset; 0: none) */
+  sideBySide: process.env.BENCH_WEBHOOK_SIDE_BY_SIDE,
 };
 Object.assign(process.env, quietWranglerEnv);
 
@@ -252,6 +262,28 @@ function together(rounds: Outcome[], latencies: number[]): Outcome {
   };
 }
 
+/** A CPU profile of the service's isolate from now; `report` stops it and prints the functions by self time, per event. */
+async function profileStarted(inspectorPort: number) {
+  const session = await inspector(inspectorPort, 'helpdesk-api');
+  await session.call('Profiler.enable');
+  await session.call('Profiler.setSamplingInterval', { interval: 1000 });
+  await session.call('Profiler.start');
+  return {
+    async report(events: number) {
+      const { profile } = await session.call('Profiler.stop');
+      session.close();
+      const { total, rows } = bySelfTime(profile);
+      const busy = rows.filter(([name]) => !name.startsWith('(idle)'));
+      const perEvent = (us: number) => (us / 1000 / events).toFixed(3);
+      log(
+        `service isolate, paced round 1: ${perEvent(total)} ms sampled an event, ${perEvent(busy.reduce((a, [, us]) => a + us, 0))} ms busy`,
+      );
+      for (const [name, us] of busy.slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 30)))
+        log(`  ${((us / total) * 100).toFixed(1).padStart(5)} %  ${perEvent(us)} ms  ${name}`);
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const host = machine();
   log(
@@ -262,7 +294,8 @@ async function main(): Promise<void> {
   );
   const stack = await startLocalStack({ purpose: 'test' });
   stops.push(stack.stop);
-  const service = await startService(stack);
+  const inspectorPort = config.profile ? await freePort() : undefined;
+  const service = await startService(stack, { inspectorPort });
   stops.push(service.stop);
   const bare = await startBareWebhooks();
   stops.push(bare.stop);
@@ -379,7 +412,11 @@ async function main(): Promise<void> {
   for (let round = 1; round <= config.rounds; round++) {
     for (const variant of ['service', 'bare'] as const) {
       receipts[variant].length = 0;
+      const profiling =
+        inspectorPort && variant === 'service' && round === 1 ? await profileStarted(inspectorPort) : undefined;
+      const before = stack.stats();
       const write = await paced(perRound, config.rate, writers[variant]);
+      if (profiling) await profiling.report(perRound);
       const result = await outcome(
         receipts[variant],
         expected(perRound),
@@ -389,6 +426,14 @@ async function main(): Promise<void> {
         restamps[variant],
       );
       rounds[variant].push(result);
+      if (variant === 'service') {
+        // what the round's events cost the database, the drains and deliveries after them included
+        const after = stack.stats();
+        const each = (n: number) => fixed(n / perRound, 2);
+        log(
+          `service, paced round ${round}: an event made ${each(after.sqlHttp.requests - before.sqlHttp.requests)} HTTP exchanges and opened ${each(after.wsProxy.connections - before.wsProxy.connections)} WebSocket connections`,
+        );
+      }
       pooled[variant].push(...receipts[variant].map((r) => r.latency));
       const slow = result.slowSeconds;
       log(
@@ -439,6 +484,25 @@ async function main(): Promise<void> {
       `service, paced: write's start to its commit p50 ${fixed(Number(lag.write_p50), 0)} ms, p99 ${fixed(Number(lag.write_p99), 0)} ms; commit to delivery recorded p50 ${fixed(Number(lag.deliver_p50), 0)} ms, p99 ${fixed(Number(lag.deliver_p99), 0)} ms`,
     );
 
+  // side by side: each tick one write of each variant, so the service's load (its writes, their
+  // drains and deliveries) falls on the bare consumer too: printed beside the target, not the target
+  const sideBySideEvents =
+    config.sideBySide === undefined ? perRound : Math.max(0, Math.round(Number(config.sideBySide) || 0));
+  let sideBySide: Record<Variant, Outcome> | undefined;
+  if (sideBySideEvents > 0) {
+    for (const variant of ['service', 'bare'] as const) receipts[variant].length = 0;
+    const write = await paced(sideBySideEvents, config.rate, async (i) => {
+      await Promise.all([serviceWrite(config.events + i), bareWrite()]);
+    });
+    const ended = Date.now();
+    const of = (variant: Variant) =>
+      outcome(receipts[variant], expected(sideBySideEvents), sideBySideEvents, write, ended, restamps[variant]);
+    sideBySide = { service: await of('service'), bare: await of('bare') };
+    log(
+      `side by side, ${sideBySideEvents} events each: service p50 ${fixed(sideBySide.service.p50, 0)} ms, p99 ${fixed(sideBySide.service.p99, 0)} ms; bare p50 ${fixed(sideBySide.bare.p50, 0)} ms, p99 ${fixed(sideBySide.bare.p99, 0)} ms; p99 service / bare ${fixed(sideBySide.service.p99 / sideBySide.bare.p99, 3)}`,
+    );
+  }
+
   for (const variant of ['service', 'bare'] as const) {
     receipts[variant].length = 0;
     let next = 0;
@@ -470,13 +534,13 @@ async function main(): Promise<void> {
       ).rows,
   );
   log(
-    `service: delivery rows by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')} (of ${expected(config.events + config.burst)})`,
+    `service: delivery rows by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')} (of ${expected(perRound * config.rounds + sideBySideEvents + config.burst)})`,
   );
 
   // the target's figure: the median of the rounds' ratios (a round's p99 is its slowest 1 %, a few moments of the machine)
   const ratios = rounds.service.map((r, i) => r.p99 / rounds.bare[i]!.p99);
   const ratio = median(ratios);
-  const whole = Object.values(phases).every((phase) =>
+  const whole = [...Object.values(phases), ...(sideBySide ? [sideBySide] : [])].every((phase) =>
     Object.values(phase).every((r) => r.lost === 0 && r.doubled === 0 && r.writeFailures === 0),
   );
   log('');
@@ -528,7 +592,7 @@ async function main(): Promise<void> {
     `burst events/s service / bare: ${fixed(phases.burst.service.eventsPerSecond / phases.burst.bare.eventsPerSecond, 3)}`,
   );
   log(`nothing lost or doubled: ${whole ? 'met' : 'MISSED'}`);
-  const file = await writeResults({ config, host, phases, rounds, ratios, ratio, whole }, 'webhooks');
+  const file = await writeResults({ config, host, phases, sideBySide, rounds, ratios, ratio, whole }, 'webhooks');
   log(`results: ${file}`);
   if (!whole) process.exitCode = 1;
 }
