@@ -83,18 +83,23 @@ const stored = (conversationId: number) =>
     conversationId,
   ]);
 
+/** A new conversation whose contact, joined, has said `first` (seen back); the endpoint answers `refusals` first. */
+async function saidToFlakyEndpoint(name: string, first: string, refusals: number[]) {
+  endpoint.calls.length = 0;
+  endpoint.refusals = refusals;
+  const conversation = await startConversation(name);
+  const contact = await joinRoom(conversation.socketUrl);
+  await contact.next('welcome');
+  contact.send({ type: 'message', message: first, clientId: 'c1' });
+  await contact.next('message');
+  await eventually(async () => (endpoint.calls.length >= 1 ? true : undefined));
+  return { conversation, contact };
+}
+
 describe("a room's delivery that fails", () => {
   it('is tried again after 1 s, then 2 s; a message said meanwhile waits and goes with it, each stored once', async () => {
-    endpoint.calls.length = 0;
-    endpoint.refusals = [503, 503];
-    const conversation = await startConversation('Bo Backoff');
-    const contact = await joinRoom(conversation.socketUrl);
-    await contact.next('welcome');
-    contact.send({ type: 'message', message: 'first', clientId: 'c1' });
-    await contact.next('message');
-
-    // the first try is refused; something said now must wait for the backoff
-    await eventually(async () => (endpoint.calls.length >= 1 ? true : undefined));
+    const { conversation, contact } = await saidToFlakyEndpoint('Bo Backoff', 'first', [503, 503]);
+    // the first try was refused; something said now must wait for the backoff
     contact.send({ type: 'message', message: 'second', clientId: 'c2' });
     await contact.next('message');
 
@@ -122,14 +127,7 @@ describe("a room's delivery that fails", () => {
   });
 
   it('refused as malformed (400) is not tried again: the room keeps its messages, Postgres gets none', async () => {
-    endpoint.calls.length = 0;
-    endpoint.refusals = [400];
-    const conversation = await startConversation('Rae Refused');
-    const contact = await joinRoom(conversation.socketUrl);
-    await contact.next('welcome');
-    contact.send({ type: 'message', message: 'never stored', clientId: 'c1' });
-    await contact.next('message');
-    await eventually(async () => (endpoint.calls.length >= 1 ? true : undefined));
+    const { conversation, contact } = await saidToFlakyEndpoint('Rae Refused', 'never stored', [400]);
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(endpoint.calls.map((call) => call.answered)).toEqual([400]);
     expect(await stored(conversation.id)).toHaveLength(0);
