@@ -276,7 +276,7 @@ async function profileStarted(inspectorPort: number) {
       const busy = rows.filter(([name]) => !name.startsWith('(idle)'));
       const perEvent = (us: number) => (us / 1000 / events).toFixed(3);
       log(
-        `service isolate, paced round 1: ${perEvent(total)} ms sampled an event, ${perEvent(busy.reduce((a, [, us]) => a + us, 0))} ms busy`,
+        `service isolate, paced round 1: ${perEvent(total)} ms sampled an event, ${perEvent(total - busy.reduce((a, [, us]) => a + us, 0))} ms of it as (idle), as workerd tells V8`,
       );
       for (const [name, us] of busy.slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 30)))
         log(`  ${((us / total) * 100).toFixed(1).padStart(5)} %  ${perEvent(us)} ms  ${name}`);
