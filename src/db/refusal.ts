@@ -57,17 +57,31 @@ export class RolledBack extends Error {
   }
 }
 
+type RaisedError = { code?: unknown; message?: unknown; detail?: unknown; cause?: unknown };
+
+/** The `desk_refuse` error in `error`, or in what it wraps (drizzle wraps a transaction's statement errors). */
+function raisedRefusal(error: unknown): { candidate: RaisedError; match: RegExpExecArray } | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const candidate = current as RaisedError;
+    const match = typeof candidate.code === 'string' ? /^HD(\d{3})$/.exec(candidate.code) : null;
+    if (match) return { candidate, match };
+    current = candidate.cause;
+  }
+  return undefined;
+}
+
 /** The error a `desk_refuse` raised, as the client gets it (or `RolledBack`, as `rollBackWith` asked); undefined for any other error. */
 export function refusalOf(error: unknown): ApiError | RolledBack | undefined {
-  const candidate = error as { code?: unknown; message?: unknown; detail?: unknown } | undefined;
-  const match = typeof candidate?.code === 'string' ? /^HD(\d{3})$/.exec(candidate.code) : null;
-  if (!match) return undefined;
-  if (match[1] === '200') return new RolledBack(String(candidate!.message));
+  const raised = raisedRefusal(error);
+  if (!raised) return undefined;
+  const { candidate, match } = raised;
+  if (match[1] === '200') return new RolledBack(String(candidate.message));
   const status = Number(match[1]) as RefusalStatus;
   const code = CODES[status] ?? 'invalid';
-  const source = typeof candidate!.detail === 'string' && candidate!.detail !== '' ? candidate!.detail : undefined;
+  const source = typeof candidate.detail === 'string' && candidate.detail !== '' ? candidate.detail : undefined;
   return new ApiError(status in CODES ? status : 400, [
-    { code, ...(source ? { source } : {}), detail: String(candidate!.message) },
+    { code, ...(source ? { source } : {}), detail: String(candidate.message) },
   ]);
 }
 

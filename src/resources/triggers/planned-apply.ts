@@ -1,40 +1,25 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { systemActor, type Actor } from '../../auth/principal';
+import { and, sql, type SQL } from 'drizzle-orm';
+import type { Actor } from '../../auth/principal';
 import type { Database } from '../../db/client';
 import { refuseWhen } from '../../db/refusal';
 import { tickets } from '../../db/schema';
 import { intList } from '../../db/sql-values';
-import { planOf, sendWithReadBack, tenantScope, updateStatement } from '../../engine';
-import { recordEventsStatement } from '../../events/record-events';
+import { sendWithReadBack, tenantScope } from '../../engine';
 import { ApiError } from '../../http/errors';
 import { workingHoursFrom, workingHoursStatement } from '../businesshours/working-hours-of';
-import { requireFieldsToResolveStatement } from '../customfields/ticket-values';
-import { threadEntryStatements } from '../tickets/thread-entry';
 import { visibleTickets } from '../tickets/ticket-visibility';
 import { ticketsResource } from '../tickets/tickets.resource';
-import {
-  factsOf,
-  factsPrint,
-  ticketFactsStatement,
-  triggerMatches,
-  type FactsPrint,
-  type TicketFacts,
-} from './trigger-conditions';
+import { factsOf, factsPrint, ticketFactsStatement, triggerMatches, type FactsPrint } from './trigger-conditions';
 import {
   isTimeBased,
   problemsAsChecks,
   printedTrigger,
   storedTriggerPrintedStatement,
   unchangedCheck,
-  type StoredTrigger,
 } from './trigger-rules';
-import { actionIds, fill, ticketChanges, triggeredEvent, unseatedDetail } from './trigger-actions';
-import { ACTION } from './trigger-codes';
+import { triggerRunStatements } from './trigger-actions';
 
 const RACE = 'a simultaneous change got in the way; try again';
-
-/** The next event id: what a run writes is from here on (`trigger_chain_links`). */
-const lastEventId = sql`coalesce(pg_sequence_last_value('events_id_seq'), 0)`;
 
 /**
  * A manual trigger applied by hand in two exchanges with the database: the trigger, its business
@@ -77,7 +62,6 @@ export async function plannedApply(
   const read = new Map(factRows!.map((row) => [Number(row.id), { facts: factsOf(row), print: String(row[printed]) }]));
   const absent = ticketIds.find((id) => !read.has(id));
   if (absent !== undefined) throw ApiError.notFound('tickets', `ticket ${absent} not found`);
-  const { changes, watched } = ticketChanges(trigger);
   const hours = trigger.businesshoursId === null ? undefined : workingHoursFrom(hoursRows![0]);
 
   const missing = (await problemsAsChecks(installationId, trigger)).filter((problem) => problem.missing);
@@ -111,120 +95,10 @@ export async function plannedApply(
       );
       break;
     }
-    statements.push(...runStatements(db, installationId, trigger, facts, { changes, watched }));
+    statements.push(...triggerRunStatements(db.http, installationId, trigger, facts, 1, 'byHand'));
   }
   if (readBack !== undefined)
     return { body: await sendWithReadBack(db, ticketsResource, who, statements, sql`${readBack}::int`, []) };
   await db.batch(statements);
   return { body: undefined };
-}
-
-/** `runTrigger` on one ticket as statements: its actions in order, the run's place in a chain (depth 1), the `triggered` event. */
-function runStatements(
-  db: Database,
-  installationId: number,
-  trigger: StoredTrigger,
-  facts: TicketFacts,
-  { changes, watched }: ReturnType<typeof ticketChanges>,
-): SQL[] {
-  const who = systemActor(installationId, 'triggers');
-  const writer = db.http;
-  const parent = { type: 'tickets', id: sql`${facts.id}::int` };
-  const failed = (detail: string) => `trigger ${trigger.id} could not act on ticket ${facts.id}: ${detail}`;
-  const chain = `desk.trigger_chain_${facts.id}`;
-  const statements: (SQL | undefined)[] = [sql`SELECT set_config(${chain}::text, (${lastEventId})::text, true)`];
-  if (typeof changes.agentId === 'number') {
-    const collaborator = sql`EXISTS (SELECT 1 FROM users WHERE id = ${changes.agentId} AND installation_id = ${installationId} AND role = 'collaborator')`;
-    statements.push(refuseWhen(collaborator, 409, 'trigger', failed(unseatedDetail(changes.agentId))));
-  }
-  if (Object.keys(changes).length > 0)
-    statements.push(
-      updateStatement(
-        writer,
-        who,
-        { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) },
-        changes,
-        watched,
-      ),
-    );
-  if (changes.statusId !== undefined && changes.statusId !== facts.statusId) {
-    statements.push(
-      requireFieldsToResolveStatement(who, sql`t.id = ${facts.id}`, 'trigger', { status: 409, prefix: failed('') }),
-    );
-  }
-  // the tags linked as each action comes: an earlier one may have added or taken off some
-  const linked = new Set(facts.tags);
-  const source = 'trigger.triggeractions';
-  let entry = 0;
-  for (const action of trigger.actions) {
-    switch (action.type) {
-      case ACTION.addTags: {
-        const ids = actionIds(action);
-        statements.push(
-          ...planOf(ticketsResource.relations.tags!)!(
-            writer,
-            who,
-            parent,
-            ids.map((id) => ({ id })),
-            source,
-            false,
-          )!,
-        );
-        for (const id of ids) linked.add(id);
-        break;
-      }
-      case ACTION.removeTags: {
-        const removing = [...new Set(actionIds(action))].filter((id) => linked.has(id));
-        if (removing.length)
-          statements.push(
-            ...planOf(ticketsResource.relations.tags!)!(
-              writer,
-              who,
-              parent,
-              removing.map((id) => ({ id, delete: true })),
-              source,
-              false,
-            )!,
-          );
-        for (const id of removing) linked.delete(id);
-        break;
-      }
-      case ACTION.addFollower:
-        statements.push(
-          ...planOf(ticketsResource.relations.followers!)!(
-            writer,
-            who,
-            parent,
-            [{ id: Number(action.value) }],
-            source,
-            false,
-          )!,
-        );
-        break;
-      case ACTION.addNote:
-      case ACTION.sendReply:
-        statements.push(
-          ...threadEntryStatements(
-            who,
-            {
-              ticketId: facts.id,
-              body: action.type === ACTION.sendReply ? fill(action.message, facts) : action.message,
-              editMethod: 'markdown',
-              threadType: action.type === ACTION.addNote ? 'note' : 'message',
-              customerId: null,
-            },
-            `trigger_entry_${facts.id}_${++entry}`,
-          ),
-        );
-        break;
-      default:
-        break;
-    }
-  }
-  statements.push(
-    sql`INSERT INTO trigger_chain_links (installation_id, ticket_id, events_after, events_to, depth)
-      VALUES (${installationId}, ${facts.id}, current_setting(${chain}::text)::bigint, ${lastEventId}, 1)`,
-    recordEventsStatement(who, [triggeredEvent(trigger, facts.id, 1)]),
-  );
-  return statements.filter((statement): statement is SQL => statement !== undefined);
 }

@@ -1,5 +1,4 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Env } from '../../app-env';
 import { systemActor } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
 import { triggers } from '../../db/schema';
@@ -59,7 +58,6 @@ async function hoursOf(
  */
 export async function runTriggersOn(
   tx: Transaction,
-  env: Env,
   installationId: number,
   ticketId: number,
   depth: number,
@@ -89,7 +87,7 @@ export async function runTriggersOn(
     // an incomplete trigger has not acted: once fixed, it may still
     if (!(await stillComplete(tx, installationId, trigger))) continue;
     if (!(await claimRun(tx, installationId, trigger.id, ticketId, depth))) continue;
-    if (!(await runTrigger(tx, env, trigger, facts, depth, installationId)).failed) acted.push(trigger.id);
+    if (!(await runTrigger(tx, trigger, facts, depth, installationId)).failed) acted.push(trigger.id);
     facts = await ticketFacts(tx, installationId, ticketId);
   }
   return acted;

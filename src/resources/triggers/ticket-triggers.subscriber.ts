@@ -36,7 +36,7 @@ export const ticketTriggers: Subscriber = {
     { recordType: 'tickets', kinds: ['linked', 'unlinked'] },
     { recordType: 'messages', kinds: ['created', 'updated'] },
   ],
-  async handle(event, { tx, env }) {
+  async handle(event, { tx }) {
     if (
       (event.kind === 'linked' || event.kind === 'unlinked') &&
       !['tags', 'customfields'].includes(String(event.data.relation))
@@ -54,7 +54,6 @@ export const ticketTriggers: Subscriber = {
     if (candidates.length === 0) return;
     await runTriggersOn(
       tx,
-      env,
       event.installationId,
       ticketId,
       await depthAfter(tx, ticketId, event),

@@ -21,7 +21,6 @@ const CURSORS = { time: sql.raw('time_cursor'), existing: sql.raw('existing_curs
 
 async function walk(
   db: Database,
-  env: Env,
   installationId: number,
   trigger: StoredTrigger,
   cursor: keyof typeof CURSORS,
@@ -35,7 +34,7 @@ async function walk(
      ORDER BY t.id LIMIT ${WALK_BATCH}`);
   for (const { id } of candidates) {
     try {
-      await db.transaction((tx) => runTriggersOn(tx, env, installationId, Number(id), 1, [trigger], now));
+      await db.transaction((tx) => runTriggersOn(tx, installationId, Number(id), 1, [trigger], now));
     } catch (error) {
       log('error', 'triggers: a trigger failed on a ticket the cron walked to', {
         triggerId: trigger.id,
@@ -75,11 +74,11 @@ export async function runTicketWalks(env: Env): Promise<void> {
       );
       for (const trigger of await activeTriggers(db.http, installationId, 'Automatic')) {
         if (isTimeBased(trigger)) {
-          await walk(db, env, installationId, trigger, 'time', now);
+          await walk(db, installationId, trigger, 'time', now);
           if (applying.has(trigger.id))
             await db.http.execute(sql`UPDATE triggers SET existing_cursor = NULL WHERE id = ${trigger.id}`);
         } else if (applying.has(trigger.id)) {
-          await walk(db, env, installationId, trigger, 'existing', now);
+          await walk(db, installationId, trigger, 'existing', now);
         }
       }
     }

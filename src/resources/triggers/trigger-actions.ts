@@ -1,13 +1,13 @@
-import { eq, sql } from 'drizzle-orm';
-import type { Env } from '../../app-env';
-import { systemActor, type Actor } from '../../auth/principal';
+import { eq, sql, type SQL } from 'drizzle-orm';
+import { systemActor } from '../../auth/principal';
 import type { Transaction } from '../../db/client';
+import { refusalOf, refuseWhen } from '../../db/refusal';
 import { tickets } from '../../db/schema';
-import { updateRecords, type WritableField } from '../../engine';
-import { recordEvents } from '../../events/record-events';
+import { planOf, updateStatement, type WritableField, type Writer } from '../../engine';
+import { recordEvents, recordEventsStatement } from '../../events/record-events';
 import { ApiError } from '../../http/errors';
-import { requireFieldsToResolve } from '../customfields/ticket-values';
-import { addThreadEntry } from '../tickets/thread-entry';
+import { requireFieldsToResolveStatement } from '../customfields/ticket-values';
+import { threadEntryStatements } from '../tickets/thread-entry';
 import { fillTemplate } from '../tickets/ticket-template';
 import { ticketsResource } from '../tickets/tickets.resource';
 import { ACTION, ACTIONS } from './trigger-codes';
@@ -26,42 +26,44 @@ const SETS: Record<number, { column: string; property: string }> = {
 /** Text a customer wrote, taken literally in markdown: no links, images or formatting of theirs in the helpdesk's reply. */
 const literalMarkdown = (text: string) => text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
 
-export const fill = (template: string, facts: TicketFacts) => fillTemplate(template, facts, literalMarkdown);
+const fill = (template: string, facts: TicketFacts) => fillTemplate(template, facts, literalMarkdown);
 
 /**
- * Runs one trigger's actions on a ticket, as the system's `triggers` part: each action through the
- * write it stands for (an update of the ticket, a tag linked, a note added...), with its events and
- * history lines, held to the rules a teammate's write is (no collaborator assigned, required custom
- * fields before solved or closed); then one `triggered` event naming the trigger and what it did
- * (a `ticket.trigger` history line). The actions run in a savepoint: one refused undoes them all,
- * and a `triggered` event with `failed` says why (a `ticket.trigger.failed` line).
+ * Runs one trigger's actions on a ticket, as the system's `triggers` part: the statements of
+ * `triggerRunStatements`, one after another, in a savepoint, so one refused undoes them all and a
+ * `triggered` event with `failed` says why (a `ticket.trigger.failed` line).
  */
 export async function runTrigger(
   tx: Transaction,
-  env: Env,
   trigger: StoredTrigger,
   facts: TicketFacts,
   depth: number,
   installationId: number,
 ): Promise<{ failed?: string }> {
-  const who: Actor = systemActor(installationId, 'triggers');
-  const named = { id: trigger.id, type: 'triggers', name: trigger.name };
   try {
-    await tx.transaction((savepoint) => applyActions(savepoint, env, who, trigger, facts, depth, installationId));
+    await tx.transaction(async (savepoint) => {
+      for (const statement of triggerRunStatements(savepoint, installationId, trigger, facts, depth, 'drain'))
+        await savepoint.execute(statement);
+    });
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    const failed = error.errors.map((e) => e.detail).join('; ');
-    await recordEvents(tx, who, [
-      { recordType: 'tickets', recordId: facts.id, kind: 'triggered', data: { trigger: named, failed, depth } },
+    const refusal = error instanceof ApiError ? error : refusalOf(error);
+    if (!(refusal instanceof ApiError)) throw error;
+    const failed = refusal.errors.map((e) => e.detail).join('; ');
+    await recordEvents(tx, systemActor(installationId, 'triggers'), [
+      {
+        recordType: 'tickets',
+        recordId: facts.id,
+        kind: 'triggered',
+        data: { trigger: { id: trigger.id, type: 'triggers', name: trigger.name }, failed, depth },
+      },
     ]);
     return { failed };
   }
-  await recordEvents(tx, who, [triggeredEvent(trigger, facts.id, depth)]);
   return {};
 }
 
 /** What the trigger's actions set on a ticket (its columns), with how their change reads in events. */
-export function ticketChanges(trigger: StoredTrigger) {
+function ticketChanges(trigger: StoredTrigger) {
   const changes: Record<string, unknown> = {};
   const watched: Record<string, NonNullable<WritableField['output']>> = {};
   for (const action of trigger.actions) {
@@ -75,18 +77,18 @@ export function ticketChanges(trigger: StoredTrigger) {
 }
 
 /** The ids an action's value names. */
-export const actionIds = (action: StoredTrigger['actions'][number]) =>
+const actionIds = (action: StoredTrigger['actions'][number]) =>
   action.value
     .split(',')
     .map((part) => Number(part.trim()))
     .filter(Boolean);
 
 /** Why a ticket is not assigned to the user (a collaborator). */
-export const unseatedDetail = (userId: number) =>
+const unseatedDetail = (userId: number) =>
   `user ${userId} is a collaborator: a ticket is assigned to an owner, admin or agent`;
 
 /** The `triggered` event of a run that did what its actions say. */
-export const triggeredEvent = (trigger: StoredTrigger, ticketId: number, depth: number) => ({
+const triggeredEvent = (trigger: StoredTrigger, ticketId: number, depth: number) => ({
   recordType: 'tickets',
   recordId: ticketId,
   kind: 'triggered' as const,
@@ -101,99 +103,124 @@ export const triggeredEvent = (trigger: StoredTrigger, ticketId: number, depth: 
   },
 });
 
-async function applyActions(
-  tx: Transaction,
-  env: Env,
-  who: Actor,
+/** The next event id: what a run writes is from here on (`trigger_chain_links`). */
+const lastEventId = sql`coalesce(pg_sequence_last_value('events_id_seq'), 0)`;
+
+/**
+ * How a run's refusals read. Applied by hand (`planned-apply.ts`) the request answers them: a 409
+ * naming the trigger and the ticket. Run by the drain (`runTrigger`) they are noted on the run's
+ * `triggered` event, which names both already: the 400 of a teammate's write, as its detail.
+ */
+const REFUSALS = {
+  byHand: (trigger: StoredTrigger, ticketId: number) => ({
+    status: 409 as const,
+    source: 'trigger',
+    prefix: `trigger ${trigger.id} could not act on ticket ${ticketId}: `,
+  }),
+  drain: () => ({ status: 400 as const, source: ACTIONS_SOURCE, prefix: '' }),
+};
+
+const ACTIONS_SOURCE = 'trigger.triggeractions';
+
+/**
+ * One trigger's run on a ticket as statements, in order: each action through the write it stands
+ * for (an update of the ticket, a tag linked, a note added...), with its events and history lines,
+ * held to the rules a teammate's write is (no collaborator assigned, required custom fields before
+ * solved or closed: refusals, `src/db/refusal.ts`); the run's place in a chain (`depth`); then one
+ * `triggered` event naming the trigger and what it did (a `ticket.trigger` history line). The
+ * drain runs them one by one in its transaction, a trigger applied by hand sends them in its batch.
+ * A webhook action is sent by the webhooks' fan-out of the `triggered` event, which names it.
+ */
+export function triggerRunStatements(
+  writer: Writer,
+  installationId: number,
   trigger: StoredTrigger,
   facts: TicketFacts,
   depth: number,
-  installationId: number,
-): Promise<void> {
-  const context = { tx, who, env };
-  const parent = { type: 'tickets', id: facts.id };
-  const eventsAfter = await lastEventId(tx);
+  by: keyof typeof REFUSALS,
+): SQL[] {
+  const who = systemActor(installationId, 'triggers');
+  const refusal = REFUSALS[by](trigger, facts.id);
   const { changes, watched } = ticketChanges(trigger);
-  if (typeof changes.agentId === 'number') await requireSeated(tx, installationId, changes.agentId);
+  const parent = { type: 'tickets', id: sql`${facts.id}::int` };
+  const chain = `desk.trigger_chain_${facts.id}`;
+  const statements: (SQL | undefined)[] = [sql`SELECT set_config(${chain}::text, (${lastEventId})::text, true)`];
+  if (typeof changes.agentId === 'number') {
+    const collaborator = sql`EXISTS (SELECT 1 FROM users WHERE id = ${changes.agentId} AND installation_id = ${installationId} AND role = 'collaborator')`;
+    statements.push(
+      refuseWhen(collaborator, refusal.status, refusal.source, refusal.prefix + unseatedDetail(changes.agentId)),
+    );
+  }
   if (Object.keys(changes).length > 0)
-    await updateRecords(
-      tx,
-      who,
-      { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) },
-      changes,
-      watched,
+    statements.push(
+      updateStatement(
+        writer,
+        who,
+        { table: tickets, type: 'tickets', where: eq(tickets.id, facts.id) },
+        changes,
+        watched,
+      ),
     );
   if (changes.statusId !== undefined && changes.statusId !== facts.statusId)
-    await requireFieldsToResolve(context, [facts.id], 'trigger.triggeractions');
+    statements.push(requireFieldsToResolveStatement(who, sql`t.id = ${facts.id}`, refusal.source, refusal));
+  // the tags linked as each action comes: an earlier one may have added or taken off some
+  const linked = new Set(facts.tags);
+  const relation = (name: 'tags' | 'followers', entries: Array<{ id: number; delete?: boolean }>) =>
+    planOf(ticketsResource.relations[name]!)!(writer, who, parent, entries, ACTIONS_SOURCE, false)!;
+  let entry = 0;
   for (const action of trigger.actions) {
-    const idsOf = () => actionIds(action);
     switch (action.type) {
-      case ACTION.addTags:
-        await ticketsResource.relations.tags!.write!(
-          tx,
-          who,
-          parent,
-          idsOf().map((id) => ({ id })),
-          'trigger.triggeractions',
+      case ACTION.addTags: {
+        const ids = actionIds(action);
+        statements.push(
+          ...relation(
+            'tags',
+            ids.map((id) => ({ id })),
+          ),
         );
+        for (const id of ids) linked.add(id);
         break;
+      }
       case ACTION.removeTags: {
-        // the tags linked now: an earlier action may have taken some off already
-        const { rows } = await tx.execute(sql`SELECT tag_id FROM ticket_tags WHERE ticket_id = ${facts.id}`);
-        const linked = new Set(rows.map((row) => Number(row.tag_id)));
-        const removing = [...new Set(idsOf())].filter((id) => linked.has(id));
+        const removing = [...new Set(actionIds(action))].filter((id) => linked.has(id));
         if (removing.length)
-          await ticketsResource.relations.tags!.write!(
-            tx,
-            who,
-            parent,
-            removing.map((id) => ({ id, delete: true })),
-            'trigger.triggeractions',
+          statements.push(
+            ...relation(
+              'tags',
+              removing.map((id) => ({ id, delete: true })),
+            ),
           );
+        for (const id of removing) linked.delete(id);
         break;
       }
       case ACTION.addFollower:
-        await ticketsResource.relations.followers!.write!(
-          tx,
-          who,
-          parent,
-          [{ id: Number(action.value) }],
-          'trigger.triggeractions',
-        );
+        statements.push(...relation('followers', [{ id: Number(action.value) }]));
         break;
       case ACTION.addNote:
       case ACTION.sendReply:
-        await addThreadEntry(context, {
-          ticketId: facts.id,
-          body: action.type === ACTION.sendReply ? fill(action.message, facts) : action.message,
-          editMethod: 'markdown',
-          threadType: action.type === ACTION.addNote ? 'note' : 'message',
-          customerId: null,
-        });
+        statements.push(
+          ...threadEntryStatements(
+            who,
+            {
+              ticketId: facts.id,
+              body: action.type === ACTION.sendReply ? fill(action.message, facts) : action.message,
+              editMethod: 'markdown',
+              threadType: action.type === ACTION.addNote ? 'note' : 'message',
+              customerId: null,
+            },
+            `trigger_entry_${facts.id}_${++entry}`,
+          ),
+        );
         break;
       // ACTION.callWebhook: sent by the webhooks' fan-out of the run's `triggered` event, which names it
       default:
         break;
     }
   }
-  await tx.execute(sql`INSERT INTO trigger_chain_links (installation_id, ticket_id, events_after, events_to, depth)
-    VALUES (${installationId}, ${facts.id}, ${eventsAfter}, ${await lastEventId(tx)}, ${depth})`);
-}
-
-/** A ticket is assigned to a teammate with a seat, whoever assigns it. */
-async function requireSeated(tx: Transaction, installationId: number, userId: number): Promise<void> {
-  const { rows } = await tx.execute(
-    sql`SELECT role FROM users WHERE id = ${userId} AND installation_id = ${installationId}`,
+  statements.push(
+    sql`INSERT INTO trigger_chain_links (installation_id, ticket_id, events_after, events_to, depth)
+      VALUES (${installationId}, ${facts.id}, current_setting(${chain}::text)::bigint, ${lastEventId}, ${depth})`,
+    recordEventsStatement(who, [triggeredEvent(trigger, facts.id, depth)]),
   );
-  if (rows[0]?.role === 'collaborator') throw ApiError.invalid('trigger.triggeractions', unseatedDetail(userId));
-}
-
-/**
- * The last event id handed out, by anyone: what this transaction writes next is above it. The
- * sequence answers at once, where `max(id)` would read every event of the installation; ids of
- * other transactions' events inside a run's range do no harm, a range being looked up by ticket.
- */
-async function lastEventId(tx: Transaction): Promise<number> {
-  const { rows } = await tx.execute(sql`SELECT coalesce(pg_sequence_last_value('events_id_seq'), 0) AS id`);
-  return Number(rows[0]!.id);
+  return statements.filter((statement): statement is SQL => statement !== undefined);
 }
