@@ -19,37 +19,3 @@ export function bySelfTime(profile: { nodes: ProfileNode[]; samples: number[]; t
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   return { total, rows: [...self].sort((a, b) => b[1] - a[1]) };
 }
-
-/** A stretch of samples in which the isolate never went idle: how long, and what took most of it. */
-export interface BusyStretch {
-  ms: number;
-  top: Array<[string, number]>;
-}
-
-/**
- * The isolate's busy stretches: runs of samples without an `(idle)` one, the longest first. JS in
- * an isolate runs one task at a time, so whatever arrives during a stretch (a queue batch, a
- * fetch's answer, a statement's result) waits for its end.
- */
-export function busyStretches(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }) {
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  const stretches: BusyStretch[] = [];
-  let current: Map<string, number> | undefined;
-  let ms = 0;
-  const close = () => {
-    if (current) stretches.push({ ms, top: [...current].sort((a, b) => b[1] - a[1]).slice(0, 3) });
-    current = undefined;
-    ms = 0;
-  };
-  profile.samples.forEach((id, i) => {
-    const name = nodes.get(id)!.callFrame.functionName || '(anonymous)';
-    // a sample's delta is the time since the one before: it belongs to the stretch it ends
-    const delta = (profile.timeDeltas[i] ?? 0) / 1000;
-    if (name === '(idle)') return close();
-    current ??= new Map();
-    ms += delta;
-    current.set(name, (current.get(name) ?? 0) + delta);
-  });
-  close();
-  return stretches.sort((a, b) => b.ms - a.ms);
-}

@@ -44,7 +44,7 @@ import { log, runBench, setting, started, stops } from './lifecycle';
 import { align, fixed, machine, percentile, withClient, writeResults } from './report';
 import { startBareWebhooks, startService } from './workers';
 import { freePort, inspector } from './isolate-heap';
-import { busyStretches, bySelfTime } from './cpu-profile';
+import { bySelfTime } from './cpu-profile';
 import type { Receipt, ReceiversMessage, ReceiversRequest } from './webhook-receivers-child';
 
 const config = {
@@ -280,16 +280,6 @@ async function profileStarted(inspectorPort: number) {
       );
       for (const [name, us] of busy.slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 30)))
         log(`  ${((us / total) * 100).toFixed(1).padStart(5)} %  ${perEvent(us)} ms  ${name}`);
-      const stretches = busyStretches(profile);
-      const over = (ms: number) => stretches.filter((s) => s.ms >= ms);
-      const share = (ms: number) => over(ms).reduce((a, s) => a + s.ms, 0) / (total / 1000);
-      log(
-        `service isolate, busy without a break: ${[10, 25, 50, 100].map((ms) => `${over(ms).length} stretches of ${ms} ms or more (${(share(ms) * 100).toFixed(1)} % of the round)`).join(', ')}`,
-      );
-      for (const stretch of stretches.slice(0, 5))
-        log(
-          `  ${stretch.ms.toFixed(0)} ms: ${stretch.top.map(([name, ms]) => `${name} ${ms.toFixed(0)} ms`).join(', ')}`,
-        );
     },
   };
 }
