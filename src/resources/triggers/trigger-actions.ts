@@ -106,6 +106,9 @@ const triggeredEvent = (trigger: StoredTrigger, ticketId: number, depth: number)
 /** The next event id: what a run writes is from here on (`trigger_chain_links`). */
 const lastEventId = sql`coalesce(pg_sequence_last_value('events_id_seq'), 0)`;
 
+/** Where a run's refusals point in a trigger, as its writes name it. */
+const ACTIONS_SOURCE = 'trigger.triggeractions';
+
 /**
  * How a run's refusals read. Applied by hand (`planned-apply.ts`) the request answers them: a 409
  * naming the trigger and the ticket. Run by the drain (`runTrigger`) they are noted on the run's
@@ -119,8 +122,6 @@ const REFUSALS = {
   }),
   drain: () => ({ status: 400 as const, source: ACTIONS_SOURCE, prefix: '' }),
 };
-
-const ACTIONS_SOURCE = 'trigger.triggeractions';
 
 /**
  * One trigger's run on a ticket as statements, in order: each action through the write it stands
